@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Raw counters as collect reads them, and the metrics computed from two of
+ * them. Shared by the core library, the daemon and the client; no functions.
+ */
+#ifndef IOTRIAGE_TYPES_H
+#define IOTRIAGE_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IOT_NAME_MAX   64  /* device / IRQ label / softirq name, NUL included */
+#define IOT_REASON_MAX 320 /* "read /proc/stat: Permission denied" and the like */
+
+/* Every source collect reads; status is kept per source. */
+enum src_id {
+	SRC_UPTIME,
+	SRC_STAT,
+	SRC_DISKSTATS,
+	SRC_INTERRUPTS,
+	SRC_SOFTIRQS,
+	SRC_SYSBLOCK,
+	SRC__COUNT
+};
+
+/* err == 0: available. Otherwise -errno and a human reason. */
+struct src_status {
+	int err;
+	char reason[IOT_REASON_MAX];
+};
+
+/* /proc/diskstats counters after major, minor, name (Documentation/admin-guide/iostats.rst). */
+enum disk_field {
+	DF_RD_IOS,
+	DF_RD_MERGES,
+	DF_RD_SECTORS,
+	DF_RD_TICKS,
+	DF_WR_IOS,
+	DF_WR_MERGES,
+	DF_WR_SECTORS,
+	DF_WR_TICKS,
+	DF_IN_FLIGHT,
+	DF_IO_TICKS,
+	DF_RQ_TICKS, /* 11 counters: 14-field kernels (< 4.18) */
+	DF_DC_IOS,
+	DF_DC_MERGES,
+	DF_DC_SECTORS,
+	DF_DC_TICKS, /* 15 counters: 18-field kernels (4.18 - 5.4) */
+	DF_FL_IOS,
+	DF_FL_TICKS, /* 17 counters: 20-field kernels (>= 5.5) */
+	DF__COUNT
+};
+
+struct disk_raw {
+	uint32_t major;
+	uint32_t minor;
+	char name[IOT_NAME_MAX];
+	uint8_t ncounters;	    /* 11, 15 or 17: fields beyond it are absent */
+	bool whole;		    /* a whole disk (/sys/block/NAME exists), not a partition */
+	int8_t iostats;		    /* queue/iostats: 1, 0 (counters frozen), -1 unknown */
+	char dm_name[IOT_NAME_MAX]; /* /sys/block/dm-N/dm/name, "" if none */
+	char slaves[256];	    /* /sys/block/X/slaves/, comma-separated, "" if none */
+	uint64_t v[DF__COUNT];
+};
+
+struct disk_table {
+	struct disk_raw *rows;
+	size_t n;
+	size_t cap;
+};
+
+/* /proc/stat cpu line fields, in the kernel's order (USER_HZ ticks). */
+enum cpu_field {
+	CF_USER,
+	CF_NICE,
+	CF_SYSTEM,
+	CF_IDLE,
+	CF_IOWAIT,
+	CF_IRQ,
+	CF_SOFTIRQ,
+	CF_STEAL,
+	CF_GUEST,
+	CF_GUEST_NICE,
+	CF__COUNT
+};
+
+#define IOT_CPU_ALL (-1)
+
+struct cpu_raw {
+	int cpu;	   /* IOT_CPU_ALL for the "cpu" line */
+	uint8_t ncounters; /* fields present on the line (4 .. 10) */
+	uint64_t v[CF__COUNT];
+};
+
+struct stat_raw {
+	struct cpu_raw all;
+	struct cpu_raw *cpus; /* sorted by cpu id, online CPUs only */
+	size_t ncpu;
+	size_t cap;
+	bool has_intr;
+	bool has_softirq;
+	uint64_t intr_total;	/* first number of the "intr" line */
+	uint64_t softirq_total; /* first number of the "softirq" line */
+	uint64_t ctxt;
+	uint64_t procs_running;
+	uint64_t procs_blocked;
+};
+
+/*
+ * /proc/interrupts and /proc/softirqs share one shape: a header of CPU
+ * columns, then "LABEL: count count ... [description]". One row per label.
+ */
+struct irq_row {
+	char label[32];	    /* "24", "LOC", "NET_RX" */
+	bool numeric;	    /* label is an IRQ number */
+	bool percpu_counts; /* false for ERR:/MIS: which carry one total */
+	uint32_t irq;	    /* valid when numeric */
+	uint64_t total;	    /* sum over CPUs (or the single value) */
+	size_t counts_off;  /* index of this row's counts in irq_table.counts */
+	char chip[32];	    /* "IO-APIC", "PCI-MSIX-0000:00:01.0" */
+	char hwirq[32];	    /* "5-edge" */
+	char actions[96];   /* "ACPI:Ged", "nvme0q1" or "Local timer interrupts" */
+};
+
+struct irq_table {
+	int *cpu_ids; /* the header's CPU numbers, in column order */
+	size_t ncpu;
+	size_t cpu_cap;
+	struct irq_row *rows;
+	size_t n;
+	size_t cap;
+	uint64_t *counts; /* n * ncpu counters, row-major */
+	size_t counts_cap;
+};
+
+struct uptime_raw {
+	uint64_t uptime_cs; /* centiseconds, as sysstat reads it */
+	uint64_t idle_cs;
+};
+
+/* One collection of every source, timestamped by collect. */
+struct snapshot {
+	uint64_t id;	 /* increasing sample number */
+	int64_t mono_ns; /* CLOCK_MONOTONIC when taken */
+	int64_t real_ns; /* CLOCK_REALTIME when taken */
+	struct uptime_raw uptime;
+	struct stat_raw stat;
+	struct disk_table disks;
+	struct irq_table irqs;
+	struct irq_table softirqs;
+	struct src_status status[SRC__COUNT];
+};
+
+/* ---- metrics ---- */
+
+/* One iostat -x row plus svctm and in-flight IOs. Rates per second, kB = 1024 bytes. */
+struct disk_metrics {
+	char name[IOT_NAME_MAX];
+	char dm_name[IOT_NAME_MAX];
+	uint32_t major;
+	uint32_t minor;
+	bool whole;
+	bool valid;	  /* false: no delta this round, see reason */
+	bool has_discard; /* d* keys present */
+	bool has_flush;	  /* f* keys present */
+	char reason[IOT_REASON_MAX];
+	double r_s, w_s, d_s, f_s;
+	double rkb_s, wkb_s, dkb_s;
+	double rrqm_s, wrqm_s, drqm_s;
+	double rrqm_pct, wrqm_pct, drqm_pct;
+	double r_await, w_await, d_await, f_await;
+	double rareq_sz, wareq_sz, dareq_sz;
+	double aqu_sz;
+	double util;
+	double svctm;
+	uint64_t in_flight;
+};
+
+/* mpstat -u percentages. */
+struct cpu_metrics {
+	int cpu; /* IOT_CPU_ALL for "all" */
+	bool valid;
+	bool offline; /* in prev, absent now (or the reverse) */
+	char reason[IOT_REASON_MAX];
+	double usr, nice, sys, iowait, irq, soft, steal, guest, gnice, idle;
+	double intr_s; /* mpstat -I SUM: interrupts per second on this CPU */
+};
+
+#endif

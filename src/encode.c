@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The JSON form of a sample. Key names for disks and CPUs are sysstat's
+ * (iostat -x -o JSON, mpstat -o JSON) so scripts written for those work.
+ */
+#include <string.h>
+
+#include "encode.h"
+#include "snapshot.h"
+
+static void kv_num(struct strbuf *sb, const char *key, double v)
+{
+	sb_json_key(sb, key);
+	sb_fixed2(sb, v);
+	sb_putc(sb, ',');
+}
+
+static void end_obj(struct strbuf *sb, char close)
+{
+	/* replace a trailing comma */
+	if (sb->len && sb->buf[sb->len - 1] == ',')
+		sb->len--;
+	sb_putc(sb, close);
+}
+
+static void encode_sources(struct strbuf *sb, const struct snapshot *s)
+{
+	sb_json_key(sb, "sources");
+	sb_putc(sb, '{');
+	for (int i = 0; i < SRC__COUNT; i++) {
+		const struct src_status *st = &s->status[i];
+
+		sb_json_key(sb, snapshot_source_name((enum src_id)i));
+		sb_puts(sb, st->err ? "{\"available\":false,\"reason\":" : "{\"available\":true");
+		if (st->err)
+			sb_json_str(sb, st->reason);
+		sb_puts(sb, "},");
+	}
+	end_obj(sb, '}');
+	sb_putc(sb, ',');
+}
+
+static void encode_disk(struct strbuf *sb, const struct disk_metrics *d)
+{
+	sb_putc(sb, '{');
+	sb_json_key(sb, "disk_device");
+	sb_json_str(sb, d->name);
+	sb_puts(sb, ",\"major\":");
+	sb_u64(sb, d->major);
+	sb_puts(sb, ",\"minor\":");
+	sb_u64(sb, d->minor);
+	if (d->dm_name[0]) {
+		sb_puts(sb, ",\"dm_name\":");
+		sb_json_str(sb, d->dm_name);
+	}
+	sb_puts(sb, d->whole ? ",\"whole\":true" : ",\"whole\":false");
+	sb_puts(sb, ",\"in_flight\":");
+	sb_u64(sb, d->in_flight);
+	if (!d->valid) {
+		sb_puts(sb, ",\"valid\":false,\"reason\":");
+		sb_json_str(sb, d->reason);
+		sb_putc(sb, '}');
+		return;
+	}
+	sb_puts(sb, ",\"valid\":true,");
+	kv_num(sb, "r/s", d->r_s);
+	kv_num(sb, "w/s", d->w_s);
+	if (d->has_discard)
+		kv_num(sb, "d/s", d->d_s);
+	if (d->has_flush)
+		kv_num(sb, "f/s", d->f_s);
+	kv_num(sb, "rkB/s", d->rkb_s);
+	kv_num(sb, "wkB/s", d->wkb_s);
+	if (d->has_discard)
+		kv_num(sb, "dkB/s", d->dkb_s);
+	kv_num(sb, "rrqm/s", d->rrqm_s);
+	kv_num(sb, "wrqm/s", d->wrqm_s);
+	if (d->has_discard)
+		kv_num(sb, "drqm/s", d->drqm_s);
+	kv_num(sb, "rrqm", d->rrqm_pct);
+	kv_num(sb, "wrqm", d->wrqm_pct);
+	if (d->has_discard)
+		kv_num(sb, "drqm", d->drqm_pct);
+	kv_num(sb, "r_await", d->r_await);
+	kv_num(sb, "w_await", d->w_await);
+	if (d->has_discard)
+		kv_num(sb, "d_await", d->d_await);
+	if (d->has_flush)
+		kv_num(sb, "f_await", d->f_await);
+	kv_num(sb, "rareq-sz", d->rareq_sz);
+	kv_num(sb, "wareq-sz", d->wareq_sz);
+	if (d->has_discard)
+		kv_num(sb, "dareq-sz", d->dareq_sz);
+	kv_num(sb, "aqu-sz", d->aqu_sz);
+	kv_num(sb, "util", d->util);
+	kv_num(sb, "svctm", d->svctm);
+	end_obj(sb, '}');
+}
+
+static void cpu_name(struct strbuf *sb, int cpu)
+{
+	if (cpu == IOT_CPU_ALL) {
+		sb_json_str(sb, "all");
+	} else {
+		sb_putc(sb, '"');
+		sb_i64(sb, cpu);
+		sb_putc(sb, '"');
+	}
+}
+
+static void encode_cpu(struct strbuf *sb, const struct cpu_metrics *c, bool with_intr)
+{
+	sb_puts(sb, "{\"cpu\":");
+	cpu_name(sb, c->cpu);
+	if (!c->valid) {
+		sb_puts(sb, ",\"valid\":false,\"reason\":");
+		sb_json_str(sb, c->reason);
+		sb_putc(sb, '}');
+		return;
+	}
+	sb_putc(sb, ',');
+	kv_num(sb, "usr", c->usr);
+	kv_num(sb, "nice", c->nice);
+	kv_num(sb, "sys", c->sys);
+	kv_num(sb, "iowait", c->iowait);
+	kv_num(sb, "irq", c->irq);
+	kv_num(sb, "soft", c->soft);
+	kv_num(sb, "steal", c->steal);
+	kv_num(sb, "guest", c->guest);
+	kv_num(sb, "gnice", c->gnice);
+	kv_num(sb, "idle", c->idle);
+	if (with_intr)
+		kv_num(sb, "intr/s", c->intr_s);
+	end_obj(sb, '}');
+}
+
+/* Rates per CPU, sparse: only CPUs with a non-zero rate, {"cpu": rate}. */
+static void encode_rates(struct strbuf *sb, const char *key, const struct rate_table *rt,
+			 const struct irq_table *cur, bool describe)
+{
+	sb_json_key(sb, key);
+	sb_putc(sb, '[');
+	for (size_t i = 0; i < rt->n; i++) {
+		const struct rate_row *rr = &rt->rows[i];
+		const struct irq_row *row = &cur->rows[rr->cur_index];
+		const double *rates = rt->rates + rr->rates_off;
+
+		sb_puts(sb, "{\"name\":");
+		sb_json_str(sb, rr->label);
+		if (describe) {
+			if (row->chip[0]) {
+				sb_puts(sb, ",\"chip\":");
+				sb_json_str(sb, row->chip);
+			}
+			if (row->hwirq[0]) {
+				sb_puts(sb, ",\"hwirq\":");
+				sb_json_str(sb, row->hwirq);
+			}
+			if (row->actions[0]) {
+				sb_puts(sb, ",\"actions\":");
+				sb_json_str(sb, row->actions);
+			}
+		}
+		if (!rr->valid) {
+			sb_puts(sb, ",\"valid\":false},");
+			continue;
+		}
+		sb_puts(sb, ",\"total/s\":");
+		sb_fixed2(sb, rr->total_s);
+		if (row->percpu_counts) {
+			sb_puts(sb, ",\"cpus\":{");
+			for (size_t k = 0; k < rt->ncpu; k++) {
+				if (rates[k] == 0)
+					continue;
+				sb_putc(sb, '"');
+				sb_i64(sb, rt->cpu_ids[k]);
+				sb_append(sb, "\":", 2);
+				sb_fixed2(sb, rates[k]);
+				sb_putc(sb, ',');
+			}
+			end_obj(sb, '}');
+		}
+		sb_puts(sb, "},");
+	}
+	end_obj(sb, ']');
+	sb_putc(sb, ',');
+}
+
+void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m,
+		   const struct encode_opts *o)
+{
+	sb_puts(sb, "{\"version\":");
+	sb_u64(sb, IOT_JSON_VERSION);
+	if (o && o->host) {
+		sb_puts(sb, ",\"host\":");
+		sb_json_str(sb, o->host);
+	}
+	if (o && o->mode) {
+		sb_puts(sb, ",\"mode\":");
+		sb_json_str(sb, o->mode);
+	}
+	sb_puts(sb, ",\"sample\":");
+	sb_u64(sb, cur->id);
+	sb_puts(sb, ",\"timestamp_ms\":");
+	sb_i64(sb, cur->real_ns / 1000000);
+	sb_puts(sb, ",\"uptime_cs\":");
+	sb_u64(sb, cur->uptime.uptime_cs);
+	sb_putc(sb, ',');
+	encode_sources(sb, cur);
+	if (!m) {
+		end_obj(sb, '}');
+		return;
+	}
+	sb_puts(sb, "\"interval_ms\":");
+	sb_u64(sb, m->itv_cs * 10);
+	sb_putc(sb, ',');
+	sb_json_key(sb, "disks");
+	sb_putc(sb, '[');
+	for (size_t i = 0; i < m->ndisks; i++) {
+		if (o && o->whole_only && !m->disks[i].whole)
+			continue;
+		encode_disk(sb, &m->disks[i]);
+		sb_putc(sb, ',');
+	}
+	end_obj(sb, ']');
+	sb_putc(sb, ',');
+	if (m->cpu_valid) {
+		sb_json_key(sb, "cpu-load");
+		sb_putc(sb, '[');
+		encode_cpu(sb, &m->all, false);
+		for (size_t i = 0; i < m->ncpu; i++) {
+			sb_putc(sb, ',');
+			encode_cpu(sb, &m->cpus[i], m->irq_valid);
+		}
+		sb_puts(sb, "],");
+	}
+	if (m->intr_valid) {
+		sb_json_key(sb, "intr/s");
+		sb_fixed2(sb, m->intr_all_s);
+		sb_putc(sb, ',');
+	}
+	if (m->irq_valid)
+		encode_rates(sb, "interrupts", &m->irq, &cur->irqs, true);
+	if (m->softirq_valid)
+		encode_rates(sb, "softirqs", &m->softirq, &cur->softirqs, false);
+	end_obj(sb, '}');
+}

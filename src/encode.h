@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * encode: one sample (current snapshot + its metrics) -> the JSON document of
+ * doc/json.md, once. The daemon sends these same bytes to every subscriber.
+ */
+#ifndef IOTRIAGE_ENCODE_H
+#define IOTRIAGE_ENCODE_H
+
+#include "metrics.h"
+#include "strbuf.h"
+
+#define IOT_JSON_VERSION 1 /* bump on any incompatible change of doc/json.md */
+
+struct encode_opts {
+	const char *host; /* hostname shown in the document, may be NULL */
+	const char *mode; /* "live", "compute", "daemon" */
+	bool whole_only;  /* only whole disks (iostat -x default); partitions too when false */
+};
+
+/* Appends one JSON object (no trailing newline) to sb. m may be NULL when
+ * there is no previous sample yet: then only sources and identity are written. */
+void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m,
+		   const struct encode_opts *o);
+
+#endif

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iostat -x and mpstat -u/-I arithmetic over two snapshots. Pure: no I/O,
+ * no clock; the interval is a parameter. A counter that went backwards
+ * yields "no delta this round", never a negative or absurd rate.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "grow.h"
+#include "metrics.h"
+#include "parse.h"
+
+/* sysstat's S_VALUE: a per-second rate from a delta over an interval in 1/100 s. */
+static inline double rate(uint64_t delta, uint64_t itv_cs)
+{
+	return (double)delta / (double)itv_cs * 100.0;
+}
+
+static inline double ratio(uint64_t num, uint64_t den)
+{
+	return den ? (double)num / (double)den : 0.0;
+}
+
+uint64_t metrics_interval_cs(const struct snapshot *prev, const struct snapshot *cur)
+{
+	if (prev->status[SRC_UPTIME].err || cur->status[SRC_UPTIME].err)
+		return 0;
+	if (cur->uptime.uptime_cs <= prev->uptime.uptime_cs)
+		return 0;
+	return cur->uptime.uptime_cs - prev->uptime.uptime_cs;
+}
+
+int metrics_disk_compute(const struct disk_raw *prev, const struct disk_raw *cur, uint64_t itv_cs,
+			 struct disk_metrics *ret)
+{
+	struct disk_metrics m;
+	uint64_t d[DF__COUNT];
+	size_t n = cur->ncounters < prev->ncounters ? cur->ncounters : prev->ncounters;
+
+	memset(&m, 0, sizeof(m));
+	memcpy(m.name, cur->name, sizeof(m.name));
+	memcpy(m.dm_name, cur->dm_name, sizeof(m.dm_name));
+	m.major = cur->major;
+	m.minor = cur->minor;
+	m.whole = cur->whole;
+	m.in_flight = cur->v[DF_IN_FLIGHT];
+	m.has_discard = n > DF_DC_TICKS;
+	m.has_flush = n > DF_FL_TICKS;
+	memset(d, 0, sizeof(d));
+	for (size_t i = 0; i < n; i++) {
+		/* in_flight is a gauge, not a counter */
+		if (i == DF_IN_FLIGHT)
+			continue;
+		if (cur->v[i] < prev->v[i]) {
+			snprintf(
+			    m.reason, sizeof(m.reason),
+			    "counter %zu went backwards (reset, replaced device or 32-bit wrap)",
+			    i + 4);
+			*ret = m;
+			return -ERANGE;
+		}
+		d[i] = cur->v[i] - prev->v[i];
+	}
+	if (itv_cs == 0) {
+		snprintf(m.reason, sizeof(m.reason), "zero interval");
+		*ret = m;
+		return -EINVAL;
+	}
+	m.valid = true;
+	m.r_s = rate(d[DF_RD_IOS], itv_cs);
+	m.w_s = rate(d[DF_WR_IOS], itv_cs);
+	m.rkb_s = rate(d[DF_RD_SECTORS], itv_cs) / 2.0; /* 512-byte sectors -> kB */
+	m.wkb_s = rate(d[DF_WR_SECTORS], itv_cs) / 2.0;
+	m.rrqm_s = rate(d[DF_RD_MERGES], itv_cs);
+	m.wrqm_s = rate(d[DF_WR_MERGES], itv_cs);
+	m.rrqm_pct = ratio(d[DF_RD_MERGES] * 100, d[DF_RD_MERGES] + d[DF_RD_IOS]);
+	m.wrqm_pct = ratio(d[DF_WR_MERGES] * 100, d[DF_WR_MERGES] + d[DF_WR_IOS]);
+	m.r_await = ratio(d[DF_RD_TICKS], d[DF_RD_IOS]);
+	m.w_await = ratio(d[DF_WR_TICKS], d[DF_WR_IOS]);
+	m.rareq_sz = ratio(d[DF_RD_SECTORS], d[DF_RD_IOS]) / 2.0;
+	m.wareq_sz = ratio(d[DF_WR_SECTORS], d[DF_WR_IOS]) / 2.0;
+	if (m.has_discard) {
+		m.d_s = rate(d[DF_DC_IOS], itv_cs);
+		m.dkb_s = rate(d[DF_DC_SECTORS], itv_cs) / 2.0;
+		m.drqm_s = rate(d[DF_DC_MERGES], itv_cs);
+		m.drqm_pct = ratio(d[DF_DC_MERGES] * 100, d[DF_DC_MERGES] + d[DF_DC_IOS]);
+		m.d_await = ratio(d[DF_DC_TICKS], d[DF_DC_IOS]);
+		m.dareq_sz = ratio(d[DF_DC_SECTORS], d[DF_DC_IOS]) / 2.0;
+	}
+	if (m.has_flush) {
+		m.f_s = rate(d[DF_FL_IOS], itv_cs);
+		m.f_await = ratio(d[DF_FL_TICKS], d[DF_FL_IOS]);
+	}
+	/* time_in_queue is in ms, the interval in 1/100 s: ms/s / 1000 = queue length */
+	m.aqu_sz = rate(d[DF_RQ_TICKS], itv_cs) / 1000.0;
+	/* io_ticks ms per s / 10 = percent */
+	m.util = rate(d[DF_IO_TICKS], itv_cs) / 10.0;
+	m.svctm = ratio(d[DF_IO_TICKS], d[DF_RD_IOS] + d[DF_WR_IOS] + d[DF_DC_IOS]);
+	*ret = m;
+	return 0;
+}
+
+static uint64_t cpu_sum(const struct cpu_raw *c)
+{
+	/* guest time is already inside user and nice */
+	return c->v[CF_USER] + c->v[CF_NICE] + c->v[CF_SYSTEM] + c->v[CF_IDLE] + c->v[CF_IOWAIT] +
+	       c->v[CF_IRQ] + c->v[CF_SOFTIRQ] + c->v[CF_STEAL];
+}
+
+static double pct(uint64_t p, uint64_t c, uint64_t tot)
+{
+	return c < p ? 0.0 : (double)(c - p) / (double)tot * 100.0;
+}
+
+int metrics_cpu_compute(const struct cpu_raw *prev, const struct cpu_raw *cur,
+			struct cpu_metrics *ret)
+{
+	struct cpu_metrics m;
+	uint64_t ishift = 0, tot;
+	uint64_t pu, cu, pn, cn;
+
+	memset(&m, 0, sizeof(m));
+	m.cpu = cur->cpu;
+	for (int i = 0; i < CF__COUNT; i++) {
+		if (cur->v[i] < prev->v[i]) {
+			snprintf(m.reason, sizeof(m.reason),
+				 "cpu counter %d went backwards (hotplug or reset)", i + 1);
+			*ret = m;
+			return -ERANGE;
+		}
+	}
+	/* mpstat: the guest counters can run slightly ahead of user/nice, which
+	 * contain them; the shortfall is added back into the interval */
+	pu = prev->v[CF_USER] -
+	     (prev->v[CF_GUEST] < prev->v[CF_USER] ? prev->v[CF_GUEST] : prev->v[CF_USER]);
+	cu = cur->v[CF_USER] -
+	     (cur->v[CF_GUEST] < cur->v[CF_USER] ? cur->v[CF_GUEST] : cur->v[CF_USER]);
+	pn = prev->v[CF_NICE] - (prev->v[CF_GUEST_NICE] < prev->v[CF_NICE] ? prev->v[CF_GUEST_NICE]
+									   : prev->v[CF_NICE]);
+	cn = cur->v[CF_NICE] -
+	     (cur->v[CF_GUEST_NICE] < cur->v[CF_NICE] ? cur->v[CF_GUEST_NICE] : cur->v[CF_NICE]);
+	if (cu < pu)
+		ishift += pu - cu;
+	if (cn < pn)
+		ishift += pn - cn;
+	tot = cpu_sum(cur) - cpu_sum(prev) + ishift;
+	m.valid = true;
+	if (tot == 0) {
+		/* a tickless CPU that did nothing: mpstat shows it fully idle */
+		m.idle = 100.0;
+		*ret = m;
+		return 0;
+	}
+	m.usr = pct(pu, cu, tot);
+	m.nice = pct(pn, cn, tot);
+	m.sys = pct(prev->v[CF_SYSTEM], cur->v[CF_SYSTEM], tot);
+	m.iowait = pct(prev->v[CF_IOWAIT], cur->v[CF_IOWAIT], tot);
+	m.irq = pct(prev->v[CF_IRQ], cur->v[CF_IRQ], tot);
+	m.soft = pct(prev->v[CF_SOFTIRQ], cur->v[CF_SOFTIRQ], tot);
+	m.steal = pct(prev->v[CF_STEAL], cur->v[CF_STEAL], tot);
+	m.guest = pct(prev->v[CF_GUEST], cur->v[CF_GUEST], tot);
+	m.gnice = pct(prev->v[CF_GUEST_NICE], cur->v[CF_GUEST_NICE], tot);
+	m.idle = pct(prev->v[CF_IDLE], cur->v[CF_IDLE], tot);
+	*ret = m;
+	return 0;
+}
+
+static int compute_disks(const struct snapshot *prev, const struct snapshot *cur, uint64_t itv,
+			 struct metrics *m)
+{
+	size_t hint = 0, found = 0;
+
+	m->ndisks = 0;
+	m->disks_missing = 0;
+	if (grow((void **)&m->disks, &m->disks_cap, cur->disks.n, sizeof(*m->disks)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < cur->disks.n; i++) {
+		const struct disk_raw *c = &cur->disks.rows[i];
+		const struct disk_raw *p = disk_table_find(&prev->disks, c->major, c->minor, &hint);
+		struct disk_metrics *dm = &m->disks[m->ndisks++];
+
+		if (!p || strcmp(p->name, c->name) != 0) {
+			memset(dm, 0, sizeof(*dm));
+			memcpy(dm->name, c->name, sizeof(dm->name));
+			memcpy(dm->dm_name, c->dm_name, sizeof(dm->dm_name));
+			dm->major = c->major;
+			dm->minor = c->minor;
+			dm->whole = c->whole;
+			dm->in_flight = c->v[DF_IN_FLIGHT];
+			snprintf(dm->reason, sizeof(dm->reason), "%s",
+				 p ? "device replaced (same major:minor, new name)"
+				   : "not present in the previous sample");
+			continue;
+		}
+		found++;
+		metrics_disk_compute(p, c, itv, dm);
+	}
+	m->disks_missing = (unsigned)(prev->disks.n - found);
+	return 0;
+}
+
+static void cpu_add(struct cpu_raw *sum, const struct cpu_raw *c)
+{
+	for (int i = 0; i < CF__COUNT; i++)
+		sum->v[i] += c->v[i];
+}
+
+static int compute_cpus(const struct snapshot *prev, const struct snapshot *cur, struct metrics *m)
+{
+	struct cpu_raw sum_p = { .cpu = IOT_CPU_ALL }, sum_c = { .cpu = IOT_CPU_ALL };
+	size_t paired = 0;
+
+	m->ncpu = 0;
+	m->cpu_valid = !prev->status[SRC_STAT].err && !cur->status[SRC_STAT].err;
+	memset(&m->all, 0, sizeof(m->all));
+	m->all.cpu = IOT_CPU_ALL;
+	if (!m->cpu_valid) {
+		snprintf(m->all.reason, sizeof(m->all.reason), "/proc/stat unavailable");
+		return 0;
+	}
+	if (grow((void **)&m->cpus, &m->cpus_cap, cur->stat.ncpu, sizeof(*m->cpus)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < cur->stat.ncpu; i++) {
+		const struct cpu_raw *c = &cur->stat.cpus[i];
+		const struct cpu_raw *p = stat_find_cpu(&prev->stat, c->cpu);
+		struct cpu_metrics *cm = &m->cpus[m->ncpu++];
+
+		if (!p) {
+			memset(cm, 0, sizeof(*cm));
+			cm->cpu = c->cpu;
+			cm->offline = true;
+			snprintf(cm->reason, sizeof(cm->reason), "came online during the interval");
+			continue;
+		}
+		if (metrics_cpu_compute(p, c, cm) == 0) {
+			/* mpstat's "all" is the sum of the CPUs, not the "cpu" line */
+			cpu_add(&sum_p, p);
+			cpu_add(&sum_c, c);
+			paired++;
+		}
+	}
+	if (paired)
+		metrics_cpu_compute(&sum_p, &sum_c, &m->all);
+	else
+		metrics_cpu_compute(&prev->stat.all, &cur->stat.all, &m->all);
+	m->all.cpu = IOT_CPU_ALL;
+	return 0;
+}
+
+static int compute_rates(const struct irq_table *prev, const struct irq_table *cur, uint64_t itv,
+			 struct rate_table *rt)
+{
+	size_t hint = 0;
+
+	rt->ncpu = 0;
+	rt->n = 0;
+	rt->skipped = 0;
+	if (grow((void **)&rt->cpu_ids, &rt->cpu_cap, cur->ncpu, sizeof(*rt->cpu_ids)) < 0 ||
+	    grow((void **)&rt->cur_col, &rt->col_cap, cur->ncpu, sizeof(*rt->cur_col)) < 0 ||
+	    grow((void **)&rt->prev_col, &rt->prev_cap, cur->ncpu, sizeof(*rt->prev_col)) < 0)
+		return -ENOMEM;
+	/* CPUs are matched by number: one may have gone offline in between */
+	for (size_t i = 0; i < cur->ncpu; i++) {
+		int pc = (i < prev->ncpu && prev->cpu_ids[i] == cur->cpu_ids[i])
+			     ? (int)i
+			     : irq_table_cpu_col(prev, cur->cpu_ids[i]);
+
+		if (pc < 0)
+			continue;
+		rt->cpu_ids[rt->ncpu] = cur->cpu_ids[i];
+		rt->cur_col[rt->ncpu] = i;
+		rt->prev_col[rt->ncpu] = (size_t)pc;
+		rt->ncpu++;
+	}
+	if (grow((void **)&rt->rows, &rt->cap, cur->n, sizeof(*rt->rows)) < 0 ||
+	    grow((void **)&rt->rates, &rt->rates_cap, cur->n * rt->ncpu, sizeof(*rt->rates)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < cur->n; i++) {
+		const struct irq_row *c = &cur->rows[i];
+		const struct irq_row *p = irq_table_find(prev, c->label, &hint);
+		struct rate_row *rr = &rt->rows[rt->n];
+		double *rates = rt->rates + rt->n * rt->ncpu;
+		const uint64_t *cc, *pcnt;
+		bool ok = p != NULL;
+
+		memcpy(rr->label, c->label, sizeof(rr->label));
+		rr->cur_index = i;
+		rr->rates_off = rt->n * rt->ncpu;
+		rr->total_s = 0;
+		rt->n++;
+		if (ok && c->percpu_counts == p->percpu_counts && !c->percpu_counts) {
+			rr->valid = c->total >= p->total;
+			rr->total_s = rr->valid ? rate(c->total - p->total, itv) : 0;
+			memset(rates, 0, rt->ncpu * sizeof(*rates));
+			if (!rr->valid)
+				rt->skipped++;
+			continue;
+		}
+		cc = irq_row_counts(cur, c);
+		pcnt = ok ? irq_row_counts(prev, p) : NULL;
+		for (size_t k = 0; ok && k < rt->ncpu; k++)
+			ok = cc[rt->cur_col[k]] >= pcnt[rt->prev_col[k]];
+		rr->valid = ok && c->percpu_counts && p->percpu_counts;
+		if (!rr->valid) {
+			memset(rates, 0, rt->ncpu * sizeof(*rates));
+			rt->skipped++;
+			continue;
+		}
+		for (size_t k = 0; k < rt->ncpu; k++) {
+			rates[k] = rate(cc[rt->cur_col[k]] - pcnt[rt->prev_col[k]], itv);
+			rr->total_s += rates[k];
+		}
+	}
+	return 0;
+}
+
+/* mpstat -I SUM per CPU: the interrupts of every /proc/interrupts line on that CPU. */
+static void sum_intr_per_cpu(struct metrics *m, const struct irq_table *cur)
+{
+	const struct rate_table *rt = &m->irq;
+
+	for (size_t i = 0; i < m->ncpu; i++)
+		m->cpus[i].intr_s = 0;
+	if (!m->irq_valid)
+		return;
+	for (size_t k = 0; k < rt->ncpu; k++) {
+		struct cpu_metrics *cm = NULL;
+		double s = 0;
+
+		for (size_t i = 0; i < m->ncpu; i++) {
+			if (m->cpus[i].cpu == rt->cpu_ids[k]) {
+				cm = &m->cpus[i];
+				break;
+			}
+		}
+		if (!cm)
+			continue;
+		for (size_t r = 0; r < rt->n; r++)
+			if (rt->rows[r].valid && cur->rows[rt->rows[r].cur_index].percpu_counts)
+				s += rt->rates[rt->rows[r].rates_off + k];
+		cm->intr_s = s;
+	}
+}
+
+int metrics_compute(const struct snapshot *prev, const struct snapshot *cur, uint64_t itv_cs,
+		    struct metrics *m)
+{
+	int r;
+
+	if (itv_cs == 0)
+		return -EINVAL;
+	m->itv_cs = itv_cs;
+	r = compute_disks(prev, cur, itv_cs, m);
+	if (r >= 0)
+		r = compute_cpus(prev, cur, m);
+	if (r < 0)
+		return r;
+	m->intr_valid = m->cpu_valid && prev->stat.has_intr && cur->stat.has_intr &&
+			cur->stat.intr_total >= prev->stat.intr_total;
+	m->intr_all_s =
+	    m->intr_valid ? rate(cur->stat.intr_total - prev->stat.intr_total, itv_cs) : 0;
+	m->irq_valid = !prev->status[SRC_INTERRUPTS].err && !cur->status[SRC_INTERRUPTS].err;
+	m->softirq_valid = !prev->status[SRC_SOFTIRQS].err && !cur->status[SRC_SOFTIRQS].err;
+	m->irq.n = m->irq.ncpu = 0;
+	m->softirq.n = m->softirq.ncpu = 0;
+	if (m->irq_valid) {
+		r = compute_rates(&prev->irqs, &cur->irqs, itv_cs, &m->irq);
+		if (r < 0)
+			return r;
+	}
+	if (m->softirq_valid) {
+		r = compute_rates(&prev->softirqs, &cur->softirqs, itv_cs, &m->softirq);
+		if (r < 0)
+			return r;
+	}
+	sum_intr_per_cpu(m, &cur->irqs);
+	return 0;
+}
+
+static void rate_table_free(struct rate_table *rt)
+{
+	free(rt->cpu_ids);
+	free(rt->cur_col);
+	free(rt->prev_col);
+	free(rt->rows);
+	free(rt->rates);
+	memset(rt, 0, sizeof(*rt));
+}
+
+void metrics_free(struct metrics *m)
+{
+	if (!m)
+		return;
+	free(m->disks);
+	free(m->cpus);
+	rate_table_free(&m->irq);
+	rate_table_free(&m->softirq);
+	memset(m, 0, sizeof(*m));
+}

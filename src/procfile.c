@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Reads a whole /proc file with pread from offset 0. seq_file files hand out
+ * at most a page or so per read, so a short read is not EOF: loop until 0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "procfile.h"
+
+#define PROCFILE_MIN_CAP 4096
+
+void procfile_init(struct procfile *pf, const char *rel)
+{
+	pf->fd = -1;
+	pf->rel = rel;
+	pf->buf = NULL;
+	pf->len = 0;
+	pf->cap = 0;
+}
+
+static int procfile_grow(struct procfile *pf)
+{
+	size_t ncap = pf->cap ? pf->cap * 2 : PROCFILE_MIN_CAP;
+	char *nbuf = realloc(pf->buf, ncap);
+
+	if (!nbuf)
+		return -ENOMEM;
+	pf->buf = nbuf;
+	pf->cap = ncap;
+	return 0;
+}
+
+int procfile_read(struct procfile *pf, const struct root *r)
+{
+	size_t len = 0;
+	int ret;
+
+	if (pf->fd < 0) {
+		pf->fd = root_openat(r, pf->rel, O_RDONLY);
+		if (pf->fd < 0) {
+			ret = pf->fd;
+			pf->fd = -1;
+			return ret;
+		}
+	}
+	for (;;) {
+		ssize_t n;
+
+		/* keep one byte for the terminating NUL */
+		if (pf->cap - len < 2) {
+			ret = procfile_grow(pf);
+			if (ret < 0)
+				return ret;
+		}
+		n = pread(pf->fd, pf->buf + len, pf->cap - len - 1, (off_t)len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			procfile_close(pf);
+			return ret;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	pf->buf[len] = '\0';
+	pf->len = len;
+	return (int)(len > (size_t)0x7fffffff ? 0x7fffffff : len);
+}
+
+void procfile_close(struct procfile *pf)
+{
+	if (!pf)
+		return;
+	if (pf->fd >= 0)
+		close(pf->fd);
+	pf->fd = -1;
+}
+
+void procfile_free(struct procfile *pf)
+{
+	if (!pf)
+		return;
+	procfile_close(pf);
+	free(pf->buf);
+	pf->buf = NULL;
+	pf->len = 0;
+	pf->cap = 0;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One reusable reader per /proc or /sys file: the fd stays open, each read
+ * starts again at offset 0 and runs to EOF, and the buffer only grows.
+ */
+#ifndef IOTRIAGE_PROCFILE_H
+#define IOTRIAGE_PROCFILE_H
+
+#include <stddef.h>
+
+#include "root.h"
+
+struct procfile {
+	int fd;
+	const char *rel; /* "proc/stat", owned by the caller (a literal) */
+	char *buf;	 /* NUL-terminated after a successful read */
+	size_t len;
+	size_t cap;
+};
+
+/* Initialises pf for rel; does not open. */
+void procfile_init(struct procfile *pf, const char *rel);
+
+/* Opens (if needed) and reads the whole file. Returns the length or -errno;
+ * on failure the fd is closed so the next call reopens (a device that comes back). */
+int procfile_read(struct procfile *pf, const struct root *r);
+
+void procfile_close(struct procfile *pf);
+
+/* Closes and frees the buffer; safe on an initialised, never-read pf. */
+void procfile_free(struct procfile *pf);
+
+#endif

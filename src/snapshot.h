@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * collect: read every source once, timestamped, into a struct snapshot.
+ * No arithmetic beyond parsing. The only module of the core that reads
+ * the clock.
+ */
+#ifndef IOTRIAGE_SNAPSHOT_H
+#define IOTRIAGE_SNAPSHOT_H
+
+#include "iotriage/types.h"
+#include "procfile.h"
+#include "root.h"
+
+/* Per-device /sys/block facts, cached until the device set changes. */
+struct blockinfo {
+	uint32_t major, minor;
+	char name[IOT_NAME_MAX];
+	bool whole;
+	int8_t iostats;
+	char dm_name[IOT_NAME_MAX];
+	char slaves[256];
+};
+
+struct collector {
+	struct root root;
+	struct procfile pf[SRC__COUNT];
+	uint64_t next_id;
+	struct blockinfo *blk;
+	size_t nblk, blk_cap;
+};
+
+/* Relative path of a source under the root ("proc/stat"); NULL for SRC_SYSBLOCK. */
+const char *snapshot_source_path(enum src_id id);
+/* Short name of a source for status output ("diskstats"). */
+const char *snapshot_source_name(enum src_id id);
+
+/* Opens the root. 0 or -errno (the root itself cannot be opened). */
+int collector_open(const char *root_dir, struct collector *ret_c);
+void collector_close(struct collector *c);
+
+/*
+ * Reads every source into s, reusing s's storage. A source that fails is
+ * marked in s->status (err, reason naming the file and line) and its table
+ * left empty; the others are still read. Returns 0 if at least /proc/stat or
+ * /proc/diskstats was read, else the first error.
+ */
+int collector_sample(struct collector *c, struct snapshot *s);
+
+void snapshot_free(struct snapshot *s);
+/* Deep copy into dst (storage reused). 0 or -ENOMEM. */
+int snapshot_copy(struct snapshot *dst, const struct snapshot *src);
+
+/*
+ * Loads one recorded tree (BEFORE or AFTER of `compute`) once: a collector
+ * on DIR, one sample. Same status rules as collector_sample.
+ */
+int snapshot_load_tree(const char *dir, struct snapshot *s);
+
+#endif

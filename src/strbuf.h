@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A growing byte buffer and the JSON writing primitives on top of it. The
+ * buffer keeps its capacity, so encoding sample after sample allocates once.
+ * Errors are sticky: after an allocation failure every append is a no-op and
+ * sb->err says -ENOMEM.
+ */
+#ifndef IOTRIAGE_STRBUF_H
+#define IOTRIAGE_STRBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct strbuf {
+	char *buf;
+	size_t len;
+	size_t cap;
+	int err;
+};
+
+void sb_reset(struct strbuf *sb);
+void sb_free(struct strbuf *sb);
+void sb_append(struct strbuf *sb, const char *s, size_t n);
+void sb_puts(struct strbuf *sb, const char *s);
+void sb_putc(struct strbuf *sb, char ch);
+void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_u64(struct strbuf *sb, uint64_t v);
+void sb_i64(struct strbuf *sb, int64_t v);
+/* Exactly what printf("%.2f") prints; "null" for NaN/inf (JSON has neither). */
+void sb_fixed2(struct strbuf *sb, double v);
+/* A JSON string literal, escaped. */
+void sb_json_str(struct strbuf *sb, const char *s);
+/* "key": (the key is emitted verbatim, so it must need no escaping) */
+void sb_json_key(struct strbuf *sb, const char *key);
+
+/* Returns a NUL-terminated view (never NULL once anything was appended). */
+const char *sb_cstr(struct strbuf *sb);
+
+#endif

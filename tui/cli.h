@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The iotriage subcommands and what they share (error printing, exit codes). */
+#ifndef IOTRIAGE_CLI_H
+#define IOTRIAGE_CLI_H
+
+#include <stdio.h>
+
+#include "metrics.h"
+#include "snapshot.h"
+
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,
+	EXIT_USAGE = 2,
+};
+
+/* "iotriage: WHAT: WHY" on stderr. */
+void cli_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parses a positive millisecond count; -1 if invalid. */
+long cli_parse_ms(const char *s, long min_ms);
+
+/* Human tables: disks (iostat -x), CPUs (mpstat -u + intr/s + hottest softirq), top IRQs. */
+void report_print(FILE *f, const struct snapshot *cur, const struct metrics *m, bool all_disks);
+
+/* Prints each unavailable source of s to stderr as a warning. */
+void report_sources(const struct snapshot *s, const char *label);
+
+int cmd_snapshot(int argc, char **argv);
+int cmd_compute(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
+
+#endif

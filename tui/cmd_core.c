@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * snapshot, compute and capture: the one-shot subcommands over the core
+ * library. Each parses its own options and owns its exit code.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "cli.h"
+#include "encode.h"
+
+void cli_error(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "iotriage: %s: ", what);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+long cli_parse_ms(const char *s, long min_ms)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min_ms || v > 3600L * 1000)
+		return -1;
+	return v;
+}
+
+enum { OPT_ROOT = 0x100, OPT_ALL };
+
+static const struct option common_opts[] = {
+	{ "interval", required_argument, NULL, 'i' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+struct common_args {
+	long interval_ms; /* 0 = default */
+	bool json;
+	bool all_disks;
+	const char *root;
+};
+
+static int parse_common(int argc, char **argv, const char *usage, struct common_args *a)
+{
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:jh", common_opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			a->interval_ms = cli_parse_ms(optarg, 10);
+			if (a->interval_ms < 0) {
+				cli_error("--interval",
+					  "'%s' is not a number of milliseconds (10..3600000)",
+					  optarg);
+				return -EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case OPT_ROOT:
+			a->root = optarg;
+			break;
+		case OPT_ALL:
+			a->all_disks = true;
+			break;
+		case 'h':
+			printf("%s", usage);
+			return 1;
+		default:
+			fprintf(stderr, "%s", usage);
+			return -EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int emit(const struct snapshot *cur, const struct metrics *m, const struct common_args *a,
+		const char *mode)
+{
+	char host[256] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	if (a->json) {
+		struct strbuf sb = { 0 };
+		struct encode_opts o = { .host = host, .mode = mode, .whole_only = !a->all_disks };
+
+		encode_sample(&sb, cur, m, &o);
+		sb_putc(&sb, '\n');
+		if (sb.err) {
+			cli_error("encode", "%s", strerror(-sb.err));
+			sb_free(&sb);
+			return EXIT_FAIL;
+		}
+		fwrite(sb.buf, 1, sb.len, stdout);
+		sb_free(&sb);
+	} else {
+		report_print(stdout, cur, m, a->all_disks);
+	}
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+static const char snapshot_usage[] =
+    "Usage: iotriage snapshot [--interval MS] [--json] [--all] [--root DIR]\n"
+    "Measure one interval (default 1000 ms) on the live host and print it.\n"
+    "  --all   include partitions (iostat -x -p ALL)\n";
+
+int cmd_snapshot(int argc, char **argv)
+{
+	struct common_args a = { .interval_ms = 1000 };
+	struct snapshot s0 = { 0 }, s1 = { 0 };
+	struct metrics m = { 0 };
+	struct collector c;
+	struct timespec ts;
+	uint64_t itv;
+	int r, ret = EXIT_FAIL;
+
+	r = parse_common(argc, argv, snapshot_usage, &a);
+	if (r)
+		return r > 0 ? EXIT_OK : -r;
+	if (optind != argc) {
+		fprintf(stderr, "%s", snapshot_usage);
+		return EXIT_USAGE;
+	}
+	r = collector_open(a.root, &c);
+	if (r < 0) {
+		cli_error(a.root ? a.root : "/", "%s", strerror(-r));
+		return EXIT_FAIL;
+	}
+	r = collector_sample(&c, &s0);
+	if (r < 0) {
+		report_sources(&s0, NULL);
+		goto out;
+	}
+	ts.tv_sec = a.interval_ms / 1000;
+	ts.tv_nsec = (a.interval_ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	r = collector_sample(&c, &s1);
+	if (r < 0) {
+		report_sources(&s1, NULL);
+		goto out;
+	}
+	report_sources(&s1, NULL);
+	itv = metrics_interval_cs(&s0, &s1);
+	if (itv == 0) {
+		/* /proc/uptime missing or frozen: fall back to the monotonic clock */
+		itv = (uint64_t)((s1.mono_ns - s0.mono_ns + 5000000) / 10000000);
+		if (itv == 0)
+			itv = 1;
+	}
+	r = metrics_compute(&s0, &s1, itv, &m);
+	if (r < 0) {
+		cli_error("compute", "%s", strerror(-r));
+		goto out;
+	}
+	ret = emit(&s1, &m, &a, "live");
+out:
+	metrics_free(&m);
+	snapshot_free(&s0);
+	snapshot_free(&s1);
+	collector_close(&c);
+	return ret;
+}
+
+static const char compute_usage[] =
+    "Usage: iotriage compute BEFORE AFTER [--interval MS] [--json] [--all]\n"
+    "Metrics from two recorded trees (iotriage capture). The interval is the\n"
+    "difference of their /proc/uptime, as sysstat takes it, unless --interval.\n";
+
+static void report_unpaired(const struct snapshot *b, const struct metrics *m)
+{
+	for (size_t i = 0; i < m->ndisks; i++)
+		if (!m->disks[i].valid)
+			fprintf(stderr, "iotriage: compute: %s: not compared: %s\n",
+				m->disks[i].name, m->disks[i].reason);
+	for (size_t i = 0; i < b->disks.n; i++) {
+		bool found = false;
+
+		for (size_t k = 0; k < m->ndisks && !found; k++)
+			found = m->disks[k].major == b->disks.rows[i].major &&
+				m->disks[k].minor == b->disks.rows[i].minor;
+		if (!found)
+			fprintf(stderr, "iotriage: compute: %s: not compared: absent in AFTER\n",
+				b->disks.rows[i].name);
+	}
+	for (size_t i = 0; i < m->ncpu; i++)
+		if (!m->cpus[i].valid)
+			fprintf(stderr, "iotriage: compute: cpu%d: not compared: %s\n",
+				m->cpus[i].cpu, m->cpus[i].reason);
+}
+
+int cmd_compute(int argc, char **argv)
+{
+	struct common_args a = { 0 };
+	struct snapshot b = { 0 }, c = { 0 };
+	struct metrics m = { 0 };
+	uint64_t itv;
+	int r, ret = EXIT_FAIL;
+
+	r = parse_common(argc, argv, compute_usage, &a);
+	if (r)
+		return r > 0 ? EXIT_OK : -r;
+	if (argc - optind != 2) {
+		fprintf(stderr, "%s", compute_usage);
+		return EXIT_USAGE;
+	}
+	if (a.root) {
+		cli_error("compute", "--root does not apply: BEFORE and AFTER are the roots");
+		return EXIT_USAGE;
+	}
+	r = snapshot_load_tree(argv[optind], &b);
+	report_sources(&b, argv[optind]);
+	if (r < 0) {
+		cli_error(argv[optind], "cannot read the tree: %s", strerror(-r));
+		goto out;
+	}
+	r = snapshot_load_tree(argv[optind + 1], &c);
+	report_sources(&c, argv[optind + 1]);
+	if (r < 0) {
+		cli_error(argv[optind + 1], "cannot read the tree: %s", strerror(-r));
+		goto out;
+	}
+	if (a.interval_ms) {
+		itv = (uint64_t)(a.interval_ms + 5) / 10;
+	} else {
+		itv = metrics_interval_cs(&b, &c);
+		if (itv == 0) {
+			cli_error("compute",
+				  "no interval: /proc/uptime of AFTER is not later than BEFORE's "
+				  "(or missing); give --interval MS");
+			goto out;
+		}
+	}
+	r = metrics_compute(&b, &c, itv, &m);
+	if (r < 0) {
+		cli_error("compute", "%s", strerror(-r));
+		goto out;
+	}
+	report_unpaired(&b, &m);
+	ret = emit(&c, &m, &a, "compute");
+out:
+	metrics_free(&m);
+	snapshot_free(&b);
+	snapshot_free(&c);
+	return ret;
+}
+
+static const char capture_usage[] =
+    "Usage: iotriage capture DIR [--root DIR]\n"
+    "Write every host file iotriage reads into DIR, for `iotriage compute`.\n";
+
+int cmd_capture(int argc, char **argv)
+{
+	struct common_args a = { 0 };
+	struct capture_result res;
+	struct root root;
+	int r;
+
+	r = parse_common(argc, argv, capture_usage, &a);
+	if (r)
+		return r > 0 ? EXIT_OK : -r;
+	if (argc - optind != 1) {
+		fprintf(stderr, "%s", capture_usage);
+		return EXIT_USAGE;
+	}
+	r = root_open(a.root, &root);
+	if (r < 0) {
+		cli_error(a.root ? a.root : "/", "%s", strerror(-r));
+		return EXIT_FAIL;
+	}
+	r = capture_tree(&root, argv[optind], &res);
+	root_close(&root);
+	if (r < 0) {
+		cli_error("capture", "%s", res.first_error[0] ? res.first_error : strerror(-r));
+		return EXIT_FAIL;
+	}
+	fprintf(stderr, "iotriage: captured %u files into %s (%u optional files absent)\n",
+		res.files, argv[optind], res.missing);
+	return EXIT_OK;
+}

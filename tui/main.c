@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iotriage: dispatch to a subcommand. With none, the live view (the TUI when
+ * it lands; until then the live snapshot table).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "Usage: iotriage [COMMAND] [OPTIONS]\n"
+    "\n"
+    "Commands:\n"
+    "  snapshot [--interval MS] [--json]   measure one interval on this host\n"
+    "  compute BEFORE AFTER [--json]       metrics from two recorded trees\n"
+    "  capture DIR                         record this host's counters into DIR\n"
+    "\n"
+    "  --help      show this help\n"
+    "  --version   show the version\n"
+    "\n"
+    "Exit status: 0 ok, 1 failure, 2 usage error.\n";
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ "snapshot", cmd_snapshot },
+	{ "compute", cmd_compute },
+	{ "capture", cmd_capture },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return cmd_snapshot(argc, argv);
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		printf("%s", usage);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("iotriage %s\n", IOTRIAGE_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	if (argv[1][0] == '-')
+		return cmd_snapshot(argc, argv);
+	cli_error(argv[1], "unknown command (try --help)");
+	return EXIT_USAGE;
+}
