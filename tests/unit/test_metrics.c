@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* metrics.c on hand-made counters: iostat -x and mpstat -u formulas, resets, gaps. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "metrics.h"
+#include "parse.h"
+#include "snapshot.h"
+
+#define assert_near(a, b) assert_true(fabs((a) - (b)) < 1e-9)
+
+static struct disk_raw disk(uint8_t n, const uint64_t *v)
+{
+	struct disk_raw d;
+
+	memset(&d, 0, sizeof(d));
+	d.major = 8;
+	snprintf(d.name, sizeof(d.name), "sda");
+	d.ncounters = n;
+	memcpy(d.v, v, sizeof(d.v));
+	return d;
+}
+
+static void test_disk_formulas(void **state)
+{
+	/* 2 s interval (200 cs): 200 reads of 8 sectors, 50 read merges, 4000 ms
+	 * read ticks; 100 writes of 16 sectors, 1000 ms; io_ticks 1500 ms;
+	 * time_in_queue 5000 ms; 10 discards of 2048 sectors; 4 flushes, 8 ms. */
+	uint64_t a[DF__COUNT] = { 0 };
+	uint64_t b[DF__COUNT] = { 200,	50,   1600, 4000, 100,	 0,  1600, 1000, 3,
+				  1500, 5000, 10,   0,	  20480, 30, 4,	   8 };
+	struct disk_raw p = disk(17, a), c = disk(17, b);
+	struct disk_metrics m;
+
+	(void)state;
+	assert_int_equal(metrics_disk_compute(&p, &c, 200, &m), 0);
+	assert_true(m.valid);
+	assert_near(m.r_s, 100.0);
+	assert_near(m.w_s, 50.0);
+	assert_near(m.d_s, 5.0);
+	assert_near(m.f_s, 2.0);
+	assert_near(m.rkb_s, 400.0);
+	assert_near(m.wkb_s, 400.0);
+	assert_near(m.dkb_s, 5120.0);
+	assert_near(m.rrqm_s, 25.0);
+	assert_near(m.rrqm_pct, 20.0); /* 50 / (50 + 200) */
+	assert_near(m.wrqm_pct, 0.0);
+	assert_near(m.r_await, 20.0);
+	assert_near(m.w_await, 10.0);
+	assert_near(m.d_await, 3.0);
+	assert_near(m.f_await, 2.0);
+	assert_near(m.rareq_sz, 4.0);
+	assert_near(m.wareq_sz, 8.0);
+	assert_near(m.dareq_sz, 1024.0);
+	assert_near(m.aqu_sz, 2.5);
+	assert_near(m.util, 75.0);
+	assert_near(m.svctm, 1500.0 / 310.0);
+	assert_int_equal(m.in_flight, 3);
+	assert_true(m.has_discard && m.has_flush);
+}
+
+static void test_disk_absent_fields(void **state)
+{
+	uint64_t a[DF__COUNT] = { 0 };
+	uint64_t b[DF__COUNT] = { 10, 0, 80, 10, 0, 0, 0, 0, 0, 100, 10 };
+	struct disk_raw p = disk(11, a), c = disk(11, b);
+	struct disk_metrics m;
+
+	(void)state;
+	assert_int_equal(metrics_disk_compute(&p, &c, 100, &m), 0);
+	assert_false(m.has_discard);
+	assert_false(m.has_flush);
+	/* an 18-field previous and a 20-field current only share 15 counters */
+	c.ncounters = 17;
+	p.ncounters = 15;
+	assert_int_equal(metrics_disk_compute(&p, &c, 100, &m), 0);
+	assert_true(m.has_discard);
+	assert_false(m.has_flush);
+}
+
+static void test_disk_reset(void **state)
+{
+	uint64_t a[DF__COUNT] = { 1000, 0, 8000, 10, 0, 0, 0, 0, 0, 100, 10 };
+	uint64_t b[DF__COUNT] = { 5, 0, 40, 1, 0, 0, 0, 0, 0, 1, 1 };
+	/* a 32-bit wrap looks the same: the counter is lower than before */
+	uint64_t w0[DF__COUNT] = { 4294967290ULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	uint64_t w1[DF__COUNT] = { 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	struct disk_raw p = disk(11, a), c = disk(11, b);
+	struct disk_metrics m;
+
+	(void)state;
+	assert_int_equal(metrics_disk_compute(&p, &c, 100, &m), -ERANGE);
+	assert_false(m.valid);
+	assert_true(strstr(m.reason, "backwards") != NULL);
+	assert_near(m.r_s, 0.0);
+	p = disk(11, w0);
+	c = disk(11, w1);
+	assert_int_equal(metrics_disk_compute(&p, &c, 100, &m), -ERANGE);
+	/* in_flight is a gauge: going down is normal */
+	a[DF_IN_FLIGHT] = 5;
+	b[DF_IN_FLIGHT] = 0;
+	memcpy(b, a, sizeof(b));
+	b[DF_IN_FLIGHT] = 0;
+	p = disk(11, a);
+	c = disk(11, b);
+	assert_int_equal(metrics_disk_compute(&p, &c, 100, &m), 0);
+}
+
+static struct cpu_raw cpu(int id, uint64_t usr, uint64_t nice, uint64_t sys, uint64_t idle,
+			  uint64_t iow, uint64_t irq, uint64_t soft, uint64_t steal, uint64_t guest,
+			  uint64_t gnice)
+{
+	struct cpu_raw c = { .cpu = id,
+			     .ncounters = 10,
+			     .v = { usr, nice, sys, idle, iow, irq, soft, steal, guest, gnice } };
+	return c;
+}
+
+static void test_cpu_formulas(void **state)
+{
+	struct cpu_raw p = cpu(0, 100, 10, 50, 1000, 5, 1, 2, 0, 20, 5);
+	struct cpu_raw c = cpu(0, 160, 20, 70, 1080, 15, 6, 12, 3, 40, 7);
+	struct cpu_metrics m;
+
+	(void)state;
+	/* total = 60 + 10 + 20 + 80 + 10 + 5 + 10 + 3 = 198: user and nice already
+	 * contain guest time, which mpstat shows apart (usr = user - guest) */
+	assert_int_equal(metrics_cpu_compute(&p, &c, &m), 0);
+	assert_near(m.usr, 40.0 / 198 * 100);
+	assert_near(m.nice, 8.0 / 198 * 100);
+	assert_near(m.sys, 20.0 / 198 * 100);
+	assert_near(m.idle, 80.0 / 198 * 100);
+	assert_near(m.iowait, 10.0 / 198 * 100);
+	assert_near(m.irq, 5.0 / 198 * 100);
+	assert_near(m.soft, 10.0 / 198 * 100);
+	assert_near(m.steal, 3.0 / 198 * 100);
+	assert_near(m.guest, 20.0 / 198 * 100);
+	assert_near(m.gnice, 2.0 / 198 * 100);
+}
+
+static void test_cpu_edges(void **state)
+{
+	struct cpu_raw p = cpu(1, 10, 0, 10, 100, 0, 0, 0, 0, 0, 0);
+	struct cpu_raw c = p;
+	struct cpu_metrics m;
+
+	(void)state;
+	/* tickless CPU: nothing moved, mpstat shows it 100% idle */
+	assert_int_equal(metrics_cpu_compute(&p, &c, &m), 0);
+	assert_near(m.idle, 100.0);
+	assert_near(m.usr, 0.0);
+	/* guest ran ahead of user: usr is 0, the shortfall widens the interval */
+	p = cpu(1, 100, 0, 0, 0, 0, 0, 0, 0, 90, 0);
+	c = cpu(1, 110, 0, 0, 10, 0, 0, 0, 0, 105, 0);
+	assert_int_equal(metrics_cpu_compute(&p, &c, &m), 0);
+	assert_near(m.usr, 0.0);
+	assert_near(m.guest, 15.0 / 25.0 * 100);
+	/* hotplug: counters reset */
+	c = cpu(1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0);
+	p = cpu(1, 10, 0, 10, 100, 0, 0, 0, 0, 0, 0);
+	assert_int_equal(metrics_cpu_compute(&p, &c, &m), -ERANGE);
+	assert_false(m.valid);
+}
+
+static int load(struct snapshot *s, const char *stat, const char *intr, uint64_t up_cs)
+{
+	memset(s->status, 0, sizeof(s->status));
+	s->uptime.uptime_cs = up_cs;
+	if (stat_parse(stat, strlen(stat), &s->stat, NULL) < 0)
+		return -1;
+	if (irqtab_parse(intr, strlen(intr), false, &s->irqs, NULL) < 0)
+		return -1;
+	s->status[SRC_SOFTIRQS].err = -ENOENT; /* absent source: no softirq rates */
+	return diskstats_parse("", 0, &s->disks, NULL);
+}
+
+static void test_irq_rates_and_shape(void **state)
+{
+	struct snapshot a = { 0 }, b = { 0 };
+	struct metrics m = { 0 };
+
+	(void)state;
+	assert_int_equal(
+	    load(&a, "cpu 0 0 0 0\ncpu0 0 0 0 10\ncpu1 0 0 0 10\nintr 100\n",
+		 "  CPU0 CPU1\n 24: 10 20 IO-APIC 5-edge a\n 25: 5 5 IO-APIC 6-edge b\n"
+		 "LOC: 100 200 Local\nERR: 1\n",
+		 1000),
+	    0);
+	/* IRQ 25 vanished, 26 appeared, 24 moved on CPU1 */
+	assert_int_equal(
+	    load(&b, "cpu 0 0 0 0\ncpu0 0 0 0 110\ncpu1 0 0 0 110\nintr 400\n",
+		 "  CPU0 CPU1\n 24: 10 220 IO-APIC 5-edge a\n 26: 7 0 IO-APIC 6-edge c\n"
+		 "LOC: 150 300 Local\nERR: 3\n",
+		 1200),
+	    0);
+	assert_int_equal(metrics_interval_cs(&a, &b), 200);
+	assert_int_equal(metrics_compute(&a, &b, 200, &m), 0);
+	assert_true(m.irq_valid);
+	assert_false(m.softirq_valid);
+	assert_near(m.intr_all_s, 150.0);
+	assert_int_equal(m.irq.n, 4);
+	assert_string_equal(m.irq.rows[0].label, "24");
+	assert_near(m.irq.rates[m.irq.rows[0].rates_off + 1], 100.0);
+	assert_near(m.irq.rows[0].total_s, 100.0);
+	assert_string_equal(m.irq.rows[1].label, "26");
+	assert_false(m.irq.rows[1].valid);	 /* new line: no invented since-boot spike */
+	assert_near(m.irq.rows[3].total_s, 1.0); /* ERR: 2 over 2 s */
+	/* -I SUM per CPU: 24 + LOC on each CPU, over 2 s */
+	assert_near(m.cpus[0].intr_s, 25.0);
+	assert_near(m.cpus[1].intr_s, 150.0);
+	assert_near(m.all.idle, 100.0);
+	metrics_free(&m);
+	snapshot_free(&a);
+	snapshot_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_disk_formulas), cmocka_unit_test(test_disk_absent_fields),
+		cmocka_unit_test(test_disk_reset),    cmocka_unit_test(test_cpu_formulas),
+		cmocka_unit_test(test_cpu_edges),     cmocka_unit_test(test_irq_rates_and_shape),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

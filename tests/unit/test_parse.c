@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Parsers over bytes: every diskstats form, /proc/stat, interrupts, softirqs, uptime. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "parse.h"
+
+static void test_diskstats_forms(void **state)
+{
+	const char buf[] =
+	    /* 14 fields (kernel < 4.18) */
+	    "   8       0 sda 33167 3812 1124805 428735 28338 77604 850432 3304811 0 384521 "
+	    "3733854\n"
+	    /* 18 fields (4.18 .. 5.4): discards */
+	    "   8      16 sdb 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n"
+	    /* 20 fields (>= 5.5): discards and flushes */
+	    " 254       0 vda 29319 6964 2084626 7133 4860 5754 517280 1536 0 4476 9241 3970 53 "
+	    "102320 432 824 138\n"
+	    "\n";
+	struct disk_table t = { 0 };
+	struct parse_error pe = { 0 };
+	const struct disk_raw *d;
+
+	(void)state;
+	assert_int_equal(diskstats_parse(buf, strlen(buf), &t, &pe), 0);
+	assert_int_equal(t.n, 3);
+	d = disk_table_find(&t, 8, 0, NULL);
+	assert_non_null(d);
+	assert_string_equal(d->name, "sda");
+	assert_int_equal(d->ncounters, 11);
+	assert_int_equal(d->v[DF_RQ_TICKS], 3733854);
+	d = disk_table_find(&t, 8, 16, NULL);
+	assert_int_equal(d->ncounters, 15);
+	assert_int_equal(d->v[DF_DC_TICKS], 15);
+	d = disk_table_find(&t, 254, 0, NULL);
+	assert_int_equal(d->ncounters, 17);
+	assert_int_equal(d->v[DF_FL_TICKS], 138);
+	assert_int_equal(d->v[DF_DC_SECTORS], 102320);
+	assert_null(disk_table_find(&t, 8, 1, NULL));
+	disk_table_free(&t);
+}
+
+static void test_diskstats_bad(void **state)
+{
+	const char *bad[] = {
+		"8 0 sda 1 2 3\n",		     /* truncated line */
+		"8 0 sda 1 2 3 4 5 6 7 8 9 10 x1\n", /* garbage counter */
+		"8 0\n",			     /* no name */
+		"x 0 sda 1 2 3 4 5 6 7 8 9 10 11\n", /* bad major */
+		"8 0 sda 1 2 3 4 5 6 7 8 9 10 99999999999999999999999\n",
+	};
+	struct disk_table t = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct parse_error pe = { 0 };
+
+		assert_int_equal(diskstats_parse(bad[i], strlen(bad[i]), &t, &pe), -EBADMSG);
+		assert_int_equal(pe.line, 1);
+		assert_true(pe.what[0] != '\0');
+	}
+	/* the line number points at the broken line */
+	{
+		const char two[] = "8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n8 1 sda1 1 2\n";
+		struct parse_error pe = { 0 };
+
+		assert_int_equal(diskstats_parse(two, strlen(two), &t, &pe), -EBADMSG);
+		assert_int_equal(pe.line, 2);
+	}
+	disk_table_free(&t);
+}
+
+static void test_stat(void **state)
+{
+	const char buf[] = "cpu  1886 0 1596 38468 267 0 96 0 0 0\n"
+			   "cpu0 529 0 554 20021 8 0 36 0 0 0\n"
+			   "cpu2 1356 1 1042 18447 259 3 59 7 5 1\n"
+			   "intr 108281 0 0 1\n"
+			   "ctxt 220624\n"
+			   "btime 1795330000\n"
+			   "procs_running 3\n"
+			   "procs_blocked 1\n"
+			   "softirq 73511 0 6200 4 1970\n";
+	struct stat_raw t = { 0 };
+	struct parse_error pe = { 0 };
+	const struct cpu_raw *c;
+
+	(void)state;
+	assert_int_equal(stat_parse(buf, strlen(buf), &t, &pe), 0);
+	assert_int_equal(t.ncpu, 2);
+	assert_int_equal(t.all.v[CF_IDLE], 38468);
+	c = stat_find_cpu(&t, 2);
+	assert_non_null(c);
+	assert_int_equal(c->v[CF_GUEST], 5);
+	assert_int_equal(c->v[CF_GUEST_NICE], 1);
+	assert_null(stat_find_cpu(&t, 1)); /* offline CPU: no line, no zeros */
+	assert_true(t.has_intr);
+	assert_int_equal(t.intr_total, 108281);
+	assert_int_equal(t.softirq_total, 73511);
+	assert_int_equal(t.procs_blocked, 1);
+	/* old kernels: 4 fields */
+	{
+		const char old[] = "cpu 1 2 3 4\ncpu0 1 2 3 4\n";
+
+		assert_int_equal(stat_parse(old, strlen(old), &t, &pe), 0);
+		assert_int_equal(t.cpus[0].ncounters, 4);
+	}
+	/* truncated: no cpu line */
+	assert_int_equal(stat_parse("intr 5\n", 7, &t, &pe), -EBADMSG);
+	assert_int_equal(stat_parse("cpu 1 2\n", 8, &t, &pe), -EBADMSG);
+	stat_raw_free(&t);
+}
+
+static void test_interrupts(void **state)
+{
+	const char buf[] =
+	    "           CPU0       CPU1       CPU3\n"
+	    "  0:         44          0          0   IO-APIC   2-edge      timer\n"
+	    " 24:          1          0          5  IO-APIC   5-edge      ACPI:Ged\n"
+	    " 28:          0          0          0 PCI-MSIX-0000:00:01.0   0-edge      "
+	    "virtio0-config\n"
+	    " 30:          7          0          0  IR-PCI-MSI 524288-edge      nvme0q0, nvme1q0\n"
+	    "  9:          0          0          0  IO-APIC-fasteoi   acpi\n"
+	    " 40:          0          0          0  IO-APIC   7-fasteoi\n"
+	    "NMI:          0          0          0   Non-maskable interrupts\n"
+	    "LOC:      12345       6789         10   Local timer interrupts\n"
+	    "ERR:          3\n"
+	    "MIS:          0\n";
+	struct irq_table t = { 0 };
+	struct parse_error pe = { 0 };
+	const struct irq_row *r;
+
+	(void)state;
+	assert_int_equal(irqtab_parse(buf, strlen(buf), false, &t, &pe), 0);
+	assert_int_equal(t.ncpu, 3);
+	assert_int_equal(t.cpu_ids[2], 3);
+	assert_int_equal(irq_table_cpu_col(&t, 3), 2);
+	assert_int_equal(irq_table_cpu_col(&t, 2), -1);
+	r = irq_table_find(&t, "24", NULL);
+	assert_non_null(r);
+	assert_true(r->numeric);
+	assert_int_equal(r->irq, 24);
+	assert_string_equal(r->chip, "IO-APIC");
+	assert_string_equal(r->hwirq, "5-edge");
+	assert_string_equal(r->actions, "ACPI:Ged");
+	assert_int_equal(irq_row_counts(&t, r)[2], 5);
+	assert_int_equal(r->total, 6);
+	r = irq_table_find(&t, "30", NULL);
+	assert_string_equal(r->chip, "IR-PCI-MSI");
+	assert_string_equal(r->hwirq, "524288-edge");
+	assert_string_equal(r->actions, "nvme0q0, nvme1q0");
+	r = irq_table_find(&t, "9", NULL);
+	assert_string_equal(r->chip, "IO-APIC-fasteoi");
+	assert_string_equal(r->hwirq, "");
+	assert_string_equal(r->actions, "acpi");
+	r = irq_table_find(&t, "40", NULL);
+	assert_string_equal(r->actions, "");
+	r = irq_table_find(&t, "LOC", NULL);
+	assert_false(r->numeric);
+	assert_true(r->percpu_counts);
+	assert_string_equal(r->actions, "Local timer interrupts");
+	assert_int_equal(irq_row_counts(&t, r)[1], 6789);
+	r = irq_table_find(&t, "ERR", NULL);
+	assert_false(r->percpu_counts);
+	assert_int_equal(r->total, 3);
+	irq_table_free(&t);
+}
+
+static void test_interrupts_bad(void **state)
+{
+	struct irq_table t = { 0 };
+	struct parse_error pe = { 0 };
+	const char trunc[] = "   CPU0  CPU1\n  0:   44   0  IO-APIC 2-edge timer\n  1:   5";
+	const char nohdr[] = "  0:   44   0  IO-APIC 2-edge timer\n";
+
+	(void)state;
+	assert_int_equal(irqtab_parse(trunc, strlen(trunc), false, &t, &pe), -EBADMSG);
+	assert_int_equal(pe.line, 3);
+	assert_int_equal(irqtab_parse(nohdr, strlen(nohdr), false, &t, &pe), -EBADMSG);
+	assert_int_equal(irqtab_parse("", 0, false, &t, &pe), -EBADMSG);
+	irq_table_free(&t);
+}
+
+static void test_softirqs(void **state)
+{
+	const char buf[] = "                    CPU0       CPU1       \n"
+			   "          HI:          0          0\n"
+			   "       TIMER:       3686       2513\n"
+			   "      NET_RX:        955       1015\n";
+	struct irq_table t = { 0 };
+	struct parse_error pe = { 0 };
+	const struct irq_row *r;
+
+	(void)state;
+	assert_int_equal(irqtab_parse(buf, strlen(buf), true, &t, &pe), 0);
+	assert_int_equal(t.n, 3);
+	r = irq_table_find(&t, "NET_RX", NULL);
+	assert_non_null(r);
+	assert_int_equal(irq_row_counts(&t, r)[1], 1015);
+	irq_table_free(&t);
+}
+
+static void test_uptime(void **state)
+{
+	struct uptime_raw u;
+	struct parse_error pe;
+
+	(void)state;
+	assert_int_equal(uptime_parse("742.81 1402.55\n", 15, &u, &pe), 0);
+	assert_int_equal(u.uptime_cs, 74281);
+	assert_int_equal(u.idle_cs, 140255);
+	assert_int_equal(uptime_parse("10 5\n", 5, &u, &pe), 0);
+	assert_int_equal(u.uptime_cs, 1000);
+	assert_int_equal(uptime_parse("abc\n", 4, &u, &pe), -EBADMSG);
+	assert_int_equal(uptime_parse("", 0, &u, &pe), -EBADMSG);
+}
+
+/* The same table reused for a smaller file keeps no stale rows. */
+static void test_reuse(void **state)
+{
+	const char big[] = "8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n8 16 sdb 1 2 3 4 5 6 7 8 9 10 11\n";
+	const char small[] = "8 16 sdb 1 2 3 4 5 6 7 8 9 10 12\n";
+	struct disk_table t = { 0 };
+
+	(void)state;
+	assert_int_equal(diskstats_parse(big, strlen(big), &t, NULL), 0);
+	assert_int_equal(t.n, 2);
+	assert_int_equal(diskstats_parse(small, strlen(small), &t, NULL), 0);
+	assert_int_equal(t.n, 1);
+	assert_null(disk_table_find(&t, 8, 0, NULL));
+	disk_table_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_diskstats_forms),
+		cmocka_unit_test(test_diskstats_bad),
+		cmocka_unit_test(test_stat),
+		cmocka_unit_test(test_interrupts),
+		cmocka_unit_test(test_interrupts_bad),
+		cmocka_unit_test(test_softirqs),
+		cmocka_unit_test(test_uptime),
+		cmocka_unit_test(test_reuse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
