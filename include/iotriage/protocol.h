@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The wire contract between iotriaged and its clients (the iotriage TUI,
+ * scripts, socat): newline-delimited JSON over a stream Unix socket.
+ * doc/protocol.md is the prose form of this file; change both together.
+ *
+ * BUMP IOT_PROTOCOL_VERSION WITH ANY INCOMPATIBLE CHANGE: a removed or renamed
+ * command, key or error code, a changed meaning or type. Adding a command, an
+ * optional request key, a reply key or an error code is compatible and does
+ * not bump it; clients ignore keys they do not know.
+ *
+ * Framing: one request per line, one JSON object, at most
+ * IOT_PROTO_MAX_LINE bytes including the '\n'. The daemon answers every
+ * request with exactly one line, in order. Each reply has "ok"; a request's
+ * "id" (string or integer) is echoed as "id". On failure:
+ *   {"ok":false,"id":...,"error":{"code":"bad_json","message":"..."}}
+ *
+ * Requests ("cmd"):
+ *   {"cmd":"hello","version":1}
+ *       -> {"ok":true,"version":1,"server":"iotriaged 0.1.0","interval_ms":1000,
+ *           "history_s":600}
+ *       A different version gets error "version" and the connection is closed.
+ *       hello is optional for scripts; clients should send it first.
+ *   {"cmd":"snapshot"}
+ *       -> {"ok":true,"sample":{SAMPLE}}   the latest sample
+ *   {"cmd":"subscribe","every":N}        N >= 1, default 1: every Nth sample
+ *       -> {"ok":true,"subscribed":true,"every":N,"interval_ms":1000}
+ *       then, until unsubscribe or close, one event line per pushed sample:
+ *          {"ok":true,"event":"sample","sample":{SAMPLE}}
+ *       Events carry no "id". They are the same bytes for every subscriber.
+ *   {"cmd":"unsubscribe"} -> {"ok":true,"subscribed":false}
+ *   {"cmd":"history","seconds":S}        samples taken in the last S seconds
+ *   {"cmd":"history","since":ID}         samples with "sample" id > ID
+ *       -> {"ok":true,"count":N,"first":ID,"last":ID,"samples":[{SAMPLE},...]}
+ *          oldest first, on one line; "first"/"last" are null when N is 0.
+ *   {"cmd":"status"}
+ *       -> {"ok":true,"version":1,"server":...,"pid":..,"uptime_s":..,
+ *           "interval_ms":..,"history_s":..,"samples":..,"overruns":..,
+ *           "clients":..,"max_clients":..,"subscribers":..,
+ *           "history":{"count":..,"bytes":..,"first":..,"last":..},
+ *           "root":"/","sources":{"stat":{"available":true},...}}
+ *
+ * {SAMPLE} is the document of doc/json.md, byte for byte what encode_sample()
+ * wrote once for that sample.
+ */
+#ifndef IOTRIAGE_PROTOCOL_H
+#define IOTRIAGE_PROTOCOL_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IOT_PROTOCOL_VERSION 1
+
+/* A request line, '\n' included. Longer: error "too_long", then close. */
+#define IOT_PROTO_MAX_LINE (64 * 1024)
+
+/*
+ * Pushed samples a subscriber may leave unread before it is disconnected
+ * (and the daemon logs it): bounds the memory a stalled reader pins and
+ * keeps sampling independent of it. At ~10 KiB a sample this is >= 100
+ * samples, 10 s at the fastest interval.
+ */
+#define IOT_PROTO_MAX_PUSH_BACKLOG (1024 * 1024)
+
+/*
+ * Error codes, as the strings in "error":{"code":...}. APPEND ONLY: never
+ * renumber, rename or reuse one; scripts match on the string.
+ */
+enum iot_proto_error {
+	IOT_ERR_BAD_JSON,    /* "bad_json": the line is not one JSON object */
+	IOT_ERR_BAD_REQUEST, /* "bad_request": missing/invalid "cmd" or argument */
+	IOT_ERR_UNKNOWN_CMD, /* "unknown_cmd": no such command */
+	IOT_ERR_VERSION,     /* "version": hello with another version; then close */
+	IOT_ERR_TOO_LONG,    /* "too_long": line over IOT_PROTO_MAX_LINE; then close */
+	IOT_ERR_BUSY,	     /* "busy": --max-clients reached; then close */
+	IOT_ERR_NO_SAMPLE,   /* "no_sample": nothing sampled yet */
+	IOT_ERR_PERMISSION,  /* "permission": the peer's credentials do not allow it */
+	IOT_ERR_INTERNAL,    /* "internal": out of memory and the like */
+	IOT_ERR__COUNT
+};
+
+static inline const char *iot_proto_error_name(enum iot_proto_error e)
+{
+	static const char *const names[IOT_ERR__COUNT] = {
+		[IOT_ERR_BAD_JSON] = "bad_json",       [IOT_ERR_BAD_REQUEST] = "bad_request",
+		[IOT_ERR_UNKNOWN_CMD] = "unknown_cmd", [IOT_ERR_VERSION] = "version",
+		[IOT_ERR_TOO_LONG] = "too_long",       [IOT_ERR_BUSY] = "busy",
+		[IOT_ERR_NO_SAMPLE] = "no_sample",     [IOT_ERR_PERMISSION] = "permission",
+		[IOT_ERR_INTERNAL] = "internal",
+	};
+
+	return (unsigned)e < IOT_ERR__COUNT ? names[e] : "internal";
+}
+
+/* Where the daemon listens when --socket is not given, and where the client
+ * looks first: root's runtime directory, else the user's. */
+#define IOT_PROTO_SYSTEM_DIR	"/run/iotriage"
+#define IOT_PROTO_SYSTEM_SOCKET "/run/iotriage/iotriaged.sock"
+#define IOT_PROTO_USER_SOCKET	"iotriage.sock" /* under $XDG_RUNTIME_DIR */
+
+/*
+ * The default socket path for the calling user: IOT_PROTO_SYSTEM_SOCKET when
+ * euid is 0, else $XDG_RUNTIME_DIR/iotriage.sock. Returns 0, -ENOENT when
+ * XDG_RUNTIME_DIR is unset or not absolute, -ENAMETOOLONG when the path does
+ * not fit buf (or a sockaddr_un). buf is written only on success.
+ */
+static inline int iot_proto_default_socket(char *buf, size_t size)
+{
+	char tmp[108]; /* sun_path on Linux, NUL included */
+	const char *xdg;
+	int n;
+
+	if (size > sizeof(tmp))
+		size = sizeof(tmp);
+	if (geteuid() == 0) {
+		if (sizeof(IOT_PROTO_SYSTEM_SOCKET) > size)
+			return -ENAMETOOLONG;
+		memcpy(buf, IOT_PROTO_SYSTEM_SOCKET, sizeof(IOT_PROTO_SYSTEM_SOCKET));
+		return 0;
+	}
+	xdg = getenv("XDG_RUNTIME_DIR");
+	if (!xdg || xdg[0] != '/')
+		return -ENOENT;
+	n = snprintf(tmp, sizeof(tmp), "%s/%s", xdg, IOT_PROTO_USER_SOCKET);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, tmp, (size_t)n + 1);
+	return 0;
+}
+
+#endif

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The sampler: one collector, two snapshots that take turns being current,
+ * one metrics struct and one encode buffer, all reused tick after tick so a
+ * steady stream of samples allocates nothing. It must not print, sleep or
+ * touch anything but what collect reads.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "encode.h"
+#include "sampler.h"
+
+static int dup_opt(const char *s, char **ret)
+{
+	char *d;
+
+	if (!s) {
+		*ret = NULL;
+		return 0;
+	}
+	d = strdup(s);
+	if (!d)
+		return -ENOMEM;
+	*ret = d;
+	return 0;
+}
+
+int sampler_open(const struct sampler_opts *o, struct sampler **ret_s)
+{
+	struct sampler *s;
+	int r;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	r = dup_opt(o ? o->host : NULL, &s->host);
+	if (r >= 0)
+		r = dup_opt(o ? o->mode : NULL, &s->mode);
+	if (r >= 0)
+		r = collector_open(o ? o->root : NULL, &s->col);
+	if (r < 0) {
+		free(s->host);
+		free(s->mode);
+		free(s);
+		return r;
+	}
+	s->all_disks = o && o->all_disks;
+	*ret_s = s;
+	return 0;
+}
+
+void sampler_close(struct sampler *s)
+{
+	if (!s)
+		return;
+	collector_close(&s->col);
+	snapshot_free(&s->snap[0]);
+	snapshot_free(&s->snap[1]);
+	metrics_free(&s->m);
+	sb_free(&s->json);
+	free(s->host);
+	free(s->mode);
+	free(s);
+}
+
+/*
+ * sysstat's interval is the /proc/uptime difference. A recorded tree that is
+ * not being rewritten keeps the same uptime, and a root without /proc/uptime
+ * has none: then the monotonic clock of the two samples, rounded to
+ * centiseconds, never 0 (metrics_compute() refuses 0).
+ */
+static uint64_t tick_interval_cs(struct sampler *s, const struct snapshot *prev,
+				 const struct snapshot *cur)
+{
+	uint64_t itv = metrics_interval_cs(prev, cur);
+	int64_t dns;
+
+	s->itv_from_clock = itv == 0;
+	if (itv)
+		return itv;
+	dns = cur->mono_ns - prev->mono_ns;
+	if (dns <= 0)
+		return 1;
+	itv = (uint64_t)((dns + 5000000) / 10000000);
+	return itv ? itv : 1;
+}
+
+int sampler_tick(struct sampler *s)
+{
+	struct encode_opts eo = { .host = s->host, .mode = s->mode, .whole_only = !s->all_disks };
+	unsigned next = s->ticks ? s->cur ^ 1 : 0;
+	struct snapshot *cur = &s->snap[next];
+	const struct snapshot *prev = &s->snap[next ^ 1];
+	int r;
+
+	s->last_err = collector_sample(&s->col, cur);
+	s->cur = next;
+	s->ticks++;
+	s->have_metrics = false;
+	if (s->ticks > 1) {
+		r = metrics_compute(prev, cur, tick_interval_cs(s, prev, cur), &s->m);
+		if (r < 0 && r != -EINVAL) {
+			sb_reset(&s->json);
+			s->json.err = r; /* sampler_json() now returns NULL */
+			return r;
+		}
+		s->have_metrics = r >= 0;
+	}
+	sb_reset(&s->json);
+	encode_sample(&s->json, cur, s->have_metrics ? &s->m : NULL, &eo);
+	return s->json.err;
+}
+
+const char *sampler_json(const struct sampler *s, size_t *ret_len)
+{
+	if (!s->ticks || s->json.err || !s->json.buf)
+		return NULL;
+	if (ret_len)
+		*ret_len = s->json.len;
+	return s->json.buf;
+}
+
+const struct snapshot *sampler_current(const struct sampler *s)
+{
+	return s->ticks ? &s->snap[s->cur] : NULL;
+}
+
+const struct metrics *sampler_metrics(const struct sampler *s)
+{
+	return s->have_metrics ? &s->m : NULL;
+}
+
+int sampler_last_error(const struct sampler *s)
+{
+	return s->last_err;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one sampler: collect -> metrics -> encode, used by iotriaged and by the
+ * client's embedded mode alike. It owns the collector, the previous and
+ * current snapshots and the metrics, and encodes each sample once. It does no
+ * I/O beyond collect, never prints and never sleeps: the caller owns the clock
+ * that decides when to tick.
+ */
+#ifndef IOTRIAGE_SAMPLER_H
+#define IOTRIAGE_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics.h"
+#include "snapshot.h"
+#include "strbuf.h"
+
+struct sampler_opts {
+	const char *root; /* --root DIR; NULL or "" = "/" */
+	const char *host; /* hostname written in each document; NULL = none */
+	const char *mode; /* "daemon", "live"; NULL = none */
+	bool all_disks;	  /* partitions too (iostat -p ALL); whole disks only when false */
+};
+
+struct sampler {
+	struct collector col;
+	struct snapshot snap[2]; /* swapped each tick: no copy, storage reused */
+	unsigned cur;		 /* index of the current snapshot in snap[] */
+	uint64_t ticks;		 /* samples taken (successful or not) */
+	int last_err;		 /* collector_sample()'s result for the current sample */
+	bool have_metrics;	 /* m is of (previous, current) */
+	bool itv_from_clock;	 /* /proc/uptime unusable: interval from CLOCK_MONOTONIC */
+	struct metrics m;
+	struct strbuf json; /* the current sample's document, no newline */
+	char *host;
+	char *mode;
+	bool all_disks;
+};
+
+/*
+ * Opens the root and prepares an empty sampler; takes no sample. Returns 0 or
+ * -errno (-ENOENT/-EACCES/-ENOTDIR: the root cannot be opened, -ENOMEM).
+ * *ret_s is written only on success; release it with sampler_close().
+ */
+int sampler_open(const struct sampler_opts *o, struct sampler **ret_s);
+
+/* Frees everything; accepts NULL. */
+void sampler_close(struct sampler *s);
+
+/*
+ * Takes one sample, computes metrics against the previous one (the first
+ * sample has none) and encodes the document of doc/json.md. The interval is
+ * the /proc/uptime difference, as sysstat takes it; when that is unusable
+ * (missing, or unchanged as in a recorded tree) it is CLOCK_MONOTONIC's.
+ *
+ * Returns 0 when a new document is ready, even if some or all sources failed:
+ * the document says which and why (sampler_last_error() tells whether
+ * anything usable was read). Returns -ENOMEM when no document could be built;
+ * the previous document is then gone too (sampler_json() returns NULL).
+ */
+int sampler_tick(struct sampler *s);
+
+/* The current document (NUL-terminated, no trailing newline) and its length
+ * in *ret_len (may be NULL). NULL before the first successful tick. Valid
+ * until the next sampler_tick() or sampler_close(). */
+const char *sampler_json(const struct sampler *s, size_t *ret_len);
+
+/* The current snapshot, NULL before the first tick. */
+const struct snapshot *sampler_current(const struct sampler *s);
+
+/* The metrics of (previous, current), NULL until two samples exist. */
+const struct metrics *sampler_metrics(const struct sampler *s);
+
+/* 0, or collector_sample()'s -errno when neither /proc/stat nor
+ * /proc/diskstats could be read for the current sample. */
+int sampler_last_error(const struct sampler *s);
+
+#endif
