@@ -1,0 +1,969 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Collects the topology under the root: /proc/irq, /sys/kernel/irq, PCI
+ * functions with MSI vectors, NICs, block queues, CPU sets, irqbalance.
+ * Reads only; a file that is absent is recorded as missing, never zeroed.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grow.h"
+#include "topology.h"
+
+/* ---- cpusets ---- */
+
+unsigned cpuset_count(const struct cpuset *s)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < CPUSET_WORDS; i++)
+		n += (unsigned)__builtin_popcountll(s->w[i]);
+	return n;
+}
+
+bool cpuset_empty(const struct cpuset *s)
+{
+	for (size_t i = 0; i < CPUSET_WORDS; i++)
+		if (s->w[i])
+			return false;
+	return true;
+}
+
+bool cpuset_equal(const struct cpuset *a, const struct cpuset *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+bool cpuset_subset(const struct cpuset *a, const struct cpuset *b)
+{
+	for (size_t i = 0; i < CPUSET_WORDS; i++)
+		if (a->w[i] & ~b->w[i])
+			return false;
+	return true;
+}
+
+void cpuset_and(struct cpuset *dst, const struct cpuset *a, const struct cpuset *b)
+{
+	for (size_t i = 0; i < CPUSET_WORDS; i++)
+		dst->w[i] = a->w[i] & b->w[i];
+}
+
+void cpuset_andnot(struct cpuset *dst, const struct cpuset *a, const struct cpuset *b)
+{
+	for (size_t i = 0; i < CPUSET_WORDS; i++)
+		dst->w[i] = a->w[i] & ~b->w[i];
+}
+
+int cpuset_next(const struct cpuset *s, unsigned from)
+{
+	for (unsigned c = from; c < CPUSET_MAX; c++)
+		if (cpuset_has(s, c))
+			return (int)c;
+	return -1;
+}
+
+static int parse_cpu(const char **p, const char *end, unsigned *ret)
+{
+	unsigned v = 0;
+	const char *q = *p;
+
+	if (q >= end || !isdigit((unsigned char)*q))
+		return -EINVAL;
+	while (q < end && isdigit((unsigned char)*q)) {
+		v = v * 10 + (unsigned)(*q - '0');
+		if (v >= CPUSET_MAX)
+			return -EINVAL;
+		q++;
+	}
+	*p = q;
+	*ret = v;
+	return 0;
+}
+
+static size_t trim_len(const char *buf, size_t len)
+{
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\0'))
+		len--;
+	return len;
+}
+
+int cpuset_parse_list(const char *buf, size_t len, struct cpuset *ret)
+{
+	struct cpuset s = { 0 };
+	const char *p = buf, *end = buf + trim_len(buf, len);
+
+	while (p < end) {
+		unsigned a, b, stride = 1;
+
+		if (parse_cpu(&p, end, &a) < 0)
+			return -EINVAL;
+		b = a;
+		if (p < end && *p == '-') {
+			p++;
+			if (parse_cpu(&p, end, &b) < 0 || b < a)
+				return -EINVAL;
+			/* "0-15:2/4" group syntax is accepted by the kernel on input only */
+		}
+		for (unsigned c = a; c <= b; c += stride)
+			cpuset_set(&s, c);
+		if (p < end) {
+			if (*p != ',')
+				return -EINVAL;
+			p++;
+			if (p == end)
+				return -EINVAL;
+		}
+	}
+	*ret = s;
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int cpuset_parse_mask(const char *buf, size_t len, struct cpuset *ret)
+{
+	struct cpuset s = { 0 };
+	size_t n = trim_len(buf, len);
+	unsigned bit = 0;
+	bool any = false;
+
+	if (n >= 2 && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) {
+		buf += 2;
+		n -= 2;
+	}
+	/* least significant digit last: walk backwards */
+	for (size_t i = n; i-- > 0;) {
+		int v;
+
+		if (buf[i] == ',')
+			continue;
+		v = hexval(buf[i]);
+		if (v < 0)
+			return -EINVAL;
+		any = true;
+		for (int k = 0; k < 4; k++, bit++)
+			if (v & (1 << k)) {
+				if (bit >= CPUSET_MAX)
+					return -EINVAL;
+				cpuset_set(&s, bit);
+			}
+	}
+	if (!any && n)
+		return -EINVAL;
+	*ret = s;
+	return 0;
+}
+
+int cpuset_format_list(const struct cpuset *s, char *buf, size_t size)
+{
+	size_t len = 0;
+	int c = cpuset_next(s, 0);
+
+	if (size == 0)
+		return -ENOSPC;
+	buf[0] = '\0';
+	while (c >= 0) {
+		int e = c, n;
+
+		while (e + 1 < CPUSET_MAX && cpuset_has(s, (unsigned)e + 1))
+			e++;
+		if (e == c)
+			n = snprintf(buf + len, size - len, "%s%d", len ? "," : "", c);
+		else
+			n = snprintf(buf + len, size - len, "%s%d-%d", len ? "," : "", c, e);
+		if (n < 0 || (size_t)n >= size - len)
+			return -ENOSPC;
+		len += (size_t)n;
+		c = e + 1 < CPUSET_MAX ? cpuset_next(s, (unsigned)e + 1) : -1;
+	}
+	return (int)len;
+}
+
+int cpuset_format_mask(const struct cpuset *s, char *buf, size_t size)
+{
+	int top = -1;
+	size_t len = 0;
+
+	for (int c = CPUSET_MAX - 1; c >= 0; c--)
+		if (cpuset_has(s, (unsigned)c)) {
+			top = c;
+			break;
+		}
+	/* the kernel prints at least one 32-bit group; so do we */
+	for (int g = top < 0 ? 0 : top / 32; g >= 0; g--) {
+		uint32_t v = (uint32_t)(s->w[g / 2] >> ((g % 2) * 32));
+		int n = snprintf(buf + len, size - len, "%s%08x", len ? "," : "", v);
+
+		if (n < 0 || (size_t)n >= size - len)
+			return -ENOSPC;
+		len += (size_t)n;
+	}
+	return (int)len;
+}
+
+/* Copies with truncation; dirent names and sysfs words are bounded by
+ * their buffers here, and a clipped name is still a useful label. */
+static void str_copy(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* ---- pure helpers ---- */
+
+int topology_parse_debugfs_managed(const char *buf, size_t len)
+{
+	/* kernel/irq/debugfs.c prints "dstate: 0x..." followed by one line per
+	 * set IRQD_* state; IRQD_AFFINITY_MANAGED is the managed bit. */
+	static const char key[] = "IRQD_AFFINITY_MANAGED";
+	bool flags = false;
+
+	for (size_t i = 0; i < len; i++) {
+		if (len - i >= sizeof(key) - 1 && memcmp(buf + i, key, sizeof(key) - 1) == 0)
+			return 1;
+		if (len - i >= 6 && memcmp(buf + i, "dstate", 6) == 0)
+			flags = true;
+	}
+	return flags ? 0 : -ENOENT;
+}
+
+int topology_parse_scheduler(const char *buf, char *ret, size_t size)
+{
+	const char *o = strchr(buf, '['), *c;
+
+	if (!o)
+		return -ENOENT;
+	c = strchr(o, ']');
+	if (!c || (size_t)(c - o - 1) >= size || c == o + 1)
+		return -EINVAL;
+	memcpy(ret, o + 1, (size_t)(c - o - 1));
+	ret[c - o - 1] = '\0';
+	return 0;
+}
+
+static bool word_value(const char *w, size_t n, const char *key, const char **ret, size_t *ret_n)
+{
+	size_t k = strlen(key);
+
+	if (n < k || memcmp(w, key, k) != 0)
+		return false;
+	w += k;
+	n -= k;
+	/* shell quoting in /etc/default/irqbalance */
+	while (n && (*w == '"' || *w == '\'')) {
+		w++;
+		n--;
+	}
+	while (n && (w[n - 1] == '"' || w[n - 1] == '\''))
+		n--;
+	*ret = w;
+	*ret_n = n;
+	return true;
+}
+
+void topology_parse_irqbalance(const char *buf, size_t len, struct topo_irqbalance *ib)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *w, *v;
+		size_t n = 0, vn;
+
+		while (i < len && (buf[i] == '\0' || buf[i] == '\n' || buf[i] == ' ' ||
+				   buf[i] == '\t' || buf[i] == '"'))
+			i++;
+		w = buf + i;
+		while (i + n < len && buf[i + n] != '\0' && buf[i + n] != '\n' &&
+		       buf[i + n] != ' ' && buf[i + n] != '\t')
+			n++;
+		i += n;
+		if (n == 0)
+			continue;
+		if (w[0] == '#') {
+			while (i < len && buf[i] != '\n')
+				i++;
+			continue;
+		}
+		if (word_value(w, n, "IRQBALANCE_BANNED_CPUS=", &v, &vn)) {
+			struct cpuset s;
+
+			if (cpuset_parse_mask(v, vn, &s) == 0)
+				for (size_t k = 0; k < CPUSET_WORDS; k++)
+					ib->banned_cpus.w[k] |= s.w[k];
+		} else if (word_value(w, n, "IRQBALANCE_BANNED_CPULIST=", &v, &vn)) {
+			struct cpuset s;
+
+			if (cpuset_parse_list(v, vn, &s) == 0)
+				for (size_t k = 0; k < CPUSET_WORDS; k++)
+					ib->banned_cpus.w[k] |= s.w[k];
+		} else if (word_value(w, n, "--banirq=", &v, &vn) ||
+			   word_value(w, n, "IRQBALANCE_ARGS=--banirq=", &v, &vn) ||
+			   word_value(w, n, "-i", &v, &vn)) {
+			unsigned long irq = 0;
+			size_t k;
+
+			for (k = 0; k < vn && isdigit((unsigned char)v[k]) && irq < 1u << 24; k++)
+				irq = irq * 10 + (unsigned long)(v[k] - '0');
+			if (k == vn && vn > 0 && irq < 1u << 24 &&
+			    ib->nbanned_irqs < sizeof(ib->banned_irqs) / sizeof(ib->banned_irqs[0]))
+				ib->banned_irqs[ib->nbanned_irqs++] = (uint32_t)irq;
+		}
+	}
+}
+
+static bool is_pci_addr(const char *s, size_t n)
+{
+	/* DDDD:BB:DD.F */
+	static const char pat[] = "xxxx:xx:xx.x";
+
+	if (n != sizeof(pat) - 1)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (pat[i] == 'x' ? !isxdigit((unsigned char)s[i]) : s[i] != pat[i])
+			return false;
+	}
+	return true;
+}
+
+int topology_pci_from_link(const char *link, char *ret, size_t size)
+{
+	const char *p = link, *best = NULL;
+
+	while (*p) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (is_pci_addr(p, n))
+			best = p;
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	if (!best || size < 13)
+		return -ENOENT;
+	memcpy(ret, best, 12);
+	ret[12] = '\0';
+	return 0;
+}
+
+/* ---- collection ---- */
+
+static void add_missing(struct topology *t, const char *pattern)
+{
+	if (topology_missing(t, pattern) || t->nmissing >= TOPO_MISSING_MAX)
+		return;
+	str_copy(t->missing[t->nmissing++], sizeof(t->missing[0]), pattern);
+}
+
+bool topology_missing(const struct topology *t, const char *pattern)
+{
+	for (size_t i = 0; i < t->nmissing; i++)
+		if (strcmp(t->missing[i], pattern) == 0)
+			return true;
+	return false;
+}
+
+static int read_list(const struct root *r, const char *rel, struct cpuset *ret)
+{
+	char buf[4096];
+	int n = root_read_small(r, rel, buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	return cpuset_parse_list(buf, (size_t)n, ret);
+}
+
+static long read_long(const struct root *r, const char *rel)
+{
+	char buf[32], *end;
+	long v;
+
+	if (root_read_small(r, rel, buf, sizeof(buf)) <= 0)
+		return -1;
+	v = strtol(buf, &end, 10);
+	return *end ? -1 : v;
+}
+
+/* Calls fn for every entry (not . or ..) of the directory rel under r. */
+static int for_each_entry(const struct root *r, const char *rel,
+			  int (*fn)(const char *name, void *ctx), void *ctx)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, ret = 0;
+
+	fd = root_openat(r, rel, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	d = fdopendir(fd);
+	if (!d) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		ret = fn(de->d_name, ctx);
+		if (ret < 0)
+			break;
+	}
+	closedir(d);
+	return ret;
+}
+
+static bool parse_uint(const char *s, uint32_t *ret)
+{
+	unsigned long v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s) || v > 100000000)
+			return false;
+		v = v * 10 + (unsigned long)(*s - '0');
+	}
+	*ret = (uint32_t)v;
+	return true;
+}
+
+struct collect_ctx {
+	const struct root *r;
+	struct topology *t;
+	struct topo_dev *dev; /* msi_irqs: the device being filled */
+	unsigned count;
+	char first[IOT_NAME_MAX];
+};
+
+static int add_irq(const char *name, void *ctx)
+{
+	struct collect_ctx *c = ctx;
+	struct topology *t = c->t;
+	uint32_t irq;
+
+	if (!parse_uint(name, &irq))
+		return 0;
+	if (grow((void **)&t->irqs, &t->irqs_cap, t->nirqs + 1, sizeof(*t->irqs)) < 0)
+		return -ENOMEM;
+	memset(&t->irqs[t->nirqs], 0, sizeof(t->irqs[0]));
+	t->irqs[t->nirqs].irq = irq;
+	t->irqs[t->nirqs].dev = -1;
+	t->irqs[t->nirqs].node = -1;
+	t->nirqs++;
+	return 0;
+}
+
+static int cmp_irq(const void *a, const void *b)
+{
+	const struct topo_irq *x = a, *y = b;
+
+	return x->irq < y->irq ? -1 : x->irq > y->irq;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Driver names whose I/O queue vectors the kernel manages when the debugfs
+ * state is not readable: blk-mq drivers allocating with PCI_IRQ_AFFINITY. */
+static bool likely_managed(const char *actions)
+{
+	const char *q;
+
+	/* nvme: vector 0 (admin, "nvme0q0") is a pre_vector and movable;
+	 * "nvme0q1".. are spread by the kernel (drivers/nvme/host/pci.c) */
+	if (strncmp(actions, "nvme", 4) == 0 && (q = strchr(actions, 'q')) && q[1] &&
+	    !(q[1] == '0' && (q[2] == '\0' || q[2] == ',')))
+		return true;
+	/* virtio-blk request queues ("virtio1-req.0") */
+	return strncmp(actions, "virtio", 6) == 0 && strstr(actions, "-req.");
+}
+
+static void fill_irq(const struct root *r, struct topology *t, struct topo_irq *q)
+{
+	char rel[96], buf[4096];
+	int n;
+
+	snprintf(rel, sizeof(rel), "proc/irq/%u/smp_affinity_list", q->irq);
+	n = root_read_small(r, rel, q->smp_list, sizeof(q->smp_list));
+	q->has_smp = n >= 0 && cpuset_parse_list(q->smp_list, (size_t)n, &q->smp_affinity) == 0;
+	if (!q->has_smp) {
+		q->smp_list[0] = '\0';
+		add_missing(t, "/proc/irq/N/smp_affinity_list");
+	}
+	snprintf(rel, sizeof(rel), "proc/irq/%u/effective_affinity_list", q->irq);
+	q->has_eff = read_list(r, rel, &q->effective) == 0;
+	if (!q->has_eff)
+		add_missing(t, "/proc/irq/N/effective_affinity_list");
+	snprintf(rel, sizeof(rel), "proc/irq/%u/affinity_hint", q->irq);
+	n = root_read_small(r, rel, buf, sizeof(buf));
+	q->has_hint = n >= 0 && cpuset_parse_mask(buf, (size_t)n, &q->hint) == 0;
+	snprintf(rel, sizeof(rel), "proc/irq/%u/node", q->irq);
+	n = root_read_small(r, rel, buf, sizeof(buf));
+	if (n > 0) {
+		q->has_node = true;
+		q->node = (int)strtol(buf, NULL, 10);
+	}
+	/* /sys/kernel/irq/N exists since 4.17; /proc/interrupts has the same
+	 * words and advise falls back to it */
+	snprintf(rel, sizeof(rel), "sys/kernel/irq/%u/actions", q->irq);
+	if (root_read_small(r, rel, q->actions, sizeof(q->actions)) < 0) {
+		q->actions[0] = '\0';
+		add_missing(t, "/sys/kernel/irq/N");
+	}
+	snprintf(rel, sizeof(rel), "sys/kernel/irq/%u/chip_name", q->irq);
+	if (root_read_small(r, rel, q->chip_name, sizeof(q->chip_name)) < 0)
+		q->chip_name[0] = '\0';
+	snprintf(rel, sizeof(rel), "sys/kernel/irq/%u/hwirq", q->irq);
+	if (root_read_small(r, rel, q->hwirq, sizeof(q->hwirq)) < 0)
+		q->hwirq[0] = '\0';
+	snprintf(rel, sizeof(rel), "sys/kernel/debug/irq/irqs/%u", q->irq);
+	n = root_read_small(r, rel, buf, sizeof(buf));
+	if (n >= 0 && topology_parse_debugfs_managed(buf, (size_t)n) == 1) {
+		q->managed = true;
+		snprintf(q->managed_why, sizeof(q->managed_why),
+			 "IRQD_AFFINITY_MANAGED in /sys/kernel/debug/irq/irqs/%u", q->irq);
+	} else if (n < 0 && likely_managed(q->actions)) {
+		q->managed = true;
+		snprintf(q->managed_why, sizeof(q->managed_why),
+			 "%.40s: driver queue vectors are kernel-managed", q->actions);
+	}
+}
+
+static int add_msi(const char *name, void *ctx)
+{
+	struct collect_ctx *c = ctx;
+	struct topo_dev *d = c->dev;
+	uint32_t irq, *n;
+
+	if (!parse_uint(name, &irq))
+		return 0;
+	n = realloc(d->irqs, (d->nirqs + 1) * sizeof(*d->irqs));
+	if (!n)
+		return -ENOMEM;
+	d->irqs = n;
+	d->irqs[d->nirqs++] = irq;
+	return 0;
+}
+
+static int first_name(const char *name, void *ctx)
+{
+	struct collect_ctx *c = ctx;
+
+	/* readdir order is arbitrary: keep the smallest for a stable name */
+	if (c->count == 0 || strcmp(name, c->first) < 0)
+		str_copy(c->first, sizeof(c->first), name);
+	c->count++;
+	return 0;
+}
+
+static int scsi_host(const char *name, void *ctx)
+{
+	if (strncmp(name, "host", 4) != 0 || !isdigit((unsigned char)name[4]))
+		return 0;
+	return first_name(name, ctx);
+}
+
+static bool subdir_name(const struct root *r, const char *rel, int (*fn)(const char *, void *),
+			struct collect_ctx *c)
+{
+	c->count = 0;
+	c->first[0] = '\0';
+	return for_each_entry(r, rel, fn, c) >= 0 && c->count > 0;
+}
+
+static int add_dev(const char *name, void *ctx)
+{
+	struct collect_ctx *c = ctx;
+	struct topology *t = c->t;
+	const struct root *r = c->r;
+	struct topo_dev d = { 0 };
+	char rel[600], link[512];
+	ssize_t n;
+	int e;
+
+	if (!is_pci_addr(name, strlen(name)))
+		return 0;
+	str_copy(d.pci, sizeof(d.pci), name);
+	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/msi_irqs", name);
+	c->dev = &d;
+	e = for_each_entry(r, rel, add_msi, c);
+	if (e == -ENOMEM) {
+		free(d.irqs);
+		return e;
+	}
+	if (d.nirqs == 0) /* legacy INTx devices are matched through actions */
+		return 0;
+	qsort(d.irqs, d.nirqs, sizeof(*d.irqs), cmp_u32);
+	d.numa_node = -1;
+	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/numa_node", name);
+	{
+		char buf[16];
+
+		if (root_read_small(r, rel, buf, sizeof(buf)) > 0) {
+			d.has_numa = true;
+			d.numa_node = (int)strtol(buf, NULL, 10);
+		} else {
+			add_missing(t, "/sys/bus/pci/devices/ADDR/numa_node");
+		}
+	}
+	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/local_cpulist", name);
+	d.has_local = read_list(r, rel, &d.local_cpus) == 0 && !cpuset_empty(&d.local_cpus);
+	if (!d.has_local)
+		add_missing(t, "/sys/bus/pci/devices/ADDR/local_cpulist");
+	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/driver", name);
+	n = readlinkat(r->dirfd, rel, link, sizeof(link) - 1);
+	if (n > 0) {
+		const char *b;
+
+		link[n] = '\0';
+		b = strrchr(link, '/');
+		str_copy(d.driver, sizeof(d.driver), b ? b + 1 : link);
+	}
+	str_copy(d.name, sizeof(d.name), name);
+	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/net", name);
+	if (subdir_name(r, rel, first_name, c)) {
+		d.kind = TOPO_DEV_NET;
+		str_copy(d.name, sizeof(d.name), c->first);
+	} else {
+		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/nvme", name);
+		if (subdir_name(r, rel, first_name, c)) {
+			d.kind = TOPO_DEV_NVME;
+			str_copy(d.name, sizeof(d.name), c->first);
+		} else {
+			snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s", name);
+			if (subdir_name(r, rel, scsi_host, c)) {
+				d.kind = TOPO_DEV_SCSI;
+				str_copy(d.name, sizeof(d.name), c->first);
+			}
+		}
+	}
+	if (grow((void **)&t->devs, &t->devs_cap, t->ndevs + 1, sizeof(*t->devs)) < 0) {
+		free(d.irqs);
+		return -ENOMEM;
+	}
+	t->devs[t->ndevs++] = d;
+	return 0;
+}
+
+static int dev_by_pci(const struct topology *t, const char *pci)
+{
+	for (size_t i = 0; i < t->ndevs; i++)
+		if (strcmp(t->devs[i].pci, pci) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int rx_queue(const char *name, void *ctx)
+{
+	struct collect_ctx *c = ctx;
+
+	if (strncmp(name, "rx-", 3) == 0)
+		c->count++;
+	return 0;
+}
+
+static int add_net(const char *name, void *ctx)
+{
+	struct collect_ctx *c = ctx;
+	struct topology *t = c->t;
+	const struct root *r = c->r;
+	struct topo_net n = { 0 };
+	char rel[600], link[512], pci[16], buf[TOPO_LIST_MAX];
+	ssize_t len;
+	long v;
+
+	str_copy(n.ifname, sizeof(n.ifname), name);
+	n.dev = -1;
+	snprintf(rel, sizeof(rel), "sys/class/net/%s/device", name);
+	len = readlinkat(r->dirfd, rel, link, sizeof(link) - 1);
+	if (len <= 0)
+		return 0; /* lo, bridges, tunnels: no hardware queue to steer */
+	link[len] = '\0';
+	if (topology_pci_from_link(link, pci, sizeof(pci)) == 0)
+		n.dev = dev_by_pci(t, pci);
+	snprintf(rel, sizeof(rel), "sys/class/net/%s/queues", name);
+	c->count = 0;
+	if (for_each_entry(r, rel, rx_queue, c) < 0)
+		add_missing(t, "/sys/class/net/IF/queues");
+	n.rx_queues = c->count;
+	snprintf(rel, sizeof(rel), "sys/class/net/%s/queues/rx-0/rps_cpus", name);
+	len = root_read_small(r, rel, buf, sizeof(buf));
+	if (len >= 0 && cpuset_parse_mask(buf, (size_t)len, &n.rps_cpus) == 0) {
+		n.has_rps = true;
+		str_copy(n.rps_cpus_raw, sizeof(n.rps_cpus_raw), buf);
+	} else {
+		/* CONFIG_RPS off, or a container without /sys/class/net */
+		add_missing(t, "/sys/class/net/IF/queues/rx-0/rps_cpus");
+	}
+	snprintf(rel, sizeof(rel), "sys/class/net/%s/queues/rx-0/rps_flow_cnt", name);
+	v = read_long(r, rel);
+	if (v >= 0) {
+		n.has_flow_cnt = true;
+		n.rps_flow_cnt = (uint64_t)v;
+	}
+	if (grow((void **)&t->nets, &t->nets_cap, t->nnets + 1, sizeof(*t->nets)) < 0)
+		return -ENOMEM;
+	t->nets[t->nnets++] = n;
+	return 0;
+}
+
+static int count_entry(const char *name, void *ctx)
+{
+	struct collect_ctx *c = ctx;
+
+	(void)name;
+	c->count++;
+	return 0;
+}
+
+static int add_block(const char *name, void *ctx)
+{
+	struct collect_ctx *c = ctx;
+	struct topology *t = c->t;
+	const struct root *r = c->r;
+	struct topo_block b = { 0 };
+	char rel[600], buf[128];
+
+	str_copy(b.name, sizeof(b.name), name);
+	b.dev = -1;
+	snprintf(rel, sizeof(rel), "sys/block/%s/queue/scheduler", name);
+	if (root_read_small(r, rel, buf, sizeof(buf)) > 0) {
+		str_copy(b.schedulers, sizeof(b.schedulers), buf);
+		if (topology_parse_scheduler(buf, b.scheduler, sizeof(b.scheduler)) < 0)
+			b.scheduler[0] = '\0';
+	}
+	snprintf(rel, sizeof(rel), "sys/block/%s/queue/nr_requests", name);
+	b.nr_requests = read_long(r, rel);
+	snprintf(rel, sizeof(rel), "sys/block/%s/queue/read_ahead_kb", name);
+	b.read_ahead_kb = read_long(r, rel);
+	snprintf(rel, sizeof(rel), "sys/block/%s/queue/rotational", name);
+	b.rotational = (int)read_long(r, rel);
+	snprintf(rel, sizeof(rel), "sys/block/%s/mq", name);
+	c->count = 0;
+	if (for_each_entry(r, rel, count_entry, c) >= 0)
+		b.nr_hw_queues = c->count;
+	if (grow((void **)&t->blocks, &t->blocks_cap, t->nblocks + 1, sizeof(*t->blocks)) < 0)
+		return -ENOMEM;
+	t->blocks[t->nblocks++] = b;
+	return 0;
+}
+
+/* sys/dev/block/MAJ:MIN links to the device under its controller:
+ * "../../devices/pci0000:00/0000:00:1f.2/ata1/host0/.../block/sda". */
+static int link_block(const char *name, void *ctx)
+{
+	struct collect_ctx *c = ctx;
+	struct topology *t = c->t;
+	char rel[600], link[512], pci[16];
+	const char *b;
+	ssize_t n;
+
+	snprintf(rel, sizeof(rel), "sys/dev/block/%s", name);
+	n = readlinkat(c->r->dirfd, rel, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = '\0';
+	b = strrchr(link, '/');
+	if (!b || topology_pci_from_link(link, pci, sizeof(pci)) < 0)
+		return 0;
+	for (size_t i = 0; i < t->nblocks; i++)
+		if (strcmp(t->blocks[i].name, b + 1) == 0)
+			t->blocks[i].dev = dev_by_pci(t, pci);
+	return 0;
+}
+
+static bool comm_is_irqbalance(const struct root *r, const char *pid)
+{
+	char rel[600], comm[32];
+
+	snprintf(rel, sizeof(rel), "proc/%s/comm", pid);
+	return root_read_small(r, rel, comm, sizeof(comm)) > 0 && strcmp(comm, "irqbalance") == 0;
+}
+
+static int find_irqbalance(const char *name, void *ctx)
+{
+	struct collect_ctx *c = ctx;
+	struct topo_irqbalance *ib = &c->t->irqbalance;
+	uint32_t pid;
+
+	if (ib->running || !parse_uint(name, &pid) || !comm_is_irqbalance(c->r, name))
+		return 0;
+	ib->running = true;
+	ib->pid = (int)pid;
+	return 0;
+}
+
+static void read_whole(const struct root *r, const char *rel, struct topo_irqbalance *ib)
+{
+	char buf[8192];
+	ssize_t n;
+	int fd;
+
+	fd = root_openat(r, rel, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n > 0)
+		topology_parse_irqbalance(buf, (size_t)n, ib);
+}
+
+static void collect_irqbalance(const struct root *r, struct topology *t)
+{
+	static const char *const configs[] = { "etc/default/irqbalance",
+					       "etc/sysconfig/irqbalance" };
+	struct collect_ctx c = { .r = r, .t = t };
+	struct topo_irqbalance *ib = &t->irqbalance;
+
+	t->has_irqbalance = for_each_entry(r, "proc", find_irqbalance, &c) >= 0;
+	if (ib->running) {
+		char rel[600];
+
+		snprintf(rel, sizeof(rel), "proc/%d/cmdline", ib->pid);
+		read_whole(r, rel, ib);
+		snprintf(rel, sizeof(rel), "proc/%d/environ", ib->pid);
+		read_whole(r, rel, ib);
+	}
+	for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+		int fd = root_openat(r, configs[i], O_RDONLY);
+
+		if (fd < 0)
+			continue;
+		close(fd);
+		if (!ib->config[0])
+			snprintf(ib->config, sizeof(ib->config), "/%s", configs[i]);
+		/* the running daemon's environ already holds what systemd read
+		 * from this file; parse it anyway for a stopped daemon */
+		read_whole(r, configs[i], ib);
+	}
+}
+
+static int count_node(const char *name, void *ctx)
+{
+	struct collect_ctx *c = ctx;
+	uint32_t n;
+
+	if (strncmp(name, "node", 4) == 0 && parse_uint(name + 4, &n))
+		c->count++;
+	return 0;
+}
+
+int topology_collect(const struct root *r, struct topology *t)
+{
+	struct collect_ctx c = { .r = r, .t = t };
+	long v;
+	int e;
+
+	memset(t, 0, sizeof(*t));
+	t->rps_sock_flow_entries = -1;
+	t->has_online = read_list(r, "sys/devices/system/cpu/online", &t->online) == 0;
+	if (!t->has_online)
+		add_missing(t, "/sys/devices/system/cpu/online");
+	t->has_isolated = read_list(r, "sys/devices/system/cpu/isolated", &t->isolated) == 0;
+	if (!t->has_isolated)
+		add_missing(t, "/sys/devices/system/cpu/isolated");
+	/* nohz_full exists only with CONFIG_NO_HZ_FULL; its absence means none */
+	t->has_nohz_full = read_list(r, "sys/devices/system/cpu/nohz_full", &t->nohz_full) == 0;
+	if (!t->has_nohz_full)
+		memset(&t->nohz_full, 0, sizeof(t->nohz_full));
+	if (for_each_entry(r, "sys/devices/system/node", count_node, &c) >= 0)
+		t->nr_nodes = (int)c.count;
+
+	e = for_each_entry(r, "proc/irq", add_irq, &c);
+	if (e == -ENOMEM)
+		goto nomem;
+	if (e < 0)
+		add_missing(t, "/proc/irq");
+	qsort(t->irqs, t->nirqs, sizeof(*t->irqs), cmp_irq);
+	for (size_t i = 0; i < t->nirqs; i++)
+		fill_irq(r, t, &t->irqs[i]);
+
+	e = for_each_entry(r, "sys/bus/pci/devices", add_dev, &c);
+	if (e == -ENOMEM)
+		goto nomem;
+	if (e < 0)
+		add_missing(t, "/sys/bus/pci/devices");
+	for (size_t d = 0; d < t->ndevs; d++)
+		for (size_t k = 0; k < t->devs[d].nirqs; k++)
+			for (size_t i = 0; i < t->nirqs; i++)
+				if (t->irqs[i].irq == t->devs[d].irqs[k])
+					t->irqs[i].dev = (int)d;
+
+	e = for_each_entry(r, "sys/class/net", add_net, &c);
+	if (e == -ENOMEM)
+		goto nomem;
+	v = read_long(r, "proc/sys/net/core/rps_sock_flow_entries");
+	t->rps_sock_flow_entries = v;
+
+	e = for_each_entry(r, "sys/block", add_block, &c);
+	if (e == -ENOMEM)
+		goto nomem;
+	if (for_each_entry(r, "sys/dev/block", link_block, &c) < 0 && t->nblocks)
+		add_missing(t, "/sys/dev/block");
+
+	collect_irqbalance(r, t);
+	return 0;
+nomem:
+	topology_free(t);
+	return -ENOMEM;
+}
+
+void topology_free(struct topology *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->ndevs; i++)
+		free(t->devs[i].irqs);
+	free(t->irqs);
+	free(t->devs);
+	free(t->nets);
+	free(t->blocks);
+	memset(t, 0, sizeof(*t));
+	t->rps_sock_flow_entries = -1;
+}
+
+const struct topo_irq *topology_irq(const struct topology *t, uint32_t irq)
+{
+	size_t lo = 0, hi = t->nirqs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->irqs[mid].irq == irq)
+			return &t->irqs[mid];
+		if (t->irqs[mid].irq < irq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const struct topo_block *topology_block(const struct topology *t, const char *name)
+{
+	for (size_t i = 0; i < t->nblocks; i++)
+		if (strcmp(t->blocks[i].name, name) == 0)
+			return &t->blocks[i];
+	return NULL;
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * topology: what the advisor needs to know about where interrupts can go —
+ * IRQ affinities, the PCI device behind each IRQ and its NUMA node, NIC RPS
+ * settings, block queue settings, online/isolated CPUs, irqbalance. Collected
+ * under --root once per advice; no rates, no judgement. Files the kernel
+ * does not offer are listed in `missing`, never guessed.
+ */
+#ifndef IOTRIAGE_TOPOLOGY_H
+#define IOTRIAGE_TOPOLOGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iotriage/types.h"
+#include "root.h"
+
+#define CPUSET_MAX    1024 /* CPUs; NR_CPUS of distribution kernels is 8192 but few hosts pass 1024 */
+#define CPUSET_WORDS  (CPUSET_MAX / 64)
+#define TOPO_LIST_MAX 192 /* "0-3,8,10-11": a cpulist as the kernel prints it */
+
+struct cpuset {
+	uint64_t w[CPUSET_WORDS];
+};
+
+static inline void cpuset_set(struct cpuset *s, unsigned cpu)
+{
+	if (cpu < CPUSET_MAX)
+		s->w[cpu / 64] |= UINT64_C(1) << (cpu % 64);
+}
+
+static inline bool cpuset_has(const struct cpuset *s, unsigned cpu)
+{
+	return cpu < CPUSET_MAX && (s->w[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+unsigned cpuset_count(const struct cpuset *s);
+bool cpuset_empty(const struct cpuset *s);
+bool cpuset_equal(const struct cpuset *a, const struct cpuset *b);
+/* a ⊆ b */
+bool cpuset_subset(const struct cpuset *a, const struct cpuset *b);
+void cpuset_and(struct cpuset *dst, const struct cpuset *a, const struct cpuset *b);
+void cpuset_andnot(struct cpuset *dst, const struct cpuset *a, const struct cpuset *b);
+/* Lowest CPU >= from in s, or -1. */
+int cpuset_next(const struct cpuset *s, unsigned from);
+
+/* "0-3,8" (cpulist, as smp_affinity_list, online, local_cpulist); "" is the
+ * empty set. Returns 0 or -EINVAL (bad syntax, range reversed, CPU >= CPUSET_MAX). */
+int cpuset_parse_list(const char *buf, size_t len, struct cpuset *ret);
+/* "00000000,0000ff0f" (cpumask, as smp_affinity, affinity_hint, rps_cpus,
+ * IRQBALANCE_BANNED_CPUS): 32-bit hex groups, most significant first. */
+int cpuset_parse_mask(const char *buf, size_t len, struct cpuset *ret);
+/* Kernel forms of s; "" for the empty list. Returns the length or -ENOSPC. */
+int cpuset_format_list(const struct cpuset *s, char *buf, size_t size);
+int cpuset_format_mask(const struct cpuset *s, char *buf, size_t size);
+
+enum topo_dev_kind {
+	TOPO_DEV_OTHER,
+	TOPO_DEV_NET,
+	TOPO_DEV_NVME,
+	TOPO_DEV_SCSI,
+};
+
+/* One IRQ of /proc/irq/N. Absent files leave has_* false. */
+struct topo_irq {
+	uint32_t irq;
+	bool has_smp, has_eff, has_hint, has_node;
+	struct cpuset smp_affinity;   /* smp_affinity_list */
+	char smp_list[TOPO_LIST_MAX]; /* as read: the undo value */
+	struct cpuset effective;      /* effective_affinity_list */
+	struct cpuset hint;	      /* affinity_hint (a mask; empty when unset) */
+	int node;		      /* /proc/irq/N/node, -1 none */
+	char actions[96];	      /* /sys/kernel/irq/N/actions: "nvme0q1", "eth0" */
+	char chip_name[32];	      /* "PCI-MSI", "IR-PCI-MSIX-0000:03:00.0" */
+	char hwirq[32];
+	bool managed;	      /* kernel-managed affinity: writes get EIO */
+	char managed_why[96]; /* how we know (see doc/advise.md) */
+	int dev;	      /* index in topology.devs, -1 when unknown */
+};
+
+/* One PCI function with MSI/MSI-X vectors (sys/bus/pci/devices/ADDR). */
+struct topo_dev {
+	char pci[16]; /* "0000:03:00.0" */
+	char driver[32];
+	enum topo_dev_kind kind;
+	char name[IOT_NAME_MAX]; /* eth0, nvme0, host0, else the PCI address */
+	int numa_node;		 /* -1: none or unknown (has_numa says which) */
+	bool has_numa;
+	bool has_local;
+	struct cpuset local_cpus;
+	uint32_t *irqs; /* msi_irqs/, ascending */
+	size_t nirqs;
+};
+
+/* One network interface and its first receive queue's RPS settings. */
+struct topo_net {
+	char ifname[IOT_NAME_MAX];
+	int dev; /* topology.devs index, -1 when not a PCI function with MSI */
+	unsigned rx_queues;
+	bool has_rps;
+	struct cpuset rps_cpus; /* queues/rx-0/rps_cpus */
+	char rps_cpus_raw[TOPO_LIST_MAX];
+	bool has_flow_cnt;
+	uint64_t rps_flow_cnt; /* queues/rx-0/rps_flow_cnt */
+};
+
+/* One whole block device's queue settings. */
+struct topo_block {
+	char name[IOT_NAME_MAX];
+	int dev;	       /* topology.devs index of the controller, -1 unknown */
+	char scheduler[32];    /* the bracketed one of queue/scheduler, "" unknown */
+	char schedulers[96];   /* every one offered */
+	long nr_requests;      /* -1 unknown */
+	long read_ahead_kb;    /* -1 unknown */
+	int rotational;	       /* 1, 0, -1 unknown */
+	unsigned nr_hw_queues; /* entries of mq/, 0 unknown or single-queue path */
+};
+
+struct topo_irqbalance {
+	bool running;
+	int pid;
+	struct cpuset banned_cpus; /* IRQBALANCE_BANNED_CPUS / _CPULIST */
+	uint32_t banned_irqs[64];  /* --banirq=N */
+	size_t nbanned_irqs;
+	char config[64]; /* "/etc/default/irqbalance" when one exists, "" else */
+};
+
+#define TOPO_MISSING_MAX 24
+
+struct topology {
+	bool has_online, has_isolated, has_nohz_full;
+	struct cpuset online, isolated, nohz_full;
+	int nr_nodes;	       /* 0 unknown */
+	struct topo_irq *irqs; /* ascending irq */
+	size_t nirqs, irqs_cap;
+	struct topo_dev *devs;
+	size_t ndevs, devs_cap;
+	struct topo_net *nets;
+	size_t nnets, nets_cap;
+	struct topo_block *blocks;
+	size_t nblocks, blocks_cap;
+	bool has_irqbalance; /* /proc was scanned for it */
+	struct topo_irqbalance irqbalance;
+	long rps_sock_flow_entries; /* -1 unknown */
+	/* What the kernel did not offer, as patterns ("/proc/irq/N/effective_affinity_list"),
+	 * each once; the advice that needed them is lowered, not guessed. */
+	char missing[TOPO_MISSING_MAX][96];
+	size_t nmissing;
+};
+
+/*
+ * Reads the whole topology under r into *t (t zeroed or freed first). Only
+ * allocation failure is an error (-ENOMEM); every missing file or directory
+ * is recorded in t->missing and the rest still read.
+ */
+int topology_collect(const struct root *r, struct topology *t);
+void topology_free(struct topology *t);
+
+/* Lookups; NULL when absent. */
+const struct topo_irq *topology_irq(const struct topology *t, uint32_t irq);
+const struct topo_block *topology_block(const struct topology *t, const char *name);
+bool topology_missing(const struct topology *t, const char *pattern);
+
+/* Pure helpers shared with the tests and the fuzzer. */
+
+/* Managed-IRQ verdict from the debugfs state file text (/sys/kernel/debug/irq/irqs/N):
+ * 1 managed, 0 not, -ENOENT when the text carries no flags line. */
+int topology_parse_debugfs_managed(const char *buf, size_t len);
+/* The scheduler in brackets of queue/scheduler ("mq-deadline kyber [none]"). */
+int topology_parse_scheduler(const char *buf, char *ret, size_t size);
+/* irqbalance's configuration from NUL- or newline-separated text (its
+ * cmdline, environ or /etc/default/irqbalance): banned CPUs and --banirq. */
+void topology_parse_irqbalance(const char *buf, size_t len, struct topo_irqbalance *ib);
+/* The last PCI address ("0000:03:00.0") in a sysfs link target, or -ENOENT. */
+int topology_pci_from_link(const char *link, char *ret, size_t size);
+
+#endif
