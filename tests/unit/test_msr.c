@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* msr.c: recorded register files at 8 x address, truncation, bad file types. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "msr.h"
+
+struct tree {
+	char dir[64];
+	struct root root;
+};
+
+static void put_reg(int fd, uint32_t addr, uint64_t v)
+{
+	unsigned char b[8];
+
+	for (int i = 0; i < 8; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+	assert_int_equal(pwrite(fd, b, 8, (off_t)addr * 8), 8);
+}
+
+static int tree_setup(void **state)
+{
+	struct tree *t = calloc(1, sizeof(*t));
+	char path[128];
+	int fd;
+
+	assert_non_null(t);
+	snprintf(t->dir, sizeof(t->dir), "/tmp/iotriage-msr-XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(path, sizeof(path), "%s/dev", t->dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/dev/cpu", t->dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int cpu = 0; cpu < 3; cpu++) {
+		snprintf(path, sizeof(path), "%s/dev/cpu/%d", t->dir, cpu);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	snprintf(path, sizeof(path), "%s/dev/cpu/0/msr", t->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	/* MPERF and APERF are adjacent: at offset = address they would overlap */
+	put_reg(fd, MSR_IA32_MPERF, 0x1122334455667788ULL);
+	put_reg(fd, MSR_IA32_APERF, 0x8877665544332211ULL);
+	put_reg(fd, MSR_IA32_TSC, 12345678901ULL);
+	put_reg(fd, MSR_PKG_ENERGY_STATUS, 0xfffffff0ULL);
+	close(fd);
+	/* cpu1: the file ends in the middle of MPERF */
+	snprintf(path, sizeof(path), "%s/dev/cpu/1/msr", t->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	put_reg(fd, MSR_IA32_TSC, 7);
+	assert_int_equal(ftruncate(fd, MSR_IA32_MPERF * 8 + 4), 0);
+	close(fd);
+	/* cpu2: msr is a directory */
+	snprintf(path, sizeof(path), "%s/dev/cpu/2/msr", t->dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(root_open(t->dir, &t->root), 0);
+	*state = t;
+	return 0;
+}
+
+static int tree_teardown(void **state)
+{
+	struct tree *t = *state;
+	char cmd[128];
+
+	root_close(&t->root);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+	if (system(cmd) != 0)
+		return -1;
+	free(t);
+	return 0;
+}
+
+static void test_file_offsets(void **state)
+{
+	struct tree *t = *state;
+	struct msr_dev d;
+	uint64_t v = 0;
+
+	assert_int_equal(msr_open(&t->root, 0, &d), 0);
+	assert_true(d.is_file);
+	assert_int_equal(msr_read(&d, MSR_IA32_MPERF, &v), 0);
+	assert_true(v == 0x1122334455667788ULL);
+	assert_int_equal(msr_read(&d, MSR_IA32_APERF, &v), 0);
+	assert_true(v == 0x8877665544332211ULL);
+	assert_int_equal(msr_read(&d, MSR_IA32_TSC, &v), 0);
+	assert_true(v == 12345678901ULL);
+	assert_int_equal(msr_read(&d, MSR_PKG_ENERGY_STATUS, &v), 0);
+	assert_true(v == 0xfffffff0ULL);
+	/* a hole inside the file is a register that reads as zero */
+	assert_int_equal(msr_read(&d, MSR_SMI_COUNT, &v), 0);
+	assert_true(v == 0);
+	/* past the end: truncated, and the out-parameter is untouched */
+	v = 42;
+	assert_int_equal(msr_read(&d, MSR_AMD_PKG_ENERGY_STATUS, &v), -ENODATA);
+	assert_true(v == 42);
+	msr_close(&d);
+	assert_int_equal(d.fd, -1);
+	msr_close(&d); /* twice is harmless */
+	assert_int_equal(msr_read(&d, MSR_IA32_TSC, &v), -EBADF);
+}
+
+static void test_bad_files(void **state)
+{
+	struct tree *t = *state;
+	struct msr_dev d = { .fd = -1 };
+	uint64_t v = 42;
+
+	assert_int_equal(msr_open(&t->root, 1, &d), 0);
+	assert_int_equal(msr_read(&d, MSR_IA32_TSC, &v), 0);
+	assert_true(v == 7);
+	v = 42;
+	assert_int_equal(msr_read(&d, MSR_IA32_MPERF, &v), -ENODATA);
+	assert_true(v == 42);
+	msr_close(&d);
+	assert_int_equal(msr_open(&t->root, 2, &d), -EINVAL);
+	assert_int_equal(msr_open(&t->root, 3, &d), -ENOENT);
+	assert_int_equal(msr_open(&t->root, -1, &d), -EINVAL);
+	assert_non_null(strstr(msr_strerror(-EACCES), "CAP_SYS_RAWIO"));
+	assert_non_null(strstr(msr_strerror(-ENOENT), "VM"));
+	assert_non_null(strstr(msr_strerror(-ENODATA), "truncated"));
+}
+
+static void test_offset_rule(void **state)
+{
+	(void)state;
+	/* the character device: offset = address; a file: 8 x address */
+	assert_true(msr_offset(false, MSR_IA32_APERF) == 0xe8);
+	assert_true(msr_offset(true, MSR_IA32_APERF) == 0xe8 * 8);
+	/* AMD addresses above 2^31 must not wrap through a 32-bit multiply */
+	assert_true(msr_offset(true, MSR_AMD_PKG_ENERGY_STATUS) == 0xc001029bULL * 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_file_offsets, tree_setup, tree_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_files, tree_setup, tree_teardown),
+		cmocka_unit_test(test_offset_rule),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
