@@ -16,6 +16,8 @@ int diskstats_parse(const char *buf, size_t len, struct disk_table *t, struct pa
 	struct cursor c;
 
 	t->n = 0;
+	if (parse_check_complete(buf, len, err) < 0)
+		return -EBADMSG;
 	cursor_init(&c, buf, len);
 	while (!cursor_eof(&c)) {
 		struct disk_raw *d;

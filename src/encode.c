@@ -118,7 +118,7 @@ static void encode_cpu(struct strbuf *sb, const struct cpu_metrics *c, bool with
 		sb_putc(sb, '}');
 		return;
 	}
-	sb_putc(sb, ',');
+	sb_puts(sb, ",\"valid\":true,");
 	kv_num(sb, "usr", c->usr);
 	kv_num(sb, "nice", c->nice);
 	kv_num(sb, "sys", c->sys);

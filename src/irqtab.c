@@ -123,6 +123,9 @@ int irqtab_parse(const char *buf, size_t len, bool softirqs, struct irq_table *t
 
 	t->n = 0;
 	t->ncpu = 0;
+	r = parse_check_complete(buf, len, err);
+	if (r < 0)
+		return r;
 	cursor_init(&c, buf, len);
 	while (!cursor_eof(&c) && scan_at_eol(&c))
 		scan_next_line(&c);

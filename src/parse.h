@@ -32,6 +32,9 @@ int uptime_parse(const char *buf, size_t len, struct uptime_raw *ret, struct par
 /* Records a parse failure (err may be NULL) and returns -EBADMSG. */
 int parse_fail(struct parse_error *err, unsigned line, const char *what);
 
+/* -EBADMSG unless buf is empty or ends with a newline, as every /proc file does. */
+int parse_check_complete(const char *buf, size_t len, struct parse_error *err);
+
 void disk_table_free(struct disk_table *t);
 void stat_raw_free(struct stat_raw *t);
 void irq_table_free(struct irq_table *t);

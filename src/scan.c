@@ -111,3 +111,16 @@ int parse_fail(struct parse_error *err, unsigned line, const char *what)
 	}
 	return -EBADMSG;
 }
+
+int parse_check_complete(const char *buf, size_t len, struct parse_error *err)
+{
+	unsigned lines = 1;
+
+	/* the kernel ends every /proc line with '\n': a file that does not was
+	 * cut short (a copy interrupted, a short write into a recorded tree) */
+	if (len == 0 || buf[len - 1] == '\n')
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		lines += buf[i] == '\n';
+	return parse_fail(err, lines, "truncated: last line has no newline");
+}

@@ -50,6 +50,9 @@ int stat_parse(const char *buf, size_t len, struct stat_raw *t, struct parse_err
 	t->intr_total = t->softirq_total = t->ctxt = 0;
 	t->procs_running = t->procs_blocked = 0;
 	memset(&t->all, 0, sizeof(t->all));
+	r = parse_check_complete(buf, len, err);
+	if (r < 0)
+		return r;
 	cursor_init(&c, buf, len);
 	while (!cursor_eof(&c)) {
 		const char *tok;

@@ -53,6 +53,9 @@ int uptime_parse(const char *buf, size_t len, struct uptime_raw *ret, struct par
 	struct cursor c;
 	int r;
 
+	r = parse_check_complete(buf, len, err);
+	if (r < 0)
+		return r;
 	cursor_init(&c, buf, len);
 	r = parse_cs(&c, &u.uptime_cs, err);
 	if (r < 0)
