@@ -1,0 +1,1081 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The advisor: findings (hot CPU, saturated/slow disk, md/dm member
+ * imbalance, frozen counters) and the suggestions that answer them (spread a
+ * device's queue IRQs, RPS for a single-queue NIC, queue settings with
+ * evidence). Pure: reads only its arguments. doc/advise.md is its reference.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advise.h"
+#include "grow.h"
+#include "parse.h"
+
+static void str_copy(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Appends to a fixed text buffer; truncates quietly (the text is a message). */
+static void __attribute__((format(printf, 3, 4))) cat(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strnlen(buf, size);
+	va_list ap;
+
+	if (len + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+/* snprintf into a fixed label; clipping a long device name is acceptable. */
+static void __attribute__((format(printf, 3, 4))) fmt(char *buf, size_t size, const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	vsnprintf(buf, size, f, ap);
+	va_end(ap);
+}
+
+const char *advise_severity_name(enum advise_severity s)
+{
+	switch (s) {
+	case ADV_INFO:
+		return "info";
+	case ADV_WARNING:
+		return "warning";
+	case ADV_CRITICAL:
+		return "critical";
+	}
+	return "?";
+}
+
+const char *advise_kind_name(enum finding_kind k)
+{
+	static const char *const names[] = {
+		[FIND_HOT_CPU] = "hot_cpu",	    [FIND_DISK_SATURATED] = "disk_saturated",
+		[FIND_DISK_SLOW] = "disk_slow",	    [FIND_MEMBER_IMBALANCE] = "member_imbalance",
+		[FIND_IOSTATS_OFF] = "iostats_off", [FIND_MANAGED_IRQS] = "managed_irqs",
+		[FIND_IRQBALANCE] = "irqbalance",   [FIND_TOPOLOGY_MISSING] = "topology_missing",
+	};
+
+	return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
+}
+
+static struct finding *add_finding(struct advice *a, enum finding_kind kind,
+				   enum advise_severity sev, const char *subject)
+{
+	struct finding *f;
+
+	if (grow((void **)&a->findings, &a->findings_cap, a->nfindings + 1, sizeof(*f)) < 0)
+		return NULL;
+	f = &a->findings[a->nfindings++];
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->severity = sev;
+	str_copy(f->subject, sizeof(f->subject), subject);
+	snprintf(f->id, sizeof(f->id), "%s-%s", advise_kind_name(kind), subject);
+	for (char *p = f->id; *p; p++)
+		if (*p == '_')
+			*p = '-';
+	return f;
+}
+
+static struct suggestion *add_suggestion(struct advice *a, const char *id, enum advise_severity sev,
+					 const char *finding)
+{
+	struct suggestion *s;
+
+	if (grow((void **)&a->suggestions, &a->suggestions_cap, a->nsuggestions + 1, sizeof(*s)) <
+	    0)
+		return NULL;
+	s = &a->suggestions[a->nsuggestions++];
+	memset(s, 0, sizeof(*s));
+	str_copy(s->id, sizeof(s->id), id);
+	s->severity = sev;
+	str_copy(s->finding, sizeof(s->finding), finding);
+	return s;
+}
+
+static struct advise_action *add_action(struct suggestion *s, const char *path, const char *value,
+					const char *undo)
+{
+	struct advise_action *n;
+
+	n = realloc(s->actions, (s->nactions + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	s->actions = n;
+	n = &s->actions[s->nactions++];
+	memset(n, 0, sizeof(*n));
+	str_copy(n->path, sizeof(n->path), path);
+	str_copy(n->value, sizeof(n->value), value);
+	str_copy(n->undo, sizeof(n->undo), undo);
+	return n;
+}
+
+void advice_free(struct advice *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nsuggestions; i++)
+		free(a->suggestions[i].actions);
+	free(a->findings);
+	free(a->suggestions);
+	memset(a, 0, sizeof(*a));
+}
+
+const struct suggestion *advice_suggestion(const struct advice *a, const char *id)
+{
+	for (size_t i = 0; i < a->nsuggestions; i++)
+		if (strcmp(a->suggestions[i].id, id) == 0)
+			return &a->suggestions[i];
+	return NULL;
+}
+
+const struct finding *advice_finding(const struct advice *a, const char *id)
+{
+	for (size_t i = 0; i < a->nfindings; i++)
+		if (strcmp(a->findings[i].id, id) == 0)
+			return &a->findings[i];
+	return NULL;
+}
+
+void advise_command(const struct advise_action *a, bool undo, struct strbuf *sb)
+{
+	const char *v = undo ? a->undo : a->value;
+
+	/* an empty cpulist cannot be written back: the kernel rejects it; a
+	 * recorded empty value is only possible for masks, printed as 0 */
+	sb_printf(sb, "echo %s > /%s", *v ? v : "0", a->path);
+}
+
+void advise_commands(const struct suggestion *s, bool undo, struct strbuf *sb)
+{
+	for (size_t i = 0; i < s->nactions; i++) {
+		size_t k = undo ? s->nactions - 1 - i : i;
+
+		advise_command(&s->actions[k], undo, sb);
+		sb_putc(sb, '\n');
+	}
+}
+
+/* ---- statistics ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of sorted[0..n) with one instance of `self` removed. */
+static double median_without(const double *sorted, size_t n, double self)
+{
+	size_t pos = 0, k = n - 1, i1, i2;
+
+	while (pos < n && sorted[pos] != self)
+		pos++;
+	if (k == 0)
+		return 0;
+	i1 = (k - 1) / 2;
+	i2 = k / 2;
+	i1 = i1 < pos ? i1 : i1 + 1;
+	i2 = i2 < pos ? i2 : i2 + 1;
+	return (sorted[i1] + sorted[i2]) / 2;
+}
+
+static double median(double *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return (v[(n - 1) / 2] + v[n / 2]) / 2;
+}
+
+/* ---- CPUs and interrupts ---- */
+
+struct ctx {
+	const struct snapshot *cur;
+	const struct metrics *m;
+	const struct topology *t;
+	struct advice *a;
+	bool irq_suggested;
+	bool need_irqbalance_finding;
+};
+
+static int rate_col(const struct rate_table *rt, int cpu)
+{
+	for (size_t k = 0; k < rt->ncpu; k++)
+		if (rt->cpu_ids[k] == cpu)
+			return (int)k;
+	return -1;
+}
+
+static const struct irq_row *rate_irq_row(const struct ctx *c, const struct rate_row *rr)
+{
+	if (rr->cur_index >= c->cur->irqs.n)
+		return NULL;
+	return &c->cur->irqs.rows[rr->cur_index];
+}
+
+static const char *irq_actions(const struct ctx *c, const struct irq_row *row,
+			       const struct topo_irq *ti)
+{
+	if (ti && ti->actions[0])
+		return ti->actions;
+	return row ? row->actions : "";
+}
+
+/* Grouping key of an IRQ: its PCI device, else its action name without the
+ * trailing queue number ("mpt2sas0-msix12" -> "mpt2sas0-msix"). */
+static void irq_group_key(const struct ctx *c, const struct topo_irq *ti, const char *actions,
+			  char *buf, size_t size)
+{
+	size_t n;
+
+	if (ti && ti->dev >= 0) {
+		snprintf(buf, size, "dev:%s", c->t->devs[ti->dev].pci);
+		return;
+	}
+	snprintf(buf, size, "act:%s", actions);
+	n = strlen(buf);
+	while (n > 4 && buf[n - 1] >= '0' && buf[n - 1] <= '9')
+		buf[--n] = '\0';
+}
+
+struct hot_group {
+	char key[IOT_NAME_MAX + 8];
+	int dev;
+	char label[IOT_NAME_MAX];
+	double rate; /* on the hot CPU */
+	unsigned nirqs;
+};
+
+static bool irq_banned(const struct topology *t, uint32_t irq)
+{
+	for (size_t i = 0; i < t->irqbalance.nbanned_irqs; i++)
+		if (t->irqbalance.banned_irqs[i] == irq)
+			return true;
+	return false;
+}
+
+/* Where IRQs and packet steering may go: online, not isolated, not nohz_full,
+ * not banned from irqbalance (the operator reserved them). */
+static void usable_cpus(const struct topology *t, struct cpuset *ret)
+{
+	struct cpuset s = t->online;
+
+	cpuset_andnot(&s, &s, &t->isolated);
+	cpuset_andnot(&s, &s, &t->nohz_full);
+	cpuset_andnot(&s, &s, &t->irqbalance.banned_cpus);
+	*ret = s;
+}
+
+/* Target CPUs for a device: usable CPUs of its NUMA node (local_cpulist);
+ * all usable CPUs when the node has fewer than two or is unknown. */
+static void device_cpus(const struct topology *t, int dev, struct cpuset *ret, char *note,
+			size_t note_size)
+{
+	struct cpuset all, local;
+
+	usable_cpus(t, &all);
+	if (dev >= 0 && t->devs[dev].has_local) {
+		cpuset_and(&local, &all, &t->devs[dev].local_cpus);
+		if (cpuset_count(&local) >= 2) {
+			*ret = local;
+			return;
+		}
+		cat(note, note_size,
+		    "NUMA node %d of %s has fewer than 2 usable CPUs: spreading over all usable "
+		    "CPUs (cross-node). ",
+		    t->devs[dev].numa_node, t->devs[dev].name);
+	}
+	*ret = all;
+}
+
+static void irqbalance_note(const struct topology *t, const uint32_t *irqs, size_t n, char *buf,
+			    size_t size)
+{
+	bool any = false;
+
+	if (!t->irqbalance.running)
+		return;
+	cat(buf, size, "irqbalance (pid %d) is running and rewrites IRQ affinity every 10 s: ",
+	    t->irqbalance.pid);
+	cat(buf, size, "add IRQBALANCE_ARGS=\"");
+	for (size_t i = 0; i < n; i++) {
+		if (irq_banned(t, irqs[i]))
+			continue;
+		cat(buf, size, "%s--banirq=%u", any ? " " : "", irqs[i]);
+		any = true;
+	}
+	cat(buf, size,
+	    "\" to %s and run `systemctl restart irqbalance`, or stop it with "
+	    "`systemctl stop irqbalance`. ",
+	    t->irqbalance.config[0] ? t->irqbalance.config : "/etc/default/irqbalance");
+}
+
+static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, double cpu_intr,
+			  double cpu_load, const struct hot_group *g, char *why, size_t why_size)
+{
+	const struct topology *t = c->t;
+	struct cpuset targets;
+	uint32_t moved[128], managed[128];
+	size_t nmoved = 0, nmanaged = 0, nmissing = 0, nmembers = 0;
+	char note[2 * ADV_TEXT_MAX] = "", id[ADV_ID_MAX], buf[64], managed_why[96] = "";
+	struct suggestion *s;
+	int next;
+
+	if (!t->has_online) {
+		cat(why, why_size,
+		    "no suggestion for %s: /sys/devices/system/cpu/online is missing, so offline "
+		    "CPUs cannot be excluded. ",
+		    g->label);
+		return 0;
+	}
+	device_cpus(t, g->dev, &targets, note, sizeof(note));
+	if (cpuset_count(&targets) < 2) {
+		cat(why, why_size, "no suggestion for %s: fewer than 2 usable CPUs. ", g->label);
+		return 0;
+	}
+	fmt(id, sizeof(id), "irq-spread-%s", g->label);
+	s = add_suggestion(c->a, id, hot->severity, hot->id);
+	if (!s)
+		return -ENOMEM;
+	next = cpuset_next(&targets, 0);
+	for (size_t i = 0; i < t->nirqs; i++) {
+		const struct topo_irq *ti = &t->irqs[i];
+		struct cpuset want = { 0 }, hint;
+		char key[IOT_NAME_MAX + 8], path[64];
+		int target;
+
+		irq_group_key(c, ti, ti->actions, key, sizeof(key));
+		if (strcmp(key, g->key) != 0)
+			continue;
+		nmembers++;
+		if (ti->managed) {
+			if (nmanaged < 128)
+				managed[nmanaged] = ti->irq;
+			if (!nmanaged)
+				str_copy(managed_why, sizeof(managed_why), ti->managed_why);
+			nmanaged++;
+			continue;
+		}
+		if (!ti->has_smp) {
+			nmissing++;
+			continue;
+		}
+		cpuset_and(&hint, &ti->hint, &targets);
+		if (ti->has_hint && !cpuset_empty(&hint)) {
+			target = cpuset_next(&hint, 0); /* the driver's choice wins */
+		} else {
+			target = next;
+			next = cpuset_next(&targets, (unsigned)next + 1);
+			if (next < 0)
+				next = cpuset_next(&targets, 0);
+		}
+		cpuset_set(&want, (unsigned)target);
+		if (cpuset_equal(&want, &ti->smp_affinity))
+			continue;
+		snprintf(path, sizeof(path), "proc/irq/%u/smp_affinity_list", ti->irq);
+		snprintf(buf, sizeof(buf), "%d", target);
+		{
+			struct advise_action *ac = add_action(s, path, buf, ti->smp_list);
+
+			if (!ac)
+				return -ENOMEM;
+			ac->is_irq = true;
+			ac->irq = ti->irq;
+		}
+		if (nmoved < 128)
+			moved[nmoved++] = ti->irq;
+	}
+	if (nmanaged) {
+		cat(note, sizeof(note), "left alone (kernel-managed): IRQ");
+		for (size_t i = 0; i < nmanaged && i < 128; i++)
+			cat(note, sizeof(note), " %u", managed[i]);
+		cat(note, sizeof(note), ". ");
+	}
+	if (nmissing)
+		cat(note, sizeof(note),
+		    "%zu IRQs without /proc/irq/N/smp_affinity_list left alone. ", nmissing);
+	if (s->nactions < 2 || nmembers < 2) {
+		/* nothing to spread: a single vector, or all managed / unreadable */
+		free(s->actions);
+		c->a->nsuggestions--;
+		if (nmanaged) {
+			struct finding *f =
+			    add_finding(c->a, FIND_MANAGED_IRQS, ADV_INFO, g->label);
+
+			if (!f)
+				return -ENOMEM;
+			snprintf(f->reason, sizeof(f->reason),
+				 "%s: %zu of its IRQs load cpu%d but are kernel-managed: their "
+				 "affinity cannot be changed (writes fail with EIO)",
+				 g->label, nmanaged, cpu);
+			snprintf(
+			    f->detail, sizeof(f->detail),
+			    "Known from %s. Managed IRQs follow blk-mq's CPU-to-queue map: a "
+			    "queue's "
+			    "interrupt fires on the CPUs that submit to it. Look at which "
+			    "processes submit IO on cpu%d (ps -eo pid,psr,comm), spread them, or "
+			    "boot with isolcpus=managed_irq,CPUS to keep managed IRQs off "
+			    "isolated CPUs.",
+			    managed_why, cpu);
+		} else {
+			cat(why, why_size, "no suggestion for %s: nothing to move. ", g->label);
+		}
+		return 0;
+	}
+	{
+		double share = cpu_intr > 0 ? g->rate / cpu_intr : 0;
+		unsigned k = cpuset_count(&targets),
+			 movable = (unsigned)(nmembers - nmanaged - nmissing);
+		unsigned spread = k < movable ? k : movable;
+		char list[TOPO_LIST_MAX];
+
+		cpuset_format_list(&targets, list, sizeof(list));
+		snprintf(s->reason, sizeof(s->reason),
+			 "%u IRQs of %s put %.0f interrupts/s (%.1f%% of %.0f/s) on cpu%d "
+			 "(%%irq+%%soft %.1f%%); spread them one per CPU over %s",
+			 g->nirqs, g->label, g->rate, share * 100, cpu_intr, cpu, cpu_load, list);
+		snprintf(s->effect, sizeof(s->effect),
+			 "about %.0f interrupts/s per CPU on %u CPUs instead of %.0f/s on cpu%d; "
+			 "%%irq+%%soft of cpu%d should fall from %.1f%% toward %.1f%%",
+			 g->rate / spread, spread, g->rate, cpu, cpu, cpu_load,
+			 cpu_load * (1 - share) + cpu_load * share / spread);
+	}
+	irqbalance_note(t, moved, nmoved, note, sizeof(note));
+	if (t->irqbalance.running)
+		c->need_irqbalance_finding = true;
+	cat(note, sizeof(note), "IRQ affinity does not survive a reboot or a driver reload.");
+	str_copy(s->notes, sizeof(s->notes), note);
+	c->irq_suggested = true;
+	return 0;
+}
+
+static int suggest_rps(struct ctx *c, const struct finding *hot, int cpu, double netrx_share,
+		       char *why, size_t why_size)
+{
+	const struct topology *t = c->t;
+	const struct rate_table *rt = &c->m->irq;
+	int col = rate_col(rt, cpu);
+
+	for (size_t i = 0; i < t->nnets; i++) {
+		const struct topo_net *n = &t->nets[i];
+		struct cpuset targets;
+		char note[2 * ADV_TEXT_MAX] = "", id[ADV_ID_MAX], path[160], mask[TOPO_LIST_MAX];
+		char list[TOPO_LIST_MAX];
+		struct suggestion *s;
+		double nic_rate = 0;
+		uint32_t nic_irqs[16];
+		size_t nn = 0;
+
+		if (n->rx_queues != 1 || col < 0)
+			continue;
+		/* the NIC's interrupt must be the one on this CPU */
+		for (size_t k = 0; k < rt->n; k++) {
+			const struct rate_row *rr = &rt->rows[k];
+			const struct irq_row *row = rate_irq_row(c, rr);
+			const struct topo_irq *ti;
+			const char *act;
+			bool mine;
+
+			if (!row || !row->numeric || !rr->valid)
+				continue;
+			ti = topology_irq(t, row->irq);
+			act = irq_actions(c, row, ti);
+			mine = (ti && n->dev >= 0 && ti->dev == n->dev) ||
+			       (strncmp(act, n->ifname, strlen(n->ifname)) == 0);
+			if (!mine)
+				continue;
+			nic_rate += rt->rates[rr->rates_off + (size_t)col];
+			if (nn < 16)
+				nic_irqs[nn++] = row->irq;
+		}
+		if (nic_rate <= 0)
+			continue;
+		if (!n->has_rps) {
+			cat(why, why_size,
+			    "no RPS suggestion for %s: queues/rx-0/rps_cpus missing (kernel "
+			    "without CONFIG_RPS, or no /sys). ",
+			    n->ifname);
+			continue;
+		}
+		if (!cpuset_empty(&n->rps_cpus)) {
+			cat(why, why_size, "%s already steers packets (rps_cpus %s). ", n->ifname,
+			    n->rps_cpus_raw);
+			continue;
+		}
+		if (!t->has_online) {
+			cat(why, why_size, "no RPS suggestion for %s: CPU online list missing. ",
+			    n->ifname);
+			continue;
+		}
+		device_cpus(t, n->dev, &targets, note, sizeof(note));
+		if (cpuset_count(&targets) < 2)
+			continue;
+		fmt(id, sizeof(id), "rps-%s", n->ifname);
+		s = add_suggestion(c->a, id, ADV_WARNING, hot->id);
+		if (!s)
+			return -ENOMEM;
+		cpuset_format_mask(&targets, mask, sizeof(mask));
+		cpuset_format_list(&targets, list, sizeof(list));
+		snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-0/rps_cpus", n->ifname);
+		{
+			struct advise_action *ac = add_action(s, path, mask, n->rps_cpus_raw);
+
+			if (!ac)
+				return -ENOMEM;
+			ac->value_is_mask = true;
+		}
+		if (n->has_flow_cnt && n->rps_flow_cnt < ADV_RPS_FLOWS) {
+			char v[24], u[24];
+
+			snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-0/rps_flow_cnt",
+				 n->ifname);
+			snprintf(v, sizeof(v), "%d", ADV_RPS_FLOWS);
+			snprintf(u, sizeof(u), "%llu", (unsigned long long)n->rps_flow_cnt);
+			if (!add_action(s, path, v, u))
+				return -ENOMEM;
+		}
+		if (t->rps_sock_flow_entries >= 0 && t->rps_sock_flow_entries < ADV_RPS_FLOWS) {
+			char v[24], u[24];
+
+			snprintf(v, sizeof(v), "%d", ADV_RPS_FLOWS);
+			snprintf(u, sizeof(u), "%ld", t->rps_sock_flow_entries);
+			if (!add_action(s, "proc/sys/net/core/rps_sock_flow_entries", v, u))
+				return -ENOMEM;
+		} else if (t->rps_sock_flow_entries < 0) {
+			cat(note, sizeof(note),
+			    "RFS left off: /proc/sys/net/core/rps_sock_flow_entries missing. ");
+		}
+		snprintf(s->reason, sizeof(s->reason),
+			 "%s has one receive queue; its interrupt (%.0f/s) and %.1f%% of all "
+			 "NET_RX softirq work land on cpu%d: steer packets to CPUs %s (RPS, RFS)",
+			 n->ifname, nic_rate, netrx_share, cpu, list);
+		snprintf(s->effect, sizeof(s->effect),
+			 "protocol processing of %s spread over %u CPUs (Documentation/networking/"
+			 "scaling.rst); NET_RX on cpu%d should drop, the interrupt itself stays",
+			 n->ifname, cpuset_count(&targets), cpu);
+		irqbalance_note(t, nic_irqs, 0, note, sizeof(note));
+		cat(note, sizeof(note),
+		    "Not persistent: a udev rule or sysctl.d makes it permanent.");
+		str_copy(s->notes, sizeof(s->notes), note);
+	}
+	return 0;
+}
+
+struct share {
+	const char *name;
+	char label[160];
+	double rate;
+};
+
+static int cmp_share(const void *a, const void *b)
+{
+	const struct share *x = a, *y = b;
+
+	return x->rate > y->rate ? -1 : x->rate < y->rate;
+}
+
+static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load, double med_intr)
+{
+	const struct metrics *m = c->m;
+	const struct topology *t = c->t;
+	double load = cm->irq + cm->soft, netrx = 0, netrx_all = 0, soft_sum = 0;
+	char subject[16], why[ADV_TEXT_MAX] = "";
+	struct hot_group groups[32];
+	size_t ngroups = 0;
+	struct share *sh = NULL;
+	size_t nsh = 0;
+	struct finding *f;
+	size_t fidx;
+	int col, r = 0;
+
+	snprintf(subject, sizeof(subject), "cpu%d", cm->cpu);
+	fidx = c->a->nfindings;
+	f = add_finding(c->a, FIND_HOT_CPU, load >= 80 || cm->idle < 5 ? ADV_CRITICAL : ADV_WARNING,
+			subject);
+	if (!f)
+		return -ENOMEM;
+	snprintf(f->reason, sizeof(f->reason),
+		 "cpu%d: %%irq %.2f + %%soft %.2f = %.2f%% (peers' median %.2f%%)", cm->cpu,
+		 cm->irq, cm->soft, load, med_load);
+	if (m->irq_valid)
+		cat(f->reason, sizeof(f->reason), ", %.0f interrupts/s (peers' median %.0f/s)",
+		    cm->intr_s, med_intr);
+
+	/* IRQ shares on this CPU, and the device groups behind them */
+	col = m->irq_valid ? rate_col(&m->irq, cm->cpu) : -1;
+	if (col >= 0 && cm->intr_s > 0) {
+		sh = calloc(m->irq.n ? m->irq.n : 1, sizeof(*sh));
+		if (!sh)
+			return -ENOMEM;
+		for (size_t k = 0; k < m->irq.n; k++) {
+			const struct rate_row *rr = &m->irq.rows[k];
+			const struct irq_row *row = rate_irq_row(c, rr);
+			const struct topo_irq *ti;
+			double rate;
+			const char *act;
+
+			if (!row || !rr->valid || !row->percpu_counts)
+				continue;
+			rate = m->irq.rates[rr->rates_off + (size_t)col];
+			if (rate <= 0)
+				continue;
+			ti = row->numeric ? topology_irq(t, row->irq) : NULL;
+			act = irq_actions(c, row, ti);
+			sh[nsh].rate = rate;
+			if (row->numeric && ti && ti->dev >= 0)
+				fmt(sh[nsh].label, sizeof(sh[nsh].label), "IRQ %s %s [%s %s]",
+				    row->label, act, t->devs[ti->dev].name, t->devs[ti->dev].pci);
+			else
+				fmt(sh[nsh].label, sizeof(sh[nsh].label), "%s%s %s",
+				    row->numeric ? "IRQ " : "", row->label, act);
+			nsh++;
+			if (!row->numeric || rate / cm->intr_s * 100 < 1)
+				continue;
+			{
+				char key[IOT_NAME_MAX + 8];
+				size_t gi;
+
+				irq_group_key(c, ti, act, key, sizeof(key));
+				for (gi = 0; gi < ngroups; gi++)
+					if (strcmp(groups[gi].key, key) == 0)
+						break;
+				if (gi == ngroups) {
+					if (ngroups == 32)
+						continue;
+					memset(&groups[gi], 0, sizeof(groups[gi]));
+					str_copy(groups[gi].key, sizeof(groups[gi].key), key);
+					groups[gi].dev = ti ? ti->dev : -1;
+					str_copy(groups[gi].label, sizeof(groups[gi].label),
+						 groups[gi].dev >= 0 ? t->devs[groups[gi].dev].name
+								     : key + 4);
+					ngroups++;
+				}
+				groups[gi].rate += rate;
+				groups[gi].nirqs++;
+			}
+		}
+		qsort(sh, nsh, sizeof(*sh), cmp_share);
+		cat(f->detail, sizeof(f->detail), "interrupts on cpu%d (%.0f/s):", cm->cpu,
+		    cm->intr_s);
+		for (size_t k = 0, shown = 0; k < nsh && shown < 8; k++) {
+			double pct = sh[k].rate / cm->intr_s * 100;
+
+			if (pct < ADV_SHARE_MIN)
+				break;
+			cat(f->detail, sizeof(f->detail), "%s %s %.1f%%", shown ? ";" : "",
+			    sh[k].label, pct);
+			shown++;
+		}
+		for (size_t gi = 0; gi < ngroups; gi++)
+			if (groups[gi].nirqs > 1)
+				cat(f->detail, sizeof(f->detail), "; device %s: %u IRQs, %.1f%%",
+				    groups[gi].label, groups[gi].nirqs,
+				    groups[gi].rate / cm->intr_s * 100);
+		cat(f->detail, sizeof(f->detail), ". ");
+		free(sh);
+	}
+	/* softirq shares on this CPU */
+	col = m->softirq_valid ? rate_col(&m->softirq, cm->cpu) : -1;
+	if (col >= 0) {
+		for (size_t k = 0; k < m->softirq.n; k++) {
+			const struct rate_row *rr = &m->softirq.rows[k];
+
+			if (!rr->valid)
+				continue;
+			soft_sum += m->softirq.rates[rr->rates_off + (size_t)col];
+			if (strcmp(rr->label, "NET_RX") == 0) {
+				netrx = m->softirq.rates[rr->rates_off + (size_t)col];
+				netrx_all = rr->total_s;
+			}
+		}
+		if (soft_sum > 0) {
+			bool first = true;
+
+			cat(f->detail, sizeof(f->detail), "softirqs on cpu%d (%.0f/s):", cm->cpu,
+			    soft_sum);
+			for (size_t k = 0; k < m->softirq.n; k++) {
+				const struct rate_row *rr = &m->softirq.rows[k];
+				double pct;
+
+				if (!rr->valid)
+					continue;
+				pct =
+				    m->softirq.rates[rr->rates_off + (size_t)col] / soft_sum * 100;
+				if (pct < ADV_SHARE_MIN)
+					continue;
+				cat(f->detail, sizeof(f->detail), "%s %s %.1f%%", first ? "" : ",",
+				    rr->label, pct);
+				first = false;
+			}
+			cat(f->detail, sizeof(f->detail), ". ");
+		}
+	}
+
+	/* suggestions: multi-vector devices first, then RPS */
+	for (size_t gi = 0; gi < ngroups && r >= 0; gi++) {
+		if (groups[gi].nirqs < 2 || groups[gi].rate / cm->intr_s * 100 < ADV_SHARE_MIN)
+			continue;
+		r = suggest_spread(c, &c->a->findings[fidx], cm->cpu, cm->intr_s, load, &groups[gi],
+				   why, sizeof(why));
+	}
+	if (r >= 0 && netrx_all > 0 && netrx / netrx_all >= 0.8 && soft_sum > 0 &&
+	    netrx / soft_sum >= 0.3)
+		r = suggest_rps(c, &c->a->findings[fidx], cm->cpu, netrx / netrx_all * 100, why,
+				sizeof(why));
+	if (r >= 0 && why[0])
+		cat(c->a->findings[fidx].detail, sizeof(c->a->findings[fidx].detail), "%s", why);
+	return r;
+}
+
+static int find_hot_cpus(struct ctx *c)
+{
+	const struct metrics *m = c->m;
+	double *load = NULL, *intr = NULL;
+	size_t n = 0;
+	int r = 0;
+
+	if (!m->cpu_valid || m->ncpu < 2)
+		return 0;
+	load = calloc(m->ncpu, sizeof(*load));
+	intr = calloc(m->ncpu, sizeof(*intr));
+	if (!load || !intr) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < m->ncpu; i++) {
+		if (!m->cpus[i].valid)
+			continue;
+		load[n] = m->cpus[i].irq + m->cpus[i].soft;
+		intr[n] = m->cpus[i].intr_s;
+		n++;
+	}
+	if (n < 2)
+		goto out;
+	qsort(load, n, sizeof(*load), cmp_double);
+	qsort(intr, n, sizeof(*intr), cmp_double);
+	for (size_t i = 0; i < m->ncpu && r >= 0; i++) {
+		const struct cpu_metrics *cm = &m->cpus[i];
+		double l, ml, mi;
+		bool hot;
+
+		if (!cm->valid)
+			continue;
+		l = cm->irq + cm->soft;
+		ml = median_without(load, n, l);
+		mi = m->irq_valid ? median_without(intr, n, cm->intr_s) : 0;
+		hot = l >= ADV_HOT_PCT_MIN && l >= 2 * ml + ADV_HOT_PCT_ABOVE;
+		hot = hot || (m->irq_valid && cm->intr_s >= ADV_HOT_INTR_MIN &&
+			      cm->intr_s >= ADV_HOT_INTR_FACTOR * mi);
+		if (hot)
+			r = hot_cpu(c, cm, ml, mi);
+	}
+out:
+	free(load);
+	free(intr);
+	return r;
+}
+
+/* ---- disks ---- */
+
+static double disk_await(const struct disk_metrics *d)
+{
+	double ios = d->r_s + d->w_s;
+
+	return ios > 0 ? (d->r_await * d->r_s + d->w_await * d->w_s) / ios : 0;
+}
+
+static const struct disk_raw *raw_of(const struct ctx *c, const struct disk_metrics *d)
+{
+	return disk_table_find(&c->cur->disks, d->major, d->minor, NULL);
+}
+
+static const struct disk_metrics *metrics_by_name(const struct metrics *m, const char *name)
+{
+	for (size_t i = 0; i < m->ndisks; i++)
+		if (strcmp(m->disks[i].name, name) == 0)
+			return &m->disks[i];
+	return NULL;
+}
+
+static int suggest_queue(struct ctx *c, const struct finding *f, const struct disk_metrics *d)
+{
+	const struct topo_block *b = topology_block(c->t, d->name);
+	char id[ADV_ID_MAX], path[160], v[32], u[32];
+	struct suggestion *s;
+
+	if (!b)
+		return 0;
+	/* the queue is full: requests wait for a tag before the device sees them */
+	if (b->nr_requests > 0 && b->rotational == 0 && d->aqu_sz >= 0.9 * (double)b->nr_requests &&
+	    b->nr_requests < 2048) {
+		fmt(id, sizeof(id), "nr-requests-%s", d->name);
+		s = add_suggestion(c->a, id, ADV_INFO, f->id);
+		if (!s)
+			return -ENOMEM;
+		snprintf(path, sizeof(path), "sys/block/%s/queue/nr_requests", d->name);
+		snprintf(v, sizeof(v), "%ld", b->nr_requests * 2);
+		snprintf(u, sizeof(u), "%ld", b->nr_requests);
+		if (!add_action(s, path, v, u))
+			return -ENOMEM;
+		snprintf(
+		    s->reason, sizeof(s->reason),
+		    "%s: aqu-sz %.1f is at its queue limit nr_requests=%ld on a non-rotational "
+		    "device: requests wait for a tag",
+		    d->name, d->aqu_sz, b->nr_requests);
+		snprintf(s->effect, sizeof(s->effect),
+			 "a deeper queue lets the SSD work on more requests at once: more IO/s "
+			 "if the device has spare parallelism, else longer await");
+		snprintf(s->notes, sizeof(s->notes),
+			 "The kernel refuses values above the hardware queue depth (EINVAL) "
+			 "without a scheduler. Not persistent: use a udev rule.");
+	}
+	/* a saturated spinning disk without a scheduler: no merging or deadline */
+	if (b->rotational == 1 && strcmp(b->scheduler, "none") == 0 &&
+	    strstr(b->schedulers, "mq-deadline")) {
+		fmt(id, sizeof(id), "scheduler-%s", d->name);
+		s = add_suggestion(c->a, id, ADV_INFO, f->id);
+		if (!s)
+			return -ENOMEM;
+		snprintf(path, sizeof(path), "sys/block/%s/queue/scheduler", d->name);
+		if (!add_action(s, path, "mq-deadline", "none"))
+			return -ENOMEM;
+		snprintf(s->reason, sizeof(s->reason),
+			 "%s: rotational disk saturated (util %.1f%%, aqu-sz %.1f) with scheduler "
+			 "none: requests are neither sorted nor merged",
+			 d->name, d->util, d->aqu_sz);
+		snprintf(s->effect, sizeof(s->effect),
+			 "mq-deadline sorts and merges requests for the disk head and bounds "
+			 "read latency; expect more merges (rrqm/s, wrqm/s) and fewer seeks");
+		snprintf(s->notes, sizeof(s->notes), "Not persistent: use a udev rule.");
+	}
+	return 0;
+}
+
+static int find_disks(struct ctx *c)
+{
+	const struct metrics *m = c->m;
+
+	for (size_t i = 0; i < m->ndisks; i++) {
+		const struct disk_metrics *d = &m->disks[i];
+		const struct disk_raw *raw = raw_of(c, d);
+		const struct topo_block *b = topology_block(c->t, d->name);
+		double ios, aw, slow_ms;
+		struct finding *f;
+
+		if (!d->whole)
+			continue;
+		if (raw && raw->iostats == 0) {
+			struct suggestion *s;
+			char path[160];
+
+			f = add_finding(c->a, FIND_IOSTATS_OFF, ADV_INFO, d->name);
+			if (!f)
+				return -ENOMEM;
+			snprintf(f->reason, sizeof(f->reason),
+				 "%s: queue/iostats is 0: its counters are frozen, so no metric of "
+				 "%s can be trusted (zeros here mean nothing)",
+				 d->name, d->name);
+			s = add_suggestion(c->a, "", ADV_INFO, f->id);
+			if (!s)
+				return -ENOMEM;
+			fmt(s->id, sizeof(s->id), "iostats-%s", d->name);
+			snprintf(path, sizeof(path), "sys/block/%s/queue/iostats", d->name);
+			if (!add_action(s, path, "1", "0"))
+				return -ENOMEM;
+			snprintf(s->reason, sizeof(s->reason),
+				 "%s does not account IO (queue/iostats = 0)", d->name);
+			snprintf(
+			    s->effect, sizeof(s->effect),
+			    "iostat, iotriage and every monitor see %s's IO again; the cost is "
+			    "a few counters per request",
+			    d->name);
+			continue;
+		}
+		if (!d->valid)
+			continue;
+		ios = d->r_s + d->w_s + d->d_s;
+		if (ios < ADV_MIN_IOPS)
+			continue;
+		aw = disk_await(d);
+		if (d->util >= ADV_SAT_UTIL && d->aqu_sz >= ADV_SAT_AQU &&
+		    aw >= ADV_SAT_WAIT_FACTOR * d->svctm) {
+			f = add_finding(c->a, FIND_DISK_SATURATED, ADV_WARNING, d->name);
+			if (!f)
+				return -ENOMEM;
+			snprintf(f->reason, sizeof(f->reason),
+				 "%s saturated: util %.2f%%, aqu-sz %.2f, await %.2f ms vs %.2f ms "
+				 "of service per IO (%.2f r/s, %.2f w/s): requests queue for the "
+				 "device",
+				 d->name, d->util, d->aqu_sz, aw, d->svctm, d->r_s, d->w_s);
+			if (b && b->rotational == 0)
+				snprintf(
+				    f->detail, sizeof(f->detail),
+				    "util counts time with at least one IO in flight; an SSD/NVMe "
+				    "serves many at once, so judge it by await and aqu-sz.");
+			if (suggest_queue(c, &c->a->findings[c->a->nfindings - 1], d) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		slow_ms = !b || b->rotational < 0 ? ADV_SLOW_AWAIT_UNKNOWN
+			  : b->rotational	  ? ADV_SLOW_AWAIT_HDD
+						  : ADV_SLOW_AWAIT_SSD;
+		if (d->util < ADV_SLOW_UTIL && aw >= slow_ms) {
+			f = add_finding(c->a, FIND_DISK_SLOW, ADV_WARNING, d->name);
+			if (!f)
+				return -ENOMEM;
+			snprintf(f->reason, sizeof(f->reason),
+				 "%s slow: await %.2f ms at util %.2f%% (%.2f IO/s, aqu-sz %.2f): "
+				 "each IO is slow while the device is mostly idle",
+				 d->name, aw, d->util, ios, d->aqu_sz);
+			snprintf(f->detail, sizeof(f->detail),
+				 "Not a load problem: the device or what is behind it is slow "
+				 "(%s threshold %.0f ms). Check a cloud volume's IOPS/throughput "
+				 "limits and burst credits, a RAID controller's cache/battery, or "
+				 "the disk's health (smartctl -a /dev/%s).",
+				 !b || b->rotational < 0 ? "unknown media"
+				 : b->rotational	 ? "rotational"
+							 : "non-rotational",
+				 slow_ms, d->name);
+		}
+	}
+	return 0;
+}
+
+/* md/dm: one member much slower (await) or busier (util) than the others. */
+static int find_members(struct ctx *c)
+{
+	const struct metrics *m = c->m;
+
+	for (size_t i = 0; i < c->cur->disks.n; i++) {
+		const struct disk_raw *raw = &c->cur->disks.rows[i];
+		const struct disk_metrics *mem[32];
+		double aw[32], ut[32], tmp[32];
+		size_t n = 0, worst = 0;
+		char list[256], *save = NULL, *tok;
+		struct finding *f;
+		double med_aw, med_ut;
+
+		if (!raw->slaves[0] || !strchr(raw->slaves, ','))
+			continue;
+		str_copy(list, sizeof(list), raw->slaves);
+		for (tok = strtok_r(list, ",", &save); tok && n < 32;
+		     tok = strtok_r(NULL, ",", &save)) {
+			const struct disk_metrics *d = metrics_by_name(m, tok);
+
+			if (!d || !d->valid || d->r_s + d->w_s < ADV_MIN_IOPS)
+				continue;
+			mem[n] = d;
+			aw[n] = disk_await(d);
+			ut[n] = d->util;
+			if (aw[n] > aw[worst] || n == 0)
+				worst = n;
+			n++;
+		}
+		if (n < 2)
+			continue;
+		for (size_t k = 0, j = 0; k < n; k++)
+			if (k != worst)
+				tmp[j++] = aw[k];
+		med_aw = median(tmp, n - 1);
+		for (size_t k = 0, j = 0; k < n; k++)
+			if (k != worst)
+				tmp[j++] = ut[k];
+		med_ut = median(tmp, n - 1);
+		if (!((aw[worst] >= ADV_MEMBER_FACTOR * med_aw &&
+		       aw[worst] - med_aw >= ADV_MEMBER_MIN_MS) ||
+		      (ut[worst] >= med_ut + ADV_MEMBER_UTIL_GAP && ut[worst] >= 50)))
+			continue;
+		f = add_finding(c->a, FIND_MEMBER_IMBALANCE, ADV_WARNING, raw->name);
+		if (!f)
+			return -ENOMEM;
+		fmt(f->id, sizeof(f->id), "member-imbalance-%s-%s", raw->name, mem[worst]->name);
+		snprintf(f->reason, sizeof(f->reason),
+			 "%s%s%s%s member %s: await %.2f ms vs %.2f ms median of the other %zu "
+			 "members, util %.2f%% vs %.2f%%: one member holds back every stripe",
+			 raw->name, raw->dm_name[0] ? " (" : "", raw->dm_name,
+			 raw->dm_name[0] ? ")" : "", mem[worst]->name, aw[worst], med_aw, n - 1,
+			 ut[worst], med_ut);
+		cat(f->detail, sizeof(f->detail), "members:");
+		for (size_t k = 0; k < n; k++)
+			cat(f->detail, sizeof(f->detail), "%s %s await %.2f ms util %.2f%%",
+			    k ? "," : "", mem[k]->name, aw[k], ut[k]);
+		cat(f->detail, sizeof(f->detail),
+		    ". Check %s's health (smartctl -a /dev/%s), its path (cable, HBA port) and, "
+		    "on a cloud VM, that volume's own limits.",
+		    mem[worst]->name, mem[worst]->name);
+	}
+	return 0;
+}
+
+int advise_compute(const struct snapshot *cur, const struct metrics *m, const struct topology *t,
+		   struct advice *ret)
+{
+	struct advice a = { 0 };
+	struct ctx c = { .cur = cur, .m = m, .t = t, .a = &a };
+	int r;
+
+	r = find_hot_cpus(&c);
+	if (r >= 0 && c.need_irqbalance_finding) {
+		struct finding *f = add_finding(&a, FIND_IRQBALANCE, ADV_WARNING, "irqbalance");
+
+		if (!f) {
+			r = -ENOMEM;
+		} else {
+			snprintf(
+			    f->reason, sizeof(f->reason),
+			    "irqbalance (pid %d) is running: it will rewrite the IRQ affinities "
+			    "suggested here at its next pass",
+			    t->irqbalance.pid);
+			snprintf(f->detail, sizeof(f->detail),
+				 "Each IRQ suggestion says which --banirq options keep irqbalance "
+				 "away from it.%s",
+				 cpuset_empty(&t->irqbalance.banned_cpus)
+				     ? ""
+				     : " CPUs banned from irqbalance are not used as targets.");
+		}
+	}
+	if (r >= 0)
+		r = find_disks(&c);
+	if (r >= 0)
+		r = find_members(&c);
+	if (r >= 0 && t->nmissing && (a.nfindings || a.nsuggestions)) {
+		struct finding *f = add_finding(&a, FIND_TOPOLOGY_MISSING, ADV_INFO, "topology");
+
+		if (!f) {
+			r = -ENOMEM;
+		} else {
+			snprintf(
+			    f->reason, sizeof(f->reason),
+			    "advice limited: %zu kinds of topology file are missing (container, "
+			    "old kernel or no permission)",
+			    t->nmissing);
+			cat(f->detail, sizeof(f->detail), "missing:");
+			for (size_t i = 0; i < t->nmissing; i++)
+				cat(f->detail, sizeof(f->detail), "%s %s", i ? "," : "",
+				    t->missing[i]);
+			cat(f->detail, sizeof(f->detail), ".");
+		}
+	}
+	if (r < 0) {
+		advice_free(&a);
+		return r;
+	}
+	*ret = a;
+	return 0;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * advise: a pure function of (current snapshot, metrics, topology) ->
+ * findings and suggestions. No I/O, no clock: every rule is unit-tested on
+ * recorded trees. The thresholds and the rules are documented in
+ * doc/advise.md; a suggestion is only made when every file it writes was
+ * read (so its undo value is known) and no rule forbids it.
+ */
+#ifndef IOTRIAGE_ADVISE_H
+#define IOTRIAGE_ADVISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics.h"
+#include "strbuf.h"
+#include "topology.h"
+
+enum advise_severity {
+	ADV_INFO,
+	ADV_WARNING,
+	ADV_CRITICAL,
+};
+
+enum finding_kind {
+	FIND_HOT_CPU,	       /* one CPU far above its peers in %irq+%soft or intr/s */
+	FIND_DISK_SATURATED,   /* util high and requests queueing */
+	FIND_DISK_SLOW,	       /* await high at low util */
+	FIND_MEMBER_IMBALANCE, /* md/dm member much slower than the others */
+	FIND_IOSTATS_OFF,      /* queue/iostats = 0: counters frozen */
+	FIND_MANAGED_IRQS,     /* hot IRQs the kernel will not let us move */
+	FIND_IRQBALANCE,       /* irqbalance will undo manual affinity */
+	FIND_TOPOLOGY_MISSING, /* advice lowered: files the kernel did not offer */
+};
+
+#define ADV_ID_MAX   64
+#define ADV_TEXT_MAX 512
+
+struct finding {
+	char id[ADV_ID_MAX]; /* stable across samples: "hot-cpu-1", "disk-slow-sdb" */
+	enum finding_kind kind;
+	enum advise_severity severity;
+	char subject[IOT_NAME_MAX];    /* "cpu1", "sda", "md0" */
+	char reason[ADV_TEXT_MAX];     /* one line, with the measured numbers */
+	char detail[2 * ADV_TEXT_MAX]; /* shares per IRQ/softirq/device, why no suggestion */
+};
+
+/* One write of a suggestion. Paths are relative to the root ("proc/irq/107/smp_affinity_list"). */
+struct advise_action {
+	char path[128];
+	char value[TOPO_LIST_MAX]; /* what apply writes */
+	char undo[TOPO_LIST_MAX];  /* the value read now: what undo writes back */
+	bool is_irq;		   /* verify through /proc/irq/N/effective_affinity_list */
+	uint32_t irq;
+	bool value_is_mask; /* value and undo are cpumasks (rps_cpus), else text/list */
+};
+
+struct suggestion {
+	char id[ADV_ID_MAX]; /* "irq-spread-mpt2sas0", "rps-eth0", "nr-requests-sda" */
+	enum advise_severity severity;
+	char finding[ADV_ID_MAX]; /* the finding it answers */
+	char reason[ADV_TEXT_MAX];
+	char effect[ADV_TEXT_MAX];
+	char notes[2 * ADV_TEXT_MAX]; /* irqbalance, skipped managed IRQs, persistence */
+	struct advise_action *actions;
+	size_t nactions;
+};
+
+struct advice {
+	struct finding *findings;
+	size_t nfindings, findings_cap;
+	struct suggestion *suggestions;
+	size_t nsuggestions, suggestions_cap;
+};
+
+/*
+ * Fills *ret (an empty or freed advice) from the current snapshot, the
+ * metrics of (previous, current) and the topology read with the current
+ * snapshot. Returns 0 or -ENOMEM (*ret untouched).
+ */
+int advise_compute(const struct snapshot *cur, const struct metrics *m, const struct topology *t,
+		   struct advice *ret);
+void advice_free(struct advice *a);
+
+const struct suggestion *advice_suggestion(const struct advice *a, const char *id);
+const struct finding *advice_finding(const struct advice *a, const char *id);
+
+const char *advise_severity_name(enum advise_severity s);
+const char *advise_kind_name(enum finding_kind k);
+
+/* The exact shell commands of s, one per line ("echo 3 > /proc/irq/107/smp_affinity_list"),
+ * or its undo commands (in reverse order). Host paths, not --root ones. */
+void advise_commands(const struct suggestion *s, bool undo, struct strbuf *sb);
+/* One command line of action a. */
+void advise_command(const struct advise_action *a, bool undo, struct strbuf *sb);
+
+/* Thresholds (doc/advise.md explains each). */
+#define ADV_HOT_PCT_MIN	       25.0    /* %irq+%soft of a hot CPU ... */
+#define ADV_HOT_PCT_ABOVE      15.0    /* ... and this many points above twice the peers' median */
+#define ADV_HOT_INTR_MIN       10000.0 /* intr/s of a hot CPU ... */
+#define ADV_HOT_INTR_FACTOR    4.0     /* ... and this many times the peers' median */
+#define ADV_SHARE_MIN	       5.0     /* % of a hot CPU's load to be named */
+#define ADV_SAT_UTIL	       90.0    /* util of a saturated disk ... */
+#define ADV_SAT_AQU	       1.0     /* ... with at least this queue ... */
+#define ADV_SAT_WAIT_FACTOR    2.0     /* ... and await this many times svctm */
+#define ADV_SLOW_UTIL	       60.0    /* util below which high await means "slow" */
+#define ADV_SLOW_AWAIT_HDD     50.0    /* ms, rotational */
+#define ADV_SLOW_AWAIT_SSD     10.0    /* ms, non-rotational */
+#define ADV_SLOW_AWAIT_UNKNOWN 20.0
+#define ADV_MIN_IOPS	       1.0   /* below this a disk is idle: no disk finding */
+#define ADV_MEMBER_FACTOR      2.0   /* member await vs the median of the others ... */
+#define ADV_MEMBER_MIN_MS      5.0   /* ... and at least this many ms more */
+#define ADV_MEMBER_UTIL_GAP    25.0  /* or util this many points above the median */
+#define ADV_RPS_FLOWS	       32768 /* scaling.rst's value for a moderately loaded server */
+
+#endif
