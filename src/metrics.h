@@ -46,6 +46,8 @@ struct metrics {
 	bool irq_valid, softirq_valid;
 	struct rate_table irq;
 	struct rate_table softirq;
+	double *all_intr_scratch;	/* per irq column sums, reused */
+	size_t scratch_cap;
 };
 
 /* Interval in centiseconds from two snapshots' /proc/uptime, 0 if unusable. */

@@ -37,7 +37,7 @@ void scan_next_line(struct cursor *c)
 		c->line++;
 }
 
-int scan_u64(struct cursor *c, uint64_t *ret)
+int scan_u64_slow(struct cursor *c, uint64_t *ret)
 {
 	const char *p;
 	uint64_t v = 0;

@@ -61,7 +61,8 @@ static int parse_common(int argc, char **argv, const char *usage, struct common_
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:jh", common_opts, NULL)) != -1) {
+	opterr = 0; /* our own message, in the iotriage: WHAT: WHY form */
+	while ((c = getopt_long(argc, argv, ":i:jh", common_opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			a->interval_ms = cli_parse_ms(optarg, 10);
@@ -84,7 +85,12 @@ static int parse_common(int argc, char **argv, const char *usage, struct common_
 		case 'h':
 			printf("%s", usage);
 			return 1;
+		case ':':
+			cli_error(argv[optind - 1], "missing argument");
+			fprintf(stderr, "%s", usage);
+			return -EXIT_USAGE;
 		default:
+			cli_error(argv[optind - 1], "unknown option");
 			fprintf(stderr, "%s", usage);
 			return -EXIT_USAGE;
 		}

@@ -10,9 +10,9 @@ command -v iostat >/dev/null && command -v mpstat >/dev/null ||
 unshare -m true 2>/dev/null || { echo "SKIP: unshare -m not permitted here"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-python3 "$FIXTURES/make-trees.py" "$tmp" big-256 || exit 1
+python3 "$FIXTURES/make-trees.py" "$tmp" big-256 big-256-dense || exit 1
 rc=0
-for pair in "$FIXTURES/live-vm" "$FIXTURES/edge-14field" "$FIXTURES/hot-irq" "$tmp/big-256"; do
+for pair in "$FIXTURES/live-vm" "$FIXTURES/edge-14field" "$FIXTURES/hot-irq" "$tmp/big-256" "$tmp/big-256-dense"; do
 	python3 "$here/oracle.py" "$IOTRIAGE" "$pair/t0" "$pair/t1"
 	r=$?
 	[ $r -eq 77 ] && exit 77
