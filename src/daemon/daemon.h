@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * iotriaged's one context struct and the functions its modules share: main.c
+ * (arguments, logging, sd_notify), loop.c (the epoll loop), server.c (socket,
+ * clients, requests, output queues), history.c (the sample ring).
+ */
+#ifndef IOTRIAGED_DAEMON_H
+#define IOTRIAGED_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <json-c/json.h>
+
+#include "history.h"
+#include "iotriage/protocol.h"
+#include "sampler.h"
+#include "strbuf.h"
+
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,
+	EXIT_USAGE = 2,
+};
+
+/* A pushed sample's line is this, the sample document, then "}\n". */
+#define IOTRIAGED_EVENT_PREFIX "{\"ok\":true,\"event\":\"sample\",\"sample\":"
+
+/* What an epoll event's data.ptr points at: the first member of each owner. */
+enum watch_kind {
+	WATCH_TIMER,
+	WATCH_SIGNAL,
+	WATCH_LISTEN,
+	WATCH_CLIENT,
+};
+
+struct watch {
+	enum watch_kind kind;
+	int fd;
+};
+
+/* A slice of a blob waiting to be written to a client. */
+struct oseg {
+	struct blob *b;
+	size_t off;
+	size_t len;
+	bool push; /* a pushed sample: counts against IOT_PROTO_MAX_PUSH_BACKLOG */
+};
+
+struct client {
+	struct watch w; /* first: epoll's data.ptr */
+	unsigned serial;
+	struct ucred cred; /* SO_PEERCRED at accept: who may ask privileged requests */
+	char *in;	   /* request bytes not yet processed */
+	size_t in_len, in_cap;
+	struct oseg *q; /* output queue: segments [q_head, q_head + q_n) */
+	size_t q_head, q_n, q_cap;
+	size_t q_bytes;	   /* unwritten bytes in the queue */
+	size_t push_bytes; /* of which pushed samples */
+	uint32_t events;   /* the epoll interest currently registered */
+	bool subscribed;
+	uint32_t every;	      /* push every Nth sample */
+	uint64_t sub_counter; /* samples seen since subscribing */
+	bool eof;	      /* the peer shut down its side */
+	bool closing;	      /* no more requests: close once the queue is written */
+	bool dead;	      /* freed by the loop after the current batch */
+	struct client *next;
+};
+
+struct daemon_args {
+	const char *socket_path; /* NULL: iot_proto_default_socket() */
+	const char *root;	 /* NULL: "/" */
+	const char *group;	 /* NULL: "iotriage" if it exists */
+	long interval_ms;
+	long history_s;
+	long max_clients;
+	bool foreground;
+};
+
+struct daemon {
+	struct daemon_args args;
+	char socket_path[108];
+	ino_t socket_ino; /* to remove only our own socket at exit */
+	dev_t socket_dev;
+	int epfd;
+	struct watch timer;
+	struct watch sig;
+	struct watch listen;
+	struct sampler *sampler;
+	struct history hist;
+	struct json_tokener *tok;
+	struct strbuf sb;      /* reply scratch */
+	struct blob *comma;    /* "," between history samples */
+	struct blob *list_end; /* "]}\n" closing a history reply */
+	struct client *clients;
+	unsigned nclients;
+	unsigned nsubscribers;
+	unsigned next_serial;
+	uint64_t samples;
+	uint64_t overruns;
+	uint64_t sample_errors;
+	int last_sample_err; /* to log a source failure once, not every sample */
+	int64_t start_mono_ns;
+	bool ready_sent;
+	bool quit;
+	int exit_code;
+};
+
+/* ---- main.c: logging and sd_notify ---- */
+
+/* One log line "iotriaged: ..." on stderr; "<N>" first under journald.
+ * prio is a syslog level (LOG_ERR...). */
+void daemon_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Sends state ("READY=1") to $NOTIFY_SOCKET. 0 when sent or not under
+ * systemd (no NOTIFY_SOCKET), else -errno. */
+int daemon_notify(const char *state);
+
+/* ---- server.c ---- */
+
+/* Binds and listens on d->socket_path (stale-socket check, mode, group).
+ * Logs its own errors; returns 0 or -errno. */
+int server_listen(struct daemon *d);
+/* Removes the socket file if it is still ours, closes everything. */
+void server_shutdown(struct daemon *d);
+/* Accepts every pending connection. */
+void server_accept(struct daemon *d);
+/* epoll said something about client c. */
+void server_client_event(struct daemon *d, struct client *c, uint32_t events);
+/* A new sample was pushed into the history: queue it to subscribers. */
+void server_publish(struct daemon *d, const struct hist_entry *e);
+/* Frees the clients marked dead. */
+void server_reap(struct daemon *d);
+
+/*
+ * The request dispatch: server.c's table of these, one entry per "cmd".
+ * A handler replies exactly once (server_reply_* below) and returns 0, or
+ * returns -errno without replying and the dispatcher answers "internal".
+ * privileged: only uid 0 and the daemon's own uid may ask (SO_PEERCRED).
+ */
+struct request;
+struct server_cmd {
+	const char *name;
+	bool privileged;
+	int (*run)(struct daemon *d, struct client *c, const struct request *rq);
+};
+
+/* Starts a success reply in d->sb: {"ok":true and the echoed id. The handler
+ * appends ,"key":value members, then calls server_reply_finish(). */
+struct strbuf *server_reply_start(struct daemon *d, const struct request *rq);
+/* Closes the object, adds the newline and queues it. 0 or -ENOMEM. */
+int server_reply_finish(struct daemon *d, struct client *c);
+/* Queues {"ok":false,"id":..,"error":{"code":..,"message":..}}. id is JSON
+ * text or NULL. 0 or -ENOMEM (the client is then dropped). */
+int server_reply_error(struct daemon *d, struct client *c, const char *id,
+		       enum iot_proto_error code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Whether the peer may make privileged requests: uid 0 or our own uid. */
+bool server_client_privileged(const struct client *c);
+
+/* ---- request.c: one request line -> a parsed object (fuzzed) ---- */
+
+struct request {
+	json_object *root; /* owned; json_object_put() via request_free() */
+	const char *cmd;   /* into root */
+	char *id;	   /* the "id" value as JSON text, NULL if absent; owned */
+};
+
+/*
+ * Parses one request line (no '\n'; trailing '\r' and blanks allowed).
+ * Returns 0, or -EBADMSG with *ret_code/msg saying why. On failure
+ * *ret_req still carries the id when one could be read (so the error reply
+ * echoes it) and must be released with request_free().
+ */
+int request_parse(struct json_tokener *tok, const char *line, size_t len, struct request *ret_req,
+		  enum iot_proto_error *ret_code, char *msg, size_t msg_size);
+void request_free(struct request *rq);
+
+/* Reads an optional integer member: 0 absent (v untouched), 1 read, -EINVAL
+ * wrong type or outside [min, max]. */
+int request_get_int(const struct request *rq, const char *key, int64_t min, int64_t max,
+		    int64_t *v);
+
+/* ---- loop.c ---- */
+
+/* Takes one sample, stores it, publishes it. 0 or -ENOMEM. */
+int loop_sample(struct daemon *d);
+/* Runs until SIGTERM/SIGINT; returns the exit code. */
+int loop_run(struct daemon *d);
+/* Creates epoll, the timer and the signalfd (signals must be blocked). */
+int loop_setup(struct daemon *d);
+
+int64_t daemon_now_ns(void);
+
+#endif

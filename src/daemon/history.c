@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Blobs and the sample ring. The ring is bounded by a sample count fixed at
+ * start (--history / --interval), so its memory is count x sample size and
+ * nothing else; lookups are binary searches because ids and times increase.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history.h"
+
+struct blob *blob_alloc(size_t len)
+{
+	struct blob *b;
+
+	if (len > SIZE_MAX - sizeof(*b))
+		return NULL;
+	b = malloc(sizeof(*b) + len);
+	if (!b)
+		return NULL;
+	b->refs = 1;
+	b->len = len;
+	return b;
+}
+
+struct blob *blob_new(const void *data, size_t len)
+{
+	struct blob *b = blob_alloc(len);
+
+	if (b && len)
+		memcpy(b->data, data, len);
+	return b;
+}
+
+struct blob *blob_ref(struct blob *b)
+{
+	if (b && b->refs)
+		b->refs++;
+	return b;
+}
+
+void blob_unref(struct blob *b)
+{
+	if (!b || !b->refs)
+		return;
+	if (--b->refs == 0)
+		free(b);
+}
+
+int history_init(size_t cap, struct history *ret_h)
+{
+	struct history h = { 0 };
+
+	if (cap == 0)
+		return -EINVAL;
+	h.e = calloc(cap, sizeof(*h.e));
+	if (!h.e)
+		return -ENOMEM;
+	h.cap = cap;
+	*ret_h = h;
+	return 0;
+}
+
+void history_free(struct history *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->n; i++)
+		blob_unref(h->e[(h->head + i) % h->cap].b);
+	free(h->e);
+	memset(h, 0, sizeof(*h));
+}
+
+void history_push(struct history *h, const struct hist_entry *e)
+{
+	size_t slot;
+
+	if (h->n == h->cap) {
+		struct hist_entry *old = &h->e[h->head];
+
+		h->bytes -= old->b->len;
+		blob_unref(old->b);
+		h->head = (h->head + 1) % h->cap;
+		h->n--;
+	}
+	slot = (h->head + h->n) % h->cap;
+	h->e[slot] = *e;
+	h->bytes += e->b->len;
+	h->n++;
+}
+
+const struct hist_entry *history_at(const struct history *h, size_t i)
+{
+	if (i >= h->n)
+		return NULL;
+	return &h->e[(h->head + i) % h->cap];
+}
+
+const struct hist_entry *history_latest(const struct history *h)
+{
+	return h->n ? history_at(h, h->n - 1) : NULL;
+}
+
+size_t history_find_since(const struct history *h, uint64_t since)
+{
+	size_t lo = 0, hi = h->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (history_at(h, mid)->id > since)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+size_t history_find_from(const struct history *h, int64_t from_ns)
+{
+	size_t lo = 0, hi = h->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (history_at(h, mid)->mono_ns >= from_ns)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}

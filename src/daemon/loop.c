@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The one epoll loop: timerfd (sampling), signalfd (SIGTERM/SIGINT/SIGHUP),
+ * the listening socket and the clients. Each batch handles the timer and
+ * signals before any client, so sampling never waits behind client work, and
+ * clients marked dead during a batch are freed only after it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+int64_t daemon_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int loop_setup(struct daemon *d)
+{
+	struct itimerspec its = { 0 };
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t mask;
+
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->epfd < 0)
+		goto fail;
+	d->timer.kind = WATCH_TIMER;
+	d->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->timer.fd < 0)
+		goto fail;
+	its.it_interval.tv_sec = d->args.interval_ms / 1000;
+	its.it_interval.tv_nsec = (d->args.interval_ms % 1000) * 1000000L;
+	its.it_value = its.it_interval;
+	if (timerfd_settime(d->timer.fd, 0, &its, NULL) < 0)
+		goto fail;
+	ev.data.ptr = &d->timer;
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->timer.fd, &ev) < 0)
+		goto fail;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	d->sig.kind = WATCH_SIGNAL;
+	d->sig.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (d->sig.fd < 0)
+		goto fail;
+	ev.data.ptr = &d->sig;
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->sig.fd, &ev) < 0)
+		goto fail;
+	return 0;
+fail:
+	daemon_log(LOG_ERR, "event loop setup: %s", strerror(errno));
+	return -errno;
+}
+
+int loop_sample(struct daemon *d)
+{
+	const struct snapshot *s;
+	struct hist_entry e;
+	const char *json;
+	size_t len, plen = sizeof(IOTRIAGED_EVENT_PREFIX) - 1;
+	int r;
+
+	r = sampler_tick(d->sampler);
+	d->samples++;
+	if (r < 0) {
+		d->sample_errors++;
+		daemon_log(LOG_ERR, "sample: %s", strerror(-r));
+		return r;
+	}
+	r = sampler_last_error(d->sampler);
+	if (r < 0)
+		d->sample_errors++;
+	if (r != d->last_sample_err) {
+		s = sampler_current(d->sampler);
+		if (r < 0)
+			daemon_log(LOG_ERR, "sample: nothing usable read (%s; %s)",
+				   s->status[SRC_STAT].reason, s->status[SRC_DISKSTATS].reason);
+		else
+			daemon_log(LOG_NOTICE, "sample: sources readable again");
+		d->last_sample_err = r;
+	}
+	json = sampler_json(d->sampler, &len);
+	s = sampler_current(d->sampler);
+	/* the event line is built once; snapshot and history replies slice it */
+	e.b = blob_alloc(plen + len + 2);
+	if (!e.b) {
+		d->sample_errors++;
+		daemon_log(LOG_ERR, "sample: out of memory");
+		return -ENOMEM;
+	}
+	memcpy(e.b->data, IOTRIAGED_EVENT_PREFIX, plen);
+	memcpy(e.b->data + plen, json, len);
+	memcpy(e.b->data + plen + len, "}\n", 2);
+	e.id = s->id;
+	e.mono_ns = s->mono_ns;
+	e.doc_off = plen;
+	e.doc_len = len;
+	history_push(&d->hist, &e);
+	server_publish(d, history_latest(&d->hist));
+	if (!d->ready_sent) {
+		/* systemd Type=notify: ready once there is a sample to serve */
+		r = daemon_notify("READY=1\nSTATUS=sampling");
+		if (r < 0)
+			daemon_log(LOG_WARNING, "sd_notify: %s", strerror(-r));
+		d->ready_sent = true;
+	}
+	return 0;
+}
+
+static void on_timer(struct daemon *d)
+{
+	uint64_t expirations;
+	ssize_t n;
+
+	n = read(d->timer.fd, &expirations, sizeof(expirations));
+	if (n != (ssize_t)sizeof(expirations))
+		return; /* EAGAIN: another wakeup already consumed it */
+	/* more than one: a sample took longer than the interval */
+	if (expirations > 1)
+		d->overruns += expirations - 1;
+	loop_sample(d);
+}
+
+static void on_signal(struct daemon *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sig.fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGTERM:
+		case SIGINT:
+			daemon_log(LOG_INFO, "%s: exiting", strsignal((int)si.ssi_signo));
+			d->quit = true;
+			d->exit_code = EXIT_OK;
+			break;
+		case SIGHUP:
+			daemon_log(LOG_INFO, "SIGHUP: nothing to reload");
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+int loop_run(struct daemon *d)
+{
+	struct epoll_event evs[64];
+
+	while (!d->quit) {
+		int n = epoll_wait(d->epfd, evs, 64, -1);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			daemon_log(LOG_ERR, "epoll_wait: %s", strerror(errno));
+			return EXIT_FAIL;
+		}
+		/* timer and signals first: the sampler never waits behind clients */
+		for (int i = 0; i < n; i++) {
+			struct watch *w = evs[i].data.ptr;
+
+			if (w->kind == WATCH_TIMER)
+				on_timer(d);
+			else if (w->kind == WATCH_SIGNAL)
+				on_signal(d);
+		}
+		for (int i = 0; i < n && !d->quit; i++) {
+			struct watch *w = evs[i].data.ptr;
+
+			if (w->kind == WATCH_LISTEN)
+				server_accept(d);
+			else if (w->kind == WATCH_CLIENT)
+				server_client_event(d, (struct client *)w, evs[i].events);
+		}
+		server_reap(d);
+	}
+	return d->exit_code;
+}

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iotriaged: arguments, logging (stderr, "<N>" priorities under journald,
+ * syslog once detached), sd_notify, start-up order and exit codes. The work
+ * itself is loop.c's and server.c's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+static bool arg_journal; /* stderr is the journal: "<N>" prefixes */
+static bool arg_syslog;	 /* detached: stderr is /dev/null */
+static int arg_log_max = LOG_INFO;
+
+void daemon_log(int prio, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (prio > arg_log_max)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (arg_syslog)
+		syslog(prio, "%s", msg);
+	else if (arg_journal)
+		fprintf(stderr, "<%d>%s\n", prio, msg); /* the journal adds our name */
+	else
+		fprintf(stderr, "iotriaged: %s\n", msg);
+}
+
+/*
+ * systemd sets JOURNAL_STREAM=DEV:INODE of the stream it gave us; it only
+ * counts if stderr is still that stream (not redirected by a wrapper).
+ */
+static bool stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2)
+		return false;
+	if (fstat(STDERR_FILENO, &st) < 0)
+		return false;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+/*
+ * sd_notify(3) is one datagram to $NOTIFY_SOCKET ('@' = abstract namespace).
+ * Done by hand rather than with libsystemd: it is twenty lines, and the
+ * daemon then runs unchanged where libsystemd is absent (containers, other
+ * init systems).
+ */
+int daemon_notify(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t plen;
+	socklen_t salen;
+	ssize_t n;
+	int fd, r = 0;
+
+	if (!path || !path[0])
+		return 0;
+	plen = strlen(path);
+	if ((path[0] != '/' && path[0] != '@') || plen >= sizeof(sa.sun_path))
+		return -EINVAL;
+	memcpy(sa.sun_path, path, plen);
+	if (path[0] == '@')
+		sa.sun_path[0] = '\0';
+	salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + plen);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	n = sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa, salen);
+	if (n < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+static const char usage[] =
+    "Usage: iotriaged [OPTIONS]\n"
+    "Sample disks, CPUs and interrupts, keep recent history, serve it on a Unix socket.\n"
+    "\n"
+    "  -f, --foreground       stay in the foreground, log to stderr (systemd)\n"
+    "  -s, --socket PATH      listen here (default /run/iotriage/iotriaged.sock as root,\n"
+    "                         $XDG_RUNTIME_DIR/iotriage.sock otherwise)\n"
+    "  -i, --interval MS      sample every MS milliseconds (default 1000, minimum 100)\n"
+    "  -H, --history SECONDS  keep this much history in memory (default 600, max 86400)\n"
+    "  -g, --group NAME       group of the socket, mode 0660 (default iotriage if it exists)\n"
+    "  -c, --max-clients N    refuse clients beyond N (default 64)\n"
+    "  -r, --root DIR         read /proc and /sys under DIR (a recorded host)\n"
+    "  -v, --verbose          also log client connections\n"
+    "  -h, --help             show this help\n"
+    "  -V, --version          show the version\n"
+    "\n"
+    "Protocol: newline-delimited JSON, see doc/protocol.md.\n"
+    "Exit status: 0 stopped by SIGTERM/SIGINT, 1 failure, 2 usage error.\n";
+
+static long parse_long(const char *opt, const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		fprintf(stderr, "iotriaged: %s: '%s' is not a whole number from %ld to %ld\n", opt,
+			s, min, max);
+		return -1;
+	}
+	return v;
+}
+
+/* 0 ok, 1 --help/--version printed, -1 usage error (printed). */
+static int parse_args(int argc, char **argv, struct daemon_args *a)
+{
+	static const struct option opts[] = {
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "history", required_argument, NULL, 'H' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "max-clients", required_argument, NULL, 'c' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "fs:i:H:g:c:r:vhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			a->foreground = true;
+			break;
+		case 's':
+			a->socket_path = optarg;
+			break;
+		case 'i':
+			a->interval_ms = parse_long("--interval", optarg, 100, 3600L * 1000);
+			if (a->interval_ms < 0)
+				return -1;
+			break;
+		case 'H':
+			a->history_s = parse_long("--history", optarg, 0, 86400);
+			if (a->history_s < 0)
+				return -1;
+			break;
+		case 'g':
+			a->group = optarg;
+			break;
+		case 'c':
+			a->max_clients = parse_long("--max-clients", optarg, 1, 100000);
+			if (a->max_clients < 0)
+				return -1;
+			break;
+		case 'r':
+			a->root = optarg;
+			break;
+		case 'v':
+			arg_log_max = LOG_DEBUG;
+			break;
+		case 'h':
+			printf("%s", usage);
+			return 1;
+		case 'V':
+			printf("iotriaged %s (protocol %d)\n", IOTRIAGE_VERSION,
+			       IOT_PROTOCOL_VERSION);
+			return 1;
+		default:
+			fprintf(stderr, "%s", usage);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "iotriaged: %s: unexpected argument (try --help)\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+/* Each client is a descriptor: make sure --max-clients of them fit. */
+static void raise_nofile(long max_clients)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)max_clients + 32;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want)
+		daemon_log(LOG_WARNING, "--max-clients %ld: only %llu descriptors allowed",
+			   max_clients, (unsigned long long)rl.rlim_cur);
+}
+
+/* Classic detach, after the socket is listening and the first sample is
+ * taken, so every start-up error still reaches the terminal with its exit
+ * code. The parent exits 0 once the child is set up. */
+static int detach(void)
+{
+	pid_t pid;
+	int fd;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0)
+		_exit(EXIT_OK);
+	if (setsid() < 0)
+		return -errno;
+	if (chdir("/") < 0)
+		return -errno;
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	if (fd > STDERR_FILENO)
+		close(fd);
+	openlog("iotriaged", LOG_PID, LOG_DAEMON);
+	arg_syslog = true;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d = {
+		.args = { .interval_ms = 1000, .history_s = 600, .max_clients = 64 },
+		.epfd = -1,
+		.timer.fd = -1,
+		.sig.fd = -1,
+		.listen.fd = -1,
+		.exit_code = EXIT_OK,
+	};
+	struct sampler_opts so = { .mode = "daemon" };
+	char host[256] = "";
+	sigset_t mask;
+	size_t cap;
+	int r, ret = EXIT_FAIL;
+
+	r = parse_args(argc, argv, &d.args);
+	if (r)
+		return r > 0 ? EXIT_OK : EXIT_USAGE;
+	arg_journal = stderr_is_journal();
+
+	if (d.args.socket_path) {
+		if (strlen(d.args.socket_path) >= sizeof(d.socket_path)) {
+			fprintf(stderr, "iotriaged: --socket: path longer than %zu bytes\n",
+				sizeof(d.socket_path) - 1);
+			return EXIT_USAGE;
+		}
+		memcpy(d.socket_path, d.args.socket_path, strlen(d.args.socket_path) + 1);
+	} else {
+		r = iot_proto_default_socket(d.socket_path, sizeof(d.socket_path));
+		if (r < 0) {
+			daemon_log(LOG_ERR, "socket: %s",
+				   r == -ENOENT ? "not root and XDG_RUNTIME_DIR is unset; give "
+						  "--socket PATH"
+						: "$XDG_RUNTIME_DIR/iotriage.sock is too long");
+			return EXIT_FAIL;
+		}
+	}
+
+	/* signals arrive through signalfd only; a gone peer is a write error */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	raise_nofile(d.args.max_clients);
+
+	gethostname(host, sizeof(host) - 1);
+	so.root = d.args.root;
+	so.host = host;
+	r = sampler_open(&so, &d.sampler);
+	if (r < 0) {
+		daemon_log(LOG_ERR, "--root %s: %s", d.args.root ? d.args.root : "/", strerror(-r));
+		goto out;
+	}
+	/* --history 0 still keeps the latest sample: snapshot needs it */
+	cap = (size_t)(d.args.history_s * 1000 / d.args.interval_ms);
+	if (cap == 0)
+		cap = 1;
+	r = history_init(cap, &d.hist);
+	if (r < 0) {
+		daemon_log(LOG_ERR, "history of %zu samples: %s", cap, strerror(-r));
+		goto out;
+	}
+	d.tok = json_tokener_new_ex(32);
+	if (!d.tok) {
+		daemon_log(LOG_ERR, "startup: out of memory");
+		goto out;
+	}
+	d.start_mono_ns = daemon_now_ns();
+	if (loop_setup(&d) < 0 || server_listen(&d) < 0)
+		goto out;
+	r = loop_sample(&d);
+	if (r < 0)
+		goto out;
+	if (!d.args.foreground) {
+		r = detach();
+		if (r < 0) {
+			daemon_log(LOG_ERR, "detach: %s", strerror(-r));
+			goto out;
+		}
+	}
+	daemon_log(LOG_INFO,
+		   "listening on %s, sampling %s every %ld ms, history %ld s (%zu samples)",
+		   d.socket_path, d.args.root ? d.args.root : "/", d.args.interval_ms,
+		   d.args.history_s, cap);
+	ret = loop_run(&d);
+	daemon_notify("STOPPING=1");
+out:
+	server_shutdown(&d);
+	if (d.epfd >= 0)
+		close(d.epfd);
+	if (d.timer.fd >= 0)
+		close(d.timer.fd);
+	if (d.sig.fd >= 0)
+		close(d.sig.fd);
+	if (d.tok)
+		json_tokener_free(d.tok);
+	history_free(&d.hist);
+	sampler_close(d.sampler);
+	sb_free(&d.sb);
+	return ret;
+}
