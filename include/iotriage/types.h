@@ -164,6 +164,7 @@ struct disk_metrics {
 	bool valid;	  /* false: no delta this round, see reason */
 	bool has_discard; /* d* keys present */
 	bool has_flush;	  /* f* keys present */
+	bool unused;	  /* every counter is zero: never did IO (iostat hides it) */
 	char reason[IOT_REASON_MAX];
 	double r_s, w_s, d_s, f_s;
 	double rkb_s, wkb_s, dkb_s;
