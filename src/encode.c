@@ -7,6 +7,7 @@
 
 #include "encode.h"
 #include "snapshot.h"
+#include "turbo.h"
 
 static void kv_num(struct strbuf *sb, const char *key, double v)
 {
@@ -36,6 +37,7 @@ static void encode_sources(struct strbuf *sb, const struct snapshot *s)
 			sb_json_str(sb, st->reason);
 		sb_puts(sb, "},");
 	}
+	encode_turbo_sources(sb, s->turbo);
 	end_obj(sb, '}');
 	sb_putc(sb, ',');
 }
@@ -243,5 +245,6 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 		encode_rates(sb, "interrupts", &m->irq, &cur->irqs, true);
 	if (m->softirq_valid)
 		encode_rates(sb, "softirqs", &m->softirq, &cur->softirqs, false);
+	encode_turbo(sb, m->turbo);
 	end_obj(sb, '}');
 }

@@ -10,6 +10,7 @@
 
 #include "grow.h"
 #include "metrics.h"
+#include "turbo.h"
 #include "parse.h"
 
 /* sysstat's S_VALUE: a per-second rate from a delta over an interval in 1/100 s. */
@@ -405,7 +406,7 @@ int metrics_compute(const struct snapshot *prev, const struct snapshot *cur, uin
 			return r;
 	}
 	sum_intr_per_cpu(m, &cur->irqs);
-	return 0;
+	return turbo_metrics_update(&m->turbo, prev, cur, itv_cs);
 }
 
 static void rate_table_free(struct rate_table *rt)
@@ -427,5 +428,6 @@ void metrics_free(struct metrics *m)
 	free(m->all_intr_scratch);
 	rate_table_free(&m->irq);
 	rate_table_free(&m->softirq);
+	turbo_metrics_destroy(m->turbo);
 	memset(m, 0, sizeof(*m));
 }

@@ -46,6 +46,7 @@ struct metrics {
 	bool irq_valid, softirq_valid;
 	struct rate_table irq;
 	struct rate_table softirq;
+	struct turbo_metrics *turbo; /* src/turbo.h: turbostat columns, NULL until computed */
 	double *all_intr_scratch;	/* per irq column sums, reused */
 	size_t scratch_cap;
 };

@@ -78,7 +78,7 @@ const char *msr_strerror(int err)
 	case -ENOENT:
 	case -ENODEV:
 	case -ENXIO:
-		return "no /dev/cpu/N/msr: msr module not loaded or running in a VM";
+		return "no such device: msr module not loaded, or a VM without MSR access";
 	case -EACCES:
 	case -EPERM:
 		return "needs root (CAP_SYS_RAWIO)";

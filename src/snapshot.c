@@ -14,6 +14,7 @@
 #include "grow.h"
 #include "parse.h"
 #include "snapshot.h"
+#include "turbo.h"
 
 static const char *const source_path[SRC__COUNT] = {
 	[SRC_UPTIME] = "proc/uptime",	    [SRC_STAT] = "proc/stat",
@@ -60,6 +61,8 @@ void collector_close(struct collector *c)
 			procfile_free(&c->pf[i]);
 	free(c->blk);
 	c->blk = NULL;
+	turbo_collector_free(c->turbo);
+	c->turbo = NULL;
 	c->nblk = c->blk_cap = 0;
 	root_close(&c->root);
 }
@@ -264,6 +267,9 @@ int collector_sample(struct collector *c, struct snapshot *s)
 		if (r < 0 && !first_err)
 			first_err = r;
 	}
+	/* turbostat counters of the CPUs /proc/stat lists as online; never fails the sample */
+	if (turbo_collect(&c->turbo, &c->root, &s->stat, &s->turbo) < 0 && !first_err)
+		first_err = -ENOMEM;
 	r = s->status[SRC_DISKSTATS].err ? 0 : refresh_blockinfo(c, &s->disks);
 	set_status(c, s, SRC_SYSBLOCK, r, NULL);
 	if (s->status[SRC_STAT].err && s->status[SRC_DISKSTATS].err)
@@ -279,6 +285,8 @@ void snapshot_free(struct snapshot *s)
 	disk_table_free(&s->disks);
 	irq_table_free(&s->irqs);
 	irq_table_free(&s->softirqs);
+	turbo_raw_free(s->turbo);
+	s->turbo = NULL;
 }
 
 int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
@@ -297,6 +305,8 @@ int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 		r = irq_table_copy(&dst->irqs, &src->irqs);
 	if (r >= 0)
 		r = irq_table_copy(&dst->softirqs, &src->softirqs);
+	if (r >= 0)
+		r = turbo_raw_copy(&dst->turbo, src->turbo);
 	return r;
 }
 

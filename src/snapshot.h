@@ -27,6 +27,7 @@ struct collector {
 	uint64_t next_id;
 	struct blockinfo *blk;
 	size_t nblk, blk_cap;
+	struct turbo_collector *turbo; /* src/turbo.c: MSR/perf/sysfs fds, chosen at first sample */
 };
 
 /* Relative path of a source under the root ("proc/stat"); NULL for SRC_SYSBLOCK. */

@@ -139,6 +139,8 @@ struct uptime_raw {
 	uint64_t idle_cs;
 };
 
+struct turbo_raw; /* src/turbo.h: turbostat counters; NULL when not collected */
+
 /* One collection of every source, timestamped by collect. */
 struct snapshot {
 	uint64_t id;	 /* increasing sample number */
@@ -150,6 +152,7 @@ struct snapshot {
 	struct irq_table irqs;
 	struct irq_table softirqs;
 	struct src_status status[SRC__COUNT];
+	struct turbo_raw *turbo;
 };
 
 /* ---- metrics ---- */

@@ -1,0 +1,808 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * turbostat's arithmetic over two turbo readings: pure, no I/O, no clock.
+ * Each formula is turbostat.c's (delta_thread, delta_core, delta_package,
+ * compute_average, format_counters); doc/turbostat.md lists them. Also the
+ * JSON section, the table and the accessors the TUI uses.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "parse.h"
+#include "turbo.h"
+
+static const char *const col_names[TC__COUNT] = {
+	[TC_AVG_MHZ] = "Avg_MHz", [TC_BUSY] = "Busy%",	    [TC_BZY_MHZ] = "Bzy_MHz",
+	[TC_TSC_MHZ] = "TSC_MHz", [TC_IRQ] = "IRQ",	    [TC_SMI] = "SMI",
+	[TC_C1] = "CPU%c1",	  [TC_C3] = "CPU%c3",	    [TC_C6] = "CPU%c6",
+	[TC_C7] = "CPU%c7",	  [TC_CORETMP] = "CoreTmp", [TC_PKGTMP] = "PkgTmp",
+	[TC_PC2] = "Pkg%pc2",	  [TC_PC3] = "Pkg%pc3",	    [TC_PC6] = "Pkg%pc6",
+	[TC_PC7] = "Pkg%pc7",	  [TC_PKGWATT] = "PkgWatt", [TC_CORWATT] = "CorWatt",
+	[TC_RAMWATT] = "RAMWatt", [TC_PKG_PCT] = "PKG_%",   [TC_RAM_PCT] = "RAM_%",
+};
+
+/* Decimals turbostat prints each column with. */
+static const int col_prec[TC__COUNT] = {
+	[TC_AVG_MHZ] = 0, [TC_BUSY] = 2,    [TC_BZY_MHZ] = 0, [TC_TSC_MHZ] = 0, [TC_IRQ] = 0,
+	[TC_SMI] = 0,	  [TC_C1] = 2,	    [TC_C3] = 2,      [TC_C6] = 2,	[TC_C7] = 2,
+	[TC_CORETMP] = 0, [TC_PKGTMP] = 0,  [TC_PC2] = 2,     [TC_PC3] = 2,	[TC_PC6] = 2,
+	[TC_PC7] = 2,	  [TC_PKGWATT] = 2, [TC_CORWATT] = 2, [TC_RAMWATT] = 2, [TC_PKG_PCT] = 2,
+	[TC_RAM_PCT] = 2,
+};
+
+#define BIT(c) (1u << (c))
+
+const char *turbo_col_name(enum turbo_col c)
+{
+	return c < TC__COUNT ? col_names[c] : "?";
+}
+
+/* The row carries nothing this round; the reason is what + detail. */
+static void row_invalid(struct turbo_row *row, const char *what, const char *detail)
+{
+	if (!row->valid)
+		return;
+	row->valid = false;
+	row->have = 0;
+	snprintf(row->reason, sizeof(row->reason), "%s%s", what, detail);
+}
+
+/* Counter deltas that went backwards are refused, not wrapped (a 64-bit
+ * counter does not wrap in the life of a host: it was reset). */
+static bool delta64(uint64_t cur, uint64_t prev, double *ret)
+{
+	if (cur < prev)
+		return false;
+	*ret = (double)(cur - prev);
+	return true;
+}
+
+/* turbostat DELTA_WRAP32: RAPL energy and perf status are 32-bit counters. */
+static double delta_wrap32(uint64_t cur, uint64_t prev)
+{
+	return (double)((uint32_t)cur - (uint32_t)prev);
+}
+
+static int find_cpu_raw(const struct turbo_raw *t, int cpu, size_t *hint)
+{
+	size_t i = *hint;
+
+	if (i < t->ncpu && t->cpus[i].cpu == cpu) {
+		*hint = i + 1;
+		return (int)i;
+	}
+	for (i = 0; i < t->ncpu; i++)
+		if (t->cpus[i].cpu == cpu) {
+			*hint = i + 1;
+			return (int)i;
+		}
+	return -1;
+}
+
+static const struct turbo_pkg_raw *find_pkg_raw(const struct turbo_raw *t, int pkg)
+{
+	for (size_t i = 0; i < t->npkg; i++)
+		if (t->pkgs[i].pkg_id == pkg)
+			return &t->pkgs[i];
+	return NULL;
+}
+
+/* IRQ column: every per-CPU /proc/interrupts line summed for one CPU, as
+ * turbostat's snapshot_proc_interrupts. Lines new in cur or reset are skipped. */
+static bool irq_count(const struct irq_table *prev, const struct irq_table *cur, int cpu,
+		      double *ret)
+{
+	int pc = irq_table_cpu_col(prev, cpu), cc = irq_table_cpu_col(cur, cpu);
+	size_t hint = 0;
+	uint64_t sum = 0;
+
+	if (pc < 0 || cc < 0)
+		return false;
+	for (size_t i = 0; i < cur->n; i++) {
+		const struct irq_row *c = &cur->rows[i], *p;
+		uint64_t a, b;
+
+		if (!c->percpu_counts)
+			continue;
+		p = irq_table_find(prev, c->label, &hint);
+		if (!p || !p->percpu_counts)
+			continue;
+		a = irq_row_counts(cur, c)[cc];
+		b = irq_row_counts(prev, p)[pc];
+		if (a >= b)
+			sum += a - b;
+	}
+	*ret = (double)sum;
+	return true;
+}
+
+/* Energy delta in joules for one counter kind; false when it cannot be had. */
+static bool energy_j(const struct turbo_raw *c, int e, uint64_t cur, uint64_t prev, double *ret)
+{
+	const struct turbo_info *in = &c->info;
+
+	switch (c->energy_kind) {
+	case TE_MSR32:
+		*ret =
+		    delta_wrap32(cur, prev) * (e == 2 ? in->dram_energy_unit_j : in->energy_unit_j);
+		return true;
+	case TE_PERF:
+		if (cur < prev)
+			return false;
+		*ret = (double)(cur - prev) * in->perf_energy_scale_j[e];
+		return true;
+	case TE_POWERCAP:
+		/* energy_uj wraps at max_energy_range_uj */
+		if (cur >= prev)
+			*ret = (double)(cur - prev) / 1e6;
+		else if (in->powercap_range_uj[e] >= prev)
+			*ret = (double)(in->powercap_range_uj[e] - prev + cur) / 1e6;
+		else
+			return false;
+		return true;
+	}
+	return false;
+}
+
+struct sums {
+	double tsc, aperf, mperf, c1, irq, smi;
+	unsigned nthreads, nfreq, nc1, nirq, nsmi;
+	double c3, c6, c7;
+	unsigned ncores[3];
+	double pc[4], pkg_w, cor_w, ram_w, pkg_pct, ram_pct;
+	unsigned npkgs[4], n_pkg_w, n_cor_w, n_ram_w, n_pkg_pct, n_ram_pct;
+	double core_tmp, pkg_tmp;
+	bool have_core_tmp, have_pkg_tmp;
+	uint32_t suspect;
+	double idle_us[TURBO_IDLE_MAX];
+	unsigned nidle_cpus;
+};
+
+static void set(struct turbo_row *row, enum turbo_col c, double v)
+{
+	row->v[c] = v;
+	row->have |= BIT(c);
+}
+
+/* One CPU's row. core_p/core_c: raw of the first thread of its core, prev/cur. */
+static void compute_row(const struct snapshot *ps, const struct snapshot *cs,
+			const struct turbo_cpu_raw *p, const struct turbo_cpu_raw *c,
+			const struct turbo_cpu_raw *core_p, const struct turbo_cpu_raw *core_c,
+			double itv, struct turbo_metrics *m, struct turbo_row *row, struct sums *s)
+{
+	const struct turbo_info *in = &m->info;
+	double tsc = 0, aperf = 0, mperf = 0, d;
+	double cst[3] = { 0, 0, 0 };
+	bool have_tsc, have_freq;
+	char why[64];
+
+	if (c->err) {
+		row_invalid(row, "", c->reason);
+		return;
+	}
+	if (p->err) {
+		row_invalid(row, "previous reading failed: ", p->reason);
+		return;
+	}
+	have_tsc = (c->have & p->have & TR_TSC) != 0;
+	if (have_tsc) {
+		if (!delta64(c->tsc, p->tsc, &tsc)) {
+			row_invalid(row, "TSC went backwards", " (counter reset?)");
+			return;
+		}
+		/* turbostat exits on this ("Insanely slow TSC rate"); we drop the row */
+		if (tsc < 1000.0 * 1000.0) {
+			snprintf(why, sizeof(why), "TSC advanced %.0f cycles (< 1M)", tsc);
+			row_invalid(row, why, ": TSC stops in idle?");
+			return;
+		}
+		set(row, TC_TSC_MHZ, tsc / 1e6 / itv);
+		s->tsc += tsc;
+		s->nthreads++;
+	}
+	have_freq = have_tsc && (c->have & p->have & TR_APERF) && (c->have & p->have & TR_MPERF);
+	if (have_freq) {
+		/* turbostat requires both to advance: APERF or MPERF went backwards */
+		if (c->aperf > p->aperf && c->mperf > p->mperf) {
+			aperf = (double)(c->aperf - p->aperf);
+			mperf = (double)(c->mperf - p->mperf);
+			set(row, TC_AVG_MHZ, aperf / 1e6 / itv);
+			set(row, TC_BUSY, 100.0 * mperf / tsc);
+			if (in->base_mhz > 0)
+				set(row, TC_BZY_MHZ, in->base_mhz * aperf / mperf);
+			else
+				set(row, TC_BZY_MHZ, tsc / 1e6 * aperf / mperf / itv);
+			s->aperf += aperf;
+			s->mperf += mperf;
+			s->nfreq++;
+		} else {
+			have_freq = false;
+			snprintf(row->reason, sizeof(row->reason),
+				 "APERF or MPERF did not advance: no frequency this round");
+		}
+	} else if ((c->have & TR_CUR_KHZ) && in->src[TC_BZY_MHZ].via == TV_SYSFS) {
+		set(row, TC_BZY_MHZ, c->cur_khz / 1000.0);
+	}
+	/* core residency counters live on the first thread of the core */
+	if (core_c && core_p && !core_c->err && !core_p->err) {
+		static const uint32_t bits[3] = { TR_C3, TR_C6, TR_C7 };
+		static const enum turbo_col cols[3] = { TC_C3, TC_C6, TC_C7 };
+		const uint64_t cc[3] = { core_c->c3, core_c->c6, core_c->c7 };
+		const uint64_t pc[3] = { core_p->c3, core_p->c6, core_p->c7 };
+
+		for (int k = 0; k < 3; k++) {
+			if (!(core_c->have & core_p->have & bits[k]) || !delta64(cc[k], pc[k], &d))
+				continue;
+			cst[k] = d;
+			if (c->first_in_core && have_tsc) {
+				set(row, cols[k], 100.0 * d / tsc);
+				s->ncores[k]++;
+				if (k == 0)
+					s->c3 += d;
+				else if (k == 1)
+					s->c6 += d;
+				else
+					s->c7 += d;
+			}
+		}
+	}
+	/* CPU%c1: what is neither C0 nor a deeper core state; counter reads are
+	 * not atomic, so an overshoot shows 0 rather than a negative number */
+	if (have_freq) {
+		double c1 = tsc - mperf - cst[0] - cst[1] - cst[2];
+
+		if (c1 < 0)
+			c1 = 0;
+		set(row, TC_C1, 100.0 * c1 / tsc);
+		s->c1 += c1;
+		s->nc1++;
+	}
+	if (in->src[TC_IRQ].via == TV_PROC && !ps->status[SRC_INTERRUPTS].err &&
+	    !cs->status[SRC_INTERRUPTS].err && irq_count(&ps->irqs, &cs->irqs, c->cpu, &d)) {
+		set(row, TC_IRQ, d);
+		s->irq += d;
+		s->nirq++;
+	}
+	if (c->have & p->have & TR_SMI) {
+		/* MSR_SMI_COUNT is 32 bits wide */
+		d = (double)((uint32_t)c->smi - (uint32_t)p->smi);
+		set(row, TC_SMI, d);
+		s->smi += d;
+		s->nsmi++;
+	}
+	if (c->first_in_core && (c->have & TR_CORETMP)) {
+		set(row, TC_CORETMP, c->core_temp_mc / 1000);
+		if (!s->have_core_tmp || row->v[TC_CORETMP] > s->core_tmp)
+			s->core_tmp = row->v[TC_CORETMP];
+		s->have_core_tmp = true;
+	}
+	if (c->first_in_core && (c->have & p->have & TR_CORE_ENERGY)) {
+		d = delta_wrap32(c->core_energy, p->core_energy) * in->energy_unit_j;
+		set(row, TC_CORWATT, d / itv);
+		if (itv >= m->joule_range_s)
+			row->suspect |= BIT(TC_CORWATT);
+		s->cor_w += d / itv;
+		s->n_cor_w++;
+	}
+	if (c->have & p->have & TR_IDLE) {
+		row->nidle = in->nidle;
+		for (unsigned k = 0; k < in->nidle; k++) {
+			if (!delta64(c->idle_us[k], p->idle_us[k], &d))
+				d = 0;
+			/* turbostat --show sysfs: usec / interval / 10000 */
+			row->idle_pct[k] = d / itv / 10000.0;
+			s->idle_us[k] += d;
+		}
+		s->nidle_cpus++;
+	}
+}
+
+static void compute_pkg(const struct turbo_raw *prt, const struct turbo_raw *crt,
+			const struct turbo_cpu_raw *c, double itv, struct turbo_metrics *m,
+			struct turbo_row *row, struct sums *s)
+{
+	const struct turbo_pkg_raw *kc = find_pkg_raw(crt, c->pkg_id);
+	const struct turbo_pkg_raw *kp = find_pkg_raw(prt, c->pkg_id);
+	const struct turbo_info *in = &m->info;
+	double tsc = row->v[TC_TSC_MHZ] * 1e6 * itv, d;
+	bool suspect = itv >= m->joule_range_s;
+
+	if (!kc || !kp)
+		return;
+	if (kc->err || kp->err) {
+		snprintf(row->reason, sizeof(row->reason), "%s", kc->err ? kc->reason : kp->reason);
+		return;
+	}
+	{
+		static const uint32_t bits[4] = { TP_PC2, TP_PC3, TP_PC6, TP_PC7 };
+		static const enum turbo_col cols[4] = { TC_PC2, TC_PC3, TC_PC6, TC_PC7 };
+		const uint64_t cc[4] = { kc->pc2, kc->pc3, kc->pc6, kc->pc7 };
+		const uint64_t pc[4] = { kp->pc2, kp->pc3, kp->pc6, kp->pc7 };
+
+		for (int k = 0; k < 4 && (row->have & BIT(TC_TSC_MHZ)); k++) {
+			if (!(kc->have & kp->have & bits[k]) || !delta64(cc[k], pc[k], &d))
+				continue;
+			set(row, cols[k], 100.0 * d / tsc);
+			s->pc[k] += d;
+			s->npkgs[k]++;
+		}
+	}
+	if (kc->have & TP_PKGTMP) {
+		set(row, TC_PKGTMP, kc->pkg_temp_mc / 1000);
+		if (!s->have_pkg_tmp || row->v[TC_PKGTMP] > s->pkg_tmp)
+			s->pkg_tmp = row->v[TC_PKGTMP];
+		s->have_pkg_tmp = true;
+	}
+	if ((kc->have & kp->have & TP_E_PKG) && energy_j(crt, 0, kc->e_pkg, kp->e_pkg, &d)) {
+		set(row, TC_PKGWATT, d / itv);
+		s->pkg_w += d / itv;
+		s->n_pkg_w++;
+		if (suspect)
+			row->suspect |= BIT(TC_PKGWATT);
+	}
+	if ((kc->have & kp->have & TP_E_CORES) && energy_j(crt, 1, kc->e_cores, kp->e_cores, &d)) {
+		set(row, TC_CORWATT, d / itv);
+		s->cor_w += d / itv;
+		s->n_cor_w++;
+		if (suspect)
+			row->suspect |= BIT(TC_CORWATT);
+	}
+	if ((kc->have & kp->have & TP_E_DRAM) && energy_j(crt, 2, kc->e_dram, kp->e_dram, &d)) {
+		set(row, TC_RAMWATT, d / itv);
+		s->ram_w += d / itv;
+		s->n_ram_w++;
+		if (suspect)
+			row->suspect |= BIT(TC_RAMWATT);
+	}
+	/* PKG_% / RAM_%: time throttled by RAPL, in RAPL time units */
+	if (kc->have & kp->have & TP_PKG_PERF) {
+		d = 100.0 * delta_wrap32(kc->pkg_perf, kp->pkg_perf) * in->time_unit_s / itv;
+		set(row, TC_PKG_PCT, d);
+		s->pkg_pct += d;
+		s->n_pkg_pct++;
+	}
+	if (kc->have & kp->have & TP_DRAM_PERF) {
+		d = 100.0 * delta_wrap32(kc->dram_perf, kp->dram_perf) * in->time_unit_s / itv;
+		set(row, TC_RAM_PCT, d);
+		s->ram_pct += d;
+		s->n_ram_pct++;
+	}
+	s->suspect |= row->suspect;
+}
+
+/* turbostat compute_average: threads averaged over CPUs, core counters over
+ * cores, package residency over packages; energy and IRQs summed; temperatures
+ * the maximum. Percentages use the average TSC. */
+static void compute_summary(const struct sums *s, double itv, const struct turbo_info *in,
+			    struct turbo_row *row)
+{
+	double tsc = s->nthreads ? s->tsc / s->nthreads : 0;
+
+	memset(row, 0, sizeof(*row));
+	row->cpu = row->core = row->pkg = -1;
+	row->valid = true;
+	if (s->nthreads)
+		set(row, TC_TSC_MHZ, tsc / 1e6 / itv);
+	if (s->nfreq) {
+		double aperf = s->aperf / s->nfreq, mperf = s->mperf / s->nfreq;
+
+		set(row, TC_AVG_MHZ, aperf / 1e6 / itv);
+		set(row, TC_BUSY, 100.0 * mperf / tsc);
+		if (in->base_mhz > 0)
+			set(row, TC_BZY_MHZ, in->base_mhz * aperf / mperf);
+		else
+			set(row, TC_BZY_MHZ, tsc / 1e6 * aperf / mperf / itv);
+	}
+	if (s->nc1)
+		set(row, TC_C1, 100.0 * (s->c1 / s->nc1) / tsc);
+	if (s->ncores[0] && tsc > 0)
+		set(row, TC_C3, 100.0 * (s->c3 / s->ncores[0]) / tsc);
+	if (s->ncores[1] && tsc > 0)
+		set(row, TC_C6, 100.0 * (s->c6 / s->ncores[1]) / tsc);
+	if (s->ncores[2] && tsc > 0)
+		set(row, TC_C7, 100.0 * (s->c7 / s->ncores[2]) / tsc);
+	if (s->nirq)
+		set(row, TC_IRQ, s->irq);
+	if (s->nsmi)
+		set(row, TC_SMI, s->smi);
+	if (s->have_core_tmp)
+		set(row, TC_CORETMP, s->core_tmp);
+	if (s->have_pkg_tmp)
+		set(row, TC_PKGTMP, s->pkg_tmp);
+	for (int k = 0; k < 4; k++)
+		if (s->npkgs[k] && tsc > 0)
+			set(row, (enum turbo_col)(TC_PC2 + k),
+			    100.0 * (s->pc[k] / s->npkgs[k]) / tsc);
+	if (s->n_pkg_w)
+		set(row, TC_PKGWATT, s->pkg_w);
+	if (s->n_cor_w)
+		set(row, TC_CORWATT, s->cor_w);
+	if (s->n_ram_w)
+		set(row, TC_RAMWATT, s->ram_w);
+	if (s->n_pkg_pct)
+		set(row, TC_PKG_PCT, s->pkg_pct);
+	if (s->n_ram_pct)
+		set(row, TC_RAM_PCT, s->ram_pct);
+	if (s->nidle_cpus) {
+		row->nidle = in->nidle;
+		for (unsigned k = 0; k < in->nidle; k++)
+			row->idle_pct[k] = s->idle_us[k] / s->nidle_cpus / itv / 10000.0;
+	}
+	row->suspect = s->suspect;
+}
+
+int turbo_compute(const struct snapshot *ps, const struct snapshot *cs, uint64_t itv_cs,
+		  struct turbo_metrics *m)
+{
+	const struct turbo_raw *prt = ps->turbo, *crt = cs->turbo;
+	struct sums s;
+	size_t hint = 0;
+	double itv;
+
+	m->available = false;
+	m->nrows = 0;
+	m->cols = 0;
+	m->invalid_rows = 0;
+	m->reason[0] = '\0';
+	if (!prt || !crt) {
+		snprintf(m->reason, sizeof(m->reason), "no turbostat reading in %s",
+			 !prt ? "the previous sample" : "this sample");
+		return 0;
+	}
+	/* the readings' own timestamps when live (as turbostat's gettimeofday),
+	 * else the interval the caller measured (/proc/uptime of recorded trees) */
+	if (prt->has_time && crt->has_time && crt->mono_ns > prt->mono_ns)
+		itv = (double)(crt->mono_ns - prt->mono_ns) / 1e9;
+	else
+		itv = (double)itv_cs / 100.0;
+	if (!(itv > 0)) {
+		snprintf(m->reason, sizeof(m->reason), "no interval");
+		return 0;
+	}
+	m->info = crt->info;
+	m->interval_s = itv;
+	/* turbostat: seconds until the 32-bit energy counter wraps at TDP */
+	m->joule_range_s = INFINITY;
+	if (crt->energy_kind == TE_MSR32 && m->info.tdp_w > 0 && m->info.energy_unit_j > 0)
+		m->joule_range_s = 4294967295.0 * m->info.energy_unit_j / m->info.tdp_w;
+	else if (crt->energy_kind == TE_POWERCAP && m->info.tdp_w > 0 &&
+		 m->info.powercap_range_uj[0])
+		m->joule_range_s = (double)m->info.powercap_range_uj[0] / 1e6 / m->info.tdp_w;
+	for (int c = 0; c < TC__COUNT; c++)
+		if (m->info.src[c].via != TV_NONE)
+			m->cols |= BIT(c);
+	if (grow((void **)&m->rows, &m->rows_cap, crt->ncpu + prt->ncpu, sizeof(*m->rows)) < 0)
+		return -ENOMEM;
+	memset(&s, 0, sizeof(s));
+	for (size_t i = 0; i < crt->ncpu; i++) {
+		const struct turbo_cpu_raw *c = &crt->cpus[i], *core_c = NULL, *core_p = NULL;
+		struct turbo_row *row = &m->rows[m->nrows++];
+		int pi = find_cpu_raw(prt, c->cpu, &hint);
+
+		memset(row, 0, sizeof(*row));
+		row->cpu = c->cpu;
+		row->core = c->core_id;
+		row->pkg = c->pkg_id;
+		row->first_in_core = c->first_in_core;
+		row->first_in_pkg = c->first_in_pkg;
+		row->valid = true;
+		if (pi < 0) {
+			row_invalid(row, "came online during the interval", "");
+			m->invalid_rows++;
+			continue;
+		}
+		/* the core's counters: read by its first thread in both readings */
+		for (size_t k = 0; k < crt->ncpu && !core_c; k++)
+			if (crt->cpus[k].first_in_core && crt->cpus[k].pkg_id == c->pkg_id &&
+			    crt->cpus[k].core_id == c->core_id)
+				core_c = &crt->cpus[k];
+		if (core_c) {
+			size_t h2 = 0;
+			int cp = find_cpu_raw(prt, core_c->cpu, &h2);
+
+			if (cp >= 0 && prt->cpus[cp].first_in_core)
+				core_p = &prt->cpus[cp];
+		}
+		compute_row(ps, cs, &prt->cpus[pi], c, core_p, core_c, itv, m, row, &s);
+		if (row->valid && c->first_in_pkg && prt->cpus[pi].first_in_pkg)
+			compute_pkg(prt, crt, c, itv, m, row, &s);
+		if (!row->valid)
+			m->invalid_rows++;
+	}
+	/* CPUs that went offline: a row that says so, never silently dropped */
+	for (size_t i = 0; i < prt->ncpu; i++) {
+		size_t h = 0;
+		struct turbo_row *row;
+
+		if (find_cpu_raw(crt, prt->cpus[i].cpu, &h) >= 0)
+			continue;
+		row = &m->rows[m->nrows++];
+		memset(row, 0, sizeof(*row));
+		row->cpu = prt->cpus[i].cpu;
+		row->core = prt->cpus[i].core_id;
+		row->pkg = prt->cpus[i].pkg_id;
+		row->valid = true;
+		row_invalid(row, "went offline during the interval", "");
+		m->invalid_rows++;
+	}
+	compute_summary(&s, itv, &m->info, &m->summary);
+	m->available = true;
+	return 0;
+}
+
+void turbo_metrics_free(struct turbo_metrics *m)
+{
+	if (!m)
+		return;
+	free(m->rows);
+	memset(m, 0, sizeof(*m));
+}
+
+int turbo_metrics_update(struct turbo_metrics **m, const struct snapshot *prev,
+			 const struct snapshot *cur, uint64_t itv_cs)
+{
+	if (!*m) {
+		*m = calloc(1, sizeof(**m));
+		if (!*m)
+			return -ENOMEM;
+	}
+	return turbo_compute(prev, cur, itv_cs, *m);
+}
+
+void turbo_metrics_destroy(struct turbo_metrics *m)
+{
+	turbo_metrics_free(m);
+	free(m);
+}
+
+/* ---- accessors for the TUI ---- */
+
+int turbo_cpu_view(const struct turbo_metrics *m, int cpu, struct turbo_cpu_view *ret)
+{
+	struct turbo_cpu_view v = { .bzy_mhz = NAN, .busy_pct = NAN, .deepest_pct = NAN };
+	const struct turbo_row *row = NULL, *core = NULL;
+
+	if (!m || !m->available)
+		return -ENODATA;
+	for (size_t i = 0; i < m->nrows && !row; i++)
+		if (m->rows[i].cpu == cpu)
+			row = &m->rows[i];
+	if (!row)
+		return -ENOENT;
+	v.valid = row->valid;
+	if (row->have & BIT(TC_BZY_MHZ))
+		v.bzy_mhz = row->v[TC_BZY_MHZ];
+	if (row->have & BIT(TC_BUSY))
+		v.busy_pct = row->v[TC_BUSY];
+	/* core C-states are printed on the core's first thread: share them */
+	for (size_t i = 0; i < m->nrows && !core; i++)
+		if (m->rows[i].first_in_core && m->rows[i].pkg == row->pkg &&
+		    m->rows[i].core == row->core)
+			core = &m->rows[i];
+	if (core) {
+		for (int c = TC_C7; c >= TC_C3; c--) {
+			if (!(core->have & BIT(c)))
+				continue;
+			v.deepest_name = col_names[c];
+			v.deepest_pct = core->v[c];
+			break;
+		}
+	}
+	if (!v.deepest_name && row->nidle) {
+		v.deepest_name = m->info.idle_names[row->nidle - 1];
+		v.deepest_pct = row->idle_pct[row->nidle - 1];
+	}
+	*ret = v;
+	return 0;
+}
+
+void turbo_header_view(const struct turbo_metrics *m, struct turbo_header_view *ret)
+{
+	struct turbo_header_view v = {
+		.pkg_watt = NAN, .ram_watt = NAN, .pkg_tmp_c = NAN, .core_tmp_c = NAN
+	};
+
+	if (m && m->available) {
+		const struct turbo_row *s = &m->summary;
+
+		if (s->have & BIT(TC_PKGWATT))
+			v.pkg_watt = s->v[TC_PKGWATT];
+		if (s->have & BIT(TC_RAMWATT))
+			v.ram_watt = s->v[TC_RAMWATT];
+		if (s->have & BIT(TC_PKGTMP))
+			v.pkg_tmp_c = s->v[TC_PKGTMP];
+		if (s->have & BIT(TC_CORETMP))
+			v.core_tmp_c = s->v[TC_CORETMP];
+		v.suspect = s->suspect != 0;
+		for (size_t i = 0; i < m->nrows; i++)
+			v.npkg += m->rows[i].first_in_pkg;
+	}
+	*ret = v;
+}
+
+/* ---- JSON ---- */
+
+static const char *const via_names[] = {
+	[TV_NONE] = "none",   [TV_MSR] = "msr",	  [TV_PERF] = "perf",
+	[TV_SYSFS] = "sysfs", [TV_PROC] = "proc",
+};
+
+static void encode_row(struct strbuf *sb, const struct turbo_row *row, const struct turbo_info *in)
+{
+	sb_putc(sb, '{');
+	if (row->cpu < 0) {
+		sb_puts(sb, "\"Package\":\"-\",\"Core\":\"-\",\"CPU\":\"-\"");
+	} else {
+		sb_puts(sb, "\"Package\":");
+		sb_i64(sb, row->pkg);
+		sb_puts(sb, ",\"Core\":");
+		sb_i64(sb, row->core);
+		sb_puts(sb, ",\"CPU\":");
+		sb_i64(sb, row->cpu);
+	}
+	if (!row->valid) {
+		sb_puts(sb, ",\"valid\":false,\"reason\":");
+		sb_json_str(sb, row->reason);
+		sb_putc(sb, '}');
+		return;
+	}
+	sb_puts(sb, ",\"valid\":true");
+	if (row->reason[0]) {
+		sb_puts(sb, ",\"note\":");
+		sb_json_str(sb, row->reason);
+	}
+	for (int c = 0; c < TC__COUNT; c++) {
+		if (!(row->have & BIT(c)))
+			continue;
+		sb_putc(sb, ',');
+		sb_json_str(sb, col_names[c]);
+		sb_putc(sb, ':');
+		sb_fixed2(sb, row->v[c]);
+	}
+	if (row->suspect) {
+		sb_puts(sb, ",\"suspect\":[");
+		for (int c = 0, n = 0; c < TC__COUNT; c++)
+			if (row->suspect & BIT(c)) {
+				if (n++)
+					sb_putc(sb, ',');
+				sb_json_str(sb, col_names[c]);
+			}
+		sb_putc(sb, ']');
+	}
+	for (unsigned k = 0; k < row->nidle; k++) {
+		char key[24];
+
+		snprintf(key, sizeof(key), "%s%%", in->idle_names[k]);
+		sb_putc(sb, ',');
+		sb_json_str(sb, key);
+		sb_putc(sb, ':');
+		sb_fixed2(sb, row->idle_pct[k]);
+	}
+	sb_putc(sb, '}');
+}
+
+void encode_turbo(struct strbuf *sb, const struct turbo_metrics *m)
+{
+	if (!m || !m->available)
+		return;
+	sb_puts(sb, "\"turbostat\":{\"interval_s\":");
+	sb_printf(sb, "%.6f", m->interval_s);
+	sb_puts(sb, ",\"joule_counter_range_s\":");
+	if (isfinite(m->joule_range_s))
+		sb_fixed2(sb, m->joule_range_s);
+	else
+		sb_puts(sb, "null");
+	sb_puts(sb, ",\"columns\":{");
+	for (int c = 0; c < TC__COUNT; c++) {
+		const struct turbo_source *src = &m->info.src[c];
+
+		if (c)
+			sb_putc(sb, ',');
+		sb_json_str(sb, col_names[c]);
+		if (src->via == TV_NONE) {
+			sb_puts(sb, ":{\"available\":false,\"reason\":");
+			sb_json_str(sb, src->reason);
+		} else {
+			sb_puts(sb, ":{\"available\":true,\"source\":");
+			sb_json_str(sb, via_names[src->via]);
+			sb_puts(sb, ",\"detail\":");
+			sb_json_str(sb, src->detail);
+			if (src->reason[0]) {
+				sb_puts(sb, ",\"caveat\":");
+				sb_json_str(sb, src->reason);
+			}
+		}
+		sb_putc(sb, '}');
+	}
+	sb_puts(sb, "},\"rows\":[");
+	encode_row(sb, &m->summary, &m->info);
+	for (size_t i = 0; i < m->nrows; i++) {
+		sb_putc(sb, ',');
+		encode_row(sb, &m->rows[i], &m->info);
+	}
+	sb_puts(sb, "]},");
+}
+
+void encode_turbo_sources(struct strbuf *sb, const struct turbo_raw *raw)
+{
+	if (!raw)
+		return;
+	for (unsigned i = 0; i < TURBO_NSOURCES; i++) {
+		sb_json_key(sb, turbo_source_name(i));
+		if (raw->info.sources[i].err) {
+			sb_puts(sb, "{\"available\":false,\"reason\":");
+			sb_json_str(sb, raw->info.sources[i].reason);
+			sb_puts(sb, "},");
+		} else {
+			sb_puts(sb, "{\"available\":true},");
+		}
+	}
+}
+
+/* ---- the table, as turbostat prints it ---- */
+
+static void cell(struct strbuf *sb, const struct turbo_row *row, enum turbo_col c)
+{
+	sb_putc(sb, '\t');
+	if (!(row->have & BIT(c)))
+		return;
+	if (row->suspect & BIT(c))
+		sb_printf(sb, "%6.0f**", row->v[c]);
+	else
+		sb_printf(sb, "%.*f", col_prec[c], row->v[c]);
+}
+
+void turbo_format_table(struct strbuf *sb, const struct turbo_metrics *m)
+{
+	if (!m || !m->available) {
+		if (m && m->reason[0])
+			sb_printf(sb, "turbostat: unavailable: %s\n", m->reason);
+		return;
+	}
+	if (!m->cols || m->cols == BIT(TC_IRQ)) {
+		sb_puts(sb, "turbostat: no frequency, C-state, power or temperature source\n");
+	} else {
+		sb_puts(sb, "Core\tCPU");
+		for (int c = 0; c < TC__COUNT; c++)
+			if (m->cols & BIT(c))
+				sb_printf(sb, "\t%s", col_names[c]);
+		for (unsigned k = 0; k < m->info.nidle; k++)
+			sb_printf(sb, "\t%s%%", m->info.idle_names[k]);
+		sb_putc(sb, '\n');
+		for (size_t i = 0; i <= m->nrows; i++) {
+			const struct turbo_row *row = i == 0 ? &m->summary : &m->rows[i - 1];
+			int last = -1;
+
+			if (row->cpu < 0)
+				sb_puts(sb, "-\t-");
+			else
+				sb_printf(sb, "%d\t%d", row->core, row->cpu);
+			if (!row->valid) {
+				sb_printf(sb, "\t(invalid: %s)\n", row->reason);
+				continue;
+			}
+			/* turbostat stops a line after its last printed column */
+			for (int c = 0; c < TC__COUNT; c++)
+				if ((m->cols & BIT(c)) && (row->have & BIT(c)))
+					last = c;
+			for (int c = 0; c <= last; c++)
+				if (m->cols & BIT(c))
+					cell(sb, row, (enum turbo_col)c);
+			for (unsigned k = 0; k < row->nidle; k++)
+				sb_printf(sb, "\t%.2f", row->idle_pct[k]);
+			sb_putc(sb, '\n');
+		}
+	}
+	for (int c = 0; c < TC__COUNT; c++) {
+		const struct turbo_source *src = &m->info.src[c];
+
+		if (src->via == TV_NONE)
+			sb_printf(sb, "%s: unavailable: %s\n", col_names[c], src->reason);
+		else if (src->reason[0])
+			sb_printf(sb, "%s: %s\n", col_names[c], src->reason);
+	}
+}

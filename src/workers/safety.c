@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The bench's data-loss guard (rules in safety.h). Family and mount/swap
+ * facts come from ROOT/sys and ROOT/proc so recorded trees test them;
+ * signatures come from libblkid on the live device, opened read-only.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <blkid.h>
+
+#include "procfile.h"
+#include "safety.h"
+
+static int why_set(char *why, size_t size, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int why_set(char *why, size_t size, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && size) {
+		va_start(ap, fmt);
+		vsnprintf(why, size, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+static bool name_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len && len < sizeof(((struct safety_dev *)0)->name) && !strchr(name, '/') &&
+	       strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+static int parse_devnum(const char *s, uint32_t *ret_major, uint32_t *ret_minor)
+{
+	char *end;
+	unsigned long ma, mi;
+
+	errno = 0;
+	ma = strtoul(s, &end, 10);
+	if (errno || end == s || *end != ':' || ma > UINT32_MAX)
+		return -EINVAL;
+	s = end + 1;
+	mi = strtoul(s, &end, 10);
+	if (errno || end == s || *end || mi > UINT32_MAX)
+		return -EINVAL;
+	*ret_major = (uint32_t)ma;
+	*ret_minor = (uint32_t)mi;
+	return 0;
+}
+
+static int family_add(const struct root *r, struct safety_family *f, const char *name, int role)
+{
+	struct safety_dev *d;
+	char rel[PATH_MAX], val[128];
+	int n;
+
+	if (!name_ok(name))
+		return -EINVAL;
+	for (unsigned i = 0; i < f->n; i++)
+		if (strcmp(f->dev[i].name, name) == 0)
+			return 0; /* reached twice (a holder of two partitions) */
+	if (f->n == SAFETY_FAMILY_MAX)
+		return -E2BIG;
+	d = &f->dev[f->n];
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	snprintf(rel, sizeof(rel), "sys/class/block/%s/dev", name);
+	n = root_read_small(r, rel, val, sizeof(val));
+	if (n < 0)
+		return n;
+	if (parse_devnum(val, &d->major, &d->minor) < 0)
+		return -EBADMSG;
+	snprintf(rel, sizeof(rel), "sys/class/block/%s/dm/name", name);
+	if (root_read_small(r, rel, val, sizeof(val)) > 0)
+		snprintf(d->dm_name, sizeof(d->dm_name), "%.63s", val);
+	d->role = role;
+	f->n++;
+	if (role == SAFETY_PARTITION)
+		f->npartitions++;
+	else if (role == SAFETY_HOLDER)
+		f->nholders++;
+	return 0;
+}
+
+/* Calls family_add for each entry of ROOT/dir (for partitions: entries with a "partition" file). */
+static int family_scan(const struct root *r, struct safety_family *f, const char *dir, int role)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, ret = 0;
+
+	fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd; /* no holders/ directory: none */
+	d = fdopendir(fd);
+	if (!d) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (role == SAFETY_PARTITION) {
+			char rel[PATH_MAX];
+
+			snprintf(rel, sizeof(rel), "%s/%s/partition", dir, de->d_name);
+			if (faccessat(r->dirfd, rel, F_OK, 0) < 0)
+				continue;
+		}
+		ret = family_add(r, f, de->d_name, role);
+		if (ret < 0)
+			break;
+	}
+	closedir(d);
+	return ret;
+}
+
+int safety_family_load(const struct root *r, const char *kname, struct safety_family *ret_family)
+{
+	struct safety_family *f;
+	char rel[PATH_MAX];
+	int ret;
+
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	ret = family_add(r, f, kname, SAFETY_SELF);
+	if (ret < 0)
+		goto out;
+	snprintf(rel, sizeof(rel), "sys/class/block/%s", kname);
+	ret = family_scan(r, f, rel, SAFETY_PARTITION);
+	/* holders of every member so far, and of the holders themselves (LVM on md on sda1) */
+	for (unsigned i = 0; ret >= 0 && i < f->n; i++) {
+		snprintf(rel, sizeof(rel), "sys/class/block/%s/holders", f->dev[i].name);
+		ret = family_scan(r, f, rel, SAFETY_HOLDER);
+	}
+	if (ret >= 0)
+		*ret_family = *f;
+out:
+	free(f);
+	return ret < 0 ? ret : 0;
+}
+
+/* The member a "/dev/NAME" or "/dev/mapper/DMNAME" path names, or NULL. */
+static const struct safety_dev *family_by_path(const struct safety_family *f, const char *p,
+					       size_t len)
+{
+	if (len <= 5 || strncmp(p, "/dev/", 5) != 0)
+		return NULL;
+	p += 5;
+	len -= 5;
+	for (unsigned i = 0; i < f->n; i++) {
+		const struct safety_dev *d = &f->dev[i];
+
+		if (strlen(d->name) == len && strncmp(d->name, p, len) == 0)
+			return d;
+		if (d->dm_name[0] && len > 7 && strncmp(p, "mapper/", 7) == 0 &&
+		    strlen(d->dm_name) == len - 7 && strncmp(d->dm_name, p + 7, len - 7) == 0)
+			return d;
+	}
+	return NULL;
+}
+
+static const struct safety_dev *family_by_devnum(const struct safety_family *f, const char *s,
+						 size_t len)
+{
+	char buf[32];
+	uint32_t ma, mi;
+
+	if (len >= sizeof(buf))
+		return NULL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (parse_devnum(buf, &ma, &mi) < 0)
+		return NULL;
+	for (unsigned i = 0; i < f->n; i++)
+		if (f->dev[i].major == ma && f->dev[i].minor == mi)
+			return &f->dev[i];
+	return NULL;
+}
+
+#define TOK_MAX 64
+
+/* Splits [p, end) at blanks into at most TOK_MAX tokens; returns the count. */
+static unsigned tokenize(const char *p, const char *end, const char **tok, size_t *len)
+{
+	unsigned n = 0;
+
+	while (p < end && n < TOK_MAX) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p >= end)
+			break;
+		tok[n] = p;
+		while (p < end && *p != ' ' && *p != '\t')
+			p++;
+		len[n] = (size_t)(p - tok[n]);
+		n++;
+	}
+	return n;
+}
+
+static const char *role_name(const struct safety_dev *d)
+{
+	return d->role == SAFETY_SELF	     ? "the device"
+	       : d->role == SAFETY_PARTITION ? "its partition"
+					     : "its holder";
+}
+
+int safety_mountinfo_find(const char *buf, size_t len, const struct safety_family *f, char *why,
+			  size_t why_size)
+{
+	const char *p = buf, *end = buf + len;
+	unsigned line = 0;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *tok[TOK_MAX];
+		size_t tl[TOK_MAX];
+		const struct safety_dev *d;
+		unsigned n, sep;
+
+		if (!eol)
+			eol = end;
+		line++;
+		n = tokenize(p, eol, tok, tl);
+		p = eol + 1;
+		if (!n)
+			continue;
+		/* id parent maj:min root mountpoint options [optional...] - fstype source superopts */
+		for (sep = 5; sep < n; sep++)
+			if (tl[sep] == 1 && tok[sep][0] == '-')
+				break;
+		if (n < 6 || sep + 2 >= n)
+			return why_set(why, why_size, -EBADMSG, "mountinfo line %u: malformed",
+				       line);
+		d = family_by_devnum(f, tok[2], tl[2]);
+		if (!d)
+			d = family_by_path(f, tok[sep + 2], tl[sep + 2]);
+		if (d)
+			return why_set(why, why_size, 1,
+				       "%s %s (/dev/%s) is mounted on %.*s (%.*s)", role_name(d),
+				       d->name, d->name, (int)(tl[4] > 200 ? 200 : tl[4]), tok[4],
+				       (int)(tl[sep + 1] > 32 ? 32 : tl[sep + 1]), tok[sep + 1]);
+	}
+	return 0;
+}
+
+int safety_swaps_find(const char *buf, size_t len, const struct safety_family *f, char *why,
+		      size_t why_size)
+{
+	const char *p = buf, *end = buf + len;
+	unsigned line = 0;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *tok[TOK_MAX];
+		size_t tl[TOK_MAX];
+		const struct safety_dev *d;
+		unsigned n;
+
+		if (!eol)
+			eol = end;
+		line++;
+		n = tokenize(p, eol, tok, tl);
+		p = eol + 1;
+		if (!n || (line == 1 && tl[0] == 8 && strncmp(tok[0], "Filename", 8) == 0))
+			continue;
+		if (n < 2)
+			return why_set(why, why_size, -EBADMSG, "swaps line %u: malformed", line);
+		d = family_by_path(f, tok[0], tl[0]);
+		if (d)
+			return why_set(why, why_size, 1, "%s %s is in use as swap (/proc/swaps)",
+				       role_name(d), d->name);
+	}
+	return 0;
+}
+
+/* Reads ROOT/rel whole into pf; -errno with why set. */
+static int read_proc(const struct root *r, struct procfile *pf, const char *rel, char *why,
+		     size_t why_size)
+{
+	char shown[PATH_MAX];
+	int n;
+
+	procfile_init(pf, rel);
+	n = procfile_read(pf, r);
+	if (n < 0) {
+		root_display(r, rel, shown, sizeof(shown));
+		procfile_free(pf);
+		return why_set(why, why_size, n, "read %s: %s", shown, strerror(-n));
+	}
+	return 0;
+}
+
+static void list_role(const struct safety_family *f, int role, char *out, size_t size)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (unsigned i = 0; i < f->n && o + 1 < size; i++) {
+		const struct safety_dev *d = &f->dev[i];
+		int w;
+
+		if ((int)d->role != role)
+			continue;
+		w = snprintf(out + o, size - o, "%s%s%s%s%s", o ? ", " : "", d->name,
+			     d->dm_name[0] ? " (" : "", d->dm_name, d->dm_name[0] ? ")" : "");
+		if (w < 0)
+			break;
+		o += (size_t)w;
+	}
+}
+
+int safety_check_family(const struct root *r, const struct safety_family *f, bool write,
+			bool allow_destroy, const char *signature, char *why, size_t why_size)
+{
+	const char *self = f->dev[0].name;
+	struct procfile pf;
+	char list[200];
+	int ret;
+
+	if (!write)
+		return 0; /* reading never loses data */
+	ret = read_proc(r, &pf, "proc/self/mountinfo", why, why_size);
+	if (ret < 0)
+		return ret;
+	ret = safety_mountinfo_find(pf.buf, pf.len, f, why, why_size);
+	procfile_free(&pf);
+	if (ret)
+		return ret > 0 ? -EBUSY : ret;
+	procfile_init(&pf, "proc/swaps");
+	ret = procfile_read(&pf, r);
+	if (ret >= 0) {
+		ret = safety_swaps_find(pf.buf, pf.len, f, why, why_size);
+		procfile_free(&pf);
+		if (ret)
+			return ret > 0 ? -EBUSY : ret;
+	} else {
+		procfile_free(&pf);
+		if (ret != -ENOENT) /* no /proc/swaps: a kernel without swap */
+			return why_set(why, why_size, ret, "read /proc/swaps: %s", strerror(-ret));
+	}
+	if (allow_destroy)
+		return 0;
+	if (f->nholders) {
+		list_role(f, SAFETY_HOLDER, list, sizeof(list));
+		return why_set(why, why_size, -EPERM,
+			       "%s is in use by %s (LVM, md or dm); writing destroys their data: "
+			       "pass --allow-destroy=/dev/%s to go ahead",
+			       self, list, self);
+	}
+	if (f->npartitions) {
+		list_role(f, SAFETY_PARTITION, list, sizeof(list));
+		return why_set(why, why_size, -EPERM,
+			       "%s has partitions (%s); writing destroys them: pass "
+			       "--allow-destroy=/dev/%s to go ahead",
+			       self, list, self);
+	}
+	if (signature && signature[0])
+		return why_set(why, why_size, -EPERM,
+			       "%s holds a %s signature; writing destroys it: pass "
+			       "--allow-destroy=/dev/%s to go ahead",
+			       self, signature, self);
+	return 0;
+}
+
+int safety_probe_signature(const char *devpath, char *ret_type, size_t size)
+{
+	blkid_probe pr;
+	const char *v = NULL;
+	int r, ret = 0;
+
+	pr = blkid_new_probe_from_filename(devpath);
+	if (!pr)
+		return errno ? -errno : -EIO;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	r = blkid_do_safeprobe(pr);
+	if (r == 0) {
+		if (blkid_probe_lookup_value(pr, "TYPE", &v, NULL) < 0)
+			blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL);
+		snprintf(ret_type, size, "%s", v ? v : "unknown");
+		ret = 1;
+	} else if (r == -2) {
+		/* several signatures disagree: still something to lose */
+		snprintf(ret_type, size, "ambivalent (several)");
+		ret = 1;
+	} else if (r < 0) {
+		ret = -EIO;
+	}
+	blkid_free_probe(pr);
+	return ret;
+}
+
+/* Kernel name of a block device from ROOT/sys/dev/block/MAJ:MIN. */
+static int kname_of(const struct root *r, dev_t rdev, char *buf, size_t size)
+{
+	char rel[64], link[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	snprintf(rel, sizeof(rel), "sys/dev/block/%u:%u", major(rdev), minor(rdev));
+	n = readlinkat(r->dirfd, rel, link, sizeof(link) - 1);
+	if (n < 0)
+		return -errno;
+	link[n] = '\0';
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	if (!name_ok(base))
+		return -EINVAL;
+	snprintf(buf, size, "%.63s", base);
+	return 0;
+}
+
+/* -EBUSY when path backs a loop device (writing it would change that device under its user). */
+static int file_backs_loop(const struct root *r, const char *path, char *why, size_t why_size)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, ret = 0;
+
+	fd = root_openat(r, "sys/block", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return 0;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		char rel[PATH_MAX], back[PATH_MAX];
+		size_t plen = strlen(path);
+
+		if (strncmp(de->d_name, "loop", 4) != 0)
+			continue;
+		snprintf(rel, sizeof(rel), "sys/block/%s/loop/backing_file", de->d_name);
+		if (root_read_small(r, rel, back, sizeof(back)) <= 0)
+			continue;
+		if (strncmp(back, path, plen) == 0 &&
+		    (back[plen] == '\0' || strcmp(back + plen, " (deleted)") == 0)) {
+			ret = why_set(why, why_size, -EBUSY,
+				      "%s backs /dev/%s; writing it changes that device under its "
+				      "user: write to /dev/%s instead, or detach it",
+				      path, de->d_name, de->d_name);
+			break;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+static int file_is_swap(const struct root *r, const struct stat *st, char *why, size_t why_size)
+{
+	struct procfile pf;
+	const char *p, *end;
+	int ret = 0;
+
+	procfile_init(&pf, "proc/swaps");
+	if (procfile_read(&pf, r) < 0) {
+		procfile_free(&pf);
+		return 0;
+	}
+	p = pf.buf;
+	end = pf.buf + pf.len;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		char name[PATH_MAX];
+		struct stat sst;
+		size_t n = 0;
+
+		if (!eol)
+			eol = end;
+		while (p + n < eol && p[n] != ' ' && p[n] != '\t' && n + 1 < sizeof(name))
+			n++;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		p = eol + 1;
+		if (name[0] != '/' || stat(name, &sst) < 0)
+			continue;
+		if (S_ISREG(sst.st_mode) && sst.st_dev == st->st_dev && sst.st_ino == st->st_ino) {
+			ret = why_set(why, why_size, -EBUSY, "%s is in use as swap (/proc/swaps)",
+				      name);
+			break;
+		}
+	}
+	procfile_free(&pf);
+	return ret;
+}
+
+static int check_blockdev(const struct root *r, const struct safety_request *req,
+			  const struct stat *st, struct safety_verdict *v, char *why,
+			  size_t why_size)
+{
+	struct safety_family *f;
+	bool allowed = false;
+	int ret;
+
+	ret = kname_of(r, st->st_rdev, v->kname, sizeof(v->kname));
+	if (ret < 0)
+		return why_set(why, why_size, ret, "%s: no /sys/dev/block/%u:%u: %s", v->path,
+			       major(st->st_rdev), minor(st->st_rdev), strerror(-ret));
+	if (req->allow_destroy) {
+		char apath[PATH_MAX];
+		struct stat ast;
+
+		if (!realpath(req->allow_destroy, apath) || stat(apath, &ast) < 0)
+			return why_set(why, why_size, -EPERM, "--allow-destroy=%s: %s",
+				       req->allow_destroy, strerror(errno));
+		if (!S_ISBLK(ast.st_mode) || ast.st_rdev != st->st_rdev)
+			return why_set(why, why_size, -EPERM,
+				       "--allow-destroy=%s is %s, not the target %s: it must name "
+				       "the same device",
+				       req->allow_destroy, apath, v->path);
+		allowed = true;
+	}
+	if (req->write) {
+		ret = safety_probe_signature(v->path, v->signature, sizeof(v->signature));
+		if (ret < 0)
+			return why_set(why, why_size, ret, "%s: cannot probe for signatures: %s",
+				       v->path, strerror(-ret));
+		if (!ret)
+			v->signature[0] = '\0';
+	}
+	f = malloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	ret = safety_family_load(r, v->kname, f);
+	if (ret < 0) {
+		free(f);
+		return why_set(why, why_size, ret, "%s: cannot list its partitions and holders: %s",
+			       v->kname, strerror(-ret));
+	}
+	ret = safety_check_family(r, f, req->write, allowed, v->signature, why, why_size);
+	free(f);
+	return ret;
+}
+
+int safety_check(const struct root *r, const struct safety_request *req, struct safety_verdict *ret,
+		 char *why, size_t why_size)
+{
+	struct safety_verdict v;
+	struct stat st;
+	int err;
+
+	memset(&v, 0, sizeof(v));
+	if (!req->target || !req->target[0])
+		return why_set(why, why_size, -EINVAL, "no target given");
+	if (!realpath(req->target, v.path)) {
+		err = -errno;
+		if (err != -ENOENT)
+			return why_set(why, why_size, err, "%s: %s", req->target, strerror(-err));
+		/* A new file: the O_EXCL create is the guard against a race. */
+		if (req->allow_destroy)
+			return why_set(why, why_size, -EINVAL,
+				       "--allow-destroy names a block device; %s does not exist",
+				       req->target);
+		if (strlen(req->target) >= sizeof(v.path))
+			return why_set(why, why_size, -ENAMETOOLONG, "%s: path too long",
+				       req->target);
+		snprintf(v.path, sizeof(v.path), "%s", req->target);
+		v.create = true;
+		*ret = v;
+		return 0;
+	}
+	if (stat(v.path, &st) < 0)
+		return why_set(why, why_size, -errno, "%s: %s", v.path, strerror(errno));
+	if (S_ISBLK(st.st_mode)) {
+		v.blockdev = true;
+		err = check_blockdev(r, req, &st, &v, why, why_size);
+		if (err < 0)
+			return err;
+		*ret = v;
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode))
+		return why_set(why, why_size, -EINVAL, "%s is not a regular file or a block device",
+			       v.path);
+	if (req->allow_destroy)
+		return why_set(
+		    why, why_size, -EINVAL,
+		    "--allow-destroy names a block device; %s is a file (use --overwrite)", v.path);
+	v.size_bytes = (uint64_t)st.st_size;
+	if (req->write) {
+		err = file_is_swap(r, &st, why, why_size);
+		if (!err)
+			err = file_backs_loop(r, v.path, why, why_size);
+		if (err < 0)
+			return err;
+		if (st.st_size > 0 && !req->overwrite)
+			return why_set(why, why_size, -EPERM,
+				       "%s exists and holds %llu bytes; pass --overwrite to write "
+				       "over it",
+				       v.path, (unsigned long long)st.st_size);
+	}
+	*ret = v;
+	return 0;
+}
