@@ -9,9 +9,12 @@
 #include "snapshot.h"
 #include "turbo.h"
 
-static void kv_num(struct strbuf *sb, const char *key, double v)
+/* "key":v, — inline so strlen of the literal key is folded at compile time */
+static inline void kv_num(struct strbuf *sb, const char *key, double v)
 {
-	sb_json_key(sb, key);
+	sb_putc(sb, '"');
+	sb_append(sb, key, strlen(key));
+	sb_append(sb, "\":", 2);
 	sb_fixed2(sb, v);
 	sb_putc(sb, ',');
 }
@@ -219,7 +222,8 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 	sb_json_key(sb, "disks");
 	sb_putc(sb, '[');
 	for (size_t i = 0; i < m->ndisks; i++) {
-		if (o && o->whole_only && !m->disks[i].whole)
+		/* like iostat -x: whole disks that have done IO since boot */
+		if (o && o->whole_only && (!m->disks[i].whole || m->disks[i].unused))
 			continue;
 		encode_disk(sb, &m->disks[i]);
 		sb_putc(sb, ',');

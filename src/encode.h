@@ -14,7 +14,7 @@
 struct encode_opts {
 	const char *host; /* hostname shown in the document, may be NULL */
 	const char *mode; /* "live", "compute", "daemon" */
-	bool whole_only;  /* only whole disks (iostat -x default); partitions too when false */
+	bool whole_only; /* iostat -x list: whole disks that did IO; every device when false */
 };
 
 /* Appends one JSON object (no trailing newline) to sb. m may be NULL when

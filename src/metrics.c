@@ -47,6 +47,9 @@ int metrics_disk_compute(const struct disk_raw *prev, const struct disk_raw *cur
 	m.minor = cur->minor;
 	m.whole = cur->whole;
 	m.in_flight = cur->v[DF_IN_FLIGHT];
+	m.unused = true;
+	for (size_t i = 0; i < cur->ncounters && m.unused; i++)
+		m.unused = cur->v[i] == 0;
 	m.has_discard = n > DF_DC_TICKS;
 	m.has_flush = n > DF_FL_TICKS;
 	memset(d, 0, sizeof(d));

@@ -10,7 +10,9 @@
 
 #include "procfile.h"
 
-#define PROCFILE_MIN_CAP 4096
+/* Big enough that one pread returns a whole /proc/interrupts of a mid-size
+ * host: every further pread at an offset makes seq_file walk the IRQs again. */
+#define PROCFILE_MIN_CAP 65536
 
 void procfile_init(struct procfile *pf, const char *rel)
 {
@@ -49,8 +51,9 @@ int procfile_read(struct procfile *pf, const struct root *r)
 	for (;;) {
 		ssize_t n;
 
-		/* keep one byte for the terminating NUL */
-		if (pf->cap - len < 2) {
+		/* keep one byte for the terminating NUL, and room for the whole
+		 * file in one read once its size is known */
+		if (pf->cap - len < 2 || (len == 0 && pf->cap < pf->len * 2 + 2)) {
 			ret = procfile_grow(pf);
 			if (ret < 0)
 				return ret;

@@ -53,7 +53,7 @@ void sb_free(struct strbuf *sb)
 	sb->err = 0;
 }
 
-void sb_append(struct strbuf *sb, const char *s, size_t n)
+void sb_append_slow(struct strbuf *sb, const char *s, size_t n)
 {
 	if (!sb_reserve(sb, n))
 		return;
@@ -67,7 +67,7 @@ void sb_puts(struct strbuf *sb, const char *s)
 	sb_append(sb, s, strlen(s));
 }
 
-void sb_putc(struct strbuf *sb, char ch)
+void sb_putc_slow(struct strbuf *sb, char ch)
 {
 	if (!sb_reserve(sb, 1))
 		return;
@@ -133,35 +133,50 @@ void sb_fixed2(struct strbuf *sb, double v)
 		return;
 	}
 	cents = (uint64_t)f + (s - f > 0.5 ? 1 : 0);
-	if (v < 0 && cents)
-		sb_putc(sb, '-');
-	else if (v < 0 || (v == 0 && signbit(v)))
-		sb_putc(sb, '-');
-	sb_u64(sb, cents / 100);
-	sb_putc(sb, '.');
-	sb_putc(sb, (char)('0' + (cents / 10) % 10));
-	sb_putc(sb, (char)('0' + cents % 10));
+	{
+		char tmp[24]; /* '-' + 16 integer digits + '.' + 2 decimals */
+		size_t i = sizeof(tmp);
+		uint64_t whole = cents / 100;
+
+		tmp[--i] = (char)('0' + cents % 10);
+		tmp[--i] = (char)('0' + (cents / 10) % 10);
+		tmp[--i] = '.';
+		do {
+			tmp[--i] = (char)('0' + whole % 10);
+			whole /= 10;
+		} while (whole);
+		/* printf prints "-0.00" for a negative value that rounds to zero */
+		if (signbit(v))
+			tmp[--i] = '-';
+		sb_append(sb, tmp + i, sizeof(tmp) - i);
+	}
 }
 
 void sb_json_str(struct strbuf *sb, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
+	const char *run = s;
 
 	sb_putc(sb, '"');
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 
+		if (ch != '"' && ch != '\\' && ch >= 0x20)
+			continue;
+		/* flush the plain run before the character that needs escaping */
+		sb_append(sb, run, (size_t)(s - run));
+		run = s + 1;
 		if (ch == '"' || ch == '\\') {
-			sb_putc(sb, '\\');
-			sb_putc(sb, (char)ch);
-		} else if (ch < 0x20) {
-			char esc[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
+			char esc[2] = { '\\', (char)ch };
 
 			sb_append(sb, esc, sizeof(esc));
 		} else {
-			sb_putc(sb, (char)ch);
+			char esc[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
+
+			sb_append(sb, esc, sizeof(esc));
 		}
 	}
+	sb_append(sb, run, (size_t)(s - run));
 	sb_putc(sb, '"');
 }
 

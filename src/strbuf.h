@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct strbuf {
 	char *buf;
@@ -21,9 +22,31 @@ struct strbuf {
 
 void sb_reset(struct strbuf *sb);
 void sb_free(struct strbuf *sb);
-void sb_append(struct strbuf *sb, const char *s, size_t n);
+void sb_append_slow(struct strbuf *sb, const char *s, size_t n);
+
+static inline void sb_append(struct strbuf *sb, const char *s, size_t n)
+{
+	if (sb->len + n + 1 <= sb->cap && !sb->err) {
+		memcpy(sb->buf + sb->len, s, n);
+		sb->len += n;
+		sb->buf[sb->len] = '\0';
+		return;
+	}
+	sb_append_slow(sb, s, n);
+}
 void sb_puts(struct strbuf *sb, const char *s);
-void sb_putc(struct strbuf *sb, char ch);
+void sb_putc_slow(struct strbuf *sb, char ch);
+
+/* Inline: the encoder appends single characters a few thousand times a sample. */
+static inline void sb_putc(struct strbuf *sb, char ch)
+{
+	if (sb->len + 2 <= sb->cap && !sb->err) {
+		sb->buf[sb->len++] = ch;
+		sb->buf[sb->len] = '\0';
+		return;
+	}
+	sb_putc_slow(sb, ch);
+}
 void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_u64(struct strbuf *sb, uint64_t v);
 void sb_i64(struct strbuf *sb, int64_t v);

@@ -126,7 +126,7 @@ static int emit(const struct snapshot *cur, const struct metrics *m, const struc
 static const char snapshot_usage[] =
     "Usage: iotriage snapshot [--interval MS] [--json] [--all] [--root DIR]\n"
     "Measure one interval (default 1000 ms) on the live host and print it.\n"
-    "  --all   include partitions (iostat -x -p ALL)\n";
+    "  --all   every device: partitions and never-used devices too\n";
 
 int cmd_snapshot(int argc, char **argv)
 {

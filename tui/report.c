@@ -18,7 +18,7 @@ static void print_disks(FILE *f, const struct metrics *m, bool all_disks)
 	for (size_t i = 0; i < m->ndisks; i++) {
 		const struct disk_metrics *d = &m->disks[i];
 
-		if (!all_disks && !d->whole)
+		if (!all_disks && (!d->whole || d->unused))
 			continue;
 		if (!d->valid) {
 			fprintf(f, "%-12s  (no delta: %s)\n", d->name, d->reason);

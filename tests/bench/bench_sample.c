@@ -76,7 +76,7 @@ static int bench_live(int rounds)
 	struct strbuf sb = { 0 };
 	struct encode_opts o = { .host = "bench", .mode = "live", .whole_only = true };
 	int fds[NFILES];
-	double t_floor = 0, t_full = 0, t0;
+	double t_floor = 0, t_full = 0, t0, t_collect = 0, t_compute = 0, t1, t2;
 	size_t json_bytes = 0;
 
 	for (size_t i = 0; i < NFILES; i++) {
@@ -103,17 +103,24 @@ static int bench_live(int rounds)
 
 		t0 = cpu_now();
 		collector_sample(&c, cur);
+		t1 = cpu_now();
 		/* back-to-back samples share an uptime tick: use a fixed 1 s */
 		metrics_compute(prev, cur, 100, &m);
+		t2 = cpu_now();
 		sb_reset(&sb);
 		encode_sample(&sb, cur, &m, &o);
 		t_full += cpu_now() - t0;
+		t_collect += t1 - t0;
+		t_compute += t2 - t1;
 		json_bytes = sb.len;
 	}
 	printf("live host, %d rounds (alternating):\n", rounds);
 	printf("  floor (pread of the 5 files): %8.1f us/sample\n", t_floor / rounds * 1e6);
 	printf("  full sample (collect+compute+encode): %8.1f us/sample, JSON %zu bytes\n",
 	       t_full / rounds * 1e6, json_bytes);
+	printf("    of which collect %.1f us, compute %.1f us, encode %.1f us\n",
+	       t_collect / rounds * 1e6, t_compute / rounds * 1e6,
+	       (t_full - t_collect - t_compute) / rounds * 1e6);
 	printf("  ratio full/floor: %.3f (target <= 1.25)\n", t_full / t_floor);
 	for (size_t i = 0; i < NFILES; i++)
 		close(fds[i]);
