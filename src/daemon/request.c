@@ -42,10 +42,12 @@ int request_parse(struct json_tokener *tok, const char *line, size_t len, struct
 	json_tokener_reset(tok);
 	o = json_tokener_parse_ex(tok, line, (int)len);
 	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
 	if (!o && jerr == json_tokener_continue) {
 		/* a bare number could still continue: the end of the line ends it */
 		o = json_tokener_parse_ex(tok, "", 1);
 		jerr = json_tokener_get_error(tok);
+		end = len;
 	}
 	if (!o || jerr != json_tokener_success) {
 		*ret_code = IOT_ERR_BAD_JSON;
@@ -55,7 +57,6 @@ int request_parse(struct json_tokener *tok, const char *line, size_t len, struct
 		json_object_put(o);
 		return -EBADMSG;
 	}
-	end = json_tokener_get_parse_end(tok);
 	while (end < len && is_blank(line[end]))
 		end++;
 	if (end < len) {

@@ -424,6 +424,15 @@ static int dispatch(struct daemon *d, struct client *c, const char *line, size_t
 	return r;
 }
 
+/* Blank lines (and a lone "\r") are not requests and get no reply. */
+static bool is_blank_line(const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+			return false;
+	return true;
+}
+
 /* Handles the complete lines in c->in while the client's replies stay
  * under REPLY_BACKLOG. Returns whether any line was handled. */
 static bool process_lines(struct daemon *d, struct client *c)
@@ -444,7 +453,7 @@ static bool process_lines(struct daemon *d, struct client *c)
 			len = (size_t)(nl - (c->in + start));
 		}
 		any = true;
-		if (len && dispatch(d, c, c->in + start, len) < 0) {
+		if (!is_blank_line(c->in + start, len) && dispatch(d, c, c->in + start, len) < 0) {
 			client_kill(d, c, LOG_ERR, "out of memory for its reply");
 			break;
 		}

@@ -1,0 +1,148 @@
+#!/bin/sh
+# iotriaged against bad input and bad situations: an oversized request line
+# (and one exactly at the limit), garbage, wrong types, a wrong protocol
+# version, a stale socket file, a live daemon on the socket, a socket path that
+# is not a socket; SIGINT exits 0. After each abuse the daemon still serves.
+set -u
+[ -n "${IOTRIAGED:-}" ] || { echo "SKIP: \$IOTRIAGED not set"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+fx="$FIXTURES/live-vm/t0"
+[ -d "$fx/proc" ] || { echo "SKIP: no $fx fixture"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+PYTHONPATH="$SRCDIR/tests/integration" python3 - "$fx" "$tmp" <<'PY' || exit 1
+import os, signal, socket, subprocess, sys
+from daemon_lib import *
+
+fx, tmp = sys.argv[1], sys.argv[2]
+MAX = 64 * 1024
+daemons = []
+try:
+    d = Daemon(tmp, root=fx, interval=100)
+    daemons.append(d)
+
+    def alive():
+        c = d.client()
+        r = c.req({"cmd": "status", "id": "alive"})
+        c.close()
+        check(r["ok"] and r["id"] == "alive", "daemon stopped serving: %r" % r)
+
+    def err(reply, code, rid=None):
+        check(reply.get("ok") is False and reply["error"]["code"] == code
+              and isinstance(reply["error"]["message"], str) and reply["error"]["message"],
+              "expected error %s, got %r" % (code, reply))
+        check(reply.get("id") == rid, "error id %r, expected %r" % (reply.get("id"), rid))
+
+    # garbage and wrong shapes: an error each, the connection stays usable
+    c = d.client()
+    for line, code, rid in [
+            (b"hello\n", "bad_json", None),
+            (b"{\"cmd\":\n", "bad_json", None),
+            (b"[1,2]\n", "bad_request", None),
+            (b"42\n", "bad_request", None),
+            (b"{\"cmd\":5,\"id\":3}\n", "bad_request", 3),
+            (b"{\"id\":\"q\"}\n", "bad_request", "q"),
+            (b"{\"cmd\":\"status\"} {\"cmd\":\"status\"}\n", "bad_json", None),
+            (b"{\"cmd\":\"status\",\"id\":[1]}\n", "bad_request", None),
+            (b"{\"cmd\":\"st\x00atus\"}\n", "bad_json", None),
+            (b"{\"cmd\":\"frobnicate\",\"id\":7}\n", "unknown_cmd", 7),
+            (b"{\"cmd\":\"history\",\"seconds\":1,\"since\":1}\n", "bad_request", None),
+            (b"{\"cmd\":\"history\"}\n", "bad_request", None),
+            (b"{\"cmd\":\"history\",\"seconds\":-1}\n", "bad_request", None),
+            (b"{\"cmd\":\"history\",\"since\":\"5\"}\n", "bad_request", None),
+            (b"{\"cmd\":\"subscribe\",\"every\":0}\n", "bad_request", None),
+            (b"{\"cmd\":\"subscribe\",\"every\":1.5}\n", "bad_request", None),
+            (b"{\"cmd\":\"hello\"}\n", "bad_request", None),
+            (b"\xff\xfe\n", "bad_json", None)]:
+        c.send_raw(line)
+        err(c.recv(), code, rid)
+    # blank lines and CRLF are fine
+    c.send_raw(b"\n\r\n{\"cmd\":\"status\",\"id\":1}\r\n")
+    r = c.recv()
+    check(r["ok"] and r["id"] == 1, "CRLF request: %r" % r)
+    c.close()
+
+    # a line exactly at the limit (65536 bytes with its newline) is served
+    c = d.client()
+    head = b'{"cmd":"status","id":"big","pad":"'
+    tail = b'"}\n'
+    line = head + b"x" * (MAX - len(head) - len(tail)) + tail
+    check(len(line) == MAX, "test line is %d bytes" % len(line))
+    c.send_raw(line)
+    r = c.recv()
+    check(r["ok"] and r["id"] == "big", "request of exactly %d bytes: %r" % (MAX, r))
+    # one byte more: error reply, then the daemon closes
+    line = head + b"x" * (MAX - len(head) - len(tail) + 1) + tail
+    try:
+        c.send_raw(line)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    err(c.recv(), "too_long")
+    check(c.at_eof(), "connection not closed after too_long")
+    c.close()
+    check("request line over 65536 bytes" in d.log_text(), "too_long not logged")
+    alive()
+
+    # wrong protocol version: error, then closed
+    c = d.client()
+    # the status in the same write is never answered: the connection is closing
+    c.send_raw(b'{"cmd":"hello","version":2,"id":"v"}\n{"cmd":"status"}\n')
+    r = c.recv()
+    err(r, "version", "v")
+    check("version 1" in r["error"]["message"], "version message %r" % r)
+    check(c.at_eof(), "connection not closed after a wrong version")
+    c.close()
+    alive()
+
+    # a client that connects and vanishes mid-line
+    c = d.client()
+    c.send_raw(b'{"cmd":"sta')
+    c.close()
+    alive()
+
+    # a second daemon on the same socket refuses to start, the first keeps it
+    p = subprocess.run([env("IOTRIAGED"), "--foreground", "--socket", d.sock,
+                        "--root", fx], stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, timeout=TIMEOUT)
+    check(p.returncode == 1, "second daemon exit %d" % p.returncode)
+    check(p.stderr.startswith("iotriaged: %s: another iotriaged is running" % d.sock),
+          "second daemon said %r" % p.stderr)
+    alive()
+
+    rc = d.stop(signal.SIGINT)
+    check(rc == 0, "SIGINT exit %d" % rc)
+    check(not os.path.exists(d.sock), "socket left after SIGINT")
+
+    # a stale socket (bound, nobody listening) is replaced
+    stale = os.path.join(tmp, "stale.sock")
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(stale)
+    s.close()
+    check(os.path.exists(stale), "could not make a stale socket")
+    d2 = Daemon(tmp, root=fx, interval=100, name="stale")
+    daemons.append(d2)
+    check("replaced a stale socket" in d2.log_text(), "stale socket not logged: %s" % d2.log_text())
+    check(d2.stop() == 0, "daemon on the stale path did not exit 0")
+
+    # a path that is not a socket is never replaced
+    plain = os.path.join(tmp, "plain.sock")
+    with open(plain, "w") as f:
+        f.write("keep me\n")
+    p = subprocess.run([env("IOTRIAGED"), "--foreground", "--socket", plain, "--root", fx],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
+    check(p.returncode == 1, "non-socket path exit %d" % p.returncode)
+    check("exists and is not a socket" in p.stderr, "non-socket message %r" % p.stderr)
+    check(open(plain).read() == "keep me\n", "non-socket file was touched")
+
+    # --group naming a group that does not exist is an error before listening
+    p = subprocess.run([env("IOTRIAGED"), "--foreground", "--socket", os.path.join(tmp, "g.sock"),
+                        "--root", fx, "--group", "no-such-group-iotriage"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
+    check(p.returncode == 1 and "--group no-such-group-iotriage: no such group" in p.stderr,
+          "bad group: exit %d %r" % (p.returncode, p.stderr))
+    check(not os.path.exists(os.path.join(tmp, "g.sock")), "bad group left a socket")
+finally:
+    cleanup(daemons)
+print("ok")
+PY
