@@ -260,6 +260,8 @@ struct hot_group {
 	char label[IOT_NAME_MAX];
 	double rate; /* on the hot CPU */
 	unsigned nirqs;
+	unsigned nmanaged_hot; /* of those, kernel-managed */
+	char managed_why[96];
 };
 
 static bool irq_banned(const struct topology *t, uint32_t irq)
@@ -326,6 +328,26 @@ static void irqbalance_note(const struct topology *t, const uint32_t *irqs, size
 	    t->irqbalance.config[0] ? t->irqbalance.config : "/etc/default/irqbalance");
 }
 
+static int managed_finding(struct ctx *c, int cpu, const struct hot_group *g, unsigned n,
+			   const char *why)
+{
+	struct finding *f = add_finding(c->a, FIND_MANAGED_IRQS, ADV_INFO, g->label);
+
+	if (!f)
+		return -ENOMEM;
+	snprintf(f->reason, sizeof(f->reason),
+		 "%s: %u of its IRQs load cpu%d but are kernel-managed: their affinity cannot be "
+		 "changed (writes fail with EIO)",
+		 g->label, n, cpu);
+	snprintf(f->detail, sizeof(f->detail),
+		 "Known from %s. Managed IRQs follow blk-mq's CPU-to-queue map: a queue's "
+		 "interrupt fires on the CPUs that submit to it. Look at which processes submit "
+		 "IO on cpu%d (ps -eo pid,psr,comm), spread them, or boot with "
+		 "isolcpus=managed_irq,CPUS to keep managed IRQs off isolated CPUs.",
+		 why, cpu);
+	return 0;
+}
+
 static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, double cpu_intr,
 			  double cpu_load, const struct hot_group *g, char *why, size_t why_size)
 {
@@ -337,6 +359,9 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 	struct suggestion *s;
 	int next;
 
+	if (g->nirqs < 2)
+		return g->nmanaged_hot ? managed_finding(c, cpu, g, g->nmanaged_hot, g->managed_why)
+				       : 0;
 	if (!t->has_online) {
 		cat(why, why_size,
 		    "no suggestion for %s: /sys/devices/system/cpu/online is missing, so offline "
@@ -386,6 +411,9 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 				next = cpuset_next(&targets, 0);
 		}
 		cpuset_set(&want, (unsigned)target);
+		/* irqbalance would move an unmoved member too: ban every one */
+		if (nmoved < 128)
+			moved[nmoved++] = ti->irq;
 		if (cpuset_equal(&want, &ti->smp_affinity))
 			continue;
 		snprintf(path, sizeof(path), "proc/irq/%u/smp_affinity_list", ti->irq);
@@ -398,8 +426,6 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 			ac->is_irq = true;
 			ac->irq = ti->irq;
 		}
-		if (nmoved < 128)
-			moved[nmoved++] = ti->irq;
 	}
 	if (nmanaged) {
 		cat(note, sizeof(note), "left alone (kernel-managed): IRQ");
@@ -410,31 +436,21 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 	if (nmissing)
 		cat(note, sizeof(note),
 		    "%zu IRQs without /proc/irq/N/smp_affinity_list left alone. ", nmissing);
-	if (s->nactions < 2 || nmembers < 2) {
-		/* nothing to spread: a single vector, or all managed / unreadable */
+	if (s->nactions == 0 || nmembers - nmanaged - nmissing < 2) {
+		/* nothing to spread: already spread, or all managed / unreadable */
 		free(s->actions);
 		c->a->nsuggestions--;
-		if (nmanaged) {
-			struct finding *f =
-			    add_finding(c->a, FIND_MANAGED_IRQS, ADV_INFO, g->label);
-
-			if (!f)
+		if (g->nmanaged_hot) {
+			if (managed_finding(c, cpu, g, g->nmanaged_hot, g->managed_why) < 0)
 				return -ENOMEM;
-			snprintf(f->reason, sizeof(f->reason),
-				 "%s: %zu of its IRQs load cpu%d but are kernel-managed: their "
-				 "affinity cannot be changed (writes fail with EIO)",
-				 g->label, nmanaged, cpu);
-			snprintf(
-			    f->detail, sizeof(f->detail),
-			    "Known from %s. Managed IRQs follow blk-mq's CPU-to-queue map: a "
-			    "queue's "
-			    "interrupt fires on the CPUs that submit to it. Look at which "
-			    "processes submit IO on cpu%d (ps -eo pid,psr,comm), spread them, or "
-			    "boot with isolcpus=managed_irq,CPUS to keep managed IRQs off "
-			    "isolated CPUs.",
-			    managed_why, cpu);
+		} else if (nmembers == 0 || nmissing) {
+			cat(why, why_size,
+			    "no suggestion for %s: its IRQs' /proc/irq/N/smp_affinity_list cannot "
+			    "be read (container, old kernel or no permission), so no command "
+			    "could be applied or undone. ",
+			    g->label);
 		} else {
-			cat(why, why_size, "no suggestion for %s: nothing to move. ", g->label);
+			cat(why, why_size, "no suggestion for %s: already spread. ", g->label);
 		}
 		return 0;
 	}
@@ -668,6 +684,13 @@ static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load,
 				}
 				groups[gi].rate += rate;
 				groups[gi].nirqs++;
+				if (ti && ti->managed) {
+					if (!groups[gi].nmanaged_hot)
+						str_copy(groups[gi].managed_why,
+							 sizeof(groups[gi].managed_why),
+							 ti->managed_why);
+					groups[gi].nmanaged_hot++;
+				}
 			}
 		}
 		qsort(sh, nsh, sizeof(*sh), cmp_share);
@@ -729,7 +752,7 @@ static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load,
 
 	/* suggestions: multi-vector devices first, then RPS */
 	for (size_t gi = 0; gi < ngroups && r >= 0; gi++) {
-		if (groups[gi].nirqs < 2 || groups[gi].rate / cm->intr_s * 100 < ADV_SHARE_MIN)
+		if (groups[gi].rate / cm->intr_s * 100 < ADV_SHARE_MIN)
 			continue;
 		r = suggest_spread(c, &c->a->findings[fidx], cm->cpu, cm->intr_s, load, &groups[gi],
 				   why, sizeof(why));
@@ -1028,6 +1051,7 @@ int advise_compute(const struct snapshot *cur, const struct metrics *m, const st
 {
 	struct advice a = { 0 };
 	struct ctx c = { .cur = cur, .m = m, .t = t, .a = &a };
+	bool hot = false;
 	int r;
 
 	r = find_hot_cpus(&c);
@@ -1054,7 +1078,11 @@ int advise_compute(const struct snapshot *cur, const struct metrics *m, const st
 		r = find_disks(&c);
 	if (r >= 0)
 		r = find_members(&c);
-	if (r >= 0 && t->nmissing && (a.nfindings || a.nsuggestions)) {
+	/* missing topology only lowers the interrupt advice: say so there */
+	for (size_t i = 0; i < a.nfindings && r >= 0; i++)
+		if (a.findings[i].kind == FIND_HOT_CPU)
+			hot = true;
+	if (r >= 0 && t->nmissing && hot) {
 		struct finding *f = add_finding(&a, FIND_TOPOLOGY_MISSING, ADV_INFO, "topology");
 
 		if (!f) {

@@ -30,4 +30,15 @@ int cmd_snapshot(int argc, char **argv);
 int cmd_compute(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 
+/* tui/cmd_suggest.c: the advisor. */
+struct advice;
+int cmd_suggest(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_undo(int argc, char **argv);
+/* Topology under root_dir (NULL = "/") + advise_compute on (cur, m). 0 or -errno. */
+int suggest_advise_root(const char *root_dir, const struct snapshot *cur, const struct metrics *m,
+			struct advice *ret);
+/* Findings, then suggestions with commands, effect, undo and notes. */
+void suggest_print(FILE *f, const struct advice *a);
+
 #endif

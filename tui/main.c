@@ -15,6 +15,9 @@ static const char usage[] =
     "  snapshot [--interval MS] [--json]   measure one interval on this host\n"
     "  compute BEFORE AFTER [--json]       metrics from two recorded trees\n"
     "  capture DIR                         record this host's counters into DIR\n"
+    "  suggest [--json]                    findings and suggestions, with undo\n"
+    "  apply ID                            apply suggestion ID (root), journal its undo\n"
+    "  undo [ID]                           restore what apply changed\n"
     "\n"
     "  --help      show this help\n"
     "  --version   show the version\n"
@@ -30,6 +33,9 @@ static const struct command commands[] = {
 	{ "snapshot", cmd_snapshot },
 	{ "compute", cmd_compute },
 	{ "capture", cmd_capture },
+	{ "suggest", cmd_suggest },
+	{ "apply", cmd_apply },
+	{ "undo", cmd_undo },
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Applying a suggestion and undoing it. The journal is written (fsync,
+ * rename) before the first write, so a crash mid-apply still leaves the
+ * values to restore. Only paths of the allowed set are ever written.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "apply.h"
+
+#define JOURNAL_MAGIC  "iotriage-undo 1"
+#define JOURNAL_SUFFIX ".undo"
+
+static void str_copy(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+const char *apply_errno_meaning(int err, bool is_irq)
+{
+	switch (err < 0 ? -err : err) {
+	case EIO:
+		return is_irq ? "the kernel manages this IRQ's affinity (managed IRQ, or a chip "
+				"that cannot move it): leave it alone"
+			      : "the driver refused the value";
+	case ENOSPC:
+		return "no interrupt vector left on the target CPU (x86 has about 200 per CPU): "
+		       "pick another CPU";
+	case EPERM:
+	case EACCES:
+		return "not permitted: run as root (CAP_SYS_ADMIN), outside a container, or "
+		       "through iotriaged";
+	case EINVAL:
+		return is_irq ? "the kernel rejected the CPU list (offline CPU, or none left "
+				"after removing isolated ones)"
+			      : "the kernel rejected the value (out of range for this device)";
+	case EROFS:
+		return "read-only filesystem: /proc or /sys is mounted read-only (container)";
+	case ENOENT:
+		return "the file is gone: the device or IRQ disappeared since the advice";
+	default:
+		return "write failed";
+	}
+}
+
+bool apply_path_allowed(const char *p)
+{
+	static const char *const prefixes[] = {
+		"proc/irq/",
+		"sys/class/net/",
+		"sys/block/",
+		"proc/sys/net/core/rps_sock_flow_entries",
+	};
+	bool ok = false;
+
+	if (strstr(p, "..") || p[0] == '/' || !*p)
+		return false;
+	for (const char *c = p; *c; c++)
+		if (*c == '\t' || *c == '\n' || *c == ' ')
+			return false;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(p, prefixes[i], strlen(prefixes[i])) == 0)
+			ok = true;
+	return ok;
+}
+
+static bool value_ok(const char *v)
+{
+	if (strlen(v) >= TOPO_LIST_MAX)
+		return false;
+	for (; *v; v++)
+		if (*v == '\t' || *v == '\n' || *v == '\r')
+			return false;
+	return true;
+}
+
+/* Reads a file's current value as it can be written back: the bracketed
+ * word of a choice file ("[none] mq-deadline" -> "none"). */
+static int read_value(const struct root *r, const char *path, char *buf, size_t size)
+{
+	char raw[512];
+	int n = root_read_small(r, path, raw, sizeof(raw));
+
+	if (n < 0)
+		return n;
+	if (strchr(raw, '['))
+		return topology_parse_scheduler(raw, buf, size) < 0 ? -EBADMSG : 0;
+	if ((size_t)n >= size)
+		return -EOVERFLOW;
+	memcpy(buf, raw, (size_t)n + 1);
+	return 0;
+}
+
+static int write_value(const struct root *r, const char *path, const char *v)
+{
+	char buf[TOPO_LIST_MAX + 1];
+	size_t len = strlen(v);
+	ssize_t n;
+	int fd, e = 0;
+
+	/* O_TRUNC: a no-op for /proc and /sys, needed for recorded trees */
+	fd = root_openat(r, path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return fd;
+	memcpy(buf, v, len);
+	buf[len++] = '\n';
+	/* one write: sysfs and procfs take the value from a single write() */
+	n = write(fd, buf, len);
+	if (n < 0)
+		e = -errno;
+	else if ((size_t)n != len)
+		e = -EIO;
+	if (close(fd) < 0 && !e)
+		e = -errno;
+	return e;
+}
+
+static bool same_value(const char *path, const char *want, const char *got)
+{
+	struct cpuset a, b;
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (strcmp(base, "smp_affinity_list") == 0)
+		return cpuset_parse_list(want, strlen(want), &a) == 0 &&
+		       cpuset_parse_list(got, strlen(got), &b) == 0 && cpuset_equal(&a, &b);
+	if (strcmp(base, "rps_cpus") == 0)
+		return cpuset_parse_mask(want, strlen(want), &a) == 0 &&
+		       cpuset_parse_mask(got, strlen(got), &b) == 0 && cpuset_equal(&a, &b);
+	return strcmp(want, got) == 0;
+}
+
+static bool is_irq_path(const char *path, unsigned *ret_irq)
+{
+	unsigned irq;
+	char tail[32];
+
+	if (sscanf(path, "proc/irq/%u/%31s", &irq, tail) != 2 ||
+	    strcmp(tail, "smp_affinity_list") != 0)
+		return false;
+	*ret_irq = irq;
+	return true;
+}
+
+/* ---- journal ---- */
+
+static void journal_name(const char *id, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.*s%s", ADV_ID_MAX - 1, id, JOURNAL_SUFFIX);
+}
+
+static bool id_ok(const char *id)
+{
+	if (!*id || strlen(id) >= ADV_ID_MAX || id[0] == '.')
+		return false;
+	for (; *id; id++)
+		if (!((*id >= 'a' && *id <= 'z') || (*id >= 'A' && *id <= 'Z') ||
+		      (*id >= '0' && *id <= '9') || *id == '-' || *id == '_' || *id == '.' ||
+		      *id == ':' || *id == '@'))
+			return false;
+	return true;
+}
+
+int apply_journal_parse(const char *buf, size_t len, struct apply_journal *ret)
+{
+	struct apply_journal *j;
+	const char *p = buf, *end = buf + len;
+	unsigned line = 0;
+	bool have_id = false;
+
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char l[600];
+
+		if (n >= sizeof(l) || memchr(p, '\0', n))
+			goto bad;
+		memcpy(l, p, n);
+		l[n] = '\0';
+		p += n + (nl ? 1 : 0);
+		line++;
+		if (line == 1) {
+			if (strcmp(l, JOURNAL_MAGIC) != 0)
+				goto bad;
+			continue;
+		}
+		if (strncmp(l, "id ", 3) == 0 && !have_id) {
+			if (!id_ok(l + 3))
+				goto bad;
+			str_copy(j->id, sizeof(j->id), l + 3);
+			have_id = true;
+		} else if (strncmp(l, "write ", 6) == 0) {
+			char *f1 = l + 6, *f2, *f3;
+			struct apply_write *w;
+
+			f2 = strchr(f1, '\t');
+			if (!f2 || j->n >= APPLY_MAX_WRITES)
+				goto bad;
+			*f2++ = '\0';
+			f3 = strchr(f2, '\t');
+			if (!f3)
+				goto bad;
+			*f3++ = '\0';
+			if (strchr(f3, '\t') || !apply_path_allowed(f1) ||
+			    strlen(f1) >= sizeof(w->path) || !value_ok(f2) || !value_ok(f3))
+				goto bad;
+			w = &j->writes[j->n++];
+			str_copy(w->path, sizeof(w->path), f1);
+			str_copy(w->undo, sizeof(w->undo), f2);
+			str_copy(w->value, sizeof(w->value), f3);
+		} else if (l[0] != '\0') {
+			goto bad;
+		}
+	}
+	if (line == 0 || !have_id || j->n == 0)
+		goto bad;
+	*ret = *j;
+	free(j);
+	return 0;
+bad:
+	free(j);
+	return -EBADMSG;
+}
+
+static int journal_write(int dfd, const struct apply_journal *j)
+{
+	char name[ADV_ID_MAX + 16], tmp[ADV_ID_MAX + 24];
+	FILE *f;
+	int fd, e = 0;
+
+	journal_name(j->id, name, sizeof(name));
+	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		e = -errno;
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+		return e;
+	}
+	fprintf(f, "%s\nid %s\n", JOURNAL_MAGIC, j->id);
+	for (size_t i = 0; i < j->n; i++)
+		fprintf(f, "write %s\t%s\t%s\n", j->writes[i].path, j->writes[i].undo,
+			j->writes[i].value);
+	if (fflush(f) != 0 || fsync(fileno(f)) < 0)
+		e = -errno;
+	if (fclose(f) != 0 && !e)
+		e = -errno;
+	if (!e && renameat(dfd, tmp, dfd, name) < 0)
+		e = -errno;
+	if (e)
+		unlinkat(dfd, tmp, 0);
+	else
+		fsync(dfd);
+	return e;
+}
+
+static int journal_read(int dfd, const char *id, struct apply_journal *ret)
+{
+	/* a journal line is at most "write " + path + 2 values + tabs */
+	const size_t cap = 64 + (size_t)APPLY_MAX_WRITES * 600;
+	char name[ADV_ID_MAX + 16], *buf;
+	size_t len = 0;
+	ssize_t n;
+	int fd, e;
+
+	if (!id_ok(id))
+		return -ENOENT;
+	journal_name(id, name, sizeof(name));
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((n = read(fd, buf + len, cap - len)) > 0)
+		len += (size_t)n;
+	e = n < 0 ? -errno : 0;
+	close(fd);
+	if (!e && len == cap)
+		e = -EBADMSG;
+	if (!e)
+		e = apply_journal_parse(buf, len, ret);
+	if (e == 0 && strcmp(ret->id, id) != 0)
+		e = -EBADMSG;
+	free(buf);
+	return e;
+}
+
+int apply_state_open(const struct root *r, const char *state_dir)
+{
+	char path[4096];
+	int fd;
+
+	if (state_dir && *state_dir)
+		snprintf(path, sizeof(path), "%s", state_dir);
+	else
+		root_display(r, APPLY_STATE_DIR, path, sizeof(path));
+	/* mkdir -p */
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Writes undo values of j->writes[0..n) back in reverse. Returns the first error. */
+static int rollback(const struct root *r, const struct apply_journal *j, size_t n, char *msg,
+		    size_t size)
+{
+	int first = 0;
+
+	while (n-- > 0) {
+		int e = write_value(r, j->writes[n].path, j->writes[n].undo);
+
+		if (e < 0 && !first) {
+			first = e;
+			snprintf(msg, size, "; rollback of /%s to '%s' failed too: %s",
+				 j->writes[n].path, j->writes[n].undo, strerror(-e));
+		}
+	}
+	return first;
+}
+
+static void verify_irq(const struct root *r, unsigned irq, const char *value,
+		       struct apply_result *res)
+{
+	char rel[64], buf[TOPO_LIST_MAX];
+	struct cpuset want, eff;
+	int n;
+
+	snprintf(rel, sizeof(rel), "proc/irq/%u/effective_affinity_list", irq);
+	n = root_read_small(r, rel, buf, sizeof(buf));
+	if (n < 0 || cpuset_parse_list(buf, (size_t)n, &eff) < 0) {
+		res->unverified++;
+		return;
+	}
+	if (cpuset_parse_list(value, strlen(value), &want) < 0 || !cpuset_subset(&eff, &want) ||
+	    cpuset_empty(&eff))
+		res->pending++;
+}
+
+int apply_suggestion(const struct root *r, int state_fd, const struct suggestion *s,
+		     struct apply_result *ret)
+{
+	struct apply_result res = { 0 };
+	struct apply_journal *j;
+	char name[ADV_ID_MAX + 16], extra[256] = "";
+	size_t i;
+	int e = 0;
+
+	if (!id_ok(s->id) || s->nactions == 0 || s->nactions > APPLY_MAX_WRITES) {
+		snprintf(res.message, sizeof(res.message), "%s: not a valid suggestion", s->id);
+		*ret = res;
+		return -EINVAL;
+	}
+	journal_name(s->id, name, sizeof(name));
+	if (faccessat(state_fd, name, F_OK, 0) == 0) {
+		snprintf(res.message, sizeof(res.message),
+			 "%s is already applied (journal %s): undo it first", s->id, name);
+		*ret = res;
+		return -EEXIST;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	str_copy(j->id, sizeof(j->id), s->id);
+	for (i = 0; i < s->nactions; i++) {
+		const struct advise_action *a = &s->actions[i];
+		struct apply_write *w = &j->writes[i];
+
+		if (!apply_path_allowed(a->path) || !value_ok(a->value)) {
+			snprintf(res.message, sizeof(res.message), "%s: refusing to write /%s",
+				 s->id, a->path);
+			e = -EINVAL;
+			goto out;
+		}
+		str_copy(w->path, sizeof(w->path), a->path);
+		str_copy(w->value, sizeof(w->value), a->value);
+		/* the value now, not the advice's: the host may have changed since */
+		e = read_value(r, a->path, w->undo, sizeof(w->undo));
+		if (e < 0) {
+			snprintf(
+			    res.message, sizeof(res.message),
+			    "%s: cannot read /%s to record its undo value: %s; nothing written",
+			    s->id, a->path, strerror(-e));
+			goto out;
+		}
+		if (!value_ok(w->undo)) {
+			e = -EBADMSG;
+			snprintf(res.message, sizeof(res.message),
+				 "%s: /%s holds a value that cannot be journaled; nothing written",
+				 s->id, a->path);
+			goto out;
+		}
+	}
+	j->n = s->nactions;
+	e = journal_write(state_fd, j);
+	if (e < 0) {
+		snprintf(res.message, sizeof(res.message),
+			 "%s: cannot write the undo journal: %s; nothing written", s->id,
+			 strerror(-e));
+		goto out;
+	}
+	for (i = 0; i < j->n; i++) {
+		const struct apply_write *w = &j->writes[i];
+		char got[TOPO_LIST_MAX];
+		unsigned irq;
+		bool irq_path = is_irq_path(w->path, &irq);
+
+		e = write_value(r, w->path, w->value);
+		if (e == 0) {
+			e = read_value(r, w->path, got, sizeof(got));
+			if (e == 0 && !same_value(w->path, w->value, got)) {
+				/* roll back this one too: it may have taken a part */
+				i++;
+				rollback(r, j, i, extra, sizeof(extra));
+				snprintf(res.message, sizeof(res.message),
+					 "%s: /%s reads back '%s' after writing '%s'; rolled back "
+					 "%zu writes%s",
+					 s->id, w->path, got, w->value, i, extra);
+				e = -EIO;
+				unlinkat(state_fd, name, 0);
+				goto out;
+			}
+		}
+		if (e < 0) {
+			int re = rollback(r, j, i, extra, sizeof(extra));
+
+			snprintf(res.message, sizeof(res.message),
+				 "%s: echo %s > /%s: %s: %s; %s%zu earlier writes rolled back%s",
+				 s->id, w->value, w->path, strerror(-e),
+				 apply_errno_meaning(e, irq_path), i ? "" : "nothing written, ", i,
+				 extra);
+			if (re == 0)
+				unlinkat(state_fd, name, 0);
+			goto out;
+		}
+		if (irq_path)
+			verify_irq(r, irq, w->value, &res);
+	}
+	res.written = j->n;
+	snprintf(res.message, sizeof(res.message),
+		 "%s applied: %zu writes verified by reading back", s->id, j->n);
+	if (res.pending)
+		snprintf(res.message + strlen(res.message),
+			 sizeof(res.message) - strlen(res.message),
+			 "; %u IRQs move at their next interrupt (effective_affinity_list not yet "
+			 "updated)",
+			 res.pending);
+	if (res.unverified)
+		snprintf(
+		    res.message + strlen(res.message), sizeof(res.message) - strlen(res.message),
+		    "; %u IRQs without effective_affinity_list (kernel < 4.15)", res.unverified);
+	snprintf(res.message + strlen(res.message), sizeof(res.message) - strlen(res.message),
+		 "; undo with: iotriage undo %s", s->id);
+out:
+	free(j);
+	*ret = res;
+	return e;
+}
+
+int apply_undo(const struct root *r, int state_fd, const char *id, struct apply_result *ret)
+{
+	struct apply_result res = { 0 };
+	struct apply_journal *j;
+	char name[ADV_ID_MAX + 16];
+	int e;
+
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	e = journal_read(state_fd, id, j);
+	if (e < 0) {
+		snprintf(res.message, sizeof(res.message), "%s: %s", id,
+			 e == -ENOENT	 ? "nothing applied under this id"
+			 : e == -EBADMSG ? "the undo journal is corrupt; left in place"
+					 : strerror(-e));
+		goto out;
+	}
+	for (size_t i = j->n; i-- > 0;) {
+		const struct apply_write *w = &j->writes[i];
+		unsigned irq;
+
+		e = write_value(r, w->path, w->undo);
+		if (e < 0) {
+			snprintf(res.message, sizeof(res.message),
+				 "%s: echo %s > /%s: %s: %s; journal kept, %zu of %zu restored", id,
+				 w->undo, w->path, strerror(-e),
+				 apply_errno_meaning(e, is_irq_path(w->path, &irq)), j->n - 1 - i,
+				 j->n);
+			goto out;
+		}
+		res.written++;
+	}
+	journal_name(id, name, sizeof(name));
+	if (unlinkat(state_fd, name, 0) < 0) {
+		e = -errno;
+		snprintf(res.message, sizeof(res.message),
+			 "%s: values restored but the journal could not be removed: %s", id,
+			 strerror(-e));
+		goto out;
+	}
+	snprintf(res.message, sizeof(res.message), "%s undone: %zu values restored", id,
+		 res.written);
+	e = 0;
+out:
+	free(j);
+	*ret = res;
+	return e;
+}
+
+struct entry {
+	char id[ADV_ID_MAX];
+	struct timespec mtime;
+};
+
+static int cmp_newest(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec > y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec > y->mtime.tv_nsec ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+int apply_list(int state_fd, char (*ret_ids)[ADV_ID_MAX], size_t max)
+{
+	struct entry *v = NULL;
+	struct dirent *de;
+	size_t n = 0, cap = 0;
+	DIR *d;
+	int fd;
+
+	fd = openat(state_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name), sl = strlen(JOURNAL_SUFFIX);
+		struct stat st;
+
+		if (de->d_name[0] == '.' || len <= sl || len - sl >= ADV_ID_MAX ||
+		    strcmp(de->d_name + len - sl, JOURNAL_SUFFIX) != 0)
+			continue;
+		if (fstatat(state_fd, de->d_name, &st, 0) < 0)
+			continue;
+		if (n == cap) {
+			struct entry *nv;
+
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		memcpy(v[n].id, de->d_name, len - sl);
+		v[n].id[len - sl] = '\0';
+		v[n].mtime = st.st_mtim;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_newest);
+	for (size_t i = 0; i < n && i < max; i++)
+		memcpy(ret_ids[i], v[i].id, ADV_ID_MAX);
+	free(v);
+	return (int)(n < max ? n : max);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * apply: carry out one suggestion's writes under the root, all or nothing,
+ * with an undo journal written before the first write; and undo it later.
+ * The only module of the core that writes to /proc and /sys. It never
+ * prints; results carry a message for the caller to show.
+ */
+#ifndef IOTRIAGE_APPLY_H
+#define IOTRIAGE_APPLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "advise.h"
+#include "root.h"
+
+#define APPLY_STATE_DIR	 "var/lib/iotriage" /* under the root */
+#define APPLY_MAX_WRITES 256
+
+struct apply_write {
+	char path[128];		   /* root-relative, validated */
+	char undo[TOPO_LIST_MAX];  /* value before apply */
+	char value[TOPO_LIST_MAX]; /* value apply wrote */
+};
+
+/* An undo journal: what one `apply` changed. */
+struct apply_journal {
+	char id[ADV_ID_MAX];
+	struct apply_write writes[APPLY_MAX_WRITES];
+	size_t n;
+};
+
+struct apply_result {
+	size_t written;	     /* writes that took effect (and stayed) */
+	unsigned pending;    /* IRQs whose effective affinity moves at their next interrupt */
+	unsigned unverified; /* IRQs without effective_affinity_list */
+	char message[768];   /* what failed and what it means, or a summary */
+};
+
+/*
+ * Opens (creating it, mode 0700) the journal directory: state_dir when
+ * given (a host path), else APPLY_STATE_DIR under the root. Returns an fd
+ * (O_DIRECTORY, O_CLOEXEC) or -errno.
+ */
+int apply_state_open(const struct root *r, const char *state_dir);
+
+/*
+ * Applies s: reads each file's current value (the undo value, even if it
+ * changed since the advice), writes the journal <id>.undo, writes each value
+ * and reads it back. IRQ writes are verified through smp_affinity_list and
+ * effective_affinity_list (an effective affinity not yet inside the new set
+ * is "pending": x86 moves an IRQ at its next interrupt). On any failure the
+ * writes already done are rolled back in reverse and the journal removed.
+ * Returns 0, -EEXIST (already applied: undo first), -EINVAL (a path outside
+ * the allowed set), or the failed write's -errno; *ret always says what
+ * happened.
+ */
+int apply_suggestion(const struct root *r, int state_fd, const struct suggestion *s,
+		     struct apply_result *ret);
+
+/* Restores the values journaled for id, in reverse order, then removes the
+ * journal. Returns 0, -ENOENT (nothing applied under that id), -EBADMSG (a
+ * corrupt journal, left in place) or a write's -errno (journal kept). */
+int apply_undo(const struct root *r, int state_fd, const char *id, struct apply_result *ret);
+
+/* Ids with a journal, newest first; at most max. Returns the count or -errno. */
+int apply_list(int state_fd, char (*ret_ids)[ADV_ID_MAX], size_t max);
+
+/* What a failed write's errno means for that file. */
+const char *apply_errno_meaning(int err, bool is_irq);
+
+/* Journal text <-> struct. parse returns 0 or -EBADMSG (bad header, field,
+ * path outside the allowed set, too many writes). */
+int apply_journal_parse(const char *buf, size_t len, struct apply_journal *ret);
+/* True for the root-relative paths apply may write. */
+bool apply_path_allowed(const char *path);
+
+#endif

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * suggest, apply, undo: the advisor on the command line. Measures an
+ * interval (live, or from recorded trees), reads the topology, prints the
+ * findings and suggestions; apply/undo write through src/apply.c, embedded
+ * as root.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "advise.h"
+#include "advise_json.h"
+#include "apply.h"
+#include "cli.h"
+
+int suggest_advise_root(const char *root_dir, const struct snapshot *cur, const struct metrics *m,
+			struct advice *ret)
+{
+	struct topology t;
+	struct root r;
+	int e;
+
+	e = root_open(root_dir, &r);
+	if (e < 0)
+		return e;
+	e = topology_collect(&r, &t);
+	root_close(&r);
+	if (e < 0)
+		return e;
+	e = advise_compute(cur, m, &t, ret);
+	topology_free(&t);
+	return e;
+}
+
+void suggest_print(FILE *f, const struct advice *a)
+{
+	struct strbuf sb = { 0 };
+
+	if (a->nfindings == 0) {
+		fprintf(f, "No findings: nothing stands out on this host.\n");
+		return;
+	}
+	fprintf(f, "Findings:\n");
+	for (size_t i = 0; i < a->nfindings; i++) {
+		const struct finding *fd = &a->findings[i];
+
+		fprintf(f, "  [%s] %s: %s\n", advise_severity_name(fd->severity), fd->id,
+			fd->reason);
+		if (fd->detail[0])
+			fprintf(f, "      %s\n", fd->detail);
+	}
+	if (a->nsuggestions == 0) {
+		fprintf(f, "\nNo suggestion.\n");
+		return;
+	}
+	fprintf(f, "\nSuggestions:\n");
+	for (size_t i = 0; i < a->nsuggestions; i++) {
+		const struct suggestion *s = &a->suggestions[i];
+
+		fprintf(f, "\n  %s [%s] (for %s)\n    %s\n    commands:\n", s->id,
+			advise_severity_name(s->severity), s->finding, s->reason);
+		sb_reset(&sb);
+		advise_commands(s, false, &sb);
+		for (const char *p = sb_cstr(&sb), *nl; p && *p; p = nl + 1) {
+			nl = strchr(p, '\n');
+			if (!nl)
+				break;
+			fprintf(f, "      %.*s\n", (int)(nl - p), p);
+		}
+		fprintf(f, "    expected: %s\n    undo:\n", s->effect);
+		sb_reset(&sb);
+		advise_commands(s, true, &sb);
+		for (const char *p = sb_cstr(&sb), *nl; p && *p; p = nl + 1) {
+			nl = strchr(p, '\n');
+			if (!nl)
+				break;
+			fprintf(f, "      %.*s\n", (int)(nl - p), p);
+		}
+		if (s->notes[0])
+			fprintf(f, "    note: %s\n", s->notes);
+		fprintf(f, "    apply: iotriage apply %s   (undo: iotriage undo %s)\n", s->id,
+			s->id);
+	}
+	sb_free(&sb);
+}
+
+enum { OPT_ROOT = 0x100, OPT_STATE, OPT_BEFORE };
+
+static const struct option opts[] = {
+	{ "interval", required_argument, NULL, 'i' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "state-dir", required_argument, NULL, OPT_STATE },
+	{ "before", required_argument, NULL, OPT_BEFORE },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+struct args {
+	long interval_ms;
+	bool json;
+	const char *root;
+	const char *state_dir;
+	const char *before;
+};
+
+static int parse(int argc, char **argv, const char *usage, struct args *a)
+{
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			a->interval_ms = cli_parse_ms(optarg, 10);
+			if (a->interval_ms < 0) {
+				cli_error("--interval",
+					  "'%s' is not a number of milliseconds (10..3600000)",
+					  optarg);
+				return -EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case OPT_ROOT:
+			a->root = optarg;
+			break;
+		case OPT_STATE:
+			a->state_dir = optarg;
+			break;
+		case OPT_BEFORE:
+			a->before = optarg;
+			break;
+		case 'h':
+			printf("%s", usage);
+			return 1;
+		default:
+			fprintf(stderr, "%s", usage);
+			return -EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One interval: BEFORE and AFTER trees, or --before DIR then the root, or
+ * the root sampled twice interval_ms apart. The topology comes from the
+ * AFTER side (the root). Prints its own errors; returns 0 or -1.
+ */
+static int measure(const struct args *a, const char *before, const char *after, struct snapshot *s0,
+		   struct snapshot *s1, struct metrics *m)
+{
+	uint64_t itv = 0;
+	int r;
+
+	if (before) {
+		r = snapshot_load_tree(before, s0);
+		report_sources(s0, before);
+		if (r < 0) {
+			cli_error(before, "cannot read the tree: %s", strerror(-r));
+			return -1;
+		}
+		r = snapshot_load_tree(after ? after : "/", s1);
+		report_sources(s1, after);
+		if (r < 0) {
+			cli_error(after ? after : "/", "cannot read: %s", strerror(-r));
+			return -1;
+		}
+		itv = a->interval_ms ? (uint64_t)(a->interval_ms + 5) / 10
+				     : metrics_interval_cs(s0, s1);
+		if (itv == 0) {
+			cli_error("advise", "no interval: /proc/uptime of the second sample is not "
+					    "later than the first's; give --interval MS");
+			return -1;
+		}
+	} else {
+		struct collector c;
+		struct timespec ts;
+		long ms = a->interval_ms ? a->interval_ms : 1000;
+
+		r = collector_open(after, &c);
+		if (r < 0) {
+			cli_error(after ? after : "/", "%s", strerror(-r));
+			return -1;
+		}
+		r = collector_sample(&c, s0);
+		if (r >= 0) {
+			ts.tv_sec = ms / 1000;
+			ts.tv_nsec = (ms % 1000) * 1000000L;
+			while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+				;
+			r = collector_sample(&c, s1);
+		}
+		collector_close(&c);
+		report_sources(s1, NULL);
+		if (r < 0) {
+			cli_error("sample", "%s", strerror(-r));
+			return -1;
+		}
+		itv = metrics_interval_cs(s0, s1);
+		if (itv == 0)
+			itv = (uint64_t)((s1->mono_ns - s0->mono_ns + 5000000) / 10000000);
+		if (itv == 0)
+			itv = 1;
+	}
+	r = metrics_compute(s0, s1, itv, m);
+	if (r < 0) {
+		cli_error("compute", "%s", strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+static int advise_args(const struct args *a, const char *before, const char *after,
+		       struct advice *ret)
+{
+	struct snapshot s0 = { 0 }, s1 = { 0 };
+	struct metrics m = { 0 };
+	int r = -1;
+
+	if (measure(a, before, after, &s0, &s1, &m) == 0) {
+		r = suggest_advise_root(after, &s1, &m, ret);
+		if (r < 0)
+			cli_error("advise", "%s", strerror(-r));
+	}
+	metrics_free(&m);
+	snapshot_free(&s0);
+	snapshot_free(&s1);
+	return r < 0 ? -1 : 0;
+}
+
+static const char suggest_usage[] =
+    "Usage: iotriage suggest [--json] [--interval MS] [--root DIR] [--before DIR]\n"
+    "       iotriage suggest BEFORE AFTER [--json]\n"
+    "Measure one interval (default 1000 ms), read the IRQ/device topology and print\n"
+    "findings and suggestions, each with exact commands and their undo.\n"
+    "  --before DIR   first sample from a recorded tree, second from the root\n";
+
+int cmd_suggest(int argc, char **argv)
+{
+	struct args a = { 0 };
+	struct advice adv = { 0 };
+	const char *before, *after;
+	int r;
+
+	r = parse(argc, argv, suggest_usage, &a);
+	if (r)
+		return r > 0 ? EXIT_OK : -r;
+	if (argc - optind == 2) {
+		if (a.root || a.before) {
+			cli_error("suggest", "BEFORE AFTER are the roots: no --root or --before");
+			return EXIT_USAGE;
+		}
+		before = argv[optind];
+		after = argv[optind + 1];
+	} else if (argc == optind) {
+		before = a.before;
+		after = a.root;
+	} else {
+		fprintf(stderr, "%s", suggest_usage);
+		return EXIT_USAGE;
+	}
+	if (advise_args(&a, before, after, &adv) < 0)
+		return EXIT_FAIL;
+	if (a.json) {
+		struct strbuf sb = { 0 };
+
+		sb_putc(&sb, '{');
+		advise_json_encode(&sb, &adv);
+		sb.len--; /* the trailing comma */
+		sb_puts(&sb, "}\n");
+		if (sb.err) {
+			cli_error("encode", "%s", strerror(-sb.err));
+			r = EXIT_FAIL;
+		} else {
+			fwrite(sb.buf, 1, sb.len, stdout);
+			r = EXIT_OK;
+		}
+		sb_free(&sb);
+	} else {
+		suggest_print(stdout, &adv);
+		r = EXIT_OK;
+	}
+	advice_free(&adv);
+	if (fflush(stdout) != 0)
+		r = EXIT_FAIL;
+	return r;
+}
+
+static int open_state(const struct args *a, struct root *r)
+{
+	int e, fd;
+
+	e = root_open(a->root, r);
+	if (e < 0) {
+		cli_error(a->root ? a->root : "/", "%s", strerror(-e));
+		return -1;
+	}
+	fd = apply_state_open(r, a->state_dir);
+	if (fd < 0) {
+		char path[4096];
+
+		if (a->state_dir)
+			snprintf(path, sizeof(path), "%s", a->state_dir);
+		else
+			root_display(r, APPLY_STATE_DIR, path, sizeof(path));
+		cli_error(path, "cannot open the undo journal directory: %s", strerror(-fd));
+		root_close(r);
+		return -1;
+	}
+	return fd;
+}
+
+static bool may_write(const struct args *a)
+{
+	/* a recorded tree under --root is the user's own files; the live
+	 * kernel's /proc/irq is root's */
+	if (a->root || geteuid() == 0)
+		return true;
+	cli_error("apply", "changing IRQ affinity and queue settings needs root: run with sudo");
+	return false;
+}
+
+static const char apply_usage[] =
+    "Usage: iotriage apply ID [--root DIR] [--state-dir DIR] [--before DIR] [--interval MS]\n"
+    "Measure again, and if suggestion ID still stands, write it, verify it and\n"
+    "journal its undo (default /var/lib/iotriage). Undo with: iotriage undo ID.\n";
+
+int cmd_apply(int argc, char **argv)
+{
+	struct args a = { 0 };
+	struct advice adv = { 0 };
+	struct apply_result res;
+	const struct suggestion *s;
+	struct root root;
+	int r, fd, ret = EXIT_FAIL;
+
+	r = parse(argc, argv, apply_usage, &a);
+	if (r)
+		return r > 0 ? EXIT_OK : -r;
+	if (argc - optind != 1) {
+		fprintf(stderr, "%s", apply_usage);
+		return EXIT_USAGE;
+	}
+	if (!may_write(&a))
+		return EXIT_FAIL;
+	if (advise_args(&a, a.before, a.root, &adv) < 0)
+		return EXIT_FAIL;
+	s = advice_suggestion(&adv, argv[optind]);
+	if (!s) {
+		cli_error(argv[optind],
+			  "no such suggestion now (%zu current%s): run iotriage suggest",
+			  adv.nsuggestions, adv.nsuggestions == 1 ? "" : "s");
+		goto out;
+	}
+	fd = open_state(&a, &root);
+	if (fd < 0)
+		goto out;
+	{
+		struct strbuf sb = { 0 };
+
+		advise_commands(s, false, &sb);
+		printf("%s", sb.err ? "" : sb_cstr(&sb));
+		sb_free(&sb);
+	}
+	r = apply_suggestion(&root, fd, s, &res);
+	close(fd);
+	root_close(&root);
+	if (r < 0) {
+		cli_error("apply", "%s", res.message);
+		goto out;
+	}
+	printf("%s\n", res.message);
+	ret = EXIT_OK;
+out:
+	advice_free(&adv);
+	return ret;
+}
+
+static const char undo_usage[] = "Usage: iotriage undo [ID] [--root DIR] [--state-dir DIR]\n"
+				 "Restore what `iotriage apply ID` changed; without ID, every "
+				 "applied suggestion, newest first.\n";
+
+int cmd_undo(int argc, char **argv)
+{
+	struct args a = { 0 };
+	char(*ids)[ADV_ID_MAX] = NULL;
+	struct root root;
+	int r, fd, n, ret = EXIT_OK;
+
+	r = parse(argc, argv, undo_usage, &a);
+	if (r)
+		return r > 0 ? EXIT_OK : -r;
+	if (argc - optind > 1) {
+		fprintf(stderr, "%s", undo_usage);
+		return EXIT_USAGE;
+	}
+	if (!may_write(&a))
+		return EXIT_FAIL;
+	fd = open_state(&a, &root);
+	if (fd < 0)
+		return EXIT_FAIL;
+	if (argc - optind == 1) {
+		struct apply_result res;
+
+		r = apply_undo(&root, fd, argv[optind], &res);
+		if (r < 0) {
+			cli_error("undo", "%s", res.message);
+			ret = EXIT_FAIL;
+		} else {
+			printf("%s\n", res.message);
+		}
+		goto out;
+	}
+	ids = calloc(APPLY_MAX_WRITES, sizeof(*ids));
+	if (!ids) {
+		cli_error("undo", "%s", strerror(ENOMEM));
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	n = apply_list(fd, ids, APPLY_MAX_WRITES);
+	if (n < 0) {
+		cli_error("undo", "cannot list the journal: %s", strerror(-n));
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (n == 0)
+		printf("Nothing to undo.\n");
+	for (int i = 0; i < n; i++) {
+		struct apply_result res;
+
+		r = apply_undo(&root, fd, ids[i], &res);
+		if (r < 0) {
+			cli_error("undo", "%s", res.message);
+			ret = EXIT_FAIL;
+		} else {
+			printf("%s\n", res.message);
+		}
+	}
+out:
+	free(ids);
+	close(fd);
+	root_close(&root);
+	return ret;
+}
