@@ -69,8 +69,10 @@ class Client:
         self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         if rcvbuf:
             self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        self.s.settimeout(TIMEOUT)
+        # a blocking connect: with a timeout set, a full listen backlog
+        # would be EAGAIN instead of a wait
         self.s.connect(path)
+        self.s.settimeout(TIMEOUT)
         self.buf = b""
 
     def send_raw(self, data):
@@ -157,7 +159,8 @@ class Daemon:
                 c = Client(self.sock)
                 r = c.req({"cmd": "status"})
                 c.close()
-                if r.get("ok") and r.get("samples", 0) >= 1:
+                # clients == 1: earlier probes are reaped, counts start clean
+                if r.get("ok") and r.get("samples", 0) >= 1 and r.get("clients") == 1:
                     self.pid = r["pid"]
                     break
             except (FileNotFoundError, ConnectionRefusedError):
