@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * model: the one decoder from the sample document (doc/json.md) to what the
+ * views draw, and the sparkline history. Used the same way for the daemon's
+ * samples and the embedded sampler's, so both modes show the same numbers.
+ * It never reads /proc and never computes a rate.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "model.h"
+
+#define MODEL_JSON_VERSION 1 /* doc/json.md version this client reads */
+
+/* Widths fit "99999.99"; larger values lose decimals, then get k/M/G. */
+const struct model_col model_disk_cols[MD__COUNT] = {
+	[MD_RS] = { "r/s", "r/s", 8, 4, "reads completed per second (after merging)" },
+	[MD_WS] = { "w/s", "w/s", 8, 5, "writes completed per second (after merging)" },
+	[MD_RKBS] = { "rkB/s", "rkB/s", 8, 6, "kilobytes read per second (1 kB = 1024 bytes)" },
+	[MD_WKBS] = { "wkB/s", "wkB/s", 8, 7, "kilobytes written per second" },
+	[MD_RRQMS] = { "rrqm/s", "rrqm/s", 7, 10,
+		       "read requests merged per second before going to the device; non-zero "
+		       "means sequential reads the block layer could batch" },
+	[MD_WRQMS] = { "wrqm/s", "wrqm/s", 7, 11, "write requests merged per second" },
+	[MD_RRQM] = { "rrqm", "%rrqm", 6, 12, "percentage of read requests that were merged" },
+	[MD_WRQM] = { "wrqm", "%wrqm", 6, 13, "percentage of write requests that were merged" },
+	[MD_RAWAIT] = { "r_await", "r_await", 7, 2,
+			"average time of a read, queueing included (ms); coloured above "
+			"--await-ms" },
+	[MD_WAWAIT] = { "w_await", "w_await", 7, 3,
+			"average time of a write, queueing included (ms); coloured above "
+			"--await-ms" },
+	[MD_AQU] = { "aqu-sz", "aqu-sz", 6, 1,
+		     "average queue length (requests in flight); a sustained high value "
+		     "means the device is the bottleneck" },
+	[MD_RAREQ] = { "rareq-sz", "rareq-sz", 8, 8, "average size of a read (kB)" },
+	[MD_WAREQ] = { "wareq-sz", "wareq-sz", 8, 9, "average size of a write (kB)" },
+	[MD_SVCTM] = { "svctm", "svctm", 6, 5,
+		       "ms of device busy time per completed IO; await close to svctm: little "
+		       "queueing, await far above it: requests wait in the queue" },
+	[MD_UTIL] = { "util", "%util", 6, 0,
+		      "percentage of time the device had IO in flight; near 100% a "
+		      "single-queue disk is saturated (NVMe/RAID may still have headroom: check "
+		      "aqu-sz and await); coloured at 80% and above" },
+	[MD_DS] = { "d/s", "d/s", 7, 14, "discards completed per second" },
+	[MD_DKBS] = { "dkB/s", "dkB/s", 8, 15, "kilobytes discarded per second" },
+	[MD_DRQMS] = { "drqm/s", "drqm/s", 7, 18, "discard requests merged per second" },
+	[MD_DRQM] = { "drqm", "%drqm", 6, 19, "percentage of discard requests merged" },
+	[MD_DAWAIT] = { "d_await", "d_await", 7, 16, "average time of a discard (ms)" },
+	[MD_DAREQ] = { "dareq-sz", "dareq-sz", 8, 20, "average size of a discard (kB)" },
+	[MD_FS] = { "f/s", "f/s", 7, 17, "flush requests completed per second" },
+	[MD_FAWAIT] = { "f_await", "f_await", 7, 21, "average time of a flush (ms)" },
+};
+
+const char *const model_cpu_help[][2] = {
+	{ "CPU", "CPU number, \"all\" is the whole machine; HOT marks the core that stands out" },
+	{ "%usr %sys", "time in user space and in the kernel (mpstat -u)" },
+	{ "%iowait", "idle while IO was outstanding: a symptom, not a load" },
+	{ "%irq", "time servicing hardware interrupts" },
+	{ "%soft", "time in softirqs (network receive, block completion, timers)" },
+	{ "%idle", "idle time without outstanding IO" },
+	{ "intr/s", "interrupts per second delivered to this CPU (mpstat -I SUM)" },
+	{ "softirq", "the softirq with the highest rate on this CPU, per second" },
+	{ "load", "u/s user+system, i irq, S softirq, w iowait, as a bar of the CPU's time" },
+	{ "HOT", "%irq+%soft >= 20, or more than half of all interrupts (>= 1000/s) on one core" },
+	{ NULL, NULL },
+};
+
+const char *const model_irq_help[][2] = {
+	{ "IRQ", "the /proc/interrupts label: an IRQ number, or LOC, RES, CAL..." },
+	{ "total/s", "interrupts per second of this line, all CPUs (mpstat -I CPU)" },
+	{ "device", "the handler (actions), e.g. nvme0q1, eth0-rx-0" },
+	{ "affinity", "/proc/irq/N/smp_affinity_list: the CPUs it may be sent to" },
+	{ "effective", "/proc/irq/N/effective_affinity_list: where the kernel sends it now" },
+	{ "on CPUs", "CPUs it actually landed on in this interval, busiest first, per second" },
+	{ NULL, NULL },
+};
+
+/* ---- small json-c helpers: absent or mistyped keys are "not present" ---- */
+
+static struct json_object *jget(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+static bool jnum(struct json_object *o, const char *key, double *ret)
+{
+	struct json_object *v = jget(o, key);
+
+	if (!v ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return false;
+	*ret = json_object_get_double(v);
+	return true;
+}
+
+static bool jint(struct json_object *o, const char *key, int64_t *ret)
+{
+	struct json_object *v = jget(o, key);
+
+	if (!v || !json_object_is_type(v, json_type_int))
+		return false;
+	*ret = json_object_get_int64(v);
+	return true;
+}
+
+static bool jbool(struct json_object *o, const char *key, bool dflt)
+{
+	struct json_object *v = jget(o, key);
+
+	if (!v || !json_object_is_type(v, json_type_boolean))
+		return dflt;
+	return json_object_get_boolean(v);
+}
+
+static void jstr(struct json_object *o, const char *key, char *buf, size_t size)
+{
+	struct json_object *v = jget(o, key);
+	const char *s;
+
+	buf[0] = '\0';
+	if (!v || !json_object_is_type(v, json_type_string))
+		return;
+	s = json_object_get_string(v);
+	snprintf(buf, size, "%s", s ? s : "");
+}
+
+/* A CPU number as the document writes it ("3"); -1 for "all", -2 if invalid. */
+static int parse_cpu(const char *s)
+{
+	char *end;
+	long v;
+
+	if (strcmp(s, "all") == 0)
+		return -1;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || v < 0 || v > 1 << 20)
+		return -2;
+	return (int)v;
+}
+
+/* ---- tables ---- */
+
+struct tables {
+	struct model_disk *disks;
+	size_t ndisks, disks_cap;
+	struct model_cpu *cpus;
+	size_t ncpus, cpus_cap;
+	struct model_irq *irqs;
+	size_t nirqs, irqs_cap;
+};
+
+static void tables_free(struct tables *t)
+{
+	for (size_t i = 0; i < t->nirqs; i++)
+		free(t->irqs[i].cpus);
+	free(t->disks);
+	free(t->cpus);
+	free(t->irqs);
+	memset(t, 0, sizeof(*t));
+}
+
+static int decode_disks(struct json_object *arr, struct tables *t)
+{
+	size_t n = json_object_array_length(arr);
+	int r;
+
+	r = grow((void **)&t->disks, &t->disks_cap, n ? n : 1, sizeof(*t->disks));
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(arr, i);
+		struct model_disk *d = &t->disks[t->ndisks];
+		int64_t fl = 0;
+
+		if (!json_object_is_type(o, json_type_object))
+			return -EBADMSG;
+		memset(d, 0, sizeof(*d));
+		jstr(o, "disk_device", d->name, sizeof(d->name));
+		if (!d->name[0])
+			return -EBADMSG;
+		jstr(o, "dm_name", d->dm_name, sizeof(d->dm_name));
+		d->valid = jbool(o, "valid", false);
+		jstr(o, "reason", d->reason, sizeof(d->reason));
+		if (jint(o, "in_flight", &fl) && fl >= 0)
+			d->in_flight = (uint64_t)fl;
+		for (int c = 0; c < MD__COUNT; c++)
+			d->has[c] = jnum(o, model_disk_cols[c].key, &d->v[c]);
+		if (!d->has[MD_UTIL])
+			d->valid = false;
+		t->ndisks++;
+	}
+	return 0;
+}
+
+static int decode_cpus(struct json_object *arr, struct tables *t)
+{
+	size_t n = json_object_array_length(arr);
+	int r;
+
+	r = grow((void **)&t->cpus, &t->cpus_cap, n ? n : 1, sizeof(*t->cpus));
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(arr, i);
+		struct model_cpu *c = &t->cpus[t->ncpus];
+		char id[16];
+
+		if (!json_object_is_type(o, json_type_object))
+			return -EBADMSG;
+		memset(c, 0, sizeof(*c));
+		jstr(o, "cpu", id, sizeof(id));
+		c->cpu = parse_cpu(id);
+		if (c->cpu == -2)
+			return -EBADMSG;
+		snprintf(c->name, sizeof(c->name), "%s", id);
+		c->valid = jbool(o, "valid", true) && jnum(o, "idle", &c->idle);
+		jstr(o, "reason", c->reason, sizeof(c->reason));
+		jnum(o, "usr", &c->usr);
+		jnum(o, "nice", &c->nice);
+		jnum(o, "sys", &c->sys);
+		jnum(o, "iowait", &c->iowait);
+		jnum(o, "irq", &c->irq);
+		jnum(o, "soft", &c->soft);
+		jnum(o, "steal", &c->steal);
+		jnum(o, "guest", &c->guest);
+		jnum(o, "gnice", &c->gnice);
+		c->has_intr = jnum(o, "intr/s", &c->intr_s);
+		t->ncpus++;
+	}
+	return 0;
+}
+
+static int cmp_irq_cpu(const void *a, const void *b)
+{
+	const struct model_irq_cpu *x = a, *y = b;
+
+	if (x->rate_s != y->rate_s)
+		return x->rate_s < y->rate_s ? 1 : -1;
+	return x->cpu - y->cpu;
+}
+
+/* The "cpus" object {"0": rate, ...} of one interrupts[] or softirqs[] line. */
+static int decode_irq_cpus(struct json_object *o, struct model_irq *q)
+{
+	struct json_object_iterator it, end;
+	struct json_object *cpus = jget(o, "cpus");
+	size_t n;
+	int r;
+
+	if (!cpus || !json_object_is_type(cpus, json_type_object))
+		return 0;
+	n = (size_t)json_object_object_length(cpus);
+	if (n == 0)
+		return 0;
+	r = grow((void **)&q->cpus, &q->cpus_cap, n, sizeof(*q->cpus));
+	if (r < 0)
+		return r;
+	it = json_object_iter_begin(cpus);
+	end = json_object_iter_end(cpus);
+	for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+		struct json_object *v = json_object_iter_peek_value(&it);
+		int cpu = parse_cpu(json_object_iter_peek_name(&it));
+
+		if (cpu < 0 || !v ||
+		    !(json_object_is_type(v, json_type_double) ||
+		      json_object_is_type(v, json_type_int)))
+			return -EBADMSG;
+		q->cpus[q->ncpus].cpu = cpu;
+		q->cpus[q->ncpus].rate_s = json_object_get_double(v);
+		q->ncpus++;
+	}
+	qsort(q->cpus, q->ncpus, sizeof(*q->cpus), cmp_irq_cpu);
+	return 0;
+}
+
+static int decode_irqs(struct json_object *arr, struct tables *t)
+{
+	size_t n = json_object_array_length(arr);
+	int r;
+
+	r = grow((void **)&t->irqs, &t->irqs_cap, n ? n : 1, sizeof(*t->irqs));
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(arr, i);
+		struct model_irq *q = &t->irqs[t->nirqs];
+		char *end;
+		unsigned long v;
+
+		if (!json_object_is_type(o, json_type_object))
+			return -EBADMSG;
+		memset(q, 0, sizeof(*q));
+		t->nirqs++; /* counted now so tables_free() frees q->cpus on error */
+		jstr(o, "name", q->name, sizeof(q->name));
+		if (!q->name[0])
+			return -EBADMSG;
+		v = strtoul(q->name, &end, 10);
+		q->numeric = q->name[0] >= '0' && q->name[0] <= '9' && !*end && v <= UINT32_MAX;
+		q->irq = q->numeric ? (uint32_t)v : 0;
+		jstr(o, "chip", q->chip, sizeof(q->chip));
+		jstr(o, "actions", q->actions, sizeof(q->actions));
+		q->valid = jbool(o, "valid", true) && jnum(o, "total/s", &q->total_s);
+		r = decode_irq_cpus(o, q);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The hottest softirq of each CPU, from softirqs[].cpus. */
+static int decode_softirqs(struct json_object *arr, struct tables *t)
+{
+	size_t n = json_object_array_length(arr);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(arr, i);
+		struct model_irq q = { 0 };
+		int r;
+
+		if (!json_object_is_type(o, json_type_object))
+			return -EBADMSG;
+		jstr(o, "name", q.name, sizeof(q.name));
+		r = decode_irq_cpus(o, &q);
+		for (size_t k = 0; r >= 0 && k < q.ncpus; k++)
+			for (size_t c = 0; c < t->ncpus; c++)
+				if (t->cpus[c].cpu == q.cpus[k].cpu &&
+				    q.cpus[k].rate_s > t->cpus[c].hot_soft_s) {
+					t->cpus[c].hot_soft_s = q.cpus[k].rate_s;
+					snprintf(t->cpus[c].hot_soft, sizeof(t->cpus[c].hot_soft),
+						 "%s", q.name);
+				}
+		free(q.cpus);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Marks at most one core as hot: see MODEL_HOT_* and the help screen. */
+static void mark_hot(struct tables *t)
+{
+	struct model_cpu *best = NULL, *busiest = NULL;
+	double sum_intr = 0;
+	size_t ncpu = 0;
+
+	for (size_t i = 0; i < t->ncpus; i++) {
+		struct model_cpu *c = &t->cpus[i];
+
+		if (c->cpu < 0 || !c->valid)
+			continue;
+		ncpu++;
+		if (!best || c->irq + c->soft > best->irq + best->soft)
+			best = c;
+		if (c->has_intr) {
+			sum_intr += c->intr_s;
+			if (!busiest || c->intr_s > busiest->intr_s)
+				busiest = c;
+		}
+	}
+	if (ncpu < 2)
+		return;
+	if (best && best->irq + best->soft >= MODEL_HOT_PCT) {
+		best->hot = true;
+		return;
+	}
+	if (busiest && sum_intr >= MODEL_HOT_MIN_INTR_S &&
+	    busiest->intr_s >= sum_intr * (MODEL_HOT_SHARE + MODEL_HOT_SHARE / (double)ncpu))
+		busiest->hot = true;
+}
+
+/* Affinities come from /proc/irq, not from the document: keep the last ones
+ * read until the source refreshes them. */
+static void carry_affinity(struct tables *t, const struct model *m)
+{
+	size_t hint = 0;
+
+	for (size_t i = 0; i < t->nirqs; i++) {
+		struct model_irq *q = &t->irqs[i];
+
+		for (size_t k = 0; k < m->nirqs; k++) {
+			const struct model_irq *o = &m->irqs[(hint + k) % m->nirqs];
+
+			if (strcmp(o->name, q->name) == 0) {
+				q->has_smp = o->has_smp;
+				q->has_eff = o->has_eff;
+				memcpy(q->smp_list, o->smp_list, sizeof(q->smp_list));
+				memcpy(q->eff_list, o->eff_list, sizeof(q->eff_list));
+				hint = (hint + k + 1) % m->nirqs;
+				break;
+			}
+		}
+	}
+}
+
+static void decode_sources(struct json_object *src, char *buf, size_t size)
+{
+	struct json_object_iterator it, end;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (!src || !json_object_is_type(src, json_type_object))
+		return;
+	it = json_object_iter_begin(src);
+	end = json_object_iter_end(src);
+	for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+		struct json_object *o = json_object_iter_peek_value(&it);
+		char reason[MODEL_REASON_MAX];
+		int n;
+
+		if (jbool(o, "available", true))
+			continue;
+		jstr(o, "reason", reason, sizeof(reason));
+		n = snprintf(buf + len, size - len, "%s%s: %s", len ? "; " : "",
+			     json_object_iter_peek_name(&it), reason[0] ? reason : "unavailable");
+		if (n < 0 || (size_t)n >= size - len)
+			return; /* truncated: the header shows what fits */
+		len += (size_t)n;
+	}
+}
+
+/* ---- history ---- */
+
+static struct model_series *series_get(struct model_history *h, const char *prefix,
+				       const char *name)
+{
+	char key[MODEL_NAME_MAX + 2];
+	struct model_series *s;
+
+	snprintf(key, sizeof(key), "%s%s", prefix, name);
+	for (size_t i = 0; i < h->nseries; i++)
+		if (strcmp(h->series[i].key, key) == 0)
+			return &h->series[i];
+	if (h->nseries >= MODEL_SERIES_MAX)
+		return NULL;
+	if (grow((void **)&h->series, &h->series_cap, h->nseries + 1, sizeof(*h->series)) < 0)
+		return NULL;
+	s = &h->series[h->nseries++];
+	memcpy(s->key, key, sizeof(key));
+	for (size_t i = 0; i < MODEL_HIST_MAX; i++)
+		s->v[i] = NAN;
+	return s;
+}
+
+static void series_put(struct model_history *h, size_t slot, const char *prefix, const char *name,
+		       double v)
+{
+	struct model_series *s = series_get(h, prefix, name);
+
+	if (s)
+		s->v[slot] = (float)v;
+}
+
+static void history_record(struct model_history *h, int64_t ts_ms, const struct tables *t)
+{
+	size_t slot = h->head;
+
+	if (ts_ms <= h->last_ts_ms)
+		return;
+	h->last_ts_ms = ts_ms;
+	h->ts_ms[slot] = ts_ms;
+	for (size_t i = 0; i < h->nseries; i++)
+		h->series[i].v[slot] = NAN;
+	h->head = (h->head + 1) % MODEL_HIST_MAX;
+	if (h->n < MODEL_HIST_MAX)
+		h->n++;
+	for (size_t i = 0; i < t->ndisks; i++)
+		if (t->disks[i].valid)
+			series_put(h, slot, "d:", t->disks[i].name, t->disks[i].v[MD_UTIL]);
+	for (size_t i = 0; i < t->ncpus; i++) {
+		if (t->cpus[i].valid)
+			series_put(h, slot, "c:", t->cpus[i].name, 100.0 - t->cpus[i].idle);
+	}
+	for (size_t i = 0; i < t->nirqs; i++)
+		if (t->irqs[i].valid)
+			series_put(h, slot, "i:", t->irqs[i].name, t->irqs[i].total_s);
+}
+
+const struct model_series *model_series_find(const struct model *m, const char *key)
+{
+	for (size_t i = 0; i < m->hist.nseries; i++)
+		if (strcmp(m->hist.series[i].key, key) == 0)
+			return &m->hist.series[i];
+	return NULL;
+}
+
+/* ---- the document ---- */
+
+int model_apply(struct model *m, struct json_object *doc, unsigned flags)
+{
+	struct tables t = { 0 };
+	struct json_object *a;
+	int64_t version = 0, sample = 0, ts = 0, itv = 0;
+	int r = 0;
+
+	if (!doc || !json_object_is_type(doc, json_type_object) ||
+	    !jint(doc, "version", &version) || version != MODEL_JSON_VERSION ||
+	    !jint(doc, "sample", &sample) || !jint(doc, "timestamp_ms", &ts))
+		return -EBADMSG;
+	a = jget(doc, "disks");
+	if (a && json_object_is_type(a, json_type_array))
+		r = decode_disks(a, &t);
+	a = jget(doc, "cpu-load");
+	if (r >= 0 && a && json_object_is_type(a, json_type_array))
+		r = decode_cpus(a, &t);
+	a = jget(doc, "interrupts");
+	if (r >= 0 && a && json_object_is_type(a, json_type_array))
+		r = decode_irqs(a, &t);
+	a = jget(doc, "softirqs");
+	if (r >= 0 && a && json_object_is_type(a, json_type_array))
+		r = decode_softirqs(a, &t);
+	if (r < 0) {
+		tables_free(&t);
+		return r;
+	}
+	mark_hot(&t);
+	if (flags & MODEL_HISTORY)
+		history_record(&m->hist, ts, &t);
+	if (!(flags & MODEL_VIEW)) {
+		tables_free(&t);
+		return 0;
+	}
+	m->have_sample = true;
+	m->has_rates = jint(doc, "interval_ms", &itv);
+	m->interval_ms = m->has_rates ? (long)itv : 0;
+	m->sample = (uint64_t)sample;
+	m->timestamp_ms = ts;
+	jstr(doc, "host", m->host, sizeof(m->host));
+	jstr(doc, "mode", m->mode, sizeof(m->mode));
+	decode_sources(jget(doc, "sources"), m->unavailable, sizeof(m->unavailable));
+	m->has_intr_all = jnum(doc, "intr/s", &m->intr_all_s);
+	carry_affinity(&t, m);
+
+	{
+		struct tables old = {
+			.disks = m->disks,
+			.ndisks = m->ndisks,
+			.disks_cap = m->disks_cap,
+			.cpus = m->cpus,
+			.ncpus = m->ncpus,
+			.cpus_cap = m->cpus_cap,
+			.irqs = m->irqs,
+			.nirqs = m->nirqs,
+			.irqs_cap = m->irqs_cap,
+		};
+
+		tables_free(&old);
+	}
+	m->disks = t.disks;
+	m->ndisks = t.ndisks;
+	m->disks_cap = t.disks_cap;
+	m->cpus = t.cpus;
+	m->ncpus = t.ncpus;
+	m->cpus_cap = t.cpus_cap;
+	m->irqs = t.irqs;
+	m->nirqs = t.nirqs;
+	m->irqs_cap = t.irqs_cap;
+	return 0;
+}
+
+int model_apply_text(struct model *m, const char *json, size_t len, unsigned flags)
+{
+	struct json_tokener *tok;
+	struct json_object *doc;
+	int r;
+
+	if (len > INT32_MAX)
+		return -EBADMSG;
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	doc = json_tokener_parse_ex(tok, json, (int)len);
+	if (!doc || json_tokener_get_error(tok) != json_tokener_success)
+		r = -EBADMSG;
+	else
+		r = model_apply(m, doc, flags);
+	json_object_put(doc);
+	json_tokener_free(tok);
+	return r;
+}
+
+void model_free(struct model *m)
+{
+	struct tables t;
+
+	if (!m)
+		return;
+	t = (struct tables){
+		.disks = m->disks,
+		.ndisks = m->ndisks,
+		.cpus = m->cpus,
+		.ncpus = m->ncpus,
+		.irqs = m->irqs,
+		.nirqs = m->nirqs,
+	};
+	tables_free(&t);
+	free(m->hist.series);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The TUI's view model: one decoder turns the sample document of doc/json.md
+ * (from the daemon or from the embedded sampler, the same bytes) into tables
+ * the views draw, plus a history of the values the sparkline shows. It
+ * classifies (hot core, hottest softirq) but computes no rates: every number
+ * comes from the document.
+ */
+#ifndef IOTRIAGE_TUI_MODEL_H
+#define IOTRIAGE_TUI_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_object;
+
+/* iostat -x columns of a disk row, in iostat's order, then discard and flush. */
+enum model_disk_col {
+	MD_RS,
+	MD_WS,
+	MD_RKBS,
+	MD_WKBS,
+	MD_RRQMS,
+	MD_WRQMS,
+	MD_RRQM,
+	MD_WRQM,
+	MD_RAWAIT,
+	MD_WAWAIT,
+	MD_AQU,
+	MD_RAREQ,
+	MD_WAREQ,
+	MD_SVCTM,
+	MD_UTIL,
+	MD_DS,
+	MD_DKBS,
+	MD_DRQMS,
+	MD_DRQM,
+	MD_DAWAIT,
+	MD_DAREQ,
+	MD_FS,
+	MD_FAWAIT,
+	MD__COUNT
+};
+
+/* One column of a table: its JSON key, its header, its width and what it means. */
+struct model_col {
+	const char *key;   /* key in the sample document */
+	const char *label; /* column header, iostat's spelling */
+	int width;	   /* characters, without the separating space */
+	int prio;	   /* lower is kept first when the terminal is narrow */
+	const char *help;  /* one line for the help screen */
+};
+
+extern const struct model_col model_disk_cols[MD__COUNT];
+
+/* Help lines for the CPU and IRQ panels: { label, meaning }, NULL-terminated. */
+extern const char *const model_cpu_help[][2];
+extern const char *const model_irq_help[][2];
+
+#define MODEL_NAME_MAX	 64
+#define MODEL_REASON_MAX 160
+#define MODEL_LIST_MAX	 192 /* a cpulist as the kernel prints it */
+
+/* A core stands out when %irq + %soft reaches this ... */
+#define MODEL_HOT_PCT 20.0
+/* ... or when it takes this share (plus half a CPU's fair share) of all
+ * interrupts, at MODEL_HOT_MIN_INTR_S or more in total. */
+#define MODEL_HOT_SHARE	     0.5
+#define MODEL_HOT_MIN_INTR_S 1000.0
+
+struct model_disk {
+	char name[MODEL_NAME_MAX];
+	char dm_name[MODEL_NAME_MAX];
+	bool valid; /* false: no rates this round, see reason */
+	char reason[MODEL_REASON_MAX];
+	bool has[MD__COUNT]; /* key present in the document */
+	double v[MD__COUNT];
+	uint64_t in_flight;
+};
+
+struct model_cpu {
+	int cpu;       /* -1 for "all" */
+	char name[16]; /* "all", "3" */
+	bool valid;
+	char reason[MODEL_REASON_MAX];
+	double usr, nice, sys, iowait, irq, soft, steal, guest, gnice, idle;
+	bool has_intr;
+	double intr_s;	   /* interrupts per second on this CPU (mpstat -I SUM) */
+	char hot_soft[32]; /* softirq with the highest rate on this CPU, "" none */
+	double hot_soft_s;
+	bool hot; /* the core that stands out, see MODEL_HOT_* */
+};
+
+struct model_irq_cpu {
+	int cpu;
+	double rate_s;
+};
+
+struct model_irq {
+	char name[32]; /* "30", "LOC" */
+	bool numeric;
+	uint32_t irq;
+	char chip[32];
+	char actions[96];
+	bool valid;
+	double total_s;
+	struct model_irq_cpu *cpus; /* CPUs with a non-zero rate, highest first */
+	size_t ncpus, cpus_cap;
+	/* Filled by the source from /proc/irq/N (not part of the document). */
+	bool has_smp, has_eff;
+	char smp_list[MODEL_LIST_MAX];
+	char eff_list[MODEL_LIST_MAX];
+};
+
+#define MODEL_HIST_MAX	 600 /* points kept per series: 10 minutes at 1 Hz */
+#define MODEL_SERIES_MAX 512 /* series kept; later ones are not recorded */
+
+/* One sparkline source: "d:sda" (%util), "c:all", "c:3" (busy %), "i:30" (IRQs/s). */
+struct model_series {
+	char key[MODEL_NAME_MAX + 2];
+	float v[MODEL_HIST_MAX]; /* aligned with model_history.ts_ms; NaN: absent */
+};
+
+struct model_history {
+	int64_t ts_ms[MODEL_HIST_MAX]; /* ring, oldest at (head - n) */
+	size_t head, n;
+	int64_t last_ts_ms; /* newest sample recorded: older ones are duplicates */
+	struct model_series *series;
+	size_t nseries, series_cap;
+};
+
+struct model {
+	bool have_sample; /* a document was decoded */
+	bool has_rates;	  /* it carried rates (not the first sample) */
+	char host[MODEL_NAME_MAX];
+	char mode[16];
+	uint64_t sample;
+	int64_t timestamp_ms;
+	long interval_ms;
+	char unavailable[256]; /* "interrupts: no such file; ..." or "" */
+
+	struct model_disk *disks;
+	size_t ndisks, disks_cap;
+	struct model_cpu *cpus; /* [0] is "all" when present */
+	size_t ncpus, cpus_cap;
+	bool has_intr_all;
+	double intr_all_s;
+	struct model_irq *irqs;
+	size_t nirqs, irqs_cap;
+
+	struct model_history hist;
+};
+
+enum {
+	MODEL_VIEW = 1,	   /* replace the tables the views draw */
+	MODEL_HISTORY = 2, /* record the sample in the history */
+};
+
+/*
+ * Decodes one sample document (a JSON object, doc/json.md) into m. flags
+ * says what to update: MODEL_VIEW (the tables, dropped when the UI is
+ * paused), MODEL_HISTORY (the sparkline series; a sample not newer than the
+ * last recorded one is skipped, so a history reply that overlaps the live
+ * stream is harmless). Returns 0, -EBADMSG when the object is not a sample
+ * of a version this client reads, -ENOMEM. On failure m keeps its previous
+ * tables.
+ */
+int model_apply(struct model *m, struct json_object *sample, unsigned flags);
+
+/* The same from text (len bytes, need not be NUL-terminated). */
+int model_apply_text(struct model *m, const char *json, size_t len, unsigned flags);
+
+/* The series named key, NULL when none was recorded. */
+const struct model_series *model_series_find(const struct model *m, const char *key);
+
+/* Value of series s at the i-th point from the oldest (0 .. hist.n-1). */
+static inline float model_series_at(const struct model *m, const struct model_series *s, size_t i)
+{
+	size_t k = (m->hist.head + MODEL_HIST_MAX - m->hist.n + i) % MODEL_HIST_MAX;
+
+	return s->v[k];
+}
+
+void model_free(struct model *m);
+
+#endif

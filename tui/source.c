@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * source: the TUI's samples, from iotriaged (protocol.h: hello, status,
+ * history, subscribe; reconnecting by itself) or from the embedded sampler
+ * on the loop's clock. Either way the bytes are a doc/json.md sample handed
+ * to the model's one decoder. Never draws; never blocks: the socket is
+ * non-blocking and the loop polls it.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "grow.h"
+#include "iotriage/protocol.h"
+#include "irqaff.h"
+#include "root.h"
+#include "sampler.h"
+#include "source.h"
+#include "ui.h"
+
+#define RECONNECT_NS	 1000000000LL /* retry a lost daemon every second */
+#define RBUF_MAX	 (256u << 20) /* one history reply: 600 samples of a big host */
+#define HISTORY_SECONDS	 600	      /* as much as the sparkline keeps at 1 Hz */
+#define AFFINITY_MAX_IRQ 256	      /* /proc/irq reads per sample, busiest first */
+
+/* Embedded intervals and daemon decimations that +/- step through. */
+static const long itv_steps_ms[] = { 100, 200, 500, 1000, 2000, 5000, 10000, 30000, 60000 };
+static const unsigned every_steps[] = { 1, 2, 5, 10, 30, 60 };
+
+struct source {
+	enum source_kind kind;
+	bool auto_mode; /* no --socket: fall back to embedded if the daemon refuses us */
+	char state[256];
+	char host[256];
+
+	/* embedded */
+	struct sampler *sampler;
+	long interval_ms;
+	int64_t next_tick_ns;
+
+	/* daemon */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int fd;
+	bool hello_ok;	     /* this connection's hello was accepted */
+	bool ever_connected; /* some hello was accepted: stay a daemon client */
+	long daemon_itv_ms;
+	unsigned every;
+	int64_t next_connect_ns;
+	char *rbuf;
+	size_t rlen, rcap;
+	char *wbuf;
+	size_t wlen, wcap;
+	struct json_tokener *tok;
+
+	/* /proc/irq/N affinities: --root, or the daemon's root (status) */
+	bool root_given;
+	bool have_root;
+	struct root root;
+};
+
+static void set_state(struct source *src, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void set_state(struct source *src, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(src->state, sizeof(src->state), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- IRQ affinities ---- */
+
+static int cmp_rate_desc(const void *a, const void *b)
+{
+	const struct model_irq *x = *(const struct model_irq *const *)a;
+	const struct model_irq *y = *(const struct model_irq *const *)b;
+
+	return (x->total_s < y->total_s) - (x->total_s > y->total_s);
+}
+
+static void refresh_affinity(struct source *src, struct model *m)
+{
+	const struct root *r = src->sampler	? &src->sampler->col.root
+			       : src->have_root ? &src->root
+						: NULL;
+	struct model_irq *busy[AFFINITY_MAX_IRQ];
+	size_t n = 0;
+
+	if (!r)
+		return;
+	/* only the lines that fired: on a big host most of /proc/irq is idle */
+	for (size_t i = 0; i < m->nirqs; i++) {
+		struct model_irq *q = &m->irqs[i];
+
+		if (!q->numeric || !q->valid || q->total_s <= 0)
+			continue;
+		if (n < AFFINITY_MAX_IRQ) {
+			busy[n++] = q;
+		} else {
+			qsort(busy, n, sizeof(busy[0]), cmp_rate_desc);
+			if (q->total_s > busy[n - 1]->total_s)
+				busy[n - 1] = q;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct model_irq *q = busy[i];
+		struct irqaff a;
+
+		if (irqaff_read(r, q->irq, &a) < 0) {
+			q->has_smp = q->has_eff = false;
+			continue;
+		}
+		q->has_smp = a.has_smp;
+		q->has_eff = a.has_eff;
+		snprintf(q->smp_list, sizeof(q->smp_list), "%s", a.smp_list);
+		snprintf(q->eff_list, sizeof(q->eff_list), "%s", a.eff_list);
+	}
+}
+
+/* ---- embedded ---- */
+
+static int embedded_start(struct source *src, const char *root, char *err, size_t errsz)
+{
+	struct sampler_opts so = { .root = root, .host = src->host, .mode = "live" };
+	int r;
+
+	r = sampler_open(&so, &src->sampler);
+	if (r < 0) {
+		snprintf(err, errsz, "--root %s: %s", root ? root : "/", strerror(-r));
+		return r;
+	}
+	src->kind = SOURCE_EMBEDDED;
+	src->next_tick_ns = 0; /* the first sample now */
+	return 0;
+}
+
+static unsigned embedded_dispatch(struct source *src, int64_t now_ns, struct model *m, bool paused)
+{
+	const char *doc;
+	size_t len;
+	int r;
+
+	if (now_ns < src->next_tick_ns)
+		return 0;
+	/* keep the cadence, but never try to catch up on missed ticks */
+	src->next_tick_ns += src->interval_ms * 1000000LL;
+	if (src->next_tick_ns <= now_ns)
+		src->next_tick_ns = now_ns + src->interval_ms * 1000000LL;
+	r = sampler_tick(src->sampler);
+	doc = r < 0 ? NULL : sampler_json(src->sampler, &len);
+	if (!doc) {
+		set_state(src, "sampling failed: %s", strerror(r < 0 ? -r : ENOMEM));
+		return UI_REDRAW;
+	}
+	r = model_apply_text(m, doc, len, MODEL_HISTORY | (paused ? 0 : MODEL_VIEW));
+	if (r < 0) {
+		set_state(src, "cannot decode a sample: %s", strerror(-r));
+		return UI_REDRAW;
+	}
+	src->state[0] = '\0';
+	if (!paused)
+		refresh_affinity(src, m);
+	return UI_REDRAW;
+}
+
+/* ---- daemon ---- */
+
+static void daemon_queue(struct source *src, const char *req)
+{
+	size_t n = strlen(req);
+
+	if (grow((void **)&src->wbuf, &src->wcap, src->wlen + n, 1) < 0)
+		return; /* the request is lost; the reconnect after the EOF resends all */
+	memcpy(src->wbuf + src->wlen, req, n);
+	src->wlen += n;
+}
+
+static void daemon_queue_subscribe(struct source *src)
+{
+	char req[96];
+
+	snprintf(req, sizeof(req), "{\"cmd\":\"subscribe\",\"every\":%u,\"id\":\"subscribe\"}\n",
+		 src->every);
+	daemon_queue(src, req);
+}
+
+static void daemon_disconnect(struct source *src, int64_t now_ns, const char *why)
+{
+	if (src->fd >= 0)
+		close(src->fd);
+	src->fd = -1;
+	src->hello_ok = false;
+	src->rlen = 0;
+	src->wlen = 0;
+	src->next_connect_ns = now_ns + RECONNECT_NS;
+	set_state(src, "DISCONNECTED: %s; retrying", why);
+}
+
+/* Connects; on success queues hello, status, history and subscribe, which
+ * the daemon answers in this order. Returns 0 or -errno. */
+static int daemon_connect(struct source *src)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char req[160];
+	int fd;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	memcpy(sa.sun_path, src->path, sizeof(src->path));
+	/* a Unix stream connect completes at once or fails: no EINPROGRESS */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	src->fd = fd;
+	src->rlen = src->wlen = 0;
+	snprintf(req, sizeof(req), "{\"cmd\":\"hello\",\"version\":%d,\"id\":\"hello\"}\n",
+		 IOT_PROTOCOL_VERSION);
+	daemon_queue(src, req);
+	daemon_queue(src, "{\"cmd\":\"status\",\"id\":\"status\"}\n");
+	snprintf(req, sizeof(req), "{\"cmd\":\"history\",\"seconds\":%d,\"id\":\"history\"}\n",
+		 HISTORY_SECONDS);
+	daemon_queue(src, req);
+	daemon_queue_subscribe(src);
+	set_state(src, "connecting");
+	return 0;
+}
+
+static const char *reply_error(struct json_object *o, char *buf, size_t size)
+{
+	struct json_object *e = NULL, *v = NULL;
+
+	snprintf(buf, size, "error reply");
+	if (json_object_object_get_ex(o, "error", &e) &&
+	    json_object_object_get_ex(e, "message", &v) && json_object_is_type(v, json_type_string))
+		snprintf(buf, size, "%s", json_object_get_string(v));
+	return buf;
+}
+
+static int switch_to_embedded(struct source *src, const char *why)
+{
+	char err[256];
+
+	if (src->fd >= 0)
+		close(src->fd);
+	src->fd = -1;
+	if (embedded_start(src, src->root_given ? src->root.path : NULL, err, sizeof(err)) < 0) {
+		set_state(src, "%s", err);
+		return -1;
+	}
+	set_state(src, "daemon at %s refused (%s): sampling here", src->path, why);
+	return 0;
+}
+
+static unsigned daemon_line(struct source *src, const char *line, size_t len, int64_t now_ns,
+			    struct model *m, bool paused)
+{
+	struct json_object *o, *v = NULL, *samples = NULL;
+	const char *id = "";
+	unsigned flags = 0;
+	char msg[256];
+	bool ok;
+
+	json_tokener_reset(src->tok);
+	o = json_tokener_parse_ex(src->tok, line, (int)len);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		daemon_disconnect(src, now_ns, "the daemon sent a line that is not JSON");
+		return UI_REDRAW;
+	}
+	ok = json_object_object_get_ex(o, "ok", &v) && json_object_get_boolean(v);
+	if (json_object_object_get_ex(o, "id", &v) && json_object_is_type(v, json_type_string))
+		id = json_object_get_string(v);
+
+	if (json_object_object_get_ex(o, "event", &v)) {
+		if (json_object_object_get_ex(o, "sample", &v) &&
+		    model_apply(m, v, MODEL_HISTORY | (paused ? 0 : MODEL_VIEW)) >= 0) {
+			if (!paused)
+				refresh_affinity(src, m);
+			flags = UI_REDRAW;
+		}
+	} else if (!ok) {
+		reply_error(o, msg, sizeof(msg));
+		if (strcmp(id, "hello") == 0 && src->auto_mode && !src->ever_connected) {
+			switch_to_embedded(src, msg);
+		} else if (strcmp(id, "hello") == 0 || src->fd < 0) {
+			daemon_disconnect(src, now_ns, msg);
+		} else {
+			set_state(src, "daemon: %s", msg);
+		}
+		flags = UI_REDRAW;
+	} else if (strcmp(id, "hello") == 0) {
+		src->hello_ok = src->ever_connected = true;
+		if (json_object_object_get_ex(o, "interval_ms", &v) &&
+		    json_object_is_type(v, json_type_int))
+			src->daemon_itv_ms = (long)json_object_get_int64(v);
+		src->state[0] = '\0';
+		flags = UI_REDRAW;
+	} else if (strcmp(id, "status") == 0) {
+		/* without --root, /proc/irq is read where the daemon reads /proc */
+		if (!src->root_given && json_object_object_get_ex(o, "root", &v) &&
+		    json_object_is_type(v, json_type_string)) {
+			struct root r;
+
+			if (src->have_root)
+				root_close(&src->root);
+			src->have_root = root_open(json_object_get_string(v), &r) >= 0;
+			if (src->have_root)
+				src->root = r;
+		}
+	} else if (strcmp(id, "history") == 0 &&
+		   json_object_object_get_ex(o, "samples", &samples) &&
+		   json_object_is_type(samples, json_type_array)) {
+		size_t n = json_object_array_length(samples);
+
+		/* the newest also fills the tables, so the screen is not empty
+		 * until the next push */
+		for (size_t i = 0; i < n; i++)
+			model_apply(m, json_object_array_get_idx(samples, i),
+				    MODEL_HISTORY | (i + 1 == n && !paused ? MODEL_VIEW : 0));
+		if (n && !paused)
+			refresh_affinity(src, m);
+		flags = UI_REDRAW;
+	} else if (strcmp(id, "subscribe") == 0) {
+		flags = UI_REDRAW;
+	}
+	json_object_put(o);
+	return flags;
+}
+
+static unsigned daemon_read(struct source *src, int64_t now_ns, struct model *m, bool paused)
+{
+	unsigned flags = 0;
+
+	for (;;) {
+		size_t start = 0;
+		ssize_t n;
+
+		if (src->rcap - src->rlen < 65536) {
+			if (src->rcap >= RBUF_MAX) {
+				daemon_disconnect(src, now_ns, "a reply over 256 MiB");
+				return flags | UI_REDRAW;
+			}
+			if (grow((void **)&src->rbuf, &src->rcap, src->rlen + 65536, 1) < 0) {
+				daemon_disconnect(src, now_ns, strerror(ENOMEM));
+				return flags | UI_REDRAW;
+			}
+		}
+		n = read(src->fd, src->rbuf + src->rlen, src->rcap - src->rlen);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return flags;
+		if (n <= 0) {
+			daemon_disconnect(src, now_ns,
+					  n == 0 ? "the daemon closed the connection"
+						 : strerror(errno));
+			return flags | UI_REDRAW;
+		}
+		src->rlen += (size_t)n;
+		for (;;) {
+			char *nl = memchr(src->rbuf + start, '\n', src->rlen - start);
+
+			if (!nl)
+				break;
+			flags |= daemon_line(src, src->rbuf + start,
+					     (size_t)(nl - src->rbuf) - start, now_ns, m, paused);
+			if (src->fd < 0 || src->kind != SOURCE_DAEMON)
+				return flags; /* the line ended the connection */
+			start = (size_t)(nl - src->rbuf) + 1;
+		}
+		memmove(src->rbuf, src->rbuf + start, src->rlen - start);
+		src->rlen -= start;
+	}
+}
+
+static unsigned daemon_write(struct source *src, int64_t now_ns)
+{
+	while (src->wlen) {
+		ssize_t n = send(src->fd, src->wbuf, src->wlen, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n < 0) {
+			daemon_disconnect(src, now_ns, strerror(errno));
+			return UI_REDRAW;
+		}
+		memmove(src->wbuf, src->wbuf + n, src->wlen - (size_t)n);
+		src->wlen -= (size_t)n;
+	}
+	return 0;
+}
+
+static unsigned daemon_dispatch(struct source *src, short revents, int64_t now_ns, struct model *m,
+				bool paused)
+{
+	unsigned flags = 0;
+
+	if (src->fd < 0) {
+		int r;
+
+		if (now_ns < src->next_connect_ns)
+			return 0;
+		r = daemon_connect(src);
+		if (r < 0) {
+			daemon_disconnect(src, now_ns, strerror(-r));
+			return UI_REDRAW;
+		}
+		flags |= UI_REDRAW;
+	}
+	if (src->wlen)
+		flags |= daemon_write(src, now_ns);
+	/* read before acting on a hangup: the last replies may be waiting */
+	if (src->fd >= 0 && (revents & (POLLIN | POLLHUP | POLLERR)))
+		flags |= daemon_read(src, now_ns, m, paused);
+	return flags;
+}
+
+/* ---- the interface ---- */
+
+int source_open(const struct source_opts *o, struct source **ret_src, char *err, size_t errsz)
+{
+	struct source *src;
+	int r;
+
+	src = calloc(1, sizeof(*src));
+	if (!src) {
+		snprintf(err, errsz, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	src->fd = -1;
+	src->every = 1;
+	src->interval_ms = o->interval_ms > 0 ? o->interval_ms : 1000;
+	gethostname(src->host, sizeof(src->host) - 1);
+	if (o->root) {
+		r = root_open(o->root, &src->root);
+		if (r < 0) {
+			snprintf(err, errsz, "--root %s: %s", o->root, strerror(-r));
+			free(src);
+			return r;
+		}
+		src->root_given = src->have_root = true;
+	}
+	src->tok = json_tokener_new();
+	if (!src->tok) {
+		r = -ENOMEM;
+		snprintf(err, errsz, "%s", strerror(ENOMEM));
+		goto fail;
+	}
+	if (!o->embedded) {
+		if (o->socket) {
+			if (strlen(o->socket) >= sizeof(src->path)) {
+				r = -ENAMETOOLONG;
+				snprintf(err, errsz, "--socket %s: path too long for a Unix socket",
+					 o->socket);
+				goto fail;
+			}
+			snprintf(src->path, sizeof(src->path), "%s", o->socket);
+		} else if (iot_proto_default_socket(src->path, sizeof(src->path)) < 0) {
+			src->path[0] = '\0'; /* no XDG_RUNTIME_DIR: no default daemon */
+		}
+		src->auto_mode = !o->socket;
+	}
+	/* an explicit socket is the user's choice: wait for that daemon; the
+	 * default one is used only if it answers now */
+	if (o->socket || (src->path[0] && daemon_connect(src) >= 0)) {
+		src->kind = SOURCE_DAEMON;
+		if (src->fd < 0) {
+			r = daemon_connect(src);
+			if (r < 0)
+				daemon_disconnect(src, 0, strerror(-r));
+		}
+		*ret_src = src;
+		return 0;
+	}
+	r = embedded_start(src, o->root, err, errsz);
+	if (r < 0)
+		goto fail;
+	*ret_src = src;
+	return 0;
+fail:
+	source_close(src);
+	return r;
+}
+
+void source_close(struct source *src)
+{
+	if (!src)
+		return;
+	if (src->fd >= 0)
+		close(src->fd);
+	sampler_close(src->sampler);
+	if (src->have_root)
+		root_close(&src->root);
+	if (src->tok)
+		json_tokener_free(src->tok);
+	free(src->rbuf);
+	free(src->wbuf);
+	free(src);
+}
+
+void source_pollfd(const struct source *src, struct pollfd *ret_pfd)
+{
+	ret_pfd->fd = src->kind == SOURCE_DAEMON ? src->fd : -1;
+	ret_pfd->events = POLLIN | (src->wlen ? POLLOUT : 0);
+	ret_pfd->revents = 0;
+}
+
+int64_t source_deadline_ns(const struct source *src)
+{
+	if (src->kind == SOURCE_EMBEDDED)
+		return src->next_tick_ns;
+	return src->fd < 0 ? src->next_connect_ns : INT64_MAX;
+}
+
+unsigned source_dispatch(struct source *src, short revents, int64_t now_ns, struct model *m,
+			 bool paused)
+{
+	if (src->kind == SOURCE_EMBEDDED)
+		return embedded_dispatch(src, now_ns, m, paused);
+	return daemon_dispatch(src, revents, now_ns, m, paused);
+}
+
+unsigned source_step_interval(struct source *src, int dir, int64_t now_ns)
+{
+	if (src->kind == SOURCE_EMBEDDED) {
+		size_t n = sizeof(itv_steps_ms) / sizeof(itv_steps_ms[0]);
+		long next = src->interval_ms;
+
+		for (size_t i = 0; i < n; i++) {
+			size_t k = dir > 0 ? i : n - 1 - i;
+
+			if (dir > 0 ? itv_steps_ms[k] > src->interval_ms
+				    : itv_steps_ms[k] < src->interval_ms) {
+				next = itv_steps_ms[k];
+				break;
+			}
+		}
+		if (next == src->interval_ms)
+			return 0;
+		src->next_tick_ns += (next - src->interval_ms) * 1000000LL;
+		if (src->next_tick_ns < now_ns)
+			src->next_tick_ns = now_ns;
+		src->interval_ms = next;
+		return UI_REDRAW;
+	} else {
+		size_t n = sizeof(every_steps) / sizeof(every_steps[0]);
+		unsigned next = src->every;
+
+		for (size_t i = 0; i < n; i++) {
+			size_t k = dir > 0 ? i : n - 1 - i;
+
+			if (dir > 0 ? every_steps[k] > src->every : every_steps[k] < src->every) {
+				next = every_steps[k];
+				break;
+			}
+		}
+		if (next == src->every)
+			return 0;
+		src->every = next;
+		if (src->fd >= 0)
+			daemon_queue_subscribe(src); /* a second subscribe changes "every" */
+		return UI_REDRAW;
+	}
+}
+
+enum source_kind source_kind(const struct source *src)
+{
+	return src->kind;
+}
+
+long source_interval_ms(const struct source *src)
+{
+	if (src->kind == SOURCE_EMBEDDED)
+		return src->interval_ms;
+	return src->daemon_itv_ms * (long)src->every;
+}
+
+bool source_connected(const struct source *src)
+{
+	return src->kind == SOURCE_EMBEDDED || (src->fd >= 0 && src->hello_ok);
+}
+
+const char *source_socket(const struct source *src)
+{
+	return src->kind == SOURCE_DAEMON ? src->path : "";
+}
+
+const char *source_state(const struct source *src)
+{
+	return src->state;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Where the TUI's samples come from, behind one interface: the daemon
+ * (hello, history, subscribe over its socket; reconnects by itself) or the
+ * embedded sampler (src/sampler.c, in-process, on the loop's timer). Both
+ * hand the same sample document to the model. The source also reads each
+ * active IRQ's affinity from /proc/irq under --root, since the document
+ * does not carry it.
+ */
+#ifndef IOTRIAGE_TUI_SOURCE_H
+#define IOTRIAGE_TUI_SOURCE_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+
+enum source_kind {
+	SOURCE_EMBEDDED,
+	SOURCE_DAEMON,
+};
+
+struct source_opts {
+	const char *socket; /* a daemon's socket: daemon only, waits for it */
+	bool embedded;	    /* never try a daemon */
+	long interval_ms;   /* embedded sampling interval; 0 = 1000 */
+	const char *root;   /* --root: sampled tree (embedded) and /proc/irq (both) */
+};
+
+struct source;
+
+/*
+ * Picks and opens the source: embedded when asked; else the daemon at
+ * o->socket, or at the default socket if one answers there, else embedded.
+ * Returns 0, or -errno with a message in err (the root cannot be opened,
+ * the socket path is too long, out of memory). *ret_src is written only on
+ * success.
+ */
+int source_open(const struct source_opts *o, struct source **ret_src, char *err, size_t errsz);
+
+/* Closes the connection or the sampler; accepts NULL. */
+void source_close(struct source *src);
+
+/* The fd and events to poll (fd -1: nothing to wait for). */
+void source_pollfd(const struct source *src, struct pollfd *ret_pfd);
+
+/* CLOCK_MONOTONIC ns when source_dispatch() must run even without events
+ * (the next embedded sample, the next reconnect attempt); INT64_MAX none. */
+int64_t source_deadline_ns(const struct source *src);
+
+/*
+ * Does what is due: reads and decodes what the daemon sent, writes pending
+ * requests, (re)connects, or takes an embedded sample; now_ns is
+ * CLOCK_MONOTONIC. Decoded samples update the model's history always and
+ * its tables unless paused. Returns UI_* flags (UI_REDRAW when the model or
+ * the source's state changed).
+ */
+unsigned source_dispatch(struct source *src, short revents, int64_t now_ns, struct model *m,
+			 bool paused);
+
+/* Longer (dir > 0) or shorter (dir < 0) interval: the embedded sampler's,
+ * or a daemon subscription's decimation. Returns UI_REDRAW or 0 at a limit. */
+unsigned source_step_interval(struct source *src, int dir, int64_t now_ns);
+
+enum source_kind source_kind(const struct source *src);
+/* The interval the tables show, in ms (0 unknown yet). */
+long source_interval_ms(const struct source *src);
+/* True when samples flow: always for embedded, a live daemon connection. */
+bool source_connected(const struct source *src);
+/* The socket path in daemon mode, "" in embedded mode. */
+const char *source_socket(const struct source *src);
+/* What the header shows besides the mode: "", "disconnected: ...", a note. */
+const char *source_state(const struct source *src);
+
+#endif

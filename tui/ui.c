@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The TUI's one loop: poll on the terminal, a signalfd, the source's fd and
+ * the source's deadline; key handlers return UI_* flags and the loop alone
+ * redraws. Owns the terminal: it is restored on every way out, fatal signals
+ * included. Views draw; the source and the model fetch and decode.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <ncurses.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "source.h"
+#include "ui.h"
+
+#define UI_DEFAULT_AWAIT_MS 20.0 /* a busy SSD stays well under, a busy HDD around it */
+
+/* ---- terminal restore on fatal signals ---- */
+
+/*
+ * What endwin() would send, captured while the terminal is set up, so a
+ * crashing client can put the terminal back with async-signal-safe calls
+ * only (write, tcsetattr) before dying with the same signal.
+ */
+static struct {
+	bool armed;
+	struct termios tio;
+	char seq[256];
+	size_t len;
+} restore;
+
+static void restore_add(const char *cap)
+{
+	char *s = tigetstr(cap);
+	size_t n;
+
+	if (!s || s == (char *)-1)
+		return;
+	n = strlen(s);
+	if (restore.len + n < sizeof(restore.seq)) {
+		memcpy(restore.seq + restore.len, s, n);
+		restore.len += n;
+	}
+}
+
+static void restore_fatal(int sig)
+{
+	if (restore.armed) {
+		ssize_t n = write(STDOUT_FILENO, restore.seq, restore.len);
+
+		(void)n;
+		tcsetattr(STDIN_FILENO, TCSANOW, &restore.tio);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+/* Signals that mean "quit": read from the signalfd in the loop. */
+static const int quit_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+/* ---- helpers for the views ---- */
+
+int ui_attr(const struct ui *ui, enum ui_pair p)
+{
+	static const int mono[PAIR__COUNT] = {
+		[PAIR_HEADER] = (int)A_REVERSE, [PAIR_TITLE] = (int)(A_BOLD | A_UNDERLINE),
+		[PAIR_WARN] = (int)A_BOLD,	[PAIR_CRIT] = (int)(A_BOLD | A_UNDERLINE),
+		[PAIR_HOT] = (int)A_BOLD,
+	};
+
+	if (p == PAIR_NONE || (unsigned)p >= PAIR__COUNT)
+		return 0;
+	if (!ui->color)
+		return mono[p];
+	if (p == PAIR_HEADER || p == PAIR_HOT || p == PAIR_CRIT)
+		return (int)(COLOR_PAIR(p) | A_BOLD);
+	return (int)COLOR_PAIR(p);
+}
+
+void ui_put(int y, int x, int w, int attr, const char *s)
+{
+	if (w <= 0 || y < 0 || x < 0 || y >= LINES || x >= COLS)
+		return;
+	if (x + w > COLS)
+		w = COLS - x;
+	attron(attr);
+	mvaddnstr(y, x, s, w);
+	attroff(attr);
+}
+
+void ui_fill(int y, int x, int w, int attr)
+{
+	if (w <= 0 || y < 0 || x < 0 || y >= LINES || x >= COLS)
+		return;
+	if (x + w > COLS)
+		w = COLS - x;
+	attron(attr);
+	mvhline(y, x, ' ', w);
+	attroff(attr);
+}
+
+void ui_fmt_num(char *buf, size_t size, int w, double v)
+{
+	static const char suffix[] = "kMGTP";
+	int n;
+
+	if (!isfinite(v)) {
+		snprintf(buf, size, "%*s", w, "-");
+		return;
+	}
+	for (int dec = 2; dec >= 0; dec--) {
+		n = snprintf(buf, size, "%*.*f", w, dec, v);
+		if (n >= 0 && n <= w)
+			return;
+	}
+	for (size_t i = 0; i < sizeof(suffix) - 1; i++) {
+		v /= 1000.0;
+		for (int dec = 1; dec >= 0; dec--) {
+			n = snprintf(buf, size, "%*.*f%c", w - 1, dec, v, suffix[i]);
+			if (n >= 0 && n <= w)
+				return;
+		}
+	}
+	snprintf(buf, size, "%*s", w, "*");
+}
+
+void view_title(struct ui *ui, enum panel_id id, struct rect r, const char *name,
+		const char *const sorts[], size_t shown, size_t total)
+{
+	const struct panel *p = &ui->panels[id];
+	bool focused = ui->focus == id;
+	char buf[256];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "%s%s (%zu", focused ? "> " : "  ", name, shown);
+	if (shown != total && n > 0 && (size_t)n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " of %zu", total);
+	if (n > 0 && (size_t)n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ")  sort: %s", sorts[p->sort]);
+	if (p->filter[0] && n > 0 && (size_t)n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - (size_t)n, "  filter: %s", p->filter);
+	ui_fill(r.y, r.x, r.w, focused ? ui_attr(ui, PAIR_TITLE) : (int)A_BOLD);
+	ui_put(r.y, r.x, r.w, focused ? ui_attr(ui, PAIR_TITLE) : (int)A_BOLD, buf);
+}
+
+void view_keep_selection(struct ui *ui, enum panel_id id,
+			 const char *(*name_of)(const struct ui *ui, size_t i))
+{
+	struct panel *p = &ui->panels[id];
+
+	for (size_t i = 0; i < p->norder; i++)
+		if (strcmp(name_of(ui, p->order[i]), p->sel_key) == 0) {
+			p->sel = i;
+			return;
+		}
+	if (p->sel >= p->norder)
+		p->sel = p->norder ? p->norder - 1 : 0;
+	if (p->norder)
+		snprintf(p->sel_key, sizeof(p->sel_key), "%s", name_of(ui, p->order[p->sel]));
+	else
+		p->sel_key[0] = '\0';
+}
+
+const char *view_selected(const struct ui *ui, enum panel_id id)
+{
+	return ui->panels[id].sel_key;
+}
+
+/* ---- drawing ---- */
+
+static void draw_header(struct ui *ui)
+{
+	const struct model *m = &ui->model;
+	const char *state = source_state(ui->src);
+	char buf[512], itv[32], when[16] = "";
+	long ms = source_interval_ms(ui->src);
+	int n;
+
+	if (ms <= 0)
+		snprintf(itv, sizeof(itv), "-");
+	else if (ms % 1000 == 0)
+		snprintf(itv, sizeof(itv), "%lds", ms / 1000);
+	else
+		snprintf(itv, sizeof(itv), "%.1fs", (double)ms / 1000.0);
+	if (m->have_sample) {
+		time_t t = (time_t)(m->timestamp_ms / 1000);
+		struct tm tm;
+
+		if (localtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	}
+	n = snprintf(buf, sizeof(buf), " iotriage  %s%s%s  every %s  host %s  %s",
+		     source_kind(ui->src) == SOURCE_DAEMON ? "daemon " : "embedded",
+		     source_kind(ui->src) == SOURCE_DAEMON ? source_socket(ui->src) : "",
+		     ui->paused ? "  PAUSED" : "", itv, m->host[0] ? m->host : "?", when);
+	(void)n;
+	ui_fill(0, 0, COLS, ui_attr(ui, PAIR_HEADER));
+	ui_put(0, 0, COLS, ui_attr(ui, PAIR_HEADER), buf);
+	if (state[0]) {
+		int len = (int)strlen(state) + 2;
+		int x = COLS - len > (int)strlen(buf) ? COLS - len : (int)strlen(buf) + 1;
+		int attr = source_connected(ui->src) ? ui_attr(ui, PAIR_HEADER)
+						     : ui_attr(ui, PAIR_CRIT) | (int)A_REVERSE;
+
+		ui_put(0, x, COLS - x, attr, state);
+	}
+}
+
+static void draw_footer(struct ui *ui, int y)
+{
+	static const char *const keys[][2] = {
+		{ "F1", "Help" },     { "F6", "Sort" },	  { "/", "Filter" }, { "Spc", "Pause" },
+		{ "+-", "Interval" }, { "Tab", "Panel" }, { "F10", "Quit" },
+	};
+	int x = 0;
+
+	ui_fill(y, 0, COLS, 0);
+	if (ui->editing) {
+		char buf[128];
+
+		snprintf(buf, sizeof(buf), "filter %s: %s_",
+			 ui->focus == PANEL_DISKS  ? "disks"
+			 : ui->focus == PANEL_CPUS ? "cpus"
+						   : "irqs",
+			 ui->edit);
+		ui_put(y, 0, COLS, A_BOLD, buf);
+		return;
+	}
+	if (ui->note[0]) {
+		ui_put(y, 0, COLS, A_BOLD, ui->note);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && x < COLS; i++) {
+		ui_put(y, x, COLS - x, A_BOLD, keys[i][0]);
+		x += (int)strlen(keys[i][0]);
+		ui_put(y, x, COLS - x, ui_attr(ui, PAIR_HEADER), keys[i][1]);
+		x += (int)strlen(keys[i][1]) + 1;
+	}
+}
+
+/* Splits the rows between the three panels: each gets its title, header and
+ * one row, then rows go one at a time to whichever still has some to show,
+ * the focused panel first; what is left is the history's. */
+static void layout(struct ui *ui, int top, int avail, int *h)
+{
+	int need[PANEL__COUNT];
+	int left = avail;
+	bool more = true;
+
+	for (int i = 0; i < PANEL__COUNT; i++) {
+		need[i] = 2 + (ui->panels[i].norder ? (int)ui->panels[i].norder : 1);
+		h[i] = left >= 3 ? 3 : left > 0 ? left : 0;
+		left -= h[i];
+	}
+	(void)top;
+	while (left > 0 && more) {
+		more = false;
+		for (int k = 0; k < PANEL__COUNT && left > 0; k++) {
+			int i = (ui->focus + k) % PANEL__COUNT;
+
+			if (h[i] < need[i]) {
+				h[i]++;
+				left--;
+				more = true;
+			}
+		}
+	}
+}
+
+static void draw(struct ui *ui)
+{
+	int h[PANEL__COUNT], y = 1, hist_h, avail;
+	struct rect r;
+
+	erase();
+	ui->rows = LINES;
+	ui->cols = COLS;
+	view_disks_order(ui);
+	view_cpus_order(ui);
+	view_irqs_order(ui);
+	if (ui->help) {
+		int total;
+
+		r = (struct rect){ 0, 0, LINES - 1, COLS };
+		total = view_help_draw(ui, r);
+		if (ui->help_top > total - r.h)
+			ui->help_top = total - r.h > 0 ? total - r.h : 0;
+		erase();
+		view_help_draw(ui, r);
+		ui_put(LINES - 1, 0, COLS, ui_attr(ui, PAIR_HEADER),
+		       " help: arrows/PgUp/PgDn scroll, any other key returns");
+		refresh();
+		return;
+	}
+	draw_header(ui);
+	if (ui->model.unavailable[0] && LINES >= 16) {
+		char buf[300];
+
+		snprintf(buf, sizeof(buf), " unavailable: %s", ui->model.unavailable);
+		ui_put(y++, 0, COLS, ui_attr(ui, PAIR_WARN), buf);
+	}
+	/* the history strip: 3 rows when there is room, else 2, else none */
+	avail = LINES - y - 1;
+	hist_h = avail >= 18 ? 4 : avail >= 12 ? 2 : 0;
+	layout(ui, y, avail - hist_h, h);
+	for (int i = 0; i < PANEL__COUNT; i++) {
+		r = (struct rect){ y, 0, h[i], COLS };
+		if (i == PANEL_DISKS)
+			view_disks_draw(ui, r);
+		else if (i == PANEL_CPUS)
+			view_cpus_draw(ui, r);
+		else
+			view_irqs_draw(ui, r);
+		y += h[i];
+	}
+	hist_h = LINES - 1 - y;
+	if (hist_h >= 2)
+		view_history_draw(ui, (struct rect){ y, 0, hist_h > 5 ? 5 : hist_h, COLS });
+	draw_footer(ui, LINES - 1);
+	refresh();
+}
+
+/* ---- keys ---- */
+
+static unsigned key_move(struct ui *ui, int delta, bool to_end)
+{
+	struct panel *p = &ui->panels[ui->focus];
+	long sel = (long)p->sel;
+
+	if (p->norder == 0)
+		return 0;
+	if (to_end)
+		sel = delta < 0 ? 0 : (long)p->norder - 1;
+	else
+		sel += delta;
+	if (sel < 0)
+		sel = 0;
+	if (sel >= (long)p->norder)
+		sel = (long)p->norder - 1;
+	p->sel = (size_t)sel;
+	/* the name is refreshed at the next ordering; keep it in step now */
+	p->sel_key[0] = '\0';
+	{
+		const struct model *m = &ui->model;
+		size_t i = p->order[p->sel];
+		const char *name = ui->focus == PANEL_DISKS  ? m->disks[i].name
+				   : ui->focus == PANEL_CPUS ? m->cpus[i].name
+							     : m->irqs[i].name;
+
+		snprintf(p->sel_key, sizeof(p->sel_key), "%s", name);
+	}
+	return UI_REDRAW;
+}
+
+static unsigned key_sort(struct ui *ui)
+{
+	static const char *const *const sorts[PANEL__COUNT] = { view_disks_sorts, view_cpus_sorts,
+								view_irqs_sorts };
+	struct panel *p = &ui->panels[ui->focus];
+
+	p->sort++;
+	if (!sorts[ui->focus][p->sort])
+		p->sort = 0;
+	return UI_REDRAW;
+}
+
+static unsigned key_edit(struct ui *ui, int ch)
+{
+	struct panel *p = &ui->panels[ui->focus];
+
+	switch (ch) {
+	case 27: /* Esc: clear */
+		p->filter[0] = '\0';
+		ui->editing = false;
+		return UI_REDRAW;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		ui->editing = false;
+		return UI_REDRAW;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+		if (ui->edit_len)
+			ui->edit[--ui->edit_len] = '\0';
+		break;
+	default:
+		if (ch >= 32 && ch < 127 && ui->edit_len + 1 < sizeof(ui->edit)) {
+			ui->edit[ui->edit_len++] = (char)ch;
+			ui->edit[ui->edit_len] = '\0';
+		}
+		break;
+	}
+	/* the filter applies while typing, as htop's does */
+	snprintf(p->filter, sizeof(p->filter), "%s", ui->edit);
+	p->top = 0;
+	return UI_REDRAW;
+}
+
+static unsigned key_help(struct ui *ui, int ch)
+{
+	switch (ch) {
+	case KEY_UP:
+	case 'k':
+		ui->help_top = ui->help_top > 0 ? ui->help_top - 1 : 0;
+		return UI_REDRAW;
+	case KEY_DOWN:
+	case 'j':
+		ui->help_top++;
+		return UI_REDRAW;
+	case KEY_PPAGE:
+		ui->help_top = ui->help_top > LINES - 2 ? ui->help_top - (LINES - 2) : 0;
+		return UI_REDRAW;
+	case KEY_NPAGE:
+	case ' ':
+		ui->help_top += LINES - 2;
+		return UI_REDRAW;
+	case KEY_F(10):
+		return UI_QUIT;
+	}
+	ui->help = false;
+	return UI_REDRAW;
+}
+
+static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
+{
+	struct panel *p = &ui->panels[ui->focus];
+
+	if (ch == KEY_RESIZE)
+		return UI_REDRAW;
+	if (ui->editing)
+		return key_edit(ui, ch);
+	if (ui->help)
+		return key_help(ui, ch);
+	ui->note[0] = '\0';
+	switch (ch) {
+	case 'q':
+	case 'Q':
+	case KEY_F(10):
+		return UI_QUIT;
+	case KEY_F(1):
+	case 'h':
+	case '?':
+		ui->help = true;
+		ui->help_top = 0;
+		return UI_REDRAW;
+	case KEY_F(6):
+	case 's':
+		return key_sort(ui);
+	case '/':
+		ui->editing = true;
+		snprintf(ui->edit, sizeof(ui->edit), "%s", p->filter);
+		ui->edit_len = strlen(ui->edit);
+		return UI_REDRAW;
+	case 27: /* Esc clears the focused panel's filter */
+		p->filter[0] = '\0';
+		return UI_REDRAW;
+	case ' ':
+		ui->paused = !ui->paused;
+		return UI_REDRAW;
+	case '+':
+	case '=':
+		return source_step_interval(ui->src, 1, now_ns);
+	case '-':
+	case '_':
+		return source_step_interval(ui->src, -1, now_ns);
+	case '\t':
+		ui->focus = (ui->focus + 1) % PANEL__COUNT;
+		return UI_REDRAW;
+	case KEY_BTAB:
+		ui->focus = (ui->focus + PANEL__COUNT - 1) % PANEL__COUNT;
+		return UI_REDRAW;
+	case KEY_UP:
+	case 'k':
+		return key_move(ui, -1, false);
+	case KEY_DOWN:
+	case 'j':
+		return key_move(ui, 1, false);
+	case KEY_PPAGE:
+		return key_move(ui, -(p->visible > 1 ? p->visible : 1), false);
+	case KEY_NPAGE:
+		return key_move(ui, p->visible > 1 ? p->visible : 1, false);
+	case KEY_HOME:
+	case 'g':
+		return key_move(ui, -1, true);
+	case KEY_END:
+	case 'G':
+		return key_move(ui, 1, true);
+	case KEY_LEFT:
+		ui->focus = (ui->focus + PANEL__COUNT - 1) % PANEL__COUNT;
+		return UI_REDRAW;
+	case KEY_RIGHT:
+		ui->focus = (ui->focus + 1) % PANEL__COUNT;
+		return UI_REDRAW;
+	case 12: /* Ctrl-L */
+		clearok(curscr, TRUE);
+		return UI_REDRAW;
+	}
+	return 0;
+}
+
+/* ---- the loop ---- */
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void setup_colors(struct ui *ui)
+{
+	if (!ui->color || !has_colors() || start_color() == ERR) {
+		ui->color = false;
+		return;
+	}
+	use_default_colors();
+	init_pair(PAIR_HEADER, COLOR_BLACK, COLOR_CYAN);
+	init_pair(PAIR_TITLE, COLOR_BLACK, COLOR_GREEN);
+	init_pair(PAIR_WARN, COLOR_YELLOW, -1);
+	init_pair(PAIR_CRIT, COLOR_RED, -1);
+	init_pair(PAIR_HOT, COLOR_WHITE, COLOR_RED);
+	init_pair(PAIR_GOOD, COLOR_GREEN, -1);
+	init_pair(PAIR_SOFT, COLOR_MAGENTA, -1);
+	init_pair(PAIR_IRQ, COLOR_YELLOW, -1);
+	init_pair(PAIR_WAIT, COLOR_BLUE, -1);
+}
+
+static int ui_loop(struct ui *ui, int sfd)
+{
+	unsigned flags = UI_REDRAW;
+	int quit_sig = 0;
+
+	for (;;) {
+		struct pollfd pfd[3] = {
+			{ .fd = STDIN_FILENO, .events = POLLIN },
+			{ .fd = sfd, .events = POLLIN },
+		};
+		int64_t deadline, t;
+		int timeout, n;
+
+		if (flags & UI_QUIT)
+			break;
+		if (flags & UI_REDRAW)
+			draw(ui);
+		flags = 0;
+		source_pollfd(ui->src, &pfd[2]);
+		deadline = source_deadline_ns(ui->src);
+		t = now_ns();
+		if (deadline == INT64_MAX)
+			timeout = -1;
+		else if (deadline <= t)
+			timeout = 0;
+		else
+			timeout = (int)((deadline - t + 999999) / 1000000);
+		n = poll(pfd, pfd[2].fd >= 0 ? 3 : 2, timeout);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		t = now_ns();
+		/* ncurses turns SIGWINCH into KEY_RESIZE on the next getch(), and
+		 * poll() returned EINTR: always drain the keyboard */
+		for (int ch; (ch = getch()) != ERR;)
+			flags |= ui_key(ui, ch, t);
+		if (n > 0 && (pfd[1].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				quit_sig = (int)si.ssi_signo;
+			flags |= UI_QUIT;
+		}
+		if ((n > 0 && pfd[2].fd >= 0 && pfd[2].revents) || source_deadline_ns(ui->src) <= t)
+			flags |=
+			    source_dispatch(ui->src, n > 0 && pfd[2].fd >= 0 ? pfd[2].revents : 0,
+					    t, &ui->model, ui->paused);
+	}
+	return quit_sig;
+}
+
+static const char tui_usage[] =
+    "Usage: iotriage [--socket PATH | --embedded] [--interval MS] [--root DIR]\n"
+    "                [--no-color] [--await-ms MS]\n"
+    "The live view: from iotriaged if its socket answers, else sampled in-process.\n"
+    "  --socket PATH   use the daemon at PATH only (waits and reconnects)\n"
+    "  --embedded      sample in this process, never ask a daemon\n"
+    "  --interval MS   embedded sampling interval (default 1000, minimum 100)\n"
+    "  --root DIR      read /proc and /sys under DIR (a recorded or rewritten tree)\n"
+    "  --no-color      no colours (as the NO_COLOR environment variable)\n"
+    "  --await-ms MS   colour r_await/w_await above MS (default 20)\n"
+    "Keys: F1/h/? help, F10/q quit, F6/s sort, / filter, space pause, +/- interval,\n"
+    "Tab panel, arrows/jk move. When stdout is not a terminal, iotriage prints one\n"
+    "snapshot (iotriage snapshot) instead.\n";
+
+enum { OPT_SOCKET = 0x100, OPT_EMBEDDED, OPT_ROOT, OPT_NO_COLOR, OPT_AWAIT };
+
+static int parse_args(int argc, char **argv, struct ui_opts *o)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, OPT_SOCKET },
+		{ "embedded", no_argument, NULL, OPT_EMBEDDED },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+		{ "await-ms", required_argument, NULL, OPT_AWAIT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	char *end;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_SOCKET:
+			o->socket = optarg;
+			break;
+		case OPT_EMBEDDED:
+			o->embedded = true;
+			break;
+		case 'i':
+			o->interval_ms = cli_parse_ms(optarg, 100);
+			if (o->interval_ms < 0) {
+				cli_error("--interval",
+					  "'%s' is not a number of milliseconds (100..3600000)",
+					  optarg);
+				return -EXIT_USAGE;
+			}
+			break;
+		case OPT_ROOT:
+			o->root = optarg;
+			break;
+		case OPT_NO_COLOR:
+			o->no_color = true;
+			break;
+		case OPT_AWAIT:
+			o->await_ms = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->await_ms > 0) || o->await_ms > 1e6) {
+				cli_error("--await-ms", "'%s' is not a positive number of ms",
+					  optarg);
+				return -EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			printf("%s", tui_usage);
+			return 1;
+		default:
+			fprintf(stderr, "%s", tui_usage);
+			return -EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		cli_error(argv[optind], "unexpected argument (try --help)");
+		return -EXIT_USAGE;
+	}
+	if (o->socket && o->embedded) {
+		cli_error("--socket", "cannot be combined with --embedded");
+		return -EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cmd_tui(int argc, char **argv)
+{
+	struct ui_opts o = { .await_ms = UI_DEFAULT_AWAIT_MS };
+	struct source_opts so;
+	struct ui *ui;
+	struct sigaction sa = { .sa_handler = restore_fatal };
+	sigset_t mask, old;
+	SCREEN *scr = NULL;
+	const char *nc = getenv("NO_COLOR");
+	char err[512];
+	int r, sfd, ret = EXIT_FAIL;
+
+	r = parse_args(argc, argv, &o);
+	if (r)
+		return r > 0 ? EXIT_OK : -r;
+	setlocale(LC_ALL, "");
+	ui = calloc(1, sizeof(*ui));
+	if (!ui) {
+		cli_error("tui", "%s", strerror(ENOMEM));
+		return EXIT_FAIL;
+	}
+	ui->await_ms = o.await_ms;
+	ui->color = !o.no_color && !(nc && nc[0]); /* no-color.org: set and non-empty */
+	ui->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	so = (struct source_opts){ .socket = o.socket,
+				   .embedded = o.embedded,
+				   .interval_ms = o.interval_ms,
+				   .root = o.root };
+	r = source_open(&so, &ui->src, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "iotriage: %s\n", err);
+		free(ui);
+		return EXIT_FAIL;
+	}
+
+	/* quit signals arrive on a signalfd, so the loop leaves through endwin() */
+	sigemptyset(&mask);
+	for (size_t i = 0; i < sizeof(quit_signals) / sizeof(quit_signals[0]); i++)
+		sigaddset(&mask, quit_signals[i]);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	signal(SIGPIPE, SIG_IGN); /* a daemon that went away is an EPIPE, not a death */
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		cli_error("signalfd", "%s", strerror(errno));
+		goto out_mask;
+	}
+	tcgetattr(STDIN_FILENO, &restore.tio);
+	scr = newterm(NULL, stdout, stdin);
+	if (!scr) {
+		const char *term = getenv("TERM");
+
+		cli_error("terminal", "cannot drive TERM=%s", term ? term : "(unset)");
+		goto out_sfd;
+	}
+	restore_add("sgr0");
+	restore_add("cnorm");
+	restore_add("rmkx");
+	restore_add("rmcup");
+	restore.armed = true;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND;
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaction(fatal_signals[i], &sa, NULL);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	setup_colors(ui);
+
+	r = ui_loop(ui, sfd);
+	ret = r < 0 ? EXIT_FAIL : EXIT_OK;
+
+	endwin();
+	restore.armed = false;
+	sa.sa_handler = SIG_DFL;
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaction(fatal_signals[i], &sa, NULL);
+	delscreen(scr);
+	if (r < 0)
+		cli_error("poll", "%s", strerror(-r));
+out_sfd:
+	close(sfd);
+out_mask:
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	source_close(ui->src);
+	model_free(&ui->model);
+	for (int i = 0; i < PANEL__COUNT; i++)
+		free(ui->panels[i].order);
+	free(ui);
+	return ret;
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The live TUI: one loop (ui.c) over the terminal, the data source and a
+ * timer; views (view_*.c) draw the model into a rectangle and never read
+ * /proc or compute rates; key handlers return UI_* flags and the loop alone
+ * decides what to redraw.
+ */
+#ifndef IOTRIAGE_TUI_UI_H
+#define IOTRIAGE_TUI_UI_H
+
+#include <stdbool.h>
+#include <ncurses.h>
+#include <stddef.h>
+
+#include "model.h"
+
+struct source;
+
+/* What a handler asks of the loop. */
+enum {
+	UI_REDRAW = 1,
+	UI_QUIT = 2,
+};
+
+enum panel_id { PANEL_DISKS, PANEL_CPUS, PANEL_IRQS, PANEL__COUNT };
+
+/* Colour pairs (ncurses pair numbers); without colour they map to attributes. */
+enum ui_pair {
+	PAIR_NONE,
+	PAIR_HEADER, /* the top line */
+	PAIR_TITLE,  /* a panel's title, focused */
+	PAIR_WARN,   /* over a threshold */
+	PAIR_CRIT,   /* saturated */
+	PAIR_HOT,    /* the hot core */
+	PAIR_GOOD,   /* connected, user time */
+	PAIR_SOFT,   /* softirq share of the load bar */
+	PAIR_IRQ,    /* irq share of the load bar */
+	PAIR_WAIT,   /* iowait share */
+	PAIR__COUNT
+};
+
+struct rect {
+	int y, x, h, w;
+};
+
+/* Per panel: sort, filter, selection and the order of its last draw. */
+struct panel {
+	int sort;	  /* index into the panel's sort keys */
+	char filter[64];  /* substring of the row's name/device, "" none */
+	char sel_key[64]; /* the selected row's name: survives re-sorting */
+	size_t sel;	  /* its index in order[] at the last draw */
+	size_t top;	  /* first row shown */
+	size_t *order;	  /* indexes into the model's table, sorted, filtered */
+	size_t norder, order_cap;
+	int visible; /* data rows that fit at the last draw */
+};
+
+struct ui {
+	struct model model;
+	struct source *src;
+	struct panel panels[PANEL__COUNT];
+	enum panel_id focus;
+	bool paused;
+	bool help;
+	int help_top;
+	bool editing; /* '/' typed: keys go to the filter line */
+	char edit[64];
+	size_t edit_len;
+	bool color;
+	bool utf8;
+	double await_ms; /* r_await/w_await above this are coloured */
+	char note[160];	 /* one-off message in the footer */
+	int rows, cols;
+};
+
+/* Options of `iotriage` without a subcommand. */
+struct ui_opts {
+	const char *socket; /* --socket: this daemon only */
+	bool embedded;	    /* --embedded: never try a daemon */
+	long interval_ms;   /* --interval, 0 = default */
+	const char *root;   /* --root */
+	bool no_color;	    /* --no-color (NO_COLOR does the same) */
+	double await_ms;    /* --await-ms */
+};
+
+/* `iotriage [OPTIONS]` on a terminal: runs the TUI, returns the exit status. */
+int cmd_tui(int argc, char **argv);
+
+/* Attribute for a pair: the colour pair, or bold/reverse when colour is off. */
+int ui_attr(const struct ui *ui, enum ui_pair p);
+
+/* base with attr on top; attr's colour pair, if any, replaces base's. */
+static inline int ui_mix(int base, int attr)
+{
+	if (attr & (int)A_COLOR)
+		return (base & ~(int)A_COLOR) | attr;
+	return base | attr;
+}
+
+/* Draw helpers shared by the views. Strings are clipped to the width. */
+void ui_put(int y, int x, int w, int attr, const char *s);
+void ui_fill(int y, int x, int w, int attr);
+/* A number right-aligned in exactly w columns: decimals dropped, then k/M/G. */
+void ui_fmt_num(char *buf, size_t size, int w, double v);
+
+/* Sort, filter and order a panel's rows from the model; keeps the selection
+ * on the same row name. Called by the views before drawing. */
+void view_disks_order(struct ui *ui);
+void view_cpus_order(struct ui *ui);
+void view_irqs_order(struct ui *ui);
+/* Names of the sort keys of each panel, for the title; NULL-terminated. */
+extern const char *const view_disks_sorts[];
+extern const char *const view_cpus_sorts[];
+extern const char *const view_irqs_sorts[];
+
+void view_disks_draw(struct ui *ui, struct rect r);
+void view_cpus_draw(struct ui *ui, struct rect r);
+void view_irqs_draw(struct ui *ui, struct rect r);
+/* The sparkline of the focused panel's selected row. */
+void view_history_draw(struct ui *ui, struct rect r);
+/* The help screen over the whole terminal, scrolled to ui->help_top; returns
+ * the number of lines it has (for scrolling). */
+int view_help_draw(struct ui *ui, struct rect r);
+
+/* A panel's title line with the focus, sort and filter. */
+void view_title(struct ui *ui, enum panel_id id, struct rect r, const char *name,
+		const char *const sorts[], size_t shown, size_t total);
+
+/* After re-ordering: find the selected row's name again, else clamp. */
+void view_keep_selection(struct ui *ui, enum panel_id id,
+			 const char *(*name_of)(const struct ui *ui, size_t i));
+
+/* The selected row's name in a panel, "" if none; and the series key of it. */
+const char *view_selected(const struct ui *ui, enum panel_id id);
+
+#endif

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The CPUs panel: per core %irq, %soft, interrupts per second, the hottest
+ * softirq and a load bar, "all" first; the hot core the model marked is
+ * drawn so it stands out, in colour and in text (HOT). Draws the model only.
+ */
+#include <ncurses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "ui.h"
+
+enum { SORT_CPU, SORT_IRQSOFT, SORT_INTR, SORT_BUSY };
+
+const char *const view_cpus_sorts[] = { "cpu", "%irq+%soft", "intr/s", "busy", NULL };
+
+enum col { C_CPU, C_USR, C_SYS, C_IOWAIT, C_IRQ, C_SOFT, C_IDLE, C_INTR, C_SOFTIRQ, C__COUNT };
+
+static const struct {
+	const char *label;
+	int width;
+	int prio;
+} cols[C__COUNT] = {
+	[C_CPU] = { "CPU", 7, 0 },	    [C_USR] = { "%usr", 6, 5 },
+	[C_SYS] = { "%sys", 6, 6 },	    [C_IOWAIT] = { "%iowait", 7, 7 },
+	[C_IRQ] = { "%irq", 6, 1 },	    [C_SOFT] = { "%soft", 6, 2 },
+	[C_IDLE] = { "%idle", 6, 8 },	    [C_INTR] = { "intr/s", 8, 3 },
+	[C_SOFTIRQ] = { "softirq", 16, 4 },
+};
+
+#define BAR_MIN 12 /* below this the load bar says nothing */
+
+static double sort_value(const struct model_cpu *c, int sort)
+{
+	if (!c->valid)
+		return -1;
+	switch (sort) {
+	case SORT_IRQSOFT:
+		return c->irq + c->soft;
+	case SORT_INTR:
+		return c->has_intr ? c->intr_s : -1;
+	case SORT_BUSY:
+		return 100.0 - c->idle;
+	}
+	return 0;
+}
+
+static const struct model *sort_model;
+static int sort_key;
+
+static int cmp_cpu(const void *a, const void *b)
+{
+	const struct model_cpu *x = &sort_model->cpus[*(const size_t *)a];
+	const struct model_cpu *y = &sort_model->cpus[*(const size_t *)b];
+	double vx, vy;
+
+	/* "all" stays on top whatever the sort */
+	if ((x->cpu < 0) != (y->cpu < 0))
+		return x->cpu < 0 ? -1 : 1;
+	if (sort_key != SORT_CPU) {
+		vx = sort_value(x, sort_key);
+		vy = sort_value(y, sort_key);
+		if (vx != vy)
+			return vx < vy ? 1 : -1;
+	}
+	return x->cpu - y->cpu;
+}
+
+static const char *cpu_name(const struct ui *ui, size_t i)
+{
+	return ui->model.cpus[i].name;
+}
+
+void view_cpus_order(struct ui *ui)
+{
+	struct panel *p = &ui->panels[PANEL_CPUS];
+	const struct model *m = &ui->model;
+
+	p->norder = 0;
+	if (m->ncpus && grow((void **)&p->order, &p->order_cap, m->ncpus, sizeof(*p->order)) >= 0) {
+		for (size_t i = 0; i < m->ncpus; i++) {
+			const struct model_cpu *c = &m->cpus[i];
+
+			if (c->cpu < 0 || !p->filter[0] || strcmp(c->name, p->filter) == 0 ||
+			    strcasestr(c->hot_soft, p->filter) ||
+			    (c->hot && strcasestr("hot", p->filter)))
+				p->order[p->norder++] = i;
+		}
+		sort_model = m;
+		sort_key = p->sort;
+		qsort(p->order, p->norder, sizeof(*p->order), cmp_cpu);
+	}
+	view_keep_selection(ui, PANEL_CPUS, cpu_name);
+}
+
+/* Columns that fit, by priority, leaving BAR_MIN for the load bar if possible. */
+static int pick(int width, bool *want)
+{
+	int left = width;
+
+	for (int prio = 0; prio < C__COUNT; prio++)
+		for (int c = 0; c < C__COUNT; c++) {
+			if (cols[c].prio != prio)
+				continue;
+			/* after the essentials, keep room for the bar */
+			if (prio > cols[C_SOFTIRQ].prio && left - (cols[c].width + 1) < BAR_MIN + 1)
+				continue;
+			if (cols[c].width + 1 <= left) {
+				want[c] = true;
+				left -= cols[c].width + 1;
+			}
+		}
+	return left;
+}
+
+/* The load bar: each share of the CPU's time as a run of its own character
+ * and colour, so it reads the same without colour. */
+static void draw_bar(const struct ui *ui, int y, int x, int w, int base, const struct model_cpu *c)
+{
+	const struct {
+		double pct;
+		char ch;
+		enum ui_pair pair;
+	} seg[] = {
+		{ c->usr + c->nice + c->guest + c->gnice, 'u', PAIR_GOOD },
+		{ c->sys + c->steal, 's', PAIR_CRIT },
+		{ c->irq, 'i', PAIR_IRQ },
+		{ c->soft, 'S', PAIR_SOFT },
+		{ c->iowait, 'w', PAIR_WAIT },
+	};
+	int inner = w - 2, used = 0;
+
+	if (inner < 1)
+		return;
+	ui_put(y, x, 1, base | A_BOLD, "[");
+	for (size_t s = 0; s < sizeof(seg) / sizeof(seg[0]); s++) {
+		int n = (int)(seg[s].pct * inner / 100.0 + 0.5);
+		char run[256];
+
+		if (n > inner - used)
+			n = inner - used;
+		if (n <= 0)
+			continue;
+		memset(run, ui->color ? '|' : seg[s].ch, sizeof(run));
+		run[n < (int)sizeof(run) ? n : (int)sizeof(run) - 1] = '\0';
+		ui_put(y, x + 1 + used, n, ui_mix(base, ui_attr(ui, seg[s].pair)), run);
+		used += n;
+	}
+	ui_put(y, x + 1 + inner, 1, base | A_BOLD, "]");
+}
+
+void view_cpus_draw(struct ui *ui, struct rect r)
+{
+	struct panel *p = &ui->panels[PANEL_CPUS];
+	const struct model *m = &ui->model;
+	bool focused = ui->focus == PANEL_CPUS;
+	bool want[C__COUNT] = { false };
+	int bar_w, x;
+
+	view_title(ui, PANEL_CPUS, r, "CPUs", view_cpus_sorts, p->norder ? p->norder - 1 : 0,
+		   m->ncpus ? m->ncpus - 1 : 0);
+	if (r.h < 2)
+		return;
+	bar_w = pick(r.w, want);
+	x = r.x;
+	for (int c = 0; c < C__COUNT; c++) {
+		char lab[24];
+
+		if (!want[c])
+			continue;
+		snprintf(lab, sizeof(lab), c == C_CPU || c == C_SOFTIRQ ? "%-*s" : "%*s",
+			 cols[c].width, cols[c].label);
+		ui_put(r.y + 1, x, cols[c].width, A_BOLD, lab);
+		x += cols[c].width + 1;
+	}
+	if (bar_w >= BAR_MIN)
+		ui_put(r.y + 1, x, bar_w, A_BOLD, "load");
+	p->visible = r.h - 2;
+	if (p->visible <= 0)
+		return;
+	if (p->norder == 0) {
+		ui_put(r.y + 2, r.x, r.w, A_DIM,
+		       m->have_sample ? "  /proc/stat unavailable"
+				      : "  waiting for the first sample...");
+		return;
+	}
+	if (p->sel < p->top)
+		p->top = p->sel;
+	if (p->sel >= p->top + (size_t)p->visible)
+		p->top = p->sel - (size_t)p->visible + 1;
+	for (int row = 0; row < p->visible && p->top + (size_t)row < p->norder; row++) {
+		size_t idx = p->top + (size_t)row;
+		const struct model_cpu *c = &m->cpus[p->order[idx]];
+		int y = r.y + 2 + row;
+		int base = focused && idx == p->sel ? A_REVERSE : 0;
+		double v[C__COUNT] = { 0 };
+		char buf[MODEL_REASON_MAX + 16];
+
+		if (c->hot)
+			base = ui_mix(base, ui_attr(ui, PAIR_HOT));
+		ui_fill(y, r.x, r.w, base);
+		snprintf(buf, sizeof(buf), "%s%s", c->name, c->hot ? " HOT" : "");
+		ui_put(y, r.x, cols[C_CPU].width, base | A_BOLD, buf);
+		x = r.x + cols[C_CPU].width + 1;
+		if (!m->has_rates || !c->valid) {
+			snprintf(buf, sizeof(buf), "(no rates: %s)",
+				 !m->has_rates	? "waiting for a second sample"
+				 : c->reason[0] ? c->reason
+						: "offline");
+			ui_put(y, x, r.w - (x - r.x), base | A_DIM, buf);
+			continue;
+		}
+		v[C_USR] = c->usr;
+		v[C_SYS] = c->sys;
+		v[C_IOWAIT] = c->iowait;
+		v[C_IRQ] = c->irq;
+		v[C_SOFT] = c->soft;
+		v[C_IDLE] = c->idle;
+		v[C_INTR] =
+		    c->has_intr ? c->intr_s : (c->cpu < 0 && m->has_intr_all ? m->intr_all_s : -1);
+		for (int k = C_USR; k < C__COUNT; k++) {
+			if (!want[k])
+				continue;
+			if (k == C_SOFTIRQ) {
+				char num[16];
+
+				buf[0] = '\0';
+				if (c->hot_soft[0]) {
+					ui_fmt_num(num, sizeof(num), 7, c->hot_soft_s);
+					snprintf(buf, sizeof(buf), "%-8.8s%s", c->hot_soft, num);
+				}
+				ui_put(y, x, cols[k].width, base, buf);
+			} else if (k == C_INTR && v[k] < 0) {
+				ui_put(y, x, cols[k].width, base, "       -");
+			} else {
+				int attr = 0;
+
+				if ((k == C_IRQ || k == C_SOFT) && v[k] >= MODEL_HOT_PCT)
+					attr = ui_attr(ui, PAIR_WARN);
+				ui_fmt_num(buf, sizeof(buf), cols[k].width, v[k]);
+				ui_put(y, x, cols[k].width, ui_mix(base, attr), buf);
+			}
+			x += cols[k].width + 1;
+		}
+		if (bar_w >= BAR_MIN)
+			draw_bar(ui, y, x, bar_w, base, c);
+	}
+}
