@@ -903,7 +903,10 @@ static int find_disks(struct ctx *c)
 
 		if (!d->whole)
 			continue;
-		if (raw && raw->iostats == 0) {
+		/* zram, brd and loop turn accounting off by design (zram keeps its own
+		 * io_stat): frozen counters there are not news */
+		if (raw && raw->iostats == 0 && strncmp(d->name, "zram", 4) != 0 &&
+		    strncmp(d->name, "ram", 3) != 0 && strncmp(d->name, "loop", 4) != 0) {
 			struct suggestion *s;
 			char path[160];
 

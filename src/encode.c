@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "advise_json.h"
 #include "encode.h"
 #include "snapshot.h"
 #include "turbo.h"
@@ -250,5 +251,7 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 	if (m->softirq_valid)
 		encode_rates(sb, "softirqs", &m->softirq, &cur->softirqs, false);
 	encode_turbo(sb, m->turbo);
+	if (o && o->advice)
+		advise_json_encode(sb, o->advice);
 	end_obj(sb, '}');
 }

@@ -11,10 +11,13 @@
 
 #define IOT_JSON_VERSION 1 /* bump on any incompatible change of doc/json.md */
 
+struct advice;
+
 struct encode_opts {
 	const char *host; /* hostname shown in the document, may be NULL */
 	const char *mode; /* "live", "compute", "daemon" */
 	bool whole_only; /* iostat -x list: whole disks that did IO; every device when false */
+	const struct advice *advice; /* findings and suggestions (advise.h); NULL: none */
 };
 
 /* Appends one JSON object (no trailing newline) to sb. m may be NULL when

@@ -435,6 +435,18 @@ static void compute_summary(const struct sums *s, double itv, const struct turbo
 	row->suspect = s->suspect;
 }
 
+/* turbostat's row order: package, then core, then thread (for_all_cpus). */
+static int cmp_row(const void *a, const void *b)
+{
+	const struct turbo_row *x = a, *y = b;
+
+	if (x->pkg != y->pkg)
+		return x->pkg < y->pkg ? -1 : 1;
+	if (x->core != y->core)
+		return x->core < y->core ? -1 : 1;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
 int turbo_compute(const struct snapshot *ps, const struct snapshot *cs, uint64_t itv_cs,
 		  struct turbo_metrics *m)
 {
@@ -530,6 +542,7 @@ int turbo_compute(const struct snapshot *ps, const struct snapshot *cs, uint64_t
 		m->invalid_rows++;
 	}
 	compute_summary(&s, itv, &m->info, &m->summary);
+	qsort(m->rows, m->nrows, sizeof(*m->rows), cmp_row);
 	m->available = true;
 	return 0;
 }
@@ -756,22 +769,58 @@ static void cell(struct strbuf *sb, const struct turbo_row *row, enum turbo_col 
 		sb_printf(sb, "%.*f", col_prec[c], row->v[c]);
 }
 
+/* Column order of the table: turbostat prints sysfs idle residencies right
+ * after SMI, and a per-core CorWatt (AMD) in the core section after CoreTmp. */
+static int table_order(const struct turbo_metrics *m, int *order)
+{
+	bool per_core_w = false;
+	int n = 0;
+
+	for (size_t i = 0; i < m->nrows && !per_core_w; i++)
+		per_core_w = (m->rows[i].have & BIT(TC_CORWATT)) && !m->rows[i].first_in_pkg;
+	per_core_w =
+	    per_core_w || (strcmp(m->info.vendor, "GenuineIntel") != 0 &&
+			   (m->cols & BIT(TC_CORWATT)) && m->info.src[TC_CORWATT].via == TV_MSR);
+	for (int c = 0; c < TC__COUNT; c++) {
+		if (c == TC_CORWATT && per_core_w)
+			continue;
+		order[n++] = c;
+		if (c == TC_SMI)
+			for (unsigned k = 0; k < m->info.nidle; k++)
+				order[n++] = TC__COUNT + (int)k;
+		if (c == TC_CORETMP && per_core_w)
+			order[n++] = TC_CORWATT;
+	}
+	return n;
+}
+
+static bool has_cell(const struct turbo_metrics *m, const struct turbo_row *row, int c)
+{
+	if (c >= TC__COUNT)
+		return (unsigned)(c - TC__COUNT) < row->nidle;
+	return (m->cols & BIT(c)) && (row->have & BIT(c));
+}
+
 void turbo_format_table(struct strbuf *sb, const struct turbo_metrics *m)
 {
+	int order[TC__COUNT + TURBO_IDLE_MAX], n;
+
 	if (!m || !m->available) {
 		if (m && m->reason[0])
 			sb_printf(sb, "turbostat: unavailable: %s\n", m->reason);
 		return;
 	}
-	if (!m->cols || m->cols == BIT(TC_IRQ)) {
+	n = table_order(m, order);
+	if (!m->cols || (m->cols == BIT(TC_IRQ) && !m->info.nidle)) {
 		sb_puts(sb, "turbostat: no frequency, C-state, power or temperature source\n");
 	} else {
 		sb_puts(sb, "Core\tCPU");
-		for (int c = 0; c < TC__COUNT; c++)
-			if (m->cols & BIT(c))
-				sb_printf(sb, "\t%s", col_names[c]);
-		for (unsigned k = 0; k < m->info.nidle; k++)
-			sb_printf(sb, "\t%s%%", m->info.idle_names[k]);
+		for (int i = 0; i < n; i++) {
+			if (order[i] >= TC__COUNT)
+				sb_printf(sb, "\t%s%%", m->info.idle_names[order[i] - TC__COUNT]);
+			else if (m->cols & BIT(order[i]))
+				sb_printf(sb, "\t%s", col_names[order[i]]);
+		}
 		sb_putc(sb, '\n');
 		for (size_t i = 0; i <= m->nrows; i++) {
 			const struct turbo_row *row = i == 0 ? &m->summary : &m->rows[i - 1];
@@ -785,15 +834,21 @@ void turbo_format_table(struct strbuf *sb, const struct turbo_metrics *m)
 				sb_printf(sb, "\t(invalid: %s)\n", row->reason);
 				continue;
 			}
-			/* turbostat stops a line after its last printed column */
-			for (int c = 0; c < TC__COUNT; c++)
-				if ((m->cols & BIT(c)) && (row->have & BIT(c)))
-					last = c;
-			for (int c = 0; c <= last; c++)
-				if (m->cols & BIT(c))
+			/* turbostat ends a line after its last printed column */
+			for (int k = 0; k < n; k++)
+				if (has_cell(m, row, order[k]))
+					last = k;
+			for (int k = 0; k <= last; k++) {
+				int c = order[k];
+
+				if (c >= TC__COUNT) {
+					sb_putc(sb, '\t');
+					if ((unsigned)(c - TC__COUNT) < row->nidle)
+						sb_printf(sb, "%.2f", row->idle_pct[c - TC__COUNT]);
+				} else if (m->cols & BIT(c)) {
 					cell(sb, row, (enum turbo_col)c);
-			for (unsigned k = 0; k < row->nidle; k++)
-				sb_printf(sb, "\t%.2f", row->idle_pct[k]);
+				}
+			}
 			sb_putc(sb, '\n');
 		}
 	}

@@ -503,6 +503,8 @@ static void probe_msrs(struct turbo_collector *tc, const struct root *r, int cpu
 				      "CORE_ENERGY_STAT (per core)", TC_CORWATT, NULL);
 		}
 		col_why(in, TC_RAMWATT, "no DRAM energy MSR on AMD");
+		col_why(in, TC_PKG_PCT, "no RAPL perf status MSR on AMD");
+		col_why(in, TC_RAM_PCT, "no RAPL perf status MSR on AMD");
 	} else {
 		snprintf(why, sizeof(why), "model-specific MSRs not known for %s family %u",
 			 in->vendor[0] ? in->vendor : "unknown vendor", in->family);

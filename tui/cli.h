@@ -29,6 +29,7 @@ void report_sources(const struct snapshot *s, const char *label);
 int cmd_snapshot(int argc, char **argv);
 int cmd_compute(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* tui/cmd_suggest.c: the advisor. */
 struct advice;

@@ -13,6 +13,7 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "advise.h"
 #include "encode.h"
 
 void cli_error(const char *what, const char *fmt, ...)
@@ -99,16 +100,21 @@ static int parse_common(int argc, char **argv, const char *usage, struct common_
 }
 
 static int emit(const struct snapshot *cur, const struct metrics *m, const struct common_args *a,
-		const char *mode)
+		const char *mode, const char *topo_root)
 {
 	char host[256] = "";
+	struct advice adv = { 0 };
 
 	gethostname(host, sizeof(host) - 1);
 	if (a->json) {
 		struct strbuf sb = { 0 };
 		struct encode_opts o = { .host = host, .mode = mode, .whole_only = !a->all_disks };
 
+		/* findings and suggestions from the topology of the same root */
+		if (suggest_advise_root(topo_root, cur, m, &adv) == 0)
+			o.advice = &adv;
 		encode_sample(&sb, cur, m, &o);
+		advice_free(&adv);
 		sb_putc(&sb, '\n');
 		if (sb.err) {
 			cli_error("encode", "%s", strerror(-sb.err));
@@ -177,7 +183,7 @@ int cmd_snapshot(int argc, char **argv)
 		cli_error("compute", "%s", strerror(-r));
 		goto out;
 	}
-	ret = emit(&s1, &m, &a, "live");
+	ret = emit(&s1, &m, &a, "live", a.root);
 out:
 	metrics_free(&m);
 	snapshot_free(&s0);
@@ -261,7 +267,7 @@ int cmd_compute(int argc, char **argv)
 		goto out;
 	}
 	report_unpaired(&b, &m);
-	ret = emit(&c, &m, &a, "compute");
+	ret = emit(&c, &m, &a, "compute", argv[optind + 1]);
 out:
 	metrics_free(&m);
 	snapshot_free(&b);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "parse.h"
+#include "turbo.h"
 
 static void print_disks(FILE *f, const struct metrics *m, bool all_disks)
 {
@@ -142,12 +143,26 @@ static void print_irqs(FILE *f, const struct snapshot *cur, const struct metrics
 	free(order);
 }
 
+/* turbostat's table and why any column is missing (src/metrics_turbo.c formats it). */
+static void print_turbo(FILE *f, const struct metrics *m)
+{
+	struct strbuf sb = { 0 };
+
+	turbo_format_table(&sb, m->turbo);
+	if (sb.len) {
+		fputc('\n', f);
+		fwrite(sb.buf, 1, sb.len, f);
+	}
+	sb_free(&sb);
+}
+
 void report_print(FILE *f, const struct snapshot *cur, const struct metrics *m, bool all_disks)
 {
 	fprintf(f, "interval %.2f s\n\n", (double)m->itv_cs / 100.0);
 	print_disks(f, m, all_disks);
 	print_cpus(f, m);
 	print_irqs(f, cur, m);
+	print_turbo(f, m);
 }
 
 void report_sources(const struct snapshot *s, const char *label)

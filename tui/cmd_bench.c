@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iotriage bench: fio's options in, the safety checks, the target, the
+ * optional precondition pass, one run or a queue-depth sweep, the target's
+ * /proc/diskstats delta, and fio-style output. Owns its exit code.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_report.h"
+#include "cli.h"
+#include "fioopts.h"
+#include "job.h"
+#include "parse.h"
+#include "procfile.h"
+#include "root.h"
+#include "safety.h"
+#include "target.h"
+
+static const char bench_usage[] =
+    "Usage: iotriage bench --filename=PATH [fio options] [iotriage options]\n"
+    "Generate IO load as fio does and report fio's numbers (fio's option names and values).\n"
+    "\n"
+    "fio options:\n"
+    "  --name=NAME  --filename=PATH  --ioengine=io_uring|libaio|psync\n"
+    "  --rw=read|write|randread|randwrite|rw|randrw  --rwmixread=PCT  --bs=4k\n"
+    "  --iodepth=N  --numjobs=N  --size=BYTES|PCT%  --offset=BYTES|PCT%\n"
+    "  --runtime=TIME  --time_based  --ramp_time=TIME  --direct=0|1  --fsync=N\n"
+    "  --rate_iops=N  --group_reporting  --output-format=normal|json  --thread\n"
+    "  io_uring: --sqthread_poll  --hipri  --fixedbufs=0|1  --registerfiles=0|1\n"
+    "  (registered file and buffers are on unless set to 0)\n"
+    "iotriage options:\n"
+    "  --sweep-iodepth=1,2,4,8,16,32   one run per depth, table and knee\n"
+    "  --expect-iops=N  --expect-mbps=N  measured fraction of what should be there\n"
+    "  --cloud-disk=TIER,SIZE_GB       tier common|high|gpssd (also sata|sas|ssd)\n"
+    "  --precondition                  one sequential 1MiB write pass first\n"
+    "  --allow-destroy=/dev/X          write to X although it has partitions,\n"
+    "                                  holders or a signature (never if mounted/swap)\n"
+    "  --overwrite                     write over an existing non-empty file\n"
+    "  --keep                          keep a file the bench created\n"
+    "\n"
+    "Other fio options are refused by name. Exit: 0 ok, 1 failure/refused, 2 usage.\n";
+
+/* Set by SIGINT/SIGTERM: the run stops, reports what it measured, and cleans up. */
+static struct job_control *bench_ctl;
+
+static void bench_on_signal(int sig)
+{
+	(void)sig;
+	if (bench_ctl)
+		atomic_store(&bench_ctl->stop, true);
+}
+
+static int64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The target's device row in /proc/diskstats (the device itself, or the one a file lives on). */
+struct disk_probe {
+	bool have;
+	bool root_ok;
+	uint32_t major, minor;
+	struct root root;
+	struct procfile pf;
+	struct disk_table t0, t1;
+	int64_t t0_ns, t1_ns;
+};
+
+static void disk_probe_init(struct disk_probe *p, const char *path)
+{
+	struct stat st;
+
+	memset(p, 0, sizeof(*p));
+	if (stat(path, &st) < 0)
+		return;
+	if (S_ISBLK(st.st_mode)) {
+		p->major = major(st.st_rdev);
+		p->minor = minor(st.st_rdev);
+	} else {
+		p->major = major(st.st_dev);
+		p->minor = minor(st.st_dev);
+	}
+	if (root_open("/", &p->root) < 0)
+		return;
+	p->root_ok = true;
+	procfile_init(&p->pf, "proc/diskstats");
+	p->have = true;
+}
+
+static void disk_probe_read(struct disk_probe *p, struct disk_table *t, int64_t *ret_ns)
+{
+	if (!p->have)
+		return;
+	*ret_ns = now_ns(CLOCK_MONOTONIC);
+	if (procfile_read(&p->pf, &p->root) < 0 ||
+	    diskstats_parse(p->pf.buf, p->pf.len, t, NULL) < 0)
+		p->have = false;
+}
+
+static void disk_probe_rows(struct disk_probe *p, const struct disk_raw **a,
+			    const struct disk_raw **b)
+{
+	*a = *b = NULL;
+	if (!p->have)
+		return;
+	*a = disk_table_find(&p->t0, p->major, p->minor, NULL);
+	*b = disk_table_find(&p->t1, p->major, p->minor, NULL);
+	if (!*a || !*b)
+		*a = *b = NULL;
+}
+
+static void disk_probe_free(struct disk_probe *p)
+{
+	if (!p->root_ok)
+		return;
+	procfile_free(&p->pf);
+	disk_table_free(&p->t0);
+	disk_table_free(&p->t1);
+	root_close(&p->root);
+}
+
+/* Reports a thread's failure on stderr; true if there was one. */
+static bool report_errors(const struct job_result *r, unsigned n, const char *what)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < n; i++)
+		if (r[i].error) {
+			cli_error(what, "%s: %s", r[i].error_what, strerror(-r[i].error));
+			any = true;
+			break;
+		}
+	return any;
+}
+
+/* Runs spec and merges its threads into one result. 0 or -errno. */
+static int run_merged(const struct job_spec *spec, const struct job_target *t,
+		      struct job_control *ctl, struct job_result *ret)
+{
+	struct job_result *rs;
+	int r;
+
+	r = job_run(spec, t, ctl, &rs);
+	if (r < 0)
+		return r;
+	r = job_results_merge(rs, spec->numjobs, ret);
+	job_results_free(rs, spec->numjobs);
+	return r;
+}
+
+/* seed 001 §2.5: fill the region once with 1 MiB sequential writes before measuring. */
+static int precondition(const struct job_spec *spec, const struct job_target *t,
+			struct job_control *ctl, struct job_result *ret)
+{
+	struct job_spec p = *spec;
+	struct job_target pt = *t;
+	const uint64_t mib = 1 << 20;
+
+	p.rw = RW_WRITE;
+	p.bs = pt.region_len >= mib ? mib : spec->bs;
+	pt.region_len -= pt.region_len % p.bs;
+	p.iodepth = spec->engine == ENGINE_PSYNC ? 1 : 32;
+	p.numjobs = 1;
+	p.runtime_ns = p.ramp_ns = 0;
+	p.time_based = false;
+	p.rate_iops = 0;
+	p.fsync_every = 0;
+	snprintf(p.name, sizeof(p.name), "precondition");
+	return run_merged(&p, &pt, ctl, ret);
+}
+
+static void emit(struct strbuf *sb)
+{
+	if (sb->err) {
+		cli_error("bench", "format the report: %s", strerror(-sb->err));
+		return;
+	}
+	fwrite(sb->buf, 1, sb->len, stdout);
+	fflush(stdout);
+}
+
+static int run_sweep(const struct job_spec *spec, const struct job_target *t,
+		     struct job_control *ctl, const struct job_result *pre, bool *ret_failed)
+{
+	struct job_result *pts;
+	struct strbuf sb = { 0 };
+	struct bench_sweep sw;
+	unsigned n = 0;
+	int r = 0;
+
+	pts = calloc(spec->nsweep, sizeof(*pts));
+	if (!pts)
+		return -ENOMEM;
+	for (; n < spec->nsweep && !atomic_load(&ctl->stop); n++) {
+		struct job_spec s = *spec;
+
+		s.iodepth = spec->sweep[n];
+		if (spec->output == OUTPUT_NORMAL)
+			fprintf(stderr, "iotriage: bench: iodepth=%u ...\n", s.iodepth);
+		r = run_merged(&s, t, ctl, &pts[n]);
+		if (r < 0)
+			break;
+		if (report_errors(&pts[n], 1, "bench")) {
+			*ret_failed = true;
+			n++;
+			break;
+		}
+	}
+	if (r >= 0) {
+		sw = (struct bench_sweep){ .spec = spec,
+					   .target = t,
+					   .points = pts,
+					   .npoints = n,
+					   .time_real_ns = now_ns(CLOCK_REALTIME),
+					   .precondition = pre };
+		if (spec->output == OUTPUT_JSON)
+			bench_sweep_json(&sb, &sw);
+		else
+			bench_sweep_text(&sb, &sw);
+		emit(&sb);
+		sb_free(&sb);
+	}
+	for (unsigned i = 0; i < n; i++)
+		job_result_free(&pts[i]);
+	free(pts);
+	return r;
+}
+
+static int run_single(const struct job_spec *spec, const struct job_target *t,
+		      struct job_control *ctl, const struct job_result *pre, bool *ret_failed)
+{
+	struct job_result *rs, merged;
+	struct disk_probe dp;
+	struct strbuf sb = { 0 };
+	struct bench_report rep = { 0 };
+	int r;
+
+	disk_probe_init(&dp, t->path);
+	disk_probe_read(&dp, &dp.t0, &dp.t0_ns);
+	r = job_run(spec, t, ctl, &rs);
+	if (r < 0) {
+		disk_probe_free(&dp);
+		return r;
+	}
+	disk_probe_read(&dp, &dp.t1, &dp.t1_ns);
+	*ret_failed = report_errors(rs, spec->numjobs, "bench");
+	rep.spec = spec;
+	rep.target = t;
+	rep.time_real_ns = now_ns(CLOCK_REALTIME);
+	rep.precondition = pre;
+	disk_probe_rows(&dp, &rep.disk_before, &rep.disk_after);
+	rep.disk_elapsed_ns = (uint64_t)(dp.t1_ns - dp.t0_ns);
+	if (spec->group_reporting && spec->numjobs > 1) {
+		r = job_results_merge(rs, spec->numjobs, &merged);
+		if (r < 0)
+			goto out;
+		rep.results = &merged;
+		rep.nresults = 1;
+	} else {
+		rep.results = rs;
+		rep.nresults = spec->numjobs;
+	}
+	if (spec->output == OUTPUT_JSON)
+		bench_report_json(&sb, &rep);
+	else
+		bench_report_text(&sb, &rep);
+	emit(&sb);
+	sb_free(&sb);
+	if (rep.results == &merged)
+		job_result_free(&merged);
+out:
+	job_results_free(rs, spec->numjobs);
+	disk_probe_free(&dp);
+	return r;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct job_spec spec;
+	struct fioopts_error perr;
+	struct safety_request req;
+	struct safety_verdict v;
+	struct job_control ctl;
+	struct job_result pre;
+	struct target tg;
+	struct root root;
+	struct sigaction sa;
+	char why[SAFETY_WHY_MAX];
+	bool write, failed = false, have_pre = false;
+	int r, ret = EXIT_FAIL;
+
+	r = fioopts_parse(argc, argv, 1, &spec, &perr);
+	if (r == 1) {
+		printf("%s", bench_usage);
+		return EXIT_OK;
+	}
+	if (r < 0) {
+		cli_error(perr.option, "%s", perr.message);
+		return EXIT_USAGE;
+	}
+	write = job_rw_writes(spec.rw) || spec.precondition;
+	r = root_open("/", &root);
+	if (r < 0) {
+		cli_error("/", "%s", strerror(-r));
+		return EXIT_FAIL;
+	}
+	req = (struct safety_request){ .target = spec.filename,
+				       .write = write,
+				       .allow_destroy =
+					   spec.allow_destroy[0] ? spec.allow_destroy : NULL,
+				       .overwrite = spec.overwrite };
+	r = safety_check(&root, &req, &v, why, sizeof(why));
+	root_close(&root);
+	if (r < 0) {
+		cli_error(spec.filename, "refused: %s", why);
+		return EXIT_FAIL;
+	}
+	r = target_open(&spec, &v, write, &tg, why, sizeof(why));
+	if (r < 0) {
+		cli_error(spec.filename, "%s", why);
+		return EXIT_FAIL;
+	}
+
+	memset(&ctl, 0, sizeof(ctl));
+	bench_ctl = &ctl;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = bench_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (spec.precondition) {
+		if (spec.output == OUTPUT_NORMAL)
+			fprintf(stderr, "iotriage: bench: preconditioning %s ...\n", tg.t.path);
+		r = precondition(&spec, &tg.t, &ctl, &pre);
+		if (r < 0) {
+			cli_error("precondition", "%s", strerror(-r));
+			goto out;
+		}
+		have_pre = true;
+		if (report_errors(&pre, 1, "precondition"))
+			goto out;
+	}
+	if (spec.nsweep)
+		r = run_sweep(&spec, &tg.t, &ctl, have_pre ? &pre : NULL, &failed);
+	else
+		r = run_single(&spec, &tg.t, &ctl, have_pre ? &pre : NULL, &failed);
+	if (r < 0)
+		cli_error("bench", "%s", strerror(-r));
+	else if (atomic_load(&ctl.stop))
+		cli_error("bench", "interrupted: the results cover the time until the signal");
+	else if (!failed)
+		ret = EXIT_OK;
+out:
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	bench_ctl = NULL;
+	if (have_pre)
+		job_result_free(&pre);
+	if (target_close(&tg, why, sizeof(why)) < 0) {
+		cli_error(spec.filename, "%s", why);
+		ret = EXIT_FAIL;
+	}
+	return ret;
+}
