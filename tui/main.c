@@ -5,11 +5,15 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "ui.h"
 
 static const char usage[] =
     "Usage: iotriage [COMMAND] [OPTIONS]\n"
+    "\n"
+    "With no command on a terminal: the live view (iotriage --embedded --help).\n"
     "\n"
     "Commands:\n"
     "  snapshot [--interval MS] [--json]   measure one interval on this host\n"
@@ -40,10 +44,17 @@ static const struct command commands[] = {
 	{ "undo", cmd_undo },
 };
 
+/* No command: the live view on a terminal; a pipe or a script gets one
+ * snapshot table, as before the TUI existed. */
+static int live(int argc, char **argv)
+{
+	return isatty(STDOUT_FILENO) ? cmd_tui(argc, argv) : cmd_snapshot(argc, argv);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		return cmd_snapshot(argc, argv);
+		return live(argc, argv);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		printf("%s", usage);
 		return EXIT_OK;
@@ -56,7 +67,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 1, argv + 1);
 	if (argv[1][0] == '-')
-		return cmd_snapshot(argc, argv);
+		return live(argc, argv);
 	cli_error(argv[1], "unknown command (try --help)");
 	return EXIT_USAGE;
 }

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The help screen: the keys, then what every column means (from the same
+ * tables the panels draw, so the two cannot drift apart), wrapped to the
+ * terminal's width and scrolled by the loop.
+ */
+#include <ncurses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ui.h"
+
+#define LABEL_W 12
+
+static const char *const keys_help[][2] = {
+	{ "F1 h ?", "this help (arrows, PgUp/PgDn scroll it; any other key closes it)" },
+	{ "F10 q", "quit" },
+	{ "F6 s", "sort the focused panel by its next key (the title says which)" },
+	{ "/", "filter the focused panel by name: type, Enter keeps it, Esc clears it" },
+	{ "space", "pause: freeze the tables; the history keeps recording" },
+	{ "+ -", "longer / shorter interval (with a daemon: every Nth of its samples)" },
+	{ "Tab", "next panel (Shift-Tab: previous); the history strip follows the focus" },
+	{ "arrows j k", "move the selection; PgUp/PgDn/Home/End jump" },
+	{ NULL, NULL },
+};
+
+struct out {
+	struct rect r;
+	int line; /* next logical line */
+	int top;  /* first logical line shown */
+	int attr;
+};
+
+static void emit(struct out *o, int attr, const char *s)
+{
+	int y = o->line - o->top;
+
+	if (y >= 0 && y < o->r.h)
+		ui_put(o->r.y + y, o->r.x, o->r.w, attr, s);
+	o->line++;
+}
+
+/* "  label       text" with text wrapped at word boundaries under itself. */
+static void entry(struct out *o, const char *label, const char *text)
+{
+	int tw = o->r.w - LABEL_W - 3;
+	const char *p = text;
+	bool first = true;
+
+	if (tw < 20)
+		tw = 20;
+	while (*p || first) {
+		char line[512];
+		int n = (int)strlen(p);
+
+		if (n > tw) {
+			n = tw;
+			while (n > 0 && p[n] != ' ')
+				n--;
+			if (n == 0)
+				n = tw;
+		}
+		snprintf(line, sizeof(line), "  %-*s %.*s", LABEL_W, first ? label : "", n, p);
+		emit(o, 0, line);
+		p += n;
+		while (*p == ' ')
+			p++;
+		first = false;
+	}
+}
+
+int view_help_draw(struct ui *ui, struct rect r)
+{
+	struct out o = { .r = r, .top = ui->help_top };
+	char line[256];
+
+	emit(&o, ui_attr(ui, PAIR_HEADER), "iotriage live view: help");
+	emit(&o, 0, "");
+	emit(&o, A_BOLD, "Keys");
+	for (size_t i = 0; keys_help[i][0]; i++)
+		entry(&o, keys_help[i][0], keys_help[i][1]);
+	emit(&o, 0, "");
+	emit(&o, A_BOLD, "Disks: iostat -x (sysstat 12.6) columns, per whole device");
+	for (int c = 0; c < MD__COUNT; c++)
+		entry(&o, model_disk_cols[c].label, model_disk_cols[c].help);
+	entry(&o, "",
+	      "Columns that do not fit are left out, least telling first: widen the "
+	      "terminal to see them all. iotriage snapshot prints every one.");
+	emit(&o, 0, "");
+	emit(&o, A_BOLD, "CPUs: mpstat -u and -I SUM, per core");
+	for (size_t i = 0; model_cpu_help[i][0]; i++)
+		entry(&o, model_cpu_help[i][0], model_cpu_help[i][1]);
+	emit(&o, 0, "");
+	emit(&o, A_BOLD, "IRQs: /proc/interrupts lines that fired (mpstat -I CPU)");
+	for (size_t i = 0; model_irq_help[i][0]; i++)
+		entry(&o, model_irq_help[i][0], model_irq_help[i][1]);
+	emit(&o, 0, "");
+	emit(&o, A_BOLD, "Thresholds");
+	entry(&o, "%util", "80 or more: saturated (red)");
+	snprintf(line, sizeof(line), "above %.0f ms (--await-ms): slow (yellow)", ui->await_ms);
+	entry(&o, "r/w_await", line);
+	entry(&o, "%irq %soft", "20 or more on one core (yellow); that core is marked HOT");
+	emit(&o, 0, "");
+	emit(&o, A_BOLD, "Source");
+	entry(&o, "daemon",
+	      "samples from iotriaged over its socket, with its history; "
+	      "\"disconnected\" keeps the last data and reconnects by itself");
+	entry(&o, "embedded", "no daemon answered: this process samples with the same library");
+	return o.line;
+}
