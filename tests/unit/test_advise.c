@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The advisor on the scenario trees of tests/fixtures/advise: each scenario's
+ * findings and suggestions, exactly; and the pure helpers. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "advise.h"
+#include "metrics.h"
+#include "snapshot.h"
+#include "topology.h"
+
+struct scenario {
+	struct snapshot s0, s1;
+	struct metrics m;
+	struct topology t;
+	struct advice a;
+};
+
+static void load(const char *name, struct scenario *sc)
+{
+	char d0[512], d1[512];
+	struct root r;
+	uint64_t itv;
+
+	memset(sc, 0, sizeof(*sc));
+	snprintf(d0, sizeof(d0), "%s/advise/%s/t0", FIXTURES_DIR, name);
+	snprintf(d1, sizeof(d1), "%s/advise/%s/t1", FIXTURES_DIR, name);
+	assert_int_equal(snapshot_load_tree(d0, &sc->s0), 0);
+	assert_int_equal(snapshot_load_tree(d1, &sc->s1), 0);
+	itv = metrics_interval_cs(&sc->s0, &sc->s1);
+	assert_int_equal(itv, 1000);
+	assert_int_equal(metrics_compute(&sc->s0, &sc->s1, itv, &sc->m), 0);
+	assert_int_equal(root_open(d1, &r), 0);
+	assert_int_equal(topology_collect(&r, &sc->t), 0);
+	root_close(&r);
+	assert_int_equal(advise_compute(&sc->s1, &sc->m, &sc->t, &sc->a), 0);
+}
+
+static void unload(struct scenario *sc)
+{
+	advice_free(&sc->a);
+	topology_free(&sc->t);
+	metrics_free(&sc->m);
+	snapshot_free(&sc->s0);
+	snapshot_free(&sc->s1);
+}
+
+static const struct advise_action *action_for(const struct suggestion *s, const char *path)
+{
+	for (size_t i = 0; i < s->nactions; i++)
+		if (strcmp(s->actions[i].path, path) == 0)
+			return &s->actions[i];
+	return NULL;
+}
+
+static void assert_action(const struct suggestion *s, const char *path, const char *value,
+			  const char *undo)
+{
+	const struct advise_action *a = action_for(s, path);
+
+	if (!a)
+		fail_msg("%s: no write of %s", s->id, path);
+	assert_string_equal(a->value, value);
+	assert_string_equal(a->undo, undo);
+}
+
+static void test_mpt2sas(void **state)
+{
+	struct scenario sc;
+	const struct suggestion *s;
+	const struct finding *f;
+	struct strbuf sb = { 0 };
+
+	(void)state;
+	load("mpt2sas", &sc);
+	assert_int_equal(sc.a.nfindings, 1);
+	f = advice_finding(&sc.a, "hot-cpu-cpu1");
+	assert_non_null(f);
+	assert_int_equal(f->kind, FIND_HOT_CPU);
+	assert_non_null(strstr(f->reason, "%irq 35.00 + %soft 30.00 = 65.00%"));
+	assert_non_null(strstr(f->reason, "81000 interrupts/s"));
+	assert_non_null(strstr(f->detail, "IRQ 107 mpt2sas0-msix0 [host0 0000:03:00.0] 6.2%"));
+	assert_non_null(strstr(f->detail, "device host0: 16 IRQs, 98.8%"));
+	assert_non_null(strstr(f->detail, "BLOCK 99.3%"));
+	assert_int_equal(sc.a.nsuggestions, 1);
+	s = advice_suggestion(&sc.a, "irq-spread-host0");
+	assert_non_null(s);
+	assert_string_equal(s->finding, "hot-cpu-cpu1");
+	assert_int_equal(s->nactions, 16);
+	/* one per CPU over local_cpulist 0-7, in IRQ order, wrapping */
+	for (unsigned i = 0; i < 16; i++) {
+		char path[64], v[8];
+
+		snprintf(path, sizeof(path), "proc/irq/%u/smp_affinity_list", 107 + i);
+		snprintf(v, sizeof(v), "%u", i % 8);
+		assert_action(s, path, v, "0-7");
+		assert_true(s->actions[i].is_irq);
+	}
+	assert_non_null(strstr(s->reason, "80000 interrupts/s"));
+	assert_non_null(strstr(s->effect, "10000 interrupts/s per CPU on 8 CPUs"));
+	assert_null(strstr(s->notes, "irqbalance"));
+	advise_commands(s, false, &sb);
+	assert_non_null(strstr(sb_cstr(&sb), "echo 0 > /proc/irq/107/smp_affinity_list\n"));
+	sb_reset(&sb);
+	advise_commands(s, true, &sb);
+	/* undo in reverse order */
+	assert_memory_equal(sb_cstr(&sb), "echo 0-7 > /proc/irq/122/smp_affinity_list\n", 43);
+	sb_free(&sb);
+	unload(&sc);
+}
+
+static void test_nvme_managed(void **state)
+{
+	struct scenario sc;
+	const struct finding *f;
+
+	(void)state;
+	load("nvme-managed", &sc);
+	assert_non_null(advice_finding(&sc.a, "hot-cpu-cpu2"));
+	f = advice_finding(&sc.a, "managed-irqs-nvme0");
+	assert_non_null(f);
+	assert_non_null(strstr(f->detail, "IRQD_AFFINITY_MANAGED"));
+	assert_int_equal(sc.a.nsuggestions, 0);
+	/* the admin queue's vector is not managed, the I/O ones are */
+	assert_false(topology_irq(&sc.t, 40)->managed);
+	assert_true(topology_irq(&sc.t, 43)->managed);
+	unload(&sc);
+}
+
+static void test_nic_single_queue(void **state)
+{
+	struct scenario sc;
+	const struct suggestion *s;
+
+	(void)state;
+	load("nic-single-queue", &sc);
+	assert_non_null(advice_finding(&sc.a, "hot-cpu-cpu0"));
+	assert_int_equal(sc.a.nsuggestions, 1);
+	s = advice_suggestion(&sc.a, "rps-eth0");
+	assert_non_null(s);
+	assert_int_equal(s->nactions, 3);
+	assert_action(s, "sys/class/net/eth0/queues/rx-0/rps_cpus", "0000000f", "00000000");
+	assert_action(s, "sys/class/net/eth0/queues/rx-0/rps_flow_cnt", "32768", "0");
+	assert_action(s, "proc/sys/net/core/rps_sock_flow_entries", "32768", "0");
+	assert_non_null(strstr(s->reason, "one receive queue"));
+	unload(&sc);
+}
+
+static void test_irqbalance(void **state)
+{
+	struct scenario sc;
+	const struct suggestion *s;
+
+	(void)state;
+	load("irqbalance", &sc);
+	assert_true(sc.t.irqbalance.running);
+	assert_int_equal(sc.t.irqbalance.pid, 812);
+	assert_true(cpuset_has(&sc.t.irqbalance.banned_cpus, 0));
+	assert_non_null(advice_finding(&sc.a, "irqbalance-irqbalance"));
+	s = advice_suggestion(&sc.a, "irq-spread-eth1");
+	assert_non_null(s);
+	/* CPU 0 is banned from irqbalance: targets 1-3; IRQ 62 already on 3 */
+	assert_int_equal(s->nactions, 3);
+	assert_action(s, "proc/irq/60/smp_affinity_list", "1", "3");
+	assert_action(s, "proc/irq/61/smp_affinity_list", "2", "3");
+	assert_action(s, "proc/irq/63/smp_affinity_list", "1", "3");
+	assert_non_null(strstr(s->notes, "--banirq=60 --banirq=61 --banirq=62 --banirq=63"));
+	assert_non_null(strstr(s->notes, "/etc/default/irqbalance"));
+	unload(&sc);
+}
+
+static void test_isolated(void **state)
+{
+	struct scenario sc;
+	const struct suggestion *s;
+
+	(void)state;
+	load("isolated", &sc);
+	s = advice_suggestion(&sc.a, "irq-spread-eth0");
+	assert_non_null(s);
+	assert_int_equal(s->nactions, 3);
+	assert_action(s, "proc/irq/71/smp_affinity_list", "1", "0");
+	assert_action(s, "proc/irq/72/smp_affinity_list", "2", "0");
+	assert_action(s, "proc/irq/73/smp_affinity_list", "3", "0");
+	for (size_t i = 0; i < s->nactions; i++)
+		assert_true(s->actions[i].value[0] < '4');
+	unload(&sc);
+}
+
+static void test_numa1(void **state)
+{
+	struct scenario sc;
+	const struct suggestion *s;
+
+	(void)state;
+	load("numa1", &sc);
+	assert_int_equal(sc.t.nr_nodes, 2);
+	s = advice_suggestion(&sc.a, "irq-spread-eth2");
+	assert_non_null(s);
+	assert_int_equal(s->nactions, 4);
+	assert_action(s, "proc/irq/90/smp_affinity_list", "4", "0-7");
+	assert_action(s, "proc/irq/93/smp_affinity_list", "7", "0-7");
+	assert_non_null(strstr(s->reason, "over 4-7"));
+	unload(&sc);
+}
+
+static void test_healthy(void **state)
+{
+	struct scenario sc;
+
+	(void)state;
+	load("healthy", &sc);
+	assert_int_equal(sc.a.nfindings, 0);
+	assert_int_equal(sc.a.nsuggestions, 0);
+	unload(&sc);
+}
+
+static void test_disk_saturated(void **state)
+{
+	struct scenario sc;
+	const struct finding *f;
+	const struct suggestion *s;
+
+	(void)state;
+	load("disk-saturated", &sc);
+	f = advice_finding(&sc.a, "disk-saturated-sdb");
+	assert_non_null(f);
+	assert_non_null(strstr(f->reason, "util 99.50%, aqu-sz 28.00"));
+	assert_null(advice_finding(&sc.a, "disk-slow-sdb"));
+	s = advice_suggestion(&sc.a, "scheduler-sdb");
+	assert_non_null(s);
+	assert_action(s, "sys/block/sdb/queue/scheduler", "mq-deadline", "none");
+	assert_int_equal(sc.a.nsuggestions, 1);
+	unload(&sc);
+}
+
+static void test_disk_slow(void **state)
+{
+	struct scenario sc;
+	const struct finding *f;
+
+	(void)state;
+	load("disk-slow", &sc);
+	f = advice_finding(&sc.a, "disk-slow-sdc");
+	assert_non_null(f);
+	assert_non_null(strstr(f->reason, "await 45.00 ms at util 15.00%"));
+	assert_null(advice_finding(&sc.a, "disk-saturated-sdc"));
+	assert_int_equal(sc.a.nsuggestions, 0);
+	unload(&sc);
+}
+
+static void test_iostats_off(void **state)
+{
+	struct scenario sc;
+	const struct suggestion *s;
+
+	(void)state;
+	load("iostats-off", &sc);
+	assert_non_null(advice_finding(&sc.a, "iostats-off-sdd"));
+	assert_null(advice_finding(&sc.a, "iostats-off-sda"));
+	s = advice_suggestion(&sc.a, "iostats-sdd");
+	assert_non_null(s);
+	assert_action(s, "sys/block/sdd/queue/iostats", "1", "0");
+	unload(&sc);
+}
+
+static void test_md_raid0(void **state)
+{
+	struct scenario sc;
+	const struct finding *f;
+
+	(void)state;
+	load("md-raid0", &sc);
+	f = advice_finding(&sc.a, "member-imbalance-md0-sdf");
+	assert_non_null(f);
+	assert_non_null(strstr(f->reason, "await 312.40 ms vs 132.60 ms median of the other 3"));
+	assert_null(advice_finding(&sc.a, "member-imbalance-md0-sdc"));
+	unload(&sc);
+}
+
+static void test_container(void **state)
+{
+	struct scenario sc;
+	const struct finding *f;
+
+	(void)state;
+	load("container", &sc);
+	f = advice_finding(&sc.a, "hot-cpu-cpu1");
+	assert_non_null(f);
+	assert_non_null(strstr(f->detail, "cannot be read"));
+	f = advice_finding(&sc.a, "topology-missing-topology");
+	assert_non_null(f);
+	assert_non_null(strstr(f->detail, "/proc/irq"));
+	assert_non_null(strstr(f->detail, "/sys/bus/pci/devices"));
+	/* never a suggestion that could not be applied */
+	assert_int_equal(sc.a.nsuggestions, 0);
+	unload(&sc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mpt2sas),		 cmocka_unit_test(test_nvme_managed),
+		cmocka_unit_test(test_nic_single_queue), cmocka_unit_test(test_irqbalance),
+		cmocka_unit_test(test_isolated),	 cmocka_unit_test(test_numa1),
+		cmocka_unit_test(test_healthy),		 cmocka_unit_test(test_disk_saturated),
+		cmocka_unit_test(test_disk_slow),	 cmocka_unit_test(test_iostats_off),
+		cmocka_unit_test(test_md_raid0),	 cmocka_unit_test(test_container),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
