@@ -87,15 +87,24 @@ static int parse_row(struct cursor *c, bool softirqs, struct irq_table *t, struc
 	}
 	row->counts_off = t->n * t->ncpu;
 	counts = t->counts + row->counts_off;
-	while (ncounts < t->ncpu) {
-		int r = scan_u64(c, &v);
+	{
+		/* the hot loop of a big host: a local cursor and sum stay in
+		 * registers instead of being stored back on every counter */
+		struct cursor lcur = *c;
+		uint64_t total = 0;
 
-		if (r == -ERANGE)
-			return parse_fail(err, c->line, "counter out of range");
-		if (r < 0)
-			break;
-		counts[ncounts++] = v;
-		row->total += v;
+		while (ncounts < t->ncpu) {
+			int r = scan_u64(&lcur, &v);
+
+			if (r == -ERANGE)
+				return parse_fail(err, c->line, "counter out of range");
+			if (r < 0)
+				break;
+			counts[ncounts++] = v;
+			total += v;
+		}
+		*c = lcur;
+		row->total = total;
 	}
 	if (ncounts == t->ncpu) {
 		row->percpu_counts = true;

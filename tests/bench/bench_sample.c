@@ -8,12 +8,13 @@
  *     their fds kept open. The two alternate round by round, so a noisy
  *     neighbour hurts both alike; CPU time is the process CPU clock.
  *
- *   bench_sample tree BEFORE AFTER [ROUNDS]
- *     On a recorded/generated tree (tests/fixtures/make-trees.py big-256):
- *     the files are loaded into memory once, then each round parses AFTER's
- *     bytes into reused tables and computes against BEFORE. Heap
- *     allocations are counted (malloc/calloc/realloc are wrapped at link
- *     time) to show that steady-state sampling allocates nothing.
+ *   bench_sample tree DIR [ROUNDS]
+ *     On a generated host (tests/fixtures/make-trees.py OUT big-256): the
+ *     samples DIR/t0, t1, ... are loaded into memory once, then each round
+ *     parses the next one into the snapshot of two samples ago (as the
+ *     sampler does) and computes against the previous. Heap allocations are
+ *     counted (malloc/calloc/realloc are wrapped at link time) to show that
+ *     steady-state sampling allocates nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -132,64 +133,113 @@ static int bench_live(int rounds)
 	return 0;
 }
 
-struct raw_tree {
+#define MAX_SAMPLES 8
+
+/* The files of one recorded sample, read once into memory. */
+struct sample_text {
 	struct procfile pf[SRC__COUNT];
 };
 
-static int bench_tree(const char *before, const char *after, int rounds)
+static int load_text(const char *dir, struct sample_text *st)
 {
-	struct snapshot b = { 0 }, a = { 0 };
+	struct root r;
+	int ret = 0;
+
+	if (root_open(dir, &r) < 0)
+		return -1;
+	for (int i = 0; i < SRC__COUNT; i++) {
+		procfile_init(&st->pf[i], snapshot_source_path((enum src_id)i));
+		if (st->pf[i].rel && procfile_read(&st->pf[i], &r) < 0)
+			ret = -1;
+		procfile_close(&st->pf[i]);
+	}
+	root_close(&r);
+	return ret;
+}
+
+static void parse_text(const struct sample_text *st, struct snapshot *s)
+{
+	struct parse_error pe;
+
+	uptime_parse(st->pf[SRC_UPTIME].buf, st->pf[SRC_UPTIME].len, &s->uptime, &pe);
+	stat_parse(st->pf[SRC_STAT].buf, st->pf[SRC_STAT].len, &s->stat, &pe);
+	diskstats_parse(st->pf[SRC_DISKSTATS].buf, st->pf[SRC_DISKSTATS].len, &s->disks, &pe);
+	irqtab_parse(st->pf[SRC_INTERRUPTS].buf, st->pf[SRC_INTERRUPTS].len, false, &s->irqs, &pe);
+	irqtab_parse(st->pf[SRC_SOFTIRQS].buf, st->pf[SRC_SOFTIRQS].len, true, &s->softirqs, &pe);
+}
+
+/*
+ * Samples DIR/t0, DIR/t1, ... are parsed in turn into two snapshots that
+ * alternate, exactly as the sampler does (each table is reused two samples
+ * later), and each is computed against the one before it.
+ */
+static int bench_tree(const char *dir, int rounds)
+{
+	static struct sample_text texts[MAX_SAMPLES];
+	struct snapshot s[2] = { 0 };
 	struct metrics m = { 0 };
 	struct strbuf sb = { 0 };
 	struct encode_opts o = { .host = "bench", .mode = "compute", .whole_only = true };
-	struct collector c;
 	double t_parse = 0, t_compute = 0, t_encode = 0, t0;
-	unsigned long allocs_before;
+	unsigned long allocs_before = 0;
+	int nsamples = 0;
 	size_t bytes = 0;
 
-	if (snapshot_load_tree(before, &b) < 0 || collector_open(after, &c) < 0)
-		return 1;
-	/* read AFTER's files once; rounds parse them from memory */
-	if (collector_sample(&c, &a) < 0)
-		return 1;
-	for (int i = 0; i < SRC__COUNT; i++)
-		bytes += c.pf[i].len;
-	metrics_compute(&b, &a, metrics_interval_cs(&b, &a), &m);
-	encode_sample(&sb, &a, &m, &o);
-	allocs_before = n_allocs;
-	for (int r = 0; r < rounds; r++) {
-		struct parse_error pe;
+	for (; nsamples < MAX_SAMPLES; nsamples++) {
+		char path[4096];
 
+		snprintf(path, sizeof(path), "%s/t%d", dir, nsamples);
+		if (access(path, F_OK) < 0)
+			break;
+		if (load_text(path, &texts[nsamples]) < 0) {
+			fprintf(stderr, "bench: cannot read %s\n", path);
+			return 1;
+		}
+	}
+	if (nsamples < 2) {
+		fprintf(stderr, "bench: %s needs t0 and t1\n", dir);
+		return 1;
+	}
+	for (int i = 0; i < SRC__COUNT; i++)
+		bytes += texts[1].pf[i].len;
+	parse_text(&texts[0], &s[0]);
+	for (int r = 0; r < rounds + 2; r++) {
+		/* uptime goes back when the cycle wraps: compute over a fixed 1 s */
+		const struct sample_text *st = &texts[(r + 1) % nsamples];
+		struct snapshot *prev = &s[r & 1], *cur = &s[!(r & 1)];
+
+		if (r == 2)
+			allocs_before = n_allocs; /* after every table has grown once */
 		t0 = cpu_now();
-		uptime_parse(c.pf[SRC_UPTIME].buf, c.pf[SRC_UPTIME].len, &a.uptime, &pe);
-		stat_parse(c.pf[SRC_STAT].buf, c.pf[SRC_STAT].len, &a.stat, &pe);
-		diskstats_parse(c.pf[SRC_DISKSTATS].buf, c.pf[SRC_DISKSTATS].len, &a.disks, &pe);
-		irqtab_parse(c.pf[SRC_INTERRUPTS].buf, c.pf[SRC_INTERRUPTS].len, false, &a.irqs,
-			     &pe);
-		irqtab_parse(c.pf[SRC_SOFTIRQS].buf, c.pf[SRC_SOFTIRQS].len, true, &a.softirqs,
-			     &pe);
-		t_parse += cpu_now() - t0;
+		parse_text(st, cur);
+		if (r >= 2)
+			t_parse += cpu_now() - t0;
 		t0 = cpu_now();
-		metrics_compute(&b, &a, metrics_interval_cs(&b, &a), &m);
-		t_compute += cpu_now() - t0;
+		metrics_compute(prev, cur, 100, &m);
+		if (r >= 2)
+			t_compute += cpu_now() - t0;
 		t0 = cpu_now();
 		sb_reset(&sb);
-		encode_sample(&sb, &a, &m, &o);
-		t_encode += cpu_now() - t0;
+		encode_sample(&sb, cur, &m, &o);
+		if (r >= 2)
+			t_encode += cpu_now() - t0;
 	}
-	printf("tree %s: %zu bytes of /proc text, %zu CPUs, %zu IRQ lines, %zu disks, %d rounds\n",
-	       after, bytes, a.stat.ncpu, a.irqs.n, a.disks.n, rounds);
+	printf("tree %s: %d samples, %zu bytes of /proc text per sample, %zu CPUs, %zu IRQ lines, "
+	       "%zu disks, %d rounds\n",
+	       dir, nsamples, bytes, s[0].stat.ncpu, s[0].irqs.n, s[0].disks.n, rounds);
 	printf("  parse:   %8.3f ms/sample\n", t_parse / rounds * 1e3);
 	printf("  compute: %8.3f ms/sample\n", t_compute / rounds * 1e3);
 	printf("  parse + compute: %8.3f ms/sample (target <= 2 ms)\n",
 	       (t_parse + t_compute) / rounds * 1e3);
 	printf("  encode:  %8.3f ms/sample (%zu bytes of JSON)\n", t_encode / rounds * 1e3, sb.len);
-	printf("  heap allocations after the first sample: %lu\n", n_allocs - allocs_before);
+	printf("  heap allocations after the first samples: %lu\n", n_allocs - allocs_before);
+	for (int i = 0; i < nsamples; i++)
+		for (int k = 0; k < SRC__COUNT; k++)
+			procfile_free(&texts[i].pf[k]);
 	sb_free(&sb);
 	metrics_free(&m);
-	snapshot_free(&a);
-	snapshot_free(&b);
-	collector_close(&c);
+	snapshot_free(&s[0]);
+	snapshot_free(&s[1]);
 	return 0;
 }
 
@@ -197,8 +247,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "live") == 0)
 		return bench_live(argc > 2 ? atoi(argv[2]) : 2000);
-	if (argc >= 4 && strcmp(argv[1], "tree") == 0)
-		return bench_tree(argv[2], argv[3], argc > 4 ? atoi(argv[4]) : 50);
-	fprintf(stderr, "usage: bench_sample live [ROUNDS] | tree BEFORE AFTER [ROUNDS]\n");
+	if (argc >= 3 && strcmp(argv[1], "tree") == 0)
+		return bench_tree(argv[2], argc > 3 ? atoi(argv[3]) : 50);
+	fprintf(stderr, "usage: bench_sample live [ROUNDS] | tree DIR [ROUNDS]\n");
 	return 2;
 }
