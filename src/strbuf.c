@@ -120,6 +120,11 @@ void sb_fixed2(struct strbuf *sb, double v)
 	double s, f;
 	uint64_t cents;
 
+	/* most rates of a quiet device are exactly zero */
+	if (v == 0.0 && !signbit(v)) {
+		sb_append(sb, "0.00", 4);
+		return;
+	}
 	if (!isfinite(v)) {
 		sb_puts(sb, "null");
 		return;
