@@ -299,7 +299,7 @@ int cmd_bench(int argc, char **argv)
 	bool write, failed = false, have_pre = false;
 	int r, ret = EXIT_FAIL;
 
-	r = fioopts_parse(argc, argv, 1, &spec, &perr);
+	r = fioopts_parse(argc, (const char *const *)argv, 1, &spec, &perr);
 	if (r == 1) {
 		printf("%s", bench_usage);
 		return EXIT_OK;

@@ -278,6 +278,8 @@ int fioopts_parse_size(const char *s, uint64_t *ret_bytes)
 	r = parse_digits(s, &v, &p);
 	if (r < 0)
 		return r;
+	if ((*p | 0x20) == 'b' && !p[1])
+		p++; /* "4096b": plain bytes */
 	if (*p) {
 		u = strchr(units, p[0] | 0x20);
 		if (!u || !p[0])
@@ -719,7 +721,7 @@ static int check(struct job_spec *s, bool uring_opts, struct fioopts_error *err)
 	return 0;
 }
 
-int fioopts_parse(int argc, char **argv, int first, struct job_spec *ret_spec,
+int fioopts_parse(int argc, const char *const *argv, int first, struct job_spec *ret_spec,
 		  struct fioopts_error *err)
 {
 	struct job_spec s;

@@ -26,7 +26,7 @@ void fioopts_defaults(struct job_spec *s);
  * and why. Checks the combination too (filename given, rwmixread range,
  * psync and a sweep, io_uring-only options with another engine).
  */
-int fioopts_parse(int argc, char **argv, int first, struct job_spec *ret_spec,
+int fioopts_parse(int argc, const char *const *argv, int first, struct job_spec *ret_spec,
 		  struct fioopts_error *err);
 
 /* fio's integer-with-suffix (kb_base=1024: k = 1024, ki = 1000). 0 or -EINVAL/-ERANGE. */

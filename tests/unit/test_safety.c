@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * safety.c on a recorded tree (tests/fixtures/safety/host): which devices
+ * are mounted or swap (partitions and holders included), which need
+ * --allow-destroy, and malformed /proc input.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "root.h"
+#include "safety.h"
+
+static struct root host;
+
+static int setup(void **state)
+{
+	(void)state;
+	return root_open(FIXTURES_DIR "/safety/host", &host);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	root_close(&host);
+	return 0;
+}
+
+/* Runs the rules for kname; returns the verdict and leaves the reason in why. */
+static int verdict(const char *kname, bool write, bool allow, const char *sig, char *why)
+{
+	struct safety_family f;
+	int r;
+
+	r = safety_family_load(&host, kname, &f);
+	if (r < 0)
+		return r;
+	return safety_check_family(&host, &f, write, allow, sig, why, SAFETY_WHY_MAX);
+}
+
+static void expect(const char *kname, bool write, bool allow, const char *sig, int want,
+		   const char *why_has)
+{
+	char why[SAFETY_WHY_MAX] = "";
+	int r = verdict(kname, write, allow, sig, why);
+
+	if (r != want)
+		fail_msg("%s write=%d allow=%d sig=%s: got %d (%s), want %d", kname, write, allow,
+			 sig, r, why, want);
+	if (why_has && !strstr(why, why_has))
+		fail_msg("%s: reason '%s' lacks '%s'", kname, why, why_has);
+}
+
+static void test_family(void **state)
+{
+	struct safety_family f;
+
+	(void)state;
+	assert_int_equal(safety_family_load(&host, "sda", &f), 0);
+	assert_int_equal(f.n, 3);
+	assert_int_equal(f.npartitions, 2);
+	assert_int_equal(f.nholders, 0);
+	assert_string_equal(f.dev[0].name, "sda");
+	assert_int_equal(f.dev[0].major, 8);
+	assert_int_equal(safety_family_load(&host, "sdg", &f), 0);
+	/* sdg -> sdg1 -> dm-1 (vg-swap): holders of partitions count */
+	assert_int_equal(f.npartitions, 1);
+	assert_int_equal(f.nholders, 1);
+	assert_string_equal(f.dev[2].dm_name, "vg-swap");
+	assert_int_equal(safety_family_load(&host, "sdz", &f), -ENOENT);
+	assert_int_equal(safety_family_load(&host, "../etc", &f), -EINVAL);
+}
+
+static void test_always_refused(void **state)
+{
+	(void)state;
+	/* mounted or swap: refused even with --allow-destroy */
+	expect("sda", true, true, "", -EBUSY, "sda1");
+	expect("sda1", true, true, "", -EBUSY, "mounted on /");
+	expect("sda2", true, true, "", -EBUSY, "swap");
+	expect("sdb", true, true, "", -EBUSY, "dm-0");
+	expect("sdf", true, true, "", -EBUSY, "mounted on /srv (btrfs)");
+	expect("nvme0n1", true, true, "", -EBUSY, "swap");
+	expect("sdg", true, true, "", -EBUSY, "dm-1");
+}
+
+static void test_allow_destroy(void **state)
+{
+	(void)state;
+	expect("sdc", true, false, "", -EPERM, "partitions (sdc1)");
+	expect("sdc", true, true, "", 0, NULL);
+	expect("sdd", true, false, "", -EPERM, "md0");
+	expect("sdd", true, true, "", 0, NULL);
+	expect("sde", true, false, "ext4", -EPERM, "ext4 signature");
+	expect("sde", true, true, "ext4", 0, NULL);
+	expect("sde", true, false, "", 0, NULL);
+	expect("sde", true, false, NULL, 0, NULL);
+}
+
+static void test_reads_allowed(void **state)
+{
+	(void)state;
+	/* reading never loses data: mounted, swap and held devices can be read */
+	expect("sda", false, false, "ext4", 0, NULL);
+	expect("sdb", false, false, "", 0, NULL);
+	expect("nvme0n1", false, false, "", 0, NULL);
+}
+
+static void test_malformed(void **state)
+{
+	const char bad[] = "21 1 8:1 / / rw - ext4\n";
+	const char no_sep[] = "21 1 8:1 / / rw shared:1 ext4 /dev/sda1 rw\n";
+	const char swaps_bad[] = "Filename Type Size Used Priority\n/dev/sda2\n";
+	const char empty_lines[] = "\n\n";
+	struct safety_family f;
+	char why[SAFETY_WHY_MAX];
+
+	(void)state;
+	assert_int_equal(safety_family_load(&host, "sde", &f), 0);
+	assert_int_equal(safety_mountinfo_find(bad, strlen(bad), &f, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "line 1"));
+	assert_int_equal(safety_mountinfo_find(no_sep, strlen(no_sep), &f, why, sizeof(why)),
+			 -EBADMSG);
+	assert_int_equal(safety_swaps_find(swaps_bad, strlen(swaps_bad), &f, why, sizeof(why)),
+			 -EBADMSG);
+	assert_int_equal(safety_mountinfo_find(empty_lines, 2, &f, why, sizeof(why)), 0);
+	/* a path that only shares a prefix is another device */
+	const char prefix[] = "30 1 0:50 / /x rw - ext4 /dev/sde1 rw\n";
+	assert_int_equal(safety_mountinfo_find(prefix, strlen(prefix), &f, why, sizeof(why)), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_family),	      cmocka_unit_test(test_always_refused),
+		cmocka_unit_test(test_allow_destroy), cmocka_unit_test(test_reads_allowed),
+		cmocka_unit_test(test_malformed),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
