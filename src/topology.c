@@ -278,8 +278,21 @@ static bool word_value(const char *w, size_t n, const char *key, const char **re
 	return true;
 }
 
+static void add_banned_irq(struct topo_irqbalance *ib, const char *v, size_t vn)
+{
+	unsigned long irq = 0;
+	size_t k;
+
+	for (k = 0; k < vn && isdigit((unsigned char)v[k]) && irq < 1u << 24; k++)
+		irq = irq * 10 + (unsigned long)(v[k] - '0');
+	if (k == vn && vn > 0 && irq < 1u << 24 &&
+	    ib->nbanned_irqs < sizeof(ib->banned_irqs) / sizeof(ib->banned_irqs[0]))
+		ib->banned_irqs[ib->nbanned_irqs++] = (uint32_t)irq;
+}
+
 void topology_parse_irqbalance(const char *buf, size_t len, struct topo_irqbalance *ib)
 {
+	bool want_irq = false; /* "--banirq N", "-i N": the value is the next word */
 	size_t i = 0;
 
 	while (i < len) {
@@ -287,7 +300,7 @@ void topology_parse_irqbalance(const char *buf, size_t len, struct topo_irqbalan
 		size_t n = 0, vn;
 
 		while (i < len && (buf[i] == '\0' || buf[i] == '\n' || buf[i] == ' ' ||
-				   buf[i] == '\t' || buf[i] == '"'))
+				   buf[i] == '\t' || buf[i] == '"' || buf[i] == '\''))
 			i++;
 		w = buf + i;
 		while (i + n < len && buf[i + n] != '\0' && buf[i + n] != '\n' &&
@@ -301,7 +314,17 @@ void topology_parse_irqbalance(const char *buf, size_t len, struct topo_irqbalan
 				i++;
 			continue;
 		}
-		if (word_value(w, n, "IRQBALANCE_BANNED_CPUS=", &v, &vn)) {
+		/* IRQBALANCE_ARGS="--banirq=5 ...": its first option follows the '=' */
+		if (word_value(w, n, "IRQBALANCE_ARGS=", &v, &vn)) {
+			w = v;
+			n = vn;
+		}
+		while (n && (w[n - 1] == '"' || w[n - 1] == '\''))
+			n--;
+		if (want_irq) {
+			want_irq = false;
+			add_banned_irq(ib, w, n);
+		} else if (word_value(w, n, "IRQBALANCE_BANNED_CPUS=", &v, &vn)) {
 			struct cpuset s;
 
 			if (cpuset_parse_mask(v, vn, &s) == 0)
@@ -313,17 +336,11 @@ void topology_parse_irqbalance(const char *buf, size_t len, struct topo_irqbalan
 			if (cpuset_parse_list(v, vn, &s) == 0)
 				for (size_t k = 0; k < CPUSET_WORDS; k++)
 					ib->banned_cpus.w[k] |= s.w[k];
-		} else if (word_value(w, n, "--banirq=", &v, &vn) ||
-			   word_value(w, n, "IRQBALANCE_ARGS=--banirq=", &v, &vn) ||
-			   word_value(w, n, "-i", &v, &vn)) {
-			unsigned long irq = 0;
-			size_t k;
-
-			for (k = 0; k < vn && isdigit((unsigned char)v[k]) && irq < 1u << 24; k++)
-				irq = irq * 10 + (unsigned long)(v[k] - '0');
-			if (k == vn && vn > 0 && irq < 1u << 24 &&
-			    ib->nbanned_irqs < sizeof(ib->banned_irqs) / sizeof(ib->banned_irqs[0]))
-				ib->banned_irqs[ib->nbanned_irqs++] = (uint32_t)irq;
+		} else if (word_value(w, n, "--banirq=", &v, &vn)) {
+			add_banned_irq(ib, v, vn);
+		} else if ((n == 8 && memcmp(w, "--banirq", 8) == 0) ||
+			   (n == 2 && memcmp(w, "-i", 2) == 0)) {
+			want_irq = true;
 		}
 	}
 }

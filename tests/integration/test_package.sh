@@ -1,0 +1,340 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The packages, end to end: builds the .deb and the .rpm from the committed
+# tree (git archive HEAD, in a temporary directory: the working tree is never
+# touched), lints both, checks the unit, installs the .deb, runs the installed
+# iotriaged on a temporary socket with the installed client against it, runs
+# the unit's start-up lines by hand on bad input, then purges the package and
+# checks that nothing it installed is left behind.
+#
+# Needs root, dpkg-buildpackage, debhelper and rpmbuild; exits 77 with the
+# reason otherwise. lintian and rpmlint are used when installed. Runs once per
+# test run: the sanitized build skips it (IOTRIAGE_SANITIZE is set by meson).
+set -u
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+status=0
+fail() {
+	echo "FAIL: $*"
+	status=1
+}
+ok() { echo "ok: $*"; }
+
+case ${IOTRIAGE_SANITIZE:-none} in
+none | '') ;;
+*) skip "sanitized build (b_sanitize=$IOTRIAGE_SANITIZE): packages are built and installed once, by the plain build" ;;
+esac
+[ -z "${DEB_BUILD_ARCH:-}${RPM_BUILD_ROOT:-}" ] || skip "running inside a package build"
+[ "$(id -u)" -eq 0 ] || skip "installing a .deb needs root"
+for t in git dpkg-buildpackage dpkg-checkbuilddeps dh rpmbuild python3; do
+	command -v "$t" >/dev/null 2>&1 ||
+		skip "$t is not installed (apt-get install git dpkg-dev debhelper rpm python3)"
+done
+SRCDIR=${SRCDIR:?SRCDIR is not set}
+git -C "$SRCDIR" rev-parse --verify -q HEAD >/dev/null 2>&1 || skip "$SRCDIR is not a git checkout"
+if dpkg-query -W -f='${Status}' iotriage 2>/dev/null | grep -q 'installed'; then
+	skip "an iotriage package is already installed: not replacing or purging it"
+fi
+if [ -d /run/systemd/system ] && systemctl is-active -q iotriaged 2>/dev/null; then
+	skip "iotriaged.service is running on this host"
+fi
+
+TMP=$(mktemp -d /tmp/iotriage-pkg.XXXXXX) || exit 1
+daemon_pid=""
+installed=0
+group_before=0
+getent group iotriage >/dev/null && group_before=1
+
+cleanup() {
+	if [ -n "$daemon_pid" ]; then
+		kill "$daemon_pid" 2>/dev/null
+		wait "$daemon_pid" 2>/dev/null
+	fi
+	[ -f "$TMP/default.saved" ] && mv "$TMP/default.saved" /etc/default/iotriaged
+	if [ "$installed" = 1 ]; then
+		dpkg --purge iotriage >/dev/null 2>&1
+	fi
+	# Debian keeps system groups on purge (files may still be owned by them);
+	# the group this test caused to exist goes with it.
+	if [ "$group_before" = 0 ] && getent group iotriage >/dev/null; then
+		groupdel iotriage 2>/dev/null
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# ---- the three version numbers agree ----
+V=$(sed -n "s/^  *version: *'\([^']*\)'.*/\1/p" "$SRCDIR/meson.build" | head -n 1)
+DV=$(sed -n '1s/^iotriage (\([^)-]*\)-[^)]*).*/\1/p' "$SRCDIR/packaging/debian/changelog")
+RV=$(sed -n 's/^Version: *//p' "$SRCDIR/packaging/rpm/iotriage.spec")
+if [ -z "$V" ] || [ "$V" != "$DV" ] || [ "$V" != "$RV" ]; then
+	fail "versions differ: meson.build '$V', debian/changelog '$DV', iotriage.spec '$RV'"
+	exit 1
+fi
+ok "version $V in meson.build, debian/changelog and iotriage.spec"
+
+# ---- sources: the committed tree only ----
+git -C "$SRCDIR" archive --format=tar.gz --prefix="iotriage-$V/" -o "$TMP/iotriage-$V.tar.gz" HEAD ||
+	{ fail "git archive HEAD"; exit 1; }
+mkdir "$TMP/deb" && tar -xzf "$TMP/iotriage-$V.tar.gz" -C "$TMP/deb" || exit 1
+src="$TMP/deb/iotriage-$V"
+for f in packaging/debian/control packaging/rpm/iotriage.spec packaging/systemd/iotriaged.service; do
+	[ -f "$src/$f" ] || skip "$f is not committed yet"
+done
+cp -r "$src/packaging/debian" "$src/debian"
+
+# ---- .deb ----
+if ! missing=$(cd "$src" && dpkg-checkbuilddeps 2>&1); then
+	skip "build dependencies missing: $missing"
+fi
+if ! (cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
+	dpkg-buildpackage -us -uc -b >"$TMP/deb-build.log" 2>&1); then
+	tail -n 30 "$TMP/deb-build.log"
+	fail "dpkg-buildpackage"
+	exit 1
+fi
+deb=$(ls "$TMP"/deb/iotriage_"$V"-*_*.deb 2>/dev/null | head -n 1)
+[ -f "$deb" ] || { fail "no iotriage_$V-*.deb built"; exit 1; }
+ok "built $(basename "$deb")"
+
+contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
+for f in ./usr/bin/iotriage ./usr/sbin/iotriaged ./lib/systemd/system/iotriaged.service \
+	./etc/default/iotriaged ./usr/lib/sysusers.d/iotriage.conf \
+	./usr/lib/modules-load.d/iotriage.conf ./usr/share/man/man1/iotriage.1.gz \
+	./usr/share/man/man8/iotriaged.8.gz; do
+	echo "$contents" | grep -qx "$f" || fail "the .deb lacks $f"
+done
+dpkg-deb -f "$deb" Depends | grep -q 'libc6' || fail "the .deb declares no shared library dependencies"
+
+if command -v lintian >/dev/null 2>&1; then
+	# Errors fail the test; warnings are shown. --pedantic shows everything.
+	changes=$(ls "$TMP"/deb/iotriage_"$V"-*_*.changes | head -n 1)
+	if lintian --fail-on error --pedantic "$changes" >"$TMP/lintian.log" 2>&1; then
+		ok "lintian: $(grep -c '^[EWIP]:' "$TMP/lintian.log") tags"
+	else
+		fail "lintian reports errors"
+	fi
+	grep '^[EWIP]:' "$TMP/lintian.log"
+else
+	echo "note: lintian is not installed; the .deb was not linted"
+fi
+
+# ---- .rpm ----
+# On Debian: the rpm database is empty, so BuildRequires cannot be checked
+# (--nodeps); there is no debugedit, hence no debuginfo package (and the
+# binaries stay unstripped: rpmlint warns); brp-compress is a bash script
+# started as /bin/sh, which is dash here, so it is started with bash as
+# Fedora's /bin/sh would.
+R="$TMP/rpm"
+mkdir -p "$R/SOURCES" "$R/BUILD" "$R/RPMS" "$R/SPECS" "$R/SRPMS" "$R/BUILDROOT"
+cp "$TMP/iotriage-$V.tar.gz" "$src/packaging/systemd/iotriage.sysusers" "$R/SOURCES/"
+if ! rpmbuild -bb --nodeps --without check --define "_topdir $R" \
+	--define 'debug_package %{nil}' --define '__brp_compress /bin/bash /usr/lib/rpm/brp-compress %{_prefix}' \
+	"$src/packaging/rpm/iotriage.spec" >"$TMP/rpm-build.log" 2>&1; then
+	tail -n 30 "$TMP/rpm-build.log"
+	fail "rpmbuild -bb"
+	exit 1
+fi
+rpmfile=$(ls "$R"/RPMS/*/iotriage-"$V"-*.rpm 2>/dev/null | head -n 1)
+[ -f "$rpmfile" ] || { fail "no iotriage-$V-*.rpm built"; exit 1; }
+ok "built $(basename "$rpmfile")"
+rpmlist=$(rpm -qlp "$rpmfile" 2>/dev/null)
+for f in /usr/bin/iotriage /usr/sbin/iotriaged /usr/lib/systemd/system/iotriaged.service \
+	/etc/sysconfig/iotriaged /usr/lib/sysusers.d/iotriage.conf /usr/lib/modules-load.d/iotriage.conf; do
+	echo "$rpmlist" | grep -qx "$f" || fail "the .rpm lacks $f"
+done
+rpm2cpio "$rpmfile" | (mkdir "$TMP/rpmx" && cd "$TMP/rpmx" && cpio -id --quiet ./usr/lib/systemd/system/iotriaged.service)
+if grep -q /etc/default "$TMP/rpmx/usr/lib/systemd/system/iotriaged.service" ||
+	! grep -q '^EnvironmentFile=-/etc/sysconfig/iotriaged$' "$TMP/rpmx/usr/lib/systemd/system/iotriaged.service"; then
+	fail "the .rpm's unit does not read /etc/sysconfig/iotriaged"
+fi
+if command -v rpmlint >/dev/null 2>&1; then
+	# rpmlint exits 64 on errors, 66 on badness over threshold; 0 otherwise.
+	if rpmlint -c "$src/packaging/rpm/rpmlint.toml" -r "$src/packaging/rpm/iotriage.rpmlintrc" \
+		"$src/packaging/rpm/iotriage.spec" "$rpmfile" >"$TMP/rpmlint.log" 2>&1; then
+		ok "rpmlint: $(tail -n 1 "$TMP/rpmlint.log")"
+	else
+		fail "rpmlint reports errors"
+	fi
+	grep -E '^[^ ]+: (E|W):' "$TMP/rpmlint.log"
+else
+	echo "note: rpmlint is not installed; the .rpm was not linted"
+fi
+
+# ---- install ----
+if ! dpkg -i "$deb" >"$TMP/install.log" 2>&1; then
+	cat "$TMP/install.log"
+	installed=1
+	fail "dpkg -i"
+	exit 1
+fi
+installed=1
+ok "installed"
+files=$(dpkg -L iotriage)
+getent group iotriage >/dev/null || fail "postinst did not create the iotriage group"
+
+unit=/lib/systemd/system/iotriaged.service
+man_check=no
+command -v man >/dev/null 2>&1 && man_check=yes
+if systemd-analyze verify --man="$man_check" "$unit" >"$TMP/verify.log" 2>&1; then
+	ok "systemd-analyze verify (man pages checked: $man_check)"
+else
+	cat "$TMP/verify.log"
+	fail "systemd-analyze verify $unit"
+fi
+exposure=$(systemd-analyze security --offline=true "$unit" 2>/dev/null |
+	sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+if [ -n "$exposure" ] && awk "BEGIN { exit !($exposure <= 2.5) }"; then
+	ok "systemd-analyze security exposure $exposure (<= 2.5)"
+else
+	fail "systemd-analyze security exposure '${exposure:-?}', want <= 2.5"
+fi
+
+# ---- the installed daemon and client ----
+/usr/bin/iotriage --version >/dev/null || fail "iotriage --version"
+/usr/sbin/iotriaged --version >/dev/null || fail "iotriaged --version"
+if ! /usr/bin/iotriage snapshot --interval 100 --json >"$TMP/snap.json" 2>"$TMP/snap.err"; then
+	cat "$TMP/snap.err"
+	fail "installed iotriage snapshot"
+fi
+sock="$TMP/iotriaged.sock"
+/usr/sbin/iotriaged --foreground --socket "$sock" --interval 200 >"$TMP/daemon.log" 2>&1 &
+daemon_pid=$!
+i=0
+while [ ! -S "$sock" ] && [ $i -lt 50 ]; do
+	kill -0 "$daemon_pid" 2>/dev/null || break
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ -S "$sock" ]; then
+	ok "installed iotriaged listens on $sock"
+	perm=$(stat -c '%a %G' "$sock")
+	[ "$perm" = "660 iotriage" ] || fail "socket mode and group are '$perm', want '660 iotriage'"
+	# What the client offers over the socket grows; the protocol is the
+	# contract both sides share, spoken here as any script would.
+	python3 - "$sock" >"$TMP/proto.log" 2>&1 <<'EOF'
+import json, socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+f = s.makefile("rw")
+def ask(req):
+    f.write(json.dumps(req) + "\n"); f.flush()
+    rep = json.loads(f.readline())
+    if not rep.get("ok"):
+        sys.exit("%s -> %s" % (req, rep))
+    return rep
+hello = ask({"cmd": "hello", "version": 1})
+print("server", hello["server"])
+for _ in range(50):
+    f.write('{"cmd":"snapshot"}\n'); f.flush()
+    rep = json.loads(f.readline())
+    if rep.get("ok"):
+        break
+    time.sleep(0.1)
+else:
+    sys.exit("no sample after 5 s: %s" % rep)
+assert "sample" in rep, rep
+st = ask({"cmd": "status"})
+assert st["samples"] >= 1, st
+print("samples", st["samples"])
+EOF
+	if [ $? -eq 0 ]; then
+		ok "hello, snapshot and status over the installed daemon's socket"
+	else
+		cat "$TMP/proto.log"
+		fail "protocol exchange with the installed daemon"
+	fi
+	if /usr/bin/iotriage --help 2>&1 | grep -q -- '--socket'; then
+		if IOTRIAGE_SOCKET="$sock" /usr/bin/iotriage snapshot --socket "$sock" --json \
+			>"$TMP/client.json" 2>"$TMP/client.err"; then
+			ok "installed iotriage snapshot --socket"
+		else
+			cat "$TMP/client.err"
+			fail "installed iotriage snapshot --socket $sock"
+		fi
+	else
+		echo "note: the installed client has no --socket option yet; talked to the daemon in its protocol"
+	fi
+	kill -TERM "$daemon_pid"
+	wait "$daemon_pid"
+	rc=$?
+	daemon_pid=""
+	[ $rc -eq 0 ] || fail "iotriaged exited $rc on SIGTERM, want 0"
+	[ ! -e "$sock" ] || fail "iotriaged left its socket behind"
+else
+	cat "$TMP/daemon.log"
+	fail "installed iotriaged did not listen on $sock within 5 s"
+	kill "$daemon_pid" 2>/dev/null
+	wait "$daemon_pid" 2>/dev/null
+	daemon_pid=""
+fi
+
+# ---- bad input, as the unit would meet it (no systemd as PID 1 needed) ----
+# An unknown option in IOTRIAGED_ARGS: ExecStart's expansion, by hand.
+IOTRIAGED_ARGS="--interval 500 --no-such-option"
+# shellcheck disable=SC2086 # word splitting is what systemd does to $IOTRIAGED_ARGS
+/usr/sbin/iotriaged --foreground --socket "$TMP/bad.sock" $IOTRIAGED_ARGS >"$TMP/bad.log" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q -- 'no-such-option' "$TMP/bad.log"; then
+	ok "unknown option in IOTRIAGED_ARGS: exit 2 naming it"
+else
+	cat "$TMP/bad.log"
+	fail "unknown option in IOTRIAGED_ARGS: exit $rc, want 2 and a line naming --no-such-option"
+fi
+# A malformed value.
+/usr/sbin/iotriaged --foreground --socket "$TMP/bad.sock" --interval 10ms >"$TMP/bad.log" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q -- '--interval' "$TMP/bad.log"; then
+	ok "malformed --interval: exit 2 naming it"
+else
+	cat "$TMP/bad.log"
+	fail "malformed --interval: exit $rc, want 2 and a line naming --interval"
+fi
+# A missing defaults file: the unit's ExecStartPre, run as systemd would.
+pre=$(sed -n 's/^ExecStartPre=//p' "$unit")
+[ -n "$pre" ] || fail "the unit has no ExecStartPre checking the defaults file"
+mv /etc/default/iotriaged "$TMP/default.saved"
+out=$(eval "$pre" 2>&1)
+rc=$?
+mv "$TMP/default.saved" /etc/default/iotriaged
+if [ $rc -ne 0 ] && echo "$out" | grep -q '/etc/default/iotriaged: missing'; then
+	ok "missing defaults file: start refused with \"$out\""
+else
+	fail "missing defaults file: ExecStartPre exit $rc, output '$out'"
+fi
+out=$(eval "$pre" 2>&1) || fail "ExecStartPre fails with the defaults file present: $out"
+# The defaults file as shipped is valid for the daemon.
+(
+	. /etc/default/iotriaged
+	# shellcheck disable=SC2086
+	/usr/sbin/iotriaged --help $IOTRIAGED_ARGS >/dev/null 2>&1
+) || fail "IOTRIAGED_ARGS in the shipped /etc/default/iotriaged is refused"
+
+# ---- purge: nothing left behind ----
+if ! dpkg --purge iotriage >"$TMP/purge.log" 2>&1; then
+	cat "$TMP/purge.log"
+	fail "dpkg --purge"
+fi
+installed=0
+if dpkg-query -W -f='${Status}' iotriage 2>/dev/null | grep -q 'ok'; then
+	fail "dpkg still knows iotriage after purge: $(dpkg-query -W -f='${Status}' iotriage)"
+fi
+for f in $files; do
+	[ -d "$f" ] && continue # shared directories (/usr, /etc/default...) stay
+	[ -e "$f" ] || [ -L "$f" ] && fail "left behind: $f"
+done
+for f in /etc/default/iotriaged /etc/systemd/system/multi-user.target.wants/iotriaged.service \
+	/var/lib/systemd/deb-systemd-helper-enabled/iotriaged.service \
+	/var/lib/systemd/deb-systemd-helper-enabled/multi-user.target.wants/iotriaged.service \
+	/var/lib/systemd/deb-systemd-helper-masked/iotriaged.service \
+	/usr/share/doc/iotriage /run/iotriage; do
+	[ -e "$f" ] || [ -L "$f" ] && fail "left behind after purge: $f"
+done
+[ $status -eq 0 ] && ok "purged; nothing left behind (the iotriage group stays, as Debian keeps system groups)"
+exit $status
