@@ -10,6 +10,8 @@
 
 #include "iotriage/types.h"
 
+struct ext_metrics;
+
 /* Per-row, per-CPU rates (mpstat -I CPU for /proc/interrupts, -I SCPU for /proc/softirqs). */
 struct rate_row {
 	char label[32];
@@ -47,6 +49,7 @@ struct metrics {
 	struct rate_table irq;
 	struct rate_table softirq;
 	struct turbo_metrics *turbo; /* src/turbo.h: turbostat columns, NULL until computed */
+	struct ext_metrics *ext;     /* src/metrics_proc.h: processes, NICs, PSI, writeback */
 	double *all_intr_scratch;	/* per irq column sums, reused */
 	size_t scratch_cap;
 };

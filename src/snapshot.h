@@ -28,6 +28,7 @@ struct collector {
 	struct blockinfo *blk;
 	size_t nblk, blk_cap;
 	struct turbo_collector *turbo; /* src/turbo.c: MSR/perf/sysfs fds, chosen at first sample */
+	struct extsrc_collector *ext;  /* src/extsrc.c: netlink sockets, per-process memory */
 };
 
 /* Relative path of a source under the root ("proc/stat"); NULL for SRC_SYSBLOCK. */

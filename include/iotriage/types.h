@@ -141,6 +141,8 @@ struct uptime_raw {
 
 struct turbo_raw; /* src/turbo.h: turbostat counters; NULL when not collected */
 
+struct extsrc_raw; /* processes, NICs, pressure, writeback: src/extsrc.h */
+
 /* One collection of every source, timestamped by collect. */
 struct snapshot {
 	uint64_t id;	 /* increasing sample number */
@@ -153,6 +155,7 @@ struct snapshot {
 	struct irq_table softirqs;
 	struct src_status status[SRC__COUNT];
 	struct turbo_raw *turbo;
+	struct extsrc_raw *ext; /* processes, NICs, pressure, writeback; NULL until sampled */
 };
 
 /* ---- metrics ---- */
