@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * JSON for processes, NICs, pressure and writeback. Key names follow the
+ * tools users already read: sar -n DEV/EDEV for link rates, ethtool's words
+ * for channels and coalescing, the kernel's for PSI and vmstat.
+ */
+#include <string.h>
+
+#include "encode_ext.h"
+#include "metrics_proc.h"
+#include "snapshot.h"
+
+static void status(struct strbuf *sb, const char *name, const struct src_status *st)
+{
+	sb_json_key(sb, name);
+	sb_puts(sb, st->err ? "{\"available\":false,\"reason\":" : "{\"available\":true");
+	if (st->err)
+		sb_json_str(sb, st->reason);
+	else if (st->reason[0]) {
+		/* available with a caveat ("12 processes not readable") */
+		sb_puts(sb, ",\"note\":");
+		sb_json_str(sb, st->reason);
+	}
+	sb_puts(sb, "},");
+}
+
+void encode_ext_sources(struct strbuf *sb, const struct snapshot *s)
+{
+	const struct extsrc_raw *x = s->ext;
+	char key[32];
+
+	if (!x)
+		return;
+	status(sb, "procfs_io", &x->procs.procfs);
+	status(sb, "taskstats", &x->procs.taskstats);
+	status(sb, "rtnetlink", &x->nics.rtnl);
+	status(sb, "ethtool", &x->nics.ethtool);
+	for (int i = 0; i < PSI__COUNT; i++) {
+		memcpy(key, "pressure_", 10);
+		strncat(key, pressure_name((enum psi_res)i), sizeof(key) - 10);
+		status(sb, key, &x->pressure.res[i].status);
+	}
+	status(sb, "vmstat", &x->writeback.vmstat_status);
+	status(sb, "vm_dirty_sysctl", &x->writeback.sysctl_status);
+}
+
+static void kv(struct strbuf *sb, const char *key, double v)
+{
+	sb_json_key(sb, key);
+	sb_fixed2(sb, v);
+	sb_putc(sb, ',');
+}
+
+static void kvu(struct strbuf *sb, const char *key, uint64_t v)
+{
+	sb_json_key(sb, key);
+	sb_u64(sb, v);
+	sb_putc(sb, ',');
+}
+
+static void close_obj(struct strbuf *sb, char c)
+{
+	if (sb->len && sb->buf[sb->len - 1] == ',')
+		sb->len--;
+	sb_putc(sb, c);
+}
+
+static void proc_row(struct strbuf *sb, const struct proc_metrics *p)
+{
+	sb_putc(sb, '{');
+	kvu(sb, "pid", (uint64_t)p->pid);
+	sb_json_key(sb, "comm");
+	sb_json_str(sb, p->comm);
+	sb_puts(sb, p->source == PROC_SRC_TASKSTATS ? ",\"source\":\"taskstats\","
+						    : ",\"source\":\"procfs\",");
+	if (p->started)
+		sb_puts(sb, "\"started\":true,");
+	kv(sb, "kB_rd/s", p->rkb_s);
+	kv(sb, "kB_wr/s", p->wkb_s);
+	kv(sb, "kB_ccwr/s", p->ckb_s);
+	if (p->has_delay) {
+		kv(sb, "iodelay", p->io_delay);
+		kv(sb, "blkio/s", p->blkio_s);
+	}
+	close_obj(sb, '}');
+	sb_putc(sb, ',');
+}
+
+static void encode_procs(struct strbuf *sb, const struct extsrc_raw *x,
+			 const struct ext_metrics *em)
+{
+	const struct proc_table *t = &x->procs;
+
+	if (t->procfs.err)
+		return;
+	sb_json_key(sb, "processes");
+	sb_putc(sb, '{');
+	/* where the per-process numbers of this sample came from */
+	sb_puts(sb, !t->taskstats.err && t->answered ? "\"source\":\"taskstats\","
+						     : "\"source\":\"procfs\",");
+	sb_json_key(sb, "delay_accounting");
+	sb_puts(sb, t->taskstats.err	? "\"unavailable\","
+		    : t->delayacct == 0 ? "\"off\","
+		    : t->delayacct > 0	? "\"on\","
+					: "\"unknown\",");
+	kvu(sb, "count", t->n);
+	kvu(sb, "taskstats_queries", t->queried);
+	kvu(sb, "taskstats_answers", t->answered);
+	kvu(sb, "vanished", t->vanished);
+	if (em && em->procs_valid) {
+		kvu(sb, "exited", em->exited);
+		sb_json_key(sb, "top_io");
+		sb_putc(sb, '[');
+		for (size_t i = 0; i < em->nby_io; i++)
+			proc_row(sb, &em->procs[em->by_io[i]]);
+		close_obj(sb, ']');
+		sb_putc(sb, ',');
+		sb_json_key(sb, "top_delay");
+		sb_putc(sb, '[');
+		for (size_t i = 0; i < em->nby_delay; i++)
+			proc_row(sb, &em->procs[em->by_delay[i]]);
+		close_obj(sb, ']');
+		sb_putc(sb, ',');
+	}
+	close_obj(sb, '}');
+	sb_putc(sb, ',');
+}
+
+static void channels(struct strbuf *sb, const struct nic_raw *n)
+{
+	const struct nic_channels *c = &n->channels;
+
+	if (!n->has_channels) {
+		sb_puts(sb, "\"channels\":{\"available\":false,\"reason\":");
+		sb_json_str(sb, n->channels_status.reason);
+		sb_puts(sb, "},");
+		return;
+	}
+	sb_puts(sb, "\"channels\":{");
+	kvu(sb, "rx", c->rx);
+	kvu(sb, "tx", c->tx);
+	kvu(sb, "other", c->other);
+	kvu(sb, "combined", c->combined);
+	kvu(sb, "rx_max", c->rx_max);
+	kvu(sb, "tx_max", c->tx_max);
+	kvu(sb, "other_max", c->other_max);
+	kvu(sb, "combined_max", c->combined_max);
+	close_obj(sb, '}');
+	sb_putc(sb, ',');
+}
+
+static void coalesce(struct strbuf *sb, const struct nic_raw *n)
+{
+	const struct nic_coalesce *c = &n->coalesce;
+
+	if (!n->has_coalesce) {
+		sb_puts(sb, "\"coalesce\":{\"available\":false,\"reason\":");
+		sb_json_str(sb, n->coalesce_status.reason);
+		sb_puts(sb, "},");
+		return;
+	}
+	sb_puts(sb, "\"coalesce\":{");
+	if (c->has_rx_usecs)
+		kvu(sb, "rx-usecs", c->rx_usecs);
+	if (c->has_rx_frames)
+		kvu(sb, "rx-frames", c->rx_frames);
+	if (c->has_tx_usecs)
+		kvu(sb, "tx-usecs", c->tx_usecs);
+	if (c->has_tx_frames)
+		kvu(sb, "tx-frames", c->tx_frames);
+	if (c->has_adaptive_rx)
+		sb_puts(sb, c->adaptive_rx ? "\"adaptive-rx\":true," : "\"adaptive-rx\":false,");
+	if (c->has_adaptive_tx)
+		sb_puts(sb, c->adaptive_tx ? "\"adaptive-tx\":true," : "\"adaptive-tx\":false,");
+	close_obj(sb, '}');
+	sb_putc(sb, ',');
+}
+
+static void nic_irqs(struct strbuf *sb, const struct snapshot *cur, const struct nic_raw *n,
+		     const struct ext_metrics *em, const struct nic_metrics *nm,
+		     const struct metrics *m)
+{
+	sb_json_key(sb, "irqs");
+	sb_putc(sb, '[');
+	for (size_t k = 0; k < n->nirqs; k++) {
+		const struct nic_irq_metrics *q = nm ? &em->nic_irqs[nm->irq_off + k] : NULL;
+
+		sb_putc(sb, '{');
+		kvu(sb, "irq", n->irqs[k]);
+		if (q && q->irq_row != SIZE_MAX) {
+			const struct rate_row *rr = &m->irq.rows[q->irq_row];
+			const struct irq_row *row = &cur->irqs.rows[rr->cur_index];
+
+			sb_json_key(sb, "actions");
+			sb_json_str(sb, row->actions);
+			sb_putc(sb, ',');
+			if (rr->valid) {
+				kv(sb, "total/s", q->total_s);
+				if (q->busiest_cpu >= 0) {
+					kvu(sb, "busiest_cpu", (uint64_t)q->busiest_cpu);
+					kv(sb, "busiest_cpu/s", q->busiest_cpu_s);
+				}
+			}
+		}
+		close_obj(sb, '}');
+		sb_putc(sb, ',');
+	}
+	close_obj(sb, ']');
+	sb_putc(sb, ',');
+}
+
+static void encode_nics(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m,
+			const struct ext_metrics *em)
+{
+	const struct nic_table *t = &cur->ext->nics;
+
+	if (t->rtnl.err)
+		return;
+	sb_json_key(sb, "nics");
+	sb_putc(sb, '[');
+	for (size_t i = 0; i < t->n; i++) {
+		const struct nic_raw *n = &t->rows[i];
+		const struct nic_metrics *nm = NULL;
+
+		for (size_t k = 0; em && k < em->nnics; k++)
+			if (em->nics[k].cur_index == i)
+				nm = &em->nics[k];
+		sb_putc(sb, '{');
+		sb_json_key(sb, "name");
+		sb_json_str(sb, n->ifname);
+		sb_putc(sb, ',');
+		sb_puts(sb, n->up ? "\"up\":true," : "\"up\":false,");
+		sb_puts(sb, n->running ? "\"carrier\":true," : "\"carrier\":false,");
+		kvu(sb, "rx_queues", n->num_rx_queues);
+		kvu(sb, "tx_queues", n->num_tx_queues);
+		if (nm && nm->valid) {
+			kv(sb, "rxpck/s", nm->rxpck_s);
+			kv(sb, "txpck/s", nm->txpck_s);
+			kv(sb, "rxkB/s", nm->rxkb_s);
+			kv(sb, "txkB/s", nm->txkb_s);
+			kv(sb, "rxerr/s", nm->rxerr_s);
+			kv(sb, "txerr/s", nm->txerr_s);
+			kv(sb, "rxdrop/s", nm->rxdrop_s);
+			kv(sb, "txdrop/s", nm->txdrop_s);
+		}
+		if (!t->ethtool.err) {
+			channels(sb, n);
+			coalesce(sb, n);
+		}
+		nic_irqs(sb, cur, n, em, nm, m);
+		close_obj(sb, '}');
+		sb_putc(sb, ',');
+	}
+	close_obj(sb, ']');
+	sb_putc(sb, ',');
+}
+
+static void psi_line(struct strbuf *sb, const char *key, const struct psi_line *l, bool valid,
+		     double pct)
+{
+	if (!l->present)
+		return;
+	sb_json_key(sb, key);
+	sb_putc(sb, '{');
+	kv(sb, "avg10", l->avg10);
+	kv(sb, "avg60", l->avg60);
+	kv(sb, "avg300", l->avg300);
+	kvu(sb, "total", l->total_us);
+	if (valid)
+		kv(sb, "stall%", pct);
+	close_obj(sb, '}');
+	sb_putc(sb, ',');
+}
+
+static void encode_pressure(struct strbuf *sb, const struct extsrc_raw *x,
+			    const struct ext_metrics *em)
+{
+	bool any = false;
+
+	for (int i = 0; i < PSI__COUNT; i++)
+		any |= !x->pressure.res[i].status.err;
+	if (!any)
+		return;
+	sb_json_key(sb, "pressure");
+	sb_putc(sb, '{');
+	for (int i = 0; i < PSI__COUNT; i++) {
+		const struct psi_raw *r = &x->pressure.res[i];
+		const struct psi_metrics *pm = em ? &em->psi[i] : NULL;
+
+		if (r->status.err)
+			continue;
+		sb_json_key(sb, pressure_name((enum psi_res)i));
+		sb_putc(sb, '{');
+		psi_line(sb, "some", &r->some, pm && pm->some_valid, pm ? pm->some_pct : 0);
+		psi_line(sb, "full", &r->full, pm && pm->full_valid, pm ? pm->full_pct : 0);
+		close_obj(sb, '}');
+		sb_putc(sb, ',');
+	}
+	close_obj(sb, '}');
+	sb_putc(sb, ',');
+}
+
+static void encode_writeback(struct strbuf *sb, const struct extsrc_raw *x,
+			     const struct ext_metrics *em)
+{
+	const struct writeback_raw *w = &x->writeback;
+	uint64_t kb = w->page_size / 1024;
+
+	if (!w->has_vmstat && w->sysctl_status.err)
+		return;
+	sb_json_key(sb, "writeback");
+	sb_putc(sb, '{');
+	if (w->has_vmstat) {
+		kvu(sb, "dirty_kB", w->nr_dirty * kb);
+		kvu(sb, "writeback_kB", w->nr_writeback * kb);
+		if (w->has_thresholds) {
+			kvu(sb, "dirty_background_threshold_kB", w->nr_dirty_bg_threshold * kb);
+			kvu(sb, "dirty_threshold_kB", w->nr_dirty_threshold * kb);
+			if (em) {
+				kvu(sb, "freerun_ceiling_kB", em->wb_freerun_pages * kb);
+				sb_json_key(sb, "state");
+				sb_json_str(sb, metrics_proc_wb_state_name(em->wb_state));
+				sb_putc(sb, ',');
+			}
+		}
+	}
+	if (!w->sysctl_status.err) {
+		sb_json_key(sb, "vm");
+		sb_putc(sb, '{');
+		for (int i = 0; i < WB__COUNT; i++)
+			if (w->has_sysctl[i])
+				kvu(sb, writeback_sysctl_name((enum wb_sysctl)i), w->sysctl[i]);
+		close_obj(sb, '}');
+		sb_putc(sb, ',');
+	}
+	close_obj(sb, '}');
+	sb_putc(sb, ',');
+}
+
+void encode_ext_sections(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m)
+{
+	const struct ext_metrics *em = m ? m->ext : NULL;
+
+	if (!cur->ext)
+		return;
+	encode_procs(sb, cur->ext, em);
+	encode_nics(sb, cur, m, em);
+	encode_pressure(sb, cur->ext, em);
+	encode_writeback(sb, cur->ext, em);
+}

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * NIC settings over the ethtool generic netlink family (kernel >= 5.6):
+ * channels (ethtool -l) and coalescing (ethtool -c), per interface of the
+ * rtnetlink link list, plus the MSI vectors of the interface's PCI function.
+ * Answers are decoded from bytes; the same bytes are what a recorded tree
+ * keeps under netlink/ethtool/IFACE/.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/ethtool_netlink.h>
+#include <linux/genetlink.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "ethtool_nl.h"
+#include "grow.h"
+#include "rtnl.h"
+
+static int bad(const char **what, const char *why)
+{
+	if (what)
+		*what = why;
+	return -EBADMSG;
+}
+
+/* The one generic netlink message of a GET answer, checked for cmd. */
+static int genl_answer(const void *buf, size_t len, uint8_t cmd, const struct nlmsghdr **ret,
+		       const char **what)
+{
+	const struct nlmsghdr *h;
+	struct genlmsghdr g;
+	size_t off = 0;
+	int r;
+
+	r = netlink_walk(buf, len, &off, &h);
+	if (r < 0)
+		return r == -EBADMSG ? bad(what, "truncated netlink header") : r;
+	if (r == 0)
+		return bad(what, "empty answer");
+	if (h->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
+		return bad(what, "no generic netlink header");
+	memcpy(&g, (const char *)h + NLMSG_HDRLEN, sizeof(g));
+	if (g.cmd != cmd)
+		return bad(what, "answer to another ethtool command");
+	*ret = h;
+	return 0;
+}
+
+static struct nla_policy channels_policy[ETHTOOL_A_CHANNELS_MAX + 1] = {
+	[ETHTOOL_A_CHANNELS_HEADER] = { .type = NLA_NESTED },
+	[ETHTOOL_A_CHANNELS_RX_MAX] = { .type = NLA_U32 },
+	[ETHTOOL_A_CHANNELS_TX_MAX] = { .type = NLA_U32 },
+	[ETHTOOL_A_CHANNELS_OTHER_MAX] = { .type = NLA_U32 },
+	[ETHTOOL_A_CHANNELS_COMBINED_MAX] = { .type = NLA_U32 },
+	[ETHTOOL_A_CHANNELS_RX_COUNT] = { .type = NLA_U32 },
+	[ETHTOOL_A_CHANNELS_TX_COUNT] = { .type = NLA_U32 },
+	[ETHTOOL_A_CHANNELS_OTHER_COUNT] = { .type = NLA_U32 },
+	[ETHTOOL_A_CHANNELS_COMBINED_COUNT] = { .type = NLA_U32 },
+};
+
+static uint32_t u32_or_0(struct nlattr *a)
+{
+	return a ? nla_get_u32(a) : 0;
+}
+
+int ethtool_nl_channels_parse(const void *buf, size_t len, struct nic_channels *ret,
+			      const char **what)
+{
+	struct nlattr *tb[ETHTOOL_A_CHANNELS_MAX + 1];
+	const struct nlmsghdr *h;
+	struct nic_channels c;
+	int r;
+
+	r = genl_answer(buf, len, ETHTOOL_MSG_CHANNELS_GET_REPLY, &h, what);
+	if (r < 0)
+		return r;
+	if (genlmsg_parse((struct nlmsghdr *)h, 0, tb, ETHTOOL_A_CHANNELS_MAX, channels_policy) < 0)
+		return bad(what, "channels attribute of a wrong size");
+	if (!tb[ETHTOOL_A_CHANNELS_HEADER])
+		return bad(what, "no ETHTOOL_A_CHANNELS_HEADER");
+	/* the kernel sends a kind only when its maximum is not 0 */
+	c.rx_max = u32_or_0(tb[ETHTOOL_A_CHANNELS_RX_MAX]);
+	c.tx_max = u32_or_0(tb[ETHTOOL_A_CHANNELS_TX_MAX]);
+	c.other_max = u32_or_0(tb[ETHTOOL_A_CHANNELS_OTHER_MAX]);
+	c.combined_max = u32_or_0(tb[ETHTOOL_A_CHANNELS_COMBINED_MAX]);
+	c.rx = u32_or_0(tb[ETHTOOL_A_CHANNELS_RX_COUNT]);
+	c.tx = u32_or_0(tb[ETHTOOL_A_CHANNELS_TX_COUNT]);
+	c.other = u32_or_0(tb[ETHTOOL_A_CHANNELS_OTHER_COUNT]);
+	c.combined = u32_or_0(tb[ETHTOOL_A_CHANNELS_COMBINED_COUNT]);
+	if (c.rx > c.rx_max || c.tx > c.tx_max || c.other > c.other_max ||
+	    c.combined > c.combined_max)
+		return bad(what, "channel count above its maximum");
+	*ret = c;
+	return 0;
+}
+
+static struct nla_policy coalesce_policy[ETHTOOL_A_COALESCE_MAX + 1] = {
+	[ETHTOOL_A_COALESCE_HEADER] = { .type = NLA_NESTED },
+	[ETHTOOL_A_COALESCE_RX_USECS] = { .type = NLA_U32 },
+	[ETHTOOL_A_COALESCE_RX_MAX_FRAMES] = { .type = NLA_U32 },
+	[ETHTOOL_A_COALESCE_TX_USECS] = { .type = NLA_U32 },
+	[ETHTOOL_A_COALESCE_TX_MAX_FRAMES] = { .type = NLA_U32 },
+	[ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX] = { .type = NLA_U8 },
+	[ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX] = { .type = NLA_U8 },
+};
+
+int ethtool_nl_coalesce_parse(const void *buf, size_t len, struct nic_coalesce *ret,
+			      const char **what)
+{
+	struct nlattr *tb[ETHTOOL_A_COALESCE_MAX + 1];
+	const struct nlmsghdr *h;
+	struct nic_coalesce c = { 0 };
+	int r;
+
+	r = genl_answer(buf, len, ETHTOOL_MSG_COALESCE_GET_REPLY, &h, what);
+	if (r < 0)
+		return r;
+	if (genlmsg_parse((struct nlmsghdr *)h, 0, tb, ETHTOOL_A_COALESCE_MAX, coalesce_policy) < 0)
+		return bad(what, "coalesce attribute of a wrong size");
+	if (!tb[ETHTOOL_A_COALESCE_HEADER])
+		return bad(what, "no ETHTOOL_A_COALESCE_HEADER");
+	/* the kernel sends only the parameters the driver supports */
+	if ((c.has_rx_usecs = tb[ETHTOOL_A_COALESCE_RX_USECS]))
+		c.rx_usecs = nla_get_u32(tb[ETHTOOL_A_COALESCE_RX_USECS]);
+	if ((c.has_rx_frames = tb[ETHTOOL_A_COALESCE_RX_MAX_FRAMES]))
+		c.rx_frames = nla_get_u32(tb[ETHTOOL_A_COALESCE_RX_MAX_FRAMES]);
+	if ((c.has_tx_usecs = tb[ETHTOOL_A_COALESCE_TX_USECS]))
+		c.tx_usecs = nla_get_u32(tb[ETHTOOL_A_COALESCE_TX_USECS]);
+	if ((c.has_tx_frames = tb[ETHTOOL_A_COALESCE_TX_MAX_FRAMES]))
+		c.tx_frames = nla_get_u32(tb[ETHTOOL_A_COALESCE_TX_MAX_FRAMES]);
+	if ((c.has_adaptive_rx = tb[ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX]))
+		c.adaptive_rx = nla_get_u8(tb[ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX]);
+	if ((c.has_adaptive_tx = tb[ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX]))
+		c.adaptive_tx = nla_get_u8(tb[ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX]);
+	*ret = c;
+	return 0;
+}
+
+struct nl_msg *ethtool_nl_request(int family, uint8_t cmd, const char *ifname)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nlattr *hdr;
+
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, 0, cmd, ETHTOOL_GENL_VERSION))
+		goto fail;
+	/* every ethtool request's attribute 1 is its header nest */
+	hdr = nla_nest_start(msg, ETHTOOL_A_CHANNELS_HEADER);
+	if (!hdr || nla_put_string(msg, ETHTOOL_A_HEADER_DEV_NAME, ifname) < 0)
+		goto fail;
+	nla_nest_end(msg, hdr);
+	return msg;
+fail:
+	nlmsg_free(msg);
+	return NULL;
+}
+
+/* ---- tables ---- */
+
+void nic_table_free(struct nic_table *t)
+{
+	if (!t)
+		return;
+	free(t->rows);
+	t->rows = NULL;
+	t->n = t->cap = 0;
+}
+
+int nic_table_copy(struct nic_table *dst, const struct nic_table *src)
+{
+	struct nic_raw *rows = dst->rows;
+	size_t cap = dst->cap;
+
+	if (grow((void **)&rows, &cap, src->n, sizeof(*rows)) < 0)
+		return -ENOMEM;
+	*dst = *src;
+	dst->rows = rows;
+	dst->cap = cap;
+	if (src->n)
+		memcpy(rows, src->rows, src->n * sizeof(*rows));
+	return 0;
+}
+
+const struct nic_raw *nic_table_find(const struct nic_table *t, const char *ifname)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->rows[i].ifname, ifname) == 0)
+			return &t->rows[i];
+	return NULL;
+}
+
+void ethtool_nl_collector_free(struct ethtool_nl_collector *ec)
+{
+	if (!ec)
+		return;
+	netlink_close(&ec->genl);
+	netlink_close(&ec->route);
+	nlreply_free(&ec->reply);
+	ec->opened = false;
+}
+
+/* ---- collect ---- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* msi_irqs/ of the PCI function: on the netdev's device itself, or one
+ * level up for virtio-net (device -> virtio2, whose parent is the PCI
+ * function). Names only, so a recorded tree holds empty files. */
+static void read_irqs(const struct root *r, struct nic_raw *n)
+{
+	static const char *const where[] = { "device/msi_irqs", "device/../msi_irqs" };
+	char rel[IOT_NAME_MAX + 48];
+	struct dirent *de;
+	DIR *d = NULL;
+
+	n->nirqs = 0;
+	for (size_t i = 0; i < 2 && !d; i++) {
+		int fd;
+
+		snprintf(rel, sizeof(rel), "sys/class/net/%s/%s", n->ifname, where[i]);
+		fd = root_openat(r, rel, O_RDONLY | O_DIRECTORY);
+		if (fd < 0)
+			continue;
+		d = fdopendir(fd);
+		if (!d)
+			close(fd);
+	}
+	if (!d)
+		return;
+	while ((de = readdir(d)) && n->nirqs < NIC_IRQ_MAX) {
+		char *end;
+		unsigned long v;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		errno = 0;
+		v = strtoul(de->d_name, &end, 10);
+		if (*end || errno || v > UINT32_MAX)
+			continue;
+		n->irqs[n->nirqs++] = (uint32_t)v;
+	}
+	closedir(d);
+	qsort(n->irqs, n->nirqs, sizeof(n->irqs[0]), cmp_u32);
+}
+
+static void status_msg(struct src_status *st, int err, const char *what, const char *label)
+{
+	st->err = err;
+	snprintf(st->reason, sizeof(st->reason), "%s: %s", label,
+		 err == -EBADMSG && what ? what : netlink_hint(err));
+}
+
+static int fetch(struct ethtool_nl_collector *ec, const struct root *r, const char *rel,
+		 struct nl_msg *msg)
+{
+	int e;
+
+	if (!ec->live) {
+		nlmsg_free(msg);
+		return netlink_read_recorded(r, rel, &ec->reply);
+	}
+	if (!msg)
+		return -ENOMEM;
+	e = netlink_transact(&ec->genl, msg, &ec->reply);
+	if (e >= 0 && ec->record)
+		netlink_record(ec->record_dfd, rel, &ec->reply);
+	return e;
+}
+
+static int nic_settings(struct ethtool_nl_collector *ec, const struct root *r, struct nic_raw *n)
+{
+	char rel[IOT_NAME_MAX + 48];
+	const char *what = NULL;
+	int e;
+
+	snprintf(rel, sizeof(rel), "netlink/ethtool/%s/channels.bin", n->ifname);
+	e = fetch(ec, r, rel,
+		  ec->live
+		      ? ethtool_nl_request(ec->genl.family, ETHTOOL_MSG_CHANNELS_GET, n->ifname)
+		      : NULL);
+	if (e == -ENOMEM)
+		return e;
+	if (e >= 0)
+		e = ethtool_nl_channels_parse(ec->reply.buf, ec->reply.len, &n->channels, &what);
+	n->has_channels = e >= 0;
+	if (e < 0)
+		status_msg(&n->channels_status, e, what, "channels");
+
+	snprintf(rel, sizeof(rel), "netlink/ethtool/%s/coalesce.bin", n->ifname);
+	what = NULL;
+	e = fetch(ec, r, rel,
+		  ec->live
+		      ? ethtool_nl_request(ec->genl.family, ETHTOOL_MSG_COALESCE_GET, n->ifname)
+		      : NULL);
+	if (e == -ENOMEM)
+		return e;
+	if (e >= 0)
+		e = ethtool_nl_coalesce_parse(ec->reply.buf, ec->reply.len, &n->coalesce, &what);
+	n->has_coalesce = e >= 0;
+	if (e < 0)
+		status_msg(&n->coalesce_status, e, what, "coalesce");
+	return 0;
+}
+
+int ethtool_nl_collect(struct ethtool_nl_collector *ec, const struct root *r, struct nic_table *t)
+{
+	char disp[256];
+	const char *what = NULL;
+	int e;
+
+	ec->live = r->path[0] == '\0';
+	t->n = 0;
+	memset(&t->rtnl, 0, sizeof(t->rtnl));
+	memset(&t->ethtool, 0, sizeof(t->ethtool));
+	if (ec->live && !ec->opened) {
+		ec->opened = true;
+		ec->route_err = netlink_open_route(&ec->route);
+		ec->genl_err = netlink_open_genl(ETHTOOL_GENL_NAME, &ec->genl);
+	}
+	if (ec->live) {
+		e = ec->route_err ? ec->route_err : rtnl_links_fetch(&ec->route, &ec->reply);
+		if (e >= 0 && ec->record)
+			netlink_record(ec->record_dfd, "netlink/rtnl/links.bin", &ec->reply);
+	} else {
+		e = netlink_read_recorded(r, "netlink/rtnl/links.bin", &ec->reply);
+	}
+	if (e == -ENOMEM)
+		return e;
+	if (e >= 0)
+		e = rtnl_links_parse(ec->reply.buf, ec->reply.len, t, &what);
+	if (e == -ENOMEM)
+		return e;
+	if (e < 0) {
+		t->n = 0;
+		t->rtnl.err = e;
+		if (!ec->live) {
+			root_display(r, "netlink/rtnl/links.bin", disp, sizeof(disp));
+			snprintf(t->rtnl.reason, sizeof(t->rtnl.reason), "%s: %s", disp,
+				 e == -EBADMSG && what ? what : strerror(-e));
+		} else {
+			snprintf(t->rtnl.reason, sizeof(t->rtnl.reason), "rtnetlink link dump: %s",
+				 e == -EBADMSG && what ? what : netlink_hint(e));
+		}
+		return 0;
+	}
+
+	if (ec->live && ec->genl_err) {
+		t->ethtool.err = ec->genl_err;
+		snprintf(t->ethtool.reason, sizeof(t->ethtool.reason),
+			 "genl family " ETHTOOL_GENL_NAME ": %s", netlink_hint(ec->genl_err));
+	} else if (!ec->live) {
+		int fd = root_openat(r, "netlink/ethtool", O_RDONLY | O_DIRECTORY);
+
+		if (fd < 0) {
+			root_display(r, "netlink/ethtool", disp, sizeof(disp));
+			t->ethtool.err = fd;
+			snprintf(t->ethtool.reason, sizeof(t->ethtool.reason),
+				 "%s: no recorded answers (%s)", disp, strerror(-fd));
+		} else {
+			close(fd);
+		}
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		struct nic_raw *n = &t->rows[i];
+
+		read_irqs(r, n);
+		if (t->ethtool.err)
+			continue;
+		e = nic_settings(ec, r, n);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}

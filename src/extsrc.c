@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Ties the issue-8 sources to the snapshot: allocation on first use, the
+ * sample order, copy and free. No parsing and no arithmetic here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "extsrc.h"
+
+int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct extsrc_raw **ps)
+{
+	struct extsrc_collector *c = *pc;
+	struct extsrc_raw *s = *ps;
+	int e;
+
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		procfile_init(&c->vmstat, "proc/vmstat");
+		*pc = c;
+	}
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		*ps = s;
+	}
+	pressure_collect(r, &s->pressure);
+	writeback_collect(r, &c->vmstat, &s->writeback);
+	e = taskstats_collect(&c->ts, r, &s->procs);
+	if (e == -ENOMEM)
+		return e;
+	if (e < 0) {
+		/* /proc not listable: the table says so already */
+		s->procs.n = 0;
+	}
+	return ethtool_nl_collect(&c->en, r, &s->nics);
+}
+
+/* Copies one host file into the tree; 1 copied, 0 absent or refused. */
+static int copy_file(const struct root *r, int dfd, const char *rel, struct procfile *pf)
+{
+	struct nlreply bytes;
+	int e;
+
+	pf->rel = rel;
+	e = procfile_read(pf, r);
+	procfile_close(pf);
+	if (e < 0)
+		return 0;
+	bytes.buf = (unsigned char *)pf->buf;
+	bytes.len = pf->len;
+	bytes.cap = pf->cap;
+	return netlink_record(dfd, rel, &bytes) == 0;
+}
+
+static unsigned copy_files(const struct root *r, int dfd, const struct extsrc_raw *s)
+{
+	static const char *const fixed[] = {
+		"proc/pressure/io",
+		"proc/pressure/cpu",
+		"proc/pressure/irq",
+		"proc/vmstat",
+		"proc/sys/kernel/task_delayacct",
+		"proc/sys/vm/dirty_ratio",
+		"proc/sys/vm/dirty_background_ratio",
+		"proc/sys/vm/dirty_bytes",
+		"proc/sys/vm/dirty_background_bytes",
+		"proc/sys/vm/dirty_expire_centisecs",
+		"proc/sys/vm/dirty_writeback_centisecs",
+	};
+	struct procfile pf;
+	unsigned files = 0;
+	char rel[IOT_NAME_MAX + 64];
+
+	procfile_init(&pf, NULL);
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		files += (unsigned)copy_file(r, dfd, fixed[i], &pf);
+	for (size_t i = 0; i < s->procs.n; i++) {
+		snprintf(rel, sizeof(rel), "proc/%d/io", s->procs.rows[i].pid);
+		files += (unsigned)copy_file(r, dfd, rel, &pf);
+		snprintf(rel, sizeof(rel), "proc/%d/comm", s->procs.rows[i].pid);
+		files += (unsigned)copy_file(r, dfd, rel, &pf);
+	}
+	procfile_free(&pf);
+	/* an empty file per vector: the collector only lists the names */
+	for (size_t i = 0; i < s->nics.n; i++) {
+		const struct nic_raw *n = &s->nics.rows[i];
+		struct nlreply none = { 0 };
+
+		for (size_t k = 0; k < n->nirqs; k++) {
+			snprintf(rel, sizeof(rel), "sys/class/net/%s/device/msi_irqs/%u", n->ifname,
+				 n->irqs[k]);
+			files += netlink_record(dfd, rel, &none) == 0;
+		}
+	}
+	return files;
+}
+
+int extsrc_capture(const struct root *r, int dfd, unsigned *ret_files)
+{
+	struct extsrc_collector *c = NULL;
+	struct extsrc_raw *s = NULL;
+	int e;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	procfile_init(&c->vmstat, "proc/vmstat");
+	c->ts.record = c->en.record = true;
+	c->ts.record_dfd = c->en.record_dfd = dfd;
+	e = extsrc_sample(&c, r, &s);
+	if (e >= 0 && ret_files)
+		*ret_files =
+		    s->procs.answered + 1 + 2 * (unsigned)s->nics.n + copy_files(r, dfd, s);
+	extsrc_raw_free(s);
+	extsrc_collector_free(c);
+	return e;
+}
+
+void extsrc_collector_free(struct extsrc_collector *c)
+{
+	if (!c)
+		return;
+	taskstats_collector_free(&c->ts);
+	ethtool_nl_collector_free(&c->en);
+	procfile_free(&c->vmstat);
+	free(c);
+}
+
+void extsrc_raw_free(struct extsrc_raw *s)
+{
+	if (!s)
+		return;
+	proc_table_free(&s->procs);
+	nic_table_free(&s->nics);
+	free(s);
+}
+
+int extsrc_raw_copy(struct extsrc_raw **dst, const struct extsrc_raw *src)
+{
+	struct extsrc_raw *d = *dst;
+
+	if (!src) {
+		extsrc_raw_free(d);
+		*dst = NULL;
+		return 0;
+	}
+	if (!d) {
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		*dst = d;
+	}
+	d->pressure = src->pressure;
+	d->writeback = src->writeback;
+	if (proc_table_copy(&d->procs, &src->procs) < 0 || nic_table_copy(&d->nics, &src->nics) < 0)
+		return -ENOMEM;
+	return 0;
+}

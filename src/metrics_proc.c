@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Rates for processes, NICs, pressure and writeback. Pure: no I/O, no clock;
+ * the interval comes in as a parameter. Rows are paired by identity (PID,
+ * interface name, IRQ number), never by position.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "metrics_proc.h"
+#include "snapshot.h"
+
+const char *metrics_proc_wb_state_name(enum wb_state s)
+{
+	switch (s) {
+	case WB_BELOW_BACKGROUND:
+		return "below_background";
+	case WB_BACKGROUND:
+		return "background";
+	case WB_THROTTLED:
+		return "throttled";
+	case WB_BLOCKED:
+		return "blocked";
+	default:
+		return "unknown";
+	}
+}
+
+void metrics_proc_free(struct ext_metrics *x)
+{
+	if (!x)
+		return;
+	free(x->procs);
+	free(x->nics);
+	free(x->nic_irqs);
+	free(x);
+}
+
+static double per_s(uint64_t delta, uint64_t itv_cs)
+{
+	return (double)delta * 100.0 / (double)itv_cs;
+}
+
+/* Counter pair -> delta; false when it went back (PID reuse, reset). */
+static bool delta(uint64_t prev, uint64_t cur, uint64_t *ret)
+{
+	if (cur < prev)
+		return false;
+	*ret = cur - prev;
+	return true;
+}
+
+static int procs_compute(const struct proc_table *pt, const struct proc_table *ct, uint64_t itv_cs,
+			 struct ext_metrics *x)
+{
+	x->nprocs = 0;
+	x->exited = 0;
+	x->procs_valid = !pt->procfs.err && !ct->procfs.err;
+	if (!x->procs_valid)
+		return 0;
+	for (size_t i = 0; i < pt->n; i++)
+		if (!proc_table_find(ct, pt->rows[i].pid))
+			x->exited++;
+	for (size_t i = 0; i < ct->n; i++) {
+		const struct proc_raw *c = &ct->rows[i];
+		const struct proc_raw *p = proc_table_find(pt, c->pid);
+		struct proc_raw zero = { 0 };
+		uint64_t dr, dw, dc, dd = 0, dn = 0;
+		struct proc_metrics *m;
+		bool dly;
+
+		/* a PID absent before started during the interval: all its IO is ours */
+		if (!p)
+			p = &zero;
+		if (!delta(p->read_bytes, c->read_bytes, &dr) ||
+		    !delta(p->write_bytes, c->write_bytes, &dw) ||
+		    !delta(p->cancelled_write_bytes, c->cancelled_write_bytes, &dc))
+			continue;
+		dly = c->has_delay && p->has_delay &&
+		      delta(p->blkio_delay_ns, c->blkio_delay_ns, &dd) &&
+		      delta(p->blkio_count, c->blkio_count, &dn);
+		if (!dr && !dw && !dc && !dd)
+			continue;
+		if (grow((void **)&x->procs, &x->procs_cap, x->nprocs + 1, sizeof(*x->procs)) < 0)
+			return -ENOMEM;
+		m = &x->procs[x->nprocs++];
+		memset(m, 0, sizeof(*m));
+		m->pid = c->pid;
+		memcpy(m->comm, c->comm, sizeof(m->comm));
+		m->source = c->source;
+		m->started = p == &zero;
+		m->rkb_s = per_s(dr, itv_cs) / 1024.0;
+		m->wkb_s = per_s(dw, itv_cs) / 1024.0;
+		m->ckb_s = per_s(dc, itv_cs) / 1024.0;
+		m->has_delay = dly;
+		if (dly) {
+			/* ns over an interval of itv_cs * 10^7 ns, in percent */
+			m->io_delay = (double)dd / ((double)itv_cs * 1e5);
+			m->blkio_s = per_s(dn, itv_cs);
+		}
+	}
+	return 0;
+}
+
+static const struct ext_metrics *sort_x;
+
+static int cmp_io(const void *a, const void *b)
+{
+	const struct proc_metrics *x = &sort_x->procs[*(const size_t *)a];
+	const struct proc_metrics *y = &sort_x->procs[*(const size_t *)b];
+	double vx = x->rkb_s + x->wkb_s, vy = y->rkb_s + y->wkb_s;
+
+	if (vx != vy)
+		return (vx < vy) - (vx > vy);
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int cmp_delay(const void *a, const void *b)
+{
+	const struct proc_metrics *x = &sort_x->procs[*(const size_t *)a];
+	const struct proc_metrics *y = &sort_x->procs[*(const size_t *)b];
+
+	if (x->io_delay != y->io_delay)
+		return (x->io_delay < y->io_delay) - (x->io_delay > y->io_delay);
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Top N of n rows by cmp: a partial selection keeps it linear in n. */
+static size_t top_n(struct ext_metrics *x, bool delay, size_t *out)
+{
+	size_t k = 0;
+
+	sort_x = x;
+	for (size_t i = 0; i < x->nprocs; i++) {
+		const struct proc_metrics *m = &x->procs[i];
+		size_t j;
+
+		if (delay ? !m->has_delay || m->io_delay <= 0 : m->rkb_s + m->wkb_s <= 0)
+			continue;
+		if (k == PROC_TOP_N &&
+		    (delay ? cmp_delay(&i, &out[k - 1]) : cmp_io(&i, &out[k - 1])) >= 0)
+			continue;
+		j = k < PROC_TOP_N ? k++ : k - 1;
+		/* insertion: shift the smaller ones down */
+		while (j > 0 &&
+		       (delay ? cmp_delay(&i, &out[j - 1]) : cmp_io(&i, &out[j - 1])) < 0) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = i;
+	}
+	return k;
+}
+
+static int irq_row_of(const struct rate_table *rt, uint32_t irq, size_t *ret)
+{
+	char label[16];
+
+	snprintf(label, sizeof(label), "%u", irq);
+	for (size_t i = 0; i < rt->n; i++) {
+		if (strcmp(rt->rows[i].label, label) == 0) {
+			*ret = i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int nics_compute(const struct nic_table *pt, const struct nic_table *ct, uint64_t itv_cs,
+			const struct rate_table *irq, struct ext_metrics *x)
+{
+	x->nnics = x->nnic_irqs = 0;
+	if (ct->rtnl.err)
+		return 0;
+	if (grow((void **)&x->nics, &x->nics_cap, ct->n, sizeof(*x->nics)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < ct->n; i++) {
+		const struct nic_raw *c = &ct->rows[i];
+		const struct nic_raw *p = pt->rtnl.err ? NULL : nic_table_find(pt, c->ifname);
+		struct nic_metrics *m = &x->nics[x->nnics++];
+		const struct nic_link_stats *a, *b;
+		uint64_t d[8];
+
+		memset(m, 0, sizeof(*m));
+		m->cur_index = i;
+		m->valid = p && p->has_stats && c->has_stats && p->ifindex == c->ifindex;
+		if (m->valid) {
+			a = &p->stats;
+			b = &c->stats;
+			m->valid = delta(a->rx_packets, b->rx_packets, &d[0]) &&
+				   delta(a->tx_packets, b->tx_packets, &d[1]) &&
+				   delta(a->rx_bytes, b->rx_bytes, &d[2]) &&
+				   delta(a->tx_bytes, b->tx_bytes, &d[3]) &&
+				   delta(a->rx_errors, b->rx_errors, &d[4]) &&
+				   delta(a->tx_errors, b->tx_errors, &d[5]) &&
+				   delta(a->rx_dropped, b->rx_dropped, &d[6]) &&
+				   delta(a->tx_dropped, b->tx_dropped, &d[7]);
+		}
+		if (m->valid) {
+			m->rxpck_s = per_s(d[0], itv_cs);
+			m->txpck_s = per_s(d[1], itv_cs);
+			m->rxkb_s = per_s(d[2], itv_cs) / 1024.0;
+			m->txkb_s = per_s(d[3], itv_cs) / 1024.0;
+			m->rxerr_s = per_s(d[4], itv_cs);
+			m->txerr_s = per_s(d[5], itv_cs);
+			m->rxdrop_s = per_s(d[6], itv_cs);
+			m->txdrop_s = per_s(d[7], itv_cs);
+		}
+		m->irq_off = x->nnic_irqs;
+		if (grow((void **)&x->nic_irqs, &x->nic_irqs_cap, x->nnic_irqs + c->nirqs,
+			 sizeof(*x->nic_irqs)) < 0)
+			return -ENOMEM;
+		for (size_t k = 0; k < c->nirqs; k++) {
+			struct nic_irq_metrics *q = &x->nic_irqs[x->nnic_irqs++];
+			const struct rate_row *rr;
+			const double *rates;
+
+			memset(q, 0, sizeof(*q));
+			q->irq = c->irqs[k];
+			q->irq_row = SIZE_MAX;
+			q->busiest_cpu = -1;
+			if (!irq || irq_row_of(irq, q->irq, &q->irq_row) < 0)
+				continue;
+			rr = &irq->rows[q->irq_row];
+			if (!rr->valid)
+				continue;
+			q->total_s = rr->total_s;
+			rates = irq->rates + rr->rates_off;
+			for (size_t j = 0; j < irq->ncpu; j++) {
+				if (rates[j] > q->busiest_cpu_s) {
+					q->busiest_cpu_s = rates[j];
+					q->busiest_cpu = irq->cpu_ids[j];
+				}
+			}
+		}
+		m->nirqs = x->nnic_irqs - m->irq_off;
+	}
+	return 0;
+}
+
+static void psi_compute(const struct pressure_raw *p, const struct pressure_raw *c, uint64_t itv_cs,
+			struct ext_metrics *x)
+{
+	for (int i = 0; i < PSI__COUNT; i++) {
+		const struct psi_raw *a = &p->res[i], *b = &c->res[i];
+		struct psi_metrics *m = &x->psi[i];
+		uint64_t d;
+
+		memset(m, 0, sizeof(*m));
+		if (a->status.err || b->status.err)
+			continue;
+		/* total= is in microseconds; the interval is itv_cs * 10^4 us */
+		m->some_valid = a->some.present && b->some.present &&
+				delta(a->some.total_us, b->some.total_us, &d);
+		if (m->some_valid)
+			m->some_pct = (double)d / ((double)itv_cs * 100.0);
+		m->full_valid = a->full.present && b->full.present &&
+				delta(a->full.total_us, b->full.total_us, &d);
+		if (m->full_valid)
+			m->full_pct = (double)d / ((double)itv_cs * 100.0);
+		/* stall accounting runs on per-CPU clocks: clip the rounding overshoot */
+		if (m->some_pct > 100.0)
+			m->some_pct = 100.0;
+		if (m->full_pct > 100.0)
+			m->full_pct = 100.0;
+	}
+}
+
+static void wb_compute(const struct writeback_raw *w, struct ext_metrics *x)
+{
+	uint64_t dirty;
+
+	x->wb_state = WB_UNKNOWN;
+	x->wb_freerun_pages = 0;
+	if (!w->has_vmstat || !w->has_thresholds)
+		return;
+	/* balance_dirty_pages(): dirty + writeback against the thresholds;
+	 * below the midpoint ("freerun") writers are never throttled */
+	x->wb_freerun_pages = (w->nr_dirty_threshold + w->nr_dirty_bg_threshold) / 2;
+	dirty = w->nr_dirty + w->nr_writeback;
+	if (dirty >= w->nr_dirty_threshold && w->nr_dirty_threshold)
+		x->wb_state = WB_BLOCKED;
+	else if (dirty > x->wb_freerun_pages)
+		x->wb_state = WB_THROTTLED;
+	else if (w->nr_dirty > w->nr_dirty_bg_threshold)
+		x->wb_state = WB_BACKGROUND;
+	else
+		x->wb_state = WB_BELOW_BACKGROUND;
+}
+
+int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur, uint64_t itv_cs,
+			 const struct rate_table *irq, struct ext_metrics **pm)
+{
+	struct ext_metrics *x = *pm;
+	int e;
+
+	if (!itv_cs)
+		return -EINVAL;
+	if (!x) {
+		x = calloc(1, sizeof(*x));
+		if (!x)
+			return -ENOMEM;
+		*pm = x;
+	}
+	x->nprocs = x->nnics = x->nnic_irqs = x->nby_io = x->nby_delay = 0;
+	x->exited = 0;
+	x->procs_valid = false;
+	memset(x->psi, 0, sizeof(x->psi));
+	x->wb_state = WB_UNKNOWN;
+	if (!prev->ext || !cur->ext)
+		return 0;
+	e = procs_compute(&prev->ext->procs, &cur->ext->procs, itv_cs, x);
+	if (e < 0)
+		return e;
+	x->nby_io = top_n(x, false, x->by_io);
+	x->nby_delay = top_n(x, true, x->by_delay);
+	e = nics_compute(&prev->ext->nics, &cur->ext->nics, itv_cs, irq, x);
+	if (e < 0)
+		return e;
+	psi_compute(&prev->ext->pressure, &cur->ext->pressure, itv_cs, x);
+	wb_compute(&cur->ext->writeback, x);
+	return 0;
+}

@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Who does the IO. Every sample reads /proc/PID/io for every process (three
+ * syscalls each) and asks taskstats only about the processes whose bytes
+ * moved, because one taskstats question per PID per second is what makes
+ * iotop expensive. Parsing of both sources is pure over bytes.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/taskstats.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "grow.h"
+#include "scan.h"
+#include "taskstats.h"
+
+/* ---- pure decoding ---- */
+
+static struct nla_policy ts_policy[TASKSTATS_TYPE_MAX + 1] = {
+	[TASKSTATS_TYPE_PID] = { .type = NLA_U32 },
+	[TASKSTATS_TYPE_TGID] = { .type = NLA_U32 },
+	[TASKSTATS_TYPE_STATS] = { .type = NLA_UNSPEC },
+	[TASKSTATS_TYPE_AGGR_PID] = { .type = NLA_NESTED },
+	[TASKSTATS_TYPE_AGGR_TGID] = { .type = NLA_NESTED },
+};
+
+/* The v1..v3 prefix of struct taskstats reaches cancelled_write_bytes; older
+ * kernels without IO accounting send less and are refused. */
+#define TS_MIN_LEN (offsetof(struct taskstats, cancelled_write_bytes) + sizeof(__u64))
+
+static int bad(const char **what, const char *why)
+{
+	if (what)
+		*what = why;
+	return -EBADMSG;
+}
+
+int taskstats_parse(const void *buf, size_t len, struct taskstats_answer *ret, const char **what)
+{
+	struct nlattr *tb[TASKSTATS_TYPE_MAX + 1], *in[TASKSTATS_TYPE_MAX + 1], *agg;
+	struct taskstats_answer a = { 0 };
+	const struct nlmsghdr *h;
+	struct taskstats ts;
+	struct genlmsghdr g;
+	size_t off = 0, n;
+	int r;
+
+	r = netlink_walk(buf, len, &off, &h);
+	if (r < 0)
+		return r == -EBADMSG ? bad(what, "truncated netlink header") : r;
+	if (r == 0)
+		return bad(what, "empty answer");
+	if (h->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
+		return bad(what, "no generic netlink header");
+	memcpy(&g, (const char *)h + NLMSG_HDRLEN, sizeof(g));
+	if (g.cmd != TASKSTATS_CMD_NEW)
+		return bad(what, "not a TASKSTATS_CMD_NEW answer");
+	/* libnl's parsers take non-const pointers but do not write */
+	r = genlmsg_parse((struct nlmsghdr *)h, 0, tb, TASKSTATS_TYPE_MAX, ts_policy);
+	if (r < 0)
+		return bad(what, "attribute shorter than its type");
+	agg = tb[TASKSTATS_TYPE_AGGR_TGID];
+	a.tgid = agg != NULL;
+	if (!agg)
+		agg = tb[TASKSTATS_TYPE_AGGR_PID];
+	if (!agg)
+		return bad(what, "no TASKSTATS_TYPE_AGGR_TGID/PID");
+	r = nla_parse_nested(in, TASKSTATS_TYPE_MAX, agg, ts_policy);
+	if (r < 0)
+		return bad(what, "nested attribute shorter than its type");
+	if (a.tgid ? !in[TASKSTATS_TYPE_TGID] : !in[TASKSTATS_TYPE_PID])
+		return bad(what, "no TASKSTATS_TYPE_TGID/PID");
+	a.pid = nla_get_u32(in[a.tgid ? TASKSTATS_TYPE_TGID : TASKSTATS_TYPE_PID]);
+	if (!in[TASKSTATS_TYPE_STATS])
+		return bad(what, "no TASKSTATS_TYPE_STATS");
+	n = (size_t)nla_len(in[TASKSTATS_TYPE_STATS]);
+	if (n < TS_MIN_LEN)
+		return bad(what, "struct taskstats shorter than version 3 (no IO accounting)");
+	/* newer kernels append fields: take the prefix we know */
+	memset(&ts, 0, sizeof(ts));
+	memcpy(&ts, nla_data(in[TASKSTATS_TYPE_STATS]), n < sizeof(ts) ? n : sizeof(ts));
+	a.version = ts.version;
+	memcpy(a.comm, ts.ac_comm, sizeof(a.comm) - 1);
+	a.comm[sizeof(a.comm) - 1] = '\0';
+	a.read_bytes = ts.read_bytes;
+	a.write_bytes = ts.write_bytes;
+	a.cancelled_write_bytes = ts.cancelled_write_bytes;
+	a.blkio_count = ts.blkio_count;
+	a.blkio_delay_ns = ts.blkio_delay_total;
+	*ret = a;
+	return 0;
+}
+
+int taskstats_procio_parse(const char *buf, size_t len, struct proc_raw *ret)
+{
+	static const char *const keys[] = { "read_bytes:", "write_bytes:",
+					    "cancelled_write_bytes:" };
+	uint64_t v[3] = { 0 };
+	unsigned seen = 0;
+	struct cursor c;
+
+	cursor_init(&c, buf, len);
+	while (!cursor_eof(&c)) {
+		const char *tok;
+		size_t n = scan_token(&c, &tok);
+
+		for (unsigned i = 0; n && i < 3; i++) {
+			if (strlen(keys[i]) != n || memcmp(tok, keys[i], n) != 0)
+				continue;
+			if (scan_u64(&c, &v[i]) < 0 || !scan_at_eol(&c))
+				return -EBADMSG;
+			seen |= 1u << i;
+		}
+		scan_next_line(&c);
+	}
+	if (seen != 7)
+		return -EBADMSG;
+	ret->read_bytes = v[0];
+	ret->write_bytes = v[1];
+	ret->cancelled_write_bytes = v[2];
+	return 0;
+}
+
+struct nl_msg *taskstats_request(int family, uint32_t tgid)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, 0, TASKSTATS_CMD_GET,
+			 TASKSTATS_GENL_VERSION) ||
+	    nla_put_u32(msg, TASKSTATS_CMD_ATTR_TGID, tgid) < 0) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* ---- tables ---- */
+
+void proc_table_free(struct proc_table *t)
+{
+	if (!t)
+		return;
+	free(t->rows);
+	t->rows = NULL;
+	t->n = t->cap = 0;
+}
+
+int proc_table_copy(struct proc_table *dst, const struct proc_table *src)
+{
+	struct proc_raw *rows = dst->rows;
+	size_t cap = dst->cap;
+
+	if (grow((void **)&rows, &cap, src->n, sizeof(*rows)) < 0)
+		return -ENOMEM;
+	*dst = *src;
+	dst->rows = rows;
+	dst->cap = cap;
+	if (src->n)
+		memcpy(rows, src->rows, src->n * sizeof(*rows));
+	return 0;
+}
+
+const struct proc_raw *proc_table_find(const struct proc_table *t, int32_t pid)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->rows[mid].pid == pid)
+			return &t->rows[mid];
+		if (t->rows[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void taskstats_collector_free(struct taskstats_collector *tc)
+{
+	if (!tc)
+		return;
+	netlink_close(&tc->conn);
+	nlreply_free(&tc->reply);
+	free(tc->seen);
+	free(tc->next);
+	free(tc->order);
+	free(tc->iobuf);
+	memset(tc, 0, sizeof(*tc));
+}
+
+/* ---- collect ---- */
+
+static void __attribute__((format(printf, 3, 4)))
+status_set(struct src_status *st, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	st->err = err;
+	st->reason[0] = '\0';
+	if (err == 0 || !fmt)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(st->reason, sizeof(st->reason), fmt, ap);
+	va_end(ap);
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct proc_raw *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Reads a small file relative to dfd into buf (NUL-terminated). Length or -errno. */
+static ssize_t read_at(int dfd, const char *rel, char *buf, size_t size)
+{
+	ssize_t n, got = 0;
+	int fd;
+
+	fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got + 1 < size) {
+		n = read(fd, buf + got, size - 1 - (size_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (n == 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return got;
+}
+
+static bool parse_pid(const char *s, int32_t *ret)
+{
+	int64_t v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > INT32_MAX / 10)
+			return false;
+		v = v * 10 + (*s - '0');
+	}
+	if (v <= 0 || v > INT32_MAX)
+		return false;
+	*ret = (int32_t)v;
+	return true;
+}
+
+static int scan_procfs(const struct root *r, struct proc_table *t, char *path_for_msg,
+		       size_t msg_size)
+{
+	char buf[512], rel[32];
+	struct dirent *de;
+	unsigned ok = 0;
+	int dfd, e = 0;
+	DIR *d;
+
+	dfd = root_openat(r, "proc", O_RDONLY | O_DIRECTORY);
+	if (dfd < 0)
+		return dfd;
+	d = fdopendir(dfd);
+	if (!d) {
+		e = -errno;
+		close(dfd);
+		return e;
+	}
+	while ((de = readdir(d))) {
+		struct proc_raw row = { 0 };
+		ssize_t n;
+
+		if (!parse_pid(de->d_name, &row.pid))
+			continue;
+		snprintf(rel, sizeof(rel), "%d/io", row.pid);
+		n = read_at(dirfd(d), rel, buf, sizeof(buf));
+		if (n == -ENOENT || n == -ESRCH) {
+			t->vanished++; /* exited since readdir: no row, no stale data */
+			continue;
+		}
+		if (n == -EACCES || n == -EPERM) {
+			t->unreadable++;
+			e = (int)n;
+			continue;
+		}
+		if (n < 0 || taskstats_procio_parse(buf, (size_t)n, &row) < 0) {
+			/* a malformed file is that process's problem, not the table's */
+			if (!e) {
+				e = n < 0 ? (int)n : -EBADMSG;
+				snprintf(path_for_msg, msg_size, "%s", rel);
+			}
+			continue;
+		}
+		row.source = PROC_SRC_PROCFS;
+		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		t->rows[t->n++] = row;
+		ok++;
+	}
+	closedir(d);
+	qsort(t->rows, t->n, sizeof(*t->rows), cmp_pid);
+	/* nothing readable at all is a source failure; some refusals are a note */
+	if (!ok && e)
+		return e;
+	return 0;
+}
+
+static const struct proc_seen *seen_find(const struct taskstats_collector *tc, int32_t pid)
+{
+	size_t lo = 0, hi = tc->nseen;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tc->seen[mid].pid == pid)
+			return &tc->seen[mid];
+		if (tc->seen[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static uint64_t io_total(const struct proc_raw *p)
+{
+	return p->read_bytes + p->write_bytes + p->cancelled_write_bytes;
+}
+
+/* Priority of asking about a row: 0 = do not ask. */
+static uint64_t ask_priority(const struct taskstats_collector *tc, const struct proc_raw *p)
+{
+	const struct proc_seen *s = tc->seen ? seen_find(tc, p->pid) : NULL;
+	uint64_t now = io_total(p);
+
+	if (!s) /* first sample, or a new process: its whole history counts */
+		return now;
+	if (s->delay_grew)
+		return UINT64_MAX;
+	return now > s->io_bytes ? now - s->io_bytes : 0;
+}
+
+static const struct taskstats_collector *order_ctx;
+static const struct proc_table *order_tab;
+
+static int cmp_priority(const void *a, const void *b)
+{
+	uint64_t x = ask_priority(order_ctx, &order_tab->rows[*(const size_t *)a]);
+	uint64_t y = ask_priority(order_ctx, &order_tab->rows[*(const size_t *)b]);
+
+	return (x < y) - (x > y);
+}
+
+static int load_recorded(const struct root *r, int32_t pid, struct nlreply *out)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "netlink/taskstats/%d.bin", pid);
+	return netlink_read_recorded(r, rel, out);
+}
+
+static void apply_answer(struct proc_raw *p, const struct taskstats_answer *a, int8_t delayacct)
+{
+	p->source = PROC_SRC_TASKSTATS;
+	memcpy(p->comm, a->comm, sizeof(p->comm));
+	p->read_bytes = a->read_bytes;
+	p->write_bytes = a->write_bytes;
+	p->cancelled_write_bytes = a->cancelled_write_bytes;
+	p->blkio_count = a->blkio_count;
+	p->blkio_delay_ns = a->blkio_delay_ns;
+	/* with accounting off the kernel sends zeros, which are not "no delay" */
+	p->has_delay = delayacct != 0;
+}
+
+static int8_t read_delayacct(const struct root *r)
+{
+	char v[8];
+
+	if (root_read_small(r, "proc/sys/kernel/task_delayacct", v, sizeof(v)) <= 0)
+		return -1; /* before 5.14 there is no switch: on unless booted nodelayacct */
+	return v[0] == '0' ? 0 : 1;
+}
+
+static void read_comm(const struct root *r, struct proc_raw *p)
+{
+	char rel[32];
+
+	snprintf(rel, sizeof(rel), "proc/%d/comm", p->pid);
+	if (root_read_small(r, rel, p->comm, sizeof(p->comm)) < 0)
+		p->comm[0] = '\0';
+}
+
+/* Asks about one process. 0 answered, 1 no answer for this one (exited, not
+ * recorded), or -errno that ends the asking for this sample. */
+static int ask_one(struct taskstats_collector *tc, const struct root *r, struct proc_raw *p,
+		   int8_t delayacct, struct proc_table *t, const char **what)
+{
+	struct taskstats_answer a;
+	int e;
+
+	if (tc->live) {
+		struct nl_msg *msg = taskstats_request(tc->conn.family, (uint32_t)p->pid);
+
+		if (!msg)
+			return -ENOMEM;
+		t->queried++;
+		e = netlink_transact(&tc->conn, msg, &tc->reply);
+		if (e >= 0 && tc->record) {
+			char rel[64];
+
+			snprintf(rel, sizeof(rel), "netlink/taskstats/%d.bin", p->pid);
+			netlink_record(tc->record_dfd, rel, &tc->reply);
+		}
+	} else {
+		e = load_recorded(r, p->pid, &tc->reply);
+		if (e == -ENOENT)
+			return 1;
+		t->queried++;
+	}
+	if (e < 0)
+		return e;
+	*what = NULL;
+	e = taskstats_parse(tc->reply.buf, tc->reply.len, &a, what);
+	if (e == -ESRCH) {
+		t->vanished++;
+		return 1;
+	}
+	if (e < 0)
+		return e;
+	if (a.pid != (uint32_t)p->pid) {
+		*what = "answer for another process";
+		return -EBADMSG;
+	}
+	apply_answer(p, &a, delayacct);
+	t->answered++;
+	return 0;
+}
+
+static int remember(struct taskstats_collector *tc, const struct proc_table *t)
+{
+	struct proc_seen *tmp;
+	size_t tcap;
+
+	if (grow((void **)&tc->next, &tc->next_cap, t->n, sizeof(*tc->next)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct proc_raw *p = &t->rows[i];
+		const struct proc_seen *s = tc->seen ? seen_find(tc, p->pid) : NULL;
+		struct proc_seen *n = &tc->next[i];
+
+		n->pid = p->pid;
+		n->io_bytes = io_total(p);
+		n->delay_ns = s ? s->delay_ns : 0;
+		n->delay_grew = false;
+		if (p->source == PROC_SRC_TASKSTATS) {
+			n->delay_grew = s && p->blkio_delay_ns > s->delay_ns;
+			n->delay_ns = p->blkio_delay_ns;
+		}
+	}
+	tmp = tc->seen;
+	tcap = tc->seen_cap;
+	tc->seen = tc->next;
+	tc->seen_cap = tc->next_cap;
+	tc->nseen = t->n;
+	tc->next = tmp;
+	tc->next_cap = tcap;
+	return 0;
+}
+
+int taskstats_collect(struct taskstats_collector *tc, const struct root *r, struct proc_table *t)
+{
+	char where[48] = "";
+	char disp[256];
+	const char *what = NULL;
+	size_t ncand = 0;
+	int e;
+
+	t->n = 0;
+	t->unreadable = t->queried = t->answered = t->vanished = 0;
+	status_set(&t->procfs, 0, NULL);
+	status_set(&t->taskstats, 0, NULL);
+	tc->live = r->path[0] == '\0';
+	t->delayacct = read_delayacct(r);
+
+	e = scan_procfs(r, t, where, sizeof(where));
+	if (e < 0) {
+		root_display(r, where[0] ? where : "proc/PID/io", disp, sizeof(disp));
+		status_set(&t->procfs, e, "%s: %s", disp, strerror(-e));
+		t->n = 0;
+	} else if (t->unreadable) {
+		/* partial: say so, but the source works */
+		snprintf(t->procfs.reason, sizeof(t->procfs.reason),
+			 "/proc/PID/io of %u process(es) not readable (ptrace access denied)",
+			 t->unreadable);
+	}
+
+	if (tc->live && !tc->opened) {
+		tc->opened = true;
+		tc->open_err = netlink_open_genl(TASKSTATS_GENL_NAME, &tc->conn);
+	}
+	if (tc->live && tc->open_err) {
+		status_set(&t->taskstats, tc->open_err, "genl family " TASKSTATS_GENL_NAME ": %s%s",
+			   netlink_hint(tc->open_err), "; bytes from /proc/PID/io");
+	} else if (!tc->live) {
+		int dfd = root_openat(r, "netlink/taskstats", O_RDONLY | O_DIRECTORY);
+
+		if (dfd < 0) {
+			root_display(r, "netlink/taskstats", disp, sizeof(disp));
+			status_set(&t->taskstats, dfd, "%s: no recorded answers (%s)", disp,
+				   strerror(-dfd));
+		} else {
+			close(dfd);
+		}
+	}
+
+	if (grow((void **)&tc->order, &tc->order_cap, t->n, sizeof(*tc->order)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++)
+		if (!tc->live || ask_priority(tc, &t->rows[i]))
+			tc->order[ncand++] = i;
+	if (tc->live) {
+		order_ctx = tc;
+		order_tab = t;
+		qsort(tc->order, ncand, sizeof(*tc->order), cmp_priority);
+		if (ncand > TASKSTATS_MAX_QUERIES)
+			ncand = TASKSTATS_MAX_QUERIES;
+	}
+	for (size_t k = 0; k < ncand && !t->taskstats.err; k++) {
+		struct proc_raw *p = &t->rows[tc->order[k]];
+		char pid[16];
+
+		e = ask_one(tc, r, p, t->delayacct, t, &what);
+		if (e == -ENOMEM)
+			return e;
+		if (e < 0) {
+			snprintf(pid, sizeof(pid), "%d", p->pid);
+			if (e == -EBADMSG && what)
+				status_set(&t->taskstats, e, "answer for pid %s: %s", pid, what);
+			else
+				status_set(&t->taskstats, e, "pid %s: %s", pid, netlink_hint(e));
+		}
+	}
+	/* bytes-only rows that did IO still get a name */
+	for (size_t k = 0; k < ncand; k++) {
+		struct proc_raw *p = &t->rows[tc->order[k]];
+
+		if (p->source != PROC_SRC_TASKSTATS && io_total(p))
+			read_comm(r, p);
+	}
+	if (t->taskstats.err) {
+		/* a half-asked sample mixes sources: fall back for all of it */
+		for (size_t i = 0; i < t->n; i++) {
+			t->rows[i].has_delay = false;
+			t->rows[i].blkio_count = t->rows[i].blkio_delay_ns = 0;
+			t->rows[i].source = PROC_SRC_PROCFS;
+		}
+	}
+	return remember(tc, t);
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Per-process IO: /proc/PID/io for every process (cheap, bytes only) and the
+ * taskstats generic netlink family for the few processes that did IO (bytes
+ * plus block-IO delay). Collect only: no rates here (metrics_proc.c).
+ */
+#ifndef IOTRIAGE_TASKSTATS_H
+#define IOTRIAGE_TASKSTATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iotriage/types.h"
+#include "netlink.h"
+#include "root.h"
+
+#define PROC_COMM_MAX 32 /* TS_COMM_LEN; /proc/PID/comm is at most 16 */
+/* Taskstats questions per sample: each is one sendmsg + one recvmsg, and
+ * the rest of the processes keep their /proc/PID/io bytes. */
+#define TASKSTATS_MAX_QUERIES 64
+
+enum proc_io_source {
+	PROC_SRC_PROCFS,    /* /proc/PID/io: bytes only */
+	PROC_SRC_TASKSTATS, /* taskstats TGID answer: bytes and delays */
+};
+
+/* One process (thread group), cumulative counters since it started. */
+struct proc_raw {
+	int32_t pid;
+	char comm[PROC_COMM_MAX]; /* "" when not read this sample (no IO) */
+	uint8_t source;		  /* enum proc_io_source */
+	bool has_delay;		  /* blkio_* are real (taskstats and delay accounting on) */
+	uint64_t read_bytes;	  /* storage IO the process caused (task_io_accounting) */
+	uint64_t write_bytes;
+	uint64_t cancelled_write_bytes; /* dirtied then truncated: never written */
+	uint64_t blkio_count;		/* sync block-IO waits */
+	uint64_t blkio_delay_ns;	/* time spent in them */
+};
+
+struct proc_table {
+	struct proc_raw *rows; /* ascending pid */
+	size_t n, cap;
+	int8_t delayacct;    /* kernel.task_delayacct: 1, 0, -1 unknown (no sysctl) */
+	unsigned unreadable; /* /proc/PID/io refused (EACCES: not our process) */
+	unsigned queried;    /* taskstats questions asked this sample */
+	unsigned answered;
+	unsigned vanished; /* exited between listing and reading: dropped */
+	struct src_status procfs;
+	struct src_status taskstats;
+};
+
+/* One decoded taskstats answer. */
+struct taskstats_answer {
+	uint32_t pid; /* TGID (or PID for a per-thread answer) */
+	bool tgid;    /* TASKSTATS_TYPE_AGGR_TGID */
+	uint16_t version;
+	char comm[PROC_COMM_MAX];
+	uint64_t read_bytes, write_bytes, cancelled_write_bytes;
+	uint64_t blkio_count, blkio_delay_ns;
+};
+
+/*
+ * Decodes the kernel's answer to TASKSTATS_CMD_GET: one generic netlink
+ * message, or an NLMSG_ERROR. Pure over bytes (buf must be 4-byte aligned).
+ * Returns 0, the kernel's -errno (-ESRCH: the process is gone, -EPERM), or
+ * -EBADMSG with *what (may be NULL) naming the defect. Unknown attributes
+ * are skipped, as the netlink rules ask of a reader; a known attribute of a
+ * wrong size is an error.
+ */
+int taskstats_parse(const void *buf, size_t len, struct taskstats_answer *ret, const char **what);
+
+/* /proc/PID/io text: read_bytes, write_bytes and cancelled_write_bytes are
+ * required. 0 or -EBADMSG. Other keys are ignored. */
+int taskstats_procio_parse(const char *buf, size_t len, struct proc_raw *ret);
+
+/* Builds the TASKSTATS_CMD_GET request for a thread group; NULL on ENOMEM. */
+struct nl_msg *taskstats_request(int family, uint32_t tgid);
+
+/* What the collector remembers between samples to pick whom to ask. */
+struct proc_seen {
+	int32_t pid;
+	uint64_t io_bytes; /* read + write + cancelled at the last sample */
+	uint64_t delay_ns; /* blkio delay at the last answer */
+	bool delay_grew;   /* keep asking while its delay keeps growing */
+};
+
+struct taskstats_collector {
+	bool live;   /* root is "/": ask the kernel; else read netlink/taskstats/ */
+	bool record; /* capture: also write each live answer under record_dfd */
+	int record_dfd;
+	bool opened;  /* the socket was tried */
+	int open_err; /* netlink_open_genl()'s result */
+	struct nlconn conn;
+	struct nlreply reply;
+	struct proc_seen *seen; /* ascending pid */
+	size_t nseen, seen_cap;
+	struct proc_seen *next;
+	size_t next_cap;
+	size_t *order; /* candidates, scratch */
+	size_t order_cap;
+	char *iobuf;
+	size_t iobuf_cap;
+};
+
+/*
+ * Reads every /proc/PID/io under r, then asks taskstats (or its recorded
+ * answers) about at most TASKSTATS_MAX_QUERIES processes whose IO bytes
+ * moved since the previous call (the biggest first; on the first call, the
+ * biggest totals) or whose delay kept growing. Fills t (storage reused) and
+ * its statuses. Returns 0, or -errno when /proc itself cannot be listed.
+ */
+int taskstats_collect(struct taskstats_collector *tc, const struct root *r, struct proc_table *t);
+void taskstats_collector_free(struct taskstats_collector *tc);
+
+void proc_table_free(struct proc_table *t);
+int proc_table_copy(struct proc_table *dst, const struct proc_table *src);
+/* Row of pid or NULL; t ascending, binary search. */
+const struct proc_raw *proc_table_find(const struct proc_table *t, int32_t pid);
+
+#endif
