@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "extsrc.h"
 #include "grow.h"
 #include "parse.h"
 #include "snapshot.h"
@@ -63,6 +64,8 @@ void collector_close(struct collector *c)
 	c->blk = NULL;
 	turbo_collector_free(c->turbo);
 	c->turbo = NULL;
+	extsrc_collector_free(c->ext);
+	c->ext = NULL;
 	c->nblk = c->blk_cap = 0;
 	root_close(&c->root);
 }
@@ -270,6 +273,9 @@ int collector_sample(struct collector *c, struct snapshot *s)
 	/* turbostat counters of the CPUs /proc/stat lists as online; never fails the sample */
 	if (turbo_collect(&c->turbo, &c->root, &s->stat, &s->turbo) < 0 && !first_err)
 		first_err = -ENOMEM;
+	/* processes, NICs, pressure, writeback: statuses inside, never fails the sample */
+	if (extsrc_sample(&c->ext, &c->root, &s->ext) < 0 && !first_err)
+		first_err = -ENOMEM;
 	r = s->status[SRC_DISKSTATS].err ? 0 : refresh_blockinfo(c, &s->disks);
 	set_status(c, s, SRC_SYSBLOCK, r, NULL);
 	if (s->status[SRC_STAT].err && s->status[SRC_DISKSTATS].err)
@@ -287,6 +293,8 @@ void snapshot_free(struct snapshot *s)
 	irq_table_free(&s->softirqs);
 	turbo_raw_free(s->turbo);
 	s->turbo = NULL;
+	extsrc_raw_free(s->ext);
+	s->ext = NULL;
 }
 
 int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
@@ -307,6 +315,8 @@ int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 		r = irq_table_copy(&dst->softirqs, &src->softirqs);
 	if (r >= 0)
 		r = turbo_raw_copy(&dst->turbo, src->turbo);
+	if (r >= 0)
+		r = extsrc_raw_copy(&dst->ext, src->ext);
 	return r;
 }
 
