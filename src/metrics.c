@@ -10,6 +10,7 @@
 
 #include "grow.h"
 #include "metrics.h"
+#include "metrics_proc.h"
 #include "turbo.h"
 #include "parse.h"
 
@@ -409,6 +410,9 @@ int metrics_compute(const struct snapshot *prev, const struct snapshot *cur, uin
 			return r;
 	}
 	sum_intr_per_cpu(m, &cur->irqs);
+	r = metrics_proc_compute(prev, cur, itv_cs, m->irq_valid ? &m->irq : NULL, &m->ext);
+	if (r < 0)
+		return r;
 	return turbo_metrics_update(&m->turbo, prev, cur, itv_cs);
 }
 
@@ -432,5 +436,6 @@ void metrics_free(struct metrics *m)
 	rate_table_free(&m->irq);
 	rate_table_free(&m->softirq);
 	turbo_metrics_destroy(m->turbo);
+	metrics_proc_free(m->ext);
 	memset(m, 0, sizeof(*m));
 }
