@@ -7,6 +7,7 @@
 
 #include "advise_json.h"
 #include "encode.h"
+#include "encode_ext.h"
 #include "snapshot.h"
 #include "turbo.h"
 
@@ -42,6 +43,7 @@ static void encode_sources(struct strbuf *sb, const struct snapshot *s)
 		sb_puts(sb, "},");
 	}
 	encode_turbo_sources(sb, s->turbo);
+	encode_ext_sources(sb, s);
 	end_obj(sb, '}');
 	sb_putc(sb, ',');
 }
@@ -251,6 +253,7 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 	if (m->softirq_valid)
 		encode_rates(sb, "softirqs", &m->softirq, &cur->softirqs, false);
 	encode_turbo(sb, m->turbo);
+	encode_ext_sections(sb, cur, m);
 	if (o && o->advice)
 		advise_json_encode(sb, o->advice);
 	end_obj(sb, '}');
