@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "extsrc.h"
 #include "procfile.h"
 
 static int mkdir_p(int dfd, const char *rel)
@@ -194,6 +195,14 @@ int capture_tree(const struct root *src, const char *dst, struct capture_result 
 			res.missing++;
 	}
 	capture_block(src, dfd, &pf, &res);
+	/* processes, NICs, pressure, writeback: /proc files and netlink answers
+	 * (doc/netlink.md); all optional */
+	{
+		unsigned ext_files = 0;
+
+		if (extsrc_capture(src, dfd, &ext_files) == 0)
+			res.files += ext_files;
+	}
 	procfile_free(&pf);
 	close(dfd);
 	*ret = res;
