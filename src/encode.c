@@ -3,6 +3,7 @@
  * The JSON form of a sample. Key names for disks and CPUs are sysstat's
  * (iostat -x -o JSON, mpstat -o JSON) so scripts written for those work.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "advise_json.h"
@@ -48,7 +49,27 @@ static void encode_sources(struct strbuf *sb, const struct snapshot *s)
 	sb_putc(sb, ',');
 }
 
-static void encode_disk(struct strbuf *sb, const struct disk_metrics *d)
+/* "slaves":["sdb","sdc"] from the comma-separated /sys/block/X/slaves list */
+static void encode_slaves(struct strbuf *sb, const char *list)
+{
+	char name[IOT_NAME_MAX];
+
+	sb_puts(sb, ",\"slaves\":[");
+	while (*list) {
+		size_t n = strcspn(list, ",");
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, list);
+		sb_json_str(sb, name);
+		list += n;
+		if (*list == ',') {
+			list++;
+			sb_putc(sb, ',');
+		}
+	}
+	sb_putc(sb, ']');
+}
+
+static void encode_disk(struct strbuf *sb, const struct disk_metrics *d, const struct disk_raw *raw)
 {
 	sb_putc(sb, '{');
 	sb_json_key(sb, "disk_device");
@@ -62,6 +83,10 @@ static void encode_disk(struct strbuf *sb, const struct disk_metrics *d)
 		sb_json_str(sb, d->dm_name);
 	}
 	sb_puts(sb, d->whole ? ",\"whole\":true" : ",\"whole\":false");
+	if (raw && raw->slaves[0])
+		encode_slaves(sb, raw->slaves);
+	if (raw && raw->iostats == 0)
+		sb_puts(sb, ",\"iostats\":false");
 	sb_puts(sb, ",\"in_flight\":");
 	sb_u64(sb, d->in_flight);
 	if (!d->valid) {
@@ -225,10 +250,17 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 	sb_json_key(sb, "disks");
 	sb_putc(sb, '[');
 	for (size_t i = 0; i < m->ndisks; i++) {
+		const struct disk_raw *raw;
+
 		/* like iostat -x: whole disks that have done IO since boot */
 		if (o && o->whole_only && (!m->disks[i].whole || m->disks[i].unused))
 			continue;
-		encode_disk(sb, &m->disks[i]);
+		/* metrics_compute keeps disks[i] in step with the current table */
+		raw = i < cur->disks.n && cur->disks.rows[i].major == m->disks[i].major &&
+			      cur->disks.rows[i].minor == m->disks[i].minor
+			  ? &cur->disks.rows[i]
+			  : NULL;
+		encode_disk(sb, &m->disks[i], raw);
 		sb_putc(sb, ',');
 	}
 	end_obj(sb, ']');

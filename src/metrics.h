@@ -36,7 +36,7 @@ struct rate_table {
 
 struct metrics {
 	uint64_t itv_cs; /* interval, centiseconds (sysstat's unit) */
-	struct disk_metrics *disks;
+	struct disk_metrics *disks; /* disks[i] is cur->disks.rows[i] */
 	size_t ndisks, disks_cap;
 	unsigned disks_missing; /* devices of prev that are gone now */
 	struct cpu_metrics all;

@@ -65,6 +65,22 @@ assert len(hot) == 16 and all(set(r["cpus"]) == {"1"} for r in hot)
 assert float(cpus["1"]["intr/s"]) > 80000 and float(cpus["0"]["intr/s"]) == 0
 '
 
+"$IOTRIAGE" compute "$FIXTURES/edge-stack/t0" "$FIXTURES/edge-stack/t1" --json --all \
+	>"$tmp/edge-stack.json" 2>"$tmp/edge-stack.err" || fail "edge-stack"
+check edge-stack '
+assert disks["sda"]["whole"] and not disks["sda1"]["whole"], "partition told from disk by /sys/block"
+assert disks["dm-0"]["dm_name"] == "vg0-data"
+assert sorted(disks["dm-0"]["slaves"]) == ["sda1"]
+assert sorted(disks["md0"]["slaves"]) == ["sdb", "sdc"]
+assert disks["cciss/c0d0"]["whole"], "cciss!c0d0 in sysfs"
+assert disks["sdc"]["iostats"] is False and "iostats" not in disks["sdb"]
+'
+run edge-stack
+check edge-stack '
+assert "sda1" not in disks, "partitions only with --all"
+assert "md0" in disks and "dm-0" in disks
+'
+
 # a missing source is unavailable with its reason, never zeros
 cp -r "$FIXTURES/hot-irq" "$tmp/nosoft"
 rm "$tmp/nosoft/t1/proc/softirqs"
