@@ -145,7 +145,8 @@ rpmfile=$(ls "$R"/RPMS/*/iotriage-"$V"-*.rpm 2>/dev/null | head -n 1)
 ok "built $(basename "$rpmfile")"
 rpmlist=$(rpm -qlp "$rpmfile" 2>/dev/null)
 for f in /usr/bin/iotriage /usr/sbin/iotriaged /usr/lib/systemd/system/iotriaged.service \
-	/etc/sysconfig/iotriaged /usr/lib/sysusers.d/iotriage.conf /usr/lib/modules-load.d/iotriage.conf; do
+	/etc/sysconfig/iotriaged /usr/lib/sysusers.d/iotriage.conf /usr/lib/modules-load.d/iotriage.conf \
+	/var/lib/iotriage /usr/share/man/man1/iotriage.1.gz /usr/share/man/man8/iotriaged.8.gz; do
 	echo "$rpmlist" | grep -qx "$f" || fail "the .rpm lacks $f"
 done
 rpm2cpio "$rpmfile" | (mkdir "$TMP/rpmx" && cd "$TMP/rpmx" && cpio -id --quiet ./usr/lib/systemd/system/iotriaged.service)
@@ -317,6 +318,12 @@ out=$(eval "$pre" 2>&1) || fail "ExecStartPre fails with the defaults file prese
 ) || fail "IOTRIAGED_ARGS in the shipped /etc/default/iotriaged is refused"
 
 # ---- purge: nothing left behind ----
+# What "iotriage apply" leaves: an undo journal under /var/lib/iotriage.
+# Purge must take it too (debian/postrm), unless it was there before.
+state_made=0
+if [ ! -e /var/lib/iotriage ]; then
+	mkdir -m 0700 /var/lib/iotriage && echo '{}' >/var/lib/iotriage/journal-test && state_made=1
+fi
 if ! dpkg --purge iotriage >"$TMP/purge.log" 2>&1; then
 	cat "$TMP/purge.log"
 	fail "dpkg --purge"
@@ -336,5 +343,9 @@ for f in /etc/default/iotriaged /etc/systemd/system/multi-user.target.wants/iotr
 	/usr/share/doc/iotriage /run/iotriage; do
 	[ -e "$f" ] || [ -L "$f" ] && fail "left behind after purge: $f"
 done
+if [ "$state_made" = 1 ] && [ -e /var/lib/iotriage ]; then
+	fail "left behind after purge: /var/lib/iotriage"
+	rm -rf /var/lib/iotriage
+fi
 [ $status -eq 0 ] && ok "purged; nothing left behind (the iotriage group stays, as Debian keeps system groups)"
 exit $status
