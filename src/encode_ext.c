@@ -71,8 +71,7 @@ static void proc_row(struct strbuf *sb, const struct proc_metrics *p)
 	kvu(sb, "pid", (uint64_t)p->pid);
 	sb_json_key(sb, "comm");
 	sb_json_str(sb, p->comm);
-	sb_puts(sb, p->source == PROC_SRC_TASKSTATS ? ",\"source\":\"taskstats\","
-						    : ",\"source\":\"procfs\",");
+	sb_putc(sb, ',');
 	if (p->started)
 		sb_puts(sb, "\"started\":true,");
 	kv(sb, "kB_rd/s", p->rkb_s);
@@ -95,9 +94,10 @@ static void encode_procs(struct strbuf *sb, const struct extsrc_raw *x,
 		return;
 	sb_json_key(sb, "processes");
 	sb_putc(sb, '{');
-	/* where the per-process numbers of this sample came from */
-	sb_puts(sb, !t->taskstats.err && t->answered ? "\"source\":\"taskstats\","
-						     : "\"source\":\"procfs\",");
+	/* bytes are always the thread group's /proc/PID/io; delays need taskstats */
+	sb_puts(sb, "\"bytes_source\":\"procfs\",");
+	sb_puts(sb, !t->taskstats.err && t->answered ? "\"delay_source\":\"taskstats\","
+						     : "\"delay_source\":null,");
 	sb_json_key(sb, "delay_accounting");
 	sb_puts(sb, t->taskstats.err	? "\"unavailable\","
 		    : t->delayacct == 0 ? "\"off\","

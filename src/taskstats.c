@@ -383,11 +383,15 @@ static int load_recorded(const struct root *r, int32_t pid, struct nlreply *out)
 
 static void apply_answer(struct proc_raw *p, const struct taskstats_answer *a, int8_t delayacct)
 {
+	/*
+	 * Only the delays: for a thread group the kernel leaves the IO byte
+	 * fields 0 (fill_stats_for_tgid() sums delays, not task_io_accounting),
+	 * while /proc/PID/io already holds the group's bytes, dead threads
+	 * included.
+	 */
 	p->source = PROC_SRC_TASKSTATS;
-	memcpy(p->comm, a->comm, sizeof(p->comm));
-	p->read_bytes = a->read_bytes;
-	p->write_bytes = a->write_bytes;
-	p->cancelled_write_bytes = a->cancelled_write_bytes;
+	if (a->comm[0])
+		memcpy(p->comm, a->comm, sizeof(p->comm));
 	p->blkio_count = a->blkio_count;
 	p->blkio_delay_ns = a->blkio_delay_ns;
 	/* with accounting off the kernel sends zeros, which are not "no delay" */
@@ -547,7 +551,12 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 		if (ncand > TASKSTATS_MAX_QUERIES)
 			ncand = TASKSTATS_MAX_QUERIES;
 	}
-	for (size_t k = 0; k < ncand && !t->taskstats.err; k++) {
+	/* with accounting off every delay is 0 and the group answer has no bytes:
+	 * asking would cost a round trip per process for nothing */
+	if (t->delayacct == 0 && !t->taskstats.err)
+		snprintf(t->taskstats.reason, sizeof(t->taskstats.reason),
+			 "not asked: delay accounting off (sysctl kernel.task_delayacct=0)");
+	for (size_t k = 0; k < ncand && !t->taskstats.err && t->delayacct != 0; k++) {
 		struct proc_raw *p = &t->rows[tc->order[k]];
 		char pid[16];
 
@@ -566,7 +575,7 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 	for (size_t k = 0; k < ncand; k++) {
 		struct proc_raw *p = &t->rows[tc->order[k]];
 
-		if (p->source != PROC_SRC_TASKSTATS && io_total(p))
+		if (!p->comm[0] && (io_total(p) || p->source == PROC_SRC_TASKSTATS))
 			read_comm(r, p);
 	}
 	if (t->taskstats.err) {

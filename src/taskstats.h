@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Per-process IO: /proc/PID/io for every process (cheap, bytes only) and the
- * taskstats generic netlink family for the few processes that did IO (bytes
- * plus block-IO delay). Collect only: no rates here (metrics_proc.c).
+ * Per-process IO: /proc/PID/io for every process (cheap; the thread group's
+ * read/write/cancelled bytes) and the taskstats generic netlink family for
+ * the few processes that did IO (block-IO delay; the kernel's thread-group
+ * answer carries no IO bytes). Collect only: no rates here (metrics_proc.c).
  */
 #ifndef IOTRIAGE_TASKSTATS_H
 #define IOTRIAGE_TASKSTATS_H
@@ -21,15 +22,15 @@
 #define TASKSTATS_MAX_QUERIES 64
 
 enum proc_io_source {
-	PROC_SRC_PROCFS,    /* /proc/PID/io: bytes only */
-	PROC_SRC_TASKSTATS, /* taskstats TGID answer: bytes and delays */
+	PROC_SRC_PROCFS,    /* bytes from /proc/PID/io, no delay asked */
+	PROC_SRC_TASKSTATS, /* bytes from /proc/PID/io, delays from taskstats */
 };
 
 /* One process (thread group), cumulative counters since it started. */
 struct proc_raw {
 	int32_t pid;
 	char comm[PROC_COMM_MAX]; /* "" when not read this sample (no IO) */
-	uint8_t source;		  /* enum proc_io_source */
+	uint8_t source;		  /* enum proc_io_source: where the delays came from */
 	bool has_delay;		  /* blkio_* are real (taskstats and delay accounting on) */
 	uint64_t read_bytes;	  /* storage IO the process caused (task_io_accounting) */
 	uint64_t write_bytes;
