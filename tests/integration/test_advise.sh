@@ -1,0 +1,97 @@
+#!/bin/sh
+# The advisor from the command line: suggest on every scenario pair (text and
+# JSON), compute --json carrying findings/suggestions, apply/undo against a
+# copy of a recorded tree whose /proc/irq files are plain files, and the
+# errors a person meets (unknown id, applied twice, nothing to undo).
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+A="$FIXTURES/advise"
+
+# every scenario: JSON parses and ids are what the scenario promises
+check() { # scenario "finding ids" "suggestion ids"
+	"$IOTRIAGE" suggest "$A/$1/t0" "$A/$1/t1" --json >"$tmp/$1.json" 2>"$tmp/err" ||
+		fail "$1: suggest exit $? $(cat "$tmp/err")"
+	python3 - "$tmp/$1.json" "$2" "$3" <<'PY' || fail "$1: ids"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = sorted(x["id"] for x in d["findings"])
+s = sorted(x["id"] for x in d["suggestions"])
+want_f = sorted(sys.argv[2].split())
+want_s = sorted(sys.argv[3].split())
+assert f == want_f, (f, want_f)
+assert s == want_s, (s, want_s)
+for x in d["suggestions"]:
+    assert x["commands"] and len(x["commands"]) == len(x["undo"]) == len(x["writes"]), x
+    assert x["reason"] and x["effect"], x
+    for c in x["commands"]:
+        assert c.startswith("echo ") and " > /" in c, c
+PY
+}
+check mpt2sas "hot-cpu-cpu1" "irq-spread-host0"
+check nvme-managed "hot-cpu-cpu2 managed-irqs-nvme0" ""
+check nic-single-queue "hot-cpu-cpu0" "rps-eth0"
+check irqbalance "hot-cpu-cpu3 irqbalance-irqbalance" "irq-spread-eth1"
+check isolated "hot-cpu-cpu0" "irq-spread-eth0"
+check numa1 "hot-cpu-cpu0" "irq-spread-eth2"
+check healthy "" ""
+check disk-saturated "disk-saturated-sdb" "scheduler-sdb"
+check disk-slow "disk-slow-sdc" ""
+check iostats-off "iostats-off-sdd" "iostats-sdd"
+check md-raid0 "disk-saturated-sdd disk-saturated-sdf member-imbalance-md0-sdf" ""
+check container "hot-cpu-cpu1 topology-missing-topology" ""
+
+# the human form names the commands and the undo
+"$IOTRIAGE" suggest "$A/mpt2sas/t0" "$A/mpt2sas/t1" >"$tmp/out" || fail "suggest text"
+grep -q 'echo 0 > /proc/irq/107/smp_affinity_list' "$tmp/out" || fail "text: command"
+grep -q 'echo 0-7 > /proc/irq/107/smp_affinity_list' "$tmp/out" || fail "text: undo"
+"$IOTRIAGE" suggest "$A/healthy/t0" "$A/healthy/t1" | grep -q '^No findings' || fail "healthy text"
+
+# compute --json carries the same arrays
+"$IOTRIAGE" compute "$A/nic-single-queue/t0" "$A/nic-single-queue/t1" --json >"$tmp/c.json" ||
+	fail "compute"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [s["id"] for s in d["suggestions"]]==["rps-eth0"], d["suggestions"]; assert d["findings"][0]["kind"]=="hot_cpu"' "$tmp/c.json" ||
+	fail "compute json findings"
+
+# apply / undo on a copy: --before gives the first sample, the root the second
+cp -a "$A/mpt2sas/t1" "$tmp/root"
+"$IOTRIAGE" apply irq-spread-host0 --before "$A/mpt2sas/t0" --root "$tmp/root" >"$tmp/out" 2>&1 ||
+	fail "apply: $(cat "$tmp/out")"
+grep -q 'applied: 16 writes' "$tmp/out" || fail "apply message: $(cat "$tmp/out")"
+[ "$(cat "$tmp/root/proc/irq/108/smp_affinity_list")" = 1 ] || fail "apply did not write 108"
+[ "$(cat "$tmp/root/proc/irq/122/smp_affinity_list")" = 7 ] || fail "apply did not write 122"
+[ -f "$tmp/root/var/lib/iotriage/irq-spread-host0.undo" ] || fail "no journal"
+# applied twice: nothing to do now (already spread), exit 1 with a reason
+"$IOTRIAGE" apply irq-spread-host0 --before "$A/mpt2sas/t0" --root "$tmp/root" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "second apply must fail"
+grep -q '^iotriage: irq-spread-host0: no such suggestion now' "$tmp/err" || fail "second apply message"
+"$IOTRIAGE" undo --root "$tmp/root" >"$tmp/out" || fail "undo"
+grep -q 'irq-spread-host0 undone: 16 values restored' "$tmp/out" || fail "undo message"
+for i in $(seq 107 122); do
+	[ "$(cat "$tmp/root/proc/irq/$i/smp_affinity_list")" = 0-7 ] || fail "undo of $i"
+done
+[ ! -e "$tmp/root/var/lib/iotriage/irq-spread-host0.undo" ] || fail "journal left after undo"
+"$IOTRIAGE" undo irq-spread-host0 --root "$tmp/root" 2>"$tmp/err"; [ $? -eq 1 ] || fail "undo twice"
+grep -q 'nothing applied under this id' "$tmp/err" || fail "undo twice message"
+"$IOTRIAGE" undo --root "$tmp/root" | grep -q '^Nothing to undo' || fail "empty undo"
+
+# --state-dir elsewhere; RPS writes three files and undoes them
+cp -a "$A/nic-single-queue/t1" "$tmp/nic"
+"$IOTRIAGE" apply rps-eth0 --before "$A/nic-single-queue/t0" --root "$tmp/nic" \
+	--state-dir "$tmp/state" >/dev/null || fail "apply rps"
+[ "$(cat "$tmp/nic/sys/class/net/eth0/queues/rx-0/rps_cpus")" = 0000000f ] || fail "rps_cpus"
+[ "$(cat "$tmp/nic/proc/sys/net/core/rps_sock_flow_entries")" = 32768 ] || fail "sock flows"
+[ -f "$tmp/state/rps-eth0.undo" ] || fail "journal in --state-dir"
+"$IOTRIAGE" undo rps-eth0 --root "$tmp/nic" --state-dir "$tmp/state" >/dev/null || fail "undo rps"
+[ "$(cat "$tmp/nic/sys/class/net/eth0/queues/rx-0/rps_cpus")" = 00000000 ] || fail "rps undo"
+
+# bad input: unknown id, no arguments, a tree without topology
+"$IOTRIAGE" apply no-such-id --before "$A/mpt2sas/t0" --root "$tmp/root" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "unknown id exit"
+grep -q 'no such suggestion now' "$tmp/err" || fail "unknown id message"
+"$IOTRIAGE" apply 2>/dev/null; [ $? -eq 2 ] || fail "apply without id must exit 2"
+"$IOTRIAGE" suggest a b c 2>/dev/null; [ $? -eq 2 ] || fail "suggest with 3 trees must exit 2"
+"$IOTRIAGE" suggest /nonexistent-a /nonexistent-b 2>"$tmp/err"; [ $? -eq 1 ] || fail "missing trees"
+grep -q '^iotriage: /nonexistent-a: ' "$tmp/err" || fail "missing tree message"
+exit 0
