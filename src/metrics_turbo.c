@@ -178,6 +178,7 @@ static void compute_row(const struct snapshot *ps, const struct snapshot *cs,
 	double tsc = 0, aperf = 0, mperf = 0, d;
 	double cst[3] = { 0, 0, 0 };
 	bool have_tsc, have_freq;
+	bool core_cstates = (m->cols & (BIT(TC_C3) | BIT(TC_C6) | BIT(TC_C7))) != 0;
 	char why[64];
 
 	if (c->err) {
@@ -251,7 +252,17 @@ static void compute_row(const struct snapshot *ps, const struct snapshot *cs,
 		}
 	}
 	/* CPU%c1: what is neither C0 nor a deeper core state; counter reads are
-	 * not atomic, so an overshoot shows 0 rather than a negative number */
+	 * not atomic, so an overshoot shows 0 rather than a negative number.
+	 * Without the core's residencies (its first thread failed, or changed
+	 * with hotplug) C1 would swallow C3..C7: leave it out. */
+	if (have_freq && core_cstates &&
+	    !(core_c && core_p && !core_c->err && !core_p->err &&
+	      (core_c->have & core_p->have & (TR_C3 | TR_C6 | TR_C7)))) {
+		have_freq = false;
+		snprintf(row->reason, sizeof(row->reason),
+			 "core residency of core %d not readable in both samples: no CPU%%c1-7",
+			 c->core_id);
+	}
 	if (have_freq) {
 		double c1 = tsc - mperf - cst[0] - cst[1] - cst[2];
 
