@@ -211,7 +211,8 @@ static void draw_header(struct ui *ui)
 	ui_put(0, 0, COLS, ui_attr(ui, PAIR_HEADER), buf);
 	if (state[0]) {
 		int len = (int)strlen(state) + 2;
-		int x = COLS - len > (int)strlen(buf) ? COLS - len : (int)strlen(buf) + 1;
+		/* the state wins over the header's tail: "DISCONNECTED" must show */
+		int x = COLS - len > 0 ? COLS - len : 0;
 		int attr = source_connected(ui->src) ? ui_attr(ui, PAIR_HEADER)
 						     : ui_attr(ui, PAIR_CRIT) | (int)A_REVERSE;
 
@@ -328,7 +329,7 @@ static void draw(struct ui *ui)
 	}
 	hist_h = LINES - 1 - y;
 	if (hist_h >= 2)
-		view_history_draw(ui, (struct rect){ y, 0, hist_h > 5 ? 5 : hist_h, COLS });
+		view_history_draw(ui, (struct rect){ y, 0, hist_h > 9 ? 9 : hist_h, COLS });
 	draw_footer(ui, LINES - 1);
 	refresh();
 }

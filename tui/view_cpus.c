@@ -142,9 +142,11 @@ static void draw_bar(const struct ui *ui, int y, int x, int w, int base, const s
 			n = inner - used;
 		if (n <= 0)
 			continue;
-		memset(run, ui->color ? '|' : seg[s].ch, sizeof(run));
+		/* on the hot row the row's colour wins: letters tell the shares apart */
+		memset(run, ui->color && !c->hot ? '|' : seg[s].ch, sizeof(run));
 		run[n < (int)sizeof(run) ? n : (int)sizeof(run) - 1] = '\0';
-		ui_put(y, x + 1 + used, n, ui_mix(base, ui_attr(ui, seg[s].pair)), run);
+		ui_put(y, x + 1 + used, n, c->hot ? base : ui_mix(base, ui_attr(ui, seg[s].pair)),
+		       run);
 		used += n;
 	}
 	ui_put(y, x + 1 + inner, 1, base | A_BOLD, "]");
@@ -236,7 +238,7 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 			} else {
 				int attr = 0;
 
-				if ((k == C_IRQ || k == C_SOFT) && v[k] >= MODEL_HOT_PCT)
+				if ((k == C_IRQ || k == C_SOFT) && v[k] >= MODEL_HOT_PCT && !c->hot)
 					attr = ui_attr(ui, PAIR_WARN);
 				ui_fmt_num(buf, sizeof(buf), cols[k].width, v[k]);
 				ui_put(y, x, cols[k].width, ui_mix(base, attr), buf);

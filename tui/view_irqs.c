@@ -79,9 +79,18 @@ static void landed(const struct model_irq *q, char *buf, size_t size, int w)
 		char num[16], item[32];
 		int n;
 
-		ui_fmt_num(num, sizeof(num), 6, q->cpus[k].rate_s);
-		n = snprintf(item, sizeof(item), "%s%d:%s", len ? " " : "", q->cpus[k].cpu,
-			     num + strspn(num, " "));
+		double v = q->cpus[k].rate_s;
+
+		/* compact: the table above has the exact total */
+		if (v >= 1e6)
+			snprintf(num, sizeof(num), "%.1fM", v / 1e6);
+		else if (v >= 1e4)
+			snprintf(num, sizeof(num), "%.1fk", v / 1e3);
+		else if (v >= 100)
+			snprintf(num, sizeof(num), "%.0f", v);
+		else
+			snprintf(num, sizeof(num), "%.1f", v);
+		n = snprintf(item, sizeof(item), "%s%d:%s", len ? " " : "", q->cpus[k].cpu, num);
 		if (n < 0 || len + (size_t)n + 4 > (size_t)w || len + (size_t)n + 4 >= size) {
 			if (len + 4 < size)
 				memcpy(buf + len, " ...", 5);

@@ -1,0 +1,202 @@
+#!/bin/sh
+# The live TUI driven in tmux (private server, killed at the end) on the
+# tui-hot tree, which a generator advances in place every 0.1 s by exact
+# per-second deltas, so every rate on screen is known whatever the timing:
+# embedded mode (disk row, hot core in colour, IRQ affinities, help, sort,
+# filter, pause, resize, NO_COLOR, q and SIGTERM restore the terminal), then
+# against iotriaged (header, values, "DISCONNECTED" with the last data kept
+# when it dies, reconnect when it returns). Assertions wait for the screen
+# (up to $WAIT seconds), they never sleep a fixed time and hope.
+set -u
+WAIT=${TUI_TEST_WAIT:-30}
+skip() { echo "SKIP: $*"; exit 77; }
+command -v tmux >/dev/null || skip "tmux is not installed"
+command -v python3 >/dev/null || skip "python3 is not installed"
+[ -n "${IOTRIAGE:-}" ] || skip "\$IOTRIAGE not set (run through meson test)"
+
+tmp=$(mktemp -d)
+sock="iotriage-test-$$"
+T() { tmux -L "$sock" -f /dev/null "$@"; }
+gen_pid=
+daemon_pid=
+cleanup() {
+	T kill-server 2>/dev/null
+	[ -n "$gen_pid" ] && kill "$gen_pid" 2>/dev/null && wait "$gen_pid" 2>/dev/null
+	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+fail() {
+	echo "FAIL: $*"
+	[ -f "$tmp/screen" ] && { echo "--- last screen:"; cat "$tmp/screen"; }
+	exit 1
+}
+
+# wait_for WINDOW REGEX: the window's screen matches within $WAIT s
+wait_for() {
+	n=0
+	while [ $n -lt $((WAIT * 10)) ]; do
+		T capture-pane -p -t "$1" >"$tmp/screen" 2>/dev/null
+		grep -Eq -- "$2" "$tmp/screen" && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+# wait_gone WINDOW REGEX: the screen stops matching within $WAIT s
+wait_gone() {
+	n=0
+	while [ $n -lt $((WAIT * 10)) ]; do
+		T capture-pane -p -t "$1" >"$tmp/screen" 2>/dev/null
+		grep -Eq -- "$2" "$tmp/screen" || return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+# line number of the first line matching REGEX in the last screen
+line_of() { grep -En -- "$1" "$tmp/screen" | head -n 1 | cut -d: -f1; }
+
+tree="$tmp/tree"
+"$SRCDIR/tests/fixtures/tui-hot/advance.py" "$tree" 0 || fail "generating the tree"
+"$SRCDIR/tests/fixtures/tui-hot/advance.py" "$tree" 1 --loop 0.1 &
+gen_pid=$!
+
+# The pane runs the client, then says whether the tty modes came back as
+# they were and the exit status, and stays open so the test can read it.
+run_in() { # WINDOW ARGS...
+	w=$1
+	shift
+	cat >"$tmp/$w.sh" <<SH
+s0=\$(stty -g)
+"$IOTRIAGE" $*
+rc=\$?
+[ "\$s0" = "\$(stty -g)" ] && echo "tty-restored rc=\$rc" || echo "tty-changed rc=\$rc"
+exec sleep 600
+SH
+	e="LANG=C.UTF-8${NO_COLOR:+ NO_COLOR=$NO_COLOR}"
+	# a session per client: tmux 3.3a's server dies on new-window once a
+	# detached window was resized by hand
+	T new-session -d -s "$w" -n "$w" -x 80 -y 24 "env $e sh $tmp/$w.sh"
+}
+
+disk_row='^sdb +100\.00 +500\.00 +400\.00 +5\.00 +25\.00 +13\.00 +1\.67 +100\.00'
+
+# ---- embedded, colour, 80x24 ----
+run_in emb --embedded --root "$tree"
+wait_for emb "$disk_row" || fail "embedded: the saturated disk's row"
+grep -Eq '^ iotriage +embedded +every 1s +host ' "$tmp/screen" || fail "header: mode, interval, host"
+grep -Eq '^sda +50\.00 +0\.00 +200\.00 +0\.50 +0\.00 +0\.03 +0\.60 +3\.00' "$tmp/screen" ||
+	fail "the idle disk's row"
+grep -q 'wkB/s' "$tmp/screen" && fail "wkB/s should not fit in 80 columns"
+grep -Eq '^0 HOT +10\.00 +10\.00 +35\.00 +45\.00 +25250\.00 NET_RX +9000\.00' "$tmp/screen" ||
+	fail "the hot core's row"
+[ "$(grep -c HOT "$tmp/screen")" -eq 1 ] || fail "exactly one core is HOT"
+grep -Eq '^30 +20000\.00 nvme0q1 +0-3 +0 +0:20\.0k' "$tmp/screen" ||
+	fail "IRQ 30 with its affinity 0-3, effective 0, landing on CPU 0"
+grep -Eq '^31 +100\.00 nvme0q2 +0-3 +1 +1:100' "$tmp/screen" || fail "IRQ 31 on CPU 1"
+# the hot core on a red background, %util 100 in red: SGR 41 and 31
+T capture-pane -e -p -t emb >"$tmp/screen.e"
+grep '0 HOT' "$tmp/screen.e" | grep -q '41m' || fail "the hot core is not drawn on red"
+grep 'sdb' "$tmp/screen.e" | grep -q '31m100\.00' || fail "%util 100 is not red"
+
+T send-keys -t emb F1
+wait_for emb '^Disks: iostat -x' || fail "F1 opens the help"
+T send-keys -t emb NPage
+wait_for emb '^  %util +percentage of time the device had IO in flight' ||
+	fail "PgDn scrolls the help to what %util means"
+T send-keys -t emb x
+wait_for emb '^> Disks' || fail "a key closes the help"
+T send-keys -t emb '?'
+wait_for emb '^Keys' || fail "? opens the help"
+T send-keys -t emb Escape
+wait_for emb '^> Disks' || fail "Esc closes the help"
+
+a=$(line_of '^sda '); b=$(line_of '^sdb ')
+[ "$a" -lt "$b" ] || fail "sorted by name: sda above sdb"
+T send-keys -t emb s
+wait_for emb 'Disks \(2\) +sort: %util' || fail "s sorts the disks by %util"
+wait_for emb "$disk_row" || fail "disk row after sorting"
+a=$(line_of '^sda '); b=$(line_of '^sdb ')
+[ "$b" -lt "$a" ] || fail "sorted by %util: sdb above sda"
+
+T send-keys -t emb / s d b Enter
+wait_for emb 'Disks \(1 of 2\) +sort: %util +filter: sdb' || fail "/ filters the disks"
+grep -q '^sda ' "$tmp/screen" && fail "the filter left sda"
+T send-keys -t emb Escape
+wait_for emb '^> Disks \(2\)' || fail "Esc clears the filter"
+
+T send-keys -t emb Tab
+wait_for emb '^> CPUs' || fail "Tab moves to the CPUs"
+T send-keys -t emb j j
+wait_for emb 'History: cpu 1 ' || fail "j moves the selection, the history follows it"
+T send-keys -t emb Tab s
+wait_for emb '^> IRQs \(4 of 6\) +sort: irq' || fail "sort of the IRQs panel"
+
+T send-keys -t emb Space
+wait_for emb 'PAUSED' || fail "space pauses"
+T send-keys -t emb Space
+wait_gone emb 'PAUSED' || fail "space resumes"
+
+T resize-window -t emb -x 132 -y 40
+wait_for emb 'wkB/s +rrqm/s' || fail "132 columns show wkB/s and more"
+wait_for emb '^sdb +100\.00 +500\.00 +400\.00 +16000\.00 ' || fail "the disk row at 132 columns"
+T resize-window -t emb -x 60 -y 16
+wait_for emb '^ iotriage +embedded' || fail "redrawn at 60x16"
+wait_for emb '^CPU ' || fail "the CPUs panel at 60x16"
+T resize-window -t emb -x 80 -y 24
+
+T send-keys -t emb q
+wait_for emb '^tty-restored rc=0' || fail "q: exit 0 with the tty modes restored"
+[ "$(T display -p -t emb '#{alternate_on}')" = 0 ] || fail "q left the alternate screen on"
+[ "$(T display -p -t emb '#{cursor_flag}')" = 1 ] || fail "q left the cursor hidden"
+
+# ---- NO_COLOR, then SIGTERM ----
+NO_COLOR=1 run_in nc --embedded --root "$tree"
+wait_for nc "$disk_row" || fail "NO_COLOR: the disk row"
+T capture-pane -e -p -t nc >"$tmp/screen.e"
+grep -Eq '\[(3[1-7]|4[1-7])m' "$tmp/screen.e" && fail "NO_COLOR still draws colours"
+grep -q '0 HOT' "$tmp/screen.e" || fail "NO_COLOR: the hot core is still marked"
+pane=$(T display -p -t nc '#{pane_pid}')
+pid=$(pgrep -P "$pane" | head -n 1)
+[ -n "$pid" ] || fail "no client process under pane $pane"
+kill -TERM "$pid"
+wait_for nc '^tty-restored rc=0' || fail "SIGTERM: exit 0 with the tty modes restored"
+[ "$(T display -p -t nc '#{alternate_on}')" = 0 ] || fail "SIGTERM left the alternate screen on"
+
+# ---- against the daemon ----
+[ -n "${IOTRIAGED:-}" ] || { echo "ok (daemon part skipped: \$IOTRIAGED not set)"; exit 0; }
+start_daemon() {
+	"$IOTRIAGED" --foreground --socket "$tmp/d.sock" --root "$tree" --interval 500 \
+		2>>"$tmp/daemon.log" &
+	daemon_pid=$!
+	n=0
+	while [ ! -S "$tmp/d.sock" ] && [ $n -lt $((WAIT * 10)) ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ -S "$tmp/d.sock" ] || fail "iotriaged did not create its socket: $(cat "$tmp/daemon.log")"
+}
+start_daemon
+run_in dmn --socket "$tmp/d.sock" --no-color
+wait_for dmn "$disk_row" || fail "daemon: the disk row"
+grep -Eq "^ iotriage +daemon $tmp/d.sock +every 0\.5s +host " "$tmp/screen" ||
+	fail "daemon header: socket and interval"
+grep -q '^0 HOT' "$tmp/screen" || fail "daemon: the hot core"
+grep -Eq '^30 +20000\.00 nvme0q1 +0-3 +0 ' "$tmp/screen" ||
+	fail "daemon: IRQ affinities read under the daemon's root"
+T send-keys -t dmn +
+wait_for dmn 'every 1s' || fail "+ asks the daemon for every 2nd sample"
+
+kill -TERM "$daemon_pid"
+wait "$daemon_pid"
+daemon_pid=
+wait_for dmn 'DISCONNECTED' || fail "daemon gone: DISCONNECTED"
+grep -Eq "$disk_row" "$tmp/screen" || fail "daemon gone: the last data stays"
+start_daemon
+wait_gone dmn 'DISCONNECTED' || fail "no reconnect after the daemon came back"
+wait_for dmn "$disk_row" || fail "reconnected: the disk row"
+T send-keys -t dmn q
+wait_for dmn '^tty-restored rc=0' || fail "daemon mode: q restores the tty"
+echo ok
