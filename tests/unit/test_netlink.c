@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Netlink answers as bytes (recorded ones from tests/fixtures/netlink-live
+ * and ones built here with libnl), PSI/vmstat/proc-io parsing, and the rates
+ * of metrics_proc.c on the recorded pair. No kernel is asked.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/taskstats.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "ethtool_nl.h"
+#include "metrics_proc.h"
+#include "pressure.h"
+#include "rtnl.h"
+#include "snapshot.h"
+#include "taskstats.h"
+#include "writeback.h"
+
+#define LIVE	   FIXTURES_DIR "/netlink-live"
+#define DD_PID	   31933
+#define DD_WRITTEN 23592960ull /* t1 - t0 write_bytes of dd (fixture README) */
+
+/* Whole file into a malloc'd (so 4-aligned) buffer. */
+static unsigned char *slurp(const char *path, size_t *ret_len)
+{
+	unsigned char *buf = malloc(1 << 20);
+	ssize_t n;
+	int fd;
+
+	assert_non_null(buf);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	n = read(fd, buf, 1 << 20);
+	assert_true(n > 0);
+	close(fd);
+	*ret_len = (size_t)n;
+	return buf;
+}
+
+/* The bytes of a built message, copied out so libnl's buffer can go. */
+static unsigned char *bytes_of(struct nl_msg *msg, size_t *ret_len)
+{
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	unsigned char *b = malloc(h->nlmsg_len);
+
+	assert_non_null(b);
+	memcpy(b, h, h->nlmsg_len);
+	*ret_len = h->nlmsg_len;
+	nlmsg_free(msg);
+	return b;
+}
+
+static struct nl_msg *ts_msg(int tgid_attr_len, bool with_stats, size_t stats_len, bool unknown)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct taskstats ts;
+	struct nlattr *nest;
+
+	assert_non_null(msg);
+	assert_non_null(genlmsg_put(msg, 1, 7, 0x17, 0, 0, TASKSTATS_CMD_NEW, 1));
+	if (unknown)
+		assert_int_equal(nla_put_u32(msg, 200, 0xdead), 0);
+	nest = nla_nest_start(msg, TASKSTATS_TYPE_AGGR_TGID);
+	if (tgid_attr_len == 4)
+		assert_int_equal(nla_put_u32(msg, TASKSTATS_TYPE_TGID, 4242), 0);
+	else
+		assert_int_equal(nla_put_u16(msg, TASKSTATS_TYPE_TGID, 4242), 0);
+	memset(&ts, 0, sizeof(ts));
+	ts.version = TASKSTATS_VERSION;
+	ts.blkio_count = 12;
+	ts.blkio_delay_total = 3000000;
+	ts.read_bytes = 4096;
+	snprintf(ts.ac_comm, sizeof(ts.ac_comm), "postgres");
+	if (with_stats)
+		assert_int_equal(nla_put(msg, TASKSTATS_TYPE_STATS, (int)stats_len, &ts), 0);
+	if (unknown)
+		assert_int_equal(nla_put_u64(msg, 99, 1), 0);
+	nla_nest_end(msg, nest);
+	return msg;
+}
+
+static unsigned char *error_msg(int err, size_t *ret_len)
+{
+	struct nl_msg *msg = nlmsg_alloc_simple(NLMSG_ERROR, 0);
+	struct nlmsgerr e = { .error = err };
+
+	assert_non_null(msg);
+	assert_int_equal(nlmsg_append(msg, &e, sizeof(e), NLMSG_ALIGNTO), 0);
+	return bytes_of(msg, ret_len);
+}
+
+static void test_taskstats_recorded(void **state)
+{
+	struct taskstats_answer a;
+	const char *what = NULL;
+	unsigned char *b;
+	size_t len;
+
+	(void)state;
+	b = slurp(LIVE "/t1/netlink/taskstats/31933.bin", &len);
+	assert_int_equal(taskstats_parse(b, len, &a, &what), 0);
+	assert_int_equal(a.pid, DD_PID);
+	assert_true(a.tgid);
+	/* dd waited on O_DIRECT|O_DSYNC writes: delay accounting was on */
+	assert_true(a.blkio_count > 0);
+	assert_true(a.blkio_delay_ns > 0);
+	/* every cut of the answer is refused, none read past the end */
+	for (size_t n = 0; n < len; n++) {
+		unsigned char *cut = malloc(n ? n : 1);
+
+		memcpy(cut, b, n);
+		assert_true(taskstats_parse(cut, n, &a, &what) < 0);
+		free(cut);
+	}
+	free(b);
+}
+
+static void test_taskstats_built(void **state)
+{
+	struct taskstats_answer a;
+	const char *what = NULL;
+	unsigned char *b;
+	size_t len;
+
+	(void)state;
+	/* unknown attributes are skipped, as netlink readers must */
+	b = bytes_of(ts_msg(4, true, sizeof(struct taskstats), true), &len);
+	assert_int_equal(taskstats_parse(b, len, &a, &what), 0);
+	assert_int_equal(a.pid, 4242);
+	assert_int_equal(a.blkio_count, 12);
+	assert_int_equal(a.blkio_delay_ns, 3000000);
+	assert_string_equal(a.comm, "postgres");
+	free(b);
+	/* an older, shorter struct taskstats still carrying IO accounting */
+	b = bytes_of(ts_msg(4, true, offsetof(struct taskstats, nvcsw), false), &len);
+	assert_int_equal(taskstats_parse(b, len, &a, &what), 0);
+	assert_int_equal(a.read_bytes, 4096);
+	free(b);
+	/* known attribute of the wrong size */
+	b = bytes_of(ts_msg(2, true, sizeof(struct taskstats), false), &len);
+	assert_int_equal(taskstats_parse(b, len, &a, &what), -EBADMSG);
+	assert_non_null(what);
+	free(b);
+	b = bytes_of(ts_msg(4, false, 0, false), &len);
+	assert_int_equal(taskstats_parse(b, len, &a, &what), -EBADMSG);
+	assert_string_equal(what, "no TASKSTATS_TYPE_STATS");
+	free(b);
+	b = bytes_of(ts_msg(4, true, 64, false), &len);
+	assert_int_equal(taskstats_parse(b, len, &a, &what), -EBADMSG);
+	free(b);
+	/* kernel refusals come back as their errno */
+	b = error_msg(-EPERM, &len);
+	assert_int_equal(taskstats_parse(b, len, &a, &what), -EPERM);
+	free(b);
+	b = error_msg(-ESRCH, &len);
+	assert_int_equal(taskstats_parse(b, len, &a, &what), -ESRCH);
+	free(b);
+	b = error_msg(12345, &len); /* not an errno */
+	assert_int_equal(taskstats_parse(b, len, &a, &what), -EBADMSG);
+	free(b);
+}
+
+static void test_ethtool_recorded(void **state)
+{
+	struct nic_channels ch;
+	struct nic_coalesce co;
+	const char *what = NULL;
+	unsigned char *b;
+	size_t len;
+
+	(void)state;
+	b = slurp(LIVE "/t1/netlink/ethtool/eth0/channels.bin", &len);
+	assert_int_equal(ethtool_nl_channels_parse(b, len, &ch, &what), 0);
+	/* `ethtool -l eth0` on the recording VM: 1 combined of at most 1 */
+	assert_int_equal(ch.combined, 1);
+	assert_int_equal(ch.combined_max, 1);
+	assert_int_equal(ch.rx + ch.tx + ch.other, 0);
+	/* a coalesce answer is not a channels answer */
+	free(b);
+	b = slurp(LIVE "/t1/netlink/ethtool/eth0/coalesce.bin", &len);
+	assert_int_equal(ethtool_nl_channels_parse(b, len, &ch, &what), -EBADMSG);
+	assert_int_equal(ethtool_nl_coalesce_parse(b, len, &co, &what), 0);
+	assert_true(co.has_rx_frames);
+	assert_int_equal(co.rx_frames, 1);
+	assert_true(co.has_adaptive_rx);
+	assert_false(co.adaptive_rx);
+	for (size_t n = 0; n < len; n++)
+		assert_true(ethtool_nl_coalesce_parse(b, n, &co, &what) < 0);
+	free(b);
+	/* ifb has no channels: the kernel's EOPNOTSUPP */
+	b = slurp(LIVE "/t1/netlink/ethtool/ifb0/channels.bin", &len);
+	assert_int_equal(ethtool_nl_channels_parse(b, len, &ch, &what), -EOPNOTSUPP);
+	free(b);
+}
+
+static void test_ethtool_built(void **state)
+{
+	struct nic_channels ch;
+	const char *what = NULL;
+	struct nlattr *hdr;
+	struct nl_msg *msg;
+	unsigned char *b;
+	size_t len;
+
+	(void)state;
+	msg = nlmsg_alloc();
+	assert_non_null(genlmsg_put(msg, 1, 1, 0x15, 0, 0, ETHTOOL_MSG_CHANNELS_GET_REPLY, 1));
+	hdr = nla_nest_start(msg, ETHTOOL_A_CHANNELS_HEADER);
+	nla_put_string(msg, ETHTOOL_A_HEADER_DEV_NAME, "eth9");
+	nla_nest_end(msg, hdr);
+	nla_put_u32(msg, ETHTOOL_A_CHANNELS_COMBINED_MAX, 8);
+	nla_put_u32(msg, ETHTOOL_A_CHANNELS_COMBINED_COUNT, 2);
+	nla_put_u32(msg, 250, 7); /* from a newer kernel */
+	b = bytes_of(msg, &len);
+	assert_int_equal(ethtool_nl_channels_parse(b, len, &ch, &what), 0);
+	assert_int_equal(ch.combined, 2);
+	assert_int_equal(ch.combined_max, 8);
+	free(b);
+
+	msg = nlmsg_alloc();
+	assert_non_null(genlmsg_put(msg, 1, 1, 0x15, 0, 0, ETHTOOL_MSG_CHANNELS_GET_REPLY, 1));
+	hdr = nla_nest_start(msg, ETHTOOL_A_CHANNELS_HEADER);
+	nla_put_u32(msg, ETHTOOL_A_HEADER_DEV_INDEX, 2);
+	nla_nest_end(msg, hdr);
+	nla_put_u32(msg, ETHTOOL_A_CHANNELS_COMBINED_MAX, 2);
+	nla_put_u32(msg, ETHTOOL_A_CHANNELS_COMBINED_COUNT, 9);
+	b = bytes_of(msg, &len);
+	assert_int_equal(ethtool_nl_channels_parse(b, len, &ch, &what), -EBADMSG);
+	assert_string_equal(what, "channel count above its maximum");
+	free(b);
+
+	msg = nlmsg_alloc();
+	assert_non_null(genlmsg_put(msg, 1, 1, 0x15, 0, 0, ETHTOOL_MSG_CHANNELS_GET_REPLY, 1));
+	nla_put_u8(msg, ETHTOOL_A_CHANNELS_COMBINED_COUNT, 1); /* u8 where u32 is due */
+	b = bytes_of(msg, &len);
+	assert_int_equal(ethtool_nl_channels_parse(b, len, &ch, &what), -EBADMSG);
+	free(b);
+}
+
+static void test_rtnl_recorded(void **state)
+{
+	struct nic_table t = { 0 };
+	const struct nic_raw *n;
+	const char *what = NULL;
+	unsigned char *b;
+	size_t len;
+
+	(void)state;
+	b = slurp(LIVE "/t1/netlink/rtnl/links.bin", &len);
+	assert_int_equal(rtnl_links_parse(b, len, &t, &what), 0);
+	assert_int_equal(t.n, 3); /* ifb0, ifb1, eth0; lo left out */
+	assert_null(nic_table_find(&t, "lo"));
+	n = nic_table_find(&t, "eth0");
+	assert_non_null(n);
+	assert_true(n->up && n->running && n->has_stats);
+	assert_true(n->stats.rx_packets > 0 && n->stats.tx_packets > 0);
+	assert_int_equal(n->num_rx_queues, 1);
+	/* the dump's NLMSG_DONE (20 bytes) cut off: truncated, not "3 links" */
+	assert_int_equal(rtnl_links_parse(b, len - 20, &t, &what), -EBADMSG);
+	assert_string_equal(what, "dump ends without NLMSG_DONE");
+	for (size_t k = 1; k < len - 20; k += 7)
+		assert_true(rtnl_links_parse(b, k, &t, &what) < 0);
+	free(b);
+	nic_table_free(&t);
+}
+
+static void test_text_parsers(void **state)
+{
+	const char io[] = "rchar: 10\nwchar: 20\nsyscr: 1\nsyscw: 2\nread_bytes: 4096\n"
+			  "write_bytes: 8192\ncancelled_write_bytes: 512\n";
+	const char psi[] = "some avg10=1.50 avg60=0.20 avg300=0.00 total=123456\n"
+			   "full avg10=0.00 avg60=0.00 avg300=0.00 total=42\n";
+	const char vm[] = "nr_free_pages 1\nnr_dirty 100\nnr_writeback 3\n"
+			  "nr_dirty_threshold 1000\nnr_dirty_background_threshold 500\n";
+	const char *bad_psi[] = {
+		"some avg10=1.50 avg60=0.20 avg300=0.00\n",	  /* no total */
+		"some avg10=x avg60=0.20 avg300=0.00 total=1\n",  /* bad number */
+		"some avg10=1.50 avg60=0.20 avg300=0.00 total=1", /* cut off */
+		"half avg10=1.50 total=1\n",			  /* unknown line */
+		"some total=1\nsome total=2\n",			  /* twice */
+		"",
+	};
+	struct proc_raw p = { 0 };
+	struct writeback_raw w = { 0 };
+	struct psi_raw r;
+
+	(void)state;
+	assert_int_equal(taskstats_procio_parse(io, strlen(io), &p), 0);
+	assert_int_equal(p.read_bytes, 4096);
+	assert_int_equal(p.write_bytes, 8192);
+	assert_int_equal(p.cancelled_write_bytes, 512);
+	assert_int_equal(taskstats_procio_parse(io, 40, &p), -EBADMSG);
+	assert_int_equal(taskstats_procio_parse("read_bytes: x\n", 14, &p), -EBADMSG);
+
+	assert_int_equal(pressure_parse(psi, strlen(psi), &r), 0);
+	assert_true(r.some.present && r.full.present);
+	assert_true(r.some.avg10 > 1.49 && r.some.avg10 < 1.51);
+	assert_int_equal(r.some.total_us, 123456);
+	assert_int_equal(r.full.total_us, 42);
+	/* /proc/pressure/irq has only a "full" line */
+	assert_int_equal(pressure_parse(psi + 52, strlen(psi) - 52, &r), 0);
+	assert_false(r.some.present);
+	for (size_t i = 0; i < sizeof(bad_psi) / sizeof(bad_psi[0]); i++)
+		assert_int_equal(pressure_parse(bad_psi[i], strlen(bad_psi[i]), &r), -EBADMSG);
+
+	assert_int_equal(writeback_vmstat_parse(vm, strlen(vm), &w), 0);
+	assert_int_equal(w.nr_dirty, 100);
+	assert_int_equal(w.nr_writeback, 3);
+	assert_true(w.has_thresholds);
+	assert_int_equal(w.nr_dirty_bg_threshold, 500);
+	assert_int_equal(writeback_vmstat_parse("nr_dirty 1\n", 11, &w), -EBADMSG);
+	assert_int_equal(writeback_vmstat_parse("nr_dirty 1\nnr_writeback 2", 25, &w), -EBADMSG);
+}
+
+static void test_metrics_recorded(void **state)
+{
+	struct snapshot s0 = { 0 }, s1 = { 0 };
+	struct metrics m = { 0 };
+	const struct ext_metrics *x;
+	const struct proc_metrics *dd = NULL;
+	const struct nic_metrics *eth0 = NULL;
+	uint64_t itv;
+
+	(void)state;
+	assert_int_equal(snapshot_load_tree(LIVE "/t0", &s0), 0);
+	assert_int_equal(snapshot_load_tree(LIVE "/t1", &s1), 0);
+	assert_non_null(s1.ext);
+	assert_int_equal(s1.ext->procs.taskstats.err, 0);
+	assert_int_equal(s1.ext->nics.rtnl.err, 0);
+	itv = metrics_interval_cs(&s0, &s1);
+	assert_int_equal(itv, 105); /* /proc/uptime 2479.45 -> 2480.50 */
+	assert_int_equal(metrics_compute(&s0, &s1, itv, &m), 0);
+	x = m.ext;
+	assert_non_null(x);
+	assert_true(x->procs_valid);
+	assert_true(x->nby_io > 0);
+	/* dd wrote the most: first by IO, and the only one with a delay */
+	dd = &x->procs[x->by_io[0]];
+	assert_int_equal(dd->pid, DD_PID);
+	assert_string_equal(dd->comm, "dd");
+	assert_true(dd->wkb_s > (double)DD_WRITTEN / 1.05 / 1024 - 0.01);
+	assert_true(dd->wkb_s < (double)DD_WRITTEN / 1.05 / 1024 + 0.01);
+	assert_true(dd->has_delay);
+	assert_int_equal(x->nby_delay, 1);
+	assert_int_equal(x->procs[x->by_delay[0]].pid, DD_PID);
+	assert_true(dd->io_delay > 0 && dd->io_delay <= 100);
+	/* eth0's three vectors, joined with /proc/interrupts */
+	for (size_t i = 0; i < x->nnics; i++)
+		if (strcmp(s1.ext->nics.rows[x->nics[i].cur_index].ifname, "eth0") == 0)
+			eth0 = &x->nics[i];
+	assert_non_null(eth0);
+	if (eth0) { /* cmocka's assert does not tell the compiler it returns */
+		assert_true(eth0->valid);
+		assert_int_equal(eth0->nirqs, 3);
+		for (size_t k = 0; k < eth0->nirqs; k++)
+			assert_true(x->nic_irqs[eth0->irq_off + k].irq_row != SIZE_MAX);
+	}
+	assert_true(x->psi[PSI_IO].some_valid);
+	assert_false(x->psi[PSI_IRQ].some_valid);
+	assert_int_not_equal(x->wb_state, WB_UNKNOWN);
+	metrics_free(&m);
+	snapshot_free(&s0);
+	snapshot_free(&s1);
+}
+
+/* Processes that come, go, or get their PID reused between two samples. */
+static void test_metrics_churn(void **state)
+{
+	struct proc_raw prev_rows[] = {
+		{ .pid = 10, .read_bytes = 1000 },		       /* keeps going */
+		{ .pid = 11, .write_bytes = 5000 },		       /* exits */
+		{ .pid = 12, .write_bytes = 9000 },		       /* PID reused */
+		{ .pid = 13, .has_delay = true, .blkio_delay_ns = 0 }, /* delay only */
+	};
+	struct proc_raw cur_rows[] = {
+		{ .pid = 10, .read_bytes = 1000 + 102400 },
+		{ .pid = 12, .write_bytes = 10 },
+		{ .pid = 13, .has_delay = true, .blkio_delay_ns = 500000000, .blkio_count = 5 },
+		{ .pid = 14, .write_bytes = 2048 }, /* started during the interval */
+	};
+	struct extsrc_raw pe = { 0 }, ce = { 0 };
+	struct snapshot prev = { .ext = &pe }, cur = { .ext = &ce };
+	struct ext_metrics *x = NULL;
+
+	(void)state;
+	pe.procs.rows = prev_rows;
+	pe.procs.n = 4;
+	ce.procs.rows = cur_rows;
+	ce.procs.n = 4;
+	pe.nics.rtnl.err = ce.nics.rtnl.err = -ENOENT;
+	assert_int_equal(metrics_proc_compute(&prev, &cur, 100, NULL, &x), 0);
+	assert_int_equal(x->exited, 1);
+	assert_int_equal(x->nprocs, 3); /* 10, 13, 14; 12 went backwards */
+	assert_int_equal(x->procs[0].pid, 10);
+	assert_true(x->procs[0].rkb_s > 99.99 && x->procs[0].rkb_s < 100.01);
+	assert_int_equal(x->procs[1].pid, 13);
+	assert_true(x->procs[1].io_delay > 49.99 && x->procs[1].io_delay < 50.01);
+	assert_true(x->procs[2].started);
+	assert_int_equal(x->nby_io, 2);
+	assert_int_equal(x->procs[x->by_io[0]].pid, 10);
+	assert_int_equal(x->nby_delay, 1);
+	/* an unreadable /proc in either sample: no rows rather than wrong ones */
+	ce.procs.procfs.err = -EACCES;
+	assert_int_equal(metrics_proc_compute(&prev, &cur, 100, NULL, &x), 0);
+	assert_false(x->procs_valid);
+	assert_int_equal(x->nprocs, 0);
+	assert_int_equal(metrics_proc_compute(&prev, &cur, 0, NULL, &x), -EINVAL);
+	metrics_proc_free(x);
+}
+
+static void test_writeback_state(void **state)
+{
+	struct extsrc_raw e = { 0 };
+	struct snapshot s = { .ext = &e };
+	struct ext_metrics *x = NULL;
+	struct {
+		uint64_t dirty, wb;
+		enum wb_state want;
+	} cases[] = {
+		{ 100, 0, WB_BELOW_BACKGROUND },
+		{ 600, 0, WB_BACKGROUND },
+		{ 700, 100, WB_THROTTLED }, /* freerun = (1000 + 500) / 2 */
+		{ 900, 100, WB_BLOCKED },
+	};
+
+	(void)state;
+	e.procs.procfs.err = -ENOENT;
+	e.nics.rtnl.err = -ENOENT;
+	e.writeback.has_vmstat = e.writeback.has_thresholds = true;
+	e.writeback.nr_dirty_threshold = 1000;
+	e.writeback.nr_dirty_bg_threshold = 500;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		e.writeback.nr_dirty = cases[i].dirty;
+		e.writeback.nr_writeback = cases[i].wb;
+		assert_int_equal(metrics_proc_compute(&s, &s, 100, NULL, &x), 0);
+		assert_int_equal(x->wb_state, cases[i].want);
+		assert_int_equal(x->wb_freerun_pages, 750);
+	}
+	metrics_proc_free(x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_taskstats_recorded), cmocka_unit_test(test_taskstats_built),
+		cmocka_unit_test(test_ethtool_recorded),   cmocka_unit_test(test_ethtool_built),
+		cmocka_unit_test(test_rtnl_recorded),	   cmocka_unit_test(test_text_parsers),
+		cmocka_unit_test(test_metrics_recorded),   cmocka_unit_test(test_metrics_churn),
+		cmocka_unit_test(test_writeback_state),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
