@@ -16,6 +16,7 @@
 #include "capture.h"
 #include "extsrc.h"
 #include "procfile.h"
+#include "topology.h"
 
 static int mkdir_p(int dfd, const char *rel)
 {
@@ -195,6 +196,14 @@ int capture_tree(const struct root *src, const char *dst, struct capture_result 
 			res.missing++;
 	}
 	capture_block(src, dfd, &pf, &res);
+	/* IRQ affinities, PCI devices, NIC queues, irqbalance: what advise needs
+	 * to advise a captured host offline (src/topology.c) */
+	{
+		unsigned topo_files = 0;
+
+		if (topology_capture(src, dfd, &topo_files) == 0)
+			res.files += topo_files;
+	}
 	/* processes, NICs, pressure, writeback: /proc files and netlink answers
 	 * (doc/netlink.md); all optional */
 	{

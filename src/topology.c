@@ -8,9 +8,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "grow.h"
@@ -983,4 +985,343 @@ const struct topo_block *topology_block(const struct topology *t, const char *na
 		if (strcmp(t->blocks[i].name, name) == 0)
 			return &t->blocks[i];
 	return NULL;
+}
+
+/* ---- recording (iotriage capture) ---- */
+
+/* Paths of sysfs entries: a clipped one simply fails to open. */
+static void __attribute__((format(printf, 3, 4)))
+path_fmt(char *buf, size_t size, const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	vsnprintf(buf, size, f, ap);
+	va_end(ap);
+}
+
+static int cap_mkdir_p(int dfd, const char *rel)
+{
+	char tmp[600];
+	size_t len = strlen(rel);
+
+	if (len >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	memcpy(tmp, rel, len + 1);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdirat(dfd, tmp, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdirat(dfd, tmp, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int cap_parent(int dfd, const char *rel)
+{
+	char dir[600];
+	const char *slash = strrchr(rel, '/');
+
+	if (!slash)
+		return 0;
+	if ((size_t)(slash - rel) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, rel, (size_t)(slash - rel));
+	dir[slash - rel] = '\0';
+	return cap_mkdir_p(dfd, dir);
+}
+
+static int cap_write(int dfd, const char *rel, const char *buf, size_t len)
+{
+	int fd, e = cap_parent(dfd, rel);
+
+	if (e < 0)
+		return e;
+	fd = openat(dfd, rel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = -errno;
+			break;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) < 0 && !e)
+		e = -errno;
+	return e;
+}
+
+struct cap_ctx {
+	const struct root *src;
+	int dfd;
+	unsigned files;
+	char base[300]; /* the directory being walked */
+	char buf[65536];
+};
+
+/* Copies one small file (sysfs attributes, /proc/irq); absent is not an error. */
+static void cap_copy(struct cap_ctx *c, const char *rel)
+{
+	ssize_t n;
+	int fd;
+
+	fd = root_openat(c->src, rel, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, c->buf, sizeof(c->buf));
+	close(fd);
+	if (n >= 0 && cap_write(c->dfd, rel, c->buf, (size_t)n) == 0)
+		c->files++;
+}
+
+/* Re-creates a sysfs link with the same target text (topology reads only the text). */
+static void cap_link(struct cap_ctx *c, const char *rel)
+{
+	char target[512];
+	ssize_t n = readlinkat(c->src->dirfd, rel, target, sizeof(target) - 1);
+
+	if (n <= 0 || cap_parent(c->dfd, rel) < 0)
+		return;
+	target[n] = '\0';
+	if (symlinkat(target, c->dfd, rel) == 0)
+		c->files++;
+}
+
+static void cap_files(struct cap_ctx *c, const char *dir, const char *const *names, size_t n)
+{
+	char rel[600];
+
+	for (size_t i = 0; i < n; i++) {
+		path_fmt(rel, sizeof(rel), "%s/%s", dir, names[i]);
+		cap_copy(c, rel);
+	}
+}
+
+static int cap_irq(const char *name, void *ctx)
+{
+	static const char *const files[] = { "smp_affinity_list", "smp_affinity",
+					     "effective_affinity_list", "affinity_hint", "node" };
+	struct cap_ctx *c = ctx;
+	char dir[600];
+	uint32_t irq;
+
+	if (!parse_uint(name, &irq))
+		return 0;
+	path_fmt(dir, sizeof(dir), "%s/%s", c->base, name);
+	cap_files(c, dir, files, sizeof(files) / sizeof(files[0]));
+	return 0;
+}
+
+static int cap_kirq(const char *name, void *ctx)
+{
+	static const char *const files[] = { "actions", "chip_name", "hwirq",
+					     "name",	"type",	     "per_cpu_count" };
+	struct cap_ctx *c = ctx;
+	char dir[600];
+
+	path_fmt(dir, sizeof(dir), "%s/%s", c->base, name);
+	cap_files(c, dir, files, sizeof(files) / sizeof(files[0]));
+	return 0;
+}
+
+static int cap_plain(const char *name, void *ctx)
+{
+	struct cap_ctx *c = ctx;
+	char rel[600];
+
+	path_fmt(rel, sizeof(rel), "%s/%s", c->base, name);
+	cap_copy(c, rel);
+	return 0;
+}
+
+static int cap_uevent(const char *name, void *ctx)
+{
+	struct cap_ctx *c = ctx;
+	char rel[600];
+
+	/* net/eth0, nvme/nvme0, host0: the child's presence is what counts */
+	if (strncmp(c->base + strlen(c->base) - 4, "/net", 4) != 0 &&
+	    strncmp(c->base + strlen(c->base) - 5, "/nvme", 5) != 0 &&
+	    !(strncmp(name, "host", 4) == 0 && isdigit((unsigned char)name[4])))
+		return 0;
+	path_fmt(rel, sizeof(rel), "%s/%s/uevent", c->base, name);
+	cap_copy(c, rel);
+	return 0;
+}
+
+static int cap_pci(const char *name, void *ctx)
+{
+	static const char *const files[] = { "numa_node", "local_cpulist" };
+	struct cap_ctx *c = ctx;
+	char dir[300], saved[300];
+	int fd;
+
+	path_fmt(dir, sizeof(dir), "sys/bus/pci/devices/%s", name);
+	path_fmt(saved, sizeof(saved), "%s/msi_irqs", dir);
+	fd = root_openat(c->src, saved, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return 0; /* no MSI vectors: not the advisor's business */
+	close(fd);
+	memcpy(saved, c->base, sizeof(saved));
+	cap_files(c, dir, files, sizeof(files) / sizeof(files[0]));
+	path_fmt(c->base, sizeof(c->base), "%s/msi_irqs", dir);
+	for_each_entry(c->src, c->base, cap_plain, c);
+	path_fmt(c->base, sizeof(c->base), "%s/driver", dir);
+	cap_link(c, c->base);
+	path_fmt(c->base, sizeof(c->base), "%s/net", dir);
+	for_each_entry(c->src, c->base, cap_uevent, c);
+	path_fmt(c->base, sizeof(c->base), "%s/nvme", dir);
+	for_each_entry(c->src, c->base, cap_uevent, c);
+	path_fmt(c->base, sizeof(c->base), "%s", dir);
+	for_each_entry(c->src, c->base, cap_uevent, c);
+	memcpy(c->base, saved, sizeof(saved));
+	return 0;
+}
+
+static int cap_rxq(const char *name, void *ctx)
+{
+	static const char *const files[] = { "rps_cpus", "rps_flow_cnt" };
+	struct cap_ctx *c = ctx;
+	char dir[600];
+
+	if (strncmp(name, "rx-", 3) != 0)
+		return 0;
+	path_fmt(dir, sizeof(dir), "%s/%s", c->base, name);
+	cap_files(c, dir, files, sizeof(files) / sizeof(files[0]));
+	return 0;
+}
+
+static int cap_net(const char *name, void *ctx)
+{
+	struct cap_ctx *c = ctx;
+	char saved[300];
+
+	memcpy(saved, c->base, sizeof(saved));
+	path_fmt(c->base, sizeof(c->base), "sys/class/net/%s/device", name);
+	cap_link(c, c->base);
+	path_fmt(c->base, sizeof(c->base), "sys/class/net/%s/queues", name);
+	for_each_entry(c->src, c->base, cap_rxq, c);
+	memcpy(c->base, saved, sizeof(saved));
+	return 0;
+}
+
+static int cap_devblock(const char *name, void *ctx)
+{
+	struct cap_ctx *c = ctx;
+	char rel[600];
+
+	path_fmt(rel, sizeof(rel), "sys/dev/block/%s", name);
+	cap_link(c, rel);
+	return 0;
+}
+
+static int cap_node(const char *name, void *ctx)
+{
+	struct cap_ctx *c = ctx;
+	char rel[600];
+	uint32_t n;
+
+	if (strncmp(name, "node", 4) != 0 || !parse_uint(name + 4, &n))
+		return 0;
+	path_fmt(rel, sizeof(rel), "sys/devices/system/node/%s/cpulist", name);
+	cap_copy(c, rel);
+	return 0;
+}
+
+static int cap_mq(const char *name, void *ctx)
+{
+	struct cap_ctx *c = ctx;
+	char rel[600];
+
+	path_fmt(rel, sizeof(rel), "%s/%s/cpu_list", c->base, name);
+	cap_copy(c, rel);
+	return 0;
+}
+
+static int cap_block(const char *name, void *ctx)
+{
+	struct cap_ctx *c = ctx;
+	char saved[300];
+
+	memcpy(saved, c->base, sizeof(saved));
+	path_fmt(c->base, sizeof(c->base), "sys/block/%s/mq", name);
+	for_each_entry(c->src, c->base, cap_mq, c);
+	memcpy(c->base, saved, sizeof(saved));
+	return 0;
+}
+
+/* irqbalance's comm and cmdline, and only the IRQBALANCE_* part of its
+ * environment: a recording must not carry anything else a daemon inherited. */
+static int cap_irqbalance(const char *name, void *ctx)
+{
+	struct cap_ctx *c = ctx;
+	char rel[600];
+	size_t out = 0;
+	ssize_t n;
+	int fd;
+
+	if (!isdigit((unsigned char)name[0]) || !comm_is_irqbalance(c->src, name))
+		return 0;
+	path_fmt(rel, sizeof(rel), "proc/%s/comm", name);
+	cap_copy(c, rel);
+	path_fmt(rel, sizeof(rel), "proc/%s/cmdline", name);
+	cap_copy(c, rel);
+	path_fmt(rel, sizeof(rel), "proc/%s/environ", name);
+	fd = root_openat(c->src, rel, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, c->buf, sizeof(c->buf));
+	close(fd);
+	for (ssize_t i = 0; n > 0 && i < n;) {
+		size_t len = strnlen(c->buf + i, (size_t)(n - i));
+
+		if (len >= 11 && strncmp(c->buf + i, "IRQBALANCE_", 11) == 0) {
+			memmove(c->buf + out, c->buf + i, len);
+			out += len;
+			c->buf[out++] = '\0';
+		}
+		i += (ssize_t)len + 1;
+	}
+	if (cap_write(c->dfd, rel, c->buf, out) == 0)
+		c->files++;
+	return 0;
+}
+
+int topology_capture(const struct root *src, int dfd, unsigned *ret_files)
+{
+	struct cap_ctx *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->src = src;
+	c->dfd = dfd;
+	path_fmt(c->base, sizeof(c->base), "proc/irq");
+	for_each_entry(src, c->base, cap_irq, c);
+	path_fmt(c->base, sizeof(c->base), "sys/kernel/irq");
+	for_each_entry(src, c->base, cap_kirq, c);
+	/* root only, with debugfs mounted: the authoritative managed flag */
+	path_fmt(c->base, sizeof(c->base), "sys/kernel/debug/irq/irqs");
+	for_each_entry(src, c->base, cap_plain, c);
+	for_each_entry(src, "sys/bus/pci/devices", cap_pci, c);
+	for_each_entry(src, "sys/class/net", cap_net, c);
+	cap_copy(c, "proc/sys/net/core/rps_sock_flow_entries");
+	for_each_entry(src, "sys/dev/block", cap_devblock, c);
+	for_each_entry(src, "sys/devices/system/node", cap_node, c);
+	for_each_entry(src, "sys/block", cap_block, c);
+	for_each_entry(src, "proc", cap_irqbalance, c);
+	cap_copy(c, "etc/default/irqbalance");
+	cap_copy(c, "etc/sysconfig/irqbalance");
+	*ret_files = c->files;
+	free(c);
+	return 0;
 }

@@ -162,6 +162,14 @@ const struct topo_irq *topology_irq(const struct topology *t, uint32_t irq);
 const struct topo_block *topology_block(const struct topology *t, const char *name);
 bool topology_missing(const struct topology *t, const char *pattern);
 
+/*
+ * Records every file topology_collect reads from src into the tree at dfd
+ * (iotriage capture), links as links with the same target text, irqbalance's
+ * environment reduced to its IRQBALANCE_* variables. Absent files are
+ * skipped. Returns 0 (files written in *ret_files) or -ENOMEM.
+ */
+int topology_capture(const struct root *src, int dfd, unsigned *ret_files);
+
 /* Pure helpers shared with the tests and the fuzzer. */
 
 /* Managed-IRQ verdict from the debugfs state file text (/sys/kernel/debug/irq/irqs/N):

@@ -86,6 +86,21 @@ cp -a "$A/nic-single-queue/t1" "$tmp/nic"
 "$IOTRIAGE" undo rps-eth0 --root "$tmp/nic" --state-dir "$tmp/state" >/dev/null || fail "undo rps"
 [ "$(cat "$tmp/nic/sys/class/net/eth0/queues/rx-0/rps_cpus")" = 00000000 ] || fail "rps undo"
 
+# capture records the topology: a recorded fixture re-captured advises the same
+for sc in mpt2sas irqbalance nvme-managed md-raid0; do
+	"$IOTRIAGE" capture "$tmp/cap-$sc" --root "$A/$sc/t1" 2>/dev/null || fail "capture $sc"
+	"$IOTRIAGE" suggest "$A/$sc/t0" "$A/$sc/t1" --json >"$tmp/a.json" || fail "suggest $sc"
+	"$IOTRIAGE" suggest "$A/$sc/t0" "$tmp/cap-$sc" --json >"$tmp/b.json" || fail "suggest cap $sc"
+	cmp -s "$tmp/a.json" "$tmp/b.json" || fail "capture of $sc advises differently: $(diff "$tmp/a.json" "$tmp/b.json" | head -5)"
+done
+grep -q IRQBALANCE_BANNED_CPUS "$tmp/cap-irqbalance/proc/812/environ" || fail "irqbalance env"
+grep -q PATH "$tmp/cap-irqbalance/proc/812/environ" && fail "capture kept a non-irqbalance variable"
+# and the live host's capture carries /proc/irq when this host has one
+if [ -r /proc/irq ] && ls /proc/irq/*/smp_affinity_list >/dev/null 2>&1; then
+	"$IOTRIAGE" capture "$tmp/live" 2>/dev/null || fail "live capture"
+	ls "$tmp"/live/proc/irq/*/smp_affinity_list >/dev/null 2>&1 || fail "live capture: no /proc/irq"
+fi
+
 # bad input: unknown id, no arguments, a tree without topology
 "$IOTRIAGE" apply no-such-id --before "$A/mpt2sas/t0" --root "$tmp/root" 2>"$tmp/err"
 [ $? -eq 1 ] || fail "unknown id exit"
