@@ -36,6 +36,7 @@
  *   {"cmd":"status"}
  *       -> {"ok":true,"version":1,"server":...,"pid":..,"uptime_s":..,
  *           "interval_ms":..,"history_s":..,"samples":..,"overruns":..,
+ *           "sample_errors":..,"tick_us":{"last":..,"avg":..,"max":..},
  *           "clients":..,"max_clients":..,"subscribers":..,
  *           "history":{"count":..,"bytes":..,"first":..,"last":..},
  *           "root":"/","sources":{"stat":{"available":true},...}}

@@ -102,7 +102,10 @@ struct daemon {
 	uint64_t samples;
 	uint64_t overruns;
 	uint64_t sample_errors;
-	int last_sample_err; /* to log a source failure once, not every sample */
+	int last_sample_err;  /* to log a source failure once, not every sample */
+	int64_t tick_last_ns; /* wall time of the last collect + encode + publish */
+	int64_t tick_max_ns;
+	int64_t tick_sum_ns;
 	int64_t start_mono_ns;
 	bool ready_sent;
 	bool quit;

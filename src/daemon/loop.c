@@ -69,6 +69,7 @@ int loop_sample(struct daemon *d)
 	struct hist_entry e;
 	const char *json;
 	size_t len, plen = sizeof(IOTRIAGED_EVENT_PREFIX) - 1;
+	int64_t t0 = daemon_now_ns(), dt;
 	int r;
 
 	r = sampler_tick(d->sampler);
@@ -108,6 +109,12 @@ int loop_sample(struct daemon *d)
 	e.doc_len = len;
 	history_push(&d->hist, &e);
 	server_publish(d, history_latest(&d->hist));
+	/* what a sample costs in wall time, for status: collect dominates */
+	dt = daemon_now_ns() - t0;
+	d->tick_last_ns = dt;
+	d->tick_sum_ns += dt;
+	if (dt > d->tick_max_ns)
+		d->tick_max_ns = dt;
 	if (!d->ready_sent) {
 		/* systemd Type=notify: ready once there is a sample to serve */
 		r = daemon_notify("READY=1\nSTATUS=sampling");

@@ -348,6 +348,10 @@ static int cmd_status(struct daemon *d, struct client *c, const struct request *
 	sb_printf(sb, ",\"samples\":%llu,\"overruns\":%llu,\"sample_errors\":%llu",
 		  (unsigned long long)d->samples, (unsigned long long)d->overruns,
 		  (unsigned long long)d->sample_errors);
+	sb_printf(sb, ",\"tick_us\":{\"last\":%lld,\"avg\":%lld,\"max\":%lld}",
+		  (long long)(d->tick_last_ns / 1000),
+		  (long long)(d->samples ? d->tick_sum_ns / 1000 / (int64_t)d->samples : 0),
+		  (long long)(d->tick_max_ns / 1000));
 	sb_printf(sb, ",\"clients\":%u,\"max_clients\":%ld,\"subscribers\":%u", d->nclients,
 		  d->args.max_clients, d->nsubscribers);
 	sb_printf(sb, ",\"history\":{\"count\":%zu,\"bytes\":%zu", d->hist.n, d->hist.bytes);

@@ -56,6 +56,9 @@ try:
     for name in ("uptime", "stat", "diskstats", "interrupts", "softirqs", "sysblock"):
         check(r["sources"][name] == {"available": True}, "source %s: %r" % (name, r["sources"]))
     check(r["clients"] == 1 and r["subscribers"] == 0 and r["overruns"] >= 0, "status %r" % r)
+    t = r["tick_us"]
+    check(all(isinstance(t[k], int) and t[k] >= 0 for k in ("last", "avg", "max"))
+          and t["max"] >= t["avg"], "tick_us %r" % t)
 
     r = a.req({"cmd": "snapshot"})
     s = r["sample"]
@@ -91,6 +94,8 @@ try:
     # every metric key compute writes (new sources add keys); not identity
     keys = set(expect) | set(got)
     keys -= {"host", "mode", "sample", "timestamp_ms", "sources"}
+    # compute appends advise's output (tui/cmd_core.c); samples do not carry it
+    keys -= {"findings", "suggestions"}
     check({"disks", "cpu-load", "interrupts", "softirqs"} <= keys, "keys %r" % sorted(keys))
     avail = lambda doc: {k: v["available"] for k, v in doc["sources"].items()}
     check(avail(got) == avail(expect), "sources %r vs %r" % (got["sources"], expect["sources"]))
