@@ -320,7 +320,8 @@ static int scan_procfs(const struct root *r, struct proc_table *t, char *path_fo
 		ok++;
 	}
 	closedir(d);
-	qsort(t->rows, t->n, sizeof(*t->rows), cmp_pid);
+	if (t->n) /* rows is NULL while empty: qsort's base must not be (UBSan) */
+		qsort(t->rows, t->n, sizeof(*t->rows), cmp_pid);
 	/* nothing readable at all is a source failure; some refusals are a note */
 	if (!ok && e)
 		return e;
