@@ -73,7 +73,7 @@ void view_history_draw(struct ui *ui, struct rect r)
 	snprintf(title, sizeof(title), "History: %s %s  last %s (%zu samples)  now %s  max %.2f",
 		 ui->focus == PANEL_CPUS   ? "cpu"
 		 : ui->focus == PANEL_IRQS ? "irq"
-					   : "",
+					   : "disk",
 		 sel, span, npts, isnan(now) ? "-" : num + strspn(num, " "), max);
 	ui_put(r.y, r.x, r.w, A_BOLD, title);
 	ui_put(r.y, r.x + (int)strlen(title) + 1, r.w - (int)strlen(title) - 1, A_DIM,

@@ -27,9 +27,16 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+sanitizer_reports() {
+	for f in "$tmp"/san-*; do
+		[ -s "$f" ] && { echo "--- $f:"; cat "$f"; }
+	done
+	[ -f "$tmp/daemon.log" ] && grep -E 'runtime error|Sanitizer' "$tmp/daemon.log"
+}
 fail() {
 	echo "FAIL: $*"
 	[ -f "$tmp/screen" ] && { echo "--- last screen:"; cat "$tmp/screen"; }
+	sanitizer_reports
 	exit 1
 }
 
@@ -65,12 +72,14 @@ gen_pid=$!
 
 # The pane runs the client, then says whether the tty modes came back as
 # they were and the exit status, and stays open so the test can read it.
+# The client draws on stdout; its stderr (sanitizer reports) goes to a file
+# that must stay empty.
 run_in() { # WINDOW ARGS...
 	w=$1
 	shift
 	cat >"$tmp/$w.sh" <<SH
 s0=\$(stty -g)
-"$IOTRIAGE" $*
+"$IOTRIAGE" $* 2>"$tmp/san-$w"
 rc=\$?
 [ "\$s0" = "\$(stty -g)" ] && echo "tty-restored rc=\$rc" || echo "tty-changed rc=\$rc"
 exec sleep 600
@@ -166,7 +175,11 @@ wait_for nc '^tty-restored rc=0' || fail "SIGTERM: exit 0 with the tty modes res
 [ "$(T display -p -t nc '#{alternate_on}')" = 0 ] || fail "SIGTERM left the alternate screen on"
 
 # ---- against the daemon ----
-[ -n "${IOTRIAGED:-}" ] || { echo "ok (daemon part skipped: \$IOTRIAGED not set)"; exit 0; }
+if [ -z "${IOTRIAGED:-}" ]; then
+	[ -z "$(sanitizer_reports)" ] || fail "sanitizer reports"
+	echo "ok (daemon part skipped: \$IOTRIAGED not set)"
+	exit 0
+fi
 start_daemon() {
 	"$IOTRIAGED" --foreground --socket "$tmp/d.sock" --root "$tree" --interval 500 \
 		2>>"$tmp/daemon.log" &
@@ -199,4 +212,5 @@ wait_gone dmn 'DISCONNECTED' || fail "no reconnect after the daemon came back"
 wait_for dmn "$disk_row" || fail "reconnected: the disk row"
 T send-keys -t dmn q
 wait_for dmn '^tty-restored rc=0' || fail "daemon mode: q restores the tty"
+[ -z "$(sanitizer_reports)" ] || fail "sanitizer reports"
 echo ok
