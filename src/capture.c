@@ -16,6 +16,7 @@
 #include "capture.h"
 #include "extsrc.h"
 #include "procfile.h"
+#include "turbo.h"
 #include "topology.h"
 
 static int mkdir_p(int dfd, const char *rel)
@@ -211,6 +212,13 @@ int capture_tree(const struct root *src, const char *dst, struct capture_result 
 
 		if (extsrc_capture(src, dfd, &ext_files) == 0)
 			res.files += ext_files;
+	}
+	/* turbostat: cpuinfo, topology, cpufreq, cpuidle, powercap, hwmon, MSRs (src/turbo.c) */
+	{
+		unsigned turbo_files = 0;
+
+		if (turbo_capture(src, dfd, &turbo_files) == 0)
+			res.files += turbo_files;
 	}
 	procfile_free(&pf);
 	close(dfd);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -386,8 +387,12 @@ static void probe_msrs(struct turbo_collector *tc, const struct root *r, int cpu
 
 		snprintf(why, sizeof(why), "dev/cpu/%d/msr", cpu);
 		root_display(r, why, path, sizeof(path));
-		set_family(in, TF_MSR, e, "%s: %s", path, msr_strerror(e));
-		snprintf(why, sizeof(why), "%s: %s", path, msr_strerror(e));
+		/* in a recorded tree a missing file says nothing about the host's driver */
+		const char *what =
+		    !tc->live && e == -ENOENT ? "not recorded in this tree" : msr_strerror(e);
+
+		set_family(in, TF_MSR, e, "%s: %s", path, what);
+		snprintf(why, sizeof(why), "%s: %s", path, what);
 		for (int c = 0; c < TC__COUNT; c++)
 			if (c != TC_IRQ)
 				col_why(in, (enum turbo_col)c, why);
@@ -1308,5 +1313,229 @@ int turbo_raw_copy(struct turbo_raw **dst, const struct turbo_raw *src)
 		memcpy(d->cpus, src->cpus, src->ncpu * sizeof(*d->cpus));
 	if (src->npkg)
 		memcpy(d->pkgs, src->pkgs, src->npkg * sizeof(*d->pkgs));
+	return 0;
+}
+
+/* ---- capture: the files and registers above, into a recorded tree ---- */
+
+static int cap_mkdirs(int dfd, const char *rel)
+{
+	char tmp[256];
+	size_t len = strlen(rel);
+
+	if (len >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	memcpy(tmp, rel, len + 1);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdirat(dfd, tmp, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+/* Copies one small file (sysfs values are a page at most). */
+static int cap_copy(const struct root *src, int dfd, const char *rel, unsigned *files)
+{
+	char buf[4096];
+	ssize_t n, w;
+	int in, out, e = 0;
+
+	in = root_openat(src, rel, O_RDONLY);
+	if (in < 0)
+		return in;
+	n = read(in, buf, sizeof(buf));
+	e = n < 0 ? -errno : 0;
+	close(in);
+	if (e < 0)
+		return e;
+	e = cap_mkdirs(dfd, rel);
+	if (e < 0)
+		return e;
+	out = openat(dfd, rel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0)
+		return -errno;
+	w = write(out, buf, (size_t)n);
+	if (w != n)
+		e = w < 0 ? -errno : -EIO;
+	if (close(out) < 0 && !e)
+		e = -errno;
+	if (!e)
+		(*files)++;
+	return e;
+}
+
+/* Registers a recording keeps: every one turbo reads on any vendor. */
+static const uint32_t cap_regs[] = {
+	MSR_IA32_TSC,
+	MSR_SMI_COUNT,
+	MSR_PLATFORM_INFO,
+	MSR_IA32_MPERF,
+	MSR_IA32_APERF,
+	MSR_IA32_THERM_STATUS,
+	MSR_IA32_TEMPERATURE_TARGET,
+	MSR_IA32_PACKAGE_THERM_STATUS,
+	MSR_PKG_C3_RESIDENCY,
+	MSR_PKG_C6_RESIDENCY,
+	MSR_PKG_C7_RESIDENCY,
+	MSR_CORE_C3_RESIDENCY,
+	MSR_CORE_C6_RESIDENCY,
+	MSR_CORE_C7_RESIDENCY,
+	MSR_PKG_C2_RESIDENCY,
+	MSR_RAPL_POWER_UNIT,
+	MSR_PKG_ENERGY_STATUS,
+	MSR_PKG_PERF_STATUS,
+	MSR_PKG_POWER_INFO,
+	MSR_DRAM_ENERGY_STATUS,
+	MSR_DRAM_PERF_STATUS,
+	MSR_PP0_ENERGY_STATUS,
+	MSR_AMD_RAPL_POWER_UNIT,
+	MSR_AMD_CORE_ENERGY_STATUS,
+	MSR_AMD_PKG_ENERGY_STATUS,
+};
+
+/* dev/cpu/N/msr -> a sparse file, each readable register at 8 x address. */
+static void cap_msr(const struct root *src, int dfd, int cpu, unsigned *files)
+{
+	char rel[48];
+	struct msr_dev d;
+	bool any = false;
+	int out;
+
+	if (msr_open(src, cpu, &d) < 0)
+		return;
+	snprintf(rel, sizeof(rel), "dev/cpu/%d/msr", cpu);
+	if (cap_mkdirs(dfd, rel) < 0 ||
+	    (out = openat(dfd, rel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
+		msr_close(&d);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(cap_regs) / sizeof(cap_regs[0]); i++) {
+		uint64_t v;
+		unsigned char le[8];
+
+		/* unimplemented registers stay holes: they read back as zero */
+		if (msr_read(&d, cap_regs[i], &v) < 0)
+			continue;
+		for (int b = 0; b < 8; b++)
+			le[b] = (unsigned char)(v >> (8 * b));
+		if (pwrite(out, le, 8, (off_t)msr_offset(true, cap_regs[i])) == 8)
+			any = true;
+	}
+	close(out);
+	msr_close(&d);
+	if (any)
+		(*files)++;
+}
+
+static void cap_hwmon(const struct root *src, int dfd, unsigned *files)
+{
+	char rel[160], buf[32];
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	fd = root_openat(src, "sys/class/hwmon", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "hwmon", 5) != 0)
+			continue;
+		snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/name", de->d_name);
+		if (root_read_small(src, rel, buf, sizeof(buf)) <= 0 ||
+		    (strcmp(buf, "coretemp") != 0 && strcmp(buf, "k10temp") != 0))
+			continue;
+		cap_copy(src, dfd, rel, files);
+		for (int i = 1; i < 256; i++) {
+			snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp%d_input", de->d_name,
+				 i);
+			if (cap_copy(src, dfd, rel, files) < 0 && i > 2)
+				break;
+			snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp%d_label", de->d_name,
+				 i);
+			cap_copy(src, dfd, rel, files);
+		}
+	}
+	closedir(d);
+}
+
+int turbo_capture(const struct root *src, int dfd, unsigned *ret_files)
+{
+	static const char *const zone_files[] = { "name", "energy_uj", "max_energy_range_uj" };
+	unsigned files = 0;
+	char rel[160];
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	cap_copy(src, dfd, "proc/cpuinfo", &files);
+	fd = root_openat(src, "sys/devices/system/cpu", O_RDONLY | O_DIRECTORY);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d && fd >= 0)
+		close(fd);
+	while (d && (de = readdir(d))) {
+		static const char *const per_cpu[] = { "topology/core_id",
+						       "topology/physical_package_id",
+						       "cpufreq/scaling_cur_freq" };
+		char *end;
+		long cpu;
+
+		if (strncmp(de->d_name, "cpu", 3) != 0)
+			continue;
+		cpu = strtol(de->d_name + 3, &end, 10);
+		if (end == de->d_name + 3 || *end || cpu < 0 || cpu > 1 << 20)
+			continue;
+		for (size_t i = 0; i < sizeof(per_cpu) / sizeof(per_cpu[0]); i++) {
+			snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%ld/%s", cpu,
+				 per_cpu[i]);
+			cap_copy(src, dfd, rel, &files);
+		}
+		for (unsigned k = 0; k < TURBO_IDLE_MAX; k++) {
+			snprintf(rel, sizeof(rel),
+				 "sys/devices/system/cpu/cpu%ld/cpuidle/state%u/name", cpu, k);
+			if (cap_copy(src, dfd, rel, &files) < 0)
+				break;
+			snprintf(rel, sizeof(rel),
+				 "sys/devices/system/cpu/cpu%ld/cpuidle/state%u/time", cpu, k);
+			cap_copy(src, dfd, rel, &files);
+		}
+		cap_msr(src, dfd, (int)cpu, &files);
+	}
+	if (d)
+		closedir(d);
+	for (int pkg = 0; pkg < 64; pkg++) {
+		bool any = false;
+
+		for (int sub = -1; sub < 8; sub++) {
+			bool zone = false;
+
+			for (size_t i = 0; i < sizeof(zone_files) / sizeof(zone_files[0]); i++) {
+				if (sub < 0)
+					snprintf(rel, sizeof(rel),
+						 "sys/class/powercap/intel-rapl:%d/%s", pkg,
+						 zone_files[i]);
+				else
+					snprintf(rel, sizeof(rel),
+						 "sys/class/powercap/intel-rapl:%d:%d/%s", pkg, sub,
+						 zone_files[i]);
+				zone = cap_copy(src, dfd, rel, &files) == 0 || zone;
+			}
+			any = any || zone;
+			if (!zone && sub >= 0)
+				break;
+		}
+		if (!any)
+			break;
+	}
+	cap_hwmon(src, dfd, &files);
+	*ret_files = files;
 	return 0;
 }

@@ -190,6 +190,15 @@ void turbo_raw_free(struct turbo_raw *t);
 /* Deep copy; *dst allocated when NULL (storage reused otherwise); src NULL frees dst. */
 int turbo_raw_copy(struct turbo_raw **dst, const struct turbo_raw *src);
 
+/*
+ * Records what turbo_collect reads into the tree open at dfd (iotriage
+ * capture): proc/cpuinfo, per-CPU topology, cpufreq and cpuidle files,
+ * powercap zones, coretemp/k10temp hwmon, and each readable dev/cpu/N/msr as
+ * a sparse file of its registers at 8 x address. Everything is optional; perf
+ * counts cannot be recorded. Returns 0; *ret_files counts the files written.
+ */
+int turbo_capture(const struct root *src, int dfd, unsigned *ret_files);
+
 /* /proc/cpuinfo: vendor_id, cpu family and model of the first processor. */
 int turbo_cpuinfo_parse(const char *buf, size_t len, struct turbo_info *ret);
 
