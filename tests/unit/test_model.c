@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tui/model.c: the TUI's one decoder of the sample document (doc/json.md):
+ * values as written, absent keys absent, the hot core and hottest softirq,
+ * bad documents refused with the previous tables kept, history recorded once
+ * per sample (a history reply overlapping the live stream adds nothing), the
+ * ring wrapping, a paused view, affinities kept across samples. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model.h"
+
+/* A sample as encode.c writes it, cut to what the model reads. %lld is the
+ * timestamp, %d the sample id; cpu 0 carries %irq + %soft = 80. */
+static const char doc_fmt[] =
+    "{\"version\":1,\"host\":\"db1\",\"mode\":\"daemon\",\"sample\":%d,\"timestamp_ms\":%lld,"
+    "\"uptime_cs\":100,\"sources\":{\"stat\":{\"available\":true},"
+    "\"interrupts\":{\"available\":false,\"reason\":\"no /proc/interrupts\"}},"
+    "\"interval_ms\":1000,"
+    "\"disks\":[{\"disk_device\":\"sda\",\"major\":8,\"minor\":0,\"whole\":true,\"in_flight\":0,"
+    "\"valid\":true,\"r/s\":50.0,\"w/s\":0.0,\"rkB/s\":200.0,\"wkB/s\":0.0,\"rrqm/s\":0.0,"
+    "\"wrqm/s\":0.0,\"rrqm\":0.0,\"wrqm\":0.0,\"r_await\":0.5,\"w_await\":0.0,\"aqu-sz\":0.03,"
+    "\"rareq-sz\":4.0,\"wareq-sz\":0.0,\"util\":%s,\"svctm\":0.6},"
+    "{\"disk_device\":\"sdb\",\"major\":8,\"minor\":16,\"whole\":true,\"in_flight\":12,"
+    "\"valid\":false,\"reason\":\"counters went backwards\"}],"
+    "\"cpu-load\":[{\"cpu\":\"all\",\"usr\":15.0,\"nice\":0.0,\"sys\":10.0,\"iowait\":0.0,"
+    "\"irq\":17.5,\"soft\":22.5,\"steal\":0.0,\"guest\":0.0,\"gnice\":0.0,\"idle\":35.0},"
+    "{\"cpu\":\"0\",\"usr\":10.0,\"nice\":0.0,\"sys\":10.0,\"iowait\":0.0,\"irq\":35.0,"
+    "\"soft\":45.0,\"steal\":0.0,\"guest\":0.0,\"gnice\":0.0,\"idle\":0.0,\"intr/s\":25250.0},"
+    "{\"cpu\":\"1\",\"usr\":20.0,\"nice\":0.0,\"sys\":10.0,\"iowait\":0.0,\"irq\":0.0,"
+    "\"soft\":0.0,\"steal\":0.0,\"guest\":0.0,\"gnice\":0.0,\"idle\":70.0,\"intr/s\":350.0}],"
+    "\"intr/s\":25600.0,"
+    "\"interrupts\":[{\"name\":\"30\",\"chip\":\"IR-PCI-MSIX\",\"hwirq\":\"0-edge\","
+    "\"actions\":\"nvme0q1\",\"total/s\":20000.0,\"cpus\":{\"0\":20000.0}},"
+    "{\"name\":\"LOC\",\"actions\":\"Local timer interrupts\",\"total/s\":500.0,"
+    "\"cpus\":{\"0\":250.0,\"1\":250.0}},"
+    "{\"name\":\"31\",\"valid\":false}],"
+    "\"softirqs\":[{\"name\":\"TIMER\",\"total/s\":500.0,\"cpus\":{\"0\":250.0,\"1\":250.0}},"
+    "{\"name\":\"NET_RX\",\"total/s\":9000.0,\"cpus\":{\"0\":9000.0}}]}";
+
+static int apply(struct model *m, int sample, long long ts, const char *util, unsigned flags)
+{
+	char doc[sizeof(doc_fmt) + 64];
+
+	snprintf(doc, sizeof(doc), doc_fmt, sample, ts, util);
+	return model_apply_text(m, doc, strlen(doc), flags);
+}
+
+static void test_decode(void **state)
+{
+	struct model m = { 0 };
+	const struct model_disk *d;
+	const struct model_irq *q;
+
+	(void)state;
+	assert_int_equal(apply(&m, 7, 1000, "100.0", MODEL_VIEW | MODEL_HISTORY), 0);
+	assert_true(m.have_sample);
+	assert_true(m.has_rates);
+	assert_string_equal(m.host, "db1");
+	assert_int_equal(m.sample, 7);
+	assert_int_equal(m.interval_ms, 1000);
+	assert_non_null(strstr(m.unavailable, "interrupts: no /proc/interrupts"));
+
+	assert_int_equal(m.ndisks, 2);
+	d = &m.disks[0];
+	assert_string_equal(d->name, "sda");
+	assert_true(d->valid);
+	assert_true(d->has[MD_UTIL] && d->has[MD_SVCTM] && d->has[MD_RAWAIT]);
+	assert_false(d->has[MD_DS]); /* a kernel without discard counters */
+	assert_true(d->v[MD_UTIL] == 100.0 && d->v[MD_RKBS] == 200.0 && d->v[MD_AQU] == 0.03);
+	d = &m.disks[1];
+	assert_false(d->valid);
+	assert_string_equal(d->reason, "counters went backwards");
+	assert_int_equal(d->in_flight, 12);
+
+	assert_int_equal(m.ncpus, 3);
+	assert_int_equal(m.cpus[0].cpu, -1);
+	assert_string_equal(m.cpus[0].name, "all");
+	assert_false(m.cpus[0].hot);
+	assert_true(m.cpus[1].hot);
+	assert_false(m.cpus[2].hot);
+	assert_string_equal(m.cpus[1].hot_soft, "NET_RX");
+	assert_true(m.cpus[1].hot_soft_s == 9000.0);
+	assert_string_equal(m.cpus[2].hot_soft, "TIMER");
+	assert_true(m.has_intr_all && m.intr_all_s == 25600.0);
+
+	assert_int_equal(m.nirqs, 3);
+	q = &m.irqs[0];
+	assert_true(q->numeric && q->irq == 30 && q->valid);
+	assert_string_equal(q->actions, "nvme0q1");
+	assert_int_equal(q->ncpus, 1);
+	assert_true(q->cpus[0].cpu == 0 && q->cpus[0].rate_s == 20000.0);
+	assert_false(m.irqs[1].numeric);
+	assert_int_equal(m.irqs[1].ncpus, 2);
+	assert_false(m.irqs[2].valid);
+	model_free(&m);
+}
+
+/* No core over MODEL_HOT_PCT: the share of interrupts decides, above half
+ * plus half a fair share (75% on two CPUs) and 1000/s in all. */
+static void test_hot_by_share(void **state)
+{
+	static const char fmt[] =
+	    "{\"version\":1,\"sample\":1,\"timestamp_ms\":1,\"interval_ms\":1000,\"cpu-load\":["
+	    "{\"cpu\":\"0\",\"irq\":1.0,\"soft\":1.0,\"idle\":90.0,\"intr/s\":%s},"
+	    "{\"cpu\":\"1\",\"irq\":1.0,\"soft\":1.0,\"idle\":90.0,\"intr/s\":%s}]}";
+	const char *cases[][3] = {
+		{ "1800.0", "200.0", "hot" }, /* 90% of 2000/s */
+		{ "1400.0", "600.0", "" },    /* 70%: under 75% */
+		{ "900.0", "10.0", "" },      /* 99% but only 910/s in all */
+	};
+	struct model m = { 0 };
+	char doc[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(doc, sizeof(doc), fmt, cases[i][0], cases[i][1]);
+		assert_int_equal(model_apply_text(&m, doc, strlen(doc), MODEL_VIEW), 0);
+		assert_int_equal(m.ncpus, 2);
+		assert_int_equal(m.cpus[0].hot, cases[i][2][0] != '\0');
+		assert_false(m.cpus[1].hot);
+	}
+	model_free(&m);
+}
+
+static void test_refused(void **state)
+{
+	static const char *const bad[] = {
+		"not json",
+		"[1,2]",
+		"{\"version\":2,\"sample\":1,\"timestamp_ms\":1}",
+		"{\"sample\":1,\"timestamp_ms\":1}",
+		"{\"version\":1,\"sample\":1,\"timestamp_ms\":1,\"disks\":[{\"r/s\":1.0}]}",
+		"{\"version\":1,\"sample\":1,\"timestamp_ms\":1,\"disks\":[7]}",
+		"{\"version\":1,\"sample\":1,\"timestamp_ms\":1,\"cpu-load\":[{\"cpu\":\"x\"}]}",
+		"{\"version\":1,\"sample\":1,\"timestamp_ms\":1,\"interrupts\":[{\"name\":\"1\","
+		"\"cpus\":{\"zero\":1.0}}]}",
+		"{\"version\":1,\"sample\":1,\"timestamp_ms\":1,\"interrupts\":[{\"name\":\"1\","
+		"\"cpus\":{\"0\":\"many\"}}]}",
+	};
+	struct model m = { 0 };
+
+	(void)state;
+	assert_int_equal(apply(&m, 3, 1000, "42.0", MODEL_VIEW | MODEL_HISTORY), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(
+		    model_apply_text(&m, bad[i], strlen(bad[i]), MODEL_VIEW | MODEL_HISTORY),
+		    -EBADMSG);
+		/* the previous tables stay */
+		assert_int_equal(m.sample, 3);
+		assert_int_equal(m.ndisks, 2);
+		assert_true(m.disks[0].v[MD_UTIL] == 42.0);
+		assert_int_equal(m.hist.n, 1);
+	}
+	model_free(&m);
+}
+
+static void test_history(void **state)
+{
+	struct model m = { 0 };
+	const struct model_series *s;
+
+	(void)state;
+	assert_int_equal(apply(&m, 1, 1000, "10.0", MODEL_HISTORY), 0);
+	assert_false(m.have_sample); /* history only: the tables are untouched */
+	assert_int_equal(apply(&m, 2, 2000, "20.0", MODEL_HISTORY | MODEL_VIEW), 0);
+	/* a history reply that overlaps what was already recorded */
+	assert_int_equal(apply(&m, 1, 1000, "10.0", MODEL_HISTORY), 0);
+	assert_int_equal(apply(&m, 2, 2000, "20.0", MODEL_HISTORY), 0);
+	assert_int_equal(m.hist.n, 2);
+	s = model_series_find(&m, "d:sda");
+	assert_non_null(s);
+	assert_true(model_series_at(&m, s, 0) == 10.0f && model_series_at(&m, s, 1) == 20.0f);
+	/* sdb had no rates: no series; a core's series is its busy % */
+	assert_null(model_series_find(&m, "d:sdb"));
+	s = model_series_find(&m, "c:1");
+	assert_non_null(s);
+	assert_true(model_series_at(&m, s, 1) == 30.0f);
+	assert_non_null(model_series_find(&m, "i:30"));
+	assert_null(model_series_find(&m, "i:31"));
+
+	/* paused: the view keeps sample 2, the history goes on */
+	assert_int_equal(apply(&m, 3, 3000, "30.0", MODEL_HISTORY), 0);
+	assert_int_equal(m.sample, 2);
+	assert_int_equal(m.hist.n, 3);
+
+	/* the ring wraps: the newest MODEL_HIST_MAX stay, oldest first */
+	for (int i = 0; i < MODEL_HIST_MAX + 5; i++) {
+		char util[16];
+
+		snprintf(util, sizeof(util), "%d.0", i % 100);
+		assert_int_equal(apply(&m, 10 + i, 10000 + 1000LL * i, util, MODEL_HISTORY), 0);
+	}
+	assert_int_equal(m.hist.n, MODEL_HIST_MAX);
+	s = model_series_find(&m, "d:sda");
+	assert_true(model_series_at(&m, s, 0) == (float)(5 % 100));
+	assert_true(model_series_at(&m, s, MODEL_HIST_MAX - 1) ==
+		    (float)((MODEL_HIST_MAX + 4) % 100));
+	model_free(&m);
+}
+
+/* Affinities come from /proc/irq via the source, not from the document:
+ * a new sample keeps them on the same IRQ. */
+static void test_affinity_kept(void **state)
+{
+	struct model m = { 0 };
+
+	(void)state;
+	assert_int_equal(apply(&m, 1, 1000, "1.0", MODEL_VIEW), 0);
+	m.irqs[0].has_smp = m.irqs[0].has_eff = true;
+	snprintf(m.irqs[0].smp_list, sizeof(m.irqs[0].smp_list), "0-3");
+	snprintf(m.irqs[0].eff_list, sizeof(m.irqs[0].eff_list), "0");
+	assert_int_equal(apply(&m, 2, 2000, "2.0", MODEL_VIEW), 0);
+	assert_true(m.irqs[0].has_smp && m.irqs[0].has_eff);
+	assert_string_equal(m.irqs[0].smp_list, "0-3");
+	assert_string_equal(m.irqs[0].eff_list, "0");
+	assert_false(m.irqs[1].has_smp);
+	model_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decode),	      cmocka_unit_test(test_hot_by_share),
+		cmocka_unit_test(test_refused),	      cmocka_unit_test(test_history),
+		cmocka_unit_test(test_affinity_kept),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
