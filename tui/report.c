@@ -163,6 +163,7 @@ void report_print(FILE *f, const struct snapshot *cur, const struct metrics *m, 
 	print_cpus(f, m);
 	print_irqs(f, cur, m);
 	print_turbo(f, m);
+	report_ext_print(f, cur, m);
 }
 
 void report_sources(const struct snapshot *s, const char *label)
