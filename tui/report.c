@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "parse.h"
+#include "report_ext.h"
 #include "turbo.h"
 
 static void print_disks(FILE *f, const struct metrics *m, bool all_disks)
