@@ -600,3 +600,111 @@ int apply_list(int state_fd, char (*ret_ids)[ADV_ID_MAX], size_t max)
 	free(v);
 	return (int)(n < max ? n : max);
 }
+
+int apply_by_id(const char *root_dir, const char *state_dir, const struct snapshot *cur,
+		const struct metrics *m, const char *id, struct apply_result *ret)
+{
+	struct apply_result res = { 0 };
+	struct advice adv = { 0 };
+	const struct suggestion *s;
+	struct topology t;
+	struct root r;
+	int e, fd;
+
+	e = root_open(root_dir, &r);
+	if (e < 0) {
+		snprintf(res.message, sizeof(res.message), "%s: %s", root_dir ? root_dir : "/",
+			 strerror(-e));
+		*ret = res;
+		return e;
+	}
+	e = topology_collect(&r, &t);
+	if (e == 0) {
+		e = advise_compute(cur, m, &t, &adv);
+		topology_free(&t);
+	}
+	if (e < 0) {
+		snprintf(res.message, sizeof(res.message), "advise: %s", strerror(-e));
+		goto out;
+	}
+	s = advice_suggestion(&adv, id);
+	if (!s) {
+		e = -ENOENT;
+		snprintf(res.message, sizeof(res.message),
+			 "%.*s: no such suggestion now (%zu current): run iotriage suggest",
+			 ADV_ID_MAX, id, adv.nsuggestions);
+		goto out;
+	}
+	fd = apply_state_open(&r, state_dir);
+	if (fd < 0) {
+		e = fd;
+		snprintf(res.message, sizeof(res.message),
+			 "cannot open the undo journal directory: %s", strerror(-e));
+		goto out;
+	}
+	e = apply_suggestion(&r, fd, s, &res);
+	close(fd);
+out:
+	advice_free(&adv);
+	root_close(&r);
+	*ret = res;
+	return e;
+}
+
+int apply_undo_by_id(const char *root_dir, const char *state_dir, const char *id,
+		     struct apply_result *ret)
+{
+	struct apply_result res = { 0 }, one;
+	char(*ids)[ADV_ID_MAX] = NULL;
+	struct root r;
+	int e, fd, n;
+
+	e = root_open(root_dir, &r);
+	if (e < 0) {
+		snprintf(res.message, sizeof(res.message), "%s: %s", root_dir ? root_dir : "/",
+			 strerror(-e));
+		*ret = res;
+		return e;
+	}
+	fd = apply_state_open(&r, state_dir);
+	if (fd < 0) {
+		e = fd;
+		snprintf(res.message, sizeof(res.message),
+			 "cannot open the undo journal directory: %s", strerror(-e));
+		goto out;
+	}
+	if (id) {
+		e = apply_undo(&r, fd, id, &res);
+		goto out;
+	}
+	ids = calloc(64, sizeof(*ids));
+	if (!ids) {
+		e = -ENOMEM;
+		goto out;
+	}
+	n = apply_list(fd, ids, 64);
+	e = n < 0 ? n : 0;
+	snprintf(res.message, sizeof(res.message), n > 0 ? "" : "nothing to undo");
+	for (int i = 0; i < n; i++) {
+		int ue = apply_undo(&r, fd, ids[i], &one);
+		size_t len = strlen(res.message);
+
+		if (len + 3 < sizeof(res.message)) {
+			if (len) {
+				memcpy(res.message + len, "; ", 3);
+				len += 2;
+			}
+			str_copy(res.message + len, sizeof(res.message) - len, one.message);
+		}
+		res.written += one.written;
+		if (ue < 0 && e == 0)
+			e = ue;
+	}
+out:
+	free(ids);
+	if (fd >= 0)
+		close(fd);
+	root_close(&r);
+	*ret = res;
+	return e;
+}

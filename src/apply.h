@@ -66,6 +66,18 @@ int apply_undo(const struct root *r, int state_fd, const char *id, struct apply_
 /* Ids with a journal, newest first; at most max. Returns the count or -errno. */
 int apply_list(int state_fd, char (*ret_ids)[ADV_ID_MAX], size_t max);
 
+/*
+ * The whole path for a caller that holds a sample (the daemon, the CLI):
+ * reads the topology under root_dir, advises on (cur, m), and applies the
+ * suggestion id if it is a current one (-ENOENT otherwise). state_dir as in
+ * apply_state_open(). *ret always says what happened.
+ */
+int apply_by_id(const char *root_dir, const char *state_dir, const struct snapshot *cur,
+		const struct metrics *m, const char *id, struct apply_result *ret);
+/* Undoes id, or every journaled suggestion (newest first) when id is NULL. */
+int apply_undo_by_id(const char *root_dir, const char *state_dir, const char *id,
+		     struct apply_result *ret);
+
 /* What a failed write's errno means for that file. */
 const char *apply_errno_meaning(int err, bool is_irq);
 

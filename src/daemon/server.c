@@ -21,6 +21,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "apply.h"
 #include "daemon.h"
 #include "grow.h"
 
@@ -379,6 +380,69 @@ static int cmd_status(struct daemon *d, struct client *c, const struct request *
 	return server_reply_finish(d, c);
 }
 
+/* {"cmd":"apply","suggestion":ID} and {"cmd":"undo"[,"suggestion":ID]}:
+ * the advisor's writes (src/apply.c) on the daemon's own root, against its
+ * latest sample; privileged (SO_PEERCRED) in the table below. */
+static const char *suggestion_arg(const struct request *rq)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(rq->root, "suggestion", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static int reply_apply(struct daemon *d, struct client *c, const struct request *rq, int e,
+		       const struct apply_result *res, const char *key)
+{
+	struct strbuf *sb;
+
+	if (e == -ENOMEM)
+		return e;
+	if (e < 0)
+		return server_reply_error(d, c, rq->id,
+					  e == -ENOENT || e == -EEXIST || e == -EINVAL
+						  ? IOT_ERR_BAD_REQUEST
+						  : IOT_ERR_INTERNAL,
+					  "%s", res->message);
+	sb = server_reply_start(d, rq);
+	sb_printf(sb, ",\"%s\":true,\"written\":%zu,\"pending\":%u,\"message\":", key,
+		  res->written, res->pending);
+	sb_json_str(sb, res->message);
+	return server_reply_finish(d, c);
+}
+
+static int cmd_apply(struct daemon *d, struct client *c, const struct request *rq)
+{
+	const struct metrics *m = sampler_metrics(d->sampler);
+	const char *id = suggestion_arg(rq);
+	struct apply_result res;
+	int e;
+
+	if (!id)
+		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
+					  "apply needs \"suggestion\", a suggestion id string");
+	if (!m)
+		return server_reply_error(d, c, rq->id, IOT_ERR_NO_SAMPLE,
+					  "no interval measured yet: apply needs two samples");
+	e = apply_by_id(d->args.root, NULL, sampler_current(d->sampler), m, id, &res);
+	daemon_log(e < 0 ? LOG_WARNING : LOG_NOTICE, "apply %s (uid %u): %s", id,
+		   (unsigned)c->cred.uid, res.message);
+	return reply_apply(d, c, rq, e, &res, "applied");
+}
+
+static int cmd_undo(struct daemon *d, struct client *c, const struct request *rq)
+{
+	struct apply_result res;
+	int e;
+
+	e = apply_undo_by_id(d->args.root, NULL, suggestion_arg(rq), &res);
+	daemon_log(e < 0 ? LOG_WARNING : LOG_NOTICE, "undo (uid %u): %s", (unsigned)c->cred.uid,
+		   res.message);
+	return reply_apply(d, c, rq, e, &res, "undone");
+}
+
 /*
  * The dispatch table. Later requests add one entry each: "worker.start"
  * (issue 6) and "apply" (issue 5) with .privileged = true, so the peer's
@@ -388,6 +452,7 @@ static const struct server_cmd commands[] = {
 	{ "hello", false, cmd_hello },	       { "snapshot", false, cmd_snapshot },
 	{ "subscribe", false, cmd_subscribe }, { "unsubscribe", false, cmd_unsubscribe },
 	{ "history", false, cmd_history },     { "status", false, cmd_status },
+	{ "apply", true, cmd_apply },	       { "undo", true, cmd_undo },
 };
 
 static int dispatch(struct daemon *d, struct client *c, const char *line, size_t len)
