@@ -192,8 +192,27 @@ start_daemon() {
 	[ -S "$tmp/d.sock" ] || fail "iotriaged did not create its socket: $(cat "$tmp/daemon.log")"
 }
 start_daemon
+# let the daemon collect some history before the client starts
+python3 - "$tmp/d.sock" "$WAIT" <<'PY' || fail "daemon status"
+import json, socket, sys, time
+deadline = time.monotonic() + int(sys.argv[2])
+while True:
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    s.sendall(b'{"cmd":"status"}\n')
+    r = json.loads(s.makefile().readline())
+    s.close()
+    if r["samples"] >= 8:
+        break
+    if time.monotonic() > deadline:
+        sys.exit("iotriaged has only %d samples" % r["samples"])
+    time.sleep(0.1)
+PY
 run_in dmn --socket "$tmp/d.sock" --no-color
 wait_for dmn "$disk_row" || fail "daemon: the disk row"
+n=$(sed -n 's/^History: disk sda .*(\([0-9]*\) samples).*/\1/p' "$tmp/screen")
+[ -n "$n" ] && [ "$n" -ge 7 ] ||
+	fail "the sparkline starts with the daemon's history (7+ samples), has '$n'"
 grep -Eq "^ iotriage +daemon $tmp/d.sock +every 0\.5s +host " "$tmp/screen" ||
 	fail "daemon header: socket and interval"
 grep -q '^0 HOT' "$tmp/screen" || fail "daemon: the hot core"
