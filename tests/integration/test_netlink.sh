@@ -1,0 +1,126 @@
+#!/bin/sh
+# Processes, NICs, pressure and writeback end to end: `compute` on the
+# recorded netlink-live pair (numbers from the recorded files), the same pair
+# with broken answers (each source unavailable with its reason, the others
+# still there), and the live host's real families.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+live="$FIXTURES/netlink-live"
+
+"$IOTRIAGE" compute "$live/t0" "$live/t1" --json >"$tmp/c.json" || fail "compute on netlink-live"
+python3 - "$tmp/c.json" "$live" <<'PY' || fail "netlink-live numbers"
+import json, sys
+d = json.load(open(sys.argv[1]))
+live = sys.argv[2]
+def io(t, key):
+    for line in open(f"{live}/{t}/proc/31933/io"):
+        k, v = line.split(":")
+        if k == key:
+            return int(v)
+def up(t):
+    return round(float(open(f"{live}/{t}/proc/uptime").read().split()[0]) * 100)
+itv = (up("t1") - up("t0")) / 100
+want = (io("t1", "write_bytes") - io("t0", "write_bytes")) / itv / 1024
+for s in ("procfs_io", "taskstats", "rtnetlink", "ethtool", "pressure_io", "vmstat"):
+    assert d["sources"][s]["available"], s
+assert not d["sources"]["pressure_irq"]["available"]
+p = d["processes"]
+assert p["bytes_source"] == "procfs" and p["delay_source"] == "taskstats", p
+assert p["delay_accounting"] == "on"
+top = p["top_io"][0]
+assert top["pid"] == 31933 and top["comm"] == "dd", top
+assert abs(top["kB_wr/s"] - round(want, 2)) < 0.006, (top, want)
+assert p["top_delay"][0]["pid"] == 31933 and p["top_delay"][0]["iodelay"] > 0
+eth0 = [n for n in d["nics"] if n["name"] == "eth0"][0]
+assert eth0["channels"]["combined"] == 1 and eth0["channels"]["combined_max"] == 1
+assert eth0["coalesce"]["rx-frames"] == 1
+assert [q["irq"] for q in eth0["irqs"]] == [37, 38, 39]
+assert eth0["irqs"][1]["actions"] == "virtio2-input.0"
+ifb = [n for n in d["nics"] if n["name"] == "ifb0"][0]
+assert ifb["channels"] == {"available": False, "reason": "channels: not supported by the driver"}
+assert not any(n["name"] == "lo" for n in d["nics"])
+assert "io" in d["pressure"] and "stall%" in d["pressure"]["io"]["some"]
+wb = d["writeback"]
+assert wb["vm"]["dirty_ratio"] == int(open(f"{live}/t1/proc/sys/vm/dirty_ratio").read())
+assert wb["state"] in ("below_background", "background", "throttled", "blocked")
+PY
+"$IOTRIAGE" compute "$live/t0" "$live/t1" >"$tmp/c.txt" || fail "compute text"
+grep -q '^31933 *dd ' "$tmp/c.txt" || fail "text output lacks dd"
+grep -q 'channels combined 1/1' "$tmp/c.txt" || fail "text output lacks eth0 channels"
+
+# Broken answers: each source says why, the rest of the document stands.
+cp -r "$live/t0" "$live/t1" "$tmp/" || fail "copy"
+links="$tmp/t1/netlink/rtnl/links.bin"
+head -c $(($(wc -c <"$links") - 20)) "$links" >"$links.cut" && mv "$links.cut" "$links"
+rm -r "$tmp/t1/netlink/taskstats"
+cp "$live/t1/netlink/ethtool/ifb0/channels.bin" "$tmp/t0/netlink/ethtool/eth0/channels.bin"
+printf 'some avg10=x total=1\n' >"$tmp/t1/proc/pressure/io"
+head -c 7 "$live/t0/netlink/ethtool/eth0/coalesce.bin" >"$tmp/t0/netlink/ethtool/eth0/coalesce.bin"
+"$IOTRIAGE" compute "$tmp/t0" "$tmp/t1" --json >"$tmp/b.json" || fail "compute on broken answers"
+python3 - "$tmp/b.json" <<'PY' || fail "broken answers"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["sources"]
+assert not s["rtnetlink"]["available"] and "NLMSG_DONE" in s["rtnetlink"]["reason"], s["rtnetlink"]
+assert "nics" not in d
+assert not s["taskstats"]["available"] and "no recorded answers" in s["taskstats"]["reason"]
+assert d["processes"]["delay_source"] is None and d["processes"]["top_io"][0]["pid"] == 31933
+assert "iodelay" not in d["processes"]["top_io"][0]
+assert not s["pressure_io"]["available"] and "malformed" in s["pressure_io"]["reason"]
+assert "io" not in d["pressure"] and "cpu" in d["pressure"]
+assert s["diskstats"]["available"] and d["disks"], "other panels must keep working"
+PY
+# t0 only had the bad ethtool answers: compute the other way round to see them
+"$IOTRIAGE" compute "$tmp/t1" "$tmp/t0" --json --interval 1000 >"$tmp/r.json" 2>/dev/null ||
+	fail "compute reversed"
+python3 - "$tmp/r.json" <<'PY' || fail "bad ethtool answers"
+import json, sys
+d = json.load(open(sys.argv[1]))
+eth0 = [n for n in d["nics"] if n["name"] == "eth0"][0]
+assert eth0["channels"] == {"available": False, "reason": "channels: not supported by the driver"}, eth0
+assert not eth0["coalesce"]["available"] and "truncated" in eth0["coalesce"]["reason"], eth0
+PY
+
+# The live host: real rtnetlink and ethtool families, /proc/PID/io.
+"$IOTRIAGE" snapshot --interval 200 --json >"$tmp/l.json" || fail "live snapshot"
+python3 - "$tmp/l.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["sources"]
+for k in ("rtnetlink", "procfs_io"):
+    if not s[k]["available"]:
+        print(f"SKIP: {k} refused on this machine: {s[k]['reason']}")
+        sys.exit(77)
+assert "processes" in d and d["processes"]["count"] > 0
+assert isinstance(d["nics"], list)
+if not s["ethtool"]["available"]:
+    print("note: ethtool family unavailable:", s["ethtool"]["reason"])
+if not s["taskstats"]["available"]:
+    print("note: taskstats unavailable:", s["taskstats"]["reason"])
+PY
+rc=$?
+[ $rc -eq 77 ] && exit 77
+[ $rc -eq 0 ] || fail "live snapshot sections"
+
+# Without privileges: taskstats and other users' /proc/PID/io are refused,
+# and the document says so instead of showing zeros.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ -x "$IOTRIAGE" ]; then
+	if setpriv --reuid=65534 --regid=65534 --clear-groups "$IOTRIAGE" snapshot --interval 200 \
+		--json >"$tmp/u.json" 2>/dev/null; then
+		python3 - "$tmp/u.json" <<'PY' || fail "unprivileged snapshot"
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = d["sources"]["procfs_io"]
+assert st["available"] and "not readable" in st.get("note", ""), st
+ts = d["sources"]["taskstats"]
+if open("/proc/sys/kernel/task_delayacct").read().strip() != "0" and d["processes"]["taskstats_queries"]:
+    # asked without CAP_NET_ADMIN: refused, said so
+    assert not ts["available"] and "CAP_NET_ADMIN" in ts["reason"], ts
+PY
+	else
+		echo "note: could not run the client as nobody (path not traversable)"
+	fi
+fi
+exit 0
