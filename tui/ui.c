@@ -474,10 +474,15 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 		return UI_REDRAW;
 	case '+':
 	case '=':
-		return source_step_interval(ui->src, 1, now_ns);
 	case '-':
-	case '_':
-		return source_step_interval(ui->src, -1, now_ns);
+	case '_': {
+		unsigned f = source_step_interval(ui->src, ch == '+' || ch == '=' ? 1 : -1, now_ns);
+
+		if (!f)
+			snprintf(ui->note, sizeof(ui->note), "interval: already the %s",
+				 ch == '+' || ch == '=' ? "longest" : "shortest");
+		return UI_REDRAW;
+	}
 	case '\t':
 		ui->focus = (ui->focus + 1) % PANEL__COUNT;
 		return UI_REDRAW;
@@ -576,6 +581,10 @@ static int ui_loop(struct ui *ui, int sfd)
 		 * poll() returned EINTR: always drain the keyboard */
 		for (int ch; (ch = getch()) != ERR;)
 			flags |= ui_key(ui, ch, t);
+		/* the terminal went away (ssh dropped without SIGHUP reaching us):
+		 * nothing will ever be read again, and poll would spin */
+		if (n > 0 && (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
+			flags |= UI_QUIT;
 		if (n > 0 && (pfd[1].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 
