@@ -403,12 +403,12 @@ static int reply_apply(struct daemon *d, struct client *c, const struct request 
 	if (e < 0)
 		return server_reply_error(d, c, rq->id,
 					  e == -ENOENT || e == -EEXIST || e == -EINVAL
-						  ? IOT_ERR_BAD_REQUEST
-						  : IOT_ERR_INTERNAL,
+					      ? IOT_ERR_BAD_REQUEST
+					      : IOT_ERR_INTERNAL,
 					  "%s", res->message);
 	sb = server_reply_start(d, rq);
-	sb_printf(sb, ",\"%s\":true,\"written\":%zu,\"pending\":%u,\"message\":", key,
-		  res->written, res->pending);
+	sb_printf(sb, ",\"%s\":true,\"written\":%zu,\"pending\":%u,\"message\":", key, res->written,
+		  res->pending);
 	sb_json_str(sb, res->message);
 	return server_reply_finish(d, c);
 }

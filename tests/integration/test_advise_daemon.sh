@@ -1,0 +1,100 @@
+#!/bin/sh
+# apply and undo through iotriaged: a daemon on a copy of the mpt2sas
+# scenario's t0 that the test rewrites to t1 between two samples (paused in
+# epoll_wait, as daemon_lib does), so its latest interval shows CPU 1 hot;
+# "apply" writes the 16 affinities and journals them, "undo" restores them.
+# Bad requests: no "suggestion", an unknown one, a non-root peer.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+[ -n "${IOTRIAGED:-}" ] || { echo "SKIP: \$IOTRIAGED not set"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+PYTHONPATH="$SRCDIR/tests/integration" python3 - "$FIXTURES/advise/mpt2sas" "$tmp" <<'PY' || exit 1
+import os, shutil, sys, time
+from daemon_lib import *
+
+fx, tmp = sys.argv[1], sys.argv[2]
+root = os.path.join(tmp, "root")
+shutil.copytree(os.path.join(fx, "t0"), root, symlinks=True)
+
+
+def put_counters(src):
+    """The top-level /proc counter files of src, rewritten in place."""
+    for name in os.listdir(os.path.join(src, "proc")):
+        p = os.path.join(src, "proc", name)
+        if not os.path.isfile(p):
+            continue
+        with open(p, "rb") as f:
+            data = f.read()
+        with open(os.path.join(root, "proc", name), "r+b") as f:
+            f.truncate(0)
+            f.write(data)
+
+
+d = Daemon(tmp, root=root, interval=300)
+try:
+    c = d.client()
+    check(c.req({"cmd": "hello", "version": 1})["ok"], "hello")
+    r = c.req({"cmd": "apply"})
+    check(r["ok"] is False and r["error"]["code"] == "bad_request", "apply without id: %r" % r)
+    deadline = time.monotonic() + TIMEOUT
+    while d.status()["samples"] < 2:  # an interval needs two samples
+        check(time.monotonic() < deadline, "no second sample")
+        time.sleep(0.01)
+    r = c.req({"cmd": "apply", "suggestion": "irq-spread-nothing"})
+    check(r["ok"] is False and "no such suggestion now" in r["error"]["message"],
+          "unknown suggestion: %r" % r)
+    r = c.req({"cmd": "undo"})
+    check(r["ok"] is True and "nothing to undo" in r["message"], "empty undo: %r" % r)
+
+    # t0 -> t1 between two samples; a later sample would see t1 -> t1 (no
+    # rates), so on a very slow machine the cycle is simply tried again
+    applied = None
+    for attempt in range(10):
+        for tree in ("t0", "t1"):
+            before = d.status()["samples"]
+            d.pause_idle()
+            put_counters(os.path.join(fx, tree))
+            d.resume()
+            deadline = time.monotonic() + TIMEOUT
+            while d.status()["samples"] <= before:
+                check(time.monotonic() < deadline, "no sample after the rewrite")
+                time.sleep(0.01)
+        r = c.req({"cmd": "apply", "suggestion": "irq-spread-host0"})
+        if r["ok"]:
+            applied = r
+            break
+        check("no such suggestion now" in r["error"]["message"], "apply failed: %r" % r)
+    check(applied is not None, "the daemon never saw the t0 -> t1 interval")
+    check(applied["applied"] is True and applied["written"] == 16, "apply reply %r" % applied)
+    with open(os.path.join(root, "proc/irq/108/smp_affinity_list")) as f:
+        check(f.read().strip() == "1", "IRQ 108 not moved to CPU 1")
+    check(os.path.exists(os.path.join(root, "var/lib/iotriage/irq-spread-host0.undo")),
+          "no journal under the daemon's root")
+    r = c.req({"cmd": "apply", "suggestion": "irq-spread-host0"})
+    check(r["ok"] is False, "second apply must fail: %r" % r)
+    r = c.req({"cmd": "undo", "suggestion": "irq-spread-host0"})
+    check(r["ok"] is True and r["undone"] is True and r["written"] == 16, "undo: %r" % r)
+    for irq in range(107, 123):
+        with open(os.path.join(root, "proc/irq/%d/smp_affinity_list" % irq)) as f:
+            check(f.read().strip() == "0-7", "IRQ %d not restored" % irq)
+    c.close()
+
+    # a peer that is neither root nor the daemon's uid is refused
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        import subprocess
+        os.chmod(tmp, 0o755)
+        os.chmod(d.sock, 0o777)
+        code = ("import socket,json;s=socket.socket(socket.AF_UNIX);s.connect(%r);"
+                "s.sendall(b'{\"cmd\":\"apply\",\"suggestion\":\"x\"}\\n');"
+                "print(s.recv(4096).decode())" % d.sock)
+        out = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                              "python3", "-c", code], capture_output=True, text=True,
+                             timeout=TIMEOUT).stdout
+        check('"permission"' in out, "non-root apply: %r" % out)
+    check(d.stop() == 0, "iotriaged exit code")
+finally:
+    cleanup([d])
+PY
