@@ -37,7 +37,7 @@ static void print_procs(FILE *f, const struct extsrc_raw *x, const struct ext_me
 	if (!em || !em->procs_valid)
 		return;
 	fprintf(f, "%-8s %-16s %11s %11s %11s %9s\n", "PID", "COMMAND", "kB_rd/s", "kB_wr/s",
-		"kB_ccwr/s", "iodelay%");
+		"kB_ccwr/s", "io_delay%");
 	for (size_t i = 0; i < em->nby_io; i++)
 		proc_line(f, &em->procs[em->by_io[i]]);
 	if (em->nby_delay) {

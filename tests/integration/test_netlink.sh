@@ -32,7 +32,7 @@ assert p["delay_accounting"] == "on"
 top = p["top_io"][0]
 assert top["pid"] == 31933 and top["comm"] == "dd", top
 assert abs(top["kB_wr/s"] - round(want, 2)) < 0.006, (top, want)
-assert p["top_delay"][0]["pid"] == 31933 and p["top_delay"][0]["iodelay"] > 0
+assert p["top_delay"][0]["pid"] == 31933 and p["top_delay"][0]["io_delay%"] > 0
 eth0 = [n for n in d["nics"] if n["name"] == "eth0"][0]
 assert eth0["channels"]["combined"] == 1 and eth0["channels"]["combined_max"] == 1
 assert eth0["coalesce"]["rx-frames"] == 1
@@ -67,7 +67,7 @@ assert not s["rtnetlink"]["available"] and "NLMSG_DONE" in s["rtnetlink"]["reaso
 assert "nics" not in d
 assert not s["taskstats"]["available"] and "no recorded answers" in s["taskstats"]["reason"]
 assert d["processes"]["delay_source"] is None and d["processes"]["top_io"][0]["pid"] == 31933
-assert "iodelay" not in d["processes"]["top_io"][0]
+assert "io_delay%" not in d["processes"]["top_io"][0]
 assert not s["pressure_io"]["available"] and "malformed" in s["pressure_io"]["reason"]
 assert "io" not in d["pressure"] and "cpu" in d["pressure"]
 assert s["diskstats"]["available"] and d["disks"], "other panels must keep working"
