@@ -20,4 +20,4 @@ truncate -s 1G "$img"
 dev=$(losetup -f --show "$img")
 # lay the image out so reads hit real pages, not holes
 dd if=/dev/urandom of="$dev" bs=1M count=1024 oflag=direct status=none
-exec python3 "$(dirname "$0")/bench_workers.py" "$iotriage" "$dev" "$rounds" "$secs"
+python3 "$(dirname "$0")/bench_workers.py" "$iotriage" "$dev" "$rounds" "$secs"
