@@ -462,7 +462,9 @@ static void probe_msrs(struct turbo_collector *tc, const struct root *r, int cpu
 			else
 				in->energy_unit_j = 1.0 / (double)(1ull << ((v >> 8) & 0x1f));
 			in->dram_energy_unit_j = in->intel_server ? 15.3 / 1e6 : in->energy_unit_j;
-			in->time_unit_s = 1.0 / (double)(1u << ((v >> 16) & 0xf));
+			/* turbostat: a time unit field of 0 means the default 0xA */
+			in->time_unit_s =
+			    1.0 / (double)(1u << (((v >> 16) & 0xf) ? ((v >> 16) & 0xf) : 0xa));
 			in->tdp_w = 135.0;
 			if (probe_msr(in, &d, MSR_PKG_POWER_INFO, "PKG_POWER_INFO", TC__COUNT,
 				      &v) &&
