@@ -146,7 +146,9 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "fs:i:H:g:c:r:vhV", opts, NULL)) != -1) {
+	/* our own messages, in the "iotriaged: WHAT: WHY" form */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":fs:i:H:g:c:r:vhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			a->foreground = true;
@@ -185,8 +187,17 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 			printf("iotriaged %s (protocol %d)\n", IOTRIAGE_VERSION,
 			       IOT_PROTOCOL_VERSION);
 			return 1;
+		case ':':
+			fprintf(stderr, "iotriaged: %s: needs a value (try --help)\n",
+				argv[optind - 1]);
+			return -1;
 		default:
-			fprintf(stderr, "%s", usage);
+			if (optopt)
+				fprintf(stderr, "iotriaged: -%c: unknown option (try --help)\n",
+					optopt);
+			else
+				fprintf(stderr, "iotriaged: %s: unknown option (try --help)\n",
+					argv[optind - 1]);
 			return -1;
 		}
 	}

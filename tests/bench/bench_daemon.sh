@@ -30,6 +30,9 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 cpu_ns() { cut -d' ' -f1 "/proc/$1/schedstat"; }
+# elapsed time in centiseconds: sleep(1) may overshoot on a busy VM, and
+# iostat/mpstat print one report per elapsed second, not per second asked
+uptime_cs() { tr -d . </proc/uptime | cut -d' ' -f1; }
 # status_of SOCKET EXPR: a field of the daemon's status reply (s = the reply)
 status_of() {
 	printf '{"cmd":"status"}\n' | socat -t 5 - "UNIX-CONNECT:$1" |
@@ -76,8 +79,10 @@ for hz in 1 10; do
 		pids="$pids $ipid $mpid"
 		sleep 1
 		d0=$(cpu_ns $dpid) i0=$(cpu_ns $ipid) m0=$(cpu_ns $mpid) s0=$(samples "$sock")
+		e0=$(uptime_cs)
 		sleep "$secs"
 		d1=$(cpu_ns $dpid) i1=$(cpu_ns $ipid) m1=$(cpu_ns $mpid) s1=$(samples "$sock")
+		e1=$(uptime_cs)
 		tick=$(status_of "$sock" 's["tick_us"]["avg"]')
 		kill $ipid $mpid
 		if [ "$subs" -gt 0 ]; then
@@ -87,9 +92,9 @@ for hz in 1 10; do
 		kill $dpid
 		wait $dpid || true
 		pids="$rss_pid"
-		python3 - "$hz" "$subs" "$secs" "$d0" "$d1" "$i0" "$i1" "$m0" "$m1" "$s0" "$s1" "$tick" "$lat" <<'PY'
+		python3 - "$hz" "$subs" $((e1 - e0)) "$d0" "$d1" "$i0" "$i1" "$m0" "$m1" "$s0" "$s1" "$tick" "$lat" <<'PY'
 import sys
-hz, subs, secs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+hz, subs, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]) / 100
 d0, d1, i0, i1, m0, m1, s0, s1 = map(int, sys.argv[4:12])
 tick, lat = int(sys.argv[12]), sys.argv[13]
 n = s1 - s0

@@ -13,7 +13,12 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$IOTRIAGED" --version | grep -q '^iotriaged ' || fail "--version"
 "$IOTRIAGED" --help | grep -q '^Usage: iotriaged' || fail "--help"
-"$IOTRIAGED" --bogus 2>/dev/null; [ $? -eq 2 ] || fail "unknown option must exit 2"
+"$IOTRIAGED" --bogus 2>"$tmp/err"; [ $? -eq 2 ] || fail "unknown option must exit 2"
+grep -q '^iotriaged: --bogus: unknown option' "$tmp/err" || fail "unknown option: $(cat "$tmp/err")"
+"$IOTRIAGED" -x 2>"$tmp/err"; [ $? -eq 2 ] || fail "unknown short option must exit 2"
+grep -q '^iotriaged: -x: unknown option' "$tmp/err" || fail "unknown -x: $(cat "$tmp/err")"
+"$IOTRIAGED" --socket 2>"$tmp/err"; [ $? -eq 2 ] || fail "missing value must exit 2"
+grep -q '^iotriaged: --socket: needs a value' "$tmp/err" || fail "missing value: $(cat "$tmp/err")"
 "$IOTRIAGED" --interval 50 2>"$tmp/err"; [ $? -eq 2 ] || fail "--interval 50 must exit 2"
 grep -q "^iotriaged: --interval: '50' is not a whole number from 100" "$tmp/err" ||
 	fail "interval message: $(cat "$tmp/err")"
