@@ -134,7 +134,8 @@ static void capture_block(const struct root *src, int dfd, struct procfile *pf,
 			if (copy_one(src, dfd, rel, pf) == 0)
 				res->files++;
 		}
-		/* slaves/ holds symlinks; an empty directory per member is enough */
+		/* slaves/ holds symlinks; an empty file per member keeps the name
+		 * (an empty directory would be lost by git and tar --no-recursion) */
 		snprintf(rel, sizeof(rel), "sys/block/%s/slaves", de->d_name);
 		sfd = root_openat(src, rel, O_RDONLY | O_DIRECTORY);
 		if (sfd >= 0) {
@@ -147,7 +148,7 @@ static void capture_block(const struct root *src, int dfd, struct procfile *pf,
 				if (se->d_name[0] == '.')
 					continue;
 				snprintf(srel, sizeof(srel), "%s/%s", rel, se->d_name);
-				mkdir_p(dfd, srel);
+				write_file(dfd, srel, "", 0);
 			}
 			if (sd)
 				closedir(sd);
