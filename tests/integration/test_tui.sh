@@ -15,11 +15,17 @@ command -v python3 >/dev/null || skip "python3 is not installed"
 [ -n "${IOTRIAGE:-}" ] || skip "\$IOTRIAGE not set (run through meson test)"
 
 tmp=$(mktemp -d)
+# the private server's socket lives in $tmp too, and goes with it
+TMUX_TMPDIR=$tmp
+export TMUX_TMPDIR
+unset TMUX
 sock="iotriage-test-$$"
 T() { tmux -L "$sock" -f /dev/null "$@"; }
 gen_pid=
 daemon_pid=
+fake_pid=
 cleanup() {
+	[ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null
 	T kill-server 2>/dev/null
 	[ -n "$gen_pid" ] && kill "$gen_pid" 2>/dev/null && wait "$gen_pid" 2>/dev/null
 	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
@@ -69,6 +75,13 @@ tree="$tmp/tree"
 "$SRCDIR/tests/fixtures/tui-hot/advance.py" "$tree" 0 || fail "generating the tree"
 "$SRCDIR/tests/fixtures/tui-hot/advance.py" "$tree" 1 --loop 0.1 &
 gen_pid=$!
+# python can take seconds to start on a loaded machine: wait for step 2
+n=0
+until grep -Eq '^(100[2-9]|10[1-9][0-9]|1[1-9][0-9][0-9])\.' "$tree/proc/uptime"; do
+	[ $n -lt $((WAIT * 10)) ] || fail "the tree generator does not advance"
+	sleep 0.1
+	n=$((n + 1))
+done
 
 # The pane runs the client, then says whether the tty modes came back as
 # they were and the exit status, and stays open so the test can read it.
@@ -91,6 +104,12 @@ SH
 }
 
 disk_row='^sdb +100\.00 +500\.00 +400\.00 +5\.00 +25\.00 +13\.00 +1\.67 +100\.00'
+
+# ---- not a terminal: one snapshot table, no TUI ----
+"$IOTRIAGE" --root "$tree" --interval 300 >"$tmp/pipe.out" 2>"$tmp/pipe.err" ||
+	fail "iotriage into a pipe: $(cat "$tmp/pipe.err")"
+grep -Eq '^sdb +100\.00 +500\.00 ' "$tmp/pipe.out" || fail "into a pipe: the snapshot table"
+grep -q "$(printf '\033')" "$tmp/pipe.out" && fail "into a pipe: escape sequences"
 
 # ---- embedded, colour, 80x24 ----
 run_in emb --embedded --root "$tree"
@@ -173,6 +192,28 @@ pid=$(pgrep -P "$pane" | head -n 1)
 kill -TERM "$pid"
 wait_for nc '^tty-restored rc=0' || fail "SIGTERM: exit 0 with the tty modes restored"
 [ "$(T display -p -t nc '#{alternate_on}')" = 0 ] || fail "SIGTERM left the alternate screen on"
+
+# ---- a daemon that refuses our hello: said so, retried ----
+python3 - "$tmp/fake.sock" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(8)
+while True:
+    c, _ = s.accept()
+    c.makefile().readline()
+    c.sendall(b'{"ok":false,"id":"hello","error":{"code":"version","message":"wrong version"}}\n')
+    c.close()
+PY
+fake_pid=$!
+run_in fake --socket "$tmp/fake.sock"
+wait_for fake 'DISCONNECTED: wrong version; retrying' || fail "a refused hello is shown"
+grep -Eq "^ iotriage +daemon /" "$tmp/screen" || fail "refused: still the daemon client"
+T send-keys -t fake q
+wait_for fake '^tty-restored rc=0' || fail "refused hello: q restores the tty"
+kill "$fake_pid"
+wait "$fake_pid" 2>/dev/null
+fake_pid=
 
 # ---- against the daemon ----
 if [ -z "${IOTRIAGED:-}" ]; then
