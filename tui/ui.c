@@ -549,11 +549,14 @@ static void setup_colors(struct ui *ui)
 static int ui_loop(struct ui *ui, int sfd)
 {
 	unsigned flags = UI_REDRAW;
+	/* stdin at EOF (iotriage </dev/null) would poll readable forever: without
+	 * a keyboard the view still runs and a signal ends it */
+	int kbd = isatty(STDIN_FILENO) ? STDIN_FILENO : -1;
 	int quit_sig = 0;
 
 	for (;;) {
 		struct pollfd pfd[3] = {
-			{ .fd = STDIN_FILENO, .events = POLLIN },
+			{ .fd = kbd, .events = POLLIN },
 			{ .fd = sfd, .events = POLLIN },
 		};
 		int64_t deadline, t;
