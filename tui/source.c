@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <json-c/json.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
