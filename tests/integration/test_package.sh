@@ -22,7 +22,8 @@ fail() {
 	echo "FAIL: $*"
 	status=1
 }
-ok() { echo "ok: $*"; }
+T0=$(date +%s)
+ok() { echo "ok: $* [$(($(date +%s) - T0)) s]"; }
 
 case ${IOTRIAGE_SANITIZE:-none} in
 none | '') ;;
