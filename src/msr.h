@@ -73,6 +73,44 @@ static inline uint64_t msr_offset(bool is_file, uint32_t addr)
 
 void msr_close(struct msr_dev *d);
 
+/*
+ * A batch of register reads done with one io_uring submission instead of one
+ * pread each: a syscall costs more than the read itself, and a sample reads
+ * several registers on every CPU. Without io_uring (disabled, old kernel)
+ * the batch falls back to pread one by one. Each op gets val or err exactly
+ * as msr_read() would give them.
+ */
+struct msr_op {
+	const struct msr_dev *d;
+	uint32_t addr;
+	int err; /* 0, or -errno as msr_read() */
+	uint64_t val;
+	uint64_t buf; /* where the kernel writes the 8 bytes */
+};
+
+struct msr_batch {
+	void *ring; /* struct io_uring, NULL: pread fallback */
+	unsigned ring_entries;
+	int ring_err; /* why there is no ring (for the benchmark's report) */
+	struct msr_op *ops;
+	size_t n, cap;
+};
+
+/* Sets up an empty batch; tries io_uring. 0 or -ENOMEM. */
+int msr_batch_init(struct msr_batch *b);
+/* Queues a read of addr on d. Returns the op's index or -ENOMEM. Op pointers
+ * move when the batch grows: use the index. */
+int msr_batch_add(struct msr_batch *b, const struct msr_dev *d, uint32_t addr);
+/* Reads every queued op. 0, or -errno when io_uring itself failed (ops are
+ * then read by pread, so their results are valid either way). */
+int msr_batch_run(struct msr_batch *b);
+/* Forgets the ops, keeps the storage and the ring. */
+static inline void msr_batch_reset(struct msr_batch *b)
+{
+	b->n = 0;
+}
+void msr_batch_free(struct msr_batch *b);
+
 /* Human reason for an msr_open/msr_read error, for "unavailable: ..." lines
  * ("needs root (CAP_SYS_RAWIO)"); never NULL. */
 const char *msr_strerror(int err);

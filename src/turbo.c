@@ -58,6 +58,24 @@ struct plan {
 	bool cur_khz, idle, hwmon_core, hwmon_pkg;
 };
 
+/* Where a batched MSR value lands once read. */
+enum sink_kind {
+	SK_U64,
+	SK_U32,	  /* a 32-bit counter in a 64-bit register (SMI, RAPL) */
+	SK_THERM, /* a DTS readout: degrees below TjMax in bits 22:16 */
+};
+
+struct sink {
+	enum sink_kind kind;
+	uint32_t addr;
+	uint64_t *dst;
+	int32_t *temp_mc;
+	uint32_t *have;
+	uint32_t bit;
+	struct turbo_cpu_raw *c; /* whose row fails on error; NULL: package k */
+	struct turbo_pkg_raw *k;
+};
+
 struct turbo_collector {
 	bool live; /* the root is "/": perf events and timestamps mean something */
 	struct turbo_info info;
@@ -68,6 +86,10 @@ struct turbo_collector {
 	size_t ncpu, cpu_cap;
 	struct pkg_state *pkgs;
 	size_t npkg, pkg_cap;
+	struct msr_batch batch; /* every MSR read of a sample, one submission */
+	struct sink *sinks;	/* where each batch op's value goes, same index */
+	size_t nsinks, sink_cap;
+	bool oom;
 	int *online; /* the online set of the last sample, to notice hotplug */
 	size_t nonline, online_cap;
 };
@@ -969,6 +991,8 @@ void turbo_collector_free(struct turbo_collector *tc)
 	free(tc->cpus);
 	free(tc->pkgs);
 	free(tc->online);
+	free(tc->sinks);
+	msr_batch_free(&tc->batch);
 	free(tc);
 }
 
@@ -987,15 +1011,77 @@ static void cpu_fail(struct turbo_cpu_raw *c, int err, const char *what, uint32_
 			 strerror(-err));
 }
 
-static void rd(const struct msr_dev *d, uint32_t addr, uint64_t *v, uint32_t bit, uint32_t *have,
-	       struct turbo_cpu_raw *c)
-{
-	int e = msr_read(d, addr, v);
+static void pkg_fail(struct turbo_pkg_raw *k, int err, uint32_t addr);
 
-	if (e < 0)
-		cpu_fail(c, e, "MSR", addr);
+/* Queues one MSR read; its value and error are applied by finish_batch(). */
+static void queue(struct turbo_collector *tc, const struct msr_dev *d, struct sink sk)
+{
+	int i;
+
+	if (tc->oom)
+		return;
+	if (grow((void **)&tc->sinks, &tc->sink_cap, tc->nsinks + 1, sizeof(*tc->sinks)) < 0 ||
+	    (i = msr_batch_add(&tc->batch, d, sk.addr)) < 0) {
+		tc->oom = true;
+		return;
+	}
+	tc->sinks[i] = sk;
+	tc->nsinks = (size_t)i + 1;
+}
+
+static void rd(struct turbo_collector *tc, const struct msr_dev *d, uint32_t addr, uint64_t *v,
+	       uint32_t bit, struct turbo_cpu_raw *c, bool wrap32)
+{
+	queue(tc, d,
+	      (struct sink){ .kind = wrap32 ? SK_U32 : SK_U64,
+			     .addr = addr,
+			     .dst = v,
+			     .have = &c->have,
+			     .bit = bit,
+			     .c = c });
+}
+
+/* Runs the batch and files each value (or the first error of a row). */
+static int finish_batch(struct turbo_collector *tc)
+{
+	int r = 0;
+
+	if (tc->oom)
+		r = -ENOMEM;
 	else
-		*have |= bit;
+		msr_batch_run(&tc->batch);
+	for (size_t i = 0; !r && i < tc->nsinks; i++) {
+		const struct msr_op *op = &tc->batch.ops[i];
+		const struct sink *sk = &tc->sinks[i];
+
+		if (op->err) {
+			/* a missing thermal register only loses its temperature */
+			if (sk->kind == SK_THERM)
+				continue;
+			if (sk->c)
+				cpu_fail(sk->c, op->err, "MSR", sk->addr);
+			else
+				pkg_fail(sk->k, op->err, sk->addr);
+			continue;
+		}
+		switch (sk->kind) {
+		case SK_U64:
+			*sk->dst = op->val;
+			break;
+		case SK_U32:
+			*sk->dst = op->val & 0xffffffff;
+			break;
+		case SK_THERM:
+			*sk->temp_mc =
+			    (tc->info.tj_max_c - (int32_t)((op->val >> 16) & 0x7f)) * 1000;
+			break;
+		}
+		*sk->have |= sk->bit;
+	}
+	msr_batch_reset(&tc->batch);
+	tc->nsinks = 0;
+	tc->oom = false;
+	return r;
 }
 
 static void rd_perf(int fd, uint64_t *v, uint32_t bit, struct turbo_cpu_raw *c)
@@ -1013,8 +1099,7 @@ static void rd_perf(int fd, uint64_t *v, uint32_t bit, struct turbo_cpu_raw *c)
 		c->have |= bit;
 }
 
-static void read_cpu(const struct turbo_collector *tc, const struct cpu_state *s,
-		     struct turbo_cpu_raw *c)
+static void read_cpu(struct turbo_collector *tc, const struct cpu_state *s, struct turbo_cpu_raw *c)
 {
 	const struct plan *p = &tc->plan;
 	const struct msr_dev *d = &s->msr;
@@ -1027,9 +1112,9 @@ static void read_cpu(const struct turbo_collector *tc, const struct cpu_state *s
 	}
 	if (p->msr_tsc) {
 		/* TSC first and APERF/MPERF back to back, as turbostat orders them */
-		rd(d, MSR_IA32_TSC, &c->tsc, TR_TSC, &c->have, c);
-		rd(d, MSR_IA32_APERF, &c->aperf, TR_APERF, &c->have, c);
-		rd(d, MSR_IA32_MPERF, &c->mperf, TR_MPERF, &c->have, c);
+		rd(tc, d, MSR_IA32_TSC, &c->tsc, TR_TSC, c, false);
+		rd(tc, d, MSR_IA32_APERF, &c->aperf, TR_APERF, c, false);
+		rd(tc, d, MSR_IA32_MPERF, &c->mperf, TR_MPERF, c, false);
 	}
 	if (p->perf_thread[PERF_TSC])
 		rd_perf(s->perf_fd[PERF_TSC], &c->tsc, TR_TSC, c);
@@ -1037,31 +1122,28 @@ static void read_cpu(const struct turbo_collector *tc, const struct cpu_state *s
 		rd_perf(s->perf_fd[PERF_APERF], &c->aperf, TR_APERF, c);
 		rd_perf(s->perf_fd[PERF_MPERF], &c->mperf, TR_MPERF, c);
 	}
-	if (p->msr_smi) {
-		rd(d, MSR_SMI_COUNT, &c->smi, TR_SMI, &c->have, c);
-		c->smi &= 0xffffffff;
-	}
+	if (p->msr_smi)
+		rd(tc, d, MSR_SMI_COUNT, &c->smi, TR_SMI, c, true);
 	if (p->perf_thread[PERF_SMI])
 		rd_perf(s->perf_fd[PERF_SMI], &c->smi, TR_SMI, c);
 	if (c->first_in_core) {
-		uint64_t v;
-
 		if (p->msr_c3)
-			rd(d, MSR_CORE_C3_RESIDENCY, &c->c3, TR_C3, &c->have, c);
+			rd(tc, d, MSR_CORE_C3_RESIDENCY, &c->c3, TR_C3, c, false);
 		if (p->msr_c6)
-			rd(d, MSR_CORE_C6_RESIDENCY, &c->c6, TR_C6, &c->have, c);
+			rd(tc, d, MSR_CORE_C6_RESIDENCY, &c->c6, TR_C6, c, false);
 		if (p->msr_c7)
-			rd(d, MSR_CORE_C7_RESIDENCY, &c->c7, TR_C7, &c->have, c);
-		if (p->msr_coretmp && msr_read(d, MSR_IA32_THERM_STATUS, &v) == 0) {
-			/* digital readout: degrees below TjMax, bits 22:16 */
-			c->core_temp_mc = (tc->info.tj_max_c - (int32_t)((v >> 16) & 0x7f)) * 1000;
-			c->have |= TR_CORETMP;
-		}
-		if (p->amd_core_energy) {
-			rd(d, MSR_AMD_CORE_ENERGY_STATUS, &c->core_energy, TR_CORE_ENERGY, &c->have,
-			   c);
-			c->core_energy &= 0xffffffff;
-		}
+			rd(tc, d, MSR_CORE_C7_RESIDENCY, &c->c7, TR_C7, c, false);
+		if (p->msr_coretmp)
+			queue(tc, d,
+			      (struct sink){ .kind = SK_THERM,
+					     .addr = MSR_IA32_THERM_STATUS,
+					     .temp_mc = &c->core_temp_mc,
+					     .have = &c->have,
+					     .bit = TR_CORETMP,
+					     .c = c });
+		if (p->amd_core_energy)
+			rd(tc, d, MSR_AMD_CORE_ENERGY_STATUS, &c->core_energy, TR_CORE_ENERGY, c,
+			   true);
 		if (p->hwmon_core && s->temp_fd >= 0) {
 			int64_t t;
 
@@ -1099,56 +1181,57 @@ static void pkg_fail(struct turbo_pkg_raw *k, int err, uint32_t addr)
 		 k->cpu, addr, msr_strerror(err));
 }
 
-static void rdp(const struct msr_dev *d, uint32_t addr, uint64_t *v, uint32_t bit, bool wrap32,
-		struct turbo_pkg_raw *k)
+static void rdp(struct turbo_collector *tc, const struct msr_dev *d, uint32_t addr, uint64_t *v,
+		uint32_t bit, bool wrap32, struct turbo_pkg_raw *k)
 {
-	int e = msr_read(d, addr, v);
-
-	if (e < 0) {
-		pkg_fail(k, e, addr);
-		return;
-	}
 	/* RAPL energy and perf status are 32-bit counters in a 64-bit register */
-	if (wrap32)
-		*v &= 0xffffffff;
-	k->have |= bit;
+	queue(tc, d,
+	      (struct sink){ .kind = wrap32 ? SK_U32 : SK_U64,
+			     .addr = addr,
+			     .dst = v,
+			     .have = &k->have,
+			     .bit = bit,
+			     .k = k });
 }
 
-static void read_pkg(const struct turbo_collector *tc, const struct pkg_state *ps,
+static void read_pkg(struct turbo_collector *tc, const struct pkg_state *ps,
 		     const struct cpu_state *cs, struct turbo_pkg_raw *k)
 {
 	const struct plan *p = &tc->plan;
 	const struct msr_dev *d = &cs->msr;
 	uint64_t *e[E__COUNT] = { &k->e_pkg, &k->e_cores, &k->e_dram };
 	static const uint32_t ebit[E__COUNT] = { TP_E_PKG, TP_E_CORES, TP_E_DRAM };
-	uint64_t v;
 
 	if (d->fd >= 0) {
 		if (p->msr_pc2)
-			rdp(d, MSR_PKG_C2_RESIDENCY, &k->pc2, TP_PC2, false, k);
+			rdp(tc, d, MSR_PKG_C2_RESIDENCY, &k->pc2, TP_PC2, false, k);
 		if (p->msr_pc3)
-			rdp(d, MSR_PKG_C3_RESIDENCY, &k->pc3, TP_PC3, false, k);
+			rdp(tc, d, MSR_PKG_C3_RESIDENCY, &k->pc3, TP_PC3, false, k);
 		if (p->msr_pc6)
-			rdp(d, MSR_PKG_C6_RESIDENCY, &k->pc6, TP_PC6, false, k);
+			rdp(tc, d, MSR_PKG_C6_RESIDENCY, &k->pc6, TP_PC6, false, k);
 		if (p->msr_pc7)
-			rdp(d, MSR_PKG_C7_RESIDENCY, &k->pc7, TP_PC7, false, k);
-		if (p->msr_pkgtmp && msr_read(d, MSR_IA32_PACKAGE_THERM_STATUS, &v) == 0) {
-			k->pkg_temp_mc = (tc->info.tj_max_c - (int32_t)((v >> 16) & 0x7f)) * 1000;
-			k->have |= TP_PKGTMP;
-		}
+			rdp(tc, d, MSR_PKG_C7_RESIDENCY, &k->pc7, TP_PC7, false, k);
+		if (p->msr_pkgtmp)
+			queue(tc, d,
+			      (struct sink){ .kind = SK_THERM,
+					     .addr = MSR_IA32_PACKAGE_THERM_STATUS,
+					     .temp_mc = &k->pkg_temp_mc,
+					     .have = &k->have,
+					     .bit = TP_PKGTMP,
+					     .k = k });
 		if (p->msr_e_pkg)
-			rdp(d,
+			rdp(tc, d,
 			    is_amd_rapl(&tc->info) ? MSR_AMD_PKG_ENERGY_STATUS
 						   : MSR_PKG_ENERGY_STATUS,
 			    &k->e_pkg, TP_E_PKG, true, k);
 		if (p->msr_e_cores)
-			rdp(d, MSR_PP0_ENERGY_STATUS, &k->e_cores, TP_E_CORES, true, k);
+			rdp(tc, d, MSR_PP0_ENERGY_STATUS, &k->e_cores, TP_E_CORES, true, k);
 		if (p->msr_e_dram)
-			rdp(d, MSR_DRAM_ENERGY_STATUS, &k->e_dram, TP_E_DRAM, true, k);
+			rdp(tc, d, MSR_DRAM_ENERGY_STATUS, &k->e_dram, TP_E_DRAM, true, k);
 		if (p->msr_pkg_perf)
-			rdp(d, MSR_PKG_PERF_STATUS, &k->pkg_perf, TP_PKG_PERF, true, k);
+			rdp(tc, d, MSR_PKG_PERF_STATUS, &k->pkg_perf, TP_PKG_PERF, true, k);
 		if (p->msr_dram_perf)
-			rdp(d, MSR_DRAM_PERF_STATUS, &k->dram_perf, TP_DRAM_PERF, true, k);
+			rdp(tc, d, MSR_DRAM_PERF_STATUS, &k->dram_perf, TP_DRAM_PERF, true, k);
 	}
 	for (int i = 0; i < E__COUNT; i++) {
 		if (p->perf_energy[i] && ps->perf_fd[i] >= 0 &&
@@ -1198,6 +1281,10 @@ int turbo_collect(struct turbo_collector **tcp, const struct root *r, const stru
 		tc = calloc(1, sizeof(*tc));
 		if (!tc)
 			return -ENOMEM;
+		if (msr_batch_init(&tc->batch) < 0) {
+			free(tc);
+			return -ENOMEM;
+		}
 		tc->live = r->path[0] == '\0';
 		probe(tc, r, stat->ncpu ? stat->cpus[0].cpu : 0);
 		*tcp = tc;
@@ -1211,7 +1298,9 @@ int turbo_collect(struct turbo_collector **tcp, const struct root *r, const stru
 	raw->info = tc->info;
 	raw->energy_kind = (enum turbo_energy_kind)energy_kind(&tc->plan);
 	raw->ncpu = raw->npkg = 0;
-	if (grow((void **)&raw->cpus, &raw->cpu_cap, stat->ncpu, sizeof(*raw->cpus)) < 0)
+	/* the batch keeps pointers into both arrays: size them before queueing */
+	if (grow((void **)&raw->cpus, &raw->cpu_cap, stat->ncpu, sizeof(*raw->cpus)) < 0 ||
+	    grow((void **)&raw->pkgs, &raw->pkg_cap, stat->ncpu, sizeof(*raw->pkgs)) < 0)
 		return -ENOMEM;
 	/* new CPUs (first sample, hotplug) get their fds; gone ones keep theirs */
 	if (!same_online(tc, stat)) {
@@ -1259,9 +1348,6 @@ int turbo_collect(struct turbo_collector **tcp, const struct root *r, const stru
 					return -ENOMEM;
 				ps = find_pkg(tc, c->pkg_id);
 			}
-			if (grow((void **)&raw->pkgs, &raw->pkg_cap, raw->npkg + 1,
-				 sizeof(*raw->pkgs)) < 0)
-				return -ENOMEM;
 			k = &raw->pkgs[raw->npkg++];
 			memset(k, 0, sizeof(*k));
 			k->pkg_id = c->pkg_id;
@@ -1269,7 +1355,7 @@ int turbo_collect(struct turbo_collector **tcp, const struct root *r, const stru
 			read_pkg(tc, ps, s, k);
 		}
 	}
-	return 0;
+	return finish_batch(tc);
 }
 
 void turbo_raw_free(struct turbo_raw *t)

@@ -144,12 +144,56 @@ static void test_offset_rule(void **state)
 	assert_true(msr_offset(true, MSR_AMD_PKG_ENERGY_STATUS) == 0xc001029bULL * 8);
 }
 
+/* A batch gives every op what msr_read() gives, with io_uring or without. */
+static void check_batch(struct tree *t, struct msr_batch *b)
+{
+	struct msr_dev d0, d1, closed = { .fd = -1 };
+	int i0, i1, i2, i3;
+
+	assert_int_equal(msr_open(&t->root, 0, &d0), 0);
+	assert_int_equal(msr_open(&t->root, 1, &d1), 0);
+	for (int round = 0; round < 2; round++) {
+		i0 = msr_batch_add(b, &d0, MSR_IA32_APERF);
+		i1 = msr_batch_add(b, &d0, MSR_IA32_MPERF);
+		i2 = msr_batch_add(b, &d1, MSR_IA32_MPERF); /* truncated there */
+		i3 = msr_batch_add(b, &closed, MSR_IA32_TSC);
+		/* more ops than one submission holds */
+		for (int k = 0; k < 300; k++)
+			assert_true(msr_batch_add(b, &d0, MSR_IA32_TSC) >= 0);
+		assert_int_equal(msr_batch_run(b), 0);
+		assert_int_equal(b->ops[i0].err, 0);
+		assert_true(b->ops[i0].val == 0x8877665544332211ULL);
+		assert_true(b->ops[i1].val == 0x1122334455667788ULL);
+		assert_int_equal(b->ops[i2].err, -ENODATA);
+		assert_int_equal(b->ops[i3].err, -EBADF);
+		assert_int_equal(b->ops[b->n - 1].err, 0);
+		assert_true(b->ops[b->n - 1].val == 12345678901ULL);
+		msr_batch_reset(b);
+	}
+	msr_close(&d0);
+	msr_close(&d1);
+}
+
+static void test_batch(void **state)
+{
+	struct msr_batch b;
+
+	assert_int_equal(msr_batch_init(&b), 0);
+	check_batch(*state, &b);
+	msr_batch_free(&b);
+	/* the pread fallback, as without io_uring */
+	memset(&b, 0, sizeof(b));
+	check_batch(*state, &b);
+	msr_batch_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_file_offsets, tree_setup, tree_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_files, tree_setup, tree_teardown),
 		cmocka_unit_test(test_offset_rule),
+		cmocka_unit_test_setup_teardown(test_batch, tree_setup, tree_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
