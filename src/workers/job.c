@@ -276,6 +276,8 @@ static int job_account(struct worker *w, struct io_unit *u)
 	if (!w->ops->synchronous)
 		histogram_summary_add(&st->slat, (uint64_t)(u->issue_ns - u->start_ns));
 	histogram_add(&st->clat, (uint64_t)(u->done_ns - u->issue_ns));
+	if (w->ctl->live)
+		job_live_add(w->ctl->live, u->ddir, (uint64_t)(u->done_ns - u->issue_ns));
 	histogram_summary_add(&st->lat, (uint64_t)(u->done_ns - u->start_ns));
 	if (u->done_ns >= w->measure_at &&
 	    job_second_slot(w->res, (uint64_t)(u->done_ns - w->measure_at) / NSEC_PER_SEC, &sec) ==

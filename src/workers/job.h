@@ -119,11 +119,30 @@ struct job_result {
 	uint64_t ctx, majf, minf;
 };
 
+/*
+ * Completion latencies while a run goes on, for a caller that reports them
+ * before the end (the daemon's worker.status): the clat histogram's buckets
+ * per direction, added by the job threads with relaxed atomics and readable
+ * at any time. One atomic add per measured IO, so only runs that ask for it
+ * (job_control.live set) pay; the CLI does not.
+ */
+struct job_live {
+	atomic_uint_fast64_t clat_sum_ns[DDIR__COUNT];
+	atomic_uint_fast64_t bucket[DDIR__COUNT][HISTOGRAM_BUCKETS];
+};
+
+static inline void job_live_add(struct job_live *l, enum job_ddir d, uint64_t clat_ns)
+{
+	atomic_fetch_add_explicit(&l->clat_sum_ns[d], clat_ns, memory_order_relaxed);
+	atomic_fetch_add_explicit(&l->bucket[d][histogram_index(clat_ns)], 1, memory_order_relaxed);
+}
+
 /* Live counters a caller may read while a run goes on (progress, stop). */
 struct job_control {
 	atomic_bool stop;		       /* set to end the run early (signal, worker.stop) */
 	atomic_uint_fast64_t ios[DDIR__COUNT]; /* completed, whole run incl. ramp */
 	atomic_uint_fast64_t bytes[DDIR__COUNT];
+	struct job_live *live; /* NULL: no live latencies (set before job_run) */
 };
 
 /* The opened target every thread of a run works on. */
