@@ -41,6 +41,13 @@
  *           "history":{"count":..,"bytes":..,"first":..,"last":..},
  *           "root":"/","sources":{"stat":{"available":true},...}}
  *
+ *   {"cmd":"worker.start","args":["--filename=/dev/loop0","--rw=randread",...]}
+ *   {"cmd":"worker.stop"}  {"cmd":"worker.status"}     (privileged)
+ *       one bench job at a time, fio options as iotriage bench takes them;
+ *       while one runs, subscribers also get one line per sample tick:
+ *          {"ok":true,"event":"worker","worker":{...}}
+ *       see doc/protocol.md "Workers".
+ *
  * {SAMPLE} is the document of doc/json.md, byte for byte what encode_sample()
  * wrote once for that sample.
  */
@@ -80,17 +87,27 @@ enum iot_proto_error {
 	IOT_ERR_NO_SAMPLE,   /* "no_sample": nothing sampled yet */
 	IOT_ERR_PERMISSION,  /* "permission": the peer's credentials do not allow it */
 	IOT_ERR_INTERNAL,    /* "internal": out of memory and the like */
+	IOT_ERR_REFUSED,     /* "refused": worker.start's target fails the bench's safety checks */
+	IOT_ERR_WORKER_RUNNING, /* "worker_running": worker.start while a job runs */
+	IOT_ERR_NO_WORKER,	/* "no_worker": worker.stop with no job running */
 	IOT_ERR__COUNT
 };
 
 static inline const char *iot_proto_error_name(enum iot_proto_error e)
 {
 	static const char *const names[IOT_ERR__COUNT] = {
-		[IOT_ERR_BAD_JSON] = "bad_json",       [IOT_ERR_BAD_REQUEST] = "bad_request",
-		[IOT_ERR_UNKNOWN_CMD] = "unknown_cmd", [IOT_ERR_VERSION] = "version",
-		[IOT_ERR_TOO_LONG] = "too_long",       [IOT_ERR_BUSY] = "busy",
-		[IOT_ERR_NO_SAMPLE] = "no_sample",     [IOT_ERR_PERMISSION] = "permission",
+		[IOT_ERR_BAD_JSON] = "bad_json",
+		[IOT_ERR_BAD_REQUEST] = "bad_request",
+		[IOT_ERR_UNKNOWN_CMD] = "unknown_cmd",
+		[IOT_ERR_VERSION] = "version",
+		[IOT_ERR_TOO_LONG] = "too_long",
+		[IOT_ERR_BUSY] = "busy",
+		[IOT_ERR_NO_SAMPLE] = "no_sample",
+		[IOT_ERR_PERMISSION] = "permission",
 		[IOT_ERR_INTERNAL] = "internal",
+		[IOT_ERR_REFUSED] = "refused",
+		[IOT_ERR_WORKER_RUNNING] = "worker_running",
+		[IOT_ERR_NO_WORKER] = "no_worker",
 	};
 
 	return (unsigned)e < IOT_ERR__COUNT ? names[e] : "internal";

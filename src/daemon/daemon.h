@@ -35,6 +35,7 @@ enum watch_kind {
 	WATCH_SIGNAL,
 	WATCH_LISTEN,
 	WATCH_CLIENT,
+	WATCH_WORKER, /* worker.c's eventfd: a bench job ended */
 };
 
 struct watch {
@@ -96,6 +97,7 @@ struct daemon {
 	struct blob *comma;    /* "," between history samples */
 	struct blob *list_end; /* "]}\n" closing a history reply */
 	struct client *clients;
+	struct worker_run *worker; /* worker.c: NULL until the first worker.start */
 	unsigned nclients;
 	unsigned nsubscribers;
 	unsigned next_serial;
@@ -137,6 +139,9 @@ void server_client_event(struct daemon *d, struct client *c, uint32_t events);
 void server_publish(struct daemon *d, const struct hist_entry *e);
 /* Frees the clients marked dead. */
 void server_reap(struct daemon *d);
+/* Queues b (a whole event line that is not a sample) to every subscriber,
+ * whatever its "every": the same bytes for all, counted as pushed data. */
+void server_publish_event(struct daemon *d, struct blob *b);
 
 /*
  * The request dispatch: server.c's table of these, one entry per "cmd".
@@ -186,6 +191,19 @@ void request_free(struct request *rq);
  * wrong type or outside [min, max]. */
 int request_get_int(const struct request *rq, const char *key, int64_t min, int64_t max,
 		    int64_t *v);
+
+/* ---- worker.c: worker.start/stop/status, one bench job on a thread ---- */
+
+struct worker_run;
+int worker_cmd_start(struct daemon *d, struct client *c, const struct request *rq);
+int worker_cmd_stop(struct daemon *d, struct client *c, const struct request *rq);
+int worker_cmd_status(struct daemon *d, struct client *c, const struct request *rq);
+/* After each sample: the running job's progress to subscribers. */
+void worker_tick(struct daemon *d);
+/* The worker's eventfd is readable: the job ended. */
+void worker_event(struct daemon *d);
+/* Stops a running job, waits for it, frees everything. */
+void worker_shutdown(struct daemon *d);
 
 /* ---- loop.c ---- */
 

@@ -109,6 +109,7 @@ int loop_sample(struct daemon *d)
 	e.doc_len = len;
 	history_push(&d->hist, &e);
 	server_publish(d, history_latest(&d->hist));
+	worker_tick(d);
 	/* what a sample costs in wall time, for status: collect dominates */
 	dt = daemon_now_ns() - t0;
 	d->tick_last_ns = dt;
@@ -181,6 +182,8 @@ int loop_run(struct daemon *d)
 				on_timer(d);
 			else if (w->kind == WATCH_SIGNAL)
 				on_signal(d);
+			else if (w->kind == WATCH_WORKER)
+				worker_event(d);
 		}
 		for (int i = 0; i < n && !d->quit; i++) {
 			struct watch *w = evs[i].data.ptr;

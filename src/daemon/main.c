@@ -342,6 +342,7 @@ int main(int argc, char **argv)
 	ret = loop_run(&d);
 	daemon_notify("STOPPING=1");
 out:
+	worker_shutdown(&d);
 	server_shutdown(&d);
 	if (d.epfd >= 0)
 		close(d.epfd);

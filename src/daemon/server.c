@@ -449,10 +449,17 @@ static int cmd_undo(struct daemon *d, struct client *c, const struct request *rq
  * SO_PEERCRED uid is checked before their handler runs.
  */
 static const struct server_cmd commands[] = {
-	{ "hello", false, cmd_hello },	       { "snapshot", false, cmd_snapshot },
-	{ "subscribe", false, cmd_subscribe }, { "unsubscribe", false, cmd_unsubscribe },
-	{ "history", false, cmd_history },     { "status", false, cmd_status },
-	{ "apply", true, cmd_apply },	       { "undo", true, cmd_undo },
+	{ "hello", false, cmd_hello },
+	{ "snapshot", false, cmd_snapshot },
+	{ "subscribe", false, cmd_subscribe },
+	{ "unsubscribe", false, cmd_unsubscribe },
+	{ "history", false, cmd_history },
+	{ "status", false, cmd_status },
+	{ "apply", true, cmd_apply },
+	{ "undo", true, cmd_undo },
+	{ "worker.start", true, worker_cmd_start },
+	{ "worker.stop", true, worker_cmd_stop },
+	{ "worker.status", true, worker_cmd_status },
 };
 
 static int dispatch(struct daemon *d, struct client *c, const char *line, size_t len)
@@ -629,6 +636,24 @@ void server_publish(struct daemon *d, const struct hist_entry *e)
 			continue;
 		}
 		if (queue_seg(c, e->b, 0, e->b->len, true) < 0) {
+			client_kill(d, c, LOG_ERR, "out of memory for its queue");
+			continue;
+		}
+		client_flush(d, c);
+		client_update_events(d, c);
+	}
+}
+
+void server_publish_event(struct daemon *d, struct blob *b)
+{
+	for (struct client *c = d->clients; c; c = c->next) {
+		if (c->dead || !c->subscribed)
+			continue;
+		if (c->push_bytes + b->len > IOT_PROTO_MAX_PUSH_BACKLOG) {
+			client_kill(d, c, LOG_WARNING, "subscriber not reading (worker events)");
+			continue;
+		}
+		if (queue_seg(c, b, 0, b->len, true) < 0) {
 			client_kill(d, c, LOG_ERR, "out of memory for its queue");
 			continue;
 		}

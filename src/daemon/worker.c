@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * worker.start / worker.stop / worker.status: one bench job at a time run by
+ * iotriaged on a thread of its own, through the same fio option parser, the
+ * same safety checks, target setup, job model and report as `iotriage bench`.
+ * The epoll loop never waits on the job: the thread signals an eventfd when
+ * it ends, and progress is read from the job's atomic counters at each
+ * sample tick and pushed to subscribers as one "worker" event line.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_report.h"
+#include "daemon.h"
+#include "fioopts.h"
+#include "job.h"
+#include "parse.h"
+#include "procfile.h"
+#include "root.h"
+#include "safety.h"
+#include "target.h"
+
+/* fio options in one worker.start: far more than any job needs, and a bound
+ * on what one request may make the daemon allocate. */
+#define WORKER_MAX_ARGS 128
+
+enum worker_state {
+	WS_IDLE,
+	WS_STARTING, /* target being opened (a new file is laid out first) */
+	WS_RUNNING,
+	WS_DONE,
+	WS_FAILED,
+	WS_STOPPED, /* worker.stop or daemon shutdown: results up to then */
+};
+
+static const char *const state_names[] = {
+	[WS_IDLE] = "idle",	 [WS_STARTING] = "starting", [WS_RUNNING] = "running",
+	[WS_DONE] = "completed", [WS_FAILED] = "failed",     [WS_STOPPED] = "stopped",
+};
+
+/* Live percentiles in status and events; the final result has fio's full list. */
+static const double live_pcts[] = { 50.0, 90.0, 99.0, 99.9, 99.99 };
+
+struct worker_run {
+	struct watch w; /* the eventfd the thread writes when it ends */
+	struct job_spec spec;
+	struct safety_verdict v;
+	bool write;
+	uint64_t id; /* counts starts since the daemon began */
+	uid_t uid;   /* who started it */
+	char dev[64];
+	uint32_t major, minor;
+	pthread_t thread;
+	bool joinable;
+	bool stop_asked;
+	atomic_int state;
+	struct job_control ctl;
+	struct job_live *live;
+	struct histogram *snap; /* scratch for live percentiles */
+	int64_t start_ns;	/* worker.start accepted */
+	atomic_llong run_ns;	/* job_run began (thread); 0 before */
+	int64_t end_ns;		/* the thread ended (loop) */
+	int64_t tick_ns;	/* the previous progress tick */
+	uint64_t tick_ios[DDIR__COUNT], tick_bytes[DDIR__COUNT];
+	double now_iops[DDIR__COUNT], now_bw[DDIR__COUNT];
+	double final_iops[DDIR__COUNT], final_bw[DDIR__COUNT]; /* the report's, when done */
+	bool have_final;
+	/* written by the thread before it signals; read by the loop after the join */
+	int err;
+	char why[SAFETY_WHY_MAX];
+	struct strbuf result; /* fio-style JSON */
+	struct strbuf report; /* fio-style text */
+};
+
+static bool state_active(int s)
+{
+	return s == WS_STARTING || s == WS_RUNNING;
+}
+
+static int64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- the thread ---- */
+
+/* The target's device row in /proc/diskstats, for the report's disk section. */
+struct worker_disk {
+	struct root root;
+	struct procfile pf;
+	struct disk_table t[2];
+	int64_t ns[2];
+	bool ok[2];
+};
+
+static void worker_disk_read(struct worker_disk *dk, int i)
+{
+	dk->ns[i] = daemon_now_ns();
+	dk->ok[i] = procfile_read(&dk->pf, &dk->root) >= 0 &&
+		    diskstats_parse(dk->pf.buf, dk->pf.len, &dk->t[i], NULL) >= 0;
+}
+
+static void worker_report(struct worker_run *w, const struct target *tg,
+			  const struct job_result *rs, const struct worker_disk *dk)
+{
+	struct bench_report rep = { .spec = &w->spec, .target = &tg->t };
+	struct job_result merged;
+	bool have_merged = false;
+
+	rep.time_real_ns = real_ns();
+	if (dk->ok[0] && dk->ok[1]) {
+		rep.disk_before = disk_table_find(&dk->t[0], w->major, w->minor, NULL);
+		rep.disk_after = disk_table_find(&dk->t[1], w->major, w->minor, NULL);
+		if (!rep.disk_before || !rep.disk_after)
+			rep.disk_before = rep.disk_after = NULL;
+		rep.disk_elapsed_ns = (uint64_t)(dk->ns[1] - dk->ns[0]);
+	}
+	/* as the CLI: fio's group_reporting merges the threads into one */
+	if (w->spec.group_reporting && w->spec.numjobs > 1 &&
+	    job_results_merge(rs, w->spec.numjobs, &merged) >= 0) {
+		rep.results = &merged;
+		rep.nresults = 1;
+		have_merged = true;
+	} else {
+		rep.results = rs;
+		rep.nresults = w->spec.numjobs;
+	}
+	bench_report_json(&w->result, &rep);
+	bench_report_text(&w->report, &rep);
+	if (have_merged)
+		job_result_free(&merged);
+}
+
+static void *worker_thread(void *arg)
+{
+	struct worker_run *w = arg;
+	struct worker_disk dk = { 0 };
+	struct job_result *rs = NULL;
+	struct target tg;
+	char why[SAFETY_WHY_MAX];
+	bool have_root;
+	uint64_t one = 1;
+	int r;
+
+	r = target_open(&w->spec, &w->v, w->write, &tg, w->why, sizeof(w->why));
+	if (r < 0) {
+		w->err = r;
+		goto signal;
+	}
+	have_root = root_open("/", &dk.root) >= 0;
+	if (have_root) {
+		procfile_init(&dk.pf, "proc/diskstats");
+		worker_disk_read(&dk, 0);
+	}
+	atomic_store(&w->run_ns, daemon_now_ns());
+	atomic_store(&w->state, WS_RUNNING);
+	r = job_run(&w->spec, &tg.t, &w->ctl, &rs);
+	if (have_root)
+		worker_disk_read(&dk, 1);
+	if (r < 0) {
+		w->err = r;
+		snprintf(w->why, sizeof(w->why), "%s", strerror(-r));
+	} else {
+		for (unsigned i = 0; i < w->spec.numjobs && !w->err; i++)
+			if (rs[i].error) {
+				w->err = rs[i].error;
+				snprintf(w->why, sizeof(w->why), "%s: %s", rs[i].error_what,
+					 strerror(-rs[i].error));
+			}
+		worker_report(w, &tg, rs, &dk);
+		/* the measured period's rates (after ramp_time), as the report has them */
+		for (unsigned i = 0; i < w->spec.numjobs; i++)
+			for (int d = 0; d < DDIR__COUNT; d++) {
+				w->final_iops[d] += job_result_iops(&rs[i], (enum job_ddir)d);
+				w->final_bw[d] += job_result_bw(&rs[i], (enum job_ddir)d);
+			}
+		w->have_final = true;
+		job_results_free(rs, w->spec.numjobs);
+	}
+	if (have_root) {
+		procfile_free(&dk.pf);
+		disk_table_free(&dk.t[0]);
+		disk_table_free(&dk.t[1]);
+		root_close(&dk.root);
+	}
+	if (target_close(&tg, why, sizeof(why)) < 0 && !w->err) {
+		w->err = -EIO;
+		snprintf(w->why, sizeof(w->why), "%s", why);
+	}
+signal:
+	/* an eventfd write of 1 cannot block or fail short: the counter is far from its max */
+	if (write(w->w.fd, &one, sizeof(one)) < 0)
+		abort();
+	return NULL;
+}
+
+/* ---- JSON of the job ---- */
+
+static void put_dir(struct worker_run *w, struct strbuf *sb, enum job_ddir d, double secs)
+{
+	uint64_t ios = atomic_load_explicit(&w->ctl.ios[d], memory_order_relaxed);
+	uint64_t bytes = atomic_load_explicit(&w->ctl.bytes[d], memory_order_relaxed);
+	struct histogram *h = w->snap;
+	uint64_t sum_ns = 0;
+
+	sb_printf(
+	    sb, "\"%s\":{\"ios\":%llu,\"bytes\":%llu,\"iops\":", d == DDIR_READ ? "read" : "write",
+	    (unsigned long long)ios, (unsigned long long)bytes);
+	if (w->have_final && !state_active(atomic_load(&w->state))) {
+		sb_fixed2(sb, w->final_iops[d]);
+		sb_puts(sb, ",\"bw_bytes\":");
+		sb_fixed2(sb, w->final_bw[d]);
+	} else {
+		sb_fixed2(sb, secs > 0 ? (double)ios / secs : 0.0);
+		sb_puts(sb, ",\"bw_bytes\":");
+		sb_fixed2(sb, secs > 0 ? (double)bytes / secs : 0.0);
+	}
+	sb_puts(sb, ",\"iops_now\":");
+	sb_fixed2(sb, w->now_iops[d]);
+	sb_puts(sb, ",\"bw_bytes_now\":");
+	sb_fixed2(sb, w->now_bw[d]);
+	/*
+	 * A copy of the live buckets: threads keep adding while it is taken, so
+	 * the count is that of the copy, never the counters' (which run ahead).
+	 * min/max stay open: the buckets bound them within HISTOGRAM_REL_ERROR.
+	 */
+	histogram_init(h);
+	h->sum.min_ns = 0;
+	h->sum.max_ns = UINT64_MAX;
+	if (w->live) {
+		sum_ns = atomic_load_explicit(&w->live->clat_sum_ns[d], memory_order_relaxed);
+		for (size_t i = 0; i < HISTOGRAM_BUCKETS; i++) {
+			h->bucket[i] =
+			    atomic_load_explicit(&w->live->bucket[d][i], memory_order_relaxed);
+			h->sum.n += h->bucket[i];
+		}
+	}
+	sb_printf(sb, ",\"clat_ns\":{\"N\":%llu,\"mean\":", (unsigned long long)h->sum.n);
+	sb_fixed2(sb, h->sum.n ? (double)sum_ns / (double)h->sum.n : 0.0);
+	sb_puts(sb, ",\"percentile\":{");
+	for (size_t i = 0; i < sizeof(live_pcts) / sizeof(live_pcts[0]); i++)
+		sb_printf(sb, "%s\"%f\":%llu", i ? "," : "", live_pcts[i],
+			  (unsigned long long)histogram_percentile(h, live_pcts[i]));
+	sb_puts(sb, "}}}");
+}
+
+/* The "worker" object of status replies and events. full: with the final
+ * result and report (status only: events stay small). */
+static void put_worker(struct daemon *d, struct strbuf *sb, bool full)
+{
+	struct worker_run *w = d->worker;
+	int state = w ? atomic_load(&w->state) : WS_IDLE;
+	int64_t run_ns, end_ns;
+	double secs = 0;
+
+	if (!w || state == WS_IDLE) {
+		sb_puts(sb, "{\"state\":\"idle\"}");
+		return;
+	}
+	run_ns = atomic_load(&w->run_ns);
+	end_ns = state_active(state) ? daemon_now_ns() : w->end_ns;
+	if (run_ns)
+		secs = (double)(end_ns - run_ns) / 1e9;
+	sb_printf(sb, "{\"id\":%llu,\"state\":\"%s\",\"uid\":%u,\"filename\":",
+		  (unsigned long long)w->id, state_names[state], (unsigned)w->uid);
+	sb_json_str(sb, w->v.path);
+	sb_puts(sb, ",\"device\":");
+	if (w->dev[0])
+		sb_json_str(sb, w->dev);
+	else
+		sb_puts(sb, "null");
+	sb_printf(sb, ",\"major\":%u,\"minor\":%u,\"name\":", w->major, w->minor);
+	sb_json_str(sb, w->spec.name);
+	sb_printf(sb,
+		  ",\"rw\":\"%s\",\"ioengine\":\"%s\",\"bs\":%llu,\"iodepth\":%u,\"numjobs\":%u",
+		  job_rw_name(w->spec.rw), job_engine_name(w->spec.engine),
+		  (unsigned long long)w->spec.bs, w->spec.iodepth, w->spec.numjobs);
+	sb_puts(sb, ",\"elapsed_s\":");
+	sb_fixed2(sb, (double)((state_active(state) ? daemon_now_ns() : w->end_ns) - w->start_ns) /
+			  1e9);
+	sb_puts(sb, ",\"runtime_s\":");
+	sb_fixed2(sb, secs);
+	sb_putc(sb, ',');
+	put_dir(w, sb, DDIR_READ, secs);
+	sb_putc(sb, ',');
+	put_dir(w, sb, DDIR_WRITE, secs);
+	if (state == WS_FAILED) {
+		sb_puts(sb, ",\"error\":");
+		sb_json_str(sb, w->why);
+	}
+	if (full && !state_active(state) && w->result.len && !w->result.err) {
+		sb_puts(sb, ",\"result\":");
+		/* bench_report_json ends its document with a newline */
+		sb_append(sb, w->result.buf,
+			  w->result.len - (w->result.buf[w->result.len - 1] == '\n'));
+		sb_puts(sb, ",\"report\":");
+		sb_json_str(sb, sb_cstr(&w->report));
+	}
+	sb_putc(sb, '}');
+}
+
+/* One {"ok":true,"event":"worker","worker":{...}} line, encoded once for
+ * every subscriber. */
+static void publish(struct daemon *d)
+{
+	struct strbuf sb = { 0 };
+	struct blob *b;
+
+	sb_puts(&sb, "{\"ok\":true,\"event\":\"worker\",\"worker\":");
+	put_worker(d, &sb, false);
+	sb_puts(&sb, "}\n");
+	if (!sb.err) {
+		b = blob_new(sb.buf, sb.len);
+		if (b) {
+			server_publish_event(d, b);
+			blob_unref(b);
+		}
+	}
+	sb_free(&sb);
+}
+
+/* ---- the loop's side ---- */
+
+void worker_tick(struct daemon *d)
+{
+	struct worker_run *w = d->worker;
+	int64_t now = daemon_now_ns();
+	double dt;
+
+	if (!w || !state_active(atomic_load(&w->state)))
+		return;
+	dt = (double)(now - w->tick_ns) / 1e9;
+	for (int i = 0; i < DDIR__COUNT; i++) {
+		uint64_t ios = atomic_load_explicit(&w->ctl.ios[i], memory_order_relaxed);
+		uint64_t bytes = atomic_load_explicit(&w->ctl.bytes[i], memory_order_relaxed);
+
+		w->now_iops[i] = dt > 0 ? (double)(ios - w->tick_ios[i]) / dt : 0;
+		w->now_bw[i] = dt > 0 ? (double)(bytes - w->tick_bytes[i]) / dt : 0;
+		w->tick_ios[i] = ios;
+		w->tick_bytes[i] = bytes;
+	}
+	w->tick_ns = now;
+	if (d->nsubscribers)
+		publish(d);
+}
+
+/* The thread ended: join it (it is past its last instruction that matters),
+ * settle the state, tell subscribers. */
+void worker_event(struct daemon *d)
+{
+	struct worker_run *w = d->worker;
+	uint64_t n;
+	int state;
+
+	if (read(w->w.fd, &n, sizeof(n)) != (ssize_t)sizeof(n) || !w->joinable)
+		return;
+	pthread_join(w->thread, NULL);
+	w->joinable = false;
+	w->end_ns = daemon_now_ns();
+	if (w->err)
+		state = WS_FAILED;
+	else if (w->stop_asked)
+		state = WS_STOPPED;
+	else
+		state = WS_DONE;
+	for (int i = 0; i < DDIR__COUNT; i++)
+		w->now_iops[i] = w->now_bw[i] = 0;
+	atomic_store(&w->state, state);
+	daemon_log(state == WS_FAILED ? LOG_WARNING : LOG_NOTICE, "worker %llu on %s: %s%s%s",
+		   (unsigned long long)w->id, w->v.path, state_names[state], w->err ? ": " : "",
+		   w->err ? w->why : "");
+	/* w->live stays: status keeps showing the run's latencies until the next start */
+	if (d->nsubscribers)
+		publish(d);
+}
+
+/* Where the target's IO shows up in /proc/diskstats: the device itself, or
+ * the one its file lives on. */
+static void find_device(struct worker_run *w)
+{
+	char link[64], buf[256];
+	struct stat st;
+	const char *base;
+	ssize_t n;
+
+	w->dev[0] = '\0';
+	w->major = w->minor = 0;
+	if (stat(w->v.path, &st) < 0) {
+		/* a file still to be created lives on its directory's device */
+		char dir[sizeof(w->v.path)];
+		char *slash;
+
+		snprintf(dir, sizeof(dir), "%s", w->v.path);
+		slash = strrchr(dir, '/');
+		if (!slash)
+			return;
+		slash[slash == dir] = '\0';
+		if (stat(dir, &st) < 0)
+			return;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		w->major = major(st.st_rdev);
+		w->minor = minor(st.st_rdev);
+	} else {
+		w->major = major(st.st_dev);
+		w->minor = minor(st.st_dev);
+	}
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", w->major, w->minor);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	base = strrchr(buf, '/');
+	base = base ? base + 1 : buf;
+	if (strlen(base) < sizeof(w->dev))
+		memcpy(w->dev, base, strlen(base) + 1);
+}
+
+static int worker_alloc(struct daemon *d)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct worker_run *w;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->snap = malloc(sizeof(*w->snap));
+	if (!w->snap) {
+		free(w);
+		return -ENOMEM;
+	}
+	w->w.kind = WATCH_WORKER;
+	w->w.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (w->w.fd < 0)
+		goto fail;
+	ev.data.ptr = &w->w;
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, w->w.fd, &ev) < 0)
+		goto fail;
+	d->worker = w;
+	return 0;
+fail:
+	if (w->w.fd >= 0)
+		close(w->w.fd);
+	free(w->snap);
+	free(w);
+	return -errno;
+}
+
+/* "args": the fio options as `iotriage bench` takes them, one string each. */
+static int get_args(const struct request *rq, const char **argv, int *ret_argc)
+{
+	json_object *a;
+	size_t n;
+
+	if (!json_object_object_get_ex(rq->root, "args", &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return -EINVAL;
+	n = json_object_array_length(a);
+	if (n == 0 || n > WORKER_MAX_ARGS)
+		return -E2BIG;
+	argv[0] = "worker.start";
+	for (size_t i = 0; i < n; i++) {
+		json_object *s = json_object_array_get_idx(a, i);
+
+		if (!json_object_is_type(s, json_type_string))
+			return -EINVAL;
+		argv[i + 1] = json_object_get_string(s);
+	}
+	*ret_argc = (int)n + 1;
+	return 0;
+}
+
+int worker_cmd_start(struct daemon *d, struct client *c, const struct request *rq)
+{
+	const char *argv[WORKER_MAX_ARGS + 1];
+	struct fioopts_error perr = { 0 };
+	struct safety_request sreq;
+	struct safety_verdict v;
+	struct job_spec spec;
+	struct worker_run *w;
+	struct root root;
+	char why[SAFETY_WHY_MAX];
+	struct strbuf *sb;
+	sigset_t all, old;
+	bool write;
+	int argc = 0, r;
+
+	r = get_args(rq, argv, &argc);
+	if (r < 0)
+		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
+					  "worker.start needs \"args\": 1 to %d strings, the fio "
+					  "options of iotriage bench",
+					  WORKER_MAX_ARGS);
+	r = fioopts_parse(argc, argv, 1, &spec, &perr);
+	if (r == 1)
+		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
+					  "--help: see iotriage bench --help");
+	if (r < 0)
+		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST, "%s: %s", perr.option,
+					  perr.message);
+	if (spec.nsweep || spec.precondition)
+		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
+					  "%s: not through the daemon (yet); run iotriage bench",
+					  spec.nsweep ? "--sweep-iodepth" : "--precondition");
+	if (spec.filename[0] != '/')
+		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
+					  "--filename: must be an absolute path: the daemon does "
+					  "not share the client's directory");
+	w = d->worker;
+	if (w && state_active(atomic_load(&w->state)))
+		return server_reply_error(d, c, rq->id, IOT_ERR_WORKER_RUNNING,
+					  "worker %llu is running on %s (worker.stop first)",
+					  (unsigned long long)w->id, w->v.path);
+
+	/*
+	 * The CLI's decision, on the live host (never --root: the IO goes to
+	 * this machine's devices). It reads a few /proc and /sys files and the
+	 * target's first blocks (libblkid): short, and it must come before the
+	 * reply so a refusal is the answer to this request.
+	 */
+	write = job_rw_writes(spec.rw);
+	r = root_open("/", &root);
+	if (r < 0)
+		return server_reply_error(d, c, rq->id, IOT_ERR_INTERNAL, "/: %s", strerror(-r));
+	sreq = (struct safety_request){ .target = spec.filename,
+					.write = write,
+					.allow_destroy =
+					    spec.allow_destroy[0] ? spec.allow_destroy : NULL,
+					.overwrite = spec.overwrite };
+	r = safety_check(&root, &sreq, &v, why, sizeof(why));
+	root_close(&root);
+	if (r < 0) {
+		daemon_log(LOG_NOTICE, "worker.start (uid %u) on %s refused: %s",
+			   (unsigned)c->cred.uid, spec.filename, why);
+		return server_reply_error(d, c, rq->id, IOT_ERR_REFUSED, "%s", why);
+	}
+
+	if (!w) {
+		r = worker_alloc(d);
+		if (r < 0)
+			return r;
+		w = d->worker;
+	}
+	if (!w->live) {
+		w->live = malloc(sizeof(*w->live));
+		if (!w->live)
+			return -ENOMEM;
+	}
+	memset(w->live, 0, sizeof(*w->live));
+	memset(w->final_iops, 0, sizeof(w->final_iops));
+	memset(w->final_bw, 0, sizeof(w->final_bw));
+	w->have_final = false;
+	w->spec = spec;
+	w->v = v;
+	w->write = write;
+	w->id++;
+	w->uid = c->cred.uid;
+	w->stop_asked = false;
+	w->err = 0;
+	w->why[0] = '\0';
+	sb_reset(&w->result);
+	sb_reset(&w->report);
+	memset(&w->ctl, 0, sizeof(w->ctl));
+	w->ctl.live = w->live;
+	memset(w->tick_ios, 0, sizeof(w->tick_ios));
+	memset(w->tick_bytes, 0, sizeof(w->tick_bytes));
+	memset(w->now_iops, 0, sizeof(w->now_iops));
+	memset(w->now_bw, 0, sizeof(w->now_bw));
+	w->start_ns = w->tick_ns = daemon_now_ns();
+	w->end_ns = 0;
+	atomic_store(&w->run_ns, 0);
+	find_device(w);
+	atomic_store(&w->state, WS_STARTING);
+
+	/* the job's threads inherit this: signals stay the loop's (signalfd) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	r = -pthread_create(&w->thread, NULL, worker_thread, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0) {
+		atomic_store(&w->state, WS_IDLE);
+		return server_reply_error(d, c, rq->id, IOT_ERR_INTERNAL, "thread: %s",
+					  strerror(-r));
+	}
+	w->joinable = true;
+	daemon_log(LOG_NOTICE, "worker %llu started by uid %u: %s %s on %s",
+		   (unsigned long long)w->id, (unsigned)c->cred.uid, job_rw_name(spec.rw),
+		   job_engine_name(spec.engine), v.path);
+	sb = server_reply_start(d, rq);
+	sb_puts(sb, ",\"worker\":");
+	put_worker(d, sb, false);
+	return server_reply_finish(d, c);
+}
+
+int worker_cmd_stop(struct daemon *d, struct client *c, const struct request *rq)
+{
+	struct worker_run *w = d->worker;
+	struct strbuf *sb;
+
+	if (!w || !state_active(atomic_load(&w->state)))
+		return server_reply_error(d, c, rq->id, IOT_ERR_NO_WORKER, "no worker is running");
+	w->stop_asked = true;
+	atomic_store(&w->ctl.stop, true);
+	daemon_log(LOG_NOTICE, "worker %llu: stop asked by uid %u", (unsigned long long)w->id,
+		   (unsigned)c->cred.uid);
+	/* the thread ends within one IO; its end is the "stopped" event */
+	sb = server_reply_start(d, rq);
+	sb_puts(sb, ",\"stopping\":true,\"worker\":");
+	put_worker(d, sb, false);
+	return server_reply_finish(d, c);
+}
+
+int worker_cmd_status(struct daemon *d, struct client *c, const struct request *rq)
+{
+	struct strbuf *sb = server_reply_start(d, rq);
+
+	sb_puts(sb, ",\"worker\":");
+	put_worker(d, sb, true);
+	return server_reply_finish(d, c);
+}
+
+void worker_shutdown(struct daemon *d)
+{
+	struct worker_run *w = d->worker;
+
+	if (!w)
+		return;
+	if (w->joinable) {
+		/* waits for the run to end (one IO) and its file to be removed */
+		atomic_store(&w->ctl.stop, true);
+		pthread_join(w->thread, NULL);
+		daemon_log(LOG_NOTICE, "worker %llu on %s: stopped at exit",
+			   (unsigned long long)w->id, w->v.path);
+	}
+	close(w->w.fd);
+	free(w->live);
+	free(w->snap);
+	sb_free(&w->result);
+	sb_free(&w->report);
+	free(w);
+	d->worker = NULL;
+}
