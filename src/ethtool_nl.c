@@ -190,6 +190,20 @@ int nic_table_copy(struct nic_table *dst, const struct nic_table *src)
 	return 0;
 }
 
+int nic_table_channels(const struct nic_table *t, const char *ifname, struct nic_channels *ret)
+{
+	const struct nic_raw *n = t->rtnl.err ? NULL : nic_table_find(t, ifname);
+
+	if (!n)
+		return -ENOENT;
+	if (t->ethtool.err)
+		return t->ethtool.err;
+	if (!n->has_channels)
+		return n->channels_status.err ? n->channels_status.err : -ENODATA;
+	*ret = n->channels;
+	return 0;
+}
+
 const struct nic_raw *nic_table_find(const struct nic_table *t, const char *ifname)
 {
 	for (size_t i = 0; i < t->n; i++)
@@ -254,14 +268,18 @@ static void read_irqs(const struct root *r, struct nic_raw *n)
 		n->irqs[n->nirqs++] = (uint32_t)v;
 	}
 	closedir(d);
-	qsort(n->irqs, n->nirqs, sizeof(n->irqs[0]), cmp_u32);
+	if (n->nirqs > 1)
+		qsort(n->irqs, n->nirqs, sizeof(n->irqs[0]), cmp_u32);
 }
 
-static void status_msg(struct src_status *st, int err, const char *what, const char *label)
+static void status_msg(struct src_status *st, int err, const char *what, const char *label,
+		       bool live)
 {
 	st->err = err;
 	snprintf(st->reason, sizeof(st->reason), "%s: %s", label,
-		 err == -EBADMSG && what ? what : netlink_hint(err));
+		 err == -EBADMSG && what   ? what
+		 : err == -ENOENT && !live ? "not recorded in this tree"
+					   : netlink_hint(err));
 }
 
 static int fetch(struct ethtool_nl_collector *ec, const struct root *r, const char *rel,
@@ -271,11 +289,12 @@ static int fetch(struct ethtool_nl_collector *ec, const struct root *r, const ch
 
 	if (!ec->live) {
 		nlmsg_free(msg);
-		return netlink_read_recorded(r, rel, &ec->reply);
-	}
-	if (!msg)
+		e = netlink_read_recorded(r, rel, &ec->reply);
+	} else if (!msg) {
 		return -ENOMEM;
-	e = netlink_transact(&ec->genl, msg, &ec->reply);
+	} else {
+		e = netlink_transact(&ec->genl, msg, &ec->reply);
+	}
 	if (e >= 0 && ec->record)
 		netlink_record(ec->record_dfd, rel, &ec->reply);
 	return e;
@@ -298,7 +317,7 @@ static int nic_settings(struct ethtool_nl_collector *ec, const struct root *r, s
 		e = ethtool_nl_channels_parse(ec->reply.buf, ec->reply.len, &n->channels, &what);
 	n->has_channels = e >= 0;
 	if (e < 0)
-		status_msg(&n->channels_status, e, what, "channels");
+		status_msg(&n->channels_status, e, what, "channels", ec->live);
 
 	snprintf(rel, sizeof(rel), "netlink/ethtool/%s/coalesce.bin", n->ifname);
 	what = NULL;
@@ -312,7 +331,7 @@ static int nic_settings(struct ethtool_nl_collector *ec, const struct root *r, s
 		e = ethtool_nl_coalesce_parse(ec->reply.buf, ec->reply.len, &n->coalesce, &what);
 	n->has_coalesce = e >= 0;
 	if (e < 0)
-		status_msg(&n->coalesce_status, e, what, "coalesce");
+		status_msg(&n->coalesce_status, e, what, "coalesce", ec->live);
 	return 0;
 }
 
@@ -333,11 +352,11 @@ int ethtool_nl_collect(struct ethtool_nl_collector *ec, const struct root *r, st
 	}
 	if (ec->live) {
 		e = ec->route_err ? ec->route_err : rtnl_links_fetch(&ec->route, &ec->reply);
-		if (e >= 0 && ec->record)
-			netlink_record(ec->record_dfd, "netlink/rtnl/links.bin", &ec->reply);
 	} else {
 		e = netlink_read_recorded(r, "netlink/rtnl/links.bin", &ec->reply);
 	}
+	if (e >= 0 && ec->record)
+		netlink_record(ec->record_dfd, "netlink/rtnl/links.bin", &ec->reply);
 	if (e == -ENOMEM)
 		return e;
 	if (e >= 0)

@@ -633,7 +633,8 @@ static int add_dev(const char *name, void *ctx)
 	}
 	if (d.nirqs == 0) /* legacy INTx devices are matched through actions */
 		return 0;
-	qsort(d.irqs, d.nirqs, sizeof(*d.irqs), cmp_u32);
+	if (d.nirqs > 1)
+		qsort(d.irqs, d.nirqs, sizeof(*d.irqs), cmp_u32);
 	d.numa_node = -1;
 	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/numa_node", name);
 	{
@@ -914,7 +915,8 @@ int topology_collect(const struct root *r, struct topology *t)
 		goto nomem;
 	if (e < 0)
 		add_missing(t, "/proc/irq");
-	qsort(t->irqs, t->nirqs, sizeof(*t->irqs), cmp_irq);
+	if (t->nirqs > 1)
+		qsort(t->irqs, t->nirqs, sizeof(*t->irqs), cmp_irq);
 	for (size_t i = 0; i < t->nirqs; i++)
 		fill_irq(r, t, &t->irqs[i]);
 

@@ -279,7 +279,8 @@ static int decode_irq_cpus(struct json_object *o, struct model_irq *q)
 		q->cpus[q->ncpus].rate_s = json_object_get_double(v);
 		q->ncpus++;
 	}
-	qsort(q->cpus, q->ncpus, sizeof(*q->cpus), cmp_irq_cpu);
+	if (q->ncpus > 1)
+		qsort(q->cpus, q->ncpus, sizeof(*q->cpus), cmp_irq_cpu);
 	return 0;
 }
 

@@ -123,7 +123,8 @@ static void print_irqs(FILE *f, const struct snapshot *cur, const struct metrics
 	for (size_t i = 0; i < rt->n; i++)
 		order[i] = i;
 	sort_ctx = m;
-	qsort(order, rt->n, sizeof(*order), cmp_irq_rate);
+	if (rt->n > 1)
+		qsort(order, rt->n, sizeof(*order), cmp_irq_rate);
 	fprintf(f, "\n%-6s %11s  %-24s %s\n", "IRQ", "total/s", "device", "per CPU/s");
 	for (size_t i = 0; i < rt->n && shown < 10; i++) {
 		const struct rate_row *rr = &rt->rows[order[i]];

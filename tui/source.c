@@ -105,7 +105,8 @@ static void refresh_affinity(struct source *src, struct model *m)
 		if (n < AFFINITY_MAX_IRQ) {
 			busy[n++] = q;
 		} else {
-			qsort(busy, n, sizeof(busy[0]), cmp_rate_desc);
+			if (n > 1)
+				qsort(busy, n, sizeof(busy[0]), cmp_rate_desc);
 			if (q->total_s > busy[n - 1]->total_s)
 				busy[n - 1] = q;
 		}

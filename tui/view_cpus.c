@@ -89,7 +89,8 @@ void view_cpus_order(struct ui *ui)
 		}
 		sort_model = m;
 		sort_key = p->sort;
-		qsort(p->order, p->norder, sizeof(*p->order), cmp_cpu);
+		if (p->norder > 1)
+			qsort(p->order, p->norder, sizeof(*p->order), cmp_cpu);
 	}
 	view_keep_selection(ui, PANEL_CPUS, cpu_name);
 }

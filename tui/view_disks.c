@@ -81,7 +81,8 @@ void view_disks_order(struct ui *ui)
 			p->order[p->norder++] = i;
 	sort_model = m;
 	sort_key = p->sort;
-	qsort(p->order, p->norder, sizeof(*p->order), cmp_disk);
+	if (p->norder > 1)
+		qsort(p->order, p->norder, sizeof(*p->order), cmp_disk);
 	view_keep_selection(ui, PANEL_DISKS, disk_name);
 }
 

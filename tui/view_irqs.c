@@ -64,7 +64,8 @@ void view_irqs_order(struct ui *ui)
 				p->order[p->norder++] = i;
 		sort_model = m;
 		sort_key = p->sort;
-		qsort(p->order, p->norder, sizeof(*p->order), cmp_irq);
+		if (p->norder > 1)
+			qsort(p->order, p->norder, sizeof(*p->order), cmp_irq);
 	}
 	view_keep_selection(ui, PANEL_IRQS, irq_name);
 }
