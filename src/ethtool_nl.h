@@ -106,4 +106,12 @@ int nic_table_copy(struct nic_table *dst, const struct nic_table *src);
 /* NIC by name, NULL if absent. */
 const struct nic_raw *nic_table_find(const struct nic_table *t, const char *ifname);
 
+/*
+ * For the advisor's `ethtool -L IFACE combined N`: the channels of ifname.
+ * 0, -ENOENT (no such link, or no link list), the ethtool family's error,
+ * or the NIC's own refusal (-EOPNOTSUPP: the driver has no channels).
+ * *ret written only on success.
+ */
+int nic_table_channels(const struct nic_table *t, const char *ifname, struct nic_channels *ret);
+
 #endif

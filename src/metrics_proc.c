@@ -105,48 +105,33 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 	return 0;
 }
 
-static const struct ext_metrics *sort_x;
-
-static int cmp_io(const void *a, const void *b)
+/* <0 when row a ranks before row b: bigger first, then lower PID */
+static int rank(const struct ext_metrics *x, bool delay, size_t a, size_t b)
 {
-	const struct proc_metrics *x = &sort_x->procs[*(const size_t *)a];
-	const struct proc_metrics *y = &sort_x->procs[*(const size_t *)b];
-	double vx = x->rkb_s + x->wkb_s, vy = y->rkb_s + y->wkb_s;
+	const struct proc_metrics *p = &x->procs[a], *q = &x->procs[b];
+	double vp = delay ? p->io_delay : p->rkb_s + p->wkb_s;
+	double vq = delay ? q->io_delay : q->rkb_s + q->wkb_s;
 
-	if (vx != vy)
-		return (vx < vy) - (vx > vy);
-	return (x->pid > y->pid) - (x->pid < y->pid);
+	if (vp != vq)
+		return vp > vq ? -1 : 1;
+	return (p->pid > q->pid) - (p->pid < q->pid);
 }
 
-static int cmp_delay(const void *a, const void *b)
-{
-	const struct proc_metrics *x = &sort_x->procs[*(const size_t *)a];
-	const struct proc_metrics *y = &sort_x->procs[*(const size_t *)b];
-
-	if (x->io_delay != y->io_delay)
-		return (x->io_delay < y->io_delay) - (x->io_delay > y->io_delay);
-	return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-/* Top N of n rows by cmp: a partial selection keeps it linear in n. */
-static size_t top_n(struct ext_metrics *x, bool delay, size_t *out)
+/* Top PROC_TOP_N rows into out by insertion: linear in the row count. */
+static size_t top_n(const struct ext_metrics *x, bool delay, size_t *out)
 {
 	size_t k = 0;
 
-	sort_x = x;
 	for (size_t i = 0; i < x->nprocs; i++) {
 		const struct proc_metrics *m = &x->procs[i];
 		size_t j;
 
 		if (delay ? !m->has_delay || m->io_delay <= 0 : m->rkb_s + m->wkb_s <= 0)
 			continue;
-		if (k == PROC_TOP_N &&
-		    (delay ? cmp_delay(&i, &out[k - 1]) : cmp_io(&i, &out[k - 1])) >= 0)
+		if (k == PROC_TOP_N && rank(x, delay, i, out[k - 1]) >= 0)
 			continue;
 		j = k < PROC_TOP_N ? k++ : k - 1;
-		/* insertion: shift the smaller ones down */
-		while (j > 0 &&
-		       (delay ? cmp_delay(&i, &out[j - 1]) : cmp_io(&i, &out[j - 1])) < 0) {
+		while (j > 0 && rank(x, delay, i, out[j - 1]) < 0) {
 			out[j] = out[j - 1];
 			j--;
 		}

@@ -363,15 +363,13 @@ static uint64_t ask_priority(const struct taskstats_collector *tc, const struct 
 	return now > s->io_bytes ? now - s->io_bytes : 0;
 }
 
-static const struct taskstats_collector *order_ctx;
-static const struct proc_table *order_tab;
-
-static int cmp_priority(const void *a, const void *b)
+static int cmp_candidate(const void *a, const void *b)
 {
-	uint64_t x = ask_priority(order_ctx, &order_tab->rows[*(const size_t *)a]);
-	uint64_t y = ask_priority(order_ctx, &order_tab->rows[*(const size_t *)b]);
+	const struct ts_candidate *x = a, *y = b;
 
-	return (x < y) - (x > y);
+	if (x->priority != y->priority)
+		return (x->priority < y->priority) - (x->priority > y->priority);
+	return (x->row > y->row) - (x->row < y->row);
 }
 
 static int load_recorded(const struct root *r, int32_t pid, struct nlreply *out)
@@ -432,12 +430,6 @@ static int ask_one(struct taskstats_collector *tc, const struct root *r, struct 
 			return -ENOMEM;
 		t->queried++;
 		e = netlink_transact(&tc->conn, msg, &tc->reply);
-		if (e >= 0 && tc->record) {
-			char rel[64];
-
-			snprintf(rel, sizeof(rel), "netlink/taskstats/%d.bin", p->pid);
-			netlink_record(tc->record_dfd, rel, &tc->reply);
-		}
 	} else {
 		e = load_recorded(r, p->pid, &tc->reply);
 		if (e == -ENOENT)
@@ -446,6 +438,13 @@ static int ask_one(struct taskstats_collector *tc, const struct root *r, struct 
 	}
 	if (e < 0)
 		return e;
+	if (tc->record) {
+		/* capture keeps the answer as it came, also from a recorded tree */
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "netlink/taskstats/%d.bin", p->pid);
+		netlink_record(tc->record_dfd, rel, &tc->reply);
+	}
 	*what = NULL;
 	e = taskstats_parse(tc->reply.buf, tc->reply.len, &a, what);
 	if (e == -ESRCH) {
@@ -542,13 +541,15 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 
 	if (grow((void **)&tc->order, &tc->order_cap, t->n, sizeof(*tc->order)) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < t->n; i++)
-		if (!tc->live || ask_priority(tc, &t->rows[i]))
-			tc->order[ncand++] = i;
+	for (size_t i = 0; i < t->n; i++) {
+		/* recorded trees: every process with a recorded answer */
+		uint64_t prio = tc->live ? ask_priority(tc, &t->rows[i]) : 1;
+
+		if (prio)
+			tc->order[ncand++] = (struct ts_candidate){ .priority = prio, .row = i };
+	}
 	if (tc->live) {
-		order_ctx = tc;
-		order_tab = t;
-		qsort(tc->order, ncand, sizeof(*tc->order), cmp_priority);
+		qsort(tc->order, ncand, sizeof(*tc->order), cmp_candidate);
 		if (ncand > TASKSTATS_MAX_QUERIES)
 			ncand = TASKSTATS_MAX_QUERIES;
 	}
@@ -558,7 +559,7 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 		snprintf(t->taskstats.reason, sizeof(t->taskstats.reason),
 			 "not asked: delay accounting off (sysctl kernel.task_delayacct=0)");
 	for (size_t k = 0; k < ncand && !t->taskstats.err && t->delayacct != 0; k++) {
-		struct proc_raw *p = &t->rows[tc->order[k]];
+		struct proc_raw *p = &t->rows[tc->order[k].row];
 		char pid[16];
 
 		e = ask_one(tc, r, p, t->delayacct, t, &what);
@@ -574,7 +575,7 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 	}
 	/* bytes-only rows that did IO still get a name */
 	for (size_t k = 0; k < ncand; k++) {
-		struct proc_raw *p = &t->rows[tc->order[k]];
+		struct proc_raw *p = &t->rows[tc->order[k].row];
 
 		if (!p->comm[0] && (io_total(p) || p->source == PROC_SRC_TASKSTATS))
 			read_comm(r, p);

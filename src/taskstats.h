@@ -98,7 +98,10 @@ struct taskstats_collector {
 	size_t nseen, seen_cap;
 	struct proc_seen *next;
 	size_t next_cap;
-	size_t *order; /* candidates, scratch */
+	struct ts_candidate {
+		uint64_t priority; /* bytes moved since the last sample, or the total */
+		size_t row;
+	} * order; /* candidates, scratch */
 	size_t order_cap;
 	char *iobuf;
 	size_t iobuf_cap;

@@ -50,6 +50,15 @@ PY
 grep -q '^31933 *dd ' "$tmp/c.txt" || fail "text output lacks dd"
 grep -q 'channels combined 1/1' "$tmp/c.txt" || fail "text output lacks eth0 channels"
 
+# A tree captured from a recorded tree keeps its netlink answers byte for byte.
+"$IOTRIAGE" capture "$tmp/again" --root "$live/t1" 2>/dev/null || fail "capture --root"
+for f in netlink/rtnl/links.bin netlink/ethtool/eth0/channels.bin netlink/ethtool/ifb0/coalesce.bin \
+	netlink/taskstats/31933.bin proc/31933/io proc/pressure/io proc/sys/vm/dirty_ratio \
+	sys/class/net/eth0/device/msi_irqs/38; do
+	cmp -s "$live/t1/$f" "$tmp/again/$f" || fail "capture --root lost $f"
+done
+rm -rf "$tmp/again"
+
 # Broken answers: each source says why, the rest of the document stands.
 cp -r "$live/t0" "$live/t1" "$tmp/" || fail "copy"
 links="$tmp/t1/netlink/rtnl/links.bin"

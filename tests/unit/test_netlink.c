@@ -269,6 +269,25 @@ static void test_rtnl_recorded(void **state)
 	assert_true(n->up && n->running && n->has_stats);
 	assert_true(n->stats.rx_packets > 0 && n->stats.tx_packets > 0);
 	assert_int_equal(n->num_rx_queues, 1);
+	/* the advisor's view: channels of eth0 once ethtool filled them */
+	{
+		struct nic_table tt = t;
+		struct nic_raw rows[3];
+		struct nic_channels ch;
+
+		memcpy(rows, t.rows, sizeof(rows));
+		tt.rows = rows;
+		rows[2].has_channels = true;
+		rows[2].channels.combined = 3;
+		rows[2].channels.combined_max = 8;
+		rows[0].channels_status.err = -EOPNOTSUPP;
+		assert_int_equal(nic_table_channels(&tt, rows[2].ifname, &ch), 0);
+		assert_int_equal(ch.combined, 3);
+		assert_int_equal(nic_table_channels(&tt, rows[0].ifname, &ch), -EOPNOTSUPP);
+		assert_int_equal(nic_table_channels(&tt, "eth7", &ch), -ENOENT);
+		tt.ethtool.err = -ENOENT;
+		assert_int_equal(nic_table_channels(&tt, rows[2].ifname, &ch), -ENOENT);
+	}
 	/* the dump's NLMSG_DONE (20 bytes) cut off: truncated, not "3 links" */
 	assert_int_equal(rtnl_links_parse(b, len - 20, &t, &what), -EBADMSG);
 	assert_string_equal(what, "dump ends without NLMSG_DONE");
