@@ -548,7 +548,7 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 		if (prio)
 			tc->order[ncand++] = (struct ts_candidate){ .priority = prio, .row = i };
 	}
-	if (tc->live) {
+	if (tc->live && ncand) {
 		qsort(tc->order, ncand, sizeof(*tc->order), cmp_candidate);
 		if (ncand > TASKSTATS_MAX_QUERIES)
 			ncand = TASKSTATS_MAX_QUERIES;
