@@ -30,6 +30,8 @@ int cmd_snapshot(int argc, char **argv);
 int cmd_compute(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* tui/cmd_worker.c: bench jobs run by iotriaged (worker.* requests). */
+int cmd_worker(int argc, char **argv);
 
 /* tui/cmd_suggest.c: the advisor. */
 struct advice;

@@ -23,6 +23,7 @@ static const char usage[] =
     "  suggest [--json]                    findings and suggestions, with undo\n"
     "  apply ID                            apply suggestion ID (root), journal its undo\n"
     "  undo [ID]                           restore what apply changed\n"
+    "  worker start|stop|status            a bench job run by iotriaged (root)\n"
     "\n"
     "  --help      show this help\n"
     "  --version   show the version\n"
@@ -42,6 +43,7 @@ static const struct command commands[] = {
 	{ "suggest", cmd_suggest },
 	{ "apply", cmd_apply },
 	{ "undo", cmd_undo },
+	{ "worker", cmd_worker },
 };
 
 /* No command: the live view on a terminal; a pipe or a script gets one

@@ -1,0 +1,139 @@
+#!/bin/sh
+# worker.start/stop/status through iotriaged on a loop device over a file in
+# /dev/shm: a short randread job started with `iotriage worker start`, its
+# progress in the subscribe stream, status completed with IOPS matching the
+# loop device's /proc/diskstats delta; a non-root peer refused; a refused
+# target (an existing non-empty file without --overwrite) refused with the
+# CLI's own words and its bytes unchanged; worker.stop ends a time_based job.
+. "$SRCDIR/tests/integration/bench_lib.sh"
+[ -n "${IOTRIAGED:-}" ] || skip "\$IOTRIAGED not set"
+command -v python3 >/dev/null || skip "python3 not installed"
+bench_loop_setup 64
+DEV=$BENCH_DEV
+T=$BENCH_TMP
+
+PYTHONPATH="$SRCDIR/tests/integration" python3 - "$T" "$DEV" "$IOTRIAGE" <<'PY' || exit 1
+import json, os, subprocess, sys, time
+from daemon_lib import *
+
+tmp, dev, cli = sys.argv[1], sys.argv[2], sys.argv[3]
+name = os.path.basename(dev)
+
+
+def reads_of():
+    with open("/proc/diskstats") as f:
+        for line in f:
+            p = line.split()
+            if p[2] == name:
+                return int(p[3])
+    fail("%s not in /proc/diskstats" % name)
+
+
+def run(args, user=None):
+    if user:
+        args = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + args
+    return subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT)
+
+
+d = Daemon(tmp, interval=200)
+try:
+    sock = d.sock
+    os.chmod(tmp, 0o755)  # nobody must reach the socket to be refused by it
+    os.chmod(sock, 0o666)
+    c = d.client()
+    r = c.req({"cmd": "worker.status"})
+    check(r["ok"] and r["worker"]["state"] == "idle", "idle status: %r" % r)
+    r = c.req({"cmd": "worker.stop"})
+    check(not r["ok"] and r["error"]["code"] == "no_worker", "stop when idle: %r" % r)
+    r = c.req({"cmd": "worker.start"})
+    check(not r["ok"] and r["error"]["code"] == "bad_request", "start without args: %r" % r)
+    r = c.req({"cmd": "worker.start", "args": ["--filename=" + dev, "--log_avg_msec=10"]})
+    check(not r["ok"] and r["error"]["code"] == "bad_request" and
+          "--log_avg_msec" in r["error"]["message"], "unknown fio option: %r" % r)
+
+    # a non-root peer: refused by its credentials, nothing started
+    p = run([cli, "worker", "start", "--socket", sock, "--filename=" + dev, "--rw=randread"],
+            user="nobody")
+    check(p.returncode == 1 and "needs uid 0" in p.stderr,
+          "nobody's start: rc %d %r" % (p.returncode, p.stderr))
+    p = run([cli, "worker", "status", "--socket", sock], user="nobody")
+    check(p.returncode == 1 and "needs uid 0" in p.stderr, "nobody's status: %r" % p.stderr)
+    r = c.req({"cmd": "worker.status"})
+    check(r["worker"]["state"] == "idle", "a refused peer started something: %r" % r)
+
+    # a refused target: the CLI's reason, word for word, and the file unchanged
+    victim = os.path.join(tmp, "victim")
+    with open(victim, "wb") as f:
+        f.write(b"precious" * 4096)
+    before = open(victim, "rb").read()
+    args = ["--filename=" + victim, "--rw=randwrite", "--size=1m", "--runtime=1"]
+    bench = run([cli, "bench"] + args)
+    via = run([cli, "worker", "start", "--socket", sock] + args)
+    check(bench.returncode == 1 and "refused" in bench.stderr, "bench: %r" % bench.stderr)
+    check(via.returncode == 1 and via.stderr == bench.stderr,
+          "daemon refusal %r differs from the CLI's %r" % (via.stderr, bench.stderr))
+    check(open(victim, "rb").read() == before, "the refused file changed")
+
+    # a short randread job, watched through the subscribe stream
+    sub = d.client()
+    check(sub.req({"cmd": "subscribe"})["ok"], "subscribe")
+    r0 = reads_of()
+    p = run([cli, "worker", "start", "--socket", sock, "--filename=" + dev, "--rw=randread",
+             "--ioengine=io_uring", "--iodepth=8", "--direct=1", "--size=32m"])
+    check(p.returncode == 0 and "started" in p.stdout, "start: %r %r" % (p.stdout, p.stderr))
+    r = c.req({"cmd": "worker.start", "args": ["--filename=" + dev]})
+    check(r["ok"] or r["error"]["code"] == "worker_running", "second start: %r" % r)
+    progress, final = 0, None
+    deadline = time.monotonic() + TIMEOUT
+    while final is None:
+        check(time.monotonic() < deadline, "no final worker event")
+        ev = json.loads(sub.line())
+        if ev.get("event") != "worker":
+            continue
+        w = ev["worker"]
+        check("result" not in w, "events carry no result")
+        if w["state"] in ("starting", "running"):
+            progress += 1
+        else:
+            final = w
+    check(final["state"] == "completed", "final event: %r" % final)
+    r1 = reads_of()
+    r = c.req({"cmd": "worker.status"})
+    w = r["worker"]
+    check(w["state"] == "completed" and w["device"] == name, "status: %r" % w)
+    ios = w["read"]["ios"]
+    check(ios == 32 * 1024 // 4, "32 MiB of 4k reads is 8192 IOs, not %d" % ios)
+    check(w["read"]["iops"] > 0, "no IOPS: %r" % w["read"])
+    check(w["read"]["clat_ns"]["N"] == ios and w["read"]["clat_ns"]["percentile"]["99.000000"] > 0,
+          "live latencies: %r" % w["read"]["clat_ns"])
+    res = w["result"]["jobs"][0]["read"]
+    check(res["total_ios"] == ios and res["io_bytes"] == ios * 4096, "result: %r" % res)
+    # O_DIRECT reads on a loop device reach it one for one (merges aside)
+    dr = r1 - r0
+    check(ios * 0.5 <= dr <= ios * 1.1, "diskstats saw %d reads for %d IOs" % (dr, ios))
+    check("IOPS=" in w["report"], "no fio text report")
+    # progress: events while it ran are only guaranteed when it outlived a tick
+    if w["elapsed_s"] > 0.5:
+        check(progress > 0, "no progress event during a %.2f s run" % w["elapsed_s"])
+
+    # stop: a time_based job ends at worker.stop, with what it measured
+    r = c.req({"cmd": "worker.start", "args": ["--filename=" + dev, "--rw=randread",
+                                               "--runtime=60", "--time_based"]})
+    check(r["ok"] and r["worker"]["state"] in ("starting", "running"), "start 2: %r" % r)
+    p = run([cli, "worker", "stop", "--socket", sock])
+    check(p.returncode == 0, "stop: %r" % p.stderr)
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        w = c.req({"cmd": "worker.status"})["worker"]
+        if w["state"] not in ("starting", "running"):
+            break
+        check(time.monotonic() < deadline, "the job did not stop")
+        time.sleep(0.05)
+    check(w["state"] == "stopped" and w["elapsed_s"] < 30, "after stop: %r" % w)
+    c.close()
+    sub.close()
+    check(d.stop() == 0, "iotriaged exit status")
+finally:
+    d.kill()
+PY
+echo "PASS"

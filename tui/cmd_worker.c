@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iotriage worker start|stop|status: a bench job run by iotriaged (the
+ * worker.* requests of doc/protocol.md). The fio options are checked here
+ * with the bench's parser first, so a typo is the same usage error as
+ * `iotriage bench`; the daemon parses and safety-checks them again itself.
+ * Owns its exit code.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "fioopts.h"
+#include "iotriage/protocol.h"
+#include "job.h"
+
+static const char worker_usage[] =
+    "Usage: iotriage worker start [--socket PATH] [--wait] --filename=PATH [fio options]\n"
+    "       iotriage worker stop [--socket PATH]\n"
+    "       iotriage worker status [--socket PATH] [--json]\n"
+    "Run a bench job inside iotriaged (root): the options of iotriage bench,\n"
+    "except --sweep-iodepth and --precondition; --filename must be absolute.\n"
+    "\n"
+    "  --socket PATH  the daemon's socket (default as the live view)\n"
+    "  --wait         after start, wait for the end and print the result\n"
+    "                 (fio text, or JSON with --output-format=json)\n"
+    "  --json         status: the daemon's \"worker\" object as it is\n"
+    "\n"
+    "Exit: 0 ok, 1 failure/refused/job failed, 2 usage.\n";
+
+struct worker_conn {
+	int fd;
+	char *buf;
+	size_t len, cap;
+};
+
+static int conn_open(const char *path, struct worker_conn *ret)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	*ret = (struct worker_conn){ .fd = fd };
+	return 0;
+}
+
+static void conn_close(struct worker_conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->buf);
+	c->fd = -1;
+	c->buf = NULL;
+}
+
+static int conn_send(struct worker_conn *c, json_object *req)
+{
+	const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+	size_t len = strlen(s), off = 0;
+
+	while (off <= len) {
+		/* the line, then its '\n' */
+		ssize_t w = off < len ? send(c->fd, s + off, len - off, MSG_NOSIGNAL)
+				      : send(c->fd, "\n", 1, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		off += off < len ? (size_t)w : 1;
+	}
+	return 0;
+}
+
+/* The next line as a JSON object (caller puts it). -EPIPE at EOF. */
+static int conn_line(struct worker_conn *c, json_object **ret)
+{
+	for (;;) {
+		char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
+		ssize_t n;
+
+		if (nl) {
+			size_t l = (size_t)(nl - c->buf);
+			json_object *o;
+
+			*nl = '\0';
+			o = json_tokener_parse(c->buf);
+			memmove(c->buf, nl + 1, c->len - l - 1);
+			c->len -= l + 1;
+			if (!o || !json_object_is_type(o, json_type_object)) {
+				json_object_put(o);
+				return -EBADMSG;
+			}
+			*ret = o;
+			return 0;
+		}
+		if (c->cap - c->len < 65536) {
+			char *p = realloc(c->buf, c->cap + 65536);
+
+			if (!p)
+				return -ENOMEM;
+			c->buf = p;
+			c->cap += 65536;
+		}
+		n = read(c->fd, c->buf + c->len, c->cap - c->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EPIPE;
+		c->len += (size_t)n;
+	}
+}
+
+/* The reply to the last request: the next line that is not an event. */
+static int conn_reply(struct worker_conn *c, json_object **ret)
+{
+	json_object *o, *v;
+	int r;
+
+	for (;;) {
+		r = conn_line(c, &o);
+		if (r < 0)
+			return r;
+		if (!json_object_object_get_ex(o, "event", &v)) {
+			*ret = o;
+			return 0;
+		}
+		json_object_put(o);
+	}
+}
+
+static int conn_request(struct worker_conn *c, const char *cmd, json_object *args,
+			json_object **ret)
+{
+	json_object *req = json_object_new_object();
+	int r;
+
+	if (!req)
+		return -ENOMEM;
+	json_object_object_add(req, "cmd", json_object_new_string(cmd));
+	if (args)
+		json_object_object_add(req, "args", args);
+	r = conn_send(c, req);
+	json_object_put(req);
+	return r < 0 ? r : conn_reply(c, ret);
+}
+
+static const char *str_at(json_object *o, const char *a, const char *b)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, a, &v))
+		return NULL;
+	if (b && !json_object_object_get_ex(v, b, &v))
+		return NULL;
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static bool reply_ok(json_object *o)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, "ok", &v) && json_object_get_boolean(v);
+}
+
+/* Prints a failed reply as "iotriage: WHAT: MESSAGE"; returns the exit code. */
+static int reply_fail(json_object *o, const char *what)
+{
+	const char *msg = str_at(o, "error", "message");
+
+	cli_error(what, "%s", msg ? msg : "the daemon refused without a reason");
+	return EXIT_FAIL;
+}
+
+static void print_dir(json_object *w, const char *dir)
+{
+	json_object *d, *v, *p;
+
+	if (!json_object_object_get_ex(w, dir, &d) || !json_object_object_get_ex(d, "ios", &v) ||
+	    json_object_get_int64(v) == 0)
+		return;
+	json_object_object_get_ex(d, "iops", &v);
+	printf("  %-5s IOPS=%.0f", dir, json_object_get_double(v));
+	json_object_object_get_ex(d, "bw_bytes", &v);
+	printf(" BW=%.1fMiB/s", json_object_get_double(v) / (1 << 20));
+	if (json_object_object_get_ex(d, "clat_ns", &v) &&
+	    json_object_object_get_ex(v, "percentile", &p)) {
+		printf("  clat(us)");
+		json_object_object_foreach(p, k, pv)
+		{
+			printf(" p%.6g=%.1f", atof(k), (double)json_object_get_int64(pv) / 1000.0);
+		}
+	}
+	printf("\n");
+}
+
+static void print_status(json_object *w)
+{
+	const char *state = str_at(w, "state", NULL), *err = str_at(w, "error", NULL);
+	const char *report = str_at(w, "report", NULL);
+	json_object *v;
+
+	if (!state || strcmp(state, "idle") == 0) {
+		printf("no worker has run\n");
+		return;
+	}
+	json_object_object_get_ex(w, "id", &v);
+	printf("worker %lld: %s  %s", (long long)json_object_get_int64(v), state,
+	       str_at(w, "filename", NULL) ?: "?");
+	if (str_at(w, "device", NULL))
+		printf(" (%s)", str_at(w, "device", NULL));
+	printf("  %s %s", str_at(w, "rw", NULL) ?: "?", str_at(w, "ioengine", NULL) ?: "?");
+	if (json_object_object_get_ex(w, "iodepth", &v))
+		printf(" iodepth=%d", json_object_get_int(v));
+	if (json_object_object_get_ex(w, "elapsed_s", &v))
+		printf("  elapsed %.1fs", json_object_get_double(v));
+	printf("\n");
+	print_dir(w, "read");
+	print_dir(w, "write");
+	if (err)
+		printf("  error: %s\n", err);
+	if (report)
+		printf("\n%s", report);
+}
+
+static bool state_final(const char *s)
+{
+	return s && strcmp(s, "starting") != 0 && strcmp(s, "running") != 0;
+}
+
+/* --wait: subscribe, wait for job id's end, then print its result. */
+static int wait_end(struct worker_conn *c, int64_t id, enum job_output output)
+{
+	json_object *o, *w, *v;
+	const char *state = NULL;
+	int r, ret = EXIT_FAIL;
+
+	r = conn_request(c, "subscribe", NULL, &o);
+	if (r < 0)
+		return r;
+	json_object_put(o);
+	/* a status first: the job may have ended before we subscribed */
+	for (bool first = true;; first = false) {
+		if (first) {
+			r = conn_request(c, "worker.status", NULL, &o);
+		} else {
+			r = conn_line(c, &o);
+			if (r >= 0 && !str_at(o, "event", NULL)) {
+				json_object_put(o);
+				continue;
+			}
+		}
+		if (r < 0)
+			return r;
+		if (json_object_object_get_ex(o, "worker", &w) &&
+		    json_object_object_get_ex(w, "id", &v) && json_object_get_int64(v) == id)
+			state = str_at(w, "state", NULL);
+		json_object_put(o);
+		if (state_final(state))
+			break;
+	}
+	r = conn_request(c, "worker.status", NULL, &o);
+	if (r < 0)
+		return r;
+	if (!reply_ok(o) || !json_object_object_get_ex(o, "worker", &w)) {
+		ret = reply_fail(o, "worker status");
+	} else {
+		if (output == OUTPUT_JSON && json_object_object_get_ex(w, "result", &v))
+			printf("%s\n", json_object_to_json_string_ext(
+					   v, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						  JSON_C_TO_STRING_NOSLASHESCAPE));
+		else if (str_at(w, "report", NULL))
+			printf("%s", str_at(w, "report", NULL));
+		state = str_at(w, "state", NULL);
+		if (str_at(w, "error", NULL))
+			cli_error("worker", "%s", str_at(w, "error", NULL));
+		else if (state && strcmp(state, "stopped") == 0)
+			cli_error("worker",
+				  "stopped: the results cover the time until worker stop");
+		if (state && strcmp(state, "completed") == 0)
+			ret = EXIT_OK;
+	}
+	json_object_put(o);
+	return ret;
+}
+
+/* The bench's own parser, before any connection: a usage error is exit 2
+ * with the same words as iotriage bench, daemon or not. 0, or an exit code. */
+static int start_check(int argc, char **argv, struct job_spec *ret_spec)
+{
+	struct fioopts_error perr;
+	int r;
+
+	r = fioopts_parse(argc, (const char *const *)argv, 0, ret_spec, &perr);
+	if (r == 1) {
+		printf("%s", worker_usage);
+		return -1;
+	}
+	if (r < 0) {
+		cli_error(perr.option, "%s", perr.message);
+		return EXIT_USAGE;
+	}
+	if (ret_spec->filename[0] != '/') {
+		cli_error("--filename", "must be an absolute path: the daemon does not share this "
+					"directory");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int worker_start(struct worker_conn *c, int argc, char **argv, const struct job_spec *sp,
+			bool wait)
+{
+	const struct job_spec spec = *sp;
+	json_object *args, *o, *w, *v;
+	const char *code;
+	int64_t id = -1;
+	int r, ret;
+
+	args = json_object_new_array();
+	if (!args)
+		return -ENOMEM;
+	for (int i = 0; i < argc; i++)
+		json_object_array_add(args, json_object_new_string(argv[i]));
+	r = conn_request(c, "worker.start", args, &o);
+	if (r < 0)
+		return r;
+	if (!reply_ok(o)) {
+		code = str_at(o, "error", "code");
+		/* the same words as iotriage bench's refusal */
+		if (code && strcmp(code, "refused") == 0)
+			cli_error(spec.filename, "refused: %s",
+				  str_at(o, "error", "message") ?: "");
+		else
+			reply_fail(o, "worker start");
+		ret = code && strcmp(code, "bad_request") == 0 ? EXIT_USAGE : EXIT_FAIL;
+		json_object_put(o);
+		return ret;
+	}
+	if (json_object_object_get_ex(o, "worker", &w) && json_object_object_get_ex(w, "id", &v))
+		id = json_object_get_int64(v);
+	json_object_put(o);
+	if (!wait) {
+		printf("worker %lld started on %s\n", (long long)id, spec.filename);
+		return EXIT_OK;
+	}
+	return wait_end(c, id, spec.output);
+}
+
+int cmd_worker(int argc, char **argv)
+{
+	const char *socket_path = NULL, *verb;
+	char def[108];
+	struct worker_conn c = { .fd = -1 };
+	bool wait = false, json = false;
+	char **rest;
+	int nrest = 0, r, ret = EXIT_FAIL;
+	struct job_spec spec;
+	json_object *o, *w;
+
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		printf("%s", worker_usage);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	verb = argv[1];
+	rest = calloc((size_t)argc, sizeof(*rest));
+	if (!rest)
+		return EXIT_FAIL;
+	/* ours are taken out wherever they are; the rest are fio's */
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc)
+			socket_path = argv[++i];
+		else if (strncmp(argv[i], "--socket=", 9) == 0)
+			socket_path = argv[i] + 9;
+		else if (strcmp(argv[i], "--wait") == 0)
+			wait = true;
+		else if (strcmp(argv[i], "--json") == 0 && strcmp(verb, "status") == 0)
+			json = true;
+		else
+			rest[nrest++] = argv[i];
+	}
+	if (strcmp(verb, "start") && strcmp(verb, "stop") && strcmp(verb, "status")) {
+		cli_error(verb, "unknown worker command (start, stop, status)");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (strcmp(verb, "start") && nrest) {
+		cli_error(rest[0], "unexpected argument (try worker --help)");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (!socket_path) {
+		if (iot_proto_default_socket(def, sizeof(def)) < 0) {
+			cli_error("--socket",
+				  "not root and XDG_RUNTIME_DIR is unset; give --socket");
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		socket_path = def;
+	}
+	if (strcmp(verb, "start") == 0) {
+		r = start_check(nrest, rest, &spec);
+		if (r) {
+			/* --help asked: printed, exit 0 */
+			ret = r < 0 ? EXIT_OK : r;
+			goto out;
+		}
+	}
+	r = conn_open(socket_path, &c);
+	if (r < 0) {
+		cli_error(socket_path, "%s", strerror(-r));
+		goto out;
+	}
+	if (strcmp(verb, "start") == 0) {
+		r = worker_start(&c, nrest, rest, &spec, wait);
+		ret = r < 0 ? EXIT_FAIL : r;
+	} else {
+		r = conn_request(&c, strcmp(verb, "stop") == 0 ? "worker.stop" : "worker.status",
+				 NULL, &o);
+		if (r >= 0) {
+			if (!reply_ok(o)) {
+				ret = reply_fail(o, strcmp(verb, "stop") == 0 ? "worker stop"
+									      : "worker status");
+			} else {
+				json_object_object_get_ex(o, "worker", &w);
+				if (json)
+					printf("%s\n", json_object_to_json_string_ext(
+							   w, JSON_C_TO_STRING_PRETTY |
+								  JSON_C_TO_STRING_SPACED |
+								  JSON_C_TO_STRING_NOSLASHESCAPE));
+				else if (strcmp(verb, "stop") == 0)
+					printf("stopping worker\n");
+				else
+					print_status(w);
+				ret = EXIT_OK;
+			}
+			json_object_put(o);
+		}
+	}
+	if (r < 0)
+		cli_error(socket_path, "%s",
+			  r == -EPIPE ? "the daemon closed the connection" : strerror(-r));
+out:
+	conn_close(&c);
+	free(rest);
+	return ret;
+}
