@@ -213,6 +213,8 @@ int loop_sample(struct daemon *d);
 int loop_run(struct daemon *d);
 /* Creates epoll, the timer and the signalfd (signals must be blocked). */
 int loop_setup(struct daemon *d);
+/* In a forked child: a signalfd of its own (the parent's never fires). */
+int loop_reopen_signals(struct daemon *d);
 
 int64_t daemon_now_ns(void);
 

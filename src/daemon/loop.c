@@ -63,6 +63,36 @@ fail:
 	return -errno;
 }
 
+int loop_reopen_signals(struct daemon *d)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &d->sig };
+	sigset_t mask;
+	int fd;
+
+	/*
+	 * A signalfd wakes epoll through the sighand of the process that
+	 * created it: after fork() the child's signals would never make the
+	 * inherited one readable. A new one, made by the child, does.
+	 */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->sig.fd, NULL);
+	close(d->sig.fd);
+	d->sig.fd = fd;
+	return 0;
+}
+
 int loop_sample(struct daemon *d)
 {
 	const struct snapshot *s;

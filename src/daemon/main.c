@@ -330,6 +330,8 @@ int main(int argc, char **argv)
 		goto out;
 	if (!d.args.foreground) {
 		r = detach();
+		if (r >= 0)
+			r = loop_reopen_signals(&d);
 		if (r < 0) {
 			daemon_log(LOG_ERR, "detach: %s", strerror(-r));
 			goto out;

@@ -139,7 +139,7 @@ class Client:
 
 
 class Daemon:
-    def __init__(self, tmp, root=None, interval=100, extra=(), name="d"):
+    def __init__(self, tmp, root=None, interval=100, extra=(), name="d", env_extra=None):
         self.tmp = tmp
         self.sock = os.path.join(tmp, name + ".sock")
         self.logpath = os.path.join(tmp, name + ".log")
@@ -149,8 +149,13 @@ class Daemon:
         if root:
             args += ["--root", root]
         args += list(extra)
+        penv = dict(os.environ)
+        penv.pop("NOTIFY_SOCKET", None)  # never the test runner's systemd
+        penv.pop("JOURNAL_STREAM", None)
+        if env_extra:
+            penv.update(env_extra(self.log) if callable(env_extra) else env_extra)
         self.p = subprocess.Popen(args, stdin=subprocess.DEVNULL,
-                                  stdout=self.log, stderr=self.log)
+                                  stdout=self.log, stderr=self.log, env=penv)
         deadline = time.monotonic() + TIMEOUT
         while True:
             if self.p.poll() is not None:
