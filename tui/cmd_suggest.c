@@ -7,15 +7,20 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "advise.h"
 #include "advise_json.h"
 #include "apply.h"
 #include "cli.h"
+#include "iotriage/protocol.h"
 
 int suggest_advise_root(const char *root_dir, const struct snapshot *cur, const struct metrics *m,
 			struct advice *ret)
@@ -88,7 +93,7 @@ void suggest_print(FILE *f, const struct advice *a)
 	sb_free(&sb);
 }
 
-enum { OPT_ROOT = 0x100, OPT_STATE, OPT_BEFORE };
+enum { OPT_ROOT = 0x100, OPT_STATE, OPT_BEFORE, OPT_SOCKET };
 
 static const struct option opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
@@ -106,6 +111,7 @@ struct args {
 	const char *root;
 	const char *state_dir;
 	const char *before;
+	const char *socket;
 };
 
 static int parse(int argc, char **argv, const char *usage, struct args *a)
@@ -135,6 +141,9 @@ static int parse(int argc, char **argv, const char *usage, struct args *a)
 			break;
 		case OPT_BEFORE:
 			a->before = optarg;
+			break;
+		case OPT_SOCKET:
+			a->socket = optarg;
 			break;
 		case 'h':
 			printf("%s", usage);
@@ -316,6 +325,150 @@ static int open_state(const struct args *a, struct root *r)
 	return fd;
 }
 
+/* ---- through iotriaged ---- */
+
+static int daemon_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+/* One request line, one reply line (pushed events are never subscribed here). */
+static int daemon_call(int fd, const char *req, char *reply, size_t size)
+{
+	size_t len = strlen(req), got = 0;
+
+	while (len) {
+		ssize_t n = write(fd, req, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		req += n;
+		len -= (size_t)n;
+	}
+	while (got + 1 < size) {
+		ssize_t n = read(fd, reply + got, 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ECONNRESET;
+		if (reply[got] == '\n')
+			break;
+		got++;
+	}
+	reply[got] = '\0';
+	return 0;
+}
+
+/*
+ * apply (id != NULL, undo false), undo ID, or undo all (id NULL) through the
+ * daemon on fd. Prints the result; returns an exit code.
+ */
+static int daemon_apply(int fd, const char *what, const char *id, bool undo)
+{
+	char req[256], reply[4096];
+	json_object *root = NULL, *ok, *v, *err;
+	int r, ret = EXIT_FAIL;
+
+	snprintf(req, sizeof(req), "{\"cmd\":\"hello\",\"version\":%d}\n", IOT_PROTOCOL_VERSION);
+	r = daemon_call(fd, req, reply, sizeof(reply));
+	if (r == 0) {
+		root = json_tokener_parse(reply);
+		if (!root || !json_object_object_get_ex(root, "ok", &ok) ||
+		    !json_object_get_boolean(ok))
+			r = -EPROTO;
+		json_object_put(root);
+		root = NULL;
+	}
+	if (r < 0) {
+		cli_error("iotriaged", "hello failed: %s", strerror(-r));
+		return EXIT_FAIL;
+	}
+	/* ids are [A-Za-z0-9._:@-]: safe inside a JSON string as they are */
+	if (id)
+		snprintf(req, sizeof(req), "{\"cmd\":\"%s\",\"suggestion\":\"%.63s\"}\n",
+			 undo ? "undo" : "apply", id);
+	else
+		snprintf(req, sizeof(req), "{\"cmd\":\"undo\"}\n");
+	r = daemon_call(fd, req, reply, sizeof(reply));
+	if (r == 0)
+		root = json_tokener_parse(reply);
+	if (r < 0 || !root || !json_object_object_get_ex(root, "ok", &ok)) {
+		cli_error("iotriaged", "%s: %s", what, r < 0 ? strerror(-r) : "malformed reply");
+		goto out;
+	}
+	if (json_object_get_boolean(ok)) {
+		if (json_object_object_get_ex(root, "message", &v))
+			printf("%s\n", json_object_get_string(v));
+		ret = EXIT_OK;
+	} else if (json_object_object_get_ex(root, "error", &err) &&
+		   json_object_object_get_ex(err, "message", &v)) {
+		cli_error(what, "%s (iotriaged)", json_object_get_string(v));
+	} else {
+		cli_error(what, "iotriaged refused without a reason");
+	}
+out:
+	json_object_put(root);
+	return ret;
+}
+
+/*
+ * The daemon route: --socket PATH, or (with none of --root, --before,
+ * --state-dir, which name an embedded setup) the default socket when it
+ * answers. Returns an fd, -1 for "embedded", or -2 after printing an error.
+ */
+static int daemon_route(const struct args *a)
+{
+	char path[108];
+	int fd;
+
+	if (a->socket) {
+		if (a->root || a->before || a->state_dir) {
+			cli_error("--socket",
+				  "the daemon uses its own root and journal: no --root, "
+				  "--before or --state-dir with it");
+			return -2;
+		}
+		fd = daemon_connect(a->socket);
+		if (fd < 0) {
+			cli_error(a->socket, "%s", strerror(-fd));
+			return -2;
+		}
+		return fd;
+	}
+	if (a->root || a->before || a->state_dir)
+		return -1;
+	fd = daemon_connect(IOT_PROTO_SYSTEM_SOCKET);
+	if (fd >= 0)
+		return fd;
+	if (iot_proto_default_socket(path, sizeof(path)) == 0 &&
+	    strcmp(path, IOT_PROTO_SYSTEM_SOCKET) != 0) {
+		fd = daemon_connect(path);
+		if (fd >= 0)
+			return fd;
+	}
+	return -1;
+}
+
 static bool may_write(const struct args *a)
 {
 	/* a recorded tree under --root is the user's own files; the live
@@ -327,9 +480,11 @@ static bool may_write(const struct args *a)
 }
 
 static const char apply_usage[] =
-    "Usage: iotriage apply ID [--root DIR] [--state-dir DIR] [--before DIR] [--interval MS]\n"
+    "Usage: iotriage apply ID [--socket PATH]\n"
+    "       iotriage apply ID [--root DIR] [--state-dir DIR] [--before DIR] [--interval MS]\n"
     "Measure again, and if suggestion ID still stands, write it, verify it and\n"
-    "journal its undo (default /var/lib/iotriage). Undo with: iotriage undo ID.\n";
+    "journal its undo (default /var/lib/iotriage). Undo with: iotriage undo ID.\n"
+    "Through iotriaged when its socket answers (or --socket), else embedded (root).\n";
 
 int cmd_apply(int argc, char **argv)
 {
@@ -346,6 +501,14 @@ int cmd_apply(int argc, char **argv)
 	if (argc - optind != 1) {
 		fprintf(stderr, "%s", apply_usage);
 		return EXIT_USAGE;
+	}
+	fd = daemon_route(&a);
+	if (fd == -2)
+		return EXIT_FAIL;
+	if (fd >= 0) {
+		ret = daemon_apply(fd, "apply", argv[optind], false);
+		close(fd);
+		return ret;
 	}
 	if (!may_write(&a))
 		return EXIT_FAIL;
@@ -382,9 +545,10 @@ out:
 	return ret;
 }
 
-static const char undo_usage[] = "Usage: iotriage undo [ID] [--root DIR] [--state-dir DIR]\n"
-				 "Restore what `iotriage apply ID` changed; without ID, every "
-				 "applied suggestion, newest first.\n";
+static const char undo_usage[] =
+    "Usage: iotriage undo [ID] [--socket PATH | --root DIR] [--state-dir DIR]\n"
+    "Restore what `iotriage apply ID` changed; without ID, every "
+    "applied suggestion, newest first.\n";
 
 int cmd_undo(int argc, char **argv)
 {
@@ -399,6 +563,14 @@ int cmd_undo(int argc, char **argv)
 	if (argc - optind > 1) {
 		fprintf(stderr, "%s", undo_usage);
 		return EXIT_USAGE;
+	}
+	fd = daemon_route(&a);
+	if (fd == -2)
+		return EXIT_FAIL;
+	if (fd >= 0) {
+		ret = daemon_apply(fd, "undo", argc - optind == 1 ? argv[optind] : NULL, true);
+		close(fd);
+		return ret;
 	}
 	if (!may_write(&a))
 		return EXIT_FAIL;

@@ -75,8 +75,22 @@ try:
           "no journal under the daemon's root")
     r = c.req({"cmd": "apply", "suggestion": "irq-spread-host0"})
     check(r["ok"] is False, "second apply must fail: %r" % r)
+    # the client's undo goes through the daemon when given its socket
+    import subprocess
+    cli = os.environ["IOTRIAGE"]
+    p = subprocess.run([cli, "apply", "no-such-id", "--socket", d.sock], capture_output=True,
+                       text=True, timeout=TIMEOUT)
+    check(p.returncode == 1 and "no such suggestion now" in p.stderr and "(iotriaged)" in p.stderr,
+          "CLI apply of an unknown id: %d %r" % (p.returncode, p.stderr))
+    p = subprocess.run([cli, "undo", "irq-spread-host0", "--socket", d.sock],
+                       capture_output=True, text=True, timeout=TIMEOUT)
+    check(p.returncode == 0 and "undone: 16 values restored" in p.stdout,
+          "CLI undo through the daemon: %d %r %r" % (p.returncode, p.stdout, p.stderr))
+    p = subprocess.run([cli, "undo", "--socket", d.sock, "--root", root], capture_output=True,
+                       text=True, timeout=TIMEOUT)
+    check(p.returncode == 1 and "--socket" in p.stderr, "--socket with --root must fail")
     r = c.req({"cmd": "undo", "suggestion": "irq-spread-host0"})
-    check(r["ok"] is True and r["undone"] is True and r["written"] == 16, "undo: %r" % r)
+    check(r["ok"] is False and "nothing applied" in r["error"]["message"], "undo twice: %r" % r)
     for irq in range(107, 123):
         with open(os.path.join(root, "proc/irq/%d/smp_affinity_list" % irq)) as f:
             check(f.read().strip() == "0-7", "IRQ %d not restored" % irq)
