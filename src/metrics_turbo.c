@@ -75,11 +75,18 @@ static int find_cpu_raw(const struct turbo_raw *t, int cpu, size_t *hint)
 		*hint = i + 1;
 		return (int)i;
 	}
-	for (i = 0; i < t->ncpu; i++)
+	/* readings are sorted by CPU: binary search when the hint misses */
+	for (size_t lo = 0, hi = t->ncpu; lo < hi;) {
+		i = lo + (hi - lo) / 2;
 		if (t->cpus[i].cpu == cpu) {
 			*hint = i + 1;
 			return (int)i;
 		}
+		if (t->cpus[i].cpu < cpu)
+			lo = i + 1;
+		else
+			hi = i;
+	}
 	return -1;
 }
 
@@ -91,32 +98,52 @@ static const struct turbo_pkg_raw *find_pkg_raw(const struct turbo_raw *t, int p
 	return NULL;
 }
 
-/* IRQ column: every per-CPU /proc/interrupts line summed for one CPU, as
- * turbostat's snapshot_proc_interrupts. Lines new in cur or reset are skipped. */
-static bool irq_count(const struct irq_table *prev, const struct irq_table *cur, int cpu,
-		      double *ret)
+/* IRQ column: every per-CPU /proc/interrupts line summed for each CPU, as
+ * turbostat's snapshot_proc_interrupts; one pass over the table (rows x CPUs
+ * additions), lines new in cur or reset skipped. Sums land by cur column. */
+static int irq_sums(const struct irq_table *prev, const struct irq_table *cur,
+		    struct turbo_metrics *m)
 {
-	int pc = irq_table_cpu_col(prev, cpu), cc = irq_table_cpu_col(cur, cpu);
 	size_t hint = 0;
-	uint64_t sum = 0;
+	int *pcol;
 
-	if (pc < 0 || cc < 0)
-		return false;
+	if (grow((void **)&m->irq_sum, &m->irq_cap, cur->ncpu + 1, sizeof(*m->irq_sum)) < 0 ||
+	    grow((void **)&m->irq_pcol, &m->pcol_cap, cur->ncpu + 1, sizeof(*m->irq_pcol)) < 0)
+		return -ENOMEM;
+	memset(m->irq_sum, 0, (cur->ncpu + 1) * sizeof(*m->irq_sum));
+	/* the previous column of each current CPU, or -1 (came online) */
+	pcol = m->irq_pcol;
+	for (size_t k = 0; k < cur->ncpu; k++)
+		pcol[k] = prev->ncpu == cur->ncpu && prev->cpu_ids[k] == cur->cpu_ids[k]
+			      ? (int)k
+			      : irq_table_cpu_col(prev, cur->cpu_ids[k]);
 	for (size_t i = 0; i < cur->n; i++) {
 		const struct irq_row *c = &cur->rows[i], *p;
-		uint64_t a, b;
+		const uint64_t *a, *b;
 
 		if (!c->percpu_counts)
 			continue;
 		p = irq_table_find(prev, c->label, &hint);
 		if (!p || !p->percpu_counts)
 			continue;
-		a = irq_row_counts(cur, c)[cc];
-		b = irq_row_counts(prev, p)[pc];
-		if (a >= b)
-			sum += a - b;
+		a = irq_row_counts(cur, c);
+		b = irq_row_counts(prev, p);
+		for (size_t k = 0; k < cur->ncpu; k++)
+			if (pcol[k] >= 0 && a[k] >= b[pcol[k]])
+				m->irq_sum[k] += a[k] - b[pcol[k]];
 	}
-	*ret = (double)sum;
+	return 0;
+}
+
+/* The IRQ count of cpu from irq_sums(), false when the CPU has no column. */
+static bool irq_count(const struct irq_table *prev, const struct irq_table *cur, int cpu,
+		      const struct turbo_metrics *m, double *ret)
+{
+	int cc = irq_table_cpu_col(cur, cpu);
+
+	if (!m->irq_ok || cc < 0 || irq_table_cpu_col(prev, cpu) < 0)
+		return false;
+	*ret = (double)m->irq_sum[cc];
 	return true;
 }
 
@@ -273,7 +300,7 @@ static void compute_row(const struct snapshot *ps, const struct snapshot *cs,
 		s->nc1++;
 	}
 	if (in->src[TC_IRQ].via == TV_PROC && !ps->status[SRC_INTERRUPTS].err &&
-	    !cs->status[SRC_INTERRUPTS].err && irq_count(&ps->irqs, &cs->irqs, c->cpu, &d)) {
+	    !cs->status[SRC_INTERRUPTS].err && irq_count(&ps->irqs, &cs->irqs, c->cpu, m, &d)) {
 		set(row, TC_IRQ, d);
 		s->irq += d;
 		s->nirq++;
@@ -498,14 +525,23 @@ int turbo_compute(const struct snapshot *ps, const struct snapshot *cs, uint64_t
 	for (int c = 0; c < TC__COUNT; c++)
 		if (m->info.src[c].via != TV_NONE)
 			m->cols |= BIT(c);
-	if (grow((void **)&m->rows, &m->rows_cap, crt->ncpu + prt->ncpu, sizeof(*m->rows)) < 0)
+	if (grow((void **)&m->rows, &m->rows_cap, crt->ncpu + prt->ncpu, sizeof(*m->rows)) < 0 ||
+	    grow((void **)&m->pidx, &m->pidx_cap, crt->ncpu + 1, sizeof(*m->pidx)) < 0)
 		return -ENOMEM;
 	memset(&s, 0, sizeof(s));
+	m->irq_ok = false;
+	if (m->info.src[TC_IRQ].via == TV_PROC && !ps->status[SRC_INTERRUPTS].err &&
+	    !cs->status[SRC_INTERRUPTS].err) {
+		if (irq_sums(&ps->irqs, &cs->irqs, m) < 0)
+			return -ENOMEM;
+		m->irq_ok = true;
+	}
 	for (size_t i = 0; i < crt->ncpu; i++) {
 		const struct turbo_cpu_raw *c = &crt->cpus[i], *core_c = NULL, *core_p = NULL;
 		struct turbo_row *row = &m->rows[m->nrows++];
 		int pi = find_cpu_raw(prt, c->cpu, &hint);
 
+		m->pidx[i] = -1;
 		memset(row, 0, sizeof(*row));
 		row->cpu = c->cpu;
 		row->core = c->core_id;
@@ -518,16 +554,15 @@ int turbo_compute(const struct snapshot *ps, const struct snapshot *cs, uint64_t
 			m->invalid_rows++;
 			continue;
 		}
+		m->pidx[i] = pi;
 		/* the core's counters: read by its first thread in both readings */
-		for (size_t k = 0; k < crt->ncpu && !core_c; k++)
-			if (crt->cpus[k].first_in_core && crt->cpus[k].pkg_id == c->pkg_id &&
-			    crt->cpus[k].core_id == c->core_id)
-				core_c = &crt->cpus[k];
-		if (core_c) {
-			size_t h2 = 0;
-			int cp = find_cpu_raw(prt, core_c->cpu, &h2);
+		if (c->core_idx >= 0 && (size_t)c->core_idx <= i &&
+		    crt->cpus[c->core_idx].first_in_core) {
+			int cp = m->pidx[c->core_idx];
 
-			if (cp >= 0 && prt->cpus[cp].first_in_core)
+			core_c = &crt->cpus[c->core_idx];
+			if (cp >= 0 && prt->cpus[cp].first_in_core &&
+			    prt->cpus[cp].cpu == core_c->cpu)
 				core_p = &prt->cpus[cp];
 		}
 		compute_row(ps, cs, &prt->cpus[pi], c, core_p, core_c, itv, m, row, &s);
@@ -536,13 +571,17 @@ int turbo_compute(const struct snapshot *ps, const struct snapshot *cs, uint64_t
 		if (!row->valid)
 			m->invalid_rows++;
 	}
-	/* CPUs that went offline: a row that says so, never silently dropped */
+	/* CPUs that went offline: a row that says so, never silently dropped.
+	 * Both readings are sorted by CPU, so the hint walks them in step. */
+	hint = 0;
 	for (size_t i = 0; i < prt->ncpu; i++) {
-		size_t h = 0;
 		struct turbo_row *row;
+		size_t h = hint;
 
-		if (find_cpu_raw(crt, prt->cpus[i].cpu, &h) >= 0)
+		if (find_cpu_raw(crt, prt->cpus[i].cpu, &h) >= 0) {
+			hint = h;
 			continue;
+		}
 		row = &m->rows[m->nrows++];
 		memset(row, 0, sizeof(*row));
 		row->cpu = prt->cpus[i].cpu;
@@ -553,7 +592,8 @@ int turbo_compute(const struct snapshot *ps, const struct snapshot *cs, uint64_t
 		m->invalid_rows++;
 	}
 	compute_summary(&s, itv, &m->info, &m->summary);
-	qsort(m->rows, m->nrows, sizeof(*m->rows), cmp_row);
+	if (m->nrows > 1)
+		qsort(m->rows, m->nrows, sizeof(*m->rows), cmp_row);
 	m->available = true;
 	return 0;
 }
@@ -563,6 +603,9 @@ void turbo_metrics_free(struct turbo_metrics *m)
 	if (!m)
 		return;
 	free(m->rows);
+	free(m->irq_sum);
+	free(m->irq_pcol);
+	free(m->pidx);
 	memset(m, 0, sizeof(*m));
 }
 

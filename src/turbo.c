@@ -88,6 +88,8 @@ struct turbo_collector {
 	size_t npkg, pkg_cap;
 	struct msr_batch batch; /* every MSR read of a sample, one submission */
 	struct sink *sinks;	/* where each batch op's value goes, same index */
+	int *core_map;		/* open addressing (pkg, core) -> 1 + index of its first CPU */
+	size_t core_map_cap;
 	size_t nsinks, sink_cap;
 	bool oom;
 	int *online; /* the online set of the last sample, to notice hotplug */
@@ -992,6 +994,7 @@ void turbo_collector_free(struct turbo_collector *tc)
 	free(tc->pkgs);
 	free(tc->online);
 	free(tc->sinks);
+	free(tc->core_map);
 	msr_batch_free(&tc->batch);
 	free(tc);
 }
@@ -1251,6 +1254,32 @@ static void read_pkg(struct turbo_collector *tc, const struct pkg_state *ps,
 	}
 }
 
+/* True when cpus[idx] is the first CPU of its core this sample; sets its
+ * core_idx. The map holds at least twice the CPUs, so probing ends. */
+static bool core_first(struct turbo_collector *tc, struct turbo_cpu_raw *cpus, size_t idx)
+{
+	struct turbo_cpu_raw *c = &cpus[idx];
+	uint64_t key = (uint64_t)(uint32_t)c->pkg_id << 32 | (uint32_t)c->core_id;
+	size_t mask = tc->core_map_cap - 1;
+	size_t h = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 40) & mask;
+
+	for (;; h = (h + 1) & mask) {
+		int v = tc->core_map[h];
+		const struct turbo_cpu_raw *f;
+
+		if (!v) {
+			tc->core_map[h] = (int)idx + 1;
+			c->core_idx = (int32_t)idx;
+			return true;
+		}
+		f = &cpus[v - 1];
+		if (f->pkg_id == c->pkg_id && f->core_id == c->core_id) {
+			c->core_idx = v - 1;
+			return false;
+		}
+	}
+}
+
 static bool same_online(const struct turbo_collector *tc, const struct stat_raw *stat)
 {
 	if (tc->nonline != stat->ncpu)
@@ -1315,6 +1344,16 @@ int turbo_collect(struct turbo_collector **tcp, const struct root *r, const stru
 		}
 		tc->nonline = stat->ncpu;
 	}
+	{
+		size_t want = 16;
+
+		while (want < 2 * stat->ncpu)
+			want *= 2;
+		if (grow((void **)&tc->core_map, &tc->core_map_cap, want, sizeof(int)) < 0)
+			return -ENOMEM;
+		tc->core_map_cap = want; /* the probe mask needs a power of two */
+		memset(tc->core_map, 0, want * sizeof(int));
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	raw->has_time = tc->live;
 	raw->mono_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
@@ -1329,15 +1368,12 @@ int turbo_collect(struct turbo_collector **tcp, const struct root *r, const stru
 		c->cpu = s->cpu;
 		c->core_id = s->core_id;
 		c->pkg_id = s->pkg_id;
-		c->first_in_core = c->first_in_pkg = true;
-		/* the lowest online CPU of a core (package) reads the core (package) counters */
-		for (size_t k = 0; k < raw->ncpu - 1; k++) {
-			if (raw->cpus[k].pkg_id != c->pkg_id)
-				continue;
-			c->first_in_pkg = false;
-			if (raw->cpus[k].core_id == c->core_id)
-				c->first_in_core = false;
-		}
+		/* the lowest online CPU of a core (package) reads the core (package)
+		 * counters; a hash of (package, core) keeps this linear on big hosts */
+		c->first_in_core = core_first(tc, raw->cpus, raw->ncpu - 1);
+		c->first_in_pkg = true;
+		for (size_t k = 0; k < raw->npkg && c->first_in_pkg; k++)
+			c->first_in_pkg = raw->pkgs[k].pkg_id != c->pkg_id;
 		read_cpu(tc, s, c);
 		if (c->first_in_pkg) {
 			struct pkg_state *ps = find_pkg(tc, c->pkg_id);

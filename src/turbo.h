@@ -135,6 +135,7 @@ struct turbo_cpu_raw {
 	int core_id, pkg_id;
 	bool first_in_core; /* lowest CPU number of its core: core counters live here */
 	bool first_in_pkg;  /* lowest CPU number of its package */
+	int32_t core_idx;   /* index in turbo_raw.cpus of its core's first CPU */
 	int err;	    /* this CPU's reading failed: -errno, reason says which */
 	char reason[160];
 	uint32_t have;
@@ -230,6 +231,13 @@ struct turbo_metrics {
 	struct turbo_row *rows;
 	size_t nrows, rows_cap;
 	unsigned invalid_rows;
+	uint64_t *irq_sum; /* scratch: IRQ count per current /proc/interrupts column */
+	size_t irq_cap;
+	int *irq_pcol; /* scratch: previous column of each current one, -1 if none */
+	size_t pcol_cap;
+	int *pidx; /* scratch: index in the previous reading of each current CPU */
+	size_t pidx_cap;
+	bool irq_ok;
 };
 
 /* turbostat's column header ("Avg_MHz", "Busy%", "CPU%c1" ...). */

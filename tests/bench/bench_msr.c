@@ -4,12 +4,16 @@
  *
  *   bench_msr WITH WITHOUT [ROUNDS]
  *
- * WITH is a recorded tree with dev/cpu/N/msr (tests/fixtures/turbo/
- * make-trees.py OUT intel -> OUT/intel/t0), WITHOUT the same tree without
- * its dev/ directory. Round by round, alternating so a noisy neighbour hurts
- * both alike, it takes a full sample (collect + compute against the previous
- * + JSON encode) of each, and times turbo_collect alone on WITH, which is the
- * MSR reading itself: CPU time per sample and per CPU, process CPU clock.
+ * WITH and WITHOUT each hold recorded samples t0, t1, ... of one host, WITH
+ * with dev/cpu/N/msr, WITHOUT the same trees without their dev/ directory:
+ *   tests/fixtures/turbo/make-trees.py OUT intel      -> OUT/intel/{t0,t1}
+ *   tests/fixtures/make-trees.py OUT big-256, then
+ *   tests/fixtures/turbo/make-trees.py add-msr TREE/tN N  for each tN
+ * Round by round, alternating so a noisy neighbour hurts both alike, it
+ * takes the next sample of each (collect + compute against the previous +
+ * JSON encode, what the daemon does per tick), and times turbo_collect alone
+ * on WITH, which is the MSR reading: CPU time per sample and per CPU, from
+ * the process CPU clock.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +26,8 @@
 #include "snapshot.h"
 #include "turbo.h"
 
+#define MAX_SAMPLES 8
+
 static double cpu_now(void)
 {
 	struct timespec ts;
@@ -31,7 +37,8 @@ static double cpu_now(void)
 }
 
 struct side {
-	struct collector c;
+	struct collector c[MAX_SAMPLES]; /* one per recorded sample tN */
+	unsigned nsamples, next;
 	struct snapshot s[2];
 	struct metrics m;
 	struct strbuf sb;
@@ -39,18 +46,32 @@ struct side {
 	double cpu_s;
 };
 
-/* One full sample: what the daemon does per tick. */
+static int side_open(struct side *x, const char *dir)
+{
+	char path[4096];
+
+	for (x->nsamples = 0; x->nsamples < MAX_SAMPLES; x->nsamples++) {
+		snprintf(path, sizeof(path), "%s/t%u", dir, x->nsamples);
+		if (collector_open(path, &x->c[x->nsamples]) < 0)
+			break;
+	}
+	return x->nsamples >= 2 ? 0 : -ENOENT;
+}
+
+/* One full sample of the next recorded tree. */
 static int side_sample(struct side *x)
 {
 	struct snapshot *cur = &x->s[x->cur], *prev = &x->s[x->cur ^ 1];
 	double t0 = cpu_now();
+	uint64_t itv;
 	int r;
 
-	r = collector_sample(&x->c, cur);
+	r = collector_sample(&x->c[x->next], cur);
+	x->next = (x->next + 1) % x->nsamples;
 	if (r < 0)
 		return r;
-	/* a recorded tree does not advance: a fixed 1 s interval */
-	r = metrics_compute(prev, cur, 100, &x->m);
+	itv = metrics_interval_cs(prev, cur);
+	r = metrics_compute(prev, cur, itv ? itv : 100, &x->m);
 	if (r < 0)
 		return r;
 	sb_reset(&x->sb);
@@ -60,14 +81,25 @@ static int side_sample(struct side *x)
 	return x->sb.err;
 }
 
+static void side_close(struct side *x)
+{
+	for (int i = 0; i < 2; i++)
+		snapshot_free(&x->s[i]);
+	metrics_free(&x->m);
+	sb_free(&x->sb);
+	for (unsigned i = 0; i < x->nsamples; i++)
+		collector_close(&x->c[i]);
+}
+
 int main(int argc, char **argv)
 {
 	struct side *with, *without;
 	struct turbo_collector *tc = NULL;
 	struct turbo_raw *raw = NULL;
 	struct root root;
+	char path[4096];
 	double turbo_s = 0;
-	long rounds = 2000;
+	long rounds = 1000;
 	size_t ncpu;
 	int r;
 
@@ -79,22 +111,23 @@ int main(int argc, char **argv)
 		rounds = strtol(argv[3], NULL, 10);
 	with = calloc(1, sizeof(*with));
 	without = calloc(1, sizeof(*without));
+	snprintf(path, sizeof(path), "%s/t0", argv[1]);
 	if (!with || !without || rounds <= 0)
 		return 1;
-	if (collector_open(argv[1], &with->c) < 0 || collector_open(argv[2], &without->c) < 0 ||
-	    root_open(argv[1], &root) < 0) {
-		fprintf(stderr, "bench_msr: cannot open the trees\n");
+	if (side_open(with, argv[1]) < 0 || side_open(without, argv[2]) < 0 ||
+	    root_open(path, &root) < 0) {
+		fprintf(stderr, "bench_msr: WITH and WITHOUT need t0 and t1\n");
 		return 1;
 	}
-	/* prime both: the first sample probes sources and opens the fds */
-	for (int i = 0; i < 2; i++)
+	/* prime: the first sample of each tree probes sources and opens the fds */
+	for (unsigned i = 0; i < with->nsamples + 1; i++)
 		if (side_sample(with) < 0 || side_sample(without) < 0) {
 			fprintf(stderr, "bench_msr: sample failed\n");
 			return 1;
 		}
 	with->cpu_s = without->cpu_s = 0;
 	ncpu = with->s[0].stat.ncpu;
-	if (!with->s[0].turbo || !with->m.turbo || !(with->m.turbo->cols & (1u << TC_AVG_MHZ))) {
+	if (!with->m.turbo || !(with->m.turbo->cols & (1u << TC_AVG_MHZ))) {
 		fprintf(stderr, "bench_msr: %s has no MSR columns\n", argv[1]);
 		return 1;
 	}
@@ -114,7 +147,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_msr: %s\n", strerror(-r));
 		return 1;
 	}
-	printf("cpus %zu, rounds %ld\n", ncpu, rounds);
+	printf("cpus %zu, samples %u, rounds %ld\n", ncpu, with->nsamples, rounds);
 	printf("turbo_collect (MSR reads): %.1f us/sample, %.2f us per CPU\n",
 	       turbo_s / (double)rounds * 1e6, turbo_s / (double)rounds * 1e6 / (double)ncpu);
 	printf("full sample with MSRs:    %.1f us\n", with->cpu_s / (double)rounds * 1e6);
@@ -123,16 +156,8 @@ int main(int argc, char **argv)
 	turbo_raw_free(raw);
 	turbo_collector_free(tc);
 	root_close(&root);
-	for (int i = 0; i < 2; i++) {
-		snapshot_free(&with->s[i]);
-		snapshot_free(&without->s[i]);
-	}
-	metrics_free(&with->m);
-	metrics_free(&without->m);
-	sb_free(&with->sb);
-	sb_free(&without->sb);
-	collector_close(&with->c);
-	collector_close(&without->c);
+	side_close(with);
+	side_close(without);
 	free(with);
 	free(without);
 	return 0;

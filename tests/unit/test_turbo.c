@@ -52,6 +52,7 @@ static void pair_init(struct pair *p, int n)
 		a->core_id = b->core_id = i / 2;
 		a->first_in_core = b->first_in_core = i % 2 == 0;
 		a->first_in_pkg = b->first_in_pkg = i == 0;
+		a->core_idx = b->core_idx = i / 2 * 2;
 		a->have = b->have = TR_TSC | TR_APERF | TR_MPERF | TR_SMI |
 				    (i % 2 == 0 ? TR_C3 | TR_C6 | TR_C7 : 0);
 		a->tsc = 1000000000000ULL;
