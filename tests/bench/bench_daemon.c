@@ -6,7 +6,10 @@
  * is complete at the client minus the sample's "timestamp_ms" (taken by the
  * daemon when it started collecting). timestamp_ms is truncated to the
  * millisecond, so each latency is an upper bound, at most 1 ms high.
- * Prints one line: samples received, p50, p99, max latency in ms.
+ * Also the fan-out: how long after the first subscriber got a sample the
+ * others got it (the daemon's delivery, without collection).
+ * Prints one line: samples received, p50, p99, max latency in ms, and the
+ * fan-out's p50, p99.
  * tests/bench/bench_daemon.sh drives it; doc/PERFORMANCE.md has the numbers.
  */
 #include <errno.h>
@@ -32,6 +35,39 @@ static double now_ms(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* First arrival of recent sample ids, for the fan-out. */
+#define FIRST_SLOTS 256
+static struct {
+	unsigned long long id;
+	double t;
+} first[FIRST_SLOTS];
+
+static double fanout_ms(unsigned long long id, double t)
+{
+	unsigned slot = (unsigned)(id % FIRST_SLOTS);
+
+	if (first[slot].id != id) {
+		first[slot].id = id;
+		first[slot].t = t;
+	}
+	return t - first[slot].t;
+}
+
+static int push(double **arr, size_t *n, size_t *cap, double v)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 4096;
+		double *p = realloc(*arr, ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*arr = p;
+		*cap = ncap;
+	}
+	(*arr)[(*n)++] = v;
+	return 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -65,8 +101,8 @@ static int connect_sub(const char *path)
 
 int main(int argc, char **argv)
 {
-	double *lat = NULL, end_ms;
-	size_t nlat = 0, lat_cap = 0;
+	double *lat = NULL, *fan = NULL, end_ms;
+	size_t nlat = 0, lat_cap = 0, nfan = 0, fan_cap = 0;
 	struct sub *subs;
 	int nsubs, seconds, ep;
 
@@ -129,18 +165,19 @@ int main(int argc, char **argv)
 				ts = memmem(s->buf, line, "\"timestamp_ms\":", 15);
 				if (ts && line > 18 &&
 				    memcmp(s->buf, "{\"ok\":true,\"event\"", 18) == 0) {
+					/* the event prefix is 37 bytes; the doc's own id follows */
+					const char *id =
+					    memmem(s->buf + 37, line - 37, "\"sample\":", 9);
 					double sample_ms = strtod(ts + 15, NULL);
+					int r = push(&lat, &nlat, &lat_cap, t - sample_ms);
 
-					if (nlat == lat_cap) {
-						lat_cap = lat_cap ? lat_cap * 2 : 4096;
-						lat = realloc(lat, lat_cap * sizeof(*lat));
-						if (!lat) {
-							fprintf(stderr,
-								"bench_daemon: out of memory\n");
-							return 1;
-						}
+					if (r >= 0 && id)
+						r = push(&fan, &nfan, &fan_cap,
+							 fanout_ms(strtoull(id + 9, NULL, 10), t));
+					if (r < 0) {
+						fprintf(stderr, "bench_daemon: out of memory\n");
+						return 1;
 					}
-					lat[nlat++] = t - sample_ms;
 					s->samples++;
 				}
 				memmove(s->buf, s->buf + line, s->len - line);
@@ -153,16 +190,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	qsort(lat, nlat, sizeof(*lat), cmp_double);
-	printf(
-	    "subscribers=%d samples=%zu per_subscriber=%.1f p50_ms=%.2f p99_ms=%.2f max_ms=%.2f\n",
-	    nsubs, nlat, (double)nlat / nsubs, lat[nlat / 2], lat[(size_t)(nlat * 0.99)],
-	    lat[nlat - 1]);
+	qsort(fan, nfan, sizeof(*fan), cmp_double);
+	printf("subscribers=%d samples=%zu per_subscriber=%.1f p50_ms=%.2f p99_ms=%.2f max_ms=%.2f "
+	       "fanout_p50_ms=%.2f fanout_p99_ms=%.2f\n",
+	       nsubs, nlat, (double)nlat / nsubs, lat[nlat / 2], lat[(size_t)(nlat * 0.99)],
+	       lat[nlat - 1], nfan ? fan[nfan / 2] : 0, nfan ? fan[(size_t)(nfan * 0.99)] : 0);
 	for (int i = 0; i < nsubs; i++) {
 		close(subs[i].fd);
 		free(subs[i].buf);
 	}
 	free(subs);
 	free(lat);
+	free(fan);
 	close(ep);
 	return 0;
 }

@@ -3,7 +3,9 @@
 #  - daemon CPU per sample (from /proc/PID/schedstat) at 1 Hz and 10 Hz with
 #    0, 1 and 50 subscribers, while `iostat -x 1` and `mpstat -I ALL -P ALL 1`
 #    run over the same window and are measured the same way;
-#  - sample-to-subscriber latency (p50/p99/max) for each run with subscribers;
+#  - sample-to-subscriber latency (p50/p99/max, from the start of collection)
+#    for each run with subscribers, and the fan-out (p50/p99: how long after
+#    the first subscriber the others got the same sample);
 #  - RSS with a full 600 s history at 1 Hz (RSS_SECONDS=600, the default; it
 #    runs in the background while the CPU runs go on).
 # Usage: tests/bench/bench_daemon.sh BUILDDIR [SECONDS_1HZ [SECONDS_10HZ]]
@@ -55,7 +57,7 @@ pids="$pids $rss_pid"
 wait_sock "$tmp/rss.sock"
 rss_start=$(date +%s)
 
-echo "host: $(uname -r), $(nproc) CPUs; iotriaged $("$daemon" --version | cut -d' ' -f2)"
+echo "host: $(uname -r), $(nproc) CPUs; iotriaged $("$daemon" --version | cut -d' ' -f2); load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %-5s %8s %14s %14s %14s %7s %8s  %s\n' rate subs samples "daemon_us/smp" \
 	"iostat_us/smp" "mpstat_us/smp" ratio "tick_us" "latency from collect start"
 for hz in 1 10; do
@@ -119,3 +121,4 @@ h = s["history"]
 print("history: %d samples kept, %d bytes of encoded samples (%.0f bytes each)"
       % (h["count"], h["bytes"], h["bytes"] / max(h["count"], 1)))'
 grep -E '^(VmRSS|VmHWM|RssAnon|RssFile)' "/proc/$rss_pid/status" | tr -s ' \t' ' '
+echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
