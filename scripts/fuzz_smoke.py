@@ -19,6 +19,7 @@ def main(build, seconds):
     fdir = os.path.join(build, "tests", "fuzz")
     results = []
     names = sorted(n for n in os.listdir(fdir) if n.startswith("fuzz_")
+                   and os.path.isfile(os.path.join(fdir, n))
                    and os.access(os.path.join(fdir, n), os.X_OK)) if os.path.isdir(fdir) else []
     for name in names:
         seeds = os.path.join(root, "tests", "fuzz", "corpus", name[len("fuzz_"):])

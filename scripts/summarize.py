@@ -34,7 +34,7 @@ def main(paths):
         label = path.split("/")[0]
         try:
             recs = list(records(path))
-        except OSError as e:
+        except (OSError, ValueError) as e:
             print(f"FAIL {path}: {e}")
             failed += 1
             continue
