@@ -102,6 +102,7 @@ static const struct option opts[] = {
 	{ "state-dir", required_argument, NULL, OPT_STATE },
 	{ "before", required_argument, NULL, OPT_BEFORE },
 	{ "help", no_argument, NULL, 'h' },
+	{ "socket", required_argument, NULL, OPT_SOCKET },
 	{ 0 },
 };
 
