@@ -9,6 +9,7 @@
 #include "encode_ext.h"
 #include "metrics_proc.h"
 #include "snapshot.h"
+#include "taskstats.h"
 
 static void status(struct strbuf *sb, const char *name, const struct src_status *st)
 {
@@ -347,4 +348,40 @@ void encode_ext_sections(struct strbuf *sb, const struct snapshot *cur, const st
 	encode_nics(sb, cur, m, em);
 	encode_pressure(sb, cur->ext, em);
 	encode_writeback(sb, cur->ext, em);
+}
+
+void encode_ext_threads(struct strbuf *sb, const struct thread_table *cur,
+			const struct ext_metrics *x, uint64_t itv_ms)
+{
+	sb_puts(sb, "{\"pid\":");
+	sb_u64(sb, (uint64_t)cur->pid);
+	sb_puts(sb, ",\"interval_ms\":");
+	sb_u64(sb, itv_ms);
+	sb_puts(sb, ",\"sources\":{");
+	status(sb, "taskstats", &cur->status);
+	close_obj(sb, '}');
+	sb_putc(sb, ',');
+	sb_json_key(sb, "delay_accounting");
+	sb_puts(sb, cur->delayacct == 0	 ? "\"off\","
+		    : cur->delayacct > 0 ? "\"on\","
+					 : "\"unknown\",");
+	kvu(sb, "threads", cur->n);
+	kvu(sb, "vanished", cur->vanished);
+	if (cur->truncated)
+		sb_puts(sb, "\"truncated\":true,");
+	if (x && x->procs_valid) {
+		sb_json_key(sb, "top_io");
+		sb_putc(sb, '[');
+		for (size_t i = 0; i < x->nby_io; i++)
+			proc_row(sb, &x->procs[x->by_io[i]]);
+		close_obj(sb, ']');
+		sb_putc(sb, ',');
+		sb_json_key(sb, "top_delay");
+		sb_putc(sb, '[');
+		for (size_t i = 0; i < x->nby_delay; i++)
+			proc_row(sb, &x->procs[x->by_delay[i]]);
+		close_obj(sb, ']');
+		sb_putc(sb, ',');
+	}
+	close_obj(sb, '}');
 }

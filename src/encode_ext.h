@@ -18,4 +18,10 @@ void encode_ext_sources(struct strbuf *sb, const struct snapshot *s);
  * for the sources that are available; m may be NULL (no rates yet). */
 void encode_ext_sections(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m);
 
+struct thread_table;
+struct ext_metrics;
+/* The document of `iotriage threads PID --json` (doc/json.md). x may be NULL. */
+void encode_ext_threads(struct strbuf *sb, const struct thread_table *cur,
+			const struct ext_metrics *x, uint64_t itv_ms);
+
 #endif

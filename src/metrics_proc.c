@@ -309,3 +309,34 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 	wb_compute(&cur->ext->writeback, x);
 	return 0;
 }
+
+int metrics_proc_threads(const struct thread_table *prev, const struct thread_table *cur,
+			 uint64_t itv_cs, struct ext_metrics **pm)
+{
+	struct proc_table p = { .rows = prev->rows, .n = prev->n, .procfs = prev->status };
+	struct proc_table c = { .rows = cur->rows, .n = cur->n, .procfs = cur->status };
+	struct ext_metrics *x = *pm;
+	int e;
+
+	if (!itv_cs)
+		return -EINVAL;
+	if (!x) {
+		x = calloc(1, sizeof(*x));
+		if (!x)
+			return -ENOMEM;
+		*pm = x;
+	}
+	x->nby_io = x->nby_delay = 0;
+	/* another process behind the same number is not a rate */
+	if (prev->pid != cur->pid) {
+		x->nprocs = 0;
+		x->procs_valid = false;
+		return 0;
+	}
+	e = procs_compute(&p, &c, itv_cs, x);
+	if (e < 0)
+		return e;
+	x->nby_io = top_n(x, false, x->by_io);
+	x->nby_delay = top_n(x, true, x->by_delay);
+	return 0;
+}

@@ -80,6 +80,14 @@ struct ext_metrics {
 int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur, uint64_t itv_cs,
 			 const struct rate_table *irq, struct ext_metrics **pm);
 
+/*
+ * Per-thread rates of one process (iotriage threads PID): procs[] of *pm
+ * become its threads (pid = thread id), with the same top-N orderings;
+ * nothing else of *pm is touched. 0, -EINVAL or -ENOMEM.
+ */
+int metrics_proc_threads(const struct thread_table *prev, const struct thread_table *cur,
+			 uint64_t itv_cs, struct ext_metrics **pm);
+
 void metrics_proc_free(struct ext_metrics *x);
 
 /* "below_background", "background", "throttled", "blocked", "unknown" */

@@ -145,6 +145,21 @@ struct nl_msg *taskstats_request(int family, uint32_t tgid)
 	return msg;
 }
 
+struct nl_msg *taskstats_request_thread(int family, uint32_t tid)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, 0, TASKSTATS_CMD_GET,
+			 TASKSTATS_GENL_VERSION) ||
+	    nla_put_u32(msg, TASKSTATS_CMD_ATTR_PID, tid) < 0) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
 /* ---- tables ---- */
 
 void proc_table_free(struct proc_table *t)
@@ -589,4 +604,135 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 		}
 	}
 	return remember(tc, t);
+}
+
+void thread_table_free(struct thread_table *t)
+{
+	if (!t)
+		return;
+	free(t->rows);
+	t->rows = NULL;
+	t->n = t->cap = 0;
+}
+
+static int ask_thread(struct taskstats_collector *tc, const struct root *r, struct proc_raw *p,
+		      const char **what)
+{
+	struct taskstats_answer a;
+	char rel[64];
+	int e;
+
+	snprintf(rel, sizeof(rel), "netlink/taskstats/threads/%d.bin", p->pid);
+	if (tc->live) {
+		struct nl_msg *msg = taskstats_request_thread(tc->conn.family, (uint32_t)p->pid);
+
+		if (!msg)
+			return -ENOMEM;
+		e = netlink_transact(&tc->conn, msg, &tc->reply);
+	} else {
+		e = netlink_read_recorded(r, rel, &tc->reply);
+	}
+	if (e < 0)
+		return e;
+	if (tc->record)
+		netlink_record(tc->record_dfd, rel, &tc->reply);
+	*what = NULL;
+	e = taskstats_parse(tc->reply.buf, tc->reply.len, &a, what);
+	if (e < 0)
+		return e;
+	if (a.tgid || a.pid != (uint32_t)p->pid) {
+		*what = "answer for another thread";
+		return -EBADMSG;
+	}
+	/* a single thread's answer is filled by bacct/xacct: bytes and delays */
+	memcpy(p->comm, a.comm, sizeof(p->comm));
+	p->read_bytes = a.read_bytes;
+	p->write_bytes = a.write_bytes;
+	p->cancelled_write_bytes = a.cancelled_write_bytes;
+	p->blkio_count = a.blkio_count;
+	p->blkio_delay_ns = a.blkio_delay_ns;
+	p->source = PROC_SRC_TASKSTATS;
+	return 0;
+}
+
+int taskstats_threads_collect(struct taskstats_collector *tc, const struct root *r, int32_t pid,
+			      struct thread_table *t)
+{
+	char rel[48], disp[256];
+	const char *what = NULL;
+	struct dirent *de;
+	DIR *d;
+	int fd, e = 0;
+
+	t->pid = pid;
+	t->n = 0;
+	t->vanished = 0;
+	t->truncated = false;
+	status_set(&t->status, 0, NULL);
+	tc->live = r->path[0] == '\0';
+	t->delayacct = read_delayacct(r);
+	if (tc->live && !tc->opened) {
+		tc->opened = true;
+		tc->open_err = netlink_open_genl(TASKSTATS_GENL_NAME, &tc->conn);
+	}
+	if (tc->live && tc->open_err) {
+		status_set(&t->status, tc->open_err, "genl family " TASKSTATS_GENL_NAME ": %s",
+			   netlink_hint(tc->open_err));
+		return 0;
+	}
+	snprintf(rel, sizeof(rel), "proc/%d/task", pid);
+	fd = root_openat(r, rel, O_RDONLY | O_DIRECTORY);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		e = fd >= 0 ? -errno : fd;
+		if (fd >= 0)
+			close(fd);
+		root_display(r, rel, disp, sizeof(disp));
+		status_set(&t->status, e, "%s: %s", disp,
+			   e == -ENOENT ? "no such process" : strerror(-e));
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct proc_raw row = { 0 };
+
+		if (!parse_pid(de->d_name, &row.pid))
+			continue;
+		if (t->n == TASKSTATS_MAX_THREADS) {
+			t->truncated = true;
+			break;
+		}
+		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		t->rows[t->n++] = row;
+	}
+	closedir(d);
+	if (t->n)
+		qsort(t->rows, t->n, sizeof(*t->rows), cmp_pid);
+	for (size_t i = 0; i < t->n;) {
+		struct proc_raw *p = &t->rows[i];
+
+		e = ask_thread(tc, r, p, &what);
+		if (e == -ENOMEM)
+			return e;
+		if (e == -ESRCH || (!tc->live && e == -ENOENT)) {
+			/* ended since the listing (or not recorded): no row */
+			memmove(p, p + 1, (t->n - i - 1) * sizeof(*p));
+			t->n--;
+			t->vanished++;
+			continue;
+		}
+		if (e < 0) {
+			if (e == -EBADMSG && what)
+				status_set(&t->status, e, "answer for thread %d: %s", p->pid, what);
+			else
+				status_set(&t->status, e, "thread %d: %s", p->pid, netlink_hint(e));
+			t->n = 0;
+			return 0;
+		}
+		p->has_delay = t->delayacct != 0;
+		i++;
+	}
+	return 0;
 }

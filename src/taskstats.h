@@ -77,6 +77,21 @@ int taskstats_procio_parse(const char *buf, size_t len, struct proc_raw *ret);
 
 /* Builds the TASKSTATS_CMD_GET request for a thread group; NULL on ENOMEM. */
 struct nl_msg *taskstats_request(int family, uint32_t tgid);
+/* The same for one thread (TASKSTATS_CMD_ATTR_PID): its answer carries the
+ * thread's IO bytes too. */
+struct nl_msg *taskstats_request_thread(int family, uint32_t tid);
+
+/* Threads of one process, asked one by one ("per thread where asked"). */
+#define TASKSTATS_MAX_THREADS 1024
+struct thread_table {
+	int32_t pid;
+	struct proc_raw *rows; /* pid = thread id, ascending; source TASKSTATS */
+	size_t n, cap;
+	unsigned vanished; /* threads that ended between listing and asking */
+	bool truncated;	   /* more than TASKSTATS_MAX_THREADS threads */
+	int8_t delayacct;
+	struct src_status status;
+};
 
 /* What the collector remembers between samples to pick whom to ask. */
 struct proc_seen {
@@ -116,6 +131,15 @@ struct taskstats_collector {
  */
 int taskstats_collect(struct taskstats_collector *tc, const struct root *r, struct proc_table *t);
 void taskstats_collector_free(struct taskstats_collector *tc);
+
+/*
+ * Lists /proc/PID/task and asks taskstats about each thread (live), or reads
+ * netlink/taskstats/threads/TID.bin (recorded). Fills t; a refusal is
+ * t->status (err, reason) with t->n = 0. Returns 0 or -ENOMEM.
+ */
+int taskstats_threads_collect(struct taskstats_collector *tc, const struct root *r, int32_t pid,
+			      struct thread_table *t);
+void thread_table_free(struct thread_table *t);
 
 void proc_table_free(struct proc_table *t);
 int proc_table_copy(struct proc_table *dst, const struct proc_table *src);

@@ -24,6 +24,7 @@ static const char usage[] =
     "  apply ID                            apply suggestion ID (root), journal its undo\n"
     "  undo [ID]                           restore what apply changed\n"
     "  worker start|stop|status            a bench job run by iotriaged (root)\n"
+    "  threads PID [--json]                per-thread IO of one process (taskstats)\n"
     "\n"
     "  --help      show this help\n"
     "  --version   show the version\n"
@@ -44,6 +45,7 @@ static const struct command commands[] = {
 	{ "apply", cmd_apply },
 	{ "undo", cmd_undo },
 	{ "worker", cmd_worker },
+	{ "threads", cmd_threads },
 };
 
 /* No command: the live view on a terminal; a pipe or a script gets one

@@ -113,6 +113,47 @@ rc=$?
 [ $rc -eq 77 ] && exit 77
 [ $rc -eq 0 ] || fail "live snapshot sections"
 
+# Per-thread IO of a live process with three writing threads.
+"$IOTRIAGE" threads abc 2>/dev/null; [ $? -eq 2 ] || fail "threads with a bad PID must exit 2"
+"$IOTRIAGE" threads 2147483647 2>"$tmp/err"; [ $? -eq 1 ] || fail "threads of no process must exit 1"
+grep -q '^iotriage: threads: .*no such process' "$tmp/err" || fail "threads: $(cat "$tmp/err")"
+python3 - "$IOTRIAGE" "$tmp" <<'PY'
+import json, os, subprocess, sys, threading, time
+iot, tmp = sys.argv[1], sys.argv[2]
+stop = False
+def writer(i):
+    with open(f"{tmp}/w{i}", "wb") as f:
+        n = 0
+        while not stop:
+            f.write(b"x" * 65536)
+            f.flush()
+            n += 1
+            if n % 16 == 0:  # keep it at 1 MB: truncated dirty pages count as cancelled
+                f.truncate(0)
+                f.seek(0)
+ts = [threading.Thread(target=writer, args=(i,)) for i in range(3)]
+for t in ts:
+    t.start()
+time.sleep(0.2)
+r = subprocess.run([iot, "threads", str(os.getpid()), "--json", "--interval", "300"],
+                   capture_output=True, text=True)
+stop = True
+for t in ts:
+    t.join()
+if r.returncode != 0:
+    if "CAP_NET_ADMIN" in r.stderr or "family" in r.stderr:
+        print("note: threads refused on this machine:", r.stderr.strip())
+        sys.exit(0)
+    print(r.stderr)
+    sys.exit(1)
+d = json.loads(r.stdout)
+assert d["pid"] == os.getpid() and d["threads"] >= 4, d
+writers = [t for t in d["top_io"] if t["kB_wr/s"] > 0]
+assert len(writers) >= 3, d
+assert all(t["pid"] != os.getpid() for t in writers), "the main thread only waits"
+PY
+[ $? -eq 0 ] || fail "threads of a live process"
+
 # Without privileges: taskstats and other users' /proc/PID/io are refused,
 # and the document says so instead of showing zeros.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ -x "$IOTRIAGE" ]; then

@@ -441,6 +441,57 @@ static void test_metrics_churn(void **state)
 	metrics_proc_free(x);
 }
 
+/* One thread's answer (TASKSTATS_TYPE_AGGR_PID) carries its bytes. */
+static void test_threads(void **state)
+{
+	struct proc_raw p0[] = { { .pid = 100, .write_bytes = 1024 }, { .pid = 101 } };
+	struct proc_raw p1[] = {
+		{ .pid = 100, .write_bytes = 1024 + 204800 },
+		{ .pid = 102, .read_bytes = 1024 }, /* new thread; 101 ended */
+	};
+	struct thread_table t0 = { .pid = 7, .rows = p0, .n = 2 };
+	struct thread_table t1 = { .pid = 7, .rows = p1, .n = 2 };
+	struct taskstats_answer a;
+	struct ext_metrics *x = NULL;
+	const char *what = NULL;
+	struct taskstats ts = { 0 };
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	unsigned char *b;
+	size_t len;
+
+	(void)state;
+	msg = nlmsg_alloc();
+	assert_non_null(genlmsg_put(msg, 1, 7, 0x17, 0, 0, TASKSTATS_CMD_NEW, 1));
+	nest = nla_nest_start(msg, TASKSTATS_TYPE_AGGR_PID);
+	nla_put_u32(msg, TASKSTATS_TYPE_PID, 101);
+	ts.write_bytes = 8192;
+	ts.cancelled_write_bytes = 4096;
+	nla_put(msg, TASKSTATS_TYPE_STATS, sizeof(ts), &ts);
+	nla_nest_end(msg, nest);
+	b = bytes_of(msg, &len);
+	assert_int_equal(taskstats_parse(b, len, &a, &what), 0);
+	assert_false(a.tgid);
+	assert_int_equal(a.pid, 101);
+	assert_int_equal(a.write_bytes, 8192);
+	assert_int_equal(a.cancelled_write_bytes, 4096);
+	free(b);
+
+	assert_int_equal(metrics_proc_threads(&t0, &t1, 200, &x), 0);
+	assert_true(x->procs_valid);
+	assert_int_equal(x->exited, 1);
+	assert_int_equal(x->nby_io, 2);
+	assert_int_equal(x->procs[x->by_io[0]].pid, 100);
+	assert_true(x->procs[x->by_io[0]].wkb_s > 99.99 && x->procs[x->by_io[0]].wkb_s < 100.01);
+	assert_true(x->procs[x->by_io[1]].started);
+	/* the PID now names another process: no rates */
+	t1.pid = 8;
+	assert_int_equal(metrics_proc_threads(&t0, &t1, 200, &x), 0);
+	assert_false(x->procs_valid);
+	assert_int_equal(x->nby_io, 0);
+	metrics_proc_free(x);
+}
+
 static void test_writeback_state(void **state)
 {
 	struct extsrc_raw e = { 0 };
@@ -479,7 +530,7 @@ int main(void)
 		cmocka_unit_test(test_ethtool_recorded),   cmocka_unit_test(test_ethtool_built),
 		cmocka_unit_test(test_rtnl_recorded),	   cmocka_unit_test(test_text_parsers),
 		cmocka_unit_test(test_metrics_recorded),   cmocka_unit_test(test_metrics_churn),
-		cmocka_unit_test(test_writeback_state),
+		cmocka_unit_test(test_writeback_state),	   cmocka_unit_test(test_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
