@@ -100,6 +100,8 @@ struct daemon {
 	struct worker_run *worker; /* worker.c: NULL until the first worker.start */
 	unsigned nclients;
 	unsigned nsubscribers;
+	uint64_t busy_refused;	/* clients refused since the last "refused" log line */
+	int64_t busy_logged_ns; /* when that line was logged */
 	unsigned next_serial;
 	uint64_t samples;
 	uint64_t overruns;

@@ -704,8 +704,18 @@ void server_accept(struct daemon *d)
 			return;
 		}
 		if (d->nclients >= (unsigned)d->args.max_clients) {
-			daemon_log(LOG_WARNING, "client refused: --max-clients %ld reached",
-				   d->args.max_clients);
+			int64_t now = daemon_now_ns();
+
+			/* one line per 10 s at most: a connect loop must not flood the log */
+			d->busy_refused++;
+			if (!d->busy_logged_ns || now - d->busy_logged_ns >= 10000000000LL) {
+				daemon_log(LOG_WARNING,
+					   "%llu client(s) refused: --max-clients %ld reached",
+					   (unsigned long long)d->busy_refused,
+					   d->args.max_clients);
+				d->busy_refused = 0;
+				d->busy_logged_ns = now;
+			}
 			reject_busy(d, fd);
 			close(fd);
 			continue;
@@ -766,7 +776,8 @@ static int socket_answers(const char *path)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd, r;
 
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* non-blocking: a wedged daemon with a full backlog must not hang us */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
 	memcpy(sa.sun_path, path, strlen(path) + 1);

@@ -125,6 +125,30 @@ try:
     check("replaced a stale socket" in d2.log_text(), "stale socket not logged: %s" % d2.log_text())
     check(d2.stop() == 0, "daemon on the stale path did not exit 0")
 
+    # a wedged listener (never accepts, backlog full): refused at once, no hang
+    wedged = os.path.join(tmp, "wedged.sock")
+    w = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    w.bind(wedged)
+    w.listen(0)
+    pending = []
+    while True:
+        x = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        x.setblocking(False)
+        try:
+            x.connect(wedged)
+        except BlockingIOError:
+            x.close()
+            break
+        pending.append(x)
+        check(len(pending) < 100, "backlog never filled")
+    p = subprocess.run([env("IOTRIAGED"), "--foreground", "--socket", wedged, "--root", fx],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
+    check(p.returncode == 1 and "another iotriaged is running" in p.stderr,
+          "wedged listener: exit %d %r" % (p.returncode, p.stderr))
+    for x in pending:
+        x.close()
+    w.close()
+
     # a path that is not a socket is never replaced
     plain = os.path.join(tmp, "plain.sock")
     with open(plain, "w") as f:
