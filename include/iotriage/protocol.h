@@ -68,8 +68,9 @@
 /*
  * Pushed samples a subscriber may leave unread before it is disconnected
  * (and the daemon logs it): bounds the memory a stalled reader pins and
- * keeps sampling independent of it. At ~10 KiB a sample this is >= 100
- * samples, 10 s at the fastest interval.
+ * keeps sampling independent of it. At ~14 KiB a sample (2 CPUs, 9 disks)
+ * this is ~70 samples, 7 s at the fastest interval; the kernel's socket
+ * buffers hold a few more.
  */
 #define IOT_PROTO_MAX_PUSH_BACKLOG (1024 * 1024)
 
