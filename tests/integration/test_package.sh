@@ -252,16 +252,19 @@ EOF
 		cat "$TMP/proto.log"
 		fail "protocol exchange with the installed daemon"
 	fi
-	if /usr/bin/iotriage --help 2>&1 | grep -q -- '--socket'; then
-		if IOTRIAGE_SOCKET="$sock" /usr/bin/iotriage snapshot --socket "$sock" --json \
-			>"$TMP/client.json" 2>"$TMP/client.err"; then
-			ok "installed iotriage snapshot --socket"
+	# The installed client against the installed daemon: "worker status"
+	# is the client's non-interactive request over --socket (the live view
+	# needs a terminal).
+	if /usr/bin/iotriage --help 2>&1 | grep -q '^  worker '; then
+		if /usr/bin/iotriage worker status --socket "$sock" --json >"$TMP/client.json" 2>"$TMP/client.err" &&
+			grep -q '"state"' "$TMP/client.json"; then
+			ok "installed iotriage worker status --socket: $(tr -d ' \n' <"$TMP/client.json")"
 		else
-			cat "$TMP/client.err"
-			fail "installed iotriage snapshot --socket $sock"
+			cat "$TMP/client.json" "$TMP/client.err"
+			fail "installed iotriage worker status --socket $sock"
 		fi
 	else
-		echo "note: the installed client has no --socket option yet; talked to the daemon in its protocol"
+		echo "note: the installed client has no request over --socket yet; talked to the daemon in its protocol"
 	fi
 	kill -TERM "$daemon_pid"
 	wait "$daemon_pid"
