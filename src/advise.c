@@ -939,8 +939,12 @@ static int find_disks(struct ctx *c)
 		if (ios < ADV_MIN_IOPS)
 			continue;
 		aw = disk_await(d);
+		/* an SSD/NVMe at 100% util with microsecond awaits is busy, not
+		 * saturated: it serves many requests at once, so its queueing must
+		 * also cost the application real time */
 		if (d->util >= ADV_SAT_UTIL && d->aqu_sz >= ADV_SAT_AQU &&
-		    aw >= ADV_SAT_WAIT_FACTOR * d->svctm) {
+		    aw >= ADV_SAT_WAIT_FACTOR * d->svctm &&
+		    (!b || b->rotational != 0 || aw >= ADV_SAT_SSD_AWAIT)) {
 			f = add_finding(c->a, FIND_DISK_SATURATED, ADV_WARNING, d->name);
 			if (!f)
 				return -ENOMEM;

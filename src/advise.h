@@ -104,6 +104,7 @@ void advise_command(const struct advise_action *a, bool undo, struct strbuf *sb)
 #define ADV_SAT_UTIL	       90.0    /* util of a saturated disk ... */
 #define ADV_SAT_AQU	       1.0     /* ... with at least this queue ... */
 #define ADV_SAT_WAIT_FACTOR    2.0     /* ... and await this many times svctm */
+#define ADV_SAT_SSD_AWAIT      5.0     /* ms: and, non-rotational, at least this await */
 #define ADV_SLOW_UTIL	       60.0    /* util below which high await means "slow" */
 #define ADV_SLOW_AWAIT_HDD     50.0    /* ms, rotational */
 #define ADV_SLOW_AWAIT_SSD     10.0    /* ms, non-rotational */
