@@ -260,6 +260,11 @@ static ssize_t read_at(int dfd, const char *rel, char *buf, size_t size)
 		if (n == 0)
 			break;
 		got += n;
+		/* cancelled_write_bytes is /proc/PID/io's last line (since 2.6.20):
+		 * once it is complete the EOF read is a syscall per process saved */
+		buf[got] = '\0';
+		if (buf[got - 1] == '\n' && strstr(buf, "\ncancelled_write_bytes:"))
+			break;
 	}
 	close(fd);
 	buf[got] = '\0';
