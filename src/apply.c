@@ -45,7 +45,8 @@ const char *apply_errno_meaning(int err, bool is_irq)
 				"after removing isolated ones)"
 			      : "the kernel rejected the value (out of range for this device)";
 	case EROFS:
-		return "read-only filesystem: /proc or /sys is mounted read-only (container)";
+		return "read-only filesystem: /proc or /sys is mounted read-only here (a "
+		       "container, or iotriaged's unit ReadOnlyPaths): apply embedded as root";
 	case ENOENT:
 		return "the file is gone: the device or IRQ disappeared since the advice";
 	default:
