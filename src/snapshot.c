@@ -271,10 +271,12 @@ int collector_sample(struct collector *c, struct snapshot *s)
 			first_err = r;
 	}
 	/* turbostat counters of the CPUs /proc/stat lists as online; never fails the sample */
-	if (turbo_collect(&c->turbo, &c->root, &s->stat, &s->turbo) < 0 && !first_err)
+	if (!(c->skip & COLLECT_SKIP_TURBO) &&
+	    turbo_collect(&c->turbo, &c->root, &s->stat, &s->turbo) < 0 && !first_err)
 		first_err = -ENOMEM;
 	/* processes, NICs, pressure, writeback: statuses inside, never fails the sample */
-	if (extsrc_sample(&c->ext, &c->root, &s->ext) < 0 && !first_err)
+	if (!(c->skip & COLLECT_SKIP_EXT) && extsrc_sample(&c->ext, &c->root, &s->ext) < 0 &&
+	    !first_err)
 		first_err = -ENOMEM;
 	r = s->status[SRC_DISKSTATS].err ? 0 : refresh_blockinfo(c, &s->disks);
 	set_status(c, s, SRC_SYSBLOCK, r, NULL);

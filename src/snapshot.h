@@ -29,7 +29,13 @@ struct collector {
 	size_t nblk, blk_cap;
 	struct turbo_collector *turbo; /* src/turbo.c: MSR/perf/sysfs fds, chosen at first sample */
 	struct extsrc_collector *ext;  /* src/extsrc.c: netlink sockets, per-process memory */
+	unsigned skip;		       /* COLLECT_SKIP_*: sources the caller does not want */
 };
+
+/* collector.skip bits: leave out the optional sources (their sections are
+ * then absent from the sample), e.g. to measure the core sources alone. */
+#define COLLECT_SKIP_TURBO 0x1u
+#define COLLECT_SKIP_EXT   0x2u
 
 /* Relative path of a source under the root ("proc/stat"); NULL for SRC_SYSBLOCK. */
 const char *snapshot_source_path(enum src_id id);
