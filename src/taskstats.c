@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <linux/taskstats.h>
@@ -207,12 +208,16 @@ void taskstats_collector_free(struct taskstats_collector *tc)
 {
 	if (!tc)
 		return;
+	for (size_t i = 0; i < tc->niofd; i++)
+		if (tc->iofd[i].fd >= 0)
+			close(tc->iofd[i].fd);
+	free(tc->iofd);
+	free(tc->iofd_next);
 	netlink_close(&tc->conn);
 	nlreply_free(&tc->reply);
 	free(tc->seen);
 	free(tc->next);
 	free(tc->order);
-	free(tc->iobuf);
 	memset(tc, 0, sizeof(*tc));
 }
 
@@ -239,24 +244,17 @@ static int cmp_pid(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* Reads a small file relative to dfd into buf (NUL-terminated). Length or -errno. */
-static ssize_t read_at(int dfd, const char *rel, char *buf, size_t size)
+/* Reads fd from offset 0 into buf (NUL-terminated). Length or -errno. */
+static ssize_t read_fd(int fd, char *buf, size_t size)
 {
 	ssize_t n, got = 0;
-	int fd;
 
-	fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	while ((size_t)got + 1 < size) {
-		n = read(fd, buf + got, size - 1 - (size_t)got);
+		n = pread(fd, buf + got, size - 1 - (size_t)got, got);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			n = -errno;
-			close(fd);
-			return n;
-		}
+		if (n < 0)
+			return -errno;
 		if (n == 0)
 			break;
 		got += n;
@@ -266,9 +264,111 @@ static ssize_t read_at(int dfd, const char *rel, char *buf, size_t size)
 		if (buf[got - 1] == '\n' && strstr(buf, "\ncancelled_write_bytes:"))
 			break;
 	}
-	close(fd);
 	buf[got] = '\0';
 	return got;
+}
+
+static int cmp_iofd(const void *a, const void *b)
+{
+	const struct io_fd *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static struct io_fd *iofd_find(struct taskstats_collector *tc, int32_t pid)
+{
+	size_t lo = 0, hi = tc->niofd;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tc->iofd[mid].pid == pid)
+			return &tc->iofd[mid];
+		if (tc->iofd[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Descriptors kept open between samples: half the soft RLIMIT_NOFILE, less
+ * a margin for everything else the process opens, at most 8192. */
+static size_t iofd_budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	if (rl.rlim_cur < 512)
+		return 0;
+	return (rl.rlim_cur - 256) / 2 < 8192 ? (rl.rlim_cur - 256) / 2 : 8192;
+}
+
+static void iofd_keep(struct taskstats_collector *tc, int32_t pid, int fd)
+{
+	if (tc->niofd_next >= tc->iofd_budget ||
+	    grow((void **)&tc->iofd_next, &tc->iofd_next_cap, tc->niofd_next + 1,
+		 sizeof(*tc->iofd_next)) < 0) {
+		close(fd);
+		return;
+	}
+	tc->iofd_next[tc->niofd_next++] = (struct io_fd){ .pid = pid, .fd = fd };
+}
+
+/*
+ * /proc/PID/io of one process. The descriptor of the previous sample is
+ * re-read with pread (one syscall instead of open, read, close): it stays
+ * bound to the process it was opened for, so once that process is gone it
+ * answers ESRCH, even when the number now names another process, and is
+ * reopened. Length or -errno.
+ */
+static ssize_t read_io(struct taskstats_collector *tc, int dfd, int32_t pid, char *buf, size_t size)
+{
+	struct io_fd *old = iofd_find(tc, pid);
+	char rel[32];
+	ssize_t n;
+	int fd;
+
+	if (old && old->fd >= 0) {
+		fd = old->fd;
+		old->fd = -1;
+		n = read_fd(fd, buf, size);
+		if (n >= 0) {
+			iofd_keep(tc, pid, fd);
+			return n;
+		}
+		close(fd);
+	}
+	snprintf(rel, sizeof(rel), "%d/io", pid);
+	fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read_fd(fd, buf, size);
+	if (n >= 0)
+		iofd_keep(tc, pid, fd);
+	else
+		close(fd);
+	return n;
+}
+
+/* After a scan: close the descriptors of processes not seen, keep the rest. */
+static void iofd_swap(struct taskstats_collector *tc)
+{
+	struct io_fd *tmp = tc->iofd;
+	size_t cap = tc->iofd_cap;
+
+	for (size_t i = 0; i < tc->niofd; i++)
+		if (tc->iofd[i].fd >= 0)
+			close(tc->iofd[i].fd);
+	if (tc->niofd_next)
+		qsort(tc->iofd_next, tc->niofd_next, sizeof(*tc->iofd_next), cmp_iofd);
+	tc->iofd = tc->iofd_next;
+	tc->iofd_cap = tc->iofd_next_cap;
+	tc->niofd = tc->niofd_next;
+	tc->iofd_next = tmp;
+	tc->iofd_next_cap = cap;
+	tc->niofd_next = 0;
 }
 
 static bool parse_pid(const char *s, int32_t *ret)
@@ -288,8 +388,8 @@ static bool parse_pid(const char *s, int32_t *ret)
 	return true;
 }
 
-static int scan_procfs(const struct root *r, struct proc_table *t, char *path_for_msg,
-		       size_t msg_size)
+static int scan_procfs(struct taskstats_collector *tc, const struct root *r, struct proc_table *t,
+		       char *path_for_msg, size_t msg_size)
 {
 	char buf[512], rel[32];
 	struct dirent *de;
@@ -313,7 +413,7 @@ static int scan_procfs(const struct root *r, struct proc_table *t, char *path_fo
 		if (!parse_pid(de->d_name, &row.pid))
 			continue;
 		snprintf(rel, sizeof(rel), "%d/io", row.pid);
-		n = read_at(dirfd(d), rel, buf, sizeof(buf));
+		n = read_io(tc, dirfd(d), row.pid, buf, sizeof(buf));
 		if (n == -ENOENT || n == -ESRCH) {
 			t->vanished++; /* exited since readdir: no row, no stale data */
 			continue;
@@ -340,6 +440,7 @@ static int scan_procfs(const struct root *r, struct proc_table *t, char *path_fo
 		ok++;
 	}
 	closedir(d);
+	iofd_swap(tc);
 	if (t->n) /* rows is NULL while empty: qsort's base must not be (UBSan) */
 		qsort(t->rows, t->n, sizeof(*t->rows), cmp_pid);
 	/* nothing readable at all is a source failure; some refusals are a note */
@@ -528,7 +629,11 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 	tc->live = r->path[0] == '\0';
 	t->delayacct = read_delayacct(r);
 
-	e = scan_procfs(r, t, where, sizeof(where));
+	if (!tc->iofd_budget_set) {
+		tc->iofd_budget_set = true;
+		tc->iofd_budget = iofd_budget();
+	}
+	e = scan_procfs(tc, r, t, where, sizeof(where));
 	if (e < 0) {
 		root_display(r, where[0] ? where : "proc/PID/io", disp, sizeof(disp));
 		status_set(&t->procfs, e, "%s: %s", disp, strerror(-e));

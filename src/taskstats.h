@@ -118,8 +118,14 @@ struct taskstats_collector {
 		size_t row;
 	} * order; /* candidates, scratch */
 	size_t order_cap;
-	char *iobuf;
-	size_t iobuf_cap;
+	/* /proc/PID/io descriptors kept from the previous sample, ascending pid */
+	struct io_fd {
+		int32_t pid;
+		int fd; /* -1 once taken over by this sample */
+	} * iofd, *iofd_next;
+	size_t niofd, iofd_cap, niofd_next, iofd_next_cap;
+	size_t iofd_budget; /* at most this many kept open */
+	bool iofd_budget_set;
 };
 
 /*

@@ -4,6 +4,7 @@
  * and ones built here with libnl), PSI/vmstat/proc-io parsing, and the rates
  * of metrics_proc.c on the recorded pair. No kernel is asked.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -492,6 +493,47 @@ static void test_threads(void **state)
 	metrics_proc_free(x);
 }
 
+static unsigned count_fds(void)
+{
+	unsigned n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* opendir's own */
+}
+
+/* /proc/PID/io descriptors are kept between samples, re-read, and all
+ * closed by the collector's free. */
+static void test_procio_fds(void **state)
+{
+	struct taskstats_collector tc = { 0 };
+	struct proc_table a = { 0 }, b = { 0 };
+	unsigned before = count_fds();
+	struct root r;
+
+	(void)state;
+	assert_int_equal(root_open(LIVE "/t1", &r), 0);
+	assert_int_equal(taskstats_collect(&tc, &r, &a), 0);
+	assert_int_equal(a.n, 107);
+	assert_true(count_fds() >= before + a.n);
+	assert_int_equal(taskstats_collect(&tc, &r, &b), 0);
+	assert_int_equal(b.n, a.n);
+	assert_true(count_fds() < before + 2 * a.n); /* reused, not reopened */
+	for (size_t i = 0; i < a.n; i++) {
+		assert_int_equal(a.rows[i].pid, b.rows[i].pid);
+		assert_int_equal(a.rows[i].write_bytes, b.rows[i].write_bytes);
+	}
+	taskstats_collector_free(&tc);
+	root_close(&r);
+	assert_int_equal(count_fds(), before);
+	proc_table_free(&a);
+	proc_table_free(&b);
+}
+
 static void test_writeback_state(void **state)
 {
 	struct extsrc_raw e = { 0 };
@@ -531,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_rtnl_recorded),	   cmocka_unit_test(test_text_parsers),
 		cmocka_unit_test(test_metrics_recorded),   cmocka_unit_test(test_metrics_churn),
 		cmocka_unit_test(test_writeback_state),	   cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_procio_fds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
