@@ -229,6 +229,16 @@ static const struct irq_row *rate_irq_row(const struct ctx *c, const struct rate
 	return &c->cur->irqs.rows[rr->cur_index];
 }
 
+/* The /proc/interrupts row of irq: its actions stand in for /sys/kernel/irq
+ * on kernels before 4.17. */
+static const struct irq_row *cur_irq_row(const struct ctx *c, uint32_t irq)
+{
+	char label[16];
+
+	snprintf(label, sizeof(label), "%u", irq);
+	return irq_table_find(&c->cur->irqs, label, NULL);
+}
+
 static const char *irq_actions(const struct ctx *c, const struct irq_row *row,
 			       const struct topo_irq *ti)
 {
@@ -385,7 +395,7 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 		char key[IOT_NAME_MAX + 8], path[64];
 		int target;
 
-		irq_group_key(c, ti, ti->actions, key, sizeof(key));
+		irq_group_key(c, ti, irq_actions(c, cur_irq_row(c, ti->irq), ti), key, sizeof(key));
 		if (strcmp(key, g->key) != 0)
 			continue;
 		nmembers++;

@@ -29,6 +29,7 @@ check disk-slow "disk-slow-sdc" ""
 check iostats-off "iostats-off-sdd" "iostats-sdd"
 check md-raid0 "disk-saturated-sdd disk-saturated-sdf member-imbalance-md0-sdf" ""
 check container "hot-cpu-cpu1 topology-missing-topology" ""
+check old-kernel "hot-cpu-cpu1 topology-missing-topology" "irq-spread-mpt2sas0-msix"
 python3 - "$tmp" <<'PY' || fail "scenario ids"
 import json, sys
 tmp = sys.argv[1]

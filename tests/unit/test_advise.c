@@ -304,6 +304,28 @@ static void test_container(void **state)
 	unload(&sc);
 }
 
+static void test_old_kernel(void **state)
+{
+	struct scenario sc;
+	const struct suggestion *s;
+	const struct finding *f;
+
+	(void)state;
+	load("old-kernel", &sc);
+	/* no PCI, no /sys/kernel/irq: grouped by the /proc/interrupts names */
+	s = advice_suggestion(&sc.a, "irq-spread-mpt2sas0-msix");
+	assert_non_null(s);
+	assert_int_equal(s->nactions, 16);
+	assert_action(s, "proc/irq/107/smp_affinity_list", "0", "0-7");
+	assert_action(s, "proc/irq/122/smp_affinity_list", "7", "0-7");
+	f = advice_finding(&sc.a, "topology-missing-topology");
+	assert_non_null(f);
+	assert_non_null(strstr(f->detail, "/proc/irq/N/effective_affinity_list"));
+	assert_non_null(strstr(f->detail, "/sys/kernel/irq/N"));
+	assert_non_null(strstr(f->detail, "/sys/bus/pci/devices"));
+	unload(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_healthy),		 cmocka_unit_test(test_disk_saturated),
 		cmocka_unit_test(test_disk_slow),	 cmocka_unit_test(test_iostats_off),
 		cmocka_unit_test(test_md_raid0),	 cmocka_unit_test(test_container),
+		cmocka_unit_test(test_old_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
