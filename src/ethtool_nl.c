@@ -54,7 +54,7 @@ static int genl_answer(const void *buf, size_t len, uint8_t cmd, const struct nl
 	return 0;
 }
 
-static struct nla_policy channels_policy[ETHTOOL_A_CHANNELS_MAX + 1] = {
+static const struct nla_policy channels_policy[ETHTOOL_A_CHANNELS_MAX + 1] = {
 	[ETHTOOL_A_CHANNELS_HEADER] = { .type = NLA_NESTED },
 	[ETHTOOL_A_CHANNELS_RX_MAX] = { .type = NLA_U32 },
 	[ETHTOOL_A_CHANNELS_TX_MAX] = { .type = NLA_U32 },
@@ -102,7 +102,7 @@ int ethtool_nl_channels_parse(const void *buf, size_t len, struct nic_channels *
 	return 0;
 }
 
-static struct nla_policy coalesce_policy[ETHTOOL_A_COALESCE_MAX + 1] = {
+static const struct nla_policy coalesce_policy[ETHTOOL_A_COALESCE_MAX + 1] = {
 	[ETHTOOL_A_COALESCE_HEADER] = { .type = NLA_NESTED },
 	[ETHTOOL_A_COALESCE_RX_USECS] = { .type = NLA_U32 },
 	[ETHTOOL_A_COALESCE_RX_MAX_FRAMES] = { .type = NLA_U32 },

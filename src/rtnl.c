@@ -15,7 +15,7 @@
 #include "grow.h"
 #include "rtnl.h"
 
-static struct nla_policy link_policy[IFLA_MAX + 1] = {
+static const struct nla_policy link_policy[IFLA_MAX + 1] = {
 	[IFLA_IFNAME] = { .type = NLA_STRING, .maxlen = IFNAMSIZ },
 	[IFLA_STATS64] = { .type = NLA_UNSPEC },
 	[IFLA_NUM_RX_QUEUES] = { .type = NLA_U32 },

@@ -26,7 +26,7 @@
 
 /* ---- pure decoding ---- */
 
-static struct nla_policy ts_policy[TASKSTATS_TYPE_MAX + 1] = {
+static const struct nla_policy ts_policy[TASKSTATS_TYPE_MAX + 1] = {
 	[TASKSTATS_TYPE_PID] = { .type = NLA_U32 },
 	[TASKSTATS_TYPE_TGID] = { .type = NLA_U32 },
 	[TASKSTATS_TYPE_STATS] = { .type = NLA_UNSPEC },
