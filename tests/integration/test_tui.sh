@@ -160,7 +160,7 @@ wait_for emb '^> CPUs' || fail "Tab moves to the CPUs"
 T send-keys -t emb j j
 wait_for emb 'History: cpu 1 ' || fail "j moves the selection, the history follows it"
 T send-keys -t emb Tab s
-wait_for emb '^> IRQs \(4 of 6\) +sort: irq' || fail "sort of the IRQs panel"
+wait_for emb '^> IRQs \(4\) +sort: irq' || fail "sort of the IRQs panel"
 
 T send-keys -t emb Space
 wait_for emb 'PAUSED' || fail "space pauses"
