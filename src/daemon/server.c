@@ -102,8 +102,15 @@ static void queue_consume(struct client *c, size_t n)
 			c->q_n--;
 		}
 	}
-	if (!c->q_n)
+	if (!c->q_n) {
 		c->q_head = 0;
+		/* a long history reply grew the array: do not keep it per client */
+		if (c->q_cap > 256) {
+			free(c->q);
+			c->q = NULL;
+			c->q_cap = 0;
+		}
+	}
 }
 
 static void client_flush(struct daemon *d, struct client *c)
@@ -539,6 +546,12 @@ static bool process_lines(struct daemon *d, struct client *c)
 		memmove(c->in, c->in + start, c->in_len - start);
 		c->in_len -= start;
 	}
+	if (c->in_len == 0 && c->in_cap > 4096) {
+		/* a big request grew the buffer: idle clients keep none of it */
+		free(c->in);
+		c->in = NULL;
+		c->in_cap = 0;
+	}
 	if (c->eof && !c->dead && c->in_len == 0)
 		c->closing = true;
 	return any;
@@ -579,6 +592,9 @@ static void client_read(struct daemon *d, struct client *c)
 		c->in = p;
 		c->in_cap = want;
 	}
+	/* full of lines waiting for replies to drain: a 0-byte read would look like EOF */
+	if (c->in_len == c->in_cap)
+		return;
 	n = read(c->w.fd, c->in + c->in_len, c->in_cap - c->in_len);
 	if (n < 0) {
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)

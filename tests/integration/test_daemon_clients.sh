@@ -4,7 +4,7 @@
 # never reads is cut off (logged) while another keeps getting every sample and
 # the daemon's memory stays bounded; a client that floods requests without
 # reading its replies is not read further and does not grow the daemon.
-# Samples are made large (a tree with 4000 IRQ lines) so the limits are hit
+# Samples are made large (a tree with 1200 disks) so the limits are hit
 # within a few samples.
 set -u
 [ -n "${IOTRIAGED:-}" ] || { echo "SKIP: \$IOTRIAGED not set"; exit 77; }
@@ -13,27 +13,28 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 PYTHONPATH="$SRCDIR/tests/integration" python3 - "$tmp" <<'PY' || exit 1
-import errno, os, resource, socket, sys, time
+import errno, os, resource, socket, sys, threading, time
 from daemon_lib import *
 
 tmp = sys.argv[1]
-NIRQ = 4000
+NDISK = 1200
 
 
 def big_tree(root):
     os.makedirs(os.path.join(root, "proc"))
-    os.makedirs(os.path.join(root, "sys", "block", "sda"))
     w = lambda name, text: open(os.path.join(root, "proc", name), "w").write(text)
     w("uptime", "1000.00 1900.00\n")
     w("stat", "cpu  10 0 10 1000 0 0 0 0 0 0\ncpu0 5 0 5 500 0 0 0 0 0 0\n"
       "cpu1 5 0 5 500 0 0 0 0 0 0\nintr 100\nctxt 1\nbtime 1\nprocesses 1\n"
       "procs_running 1\nprocs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n")
-    w("diskstats", "   8       0 sda 1 0 8 1 1 0 8 1 0 2 2 0 0 0 0 0 0\n")
-    lines = ["           CPU0       CPU1\n"]
-    for i in range(NIRQ):
-        lines.append("%4d: %10d %10d  PCI-MSIX-0000:00:04.0 %d-edge      virtio-queue-%d\n"
-                     % (i + 24, i, i, i, i))
-    w("interrupts", "".join(lines))
+    # whole disks are always in a sample (idle IRQ lines are not): many disks
+    disks = []
+    for i in range(NDISK):
+        name = "vd%d" % i
+        os.makedirs(os.path.join(root, "sys", "block", name))
+        disks.append("%4d %7d %s 1 0 8 1 1 0 8 1 0 2 2 0 0 0 0 0 0\n" % (252, i, name))
+    w("diskstats", "".join(disks))
+    w("interrupts", "           CPU0       CPU1\n  0:         10          0   IO-APIC   2-edge      timer\n")
     w("softirqs", "                    CPU0       CPU1\n          HI:          0          0\n")
 
 
@@ -126,6 +127,35 @@ try:
           % (sent, rss_flood))
     flood.close()
     check(d.stop() == 0, "exit code after the client tests")
+
+    # pipelined requests filling the 64 KiB input buffer while their large
+    # replies hold the daemon back: every request answered, in order
+    fx = os.path.join(env("FIXTURES"), "live-vm", "t0")
+    d3 = Daemon(tmp, root=fx, interval=100, extra=["--history", "5"], name="pipe")
+    daemons.append(d3)
+    deadline = time.monotonic() + TIMEOUT
+    while d3.status()["history"]["bytes"] < 300 * 1024:  # replies over the 256 KiB mark
+        check(time.monotonic() < deadline, "history never grew")
+        time.sleep(0.1)
+    p = d3.client()
+    n = 100
+    pad = "x" * 700
+    lines = b"".join(b'{"cmd":"history","since":0,"id":%d,"pad":"%s"}\n' % (i, pad.encode())
+                     for i in range(n))
+    check(len(lines) > 64 * 1024, "pipelined requests are only %d bytes" % len(lines))
+    sender = threading.Thread(target=p.send_raw, args=(lines,))
+    sender.start()
+    big = 0
+    for i in range(n):
+        raw = p.line()
+        check(raw.startswith(b'{"ok":true,"id":%d,' % i), "pipelined reply %d: %r" % (i, raw[:200]))
+        big += len(raw) > 256 * 1024
+    sender.join(TIMEOUT)
+    check(not sender.is_alive(), "the daemon stopped reading pipelined requests")
+    check(big == n, "only %d of %d replies over 256 KiB: backpressure not exercised" % (big, n))
+    print("pipelined: %d requests (%d bytes), all answered in order" % (n, len(lines)))
+    p.close()
+    check(d3.stop() == 0, "exit code of the pipelining daemon")
 
     # --max-clients: the third is refused with "busy" and closed
     d2 = Daemon(tmp, root=tree, interval=100, extra=["--max-clients", "2", "--history", "1"],
