@@ -446,6 +446,9 @@ static int scan_procfs(struct taskstats_collector *tc, const struct root *r, str
 	/* nothing readable at all is a source failure; some refusals are a note */
 	if (!ok && e)
 		return e;
+	/* a /proc without a single process: a tree recorded without them */
+	if (!ok && !t->vanished)
+		return -ENOENT;
 	return 0;
 }
 

@@ -36,6 +36,10 @@ static void print_procs(FILE *f, const struct extsrc_raw *x, const struct ext_me
 		fprintf(f, "from taskstats (%u asked)\n", t->queried);
 	if (!em || !em->procs_valid)
 		return;
+	if (!em->nby_io && !em->nby_delay) {
+		fprintf(f, "no process did storage IO in the interval\n");
+		return;
+	}
 	fprintf(f, "%-8s %-16s %11s %11s %11s %9s\n", "PID", "COMMAND", "kB_rd/s", "kB_wr/s",
 		"kB_ccwr/s", "io_delay%");
 	for (size_t i = 0; i < em->nby_io; i++)
