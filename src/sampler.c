@@ -47,6 +47,7 @@ int sampler_open(const struct sampler_opts *o, struct sampler **ret_s)
 		return r;
 	}
 	s->all_disks = o && o->all_disks;
+	s->col.skip = o ? o->skip : 0;
 	*ret_s = s;
 	return 0;
 }

@@ -22,6 +22,7 @@ struct sampler_opts {
 	const char *host; /* hostname written in each document; NULL = none */
 	const char *mode; /* "daemon", "live"; NULL = none */
 	bool all_disks;	  /* partitions too (iostat -p ALL); whole disks only when false */
+	unsigned skip;	  /* COLLECT_SKIP_* (snapshot.h): optional sources left out */
 };
 
 struct sampler {

@@ -39,7 +39,7 @@
  *           "sample_errors":..,"tick_us":{"last":..,"avg":..,"max":..},
  *           "clients":..,"max_clients":..,"subscribers":..,
  *           "history":{"count":..,"bytes":..,"first":..,"last":..},
- *           "root":"/","sources":{"stat":{"available":true},...}}
+ *           "root":"/","core_only":false,"sources":{"stat":{"available":true},...}}
  *
  *   {"cmd":"worker.start","args":["--filename=/dev/loop0","--rw=randread",...]}
  *   {"cmd":"worker.stop"}  {"cmd":"worker.status"}     (privileged)

@@ -79,6 +79,7 @@ struct daemon_args {
 	long history_s;
 	long max_clients;
 	bool foreground;
+	bool core_only; /* --core-only: no turbostat, no processes/NICs/pressure/writeback */
 };
 
 struct daemon {

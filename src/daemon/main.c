@@ -106,6 +106,8 @@ static const char usage[] =
     "  -g, --group NAME       group of the socket, mode 0660 (default iotriage if it exists)\n"
     "  -c, --max-clients N    refuse clients beyond N (default 64)\n"
     "  -r, --root DIR         read /proc and /sys under DIR (a recorded host)\n"
+    "      --core-only        sample only what iostat and mpstat read (no turbostat MSRs,\n"
+    "                         no processes, NICs, pressure or writeback): the cheapest\n"
     "  -v, --verbose          also log client connections\n"
     "  -h, --help             show this help\n"
     "  -V, --version          show the version\n"
@@ -139,6 +141,7 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 		{ "group", required_argument, NULL, 'g' },
 		{ "max-clients", required_argument, NULL, 'c' },
 		{ "root", required_argument, NULL, 'r' },
+		{ "core-only", no_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -176,6 +179,9 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 			break;
 		case 'r':
 			a->root = optarg;
+			break;
+		case 'C':
+			a->core_only = true;
 			break;
 		case 'v':
 			arg_log_max = LOG_DEBUG;
@@ -302,6 +308,8 @@ int main(int argc, char **argv)
 
 	gethostname(host, sizeof(host) - 1);
 	so.root = d.args.root;
+	if (d.args.core_only)
+		so.skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT;
 	so.host = host;
 	r = sampler_open(&so, &d.sampler);
 	if (r < 0) {

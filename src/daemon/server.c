@@ -370,6 +370,7 @@ static int cmd_status(struct daemon *d, struct client *c, const struct request *
 		sb_puts(sb, ",\"first\":null,\"last\":null}");
 	sb_puts(sb, ",\"root\":");
 	sb_json_str(sb, d->args.root ? d->args.root : "/");
+	sb_puts(sb, d->args.core_only ? ",\"core_only\":true" : ",\"core_only\":false");
 	sb_puts(sb, ",\"sources\":{");
 	for (int i = 0; s && i < SRC__COUNT; i++) {
 		if (i)

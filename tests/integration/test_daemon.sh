@@ -58,6 +58,7 @@ try:
 
     r = a.req({"cmd": "status", "id": 5})
     check(r["ok"] and r["id"] == 5 and r["root"] == tree, "status %r" % r)
+    r0_core_only = r.get("core_only")
     for name in ("uptime", "stat", "diskstats", "interrupts", "softirqs", "sysblock"):
         check(r["sources"][name] == {"available": True}, "source %s: %r" % (name, r["sources"]))
     check(r["clients"] == 1 and r["subscribers"] == 0 and r["overruns"] >= 0, "status %r" % r)
@@ -148,6 +149,23 @@ try:
     check(rc == 0, "SIGTERM exit %d" % rc)
     check(not os.path.exists(d.sock), "socket left behind after SIGTERM")
     check("exiting" in d.log_text(), "no exit log line: %s" % d.log_text())
+    check(r0_core_only is False, "core_only %r without --core-only" % r0_core_only)
+
+    # --core-only: only what iostat and mpstat read
+    d = Daemon(tmp, root=tree, interval=100, extra=["--core-only"], name="core")
+    st = d.status()
+    check(st["core_only"] is True, "status core_only %r" % st.get("core_only"))
+    c = d.client()
+    check(c.req({"cmd": "subscribe"})["subscribed"], "subscribe under --core-only")
+    c.event()
+    ev, _ = c.event()  # surely not the daemon's first sample: it has rates
+    doc = ev["sample"]
+    check({"disks", "cpu-load", "interrupts", "softirqs"} <= set(doc),
+          "core sample keys %r" % sorted(doc))
+    for key in ("turbostat", "processes", "nics", "pressure", "writeback"):
+        check(key not in doc, "--core-only sample has %s" % key)
+    c.close()
+    check(d.stop() == 0, "--core-only exit code")
 finally:
     d.kill()
 print("ok")
