@@ -1,7 +1,7 @@
 #!/bin/sh
 # iotriaged's cost, measured beside the tools it replaces (issue 3):
 #  - daemon CPU per sample (from /proc/PID/schedstat) at 1 Hz and 10 Hz with
-#    0, 1 and 50 subscribers, while `iostat -x 1` and `mpstat -I ALL -P ALL 1`
+#    0, 1 and 50 subscribers (and with --core-only, 0 and 50), while `iostat -x 1` and `mpstat -I ALL -P ALL 1`
 #    run over the same window and are measured the same way;
 #  - sample-to-subscriber latency (p50/p99/max, from the start of collection)
 #    for each run with subscribers, and the fan-out (p50/p99: how long after
@@ -51,20 +51,30 @@ wait_sock() {
 }
 
 # RSS with a full history: 600 samples at 1 Hz, left running in the background
+# (every source, and --core-only)
 "$daemon" --foreground --socket "$tmp/rss.sock" --interval 1000 --history 600 2>"$tmp/rss.log" &
 rss_pid=$!
-pids="$pids $rss_pid"
+"$daemon" --foreground --socket "$tmp/rssc.sock" --interval 1000 --history 600 --core-only \
+	2>"$tmp/rssc.log" &
+rssc_pid=$!
+pids="$pids $rss_pid $rssc_pid"
 wait_sock "$tmp/rss.sock"
+wait_sock "$tmp/rssc.sock"
 rss_start=$(date +%s)
 
 echo "host: $(uname -r), $(nproc) CPUs; iotriaged $("$daemon" --version | cut -d' ' -f2); load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-6s %-5s %8s %14s %14s %14s %7s %8s  %s\n' rate subs samples "daemon_us/smp" \
+printf '%-6s %-5s %-5s %8s %14s %14s %14s %7s %8s  %s\n' rate mode subs samples "daemon_us/smp" \
 	"iostat_us/smp" "mpstat_us/smp" ratio "tick_us" "latency from collect start"
 for hz in 1 10; do
 	if [ "$hz" = 1 ]; then itv=1000 secs=$secs1; else itv=100 secs=$secs10; fi
-	for subs in 0 1 50; do
-		sock="$tmp/d$hz-$subs.sock"
-		"$daemon" --foreground --socket "$sock" --interval $itv --history 60 2>"$tmp/d.log" &
+	# full: every source; core: --core-only (what iostat and mpstat read)
+	for run in full:0 full:1 full:50 core:0 core:50; do
+		mode=${run%:*} subs=${run#*:}
+		flag=""
+		[ "$mode" = core ] && flag=--core-only
+		sock="$tmp/d$hz-$mode-$subs.sock"
+		"$daemon" --foreground --socket "$sock" --interval $itv --history 60 $flag \
+			2>"$tmp/d.log" &
 		dpid=$!
 		pids="$pids $dpid"
 		wait_sock "$sock"
@@ -93,18 +103,18 @@ for hz in 1 10; do
 		fi
 		kill $dpid
 		wait $dpid || true
-		pids="$rss_pid"
-		python3 - "$hz" "$subs" $((e1 - e0)) "$d0" "$d1" "$i0" "$i1" "$m0" "$m1" "$s0" "$s1" "$tick" "$lat" <<'PY'
+		pids="$rss_pid $rssc_pid"
+		python3 - "$hz" "$mode" "$subs" $((e1 - e0)) "$d0" "$d1" "$i0" "$i1" "$m0" "$m1" "$s0" "$s1" "$tick" "$lat" <<'PY'
 import sys
-hz, subs, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]) / 100
-d0, d1, i0, i1, m0, m1, s0, s1 = map(int, sys.argv[4:12])
-tick, lat = int(sys.argv[12]), sys.argv[13]
+hz, mode, subs, secs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]) / 100
+d0, d1, i0, i1, m0, m1, s0, s1 = map(int, sys.argv[5:13])
+tick, lat = int(sys.argv[13]), sys.argv[14]
 n = s1 - s0
 d = (d1 - d0) / 1000 / n          # daemon: us per own sample
 i = (i1 - i0) / 1000 / secs       # iostat/mpstat: one report per second
 m = (m1 - m0) / 1000 / secs
-print("%-6s %-5s %8d %14.1f %14.1f %14.1f %6.1fx %8d  %s"
-      % (hz + "Hz", subs, n, d, i, m, (i + m) / d, tick, lat))
+print("%-6s %-5s %-5s %8d %14.1f %14.1f %14.1f %6.1fx %8d  %s"
+      % (hz + "Hz", mode, subs, n, d, i, m, (i + m) / d, tick, lat))
 PY
 	done
 done
@@ -113,12 +123,15 @@ done
 now=$(date +%s)
 left=$((rss_secs + 5 - (now - rss_start)))
 [ $left -le 0 ] || sleep $left
-st=$(printf '{"cmd":"status"}\n' | socat -t 5 - "UNIX-CONNECT:$tmp/rss.sock")
-echo "$st" | python3 -c '
+for r in rss:$rss_pid rssc:$rssc_pid; do
+	st=$(printf '{"cmd":"status"}\n' | socat -t 5 - "UNIX-CONNECT:$tmp/${r%:*}.sock")
+	echo "$st" | python3 -c '
 import json, sys
 s = json.load(sys.stdin)
 h = s["history"]
-print("history: %d samples kept, %d bytes of encoded samples (%.0f bytes each)"
-      % (h["count"], h["bytes"], h["bytes"] / max(h["count"], 1)))'
-grep -E '^(VmRSS|VmHWM|RssAnon|RssFile)' "/proc/$rss_pid/status" | tr -s ' \t' ' '
+print("%s history: %d samples kept, %d bytes of encoded samples (%.0f bytes each)"
+      % ("core-only" if s["core_only"] else "full", h["count"], h["bytes"],
+         h["bytes"] / max(h["count"], 1)))'
+	grep -E '^(VmRSS|VmHWM|RssAnon|RssFile)' "/proc/${r#*:}/status" | tr -s ' \t' ' ' | paste -sd' '
+done
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
