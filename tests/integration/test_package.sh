@@ -107,7 +107,7 @@ contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in ./usr/bin/iotriage ./usr/sbin/iotriaged ./lib/systemd/system/iotriaged.service \
 	./etc/default/iotriaged ./usr/lib/sysusers.d/iotriage.conf \
 	./usr/lib/modules-load.d/iotriage.conf ./usr/share/man/man1/iotriage.1.gz \
-	./usr/share/man/man8/iotriaged.8.gz; do
+	./usr/share/man/man8/iotriaged.8.gz ./usr/share/doc/iotriage/README.md.gz; do
 	echo "$contents" | grep -qx "$f" || fail "the .deb lacks $f"
 done
 dpkg-deb -f "$deb" Depends | grep -q 'libc6' || fail "the .deb declares no shared library dependencies"
