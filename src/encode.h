@@ -16,7 +16,7 @@ struct advice;
 struct encode_opts {
 	const char *host; /* hostname shown in the document, may be NULL */
 	const char *mode; /* "live", "compute", "daemon" */
-	bool whole_only; /* iostat -x list: whole disks that did IO; every device when false */
+	bool whole_only;  /* iostat -x list: whole disks that did IO; every device when false */
 	const struct advice *advice; /* findings and suggestions (advise.h); NULL: none */
 };
 

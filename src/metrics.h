@@ -35,7 +35,7 @@ struct rate_table {
 };
 
 struct metrics {
-	uint64_t itv_cs; /* interval, centiseconds (sysstat's unit) */
+	uint64_t itv_cs;	    /* interval, centiseconds (sysstat's unit) */
 	struct disk_metrics *disks; /* disks[i] is cur->disks.rows[i] */
 	size_t ndisks, disks_cap;
 	unsigned disks_missing; /* devices of prev that are gone now */
@@ -50,7 +50,7 @@ struct metrics {
 	struct rate_table softirq;
 	struct turbo_metrics *turbo; /* src/turbo.h: turbostat columns, NULL until computed */
 	struct ext_metrics *ext;     /* src/metrics_proc.h: processes, NICs, PSI, writeback */
-	double *all_intr_scratch;	/* per irq column sums, reused */
+	double *all_intr_scratch;    /* per irq column sums, reused */
 	size_t scratch_cap;
 };
 

@@ -37,15 +37,9 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "snapshot", cmd_snapshot },
-	{ "compute", cmd_compute },
-	{ "capture", cmd_capture },
-	{ "bench", cmd_bench },
-	{ "suggest", cmd_suggest },
-	{ "apply", cmd_apply },
-	{ "undo", cmd_undo },
-	{ "worker", cmd_worker },
-	{ "threads", cmd_threads },
+	{ "snapshot", cmd_snapshot }, { "compute", cmd_compute }, { "capture", cmd_capture },
+	{ "bench", cmd_bench },	      { "suggest", cmd_suggest }, { "apply", cmd_apply },
+	{ "undo", cmd_undo },	      { "worker", cmd_worker },	  { "threads", cmd_threads },
 };
 
 /* No command: the live view on a terminal; a pipe or a script gets one
