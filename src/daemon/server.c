@@ -53,6 +53,26 @@ static void client_kill(struct daemon *d, struct client *c, int prio, const char
 	daemon_log(prio, "%s: disconnected: %s", peer_name(c, name, sizeof(name)), why);
 }
 
+/*
+ * Closing on purpose (too long a line, a wrong version, EOF) after the last
+ * reply went out. Unix sockets reset the peer (ECONNRESET, losing the reply we
+ * just wrote) when closed with unread input queued, so what the client has
+ * already sent is read and dropped first, at most a bounded amount.
+ */
+static void client_close_after_reply(struct daemon *d, struct client *c)
+{
+	char sink[16384];
+
+	for (size_t total = 0; total < (1u << 20);) {
+		ssize_t n = recv(c->w.fd, sink, sizeof(sink), MSG_DONTWAIT);
+
+		if (n <= 0)
+			break;
+		total += (size_t)n;
+	}
+	client_kill(d, c, LOG_DEBUG, "closed after the last reply");
+}
+
 bool server_client_privileged(const struct client *c)
 {
 	return c->cred.uid == 0 || c->cred.uid == geteuid();
@@ -139,7 +159,7 @@ static void client_flush(struct daemon *d, struct client *c)
 		queue_consume(c, (size_t)w);
 	}
 	if (!c->q_n && c->closing)
-		client_kill(d, c, LOG_DEBUG, "closed after the last reply");
+		client_close_after_reply(d, c);
 }
 
 static void client_update_events(struct daemon *d, struct client *c)
@@ -571,7 +591,7 @@ static void client_service(struct daemon *d, struct client *c)
 	if (c->eof && c->in_len == 0 && !c->dead && !c->closing)
 		c->closing = true;
 	if (c->closing && !c->q_n)
-		client_kill(d, c, LOG_DEBUG, "closed after the last reply");
+		client_close_after_reply(d, c);
 	client_update_events(d, c);
 }
 

@@ -131,10 +131,12 @@ try:
     # pipelined requests filling the 64 KiB input buffer while their large
     # replies hold the daemon back: every request answered, in order
     fx = os.path.join(env("FIXTURES"), "live-vm", "t0")
-    d3 = Daemon(tmp, root=fx, interval=100, extra=["--history", "5"], name="pipe")
+    # (twice the 256 KiB mark: a loaded machine may drop ticks while the
+    # replies are written, and old samples still leave the window)
+    d3 = Daemon(tmp, root=fx, interval=100, extra=["--history", "30"], name="pipe")
     daemons.append(d3)
     deadline = time.monotonic() + TIMEOUT
-    while d3.status()["history"]["bytes"] < 300 * 1024:  # replies over the 256 KiB mark
+    while d3.status()["history"]["bytes"] < 600 * 1024:
         check(time.monotonic() < deadline, "history never grew")
         time.sleep(0.1)
     p = d3.client()
