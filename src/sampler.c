@@ -47,6 +47,7 @@ int sampler_open(const struct sampler_opts *o, struct sampler **ret_s)
 		return r;
 	}
 	s->all_disks = o && o->all_disks;
+	s->advise = o && o->advise;
 	s->col.skip = o ? o->skip : 0;
 	*ret_s = s;
 	return 0;
@@ -60,6 +61,9 @@ void sampler_close(struct sampler *s)
 	snapshot_free(&s->snap[0]);
 	snapshot_free(&s->snap[1]);
 	metrics_free(&s->m);
+	advice_free(&s->adv);
+	if (s->have_topo)
+		topology_free(&s->topo);
 	sb_free(&s->json);
 	free(s->host);
 	free(s->mode);
@@ -88,6 +92,40 @@ static uint64_t tick_interval_cs(struct sampler *s, const struct snapshot *prev,
 	return itv ? itv : 1;
 }
 
+/*
+ * The advice of the current sample: pure over the metrics and a topology
+ * read at most SAMPLER_TOPO_NS ago (so its undo values may be that old;
+ * apply re-reads before it writes). A topology that cannot be read leaves
+ * the document without advice rather than advising blind.
+ */
+static void tick_advise(struct sampler *s, const struct snapshot *cur)
+{
+	advice_free(&s->adv);
+	s->advise_ok = false;
+	if (!s->advise || !s->have_metrics)
+		return;
+	if (!s->have_topo || cur->mono_ns - s->topo_ns >= SAMPLER_TOPO_NS ||
+	    cur->mono_ns < s->topo_ns) {
+		if (s->have_topo)
+			topology_free(&s->topo);
+		s->have_topo = topology_collect(&s->col.root, &s->topo) >= 0;
+		s->topo_ns = cur->mono_ns;
+	}
+	s->advise_ok = s->have_topo && advise_compute(cur, &s->m, &s->topo, &s->adv) >= 0;
+}
+
+void sampler_topology_stale(struct sampler *s)
+{
+	if (s->have_topo)
+		topology_free(&s->topo);
+	s->have_topo = false;
+}
+
+const struct advice *sampler_advice(const struct sampler *s)
+{
+	return s->advise_ok ? &s->adv : NULL;
+}
+
 int sampler_tick(struct sampler *s)
 {
 	struct encode_opts eo = { .host = s->host, .mode = s->mode, .whole_only = !s->all_disks };
@@ -109,6 +147,9 @@ int sampler_tick(struct sampler *s)
 		}
 		s->have_metrics = r >= 0;
 	}
+	tick_advise(s, cur);
+	if (s->advise_ok)
+		eo.advice = &s->adv;
 	sb_reset(&s->json);
 	encode_sample(&s->json, cur, s->have_metrics ? &s->m : NULL, &eo);
 	return s->json.err;

@@ -13,9 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "advise.h"
 #include "metrics.h"
 #include "snapshot.h"
 #include "strbuf.h"
+#include "topology.h"
 
 struct sampler_opts {
 	const char *root; /* --root DIR; NULL or "" = "/" */
@@ -23,7 +25,12 @@ struct sampler_opts {
 	const char *mode; /* "daemon", "live"; NULL = none */
 	bool all_disks;	  /* partitions too (iostat -p ALL); whole disks only when false */
 	unsigned skip;	  /* COLLECT_SKIP_* (snapshot.h): optional sources left out */
+	bool advise;	  /* findings and suggestions in each document (doc/advise.md) */
 };
+
+/* The advisor's topology (/proc/irq, /sys) is re-read at most this often:
+ * reading it costs milliseconds on a big host, the samples microseconds. */
+#define SAMPLER_TOPO_NS (10 * INT64_C(1000000000))
 
 struct sampler {
 	struct collector col;
@@ -38,6 +45,12 @@ struct sampler {
 	char *host;
 	char *mode;
 	bool all_disks;
+	bool advise;
+	bool have_topo;	 /* topo holds a topology read at topo_ns */
+	int64_t topo_ns; /* CLOCK_MONOTONIC of the snapshot it was read with */
+	struct topology topo;
+	struct advice adv; /* of the current sample when advise_ok */
+	bool advise_ok;
 };
 
 /*
@@ -70,6 +83,13 @@ const char *sampler_json(const struct sampler *s, size_t *ret_len);
 
 /* The current snapshot, NULL before the first tick. */
 const struct snapshot *sampler_current(const struct sampler *s);
+
+/* The advice encoded in the current document, NULL when advice is off, not
+ * computed yet (one sample) or failed (out of memory). */
+const struct advice *sampler_advice(const struct sampler *s);
+
+/* The next tick re-reads the topology (after a write to /proc/irq, say). */
+void sampler_topology_stale(struct sampler *s);
 
 /* The metrics of (previous, current), NULL until two samples exist. */
 const struct metrics *sampler_metrics(const struct sampler *s);

@@ -310,6 +310,7 @@ int main(int argc, char **argv)
 	so.root = d.args.root;
 	if (d.args.core_only)
 		so.skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT;
+	so.advise = !d.args.core_only;
 	so.host = host;
 	r = sampler_open(&so, &d.sampler);
 	if (r < 0) {

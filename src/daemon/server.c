@@ -455,6 +455,8 @@ static int cmd_apply(struct daemon *d, struct client *c, const struct request *r
 		return server_reply_error(d, c, rq->id, IOT_ERR_NO_SAMPLE,
 					  "no interval measured yet: apply needs two samples");
 	e = apply_by_id(d->args.root, NULL, sampler_current(d->sampler), m, id, &res);
+	if (e >= 0)
+		sampler_topology_stale(d->sampler); /* the next sample advises on what is now */
 	daemon_log(e < 0 ? LOG_WARNING : LOG_NOTICE, "apply %s (uid %u): %s", id,
 		   (unsigned)c->cred.uid, res.message);
 	return reply_apply(d, c, rq, e, &res, "applied");
@@ -466,6 +468,8 @@ static int cmd_undo(struct daemon *d, struct client *c, const struct request *rq
 	int e;
 
 	e = apply_undo_by_id(d->args.root, NULL, suggestion_arg(rq), &res);
+	if (e >= 0)
+		sampler_topology_stale(d->sampler);
 	daemon_log(e < 0 ? LOG_WARNING : LOG_NOTICE, "undo (uid %u): %s", (unsigned)c->cred.uid,
 		   res.message);
 	return reply_apply(d, c, rq, e, &res, "undone");

@@ -62,8 +62,16 @@ try:
             while d.status()["samples"] <= before:
                 check(time.monotonic() < deadline, "no sample after the rewrite")
                 time.sleep(0.01)
+        # the sample of that interval carries the advice it is applied from
+        smp = c.req({"cmd": "snapshot"})["sample"]
+        check("findings" in smp and "suggestions" in smp, "sample without advice: %r"
+              % sorted(smp))
+        sugg = [x["id"] for x in smp["suggestions"]]
         r = c.req({"cmd": "apply", "suggestion": "irq-spread-host0"})
         if r["ok"]:
+            check("irq-spread-host0" in sugg, "applied a suggestion the sample lacked: %r" % sugg)
+            check("hot-cpu-cpu1" in [x["id"] for x in smp["findings"]],
+                  "sample findings %r" % smp["findings"])
             applied = r
             break
         check("no such suggestion now" in r["error"]["message"], "apply failed: %r" % r)
