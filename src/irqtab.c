@@ -94,7 +94,14 @@ static int parse_row(struct cursor *c, bool softirqs, struct irq_table *t, struc
 		uint64_t total = 0;
 
 		while (ncounts < t->ncpu) {
-			int r = scan_u64(&lcur, &v);
+			int r;
+
+			if (scan_count_fast(&lcur, &v)) {
+				counts[ncounts++] = v;
+				total += v;
+				continue;
+			}
+			r = scan_u64(&lcur, &v);
 
 			if (r == -ERANGE)
 				return parse_fail(err, c->line, "counter out of range");

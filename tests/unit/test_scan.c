@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -82,10 +84,70 @@ static void test_copy(void **state)
 	assert_string_equal(dst, "abc");
 }
 
+/*
+ * scan_count_fast agrees with scan_u64 (value and cursor) whenever it takes
+ * a field, and takes every " %10u" field below 10^8: checked over fields of
+ * every width and shape, including near-misses (inner spaces, letters,
+ * 9 and 10 digits, a digit right after, a field cut by the buffer's end).
+ */
+static void check_field(const char *buf, size_t len, bool must_take)
+{
+	struct cursor a, b;
+	uint64_t va = 0, vb = 0;
+	bool took;
+
+	cursor_init(&a, buf, len);
+	cursor_init(&b, buf, len);
+	took = scan_count_fast(&a, &va);
+	if (must_take)
+		assert_true(took);
+	if (!took) {
+		assert_ptr_equal(a.p, buf);
+		return;
+	}
+	assert_int_equal(scan_u64(&b, &vb), 0);
+	assert_int_equal(va, vb);
+	assert_ptr_equal(a.p, b.p);
+}
+
+static void test_count_fast(void **state)
+{
+	static const char tails[] = " \n\t\0x9";
+	char buf[32];
+	uint64_t seed = 88172645463325252ULL;
+
+	(void)state;
+	for (int i = 0; i < 200000; i++) {
+		uint64_t v;
+		int width;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		v = seed % 10000000000ULL;
+		if (i % 3 == 0)
+			v %= 1000;
+		if (i % 7 == 0)
+			v = 0;
+		width = snprintf(buf, sizeof(buf), " %10llu", (unsigned long long)v);
+		assert_int_equal(width, 11);
+		buf[11] = tails[i % (sizeof(tails) - 1)];
+		check_field(buf, 12, v < 100000000ULL && buf[11] != 'x' && buf[11] != '9');
+		check_field(buf, 11, v < 100000000ULL);
+		/* one byte damaged anywhere: never a different number than scan_u64 */
+		buf[1 + (int)(seed >> 40) % 10] = (seed >> 20) & 1 ? ' ' : 'a';
+		check_field(buf, 12, false);
+	}
+	check_field("     12 34", 10, false); /* too short */
+	check_field("      12 34 ", 12, false);
+	check_field("          7", 11, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_u64),
+		cmocka_unit_test(test_count_fast),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_tokens_lines),
 		cmocka_unit_test(test_copy),
