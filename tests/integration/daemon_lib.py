@@ -241,5 +241,15 @@ class Daemon:
 
 
 def cleanup(daemons):
+    """Kills the daemons; when called while a failure propagates (a finally
+    clause), shows the end of each daemon's log, which says why."""
+    failing = sys.exc_info()[0] is not None
     for d in daemons:
         d.kill()
+        if failing:
+            try:
+                tail = d.log_text().splitlines()[-40:]
+            except OSError:
+                continue
+            sys.stderr.write("--- iotriaged log (%s), last %d lines:\n%s\n"
+                             % (d.sock, len(tail), "\n".join(tail)))
