@@ -835,6 +835,48 @@ static int socket_answers(const char *path)
 	return r;
 }
 
+/*
+ * The socket's directory decides who can replace the socket: in one that
+ * anybody may write without the sticky bit, another user could swap in a
+ * socket of their own and answer our clients, so it is refused; a sticky
+ * world-writable one (/tmp) is accepted with a warning, since a socket
+ * planted there before the daemon starts would be taken for stale.
+ */
+static int check_socket_dir(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (stat(dir, &st) < 0) {
+		int r = -errno;
+
+		daemon_log(LOG_ERR, "%s: directory %s: %s", path, dir, strerror(-r));
+		return r;
+	}
+	if (!(st.st_mode & S_IWOTH))
+		return 0;
+	if (!(st.st_mode & S_ISVTX)) {
+		daemon_log(LOG_ERR,
+			   "%s: directory %s is writable by everyone (mode %04o, no sticky bit): "
+			   "anybody could replace the socket; use a directory only the daemon's "
+			   "user can write",
+			   path, dir, (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	daemon_log(LOG_WARNING,
+		   "%s: directory %s is writable by everyone (sticky): a socket another user "
+		   "put there first cannot be replaced; prefer a private directory",
+		   path, dir);
+	return 0;
+}
+
 static int prepare_path(struct daemon *d)
 {
 	const char *path = d->socket_path;
@@ -847,6 +889,9 @@ static int prepare_path(struct daemon *d)
 			return -errno;
 		}
 	}
+	r = check_socket_dir(path);
+	if (r < 0)
+		return r;
 	if (lstat(path, &st) < 0) {
 		if (errno == ENOENT)
 			return 0;

@@ -166,6 +166,24 @@ try:
     check(p.returncode == 1 and "--group no-such-group-iotriage: no such group" in p.stderr,
           "bad group: exit %d %r" % (p.returncode, p.stderr))
     check(not os.path.exists(os.path.join(tmp, "g.sock")), "bad group left a socket")
+
+    # a directory anybody may write (no sticky bit) is refused: another user
+    # could swap the socket; a sticky one (like /tmp) is served, with a warning
+    open_dir = os.path.join(tmp, "open")
+    os.mkdir(open_dir)
+    os.chmod(open_dir, 0o777)
+    p = subprocess.run([env("IOTRIAGED"), "--foreground", "--socket",
+                        os.path.join(open_dir, "o.sock"), "--root", fx],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
+    check(p.returncode == 1 and "is writable by everyone (mode 0777, no sticky bit)" in p.stderr,
+          "world-writable dir: exit %d %r" % (p.returncode, p.stderr))
+    check(os.listdir(open_dir) == [], "a socket was made in a world-writable directory")
+    os.chmod(open_dir, 0o1777)
+    d3 = Daemon(open_dir, root=fx, interval=100, name="sticky")
+    daemons.append(d3)
+    check("writable by everyone (sticky)" in d3.log_text(), "no warning for a sticky dir: %s"
+          % d3.log_text())
+    check(d3.stop() == 0, "daemon in a sticky dir did not exit 0")
 finally:
     cleanup(daemons)
 print("ok")
