@@ -30,9 +30,8 @@ static void end_obj(struct strbuf *sb, char close)
 	sb_putc(sb, close);
 }
 
-static void encode_sources(struct strbuf *sb, const struct snapshot *s)
+void encode_sources_object(struct strbuf *sb, const struct snapshot *s)
 {
-	sb_json_key(sb, "sources");
 	sb_putc(sb, '{');
 	for (int i = 0; i < SRC__COUNT; i++) {
 		const struct src_status *st = &s->status[i];
@@ -46,6 +45,12 @@ static void encode_sources(struct strbuf *sb, const struct snapshot *s)
 	encode_turbo_sources(sb, s->turbo);
 	encode_ext_sources(sb, s);
 	end_obj(sb, '}');
+}
+
+static void encode_sources(struct strbuf *sb, const struct snapshot *s)
+{
+	sb_json_key(sb, "sources");
+	encode_sources_object(sb, s);
 	sb_putc(sb, ',');
 }
 

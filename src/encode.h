@@ -25,4 +25,8 @@ struct encode_opts {
 void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m,
 		   const struct encode_opts *o);
 
+/* The "sources" object of a sample ({"uptime":{"available":true},...}, every
+ * source the snapshot tried, with reasons), alone: the daemon's status. */
+void encode_sources_object(struct strbuf *sb, const struct snapshot *s);
+
 #endif

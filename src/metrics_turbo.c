@@ -763,7 +763,20 @@ void encode_turbo(struct strbuf *sb, const struct turbo_metrics *m)
 		sb_fixed2(sb, m->joule_range_s);
 	else
 		sb_puts(sb, "null");
-	sb_puts(sb, ",\"columns\":{");
+	sb_puts(sb, ",\"columns\":");
+	encode_turbo_columns(sb, m);
+	sb_puts(sb, ",\"rows\":[");
+	encode_row(sb, &m->summary, &m->info);
+	for (size_t i = 0; i < m->nrows; i++) {
+		sb_putc(sb, ',');
+		encode_row(sb, &m->rows[i], &m->info);
+	}
+	sb_puts(sb, "]},");
+}
+
+void encode_turbo_columns(struct strbuf *sb, const struct turbo_metrics *m)
+{
+	sb_putc(sb, '{');
 	for (int c = 0; c < TC__COUNT; c++) {
 		const struct turbo_source *src = &m->info.src[c];
 
@@ -785,13 +798,7 @@ void encode_turbo(struct strbuf *sb, const struct turbo_metrics *m)
 		}
 		sb_putc(sb, '}');
 	}
-	sb_puts(sb, "},\"rows\":[");
-	encode_row(sb, &m->summary, &m->info);
-	for (size_t i = 0; i < m->nrows; i++) {
-		sb_putc(sb, ',');
-		encode_row(sb, &m->rows[i], &m->info);
-	}
-	sb_puts(sb, "]},");
+	sb_putc(sb, '}');
 }
 
 void encode_turbo_sources(struct strbuf *sb, const struct turbo_raw *raw)

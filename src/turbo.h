@@ -281,6 +281,9 @@ void turbo_header_view(const struct turbo_metrics *m, struct turbo_header_view *
 
 /* Appends `"turbostat":{...},` (doc/json.md) when m is available. */
 void encode_turbo(struct strbuf *sb, const struct turbo_metrics *m);
+/* The "columns" object alone: each column's source and detail, or why it is
+ * unavailable (the daemon's status request). m must be available. */
+void encode_turbo_columns(struct strbuf *sb, const struct turbo_metrics *m);
 /* Appends the probe's source entries to an open "sources" object: `"msr":{...},` ... */
 void encode_turbo_sources(struct strbuf *sb, const struct turbo_raw *raw);
 

@@ -23,7 +23,9 @@
 
 #include "apply.h"
 #include "daemon.h"
+#include "encode.h"
 #include "grow.h"
+#include "turbo.h"
 
 /*
  * A client whose replies (not pushes) exceed this is not read any further
@@ -363,6 +365,7 @@ static int cmd_history(struct daemon *d, struct client *c, const struct request 
 static int cmd_status(struct daemon *d, struct client *c, const struct request *rq)
 {
 	const struct snapshot *s = sampler_current(d->sampler);
+	const struct metrics *m = sampler_metrics(d->sampler);
 	const struct hist_entry *first = history_at(&d->hist, 0);
 	const struct hist_entry *last = history_latest(&d->hist);
 	struct strbuf *sb = server_reply_start(d, rq);
@@ -391,20 +394,16 @@ static int cmd_status(struct daemon *d, struct client *c, const struct request *
 	sb_puts(sb, ",\"root\":");
 	sb_json_str(sb, d->args.root ? d->args.root : "/");
 	sb_puts(sb, d->args.core_only ? ",\"core_only\":true" : ",\"core_only\":false");
-	sb_puts(sb, ",\"sources\":{");
-	for (int i = 0; s && i < SRC__COUNT; i++) {
-		if (i)
-			sb_putc(sb, ',');
-		sb_json_key(sb, snapshot_source_name((enum src_id)i));
-		if (s->status[i].err) {
-			sb_puts(sb, "{\"available\":false,\"reason\":");
-			sb_json_str(sb, s->status[i].reason);
-			sb_putc(sb, '}');
-		} else {
-			sb_puts(sb, "{\"available\":true}");
-		}
+	sb_puts(sb, ",\"sources\":");
+	if (s)
+		encode_sources_object(sb, s);
+	else
+		sb_puts(sb, "{}");
+	/* turbostat's sources chosen per column at start, with the reasons */
+	if (m && m->turbo && m->turbo->available) {
+		sb_puts(sb, ",\"turbostat\":");
+		encode_turbo_columns(sb, m->turbo);
 	}
-	sb_putc(sb, '}');
 	return server_reply_finish(d, c);
 }
 

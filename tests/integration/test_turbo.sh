@@ -136,6 +136,34 @@ grep -q '^-	-	.*\*\*' "$tmp/long.txt" || fail "no ** on a suspect energy interva
 	python3 -c 'import json,sys; t=json.load(sys.stdin)["turbostat"]; r=t["rows"][0]; assert "PkgWatt" in r["suspect"], r; assert t["joule_counter_range_s"] < 3000, t["joule_counter_range_s"]' ||
 	fail "suspect flag in JSON"
 
+# 7. the daemon's status says per column which source it chose at start
+#    (or why none), and lists the msr/perf/sysfs sources with the core ones
+if [ -n "${IOTRIAGED:-}" ]; then
+	PYTHONPATH="$SRCDIR/tests/integration" python3 - "$tmp" <<'PY' || fail "daemon status turbostat"
+import sys, time
+from daemon_lib import *
+tmp = sys.argv[1]
+d = Daemon(tmp, root=tmp + "/intel/t1", interval=100, name="turbo")
+try:
+    deadline = time.monotonic() + TIMEOUT
+    while d.status()["samples"] < 2:
+        check(time.monotonic() < deadline, "no second sample")
+        time.sleep(0.02)
+    st = d.status()
+    check(st["sources"]["msr"] == {"available": True}, "status msr source %r" % st["sources"])
+    check("stat" in st["sources"] and "cpufreq" in st["sources"], "status sources %r" % st["sources"])
+    cols = st["turbostat"]
+    check(cols["Avg_MHz"]["available"] and cols["Avg_MHz"]["source"] == "msr",
+          "Avg_MHz source %r" % cols["Avg_MHz"])
+    check(cols["PkgWatt"]["detail"].startswith("MSR 0x611"), "PkgWatt %r" % cols["PkgWatt"])
+    check(not cols["Pkg%pc7"]["available"] and cols["Pkg%pc7"]["reason"], "Pkg%%pc7 %r"
+          % cols["Pkg%pc7"])
+    check(d.stop() == 0, "exit code")
+finally:
+    cleanup([d])
+PY
+fi
+
 # 6. the live host: without MSR access the columns are unavailable, with the reason
 if [ -r /dev/cpu/0/msr ]; then
 	echo "note: /dev/cpu/0/msr is readable here; live-unavailable checks skipped"
