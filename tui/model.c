@@ -499,6 +499,7 @@ const struct model_series *model_series_find(const struct model *m, const char *
 int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 {
 	struct tables t = { 0 };
+	struct model_advice adv;
 	struct json_object *a;
 	int64_t version = 0, sample = 0, ts = 0, itv = 0;
 	int r = 0;
@@ -529,6 +530,11 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 	if (!(flags & MODEL_VIEW)) {
 		tables_free(&t);
 		return 0;
+	}
+	r = model_findings_decode(doc, &adv);
+	if (r < 0) {
+		tables_free(&t);
+		return r;
 	}
 	m->have_sample = true;
 	m->has_rates = jint(doc, "interval_ms", &itv);
@@ -565,6 +571,8 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 	m->irqs = t.irqs;
 	m->nirqs = t.nirqs;
 	m->irqs_cap = t.irqs_cap;
+	model_findings_free(&m->advice);
+	m->advice = adv;
 	return 0;
 }
 
@@ -604,6 +612,7 @@ void model_free(struct model *m)
 		.nirqs = m->nirqs,
 	};
 	tables_free(&t);
+	model_findings_free(&m->advice);
 	free(m->hist.series);
 	memset(m, 0, sizeof(*m));
 }

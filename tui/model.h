@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model_findings.h"
+
 struct json_object;
 
 /* iostat -x columns of a disk row, in iostat's order, then discard and flush. */
@@ -148,6 +150,7 @@ struct model {
 	double intr_all_s;
 	struct model_irq *irqs;
 	size_t nirqs, irqs_cap;
+	struct model_advice advice; /* findings and suggestions (model_findings.h) */
 
 	struct model_history hist;
 };
