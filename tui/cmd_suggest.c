@@ -20,6 +20,7 @@
 #include "advise_json.h"
 #include "apply.h"
 #include "cli.h"
+#include "cmd_suggest.h"
 #include "iotriage/protocol.h"
 
 int suggest_advise_root(const char *root_dir, const struct snapshot *cur, const struct metrics *m,
@@ -328,7 +329,7 @@ static int open_state(const struct args *a, struct root *r)
 
 /* ---- through iotriaged ---- */
 
-static int daemon_connect(const char *path)
+int suggest_daemon_connect(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd;
@@ -349,7 +350,7 @@ static int daemon_connect(const char *path)
 }
 
 /* One request line, one reply line (pushed events are never subscribed here). */
-static int daemon_call(int fd, const char *req, char *reply, size_t size)
+int suggest_daemon_call(int fd, const char *req, char *reply, size_t size)
 {
 	size_t len = strlen(req), got = 0;
 
@@ -380,18 +381,15 @@ static int daemon_call(int fd, const char *req, char *reply, size_t size)
 	return 0;
 }
 
-/*
- * apply (id != NULL, undo false), undo ID, or undo all (id NULL) through the
- * daemon on fd. Prints the result; returns an exit code.
- */
-static int daemon_apply(int fd, const char *what, const char *id, bool undo)
+int suggest_daemon_apply(int fd, const char *id, bool undo, char *ret_msg, size_t size)
 {
+	const char *what = undo ? "undo" : "apply";
 	char req[256], reply[4096];
 	json_object *root = NULL, *ok, *v, *err;
-	int r, ret = EXIT_FAIL;
+	int r;
 
 	snprintf(req, sizeof(req), "{\"cmd\":\"hello\",\"version\":%d}\n", IOT_PROTOCOL_VERSION);
-	r = daemon_call(fd, req, reply, sizeof(reply));
+	r = suggest_daemon_call(fd, req, reply, sizeof(reply));
 	if (r == 0) {
 		root = json_tokener_parse(reply);
 		if (!root || !json_object_object_get_ex(root, "ok", &ok) ||
@@ -401,35 +399,65 @@ static int daemon_apply(int fd, const char *what, const char *id, bool undo)
 		root = NULL;
 	}
 	if (r < 0) {
-		cli_error("iotriaged", "hello failed: %s", strerror(-r));
-		return EXIT_FAIL;
+		snprintf(ret_msg, size, "hello failed: %s", strerror(-r));
+		return r;
 	}
 	/* ids are [A-Za-z0-9._:@-]: safe inside a JSON string as they are */
 	if (id)
-		snprintf(req, sizeof(req), "{\"cmd\":\"%s\",\"suggestion\":\"%.63s\"}\n",
-			 undo ? "undo" : "apply", id);
+		snprintf(req, sizeof(req), "{\"cmd\":\"%s\",\"suggestion\":\"%.63s\"}\n", what, id);
 	else
 		snprintf(req, sizeof(req), "{\"cmd\":\"undo\"}\n");
-	r = daemon_call(fd, req, reply, sizeof(reply));
-	if (r == 0)
+	r = suggest_daemon_call(fd, req, reply, sizeof(reply));
+	if (r == 0) {
 		root = json_tokener_parse(reply);
-	if (r < 0 || !root || !json_object_object_get_ex(root, "ok", &ok)) {
-		cli_error("iotriaged", "%s: %s", what, r < 0 ? strerror(-r) : "malformed reply");
-		goto out;
+		if (!root || !json_object_object_get_ex(root, "ok", &ok))
+			r = -EPROTO;
 	}
+	if (r < 0) {
+		snprintf(ret_msg, size, "%s: %s", what,
+			 r == -EPROTO ? "malformed reply" : strerror(-r));
+		json_object_put(root);
+		return r;
+	}
+	ret_msg[0] = '\0';
 	if (json_object_get_boolean(ok)) {
 		if (json_object_object_get_ex(root, "message", &v))
-			printf("%s\n", json_object_get_string(v));
-		ret = EXIT_OK;
-	} else if (json_object_object_get_ex(root, "error", &err) &&
-		   json_object_object_get_ex(err, "message", &v)) {
-		cli_error(what, "%s (iotriaged)", json_object_get_string(v));
+			snprintf(ret_msg, size, "%s", json_object_get_string(v));
+		r = 0;
 	} else {
-		cli_error(what, "iotriaged refused without a reason");
+		if (json_object_object_get_ex(root, "error", &err) &&
+		    json_object_object_get_ex(err, "message", &v))
+			snprintf(ret_msg, size, "%s", json_object_get_string(v));
+		r = 1;
 	}
-out:
 	json_object_put(root);
-	return ret;
+	return r;
+}
+
+/*
+ * apply (id != NULL, undo false), undo ID, or undo all (id NULL) through the
+ * daemon on fd. Prints the result; returns an exit code.
+ */
+static int daemon_apply(int fd, const char *what, const char *id, bool undo)
+{
+	char msg[4096];
+	int r;
+
+	r = suggest_daemon_apply(fd, id, undo, msg, sizeof(msg));
+	if (r < 0) {
+		cli_error("iotriaged", "%s", msg);
+		return EXIT_FAIL;
+	}
+	if (r > 0) {
+		if (msg[0])
+			cli_error(what, "%s (iotriaged)", msg);
+		else
+			cli_error(what, "iotriaged refused without a reason");
+		return EXIT_FAIL;
+	}
+	if (msg[0])
+		printf("%s\n", msg);
+	return EXIT_OK;
 }
 
 /*
@@ -449,7 +477,7 @@ static int daemon_route(const struct args *a)
 				  "--before or --state-dir with it");
 			return -2;
 		}
-		fd = daemon_connect(a->socket);
+		fd = suggest_daemon_connect(a->socket);
 		if (fd < 0) {
 			cli_error(a->socket, "%s", strerror(-fd));
 			return -2;
@@ -458,12 +486,12 @@ static int daemon_route(const struct args *a)
 	}
 	if (a->root || a->before || a->state_dir)
 		return -1;
-	fd = daemon_connect(IOT_PROTO_SYSTEM_SOCKET);
+	fd = suggest_daemon_connect(IOT_PROTO_SYSTEM_SOCKET);
 	if (fd >= 0)
 		return fd;
 	if (iot_proto_default_socket(path, sizeof(path)) == 0 &&
 	    strcmp(path, IOT_PROTO_SYSTEM_SOCKET) != 0) {
-		fd = daemon_connect(path);
+		fd = suggest_daemon_connect(path);
 		if (fd >= 0)
 			return fd;
 	}
