@@ -614,5 +614,6 @@ void model_free(struct model *m)
 	tables_free(&t);
 	model_findings_free(&m->advice);
 	free(m->hist.series);
+	free(m->worker); /* flat: no pointers inside */
 	memset(m, 0, sizeof(*m));
 }

@@ -153,6 +153,7 @@ struct model {
 	struct model_advice advice; /* findings and suggestions (model_findings.h) */
 
 	struct model_history hist;
+	struct model_worker *worker; /* the daemon's bench job (model_worker.h), NULL none */
 };
 
 enum {
