@@ -130,7 +130,9 @@ static void refresh_affinity(struct source *src, struct model *m)
 
 static int embedded_start(struct source *src, const char *root, char *err, size_t errsz)
 {
-	struct sampler_opts so = { .root = root, .host = src->host, .mode = "live" };
+	struct sampler_opts so = {
+		.root = root, .host = src->host, .mode = "live", .advise = true
+	};
 	int r;
 
 	r = sampler_open(&so, &src->sampler);

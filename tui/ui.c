@@ -223,10 +223,11 @@ static void draw_header(struct ui *ui)
 static void draw_footer(struct ui *ui, int y)
 {
 	static const char *const keys[][2] = {
-		{ "F1", "Help" },     { "F6", "Sort" },	  { "/", "Filter" }, { "Spc", "Pause" },
-		{ "+-", "Interval" }, { "Tab", "Panel" }, { "F10", "Quit" },
+		{ "F1", "Help" },     { "F6", "Sort" },	  { "/", "Filter" },   { "Spc", "Pause" },
+		{ "+-", "Interval" }, { "Tab", "Panel" }, { "f", "Findings" }, { "F10", "Quit" },
 	};
-	int x = 0;
+	const char *status;
+	int x = 0, attr = 0;
 
 	ui_fill(y, 0, COLS, 0);
 	if (ui->editing) {
@@ -240,15 +241,29 @@ static void draw_footer(struct ui *ui, int y)
 		ui_put(y, 0, COLS, A_BOLD, buf);
 		return;
 	}
+	/* the findings panel's question or result wins: it must be seen */
+	status = view_findings_status(ui, &attr);
+	if (status) {
+		ui_fill(y, 0, COLS, attr & (int)A_REVERSE ? attr : 0);
+		ui_put(y, 0, COLS, attr, status);
+		return;
+	}
 	if (ui->note[0]) {
 		ui_put(y, 0, COLS, A_BOLD, ui->note);
 		return;
 	}
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && x < COLS; i++) {
+		const struct model_advice *a = &ui->model.advice;
+		char label[32];
+
+		snprintf(label, sizeof(label), "%s", keys[i][1]);
+		/* how many findings wait behind f, when the sample says */
+		if (strcmp(keys[i][0], "f") == 0 && a->present && a->nfindings)
+			snprintf(label, sizeof(label), "Findings(%zu)", a->nfindings);
 		ui_put(y, x, COLS - x, A_BOLD, keys[i][0]);
 		x += (int)strlen(keys[i][0]);
-		ui_put(y, x, COLS - x, ui_attr(ui, PAIR_HEADER), keys[i][1]);
-		x += (int)strlen(keys[i][1]) + 1;
+		ui_put(y, x, COLS - x, ui_attr(ui, PAIR_HEADER), label);
+		x += (int)strlen(label) + 1;
 	}
 }
 
@@ -307,6 +322,12 @@ static void draw(struct ui *ui)
 		return;
 	}
 	draw_header(ui);
+	if (ui->findings.open) {
+		view_findings_draw(ui, (struct rect){ 1, 0, LINES - 2, COLS });
+		draw_footer(ui, LINES - 1);
+		refresh();
+		return;
+	}
 	if (ui->model.unavailable[0] && LINES >= 16) {
 		char buf[300];
 
@@ -447,6 +468,12 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 	if (ui->help)
 		return key_help(ui, ch);
 	ui->note[0] = '\0';
+	if (ui->findings.open) {
+		unsigned f = view_findings_key(ui, ch);
+
+		if (!(f & UI_PASS))
+			return f;
+	}
 	switch (ch) {
 	case 'q':
 	case 'Q':
@@ -461,6 +488,9 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 	case KEY_F(6):
 	case 's':
 		return key_sort(ui);
+	case 'f':
+		ui->findings.open = true;
+		return UI_REDRAW;
 	case '/':
 		ui->editing = true;
 		snprintf(ui->edit, sizeof(ui->edit), "%s", p->filter);
@@ -544,6 +574,7 @@ static void setup_colors(struct ui *ui)
 	init_pair(PAIR_SOFT, COLOR_MAGENTA, -1);
 	init_pair(PAIR_IRQ, COLOR_YELLOW, -1);
 	init_pair(PAIR_WAIT, COLOR_BLUE, -1);
+	init_pair(PAIR_INFO, COLOR_CYAN, -1);
 }
 
 static int ui_loop(struct ui *ui, int sfd)
@@ -614,8 +645,9 @@ static const char tui_usage[] =
     "  --no-color      no colours (as the NO_COLOR environment variable)\n"
     "  --await-ms MS   colour r_await/w_await above MS (default 20)\n"
     "Keys: F1/h/? help, F10/q quit, F6/s sort, / filter, space pause, +/- interval,\n"
-    "Tab panel, arrows/jk move. When stdout is not a terminal, iotriage prints one\n"
-    "snapshot (iotriage snapshot) instead.\n";
+    "Tab panel, arrows/jk move, f findings (a apply, u undo: each asks y/N).\n"
+    "When stdout is not a terminal, iotriage prints one snapshot (iotriage snapshot)\n"
+    "instead.\n";
 
 enum { OPT_SOCKET = 0x100, OPT_EMBEDDED, OPT_ROOT, OPT_NO_COLOR, OPT_AWAIT };
 
@@ -707,6 +739,7 @@ int cmd_tui(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	ui->await_ms = o.await_ms;
+	ui->root = o.root;
 	ui->color = !o.no_color && !(nc && nc[0]); /* no-color.org: set and non-empty */
 	ui->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	so = (struct source_opts){ .socket = o.socket,
@@ -773,6 +806,7 @@ out_sfd:
 out_mask:
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	source_close(ui->src);
+	view_findings_free(ui);
 	model_free(&ui->model);
 	for (int i = 0; i < PANEL__COUNT; i++)
 		free(ui->panels[i].order);

@@ -20,6 +20,7 @@ struct source;
 enum {
 	UI_REDRAW = 1,
 	UI_QUIT = 2,
+	UI_PASS = 4, /* a panel's handler leaves the key to the loop's global keys */
 };
 
 enum panel_id { PANEL_DISKS, PANEL_CPUS, PANEL_IRQS, PANEL__COUNT };
@@ -36,6 +37,7 @@ enum ui_pair {
 	PAIR_SOFT,   /* softirq share of the load bar */
 	PAIR_IRQ,    /* irq share of the load bar */
 	PAIR_WAIT,   /* iowait share */
+	PAIR_INFO,   /* an "info" finding */
 	PAIR__COUNT
 };
 
@@ -55,6 +57,33 @@ struct panel {
 	int visible; /* data rows that fit at the last draw */
 };
 
+enum findings_ask {
+	FINDINGS_ASK_NONE,
+	FINDINGS_ASK_APPLY, /* "Apply ID? [y/N]" is on the status line */
+	FINDINGS_ASK_UNDO,
+};
+
+#define FINDINGS_APPLIED_MAX 16
+
+/* The findings panel (view_findings.c): it replaces the tables while open. */
+struct findings_panel {
+	bool open;
+	char sel_key[MODEL_ADV_ID_MAX + 2]; /* "f:ID", "s:ID", "a:ID": survives new samples */
+	size_t sel;			    /* row index at the last draw */
+	size_t top;			    /* first list row shown */
+	size_t nrows;			    /* rows at the last draw */
+	int detail_top;			    /* the detail's scroll, in lines */
+	int visible;			    /* list rows that fit at the last draw */
+	enum findings_ask ask;
+	char ask_id[MODEL_ADV_ID_MAX];
+	char status[800]; /* the last apply/undo result (apply_result.message size) */
+	bool status_failed;
+	/* suggestions applied from this screen, newest last: kept to show and
+	 * undo after the samples stop carrying them */
+	struct model_suggestion applied[FINDINGS_APPLIED_MAX];
+	size_t napplied;
+};
+
 struct ui {
 	struct model model;
 	struct source *src;
@@ -71,6 +100,8 @@ struct ui {
 	double await_ms; /* r_await/w_await above this are coloured */
 	char note[160];	 /* one-off message in the footer */
 	int rows, cols;
+	const char *root; /* --root: where embedded apply/undo write; NULL "/" */
+	struct findings_panel findings;
 };
 
 /* Options of `iotriage` without a subcommand. */
@@ -116,6 +147,13 @@ extern const char *const view_irqs_sorts[];
 void view_disks_draw(struct ui *ui, struct rect r);
 void view_cpus_draw(struct ui *ui, struct rect r);
 void view_irqs_draw(struct ui *ui, struct rect r);
+/* The findings panel over r (all but the header and the status line); its
+ * keys (arrows, a, u, y, f/Esc) while open; its line for the status line
+ * (the question, else the last result), NULL when it has none; free. */
+void view_findings_draw(struct ui *ui, struct rect r);
+unsigned view_findings_key(struct ui *ui, int ch);
+const char *view_findings_status(const struct ui *ui, int *ret_attr);
+void view_findings_free(struct ui *ui);
 /* The sparkline of the focused panel's selected row. */
 void view_history_draw(struct ui *ui, struct rect r);
 /* The help screen over the whole terminal, scrolled to ui->help_top; returns

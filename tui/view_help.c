@@ -21,6 +21,9 @@ static const char *const keys_help[][2] = {
 	{ "+ -", "longer / shorter interval (with a daemon: every Nth of its samples)" },
 	{ "Tab", "next panel (Shift-Tab: previous); the history strip follows the focus" },
 	{ "arrows j k", "move the selection; PgUp/PgDn/Home/End jump" },
+	{ "f", "the findings panel: the advisor's findings and suggestions (f or Esc returns)" },
+	{ "a u", "in the findings panel: apply / undo the selected suggestion; each asks "
+		 "[y/N] on the status line and only y acts" },
 	{ NULL, NULL },
 };
 
@@ -94,6 +97,15 @@ int view_help_draw(struct ui *ui, struct rect r)
 	emit(&o, A_BOLD, "IRQs: /proc/interrupts lines that fired (mpstat -I CPU)");
 	for (size_t i = 0; model_irq_help[i][0]; i++)
 		entry(&o, model_irq_help[i][0], model_irq_help[i][1]);
+	emit(&o, 0, "");
+	emit(&o, A_BOLD, "Findings (f): the advisor of iotriage suggest, on the same sample");
+	entry(&o, "severity", "critical (red), warning (yellow), info (cyan), gravest first");
+	entry(&o, "reason", "one line with the measured numbers; a finding's detail below it");
+	entry(&o, "commands",
+	      "the selected suggestion's exact shell lines, which a writes (through iotriaged "
+	      "when connected, else under --root; the live host needs root)");
+	entry(&o, "undo", "the exact lines that restore the values read, which u writes");
+	entry(&o, "*", "applied from this screen; kept in the list until undone");
 	emit(&o, 0, "");
 	emit(&o, A_BOLD, "Thresholds");
 	entry(&o, "%util", "80 or more: saturated (red)");

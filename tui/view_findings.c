@@ -1,0 +1,775 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The findings panel: the advisor's findings (severity, one-line reason)
+ * and suggestions from the sample document, the selected one's reason,
+ * exact commands and exact undo; and apply/undo on an explicit 'y' only,
+ * through iotriaged (a short separate connection) or, embedded, through
+ * src/apply.c under --root. It never reads /proc and never advises itself:
+ * what it shows and applies is what the sample carried.
+ */
+#include <errno.h>
+#include <ncurses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "advise.h"
+#include "apply.h"
+#include "cmd_suggest.h"
+#include "root.h"
+#include "source.h"
+#include "ui.h"
+
+#define DAEMON_TIMEOUT_S 5 /* apply/undo wait at most this for iotriaged's reply */
+
+/* ---- rows: findings, suggestions, then what was applied from here ---- */
+
+enum row_kind { ROW_FINDING = 'f', ROW_SUGGESTION = 's', ROW_APPLIED = 'a' };
+
+struct row {
+	enum row_kind kind;
+	const char *id;
+	const char *severity;
+	enum model_severity sev;
+	const char *reason;
+	const struct model_finding *f;
+	const struct model_suggestion *s; /* suggestion and applied rows */
+	bool applied;			  /* applied from this screen */
+};
+
+static const struct model_suggestion *applied_find(const struct findings_panel *fp, const char *id)
+{
+	for (size_t i = 0; i < fp->napplied; i++)
+		if (strcmp(fp->applied[i].id, id) == 0)
+			return &fp->applied[i];
+	return NULL;
+}
+
+/* Gravest first; the document's order among equals. */
+static void sort_rows(struct row *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct row x = v[i];
+		size_t k = i;
+
+		while (k > 0 && v[k - 1].sev < x.sev) {
+			v[k] = v[k - 1];
+			k--;
+		}
+		v[k] = x;
+	}
+}
+
+/* The rows of the panel now; *ret free()d by the caller. Returns the count
+ * (0 with *ret NULL when there are none or memory ran out). */
+static size_t rows_build(const struct ui *ui, struct row **ret)
+{
+	const struct model_advice *a = &ui->model.advice;
+	const struct findings_panel *fp = &ui->findings;
+	size_t n = 0, nf;
+	struct row *v;
+
+	*ret = NULL;
+	if (a->nfindings + a->nsuggestions + fp->napplied == 0)
+		return 0;
+	v = calloc(a->nfindings + a->nsuggestions + fp->napplied, sizeof(*v));
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < a->nfindings; i++) {
+		const struct model_finding *f = &a->findings[i];
+
+		v[n++] =
+		    (struct row){ ROW_FINDING, f->id, f->severity_name, f->severity, f->reason, f,
+				  NULL,	       false };
+	}
+	sort_rows(v, n);
+	nf = n;
+	for (size_t i = 0; i < a->nsuggestions; i++) {
+		const struct model_suggestion *s = &a->suggestions[i];
+
+		v[n++] = (struct row){ ROW_SUGGESTION,
+				       s->id,
+				       s->severity_name,
+				       s->severity,
+				       s->reason,
+				       NULL,
+				       s,
+				       applied_find(fp, s->id) != NULL };
+	}
+	sort_rows(v + nf, n - nf);
+	/* applied here and no longer suggested (the spread is in place) */
+	for (size_t i = fp->napplied; i-- > 0;) {
+		const struct model_suggestion *s = &fp->applied[i];
+
+		if (!model_findings_suggestion(a, s->id))
+			v[n++] = (struct row){ ROW_APPLIED, s->id,     s->severity_name,
+					       s->severity, s->reason, NULL,
+					       s,	    true };
+	}
+	*ret = v;
+	return n;
+}
+
+static void row_key(const struct row *r, char *buf, size_t size)
+{
+	snprintf(buf, size, "%c:%s", (char)r->kind, r->id);
+}
+
+/* Finds the selected key again among rows; a panel opened without one
+ * selects the first suggestion, the row a person came for. */
+static void keep_selection(struct findings_panel *fp, const struct row *v, size_t n)
+{
+	char key[sizeof(fp->sel_key)];
+
+	fp->nrows = n;
+	if (n == 0) {
+		fp->sel = 0;
+		fp->sel_key[0] = '\0';
+		return;
+	}
+	for (size_t i = 0; fp->sel_key[0] && i < n; i++) {
+		row_key(&v[i], key, sizeof(key));
+		if (strcmp(key, fp->sel_key) == 0) {
+			fp->sel = i;
+			return;
+		}
+	}
+	if (!fp->sel_key[0]) {
+		fp->sel = 0;
+		for (size_t i = 0; i < n; i++)
+			if (v[i].kind == ROW_SUGGESTION) {
+				fp->sel = i;
+				break;
+			}
+	} else if (fp->sel >= n) {
+		fp->sel = n - 1;
+	}
+	row_key(&v[fp->sel], fp->sel_key, sizeof(fp->sel_key));
+}
+
+/* ---- drawing ---- */
+
+static int sev_attr(const struct ui *ui, enum model_severity s)
+{
+	return ui_attr(ui, s == MODEL_SEV_CRITICAL  ? PAIR_CRIT
+			   : s == MODEL_SEV_WARNING ? PAIR_WARN
+						    : PAIR_INFO);
+}
+
+/* Lines of the detail pane, scrolled by top, clipped to r. */
+struct out {
+	struct rect r;
+	int line;
+	int top;
+};
+
+static void emit(struct out *o, int attr, const char *s)
+{
+	int y = o->line - o->top;
+
+	if (y >= 0 && y < o->r.h)
+		ui_put(o->r.y + y, o->r.x, o->r.w, attr, s);
+	o->line++;
+}
+
+/* text wrapped at spaces to the width, every line indented by indent. */
+static void wrap(struct out *o, int attr, int indent, const char *text)
+{
+	int tw = o->r.w - indent;
+	const char *p = text;
+
+	if (tw < 20)
+		tw = 20;
+	do {
+		char line[1024];
+		int n = (int)strlen(p);
+
+		if (n > tw) {
+			n = tw;
+			while (n > 0 && p[n] != ' ')
+				n--;
+			if (n == 0)
+				n = tw;
+		}
+		snprintf(line, sizeof(line), "%*s%.*s", indent, "", n, p);
+		emit(o, attr, line);
+		p += n;
+		while (*p == ' ')
+			p++;
+	} while (*p);
+}
+
+static void detail_finding(struct ui *ui, struct out *o, const struct model_finding *f)
+{
+	const struct model_advice *a = &ui->model.advice;
+	char line[512];
+	bool any = false;
+
+	snprintf(line, sizeof(line), "Finding %s  [%s]  %s  %s", f->id, f->severity_name, f->kind,
+		 f->subject);
+	emit(o, ui_mix(A_BOLD, sev_attr(ui, f->severity)), line);
+	wrap(o, 0, 2, f->reason);
+	if (f->detail[0]) {
+		/* the advisor separates its items with "; ": one per line reads better */
+		const char *p = f->detail;
+
+		emit(o, A_BOLD, "Detail:");
+		while (*p) {
+			const char *end = strstr(p, "; ");
+			size_t n = end ? (size_t)(end - p) : strlen(p);
+			char item[1024];
+
+			snprintf(item, sizeof(item), "%.*s",
+				 (int)(n < sizeof(item) ? n : sizeof(item) - 1), p);
+			wrap(o, 0, 2, item);
+			p += n;
+			if (end)
+				p += 2;
+		}
+	}
+	for (size_t i = 0; i < a->nsuggestions; i++)
+		if (strcmp(a->suggestions[i].finding, f->id) == 0) {
+			snprintf(line, sizeof(line),
+				 "Suggestion %s answers it: select it for the commands and undo.",
+				 a->suggestions[i].id);
+			emit(o, A_BOLD, line);
+			any = true;
+		}
+	if (!any)
+		emit(o, A_BOLD, "No suggestion answers this finding (the detail says why).");
+}
+
+static void detail_suggestion(struct ui *ui, struct out *o, const struct model_suggestion *s,
+			      bool applied, bool current)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), "Suggestion %s  [%s]  for %s%s", s->id, s->severity_name,
+		 s->finding,
+		 !applied  ? ""
+		 : current ? "  APPLIED from this screen (u undoes it)"
+			   : "  APPLIED from this screen, no longer suggested (u undoes it)");
+	emit(o, ui_mix(A_BOLD, sev_attr(ui, s->severity)), line);
+	wrap(o, 0, 2, s->reason);
+	if (applied)
+		snprintf(line, sizeof(line), "Commands (%zu, applied):", s->ncommands);
+	else
+		snprintf(line, sizeof(line),
+			 "Commands (%zu; a applies them after a y/N question):", s->ncommands);
+	emit(o, A_BOLD, line);
+	for (size_t i = 0; i < s->ncommands; i++)
+		wrap(o, 0, 2, s->commands[i]);
+	snprintf(line, sizeof(line),
+		 "Undo (%zu; u restores these values after a y/N question):", s->nundo);
+	emit(o, A_BOLD, line);
+	for (size_t i = 0; i < s->nundo; i++)
+		wrap(o, 0, 2, s->undo[i]);
+	if (s->effect[0]) {
+		emit(o, A_BOLD, "Expected:");
+		wrap(o, 0, 2, s->effect);
+	}
+	if (s->notes[0]) {
+		emit(o, A_BOLD, "Notes:");
+		wrap(o, 0, 2, s->notes);
+	}
+}
+
+static void detail(struct ui *ui, struct out *o, const struct row *s)
+{
+	if (s->kind == ROW_FINDING)
+		detail_finding(ui, o, s->f);
+	else
+		detail_suggestion(ui, o, s->s, s->applied, s->kind == ROW_SUGGESTION);
+}
+
+/* Why there is no list: nothing known is never drawn as "healthy". */
+static const char *why_empty(const struct ui *ui, char *buf, size_t size)
+{
+	const struct model *m = &ui->model;
+
+	if (!m->have_sample)
+		return "waiting for the first sample...";
+	if (!m->has_rates)
+		return "waiting for a second sample: findings need an interval";
+	if (m->advice.bad[0]) {
+		snprintf(buf, size,
+			 "The advice in the sample could not be read (%s): nothing is known, "
+			 "which is not the same as healthy.",
+			 m->advice.bad);
+		return buf;
+	}
+	if (!m->advice.present)
+		return source_kind(ui->src) == SOURCE_DAEMON
+			   ? "No advice: iotriaged sends none (it runs with --core-only, or is "
+			     "older than the advisor). Nothing is known, which is not the same as "
+			     "healthy: iotriage suggest advises once."
+			   : "No advice in this sample: the IRQ and device topology could not be "
+			     "read. Nothing is known, which is not the same as healthy.";
+	return NULL;
+}
+
+void view_findings_draw(struct ui *ui, struct rect r)
+{
+	struct findings_panel *fp = &ui->findings;
+	const struct model_advice *a = &ui->model.advice;
+	struct row *v = NULL;
+	size_t n = rows_build(ui, &v);
+	char buf[512];
+	const char *why;
+	int y = r.y, list_h, lines;
+	size_t sel_line = 0;
+
+	if (fp->napplied)
+		snprintf(buf, sizeof(buf),
+			 "> Findings (%zu)  Suggestions (%zu)  Applied here (%zu)", a->nfindings,
+			 a->nsuggestions, fp->napplied);
+	else
+		snprintf(buf, sizeof(buf), "> Findings (%zu)  Suggestions (%zu)", a->nfindings,
+			 a->nsuggestions);
+	ui_fill(y, r.x, r.w, ui_attr(ui, PAIR_TITLE));
+	ui_put(y, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
+	y++;
+	keep_selection(fp, v, n);
+	why = why_empty(ui, buf, sizeof(buf));
+	if (why) {
+		struct out o = { .r = { y, r.x, r.y + r.h - y, r.w } };
+
+		wrap(&o, A_BOLD, 2, why);
+		y += o.line;
+		if (n == 0) {
+			free(v);
+			return;
+		}
+	} else if (a->nfindings == 0) {
+		ui_put(y++, r.x, r.w, ui_mix(A_BOLD, ui_attr(ui, PAIR_GOOD)),
+		       "  No findings: nothing stands out on this host (no hot core, no "
+		       "saturated or slow disk).");
+	}
+	if (n == 0) {
+		free(v);
+		return;
+	}
+
+	/* the list: a heading before each kind, one line per row */
+	lines = (int)n;
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || v[i].kind != v[i - 1].kind)
+			lines++; /* its heading */
+	list_h = r.y + r.h - y;
+	if (list_h > lines)
+		list_h = lines;
+	if (list_h > (r.h - 1) / 2 && (r.h - 1) / 2 >= 4)
+		list_h = (r.h - 1) / 2;
+	fp->visible = list_h;
+	for (size_t i = 0, line = 0; i < n; i++, line++) {
+		if (i == 0 || v[i].kind != v[i - 1].kind)
+			line++;
+		if (i == fp->sel)
+			sel_line = line;
+	}
+	if (sel_line < fp->top + 1)
+		fp->top = sel_line > 0 ? sel_line - 1 : 0;
+	if (sel_line >= fp->top + (size_t)list_h)
+		fp->top = sel_line - (size_t)list_h + 1;
+	for (size_t i = 0, line = 0; i < n; i++, line++) {
+		int row_y;
+
+		if (i == 0 || v[i].kind != v[i - 1].kind) {
+			const char *head = v[i].kind == ROW_FINDING ? "Findings"
+					   : v[i].kind == ROW_SUGGESTION
+					       ? "Suggestions"
+					       : "Applied from this screen";
+
+			if (line >= fp->top && line < fp->top + (size_t)list_h)
+				ui_put(y + (int)(line - fp->top), r.x, r.w, A_BOLD | A_UNDERLINE,
+				       head);
+			line++;
+		}
+		if (line < fp->top || line >= fp->top + (size_t)list_h)
+			continue;
+		row_y = y + (int)(line - fp->top);
+		{
+			int base = i == fp->sel ? (int)A_REVERSE : 0;
+			char id[MODEL_ADV_ID_MAX + 16];
+
+			ui_fill(row_y, r.x, r.w, base);
+			ui_put(row_y, r.x + 2, 8, ui_mix(base | A_BOLD, sev_attr(ui, v[i].sev)),
+			       v[i].severity);
+			snprintf(id, sizeof(id), "%s%s", v[i].id, v[i].applied ? " *" : "");
+			ui_put(row_y, r.x + 11, 28, base | A_BOLD, id);
+			ui_put(row_y, r.x + 40, r.w - 40, base, v[i].reason);
+		}
+	}
+	if (!a->nsuggestions && !fp->napplied && a->nfindings && y + list_h < r.y + r.h) {
+		ui_put(y + list_h, r.x, r.w, A_DIM,
+		       "  No suggestion: nothing here is safe to change automatically (see the "
+		       "finding's detail).");
+		list_h++;
+	}
+	y += list_h;
+
+	/* the selected row's detail, scrolled with PgUp/PgDn */
+	if (y + 2 <= r.y + r.h) {
+		struct out o = { .r = { y + 1, r.x, r.y + r.h - y - 1, r.w } };
+		struct out count = { .r = { 0, 0, 0, r.w } }; /* h 0: counts, draws nothing */
+		const struct row *s = &v[fp->sel];
+
+		mvhline(y, r.x, ui->utf8 ? ACS_HLINE : '-', r.w);
+		detail(ui, &count, s);
+		/* never scrolled past the end (a shorter row is selected now) */
+		if (fp->detail_top > count.line - o.r.h)
+			fp->detail_top = count.line - o.r.h;
+		if (fp->detail_top < 0)
+			fp->detail_top = 0;
+		o.top = fp->detail_top;
+		detail(ui, &o, s);
+		if (o.line > o.r.h) {
+			snprintf(buf, sizeof(buf), " %d-%d of %d lines (PgUp/PgDn) ",
+				 fp->detail_top + 1,
+				 fp->detail_top + o.r.h < o.line ? fp->detail_top + o.r.h : o.line,
+				 o.line);
+			ui_put(y, r.x + r.w - (int)strlen(buf) - 1, (int)strlen(buf), A_BOLD, buf);
+		}
+	}
+	free(v);
+}
+
+/* ---- apply and undo ---- */
+
+static void set_status(struct findings_panel *fp, bool failed, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set_status(struct findings_panel *fp, bool failed, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(fp->status, sizeof(fp->status), fmt, ap);
+	va_end(ap);
+	fp->status_failed = failed;
+}
+
+static void remember_applied(struct findings_panel *fp, const struct model_suggestion *s,
+			     const char *id)
+{
+	struct model_suggestion c = { 0 };
+
+	if (s) {
+		if (model_findings_copy_suggestion(s, &c) < 0)
+			return; /* only the "applied" marker is lost */
+	} else {
+		snprintf(c.id, sizeof(c.id), "%s", id);
+		if (model_findings_copy_suggestion(&c, &c) < 0)
+			return;
+	}
+	for (size_t i = 0; i < fp->napplied; i++)
+		if (strcmp(fp->applied[i].id, c.id) == 0) {
+			model_findings_free_suggestion(&fp->applied[i]);
+			fp->applied[i] = c;
+			return;
+		}
+	if (fp->napplied == FINDINGS_APPLIED_MAX) {
+		model_findings_free_suggestion(&fp->applied[0]);
+		memmove(&fp->applied[0], &fp->applied[1],
+			sizeof(fp->applied[0]) * (FINDINGS_APPLIED_MAX - 1));
+		fp->napplied--;
+	}
+	fp->applied[fp->napplied++] = c;
+}
+
+static void forget_applied(struct findings_panel *fp, const char *id)
+{
+	for (size_t i = 0; i < fp->napplied; i++)
+		if (strcmp(fp->applied[i].id, id) == 0) {
+			model_findings_free_suggestion(&fp->applied[i]);
+			memmove(&fp->applied[i], &fp->applied[i + 1],
+				sizeof(fp->applied[0]) * (fp->napplied - i - 1));
+			fp->napplied--;
+			return;
+		}
+}
+
+/* Through iotriaged: a connection of its own, so the subscription's stream
+ * is never mixed with this reply. 0 done, else failed; msg says which. */
+static int daemon_act(struct ui *ui, const char *id, bool undo, char *msg, size_t size)
+{
+	const char *path = source_socket(ui->src);
+	struct timeval tv = { .tv_sec = DAEMON_TIMEOUT_S };
+	char reply[700];
+	int fd, r;
+
+	fd = suggest_daemon_connect(path);
+	if (fd < 0) {
+		snprintf(msg, size, "%s failed: cannot reach iotriaged at %s: %s",
+			 undo ? "undo" : "apply", path, strerror(-fd));
+		return -1;
+	}
+	/* a daemon that stops answering must not freeze the screen */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	r = suggest_daemon_apply(fd, id, undo, reply, sizeof(reply));
+	close(fd);
+	if (r == 0) {
+		snprintf(msg, size, "iotriaged: %s", reply);
+		return 0;
+	}
+	if (r > 0)
+		snprintf(msg, size, "%s refused by iotriaged: %s", undo ? "undo" : "apply",
+			 reply[0] ? reply : "no reason given");
+	else if (r == -EAGAIN || r == -EWOULDBLOCK)
+		snprintf(msg, size, "%s: iotriaged did not answer within %d s; it may still act",
+			 undo ? "undo" : "apply", DAEMON_TIMEOUT_S);
+	else
+		snprintf(msg, size, "iotriaged: %s", reply);
+	return -1;
+}
+
+/* Embedded: exactly the writes the sample showed, through apply_suggestion()
+ * (which re-reads each file for its undo value, journals, writes, verifies
+ * and rolls back on failure). */
+static int embedded_apply(struct ui *ui, const char *id, char *msg, size_t size)
+{
+	const struct model_suggestion *ms = model_findings_suggestion(&ui->model.advice, id);
+	struct suggestion s = { 0 };
+	struct apply_result res = { 0 };
+	struct root root;
+	int fd, e = -EINVAL;
+
+	if (!ms) {
+		snprintf(msg, size,
+			 "apply: %s is no longer suggested by the last sample; nothing "
+			 "written",
+			 id);
+		return -1;
+	}
+	if (ms->nwrites == 0 || ms->nwrites > APPLY_MAX_WRITES) {
+		snprintf(msg, size, "apply: %s carries no writes this client can apply", id);
+		return -1;
+	}
+	s.actions = calloc(ms->nwrites, sizeof(*s.actions));
+	if (!s.actions) {
+		snprintf(msg, size, "apply: %s", strerror(ENOMEM));
+		return -1;
+	}
+	snprintf(s.id, sizeof(s.id), "%s", ms->id);
+	for (size_t i = 0; i < ms->nwrites; i++) {
+		struct advise_action *a = &s.actions[i];
+		const struct model_write *w = &ms->writes[i];
+
+		/* host paths in the document, root-relative in apply */
+		if (strlen(w->path + 1) >= sizeof(a->path) ||
+		    strlen(w->value) >= sizeof(a->value)) {
+			snprintf(msg, size, "apply: %s: a path or value too long (%s)", id,
+				 w->path);
+			goto out;
+		}
+		memcpy(a->path, w->path + 1, strlen(w->path + 1) + 1);
+		memcpy(a->value, w->value, strlen(w->value) + 1);
+	}
+	s.nactions = ms->nwrites;
+	e = root_open(ui->root, &root);
+	if (e < 0) {
+		snprintf(msg, size, "apply: %s: %s", ui->root ? ui->root : "/", strerror(-e));
+		goto out;
+	}
+	fd = apply_state_open(&root, NULL);
+	if (fd < 0) {
+		e = fd;
+		snprintf(msg, size, "apply: cannot open the undo journal directory: %s",
+			 strerror(-e));
+	} else {
+		e = apply_suggestion(&root, fd, &s, &res);
+		close(fd);
+		snprintf(msg, size, "%s%s", e < 0 ? "apply failed: " : "", res.message);
+	}
+	root_close(&root);
+out:
+	free(s.actions);
+	return e < 0 ? -1 : 0;
+}
+
+static void act(struct ui *ui, bool undo)
+{
+	struct findings_panel *fp = &ui->findings;
+	char id[MODEL_ADV_ID_MAX], msg[sizeof(fp->status)];
+	int r;
+
+	memcpy(id, fp->ask_id, sizeof(id));
+	if (source_kind(ui->src) == SOURCE_DAEMON) {
+		r = daemon_act(ui, id, undo, msg, sizeof(msg));
+	} else if (undo) {
+		struct apply_result res = { 0 };
+
+		r = apply_undo_by_id(ui->root, NULL, id, &res) < 0 ? -1 : 0;
+		snprintf(msg, sizeof(msg), "%s%s", r < 0 ? "undo failed: " : "", res.message);
+	} else {
+		r = embedded_apply(ui, id, msg, sizeof(msg));
+	}
+	set_status(fp, r < 0, "%s", msg);
+	if (r == 0 && undo)
+		forget_applied(fp, id);
+	else if (r == 0)
+		remember_applied(fp, model_findings_suggestion(&ui->model.advice, id), id);
+}
+
+/* Embedded without --root writes the live kernel's files: root's. */
+static bool may_write(struct ui *ui, bool undo)
+{
+	if (source_kind(ui->src) == SOURCE_DAEMON || ui->root || geteuid() == 0)
+		return true;
+	set_status(&ui->findings, true,
+		   "cannot %s here: changing IRQ affinity and queue settings needs root (run "
+		   "iotriage with sudo, or through iotriaged)",
+		   undo ? "undo" : "apply");
+	return false;
+}
+
+/* a or u on the selected row: ask, never act. */
+static unsigned ask(struct ui *ui, bool undo)
+{
+	struct findings_panel *fp = &ui->findings;
+	struct row *v = NULL;
+	size_t n = rows_build(ui, &v);
+	const struct row *r;
+
+	fp->status[0] = '\0';
+	keep_selection(fp, v, n);
+	r = n ? &v[fp->sel] : NULL;
+	if (!r || r->kind == ROW_FINDING) {
+		set_status(fp, true, "select a suggestion (below the findings) to %s it",
+			   undo ? "undo" : "apply");
+	} else if (!undo && r->kind == ROW_APPLIED) {
+		set_status(fp, true, "%s is no longer suggested: u undoes it", r->id);
+	} else if (!undo && ui->paused) {
+		set_status(fp, true,
+			   "paused: the advice on screen may be old; resume (space) before "
+			   "applying");
+	} else if (may_write(ui, undo)) {
+		snprintf(fp->ask_id, sizeof(fp->ask_id), "%s", r->id);
+		fp->ask = undo ? FINDINGS_ASK_UNDO : FINDINGS_ASK_APPLY;
+	}
+	free(v);
+	return UI_REDRAW;
+}
+
+static unsigned select_row(struct ui *ui, long delta, bool to_end)
+{
+	struct findings_panel *fp = &ui->findings;
+	struct row *v = NULL;
+	size_t n = rows_build(ui, &v);
+	long sel;
+
+	keep_selection(fp, v, n);
+	if (n == 0) {
+		free(v);
+		return 0;
+	}
+	sel = to_end ? (delta < 0 ? 0 : (long)n - 1) : (long)fp->sel + delta;
+	if (sel < 0)
+		sel = 0;
+	if (sel >= (long)n)
+		sel = (long)n - 1;
+	if ((size_t)sel != fp->sel)
+		fp->detail_top = 0;
+	fp->sel = (size_t)sel;
+	row_key(&v[fp->sel], fp->sel_key, sizeof(fp->sel_key));
+	free(v);
+	return UI_REDRAW;
+}
+
+unsigned view_findings_key(struct ui *ui, int ch)
+{
+	struct findings_panel *fp = &ui->findings;
+
+	if (fp->ask != FINDINGS_ASK_NONE) {
+		bool undo = fp->ask == FINDINGS_ASK_UNDO;
+
+		/* only an explicit y acts; any other key is a no */
+		fp->ask = FINDINGS_ASK_NONE;
+		if (ch == 'y' || ch == 'Y')
+			act(ui, undo);
+		else
+			set_status(fp, false, "%s %s cancelled: nothing written",
+				   undo ? "undo of" : "apply of", fp->ask_id);
+		return UI_REDRAW;
+	}
+	switch (ch) {
+	case 'f':
+	case 'F':
+	case 27: /* Esc */
+		fp->open = false;
+		fp->status[0] = '\0';
+		return UI_REDRAW;
+	case KEY_UP:
+	case 'k':
+		return select_row(ui, -1, false);
+	case KEY_DOWN:
+	case 'j':
+		return select_row(ui, 1, false);
+	case KEY_HOME:
+	case 'g':
+		return select_row(ui, -1, true);
+	case KEY_END:
+	case 'G':
+		return select_row(ui, 1, true);
+	case KEY_NPAGE:
+		fp->detail_top += LINES / 2 > 1 ? LINES / 2 : 1;
+		return UI_REDRAW;
+	case KEY_PPAGE:
+		fp->detail_top -= LINES / 2 > 1 ? LINES / 2 : 1;
+		if (fp->detail_top < 0)
+			fp->detail_top = 0;
+		return UI_REDRAW;
+	case 'a':
+		return ask(ui, false);
+	case 'u':
+		return ask(ui, true);
+	case 'q':
+	case 'Q':
+	case KEY_F(10):
+	case KEY_F(1):
+	case 'h':
+	case '?':
+	case ' ':
+	case '+':
+	case '=':
+	case '-':
+	case '_':
+	case 12: /* Ctrl-L */
+		return UI_PASS;
+	}
+	return 0;
+}
+
+const char *view_findings_status(const struct ui *ui, int *ret_attr)
+{
+	const struct findings_panel *fp = &ui->findings;
+	static char buf[sizeof(fp->status) + 64];
+
+	if (fp->ask != FINDINGS_ASK_NONE) {
+		snprintf(buf, sizeof(buf), "%s %s? [y/N]",
+			 fp->ask == FINDINGS_ASK_APPLY ? "Apply" : "Undo", fp->ask_id);
+		*ret_attr = ui_mix(A_BOLD, ui_attr(ui, PAIR_WARN)) | (int)A_REVERSE;
+		return buf;
+	}
+	if (fp->status[0]) {
+		*ret_attr =
+		    fp->status_failed ? ui_mix((int)A_BOLD, ui_attr(ui, PAIR_CRIT)) : (int)A_BOLD;
+		return fp->status;
+	}
+	if (!fp->open)
+		return NULL;
+	*ret_attr = A_BOLD;
+	return "arrows select  a Apply  u Undo  PgUp/PgDn scroll  f/Esc back  F1 Help  F10 Quit";
+}
+
+void view_findings_free(struct ui *ui)
+{
+	for (size_t i = 0; i < ui->findings.napplied; i++)
+		model_findings_free_suggestion(&ui->findings.applied[i]);
+	ui->findings.napplied = 0;
+}
