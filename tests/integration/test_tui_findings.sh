@@ -1,0 +1,266 @@
+#!/bin/sh
+# The findings panel driven in tmux (a private server, killed at the end) as
+# a person uses it, on a copy of the mpt2sas scenario that advance.py keeps
+# advancing (so the embedded sampler measures CPU 1 drowning in the SAS HBA's
+# interrupts, whatever the timing): f opens the panel, the finding shows its
+# severity (in colour) and reason, the selected suggestion its exact commands
+# and undo; a asks "Apply ID? [y/N]", n writes nothing, a y writes the 16
+# /proc/irq/N/smp_affinity_list files of the copy (plain files there) and the
+# status line says so, u y restores them. A healthy tree says "No findings".
+# Then through iotriaged: apply and undo over its socket, and a --core-only
+# daemon, whose samples carry no advice, is not called healthy. Assertions
+# wait for the screen (up to $WAIT s), never for a fixed time.
+set -u
+WAIT=${TUI_TEST_WAIT:-30}
+skip() { echo "SKIP: $*"; exit 77; }
+command -v tmux >/dev/null || skip "tmux is not installed"
+command -v python3 >/dev/null || skip "python3 is not installed"
+[ -n "${IOTRIAGE:-}" ] || skip "\$IOTRIAGE not set (run through meson test)"
+
+A="$SRCDIR/tests/fixtures/advise"
+tmp=$(mktemp -d)
+TMUX_TMPDIR=$tmp
+export TMUX_TMPDIR
+unset TMUX
+sock="iotriage-findings-$$"
+T() { tmux -L "$sock" -f /dev/null "$@"; }
+gen_pids=
+daemon_pid=
+cleanup() {
+	T kill-server 2>/dev/null
+	for p in $gen_pids; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
+	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+sanitizer_reports() {
+	for f in "$tmp"/san-*; do
+		[ -s "$f" ] && { echo "--- $f:"; cat "$f"; }
+	done
+	[ -f "$tmp/daemon.log" ] && grep -E 'runtime error|Sanitizer' "$tmp/daemon.log"
+}
+fail() {
+	echo "FAIL: $*"
+	[ -f "$tmp/screen" ] && { echo "--- last screen:"; cat "$tmp/screen"; }
+	sanitizer_reports
+	exit 1
+}
+
+# wait_for WINDOW REGEX: the window's screen matches within $WAIT s
+wait_for() {
+	n=0
+	while [ $n -lt $((WAIT * 10)) ]; do
+		T capture-pane -p -t "$1" >"$tmp/screen" 2>/dev/null
+		grep -Eq -- "$2" "$tmp/screen" && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+# status WINDOW REGEX: the status line (the last one) matches within $WAIT s
+status() {
+	n=0
+	while [ $n -lt $((WAIT * 10)) ]; do
+		T capture-pane -p -t "$1" >"$tmp/screen" 2>/dev/null
+		tail -n 1 "$tmp/screen" | grep -Eq -- "$2" && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+
+# advancing copies of a scenario's t1: SCENARIO DIR
+advancing() {
+	cp -a "$A/$1/t1" "$2" || fail "copying $1"
+	"$A/advance.py" "$A/$1" "$2" 2 --loop 0.1 &
+	gen_pids="$gen_pids $!"
+	# python can take seconds to start on a loaded machine: wait for step 2
+	n=0
+	until grep -q '^1020\.00 ' "$2/proc/uptime"; do
+		[ $n -lt $((WAIT * 10)) ] || fail "the tree generator does not advance ($1)"
+		sleep 0.1
+		n=$((n + 1))
+	done
+}
+root="$tmp/root"
+advancing mpt2sas "$root"
+advancing healthy "$tmp/healthy"
+
+# the 16 affinities of the HBA's IRQs, on one line
+affinities() {
+	for i in $(seq 107 122); do
+		printf '%s ' "$(cat "$root/proc/irq/$i/smp_affinity_list")"
+	done
+}
+orig="0-7 0-7 0-7 0-7 0-7 0-7 0-7 0-7 0-7 0-7 0-7 0-7 0-7 0-7 0-7 0-7 "
+spread="0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 "
+[ "$(affinities)" = "$orig" ] || fail "the copy does not start at 0-7: $(affinities)"
+journal="$root/var/lib/iotriage/irq-spread-host0.undo"
+
+# The pane runs the client, then says whether the tty modes came back and
+# the exit status, and stays open. stderr (sanitizer reports) must stay empty.
+run_in() { # WINDOW ARGS...
+	w=$1
+	shift
+	cat >"$tmp/$w.sh" <<SH
+s0=\$(stty -g)
+"$IOTRIAGE" $* 2>"$tmp/san-$w"
+rc=\$?
+[ "\$s0" = "\$(stty -g)" ] && echo "tty-restored rc=\$rc" || echo "tty-changed rc=\$rc"
+exec sleep 600
+SH
+	T new-session -d -s "$w" -n "$w" -x 200 -y 50 "env LANG=C.UTF-8 sh $tmp/$w.sh"
+}
+
+finding_row='^  warning +hot-cpu-cpu1 +cpu1: %irq 35\.00 \+ %soft 30\.00 = 65\.00% \(peers. median 1\.50%\), 81000 interrupts/s'
+sugg_row='^  warning +irq-spread-host0 +16 IRQs of host0 put 80000 interrupts/s'
+
+# the panel, its finding and the selected suggestion's commands and undo
+check_panel() { # WINDOW
+	T send-keys -t "$1" f
+	wait_for "$1" '^> Findings \(1\) +Suggestions \(1\)' || fail "$1: f opens the findings panel"
+	wait_for "$1" "$finding_row" || fail "$1: the finding with its severity and reason"
+	grep -Eq "$sugg_row" "$tmp/screen" || fail "$1: the suggestion's row"
+	# the suggestion is selected first: its reason, exact commands and undo
+	grep -q '^Suggestion irq-spread-host0  \[warning\]  for hot-cpu-cpu1' "$tmp/screen" ||
+		fail "$1: the selected suggestion's title"
+	grep -q '^Commands (16; a applies them' "$tmp/screen" || fail "$1: commands heading"
+	grep -q '^  echo 0 > /proc/irq/107/smp_affinity_list$' "$tmp/screen" || fail "$1: 1st command"
+	grep -q '^  echo 7 > /proc/irq/122/smp_affinity_list$' "$tmp/screen" || fail "$1: 16th command"
+	grep -q '^Undo (16; u restores' "$tmp/screen" || fail "$1: undo heading"
+	grep -q '^  echo 0-7 > /proc/irq/122/smp_affinity_list$' "$tmp/screen" || fail "$1: 1st undo"
+	grep -q '^  echo 0-7 > /proc/irq/107/smp_affinity_list$' "$tmp/screen" || fail "$1: 16th undo"
+	[ "$(grep -c '^  echo ' "$tmp/screen")" -eq 32 ] || fail "$1: 16 commands and 16 undo lines"
+}
+
+# ---- embedded, on the advancing mpt2sas copy ----
+run_in emb --embedded --root "$root" --interval 500
+wait_for emb 'fFindings\(1\) F10Quit' || fail "the footer names f and counts the finding"
+check_panel emb
+# the warning in yellow (SGR 33)
+T capture-pane -e -p -t emb >"$tmp/screen.e"
+grep 'hot-cpu-cpu1' "$tmp/screen.e" | head -n 1 | grep -q '33m' ||
+	fail "the warning severity is not yellow"
+# the finding selected: its detail; a there asks nothing
+T send-keys -t emb k
+wait_for emb '^Finding hot-cpu-cpu1  \[warning\]  hot_cpu  cpu1' || fail "k selects the finding"
+grep -q '^  IRQ 108 mpt2sas0-msix1 \[host0 0000:03:00\.0\] 6\.2%' "$tmp/screen" ||
+	fail "the finding's detail, one item per line"
+grep -q '^Suggestion irq-spread-host0 answers it' "$tmp/screen" || fail "the finding names its answer"
+T send-keys -t emb a
+status emb '^select a suggestion \(below the findings\) to apply it' || fail "a on a finding"
+T send-keys -t emb j
+wait_for emb '^Suggestion irq-spread-host0  \[warning\]' || fail "j selects the suggestion again"
+
+# a asks; n writes nothing
+T send-keys -t emb a
+status emb '^Apply irq-spread-host0\? \[y/N\]' || fail "a asks for confirmation"
+[ "$(affinities)" = "$orig" ] || fail "the question alone wrote: $(affinities)"
+T send-keys -t emb n
+status emb '^apply of irq-spread-host0 cancelled: nothing written' || fail "n cancels"
+[ "$(affinities)" = "$orig" ] || fail "n wrote: $(affinities)"
+[ ! -e "$journal" ] || fail "n left a journal"
+
+# a y applies: the files, the journal, the status line
+T send-keys -t emb a
+status emb '^Apply irq-spread-host0\? \[y/N\]' || fail "a asks again"
+T send-keys -t emb y
+status emb '^irq-spread-host0 applied: 16 writes verified by reading back' ||
+	fail "y: the status line says it was applied"
+[ "$(affinities)" = "$spread" ] || fail "y did not spread the IRQs: $(affinities)"
+[ -f "$journal" ] || fail "no undo journal under the root"
+grep -Eq '^  warning +irq-spread-host0 \* ' "$tmp/screen" || fail "the applied row is marked"
+grep -q 'Applied here (1)' "$tmp/screen" || fail "the title counts what was applied here"
+
+# u y undoes
+T send-keys -t emb u
+status emb '^Undo irq-spread-host0\? \[y/N\]' || fail "u asks for confirmation"
+[ "$(affinities)" = "$spread" ] || fail "the undo question alone wrote"
+T send-keys -t emb y
+status emb '^irq-spread-host0 undone: 16 values restored' || fail "u y: the status line"
+[ "$(affinities)" = "$orig" ] || fail "u y did not restore 0-7: $(affinities)"
+[ ! -e "$journal" ] || fail "the journal is left after undo"
+
+T send-keys -t emb Escape
+wait_for emb '^> Disks' || fail "Esc returns to the tables"
+T send-keys -t emb q
+wait_for emb '^tty-restored rc=0' || fail "q: exit 0 with the tty modes restored"
+
+# ---- a healthy host ----
+run_in ok --embedded --root "$tmp/healthy" --interval 500
+wait_for ok 'fFindings F10Quit' || fail "healthy: the footer counts nothing"
+T send-keys -t ok f
+wait_for ok '^  No findings: nothing stands out on this host' || fail "healthy: No findings"
+grep -q '^> Findings (0)  Suggestions (0)' "$tmp/screen" || fail "healthy: the title"
+T send-keys -t ok q
+wait_for ok '^tty-restored rc=0' || fail "healthy: q"
+
+# ---- through iotriaged ----
+if [ -z "${IOTRIAGED:-}" ]; then
+	[ -z "$(sanitizer_reports)" ] || fail "sanitizer reports"
+	echo "ok (daemon part skipped: \$IOTRIAGED not set)"
+	exit 0
+fi
+start_daemon() { # EXTRA ARGS
+	rm -f "$tmp/d.sock"
+	"$IOTRIAGED" --foreground --socket "$tmp/d.sock" --root "$root" --interval 300 "$@" \
+		2>>"$tmp/daemon.log" &
+	daemon_pid=$!
+	n=0
+	while [ ! -S "$tmp/d.sock" ] && [ $n -lt $((WAIT * 10)) ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ -S "$tmp/d.sock" ] || fail "iotriaged did not create its socket: $(cat "$tmp/daemon.log")"
+}
+stop_daemon() {
+	kill -TERM "$daemon_pid"
+	wait "$daemon_pid" || fail "iotriaged exit status $?: $(cat "$tmp/daemon.log")"
+	daemon_pid=
+}
+
+# the daemon's own uid may apply (SO_PEERCRED): this test runs as both
+start_daemon
+run_in dmn --socket "$tmp/d.sock"
+check_panel dmn
+T send-keys -t dmn a
+status dmn '^Apply irq-spread-host0\? \[y/N\]' || fail "daemon: a asks"
+T send-keys -t dmn n
+status dmn 'cancelled: nothing written' || fail "daemon: n cancels"
+[ "$(affinities)" = "$orig" ] || fail "daemon: n wrote: $(affinities)"
+T send-keys -t dmn a
+status dmn '^Apply irq-spread-host0\? \[y/N\]' || fail "daemon: a asks again"
+T send-keys -t dmn y
+status dmn '^iotriaged: irq-spread-host0 applied: 16 writes verified' ||
+	fail "daemon: y applies through iotriaged"
+[ "$(affinities)" = "$spread" ] || fail "daemon: the IRQs were not spread: $(affinities)"
+grep -q 'apply irq-spread-host0 (uid ' "$tmp/daemon.log" || fail "daemon: apply not logged"
+# the daemon re-reads the topology after apply: the suggestion is done
+wait_for dmn '^Applied from this screen' || fail "daemon: the applied row stays to undo"
+T send-keys -t dmn u
+status dmn '^Undo irq-spread-host0\? \[y/N\]' || fail "daemon: u asks"
+T send-keys -t dmn y
+status dmn '^iotriaged: irq-spread-host0 undone: 16 values restored' ||
+	fail "daemon: u y undoes through iotriaged"
+[ "$(affinities)" = "$orig" ] || fail "daemon: undo did not restore 0-7: $(affinities)"
+T send-keys -t dmn q
+wait_for dmn '^tty-restored rc=0' || fail "daemon: q"
+stop_daemon
+
+# --core-only: samples without advice are "not known", never "healthy"
+start_daemon --core-only
+run_in core --socket "$tmp/d.sock"
+wait_for core '^> Disks' || fail "core-only: the tables"
+T send-keys -t core f
+wait_for core '^  No advice: iotriaged sends none' || fail "core-only: no advice said so"
+grep -q 'No findings' "$tmp/screen" && fail "core-only: called healthy"
+T send-keys -t core a
+status core '^select a suggestion' || fail "core-only: a has nothing to apply"
+T send-keys -t core q
+wait_for core '^tty-restored rc=0' || fail "core-only: q"
+stop_daemon
+[ -z "$(sanitizer_reports)" ] || fail "sanitizer reports"
+echo ok
