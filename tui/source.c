@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * source: the TUI's samples, from iotriaged (protocol.h: hello, status,
- * history, subscribe; reconnecting by itself) or from the embedded sampler
- * on the loop's clock. Either way the bytes are a doc/json.md sample handed
- * to the model's one decoder. Never draws; never blocks: the socket is
+ * history, worker.status, subscribe; reconnecting by itself) or from the
+ * embedded sampler on the loop's clock. Either way the bytes are a
+ * doc/json.md sample handed to the model's one decoder; the daemon's worker
+ * events go to model_worker.c. Never draws; never blocks: the socket is
  * non-blocking and the loop polls it.
  */
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include "grow.h"
 #include "iotriage/protocol.h"
 #include "irqaff.h"
+#include "model_worker.h"
 #include "root.h"
 #include "sampler.h"
 #include "source.h"
@@ -207,8 +209,8 @@ static void daemon_disconnect(struct source *src, int64_t now_ns, const char *wh
 	set_state(src, "DISCONNECTED: %s; retrying", why);
 }
 
-/* Connects; on success queues hello, status, history and subscribe, which
- * the daemon answers in this order. Returns 0 or -errno. */
+/* Connects; on success queues hello, status, history, worker.status and
+ * subscribe, which the daemon answers in this order. Returns 0 or -errno. */
 static int daemon_connect(struct source *src)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -235,6 +237,9 @@ static int daemon_connect(struct source *src)
 	snprintf(req, sizeof(req), "{\"cmd\":\"history\",\"seconds\":%d,\"id\":\"history\"}\n",
 		 HISTORY_SECONDS);
 	daemon_queue(src, req);
+	/* a job that began before we connected shows at once, not at its next
+	 * event; a job that ended while we were away is marked ended */
+	daemon_queue(src, "{\"cmd\":\"worker.status\",\"id\":\"worker\"}\n");
 	daemon_queue_subscribe(src);
 	set_state(src, "connecting");
 	return 0;
@@ -287,12 +292,23 @@ static unsigned daemon_line(struct source *src, const char *line, size_t len, in
 		id = json_object_get_string(v);
 
 	if (json_object_object_get_ex(o, "event", &v)) {
-		if (json_object_object_get_ex(o, "sample", &v) &&
-		    model_apply(m, v, MODEL_HISTORY | (paused ? 0 : MODEL_VIEW)) >= 0) {
+		if (json_object_is_type(v, json_type_string) &&
+		    strcmp(json_object_get_string(v), "worker") == 0) {
+			if (json_object_object_get_ex(o, "worker", &v) &&
+			    model_worker_apply(m, v, now_ns, MODEL_WORKER_EVENT) >= 0)
+				flags = UI_REDRAW;
+		} else if (json_object_object_get_ex(o, "sample", &v) &&
+			   model_apply(m, v, MODEL_HISTORY | (paused ? 0 : MODEL_VIEW)) >= 0) {
 			if (!paused)
 				refresh_affinity(src, m);
 			flags = UI_REDRAW;
 		}
+	} else if (strcmp(id, "worker") == 0) {
+		/* worker.status is for root and the daemon's user: others learn of
+		 * a job from its events, so a refusal is no news */
+		if (ok && json_object_object_get_ex(o, "worker", &v) &&
+		    model_worker_apply(m, v, now_ns, MODEL_WORKER_STATUS) >= 0)
+			flags = UI_REDRAW;
 	} else if (!ok) {
 		reply_error(o, msg, sizeof(msg));
 		if (strcmp(id, "hello") == 0 && src->auto_mode && !src->ever_connected) {
@@ -410,7 +426,13 @@ static unsigned daemon_write(struct source *src, int64_t now_ns)
 static unsigned daemon_dispatch(struct source *src, short revents, int64_t now_ns, struct model *m,
 				bool paused)
 {
+	int64_t stale_ns = src->daemon_itv_ms * 3 * 1000000LL;
 	unsigned flags = 0;
+
+	/* the daemon sends a worker event after every sample while a job runs */
+	if (model_worker_expire(
+		m, now_ns, stale_ns > MODEL_WORKER_STALE_NS ? stale_ns : MODEL_WORKER_STALE_NS))
+		flags |= UI_REDRAW;
 
 	if (src->fd < 0) {
 		int r;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "model_worker.h"
 #include "source.h"
 #include "ui.h"
 
@@ -278,6 +279,9 @@ static void layout(struct ui *ui, int top, int avail, int *h)
 
 	for (int i = 0; i < PANEL__COUNT; i++) {
 		need[i] = 2 + (ui->panels[i].norder ? (int)ui->panels[i].norder : 1);
+		/* the bench job's line under its device's row */
+		if (i == PANEL_DISKS && model_worker_get(&ui->model))
+			need[i]++;
 		h[i] = left >= 3 ? 3 : left > 0 ? left : 0;
 		left -= h[i];
 	}

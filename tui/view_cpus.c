@@ -2,13 +2,15 @@
 /*
  * The CPUs panel: per core %irq, %soft, interrupts per second, the hottest
  * softirq and a load bar, "all" first; the hot core the model marked is
- * drawn so it stands out, in colour and in text (HOT). Draws the model only.
+ * drawn so it stands out, in colour and in text (HOT), and the cores taking
+ * the daemon's bench job's device interrupts say "job". Draws the model only.
  */
 #include <ncurses.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
+#include "model_worker.h"
 #include "ui.h"
 
 enum { SORT_CPU, SORT_IRQSOFT, SORT_INTR, SORT_BUSY };
@@ -30,6 +32,8 @@ static const struct {
 };
 
 #define BAR_MIN 12 /* below this the load bar says nothing */
+/* The CPU column while some core is marked "job": fits "127 HOT job". */
+#define CPU_JOB_W 11
 
 static double sort_value(const struct model_cpu *c, int sort)
 {
@@ -84,7 +88,8 @@ void view_cpus_order(struct ui *ui)
 
 			if (c->cpu < 0 || !p->filter[0] || strcmp(c->name, p->filter) == 0 ||
 			    strcasestr(c->hot_soft, p->filter) ||
-			    (c->hot && strcasestr("hot", p->filter)))
+			    (c->hot && strcasestr("hot", p->filter)) ||
+			    (strcasestr("job", p->filter) && model_worker_irq_on_cpu(m, c->cpu)))
 				p->order[p->norder++] = i;
 		}
 		sort_model = m;
@@ -95,21 +100,29 @@ void view_cpus_order(struct ui *ui)
 	view_keep_selection(ui, PANEL_CPUS, cpu_name);
 }
 
+/* A column's width: the CPU column widens while a core is marked "job". */
+static int col_w(int c, int cpu_w)
+{
+	return c == C_CPU ? cpu_w : cols[c].width;
+}
+
 /* Columns that fit, by priority, leaving BAR_MIN for the load bar if possible. */
-static int pick(int width, bool *want)
+static int pick(int width, int cpu_w, bool *want)
 {
 	int left = width;
 
 	for (int prio = 0; prio < C__COUNT; prio++)
 		for (int c = 0; c < C__COUNT; c++) {
+			int w = col_w(c, cpu_w);
+
 			if (cols[c].prio != prio)
 				continue;
 			/* after the essentials, keep room for the bar */
-			if (prio > cols[C_SOFTIRQ].prio && left - (cols[c].width + 1) < BAR_MIN + 1)
+			if (prio > cols[C_SOFTIRQ].prio && left - (w + 1) < BAR_MIN + 1)
 				continue;
-			if (cols[c].width + 1 <= left) {
+			if (w + 1 <= left) {
 				want[c] = true;
-				left -= cols[c].width + 1;
+				left -= w + 1;
 			}
 		}
 	return left;
@@ -159,13 +172,15 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 	const struct model *m = &ui->model;
 	bool focused = ui->focus == PANEL_CPUS;
 	bool want[C__COUNT] = { false };
+	bool job = model_worker_has_irq_cpus(m);
+	int cpu_w = job ? CPU_JOB_W : cols[C_CPU].width;
 	int bar_w, x;
 
 	view_title(ui, PANEL_CPUS, r, "CPUs", view_cpus_sorts, p->norder ? p->norder - 1 : 0,
 		   m->ncpus ? m->ncpus - 1 : 0);
 	if (r.h < 2)
 		return;
-	bar_w = pick(r.w, want);
+	bar_w = pick(r.w, cpu_w, want);
 	x = r.x;
 	for (int c = 0; c < C__COUNT; c++) {
 		char lab[24];
@@ -173,9 +188,9 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 		if (!want[c])
 			continue;
 		snprintf(lab, sizeof(lab), c == C_CPU || c == C_SOFTIRQ ? "%-*s" : "%*s",
-			 cols[c].width, cols[c].label);
-		ui_put(r.y + 1, x, cols[c].width, A_BOLD, lab);
-		x += cols[c].width + 1;
+			 col_w(c, cpu_w), cols[c].label);
+		ui_put(r.y + 1, x, col_w(c, cpu_w), A_BOLD, lab);
+		x += col_w(c, cpu_w) + 1;
 	}
 	if (bar_w >= BAR_MIN)
 		ui_put(r.y + 1, x, bar_w, A_BOLD, "load");
@@ -203,9 +218,10 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 		if (c->hot)
 			base = ui_mix(base, ui_attr(ui, PAIR_HOT));
 		ui_fill(y, r.x, r.w, base);
-		snprintf(buf, sizeof(buf), "%s%s", c->name, c->hot ? " HOT" : "");
-		ui_put(y, r.x, cols[C_CPU].width, base | A_BOLD, buf);
-		x = r.x + cols[C_CPU].width + 1;
+		snprintf(buf, sizeof(buf), "%s%s%s", c->name, c->hot ? " HOT" : "",
+			 job && model_worker_irq_on_cpu(m, c->cpu) ? " job" : "");
+		ui_put(y, r.x, cpu_w, base | A_BOLD, buf);
+		x = r.x + cpu_w + 1;
 		if (!m->has_rates || !c->valid) {
 			snprintf(buf, sizeof(buf), "(no rates: %s)",
 				 !m->has_rates	? "waiting for a second sample"

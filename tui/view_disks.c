@@ -2,13 +2,18 @@
 /*
  * The disks panel: iostat -x columns of each device, as many as the width
  * allows (most telling first), %util and await coloured over their
- * thresholds. Draws the model only.
+ * thresholds, and the daemon's bench job on a line of its own under its
+ * device's row. Draws the model only.
  */
 #include <ncurses.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
+#include "model_worker.h"
 #include "ui.h"
 
 #define NAME_W 10
@@ -119,14 +124,160 @@ static int value_attr(const struct ui *ui, int col, double v)
 	return 0;
 }
 
+/* Milliseconds from nanoseconds, with the decimals that matter at that size. */
+static void fmt_ms(char *buf, size_t size, double ns)
+{
+	double ms = ns / 1e6;
+
+	if (ms < 1)
+		snprintf(buf, size, "%.3f", ms);
+	else if (ms < 100)
+		snprintf(buf, size, "%.2f", ms);
+	else
+		snprintf(buf, size, "%.0f", ms);
+}
+
+/* printf into buf at *len, clipped at size (the screen clips further). */
+static void add(char *buf, size_t size, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void add(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*len >= size - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
+}
+
+/*
+ * "job io_uring randread qd32: 41230 IOPS 168.9 MB/s lat avg 0.774 ms p99
+ * 1.30 ms 12.0s": while it runs the rates over the daemon's last interval,
+ * once ended ("done", "stopped") fio's measured-period rates. Latencies are
+ * the completion latencies so far. Both directions of a mixed job are given
+ * apart. away: the line is not under the device's row, so it names the
+ * target.
+ */
+static void format_job(const struct model_worker *w, bool away, char *buf, size_t size)
+{
+	const struct model_worker_dir *rd = &w->dir[MW_READ], *wr = &w->dir[MW_WRITE];
+	bool ended = !model_worker_active(w);
+	bool both = rd->ios && wr->ios;
+	double iops[MW__DIRS], bw = 0;
+	char a[32], b[32];
+	size_t len = 0;
+
+	for (int d = 0; d < MW__DIRS; d++) {
+		iops[d] = ended ? w->dir[d].iops : w->dir[d].iops_now;
+		bw += ended ? w->dir[d].bw_bytes : w->dir[d].bw_bytes_now;
+	}
+	add(buf, size, &len, "  job %s %s qd%u", w->engine, w->rw, w->iodepth);
+	if (w->numjobs > 1)
+		add(buf, size, &len, " x%u", w->numjobs);
+	if (ended || w->state == MW_STARTING)
+		add(buf, size, &len, " %s", model_worker_state_word(w->state));
+	add(buf, size, &len, ":");
+	if (w->state == MW_FAILED) {
+		add(buf, size, &len, " %s", w->error[0] ? w->error : "(no reason given)");
+	} else if (w->state != MW_STARTING) {
+		add(buf, size, &len, " %.0f IOPS", iops[MW_READ] + iops[MW_WRITE]);
+		if (both)
+			add(buf, size, &len, " (r %.0f w %.0f)", iops[MW_READ], iops[MW_WRITE]);
+		/* MB as fio's MB/s: 10^6 bytes */
+		add(buf, size, &len, " %.1f MB/s", bw / 1e6);
+		if (both && rd->clat_n && wr->clat_n) {
+			fmt_ms(a, sizeof(a), rd->clat_mean_ns);
+			fmt_ms(b, sizeof(b), wr->clat_mean_ns);
+			add(buf, size, &len, " lat avg r %s w %s ms", a, b);
+			if (rd->has_p99 && wr->has_p99) {
+				fmt_ms(a, sizeof(a), rd->clat_p99_ns);
+				fmt_ms(b, sizeof(b), wr->clat_p99_ns);
+				add(buf, size, &len, " p99 r %s w %s ms", a, b);
+			}
+		} else if (rd->clat_n || wr->clat_n) {
+			const struct model_worker_dir *d = rd->clat_n ? rd : wr;
+
+			fmt_ms(a, sizeof(a), d->clat_mean_ns);
+			add(buf, size, &len, " lat avg %s ms", a);
+			if (d->has_p99) {
+				fmt_ms(a, sizeof(a), d->clat_p99_ns);
+				add(buf, size, &len, " p99 %s ms", a);
+			}
+		}
+	}
+	add(buf, size, &len, " %.1fs", w->elapsed_s);
+	if (away || w->state == MW_STARTING)
+		add(buf, size, &len, "  on %s%s%s%s", w->filename, w->device[0] ? " (" : "",
+		    w->device, w->device[0] ? ")" : "");
+}
+
+static void draw_job(const struct ui *ui, int y, struct rect r, const struct model_worker *w,
+		     bool away)
+{
+	char buf[512];
+	int attr;
+
+	format_job(w, away, buf, sizeof(buf));
+	if (w->state == MW_FAILED)
+		attr = ui_attr(ui, PAIR_WARN);
+	else if (model_worker_active(w))
+		attr = ui_attr(ui, PAIR_GOOD) | (int)A_BOLD;
+	else
+		attr = 0; /* the result, kept a while: plain */
+	ui_fill(y, r.x, r.w, 0);
+	ui_put(y, r.x, r.w, attr, buf);
+}
+
+static void draw_row(const struct ui *ui, int y, struct rect r, const struct model_disk *d,
+		     int base, const int *cols, size_t ncols)
+{
+	const struct model *m = &ui->model;
+	int x;
+
+	ui_fill(y, r.x, r.w, base);
+	ui_put(y, r.x, NAME_W - 1, base | A_BOLD, d->name);
+	if (!m->has_rates || !d->valid) {
+		char why[MODEL_REASON_MAX + 16];
+
+		snprintf(why, sizeof(why), "(no rates: %s)",
+			 !m->has_rates	? "waiting for a second sample"
+			 : d->reason[0] ? d->reason
+					: "not in the previous sample");
+		ui_put(y, r.x + NAME_W, r.w - NAME_W, base | A_DIM, why);
+		return;
+	}
+	x = r.x + NAME_W;
+	for (size_t c = 0; c < ncols; c++) {
+		const struct model_col *mc = &model_disk_cols[cols[c]];
+		char num[32];
+
+		if (d->has[cols[c]]) {
+			ui_fmt_num(num, sizeof(num), mc->width, d->v[cols[c]]);
+			ui_put(y, x + 1, mc->width,
+			       ui_mix(base, value_attr(ui, cols[c], d->v[cols[c]])), num);
+		} else {
+			ui_put(y, x + 1, mc->width, base, "     -");
+		}
+		x += mc->width + 1;
+	}
+}
+
 void view_disks_draw(struct ui *ui, struct rect r)
 {
 	struct panel *p = &ui->panels[PANEL_DISKS];
 	const struct model *m = &ui->model;
+	const struct model_worker *w = model_worker_get(m);
 	bool focused = ui->focus == PANEL_DISKS;
+	size_t under = SIZE_MAX; /* the row the job line goes under */
 	int cols[MD__COUNT];
 	size_t ncols;
-	int x;
+	bool job;
+	int x, y;
 
 	view_title(ui, PANEL_DISKS, r, "Disks", view_disks_sorts, p->norder, m->ndisks);
 	if (r.h < 2)
@@ -142,11 +293,16 @@ void view_disks_draw(struct ui *ui, struct rect r)
 		ui_put(r.y + 1, x + 1, mc->width, A_BOLD, lab);
 		x += mc->width + 1;
 	}
-	p->visible = r.h - 2;
+	/* the job's line, when it leaves room for a device row */
+	job = w && r.h - 2 >= 2;
+	p->visible = r.h - 2 - (job ? 1 : 0);
 	if (p->visible <= 0)
 		return;
+	y = r.y + 2;
 	if (p->norder == 0) {
-		ui_put(r.y + 2, r.x, r.w, A_DIM,
+		if (job)
+			draw_job(ui, y++, r, w, true);
+		ui_put(y, r.x, r.w, A_DIM,
 		       !m->have_sample ? "  waiting for the first sample..."
 		       : p->filter[0]  ? "  no device matches the filter"
 				       : "  no block devices");
@@ -156,37 +312,20 @@ void view_disks_draw(struct ui *ui, struct rect r)
 		p->top = p->sel;
 	if (p->sel >= p->top + (size_t)p->visible)
 		p->top = p->sel - (size_t)p->visible + 1;
+	for (int row = 0;
+	     job && w->device[0] && row < p->visible && p->top + (size_t)row < p->norder; row++)
+		if (strcmp(m->disks[p->order[p->top + (size_t)row]].name, w->device) == 0)
+			under = p->top + (size_t)row;
+	/* a file on a device not in the table (tmpfs), a filtered or scrolled
+	 * out device: the line goes first and names the target */
+	if (job && under == SIZE_MAX)
+		draw_job(ui, y++, r, w, true);
 	for (int row = 0; row < p->visible && p->top + (size_t)row < p->norder; row++) {
 		size_t idx = p->top + (size_t)row;
-		const struct model_disk *d = &m->disks[p->order[idx]];
-		int y = r.y + 2 + row;
-		int base = focused && idx == p->sel ? A_REVERSE : 0;
 
-		ui_fill(y, r.x, r.w, base);
-		ui_put(y, r.x, NAME_W - 1, base | A_BOLD, d->name);
-		if (!m->has_rates || !d->valid) {
-			char why[MODEL_REASON_MAX + 16];
-
-			snprintf(why, sizeof(why), "(no rates: %s)",
-				 !m->has_rates	? "waiting for a second sample"
-				 : d->reason[0] ? d->reason
-						: "not in the previous sample");
-			ui_put(y, r.x + NAME_W, r.w - NAME_W, base | A_DIM, why);
-			continue;
-		}
-		x = r.x + NAME_W;
-		for (size_t c = 0; c < ncols; c++) {
-			const struct model_col *mc = &model_disk_cols[cols[c]];
-			char num[32];
-
-			if (d->has[cols[c]]) {
-				ui_fmt_num(num, sizeof(num), mc->width, d->v[cols[c]]);
-				ui_put(y, x + 1, mc->width,
-				       ui_mix(base, value_attr(ui, cols[c], d->v[cols[c]])), num);
-			} else {
-				ui_put(y, x + 1, mc->width, base, "     -");
-			}
-			x += mc->width + 1;
-		}
+		draw_row(ui, y++, r, &m->disks[p->order[idx]],
+			 focused && idx == p->sel ? A_REVERSE : 0, cols, ncols);
+		if (idx == under)
+			draw_job(ui, y++, r, w, false);
 	}
 }

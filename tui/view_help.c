@@ -89,10 +89,19 @@ int view_help_draw(struct ui *ui, struct rect r)
 	entry(&o, "",
 	      "Columns that do not fit are left out, least telling first: widen the "
 	      "terminal to see them all. iotriage snapshot prints every one.");
+	entry(&o, "job",
+	      "the daemon's bench job (iotriage worker start), under its device's row, or "
+	      "first with its target when that device has no row: engine, rw, queue depth, "
+	      "IOPS and MB/s over the last interval, completion latency so far (avg, p99), "
+	      "seconds since it started; once ended its result stays 30 s marked done");
 	emit(&o, 0, "");
 	emit(&o, A_BOLD, "CPUs: mpstat -u and -I SUM, per core");
 	for (size_t i = 0; model_cpu_help[i][0]; i++)
 		entry(&o, model_cpu_help[i][0], model_cpu_help[i][1]);
+	entry(&o, "job",
+	      "takes the bench job's device interrupts (handlers named after it, e.g. "
+	      "nvme0q3); loop, dm and devices whose handlers are not named after them "
+	      "show none");
 	emit(&o, 0, "");
 	emit(&o, A_BOLD, "IRQs: /proc/interrupts lines that fired (mpstat -I CPU)");
 	for (size_t i = 0; model_irq_help[i][0]; i++)
