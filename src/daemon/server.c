@@ -454,8 +454,10 @@ static int cmd_apply(struct daemon *d, struct client *c, const struct request *r
 		return server_reply_error(d, c, rq->id, IOT_ERR_NO_SAMPLE,
 					  "no interval measured yet: apply needs two samples");
 	e = apply_by_id(d->args.root, NULL, sampler_current(d->sampler), m, id, &res);
-	if (e >= 0)
-		sampler_topology_stale(d->sampler); /* the next sample advises on what is now */
+	if (e >= 0) { /* advise again on what is now, not on what was */
+		sampler_topology_stale(d->sampler);
+		topo_reader_request(d);
+	}
 	daemon_log(e < 0 ? LOG_WARNING : LOG_NOTICE, "apply %s (uid %u): %s", id,
 		   (unsigned)c->cred.uid, res.message);
 	return reply_apply(d, c, rq, e, &res, "applied");
@@ -467,8 +469,10 @@ static int cmd_undo(struct daemon *d, struct client *c, const struct request *rq
 	int e;
 
 	e = apply_undo_by_id(d->args.root, NULL, suggestion_arg(rq), &res);
-	if (e >= 0)
+	if (e >= 0) {
 		sampler_topology_stale(d->sampler);
+		topo_reader_request(d);
+	}
 	daemon_log(e < 0 ? LOG_WARNING : LOG_NOTICE, "undo (uid %u): %s", (unsigned)c->cred.uid,
 		   res.message);
 	return reply_apply(d, c, rq, e, &res, "undone");
@@ -548,7 +552,9 @@ static bool process_lines(struct daemon *d, struct client *c)
 	bool any = false;
 
 	while (!c->dead && !c->closing && reply_backlog(c) < REPLY_BACKLOG) {
-		char *nl = memchr(c->in + start, '\n', c->in_len - start);
+		/* c->in is NULL until the client's first bytes: no memchr(NULL) */
+		char *nl =
+		    start < c->in_len ? memchr(c->in + start, '\n', c->in_len - start) : NULL;
 		size_t len;
 
 		if (!nl) {
