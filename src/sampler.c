@@ -48,6 +48,7 @@ int sampler_open(const struct sampler_opts *o, struct sampler **ret_s)
 	}
 	s->all_disks = o && o->all_disks;
 	s->advise = o && o->advise;
+	s->topo_given = o && o->topo_given;
 	s->col.skip = o ? o->skip : 0;
 	*ret_s = s;
 	return 0;
@@ -104,8 +105,8 @@ static void tick_advise(struct sampler *s, const struct snapshot *cur)
 	s->advise_ok = false;
 	if (!s->advise || !s->have_metrics)
 		return;
-	if (!s->have_topo || cur->mono_ns - s->topo_ns >= SAMPLER_TOPO_NS ||
-	    cur->mono_ns < s->topo_ns) {
+	if (!s->topo_given && (!s->have_topo || cur->mono_ns - s->topo_ns >= SAMPLER_TOPO_NS ||
+			       cur->mono_ns < s->topo_ns)) {
 		if (s->have_topo)
 			topology_free(&s->topo);
 		s->have_topo = topology_collect(&s->col.root, &s->topo) >= 0;
@@ -119,6 +120,15 @@ void sampler_topology_stale(struct sampler *s)
 	if (s->have_topo)
 		topology_free(&s->topo);
 	s->have_topo = false;
+}
+
+void sampler_put_topology(struct sampler *s, struct topology *t)
+{
+	if (s->have_topo)
+		topology_free(&s->topo);
+	s->topo = *t;
+	memset(t, 0, sizeof(*t));
+	s->have_topo = true;
 }
 
 const struct advice *sampler_advice(const struct sampler *s)

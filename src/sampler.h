@@ -26,6 +26,7 @@ struct sampler_opts {
 	bool all_disks;	  /* partitions too (iostat -p ALL); whole disks only when false */
 	unsigned skip;	  /* COLLECT_SKIP_* (snapshot.h): optional sources left out */
 	bool advise;	  /* findings and suggestions in each document (doc/advise.md) */
+	bool topo_given;  /* advise: the caller reads the topology (sampler_put_topology) */
 };
 
 /* The advisor's topology (/proc/irq, /sys) is re-read at most this often:
@@ -46,6 +47,7 @@ struct sampler {
 	char *mode;
 	bool all_disks;
 	bool advise;
+	bool topo_given;
 	bool have_topo;	 /* topo holds a topology read at topo_ns */
 	int64_t topo_ns; /* CLOCK_MONOTONIC of the snapshot it was read with */
 	struct topology topo;
@@ -88,8 +90,14 @@ const struct snapshot *sampler_current(const struct sampler *s);
  * computed yet (one sample) or failed (out of memory). */
 const struct advice *sampler_advice(const struct sampler *s);
 
-/* The next tick re-reads the topology (after a write to /proc/irq, say). */
+/* The next tick re-reads the topology (after a write to /proc/irq, say);
+ * with topo_given, advice stops until sampler_put_topology() gives a new one. */
 void sampler_topology_stale(struct sampler *s);
+
+/* With topo_given: the topology to advise on from now, read by the caller
+ * (iotriaged reads it on a thread: on a big host it takes longer than a
+ * sample). Takes *t over, leaving it empty. */
+void sampler_put_topology(struct sampler *s, struct topology *t);
 
 /* The metrics of (previous, current), NULL until two samples exist. */
 const struct metrics *sampler_metrics(const struct sampler *s);

@@ -35,7 +35,8 @@ enum watch_kind {
 	WATCH_SIGNAL,
 	WATCH_LISTEN,
 	WATCH_CLIENT,
-	WATCH_WORKER, /* worker.c's eventfd: a bench job ended */
+	WATCH_WORKER,	/* worker.c's eventfd: a bench job ended */
+	WATCH_TOPOLOGY, /* topo.c's eventfd: the advisor's topology was read */
 };
 
 struct watch {
@@ -99,6 +100,7 @@ struct daemon {
 	struct blob *list_end; /* "]}\n" closing a history reply */
 	struct client *clients;
 	struct worker_run *worker; /* worker.c: NULL until the first worker.start */
+	struct topo_reader *topo;  /* topo.c: NULL with --core-only */
 	unsigned nclients;
 	unsigned nsubscribers;
 	uint64_t busy_refused;	/* clients refused since the last "refused" log line */
@@ -194,6 +196,18 @@ void request_free(struct request *rq);
  * wrong type or outside [min, max]. */
 int request_get_int(const struct request *rq, const char *key, int64_t min, int64_t max,
 		    int64_t *v);
+
+/* ---- topo.c: the advisor's topology, read on a thread ---- */
+
+struct topo_reader;
+/* Starts the thread (after loop_setup); the first topology comes at once. */
+int topo_reader_start(struct daemon *d);
+/* Read it again now (after apply/undo wrote to /proc/irq). */
+void topo_reader_request(struct daemon *d);
+/* The eventfd is readable: give the new topology to the sampler. */
+void topo_reader_event(struct daemon *d);
+/* Joins the thread and frees everything; accepts a daemon without one. */
+void topo_reader_stop(struct daemon *d);
 
 /* ---- worker.c: worker.start/stop/status, one bench job on a thread ---- */
 

@@ -214,6 +214,8 @@ int loop_run(struct daemon *d)
 				on_signal(d);
 			else if (w->kind == WATCH_WORKER)
 				worker_event(d);
+			else if (w->kind == WATCH_TOPOLOGY)
+				topo_reader_event(d);
 		}
 		for (int i = 0; i < n && !d->quit; i++) {
 			struct watch *w = evs[i].data.ptr;

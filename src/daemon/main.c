@@ -311,6 +311,7 @@ int main(int argc, char **argv)
 	if (d.args.core_only)
 		so.skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT;
 	so.advise = !d.args.core_only;
+	so.topo_given = so.advise; /* read on topo.c's thread */
 	so.host = host;
 	r = sampler_open(&so, &d.sampler);
 	if (r < 0) {
@@ -346,6 +347,16 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* after detach(): a thread does not survive fork() */
+	if (so.advise) {
+		r = topo_reader_start(&d);
+		if (r < 0) {
+			/* advice still works, read in the loop between samples */
+			daemon_log(LOG_WARNING, "topology thread: %s; reading it between samples",
+				   strerror(-r));
+			d.sampler->topo_given = false;
+		}
+	}
 	daemon_log(LOG_INFO,
 		   "listening on %s, sampling %s every %ld ms, history %ld s (%zu samples)",
 		   d.socket_path, d.args.root ? d.args.root : "/", d.args.interval_ms,
@@ -353,6 +364,7 @@ int main(int argc, char **argv)
 	ret = loop_run(&d);
 	daemon_notify("STOPPING=1");
 out:
+	topo_reader_stop(&d);
 	worker_shutdown(&d);
 	server_shutdown(&d);
 	if (d.epfd >= 0)

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The advisor's topology (/proc/irq/N, /sys/kernel/irq, PCI devices, NIC
+ * queues) read on a thread. On a host with thousands of IRQs that is tens of
+ * thousands of small file reads, far longer than a sample: done in the epoll
+ * loop it would hold every subscriber's sample back. The thread reads it
+ * every SAMPLER_TOPO_NS, or at once when asked (after an apply or undo),
+ * leaves the result in a slot and signals an eventfd; the loop hands it to
+ * the sampler, which advises on the latest topology it was given.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+struct topo_reader {
+	struct watch w; /* first: the eventfd the thread writes when a topology is ready */
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;	/* CLOCK_MONOTONIC */
+	bool stop, want;	/* under mu */
+	struct topology *ready; /* under mu: read, not yet taken by the loop */
+	const struct root *root;
+	bool started;
+};
+
+static void *topo_thread(void *arg)
+{
+	struct topo_reader *t = arg;
+
+	pthread_mutex_lock(&t->mu);
+	for (;;) {
+		struct timespec until;
+		struct topology *topo;
+		uint64_t one = 1;
+		int e;
+
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += SAMPLER_TOPO_NS / 1000000000;
+		while (!t->stop && !t->want) {
+			if (pthread_cond_timedwait(&t->cv, &t->mu, &until) == ETIMEDOUT)
+				break;
+		}
+		if (t->stop)
+			break;
+		t->want = false;
+		pthread_mutex_unlock(&t->mu);
+
+		topo = calloc(1, sizeof(*topo));
+		e = topo ? topology_collect(t->root, topo) : -ENOMEM;
+		if (e < 0) {
+			free(topo);
+			topo = NULL;
+		}
+
+		pthread_mutex_lock(&t->mu);
+		if (topo) {
+			if (t->ready) { /* the loop has not taken the last one: replace it */
+				topology_free(t->ready);
+				free(t->ready);
+			}
+			t->ready = topo;
+			/* a counter far from its maximum: cannot block or fail short */
+			if (write(t->w.fd, &one, sizeof(one)) < 0)
+				break;
+		}
+	}
+	pthread_mutex_unlock(&t->mu);
+	return NULL;
+}
+
+int topo_reader_start(struct daemon *d)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct topo_reader *t;
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	int r;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->w.kind = WATCH_TOPOLOGY;
+	t->root = &d->sampler->col.root;
+	t->want = true; /* the first at once */
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&t->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	t->w.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (t->w.fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	ev.data.ptr = &t->w;
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, t->w.fd, &ev) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	/* signals stay with the loop's signalfd */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	r = -pthread_create(&t->thread, NULL, topo_thread, t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0)
+		goto fail;
+	t->started = true;
+	d->topo = t;
+	return 0;
+fail:
+	if (t->w.fd >= 0)
+		close(t->w.fd);
+	pthread_cond_destroy(&t->cv);
+	pthread_mutex_destroy(&t->mu);
+	free(t);
+	return r;
+}
+
+void topo_reader_request(struct daemon *d)
+{
+	struct topo_reader *t = d->topo;
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->mu);
+	t->want = true;
+	pthread_cond_signal(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+}
+
+void topo_reader_event(struct daemon *d)
+{
+	struct topo_reader *t = d->topo;
+	struct topology *topo;
+	uint64_t n;
+
+	if (!t)
+		return;
+	while (read(t->w.fd, &n, sizeof(n)) < 0 && errno == EINTR)
+		;
+	pthread_mutex_lock(&t->mu);
+	topo = t->ready;
+	t->ready = NULL;
+	pthread_mutex_unlock(&t->mu);
+	if (topo) {
+		sampler_put_topology(d->sampler, topo);
+		free(topo);
+	}
+}
+
+void topo_reader_stop(struct daemon *d)
+{
+	struct topo_reader *t = d->topo;
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->mu);
+	t->stop = true;
+	pthread_cond_signal(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+	if (t->started)
+		pthread_join(t->thread, NULL);
+	if (t->ready) {
+		topology_free(t->ready);
+		free(t->ready);
+	}
+	close(t->w.fd);
+	pthread_cond_destroy(&t->cv);
+	pthread_mutex_destroy(&t->mu);
+	free(t);
+	d->topo = NULL;
+}
