@@ -100,7 +100,7 @@ static inline bool scan_count_fast(struct cursor *c, uint64_t *ret)
 		return false;
 	if (c->end - p > 11 && p[11] != ' ' && p[11] != '\n' && p[11] != '\t' && p[11] != '\0')
 		return false;
-	memcpy(&w, p + 3, sizeof(w)); /* p[3] is the lowest byte */
+	memcpy(&w, p + 3, sizeof(w));	  /* p[3] is the lowest byte */
 	if (w == 0x3020202020202020ULL) { /* "       0": most counters of a big host */
 		c->p = p + 11;
 		*ret = 0;
@@ -115,7 +115,8 @@ static inline bool scan_count_fast(struct cursor *c, uint64_t *ret)
 		return false;
 	w += (sp >> 7) * 0x10; /* ' ' -> '0' */
 	/* every byte '0'..'9' */
-	if ((((w & (0xf0 * ones)) - 0x30 * ones) | (((w + 0x06 * ones) & (0xf0 * ones)) - 0x30 * ones)) != 0)
+	if ((((w & (0xf0 * ones)) - 0x30 * ones) |
+	     (((w + 0x06 * ones) & (0xf0 * ones)) - 0x30 * ones)) != 0)
 		return false;
 	d = w - 0x30 * ones;
 	d = d * 10 + (d >> 8);

@@ -146,10 +146,8 @@ static void test_count_fast(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_u64),
-		cmocka_unit_test(test_count_fast),
-		cmocka_unit_test(test_bounds),
-		cmocka_unit_test(test_tokens_lines),
+		cmocka_unit_test(test_u64),    cmocka_unit_test(test_count_fast),
+		cmocka_unit_test(test_bounds), cmocka_unit_test(test_tokens_lines),
 		cmocka_unit_test(test_copy),
 	};
 
