@@ -500,6 +500,7 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 {
 	struct tables t = { 0 };
 	struct model_advice adv;
+	struct model_ext ext;
 	struct json_object *a;
 	int64_t version = 0, sample = 0, ts = 0, itv = 0;
 	int r = 0;
@@ -533,6 +534,12 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 	}
 	r = model_findings_decode(doc, &adv);
 	if (r < 0) {
+		tables_free(&t);
+		return r;
+	}
+	r = model_ext_decode(doc, &ext);
+	if (r < 0) {
+		model_findings_free(&adv);
 		tables_free(&t);
 		return r;
 	}
@@ -573,6 +580,8 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 	m->irqs_cap = t.irqs_cap;
 	model_findings_free(&m->advice);
 	m->advice = adv;
+	model_ext_free(&m->ext);
+	m->ext = ext;
 	return 0;
 }
 
@@ -613,6 +622,7 @@ void model_free(struct model *m)
 	};
 	tables_free(&t);
 	model_findings_free(&m->advice);
+	model_ext_free(&m->ext);
 	free(m->hist.series);
 	free(m->worker); /* flat: no pointers inside */
 	memset(m, 0, sizeof(*m));

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model_ext.h"
 #include "model_findings.h"
 
 struct json_object;
@@ -151,6 +152,8 @@ struct model {
 	struct model_irq *irqs;
 	size_t nirqs, irqs_cap;
 	struct model_advice advice; /* findings and suggestions (model_findings.h) */
+	/* turbostat, processes, NICs, pressure, writeback (model_ext.h) */
+	struct model_ext ext;
 
 	struct model_history hist;
 	struct model_worker *worker; /* the daemon's bench job (model_worker.h), NULL none */

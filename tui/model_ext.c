@@ -1,0 +1,791 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * model_ext: the "turbostat" (src/metrics_turbo.c encode_turbo) and
+ * "processes", "nics", "pressure", "writeback" (src/encode_ext.c) sections
+ * of a sample document, decoded for the TUI with the keys those encoders
+ * write. An absent section is "not available" with its source's reason
+ * from "sources"; a malformed one is reported and left out. No I/O, and
+ * every number is the document's.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "model_ext.h"
+#include "turbo.h"
+
+const char *const model_turbo_col_names[MT__COUNT] = {
+	[MT_BUSY] = "Busy%",	  [MT_BZY_MHZ] = "Bzy_MHz", [MT_C3] = "CPU%c3",
+	[MT_C6] = "CPU%c6",	  [MT_C7] = "CPU%c7",	    [MT_PKGWATT] = "PkgWatt",
+	[MT_CORWATT] = "CorWatt", [MT_RAMWATT] = "RAMWatt", [MT_PKGTMP] = "PkgTmp",
+	[MT_CORETMP] = "CoreTmp",
+};
+
+const char *const model_psi_names[MP__COUNT] = { "io", "cpu", "irq" };
+
+/* ---- json-c helpers: absent keys are "not present"; callers say whether a
+ * present key of the wrong type is an error ---- */
+
+static struct json_object *jget(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+static bool is_num(struct json_object *v)
+{
+	return v &&
+	       (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int));
+}
+
+/* A number: 1 read, 0 absent, -EBADMSG present but not a number. */
+static int jnum(struct json_object *o, const char *key, double *ret)
+{
+	struct json_object *v = jget(o, key);
+
+	if (!v)
+		return 0;
+	if (!is_num(v))
+		return -EBADMSG;
+	*ret = json_object_get_double(v);
+	return 1;
+}
+
+/* A non-negative integer: 1, 0 absent, -EBADMSG otherwise. */
+static int juint(struct json_object *o, const char *key, uint64_t *ret)
+{
+	struct json_object *v = jget(o, key);
+	int64_t x;
+
+	if (!v)
+		return 0;
+	if (!json_object_is_type(v, json_type_int))
+		return -EBADMSG;
+	x = json_object_get_int64(v);
+	if (x < 0)
+		return -EBADMSG;
+	*ret = (uint64_t)x;
+	return 1;
+}
+
+/* A boolean: 1, 0 absent, -EBADMSG otherwise. */
+static int jbool(struct json_object *o, const char *key, bool *ret)
+{
+	struct json_object *v = jget(o, key);
+
+	if (!v)
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean))
+		return -EBADMSG;
+	*ret = json_object_get_boolean(v);
+	return 1;
+}
+
+/* A string into buf (cut to fit): 1, 0 absent or null, -EBADMSG otherwise. */
+static int jstr(struct json_object *o, const char *key, char *buf, size_t size)
+{
+	struct json_object *v = jget(o, key);
+	const char *s;
+
+	buf[0] = '\0';
+	if (!v || json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_string))
+		return -EBADMSG;
+	s = json_object_get_string(v);
+	snprintf(buf, size, "%s", s ? s : "");
+	return 1;
+}
+
+/* Where decoding stopped: "nics[1].irqs[0]: irq". */
+struct ctx {
+	char *bad;
+	size_t size;
+};
+
+static int bad(struct ctx *c, const char *what, const char *key)
+{
+	snprintf(c->bad, c->size, "%s: %s", what, key);
+	return -EBADMSG;
+}
+
+/* ---- sources ---- */
+
+/* A source's status: false when the document says unavailable; its reason
+ * (or the note of an available one) into buf. present: sources names it. */
+static bool source_status(struct json_object *doc, const char *name, bool *present, char *buf,
+			  size_t size)
+{
+	struct json_object *s = jget(jget(doc, "sources"), name);
+	bool avail = true;
+
+	buf[0] = '\0';
+	*present = s && json_object_is_type(s, json_type_object);
+	if (!*present)
+		return false;
+	if (jbool(s, "available", &avail) < 0)
+		avail = true;
+	if (!avail)
+		jstr(s, "reason", buf, size);
+	else
+		jstr(s, "note", buf, size);
+	return avail;
+}
+
+/* ---- turbostat ---- */
+
+/* "<state>%" keys that are not turbostat's own columns: cpuidle residencies. */
+static bool turbo_known_key(const char *key)
+{
+	for (int c = 0; c < TC__COUNT; c++)
+		if (strcmp(key, turbo_col_name((enum turbo_col)c)) == 0)
+			return true;
+	return false;
+}
+
+static int decode_turbo_columns(struct json_object *cols, struct model_turbo *t, struct ctx *c)
+{
+	if (!cols)
+		return 0;
+	if (!json_object_is_type(cols, json_type_object))
+		return bad(c, "turbostat", "columns");
+	for (int k = 0; k < MT__COUNT; k++) {
+		struct json_object *o = jget(cols, model_turbo_col_names[k]);
+		struct model_turbo_status *s = &t->col[k];
+		char caveat[MODEL_EXT_REASON_MAX];
+
+		if (!o)
+			continue;
+		if (!json_object_is_type(o, json_type_object) ||
+		    jbool(o, "available", &s->available) < 0 ||
+		    jstr(o, "source", s->source, sizeof(s->source)) < 0 ||
+		    jstr(o, "detail", s->detail, sizeof(s->detail)) < 0 ||
+		    jstr(o, "reason", s->reason, sizeof(s->reason)) < 0 ||
+		    jstr(o, "caveat", caveat, sizeof(caveat)) < 0)
+			return bad(c, "turbostat.columns", model_turbo_col_names[k]);
+		s->known = true;
+		if (s->available && caveat[0])
+			memcpy(s->reason, caveat, sizeof(s->reason));
+	}
+	return 0;
+}
+
+/* "Package"/"Core"/"CPU": a number, or "-" on the summary row. */
+static int row_id(struct json_object *o, const char *key, int *ret)
+{
+	struct json_object *v = jget(o, key);
+	int64_t x;
+
+	if (v && json_object_is_type(v, json_type_string) &&
+	    strcmp(json_object_get_string(v), "-") == 0) {
+		*ret = -1;
+		return 0;
+	}
+	if (!v || !json_object_is_type(v, json_type_int))
+		return -EBADMSG;
+	x = json_object_get_int64(v);
+	if (x < 0 || x > 1 << 20)
+		return -EBADMSG;
+	*ret = (int)x;
+	return 0;
+}
+
+static int decode_turbo_row(struct json_object *o, struct model_turbo_cpu *r, struct model_turbo *t,
+			    bool first)
+{
+	struct json_object_iterator it, end;
+	int busy, bzy;
+	double v;
+
+	memset(r, 0, sizeof(*r));
+	if (!json_object_is_type(o, json_type_object))
+		return -EBADMSG;
+	if (row_id(o, "Package", &r->pkg) < 0 || row_id(o, "Core", &r->core) < 0 ||
+	    row_id(o, "CPU", &r->cpu) < 0)
+		return -EBADMSG;
+	/* the summary row is first and only first */
+	if ((r->cpu < 0) != first)
+		return -EBADMSG;
+	r->valid = true;
+	if (jbool(o, "valid", &r->valid) < 0)
+		return -EBADMSG;
+	if (jstr(o, "reason", r->reason, sizeof(r->reason)) < 0)
+		return -EBADMSG;
+	if (!r->valid)
+		return 0;
+	if (jstr(o, "note", r->reason, sizeof(r->reason)) < 0)
+		return -EBADMSG;
+	busy = jnum(o, "Busy%", &r->busy_pct);
+	bzy = jnum(o, "Bzy_MHz", &r->bzy_mhz);
+	if (busy < 0 || bzy < 0)
+		return -EBADMSG;
+	r->has_busy = busy > 0;
+	r->has_bzy = bzy > 0;
+	for (int k = MT_C7; k >= MT_C3; k--) {
+		int n = jnum(o, model_turbo_col_names[k], &v);
+
+		if (n < 0)
+			return -EBADMSG;
+		if (n && !r->has_deep) {
+			r->has_deep = true;
+			r->deep_pct = v;
+			snprintf(r->deep_name, sizeof(r->deep_name), "%s",
+				 model_turbo_col_names[k]);
+		}
+	}
+	if (first) {
+		struct json_object *s = jget(o, "suspect");
+
+		for (int k = MT_PKGWATT; k <= MT_CORETMP; k++) {
+			int n = jnum(o, model_turbo_col_names[k], &t->v[k]);
+
+			if (n < 0)
+				return -EBADMSG;
+			t->has[k] = n > 0;
+		}
+		if (s && !json_object_is_type(s, json_type_array))
+			return -EBADMSG;
+		t->suspect = s && json_object_array_length(s) > 0;
+	}
+	if (r->has_deep)
+		return 0;
+	/* the sysfs idle residencies, in the encoder's order: shallowest first */
+	it = json_object_iter_begin(o);
+	end = json_object_iter_end(o);
+	for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+		const char *key = json_object_iter_peek_name(&it);
+		struct json_object *val = json_object_iter_peek_value(&it);
+		size_t len = strlen(key);
+
+		if (len < 2 || key[len - 1] != '%' || turbo_known_key(key))
+			continue;
+		if (!is_num(val))
+			return -EBADMSG;
+		r->deep_cpuidle = true;
+		r->deep_pct = json_object_get_double(val);
+		snprintf(r->deep_name, sizeof(r->deep_name), "%.*s", (int)(len - 1), key);
+	}
+	r->has_deep = r->deep_cpuidle;
+	return 0;
+}
+
+/* A core's C-states are on its first thread's row: its siblings share them. */
+static void share_core_cstates(struct model_turbo *t)
+{
+	for (size_t i = 0; i < t->ncpus; i++) {
+		struct model_turbo_cpu *r = &t->cpus[i];
+
+		if (!r->valid || (r->has_deep && !r->deep_cpuidle))
+			continue;
+		for (size_t k = 0; k < t->ncpus; k++) {
+			const struct model_turbo_cpu *f = &t->cpus[k];
+
+			if (k == i || !f->valid || !f->has_deep || f->deep_cpuidle ||
+			    f->pkg != r->pkg || f->core != r->core)
+				continue;
+			r->has_deep = true;
+			r->deep_cpuidle = false;
+			r->deep_pct = f->deep_pct;
+			memcpy(r->deep_name, f->deep_name, sizeof(r->deep_name));
+			break;
+		}
+	}
+}
+
+static int decode_turbo(struct json_object *doc, struct model_turbo *t, struct ctx *c)
+{
+	struct json_object *o = jget(doc, "turbostat"), *rows;
+	char why[8];
+	size_t n;
+	int r;
+
+	source_status(doc, "msr", &t->sampled, why, sizeof(why));
+	if (!o)
+		return 0;
+	if (!json_object_is_type(o, json_type_object))
+		return bad(c, "turbostat", "not an object");
+	if (jnum(o, "interval_s", &t->interval_s) < 0)
+		return bad(c, "turbostat", "interval_s");
+	r = decode_turbo_columns(jget(o, "columns"), t, c);
+	if (r < 0)
+		return r;
+	rows = jget(o, "rows");
+	if (rows && !json_object_is_type(rows, json_type_array))
+		return bad(c, "turbostat", "rows");
+	n = rows ? json_object_array_length(rows) : 0;
+	if (n > 1 && grow((void **)&t->cpus, &t->cpus_cap, n - 1, sizeof(*t->cpus)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct model_turbo_cpu row;
+
+		if (decode_turbo_row(json_object_array_get_idx(rows, i), &row, t, i == 0) < 0) {
+			snprintf(c->bad, c->size, "turbostat.rows[%zu]", i);
+			return -EBADMSG;
+		}
+		if (i == 0) {
+			t->summary = row;
+			t->has_summary = true;
+			continue;
+		}
+		t->cpus[t->ncpus++] = row;
+	}
+	share_core_cstates(t);
+	for (size_t i = 0; i < t->ncpus; i++) {
+		t->any_busy |= t->cpus[i].has_busy;
+		t->any_bzy |= t->cpus[i].has_bzy;
+		t->any_deep |= t->cpus[i].has_deep;
+	}
+	t->present = true;
+	return 0;
+}
+
+/* ---- processes ---- */
+
+static int decode_proc(struct json_object *o, struct model_proc *p)
+{
+	uint64_t pid = 0;
+	int n;
+
+	memset(p, 0, sizeof(*p));
+	if (!json_object_is_type(o, json_type_object) || juint(o, "pid", &pid) <= 0 ||
+	    pid > INT32_MAX || jstr(o, "comm", p->comm, sizeof(p->comm)) < 0 ||
+	    jbool(o, "started", &p->started) < 0 || jnum(o, "kB_rd/s", &p->rd_kbs) <= 0 ||
+	    jnum(o, "kB_wr/s", &p->wr_kbs) <= 0 || jnum(o, "kB_ccwr/s", &p->ccwr_kbs) < 0)
+		return -EBADMSG;
+	p->pid = (int)pid;
+	n = jnum(o, "io_delay%", &p->io_delay_pct);
+	if (n < 0 || jnum(o, "blkio/s", &p->blkio_s) < 0)
+		return -EBADMSG;
+	p->has_delay = n > 0;
+	return 0;
+}
+
+static int cmp_proc_io(const void *a, const void *b)
+{
+	const struct model_proc *x = a, *y = b;
+	double vx = x->rd_kbs + x->wr_kbs, vy = y->rd_kbs + y->wr_kbs;
+
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	return x->pid - y->pid;
+}
+
+static int cmp_proc_delay(const void *a, const void *b)
+{
+	const struct model_proc *x = a, *y = b;
+
+	if (x->io_delay_pct != y->io_delay_pct)
+		return x->io_delay_pct < y->io_delay_pct ? 1 : -1;
+	return x->pid - y->pid;
+}
+
+static int decode_proc_list(struct json_object *o, const char *key, struct model_proc **v,
+			    size_t *n, size_t *cap, struct ctx *c)
+{
+	struct json_object *a = jget(o, key);
+	size_t len;
+
+	if (!a)
+		return 0;
+	if (!json_object_is_type(a, json_type_array))
+		return bad(c, "processes", key);
+	len = json_object_array_length(a);
+	if (len && grow((void **)v, cap, len, sizeof(**v)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < len; i++) {
+		if (decode_proc(json_object_array_get_idx(a, i), &(*v)[*n]) < 0) {
+			snprintf(c->bad, c->size, "processes.%s[%zu]", key, i);
+			return -EBADMSG;
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+static int decode_procs(struct json_object *doc, struct model_procs *p, struct ctx *c)
+{
+	struct json_object *o = jget(doc, "processes");
+	bool listed;
+	int r;
+
+	if (!source_status(doc, "procfs_io", &listed, p->note, sizeof(p->note))) {
+		memcpy(p->reason, p->note, sizeof(p->reason));
+		p->note[0] = '\0';
+	}
+	source_status(doc, "taskstats", &listed, p->taskstats_why, sizeof(p->taskstats_why));
+	if (!o)
+		return 0;
+	if (!json_object_is_type(o, json_type_object) ||
+	    jstr(o, "bytes_source", p->bytes_source, sizeof(p->bytes_source)) < 0 ||
+	    jstr(o, "delay_source", p->delay_source, sizeof(p->delay_source)) < 0 ||
+	    jstr(o, "delay_accounting", p->delay_accounting, sizeof(p->delay_accounting)) < 0 ||
+	    juint(o, "count", &p->count) < 0 || juint(o, "taskstats_queries", &p->queries) < 0 ||
+	    juint(o, "taskstats_answers", &p->answers) < 0 ||
+	    juint(o, "vanished", &p->vanished) < 0 || juint(o, "exited", &p->exited) < 0)
+		return bad(c, "processes", "a key of the wrong type");
+	p->has_rows = jget(o, "top_io") != NULL;
+	r = decode_proc_list(o, "top_io", &p->top_io, &p->nio, &p->io_cap, c);
+	if (r >= 0)
+		r = decode_proc_list(o, "top_delay", &p->top_delay, &p->ndelay, &p->delay_cap, c);
+	if (r < 0)
+		return r;
+	/* the encoder sends them in this order; a view must not depend on it */
+	if (p->nio > 1)
+		qsort(p->top_io, p->nio, sizeof(*p->top_io), cmp_proc_io);
+	if (p->ndelay > 1)
+		qsort(p->top_delay, p->ndelay, sizeof(*p->top_delay), cmp_proc_delay);
+	p->reason[0] = '\0';
+	p->present = true;
+	return 0;
+}
+
+/* ---- NICs ---- */
+
+static int decode_nic_irq(struct json_object *o, struct model_nic_irq *q)
+{
+	uint64_t irq = 0, cpu = 0;
+	int n;
+
+	memset(q, 0, sizeof(*q));
+	q->busiest_cpu = -1;
+	if (!json_object_is_type(o, json_type_object) || juint(o, "irq", &irq) <= 0 ||
+	    irq > UINT32_MAX || jstr(o, "actions", q->actions, sizeof(q->actions)) < 0)
+		return -EBADMSG;
+	q->irq = (uint32_t)irq;
+	n = jnum(o, "total/s", &q->total_s);
+	if (n < 0)
+		return -EBADMSG;
+	q->has_rate = n > 0;
+	n = juint(o, "busiest_cpu", &cpu);
+	if (n < 0 || cpu > 1 << 20 || jnum(o, "busiest_cpu/s", &q->busiest_cpu_s) < 0)
+		return -EBADMSG;
+	if (n > 0)
+		q->busiest_cpu = (int)cpu;
+	return 0;
+}
+
+/* "channels"/"coalesce": absent, {"available": false, "reason"}, or values. */
+static int nic_part(struct json_object *o, enum model_nic_part *ret, char *reason, size_t size)
+{
+	bool avail = true;
+
+	*ret = MN_ABSENT;
+	if (!o)
+		return 0;
+	if (!json_object_is_type(o, json_type_object) || jbool(o, "available", &avail) < 0)
+		return -EBADMSG;
+	if (avail) {
+		*ret = MN_SET;
+		return 0;
+	}
+	*ret = MN_UNAVAILABLE;
+	return jstr(o, "reason", reason, size) < 0 ? -EBADMSG : 0;
+}
+
+static int decode_nic(struct json_object *o, struct model_nic *n)
+{
+	static const char *const rate_keys[] = { "rxpck/s", "txpck/s", "rxkB/s",   "txkB/s",
+						 "rxerr/s", "txerr/s", "rxdrop/s", "txdrop/s" };
+	double *rates[] = { &n->rxpck_s, &n->txpck_s, &n->rxkb_s,   &n->txkb_s,
+			    &n->rxerr_s, &n->txerr_s, &n->rxdrop_s, &n->txdrop_s };
+	struct json_object *ch = jget(o, "channels"), *co = jget(o, "coalesce");
+	struct json_object *irqs = jget(o, "irqs");
+	int got = 0;
+
+	if (!json_object_is_type(o, json_type_object) ||
+	    jstr(o, "name", n->name, sizeof(n->name)) <= 0 || jbool(o, "up", &n->up) < 0 ||
+	    jbool(o, "carrier", &n->carrier) < 0 || juint(o, "rx_queues", &n->rx_queues) < 0 ||
+	    juint(o, "tx_queues", &n->tx_queues) < 0)
+		return -EBADMSG;
+	for (size_t i = 0; i < sizeof(rate_keys) / sizeof(rate_keys[0]); i++) {
+		int r = jnum(o, rate_keys[i], rates[i]);
+
+		if (r < 0)
+			return -EBADMSG;
+		got += r;
+	}
+	n->has_rates = got == (int)(sizeof(rate_keys) / sizeof(rate_keys[0]));
+	if (nic_part(ch, &n->channels, n->channels_reason, sizeof(n->channels_reason)) < 0 ||
+	    nic_part(co, &n->coalesce, n->coalesce_reason, sizeof(n->coalesce_reason)) < 0)
+		return -EBADMSG;
+	if (n->channels == MN_SET &&
+	    (juint(ch, "rx", &n->ch_rx) < 0 || juint(ch, "tx", &n->ch_tx) < 0 ||
+	     juint(ch, "other", &n->ch_other) < 0 || juint(ch, "combined", &n->ch_combined) < 0 ||
+	     juint(ch, "rx_max", &n->ch_rx_max) < 0 || juint(ch, "tx_max", &n->ch_tx_max) < 0 ||
+	     juint(ch, "other_max", &n->ch_other_max) < 0 ||
+	     juint(ch, "combined_max", &n->ch_combined_max) < 0))
+		return -EBADMSG;
+	if (n->coalesce == MN_SET) {
+		int a = juint(co, "rx-usecs", &n->rx_usecs),
+		    b = juint(co, "rx-frames", &n->rx_frames);
+		int d = juint(co, "tx-usecs", &n->tx_usecs),
+		    e = juint(co, "tx-frames", &n->tx_frames);
+		int f = jbool(co, "adaptive-rx", &n->adaptive_rx);
+		int g = jbool(co, "adaptive-tx", &n->adaptive_tx);
+
+		if (a < 0 || b < 0 || d < 0 || e < 0 || f < 0 || g < 0)
+			return -EBADMSG;
+		n->has_rx_usecs = a;
+		n->has_rx_frames = b;
+		n->has_tx_usecs = d;
+		n->has_tx_frames = e;
+		n->has_adaptive_rx = f;
+		n->has_adaptive_tx = g;
+	}
+	if (!irqs)
+		return 0;
+	if (!json_object_is_type(irqs, json_type_array))
+		return -EBADMSG;
+	for (size_t i = 0; i < json_object_array_length(irqs); i++) {
+		if (grow((void **)&n->irqs, &n->irqs_cap, n->nirqs + 1, sizeof(*n->irqs)) < 0)
+			return -ENOMEM;
+		if (decode_nic_irq(json_object_array_get_idx(irqs, i), &n->irqs[n->nirqs]) < 0)
+			return -EBADMSG;
+		n->nirqs++;
+	}
+	return 0;
+}
+
+static void nics_free(struct model_nics *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		free(x->v[i].irqs);
+	free(x->v);
+	x->v = NULL;
+	x->n = x->cap = 0;
+}
+
+static int decode_nics(struct json_object *doc, struct model_nics *x, struct ctx *c)
+{
+	struct json_object *a = jget(doc, "nics");
+	bool listed;
+
+	source_status(doc, "rtnetlink", &listed, x->reason, sizeof(x->reason));
+	/* an available ethtool's note is not a reason */
+	if (source_status(doc, "ethtool", &listed, x->ethtool_reason, sizeof(x->ethtool_reason)))
+		x->ethtool_reason[0] = '\0';
+	if (!a)
+		return 0;
+	if (!json_object_is_type(a, json_type_array))
+		return bad(c, "nics", "not an array");
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		int r;
+
+		if (grow((void **)&x->v, &x->cap, x->n + 1, sizeof(*x->v)) < 0)
+			return -ENOMEM;
+		memset(&x->v[x->n], 0, sizeof(x->v[x->n]));
+		x->n++; /* counted now so nics_free() frees its irqs on error */
+		r = decode_nic(json_object_array_get_idx(a, i), &x->v[x->n - 1]);
+		if (r == -EBADMSG) {
+			snprintf(c->bad, c->size, "nics[%zu]", i);
+			return r;
+		}
+		if (r < 0)
+			return r;
+	}
+	x->reason[0] = '\0';
+	x->present = true;
+	return 0;
+}
+
+/* ---- pressure, writeback ---- */
+
+static int decode_psi_line(struct json_object *o, struct model_psi_line *l)
+{
+	int n;
+
+	memset(l, 0, sizeof(*l));
+	if (!o)
+		return 0;
+	if (!json_object_is_type(o, json_type_object) || jnum(o, "avg10", &l->avg10) <= 0 ||
+	    jnum(o, "avg60", &l->avg60) < 0 || jnum(o, "avg300", &l->avg300) < 0 ||
+	    juint(o, "total", &l->total_us) < 0)
+		return -EBADMSG;
+	n = jnum(o, "stall%", &l->stall_pct);
+	if (n < 0)
+		return -EBADMSG;
+	l->has_stall = n > 0;
+	l->present = true;
+	return 0;
+}
+
+static int decode_pressure(struct json_object *doc, struct model_psi *psi, struct ctx *c)
+{
+	struct json_object *o = jget(doc, "pressure");
+
+	if (o && !json_object_is_type(o, json_type_object))
+		return bad(c, "pressure", "not an object");
+	for (int i = 0; i < MP__COUNT; i++) {
+		struct json_object *res = jget(o, model_psi_names[i]);
+		char key[32];
+		bool listed;
+
+		snprintf(key, sizeof(key), "pressure_%s", model_psi_names[i]);
+		source_status(doc, key, &listed, psi[i].reason, sizeof(psi[i].reason));
+		if (!res)
+			continue;
+		if (!json_object_is_type(res, json_type_object) ||
+		    decode_psi_line(jget(res, "some"), &psi[i].some) < 0 ||
+		    decode_psi_line(jget(res, "full"), &psi[i].full) < 0)
+			return bad(c, "pressure", model_psi_names[i]);
+		psi[i].reason[0] = '\0';
+		psi[i].present = true;
+	}
+	return 0;
+}
+
+static int decode_writeback(struct json_object *doc, struct model_writeback *w, struct ctx *c)
+{
+	struct json_object *o = jget(doc, "writeback");
+	bool listed;
+	int a, b, d, e, f;
+
+	source_status(doc, "vmstat", &listed, w->reason, sizeof(w->reason));
+	if (!o)
+		return 0;
+	if (!json_object_is_type(o, json_type_object))
+		return bad(c, "writeback", "not an object");
+	a = juint(o, "dirty_kB", &w->dirty_kb);
+	b = juint(o, "writeback_kB", &w->writeback_kb);
+	d = juint(o, "dirty_background_threshold_kB", &w->bg_threshold_kb);
+	e = juint(o, "dirty_threshold_kB", &w->threshold_kb);
+	f = juint(o, "freerun_ceiling_kB", &w->freerun_kb);
+	if (a < 0 || b < 0 || d < 0 || e < 0 || f < 0 ||
+	    jstr(o, "state", w->state, sizeof(w->state)) < 0)
+		return bad(c, "writeback", "a key of the wrong type");
+	w->has_dirty = a > 0 && b > 0;
+	w->has_thresholds = d > 0 && e > 0;
+	w->has_freerun = f > 0;
+	if (w->has_dirty)
+		w->reason[0] = '\0';
+	w->present = true;
+	return 0;
+}
+
+/* ---- the document ---- */
+
+static void turbo_free(struct model_turbo *t)
+{
+	free(t->cpus);
+	memset(t, 0, sizeof(*t));
+}
+
+static void procs_free(struct model_procs *p)
+{
+	free(p->top_io);
+	free(p->top_delay);
+	memset(p, 0, sizeof(*p));
+}
+
+void model_ext_free(struct model_ext *x)
+{
+	if (!x)
+		return;
+	turbo_free(&x->turbo);
+	procs_free(&x->procs);
+	nics_free(&x->nics);
+	memset(x, 0, sizeof(*x));
+}
+
+int model_ext_decode(struct json_object *doc, struct model_ext *ret)
+{
+	struct model_ext *x = calloc(1, sizeof(*x));
+	struct ctx c;
+	bool listed;
+	char why[8];
+	int r;
+
+	if (!x)
+		return -ENOMEM;
+	c = (struct ctx){ x->bad, sizeof(x->bad) };
+	source_status(doc, "procfs_io", &listed, why, sizeof(why));
+	x->sampled = listed;
+
+	/* each section on its own: a bad one is dropped, the others stay */
+	r = decode_turbo(doc, &x->turbo, &c);
+	if (r == -EBADMSG)
+		turbo_free(&x->turbo);
+	if (r != -ENOMEM)
+		r = decode_procs(doc, &x->procs, &c);
+	if (r == -EBADMSG)
+		procs_free(&x->procs);
+	if (r != -ENOMEM)
+		r = decode_nics(doc, &x->nics, &c);
+	if (r == -EBADMSG) {
+		nics_free(&x->nics);
+		memset(&x->nics, 0, sizeof(x->nics));
+	}
+	if (r != -ENOMEM)
+		r = decode_pressure(doc, x->psi, &c);
+	if (r == -EBADMSG)
+		memset(x->psi, 0, sizeof(x->psi));
+	if (r != -ENOMEM)
+		r = decode_writeback(doc, &x->wb, &c);
+	if (r == -EBADMSG)
+		memset(&x->wb, 0, sizeof(x->wb));
+	if (r == -ENOMEM) {
+		model_ext_free(x);
+		free(x);
+		return r;
+	}
+	*ret = *x;
+	free(x);
+	return 0;
+}
+
+const struct model_turbo_cpu *model_ext_turbo_cpu(const struct model_ext *x, int cpu)
+{
+	if (!x->turbo.present)
+		return NULL;
+	if (cpu < 0)
+		return x->turbo.has_summary ? &x->turbo.summary : NULL;
+	for (size_t i = 0; i < x->turbo.ncpus; i++)
+		if (x->turbo.cpus[i].cpu == cpu)
+			return &x->turbo.cpus[i];
+	return NULL;
+}
+
+void model_ext_short_reason(const char *reason, char *buf, size_t size)
+{
+	const char *semi = strstr(reason, "; ");
+	size_t n = semi ? (size_t)(semi - reason) : strlen(reason);
+
+	snprintf(buf, size, "%.*s", (int)n, reason);
+}
+
+void model_ext_turbo_why(const struct model_ext *x, bool has_rates, char *buf, size_t size)
+{
+	const struct model_turbo *t = &x->turbo;
+	static const int order[] = { MT_PKGWATT, MT_PKGTMP, MT_BUSY };
+
+	buf[0] = '\0';
+	if (!t->present) {
+		snprintf(buf, size, "%s",
+			 !has_rates   ? "waiting for a second sample"
+			 : t->sampled ? "not in this sample"
+				      : "not in the sample: iotriaged --core-only, or older");
+		return;
+	}
+	for (int k = MT_PKGWATT; k <= MT_CORETMP; k++)
+		if (t->has[k])
+			return;
+	if (t->has_summary && !t->summary.valid) {
+		snprintf(buf, size, "%s", t->summary.reason);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		const struct model_turbo_status *s = &t->col[order[i]];
+
+		if (s->known && !s->available && s->reason[0]) {
+			model_ext_short_reason(s->reason, buf, size);
+			return;
+		}
+	}
+	snprintf(buf, size, "no power or temperature column in this sample");
+}
