@@ -141,6 +141,7 @@ int model_worker_apply(struct model *m, struct json_object *o, int64_t now_ns, u
 		w.numjobs = (unsigned)n;
 	jnum(o, "elapsed_s", &w.elapsed_s);
 	jnum(o, "runtime_s", &w.runtime_s);
+	jnum(o, "planned_s", &w.planned_s); /* null: stays 0 */
 	v = jget(o, "read");
 	decode_dir(v, &w.dir[MW_READ]);
 	v = jget(o, "write");

@@ -53,6 +53,7 @@ struct model_worker {
 	unsigned iodepth, numjobs;
 	double elapsed_s; /* since worker.start (to the end once ended) */
 	double runtime_s; /* since the IO began */
+	double planned_s; /* --ramp_time + --runtime; 0: until --size is done */
 	struct model_worker_dir dir[MW__DIRS];
 	char error[MODEL_REASON_MAX]; /* when failed */
 	int64_t seen_ns;	      /* caller's clock: last event or reply */

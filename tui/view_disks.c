@@ -210,7 +210,10 @@ static void format_job(const struct model_worker *w, bool away, char *buf, size_
 			}
 		}
 	}
-	add(buf, size, &len, " %.1fs", w->elapsed_s);
+	if (w->planned_s > 0 && w->state < MW_COMPLETED)
+		add(buf, size, &len, " %.1f/%.0fs", w->runtime_s, w->planned_s);
+	else
+		add(buf, size, &len, " %.1fs", w->elapsed_s);
 	if (away || w->state == MW_STARTING)
 		add(buf, size, &len, "  on %s%s%s%s", w->filename, w->device[0] ? " (" : "",
 		    w->device, w->device[0] ? ")" : "");

@@ -295,6 +295,12 @@ static void put_worker(struct daemon *d, struct strbuf *sb, bool full)
 			  1e9);
 	sb_puts(sb, ",\"runtime_s\":");
 	sb_fixed2(sb, secs);
+	/* what the job was given: --ramp_time + --runtime, or null (until --size is done) */
+	sb_puts(sb, ",\"planned_s\":");
+	if (w->spec.runtime_ns)
+		sb_fixed2(sb, (double)(w->spec.runtime_ns + w->spec.ramp_ns) / 1e9);
+	else
+		sb_puts(sb, "null");
 	sb_putc(sb, ',');
 	put_dir(w, sb, DDIR_READ, secs);
 	sb_putc(sb, ',');

@@ -109,7 +109,8 @@ wait_for a "Disks \\([0-9]+( of [0-9]+)?\\) +sort: name +filter: $name" || fail 
 worker start --filename="$DEV" --rw=randread --ioengine=io_uring --iodepth=8 --direct=1 \
 	--runtime=4 --time_based >/dev/null || fail "worker start on $DEV"
 job='^  job io_uring randread qd8'
-running="$job: [1-9][0-9]* IOPS [0-9]+\.[0-9] MB/s lat avg [0-9.]+ ms p99 [0-9.]+ ms [0-9]+\.[0-9]s$"
+# runtime so far / --ramp_time + --runtime, from the worker object's planned_s
+running="$job: [1-9][0-9]* IOPS [0-9]+\.[0-9] MB/s lat avg [0-9.]+ ms p99 [0-9.]+ ms [0-9]+\.[0-9]/4s$"
 if ! wait_for a "$running"; then
 	# io_uring refused by a seccomp profile or an old kernel: a skip, not a bug
 	if grep -Eq "$job failed:.*(not permitted|not implemented|not supported)" "$tmp/screen"; then
