@@ -71,9 +71,7 @@ struct findings_panel {
 	char sel_key[MODEL_ADV_ID_MAX + 2]; /* "f:ID", "s:ID", "a:ID": survives new samples */
 	size_t sel;			    /* row index at the last draw */
 	size_t top;			    /* first list row shown */
-	size_t nrows;			    /* rows at the last draw */
 	int detail_top;			    /* the detail's scroll, in lines */
-	int visible;			    /* list rows that fit at the last draw */
 	enum findings_ask ask;
 	char ask_id[MODEL_ADV_ID_MAX];
 	char status[800]; /* the last apply/undo result (apply_result.message size) */

@@ -125,7 +125,6 @@ static void keep_selection(struct findings_panel *fp, const struct row *v, size_
 {
 	char key[sizeof(fp->sel_key)];
 
-	fp->nrows = n;
 	if (n == 0) {
 		fp->sel = 0;
 		fp->sel_key[0] = '\0';
@@ -364,7 +363,6 @@ void view_findings_draw(struct ui *ui, struct rect r)
 		list_h = lines;
 	if (list_h > (r.h - 1) / 2 && (r.h - 1) / 2 >= 4)
 		list_h = (r.h - 1) / 2;
-	fp->visible = list_h;
 	for (size_t i = 0, line = 0; i < n; i++, line++) {
 		if (i == 0 || v[i].kind != v[i - 1].kind)
 			line++;
@@ -456,16 +454,15 @@ static void set_status(struct findings_panel *fp, bool failed, const char *fmt, 
 static void remember_applied(struct findings_panel *fp, const struct model_suggestion *s,
 			     const char *id)
 {
-	struct model_suggestion c = { 0 };
+	struct model_suggestion c, bare = { 0 };
 
-	if (s) {
-		if (model_findings_copy_suggestion(s, &c) < 0)
-			return; /* only the "applied" marker is lost */
-	} else {
-		snprintf(c.id, sizeof(c.id), "%s", id);
-		if (model_findings_copy_suggestion(&c, &c) < 0)
-			return;
+	/* the daemon applied an id the last sample no longer carried: keep the id */
+	if (!s) {
+		snprintf(bare.id, sizeof(bare.id), "%s", id);
+		s = &bare;
 	}
+	if (model_findings_copy_suggestion(s, &c) < 0)
+		return; /* only the "applied" row is lost; the journal has the undo */
 	for (size_t i = 0; i < fp->napplied; i++)
 		if (strcmp(fp->applied[i].id, c.id) == 0) {
 			model_findings_free_suggestion(&fp->applied[i]);
