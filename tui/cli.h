@@ -42,7 +42,5 @@ int cmd_threads(int argc, char **argv);
 /* Topology under root_dir (NULL = "/") + advise_compute on (cur, m). 0 or -errno. */
 int suggest_advise_root(const char *root_dir, const struct snapshot *cur, const struct metrics *m,
 			struct advice *ret);
-/* Findings, then suggestions with commands, effect, undo and notes. */
-void suggest_print(FILE *f, const struct advice *a);
 
 #endif

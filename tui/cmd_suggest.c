@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "cmd_suggest.h"
 #include "iotriage/protocol.h"
+#include "model_findings.h"
 
 int suggest_advise_root(const char *root_dir, const struct snapshot *cur, const struct metrics *m,
 			struct advice *ret)
@@ -42,20 +43,19 @@ int suggest_advise_root(const char *root_dir, const struct snapshot *cur, const 
 	return e;
 }
 
-void suggest_print(FILE *f, const struct advice *a)
+/* Findings, then suggestions with commands, effect, undo and notes: the
+ * advice of a sample document, whether measured here or by iotriaged. */
+static void print_advice(FILE *f, const struct model_advice *a)
 {
-	struct strbuf sb = { 0 };
-
 	if (a->nfindings == 0) {
 		fprintf(f, "No findings: nothing stands out on this host.\n");
 		return;
 	}
 	fprintf(f, "Findings:\n");
 	for (size_t i = 0; i < a->nfindings; i++) {
-		const struct finding *fd = &a->findings[i];
+		const struct model_finding *fd = &a->findings[i];
 
-		fprintf(f, "  [%s] %s: %s\n", advise_severity_name(fd->severity), fd->id,
-			fd->reason);
+		fprintf(f, "  [%s] %s: %s\n", fd->severity_name, fd->id, fd->reason);
 		if (fd->detail[0])
 			fprintf(f, "      %s\n", fd->detail);
 	}
@@ -65,33 +65,68 @@ void suggest_print(FILE *f, const struct advice *a)
 	}
 	fprintf(f, "\nSuggestions:\n");
 	for (size_t i = 0; i < a->nsuggestions; i++) {
-		const struct suggestion *s = &a->suggestions[i];
+		const struct model_suggestion *s = &a->suggestions[i];
 
-		fprintf(f, "\n  %s [%s] (for %s)\n    %s\n    commands:\n", s->id,
-			advise_severity_name(s->severity), s->finding, s->reason);
-		sb_reset(&sb);
-		advise_commands(s, false, &sb);
-		for (const char *p = sb_cstr(&sb), *nl; p && *p; p = nl + 1) {
-			nl = strchr(p, '\n');
-			if (!nl)
-				break;
-			fprintf(f, "      %.*s\n", (int)(nl - p), p);
-		}
+		fprintf(f, "\n  %s [%s] (for %s)\n    %s\n    commands:\n", s->id, s->severity_name,
+			s->finding, s->reason);
+		for (size_t k = 0; k < s->ncommands; k++)
+			fprintf(f, "      %s\n", s->commands[k]);
 		fprintf(f, "    expected: %s\n    undo:\n", s->effect);
-		sb_reset(&sb);
-		advise_commands(s, true, &sb);
-		for (const char *p = sb_cstr(&sb), *nl; p && *p; p = nl + 1) {
-			nl = strchr(p, '\n');
-			if (!nl)
-				break;
-			fprintf(f, "      %.*s\n", (int)(nl - p), p);
-		}
+		for (size_t k = 0; k < s->nundo; k++)
+			fprintf(f, "      %s\n", s->undo[k]);
 		if (s->notes[0])
 			fprintf(f, "    note: %s\n", s->notes);
 		fprintf(f, "    apply: iotriage apply %s   (undo: iotriage undo %s)\n", s->id,
 			s->id);
 	}
-	sb_free(&sb);
+}
+
+/*
+ * Prints the "findings" and "suggestions" of doc (a sample, or the object
+ * advise_json_encode() wrote): as that JSON object with --json, else as
+ * text. Returns an exit code; a document without advice is an error.
+ */
+static int print_doc(json_object *doc, bool json, const char *from)
+{
+	struct model_advice adv = { 0 };
+	int r;
+
+	r = model_findings_decode(doc, &adv);
+	if (r < 0) {
+		cli_error("suggest", "%s", strerror(-r));
+		return EXIT_FAIL;
+	}
+	if (!adv.present || adv.bad[0]) {
+		cli_error(from, "%s",
+			  adv.bad[0] ? adv.bad : "no findings or suggestions in the sample");
+		model_findings_free(&adv);
+		return EXIT_FAIL;
+	}
+	if (json) {
+		json_object *out = json_object_new_object(), *v;
+
+		if (!out)
+			r = -ENOMEM;
+		for (const char *const *k =
+			 (const char *const[]){ "findings", "suggestions", NULL };
+		     out && *k; k++) {
+			json_object_object_get_ex(doc, *k, &v);
+			json_object_object_add(out, *k, json_object_get(v));
+		}
+		if (out)
+			printf("%s\n",
+			       json_object_to_json_string_ext(
+				   out, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(out);
+	} else {
+		print_advice(stdout, &adv);
+	}
+	model_findings_free(&adv);
+	if (r < 0) {
+		cli_error("suggest", "%s", strerror(-r));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
 }
 
 enum { OPT_ROOT = 0x100, OPT_STATE, OPT_BEFORE, OPT_SOCKET };
@@ -246,16 +281,25 @@ static int advise_args(const struct args *a, const char *before, const char *aft
 }
 
 static const char suggest_usage[] =
-    "Usage: iotriage suggest [--json] [--interval MS] [--root DIR] [--before DIR]\n"
+    "Usage: iotriage suggest [--json] [--socket PATH]\n"
+    "       iotriage suggest [--json] [--interval MS] [--root DIR] [--before DIR]\n"
     "       iotriage suggest BEFORE AFTER [--json]\n"
-    "Measure one interval (default 1000 ms), read the IRQ/device topology and print\n"
-    "findings and suggestions, each with exact commands and their undo.\n"
+    "Print findings and suggestions, each with exact commands and their undo: those\n"
+    "of iotriaged's latest sample when it answers (--socket, else the default socket),\n"
+    "else measured here over one interval (default 1000 ms) with the IRQ/device topology.\n"
+    "  --socket PATH  this daemon only\n"
     "  --before DIR   first sample from a recorded tree, second from the root\n";
+
+struct args;
+static int daemon_route(const struct args *a);
+static int daemon_suggest(int fd, bool json, bool fallback);
 
 int cmd_suggest(int argc, char **argv)
 {
 	struct args a = { 0 };
 	struct advice adv = { 0 };
+	struct strbuf sb = { 0 };
+	json_object *doc;
 	const char *before, *after;
 	int r;
 
@@ -276,27 +320,36 @@ int cmd_suggest(int argc, char **argv)
 		fprintf(stderr, "%s", suggest_usage);
 		return EXIT_USAGE;
 	}
+	/* the daemon's latest sample when it runs (--socket, or the default
+	 * socket answers and nothing here asks for a measurement of our own) */
+	if (a.socket || (!before && !after && !a.interval_ms && !a.state_dir)) {
+		int fd = daemon_route(&a);
+
+		if (fd == -2)
+			return EXIT_FAIL;
+		if (fd >= 0) {
+			r = daemon_suggest(fd, a.json, !a.socket);
+			close(fd);
+			if (r >= 0)
+				return r;
+		}
+	}
 	if (advise_args(&a, before, after, &adv) < 0)
 		return EXIT_FAIL;
-	if (a.json) {
-		struct strbuf sb = { 0 };
-
-		sb_putc(&sb, '{');
-		advise_json_encode(&sb, &adv);
-		sb.len--; /* the trailing comma */
-		sb_puts(&sb, "}\n");
-		if (sb.err) {
-			cli_error("encode", "%s", strerror(-sb.err));
-			r = EXIT_FAIL;
-		} else {
-			fwrite(sb.buf, 1, sb.len, stdout);
-			r = EXIT_OK;
-		}
-		sb_free(&sb);
+	/* one printer: the advice goes through the JSON a sample carries */
+	sb_putc(&sb, '{');
+	advise_json_encode(&sb, &adv);
+	sb.len--; /* the trailing comma */
+	sb_putc(&sb, '}');
+	doc = sb.err ? NULL : json_tokener_parse(sb_cstr(&sb));
+	if (!doc) {
+		cli_error("encode", "%s", strerror(sb.err ? -sb.err : ENOMEM));
+		r = EXIT_FAIL;
 	} else {
-		suggest_print(stdout, &adv);
-		r = EXIT_OK;
+		r = print_doc(doc, a.json, "suggest");
 	}
+	json_object_put(doc);
+	sb_free(&sb);
 	advice_free(&adv);
 	if (fflush(stdout) != 0)
 		r = EXIT_FAIL;
@@ -496,6 +549,87 @@ static int daemon_route(const struct args *a)
 			return fd;
 	}
 	return -1;
+}
+
+/* The rest of one reply line, read in large chunks: a sample of a big host
+ * is hundreds of KiB. 0 or -errno. */
+static int read_reply(int fd, struct strbuf *sb)
+{
+	char buf[65536];
+
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		const char *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ECONNRESET;
+		nl = memchr(buf, '\n', (size_t)n);
+		sb_append(sb, buf, nl ? (size_t)(nl - buf) : (size_t)n);
+		if (sb->err)
+			return sb->err;
+		if (nl)
+			return 0;
+	}
+}
+
+/*
+ * suggest from iotriaged's latest sample on fd: what the daemon measured,
+ * over its own interval, on its own topology. Returns an exit code, or -1
+ * when the sample carries no advice and fallback allows measuring here.
+ */
+static int daemon_suggest(int fd, bool json, bool fallback)
+{
+	static const char snap[] = "{\"cmd\":\"snapshot\"}\n";
+	struct strbuf sb = { 0 };
+	json_object *root = NULL, *ok, *sample = NULL, *v;
+	char req[128], reply[4096];
+	int r;
+
+	snprintf(req, sizeof(req), "{\"cmd\":\"hello\",\"version\":%d}\n", IOT_PROTOCOL_VERSION);
+	r = suggest_daemon_call(fd, req, reply, sizeof(reply));
+	if (r == 0 && write(fd, snap, sizeof(snap) - 1) != (ssize_t)(sizeof(snap) - 1))
+		r = -errno;
+	if (r == 0)
+		r = read_reply(fd, &sb);
+	if (r == 0) {
+		root = json_tokener_parse(sb_cstr(&sb));
+		if (!root || !json_object_object_get_ex(root, "ok", &ok))
+			r = -EPROTO;
+	}
+	sb_free(&sb);
+	if (r < 0) {
+		cli_error("iotriaged", "snapshot: %s",
+			  r == -EPROTO ? "malformed reply" : strerror(-r));
+		json_object_put(root);
+		return EXIT_FAIL;
+	}
+	if (!json_object_get_boolean(ok) || !json_object_object_get_ex(root, "sample", &sample)) {
+		if (json_object_object_get_ex(root, "error", &v) &&
+		    json_object_object_get_ex(v, "message", &v))
+			cli_error("iotriaged", "%s", json_object_get_string(v));
+		else
+			cli_error("iotriaged", "snapshot refused without a reason");
+		json_object_put(root);
+		return EXIT_FAIL;
+	}
+	if (!json_object_object_get_ex(sample, "findings", &v)) {
+		json_object_put(root);
+		if (fallback) {
+			fprintf(stderr, "iotriage: note: iotriaged's samples carry no advice "
+					"(--core-only, or its first sample); measuring here\n");
+			return -1;
+		}
+		cli_error("iotriaged", "its samples carry no advice (started with --core-only, or "
+				       "only one sample yet)");
+		return EXIT_FAIL;
+	}
+	r = print_doc(sample, json, "iotriaged");
+	json_object_put(root);
+	return r;
 }
 
 static bool may_write(const struct args *a)

@@ -120,3 +120,65 @@ try:
 finally:
     cleanup([d])
 PY
+
+# iotriage suggest takes the daemon's latest sample: a daemon on a copy of the
+# scenario that advance.py keeps moving (the same rates at every step), so
+# every sample carries the hot CPU and its suggestion; a --core-only daemon
+# carries no advice, which --socket reports instead of measuring
+PYTHONPATH="$SRCDIR/tests/integration" python3 - "$FIXTURES/advise" "$tmp" <<'PY' || exit 1
+import json, os, shutil, subprocess, sys, time
+from daemon_lib import *
+
+adv, tmp = sys.argv[1], sys.argv[2]
+root = os.path.join(tmp, "moving")
+shutil.copytree(os.path.join(adv, "mpt2sas", "t1"), root, symlinks=True)
+gen = subprocess.Popen([sys.executable, os.path.join(adv, "advance.py"),
+                        os.path.join(adv, "mpt2sas"), root, "2", "--loop", "0.1"])
+cli = os.environ["IOTRIAGE"]
+daemons = []
+try:
+    d = Daemon(tmp, root=root, interval=200, name="moving")
+    daemons.append(d)
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        # no advice in the first sample nor before the topology thread's
+        # first read; no rates in one that caught the generator mid-step
+        p = subprocess.run([cli, "suggest", "--socket", d.sock], capture_output=True, text=True,
+                           timeout=TIMEOUT)
+        check(p.returncode == 0 or "carry no advice" in p.stderr,
+              "suggest --socket: %d %r" % (p.returncode, p.stderr))
+        if p.returncode == 0 and "irq-spread-host0" in p.stdout:
+            break
+        check(time.monotonic() < deadline, "the daemon's samples never advised: %r" % p.stdout)
+        time.sleep(0.2)
+    check("[warning] hot-cpu-cpu1: cpu1: %irq" in p.stdout, "suggest text %r" % p.stdout)
+    check("echo 1 > /proc/irq/108/smp_affinity_list" in p.stdout, "commands %r" % p.stdout)
+    check("echo 0-7 > /proc/irq/108/smp_affinity_list" in p.stdout, "undo %r" % p.stdout)
+    # the daemon advised: nothing was measured here (no topology read under
+    # a root this process was never given)
+    p = subprocess.run([cli, "suggest", "--socket", d.sock, "--json"], capture_output=True,
+                       text=True, timeout=TIMEOUT)
+    j = json.loads(p.stdout)
+    check(sorted(j) == ["findings", "suggestions"], "suggest --json keys %r" % sorted(j))
+    check(all(isinstance(j[k], list) for k in j), "suggest --json %r" % j)
+    p = subprocess.run([cli, "suggest", "--socket", d.sock, "--root", root], capture_output=True,
+                       text=True, timeout=TIMEOUT)
+    check(p.returncode == 2 or p.returncode == 1, "--socket with --root: %d" % p.returncode)
+    check(d.stop() == 0, "iotriaged exit code")
+
+    c = Daemon(tmp, root=root, interval=200, name="core", extra=["--core-only"])
+    daemons.append(c)
+    while c.status()["samples"] < 3:  # not merely the first sample
+        check(time.monotonic() < deadline + TIMEOUT, "--core-only daemon: no third sample")
+        time.sleep(0.05)
+    p = subprocess.run([cli, "suggest", "--socket", c.sock], capture_output=True, text=True,
+                       timeout=TIMEOUT)
+    check(p.returncode == 1 and "carry no advice" in p.stderr,
+          "suggest from a --core-only daemon: %d %r" % (p.returncode, p.stderr))
+    check(c.stop() == 0, "--core-only iotriaged exit code")
+finally:
+    gen.kill()
+    gen.wait()
+    cleanup(daemons)
+PY
+echo ok
