@@ -36,6 +36,8 @@ done
 # fio's aliases are accepted without being in bench --help: the parser's table
 sed -n 's/^[[:space:]]*{ "\([a-z_-]*\)", O_[A-Z_]*, K_[A-Z]* },.*/--\1/p' \
 	"$SRCDIR/src/workers/fioopts.c" >>"$tmp/opts1"
+# the page may name the daemon's options (iotriaged --core-only)
+"$IOTRIAGED" --help | longopts >>"$tmp/opts1"
 sort -u "$tmp/opts1" -o "$tmp/opts1"
 [ "$(wc -l <"$tmp/opts1")" -gt 40 ] || miss "could not read the bench options table"
 for o in $(grep -o -- '\*--[a-z][a-z_-]*\*' "$man1" | tr -d '*' | sort -u); do
