@@ -485,7 +485,8 @@ int source_open(const struct source_opts *o, struct source **ret_src, char *err,
 		snprintf(err, errsz, "%s", strerror(ENOMEM));
 		goto fail;
 	}
-	if (!o->embedded) {
+	/* --root without --socket names the tree to sample, not a daemon's */
+	if (!o->embedded && (o->socket || !o->root)) {
 		if (o->socket) {
 			if (strlen(o->socket) >= sizeof(src->path)) {
 				r = -ENAMETOOLONG;
@@ -494,14 +495,21 @@ int source_open(const struct source_opts *o, struct source **ret_src, char *err,
 				goto fail;
 			}
 			snprintf(src->path, sizeof(src->path), "%s", o->socket);
-		} else if (iot_proto_default_socket(src->path, sizeof(src->path)) < 0) {
-			src->path[0] = '\0'; /* no XDG_RUNTIME_DIR: no default daemon */
+		} else {
+			/* the system daemon first (a member of its group reaches it),
+			 * then a daemon of the user's own ($XDG_RUNTIME_DIR) */
+			snprintf(src->path, sizeof(src->path), "%s", IOT_PROTO_SYSTEM_SOCKET);
+			if (daemon_connect(src) < 0 &&
+			    (iot_proto_default_socket(src->path, sizeof(src->path)) < 0 ||
+			     strcmp(src->path, IOT_PROTO_SYSTEM_SOCKET) == 0 ||
+			     daemon_connect(src) < 0))
+				src->path[0] = '\0'; /* nobody answers: embedded */
 		}
 		src->auto_mode = !o->socket;
 	}
 	/* an explicit socket is the user's choice: wait for that daemon; the
-	 * default one is used only if it answers now */
-	if (o->socket || (src->path[0] && daemon_connect(src) >= 0)) {
+	 * default one is used only if it answered just now */
+	if (o->socket || src->fd >= 0) {
 		src->kind = SOURCE_DAEMON;
 		if (src->fd < 0) {
 			r = daemon_connect(src);
