@@ -47,6 +47,12 @@
  *       while one runs, subscribers also get one line per sample tick:
  *          {"ok":true,"event":"worker","worker":{...}}
  *       see doc/protocol.md "Workers".
+ *   {"cmd":"apply","suggestion":ID}      (privileged)
+ *       -> {"ok":true,"applied":true,"written":N,"pending":N,"message":"..."}
+ *       the advisor's suggestion ID on the latest interval, journalled
+ *   {"cmd":"undo"[,"suggestion":ID]}     (privileged; without ID: everything)
+ *       -> {"ok":true,"undone":true,"written":N,"pending":N,"message":"..."}
+ *       see doc/protocol.md "apply, undo".
  *
  * {SAMPLE} is the document of doc/json.md, byte for byte what encode_sample()
  * wrote once for that sample.

@@ -90,8 +90,10 @@ int request_parse(struct json_tokener *tok, const char *line, size_t len, struct
 	}
 	*ret_req = rq;
 	if (!json_object_object_get_ex(o, "cmd", &v) || !json_object_is_type(v, json_type_string)) {
-		set_err(ret_code, msg, msg_size, IOT_ERR_BAD_REQUEST,
-			"missing \"cmd\" (a string: hello, snapshot, subscribe, history, status)");
+		set_err(
+		    ret_code, msg, msg_size, IOT_ERR_BAD_REQUEST,
+		    "missing \"cmd\" (a string: hello, snapshot, subscribe, unsubscribe, history, "
+		    "status, apply, undo, worker.start, worker.stop, worker.status)");
 		return -EBADMSG;
 	}
 	ret_req->cmd = json_object_get_string(v);

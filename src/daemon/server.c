@@ -466,8 +466,13 @@ static int cmd_apply(struct daemon *d, struct client *c, const struct request *r
 static int cmd_undo(struct daemon *d, struct client *c, const struct request *rq)
 {
 	struct apply_result res;
+	json_object *v;
 	int e;
 
+	/* "suggestion" of another type is a mistake, not "undo everything" */
+	if (json_object_object_get_ex(rq->root, "suggestion", &v) && !suggestion_arg(rq))
+		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
+					  "undo's \"suggestion\" is a suggestion id string");
 	e = apply_undo_by_id(d->args.root, NULL, suggestion_arg(rq), &res);
 	if (e >= 0) {
 		sampler_topology_stale(d->sampler);

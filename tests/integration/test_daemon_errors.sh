@@ -54,6 +54,7 @@ try:
             (b"{\"cmd\":\"subscribe\",\"every\":0}\n", "bad_request", None),
             (b"{\"cmd\":\"subscribe\",\"every\":1.5}\n", "bad_request", None),
             (b"{\"cmd\":\"hello\"}\n", "bad_request", None),
+            (b"{\"cmd\":\"undo\",\"suggestion\":5}\n", "bad_request", None),
             (b"\xff\xfe\n", "bad_json", None)]:
         c.send_raw(line)
         err(c.recv(), code, rid)
