@@ -303,9 +303,10 @@ static const char *why_empty(const struct ui *ui, char *buf, size_t size)
 	}
 	if (!m->advice.present)
 		return source_kind(ui->src) == SOURCE_DAEMON
-			   ? "No advice: iotriaged sends none (it runs with --core-only, or is "
-			     "older than the advisor). Nothing is known, which is not the same as "
-			     "healthy: iotriage suggest advises once."
+			   ? "No advice: iotriaged sends none in this sample (it runs with "
+			     "--core-only or is older than the advisor; or, for a moment after an "
+			     "apply or undo, it is reading the topology again). Nothing is known, "
+			     "which is not the same as healthy."
 			   : "No advice in this sample: the IRQ and device topology could not be "
 			     "read. Nothing is known, which is not the same as healthy.";
 	return NULL;

@@ -151,7 +151,7 @@ check_panel() { # WINDOW
 
 # ---- embedded, on the advancing mpt2sas copy ----
 run_in emb --embedded --root "$root" --interval 500
-wait_for emb 'fFindings\(1\) F10Quit' || fail "the footer names f and counts the finding"
+wait_for emb ' fFindings\(1\) ' || fail "the footer names f and counts the finding"
 check_panel emb
 # the warning in yellow (SGR 33)
 n=0
@@ -207,7 +207,7 @@ wait_for emb '^tty-restored rc=0' || fail "q: exit 0 with the tty modes restored
 
 # ---- a healthy host ----
 run_in ok --embedded --root "$tmp/healthy" --interval 500
-wait_for ok 'fFindings F10Quit' || fail "healthy: the footer counts nothing"
+wait_for ok ' fFindings ' || fail "healthy: the footer counts nothing"
 T send-keys -t ok f
 wait_for ok '^  No findings: nothing stands out on this host' || fail "healthy: No findings"
 wait_for ok '^> Findings \(0\)  Suggestions \(0\)' || fail "healthy: the title"
