@@ -221,7 +221,8 @@ static void put_dir(struct worker_run *w, struct strbuf *sb, enum job_ddir d, do
 	sb_printf(
 	    sb, "\"%s\":{\"ios\":%llu,\"bytes\":%llu,\"iops\":", d == DDIR_READ ? "read" : "write",
 	    (unsigned long long)ios, (unsigned long long)bytes);
-	if (w->have_final && !state_active(atomic_load(&w->state))) {
+	/* have_final is the thread's until it is joined, which ends the active states */
+	if (!state_active(atomic_load(&w->state)) && w->have_final) {
 		sb_fixed2(sb, w->final_iops[d]);
 		sb_puts(sb, ",\"bw_bytes\":");
 		sb_fixed2(sb, w->final_bw[d]);
