@@ -26,6 +26,54 @@ const char *const model_turbo_col_names[MT__COUNT] = {
 
 const char *const model_psi_names[MP__COUNT] = { "io", "cpu", "irq" };
 
+const char *const model_turbo_help[][2] = {
+	{ "Busy%",
+	  "turbostat: percent of the interval the CPU was not idle (C0), 100 * dMPERF / dTSC" },
+	{ "Bzy_MHz", "turbostat: average clock while busy, base MHz * dAPERF / dMPERF" },
+	{ "deepest C-state",
+	  "the deepest idle state the CPU has and its share of the interval: turbostat's "
+	  "CPU%c7, c6 or c3 (of the core), else the deepest cpuidle state (sysfs). Columns "
+	  "shown only when the sample has them; narrow terminals drop them first" },
+	{ NULL, NULL },
+};
+
+const char *const model_nic_help[][2] = {
+	{ "nic", "one line per network interface (not loopback) that is up or has interrupt "
+		 "vectors: link (up, no-carrier, down), rx and tx kB/s and packets/s (sar -n "
+		 "DEV), drops and errors when any, channels combined/max (ethtool -l) or why "
+		 "not, where its vectors landed (IRQ:cpuN, busiest CPU first; idle ones), "
+		 "coalescing (ethtool -c); the others share one \"also\" line" },
+	{ NULL, NULL },
+};
+
+const char *const model_header_help[][2] = {
+	{ "turbostat", "package watts (PkgWatt, CorWatt, RAMWatt, summed) and the hottest "
+		       "package and core (PkgTmp, CoreTmp), or \"unavailable (why)\": no MSR "
+		       "access in a VM, not root, an iotriaged --core-only" },
+	{ "PSI", "/proc/pressure avg10 of io, cpu and irq: percent of the last 10 s some task "
+		 "(some) or all of them (full) stalled on the resource" },
+	{ "dirty", "dirty and writeback page cache, and the writeback state: below background, "
+		   "background writeback, THROTTLED (writers sleep in balance_dirty_pages), "
+		   "BLOCKED at the dirty limit" },
+	{ "one line", "below 30 rows PSI, writeback and turbostat share one line (n/a: not "
+		      "available); below 16 rows, none" },
+	{ NULL, NULL },
+};
+
+const char *const model_proc_help[][2] = {
+	{ "bytes", "where the bytes come from: /proc/PID/io of each process (read_bytes, "
+		   "write_bytes, cancelled_write_bytes)" },
+	{ "delay", "taskstats (netlink), asked about the processes whose IO moved; \"delay "
+		   "accounting off\" when sysctl kernel.task_delayacct=0 (bytes only)" },
+	{ "kB_rd/s", "kilobytes per second the process read from storage (pidstat -d)" },
+	{ "kB_wr/s", "kilobytes per second it wrote (dirtied) to storage" },
+	{ "kB_ccwr/s", "kilobytes per second of writes cancelled (dirtied, then truncated)" },
+	{ "io_delay%", "percent of the interval it waited for synchronous block IO (iotop's IO>)" },
+	{ "blkio/s", "such waits per second" },
+	{ "started", "the process began during the interval: all its IO is this interval's" },
+	{ NULL, NULL },
+};
+
 /* ---- json-c helpers: absent keys are "not present"; callers say whether a
  * present key of the wrong type is an error ---- */
 
@@ -695,6 +743,8 @@ void model_ext_free(struct model_ext *x)
 
 int model_ext_decode(struct json_object *doc, struct model_ext *ret)
 {
+	static const char *const core_sources[] = { "uptime",	  "stat",     "diskstats",
+						    "interrupts", "softirqs", "sysblock" };
 	struct model_ext *x = calloc(1, sizeof(*x));
 	struct ctx c;
 	bool listed;
@@ -706,6 +756,9 @@ int model_ext_decode(struct json_object *doc, struct model_ext *ret)
 	c = (struct ctx){ x->bad, sizeof(x->bad) };
 	source_status(doc, "procfs_io", &listed, why, sizeof(why));
 	x->sampled = listed;
+	for (size_t i = 0; i < sizeof(core_sources) / sizeof(core_sources[0]); i++)
+		if (!source_status(doc, core_sources[i], &listed, why, sizeof(why)) && listed)
+			x->core_unavailable = true;
 
 	/* each section on its own: a bad one is dropped, the others stay */
 	r = decode_turbo(doc, &x->turbo, &c);

@@ -39,6 +39,14 @@ enum model_turbo_col {
 /* turbostat's name of each (the document's key). */
 extern const char *const model_turbo_col_names[MT__COUNT];
 
+/* Help lines for what these sections add to the screen: { label, meaning },
+ * NULL-terminated: the CPU panel's turbostat columns, the IRQ panel's NIC
+ * lines, the header's lines, the processes view's columns. */
+extern const char *const model_turbo_help[][2];
+extern const char *const model_nic_help[][2];
+extern const char *const model_header_help[][2];
+extern const char *const model_proc_help[][2];
+
 struct model_turbo_status {
 	bool known;			   /* "columns" named it */
 	bool available;			   /* some source gives it */
@@ -196,6 +204,9 @@ struct model_ext {
 	/* the document carries the sources the sections come from at all
 	 * (false: iotriaged --core-only, or older than these sections) */
 	bool sampled;
+	/* a core source (uptime, stat, diskstats, interrupts, softirqs,
+	 * sysblock) is unavailable: the header's "unavailable:" line matters more */
+	bool core_unavailable;
 	/* a section that was there but could not be read: which and what, else
 	 * "" (that section is then shown as not available) */
 	char bad[160];

@@ -224,8 +224,9 @@ static void draw_header(struct ui *ui)
 static void draw_footer(struct ui *ui, int y)
 {
 	static const char *const keys[][2] = {
-		{ "F1", "Help" },     { "F6", "Sort" },	  { "/", "Filter" },   { "Spc", "Pause" },
-		{ "+-", "Interval" }, { "Tab", "Panel" }, { "f", "Findings" }, { "F10", "Quit" },
+		{ "F1", "Help" },    { "F6", "Sort" },	   { "/", "Filter" },
+		{ "Spc", "Pause" },  { "+-", "Interval" }, { "Tab", "Panel" },
+		{ "f", "Findings" }, { "p", "Procs" },	   { "F10", "Quit" },
 	};
 	const char *status;
 	int x = 0, attr = 0;
@@ -282,6 +283,9 @@ static void layout(struct ui *ui, int top, int avail, int *h)
 		/* the bench job's line under its device's row */
 		if (i == PANEL_DISKS && model_worker_get(&ui->model))
 			need[i]++;
+		/* a line per NIC above the interrupt lines */
+		if (i == PANEL_IRQS)
+			need[i] += view_nics_lines(ui);
 		h[i] = left >= 3 ? 3 : left > 0 ? left : 0;
 		left -= h[i];
 	}
@@ -298,6 +302,35 @@ static void layout(struct ui *ui, int top, int avail, int *h)
 			}
 		}
 	}
+}
+
+/*
+ * The lines under the header, from row y; returns the next free row. With
+ * room (30 rows), turbostat's watts and temperatures (or why not), PSI and
+ * writeback on two lines, then the unavailable sources; with less, one
+ * line: PSI, writeback and turbostat together, unless a core source is
+ * missing, which then takes it.
+ */
+static int draw_status_lines(struct ui *ui, int y)
+{
+	const struct model *m = &ui->model;
+	bool unavail = m->unavailable[0] && LINES >= 16;
+
+	if (LINES >= 30)
+		y += view_ext_header_draw(ui, y, 2);
+	else if (LINES >= 16 && !(unavail && m->ext.core_unavailable)) {
+		int n = view_ext_header_draw(ui, y, 1);
+
+		y += n;
+		unavail = unavail && n == 0;
+	}
+	if (unavail) {
+		char buf[300];
+
+		snprintf(buf, sizeof(buf), " unavailable: %s", m->unavailable);
+		ui_put(y++, 0, COLS, ui_attr(ui, PAIR_WARN), buf);
+	}
+	return y;
 }
 
 static void draw(struct ui *ui)
@@ -332,12 +365,13 @@ static void draw(struct ui *ui)
 		refresh();
 		return;
 	}
-	if (ui->model.unavailable[0] && LINES >= 16) {
-		char buf[300];
-
-		snprintf(buf, sizeof(buf), " unavailable: %s", ui->model.unavailable);
-		ui_put(y++, 0, COLS, ui_attr(ui, PAIR_WARN), buf);
+	if (ui->procs.open) {
+		view_procs_draw(ui, (struct rect){ 1, 0, LINES - 2, COLS });
+		draw_footer(ui, LINES - 1);
+		refresh();
+		return;
 	}
+	y = draw_status_lines(ui, y);
 	/* the history strip: 3 rows when there is room, else 2, else none */
 	avail = LINES - y - 1;
 	hist_h = avail >= 18 ? 4 : avail >= 12 ? 2 : 0;
@@ -478,6 +512,12 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 		if (!(f & UI_PASS))
 			return f;
 	}
+	if (ui->procs.open) {
+		unsigned f = view_procs_key(ui, ch);
+
+		if (!(f & UI_PASS))
+			return f;
+	}
 	switch (ch) {
 	case 'q':
 	case 'Q':
@@ -494,6 +534,11 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 		return key_sort(ui);
 	case 'f':
 		ui->findings.open = true;
+		ui->procs.open = false;
+		return UI_REDRAW;
+	case 'p':
+		ui->procs.open = true;
+		ui->procs.top = 0;
 		return UI_REDRAW;
 	case '/':
 		ui->editing = true;
@@ -649,7 +694,8 @@ static const char tui_usage[] =
     "  --no-color      no colours (as the NO_COLOR environment variable)\n"
     "  --await-ms MS   colour r_await/w_await above MS (default 20)\n"
     "Keys: F1/h/? help, F10/q quit, F6/s sort, / filter, space pause, +/- interval,\n"
-    "Tab panel, arrows/jk move, f findings (a apply, u undo: each asks y/N).\n"
+    "Tab panel, arrows/jk move, f findings (a apply, u undo: each asks y/N),\n"
+    "p processes by IO.\n"
     "When stdout is not a terminal, iotriage prints one snapshot (iotriage snapshot)\n"
     "instead.\n";
 

@@ -82,6 +82,13 @@ struct findings_panel {
 	size_t napplied;
 };
 
+/* The processes view (view_procs.c): it replaces the tables while open. */
+struct procs_panel {
+	bool open;
+	int top;    /* first line shown */
+	int nlines; /* lines at the last draw */
+};
+
 struct ui {
 	struct model model;
 	struct source *src;
@@ -100,6 +107,7 @@ struct ui {
 	int rows, cols;
 	const char *root; /* --root: where embedded apply/undo write; NULL "/" */
 	struct findings_panel findings;
+	struct procs_panel procs;
 };
 
 /* Options of `iotriage` without a subcommand. */
@@ -152,6 +160,16 @@ void view_findings_draw(struct ui *ui, struct rect r);
 unsigned view_findings_key(struct ui *ui, int ch);
 const char *view_findings_status(const struct ui *ui, int *ret_attr);
 void view_findings_free(struct ui *ui);
+/* The processes view over r (like the findings panel); its keys (arrows,
+ * PgUp/PgDn scroll, p/Esc close), UI_PASS for the others. */
+void view_procs_draw(struct ui *ui, struct rect r);
+unsigned view_procs_key(struct ui *ui, int ch);
+/* The header's turbostat and PSI/writeback lines from row y, in n lines (1:
+ * all on one); returns the lines drawn (view_ext.c). */
+int view_ext_header_draw(struct ui *ui, int y, int n);
+/* The NIC lines at the top of the IRQs panel: how many, and drawn into r. */
+int view_nics_lines(const struct ui *ui);
+void view_nics_draw(struct ui *ui, struct rect r);
 /* The sparkline of the focused panel's selected row. */
 void view_history_draw(struct ui *ui, struct rect r);
 /* The help screen over the whole terminal, scrolled to ui->help_top; returns

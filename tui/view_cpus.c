@@ -3,7 +3,8 @@
  * The CPUs panel: per core %irq, %soft, interrupts per second, the hottest
  * softirq and a load bar, "all" first; the hot core the model marked is
  * drawn so it stands out, in colour and in text (HOT), and the cores taking
- * the daemon's bench job's device interrupts say "job". Draws the model only.
+ * the daemon's bench job's device interrupts say "job"; turbostat's Busy%,
+ * Bzy_MHz and deepest C-state when the sample has them. Draws the model only.
  */
 #include <ncurses.h>
 #include <stdlib.h>
@@ -17,7 +18,21 @@ enum { SORT_CPU, SORT_IRQSOFT, SORT_INTR, SORT_BUSY };
 
 const char *const view_cpus_sorts[] = { "cpu", "%irq+%soft", "intr/s", "busy", NULL };
 
-enum col { C_CPU, C_USR, C_SYS, C_IOWAIT, C_IRQ, C_SOFT, C_IDLE, C_INTR, C_SOFTIRQ, C__COUNT };
+enum col {
+	C_CPU,
+	C_USR,
+	C_SYS,
+	C_IOWAIT,
+	C_IRQ,
+	C_SOFT,
+	C_IDLE,
+	C_INTR,
+	C_SOFTIRQ,
+	C_BUSY, /* turbostat's, when the sample's turbostat rows have them */
+	C_BZY,
+	C_DEEP,
+	C__COUNT
+};
 
 static const struct {
 	const char *label;
@@ -28,7 +43,8 @@ static const struct {
 	[C_SYS] = { "%sys", 6, 6 },	    [C_IOWAIT] = { "%iowait", 7, 7 },
 	[C_IRQ] = { "%irq", 6, 1 },	    [C_SOFT] = { "%soft", 6, 2 },
 	[C_IDLE] = { "%idle", 6, 8 },	    [C_INTR] = { "intr/s", 8, 3 },
-	[C_SOFTIRQ] = { "softirq", 16, 4 },
+	[C_SOFTIRQ] = { "softirq", 16, 4 }, [C_BUSY] = { "Busy%", 6, 10 },
+	[C_BZY] = { "Bzy_MHz", 7, 9 },	    [C_DEEP] = { "deepest C-state", 15, 11 },
 };
 
 #define BAR_MIN 12 /* below this the load bar says nothing */
@@ -106,8 +122,9 @@ static int col_w(int c, int cpu_w)
 	return c == C_CPU ? cpu_w : cols[c].width;
 }
 
-/* Columns that fit, by priority, leaving BAR_MIN for the load bar if possible. */
-static int pick(int width, int cpu_w, bool *want)
+/* Columns that fit, by priority, leaving BAR_MIN for the load bar if
+ * possible; turbostat's only when some CPU row has them (have). */
+static int pick(int width, int cpu_w, const bool *have, bool *want)
 {
 	int left = width;
 
@@ -115,7 +132,7 @@ static int pick(int width, int cpu_w, bool *want)
 		for (int c = 0; c < C__COUNT; c++) {
 			int w = col_w(c, cpu_w);
 
-			if (cols[c].prio != prio)
+			if (cols[c].prio != prio || !have[c])
 				continue;
 			/* after the essentials, keep room for the bar */
 			if (prio > cols[C_SOFTIRQ].prio && left - (w + 1) < BAR_MIN + 1)
@@ -126,6 +143,26 @@ static int pick(int width, int cpu_w, bool *want)
 			}
 		}
 	return left;
+}
+
+/* A turbostat cell of a CPU ("all": the summary row), as turbostat prints
+ * it (Busy% %.2f, Bzy_MHz %.0f); "-" when its row has none this round. */
+static void turbo_cell(const struct model *m, int cpu, int k, char *buf, size_t size)
+{
+	const struct model_turbo_cpu *t = model_ext_turbo_cpu(&m->ext, cpu);
+	int w = cols[k].width;
+
+	if (!t || !t->valid || (k == C_BUSY && !t->has_busy) || (k == C_BZY && !t->has_bzy) ||
+	    (k == C_DEEP && !t->has_deep))
+		snprintf(buf, size, "%*s", w, "-");
+	else if (k == C_BUSY)
+		snprintf(buf, size, "%*.2f", w, t->busy_pct);
+	else if (k == C_BZY)
+		snprintf(buf, size, "%*.0f", w, t->bzy_mhz);
+	else /* "CPU%c6" as "c6", a cpuidle state by its name */
+		snprintf(buf, size, "%-8.8s%*.2f",
+			 strncmp(t->deep_name, "CPU%", 4) == 0 ? t->deep_name + 4 : t->deep_name,
+			 w - 8, t->deep_pct);
 }
 
 /* The load bar: each share of the CPU's time as a run of its own character
@@ -171,7 +208,8 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 	struct panel *p = &ui->panels[PANEL_CPUS];
 	const struct model *m = &ui->model;
 	bool focused = ui->focus == PANEL_CPUS;
-	bool want[C__COUNT] = { false };
+	bool want[C__COUNT] = { false }, have[C__COUNT];
+	const struct model_turbo *t = &m->ext.turbo;
 	bool job = model_worker_has_irq_cpus(m);
 	int cpu_w = job ? CPU_JOB_W : cols[C_CPU].width;
 	int bar_w, x;
@@ -180,14 +218,20 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 		   m->ncpus ? m->ncpus - 1 : 0);
 	if (r.h < 2)
 		return;
-	bar_w = pick(r.w, cpu_w, want);
+	for (int c = 0; c < C__COUNT; c++)
+		have[c] = true;
+	have[C_BUSY] = t->present && t->any_busy;
+	have[C_BZY] = t->present && t->any_bzy;
+	have[C_DEEP] = t->present && t->any_deep;
+	bar_w = pick(r.w, cpu_w, have, want);
 	x = r.x;
 	for (int c = 0; c < C__COUNT; c++) {
 		char lab[24];
 
 		if (!want[c])
 			continue;
-		snprintf(lab, sizeof(lab), c == C_CPU || c == C_SOFTIRQ ? "%-*s" : "%*s",
+		snprintf(lab, sizeof(lab),
+			 c == C_CPU || c == C_SOFTIRQ || c == C_DEEP ? "%-*s" : "%*s",
 			 col_w(c, cpu_w), cols[c].label);
 		ui_put(r.y + 1, x, col_w(c, cpu_w), A_BOLD, lab);
 		x += col_w(c, cpu_w) + 1;
@@ -241,7 +285,10 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 		for (int k = C_USR; k < C__COUNT; k++) {
 			if (!want[k])
 				continue;
-			if (k == C_SOFTIRQ) {
+			if (k >= C_BUSY) {
+				turbo_cell(m, c->cpu, k, buf, sizeof(buf));
+				ui_put(y, x, cols[k].width, base, buf);
+			} else if (k == C_SOFTIRQ) {
 				char num[16];
 
 				buf[0] = '\0';

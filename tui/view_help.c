@@ -24,6 +24,8 @@ static const char *const keys_help[][2] = {
 	{ "f", "the findings panel: the advisor's findings and suggestions (f or Esc returns)" },
 	{ "a u", "in the findings panel: apply / undo the selected suggestion; each asks "
 		 "[y/N] on the status line and only y acts" },
+	{ "p", "the processes view: who does the storage IO, biggest kB_rd/s + kB_wr/s first, "
+	       "with the IO pressure (p or Esc returns; arrows scroll)" },
 	{ NULL, NULL },
 };
 
@@ -102,10 +104,22 @@ int view_help_draw(struct ui *ui, struct rect r)
 	      "takes the bench job's device interrupts (handlers named after it, e.g. "
 	      "nvme0q3); loop, dm and devices whose handlers are not named after them "
 	      "show none");
+	for (size_t i = 0; model_turbo_help[i][0]; i++)
+		entry(&o, model_turbo_help[i][0], model_turbo_help[i][1]);
 	emit(&o, 0, "");
 	emit(&o, A_BOLD, "IRQs: /proc/interrupts lines that fired (mpstat -I CPU)");
 	for (size_t i = 0; model_irq_help[i][0]; i++)
 		entry(&o, model_irq_help[i][0], model_irq_help[i][1]);
+	for (size_t i = 0; model_nic_help[i][0]; i++)
+		entry(&o, model_nic_help[i][0], model_nic_help[i][1]);
+	emit(&o, 0, "");
+	emit(&o, A_BOLD, "Header: the lines under the title");
+	for (size_t i = 0; model_header_help[i][0]; i++)
+		entry(&o, model_header_help[i][0], model_header_help[i][1]);
+	emit(&o, 0, "");
+	emit(&o, A_BOLD, "Processes (p): pidstat -d columns, per process (thread group)");
+	for (size_t i = 0; model_proc_help[i][0]; i++)
+		entry(&o, model_proc_help[i][0], model_proc_help[i][1]);
 	emit(&o, 0, "");
 	emit(&o, A_BOLD, "Findings (f): the advisor of iotriage suggest, on the same sample");
 	entry(&o, "severity", "critical (red), warning (yellow), info (cyan), gravest first");

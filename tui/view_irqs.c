@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The IRQs panel: the interrupt lines that fired in the interval, busiest
- * first, where they landed and where they are allowed to go (the affinities
- * the source read from /proc/irq/N). Draws the model only.
+ * The IRQs panel: a line per NIC (link, rates, channels, where its queue
+ * vectors landed: view_ext.c), then the interrupt lines that fired in the
+ * interval, busiest first, where they landed and where they are allowed to
+ * go (the affinities the source read from /proc/irq/N). Draws the model only.
  */
 #include <ncurses.h>
 #include <stdlib.h>
@@ -110,8 +111,18 @@ void view_irqs_draw(struct ui *ui, struct rect r)
 	bool aff = r.w >= W_IRQ + W_TOTAL + W_DEV + 2 * W_AFF + W_ONCPUS + 5;
 	int x_on = r.x + W_IRQ + 1 + W_TOTAL + 1 + W_DEV + 1 + (aff ? 2 * (W_AFF + 1) : 0);
 	char hdr[256];
+	int nics;
 
 	view_title(ui, PANEL_IRQS, r, "IRQs", view_irqs_sorts, p->norder, m->nirqs);
+	/* the NICs' lines under the title, leaving the header and a row */
+	nics = view_nics_lines(ui);
+	if (nics > r.h - 3)
+		nics = r.h - 3 > 0 ? r.h - 3 : 0;
+	if (nics) {
+		view_nics_draw(ui, (struct rect){ r.y + 1, r.x, nics, r.w });
+		r.y += nics;
+		r.h -= nics;
+	}
 	if (r.h < 2)
 		return;
 	snprintf(hdr, sizeof(hdr), "%-*s %*s %-*s", W_IRQ, "IRQ", W_TOTAL, "total/s", W_DEV,

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The header's turbostat and pressure/writeback lines and the NIC lines at
+ * the top of the IRQs panel, from the model's turbostat, pressure,
+ * writeback and nics sections. A section the sample lacks is said to be
+ * unavailable, with its reason, never drawn as zeros. Draws the model only.
+ */
+#include <math.h>
+#include <ncurses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ui.h"
+
+#define NIC_LINES_MAX 8 /* NICs with a line of their own; the others share one */
+
+/* Appends to buf as snprintf would, never past size. */
+static void cat(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	if (len + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+/* kB (1024 bytes) as "4 kB", "77 MB", "2.3 GB". */
+static void fmt_kb(char *buf, size_t size, uint64_t kb)
+{
+	if (kb < 10 * 1024)
+		snprintf(buf, size, "%llu kB", (unsigned long long)kb);
+	else if (kb < 10 * 1024 * 1024)
+		snprintf(buf, size, "%.0f MB", (double)kb / 1024.0);
+	else
+		snprintf(buf, size, "%.1f GB", (double)kb / (1024.0 * 1024.0));
+}
+
+/* ---- turbostat ---- */
+
+/* "turbostat: PkgWatt 106.40 W  RAMWatt 35.77 W  PkgTmp 53°C  CoreTmp 52°C",
+ * or "turbostat: unavailable (why)". */
+static void turbo_line(const struct ui *ui, bool brief, char *buf, size_t size)
+{
+	const struct model_ext *x = &ui->model.ext;
+	const struct model_turbo *t = &x->turbo;
+	const char *deg = ui->utf8 ? "°C" : " C";
+	char why[MODEL_EXT_REASON_MAX];
+	bool cpu_cols = t->any_busy || t->any_bzy;
+
+	model_ext_turbo_why(x, ui->model.has_rates, why, sizeof(why));
+	if (why[0] && brief) {
+		snprintf(buf, size, "turbostat n/a");
+		return;
+	}
+	if (why[0]) {
+		snprintf(buf, size, "turbostat: %s (%s)",
+			 cpu_cols ? "watts, temperatures unavailable" : "unavailable", why);
+		return;
+	}
+	snprintf(buf, size, "turbostat:");
+	for (int k = MT_PKGWATT; k <= MT_RAMWATT; k++)
+		if (t->has[k])
+			cat(buf, size, "  %s %.2f W", model_turbo_col_names[k], t->v[k]);
+	for (int k = MT_PKGTMP; k <= MT_CORETMP; k++)
+		if (t->has[k])
+			cat(buf, size, "  %s %.0f%s", model_turbo_col_names[k], t->v[k], deg);
+	if (t->suspect)
+		cat(buf, size, "  (watts over more than the energy counter's range: suspect)");
+	if (!cpu_cols) {
+		const struct model_turbo_status *s = &t->col[MT_BZY_MHZ];
+
+		model_ext_short_reason(s->reason, why, sizeof(why));
+		cat(buf, size, "  Busy%%/Bzy_MHz unavailable (%s)",
+		    s->known && !s->available && why[0] ? why : "not in this sample");
+	}
+}
+
+/* ---- pressure and writeback ---- */
+
+static void psi_part(const struct model_ext *x, bool brief, char *buf, size_t size)
+{
+	bool any = false;
+
+	snprintf(buf, size, "PSI");
+	for (int i = 0; i < MP__COUNT; i++) {
+		const struct model_psi *p = &x->psi[i];
+
+		if (!p->present)
+			continue;
+		any = true;
+		cat(buf, size, " %s", model_psi_names[i]);
+		if (p->some.present)
+			cat(buf, size, " some %.1f%%", p->some.avg10);
+		if (p->full.present)
+			cat(buf, size, " full %.1f%%", p->full.avg10);
+	}
+	if (any)
+		return;
+	/* the first resource's reason says it for all (PSI off, old kernel) */
+	if (brief) {
+		snprintf(buf, size, "PSI n/a");
+	} else if (x->psi[MP_IO].reason[0]) {
+		char why[MODEL_EXT_REASON_MAX];
+
+		model_ext_short_reason(x->psi[MP_IO].reason, why, sizeof(why));
+		snprintf(buf, size, "PSI unavailable (%s)", why);
+	} else {
+		snprintf(buf, size, "PSI not in this sample");
+	}
+}
+
+/* "dirty 77 MB, below background": the attribute says how bad. */
+static int wb_part(const struct ui *ui, bool brief, char *buf, size_t size)
+{
+	const struct model_writeback *w = &ui->model.ext.wb;
+	char a[32], b[32];
+
+	if ((!w->present || !w->has_dirty) && brief) {
+		snprintf(buf, size, "writeback n/a");
+		return 0;
+	}
+	if (!w->present || !w->has_dirty) {
+		char why[MODEL_EXT_REASON_MAX];
+
+		model_ext_short_reason(w->reason, why, sizeof(why));
+		snprintf(buf, size, "writeback %s%s%s",
+			 why[0] ? "unavailable (" : "not in this sample", why, why[0] ? ")" : "");
+		return 0;
+	}
+	fmt_kb(a, sizeof(a), w->dirty_kb);
+	fmt_kb(b, sizeof(b), w->writeback_kb);
+	snprintf(buf, size, "dirty %s, writeback %s", a, b);
+	if (strcmp(w->state, "below_background") == 0) {
+		cat(buf, size, ", below background");
+	} else if (strcmp(w->state, "background") == 0) {
+		fmt_kb(a, sizeof(a), w->bg_threshold_kb);
+		cat(buf, size, ", background writeback (above %s)", a);
+		return ui_attr(ui, PAIR_WARN);
+	} else if (strcmp(w->state, "throttled") == 0) {
+		fmt_kb(a, sizeof(a), w->freerun_kb);
+		cat(buf, size, ", THROTTLED: writers wait (above %s)", a);
+		return ui_attr(ui, PAIR_CRIT);
+	} else if (strcmp(w->state, "blocked") == 0) {
+		fmt_kb(a, sizeof(a), w->threshold_kb);
+		cat(buf, size, ", BLOCKED at the dirty limit %s", a);
+		return ui_attr(ui, PAIR_CRIT);
+	} else if (w->state[0]) {
+		cat(buf, size, ", %s", w->state);
+	}
+	return 0;
+}
+
+int view_ext_header_draw(struct ui *ui, int y, int n)
+{
+	char turbo[512], psi[512], wb[512], line[1600];
+	int wb_attr, drawn = 0;
+
+	if (n <= 0 || !ui->model.have_sample)
+		return 0;
+	if (!ui->model.has_rates) {
+		/* the first document carries none of these sections */
+		ui_put(y, 0, COLS, A_DIM,
+		       " turbostat, PSI, writeback: waiting for a second sample");
+		if (n > 1)
+			ui_put(y + 1, 0, COLS, A_DIM, "");
+		return n > 1 ? 2 : 1;
+	}
+	turbo_line(ui, n == 1, turbo, sizeof(turbo));
+	psi_part(&ui->model.ext, n == 1, psi, sizeof(psi));
+	wb_attr = wb_part(ui, n == 1, wb, sizeof(wb));
+	if (n == 1) {
+		/* one line: what moves first, turbostat's last; what is not
+		 * available only says so (its reason is on the unavailable line
+		 * of a taller terminal) */
+		snprintf(line, sizeof(line), " %s | %s | %s", psi, wb, turbo);
+		ui_put(y, 0, COLS, wb_attr, line);
+		return 1;
+	}
+	snprintf(line, sizeof(line), " %s", turbo);
+	ui_put(y + drawn++, 0, COLS, 0, line);
+	snprintf(line, sizeof(line), " %s  |  ", psi);
+	ui_put(y + drawn, 0, COLS, 0, line);
+	if ((int)strlen(line) < COLS)
+		ui_put(y + drawn, (int)strlen(line), COLS - (int)strlen(line), wb_attr, wb);
+	drawn++;
+	return drawn;
+}
+
+/* ---- NICs in the IRQs panel ---- */
+
+/* The NICs with a line of their own: up, or with interrupt vectors; the
+ * rest (down virtual links: ifb, veth of stopped containers) share one. */
+static bool nic_own_line(const struct model_nic *n)
+{
+	return n->up || n->nirqs > 0;
+}
+
+static void nic_split(const struct model *m, size_t *own, size_t *rest)
+{
+	*own = *rest = 0;
+	for (size_t i = 0; i < m->ext.nics.n; i++) {
+		if (nic_own_line(&m->ext.nics.v[i]) && *own < NIC_LINES_MAX)
+			(*own)++;
+		else
+			(*rest)++;
+	}
+}
+
+int view_nics_lines(const struct ui *ui)
+{
+	const struct model *m = &ui->model;
+	size_t own, rest;
+
+	if (!m->have_sample)
+		return 0;
+	/* why there are none, when rows are not scarce */
+	if (!m->ext.nics.present)
+		return m->ext.nics.reason[0] && LINES >= 30 ? 1 : 0;
+	if (m->ext.nics.n == 0)
+		return 0;
+	nic_split(m, &own, &rest);
+	return (int)own + (rest ? 1 : 0);
+}
+
+/* The CPUs the NIC's vectors landed on: "38:cpu0 39:cpu1, 37 idle". The
+ * busiest CPU of each vector is the document's; the other CPUs a vector
+ * reached come from the interrupts table (its "cpus"). */
+static void nic_irqs(const struct model *m, const struct model_nic *n, char *buf, size_t size)
+{
+	char idle[128] = "";
+	bool any = false;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < n->nirqs; k++) {
+		const struct model_nic_irq *q = &n->irqs[k];
+		const struct model_irq *line = NULL;
+
+		if (q->busiest_cpu < 0 || !q->has_rate || q->total_s <= 0) {
+			cat(idle, sizeof(idle), "%s%u", idle[0] ? " " : "", q->irq);
+			continue;
+		}
+		for (size_t i = 0; i < m->nirqs && !line; i++)
+			if (m->irqs[i].numeric && m->irqs[i].irq == q->irq)
+				line = &m->irqs[i];
+		cat(buf, size, "%s%u:cpu%d", any ? " " : "", q->irq, q->busiest_cpu);
+		/* the other CPUs it reached this interval, busiest first */
+		for (size_t c = 0; line && c < line->ncpus; c++)
+			if (line->cpus[c].cpu != q->busiest_cpu)
+				cat(buf, size, ",%d", line->cpus[c].cpu);
+		any = true;
+	}
+	if (idle[0])
+		cat(buf, size, "%s%s idle", any ? ", " : "", idle);
+}
+
+static void nic_line(const struct ui *ui, const struct model_nic *n, char *buf, size_t size)
+{
+	const struct model *m = &ui->model;
+	char irqs[512];
+
+	snprintf(buf, size, "nic %-10s %-10s", n->name,
+		 !n->up	      ? "down"
+		 : n->carrier ? "up"
+			      : "no-carrier");
+	if (n->has_rates)
+		cat(buf, size, " rx %.2f kB/s %.0f pk/s  tx %.2f kB/s %.0f pk/s", n->rxkb_s,
+		    n->rxpck_s, n->txkb_s, n->txpck_s);
+	else
+		cat(buf, size, " (no rates: %s)",
+		    m->has_rates ? "new in this sample" : "waiting for a second sample");
+	if (n->has_rates && (n->rxdrop_s + n->txdrop_s > 0 || n->rxerr_s + n->txerr_s > 0))
+		cat(buf, size, "  drop %.2f err %.2f/s", n->rxdrop_s + n->txdrop_s,
+		    n->rxerr_s + n->txerr_s);
+	if (n->channels == MN_SET) {
+		if (n->ch_combined_max || !(n->ch_rx_max || n->ch_tx_max))
+			cat(buf, size, "  combined %llu/%llu", (unsigned long long)n->ch_combined,
+			    (unsigned long long)n->ch_combined_max);
+		else
+			cat(buf, size, "  rx %llu/%llu tx %llu/%llu", (unsigned long long)n->ch_rx,
+			    (unsigned long long)n->ch_rx_max, (unsigned long long)n->ch_tx,
+			    (unsigned long long)n->ch_tx_max);
+	} else if (n->channels == MN_UNAVAILABLE) {
+		/* "channels: not supported by the driver" */
+		cat(buf, size, "  %s", n->channels_reason[0] ? n->channels_reason : "channels n/a");
+	} else if (m->ext.nics.ethtool_reason[0]) {
+		cat(buf, size, "  channels: ethtool unavailable");
+	}
+	nic_irqs(m, n, irqs, sizeof(irqs));
+	if (irqs[0])
+		cat(buf, size, "  IRQs %s", irqs);
+	if (n->coalesce == MN_SET) {
+		cat(buf, size, "  coalesce");
+		if (n->has_rx_usecs)
+			cat(buf, size, " rx-usecs %llu", (unsigned long long)n->rx_usecs);
+		if (n->has_adaptive_rx)
+			cat(buf, size, " adaptive-rx %s", n->adaptive_rx ? "on" : "off");
+	}
+}
+
+void view_nics_draw(struct ui *ui, struct rect r)
+{
+	const struct model *m = &ui->model;
+	const struct model_nics *x = &m->ext.nics;
+	char line[1024];
+	int row = 0;
+
+	if (r.h <= 0)
+		return;
+	if (!x->present) {
+		char why[MODEL_EXT_REASON_MAX];
+
+		model_ext_short_reason(x->reason, why, sizeof(why));
+		snprintf(line, sizeof(line), "nic  unavailable (%s)", why);
+		ui_put(r.y, r.x, r.w, A_DIM, line);
+		return;
+	}
+	line[0] = '\0';
+	for (size_t i = 0, own = 0; i < x->n; i++) {
+		const struct model_nic *n = &x->v[i];
+
+		if (nic_own_line(n) && own < NIC_LINES_MAX) {
+			own++;
+			if (row < r.h) {
+				char buf[1024];
+
+				nic_line(ui, n, buf, sizeof(buf));
+				ui_put(r.y + row++, r.x, r.w, n->up && n->carrier ? 0 : A_DIM, buf);
+			}
+			continue;
+		}
+		cat(line, sizeof(line), "%s%s%s", line[0] ? ", " : "nic  also: ", n->name,
+		    n->up ? "" : " (down)");
+	}
+	if (line[0] && row < r.h)
+		ui_put(r.y + row, r.x, r.w, A_DIM, line);
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The processes view (p): who does the storage IO, biggest kB_rd/s +
+ * kB_wr/s first, as the sample's "processes" section lists it (pidstat -d
+ * columns, iotop's IO> as io_delay%), with where the numbers come from
+ * (/proc/PID/io, taskstats) and why delays are missing when they are; then
+ * the longest IO waits and the pressure the kernel reports. Replaces the
+ * tables while open. Draws the model only.
+ */
+#include <ncurses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ui.h"
+
+struct out {
+	struct rect r;
+	int line; /* next logical line */
+	int top;  /* first logical line shown */
+};
+
+static void emit(struct out *o, int attr, const char *fmt, ...)
+{
+	int y = o->line - o->top;
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (y >= 0 && y < o->r.h) {
+		if (attr & (int)A_REVERSE)
+			ui_fill(o->r.y + y, o->r.x, o->r.w, attr);
+		ui_put(o->r.y + y, o->r.x, o->r.w, attr, buf);
+	}
+	o->line++;
+}
+
+/* Where the bytes and the delays come from, as the document says. */
+static void sources_line(struct out *o, const struct ui *ui)
+{
+	const struct model_procs *p = &ui->model.ext.procs;
+	char delay[MODEL_EXT_REASON_MAX + 64], why[MODEL_EXT_REASON_MAX];
+
+	model_ext_short_reason(p->taskstats_why, why, sizeof(why));
+	if (strcmp(p->delay_accounting, "off") == 0)
+		snprintf(delay, sizeof(delay),
+			 "delay accounting off (sysctl kernel.task_delayacct=0): bytes only");
+	else if (strcmp(p->delay_accounting, "unavailable") == 0)
+		snprintf(delay, sizeof(delay), "delay: taskstats unavailable (%s)",
+			 why[0] ? why : "refused");
+	else if (strcmp(p->delay_source, "taskstats") == 0)
+		snprintf(delay, sizeof(delay), "delay: taskstats (%llu asked, %llu answered)",
+			 (unsigned long long)p->queries, (unsigned long long)p->answers);
+	else if (strcmp(p->delay_accounting, "unknown") == 0)
+		snprintf(delay, sizeof(delay),
+			 "delay: taskstats, none this sample (kernel < 5.14)");
+	else
+		snprintf(delay, sizeof(delay), "delay: taskstats, none this sample");
+	emit(o, 0, "bytes: %s  %s",
+	     strcmp(p->bytes_source, "procfs") == 0 ? "/proc/PID/io"
+	     : p->bytes_source[0]		    ? p->bytes_source
+						    : "?",
+	     delay);
+	if (p->note[0])
+		emit(o, ui_attr(ui, PAIR_WARN), "note: %s", p->note);
+}
+
+static void header(struct out *o, bool delay)
+{
+	emit(o, A_BOLD, "%-8s %-16s %11s %11s %11s%s", "PID", "COMMAND", "kB_rd/s", "kB_wr/s",
+	     "kB_ccwr/s", delay ? "  io_delay%   blkio/s" : "");
+}
+
+static void row(struct out *o, const struct model_proc *p, bool delay)
+{
+	char d[32] = "";
+
+	if (delay && p->has_delay)
+		snprintf(d, sizeof(d), "  %9.2f %9.2f", p->io_delay_pct, p->blkio_s);
+	else if (delay)
+		snprintf(d, sizeof(d), "  %9s %9s", "-", "-");
+	emit(o, 0, "%-8d %-16.16s %11.2f %11.2f %11.2f%s%s", p->pid, p->comm[0] ? p->comm : "?",
+	     p->rd_kbs, p->wr_kbs, p->ccwr_kbs, d, p->started ? "  (started)" : "");
+}
+
+static void pressure(struct out *o, const struct ui *ui)
+{
+	const struct model_ext *x = &ui->model.ext;
+
+	emit(o, 0, "");
+	emit(o, A_BOLD,
+	     "Pressure (/proc/pressure: avg10 avg60 avg300 %%, stall%% of this interval)");
+	for (int i = 0; i < MP__COUNT; i++) {
+		const struct model_psi *p = &x->psi[i];
+		const struct model_psi_line *l[2] = { &p->some, &p->full };
+		static const char *const kind[2] = { "some", "full" };
+		char why[MODEL_EXT_REASON_MAX];
+
+		if (!p->present) {
+			model_ext_short_reason(p->reason, why, sizeof(why));
+			emit(o, A_DIM, "  %-4s unavailable%s%s%s", model_psi_names[i],
+			     why[0] ? " (" : ": not in this sample", why, why[0] ? ")" : "");
+			continue;
+		}
+		for (int k = 0; k < 2; k++) {
+			char stall[32] = "";
+
+			if (!l[k]->present)
+				continue;
+			if (l[k]->has_stall)
+				snprintf(stall, sizeof(stall), "  stall %6.2f%%", l[k]->stall_pct);
+			emit(o, 0, "  %-4s %s %6.2f %6.2f %6.2f%s", model_psi_names[i], kind[k],
+			     l[k]->avg10, l[k]->avg60, l[k]->avg300, stall);
+		}
+	}
+}
+
+void view_procs_draw(struct ui *ui, struct rect r)
+{
+	const struct model *m = &ui->model;
+	const struct model_procs *p = &m->ext.procs;
+	struct out o = { .r = r, .top = ui->procs.top };
+	bool delay = false;
+
+	for (size_t i = 0; i < p->nio; i++)
+		delay |= p->top_io[i].has_delay;
+	if (!p->present) {
+		char why[MODEL_EXT_REASON_MAX];
+
+		model_ext_short_reason(p->reason, why, sizeof(why));
+		emit(&o, ui_attr(ui, PAIR_TITLE), "> Processes");
+		emit(&o, A_DIM, "processes: %s%s%s",
+		     !m->have_sample   ? "waiting for the first sample"
+		     : why[0]	       ? "unavailable ("
+		     : !m->ext.sampled ? "not in the sample (iotriaged --core-only, or older)"
+		     : !m->has_rates   ? "waiting for a second sample"
+				       : "not in this sample",
+		     m->have_sample ? why : "", m->have_sample && why[0] ? ")" : "");
+	} else {
+		emit(&o, ui_attr(ui, PAIR_TITLE) | (int)A_REVERSE,
+		     "> Processes (top %zu by IO of %llu read)  sort: kB_rd/s+kB_wr/s", p->nio,
+		     (unsigned long long)p->count);
+		sources_line(&o, ui);
+		if (!p->has_rows) {
+			emit(&o, A_DIM, "waiting for a second sample...");
+		} else if (p->nio == 0) {
+			emit(&o, A_DIM, "no process did storage IO in the interval");
+		} else {
+			header(&o, delay);
+			for (size_t i = 0; i < p->nio; i++)
+				row(&o, &p->top_io[i], delay);
+		}
+		if (p->has_rows)
+			emit(&o, A_DIM,
+			     "%llu exited since the last sample, %llu vanished while read",
+			     (unsigned long long)p->exited, (unsigned long long)p->vanished);
+		if (p->ndelay) {
+			emit(&o, 0, "");
+			emit(&o, A_BOLD,
+			     "Longest IO waits (io_delay%%: share of the interval waiting "
+			     "on block IO, iotop's IO>)");
+			header(&o, true);
+			for (size_t i = 0; i < p->ndelay; i++)
+				row(&o, &p->top_delay[i], true);
+		}
+	}
+	pressure(&o, ui);
+	ui->procs.nlines = o.line;
+	if (ui->procs.top > 0 && o.line - ui->procs.top < r.h) {
+		/* scrolled past the end after the list shrank: draw again from
+		 * the last full page */
+		ui->procs.top = o.line - r.h > 0 ? o.line - r.h : 0;
+	}
+}
+
+unsigned view_procs_key(struct ui *ui, int ch)
+{
+	int page = LINES - 3 > 1 ? LINES - 3 : 1;
+
+	switch (ch) {
+	case 'p':
+	case 27: /* Esc */
+		ui->procs.open = false;
+		ui->procs.top = 0;
+		return UI_REDRAW;
+	case KEY_UP:
+	case 'k':
+		ui->procs.top = ui->procs.top > 0 ? ui->procs.top - 1 : 0;
+		return UI_REDRAW;
+	case KEY_DOWN:
+	case 'j':
+		if (ui->procs.top + 1 < ui->procs.nlines)
+			ui->procs.top++;
+		return UI_REDRAW;
+	case KEY_PPAGE:
+		ui->procs.top = ui->procs.top > page ? ui->procs.top - page : 0;
+		return UI_REDRAW;
+	case KEY_NPAGE:
+		if (ui->procs.top + page < ui->procs.nlines)
+			ui->procs.top += page;
+		return UI_REDRAW;
+	case KEY_HOME:
+	case 'g':
+		ui->procs.top = 0;
+		return UI_REDRAW;
+	case 'f': /* the findings panel instead */
+	case 'q':
+	case 'Q':
+	case KEY_F(10):
+	case KEY_F(1):
+	case 'h':
+	case '?':
+	case ' ':
+	case '+':
+	case '=':
+	case '-':
+	case '_':
+	case 12: /* Ctrl-L */
+		return UI_PASS;
+	}
+	return 0; /* the tables' keys (sort, filter, Tab) would act unseen */
+}
