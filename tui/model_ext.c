@@ -30,10 +30,10 @@ const char *const model_turbo_help[][2] = {
 	{ "Busy%",
 	  "turbostat: percent of the interval the CPU was not idle (C0), 100 * dMPERF / dTSC" },
 	{ "Bzy_MHz", "turbostat: average clock while busy, base MHz * dAPERF / dMPERF" },
-	{ "deepest C-state",
-	  "the deepest idle state the CPU has and its share of the interval: turbostat's "
-	  "CPU%c7, c6 or c3 (of the core), else the deepest cpuidle state (sysfs). Columns "
-	  "shown only when the sample has them; narrow terminals drop them first" },
+	{ "deepest C",
+	  "(deepest C-state) the deepest idle state the CPU has and its share of the interval: "
+	  "turbostat's CPU%c7, c6 or c3 (of the core), else the deepest cpuidle state (sysfs). "
+	  "Columns shown only when the sample has them; narrow terminals drop them first" },
 	{ NULL, NULL },
 };
 
