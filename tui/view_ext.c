@@ -16,6 +16,8 @@
 #define NIC_LINES_MAX 8 /* NICs with a line of their own; the others share one */
 
 /* Appends to buf as snprintf would, never past size. */
+static void cat(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 static void cat(char *buf, size_t size, const char *fmt, ...)
 {
 	size_t len = strlen(buf);

@@ -21,6 +21,9 @@ struct out {
 };
 
 static void emit(struct out *o, int attr, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void emit(struct out *o, int attr, const char *fmt, ...)
 {
 	int y = o->line - o->top;
 	char buf[512];
@@ -89,7 +92,7 @@ static void pressure(struct out *o, const struct ui *ui)
 {
 	const struct model_ext *x = &ui->model.ext;
 
-	emit(o, 0, "");
+	emit(o, 0, "%s", "");
 	emit(o, A_BOLD,
 	     "Pressure (/proc/pressure: avg10 avg60 avg300 %%, stall%% of this interval)");
 	for (int i = 0; i < MP__COUNT; i++) {
@@ -157,7 +160,7 @@ void view_procs_draw(struct ui *ui, struct rect r)
 			     "%llu exited since the last sample, %llu vanished while read",
 			     (unsigned long long)p->exited, (unsigned long long)p->vanished);
 		if (p->ndelay) {
-			emit(&o, 0, "");
+			emit(&o, 0, "%s", "");
 			emit(&o, A_BOLD,
 			     "Longest IO waits (io_delay%%: share of the interval waiting "
 			     "on block IO, iotop's IO>)");
