@@ -20,6 +20,7 @@
 #include "parse.h"
 #include "procfile.h"
 #include "root.h"
+#include "runs.h"
 #include "safety.h"
 #include "target.h"
 
@@ -143,42 +144,6 @@ static bool report_errors(const struct job_result *r, unsigned n, const char *wh
 	return any;
 }
 
-/* Runs spec and merges its threads into one result. 0 or -errno. */
-static int run_merged(const struct job_spec *spec, const struct job_target *t,
-		      struct job_control *ctl, struct job_result *ret)
-{
-	struct job_result *rs;
-	int r;
-
-	r = job_run(spec, t, ctl, &rs);
-	if (r < 0)
-		return r;
-	r = job_results_merge(rs, spec->numjobs, ret);
-	job_results_free(rs, spec->numjobs);
-	return r;
-}
-
-/* seed 001 §2.5: fill the region once with 1 MiB sequential writes before measuring. */
-static int precondition(const struct job_spec *spec, const struct job_target *t,
-			struct job_control *ctl, struct job_result *ret)
-{
-	struct job_spec p = *spec;
-	struct job_target pt = *t;
-	const uint64_t mib = 1 << 20;
-
-	p.rw = RW_WRITE;
-	p.bs = pt.region_len >= mib ? mib : spec->bs;
-	pt.region_len -= pt.region_len % p.bs;
-	p.iodepth = spec->engine == ENGINE_PSYNC ? 1 : 32;
-	p.numjobs = 1;
-	p.runtime_ns = p.ramp_ns = 0;
-	p.time_based = false;
-	p.rate_iops = 0;
-	p.fsync_every = 0;
-	snprintf(p.name, sizeof(p.name), "precondition");
-	return run_merged(&p, &pt, ctl, ret);
-}
-
 static void emit(struct strbuf *sb)
 {
 	if (sb->err) {
@@ -189,6 +154,15 @@ static void emit(struct strbuf *sb)
 	fflush(stdout);
 }
 
+static void sweep_point(void *arg, unsigned k, unsigned iodepth)
+{
+	const struct job_spec *spec = arg;
+
+	(void)k;
+	if (spec->output == OUTPUT_NORMAL)
+		fprintf(stderr, "iotriage: bench: iodepth=%u ...\n", iodepth);
+}
+
 static int run_sweep(const struct job_spec *spec, const struct job_target *t,
 		     struct job_control *ctl, const struct job_result *pre, bool *ret_failed)
 {
@@ -196,26 +170,14 @@ static int run_sweep(const struct job_spec *spec, const struct job_target *t,
 	struct strbuf sb = { 0 };
 	struct bench_sweep sw;
 	unsigned n = 0;
-	int r = 0;
+	int r;
 
 	pts = calloc(spec->nsweep, sizeof(*pts));
 	if (!pts)
 		return -ENOMEM;
-	for (; n < spec->nsweep && !atomic_load(&ctl->stop); n++) {
-		struct job_spec s = *spec;
-
-		s.iodepth = spec->sweep[n];
-		if (spec->output == OUTPUT_NORMAL)
-			fprintf(stderr, "iotriage: bench: iodepth=%u ...\n", s.iodepth);
-		r = run_merged(&s, t, ctl, &pts[n]);
-		if (r < 0)
-			break;
-		if (report_errors(&pts[n], 1, "bench")) {
-			*ret_failed = true;
-			n++;
-			break;
-		}
-	}
+	r = job_sweep(spec, t, ctl, pts, &n, sweep_point, (void *)spec);
+	if (n && report_errors(&pts[n - 1], 1, "bench"))
+		*ret_failed = true;
 	if (r >= 0) {
 		sw = (struct bench_sweep){ .spec = spec,
 					   .target = t,
@@ -342,7 +304,7 @@ int cmd_bench(int argc, char **argv)
 	if (spec.precondition) {
 		if (spec.output == OUTPUT_NORMAL)
 			fprintf(stderr, "iotriage: bench: preconditioning %s ...\n", tg.t.path);
-		r = precondition(&spec, &tg.t, &ctl, &pre);
+		r = job_precondition(&spec, &tg.t, &ctl, &pre);
 		if (r < 0) {
 			cli_error("precondition", "%s", strerror(-r));
 			goto out;

@@ -139,6 +139,22 @@ int model_worker_apply(struct model *m, struct json_object *o, int64_t now_ns, u
 		w.iodepth = (unsigned)n;
 	if (juint(o, "numjobs", &n) && n <= UINT32_MAX)
 		w.numjobs = (unsigned)n;
+	v = jget(o, "phase");
+	if (v && json_object_is_type(v, json_type_string)) {
+		const char *ph = json_object_get_string(v);
+
+		w.precondition = strcmp(ph, "precondition") == 0;
+		if (strcmp(ph, "sweep") == 0) {
+			struct json_object *sw = jget(o, "sweep");
+			uint64_t k = 0, all = 0;
+
+			if (sw && juint(sw, "point", &k) && juint(sw, "points", &all) && k >= 1 &&
+			    k <= all && all <= 1024) {
+				w.sweep_point = (unsigned)k;
+				w.sweep_points = (unsigned)all;
+			}
+		}
+	}
 	jnum(o, "elapsed_s", &w.elapsed_s);
 	jnum(o, "runtime_s", &w.runtime_s);
 	jnum(o, "planned_s", &w.planned_s); /* null: stays 0 */

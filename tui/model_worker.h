@@ -50,10 +50,12 @@ struct model_worker {
 	char device[MODEL_NAME_MAX]; /* its /proc/diskstats row; "" unknown */
 	char name[64], rw[16], engine[16];
 	uint64_t bs;
-	unsigned iodepth, numjobs;
-	double elapsed_s; /* since worker.start (to the end once ended) */
-	double runtime_s; /* since the IO began */
-	double planned_s; /* --ramp_time + --runtime; 0: until --size is done */
+	unsigned iodepth, numjobs; /* iodepth: the current sweep point's during a sweep */
+	bool precondition;	   /* phase "precondition": the write pass before measuring */
+	unsigned sweep_point, sweep_points; /* phase "sweep": point (1-based) of points */
+	double elapsed_s;		    /* since worker.start (to the end once ended) */
+	double runtime_s;		    /* since the IO began */
+	double planned_s;		    /* --ramp_time + --runtime; 0: until --size is done */
 	struct model_worker_dir dir[MW__DIRS];
 	char error[MODEL_REASON_MAX]; /* when failed */
 	int64_t seen_ns;	      /* caller's clock: last event or reply */

@@ -179,6 +179,10 @@ static void format_job(const struct model_worker *w, bool away, char *buf, size_
 	add(buf, size, &len, "  job %s %s qd%u", w->engine, w->rw, w->iodepth);
 	if (w->numjobs > 1)
 		add(buf, size, &len, " x%u", w->numjobs);
+	if (w->sweep_points)
+		add(buf, size, &len, " sweep %u/%u", w->sweep_point, w->sweep_points);
+	else if (w->precondition && !ended)
+		add(buf, size, &len, " precondition");
 	if (ended || w->state == MW_STARTING)
 		add(buf, size, &len, " %s", model_worker_state_word(w->state));
 	add(buf, size, &len, ":");

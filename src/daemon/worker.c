@@ -29,6 +29,7 @@
 #include "parse.h"
 #include "procfile.h"
 #include "root.h"
+#include "runs.h"
 #include "safety.h"
 #include "target.h"
 
@@ -77,6 +78,10 @@ struct worker_run {
 	double now_iops[DDIR__COUNT], now_bw[DDIR__COUNT];
 	double final_iops[DDIR__COUNT], final_bw[DDIR__COUNT]; /* the report's, when done */
 	bool have_final;
+	/* what the thread does now: 0 the run, 1 the precondition pass, 2 + k
+	 * sweep point k (at sweep_depth) */
+	atomic_uint phase;
+	atomic_uint sweep_depth;
 	/* written by the thread before it signals; read by the loop after the join */
 	int err;
 	char why[SAFETY_WHY_MAX];
@@ -116,9 +121,10 @@ static void worker_disk_read(struct worker_disk *dk, int i)
 }
 
 static void worker_report(struct worker_run *w, const struct target *tg,
-			  const struct job_result *rs, const struct worker_disk *dk)
+			  const struct job_result *rs, const struct worker_disk *dk,
+			  const struct job_result *pre)
 {
-	struct bench_report rep = { .spec = &w->spec, .target = &tg->t };
+	struct bench_report rep = { .spec = &w->spec, .target = &tg->t, .precondition = pre };
 	struct job_result merged;
 	bool have_merged = false;
 
@@ -146,14 +152,61 @@ static void worker_report(struct worker_run *w, const struct target *tg,
 		job_result_free(&merged);
 }
 
+/* The sweep's table and knee as the CLI prints them, and the last point's
+ * rates for the job line. */
+static void worker_sweep_report(struct worker_run *w, const struct target *tg,
+				const struct job_result *pts, unsigned n,
+				const struct job_result *pre)
+{
+	struct bench_sweep sw = { .spec = &w->spec,
+				  .target = &tg->t,
+				  .points = pts,
+				  .npoints = n,
+				  .time_real_ns = real_ns(),
+				  .precondition = pre };
+
+	bench_sweep_json(&w->result, &sw);
+	bench_sweep_text(&w->report, &sw);
+	for (int d = 0; n && d < DDIR__COUNT; d++) {
+		w->final_iops[d] = job_result_iops(&pts[n - 1], (enum job_ddir)d);
+		w->final_bw[d] = job_result_bw(&pts[n - 1], (enum job_ddir)d);
+	}
+}
+
+/* Before each sweep point: say which, and start its live latencies afresh. */
+static void worker_sweep_point(void *arg, unsigned k, unsigned iodepth)
+{
+	struct worker_run *w = arg;
+
+	for (int d = 0; d < DDIR__COUNT; d++) {
+		atomic_store_explicit(&w->live->clat_sum_ns[d], 0, memory_order_relaxed);
+		for (size_t i = 0; i < HISTOGRAM_BUCKETS; i++)
+			atomic_store_explicit(&w->live->bucket[d][i], 0, memory_order_relaxed);
+	}
+	atomic_store(&w->sweep_depth, iodepth);
+	atomic_store(&w->phase, 2 + k);
+}
+
+/* A thread's IO error in one of n results: the job failed with it. */
+static void worker_result_errors(struct worker_run *w, const struct job_result *rs, unsigned n,
+				 const char *what)
+{
+	for (unsigned i = 0; i < n && !w->err; i++)
+		if (rs[i].error) {
+			w->err = rs[i].error;
+			snprintf(w->why, sizeof(w->why), "%.32s%s%.96s: %s", what ? what : "",
+				 what ? ": " : "", rs[i].error_what, strerror(-rs[i].error));
+		}
+}
+
 static void *worker_thread(void *arg)
 {
 	struct worker_run *w = arg;
 	struct worker_disk dk = { 0 };
-	struct job_result *rs = NULL;
+	struct job_result *rs = NULL, pre;
 	struct target tg;
 	char why[SAFETY_WHY_MAX];
-	bool have_root;
+	bool have_root, have_pre = false;
 	uint64_t one = 1;
 	int r;
 
@@ -169,6 +222,47 @@ static void *worker_thread(void *arg)
 	}
 	atomic_store(&w->run_ns, daemon_now_ns());
 	atomic_store(&w->state, WS_RUNNING);
+	if (w->spec.precondition) {
+		atomic_store(&w->phase, 1);
+		r = job_precondition(&w->spec, &tg.t, &w->ctl, &pre);
+		if (r < 0) {
+			w->err = r;
+			snprintf(w->why, sizeof(w->why), "precondition: %s", strerror(-r));
+			goto close;
+		}
+		have_pre = true;
+		worker_result_errors(w, &pre, 1, "precondition");
+		if (w->err || atomic_load(&w->ctl.stop))
+			goto close;
+		/* the measured run's counters and latencies start after it */
+		for (int d = 0; d < DDIR__COUNT; d++) {
+			atomic_store(&w->ctl.ios[d], 0);
+			atomic_store(&w->ctl.bytes[d], 0);
+		}
+		worker_sweep_point(w, 0, w->spec.iodepth);
+		atomic_store(&w->phase, 0);
+		atomic_store(&w->run_ns, daemon_now_ns());
+	}
+	if (w->spec.nsweep) {
+		struct job_result *pts = calloc(w->spec.nsweep, sizeof(*pts));
+		unsigned n = 0;
+
+		r = pts ? job_sweep(&w->spec, &tg.t, &w->ctl, pts, &n, worker_sweep_point, w)
+			: -ENOMEM;
+		if (r < 0) {
+			w->err = r;
+			snprintf(w->why, sizeof(w->why), "%s", strerror(-r));
+		} else {
+			if (n)
+				worker_result_errors(w, &pts[n - 1], 1, NULL);
+			worker_sweep_report(w, &tg, pts, n, have_pre ? &pre : NULL);
+			w->have_final = true;
+		}
+		for (unsigned i = 0; i < n; i++)
+			job_result_free(&pts[i]);
+		free(pts);
+		goto close;
+	}
 	r = job_run(&w->spec, &tg.t, &w->ctl, &rs);
 	if (have_root)
 		worker_disk_read(&dk, 1);
@@ -176,13 +270,8 @@ static void *worker_thread(void *arg)
 		w->err = r;
 		snprintf(w->why, sizeof(w->why), "%s", strerror(-r));
 	} else {
-		for (unsigned i = 0; i < w->spec.numjobs && !w->err; i++)
-			if (rs[i].error) {
-				w->err = rs[i].error;
-				snprintf(w->why, sizeof(w->why), "%s: %s", rs[i].error_what,
-					 strerror(-rs[i].error));
-			}
-		worker_report(w, &tg, rs, &dk);
+		worker_result_errors(w, rs, w->spec.numjobs, NULL);
+		worker_report(w, &tg, rs, &dk, have_pre ? &pre : NULL);
 		/* the measured period's rates (after ramp_time), as the report has them */
 		for (unsigned i = 0; i < w->spec.numjobs; i++)
 			for (int d = 0; d < DDIR__COUNT; d++) {
@@ -192,6 +281,9 @@ static void *worker_thread(void *arg)
 		w->have_final = true;
 		job_results_free(rs, w->spec.numjobs);
 	}
+close:
+	if (have_pre)
+		job_result_free(&pre);
 	if (have_root) {
 		procfile_free(&dk.pf);
 		disk_table_free(&dk.t[0]);
@@ -267,6 +359,7 @@ static void put_worker(struct daemon *d, struct strbuf *sb, bool full)
 	struct worker_run *w = d->worker;
 	int state = w ? atomic_load(&w->state) : WS_IDLE;
 	int64_t run_ns, end_ns;
+	unsigned phase;
 	double secs = 0;
 
 	if (!w || state == WS_IDLE) {
@@ -287,10 +380,20 @@ static void put_worker(struct daemon *d, struct strbuf *sb, bool full)
 		sb_puts(sb, "null");
 	sb_printf(sb, ",\"major\":%u,\"minor\":%u,\"name\":", w->major, w->minor);
 	sb_json_str(sb, w->spec.name);
-	sb_printf(sb,
-		  ",\"rw\":\"%s\",\"ioengine\":\"%s\",\"bs\":%llu,\"iodepth\":%u,\"numjobs\":%u",
-		  job_rw_name(w->spec.rw), job_engine_name(w->spec.engine),
-		  (unsigned long long)w->spec.bs, w->spec.iodepth, w->spec.numjobs);
+	phase = atomic_load(&w->phase);
+	sb_printf(
+	    sb, ",\"rw\":\"%s\",\"ioengine\":\"%s\",\"bs\":%llu,\"iodepth\":%u,\"numjobs\":%u",
+	    job_rw_name(w->spec.rw), job_engine_name(w->spec.engine),
+	    (unsigned long long)w->spec.bs,
+	    phase >= 2 ? (unsigned)atomic_load(&w->sweep_depth) : w->spec.iodepth, w->spec.numjobs);
+	/* what runs now: "run", "precondition" or "sweep" (point k+1 of n) */
+	if (phase == 1)
+		sb_puts(sb, ",\"phase\":\"precondition\"");
+	else if (phase >= 2)
+		sb_printf(sb, ",\"phase\":\"sweep\",\"sweep\":{\"point\":%u,\"points\":%u}",
+			  phase - 1, w->spec.nsweep);
+	else
+		sb_puts(sb, ",\"phase\":\"run\"");
 	sb_puts(sb, ",\"elapsed_s\":");
 	sb_fixed2(sb, (double)((state_active(state) ? daemon_now_ns() : w->end_ns) - w->start_ns) /
 			  1e9);
@@ -298,8 +401,9 @@ static void put_worker(struct daemon *d, struct strbuf *sb, bool full)
 	sb_fixed2(sb, secs);
 	/* what the job was given: --ramp_time + --runtime, or null (until --size is done) */
 	sb_puts(sb, ",\"planned_s\":");
-	if (w->spec.runtime_ns)
-		sb_fixed2(sb, (double)(w->spec.runtime_ns + w->spec.ramp_ns) / 1e9);
+	if (w->spec.runtime_ns) /* per sweep point; the precondition pass is not timed */
+		sb_fixed2(sb, (double)(w->spec.runtime_ns + w->spec.ramp_ns) / 1e9 *
+				  (w->spec.nsweep ? w->spec.nsweep : 1));
 	else
 		sb_puts(sb, "null");
 	sb_putc(sb, ',');
@@ -520,10 +624,6 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 	if (r < 0)
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST, "%s: %s", perr.option,
 					  perr.message);
-	if (spec.nsweep || spec.precondition)
-		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
-					  "%s: not through the daemon (yet); run iotriage bench",
-					  spec.nsweep ? "--sweep-iodepth" : "--precondition");
 	if (spec.filename[0] != '/')
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
 					  "--filename: must be an absolute path: the daemon does "
@@ -540,7 +640,7 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 	 * target's first blocks (libblkid): short, and it must come before the
 	 * reply so a refusal is the answer to this request.
 	 */
-	write = job_rw_writes(spec.rw);
+	write = job_rw_writes(spec.rw) || spec.precondition;
 	r = root_open("/", &root);
 	if (r < 0)
 		return server_reply_error(d, c, rq->id, IOT_ERR_INTERNAL, "/: %s", strerror(-r));
@@ -569,6 +669,8 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 			return -ENOMEM;
 	}
 	memset(w->live, 0, sizeof(*w->live));
+	atomic_store(&w->phase, 0);
+	atomic_store(&w->sweep_depth, 0);
 	memset(w->final_iops, 0, sizeof(w->final_iops));
 	memset(w->final_bw, 0, sizeof(w->final_bw));
 	w->have_final = false;

@@ -130,6 +130,44 @@ try:
         check(time.monotonic() < deadline, "the job did not stop")
         time.sleep(0.05)
     check(w["state"] == "stopped" and w["elapsed_s"] < 30, "after stop: %r" % w)
+
+    # a queue-depth sweep after a precondition pass, through the daemon: the
+    # pass writes the whole device first, then one point per depth, each
+    # shown in the worker object while it runs; the result is the CLI's
+    # sweep document (points, knee) and its text table
+    def writes_of():
+        with open("/proc/diskstats") as f:
+            for line in f:
+                p = line.split()
+                if p[2] == name:
+                    return int(p[9]) * 512
+        fail("%s not in /proc/diskstats" % name)
+
+    w0 = writes_of()
+    r = c.req({"cmd": "worker.start", "args": [
+        "--filename=" + dev, "--rw=randread", "--bs=4k", "--direct=1", "--ioengine=libaio",
+        "--sweep-iodepth=1,2,4", "--runtime=1", "--time_based", "--precondition"]})
+    check(r["ok"] and r["worker"]["planned_s"] == 3.0, "sweep start: %r" % r)
+    seen = set()
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        w = c.req({"cmd": "worker.status"})["worker"]
+        if w.get("phase") == "sweep":
+            seen.add((w["sweep"]["point"], w["sweep"]["points"], w["iodepth"]))
+        if w["state"] not in ("starting", "running"):
+            break
+        check(time.monotonic() < deadline, "the sweep did not end")
+        time.sleep(0.05)
+    check(w["state"] == "completed", "sweep ended %r" % {k: w.get(k) for k in ("state", "error")})
+    check(seen <= {(1, 3, 1), (2, 3, 2), (3, 3, 4)} and len(seen) >= 2,
+          "sweep points seen while running: %r" % sorted(seen))
+    written = writes_of() - w0
+    check(written >= 64 << 20, "the precondition pass wrote %d bytes of 64 MiB" % written)
+    res = w["result"]["iotriage"]
+    check([p["iodepth"] for p in res["sweep"]["points"]] == [1, 2, 4], "points %r" % res["sweep"])
+    check("knee_iodepth" in res["sweep"], "no knee in %r" % res["sweep"])
+    check(res["precondition"]["write_bytes"] >= 64 << 20, "precondition %r" % res["precondition"])
+    check("Queue-depth sweep:" in w["report"], "report %r" % w["report"][:300])
     c.close()
     sub.close()
     check(d.stop() == 0, "iotriaged exit status")

@@ -92,6 +92,43 @@ static void test_decode(void **state)
 	model_free(&m);
 }
 
+/* A sweep and its precondition pass, as the worker object says them. */
+static void test_phases(void **state)
+{
+	struct model m = { 0 };
+	const struct model_worker *w;
+
+	(void)state;
+	assert_int_equal(apply(&m, 4, "running", "\"loop0\"", ",\"phase\":\"precondition\"", 1 * S,
+			       MODEL_WORKER_EVENT),
+			 0);
+	w = model_worker_get(&m);
+	assert_true(w->precondition);
+	assert_int_equal(w->sweep_points, 0);
+	assert_int_equal(apply(&m, 4, "running", "\"loop0\"",
+			       ",\"phase\":\"sweep\",\"sweep\":{\"point\":2,\"points\":6}", 2 * S,
+			       MODEL_WORKER_EVENT),
+			 0);
+	w = model_worker_get(&m);
+	assert_false(w->precondition);
+	assert_int_equal(w->sweep_point, 2);
+	assert_int_equal(w->sweep_points, 6);
+	/* a point beyond the points is not believed */
+	assert_int_equal(apply(&m, 4, "running", "\"loop0\"",
+			       ",\"phase\":\"sweep\",\"sweep\":{\"point\":7,\"points\":6}", 3 * S,
+			       MODEL_WORKER_EVENT),
+			 0);
+	w = model_worker_get(&m);
+	assert_int_equal(w->sweep_points, 0);
+	assert_int_equal(
+	    apply(&m, 4, "running", "\"loop0\"", ",\"phase\":\"run\"", 4 * S, MODEL_WORKER_EVENT),
+	    0);
+	w = model_worker_get(&m);
+	assert_false(w->precondition);
+	assert_int_equal(w->sweep_points, 0);
+	model_free(&m);
+}
+
 static void test_failed(void **state)
 {
 	struct model m = { 0 };
@@ -262,7 +299,7 @@ int main(void)
 		cmocka_unit_test(test_decode),	     cmocka_unit_test(test_failed),
 		cmocka_unit_test(test_refused),	     cmocka_unit_test(test_keep_after_end),
 		cmocka_unit_test(test_status_reply), cmocka_unit_test(test_stale),
-		cmocka_unit_test(test_irq_cpus),
+		cmocka_unit_test(test_irq_cpus),     cmocka_unit_test(test_phases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
