@@ -75,6 +75,8 @@ static void proc_row(struct strbuf *sb, const struct proc_metrics *p)
 	sb_putc(sb, ',');
 	if (p->started)
 		sb_puts(sb, "\"started\":true,");
+	if (p->exited)
+		sb_puts(sb, "\"exited\":true,");
 	kv(sb, "kB_rd/s", p->rkb_s);
 	kv(sb, "kB_wr/s", p->wkb_s);
 	kv(sb, "kB_ccwr/s", p->ckb_s);

@@ -92,6 +92,7 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		memcpy(m->comm, c->comm, sizeof(m->comm));
 		m->source = c->source;
 		m->started = p == &zero;
+		m->exited = c->exited;
 		m->rkb_s = per_s(dr, itv_cs) / 1024.0;
 		m->wkb_s = per_s(dw, itv_cs) / 1024.0;
 		m->ckb_s = per_s(dc, itv_cs) / 1024.0;

@@ -19,6 +19,7 @@ struct proc_metrics {
 	char comm[PROC_COMM_MAX];
 	uint8_t source;	 /* enum proc_io_source of the current row */
 	bool started;	 /* not in the previous sample: all its IO is this interval's */
+	bool exited;	 /* also ended before this sample (an exit notice's totals) */
 	bool has_delay;	 /* both samples had delay numbers */
 	double rkb_s;	 /* read_bytes / 1024 per second */
 	double wkb_s;	 /* write_bytes / 1024 per second */

@@ -218,6 +218,7 @@ void taskstats_collector_free(struct taskstats_collector *tc)
 	free(tc->seen);
 	free(tc->next);
 	free(tc->order);
+	taskstats_exits_free(tc);
 	memset(tc, 0, sizeof(*tc));
 }
 
@@ -716,7 +717,29 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 			t->rows[i].source = PROC_SRC_PROCFS;
 		}
 	}
+	/* processes that started and ended since the last sample (live only) */
+	if (tc->live && !tc->open_err) {
+		size_t len = strlen(t->taskstats.reason);
+
+		e = taskstats_exits_collect(tc, r, t);
+		if (e < 0)
+			return e;
+		if (!t->taskstats.err && tc->exit_err)
+			snprintf(t->taskstats.reason + len, sizeof(t->taskstats.reason) - len,
+				 "%sno exit notices (%s): processes that start and end between "
+				 "samples are not seen",
+				 len ? "; " : "", netlink_hint(tc->exit_err));
+		else if (!t->taskstats.err && tc->exit_lost)
+			snprintf(t->taskstats.reason + len, sizeof(t->taskstats.reason) - len,
+				 "%sexit notices dropped by the kernel %u time(s) (socket full)",
+				 len ? "; " : "", tc->exit_lost);
+	}
 	return remember(tc, t);
+}
+
+bool taskstats_was_seen(const struct taskstats_collector *tc, int32_t pid)
+{
+	return seen_find(tc, pid) != NULL;
 }
 
 void thread_table_free(struct thread_table *t)

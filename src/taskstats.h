@@ -37,6 +37,7 @@ struct proc_raw {
 	uint64_t cancelled_write_bytes; /* dirtied then truncated: never written */
 	uint64_t blkio_count;		/* sync block-IO waits */
 	uint64_t blkio_delay_ns;	/* time spent in them */
+	bool exited; /* started and ended since the last sample: from exit notices */
 };
 
 struct proc_table {
@@ -46,7 +47,8 @@ struct proc_table {
 	unsigned unreadable; /* /proc/PID/io refused (EACCES: not our process) */
 	unsigned queried;    /* taskstats questions asked this sample */
 	unsigned answered;
-	unsigned vanished; /* exited between listing and reading: dropped */
+	unsigned vanished;    /* exited between listing and reading: dropped */
+	unsigned exited_rows; /* rows of processes that started and ended in the interval */
 	struct src_status procfs;
 	struct src_status taskstats;
 };
@@ -74,6 +76,22 @@ int taskstats_parse(const void *buf, size_t len, struct taskstats_answer *ret, c
 /* /proc/PID/io text: read_bytes, write_bytes and cancelled_write_bytes are
  * required. 0 or -EBADMSG. Other keys are ignored. */
 int taskstats_procio_parse(const char *buf, size_t len, struct proc_raw *ret);
+
+/* One exit notice: the final counters of one task, and its group. */
+struct taskstats_exit_msg {
+	uint32_t pid, tgid;
+	bool group_dead; /* the last task of its group: the process ended */
+	char comm[PROC_COMM_MAX];
+	uint64_t read_bytes, write_bytes, cancelled_write_bytes;
+};
+
+/*
+ * Decodes one exit notice (the TASKSTATS_CMD_NEW message the kernel sends to
+ * sockets registered with TASKSTATS_CMD_ATTR_REGISTER_CPUMASK). Pure over
+ * bytes (4-byte aligned). 0, or -EBADMSG with *what naming the defect.
+ */
+int taskstats_exit_parse(const void *buf, size_t len, struct taskstats_exit_msg *ret,
+			 const char **what);
 
 /* Builds the TASKSTATS_CMD_GET request for a thread group; NULL on ENOMEM. */
 struct nl_msg *taskstats_request(int family, uint32_t tgid);
@@ -126,7 +144,33 @@ struct taskstats_collector {
 	size_t niofd, iofd_cap, niofd_next, iofd_next_cap;
 	size_t iofd_budget; /* at most this many kept open */
 	bool iofd_budget_set;
+	/* exit notices (taskstats_exit.c): a second socket, registered for every CPU */
+	bool exit_opened;
+	int exit_err; /* why there are none: -EPERM without CAP_NET_ADMIN, ... */
+	struct nlconn exit_conn;
+	struct exit_group {
+		uint32_t tgid;
+		bool dead; /* its last task's notice came */
+		char comm[PROC_COMM_MAX];
+		uint64_t read_bytes, write_bytes, cancelled_write_bytes;
+	} * exits; /* this interval's, summed per group; scratch */
+	size_t nexits, exits_cap;
+	unsigned exit_lost; /* times the kernel dropped notices (socket full) */
+	unsigned exit_bad;  /* notices that could not be decoded */
 };
+
+/*
+ * Live only: registers for exit notices on the first call, then adds to t a
+ * row (exited = true, bytes = the group's totals) for each process that
+ * started and ended since the previous call: not in t, not seen by the
+ * previous call. Returns 0 (no notices is not an error: exit_err says why)
+ * or -ENOMEM.
+ */
+int taskstats_exits_collect(struct taskstats_collector *tc, const struct root *r,
+			    struct proc_table *t);
+void taskstats_exits_free(struct taskstats_collector *tc);
+/* Whether the previous taskstats_collect() saw pid. */
+bool taskstats_was_seen(const struct taskstats_collector *tc, int32_t pid);
 
 /*
  * Reads every /proc/PID/io under r, then asks taskstats (or its recorded

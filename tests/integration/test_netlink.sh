@@ -154,6 +154,36 @@ assert all(t["pid"] != os.getpid() for t in writers), "the main thread only wait
 PY
 [ $? -eq 0 ] || fail "threads of a live process"
 
+# A process that starts and ends between the two samples of one snapshot:
+# only the kernel's exit notices (CAP_NET_ADMIN) see it, with all its IO.
+python3 - "$IOTRIAGE" "$BUILDDIR" <<'PY'
+import json, os, subprocess, sys, time
+iot, bdir = sys.argv[1], sys.argv[2]
+out = os.path.join(bdir, "exit-notice-io.bin")
+snap = subprocess.Popen([iot, "snapshot", "--interval", "3000", "--json"],
+                        stdout=subprocess.PIPE, text=True)
+time.sleep(1.5)  # the first sample is taken (exit notices on): dd starts after it
+dd = subprocess.run(["dd", "if=/dev/zero", "of=" + out, "bs=1M", "count=8", "conv=fsync"],
+                    capture_output=True)
+pid = None
+# dd's PID: the one subprocess.run started (gone now); find it by its row
+stdout, _ = snap.communicate(timeout=30)
+os.unlink(out)
+assert dd.returncode == 0 and snap.returncode == 0
+d = json.loads(stdout)
+ts = d["sources"]["taskstats"]
+if not ts["available"] or "no exit notices" in ts.get("note", ""):
+    print("note: no exit notices here:", ts)
+    sys.exit(0)
+rows = [r for r in d["processes"]["top_io"] if r["comm"] == "dd"]
+assert rows, "dd, started and ended within the interval, has no row: %r" % d["processes"]
+r = rows[0]
+assert r.get("exited") and r.get("started"), r
+kb = r["kB_wr/s"] * d["interval_ms"] / 1000.0
+assert abs(kb - 8192) <= 8192 * 0.02, "dd wrote 8192 kB, the row says %.1f kB" % kb
+PY
+[ $? -eq 0 ] || fail "a process that started and ended between samples"
+
 # Without privileges: taskstats and other users' /proc/PID/io are refused,
 # and the document says so instead of showing zeros.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ -x "$IOTRIAGE" ]; then
@@ -168,6 +198,9 @@ ts = d["sources"]["taskstats"]
 if open("/proc/sys/kernel/task_delayacct").read().strip() != "0" and d["processes"]["taskstats_queries"]:
     # asked without CAP_NET_ADMIN: refused, said so
     assert not ts["available"] and "CAP_NET_ADMIN" in ts["reason"], ts
+elif ts["available"]:
+    # registering for exit notices needs CAP_NET_ADMIN too: said, not hidden
+    assert "no exit notices" in ts.get("note", ""), ts
 PY
 	else
 		echo "note: could not run the client as nobody (path not traversable)"

@@ -565,6 +565,89 @@ static void test_writeback_state(void **state)
 	metrics_proc_free(x);
 }
 
+/* An exit notice as the kernel sends it: AGGR_PID (PID + STATS), and for
+ * the last thread of a multi-threaded group also AGGR_TGID. */
+static struct nl_msg *exit_msg(uint32_t pid, uint32_t tgid, bool aggr_tgid, size_t stats_len)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct taskstats ts;
+	struct nlattr *nest;
+
+	assert_non_null(msg);
+	assert_non_null(genlmsg_put(msg, 0, 0, 0x17, 0, 0, TASKSTATS_CMD_NEW, 1));
+	memset(&ts, 0, sizeof(ts));
+	ts.version = TASKSTATS_VERSION;
+	ts.ac_pid = pid;
+	ts.ac_tgid = tgid;
+	ts.read_bytes = 8192;
+	ts.write_bytes = 16 << 20;
+	ts.cancelled_write_bytes = 4096;
+	snprintf(ts.ac_comm, sizeof(ts.ac_comm), pid == tgid ? "tar" : "tar-worker");
+	nest = nla_nest_start(msg, TASKSTATS_TYPE_AGGR_PID);
+	assert_int_equal(nla_put_u32(msg, TASKSTATS_TYPE_PID, pid), 0);
+	assert_int_equal(nla_put(msg, TASKSTATS_TYPE_STATS, (int)stats_len, &ts), 0);
+	nla_nest_end(msg, nest);
+	if (aggr_tgid) {
+		nest = nla_nest_start(msg, TASKSTATS_TYPE_AGGR_TGID);
+		assert_int_equal(nla_put_u32(msg, TASKSTATS_TYPE_TGID, tgid), 0);
+		assert_int_equal(nla_put(msg, TASKSTATS_TYPE_STATS, (int)stats_len, &ts), 0);
+		nla_nest_end(msg, nest);
+	}
+	return msg;
+}
+
+static void test_taskstats_exit(void **state)
+{
+	struct taskstats_exit_msg m;
+	const char *what = NULL;
+	unsigned char *b;
+	size_t len;
+
+	(void)state;
+	/* a single-threaded process: its leader, no AGGR_TGID */
+	b = bytes_of(exit_msg(700, 700, false, sizeof(struct taskstats)), &len);
+	assert_int_equal(taskstats_exit_parse(b, len, &m, &what), 0);
+	assert_int_equal(m.pid, 700);
+	assert_int_equal(m.tgid, 700);
+	assert_true(m.group_dead);
+	assert_string_equal(m.comm, "tar");
+	assert_int_equal(m.read_bytes, 8192);
+	assert_int_equal(m.write_bytes, 16 << 20);
+	assert_int_equal(m.cancelled_write_bytes, 4096);
+	free(b);
+	/* one thread of a group that goes on */
+	b = bytes_of(exit_msg(701, 700, false, sizeof(struct taskstats)), &len);
+	assert_int_equal(taskstats_exit_parse(b, len, &m, &what), 0);
+	assert_int_equal(m.tgid, 700);
+	assert_false(m.group_dead);
+	free(b);
+	/* the last thread of a multi-threaded group, not its leader */
+	b = bytes_of(exit_msg(702, 700, true, sizeof(struct taskstats)), &len);
+	assert_int_equal(taskstats_exit_parse(b, len, &m, &what), 0);
+	assert_int_equal(m.pid, 702);
+	assert_int_equal(m.tgid, 700);
+	assert_true(m.group_dead);
+	assert_string_equal(m.comm, "tar-worker");
+	free(b);
+	/* a kernel before ac_tgid cannot say whose thread it was */
+	b = bytes_of(exit_msg(701, 700, false, offsetof(struct taskstats, ac_tgid)), &len);
+	assert_int_equal(taskstats_exit_parse(b, len, &m, &what), -EBADMSG);
+	assert_non_null(what);
+	free(b);
+	/* no IO accounting at all */
+	b = bytes_of(exit_msg(701, 700, true, 64), &len);
+	assert_int_equal(taskstats_exit_parse(b, len, &m, &what), -EBADMSG);
+	free(b);
+	/* a GET answer's TGID-only shape is not a notice */
+	b = bytes_of(ts_msg(4, true, sizeof(struct taskstats), false), &len);
+	assert_int_equal(taskstats_exit_parse(b, len, &m, &what), -EBADMSG);
+	assert_string_equal(what, "no TASKSTATS_TYPE_AGGR_PID");
+	free(b);
+	b = error_msg(-EPERM, &len);
+	assert_int_equal(taskstats_exit_parse(b, len, &m, &what), -EPERM);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -573,7 +656,7 @@ int main(void)
 		cmocka_unit_test(test_rtnl_recorded),	   cmocka_unit_test(test_text_parsers),
 		cmocka_unit_test(test_metrics_recorded),   cmocka_unit_test(test_metrics_churn),
 		cmocka_unit_test(test_writeback_state),	   cmocka_unit_test(test_threads),
-		cmocka_unit_test(test_procio_fds),
+		cmocka_unit_test(test_procio_fds),	   cmocka_unit_test(test_taskstats_exit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
