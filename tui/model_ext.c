@@ -71,6 +71,7 @@ const char *const model_proc_help[][2] = {
 	{ "io_delay%", "percent of the interval it waited for synchronous block IO (iotop's IO>)" },
 	{ "blkio/s", "such waits per second" },
 	{ "started", "the process began during the interval: all its IO is this interval's" },
+	{ "exited", "it also ended before the sample: seen through the kernel's exit notices" },
 	{ NULL, NULL },
 };
 
@@ -403,8 +404,9 @@ static int decode_proc(struct json_object *o, struct model_proc *p)
 	memset(p, 0, sizeof(*p));
 	if (!json_object_is_type(o, json_type_object) || juint(o, "pid", &pid) <= 0 ||
 	    pid > INT32_MAX || jstr(o, "comm", p->comm, sizeof(p->comm)) < 0 ||
-	    jbool(o, "started", &p->started) < 0 || jnum(o, "kB_rd/s", &p->rd_kbs) <= 0 ||
-	    jnum(o, "kB_wr/s", &p->wr_kbs) <= 0 || jnum(o, "kB_ccwr/s", &p->ccwr_kbs) < 0)
+	    jbool(o, "started", &p->started) < 0 || jbool(o, "exited", &p->exited) < 0 ||
+	    jnum(o, "kB_rd/s", &p->rd_kbs) <= 0 || jnum(o, "kB_wr/s", &p->wr_kbs) <= 0 ||
+	    jnum(o, "kB_ccwr/s", &p->ccwr_kbs) < 0)
 		return -EBADMSG;
 	p->pid = (int)pid;
 	n = jnum(o, "io_delay%", &p->io_delay_pct);

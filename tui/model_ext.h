@@ -97,6 +97,7 @@ struct model_proc {
 	int pid;
 	char comm[32];
 	bool started;			 /* began during the interval */
+	bool exited;			 /* and ended in it (an exit notice's totals) */
 	double rd_kbs, wr_kbs, ccwr_kbs; /* kB_rd/s kB_wr/s kB_ccwr/s (pidstat -d) */
 	bool has_delay;
 	double io_delay_pct; /* io_delay%: iotop's IO> */

@@ -85,7 +85,10 @@ static void row(struct out *o, const struct model_proc *p, bool delay)
 	else if (delay)
 		snprintf(d, sizeof(d), "  %9s %9s", "-", "-");
 	emit(o, 0, "%-8d %-16.16s %11.2f %11.2f %11.2f%s%s", p->pid, p->comm[0] ? p->comm : "?",
-	     p->rd_kbs, p->wr_kbs, p->ccwr_kbs, d, p->started ? "  (started)" : "");
+	     p->rd_kbs, p->wr_kbs, p->ccwr_kbs, d,
+	     p->exited	  ? "  (started, exited)"
+	     : p->started ? "  (started)"
+			  : "");
 }
 
 static void pressure(struct out *o, const struct ui *ui)
