@@ -44,9 +44,11 @@ int diskstats_parse(const char *buf, size_t len, struct disk_table *t, struct pa
 		d->iostats = -1;
 		if (!scan_copy(d->name, sizeof(d->name), tok, tlen))
 			return parse_fail(err, c.line, "device name too long");
-		while (!scan_at_eol(&c)) {
+		for (;;) {
 			int r = scan_u64(&c, &v);
 
+			if (r == -EINVAL && scan_at_eol(&c))
+				break; /* the end of the line: no more counters */
 			if (r < 0)
 				return parse_fail(err, c.line,
 						  r == -ERANGE ? "counter out of range"

@@ -77,7 +77,11 @@ static int parse_row(struct cursor *c, bool softirqs, struct irq_table *t, struc
 	if (grow((void **)&t->counts, &t->counts_cap, (t->n + 1) * t->ncpu, sizeof(*t->counts)) < 0)
 		return -ENOMEM;
 	row = &t->rows[t->n];
-	memset(row, 0, sizeof(*row));
+	/* no memset of the 224-byte row: every field is set below (the strings
+	 * through scan_copy, which terminates them) */
+	row->numeric = false;
+	row->irq = 0;
+	row->chip[0] = row->hwirq[0] = row->actions[0] = '\0';
 	if (!scan_copy(row->label, sizeof(row->label), tok, tlen))
 		return parse_fail(err, c->line, "label too long");
 	cursor_init(&lc, tok, tlen);
