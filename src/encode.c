@@ -12,15 +12,15 @@
 #include "snapshot.h"
 #include "turbo.h"
 
-/* "key":v, — inline so strlen of the literal key is folded at compile time */
-static inline void kv_num(struct strbuf *sb, const char *key, double v)
+/* "key":v, with the quoted key and its colon as one literal: one copy of a
+ * length known at compile time (35 of them per disk and CPU row) */
+static inline void kv_quoted(struct strbuf *sb, const char *qkey, size_t qlen, double v)
 {
-	sb_putc(sb, '"');
-	sb_append(sb, key, strlen(key));
-	sb_append(sb, "\":", 2);
+	sb_append(sb, qkey, qlen);
 	sb_fixed2(sb, v);
 	sb_putc(sb, ',');
 }
+#define kv_num(sb, key, v) kv_quoted((sb), "\"" key "\":", sizeof("\"" key "\":") - 1, (v))
 
 static void end_obj(struct strbuf *sb, char close)
 {
