@@ -251,7 +251,8 @@ static bool state_final(const char *s)
 static int wait_end(struct worker_conn *c, int64_t id, enum job_output output)
 {
 	json_object *o, *w, *v;
-	const char *state = NULL;
+	const char *state;
+	char seen[16] = ""; /* the job's state, copied: o is freed each round */
 	int r, ret = EXIT_FAIL;
 
 	r = conn_request(c, "subscribe", NULL, &o);
@@ -272,10 +273,11 @@ static int wait_end(struct worker_conn *c, int64_t id, enum job_output output)
 		if (r < 0)
 			return r;
 		if (json_object_object_get_ex(o, "worker", &w) &&
-		    json_object_object_get_ex(w, "id", &v) && json_object_get_int64(v) == id)
-			state = str_at(w, "state", NULL);
+		    json_object_object_get_ex(w, "id", &v) && json_object_get_int64(v) == id &&
+		    (state = str_at(w, "state", NULL)))
+			snprintf(seen, sizeof(seen), "%s", state);
 		json_object_put(o);
-		if (state_final(state))
+		if (seen[0] && state_final(seen))
 			break;
 	}
 	r = conn_request(c, "worker.status", NULL, &o);

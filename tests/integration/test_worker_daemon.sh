@@ -168,6 +168,22 @@ try:
     check("knee_iodepth" in res["sweep"], "no knee in %r" % res["sweep"])
     check(res["precondition"]["write_bytes"] >= 64 << 20, "precondition %r" % res["precondition"])
     check("Queue-depth sweep:" in w["report"], "report %r" % w["report"][:300])
+
+    # --wait: the client waits for the end (through the pushed events, not
+    # returning early) and prints what the bench would: text, or fio's JSON
+    p = run([cli, "worker", "start", "--socket", sock, "--wait", "--filename=" + dev,
+             "--rw=randread", "--ioengine=libaio", "--direct=1", "--sweep-iodepth=1,2",
+             "--runtime=1", "--time_based"])
+    check(p.returncode == 0 and "Queue-depth sweep:" in p.stdout,
+          "--wait sweep: %d %r %r" % (p.returncode, p.stdout[-300:], p.stderr))
+    check(c.req({"cmd": "worker.status"})["worker"]["state"] == "completed",
+          "--wait returned before the job ended")
+    p = run([cli, "worker", "start", "--socket", sock, "--wait", "--filename=" + dev,
+             "--rw=read", "--ioengine=libaio", "--direct=1", "--runtime=1", "--time_based",
+             "--output-format=json"])
+    check(p.returncode == 0, "--wait json: %d %r" % (p.returncode, p.stderr))
+    j = json.loads(p.stdout)
+    check(j["jobs"][0]["read"]["io_bytes"] > 0, "--wait json %r" % p.stdout[:300])
     c.close()
     sub.close()
     check(d.stop() == 0, "iotriaged exit status")
