@@ -632,7 +632,7 @@ int apply_by_id(const char *root_dir, const char *state_dir, const struct snapsh
 	if (!s) {
 		e = -ENOENT;
 		snprintf(res.message, sizeof(res.message),
-			 "%.*s: no such suggestion now (%zu current): run iotriage suggest",
+			 "%.*s: no such suggestion now (%zu suggested now): run iotriage suggest",
 			 ADV_ID_MAX, id, adv.nsuggestions);
 		goto out;
 	}

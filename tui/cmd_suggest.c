@@ -680,8 +680,8 @@ int cmd_apply(int argc, char **argv)
 	s = advice_suggestion(&adv, argv[optind]);
 	if (!s) {
 		cli_error(argv[optind],
-			  "no such suggestion now (%zu current%s): run iotriage suggest",
-			  adv.nsuggestions, adv.nsuggestions == 1 ? "" : "s");
+			  "no such suggestion now (%zu suggested now): run iotriage suggest",
+			  adv.nsuggestions);
 		goto out;
 	}
 	fd = open_state(&a, &root);
