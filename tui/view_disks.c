@@ -129,7 +129,9 @@ static void fmt_ms(char *buf, size_t size, double ns)
 {
 	double ms = ns / 1e6;
 
-	if (ms < 1)
+	if (ms < 0.01) /* a RAM-backed target completes in well under a microsecond */
+		snprintf(buf, size, "%.4f", ms);
+	else if (ms < 1)
 		snprintf(buf, size, "%.3f", ms);
 	else if (ms < 100)
 		snprintf(buf, size, "%.2f", ms);
