@@ -155,9 +155,11 @@ static void exits_open(struct taskstats_collector *tc, const struct root *r)
 		return;
 	}
 	msg = nlmsg_alloc();
+	/* NLM_F_ACK: this file's sockets have libnl's auto-ack off (netlink.c),
+	 * and the wait below must not run into the socket's 1 s timeout */
 	if (!msg ||
-	    !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, tc->exit_conn.family, 0, NLM_F_REQUEST,
-			 TASKSTATS_CMD_GET, TASKSTATS_VERSION) ||
+	    !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, tc->exit_conn.family, 0,
+			 NLM_F_REQUEST | NLM_F_ACK, TASKSTATS_CMD_GET, TASKSTATS_VERSION) ||
 	    nla_put_string(msg, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, mask) < 0) {
 		nlmsg_free(msg);
 		tc->exit_err = -ENOMEM;
