@@ -349,13 +349,39 @@ static int cmd_history(struct daemon *d, struct client *c, const struct request 
 		sb_puts(sb, ",\"first\":null,\"last\":null");
 	sb_puts(sb, ",\"samples\":[");
 	r = queue_sb(d, c);
-	for (size_t i = from; i < d->hist.n && r >= 0; i++) {
+	for (size_t i = from, j; i < d->hist.n && r >= 0; i = j) {
 		const struct hist_entry *e = history_at(&d->hist, i);
+		struct blob *b;
+		size_t len = 0, off = 0;
 
 		if (i > from)
 			r = queue_seg(c, d->comma, 0, d->comma->len, false);
-		if (r >= 0)
+		if (r < 0)
+			break;
+		if (e->b) { /* the newest: its event line, shared */
 			r = queue_seg(c, e->b, e->doc_off, e->doc_len, false);
+			j = i + 1;
+			continue;
+		}
+		/* a run of compressed samples, decompressed into one blob with
+		 * their commas: freed once the reply is written */
+		for (j = i; j < d->hist.n && !history_at(&d->hist, j)->b; j++)
+			len += history_at(&d->hist, j)->doc_len + (j > i);
+		b = blob_alloc(len);
+		if (!b)
+			return -ENOMEM;
+		for (size_t k = i; k < j && r >= 0; k++) {
+			const struct hist_entry *x = history_at(&d->hist, k);
+
+			if (k > i)
+				b->data[off++] = ',';
+			if (history_doc(x, b->data + off) < 0)
+				r = -ENOMEM; /* cannot happen: the frame was ours; drop the client */
+			off += x->doc_len;
+		}
+		if (r >= 0)
+			r = queue_seg(c, b, 0, len, false);
+		blob_unref(b);
 	}
 	if (r >= 0)
 		r = queue_seg(c, d->list_end, 0, d->list_end->len, false);
@@ -385,7 +411,8 @@ static int cmd_status(struct daemon *d, struct client *c, const struct request *
 		  (long long)(d->tick_max_ns / 1000));
 	sb_printf(sb, ",\"clients\":%u,\"max_clients\":%ld,\"subscribers\":%u", d->nclients,
 		  d->args.max_clients, d->nsubscribers);
-	sb_printf(sb, ",\"history\":{\"count\":%zu,\"bytes\":%zu", d->hist.n, d->hist.bytes);
+	sb_printf(sb, ",\"history\":{\"count\":%zu,\"bytes\":%zu,\"stored_bytes\":%zu", d->hist.n,
+		  d->hist.bytes, d->hist.stored);
 	if (first && last)
 		sb_printf(sb, ",\"first\":%llu,\"last\":%llu}", (unsigned long long)first->id,
 			  (unsigned long long)last->id);

@@ -119,13 +119,60 @@ static void test_shared_blob_outlives_ring(void **state)
 	history_free(&h);
 }
 
+/* Older samples are kept compressed and come back byte for byte; the
+ * newest stays a shared event line; raw keeps everything as it came. */
+static void test_compressed(void **state)
+{
+	static const char doc[] =
+	    "{\"version\":1,\"disks\":[{\"disk_device\":\"vda\",\"r/s\":0.00,\"w/s\":12.00,"
+	    "\"util\":0.40},{\"disk_device\":\"vdb\",\"r/s\":0.00,\"w/s\":12.00,"
+	    "\"util\":0.40},{\"disk_device\":\"vdc\",\"r/s\":0.00,\"w/s\":12.00,"
+	    "\"util\":0.40}],\"cpu-load\":[{\"cpu\":\"all\",\"usr\":1.00,\"idle\":99.00}]}";
+	char out[sizeof(doc)];
+	struct history h, r;
+	struct hist_entry e;
+
+	(void)state;
+	assert_int_equal(history_init(4, &h), 0);
+	assert_int_equal(history_init(4, &r), 0);
+	r.raw = true;
+	for (uint64_t id = 1; id <= 6; id++) {
+		e = (struct hist_entry){ .id = id, .mono_ns = (int64_t)id };
+		e.b = blob_new(doc, sizeof(doc) - 1);
+		e.doc_len = sizeof(doc) - 1;
+		history_push(&h, &e);
+		e.b = blob_new(doc, sizeof(doc) - 1);
+		history_push(&r, &e);
+	}
+	assert_int_equal(h.n, 4);
+	assert_int_equal(h.bytes, 4 * (sizeof(doc) - 1));
+	assert_true(h.stored < h.bytes);
+	assert_int_equal(r.stored, r.bytes);
+	for (size_t i = 0; i < h.n; i++) {
+		const struct hist_entry *x = history_at(&h, i);
+
+		assert_true((x->b != NULL) == (i == h.n - 1)); /* only the newest as it came */
+		assert_true((x->z != NULL) == (i < h.n - 1));
+		memset(out, 0, sizeof(out));
+		assert_int_equal(history_doc(x, out), 0);
+		assert_memory_equal(out, doc, sizeof(doc) - 1);
+		assert_non_null(history_at(&r, i)->b);
+	}
+	/* a damaged frame is refused, not decoded into garbage */
+	e = *history_at(&h, 0);
+	e.z = blob_new(e.z->data, e.z->len / 2);
+	assert_int_equal(history_doc(&e, out), -EBADMSG);
+	blob_unref(e.z);
+	history_free(&h);
+	history_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_blob_refs),
-		cmocka_unit_test(test_ring_evicts_oldest),
-		cmocka_unit_test(test_lookups),
-		cmocka_unit_test(test_shared_blob_outlives_ring),
+		cmocka_unit_test(test_blob_refs),  cmocka_unit_test(test_ring_evicts_oldest),
+		cmocka_unit_test(test_lookups),	   cmocka_unit_test(test_shared_blob_outlives_ring),
+		cmocka_unit_test(test_compressed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
