@@ -53,6 +53,7 @@ struct history {
 	size_t bytes;  /* sum of the kept samples' event lines, uncompressed */
 	size_t stored; /* what they take: compressed frames and the newest line */
 	bool raw;      /* keep every sample uncompressed (tests, benchmarks) */
+	void *zctx;    /* ZSTD_CCtx, kept: a context per call costs its workspace */
 };
 
 /* Prepares a ring of cap samples (cap >= 1). 0, -EINVAL or -ENOMEM;
