@@ -354,7 +354,10 @@ static void put_dir(struct worker_run *w, struct strbuf *sb, enum job_ddir d, do
 
 /* The "worker" object of status replies and events. full: with the final
  * result and report (status only: events stay small). */
-static void put_worker(struct daemon *d, struct strbuf *sb, bool full)
+/* The worker object. full: a worker.status reply (the result and report
+ * once ended); event: a pushed line every subscriber gets, which leaves out
+ * who started the job (replies go to privileged peers only). */
+static void put_worker(struct daemon *d, struct strbuf *sb, bool full, bool event)
 {
 	struct worker_run *w = d->worker;
 	int state = w ? atomic_load(&w->state) : WS_IDLE;
@@ -370,8 +373,11 @@ static void put_worker(struct daemon *d, struct strbuf *sb, bool full)
 	end_ns = state_active(state) ? daemon_now_ns() : w->end_ns;
 	if (run_ns)
 		secs = (double)(end_ns - run_ns) / 1e9;
-	sb_printf(sb, "{\"id\":%llu,\"state\":\"%s\",\"uid\":%u,\"filename\":",
-		  (unsigned long long)w->id, state_names[state], (unsigned)w->uid);
+	sb_printf(sb, "{\"id\":%llu,\"state\":\"%s\"", (unsigned long long)w->id,
+		  state_names[state]);
+	if (!event)
+		sb_printf(sb, ",\"uid\":%u", (unsigned)w->uid);
+	sb_puts(sb, ",\"filename\":");
 	sb_json_str(sb, w->v.path);
 	sb_puts(sb, ",\"device\":");
 	if (w->dev[0])
@@ -433,7 +439,7 @@ static void publish(struct daemon *d)
 	struct blob *b;
 
 	sb_puts(&sb, "{\"ok\":true,\"event\":\"worker\",\"worker\":");
-	put_worker(d, &sb, false);
+	put_worker(d, &sb, false, true);
 	sb_puts(&sb, "}\n");
 	if (!sb.err) {
 		b = blob_new(sb.buf, sb.len);
@@ -712,7 +718,7 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 		   job_engine_name(spec.engine), v.path);
 	sb = server_reply_start(d, rq);
 	sb_puts(sb, ",\"worker\":");
-	put_worker(d, sb, false);
+	put_worker(d, sb, false, false);
 	return server_reply_finish(d, c);
 }
 
@@ -730,7 +736,7 @@ int worker_cmd_stop(struct daemon *d, struct client *c, const struct request *rq
 	/* the thread ends within one IO; its end is the "stopped" event */
 	sb = server_reply_start(d, rq);
 	sb_puts(sb, ",\"stopping\":true,\"worker\":");
-	put_worker(d, sb, false);
+	put_worker(d, sb, false, false);
 	return server_reply_finish(d, c);
 }
 
@@ -739,7 +745,7 @@ int worker_cmd_status(struct daemon *d, struct client *c, const struct request *
 	struct strbuf *sb = server_reply_start(d, rq);
 
 	sb_puts(sb, ",\"worker\":");
-	put_worker(d, sb, true);
+	put_worker(d, sb, true, false);
 	return server_reply_finish(d, c);
 }
 

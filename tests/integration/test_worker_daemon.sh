@@ -92,6 +92,7 @@ try:
             continue
         w = ev["worker"]
         check("result" not in w, "events carry no result")
+        check("uid" not in w, "events go to every subscriber: no uid in them")
         if w["state"] in ("starting", "running"):
             progress += 1
         else:
@@ -100,7 +101,8 @@ try:
     r1 = reads_of()
     r = c.req({"cmd": "worker.status"})
     w = r["worker"]
-    check(w["state"] == "completed" and w["device"] == name, "status: %r" % w)
+    check(w["state"] == "completed" and w["device"] == name and w["uid"] == 0,
+          "status: %r" % w)
     ios = w["read"]["ios"]
     check(ios == 32 * 1024 // 4, "32 MiB of 4k reads is 8192 IOs, not %d" % ios)
     check(w["read"]["iops"] > 0, "no IOPS: %r" % w["read"])
