@@ -45,30 +45,59 @@ static int bad(const char **what, const char *why)
 	return -EBADMSG;
 }
 
-int taskstats_parse(const void *buf, size_t len, struct taskstats_answer *ret, const char **what)
+/* The one TASKSTATS_CMD_NEW message in buf, its top-level attributes in tb. */
+static int parse_top(const void *buf, size_t len, struct nlattr **tb, const char **what)
 {
-	struct nlattr *tb[TASKSTATS_TYPE_MAX + 1], *in[TASKSTATS_TYPE_MAX + 1], *agg;
-	struct taskstats_answer a = { 0 };
 	const struct nlmsghdr *h;
-	struct taskstats ts;
 	struct genlmsghdr g;
-	size_t off = 0, n;
+	size_t off = 0;
 	int r;
 
 	r = netlink_walk(buf, len, &off, &h);
 	if (r < 0)
 		return r == -EBADMSG ? bad(what, "truncated netlink header") : r;
 	if (r == 0)
-		return bad(what, "empty answer");
+		return bad(what, "empty message");
 	if (h->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
 		return bad(what, "no generic netlink header");
 	memcpy(&g, (const char *)h + NLMSG_HDRLEN, sizeof(g));
 	if (g.cmd != TASKSTATS_CMD_NEW)
-		return bad(what, "not a TASKSTATS_CMD_NEW answer");
+		return bad(what, "not a TASKSTATS_CMD_NEW message");
 	/* libnl's parsers take non-const pointers but do not write */
-	r = genlmsg_parse((struct nlmsghdr *)h, 0, tb, TASKSTATS_TYPE_MAX, ts_policy);
-	if (r < 0)
+	if (genlmsg_parse((struct nlmsghdr *)h, 0, tb, TASKSTATS_TYPE_MAX, ts_policy) < 0)
 		return bad(what, "attribute shorter than its type");
+	return 0;
+}
+
+/* The struct taskstats of a nested AGGR_* part into *ts (the prefix this
+ * build knows; newer kernels append fields), its length in *ret_len. */
+static int parse_stats(const struct nlattr *stats, struct taskstats *ts, size_t *ret_len,
+		       const char **what)
+{
+	size_t n;
+
+	if (!stats)
+		return bad(what, "no TASKSTATS_TYPE_STATS");
+	n = (size_t)nla_len(stats);
+	if (n < TS_MIN_LEN)
+		return bad(what, "struct taskstats shorter than version 3 (no IO accounting)");
+	memset(ts, 0, sizeof(*ts));
+	memcpy(ts, nla_data(stats), n < sizeof(*ts) ? n : sizeof(*ts));
+	*ret_len = n;
+	return 0;
+}
+
+int taskstats_parse(const void *buf, size_t len, struct taskstats_answer *ret, const char **what)
+{
+	struct nlattr *tb[TASKSTATS_TYPE_MAX + 1], *in[TASKSTATS_TYPE_MAX + 1], *agg;
+	struct taskstats_answer a = { 0 };
+	struct taskstats ts;
+	size_t n;
+	int r;
+
+	r = parse_top(buf, len, tb, what);
+	if (r < 0)
+		return r;
 	agg = tb[TASKSTATS_TYPE_AGGR_TGID];
 	a.tgid = agg != NULL;
 	if (!agg)
@@ -81,14 +110,9 @@ int taskstats_parse(const void *buf, size_t len, struct taskstats_answer *ret, c
 	if (a.tgid ? !in[TASKSTATS_TYPE_TGID] : !in[TASKSTATS_TYPE_PID])
 		return bad(what, "no TASKSTATS_TYPE_TGID/PID");
 	a.pid = nla_get_u32(in[a.tgid ? TASKSTATS_TYPE_TGID : TASKSTATS_TYPE_PID]);
-	if (!in[TASKSTATS_TYPE_STATS])
-		return bad(what, "no TASKSTATS_TYPE_STATS");
-	n = (size_t)nla_len(in[TASKSTATS_TYPE_STATS]);
-	if (n < TS_MIN_LEN)
-		return bad(what, "struct taskstats shorter than version 3 (no IO accounting)");
-	/* newer kernels append fields: take the prefix we know */
-	memset(&ts, 0, sizeof(ts));
-	memcpy(&ts, nla_data(in[TASKSTATS_TYPE_STATS]), n < sizeof(ts) ? n : sizeof(ts));
+	r = parse_stats(in[TASKSTATS_TYPE_STATS], &ts, &n, what);
+	if (r < 0)
+		return r;
 	a.version = ts.version;
 	memcpy(a.comm, ts.ac_comm, sizeof(a.comm) - 1);
 	a.comm[sizeof(a.comm) - 1] = '\0';
@@ -98,6 +122,59 @@ int taskstats_parse(const void *buf, size_t len, struct taskstats_answer *ret, c
 	a.blkio_count = ts.blkio_count;
 	a.blkio_delay_ns = ts.blkio_delay_total;
 	*ret = a;
+	return 0;
+}
+
+/* ac_tgid came with version 12: before it a thread cannot be placed */
+#define TS_TGID_END (offsetof(struct taskstats, ac_tgid) + sizeof(__u32))
+
+int taskstats_exit_parse(const void *buf, size_t len, struct taskstats_exit_msg *ret,
+			 const char **what)
+{
+	struct nlattr *tb[TASKSTATS_TYPE_MAX + 1], *in[TASKSTATS_TYPE_MAX + 1];
+	struct taskstats_exit_msg m = { 0 };
+	struct taskstats ts;
+	size_t n;
+	int r;
+
+	r = parse_top(buf, len, tb, what);
+	if (r < 0)
+		return r;
+	/* the thread's own counters: AGGR_PID; AGGR_TGID (group delays, no
+	 * bytes) only says the whole multi-threaded group ended with it */
+	if (!tb[TASKSTATS_TYPE_AGGR_PID])
+		return bad(what, "no TASKSTATS_TYPE_AGGR_PID");
+	if (tb[TASKSTATS_TYPE_AGGR_TGID]) {
+		r = nla_parse_nested(in, TASKSTATS_TYPE_MAX, tb[TASKSTATS_TYPE_AGGR_TGID],
+				     ts_policy);
+		if (r < 0 || !in[TASKSTATS_TYPE_TGID])
+			return bad(what, "TASKSTATS_TYPE_AGGR_TGID without its TGID");
+		m.group_dead = true;
+		m.tgid = nla_get_u32(in[TASKSTATS_TYPE_TGID]);
+	}
+	r = nla_parse_nested(in, TASKSTATS_TYPE_MAX, tb[TASKSTATS_TYPE_AGGR_PID], ts_policy);
+	if (r < 0)
+		return bad(what, "nested attribute shorter than its type");
+	if (!in[TASKSTATS_TYPE_PID])
+		return bad(what, "no TASKSTATS_TYPE_PID");
+	m.pid = nla_get_u32(in[TASKSTATS_TYPE_PID]);
+	r = parse_stats(in[TASKSTATS_TYPE_STATS], &ts, &n, what);
+	if (r < 0)
+		return r;
+	if (!m.group_dead) {
+		/* a single-threaded group, or one thread of a group that goes on */
+		if (n < TS_TGID_END)
+			return bad(what, "struct taskstats without ac_tgid (before version 12)");
+		m.tgid = ts.ac_tgid;
+		m.group_dead = m.tgid == m.pid; /* its leader: no other thread left */
+	}
+	if (!m.pid || !m.tgid)
+		return bad(what, "pid or tgid 0");
+	memcpy(m.comm, ts.ac_comm, sizeof(m.comm) - 1);
+	m.read_bytes = ts.read_bytes;
+	m.write_bytes = ts.write_bytes;
+	m.cancelled_write_bytes = ts.cancelled_write_bytes;
+	*ret = m;
 	return 0;
 }
 
@@ -243,6 +320,12 @@ static int cmp_pid(const void *a, const void *b)
 	const struct proc_raw *x = a, *y = b;
 
 	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+void proc_table_sort(struct proc_table *t)
+{
+	if (t->n > 1) /* rows is NULL while empty: qsort's base must not be (UBSan) */
+		qsort(t->rows, t->n, sizeof(*t->rows), cmp_pid);
 }
 
 /* Reads fd from offset 0 into buf (NUL-terminated). Length or -errno. */
@@ -442,8 +525,7 @@ static int scan_procfs(struct taskstats_collector *tc, const struct root *r, str
 	}
 	closedir(d);
 	iofd_swap(tc);
-	if (t->n) /* rows is NULL while empty: qsort's base must not be (UBSan) */
-		qsort(t->rows, t->n, sizeof(*t->rows), cmp_pid);
+	proc_table_sort(t);
 	/* nothing readable at all is a source failure; some refusals are a note */
 	if (!ok && e)
 		return e;

@@ -193,6 +193,8 @@ void thread_table_free(struct thread_table *t);
 
 void proc_table_free(struct proc_table *t);
 int proc_table_copy(struct proc_table *dst, const struct proc_table *src);
+/* Sorts t's rows by ascending pid, as proc_table_find() needs them. */
+void proc_table_sort(struct proc_table *t);
 /* Row of pid or NULL; t ascending, binary search. */
 const struct proc_raw *proc_table_find(const struct proc_table *t, int32_t pid);
 

@@ -12,6 +12,8 @@
  * A group seen alive in the previous sample and gone now keeps the old
  * behaviour (counted in "exited", no row): its final total cannot be known
  * from the exit messages, which carry only the threads still alive then.
+ * The notices' decoder, taskstats_exit_parse(), is beside the answers' in
+ * taskstats.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,90 +32,6 @@
 #include "grow.h"
 #include "procfile.h"
 #include "taskstats.h"
-
-static struct nla_policy exit_policy[TASKSTATS_TYPE_MAX + 1] = {
-	[TASKSTATS_TYPE_PID] = { .type = NLA_U32 },
-	[TASKSTATS_TYPE_TGID] = { .type = NLA_U32 },
-	[TASKSTATS_TYPE_STATS] = { .minlen = 0 },
-	[TASKSTATS_TYPE_AGGR_PID] = { .type = NLA_NESTED },
-	[TASKSTATS_TYPE_AGGR_TGID] = { .type = NLA_NESTED },
-};
-
-/* The IO fields and the group id: version 3 has the first, ac_tgid came later. */
-#define TS_EXIT_MIN_LEN (offsetof(struct taskstats, cancelled_write_bytes) + sizeof(__u64))
-#define TS_TGID_END	(offsetof(struct taskstats, ac_tgid) + sizeof(__u32))
-
-static int bad(const char **what, const char *why)
-{
-	if (what)
-		*what = why;
-	return -EBADMSG;
-}
-
-int taskstats_exit_parse(const void *buf, size_t len, struct taskstats_exit_msg *ret,
-			 const char **what)
-{
-	struct nlattr *tb[TASKSTATS_TYPE_MAX + 1], *in[TASKSTATS_TYPE_MAX + 1];
-	struct taskstats_exit_msg m = { 0 };
-	const struct nlmsghdr *h;
-	struct taskstats ts;
-	struct genlmsghdr g;
-	size_t off = 0, n;
-	int r;
-
-	r = netlink_walk(buf, len, &off, &h);
-	if (r < 0)
-		return r == -EBADMSG ? bad(what, "truncated netlink header") : r;
-	if (r == 0)
-		return bad(what, "empty message");
-	if (h->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
-		return bad(what, "no generic netlink header");
-	memcpy(&g, (const char *)h + NLMSG_HDRLEN, sizeof(g));
-	if (g.cmd != TASKSTATS_CMD_NEW)
-		return bad(what, "not a TASKSTATS_CMD_NEW message");
-	/* libnl's parsers take non-const pointers but do not write */
-	r = genlmsg_parse((struct nlmsghdr *)h, 0, tb, TASKSTATS_TYPE_MAX, exit_policy);
-	if (r < 0)
-		return bad(what, "attribute shorter than its type");
-	/* the thread's own counters: AGGR_PID; AGGR_TGID (group delays, no
-	 * bytes) only says the whole multi-threaded group ended with it */
-	if (!tb[TASKSTATS_TYPE_AGGR_PID])
-		return bad(what, "no TASKSTATS_TYPE_AGGR_PID");
-	if (tb[TASKSTATS_TYPE_AGGR_TGID]) {
-		r = nla_parse_nested(in, TASKSTATS_TYPE_MAX, tb[TASKSTATS_TYPE_AGGR_TGID],
-				     exit_policy);
-		if (r < 0 || !in[TASKSTATS_TYPE_TGID])
-			return bad(what, "TASKSTATS_TYPE_AGGR_TGID without its TGID");
-		m.group_dead = true;
-		m.tgid = nla_get_u32(in[TASKSTATS_TYPE_TGID]);
-	}
-	r = nla_parse_nested(in, TASKSTATS_TYPE_MAX, tb[TASKSTATS_TYPE_AGGR_PID], exit_policy);
-	if (r < 0)
-		return bad(what, "nested attribute shorter than its type");
-	if (!in[TASKSTATS_TYPE_PID] || !in[TASKSTATS_TYPE_STATS])
-		return bad(what, "no TASKSTATS_TYPE_PID/STATS");
-	m.pid = nla_get_u32(in[TASKSTATS_TYPE_PID]);
-	n = (size_t)nla_len(in[TASKSTATS_TYPE_STATS]);
-	if (n < TS_EXIT_MIN_LEN)
-		return bad(what, "struct taskstats shorter than version 3 (no IO accounting)");
-	memset(&ts, 0, sizeof(ts));
-	memcpy(&ts, nla_data(in[TASKSTATS_TYPE_STATS]), n < sizeof(ts) ? n : sizeof(ts));
-	if (!m.group_dead) {
-		/* a single-threaded group, or one thread of a group that goes on */
-		if (n < TS_TGID_END)
-			return bad(what, "struct taskstats without ac_tgid (before version 12)");
-		m.tgid = ts.ac_tgid;
-		m.group_dead = m.tgid == m.pid; /* its leader: no other thread left */
-	}
-	if (!m.pid || !m.tgid)
-		return bad(what, "pid or tgid 0");
-	memcpy(m.comm, ts.ac_comm, sizeof(m.comm) - 1);
-	m.read_bytes = ts.read_bytes;
-	m.write_bytes = ts.write_bytes;
-	m.cancelled_write_bytes = ts.cancelled_write_bytes;
-	*ret = m;
-	return 0;
-}
 
 /* ---- the registered socket ---- */
 
@@ -251,13 +169,6 @@ static int exits_drain(struct taskstats_collector *tc)
 	}
 }
 
-static int cmp_pid(const void *a, const void *b)
-{
-	int32_t x = ((const struct proc_raw *)a)->pid, y = ((const struct proc_raw *)b)->pid;
-
-	return (x > y) - (x < y);
-}
-
 int taskstats_exits_collect(struct taskstats_collector *tc, const struct root *r,
 			    struct proc_table *t)
 {
@@ -299,7 +210,7 @@ int taskstats_exits_collect(struct taskstats_collector *tc, const struct root *r
 		added++;
 	}
 	if (added)
-		qsort(t->rows, t->n, sizeof(*t->rows), cmp_pid);
+		proc_table_sort(t);
 	t->exited_rows = (unsigned)added;
 	return 0;
 }
