@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "json_get.h"
 #include "model.h"
 
 #define MODEL_JSON_VERSION 1 /* doc/json.md version this client reads */
@@ -81,57 +82,23 @@ const char *const model_irq_help[][2] = {
 	{ NULL, NULL },
 };
 
-/* ---- small json-c helpers: absent or mistyped keys are "not present" ---- */
-
-static struct json_object *jget(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-
-	if (!o || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
+/* ---- json-c (json_get.h): absent or mistyped keys are "not present" ---- */
 
 static bool jnum(struct json_object *o, const char *key, double *ret)
 {
-	struct json_object *v = jget(o, key);
-
-	if (!v ||
-	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return false;
-	*ret = json_object_get_double(v);
-	return true;
+	return mj_num(o, key, ret) > 0;
 }
 
 static bool jint(struct json_object *o, const char *key, int64_t *ret)
 {
-	struct json_object *v = jget(o, key);
-
-	if (!v || !json_object_is_type(v, json_type_int))
-		return false;
-	*ret = json_object_get_int64(v);
-	return true;
+	return mj_int(o, key, ret) > 0;
 }
 
 static bool jbool(struct json_object *o, const char *key, bool dflt)
 {
-	struct json_object *v = jget(o, key);
+	bool b;
 
-	if (!v || !json_object_is_type(v, json_type_boolean))
-		return dflt;
-	return json_object_get_boolean(v);
-}
-
-static void jstr(struct json_object *o, const char *key, char *buf, size_t size)
-{
-	struct json_object *v = jget(o, key);
-	const char *s;
-
-	buf[0] = '\0';
-	if (!v || !json_object_is_type(v, json_type_string))
-		return;
-	s = json_object_get_string(v);
-	snprintf(buf, size, "%s", s ? s : "");
+	return mj_bool(o, key, &b) > 0 ? b : dflt;
 }
 
 /* A CPU number as the document writes it ("3"); -1 for "all", -2 if invalid. */
@@ -185,12 +152,12 @@ static int decode_disks(struct json_object *arr, struct tables *t)
 		if (!json_object_is_type(o, json_type_object))
 			return -EBADMSG;
 		memset(d, 0, sizeof(*d));
-		jstr(o, "disk_device", d->name, sizeof(d->name));
+		mj_str(o, "disk_device", d->name, sizeof(d->name));
 		if (!d->name[0])
 			return -EBADMSG;
-		jstr(o, "dm_name", d->dm_name, sizeof(d->dm_name));
+		mj_str(o, "dm_name", d->dm_name, sizeof(d->dm_name));
 		d->valid = jbool(o, "valid", false);
-		jstr(o, "reason", d->reason, sizeof(d->reason));
+		mj_str(o, "reason", d->reason, sizeof(d->reason));
 		if (jint(o, "in_flight", &fl) && fl >= 0)
 			d->in_flight = (uint64_t)fl;
 		for (int c = 0; c < MD__COUNT; c++)
@@ -218,13 +185,13 @@ static int decode_cpus(struct json_object *arr, struct tables *t)
 		if (!json_object_is_type(o, json_type_object))
 			return -EBADMSG;
 		memset(c, 0, sizeof(*c));
-		jstr(o, "cpu", id, sizeof(id));
+		mj_str(o, "cpu", id, sizeof(id));
 		c->cpu = parse_cpu(id);
 		if (c->cpu == -2)
 			return -EBADMSG;
 		snprintf(c->name, sizeof(c->name), "%s", id);
 		c->valid = jbool(o, "valid", true) && jnum(o, "idle", &c->idle);
-		jstr(o, "reason", c->reason, sizeof(c->reason));
+		mj_str(o, "reason", c->reason, sizeof(c->reason));
 		jnum(o, "usr", &c->usr);
 		jnum(o, "nice", &c->nice);
 		jnum(o, "sys", &c->sys);
@@ -253,7 +220,7 @@ static int cmp_irq_cpu(const void *a, const void *b)
 static int decode_irq_cpus(struct json_object *o, struct model_irq *q)
 {
 	struct json_object_iterator it, end;
-	struct json_object *cpus = jget(o, "cpus");
+	struct json_object *cpus = mj_get(o, "cpus");
 	size_t n;
 	int r;
 
@@ -302,14 +269,14 @@ static int decode_irqs(struct json_object *arr, struct tables *t)
 			return -EBADMSG;
 		memset(q, 0, sizeof(*q));
 		t->nirqs++; /* counted now so tables_free() frees q->cpus on error */
-		jstr(o, "name", q->name, sizeof(q->name));
+		mj_str(o, "name", q->name, sizeof(q->name));
 		if (!q->name[0])
 			return -EBADMSG;
 		v = strtoul(q->name, &end, 10);
 		q->numeric = q->name[0] >= '0' && q->name[0] <= '9' && !*end && v <= UINT32_MAX;
 		q->irq = q->numeric ? (uint32_t)v : 0;
-		jstr(o, "chip", q->chip, sizeof(q->chip));
-		jstr(o, "actions", q->actions, sizeof(q->actions));
+		mj_str(o, "chip", q->chip, sizeof(q->chip));
+		mj_str(o, "actions", q->actions, sizeof(q->actions));
 		q->valid = jbool(o, "valid", true) && jnum(o, "total/s", &q->total_s);
 		r = decode_irq_cpus(o, q);
 		if (r < 0)
@@ -330,7 +297,7 @@ static int decode_softirqs(struct json_object *arr, struct tables *t)
 
 		if (!json_object_is_type(o, json_type_object))
 			return -EBADMSG;
-		jstr(o, "name", q.name, sizeof(q.name));
+		mj_str(o, "name", q.name, sizeof(q.name));
 		r = decode_irq_cpus(o, &q);
 		for (size_t k = 0; r >= 0 && k < q.ncpus; k++)
 			for (size_t c = 0; c < t->ncpus; c++)
@@ -420,7 +387,7 @@ static void decode_sources(struct json_object *src, char *buf, size_t size)
 
 		if (jbool(o, "available", true))
 			continue;
-		jstr(o, "reason", reason, sizeof(reason));
+		mj_str(o, "reason", reason, sizeof(reason));
 		n = snprintf(buf + len, size - len, "%s%s: %s", len ? "; " : "",
 			     json_object_iter_peek_name(&it), reason[0] ? reason : "unavailable");
 		if (n < 0 || (size_t)n >= size - len)
@@ -509,16 +476,16 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 	    !jint(doc, "version", &version) || version != MODEL_JSON_VERSION ||
 	    !jint(doc, "sample", &sample) || !jint(doc, "timestamp_ms", &ts))
 		return -EBADMSG;
-	a = jget(doc, "disks");
+	a = mj_get(doc, "disks");
 	if (a && json_object_is_type(a, json_type_array))
 		r = decode_disks(a, &t);
-	a = jget(doc, "cpu-load");
+	a = mj_get(doc, "cpu-load");
 	if (r >= 0 && a && json_object_is_type(a, json_type_array))
 		r = decode_cpus(a, &t);
-	a = jget(doc, "interrupts");
+	a = mj_get(doc, "interrupts");
 	if (r >= 0 && a && json_object_is_type(a, json_type_array))
 		r = decode_irqs(a, &t);
-	a = jget(doc, "softirqs");
+	a = mj_get(doc, "softirqs");
 	if (r >= 0 && a && json_object_is_type(a, json_type_array))
 		r = decode_softirqs(a, &t);
 	if (r < 0) {
@@ -548,9 +515,9 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 	m->interval_ms = m->has_rates ? (long)itv : 0;
 	m->sample = (uint64_t)sample;
 	m->timestamp_ms = ts;
-	jstr(doc, "host", m->host, sizeof(m->host));
-	jstr(doc, "mode", m->mode, sizeof(m->mode));
-	decode_sources(jget(doc, "sources"), m->unavailable, sizeof(m->unavailable));
+	mj_str(doc, "host", m->host, sizeof(m->host));
+	mj_str(doc, "mode", m->mode, sizeof(m->mode));
+	decode_sources(mj_get(doc, "sources"), m->unavailable, sizeof(m->unavailable));
 	m->has_intr_all = jnum(doc, "intr/s", &m->intr_all_s);
 	carry_affinity(&t, m);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "json_get.h"
 #include "model_ext.h"
 #include "turbo.h"
 
@@ -75,83 +76,6 @@ const char *const model_proc_help[][2] = {
 	{ NULL, NULL },
 };
 
-/* ---- json-c helpers: absent keys are "not present"; callers say whether a
- * present key of the wrong type is an error ---- */
-
-static struct json_object *jget(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-
-	if (!o || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
-
-static bool is_num(struct json_object *v)
-{
-	return v &&
-	       (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int));
-}
-
-/* A number: 1 read, 0 absent, -EBADMSG present but not a number. */
-static int jnum(struct json_object *o, const char *key, double *ret)
-{
-	struct json_object *v = jget(o, key);
-
-	if (!v)
-		return 0;
-	if (!is_num(v))
-		return -EBADMSG;
-	*ret = json_object_get_double(v);
-	return 1;
-}
-
-/* A non-negative integer: 1, 0 absent, -EBADMSG otherwise. */
-static int juint(struct json_object *o, const char *key, uint64_t *ret)
-{
-	struct json_object *v = jget(o, key);
-	int64_t x;
-
-	if (!v)
-		return 0;
-	if (!json_object_is_type(v, json_type_int))
-		return -EBADMSG;
-	x = json_object_get_int64(v);
-	if (x < 0)
-		return -EBADMSG;
-	*ret = (uint64_t)x;
-	return 1;
-}
-
-/* A boolean: 1, 0 absent, -EBADMSG otherwise. */
-static int jbool(struct json_object *o, const char *key, bool *ret)
-{
-	struct json_object *v = jget(o, key);
-
-	if (!v)
-		return 0;
-	if (!json_object_is_type(v, json_type_boolean))
-		return -EBADMSG;
-	*ret = json_object_get_boolean(v);
-	return 1;
-}
-
-/* A string into buf (cut to fit): 1, 0 absent or null, -EBADMSG otherwise. */
-static int jstr(struct json_object *o, const char *key, char *buf, size_t size)
-{
-	struct json_object *v = jget(o, key);
-	const char *s;
-
-	buf[0] = '\0';
-	if (!v || json_object_is_type(v, json_type_null))
-		return 0;
-	if (!json_object_is_type(v, json_type_string))
-		return -EBADMSG;
-	s = json_object_get_string(v);
-	snprintf(buf, size, "%s", s ? s : "");
-	return 1;
-}
-
 /* Where decoding stopped: "nics[1].irqs[0]: irq". */
 struct ctx {
 	char *bad;
@@ -171,19 +95,19 @@ static int bad(struct ctx *c, const char *what, const char *key)
 static bool source_status(struct json_object *doc, const char *name, bool *present, char *buf,
 			  size_t size)
 {
-	struct json_object *s = jget(jget(doc, "sources"), name);
+	struct json_object *s = mj_get(mj_get(doc, "sources"), name);
 	bool avail = true;
 
 	buf[0] = '\0';
 	*present = s && json_object_is_type(s, json_type_object);
 	if (!*present)
 		return false;
-	if (jbool(s, "available", &avail) < 0)
+	if (mj_bool(s, "available", &avail) < 0)
 		avail = true;
 	if (!avail)
-		jstr(s, "reason", buf, size);
+		mj_str(s, "reason", buf, size);
 	else
-		jstr(s, "note", buf, size);
+		mj_str(s, "note", buf, size);
 	return avail;
 }
 
@@ -205,18 +129,18 @@ static int decode_turbo_columns(struct json_object *cols, struct model_turbo *t,
 	if (!json_object_is_type(cols, json_type_object))
 		return bad(c, "turbostat", "columns");
 	for (int k = 0; k < MT__COUNT; k++) {
-		struct json_object *o = jget(cols, model_turbo_col_names[k]);
+		struct json_object *o = mj_get(cols, model_turbo_col_names[k]);
 		struct model_turbo_status *s = &t->col[k];
 		char caveat[MODEL_EXT_REASON_MAX];
 
 		if (!o)
 			continue;
 		if (!json_object_is_type(o, json_type_object) ||
-		    jbool(o, "available", &s->available) < 0 ||
-		    jstr(o, "source", s->source, sizeof(s->source)) < 0 ||
-		    jstr(o, "detail", s->detail, sizeof(s->detail)) < 0 ||
-		    jstr(o, "reason", s->reason, sizeof(s->reason)) < 0 ||
-		    jstr(o, "caveat", caveat, sizeof(caveat)) < 0)
+		    mj_bool(o, "available", &s->available) < 0 ||
+		    mj_str(o, "source", s->source, sizeof(s->source)) < 0 ||
+		    mj_str(o, "detail", s->detail, sizeof(s->detail)) < 0 ||
+		    mj_str(o, "reason", s->reason, sizeof(s->reason)) < 0 ||
+		    mj_str(o, "caveat", caveat, sizeof(caveat)) < 0)
 			return bad(c, "turbostat.columns", model_turbo_col_names[k]);
 		s->known = true;
 		if (s->available && caveat[0])
@@ -228,7 +152,7 @@ static int decode_turbo_columns(struct json_object *cols, struct model_turbo *t,
 /* "Package"/"Core"/"CPU": a number, or "-" on the summary row. */
 static int row_id(struct json_object *o, const char *key, int *ret)
 {
-	struct json_object *v = jget(o, key);
+	struct json_object *v = mj_get(o, key);
 	int64_t x;
 
 	if (v && json_object_is_type(v, json_type_string) &&
@@ -262,22 +186,22 @@ static int decode_turbo_row(struct json_object *o, struct model_turbo_cpu *r, st
 	if ((r->cpu < 0) != first)
 		return -EBADMSG;
 	r->valid = true;
-	if (jbool(o, "valid", &r->valid) < 0)
+	if (mj_bool(o, "valid", &r->valid) < 0)
 		return -EBADMSG;
-	if (jstr(o, "reason", r->reason, sizeof(r->reason)) < 0)
+	if (mj_str(o, "reason", r->reason, sizeof(r->reason)) < 0)
 		return -EBADMSG;
 	if (!r->valid)
 		return 0;
-	if (jstr(o, "note", r->reason, sizeof(r->reason)) < 0)
+	if (mj_str(o, "note", r->reason, sizeof(r->reason)) < 0)
 		return -EBADMSG;
-	busy = jnum(o, "Busy%", &r->busy_pct);
-	bzy = jnum(o, "Bzy_MHz", &r->bzy_mhz);
+	busy = mj_num(o, "Busy%", &r->busy_pct);
+	bzy = mj_num(o, "Bzy_MHz", &r->bzy_mhz);
 	if (busy < 0 || bzy < 0)
 		return -EBADMSG;
 	r->has_busy = busy > 0;
 	r->has_bzy = bzy > 0;
 	for (int k = MT_C7; k >= MT_C3; k--) {
-		int n = jnum(o, model_turbo_col_names[k], &v);
+		int n = mj_num(o, model_turbo_col_names[k], &v);
 
 		if (n < 0)
 			return -EBADMSG;
@@ -289,10 +213,10 @@ static int decode_turbo_row(struct json_object *o, struct model_turbo_cpu *r, st
 		}
 	}
 	if (first) {
-		struct json_object *s = jget(o, "suspect");
+		struct json_object *s = mj_get(o, "suspect");
 
 		for (int k = MT_PKGWATT; k <= MT_CORETMP; k++) {
-			int n = jnum(o, model_turbo_col_names[k], &t->v[k]);
+			int n = mj_num(o, model_turbo_col_names[k], &t->v[k]);
 
 			if (n < 0)
 				return -EBADMSG;
@@ -314,7 +238,7 @@ static int decode_turbo_row(struct json_object *o, struct model_turbo_cpu *r, st
 
 		if (len < 2 || key[len - 1] != '%' || turbo_known_key(key))
 			continue;
-		if (!is_num(val))
+		if (!mj_is_num(val))
 			return -EBADMSG;
 		r->deep_cpuidle = true;
 		r->deep_pct = json_object_get_double(val);
@@ -349,7 +273,7 @@ static void share_core_cstates(struct model_turbo *t)
 
 static int decode_turbo(struct json_object *doc, struct model_turbo *t, struct ctx *c)
 {
-	struct json_object *o = jget(doc, "turbostat"), *rows;
+	struct json_object *o = mj_get(doc, "turbostat"), *rows;
 	char why[8];
 	size_t n;
 	int r;
@@ -359,12 +283,12 @@ static int decode_turbo(struct json_object *doc, struct model_turbo *t, struct c
 		return 0;
 	if (!json_object_is_type(o, json_type_object))
 		return bad(c, "turbostat", "not an object");
-	if (jnum(o, "interval_s", &t->interval_s) < 0)
+	if (mj_num(o, "interval_s", &t->interval_s) < 0)
 		return bad(c, "turbostat", "interval_s");
-	r = decode_turbo_columns(jget(o, "columns"), t, c);
+	r = decode_turbo_columns(mj_get(o, "columns"), t, c);
 	if (r < 0)
 		return r;
-	rows = jget(o, "rows");
+	rows = mj_get(o, "rows");
 	if (rows && !json_object_is_type(rows, json_type_array))
 		return bad(c, "turbostat", "rows");
 	n = rows ? json_object_array_length(rows) : 0;
@@ -402,15 +326,15 @@ static int decode_proc(struct json_object *o, struct model_proc *p)
 	int n;
 
 	memset(p, 0, sizeof(*p));
-	if (!json_object_is_type(o, json_type_object) || juint(o, "pid", &pid) <= 0 ||
-	    pid > INT32_MAX || jstr(o, "comm", p->comm, sizeof(p->comm)) < 0 ||
-	    jbool(o, "started", &p->started) < 0 || jbool(o, "exited", &p->exited) < 0 ||
-	    jnum(o, "kB_rd/s", &p->rd_kbs) <= 0 || jnum(o, "kB_wr/s", &p->wr_kbs) <= 0 ||
-	    jnum(o, "kB_ccwr/s", &p->ccwr_kbs) < 0)
+	if (!json_object_is_type(o, json_type_object) || mj_uint(o, "pid", &pid) <= 0 ||
+	    pid > INT32_MAX || mj_str(o, "comm", p->comm, sizeof(p->comm)) < 0 ||
+	    mj_bool(o, "started", &p->started) < 0 || mj_bool(o, "exited", &p->exited) < 0 ||
+	    mj_num(o, "kB_rd/s", &p->rd_kbs) <= 0 || mj_num(o, "kB_wr/s", &p->wr_kbs) <= 0 ||
+	    mj_num(o, "kB_ccwr/s", &p->ccwr_kbs) < 0)
 		return -EBADMSG;
 	p->pid = (int)pid;
-	n = jnum(o, "io_delay%", &p->io_delay_pct);
-	if (n < 0 || jnum(o, "blkio/s", &p->blkio_s) < 0)
+	n = mj_num(o, "io_delay%", &p->io_delay_pct);
+	if (n < 0 || mj_num(o, "blkio/s", &p->blkio_s) < 0)
 		return -EBADMSG;
 	p->has_delay = n > 0;
 	return 0;
@@ -438,7 +362,7 @@ static int cmp_proc_delay(const void *a, const void *b)
 static int decode_proc_list(struct json_object *o, const char *key, struct model_proc **v,
 			    size_t *n, size_t *cap, struct ctx *c)
 {
-	struct json_object *a = jget(o, key);
+	struct json_object *a = mj_get(o, key);
 	size_t len;
 
 	if (!a)
@@ -460,7 +384,7 @@ static int decode_proc_list(struct json_object *o, const char *key, struct model
 
 static int decode_procs(struct json_object *doc, struct model_procs *p, struct ctx *c)
 {
-	struct json_object *o = jget(doc, "processes");
+	struct json_object *o = mj_get(doc, "processes");
 	bool listed;
 	int r;
 
@@ -472,14 +396,15 @@ static int decode_procs(struct json_object *doc, struct model_procs *p, struct c
 	if (!o)
 		return 0;
 	if (!json_object_is_type(o, json_type_object) ||
-	    jstr(o, "bytes_source", p->bytes_source, sizeof(p->bytes_source)) < 0 ||
-	    jstr(o, "delay_source", p->delay_source, sizeof(p->delay_source)) < 0 ||
-	    jstr(o, "delay_accounting", p->delay_accounting, sizeof(p->delay_accounting)) < 0 ||
-	    juint(o, "count", &p->count) < 0 || juint(o, "taskstats_queries", &p->queries) < 0 ||
-	    juint(o, "taskstats_answers", &p->answers) < 0 ||
-	    juint(o, "vanished", &p->vanished) < 0 || juint(o, "exited", &p->exited) < 0)
+	    mj_str(o, "bytes_source", p->bytes_source, sizeof(p->bytes_source)) < 0 ||
+	    mj_str(o, "delay_source", p->delay_source, sizeof(p->delay_source)) < 0 ||
+	    mj_str(o, "delay_accounting", p->delay_accounting, sizeof(p->delay_accounting)) < 0 ||
+	    mj_uint(o, "count", &p->count) < 0 ||
+	    mj_uint(o, "taskstats_queries", &p->queries) < 0 ||
+	    mj_uint(o, "taskstats_answers", &p->answers) < 0 ||
+	    mj_uint(o, "vanished", &p->vanished) < 0 || mj_uint(o, "exited", &p->exited) < 0)
 		return bad(c, "processes", "a key of the wrong type");
-	p->has_rows = jget(o, "top_io") != NULL;
+	p->has_rows = mj_get(o, "top_io") != NULL;
 	r = decode_proc_list(o, "top_io", &p->top_io, &p->nio, &p->io_cap, c);
 	if (r >= 0)
 		r = decode_proc_list(o, "top_delay", &p->top_delay, &p->ndelay, &p->delay_cap, c);
@@ -504,16 +429,16 @@ static int decode_nic_irq(struct json_object *o, struct model_nic_irq *q)
 
 	memset(q, 0, sizeof(*q));
 	q->busiest_cpu = -1;
-	if (!json_object_is_type(o, json_type_object) || juint(o, "irq", &irq) <= 0 ||
-	    irq > UINT32_MAX || jstr(o, "actions", q->actions, sizeof(q->actions)) < 0)
+	if (!json_object_is_type(o, json_type_object) || mj_uint(o, "irq", &irq) <= 0 ||
+	    irq > UINT32_MAX || mj_str(o, "actions", q->actions, sizeof(q->actions)) < 0)
 		return -EBADMSG;
 	q->irq = (uint32_t)irq;
-	n = jnum(o, "total/s", &q->total_s);
+	n = mj_num(o, "total/s", &q->total_s);
 	if (n < 0)
 		return -EBADMSG;
 	q->has_rate = n > 0;
-	n = juint(o, "busiest_cpu", &cpu);
-	if (n < 0 || cpu > 1 << 20 || jnum(o, "busiest_cpu/s", &q->busiest_cpu_s) < 0)
+	n = mj_uint(o, "busiest_cpu", &cpu);
+	if (n < 0 || cpu > 1 << 20 || mj_num(o, "busiest_cpu/s", &q->busiest_cpu_s) < 0)
 		return -EBADMSG;
 	if (n > 0)
 		q->busiest_cpu = (int)cpu;
@@ -528,14 +453,14 @@ static int nic_part(struct json_object *o, enum model_nic_part *ret, char *reaso
 	*ret = MN_ABSENT;
 	if (!o)
 		return 0;
-	if (!json_object_is_type(o, json_type_object) || jbool(o, "available", &avail) < 0)
+	if (!json_object_is_type(o, json_type_object) || mj_bool(o, "available", &avail) < 0)
 		return -EBADMSG;
 	if (avail) {
 		*ret = MN_SET;
 		return 0;
 	}
 	*ret = MN_UNAVAILABLE;
-	return jstr(o, "reason", reason, size) < 0 ? -EBADMSG : 0;
+	return mj_str(o, "reason", reason, size) < 0 ? -EBADMSG : 0;
 }
 
 static int decode_nic(struct json_object *o, struct model_nic *n)
@@ -544,17 +469,17 @@ static int decode_nic(struct json_object *o, struct model_nic *n)
 						 "rxerr/s", "txerr/s", "rxdrop/s", "txdrop/s" };
 	double *rates[] = { &n->rxpck_s, &n->txpck_s, &n->rxkb_s,   &n->txkb_s,
 			    &n->rxerr_s, &n->txerr_s, &n->rxdrop_s, &n->txdrop_s };
-	struct json_object *ch = jget(o, "channels"), *co = jget(o, "coalesce");
-	struct json_object *irqs = jget(o, "irqs");
+	struct json_object *ch = mj_get(o, "channels"), *co = mj_get(o, "coalesce");
+	struct json_object *irqs = mj_get(o, "irqs");
 	int got = 0;
 
 	if (!json_object_is_type(o, json_type_object) ||
-	    jstr(o, "name", n->name, sizeof(n->name)) <= 0 || jbool(o, "up", &n->up) < 0 ||
-	    jbool(o, "carrier", &n->carrier) < 0 || juint(o, "rx_queues", &n->rx_queues) < 0 ||
-	    juint(o, "tx_queues", &n->tx_queues) < 0)
+	    mj_str(o, "name", n->name, sizeof(n->name)) <= 0 || mj_bool(o, "up", &n->up) < 0 ||
+	    mj_bool(o, "carrier", &n->carrier) < 0 || mj_uint(o, "rx_queues", &n->rx_queues) < 0 ||
+	    mj_uint(o, "tx_queues", &n->tx_queues) < 0)
 		return -EBADMSG;
 	for (size_t i = 0; i < sizeof(rate_keys) / sizeof(rate_keys[0]); i++) {
-		int r = jnum(o, rate_keys[i], rates[i]);
+		int r = mj_num(o, rate_keys[i], rates[i]);
 
 		if (r < 0)
 			return -EBADMSG;
@@ -565,19 +490,20 @@ static int decode_nic(struct json_object *o, struct model_nic *n)
 	    nic_part(co, &n->coalesce, n->coalesce_reason, sizeof(n->coalesce_reason)) < 0)
 		return -EBADMSG;
 	if (n->channels == MN_SET &&
-	    (juint(ch, "rx", &n->ch_rx) < 0 || juint(ch, "tx", &n->ch_tx) < 0 ||
-	     juint(ch, "other", &n->ch_other) < 0 || juint(ch, "combined", &n->ch_combined) < 0 ||
-	     juint(ch, "rx_max", &n->ch_rx_max) < 0 || juint(ch, "tx_max", &n->ch_tx_max) < 0 ||
-	     juint(ch, "other_max", &n->ch_other_max) < 0 ||
-	     juint(ch, "combined_max", &n->ch_combined_max) < 0))
+	    (mj_uint(ch, "rx", &n->ch_rx) < 0 || mj_uint(ch, "tx", &n->ch_tx) < 0 ||
+	     mj_uint(ch, "other", &n->ch_other) < 0 ||
+	     mj_uint(ch, "combined", &n->ch_combined) < 0 ||
+	     mj_uint(ch, "rx_max", &n->ch_rx_max) < 0 || mj_uint(ch, "tx_max", &n->ch_tx_max) < 0 ||
+	     mj_uint(ch, "other_max", &n->ch_other_max) < 0 ||
+	     mj_uint(ch, "combined_max", &n->ch_combined_max) < 0))
 		return -EBADMSG;
 	if (n->coalesce == MN_SET) {
-		int a = juint(co, "rx-usecs", &n->rx_usecs),
-		    b = juint(co, "rx-frames", &n->rx_frames);
-		int d = juint(co, "tx-usecs", &n->tx_usecs),
-		    e = juint(co, "tx-frames", &n->tx_frames);
-		int f = jbool(co, "adaptive-rx", &n->adaptive_rx);
-		int g = jbool(co, "adaptive-tx", &n->adaptive_tx);
+		int a = mj_uint(co, "rx-usecs", &n->rx_usecs),
+		    b = mj_uint(co, "rx-frames", &n->rx_frames);
+		int d = mj_uint(co, "tx-usecs", &n->tx_usecs),
+		    e = mj_uint(co, "tx-frames", &n->tx_frames);
+		int f = mj_bool(co, "adaptive-rx", &n->adaptive_rx);
+		int g = mj_bool(co, "adaptive-tx", &n->adaptive_tx);
 
 		if (a < 0 || b < 0 || d < 0 || e < 0 || f < 0 || g < 0)
 			return -EBADMSG;
@@ -613,7 +539,7 @@ static void nics_free(struct model_nics *x)
 
 static int decode_nics(struct json_object *doc, struct model_nics *x, struct ctx *c)
 {
-	struct json_object *a = jget(doc, "nics");
+	struct json_object *a = mj_get(doc, "nics");
 	bool listed;
 
 	source_status(doc, "rtnetlink", &listed, x->reason, sizeof(x->reason));
@@ -653,11 +579,11 @@ static int decode_psi_line(struct json_object *o, struct model_psi_line *l)
 	memset(l, 0, sizeof(*l));
 	if (!o)
 		return 0;
-	if (!json_object_is_type(o, json_type_object) || jnum(o, "avg10", &l->avg10) <= 0 ||
-	    jnum(o, "avg60", &l->avg60) < 0 || jnum(o, "avg300", &l->avg300) < 0 ||
-	    juint(o, "total", &l->total_us) < 0)
+	if (!json_object_is_type(o, json_type_object) || mj_num(o, "avg10", &l->avg10) <= 0 ||
+	    mj_num(o, "avg60", &l->avg60) < 0 || mj_num(o, "avg300", &l->avg300) < 0 ||
+	    mj_uint(o, "total", &l->total_us) < 0)
 		return -EBADMSG;
-	n = jnum(o, "stall%", &l->stall_pct);
+	n = mj_num(o, "stall%", &l->stall_pct);
 	if (n < 0)
 		return -EBADMSG;
 	l->has_stall = n > 0;
@@ -667,12 +593,12 @@ static int decode_psi_line(struct json_object *o, struct model_psi_line *l)
 
 static int decode_pressure(struct json_object *doc, struct model_psi *psi, struct ctx *c)
 {
-	struct json_object *o = jget(doc, "pressure");
+	struct json_object *o = mj_get(doc, "pressure");
 
 	if (o && !json_object_is_type(o, json_type_object))
 		return bad(c, "pressure", "not an object");
 	for (int i = 0; i < MP__COUNT; i++) {
-		struct json_object *res = jget(o, model_psi_names[i]);
+		struct json_object *res = mj_get(o, model_psi_names[i]);
 		char key[32];
 		bool listed;
 
@@ -681,8 +607,8 @@ static int decode_pressure(struct json_object *doc, struct model_psi *psi, struc
 		if (!res)
 			continue;
 		if (!json_object_is_type(res, json_type_object) ||
-		    decode_psi_line(jget(res, "some"), &psi[i].some) < 0 ||
-		    decode_psi_line(jget(res, "full"), &psi[i].full) < 0)
+		    decode_psi_line(mj_get(res, "some"), &psi[i].some) < 0 ||
+		    decode_psi_line(mj_get(res, "full"), &psi[i].full) < 0)
 			return bad(c, "pressure", model_psi_names[i]);
 		psi[i].reason[0] = '\0';
 		psi[i].present = true;
@@ -692,7 +618,7 @@ static int decode_pressure(struct json_object *doc, struct model_psi *psi, struc
 
 static int decode_writeback(struct json_object *doc, struct model_writeback *w, struct ctx *c)
 {
-	struct json_object *o = jget(doc, "writeback");
+	struct json_object *o = mj_get(doc, "writeback");
 	bool listed;
 	int a, b, d, e, f;
 
@@ -701,13 +627,13 @@ static int decode_writeback(struct json_object *doc, struct model_writeback *w, 
 		return 0;
 	if (!json_object_is_type(o, json_type_object))
 		return bad(c, "writeback", "not an object");
-	a = juint(o, "dirty_kB", &w->dirty_kb);
-	b = juint(o, "writeback_kB", &w->writeback_kb);
-	d = juint(o, "dirty_background_threshold_kB", &w->bg_threshold_kb);
-	e = juint(o, "dirty_threshold_kB", &w->threshold_kb);
-	f = juint(o, "freerun_ceiling_kB", &w->freerun_kb);
+	a = mj_uint(o, "dirty_kB", &w->dirty_kb);
+	b = mj_uint(o, "writeback_kB", &w->writeback_kb);
+	d = mj_uint(o, "dirty_background_threshold_kB", &w->bg_threshold_kb);
+	e = mj_uint(o, "dirty_threshold_kB", &w->threshold_kb);
+	f = mj_uint(o, "freerun_ceiling_kB", &w->freerun_kb);
 	if (a < 0 || b < 0 || d < 0 || e < 0 || f < 0 ||
-	    jstr(o, "state", w->state, sizeof(w->state)) < 0)
+	    mj_str(o, "state", w->state, sizeof(w->state)) < 0)
 		return bad(c, "writeback", "a key of the wrong type");
 	w->has_dirty = a > 0 && b > 0;
 	w->has_thresholds = d > 0 && e > 0;

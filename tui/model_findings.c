@@ -11,21 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_get.h"
 #include "model_findings.h"
-
-static struct json_object *jget(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-
-	if (!o || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
 
 /* A string member: absent is "" ; present but not a string is an error. */
 static int jtext(struct json_object *o, const char *key, const char **ret)
 {
-	struct json_object *v = jget(o, key);
+	struct json_object *v = mj_get(o, key);
 
 	if (!v) {
 		*ret = "";
@@ -155,7 +147,7 @@ static int decode_finding(struct json_object *o, size_t i, struct model_finding 
 /* An array of strings ("commands", "undo"); absent is empty. */
 static int decode_lines(struct json_object *o, const char *key, char ***ret, size_t *ret_n)
 {
-	struct json_object *a = jget(o, key);
+	struct json_object *a = mj_get(o, key);
 	size_t n;
 
 	*ret = NULL;
@@ -187,7 +179,7 @@ static int decode_lines(struct json_object *o, const char *key, char ***ret, siz
 
 static int decode_writes(struct json_object *o, struct model_suggestion *s)
 {
-	struct json_object *a = jget(o, "writes");
+	struct json_object *a = mj_get(o, "writes");
 	size_t n;
 
 	if (!a)
@@ -263,7 +255,7 @@ static int decode_suggestion(struct json_object *o, size_t i, struct model_sugge
 int model_findings_decode(struct json_object *doc, struct model_advice *ret)
 {
 	struct model_advice a = { 0 };
-	struct json_object *fa = jget(doc, "findings"), *sa = jget(doc, "suggestions");
+	struct json_object *fa = mj_get(doc, "findings"), *sa = mj_get(doc, "suggestions");
 	struct ctx c = { a.bad, sizeof(a.bad) };
 	size_t nf, ns;
 	int r = 0;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_get.h"
 #include "model_worker.h"
 
 static const char *const state_keys[] = {
@@ -23,61 +24,23 @@ static const char *const state_words[] = {
 	[MW_FAILED] = "failed",	    [MW_STOPPED] = "stopped",
 };
 
-/* ---- json-c helpers: absent or mistyped keys are "not present" ---- */
-
-static struct json_object *jget(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-
-	if (!o || !json_object_is_type(o, json_type_object) ||
-	    !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
+/* ---- json-c: absent or mistyped keys are "not present" (json_get.h) ---- */
 
 static bool jnum(struct json_object *o, const char *key, double *ret)
 {
-	struct json_object *v = jget(o, key);
-
-	if (!v ||
-	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return false;
-	*ret = json_object_get_double(v);
-	return true;
+	return mj_num(o, key, ret) > 0;
 }
 
-/* A non-negative integer; the daemon writes counters as JSON integers. */
 static bool juint(struct json_object *o, const char *key, uint64_t *ret)
 {
-	struct json_object *v = jget(o, key);
-	int64_t n;
-
-	if (!v || !json_object_is_type(v, json_type_int))
-		return false;
-	n = json_object_get_int64(v);
-	if (n < 0)
-		return false;
-	*ret = (uint64_t)n;
-	return true;
-}
-
-static void jstr(struct json_object *o, const char *key, char *buf, size_t size)
-{
-	struct json_object *v = jget(o, key);
-	const char *s;
-
-	buf[0] = '\0';
-	if (!v || !json_object_is_type(v, json_type_string))
-		return;
-	s = json_object_get_string(v);
-	snprintf(buf, size, "%s", s ? s : "");
+	return mj_uint(o, key, ret) > 0;
 }
 
 /* ---- decoding ---- */
 
 static void decode_dir(struct json_object *o, struct model_worker_dir *d)
 {
-	struct json_object *clat = jget(o, "clat_ns");
+	struct json_object *clat = mj_get(o, "clat_ns");
 
 	memset(d, 0, sizeof(*d));
 	juint(o, "ios", &d->ios);
@@ -89,7 +52,7 @@ static void decode_dir(struct json_object *o, struct model_worker_dir *d)
 	juint(clat, "N", &d->clat_n);
 	jnum(clat, "mean", &d->clat_mean_ns);
 	/* the key as the daemon (and fio) spell it */
-	d->has_p99 = jnum(jget(clat, "percentile"), "99.000000", &d->clat_p99_ns);
+	d->has_p99 = jnum(mj_get(clat, "percentile"), "99.000000", &d->clat_p99_ns);
 }
 
 static int parse_state(const char *s, enum model_worker_state *ret)
@@ -113,7 +76,7 @@ int model_worker_apply(struct model *m, struct json_object *o, int64_t now_ns, u
 
 	if (!o || !json_object_is_type(o, json_type_object))
 		return -EBADMSG;
-	jstr(o, "state", state, sizeof(state));
+	mj_str(o, "state", state, sizeof(state));
 	if (strcmp(state, "idle") == 0) {
 		free(m->worker);
 		m->worker = NULL;
@@ -129,23 +92,23 @@ int model_worker_apply(struct model *m, struct json_object *o, int64_t now_ns, u
 		m->worker = NULL;
 		return 0;
 	}
-	jstr(o, "filename", w.filename, sizeof(w.filename));
-	jstr(o, "device", w.device, sizeof(w.device)); /* null: "" */
-	jstr(o, "name", w.name, sizeof(w.name));
-	jstr(o, "rw", w.rw, sizeof(w.rw));
-	jstr(o, "ioengine", w.engine, sizeof(w.engine));
+	mj_str(o, "filename", w.filename, sizeof(w.filename));
+	mj_str(o, "device", w.device, sizeof(w.device)); /* null: "" */
+	mj_str(o, "name", w.name, sizeof(w.name));
+	mj_str(o, "rw", w.rw, sizeof(w.rw));
+	mj_str(o, "ioengine", w.engine, sizeof(w.engine));
 	juint(o, "bs", &w.bs);
 	if (juint(o, "iodepth", &n) && n <= UINT32_MAX)
 		w.iodepth = (unsigned)n;
 	if (juint(o, "numjobs", &n) && n <= UINT32_MAX)
 		w.numjobs = (unsigned)n;
-	v = jget(o, "phase");
+	v = mj_get(o, "phase");
 	if (v && json_object_is_type(v, json_type_string)) {
 		const char *ph = json_object_get_string(v);
 
 		w.precondition = strcmp(ph, "precondition") == 0;
 		if (strcmp(ph, "sweep") == 0) {
-			struct json_object *sw = jget(o, "sweep");
+			struct json_object *sw = mj_get(o, "sweep");
 			uint64_t k = 0, all = 0;
 
 			if (sw && juint(sw, "point", &k) && juint(sw, "points", &all) && k >= 1 &&
@@ -158,11 +121,11 @@ int model_worker_apply(struct model *m, struct json_object *o, int64_t now_ns, u
 	jnum(o, "elapsed_s", &w.elapsed_s);
 	jnum(o, "runtime_s", &w.runtime_s);
 	jnum(o, "planned_s", &w.planned_s); /* null: stays 0 */
-	v = jget(o, "read");
+	v = mj_get(o, "read");
 	decode_dir(v, &w.dir[MW_READ]);
-	v = jget(o, "write");
+	v = mj_get(o, "write");
 	decode_dir(v, &w.dir[MW_WRITE]);
-	jstr(o, "error", w.error, sizeof(w.error));
+	mj_str(o, "error", w.error, sizeof(w.error));
 	w.seen_ns = now_ns;
 	if (w.state >= MW_COMPLETED)
 		w.ended_ns = same && old->ended_ns ? old->ended_ns : now_ns;
