@@ -15,12 +15,7 @@ command -v python3 >/dev/null || skip "python3 is not installed"
 [ -n "${IOTRIAGE:-}" ] || skip "\$IOTRIAGE not set (run through meson test)"
 
 tmp=$(mktemp -d)
-# the private server's socket lives in $tmp too, and goes with it
-TMUX_TMPDIR=$tmp
-export TMUX_TMPDIR
-unset TMUX
-sock="iotriage-test-$$"
-T() { tmux -L "$sock" -f /dev/null "$@"; }
+. "$SRCDIR/tests/integration/tui_lib.sh"
 gen_pid=
 daemon_pid=
 fake_pid=
@@ -33,43 +28,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-sanitizer_reports() {
-	for f in "$tmp"/san-*; do
-		[ -s "$f" ] && { echo "--- $f:"; cat "$f"; }
-	done
-	[ -f "$tmp/daemon.log" ] && grep -E 'runtime error|Sanitizer' "$tmp/daemon.log"
-}
-fail() {
-	echo "FAIL: $*"
-	[ -f "$tmp/screen" ] && { echo "--- last screen:"; cat "$tmp/screen"; }
-	sanitizer_reports
-	exit 1
-}
-
-# wait_for WINDOW REGEX: the window's screen matches within $WAIT s
-wait_for() {
-	n=0
-	while [ $n -lt $((WAIT * 10)) ]; do
-		T capture-pane -p -t "$1" >"$tmp/screen" 2>/dev/null
-		grep -Eq -- "$2" "$tmp/screen" && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
-# wait_gone WINDOW REGEX: the screen stops matching within $WAIT s
-wait_gone() {
-	n=0
-	while [ $n -lt $((WAIT * 10)) ]; do
-		T capture-pane -p -t "$1" >"$tmp/screen" 2>/dev/null
-		grep -Eq -- "$2" "$tmp/screen" || return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
-# line number of the first line matching REGEX in the last screen
-line_of() { grep -En -- "$1" "$tmp/screen" | head -n 1 | cut -d: -f1; }
 
 tree="$tmp/tree"
 "$SRCDIR/tests/fixtures/tui-hot/advance.py" "$tree" 0 || fail "generating the tree"

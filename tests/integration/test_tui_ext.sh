@@ -24,11 +24,7 @@ command -v python3 >/dev/null || skip "python3 is not installed"
 [ -n "${IOTRIAGE:-}" ] || skip "\$IOTRIAGE not set (run through meson test)"
 
 tmp=$(mktemp -d)
-TMUX_TMPDIR=$tmp
-export TMUX_TMPDIR
-unset TMUX
-sock="iotriage-ext-$$"
-T() { tmux -L "$sock" -f /dev/null "$@"; }
+. "$SRCDIR/tests/integration/tui_lib.sh"
 gen_pid=
 writer_pid=
 daemon_pid=
@@ -43,55 +39,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-sanitizer_reports() {
-	for f in "$tmp"/san-*; do
-		[ -s "$f" ] && { echo "--- $f:"; cat "$f"; }
-	done
-	[ -f "$tmp/daemon.log" ] && grep -E 'runtime error|Sanitizer' "$tmp/daemon.log"
-}
-fail() {
-	echo "FAIL: $*"
-	[ -f "$tmp/screen" ] && { echo "--- last screen:"; cat "$tmp/screen"; }
-	sanitizer_reports
-	exit 1
-}
-
-# wait_for WINDOW REGEX: the window's screen matches within $WAIT s
-wait_for() {
-	n=0
-	while [ $n -lt $((WAIT * 10)) ]; do
-		T capture-pane -p -t "$1" >"$tmp/screen" 2>/dev/null
-		grep -Eq -- "$2" "$tmp/screen" && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
-# wait_gone WINDOW REGEX: the screen stops matching within $WAIT s
-wait_gone() {
-	n=0
-	while [ $n -lt $((WAIT * 10)) ]; do
-		T capture-pane -p -t "$1" >"$tmp/screen" 2>/dev/null
-		grep -Eq -- "$2" "$tmp/screen" || return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
-# wait_check WINDOW CMD...: CMD (reading $tmp/screen) succeeds within $WAIT s;
-# its last output is in $tmp/check
-wait_check() {
-	w=$1
-	shift
-	n=0
-	while [ $n -lt $((WAIT * 10)) ]; do
-		T capture-pane -p -t "$w" >"$tmp/screen" 2>/dev/null
-		"$@" >"$tmp/check" 2>&1 && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
 
 # The pane runs the client (stderr, where sanitizers report, to a file that
 # must stay empty), then stays open so the test can read the exit status.
@@ -176,7 +123,7 @@ check_cpus() { python3 "$tmp/check_cpus.py" "$tmp/screen" "$tmp/compute.txt" "$t
 
 run_in turbo 200 50 --embedded --root "$tmp/tree"
 wait_for turbo 'Busy% +Bzy_MHz +deepest C-state' || fail "turbo tree: no Busy%/Bzy_MHz columns"
-wait_check turbo check_cpus || fail "turbo tree: $(cat "$tmp/check")"
+screen_wait turbo check_cpus || fail "turbo tree: $(cat "$tmp/check")"
 grep -qx all "$tmp/seen" || fail "the all row was not checked"
 # the header: the summary row's watts and temperatures, as compute prints them
 export PYTHONIOENCODING=utf-8
@@ -192,7 +139,7 @@ wait_for turbo "^ $(cat "$tmp/want_hdr")\$" || fail "header: want '$(cat "$tmp/w
 # the rest of the 56 CPUs: focus the CPU panel, go to its end
 T send-keys -t turbo Tab G
 wait_for turbo '^55 ' || fail "G shows the last CPU"
-wait_check turbo check_cpus || fail "turbo tree, last CPUs: $(cat "$tmp/check")"
+screen_wait turbo check_cpus || fail "turbo tree, last CPUs: $(cat "$tmp/check")"
 [ "$(sort -u "$tmp/seen" | wc -l)" -eq 57 ] ||
 	fail "checked $(sort -u "$tmp/seen" | wc -l) of 57 rows (56 CPUs and all)"
 # narrow: the turbostat columns go first, the mpstat ones stay

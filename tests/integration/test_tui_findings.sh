@@ -19,11 +19,7 @@ command -v python3 >/dev/null || skip "python3 is not installed"
 
 A="$SRCDIR/tests/fixtures/advise"
 tmp=$(mktemp -d)
-TMUX_TMPDIR=$tmp
-export TMUX_TMPDIR
-unset TMUX
-sock="iotriage-findings-$$"
-T() { tmux -L "$sock" -f /dev/null "$@"; }
+. "$SRCDIR/tests/integration/tui_lib.sh"
 gen_pids=
 daemon_pid=
 cleanup() {
@@ -36,52 +32,12 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-sanitizer_reports() {
-	for f in "$tmp"/san-*; do
-		[ -s "$f" ] && { echo "--- $f:"; cat "$f"; }
-	done
-	[ -f "$tmp/daemon.log" ] && grep -E 'runtime error|Sanitizer' "$tmp/daemon.log"
-}
-fail() {
-	echo "FAIL: $*"
-	[ -f "$tmp/screen" ] && { echo "--- last screen:"; cat "$tmp/screen"; }
-	sanitizer_reports
-	exit 1
-}
-
-# wait_for WINDOW REGEX: the window's screen matches within $WAIT s
-wait_for() {
-	n=0
-	while [ $n -lt $((WAIT * 10)) ]; do
-		T capture-pane -p -t "$1" >"$tmp/screen" 2>/dev/null
-		grep -Eq -- "$2" "$tmp/screen" && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
 # wait_count WINDOW REGEX N: N lines of the screen match within $WAIT s
-wait_count() {
-	n=0
-	while [ $n -lt $((WAIT * 10)) ]; do
-		T capture-pane -p -t "$1" >"$tmp/screen" 2>/dev/null
-		[ "$(grep -Ec -- "$2" "$tmp/screen")" -eq "$3" ] && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
+count_is() { [ "$(grep -Ec -- "$1" "$tmp/screen")" -eq "$2" ]; }
+wait_count() { screen_wait "$1" count_is "$2" "$3"; }
 # status WINDOW REGEX: the status line (the last one) matches within $WAIT s
-status() {
-	n=0
-	while [ $n -lt $((WAIT * 10)) ]; do
-		T capture-pane -p -t "$1" >"$tmp/screen" 2>/dev/null
-		tail -n 1 "$tmp/screen" | grep -Eq -- "$2" && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
+last_line_has() { tail -n 1 "$tmp/screen" | grep -Eq -- "$1"; }
+status() { screen_wait "$1" last_line_has "$2"; }
 
 # advancing copies of a scenario's t1: SCENARIO DIR
 advancing() {

@@ -24,10 +24,7 @@ tmp=$BENCH_TMP
 sock="$tmp/d.sock"
 shm_file=/dev/shm/iotriage-tuiw-$$
 
-TMUX_TMPDIR=$tmp # the private server's socket goes with $tmp
-export TMUX_TMPDIR
-unset TMUX
-T() { tmux -L "tuiw-$$" -f /dev/null "$@"; }
+. "$SRCDIR/tests/integration/tui_lib.sh"
 daemon_pid=
 cleanup() {
 	T kill-server 2>/dev/null
@@ -37,33 +34,6 @@ cleanup() {
 	bench_cleanup
 }
 trap cleanup EXIT
-sanitizer_reports() {
-	for f in "$tmp"/san-*; do
-		[ -s "$f" ] && { echo "--- $f:"; cat "$f"; }
-	done
-	grep -E 'runtime error|Sanitizer' "$tmp/daemon.log"
-}
-fail() {
-	echo "FAIL: $*"
-	[ -f "$tmp/screen" ] && { echo "--- last screen:"; cat "$tmp/screen"; }
-	[ -f "$tmp/daemon.log" ] && { echo "--- daemon log:"; tail -n 20 "$tmp/daemon.log"; }
-	sanitizer_reports
-	exit 1
-}
-
-# wait_for SESSION REGEX: the screen matches within $WAIT s (left in $tmp/screen)
-wait_for() {
-	n=0
-	while [ $n -lt $((WAIT * 10)) ]; do
-		T capture-pane -p -t "$1" >"$tmp/screen" 2>/dev/null
-		grep -Eq -- "$2" "$tmp/screen" && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
-line_of() { grep -En -- "$1" "$tmp/screen" | head -n 1 | cut -d: -f1; }
-line_at() { sed -n "${1}p" "$tmp/screen"; }
 
 # run_in SESSION COLS ROWS ARGS...: the client in its own tmux session; it
 # then says whether the tty modes came back and its exit status

@@ -1,0 +1,50 @@
+# The tmux side of the live-view tests (sourced, not run). Set before
+# sourcing: $tmp, a directory the test removes at its end (the private tmux
+# server's socket lives in it and goes with it), and $WAIT, seconds any
+# screen assertion may wait. Assertions poll the screen every 0.1 s into
+# $tmp/screen; they never sleep a fixed time and hope.
+TMUX_TMPDIR=$tmp
+export TMUX_TMPDIR
+unset TMUX
+tui_server="iotriage-$(basename "$0" .sh)-$$"
+T() { tmux -L "$tui_server" -f /dev/null "$@"; }
+
+# What a sanitizer said: the clients' stderr files $tmp/san-*, the daemon's log.
+sanitizer_reports() {
+	for f in "$tmp"/san-*; do
+		[ -s "$f" ] && { echo "--- $f:"; cat "$f"; }
+	done
+	[ -f "$tmp/daemon.log" ] && grep -E 'runtime error|Sanitizer' "$tmp/daemon.log"
+	return 0
+}
+fail() {
+	echo "FAIL: $*"
+	[ -f "$tmp/screen" ] && { echo "--- last screen:"; cat "$tmp/screen"; }
+	[ -f "$tmp/daemon.log" ] && { echo "--- daemon log:"; tail -n 20 "$tmp/daemon.log"; }
+	sanitizer_reports
+	exit 1
+}
+
+# screen_wait WINDOW CMD...: CMD (reading $tmp/screen) succeeds within $WAIT
+# s; its last output is in $tmp/check
+screen_wait() {
+	sw_w=$1
+	shift
+	n=0
+	while [ $n -lt $((WAIT * 10)) ]; do
+		T capture-pane -p -t "$sw_w" >"$tmp/screen" 2>/dev/null
+		"$@" >"$tmp/check" 2>&1 && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+screen_has() { grep -Eq -- "$1" "$tmp/screen"; }
+screen_lacks() { ! grep -Eq -- "$1" "$tmp/screen"; }
+# wait_for WINDOW REGEX: the screen matches within $WAIT s
+wait_for() { screen_wait "$1" screen_has "$2"; }
+# wait_gone WINDOW REGEX: the screen stops matching within $WAIT s
+wait_gone() { screen_wait "$1" screen_lacks "$2"; }
+# line number of the first line matching REGEX in the last screen; line N of it
+line_of() { grep -En -- "$1" "$tmp/screen" | head -n 1 | cut -d: -f1; }
+line_at() { sed -n "${1}p" "$tmp/screen"; }
