@@ -132,7 +132,7 @@ from daemon_lib import *
 adv, tmp = sys.argv[1], sys.argv[2]
 root = os.path.join(tmp, "moving")
 shutil.copytree(os.path.join(adv, "mpt2sas", "t1"), root, symlinks=True)
-gen = subprocess.Popen([sys.executable, os.path.join(adv, "advance.py"),
+gen = subprocess.Popen([sys.executable, os.path.join(adv, "..", "advance.py"),
                         os.path.join(adv, "mpt2sas"), root, "2", "--loop", "0.1"])
 cli = os.environ["IOTRIAGE"]
 daemons = []

@@ -2,7 +2,7 @@
 # turbostat, processes, NICs, pressure and writeback in the live TUI, driven
 # in tmux (a private server, killed at the end) as a person uses it:
 #  1. on seed 002's Broadwell-EP tree (tests/fixtures/turbo/make-trees.py),
-#     kept advancing by tests/fixtures/turbo/advance.py so the embedded
+#     kept advancing by tests/fixtures/advance.py so the embedded
 #     sampler measures the seed's interval again and again: every CPU row's
 #     Busy%, Bzy_MHz and deepest C-state, and the header's package watts
 #     and temperatures, equal what `iotriage compute T0 T1` prints for the
@@ -61,7 +61,7 @@ python3 "$gen" "$tmp/gen" intel >/dev/null || fail "make-trees.py"
 cp -a "$tmp/gen/intel/t0" "$tmp/tree" || fail "copying t0"
 "$IOTRIAGE" compute "$tmp/gen/intel/t0" "$tmp/gen/intel/t1" >"$tmp/compute.txt" 2>/dev/null ||
 	fail "iotriage compute on the turbo trees"
-"$SRCDIR/tests/fixtures/turbo/advance.py" "$tmp/gen/intel" "$tmp/tree" 1 --loop 0.1 &
+"$SRCDIR/tests/fixtures/advance.py" "$tmp/gen/intel" "$tmp/tree" 1 --loop 0.1 &
 gen_pid=$!
 # t0's uptime is 100000.00 and each step adds 5 s: wait for step 2
 n=0

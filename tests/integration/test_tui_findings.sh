@@ -42,7 +42,7 @@ status() { screen_wait "$1" last_line_has "$2"; }
 # advancing copies of a scenario's t1: SCENARIO DIR
 advancing() {
 	cp -a "$A/$1/t1" "$2" || fail "copying $1"
-	"$A/advance.py" "$A/$1" "$2" 2 --loop 0.1 &
+	"$SRCDIR/tests/fixtures/advance.py" "$A/$1" "$2" 2 --loop 0.1 &
 	gen_pids="$gen_pids $!"
 	# python can take seconds to start on a loaded machine: wait for step 2
 	# (t1 says 1010 s; each step adds the scenario's 10 s)
