@@ -16,6 +16,30 @@
 
 #include <json-c/json.h>
 
+/* One JSON document of len bytes (need not be NUL-terminated) into *ret:
+ * 0, -EBADMSG (not exactly one document), -ENOMEM. */
+static inline int mj_parse(const char *json, size_t len, struct json_object **ret)
+{
+	struct json_tokener *tok;
+	struct json_object *o;
+	int r = 0;
+
+	if (len > INT32_MAX)
+		return -EBADMSG;
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	o = json_tokener_parse_ex(tok, json, (int)len);
+	if (!o || json_tokener_get_error(tok) != json_tokener_success) {
+		json_object_put(o);
+		r = -EBADMSG;
+	} else {
+		*ret = o;
+	}
+	json_tokener_free(tok);
+	return r;
+}
+
 /* Member key of o, NULL when o is not an object or has no such member. */
 static inline struct json_object *mj_get(struct json_object *o, const char *key)
 {

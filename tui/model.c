@@ -554,22 +554,13 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 
 int model_apply_text(struct model *m, const char *json, size_t len, unsigned flags)
 {
-	struct json_tokener *tok;
 	struct json_object *doc;
-	int r;
+	int r = mj_parse(json, len, &doc);
 
-	if (len > INT32_MAX)
-		return -EBADMSG;
-	tok = json_tokener_new();
-	if (!tok)
-		return -ENOMEM;
-	doc = json_tokener_parse_ex(tok, json, (int)len);
-	if (!doc || json_tokener_get_error(tok) != json_tokener_success)
-		r = -EBADMSG;
-	else
-		r = model_apply(m, doc, flags);
+	if (r < 0)
+		return r;
+	r = model_apply(m, doc, flags);
 	json_object_put(doc);
-	json_tokener_free(tok);
 	return r;
 }
 

@@ -141,22 +141,13 @@ int model_worker_apply(struct model *m, struct json_object *o, int64_t now_ns, u
 int model_worker_apply_text(struct model *m, const char *json, size_t len, int64_t now_ns,
 			    unsigned flags)
 {
-	struct json_tokener *tok;
 	struct json_object *o;
-	int r;
+	int r = mj_parse(json, len, &o);
 
-	if (len > INT32_MAX)
-		return -EBADMSG;
-	tok = json_tokener_new();
-	if (!tok)
-		return -ENOMEM;
-	o = json_tokener_parse_ex(tok, json, (int)len);
-	if (!o || json_tokener_get_error(tok) != json_tokener_success)
-		r = -EBADMSG;
-	else
-		r = model_worker_apply(m, o, now_ns, flags);
+	if (r < 0)
+		return r;
+	r = model_worker_apply(m, o, now_ns, flags);
 	json_object_put(o);
-	json_tokener_free(tok);
 	return r;
 }
 
