@@ -403,9 +403,17 @@ int suggest_daemon_connect(const char *path)
 }
 
 /* One request line, one reply line (pushed events are never subscribed here). */
-int suggest_daemon_call(int fd, const char *req, char *reply, size_t size)
+/* A daemon reply line may be a whole sample: hundreds of KiB on a big host. */
+#define REPLY_MAX (64u << 20)
+
+/* Writes req (one line), reads one reply line (without its newline) into sb,
+ * in large chunks: no pushed events come on these connections, so nothing
+ * past the line is read. 0 or -errno (-ECONNRESET: closed first, -EMSGSIZE:
+ * over REPLY_MAX). */
+static int daemon_exchange(int fd, const char *req, struct strbuf *sb)
 {
-	size_t len = strlen(req), got = 0;
+	size_t len = strlen(req);
+	char buf[65536];
 
 	while (len) {
 		ssize_t n = write(fd, req, len);
@@ -417,8 +425,9 @@ int suggest_daemon_call(int fd, const char *req, char *reply, size_t size)
 		req += n;
 		len -= (size_t)n;
 	}
-	while (got + 1 < size) {
-		ssize_t n = read(fd, reply + got, 1);
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		const char *nl;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -426,12 +435,26 @@ int suggest_daemon_call(int fd, const char *req, char *reply, size_t size)
 			return -errno;
 		if (n == 0)
 			return -ECONNRESET;
-		if (reply[got] == '\n')
-			break;
-		got++;
+		nl = memchr(buf, '\n', (size_t)n);
+		sb_append(sb, buf, nl ? (size_t)(nl - buf) : (size_t)n);
+		if (sb->err)
+			return sb->err;
+		if (nl)
+			return 0;
+		if (sb->len > REPLY_MAX)
+			return -EMSGSIZE;
 	}
-	reply[got] = '\0';
-	return 0;
+}
+
+int suggest_daemon_call(int fd, const char *req, char *reply, size_t size)
+{
+	struct strbuf sb = { 0 };
+	int r = daemon_exchange(fd, req, &sb);
+
+	if (r == 0)
+		snprintf(reply, size, "%s", sb_cstr(&sb));
+	sb_free(&sb);
+	return r;
 }
 
 int suggest_daemon_apply(int fd, const char *id, bool undo, char *ret_msg, size_t size)
@@ -551,31 +574,6 @@ static int daemon_route(const struct args *a)
 	return -1;
 }
 
-/* The rest of one reply line, read in large chunks: a sample of a big host
- * is hundreds of KiB. 0 or -errno. */
-static int read_reply(int fd, struct strbuf *sb)
-{
-	char buf[65536];
-
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		const char *nl;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ECONNRESET;
-		nl = memchr(buf, '\n', (size_t)n);
-		sb_append(sb, buf, nl ? (size_t)(nl - buf) : (size_t)n);
-		if (sb->err)
-			return sb->err;
-		if (nl)
-			return 0;
-	}
-}
-
 /*
  * suggest from iotriaged's latest sample on fd: what the daemon measured,
  * over its own interval, on its own topology. Returns an exit code, or -1
@@ -591,10 +589,19 @@ static int daemon_suggest(int fd, bool json, bool fallback)
 
 	snprintf(req, sizeof(req), "{\"cmd\":\"hello\",\"version\":%d}\n", IOT_PROTOCOL_VERSION);
 	r = suggest_daemon_call(fd, req, reply, sizeof(reply));
-	if (r == 0 && write(fd, snap, sizeof(snap) - 1) != (ssize_t)(sizeof(snap) - 1))
-		r = -errno;
-	if (r == 0)
-		r = read_reply(fd, &sb);
+	if (r == 0) {
+		/* a daemon of another protocol version says so, then closes */
+		root = json_tokener_parse(reply);
+		if (!root || !json_object_object_get_ex(root, "ok", &ok) ||
+		    !json_object_get_boolean(ok)) {
+			cli_error("iotriaged", "hello: %s", reply);
+			json_object_put(root);
+			return EXIT_FAIL;
+		}
+		json_object_put(root);
+		root = NULL;
+		r = daemon_exchange(fd, snap, &sb);
+	}
 	if (r == 0) {
 		root = json_tokener_parse(sb_cstr(&sb));
 		if (!root || !json_object_object_get_ex(root, "ok", &ok))

@@ -166,6 +166,28 @@ try:
     check(p.returncode == 2 or p.returncode == 1, "--socket with --root: %d" % p.returncode)
     check(d.stop() == 0, "iotriaged exit code")
 
+    # something else on the socket: a clear error, not a hang or a crash
+    import socket, threading
+    fake = os.path.join(tmp, "fake.sock")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(fake)
+    srv.listen(1)
+
+    def garbage():
+        conn, _ = srv.accept()
+        conn.recv(4096)
+        conn.sendall(b"HTTP/1.0 400 Bad Request\n")
+        conn.close()
+
+    th = threading.Thread(target=garbage)
+    th.start()
+    p = subprocess.run([cli, "suggest", "--socket", fake], capture_output=True, text=True,
+                       timeout=TIMEOUT)
+    th.join(TIMEOUT)
+    srv.close()
+    check(p.returncode == 1 and "iotriage: iotriaged: hello: HTTP/1.0 400" in p.stderr,
+          "suggest from a non-daemon: %d %r" % (p.returncode, p.stderr))
+
     c = Daemon(tmp, root=root, interval=200, name="core", extra=["--core-only"])
     daemons.append(c)
     while c.status()["samples"] < 3:  # not merely the first sample
