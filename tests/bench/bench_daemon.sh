@@ -17,7 +17,8 @@ secs10=${3:-10}
 rss_secs=${RSS_SECONDS:-600}
 daemon="$build/src/daemon/iotriaged"
 client="$build/tests/bench/bench_daemon"
-for p in "$daemon" "$client"; do
+floor="$build/tests/bench/bench_floor"
+for p in "$daemon" "$client" "$floor"; do
 	[ -x "$p" ] || { echo "bench_daemon: $p: not built" >&2; exit 1; }
 done
 command -v iostat >/dev/null && command -v mpstat >/dev/null ||
@@ -63,8 +64,9 @@ wait_sock "$tmp/rssc.sock"
 rss_start=$(date +%s)
 
 echo "host: $(uname -r), $(nproc) CPUs; iotriaged $("$daemon" --version | cut -d' ' -f2); load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-6s %-5s %-5s %8s %14s %14s %14s %7s %8s  %s\n' rate mode subs samples "daemon_us/smp" \
-	"iostat_us/smp" "mpstat_us/smp" ratio "tick_us" "latency from collect start"
+printf '%-6s %-5s %-5s %8s %14s %14s %14s %7s %13s %7s %8s  %s\n' rate mode subs samples \
+	"daemon_us/smp" "iostat_us/smp" "mpstat_us/smp" ratio "floor_us/smp" "best" "tick_us" \
+	"latency from collect start"
 for hz in 1 10; do
 	if [ "$hz" = 1 ]; then itv=1000 secs=$secs1; else itv=100 secs=$secs10; fi
 	# full: every source; core: --core-only (what iostat and mpstat read)
@@ -88,15 +90,21 @@ for hz in 1 10; do
 		ipid=$!
 		mpstat -I ALL -P ALL 1 >/dev/null &
 		mpid=$!
-		pids="$pids $ipid $mpid"
+		# the floor: wake at the same rate, pread the five files, nothing else
+		"$floor" $itv >/dev/null &
+		fpid=$!
+		pids="$pids $ipid $mpid $fpid"
 		sleep 1
-		d0=$(cpu_ns $dpid) i0=$(cpu_ns $ipid) m0=$(cpu_ns $mpid) s0=$(samples "$sock")
+		d0=$(cpu_ns $dpid) i0=$(cpu_ns $ipid) m0=$(cpu_ns $mpid) f0=$(cpu_ns $fpid)
+		s0=$(samples "$sock")
 		e0=$(uptime_cs)
 		sleep "$secs"
-		d1=$(cpu_ns $dpid) i1=$(cpu_ns $ipid) m1=$(cpu_ns $mpid) s1=$(samples "$sock")
+		d1=$(cpu_ns $dpid) i1=$(cpu_ns $ipid) m1=$(cpu_ns $mpid) f1=$(cpu_ns $fpid)
+		s1=$(samples "$sock")
 		e1=$(uptime_cs)
 		tick=$(status_of "$sock" 's["tick_us"]["avg"]')
-		kill $ipid $mpid
+		kill $ipid $mpid $fpid
+		wait $fpid || true
 		if [ "$subs" -gt 0 ]; then
 			wait $cpid || { echo "bench_daemon: subscriber client failed" >&2; exit 1; }
 			lat=$(cat "$tmp/lat")
@@ -104,17 +112,22 @@ for hz in 1 10; do
 		kill $dpid
 		wait $dpid || true
 		pids="$rss_pid $rssc_pid"
-		python3 - "$hz" "$mode" "$subs" $((e1 - e0)) "$d0" "$d1" "$i0" "$i1" "$m0" "$m1" "$s0" "$s1" "$tick" "$lat" <<'PY'
+		python3 - "$hz" "$mode" "$subs" $((e1 - e0)) "$d0" "$d1" "$i0" "$i1" "$m0" "$m1" "$s0" "$s1" "$tick" "$lat" \
+			"$f0" "$f1" <<'PY'
 import sys
 hz, mode, subs, secs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]) / 100
 d0, d1, i0, i1, m0, m1, s0, s1 = map(int, sys.argv[5:13])
 tick, lat = int(sys.argv[13]), sys.argv[14]
+f0, f1 = map(int, sys.argv[15:17])
 n = s1 - s0
 d = (d1 - d0) / 1000 / n          # daemon: us per own sample
 i = (i1 - i0) / 1000 / secs       # iostat/mpstat: one report per second
 m = (m1 - m0) / 1000 / secs
-print("%-6s %-5s %-5s %8d %14.1f %14.1f %14.1f %6.1fx %8d  %s"
-      % (hz + "Hz", mode, subs, n, d, i, m, (i + m) / d, tick, lat))
+# the floor ticks at the daemon's interval over the same window: as many
+# ticks as the daemon's samples
+f = (f1 - f0) / 1000 / max(n, 1)
+print("%-6s %-5s %-5s %8d %14.1f %14.1f %14.1f %6.1fx %13.1f %6.1fx %8d  %s"
+      % (hz + "Hz", mode, subs, n, d, i, m, (i + m) / d, f, (i + m) / f, tick, lat))
 PY
 	done
 done
