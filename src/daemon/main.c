@@ -19,6 +19,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "daemon.h"
 
 static bool arg_journal; /* stderr is the journal: "<N>" prefixes */
@@ -269,7 +270,7 @@ int main(int argc, char **argv)
 		.exit_code = EXIT_OK,
 	};
 	struct sampler_opts so = { .mode = "daemon" };
-	char host[256] = "";
+	char host[256] = "", caps[160] = "";
 	sigset_t mask;
 	size_t cap;
 	int r, ret = EXIT_FAIL;
@@ -347,6 +348,13 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* set up: keep only what a running daemon uses, before any thread
+	 * starts (capabilities are per thread; new ones inherit the caller's) */
+	r = caps_drop(caps, sizeof(caps));
+	if (r < 0) {
+		daemon_log(LOG_ERR, "dropping capabilities: %s", strerror(-r));
+		goto out;
+	}
 	/* after detach(): a thread does not survive fork() */
 	if (so.advise) {
 		r = topo_reader_start(&d);
@@ -358,9 +366,10 @@ int main(int argc, char **argv)
 		}
 	}
 	daemon_log(LOG_INFO,
-		   "listening on %s, sampling %s every %ld ms, history %ld s (%zu samples)",
+		   "listening on %s, sampling %s every %ld ms, history %ld s (%zu samples); "
+		   "capabilities kept: %s",
 		   d.socket_path, d.args.root ? d.args.root : "/", d.args.interval_ms,
-		   d.args.history_s, cap);
+		   d.args.history_s, cap, caps);
 	ret = loop_run(&d);
 	daemon_notify("STOPPING=1");
 out:

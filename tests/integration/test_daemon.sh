@@ -66,6 +66,26 @@ try:
     check(all(isinstance(t[k], int) and t[k] >= 0 for k in ("last", "avg", "max"))
           and t["max"] >= t["avg"], "tick_us %r" % t)
 
+    # set up, it keeps only the capabilities a running daemon uses, in every
+    # thread, and can gain none back (man iotriaged, PRIVILEGES)
+    KEEP = {1: "dac_override", 12: "net_admin", 14: "ipc_lock", 17: "sys_rawio",
+            19: "sys_ptrace", 38: "perfmon"}
+    def caps(path):
+        f = dict(l.split(":", 1) for l in open(path).read().splitlines() if ":" in l)
+        return {k: int(f[k], 16) for k in ("CapEff", "CapPrm", "CapBnd", "CapInh", "CapAmb")}, f
+    mine, _ = caps("/proc/self/status")
+    for task in os.listdir("/proc/%d/task" % r["pid"]):
+        got, f = caps("/proc/%d/task/%s/status" % (r["pid"], task))
+        want = mine["CapPrm"] & sum(1 << b for b in KEEP)
+        check(got["CapEff"] == got["CapPrm"] == want, "thread %s kept %x, want %x (of %x)"
+              % (task, got["CapEff"], want, mine["CapPrm"]))
+        check(got["CapBnd"] & ~want == 0 or not mine["CapEff"] & (1 << 8),
+              "bounding set %x kept more than %x" % (got["CapBnd"], want))
+        check(got["CapInh"] == got["CapAmb"] == 0 and f["NoNewPrivs"].strip() == "1",
+              "inheritable/ambient/no_new_privs: %r" % f)
+    if mine["CapEff"]:
+        check("capabilities kept: " in d.log_text(), "no capabilities line: %s" % d.log_text())
+
     r = a.req({"cmd": "snapshot"})
     s = r["sample"]
     check(r["ok"] and s["mode"] == "daemon" and s["version"] == 1, "snapshot %r" % r)
