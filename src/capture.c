@@ -89,13 +89,6 @@ static int copy_one(const struct root *src, int dfd, const char *rel, struct pro
 	return write_file(dfd, rel, pf->buf, pf->len);
 }
 
-static void note(struct capture_result *res, const char *rel, int err)
-{
-	if (!res->first_error[0])
-		snprintf(res->first_error, sizeof(res->first_error), "/%s: %s", rel,
-			 strerror(-err));
-}
-
 static void capture_block(const struct root *src, int dfd, struct procfile *pf,
 			  struct capture_result *res)
 {
@@ -159,7 +152,8 @@ static void capture_block(const struct root *src, int dfd, struct procfile *pf,
 	closedir(d);
 }
 
-int capture_tree(const struct root *src, const char *dst, struct capture_result *ret)
+int capture_tree(const struct root *src, const char *dst, struct capture_result *ret_res, char *why,
+		 size_t why_size)
 {
 	static const char *const required[] = { "proc/uptime", "proc/stat", "proc/diskstats" };
 	static const char *const optional[] = {
@@ -174,19 +168,28 @@ int capture_tree(const struct root *src, const char *dst, struct capture_result 
 	struct procfile pf;
 	int dfd, r = 0;
 
-	if (mkdir(dst, 0755) < 0 && errno != EEXIST)
-		return -errno;
+	/* an existing regular file passes mkdir (EEXIST) and fails the open (ENOTDIR) */
+	if (mkdir(dst, 0755) < 0 && errno != EEXIST) {
+		r = -errno;
+		snprintf(why, why_size, "%s", strerror(-r));
+		return r;
+	}
 	dfd = open(dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
+	if (dfd < 0) {
+		r = -errno;
+		snprintf(why, why_size, "%s", strerror(-r));
+		return r;
+	}
 	procfile_init(&pf, NULL);
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
 		int e = copy_one(src, dfd, required[i], &pf);
 
 		if (e < 0) {
-			note(&res, required[i], e);
-			if (!r)
+			/* the first one is the reason; the rest is still recorded */
+			if (!r) {
+				snprintf(why, why_size, "/%s: %s", required[i], strerror(-e));
 				r = e;
+			}
 		} else {
 			res.files++;
 		}
@@ -223,6 +226,8 @@ int capture_tree(const struct root *src, const char *dst, struct capture_result 
 	}
 	procfile_free(&pf);
 	close(dfd);
-	*ret = res;
-	return r;
+	if (r < 0)
+		return r;
+	*ret_res = res;
+	return 0;
 }

@@ -11,16 +11,19 @@
 #include "root.h"
 
 struct capture_result {
-	unsigned files;	       /* files written */
-	unsigned missing;      /* optional files absent on the host */
-	char first_error[256]; /* first required file that could not be copied */
+	unsigned files;	  /* files written */
+	unsigned missing; /* optional files absent on the host */
 };
 
 /*
- * Writes the tree under dst (created if absent; must be empty or new).
- * Returns 0, or -errno for a required source (proc/stat, proc/diskstats,
- * proc/uptime) or for dst itself; *ret says which.
+ * Writes the tree under dst (created if absent, its parent is not; must be
+ * empty or new). Returns 0 with *ret_res filled, or -errno with why set and
+ * *ret_res untouched: for dst itself why is the errno's text ("Not a
+ * directory"), for the first required source that could not be copied
+ * (proc/stat, proc/diskstats, proc/uptime) it names the file
+ * ("/proc/stat: Permission denied"); the other files are still written.
  */
-int capture_tree(const struct root *src, const char *dst, struct capture_result *ret);
+int capture_tree(const struct root *src, const char *dst, struct capture_result *ret_res, char *why,
+		 size_t why_size);
 
 #endif

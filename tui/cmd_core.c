@@ -8,11 +8,15 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "capture.h"
 #include "cli.h"
+#include "cmd_suggest.h"
 #include "advise.h"
 #include "encode.h"
 
@@ -39,13 +43,14 @@ long cli_parse_ms(const char *s, long min_ms)
 	return v;
 }
 
-enum { OPT_ROOT = 0x100, OPT_ALL };
+enum { OPT_ROOT = 0x100, OPT_ALL, OPT_SOCKET };
 
 static const struct option common_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "all", no_argument, NULL, OPT_ALL },
+	{ "socket", required_argument, NULL, OPT_SOCKET },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -55,6 +60,7 @@ struct common_args {
 	bool json;
 	bool all_disks;
 	const char *root;
+	const char *socket; /* snapshot only: a daemon's socket */
 };
 
 static int parse_common(int argc, char **argv, const char *usage, struct common_args *a)
@@ -82,6 +88,9 @@ static int parse_common(int argc, char **argv, const char *usage, struct common_
 			break;
 		case OPT_ALL:
 			a->all_disks = true;
+			break;
+		case OPT_SOCKET:
+			a->socket = optarg;
 			break;
 		case 'h':
 			printf("%s", usage);
@@ -131,12 +140,67 @@ static int emit(const struct snapshot *cur, const struct metrics *m, const struc
 
 static const char snapshot_usage[] =
     "Usage: iotriage snapshot [--interval MS] [--json] [--all] [--root DIR]\n"
+    "       iotriage snapshot --socket PATH --json\n"
     "Measure one interval (default 1000 ms) on the live host and print it.\n"
-    "  --all   every device: partitions and never-used devices too\n";
+    "  --all          every device: partitions and never-used devices too\n"
+    "  --socket PATH  instead, print the latest sample of the iotriaged at PATH\n"
+    "                 as it sent it (JSON only: the tables are made from a\n"
+    "                 measurement here)\n";
+
+/* How long snapshot --socket waits for a reply: the daemon answers from its
+ * history at once, so only a wedged daemon or another program takes longer. */
+#define SNAPSHOT_REPLY_TIMEOUT_S 10
+
+/*
+ * snapshot --socket: the daemon's latest sample, printed as the daemon
+ * encoded it (the document of doc/json.md, mode "daemon"). Returns an exit
+ * code; errors read "iotriage: snapshot: PATH: WHY".
+ */
+static int snapshot_daemon(const char *path)
+{
+	/* protocol.h: the reply to a snapshot request without "id" */
+	static const char pre[] = "{\"ok\":true,\"sample\":";
+	const size_t pre_len = sizeof(pre) - 1;
+	struct timeval tv = { .tv_sec = SNAPSHOT_REPLY_TIMEOUT_S };
+	struct strbuf reply;
+	json_object *root, *sample = NULL;
+	char why[SUGGEST_WHY_MAX];
+	int fd, r;
+
+	fd = suggest_daemon_connect(path);
+	if (fd < 0) {
+		fprintf(stderr, "iotriage: snapshot: %s: %s\n", path, strerror(-fd));
+		return EXIT_FAIL;
+	}
+	/* a program that accepts and never answers must not hang a script */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	r = suggest_daemon_sample(fd, &reply, &root, why, sizeof(why));
+	close(fd);
+	if (r < 0) {
+		fprintf(stderr, "iotriage: snapshot: %s: %s\n", path, why);
+		return EXIT_FAIL;
+	}
+	/* as is: with no member besides "ok" and "sample", the bytes between
+	 * the prefix and the closing brace are the daemon's document; a reply
+	 * shaped otherwise is written again from its parse */
+	if (json_object_object_length(root) == 2 && reply.len > pre_len + 1 &&
+	    memcmp(reply.buf, pre, pre_len) == 0 && reply.buf[reply.len - 1] == '}') {
+		fwrite(reply.buf + pre_len, 1, reply.len - pre_len - 1, stdout);
+	} else {
+		json_object_object_get_ex(root, "sample", &sample);
+		fputs(json_object_to_json_string_ext(sample, JSON_C_TO_STRING_PLAIN |
+								 JSON_C_TO_STRING_NOSLASHESCAPE),
+		      stdout);
+	}
+	putchar('\n');
+	json_object_put(root);
+	sb_free(&reply);
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+}
 
 int cmd_snapshot(int argc, char **argv)
 {
-	struct common_args a = { .interval_ms = 1000 };
+	struct common_args a = { 0 };
 	struct snapshot s0 = { 0 }, s1 = { 0 };
 	struct metrics m = { 0 };
 	struct collector c;
@@ -151,6 +215,21 @@ int cmd_snapshot(int argc, char **argv)
 		fprintf(stderr, "%s", snapshot_usage);
 		return EXIT_USAGE;
 	}
+	if (a.socket) {
+		if (a.root || a.interval_ms || a.all_disks) {
+			cli_error("--socket", "the daemon samples with its own root, interval and "
+					      "devices: no --root, --interval or --all with it");
+			return EXIT_USAGE;
+		}
+		if (!a.json) {
+			cli_error("snapshot", "--socket needs --json: the tables are printed from "
+					      "a measurement made here");
+			return EXIT_USAGE;
+		}
+		return snapshot_daemon(a.socket);
+	}
+	if (!a.interval_ms)
+		a.interval_ms = 1000;
 	r = collector_open(a.root, &c);
 	if (r < 0) {
 		cli_error(a.root ? a.root : "/", "%s", strerror(-r));
@@ -197,13 +276,22 @@ static const char compute_usage[] =
     "Metrics from two recorded trees (iotriage capture). The interval is the\n"
     "difference of their /proc/uptime, as sysstat takes it, unless --interval.\n";
 
-static void report_unpaired(const struct snapshot *b, const struct metrics *m)
+/*
+ * Names the devices and CPUs present in only one tree. A tree whose
+ * diskstats is unavailable has no disks at all, so pairing would call every
+ * disk absent; report_sources has already said why, once, with the file and
+ * line, and the disks are left at that.
+ */
+static void report_unpaired(const struct snapshot *b, const struct snapshot *c,
+			    const struct metrics *m)
 {
-	for (size_t i = 0; i < m->ndisks; i++)
+	bool disks = !b->status[SRC_DISKSTATS].err && !c->status[SRC_DISKSTATS].err;
+
+	for (size_t i = 0; disks && i < m->ndisks; i++)
 		if (!m->disks[i].valid)
 			fprintf(stderr, "iotriage: compute: %s: not compared: %s\n",
 				m->disks[i].name, m->disks[i].reason);
-	for (size_t i = 0; i < b->disks.n; i++) {
+	for (size_t i = 0; disks && i < b->disks.n; i++) {
 		bool found = false;
 
 		for (size_t k = 0; k < m->ndisks && !found; k++)
@@ -238,6 +326,10 @@ int cmd_compute(int argc, char **argv)
 		cli_error("compute", "--root does not apply: BEFORE and AFTER are the roots");
 		return EXIT_USAGE;
 	}
+	if (a.socket) {
+		cli_error("compute", "--socket does not apply: BEFORE and AFTER are the samples");
+		return EXIT_USAGE;
+	}
 	r = snapshot_load_tree(argv[optind], &b);
 	report_sources(&b, argv[optind]);
 	if (r < 0) {
@@ -266,7 +358,14 @@ int cmd_compute(int argc, char **argv)
 		cli_error("compute", "%s", strerror(-r));
 		goto out;
 	}
-	report_unpaired(&b, &m);
+	/* without BEFORE's diskstats every AFTER disk is "not present in the
+	 * previous sample"; the table and JSON give the real reason instead */
+	if (b.status[SRC_DISKSTATS].err)
+		for (size_t i = 0; i < m.ndisks; i++)
+			if (!m.disks[i].valid)
+				snprintf(m.disks[i].reason, sizeof(m.disks[i].reason), "%s",
+					 b.status[SRC_DISKSTATS].reason);
+	report_unpaired(&b, &c, &m);
 	ret = emit(&c, &m, &a, "compute", argv[optind + 1]);
 out:
 	metrics_free(&m);
@@ -284,6 +383,7 @@ int cmd_capture(int argc, char **argv)
 	struct common_args a = { 0 };
 	struct capture_result res;
 	struct root root;
+	char why[512];
 	int r;
 
 	r = parse_common(argc, argv, capture_usage, &a);
@@ -293,15 +393,20 @@ int cmd_capture(int argc, char **argv)
 		fprintf(stderr, "%s", capture_usage);
 		return EXIT_USAGE;
 	}
+	if (a.socket) {
+		cli_error("capture", "--socket does not apply: capture reads the host's files");
+		return EXIT_USAGE;
+	}
 	r = root_open(a.root, &root);
 	if (r < 0) {
 		cli_error(a.root ? a.root : "/", "%s", strerror(-r));
 		return EXIT_FAIL;
 	}
-	r = capture_tree(&root, argv[optind], &res);
+	r = capture_tree(&root, argv[optind], &res, why, sizeof(why));
 	root_close(&root);
 	if (r < 0) {
-		cli_error("capture", "%s", res.first_error[0] ? res.first_error : strerror(-r));
+		/* res is untouched on failure; why says what failed */
+		fprintf(stderr, "iotriage: capture %s: %s\n", argv[optind], why);
 		return EXIT_FAIL;
 	}
 	fprintf(stderr, "iotriage: captured %u files into %s (%u optional files absent)\n",

@@ -457,6 +457,64 @@ int suggest_daemon_call(int fd, const char *req, char *reply, size_t size)
 	return r;
 }
 
+int suggest_daemon_sample(int fd, struct strbuf *ret_reply, json_object **ret_root, char *why,
+			  size_t why_size)
+{
+	static const char snap[] = "{\"cmd\":\"snapshot\"}\n";
+	struct strbuf sb = { 0 };
+	json_object *root = NULL, *ok, *sample, *v;
+	const char *step = "hello";
+	char req[128], reply[4096];
+	int r;
+
+	snprintf(req, sizeof(req), "{\"cmd\":\"hello\",\"version\":%d}\n", IOT_PROTOCOL_VERSION);
+	r = suggest_daemon_call(fd, req, reply, sizeof(reply));
+	if (r == 0) {
+		/* a daemon of another protocol version says so, then closes */
+		root = json_tokener_parse(reply);
+		if (!root || !json_object_object_get_ex(root, "ok", &ok) ||
+		    !json_object_get_boolean(ok)) {
+			snprintf(why, why_size, "hello: %s", reply);
+			json_object_put(root);
+			return -EPROTO;
+		}
+		json_object_put(root);
+		root = NULL;
+		step = "snapshot";
+		r = daemon_exchange(fd, snap, &sb);
+	}
+	if (r == 0) {
+		root = json_tokener_parse(sb_cstr(&sb));
+		if (!root || !json_object_object_get_ex(root, "ok", &ok))
+			r = -EPROTO;
+	}
+	if (r < 0) {
+		/* -EAGAIN: the caller's SO_RCVTIMEO ran out */
+		snprintf(why, why_size, "%s: %s", step,
+			 r == -EPROTO	? "malformed reply"
+			 : r == -EAGAIN ? "no reply in time"
+					: strerror(-r));
+		goto fail;
+	}
+	if (!json_object_get_boolean(ok) || !json_object_object_get_ex(root, "sample", &sample) ||
+	    !json_object_is_type(sample, json_type_object)) {
+		if (json_object_object_get_ex(root, "error", &v) &&
+		    json_object_object_get_ex(v, "message", &v))
+			snprintf(why, why_size, "%s", json_object_get_string(v));
+		else
+			snprintf(why, why_size, "snapshot refused without a reason");
+		r = -EPROTO;
+		goto fail;
+	}
+	*ret_reply = sb;
+	*ret_root = root;
+	return 0;
+fail:
+	json_object_put(root);
+	sb_free(&sb);
+	return r;
+}
+
 int suggest_daemon_apply(int fd, const char *id, bool undo, char *ret_msg, size_t size)
 {
 	const char *what = undo ? "undo" : "apply";
@@ -581,48 +639,18 @@ static int daemon_route(const struct args *a)
  */
 static int daemon_suggest(int fd, bool json, bool fallback)
 {
-	static const char snap[] = "{\"cmd\":\"snapshot\"}\n";
-	struct strbuf sb = { 0 };
-	json_object *root = NULL, *ok, *sample = NULL, *v;
-	char req[128], reply[4096];
+	struct strbuf reply = { 0 };
+	json_object *root, *sample = NULL, *v;
+	char why[SUGGEST_WHY_MAX];
 	int r;
 
-	snprintf(req, sizeof(req), "{\"cmd\":\"hello\",\"version\":%d}\n", IOT_PROTOCOL_VERSION);
-	r = suggest_daemon_call(fd, req, reply, sizeof(reply));
-	if (r == 0) {
-		/* a daemon of another protocol version says so, then closes */
-		root = json_tokener_parse(reply);
-		if (!root || !json_object_object_get_ex(root, "ok", &ok) ||
-		    !json_object_get_boolean(ok)) {
-			cli_error("iotriaged", "hello: %s", reply);
-			json_object_put(root);
-			return EXIT_FAIL;
-		}
-		json_object_put(root);
-		root = NULL;
-		r = daemon_exchange(fd, snap, &sb);
-	}
-	if (r == 0) {
-		root = json_tokener_parse(sb_cstr(&sb));
-		if (!root || !json_object_object_get_ex(root, "ok", &ok))
-			r = -EPROTO;
-	}
-	sb_free(&sb);
+	r = suggest_daemon_sample(fd, &reply, &root, why, sizeof(why));
 	if (r < 0) {
-		cli_error("iotriaged", "snapshot: %s",
-			  r == -EPROTO ? "malformed reply" : strerror(-r));
-		json_object_put(root);
+		cli_error("iotriaged", "%s", why);
 		return EXIT_FAIL;
 	}
-	if (!json_object_get_boolean(ok) || !json_object_object_get_ex(root, "sample", &sample)) {
-		if (json_object_object_get_ex(root, "error", &v) &&
-		    json_object_object_get_ex(v, "message", &v))
-			cli_error("iotriaged", "%s", json_object_get_string(v));
-		else
-			cli_error("iotriaged", "snapshot refused without a reason");
-		json_object_put(root);
-		return EXIT_FAIL;
-	}
+	sb_free(&reply);
+	json_object_object_get_ex(root, "sample", &sample);
 	if (!json_object_object_get_ex(sample, "findings", &v)) {
 		json_object_put(root);
 		if (fallback) {

@@ -36,6 +36,40 @@ sleep 1
 for f in proc/stat proc/diskstats proc/uptime proc/interrupts proc/softirqs; do
 	[ -s "$tmp/t1/$f" ] || fail "capture missed $f"
 done
+# capture into something that cannot be a tree: iotriage: capture DIR: WHY, exit 1
+: >"$tmp/afile"
+"$IOTRIAGE" capture "$tmp/afile" 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] || fail "capture into a regular file exit $rc"
+grep -qx "iotriage: capture $tmp/afile: Not a directory" "$tmp/err" || fail "capture into a file message: $(cat "$tmp/err")"
+# DIR is created, its parents are not
+"$IOTRIAGE" capture "$tmp/noparent/t" 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] || fail "capture under a missing parent exit $rc"
+grep -qx "iotriage: capture $tmp/noparent/t: No such file or directory" "$tmp/err" || fail "capture under a missing parent message: $(cat "$tmp/err")"
+[ -e "$tmp/noparent" ] && fail "capture created a missing parent"
+# an unwritable parent; root writes anywhere, so as root run as nobody when setpriv can
+mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
+as_user=
+if [ "$(id -u)" -eq 0 ]; then
+	as_user=skip
+	if command -v setpriv >/dev/null 2>&1; then
+		chmod 755 "$tmp"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$IOTRIAGE" --version >/dev/null 2>&1 &&
+			as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	fi
+fi
+if [ "$as_user" != skip ]; then
+	$as_user "$IOTRIAGE" capture "$tmp/ro/t" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 1 ] || fail "capture into an unwritable directory exit $rc"
+	grep -qx "iotriage: capture $tmp/ro/t: Permission denied" "$tmp/err" || fail "capture into an unwritable directory message: $(cat "$tmp/err")"
+else
+	echo "capture into an unwritable directory: not checked (root without setpriv)"
+fi
+chmod 700 "$tmp"
+# a missing required source names the file
+mkdir "$tmp/empty"
+"$IOTRIAGE" capture "$tmp/fromempty" --root "$tmp/empty" 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] || fail "capture of an empty root exit $rc"
+grep -q "^iotriage: capture $tmp/fromempty: /proc/[a-z]*: No such file or directory\$" "$tmp/err" || fail "capture of an empty root message: $(cat "$tmp/err")"
 "$IOTRIAGE" compute "$tmp/t0" "$tmp/t1" --json >"$tmp/c.json" || fail "compute"
 python3 - "$tmp/c.json" <<'PY' || fail "compute json"
 import json, sys

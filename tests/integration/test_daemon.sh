@@ -3,7 +3,8 @@
 # on a copy of the live-vm fixture that the test rewrites from t0 to t1 between
 # two samples: hello, snapshot, subscribe (with decimation), history (seconds
 # and since), status; the pushed t1 sample must carry exactly the numbers of
-# `iotriage compute t0 t1`. SIGTERM exits 0 and removes the socket.
+# `iotriage compute t0 t1`; `iotriage snapshot --socket` prints the daemon's
+# latest sample as served. SIGTERM exits 0 and removes the socket.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 [ -n "${IOTRIAGED:-}" ] || { echo "SKIP: \$IOTRIAGED not set"; exit 77; }
@@ -36,7 +37,7 @@ fx="$FIXTURES/live-vm"
 
 cd "$tmp" || exit 1
 PYTHONPATH="$SRCDIR/tests/integration" python3 - "$fx" "$tmp" <<'PY' || exit 1
-import json, os, signal, sys
+import json, os, signal, socket, subprocess, sys
 from daemon_lib import *
 
 fx, tmp = sys.argv[1], sys.argv[2]
@@ -159,6 +160,44 @@ try:
     check(r == {"ok": True, "count": 0, "first": None, "last": None, "samples": []},
           "history in the future %r" % r)
     check(st["subscribers"] == 2 and st["clients"] == 3, "status clients %r" % st)
+
+    # iotriage snapshot --socket: the daemon's latest sample, the very bytes it
+    # serves (its history carries them), nothing measured here
+    cli = env("IOTRIAGE")
+    p = subprocess.run([cli, "snapshot", "--socket", d.sock, "--json"], capture_output=True,
+                       timeout=TIMEOUT)
+    check(p.returncode == 0 and p.stderr == b"",
+          "snapshot --socket: exit %d %r" % (p.returncode, p.stderr))
+    check(p.stdout.endswith(b"\n") and p.stdout.count(b"\n") == 1,
+          "snapshot --socket: not one line: %r" % p.stdout[:200])
+    doc = json.loads(p.stdout)
+    check(doc["mode"] == "daemon" and doc["version"] == 1 and doc["sample"] >= t1_id,
+          "snapshot --socket: %r" % {k: doc.get(k) for k in ("mode", "version", "sample")})
+    a.send({"cmd": "history", "since": doc["sample"] - 1})
+    raw = a.line()
+    check(json.loads(raw)["first"] == doc["sample"], "history since the CLI's sample")
+    check(b'"samples":[' + p.stdout[:-1] in raw,
+          "snapshot --socket is not the daemon's sample as served: %r" % p.stdout[:200])
+    check(doc["host"] == json.loads(raw)["samples"][0]["host"], "host %r" % doc["host"])
+    # without --json, with a measurement option, or nobody at the path
+    p = subprocess.run([cli, "snapshot", "--socket", d.sock], capture_output=True, text=True,
+                       timeout=TIMEOUT)
+    check(p.returncode == 2 and "iotriage: snapshot: --socket needs --json" in p.stderr
+          and p.stdout == "", "snapshot --socket without --json: %d %r" % (p.returncode, p.stderr))
+    p = subprocess.run([cli, "snapshot", "--socket", d.sock, "--json", "--root", tree],
+                       capture_output=True, text=True, timeout=TIMEOUT)
+    check(p.returncode == 2 and p.stdout == "", "snapshot --socket --root: %d" % p.returncode)
+    dead = os.path.join(tmp, "dead.sock")  # bound once, nobody listens
+    ds = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    ds.bind(dead)
+    ds.close()
+    for path, why in ((os.path.join(tmp, "nobody.sock"), "No such file or directory"),
+                      (dead, "Connection refused")):
+        p = subprocess.run([cli, "snapshot", "--socket", path, "--json"], capture_output=True,
+                           text=True, timeout=TIMEOUT)
+        check(p.returncode == 1 and p.stdout == ""
+              and p.stderr == "iotriage: snapshot: %s: %s\n" % (path, why),
+              "snapshot --socket %s: %d %r" % (path, p.returncode, p.stderr))
 
     r = b.req({"cmd": "unsubscribe"})
     check(r == {"ok": True, "subscribed": False}, "unsubscribe %r" % r)

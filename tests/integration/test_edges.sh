@@ -90,4 +90,26 @@ assert d["sources"]["softirqs"]["available"] is False
 assert "No such file" in d["sources"]["softirqs"]["reason"]
 assert "softirqs" not in d
 '
+
+# a malformed diskstats line in one tree: said once, naming the file and line,
+# not as every disk "absent" in the other tree; CPUs and IRQs still reported
+for side in t1 t0; do
+	rm -rf "$tmp/baddisk"
+	cp -r "$FIXTURES/edge-14field" "$tmp/baddisk"
+	sed '3s/.*/   8 16 sdb 1 2 3/' "$FIXTURES/edge-14field/$side/proc/diskstats" \
+		>"$tmp/baddisk/$side/proc/diskstats"
+	"$IOTRIAGE" compute "$tmp/baddisk/t0" "$tmp/baddisk/t1" --json >"$tmp/baddisk-$side.json" \
+		2>"$tmp/baddisk-$side.err" || fail "baddisk $side: compute exit $?: $(cat "$tmp/baddisk-$side.err")"
+	check "baddisk-$side" '
+side = "'"$side"'"
+assert err.count("diskstats unavailable") == 1, err
+assert ("/" + side + "/proc/diskstats:3: ") in err, err
+assert "absent" not in err and "previous sample" not in err and "not compared" not in err, err
+for x in disks.values():
+    assert not x["valid"] and ("/" + side + "/proc/diskstats:3: ") in x["reason"], x
+if side == "t1":
+    assert d["sources"]["diskstats"]["available"] is False and not disks
+assert cpus["all"]["valid"] and irqs, "CPUs and IRQs still reported"
+'
+done
 echo ok
