@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -872,18 +873,85 @@ static int socket_answers(const char *path)
 	return r;
 }
 
-/*
- * The socket's directory decides who can replace the socket: in one that
- * anybody may write without the sticky bit, another user could swap in a
- * socket of their own and answer our clients, so it is refused; a sticky
- * world-writable one (/tmp) is accepted with a warning, since a socket
- * planted there before the daemon starts would be taken for stale.
- */
-static int check_socket_dir(const char *path)
+/* "uid 65534 (nobody)", or the number alone for a uid without a name. */
+static const char *uid_name(uid_t uid, char *buf, size_t size)
 {
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct passwd *pw = getpwuid(uid);
+
+	if (pw)
+		snprintf(buf, size, "uid %u (%s)", (unsigned)uid, pw->pw_name);
+	else
+		snprintf(buf, size, "uid %u", (unsigned)uid);
+	return buf;
+}
+
+/* "group 50 (staff)", or the number alone for a gid without a name. */
+static const char *gid_name(gid_t gid, char *buf, size_t size)
+{
+	struct group *gr = getgrgid(gid);
+
+	if (gr)
+		snprintf(buf, size, "group %u (%s)", (unsigned)gid, gr->gr_name);
+	else
+		snprintf(buf, size, "group %u", (unsigned)gid);
+	return buf;
+}
+
+/* The group the socket is given to: --group, else "iotriage" when it exists. */
+static const char *socket_group(const struct daemon *d)
+{
+	if (d->args.group)
+		return d->args.group;
+	return getgrnam("iotriage") ? "iotriage" : NULL;
+}
+
+/* The daemon trusts its own group and the one it gives the socket to. */
+static bool group_trusted(const struct daemon *d, gid_t gid)
+{
+	const char *name = socket_group(d);
+	struct group *gr;
+
+	if (gid == getegid())
+		return true;
+	gr = name ? getgrnam(name) : NULL;
+	return gr && gr->gr_gid == gid;
+}
+
+/* What an administrator types to make dir fit; a user's daemon cannot chown. */
+static const char *dir_fix(const struct daemon *d, const char *dir, char *buf, size_t size)
+{
+	const char *group = socket_group(d);
+
+	if (geteuid() == 0)
+		snprintf(buf, size,
+			 "fix it with chown root:%s %s && chmod %s %s, or let systemd's "
+			 "RuntimeDirectory= create it",
+			 group ? group : "root", dir, group ? "0750" : "0700", dir);
+	else
+		snprintf(buf, size,
+			 "use a directory only uid %u can write (mkdir -m 0700), such as "
+			 "$XDG_RUNTIME_DIR",
+			 (unsigned)geteuid());
+	return buf;
+}
+
+/*
+ * The socket's directory decides who can replace the socket, and so answer
+ * our clients, root's "apply" included. Its owner always can:
+ * one that is neither root nor the daemon's user is refused. So can anybody
+ * allowed to write it, unless the sticky bit keeps them to their own names:
+ * writable without it by everyone, or by a group other than the daemon's
+ * own and its --group, is refused. A sticky one (/tmp) is accepted with a
+ * warning, since a socket planted there before the daemon starts would be
+ * taken for stale.
+ */
+static int check_socket_dir(const struct daemon *d, const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], fix[400], who[80];
 	const char *slash = strrchr(path, '/');
+	bool by_all, by_group;
 	struct stat st;
+	unsigned mode;
 
 	if (!slash)
 		snprintf(dir, sizeof(dir), ".");
@@ -897,20 +965,41 @@ static int check_socket_dir(const char *path)
 		daemon_log(LOG_ERR, "%s: directory %s: %s", path, dir, strerror(-r));
 		return r;
 	}
-	if (!(st.st_mode & S_IWOTH))
+	mode = (unsigned)(st.st_mode & 07777);
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		char self[40] = "root, the daemon's user";
+
+		if (geteuid() != 0)
+			snprintf(self, sizeof(self), "root or uid %u, the daemon's",
+				 (unsigned)geteuid());
+		daemon_log(LOG_ERR,
+			   "%s: directory %s (mode %04o) belongs to %s, not to %s: its owner could "
+			   "replace the socket; %s",
+			   path, dir, mode, uid_name(st.st_uid, who, sizeof(who)), self,
+			   dir_fix(d, dir, fix, sizeof(fix)));
+		return -EPERM;
+	}
+	by_all = st.st_mode & S_IWOTH;
+	by_group = (st.st_mode & S_IWGRP) && !group_trusted(d, st.st_gid);
+	if (!by_all && !by_group)
 		return 0;
+	if (by_all)
+		snprintf(who, sizeof(who), "everyone");
+	else
+		gid_name(st.st_gid, who, sizeof(who));
 	if (!(st.st_mode & S_ISVTX)) {
 		daemon_log(LOG_ERR,
-			   "%s: directory %s is writable by everyone (mode %04o, no sticky bit): "
-			   "anybody could replace the socket; use a directory only the daemon's "
-			   "user can write",
-			   path, dir, (unsigned)(st.st_mode & 07777));
+			   "%s: directory %s is writable by %s%s (mode %04o, no sticky bit): %s "
+			   "could replace the socket; %s",
+			   path, dir, who,
+			   by_all ? "" : ", neither the daemon's group nor its --group", mode,
+			   by_all ? "anybody" : "its members", dir_fix(d, dir, fix, sizeof(fix)));
 		return -EPERM;
 	}
 	daemon_log(LOG_WARNING,
-		   "%s: directory %s is writable by everyone (sticky): a socket another user "
-		   "put there first cannot be replaced; prefer a private directory",
-		   path, dir);
+		   "%s: directory %s is writable by %s (sticky): a socket another user put there "
+		   "first cannot be replaced; prefer a private directory",
+		   path, dir, who);
 	return 0;
 }
 
@@ -926,7 +1015,7 @@ static int prepare_path(struct daemon *d)
 			return -errno;
 		}
 	}
-	r = check_socket_dir(path);
+	r = check_socket_dir(d, path);
 	if (r < 0)
 		return r;
 	if (lstat(path, &st) < 0) {

@@ -8,6 +8,8 @@
  * sample tick and pushed to subscribers as one "worker" event line.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -84,7 +86,10 @@ struct worker_run {
 	atomic_uint sweep_depth;
 	/* written by the thread before it signals; read by the loop after the join */
 	int err;
-	char why[SAFETY_WHY_MAX];
+	/* err is target_open's, which a unit's device list may explain */
+	bool open_failed;
+	/* the reason, with room for append_unit_hint() after it */
+	char why[SAFETY_WHY_MAX + 200];
 	struct strbuf result; /* fio-style JSON */
 	struct strbuf report; /* fio-style text */
 };
@@ -213,6 +218,7 @@ static void *worker_thread(void *arg)
 	r = target_open(&w->spec, &w->v, w->write, &tg, w->why, sizeof(w->why));
 	if (r < 0) {
 		w->err = r;
+		w->open_failed = true;
 		goto signal;
 	}
 	have_root = root_open("/", &dk.root) >= 0;
@@ -476,6 +482,62 @@ void worker_tick(struct daemon *d)
 		publish(d);
 }
 
+/* ---- a device the unit does not allow ---- */
+
+/*
+ * Whether the daemon runs as root under systemd, which sets INVOCATION_ID
+ * for every unit it starts (and NOTIFY_SOCKET for Type=notify ones). Read
+ * here, not in src/workers: library code never reads the environment.
+ */
+static bool under_systemd_as_root(void)
+{
+	return geteuid() == 0 && (getenv("INVOCATION_ID") || getenv("NOTIFY_SOCKET"));
+}
+
+/*
+ * When root is refused a device, a device cgroup is the usual cause, and
+ * under systemd that is the unit's DevicePolicy=closed and DeviceAllow= list
+ * (packaging/systemd/iotriaged.service allows the msr devices only). The
+ * open fails with a bare EPERM, which does not say the fix is in the unit:
+ * when err (-errno) is such a refusal of the block device path, appends to
+ * why (a string in size bytes) what to add; else leaves it alone.
+ */
+static void append_unit_hint(char *why, size_t size, int err, const char *path, bool write)
+{
+	size_t len = strlen(why);
+	struct stat st;
+
+	if ((err != -EPERM && err != -EACCES) || !under_systemd_as_root())
+		return;
+	if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode) || len + 1 >= size)
+		return;
+	snprintf(why + len, size - len,
+		 " (the iotriaged service may only open the devices its unit allows: add "
+		 "\"DeviceAllow=%s %s\" with \"systemctl edit iotriaged\")",
+		 path, write ? "rw" : "r");
+}
+
+/*
+ * The same for a refusal by safety_check, whose EPERM also means "has
+ * partitions" and the like: the hint is due only when the device itself
+ * cannot be opened, as its libblkid probe (a write's) could not.
+ */
+static void append_refusal_hint(char *why, size_t size, int err, const char *target, bool write)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if ((err != -EPERM && err != -EACCES) || !under_systemd_as_root() ||
+	    !realpath(target, path))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	append_unit_hint(why, size, -errno, path, write);
+}
+
 /* The thread ended: join it (it is past its last instruction that matters),
  * settle the state, tell subscribers. */
 void worker_event(struct daemon *d)
@@ -497,6 +559,8 @@ void worker_event(struct daemon *d)
 		state = WS_DONE;
 	for (int i = 0; i < DDIR__COUNT; i++)
 		w->now_iops[i] = w->now_bw[i] = 0;
+	if (w->open_failed)
+		append_unit_hint(w->why, sizeof(w->why), w->err, w->v.path, w->write);
 	atomic_store(&w->state, state);
 	daemon_log(state == WS_FAILED ? LOG_WARNING : LOG_NOTICE, "worker %llu on %s: %s%s%s",
 		   (unsigned long long)w->id, w->v.path, state_names[state], w->err ? ": " : "",
@@ -611,7 +675,7 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 	struct job_spec spec;
 	struct worker_run *w;
 	struct root root;
-	char why[SAFETY_WHY_MAX];
+	char why[SAFETY_WHY_MAX + 200]; /* room for append_refusal_hint() */
 	struct strbuf *sb;
 	sigset_t all, old;
 	bool write;
@@ -658,6 +722,7 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 	r = safety_check(&root, &sreq, &v, why, sizeof(why));
 	root_close(&root);
 	if (r < 0) {
+		append_refusal_hint(why, sizeof(why), r, spec.filename, write);
 		daemon_log(LOG_NOTICE, "worker.start (uid %u) on %s refused: %s",
 			   (unsigned)c->cred.uid, spec.filename, why);
 		return server_reply_error(d, c, rq->id, IOT_ERR_REFUSED, "%s", why);
@@ -687,6 +752,7 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 	w->uid = c->cred.uid;
 	w->stop_asked = false;
 	w->err = 0;
+	w->open_failed = false;
 	w->why[0] = '\0';
 	sb_reset(&w->result);
 	sb_reset(&w->report);

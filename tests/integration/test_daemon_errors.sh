@@ -2,7 +2,8 @@
 # iotriaged against bad input and bad situations: an oversized request line
 # (and one exactly at the limit), garbage, wrong types, a wrong protocol
 # version, a stale socket file, a live daemon on the socket, a socket path that
-# is not a socket; SIGINT exits 0. After each abuse the daemon still serves.
+# is not a socket, socket directories others could write or own; SIGINT
+# exits 0. After each abuse the daemon still serves.
 set -u
 [ -n "${IOTRIAGED:-}" ] || { echo "SKIP: \$IOTRIAGED not set"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
@@ -12,7 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 PYTHONPATH="$SRCDIR/tests/integration" python3 - "$fx" "$tmp" <<'PY' || exit 1
-import os, signal, socket, subprocess, sys
+import grp, os, pwd, signal, socket, subprocess, sys
 from daemon_lib import *
 
 fx, tmp = sys.argv[1], sys.argv[2]
@@ -185,6 +186,51 @@ try:
     check("writable by everyone (sticky)" in d3.log_text(), "no warning for a sticky dir: %s"
           % d3.log_text())
     check(d3.stop() == 0, "daemon in a sticky dir did not exit 0")
+
+    # a directory owned by another user (issue 7): its owner could swap the
+    # socket, whatever the mode; refused with the owner, the mode and the fix
+    def refused_in(dirpath, what, *expect):
+        sock = os.path.join(dirpath, "s")
+        p = subprocess.run([env("IOTRIAGED"), "--foreground", "--socket", sock, "--root", fx],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=TIMEOUT)
+        check(p.returncode == 1, "%s: exit %d %r" % (what, p.returncode, p.stderr))
+        line = "iotriaged: %s: directory %s " % (sock, dirpath)
+        check(p.stderr.startswith(line) and all(e in p.stderr for e in expect),
+              "%s: said %r, expected %r and %r" % (what, p.stderr, line, expect))
+        check(not os.path.exists(sock), "%s: a socket was made" % what)
+
+    try:
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        nobody = None
+    if os.geteuid() != 0:
+        print("socket directory owned by another user: not checked (needs root to chown)")
+    elif nobody is None:
+        print("socket directory owned by another user: not checked (no user nobody)")
+    else:
+        foreign = os.path.join(tmp, "foreign")
+        os.mkdir(foreign, 0o755)
+        os.chown(foreign, nobody.pw_uid, -1)
+        refused_in(foreign, "directory of nobody's",
+                   "(mode 0755) belongs to uid %d (nobody), not to root" % nobody.pw_uid,
+                   "its owner could replace the socket",
+                   "chown root:", " %s && chmod 07" % foreign, "RuntimeDirectory=")
+        # writable by a group that is neither the daemon's nor --group
+        shared = os.path.join(tmp, "shared")
+        os.mkdir(shared)
+        os.chown(shared, 0, nobody.pw_gid)
+        os.chmod(shared, 0o770)
+        if nobody.pw_gid != os.getegid():
+            refused_in(shared, "group-writable directory",
+                       "is writable by group %d" % nobody.pw_gid,
+                       "neither the daemon's group nor its --group (mode 0770, no sticky bit)",
+                       "its members could replace the socket")
+            # ... unless it is the group the socket is given to
+            d4 = Daemon(shared, root=fx, interval=100, name="shared",
+                        extra=["--group", grp.getgrgid(nobody.pw_gid).gr_name])
+            daemons.append(d4)
+            check(d4.stop() == 0, "daemon in its --group's directory did not exit 0")
 finally:
     cleanup(daemons)
 print("ok")

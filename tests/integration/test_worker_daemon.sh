@@ -4,7 +4,9 @@
 # progress in the subscribe stream, status completed with IOPS matching the
 # loop device's /proc/diskstats delta; a non-root peer refused; a refused
 # target (an existing non-empty file without --overwrite) refused with the
-# CLI's own words and its bytes unchanged; worker.stop ends a time_based job.
+# CLI's own words and its bytes unchanged; worker.stop ends a time_based job;
+# a device the daemon may not open: under systemd only, the error says what
+# to add to the unit.
 . "$SRCDIR/tests/integration/bench_lib.sh"
 [ -n "${IOTRIAGED:-}" ] || skip "\$IOTRIAGED not set"
 command -v python3 >/dev/null || skip "python3 not installed"
@@ -13,7 +15,7 @@ DEV=$BENCH_DEV
 T=$BENCH_TMP
 
 PYTHONPATH="$SRCDIR/tests/integration" python3 - "$T" "$DEV" "$IOTRIAGE" <<'PY' || exit 1
-import json, os, subprocess, sys, time
+import errno, json, os, stat, subprocess, sys, time
 from daemon_lib import *
 
 tmp, dev, cli = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -191,5 +193,103 @@ try:
     check(d.stop() == 0, "iotriaged exit status")
 finally:
     d.kill()
+
+# A disk the daemon may not open (issue 6). Under the packaged unit the
+# device cgroup (DevicePolicy=closed) refuses it with EPERM, even to root,
+# and the daemon says what to add to the unit, when it runs under systemd
+# (INVOCATION_ID, set here as systemd would) and only then. The refusal is a
+# real one: a cgroup v1 devices group denying the loop device, as systemd
+# makes on such hosts, else (cgroup v2 takes a BPF program) a node of the
+# device on a nodev mount, which root cannot open either (EACCES).
+os.environ.pop("INVOCATION_ID", None)  # the test runner's own systemd
+cgroot = "/sys/fs/cgroup/devices"
+rdev = os.stat(dev).st_rdev
+target, group, mnt, daemons = dev, None, None, []
+try:
+    if os.path.isfile(os.path.join(cgroot, "devices.deny")):
+        group = os.path.join(cgroot, "iotriage-test-%d" % os.getpid())
+        os.mkdir(group)
+        with open(os.path.join(group, "devices.deny"), "w") as f:
+            f.write("b %d:%d rwm\n" % (os.major(rdev), os.minor(rdev)))
+        errtext = os.strerror(errno.EPERM)
+    else:
+        mnt = os.path.join(tmp, "nodev")
+        os.mkdir(mnt)
+        p = run(["mount", "-t", "tmpfs", "-o", "nodev,size=64k", "iotriage-test", mnt])
+        if p.returncode != 0:
+            mnt = None
+            print("device refusal hint: not checked: no cgroup v1 devices controller and "
+                  "no tmpfs mount (%s)" % p.stderr.strip())
+            sys.exit(0)
+        target = os.path.join(mnt, "disk")
+        os.mknod(target, 0o600 | stat.S_IFBLK, rdev)
+        errtext = os.strerror(errno.EACCES)
+
+    def denied_daemon(name, env_extra):
+        """A daemon that cannot open target: started inside the devices group."""
+        if not group:
+            return Daemon(tmp, interval=200, name=name, env_extra=env_extra)
+        with open("/proc/self/cgroup") as f:
+            home = [l.split(":", 2)[2].strip() for l in f if l.split(":")[1] == "devices"][0]
+        with open(os.path.join(group, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
+        try:
+            return Daemon(tmp, interval=200, name=name, env_extra=env_extra)
+        finally:
+            with open(os.path.join(cgroot + home, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+
+    def read_job(dm):
+        """Starts a read on target; the job's error once it has ended."""
+        c = dm.client()
+        r = c.req({"cmd": "worker.start", "args": ["--filename=" + target, "--rw=randread",
+                                                   "--size=1m"]})
+        check(r["ok"], "read start: %r" % r)
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            w = c.req({"cmd": "worker.status"})["worker"]
+            if w["state"] not in ("starting", "running"):
+                break
+            check(time.monotonic() < deadline, "the refused job did not end")
+            time.sleep(0.05)
+        c.close()
+        check(w["state"] == "failed", "read of a denied device: %r" % w)
+        return w["error"]
+
+    def hint(mode):
+        return (' (the iotriaged service may only open the devices its unit allows: add '
+                '"DeviceAllow=%s %s" with "systemctl edit iotriaged")' % (target, mode))
+
+    plain = denied_daemon("plain", None)
+    daemons.append(plain)
+    e = read_job(plain)
+    check(e == "open %s: %s" % (target, errtext), "not under systemd, no hint: %r" % e)
+    check(plain.stop() == 0, "plain daemon exit status")
+
+    unit = denied_daemon("unit", {"INVOCATION_ID": "0123456789abcdef0123456789abcdef"})
+    daemons.append(unit)
+    e = read_job(unit)
+    check(e == "open %s: %s%s" % (target, errtext, hint("r")), "read job's error: %r" % e)
+    check("failed: " + e in unit.log_text(), "the journal line lacks the hint: %s"
+          % unit.log_text())
+    # a write is refused before it starts: the signature probe cannot open it
+    p = run([cli, "worker", "start", "--socket", unit.sock, "--filename=" + target,
+             "--rw=randwrite", "--size=1m"])
+    check(p.returncode == 1 and
+          p.stderr.endswith("cannot probe for signatures: %s%s\n" % (errtext, hint("rw"))),
+          "write to a denied device: %d %r" % (p.returncode, p.stderr))
+    # a refusal of the safety checks' own (EPERM too) carries no hint
+    victim = os.path.join(tmp, "victim")
+    p = run([cli, "worker", "start", "--socket", unit.sock, "--filename=" + victim,
+             "--rw=randwrite", "--size=1m"])
+    check(p.returncode == 1 and "--overwrite" in p.stderr and "DeviceAllow" not in p.stderr,
+          "a safety refusal under systemd: %r" % p.stderr)
+    check(unit.stop() == 0, "unit daemon exit status")
+finally:
+    cleanup(daemons)
+    if mnt:
+        subprocess.run(["umount", mnt])
+    if group:
+        os.rmdir(group)
 PY
 echo "PASS"
