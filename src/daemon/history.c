@@ -5,6 +5,7 @@
  * nothing else; lookups are binary searches because ids and times increase.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +13,7 @@
 
 #include "history.h"
 
-/* zstd's fastest real level: ~20 us (cold cache) and 4.5x on a 10 KB sample */
+/* zstd's fastest real level */
 #define HISTORY_ZSTD_LEVEL 1
 
 struct blob *blob_alloc(size_t len)
@@ -76,55 +77,95 @@ void history_free(struct history *h)
 		blob_unref(h->e[(h->head + i) % h->cap].z);
 	}
 	ZSTD_freeCCtx(h->zctx);
+	free(h->zbuf);
 	free(h->e);
 	memset(h, 0, sizeof(*h));
 }
 
-static size_t stored_len(const struct hist_entry *e)
+/* The kept zstd context, made on first use; NULL when out of memory. */
+static ZSTD_CCtx *zctx(struct history *h)
 {
-	return (e->b ? e->b->len : 0) + (e->z ? e->z->len : 0);
-}
-
-/* DOC of e as a zstd frame in e->z, e->b dropped; e kept as it is on failure. */
-static void compress_entry(struct history *h, struct hist_entry *e)
-{
-	size_t bound = ZSTD_compressBound(e->doc_len), n;
-	struct blob *z;
-
-	if (!e->b || e->z)
-		return;
 	if (!h->zctx) {
-		/* samples are KBs to a few hundred KB: small tables are as good
-		 * (4.5x either way) and touch less memory in a cold cache */
+		/* small tables touch less memory in a cold cache; a block of
+		 * samples repeats most of itself within a few KB */
 		h->zctx = ZSTD_createCCtx();
 		if (h->zctx &&
 		    (ZSTD_isError(ZSTD_CCtx_setParameter(h->zctx, ZSTD_c_compressionLevel,
 							 HISTORY_ZSTD_LEVEL)) ||
-		     ZSTD_isError(ZSTD_CCtx_setParameter(h->zctx, ZSTD_c_hashLog, 12)) ||
-		     ZSTD_isError(ZSTD_CCtx_setParameter(h->zctx, ZSTD_c_windowLog, 16)))) {
+		     ZSTD_isError(ZSTD_CCtx_setParameter(h->zctx, ZSTD_c_hashLog, 13)) ||
+		     ZSTD_isError(ZSTD_CCtx_setParameter(h->zctx, ZSTD_c_windowLog, 17)))) {
 			ZSTD_freeCCtx(h->zctx);
 			h->zctx = NULL;
 		}
 	}
-	if (!h->zctx)
+	return h->zctx;
+}
+
+static bool scratch(struct history *h, size_t len)
+{
+	char *p;
+
+	if (len <= h->zbuf_cap)
+		return true;
+	p = realloc(h->zbuf, len);
+	if (!p)
+		return false;
+	h->zbuf = p;
+	h->zbuf_cap = len;
+	return true;
+}
+
+/* Entries [first, first + k) (each holding its line) into one frame. */
+static void compress_block(struct history *h, size_t first, size_t k)
+{
+	size_t len = 0, off = 0, bound, n;
+	ZSTD_CCtx *cc = zctx(h);
+	struct blob *z;
+
+	if (!cc)
 		return;
-	z = blob_alloc(bound);
+	for (size_t i = first; i < first + k; i++)
+		len += history_at(h, i)->doc_len;
+	bound = ZSTD_compressBound(len);
+	if (!scratch(h, len + bound))
+		return;
+	for (size_t i = first; i < first + k; i++) {
+		const struct hist_entry *e = history_at(h, i);
+
+		memcpy(h->zbuf + off, e->b->data + e->doc_off, e->doc_len);
+		off += e->doc_len;
+	}
+	n = ZSTD_compress2(cc, h->zbuf + len, bound, h->zbuf, len);
+	if (ZSTD_isError(n))
+		return;
+	z = blob_new(h->zbuf + len, n);
 	if (!z)
 		return;
-	n = ZSTD_compress2(h->zctx, z->data, bound, e->b->data + e->doc_off, e->doc_len);
-	if (ZSTD_isError(n)) {
-		blob_unref(z);
-		return;
+	off = 0;
+	for (size_t i = first; i < first + k; i++) {
+		struct hist_entry *e = &h->e[(h->head + i) % h->cap];
+
+		h->stored -= e->b->len;
+		blob_unref(e->b);
+		e->b = NULL;
+		e->z = blob_ref(z);
+		e->z_off = off;
+		e->z_len = len;
+		off += e->doc_len;
 	}
-	/* the frame only: a right-sized copy, the bound can be much larger */
-	e->z = blob_new(z->data, n);
-	blob_unref(z);
-	if (!e->z)
+	h->stored += z->len;
+	h->plain -= k;
+	blob_unref(z); /* the entries hold it now */
+}
+
+void history_compact(struct history *h)
+{
+	size_t block = h->block ? h->block : HISTORY_BLOCK;
+
+	/* the newest stays a line: it is what snapshot and subscribers get */
+	if (h->raw || h->plain < block + 1)
 		return;
-	h->stored -= e->b->len;
-	h->stored += e->z->len;
-	blob_unref(e->b);
-	e->b = NULL;
+	compress_block(h, h->n - h->plain, block);
 }
 
 void history_push(struct history *h, const struct hist_entry *e)
@@ -135,26 +176,51 @@ void history_push(struct history *h, const struct hist_entry *e)
 		struct hist_entry *old = &h->e[h->head];
 
 		h->bytes -= old->line_len;
-		h->stored -= stored_len(old);
+		if (old->b) {
+			h->stored -= old->b->len;
+			h->plain--;
+		} else if (old->z && old->z->refs == 1) {
+			h->stored -= old->z->len; /* the frame's last sample */
+		}
 		blob_unref(old->b);
 		blob_unref(old->z);
 		h->head = (h->head + 1) % h->cap;
 		h->n--;
 	}
-	if (h->n && !h->raw)
-		compress_entry(h, &h->e[(h->head + h->n - 1) % h->cap]);
 	slot = (h->head + h->n) % h->cap;
 	h->e[slot] = *e;
 	h->e[slot].z = NULL;
 	h->e[slot].line_len = e->b->len;
 	h->bytes += e->b->len;
 	h->stored += e->b->len;
+	h->plain++;
 	h->n++;
+}
+
+/* A frame's content into a new buffer of z_len bytes; NULL on failure, with
+ * the reason in *ret_err. */
+static char *unpack(const struct hist_entry *e, int *ret_err)
+{
+	char *buf = malloc(e->z_len ? e->z_len : 1);
+	size_t n;
+
+	if (!buf) {
+		*ret_err = -ENOMEM;
+		return NULL;
+	}
+	n = ZSTD_decompress(buf, e->z_len, e->z->data, e->z->len);
+	if (ZSTD_isError(n) || n != e->z_len || e->z_off + e->doc_len > e->z_len) {
+		free(buf);
+		*ret_err = -EBADMSG;
+		return NULL;
+	}
+	return buf;
 }
 
 int history_doc(const struct hist_entry *e, char *out)
 {
-	size_t n;
+	char *buf;
+	int r = 0;
 
 	if (e->b) {
 		memcpy(out, e->b->data + e->doc_off, e->doc_len);
@@ -162,10 +228,48 @@ int history_doc(const struct hist_entry *e, char *out)
 	}
 	if (!e->z)
 		return -EBADMSG;
-	n = ZSTD_decompress(out, e->doc_len, e->z->data, e->z->len);
-	if (ZSTD_isError(n) || n != e->doc_len)
-		return -EBADMSG;
+	buf = unpack(e, &r);
+	if (!buf)
+		return r;
+	memcpy(out, buf + e->z_off, e->doc_len);
+	free(buf);
 	return 0;
+}
+
+int history_docs(const struct history *h, size_t i, size_t j, char *out)
+{
+	const struct blob *frame = NULL;
+	char *buf = NULL;
+	size_t off = 0;
+	int r = 0;
+
+	if (i > j || j > h->n)
+		return -EINVAL;
+	for (size_t k = i; k < j; k++) {
+		const struct hist_entry *e = history_at(h, k);
+
+		if (!e->z) {
+			r = -EINVAL;
+			break;
+		}
+		if (e->z != frame) {
+			free(buf);
+			buf = unpack(e, &r);
+			if (!buf)
+				break;
+			frame = e->z;
+		}
+		if (e->z_off + e->doc_len > e->z_len) {
+			r = -EBADMSG;
+			break;
+		}
+		if (k > i)
+			out[off++] = ',';
+		memcpy(out + off, buf + e->z_off, e->doc_len);
+		off += e->doc_len;
+	}
+	free(buf);
+	return r;
 }
 
 const struct hist_entry *history_at(const struct history *h, size_t i)

@@ -139,6 +139,8 @@ int loop_sample(struct daemon *d)
 	e.doc_len = len;
 	history_push(&d->hist, &e);
 	server_publish(d, history_latest(&d->hist));
+	/* a block of older samples into one frame, now that this one is out */
+	history_compact(&d->hist);
 	worker_tick(d);
 	/* what a sample costs in wall time, for status: collect dominates */
 	dt = daemon_now_ns() - t0;

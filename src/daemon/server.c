@@ -353,7 +353,7 @@ static int cmd_history(struct daemon *d, struct client *c, const struct request 
 	for (size_t i = from, j; i < d->hist.n && r >= 0; i = j) {
 		const struct hist_entry *e = history_at(&d->hist, i);
 		struct blob *b;
-		size_t len = 0, off = 0;
+		size_t len = 0;
 
 		if (i > from)
 			r = queue_seg(c, d->comma, 0, d->comma->len, false);
@@ -371,15 +371,10 @@ static int cmd_history(struct daemon *d, struct client *c, const struct request 
 		b = blob_alloc(len);
 		if (!b)
 			return -ENOMEM;
-		for (size_t k = i; k < j && r >= 0; k++) {
-			const struct hist_entry *x = history_at(&d->hist, k);
-
-			if (k > i)
-				b->data[off++] = ',';
-			if (history_doc(x, b->data + off) < 0)
-				r = -ENOMEM; /* cannot happen: the frame was ours; drop the client */
-			off += x->doc_len;
-		}
+		/* each frame decompressed once; a frame of ours that does not
+		 * decompress cannot happen: the client is dropped */
+		if (history_docs(&d->hist, i, j, b->data) < 0)
+			r = -ENOMEM;
 		if (r >= 0)
 			r = queue_seg(c, b, 0, len, false);
 		blob_unref(b);

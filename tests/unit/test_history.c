@@ -119,45 +119,73 @@ static void test_shared_blob_outlives_ring(void **state)
 	history_free(&h);
 }
 
-/* Older samples are kept compressed and come back byte for byte; the
- * newest stays a shared event line; raw keeps everything as it came. */
+/* Older samples are kept compressed, a block to a frame, and come back byte
+ * for byte, one by one and as a run; the newest stays a shared event line
+ * until a block is full; raw keeps everything as it came. */
 static void test_compressed(void **state)
 {
-	static const char doc[] =
-	    "{\"version\":1,\"disks\":[{\"disk_device\":\"vda\",\"r/s\":0.00,\"w/s\":12.00,"
-	    "\"util\":0.40},{\"disk_device\":\"vdb\",\"r/s\":0.00,\"w/s\":12.00,"
+	static const char fmt[] =
+	    "{\"version\":1,\"sample\":%d,\"disks\":[{\"disk_device\":\"vda\",\"r/s\":0.00,"
+	    "\"w/s\":12.00,\"util\":0.40},{\"disk_device\":\"vdb\",\"r/s\":0.00,\"w/s\":12.00,"
 	    "\"util\":0.40},{\"disk_device\":\"vdc\",\"r/s\":0.00,\"w/s\":12.00,"
 	    "\"util\":0.40}],\"cpu-load\":[{\"cpu\":\"all\",\"usr\":1.00,\"idle\":99.00}]}";
-	char out[sizeof(doc)];
+	char doc[16][400], out[16 * 400], want[16 * 400];
+	size_t len[16], off = 0;
 	struct history h, r;
 	struct hist_entry e;
 
 	(void)state;
-	assert_int_equal(history_init(4, &h), 0);
-	assert_int_equal(history_init(4, &r), 0);
+	assert_int_equal(history_init(8, &h), 0);
+	assert_int_equal(history_init(8, &r), 0);
+	h.block = 3;
 	r.raw = true;
-	for (uint64_t id = 1; id <= 6; id++) {
-		e = (struct hist_entry){ .id = id, .mono_ns = (int64_t)id };
-		e.b = blob_new(doc, sizeof(doc) - 1);
-		e.doc_len = sizeof(doc) - 1;
+	for (int id = 1; id <= 11; id++) {
+		len[id - 1] = (size_t)snprintf(doc[id - 1], sizeof(doc[0]), fmt, id);
+		e = (struct hist_entry){ .id = (uint64_t)id, .mono_ns = id };
+		e.b = blob_new(doc[id - 1], len[id - 1]);
+		e.doc_len = len[id - 1];
 		history_push(&h, &e);
-		e.b = blob_new(doc, sizeof(doc) - 1);
+		history_compact(&h);
+		e.b = blob_new(doc[id - 1], len[id - 1]);
 		history_push(&r, &e);
+		history_compact(&r);
+		if (id == 8) {
+			/* 1-3 and 4-6 in two frames, 7 and 8 as they came */
+			for (size_t i = 0; i < 8; i++)
+				assert_true((history_at(&h, i)->z != NULL) == (i < 6));
+			assert_ptr_equal(history_at(&h, 0)->z, history_at(&h, 2)->z);
+			assert_ptr_not_equal(history_at(&h, 2)->z, history_at(&h, 3)->z);
+			assert_int_equal(history_at(&h, 0)->z->refs, 3);
+		}
 	}
-	assert_int_equal(h.n, 4);
-	assert_int_equal(h.bytes, 4 * (sizeof(doc) - 1));
+	/* 11 pushed into 8 slots: 1-3 gone (their frame with them), 4-6 and
+	 * 7-9 compressed, 10 and 11 lines */
+	assert_int_equal(h.n, 8);
+	assert_int_equal(history_at(&h, 0)->id, 4);
+	assert_int_equal(h.plain, 2);
 	assert_true(h.stored < h.bytes);
 	assert_int_equal(r.stored, r.bytes);
+	assert_int_equal(r.plain, 8);
 	for (size_t i = 0; i < h.n; i++) {
 		const struct hist_entry *x = history_at(&h, i);
 
-		assert_true((x->b != NULL) == (i == h.n - 1)); /* only the newest as it came */
-		assert_true((x->z != NULL) == (i < h.n - 1));
+		assert_true((x->b != NULL) == (i >= 6));
 		memset(out, 0, sizeof(out));
 		assert_int_equal(history_doc(x, out), 0);
-		assert_memory_equal(out, doc, sizeof(doc) - 1);
+		assert_memory_equal(out, doc[i + 3], len[i + 3]);
 		assert_non_null(history_at(&r, i)->b);
+		if (i < 6) {
+			if (i)
+				want[off++] = ',';
+			memcpy(want + off, doc[i + 3], len[i + 3]);
+			off += len[i + 3];
+		}
 	}
+	/* the compressed run, across two frames, joined as a reply sends it */
+	memset(out, 0, sizeof(out));
+	assert_int_equal(history_docs(&h, 0, 6, out), 0);
+	assert_memory_equal(out, want, off);
+	assert_int_equal(history_docs(&h, 5, 7, out), -EINVAL); /* 10 is not compressed */
 	/* a damaged frame is refused, not decoded into garbage */
 	e = *history_at(&h, 0);
 	e.z = blob_new(e.z->data, e.z->len / 2);
