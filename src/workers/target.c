@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "target.h"
@@ -201,6 +202,45 @@ fail_closed:
 	return ret;
 }
 
+/*
+ * --hipri (IOPOLL) reaps completions only by polling the device's queue: on
+ * a queue without poll support (loop, virtio, NVMe without poll_queues) the
+ * kernel takes the IO but nothing ever polls it complete, and the job
+ * spins. The queue says so in queue/io_poll; a partition's is its disk's.
+ * Unreadable (old kernel, no sysfs): the kernel decides, as before.
+ */
+static int target_check_poll(const struct job_target *t, char *why, size_t n)
+{
+	static const char *const rel[] = { "queue/io_poll", "../queue/io_poll" };
+	struct stat st;
+	char path[96], v[4] = "";
+	dev_t dev;
+
+	if (stat(t->path, &st) < 0)
+		return 0;
+	dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		ssize_t len;
+		int fd;
+
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(dev), minor(dev),
+			 rel[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, v, sizeof(v) - 1);
+		close(fd);
+		if (len > 0 && v[0] == '0')
+			return why_fmt(why, n, -EOPNOTSUPP,
+				       "--hipri: its block queue does not poll (%s is 0), so "
+				       "polled completions would never be reaped; NVMe polls "
+				       "with the nvme.poll_queues=N module parameter",
+				       path);
+		return 0;
+	}
+	return 0;
+}
+
 int target_open(const struct job_spec *spec, const struct safety_verdict *v, bool write,
 		struct target *ret, char *why, size_t why_size)
 {
@@ -215,6 +255,15 @@ int target_open(const struct job_spec *spec, const struct safety_verdict *v, boo
 		r = target_open_blockdev(spec, write, &tg, why, why_size);
 	else
 		r = target_open_file(spec, v, write, &tg, why, why_size);
+	if (r >= 0 && spec->hipri) {
+		char ignored[8];
+
+		r = target_check_poll(&tg.t, why, why_size);
+		if (r < 0) {
+			tg.keep = false; /* nothing left behind, --keep or not */
+			target_close(&tg, ignored, sizeof(ignored));
+		}
+	}
 	if (r < 0) {
 		if (tg.claim_fd >= 0)
 			close(tg.claim_fd);

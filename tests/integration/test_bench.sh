@@ -51,6 +51,25 @@ f="$T/new.dat"
 "$IOTRIAGE" bench --filename="$T/s.dat" --rw=write --bs=4k --size=256k --fsync=8 \
 	--output-format=json >"$T/fsync.json" 2>&1 || fail "fsync"
 
+# SQPOLL: the kernel's poller thread submits; the IO is the same
+before=$(diskstats_of "$dev")
+"$IOTRIAGE" bench --filename="$dev" --ioengine=io_uring --rw=randread --bs=4k --iodepth=8 \
+	--size=4m --direct=1 --sqthread_poll=1 --output-format=json >"$T/io_uring.sqpoll.json" \
+	2>"$T/err" ||
+	fail "sqthread_poll: $(cat "$T/err")"
+after=$(diskstats_of "$dev")
+echo "io_uring sqpoll $before $after" >>"$T/manifest"
+# IOPOLL on a queue that does not poll (loop) is refused at once, with the
+# reason, instead of spinning forever on completions nobody polls
+if [ "$(cat "/sys/block/${dev#/dev/}/queue/io_poll" 2>/dev/null)" = 0 ]; then
+	timeout -s KILL 20 "$IOTRIAGE" bench --filename="$dev" --ioengine=io_uring --rw=randread \
+		--direct=1 --runtime=1 --time_based --hipri=1 >/dev/null 2>"$T/err"
+	rc=$?
+	[ $rc -eq 1 ] || fail "--hipri on a non-polling queue: exit $rc (137: it hung)"
+	grep -q 'hipri: its block queue does not poll (/sys/dev/block/[0-9]*:[0-9]*/queue/io_poll is 0)' \
+		"$T/err" || fail "--hipri message: $(cat "$T/err")"
+fi
+
 python3 - "$T" "$dev" <<'PY' || fail "checks above"
 import json, os, sys
 T, dev = sys.argv[1], sys.argv[2]
@@ -66,8 +85,9 @@ for line in open(os.path.join(T, "manifest")):
     assert j["error"] == 0, (what, j["error"])
     assert r["io_bytes"] + w["io_bytes"] == 4 << 20, (what, r["io_bytes"], w["io_bytes"])
     assert r["total_ios"] + w["total_ios"] == 1024, what
-    reads = rw in ("read", "randread", "rw", "randrw")
-    writes = rw in ("write", "randwrite", "rw", "randrw")
+    mode = "randread" if rw == "sqpoll" else rw
+    reads = mode in ("read", "randread", "rw", "randrw")
+    writes = mode in ("write", "randwrite", "rw", "randrw")
     if not reads: assert r["total_ios"] == 0, what
     if not writes: assert w["total_ios"] == 0, what
     if reads and writes:  # rwmixread=50 over 1024 IOs
