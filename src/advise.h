@@ -46,7 +46,8 @@ struct finding {
 	char detail[2 * ADV_TEXT_MAX]; /* shares per IRQ/softirq/device, why no suggestion */
 };
 
-/* One write of a suggestion. Paths are relative to the root ("proc/irq/107/smp_affinity_list"). */
+/* One write of a suggestion. Paths are relative to the root ("proc/irq/107/smp_affinity_list"),
+ * or the pseudo path of an ethtool setting (advise_ethtool_path()). */
 struct advise_action {
 	char path[128];
 	char value[TOPO_LIST_MAX]; /* what apply writes */
@@ -89,10 +90,22 @@ const struct finding *advice_finding(const struct advice *a, const char *id);
 const char *advise_severity_name(enum advise_severity s);
 const char *advise_kind_name(enum finding_kind k);
 
+/*
+ * `ethtool -L IFACE combined N` is not a file write: its action's path is
+ * "netlink/ethtool/IFACE/channels/combined", the combined count of IFACE's
+ * channels set through the ethtool netlink family (in a recorded tree, the
+ * count inside netlink/ethtool/IFACE/channels.bin). True when path is such a
+ * path with a valid interface name, copied to ret_ifname (NULL: not wanted;
+ * size >= IOT_NAME_MAX).
+ */
+#define ADV_ETHTOOL_PREFIX   "netlink/ethtool/"
+#define ADV_ETHTOOL_COMBINED "/channels/combined"
+bool advise_ethtool_path(const char *path, char *ret_ifname, size_t size);
+
 /* The exact shell commands of s, one per line ("echo 3 > /proc/irq/107/smp_affinity_list"),
  * or its undo commands (in reverse order). Host paths, not --root ones. */
 void advise_commands(const struct suggestion *s, bool undo, struct strbuf *sb);
-/* One command line of action a. */
+/* One command line of action a: `echo V > /PATH`, or `ethtool -L IFACE combined N`. */
 void advise_command(const struct advise_action *a, bool undo, struct strbuf *sb);
 
 /* Thresholds (doc/advise.md explains each). */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Findings and suggestions as JSON. Commands are given as the exact shell
- * lines a person would type, and as structured writes for scripts.
+ * lines a person would type, and as structured writes for scripts (each
+ * with its kind: a file, or an ethtool setting).
  */
 #include <string.h>
 
@@ -72,6 +73,9 @@ static void encode_suggestion(struct strbuf *sb, const struct suggestion *s)
 
 		memcpy(path + 1, a->path, sizeof(a->path));
 		sb_putc(sb, '{');
+		/* "path" of an ethtool setting is a pseudo path (advise.h), not a file */
+		kv_str(sb, "kind", advise_ethtool_path(a->path, NULL, 0) ? "ethtool" : "file",
+		       true);
 		kv_str(sb, "path", path, true);
 		kv_str(sb, "value", a->value, true);
 		kv_str(sb, "current", a->undo, false);

@@ -2,7 +2,9 @@
 /*
  * Applying a suggestion and undoing it. The journal is written (fsync,
  * rename) before the first write, so a crash mid-apply still leaves the
- * values to restore. Only paths of the allowed set are ever written.
+ * values to restore. Only paths of the allowed set are ever written; the
+ * one setting that is not a file, a NIC's combined channel count, goes
+ * through ethtool_nl.c (netlink live, the recorded answer under --root).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "ethtool_nl.h"
 
 #define JOURNAL_MAGIC  "iotriage-undo 1"
 #define JOURNAL_SUFFIX ".undo"
@@ -54,6 +57,68 @@ const char *apply_errno_meaning(int err, bool is_irq)
 	}
 }
 
+/* ETHTOOL_MSG_CHANNELS_SET's refusals (net/ethtool/channels.c and the drivers). */
+static const char *ethtool_meaning(int err)
+{
+	switch (err < 0 ? -err : err) {
+	case EINVAL:
+		return "the driver refused the count: above its maximum, or (fewer channels) "
+		       "queues still used by an RSS indirection table (ethtool -x), an ntuple "
+		       "filter or an AF_XDP socket";
+	case EOPNOTSUPP:
+		return "the driver cannot change its channel count";
+	case EPERM:
+	case EACCES:
+		return "not permitted: needs CAP_NET_ADMIN (run as root, or through iotriaged)";
+	case ENODEV:
+	case ENOENT:
+		return "no such interface now (renamed or removed), or, in a recorded tree, no "
+		       "recorded channels answer";
+	case EBUSY:
+		return "the device is busy (being reconfigured): try again";
+	case ENOMEM:
+	case ENOSPC:
+		return "the driver could not allocate the new queues or their interrupt vectors";
+	default:
+		return "ethtool request failed";
+	}
+}
+
+static bool is_irq_path(const char *path, unsigned *ret_irq);
+
+/* What a failed write's errno means for the thing at path. */
+static const char *meaning(int err, const char *path)
+{
+	unsigned irq;
+
+	if (advise_ethtool_path(path, NULL, 0))
+		return ethtool_meaning(err);
+	return apply_errno_meaning(err, is_irq_path(path, &irq));
+}
+
+/* The command a person would type for writing v to path. */
+static void command_text(const char *path, const char *v, char *buf, size_t size)
+{
+	char ifname[IOT_NAME_MAX];
+
+	if (advise_ethtool_path(path, ifname, sizeof(ifname)))
+		snprintf(buf, size, "ethtool -L %s combined %s", ifname, v);
+	else
+		snprintf(buf, size, "echo %s > /%s", v, path);
+}
+
+/* What path names, for messages: "/sys/block/sdb/queue/scheduler", or
+ * "the channels of eth0 (ethtool -l eth0)". */
+static void target_text(const char *path, char *buf, size_t size)
+{
+	char ifname[IOT_NAME_MAX];
+
+	if (advise_ethtool_path(path, ifname, sizeof(ifname)))
+		snprintf(buf, size, "the channels of %s (ethtool -l %s)", ifname, ifname);
+	else
+		snprintf(buf, size, "/%s", path);
+}
+
 bool apply_path_allowed(const char *p)
 {
 	static const char *const prefixes[] = {
@@ -69,6 +134,9 @@ bool apply_path_allowed(const char *p)
 	for (const char *c = p; *c; c++)
 		if (*c == '\t' || *c == '\n' || *c == ' ')
 			return false;
+	/* not a file: a NIC's combined channel count, set through netlink */
+	if (strncmp(p, ADV_ETHTOOL_PREFIX, strlen(ADV_ETHTOOL_PREFIX)) == 0)
+		return advise_ethtool_path(p, NULL, 0);
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (strncmp(p, prefixes[i], strlen(prefixes[i])) == 0)
 			ok = true;
@@ -89,9 +157,19 @@ static bool value_ok(const char *v)
  * word of a choice file ("[none] mq-deadline" -> "none"). */
 static int read_value(const struct root *r, const char *path, char *buf, size_t size)
 {
-	char raw[512];
-	int n = root_read_small(r, path, raw, sizeof(raw));
+	char raw[512], ifname[IOT_NAME_MAX];
+	int n;
 
+	if (advise_ethtool_path(path, ifname, sizeof(ifname))) {
+		struct nic_channels ch;
+
+		n = ethtool_nl_channels_get(r, ifname, &ch);
+		if (n < 0)
+			return n;
+		n = snprintf(buf, size, "%u", ch.combined);
+		return n < 0 || (size_t)n >= size ? -EOVERFLOW : 0;
+	}
+	n = root_read_small(r, path, raw, sizeof(raw));
 	if (n < 0)
 		return n;
 	if (strchr(raw, '['))
@@ -102,13 +180,37 @@ static int read_value(const struct root *r, const char *path, char *buf, size_t 
 	return 0;
 }
 
+/* A channel count as `ethtool -L` takes it: 1 .. UINT32_MAX, digits only. */
+static int parse_count(const char *v, uint32_t *ret)
+{
+	unsigned long long x = 0;
+
+	if (!*v || strlen(v) > 10)
+		return -EINVAL;
+	for (; *v; v++) {
+		if (*v < '0' || *v > '9')
+			return -EINVAL;
+		x = x * 10 + (unsigned)(*v - '0');
+	}
+	if (x == 0 || x > UINT32_MAX)
+		return -EINVAL;
+	*ret = (uint32_t)x;
+	return 0;
+}
+
 static int write_value(const struct root *r, const char *path, const char *v)
 {
-	char buf[TOPO_LIST_MAX + 1];
+	char buf[TOPO_LIST_MAX + 1], ifname[IOT_NAME_MAX];
 	size_t len = strlen(v);
 	ssize_t n;
 	int fd, e = 0;
 
+	if (advise_ethtool_path(path, ifname, sizeof(ifname))) {
+		uint32_t count;
+
+		e = parse_count(v, &count);
+		return e < 0 ? e : ethtool_nl_channels_set_combined(r, ifname, count);
+	}
 	/* O_TRUNC: a no-op for /proc and /sys, needed for recorded trees */
 	fd = root_openat(r, path, O_WRONLY | O_TRUNC);
 	if (fd < 0)
@@ -339,9 +441,13 @@ static int rollback(const struct root *r, const struct apply_journal *j, size_t 
 		int e = write_value(r, j->writes[n].path, j->writes[n].undo);
 
 		if (e < 0 && !first) {
+			char what[160];
+
 			first = e;
-			snprintf(msg, size, "; rollback of /%s to '%s' failed too: %s",
-				 j->writes[n].path, j->writes[n].undo, strerror(-e));
+			target_text(j->writes[n].path, what, sizeof(what));
+			/* a message: a long cpulist may be cut */
+			snprintf(msg, size, "; rollback of %.130s to '%.40s' failed too: %s", what,
+				 j->writes[n].undo, strerror(-e));
 		}
 	}
 	return first;
@@ -370,7 +476,7 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 {
 	struct apply_result res = { 0 };
 	struct apply_journal *j;
-	char name[ADV_ID_MAX + 16], extra[256] = "";
+	char name[ADV_ID_MAX + 16], extra[256] = "", what[TOPO_LIST_MAX + 160];
 	size_t i;
 	int e = 0;
 
@@ -395,8 +501,9 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 		struct apply_write *w = &j->writes[i];
 
 		if (!apply_path_allowed(a->path) || !value_ok(a->value)) {
-			snprintf(res.message, sizeof(res.message), "%s: refusing to write /%s",
-				 s->id, a->path);
+			target_text(a->path, what, sizeof(what));
+			snprintf(res.message, sizeof(res.message), "%s: refusing to write %s",
+				 s->id, what);
 			e = -EINVAL;
 			goto out;
 		}
@@ -405,17 +512,18 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 		/* the value now, not the advice's: the host may have changed since */
 		e = read_value(r, a->path, w->undo, sizeof(w->undo));
 		if (e < 0) {
-			snprintf(
-			    res.message, sizeof(res.message),
-			    "%s: cannot read /%s to record its undo value: %s; nothing written",
-			    s->id, a->path, strerror(-e));
+			target_text(a->path, what, sizeof(what));
+			snprintf(res.message, sizeof(res.message),
+				 "%s: cannot read %s to record its undo value: %s; nothing written",
+				 s->id, what, strerror(-e));
 			goto out;
 		}
 		if (!value_ok(w->undo)) {
 			e = -EBADMSG;
+			target_text(a->path, what, sizeof(what));
 			snprintf(res.message, sizeof(res.message),
-				 "%s: /%s holds a value that cannot be journaled; nothing written",
-				 s->id, a->path);
+				 "%s: %s holds a value that cannot be journaled; nothing written",
+				 s->id, what);
 			goto out;
 		}
 	}
@@ -440,10 +548,11 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 				/* roll back this one too: it may have taken a part */
 				i++;
 				rollback(r, j, i, extra, sizeof(extra));
+				target_text(w->path, what, sizeof(what));
 				snprintf(res.message, sizeof(res.message),
-					 "%s: /%s reads back '%s' after writing '%s'; rolled back "
+					 "%s: %s reads back '%s' after writing '%s'; rolled back "
 					 "%zu writes%s",
-					 s->id, w->path, got, w->value, i, extra);
+					 s->id, what, got, w->value, i, extra);
 				e = -EIO;
 				unlinkat(state_fd, name, 0);
 				goto out;
@@ -452,10 +561,10 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 		if (e < 0) {
 			int re = rollback(r, j, i, extra, sizeof(extra));
 
+			command_text(w->path, w->value, what, sizeof(what));
 			snprintf(res.message, sizeof(res.message),
-				 "%s: echo %s > /%s: %s: %s; %s%zu earlier writes rolled back%s",
-				 s->id, w->value, w->path, strerror(-e),
-				 apply_errno_meaning(e, irq_path), i ? "" : "nothing written, ", i,
+				 "%s: %s: %s: %s; %s%zu earlier writes rolled back%s", s->id, what,
+				 strerror(-e), meaning(e, w->path), i ? "" : "nothing written, ", i,
 				 extra);
 			if (re == 0)
 				unlinkat(state_fd, name, 0);
@@ -505,15 +614,14 @@ int apply_undo(const struct root *r, int state_fd, const char *id, struct apply_
 	}
 	for (size_t i = j->n; i-- > 0;) {
 		const struct apply_write *w = &j->writes[i];
-		unsigned irq;
+		char what[TOPO_LIST_MAX + 160];
 
 		e = write_value(r, w->path, w->undo);
 		if (e < 0) {
+			command_text(w->path, w->undo, what, sizeof(what));
 			snprintf(res.message, sizeof(res.message),
-				 "%s: echo %s > /%s: %s: %s; journal kept, %zu of %zu restored", id,
-				 w->undo, w->path, strerror(-e),
-				 apply_errno_meaning(e, is_irq_path(w->path, &irq)), j->n - 1 - i,
-				 j->n);
+				 "%s: %s: %s: %s; journal kept, %zu of %zu restored", id, what,
+				 strerror(-e), meaning(e, w->path), j->n - 1 - i, j->n);
 			goto out;
 		}
 		res.written++;

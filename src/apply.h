@@ -2,8 +2,9 @@
 /*
  * apply: carry out one suggestion's writes under the root, all or nothing,
  * with an undo journal written before the first write; and undo it later.
- * The only module of the core that writes to /proc and /sys. It never
- * prints; results carry a message for the caller to show.
+ * The only module of the core that writes to /proc and /sys, or changes a
+ * NIC's channels (an action whose path is advise_ethtool_path()'s). It
+ * never prints; results carry a message for the caller to show.
  */
 #ifndef IOTRIAGE_APPLY_H
 #define IOTRIAGE_APPLY_H
@@ -47,7 +48,8 @@ int apply_state_open(const struct root *r, const char *state_dir);
 /*
  * Applies s: reads each file's current value (the undo value, even if it
  * changed since the advice), writes the journal <id>.undo, writes each value
- * and reads it back. IRQ writes are verified through smp_affinity_list and
+ * and reads it back (a channel count: set and read back over the ethtool
+ * family live, or in the recorded answer under any other root). IRQ writes are verified through smp_affinity_list and
  * effective_affinity_list (an effective affinity not yet inside the new set
  * is "pending": x86 moves an IRQ at its next interrupt). On any failure the
  * writes already done are rolled back in reverse and the journal removed.
@@ -84,7 +86,8 @@ const char *apply_errno_meaning(int err, bool is_irq);
 /* Journal text <-> struct. parse returns 0 or -EBADMSG (bad header, field,
  * path outside the allowed set, too many writes). */
 int apply_journal_parse(const char *buf, size_t len, struct apply_journal *ret);
-/* True for the root-relative paths apply may write. */
+/* True for the root-relative paths apply may write, and for the pseudo path
+ * "netlink/ethtool/IFACE/channels/combined" (advise.h). */
 bool apply_path_allowed(const char *path);
 
 #endif

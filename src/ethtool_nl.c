@@ -164,6 +164,135 @@ fail:
 	return NULL;
 }
 
+struct nl_msg *ethtool_nl_channels_set_request(int family, const char *ifname, uint32_t combined)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nlattr *hdr;
+
+	if (!msg)
+		return NULL;
+	/* the socket's auto-ACK is off (netlink.c): ask for the ACK here, it
+	 * is the only answer a SET gets */
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_ACK,
+			 ETHTOOL_MSG_CHANNELS_SET, ETHTOOL_GENL_VERSION))
+		goto fail;
+	hdr = nla_nest_start(msg, ETHTOOL_A_CHANNELS_HEADER);
+	if (!hdr || nla_put_string(msg, ETHTOOL_A_HEADER_DEV_NAME, ifname) < 0)
+		goto fail;
+	nla_nest_end(msg, hdr);
+	if (nla_put_u32(msg, ETHTOOL_A_CHANNELS_COMBINED_COUNT, combined) < 0)
+		goto fail;
+	return msg;
+fail:
+	nlmsg_free(msg);
+	return NULL;
+}
+
+int ethtool_nl_channels_patch(void *buf, size_t len, uint32_t combined)
+{
+	const struct nlmsghdr *h;
+	struct nic_channels c;
+	struct nlattr *a;
+	int r;
+
+	r = ethtool_nl_channels_parse(buf, len, &c, NULL);
+	if (r < 0)
+		return r;
+	/* ethnl_set_channels(): a count above its maximum, or no channel at all */
+	if (combined == 0 || combined > c.combined_max)
+		return c.combined_max ? -EINVAL : -ENODATA;
+	r = genl_answer(buf, len, ETHTOOL_MSG_CHANNELS_GET_REPLY, &h, NULL);
+	if (r < 0)
+		return r;
+	/* the parse above checked every attribute's size against the policy */
+	a = nlmsg_find_attr((struct nlmsghdr *)h, GENL_HDRLEN, ETHTOOL_A_CHANNELS_COMBINED_COUNT);
+	if (!a)
+		return -ENODATA;
+	memcpy(nla_data(a), &combined, sizeof(combined));
+	return 0;
+}
+
+static int channels_rel(const char *ifname, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "netlink/ethtool/%s/channels.bin", ifname);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int ethtool_nl_channels_get(const struct root *r, const char *ifname, struct nic_channels *ret)
+{
+	struct nlreply reply = { 0 };
+	struct nic_channels c;
+	struct nlconn conn;
+	char rel[IOT_NAME_MAX + 48];
+	int e;
+
+	if (r->path[0] != '\0') {
+		e = channels_rel(ifname, rel, sizeof(rel));
+		if (e == 0)
+			e = netlink_read_recorded(r, rel, &reply);
+	} else {
+		e = netlink_open_genl(ETHTOOL_GENL_NAME, &conn);
+		if (e == 0) {
+			struct nl_msg *msg =
+			    ethtool_nl_request(conn.family, ETHTOOL_MSG_CHANNELS_GET, ifname);
+
+			e = msg ? netlink_transact(&conn, msg, &reply) : -ENOMEM;
+			netlink_close(&conn);
+		}
+	}
+	if (e >= 0)
+		e = ethtool_nl_channels_parse(reply.buf, reply.len, &c, NULL);
+	nlreply_free(&reply);
+	if (e < 0)
+		return e;
+	*ret = c;
+	return 0;
+}
+
+int ethtool_nl_channels_set_combined(const struct root *r, const char *ifname, uint32_t combined)
+{
+	struct nlreply reply = { 0 };
+	const struct nlmsghdr *h;
+	struct nlconn conn;
+	char rel[IOT_NAME_MAX + 48];
+	size_t off = 0;
+	int e;
+
+	if (r->path[0] != '\0') {
+		/* a recorded tree: the answer the kernel would give from now on */
+		e = channels_rel(ifname, rel, sizeof(rel));
+		if (e == 0)
+			e = netlink_read_recorded(r, rel, &reply);
+		if (e >= 0)
+			e = ethtool_nl_channels_patch(reply.buf, reply.len, combined);
+		if (e >= 0)
+			e = netlink_record(r->dirfd, rel, &reply);
+		nlreply_free(&reply);
+		return e < 0 ? e : 0;
+	}
+	e = netlink_open_genl(ETHTOOL_GENL_NAME, &conn);
+	if (e < 0)
+		return e;
+	{
+		struct nl_msg *msg = ethtool_nl_channels_set_request(conn.family, ifname, combined);
+
+		e = msg ? netlink_transact(&conn, msg, &reply) : -ENOMEM;
+	}
+	netlink_close(&conn);
+	/* the ACK is skipped by the walk (0); a refusal is its -errno */
+	if (e >= 0)
+		e = netlink_walk(reply.buf, reply.len, &off, &h);
+	if (e > 0)
+		e = -EBADMSG; /* a SET answers with an ACK only */
+	/* the driver could not allocate its queues or vectors; -ENOMEM from
+	 * here would read as our own allocation failing */
+	if (e == -ENOMEM && reply.len)
+		e = -ENOSPC;
+	nlreply_free(&reply);
+	return e;
+}
+
 /* ---- tables ---- */
 
 void nic_table_free(struct nic_table *t)

@@ -3,7 +3,9 @@
  * What each NIC is set to: channels and interrupt coalescing through the
  * ethtool generic netlink family, link counters through rtnetlink (rtnl.c),
  * and the interrupt vectors of its PCI function (joined with
- * /proc/interrupts by metrics_proc.c). Collect and parse only.
+ * /proc/interrupts by metrics_proc.c). Collect and parse; the one setting
+ * that apply.c changes (combined channels) is carried out here too, since
+ * only this file knows how a recorded tree holds the ethtool answers.
  */
 #ifndef IOTRIAGE_ETHTOOL_NL_H
 #define IOTRIAGE_ETHTOOL_NL_H
@@ -80,6 +82,41 @@ int ethtool_nl_coalesce_parse(const void *buf, size_t len, struct nic_coalesce *
 
 /* Requests: cmd is ETHTOOL_MSG_CHANNELS_GET or ETHTOOL_MSG_COALESCE_GET. NULL on ENOMEM. */
 struct nl_msg *ethtool_nl_request(int family, uint8_t cmd, const char *ifname);
+
+/* `ethtool -L IFACE combined N`: ETHTOOL_MSG_CHANNELS_SET carrying only
+ * ETHTOOL_A_CHANNELS_COMBINED_COUNT, with NLM_F_ACK (a SET has no reply
+ * otherwise). NULL on ENOMEM. */
+struct nl_msg *ethtool_nl_channels_set_request(int family, const char *ifname, uint32_t combined);
+
+/*
+ * A recorded CHANNELS_GET_REPLY (buf, len; 4-aligned) rewritten in place to
+ * what the kernel answers after `ethtool -L IFACE combined N`: its
+ * ETHTOOL_A_CHANNELS_COMBINED_COUNT becomes combined, every other byte
+ * stays. Pure. 0, -EINVAL (combined 0 or above COMBINED_MAX: the kernel's
+ * answer to such a SET), -ENODATA (no COMBINED_COUNT: the NIC has no
+ * combined channels) or the parse's error.
+ */
+int ethtool_nl_channels_patch(void *buf, size_t len, uint32_t combined);
+
+/*
+ * The channels of ifname now, for apply: live (root "/") through the ethtool
+ * family, else from netlink/ethtool/IFACE/channels.bin under r. 0 or -errno
+ * (-ENOENT: no such recording or no ethtool family, -EOPNOTSUPP: the driver
+ * has no channels). *ret written only on success.
+ */
+int ethtool_nl_channels_get(const struct root *r, const char *ifname, struct nic_channels *ret);
+
+/*
+ * Sets the combined channel count of ifname. Live: ETHTOOL_MSG_CHANNELS_SET
+ * (CAP_NET_ADMIN); the kernel's refusal is returned (-EINVAL: out of range,
+ * or queues still used by an RSS indirection table, ntuple filter or AF_XDP
+ * socket; -EOPNOTSUPP: the driver cannot; -EPERM; -ENOSPC: the driver could
+ * not allocate the queues, its -ENOMEM). Under any other root the
+ * recorded answer is rewritten as the kernel would then answer (see
+ * ethtool_nl_channels_patch), so apply and undo are testable on a recorded
+ * tree as /proc/irq writes are on plain files. 0 or -errno.
+ */
+int ethtool_nl_channels_set_combined(const struct root *r, const char *ifname, uint32_t combined);
 
 struct ethtool_nl_collector {
 	bool live;

@@ -30,6 +30,8 @@ check iostats-off "iostats-off-sdd" "iostats-sdd"
 check md-raid0 "disk-saturated-sdd disk-saturated-sdf member-imbalance-md0-sdf" ""
 check container "hot-cpu-cpu1 topology-missing-topology" ""
 check old-kernel "hot-cpu-cpu1 topology-missing-topology" "irq-spread-mpt2sas0-msix"
+check nic-few-channels "hot-cpu-cpu0" "irq-spread-eth0 channels-eth0"
+check nic-one-channel "hot-cpu-cpu0" "channels-eth0"
 python3 - "$tmp" <<'PY' || fail "scenario ids"
 import json, sys
 tmp = sys.argv[1]
@@ -43,8 +45,24 @@ for line in open(tmp + "/expect"):
     for x in d["suggestions"]:
         assert x["commands"] and len(x["commands"]) == len(x["undo"]) == len(x["writes"]), x
         assert x["reason"] and x["effect"], x
-        for c in x["commands"]:
-            assert c.startswith("echo ") and " > /" in c, c
+        for c, wr in zip(x["commands"], x["writes"]):
+            if wr["kind"] == "ethtool":
+                assert c.startswith("ethtool -L ") and " combined " in c, c
+                assert wr["path"].startswith("/netlink/ethtool/"), wr
+            else:
+                assert wr["kind"] == "file", wr
+                assert c.startswith("echo ") and " > /" in c, c
+# the NIC with too few channels: exactly seed 002's command, and its undo
+d = json.load(open(tmp + "/nic-few-channels.json"))
+s = [x for x in d["suggestions"] if x["id"] == "channels-eth0"][0]
+assert s["commands"] == ["ethtool -L eth0 combined 8"], s
+assert s["undo"] == ["ethtool -L eth0 combined 2"], s
+assert s["writes"] == [{"kind": "ethtool", "path": "/netlink/ethtool/eth0/channels/combined",
+                        "value": "8", "current": "2"}], s
+assert s["finding"] == "hot-cpu-cpu0" and s["severity"] == "warning", s
+assert "2 of at most 8 combined channels for 8 usable local CPUs" in s["reason"], s
+d = json.load(open(tmp + "/nic-one-channel.json"))
+assert [x["undo"] for x in d["suggestions"]] == [["ethtool -L eth0 combined 1"]], d
 PY
 
 # the human form names the commands and the undo
@@ -91,8 +109,29 @@ cp -a "$A/nic-single-queue/t1" "$tmp/nic"
 "$IOTRIAGE" undo rps-eth0 --root "$tmp/nic" --state-dir "$tmp/state" >/dev/null || fail "undo rps"
 [ "$(cat "$tmp/nic/sys/class/net/eth0/queues/rx-0/rps_cpus")" = 00000000 ] || fail "rps undo"
 
+# ethtool -L on a copy: the recorded channels answer is what apply sets,
+# reads back and journals; the copy then has 8 channels, and undo restores
+# the recorded bytes
+cp -a "$A/nic-few-channels/t1" "$tmp/nic8"
+"$IOTRIAGE" apply channels-eth0 --before "$A/nic-few-channels/t0" --root "$tmp/nic8" \
+	>"$tmp/out" 2>&1 || fail "apply channels: $(cat "$tmp/out")"
+grep -qx 'ethtool -L eth0 combined 8' "$tmp/out" || fail "apply channels: command not printed"
+grep -q 'channels-eth0 applied: 1 writes verified' "$tmp/out" || fail "apply channels message"
+printf 'write netlink/ethtool/eth0/channels/combined\t2\t8\n' >"$tmp/want"
+grep -qxFf "$tmp/want" "$tmp/nic8/var/lib/iotriage/channels-eth0.undo" || fail "channels journal"
+"$IOTRIAGE" compute "$A/nic-few-channels/t0" "$tmp/nic8" --json >"$tmp/c8.json" || fail "compute nic8"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); n=[x for x in d["nics"] if x["name"]=="eth0"][0]; assert n["channels"]["combined"]==8, n["channels"]; assert [s["id"] for s in d["suggestions"]]==["irq-spread-eth0"], d["suggestions"]' "$tmp/c8.json" ||
+	fail "channels after apply"
+"$IOTRIAGE" apply channels-eth0 --before "$A/nic-few-channels/t0" --root "$tmp/nic8" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "channels applied twice must fail"
+grep -q 'channels-eth0: no such suggestion now' "$tmp/err" || fail "channels twice message"
+"$IOTRIAGE" undo channels-eth0 --root "$tmp/nic8" >"$tmp/out" || fail "undo channels"
+grep -q 'channels-eth0 undone: 1 values restored' "$tmp/out" || fail "undo channels message"
+cmp -s "$A/nic-few-channels/t1/netlink/ethtool/eth0/channels.bin" \
+	"$tmp/nic8/netlink/ethtool/eth0/channels.bin" || fail "undo did not restore the channels answer"
+
 # capture records the topology: a recorded fixture re-captured advises the same
-for sc in mpt2sas irqbalance nvme-managed md-raid0; do
+for sc in mpt2sas irqbalance nvme-managed md-raid0 nic-few-channels; do
 	"$IOTRIAGE" capture "$tmp/cap-$sc" --root "$A/$sc/t1" 2>/dev/null || fail "capture $sc"
 	"$IOTRIAGE" suggest "$A/$sc/t0" "$A/$sc/t1" --json >"$tmp/a.json" || fail "suggest $sc"
 	"$IOTRIAGE" suggest "$A/$sc/t0" "$tmp/cap-$sc" --json >"$tmp/b.json" || fail "suggest cap $sc"

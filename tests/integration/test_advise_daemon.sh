@@ -3,7 +3,10 @@
 # scenario's t0 that the test rewrites to t1 between two samples (paused in
 # epoll_wait, as daemon_lib does), so its latest interval shows CPU 1 hot;
 # "apply" writes the 16 affinities and journals them, "undo" restores them.
-# Bad requests: no "suggestion", an unknown one, a non-root peer.
+# Bad requests: no "suggestion", an unknown one, a non-root peer. And
+# `ethtool -L` (channels-eth0) applied and undone through the daemon on a
+# copy of nic-few-channels, whose recorded ethtool answer stands in for the
+# kernel.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 [ -n "${IOTRIAGED:-}" ] || { echo "SKIP: \$IOTRIAGED not set"; exit 77; }
@@ -198,6 +201,86 @@ try:
     check(p.returncode == 1 and "carry no advice" in p.stderr,
           "suggest from a --core-only daemon: %d %r" % (p.returncode, p.stderr))
     check(c.stop() == 0, "--core-only iotriaged exit code")
+finally:
+    gen.kill()
+    gen.wait()
+    cleanup(daemons)
+PY
+
+# ethtool -L through the daemon: its samples carry the NIC channels of its
+# root (the recorded answers of nic-few-channels), "apply channels-eth0"
+# rewrites the recorded answer there as the kernel would answer after the
+# SET, and "undo" restores it byte for byte
+PYTHONPATH="$SRCDIR/tests/integration" python3 - "$FIXTURES/advise" "$tmp" <<'PY' || exit 1
+import os, shutil, struct, subprocess, sys, time
+from daemon_lib import *
+
+adv, tmp = sys.argv[1], sys.argv[2]
+fx = os.path.join(adv, "nic-few-channels")
+root = os.path.join(tmp, "nic")
+shutil.copytree(os.path.join(fx, "t1"), root, symlinks=True)
+rel = "netlink/ethtool/eth0/channels.bin"
+with open(os.path.join(fx, "t1", rel), "rb") as f:
+    orig = f.read()
+
+
+def combined():
+    """ETHTOOL_A_CHANNELS_COMBINED_COUNT (9) of the recorded answer."""
+    with open(os.path.join(root, rel), "rb") as f:
+        b = f.read()
+    off = 16 + 4  # nlmsghdr, genlmsghdr
+    while off + 4 <= len(b):
+        n, t = struct.unpack_from("=HH", b, off)
+        if t & 0x3fff == 9:
+            return struct.unpack_from("=I", b, off + 4)[0]
+        off += (n + 3) & ~3
+    return None
+
+
+gen = subprocess.Popen([sys.executable, os.path.join(adv, "..", "advance.py"), fx, root, "2",
+                        "--loop", "0.1"])
+cli = os.environ["IOTRIAGE"]
+daemons = []
+try:
+    d = Daemon(tmp, root=root, interval=200, name="nic")
+    daemons.append(d)
+    check(combined() == 2, "fixture: combined %r" % combined())
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        # no advice before two samples and the topology; none from a sample
+        # that caught the generator mid-step
+        p = subprocess.run([cli, "apply", "channels-eth0", "--socket", d.sock],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+        if p.returncode == 0:
+            break
+        check("no such suggestion now" in p.stderr or "no interval" in p.stderr,
+              "apply channels-eth0: %d %r" % (p.returncode, p.stderr))
+        check(time.monotonic() < deadline, "the daemon never suggested channels-eth0")
+        time.sleep(0.2)
+    check("channels-eth0 applied: 1 writes verified" in p.stdout, "apply %r" % p.stdout)
+    check(combined() == 8, "combined after apply: %r" % combined())
+    with open(os.path.join(root, "var/lib/iotriage/channels-eth0.undo")) as f:
+        check("write netlink/ethtool/eth0/channels/combined\t2\t8\n" in f.read(),
+              "daemon journal")
+    # its samples after the apply read 8 channels: nothing left to raise
+    # (the latest one may still be from before)
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        p = subprocess.run([cli, "suggest", "--socket", d.sock], capture_output=True,
+                           text=True, timeout=TIMEOUT)
+        if p.returncode == 0 and "eth0 already has 8 combined channels" in p.stdout:
+            break
+        check(time.monotonic() < deadline, "channels-eth0 still suggested: %r" % p.stdout)
+        time.sleep(0.2)
+    check("channels-eth0" not in p.stdout, "channels-eth0 still suggested: %r" % p.stdout)
+    check("irq-spread-eth0" in p.stdout, "the spread is still due: %r" % p.stdout)
+    p = subprocess.run([cli, "undo", "channels-eth0", "--socket", d.sock], capture_output=True,
+                       text=True, timeout=TIMEOUT)
+    check(p.returncode == 0 and "channels-eth0 undone: 1 values restored" in p.stdout,
+          "undo through the daemon: %d %r %r" % (p.returncode, p.stdout, p.stderr))
+    with open(os.path.join(root, rel), "rb") as f:
+        check(f.read() == orig, "undo did not restore the recorded answer")
+    check(d.stop() == 0, "iotriaged exit code")
 finally:
     gen.kill()
     gen.wait()

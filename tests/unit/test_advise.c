@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "advise.h"
+#include "extsrc.h"
 #include "metrics.h"
 #include "snapshot.h"
 #include "topology.h"
@@ -150,7 +151,179 @@ static void test_nic_single_queue(void **state)
 	assert_action(s, "sys/class/net/eth0/queues/rx-0/rps_flow_cnt", "32768", "0");
 	assert_action(s, "proc/sys/net/core/rps_sock_flow_entries", "32768", "0");
 	assert_non_null(strstr(s->reason, "one receive queue"));
+	/* no netlink answers in this tree: no ethtool -L, and the finding says why */
+	assert_null(advice_suggestion(&sc.a, "channels-eth0"));
+	assert_non_null(strstr(advice_finding(&sc.a, "hot-cpu-cpu0")->detail,
+			       "no ethtool -L suggestion for eth0: its channel counts are unknown "
+			       "(no link list: netlink/rtnl/links.bin not recorded)"));
 	unload(&sc);
+}
+
+static void test_nic_few_channels(void **state)
+{
+	struct scenario sc;
+	const struct suggestion *s;
+	struct strbuf sb = { 0 };
+
+	(void)state;
+	load("nic-few-channels", &sc);
+	assert_int_equal(sc.a.nfindings, 1);
+	assert_non_null(advice_finding(&sc.a, "hot-cpu-cpu0"));
+	assert_int_equal(sc.a.nsuggestions, 2);
+	/* both queue vectors sit on cpu0: spread them now ... */
+	s = advice_suggestion(&sc.a, "irq-spread-eth0");
+	assert_non_null(s);
+	assert_int_equal(s->nactions, 2);
+	assert_action(s, "proc/irq/100/smp_affinity_list", "0", "0-7");
+	assert_action(s, "proc/irq/101/smp_affinity_list", "1", "0-7");
+	/* ... and give the NIC a queue per local CPU: min(max 8, 8 usable CPUs) */
+	s = advice_suggestion(&sc.a, "channels-eth0");
+	assert_non_null(s);
+	assert_string_equal(s->finding, "hot-cpu-cpu0");
+	assert_int_equal(s->severity, ADV_WARNING);
+	assert_int_equal(s->nactions, 1);
+	assert_action(s, "netlink/ethtool/eth0/channels/combined", "8", "2");
+	assert_false(s->actions[0].is_irq);
+	assert_string_equal(s->reason,
+			    "eth0 has 2 of at most 8 combined channels for 8 usable local CPUs "
+			    "(0-7); its interrupts (24000/s) and 99.5% of all NET_RX softirq work "
+			    "(30000/s) land on cpu0: raise its channels to 8");
+	assert_non_null(strstr(s->effect, "8 receive queues instead of 2"));
+	assert_non_null(strstr(s->notes, "Apply this before irq-spread-eth0"));
+	assert_non_null(strstr(s->notes, "CombinedChannels="));
+	assert_null(strstr(s->notes, "irqbalance"));
+	advise_commands(s, false, &sb);
+	assert_string_equal(sb_cstr(&sb), "ethtool -L eth0 combined 8\n");
+	sb_reset(&sb);
+	advise_commands(s, true, &sb);
+	assert_string_equal(sb_cstr(&sb), "ethtool -L eth0 combined 2\n");
+	sb_free(&sb);
+	/* a multi-queue NIC: never RPS */
+	assert_null(advice_suggestion(&sc.a, "rps-eth0"));
+	unload(&sc);
+}
+
+static void test_nic_one_channel(void **state)
+{
+	struct scenario sc;
+	const struct suggestion *s;
+
+	(void)state;
+	load("nic-one-channel", &sc);
+	assert_int_equal(sc.a.nsuggestions, 1);
+	s = advice_suggestion(&sc.a, "channels-eth0");
+	assert_non_null(s);
+	assert_action(s, "netlink/ethtool/eth0/channels/combined", "4", "1");
+	assert_non_null(strstr(s->reason, "1 of at most 4 combined channels for 4 usable local"));
+	/* one receive queue, but the hardware has more: channels, not RPS */
+	assert_null(advice_suggestion(&sc.a, "rps-eth0"));
+	assert_non_null(strstr(advice_finding(&sc.a, "hot-cpu-cpu0")->detail,
+			       "no RPS suggestion for eth0: channels-eth0"));
+	unload(&sc);
+}
+
+/* The rule's other branches, from nic-one-channel with its recorded
+ * channels changed: advise is pure, so the same sample advises again. */
+static void readvise(struct scenario *sc)
+{
+	advice_free(&sc->a);
+	assert_int_equal(advise_compute(&sc->s1, &sc->m, &sc->t, &sc->a), 0);
+}
+
+static void test_channels_rules(void **state)
+{
+	struct scenario sc;
+	struct nic_raw *n;
+	struct extsrc_raw *ext;
+	const char *detail;
+
+	(void)state;
+	load("nic-one-channel", &sc);
+	assert_non_null(sc.s1.ext);
+	n = (struct nic_raw *)nic_table_find(&sc.s1.ext->nics, "eth0");
+	assert_non_null(n);
+	assert_true(n->has_channels);
+
+	/* at most one channel: RPS stays the answer */
+	n->channels.combined_max = 1;
+	readvise(&sc);
+	assert_null(advice_suggestion(&sc.a, "channels-eth0"));
+	assert_non_null(advice_suggestion(&sc.a, "rps-eth0"));
+	detail = advice_finding(&sc.a, "hot-cpu-cpu0")->detail;
+	assert_non_null(strstr(detail, "eth0 cannot have more than one channel"));
+
+	/* already one channel per usable CPU: nothing to raise (max 8, 4 CPUs) */
+	n->channels.combined_max = 8;
+	n->channels.combined = 4;
+	readvise(&sc);
+	assert_null(advice_suggestion(&sc.a, "channels-eth0"));
+	assert_non_null(strstr(advice_finding(&sc.a, "hot-cpu-cpu0")->detail,
+			       "eth0 already has 4 combined channels (at most 8) for 4 usable"));
+
+	/* N = min(max, usable CPUs): an isolated CPU is not one */
+	n->channels.combined = 1;
+	cpuset_set(&sc.t.isolated, 3);
+	readvise(&sc);
+	assert_action(advice_suggestion(&sc.a, "channels-eth0"),
+		      "netlink/ethtool/eth0/channels/combined", "3", "1");
+	memset(&sc.t.isolated, 0, sizeof(sc.t.isolated));
+
+	/* separate rx/tx channels: `combined N` is not the knob */
+	n->channels.rx = n->channels.rx_max = 4;
+	readvise(&sc);
+	assert_null(advice_suggestion(&sc.a, "channels-eth0"));
+	assert_non_null(strstr(advice_finding(&sc.a, "hot-cpu-cpu0")->detail,
+			       "it uses separate channels (rx 4 of 4"));
+	n->channels.rx = n->channels.rx_max = 0;
+
+	/* the driver refused the question: never a guess, the reason instead */
+	n->has_channels = false;
+	n->channels_status.err = -EOPNOTSUPP;
+	snprintf(n->channels_status.reason, sizeof(n->channels_status.reason),
+		 "channels: not supported by the driver");
+	readvise(&sc);
+	assert_null(advice_suggestion(&sc.a, "channels-eth0"));
+	assert_non_null(advice_suggestion(&sc.a, "rps-eth0"));
+	assert_non_null(strstr(advice_finding(&sc.a, "hot-cpu-cpu0")->detail,
+			       "its channel counts are unknown (channels: not supported by the "
+			       "driver)"));
+
+	/* no NIC settings in the sample at all (collected with COLLECT_SKIP_EXT) */
+	ext = sc.s1.ext;
+	sc.s1.ext = NULL;
+	readvise(&sc);
+	assert_null(advice_suggestion(&sc.a, "channels-eth0"));
+	assert_non_null(
+	    strstr(advice_finding(&sc.a, "hot-cpu-cpu0")->detail, "(NIC settings not sampled)"));
+	sc.s1.ext = ext;
+
+	/* irqbalance running: the notes say who places the new IRQs */
+	n->has_channels = true;
+	sc.t.irqbalance.running = true;
+	sc.t.irqbalance.pid = 812;
+	readvise(&sc);
+	assert_non_null(strstr(advice_suggestion(&sc.a, "channels-eth0")->notes,
+			       "irqbalance (pid 812) is running: it places the new IRQs"));
+	unload(&sc);
+}
+
+static void test_ethtool_path(void **state)
+{
+	char ifname[IOT_NAME_MAX];
+
+	(void)state;
+	assert_true(
+	    advise_ethtool_path("netlink/ethtool/eth0/channels/combined", ifname, sizeof(ifname)));
+	assert_string_equal(ifname, "eth0");
+	assert_true(advise_ethtool_path("netlink/ethtool/enp3s0f1np1/channels/combined", NULL, 0));
+	assert_false(advise_ethtool_path("netlink/ethtool//channels/combined", NULL, 0));
+	assert_false(advise_ethtool_path("netlink/ethtool/../channels/combined", NULL, 0));
+	assert_false(advise_ethtool_path("netlink/ethtool/a/b/channels/combined", NULL, 0));
+	assert_false(advise_ethtool_path("netlink/ethtool/a b/channels/combined", NULL, 0));
+	assert_false(
+	    advise_ethtool_path("netlink/ethtool/sixteen-chars-xx/channels/combined", NULL, 0));
+	assert_false(advise_ethtool_path("netlink/ethtool/eth0/channels/rx", NULL, 0));
+	assert_false(advise_ethtool_path("sys/class/net/eth0/queues/rx-0/rps_cpus", NULL, 0));
 }
 
 static void test_irqbalance(void **state)
@@ -335,7 +508,9 @@ int main(void)
 		cmocka_unit_test(test_healthy),		 cmocka_unit_test(test_disk_saturated),
 		cmocka_unit_test(test_disk_slow),	 cmocka_unit_test(test_iostats_off),
 		cmocka_unit_test(test_md_raid0),	 cmocka_unit_test(test_container),
-		cmocka_unit_test(test_old_kernel),
+		cmocka_unit_test(test_old_kernel),	 cmocka_unit_test(test_nic_few_channels),
+		cmocka_unit_test(test_nic_one_channel),	 cmocka_unit_test(test_channels_rules),
+		cmocka_unit_test(test_ethtool_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,10 @@
 #include <cmocka.h>
 
 #include "apply.h"
+#include "ethtool_nl.h"
+
+/* A recorded ETHTOOL_MSG_CHANNELS_GET answer: eth0, combined 2 of 8, other 1 of 1. */
+#define CHANNELS_BIN FIXTURES_DIR "/advise/nic-few-channels/t1/netlink/ethtool/eth0/channels.bin"
 
 struct tree {
 	char dir[64];
@@ -262,6 +266,117 @@ static void test_corrupt_journal(void **state)
 	unlink(path);
 }
 
+static size_t slurp(const char *path, unsigned char *buf, size_t size)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, size, f);
+	fclose(f);
+	assert_true(n > 0 && n < size);
+	return n;
+}
+
+static void put_bytes(const char *dir, const char *rel, const unsigned char *b, size_t n)
+{
+	char path[512];
+	FILE *f;
+
+	put(dir, rel, ""); /* creates the directories */
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	fclose(f);
+}
+
+/* `ethtool -L eth0 combined N` in a recorded tree: the recorded answer is
+ * what apply reads, sets and reads back, as the kernel's would be live. */
+static void test_ethtool_channels(void **state)
+{
+	struct tree *t = *state;
+	struct advise_action acts[3], ch;
+	struct suggestion s;
+	struct apply_result res;
+	struct nic_channels c;
+	unsigned char orig[4096], now[4096];
+	char path[512], buf[64];
+	size_t n;
+
+	n = slurp(CHANNELS_BIN, orig, sizeof(orig));
+	put_bytes(t->dir, "netlink/ethtool/eth0/channels.bin", orig, n);
+	snprintf(path, sizeof(path), "%s/netlink/ethtool/eth0/channels.bin", t->dir);
+
+	memset(&ch, 0, sizeof(ch));
+	snprintf(ch.path, sizeof(ch.path), "netlink/ethtool/eth0/channels/combined");
+	snprintf(ch.value, sizeof(ch.value), "8");
+	snprintf(ch.undo, sizeof(ch.undo), "2");
+	memset(&s, 0, sizeof(s));
+	snprintf(s.id, sizeof(s.id), "channels-eth0");
+	s.actions = &ch;
+	s.nactions = 1;
+	assert_int_equal(apply_suggestion(&t->root, t->state_fd, &s, &res), 0);
+	assert_int_equal(res.written, 1);
+	assert_int_equal(ethtool_nl_channels_get(&t->root, "eth0", &c), 0);
+	assert_int_equal(c.combined, 8);
+	assert_int_equal(c.combined_max, 8);
+	assert_int_equal(c.other, 1); /* only the combined count moved */
+	{
+		struct apply_journal *j = malloc(sizeof(*j));
+		char text[256];
+		int fd = openat(t->state_fd, "channels-eth0.undo", O_RDONLY | O_CLOEXEC);
+		ssize_t len;
+
+		assert_non_null(j);
+		assert_true(fd >= 0);
+		len = read(fd, text, sizeof(text) - 1);
+		close(fd);
+		assert_true(len > 0);
+		text[len] = '\0';
+		assert_non_null(
+		    strstr(text, "write netlink/ethtool/eth0/channels/combined\t2\t8\n"));
+		assert_int_equal(apply_journal_parse(text, (size_t)len, j), 0);
+		free(j);
+	}
+	assert_int_equal(apply_undo(&t->root, t->state_fd, "channels-eth0", &res), 0);
+	assert_non_null(strstr(res.message, "1 values restored"));
+	assert_int_equal(slurp(path, now, sizeof(now)), n);
+	assert_memory_equal(now, orig, n); /* byte for byte the recorded answer */
+
+	/* above the maximum: the kernel's EINVAL; the IRQ written before is
+	 * rolled back and no journal stays */
+	s = spread(acts);
+	snprintf(s.id, sizeof(s.id), "channels-eth0");
+	acts[1] = ch;
+	snprintf(acts[1].value, sizeof(acts[1].value), "9");
+	s.nactions = 2;
+	assert_int_equal(apply_suggestion(&t->root, t->state_fd, &s, &res), -EINVAL);
+	assert_non_null(strstr(res.message, "ethtool -L eth0 combined 9: Invalid argument: the "
+					    "driver refused the count"));
+	assert_non_null(strstr(res.message, "1 earlier writes rolled back"));
+	get(t, "proc/irq/200/smp_affinity_list", buf, sizeof(buf));
+	assert_string_equal(buf, "0-3");
+	assert_int_equal(slurp(path, now, sizeof(now)), n);
+	assert_memory_equal(now, orig, n);
+	assert_int_equal(faccessat(t->state_fd, "channels-eth0.undo", F_OK, 0), -1);
+
+	/* nothing recorded for eth7: no undo value, nothing written */
+	snprintf(ch.path, sizeof(ch.path), "netlink/ethtool/eth7/channels/combined");
+	s.actions = &ch;
+	s.nactions = 1;
+	assert_int_equal(apply_suggestion(&t->root, t->state_fd, &s, &res), -ENOENT);
+	assert_non_null(strstr(res.message, "cannot read the channels of eth7 (ethtool -l eth7)"));
+	assert_non_null(strstr(res.message, "nothing written"));
+
+	/* not a count */
+	snprintf(ch.path, sizeof(ch.path), "netlink/ethtool/eth0/channels/combined");
+	snprintf(ch.value, sizeof(ch.value), "8 rx 2");
+	assert_int_equal(apply_suggestion(&t->root, t->state_fd, &s, &res), -EINVAL);
+	assert_int_equal(slurp(path, now, sizeof(now)), n);
+	assert_memory_equal(now, orig, n);
+}
+
 static void test_journal_parse(void **state)
 {
 	static const char good[] =
@@ -295,6 +410,10 @@ static void test_journal_parse(void **state)
 	assert_false(apply_path_allowed("/proc/irq/5/smp_affinity_list"));
 	assert_false(apply_path_allowed("proc/irq/../../etc/passwd"));
 	assert_false(apply_path_allowed("proc/sys/kernel/core_pattern"));
+	assert_true(apply_path_allowed("netlink/ethtool/eth0/channels/combined"));
+	assert_false(apply_path_allowed("netlink/ethtool/eth0/channels.bin"));
+	assert_false(apply_path_allowed("netlink/ethtool/../channels/combined"));
+	assert_false(apply_path_allowed("netlink/rtnl/links.bin"));
 	assert_non_null(strstr(apply_errno_meaning(-EIO, true), "manage"));
 	assert_non_null(strstr(apply_errno_meaning(-ENOSPC, true), "vector"));
 }
@@ -308,6 +427,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choice_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_journal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ethtool_channels, setup, teardown),
 		cmocka_unit_test(test_journal_parse),
 	};
 

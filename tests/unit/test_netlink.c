@@ -252,6 +252,86 @@ static void test_ethtool_built(void **state)
 	free(b);
 }
 
+/* apply's side of `ethtool -L`: the SET request, and a recorded answer
+ * rewritten as the kernel would answer after it. */
+static void test_ethtool_set(void **state)
+{
+	struct nlattr *tb[ETHTOOL_A_CHANNELS_MAX + 1], *hd[ETHTOOL_A_HEADER_MAX + 1];
+	struct nic_channels ch;
+	const char *what = NULL;
+	struct nlattr *hdr;
+	struct genlmsghdr *g;
+	struct nl_msg *msg;
+	unsigned char *b, *copy;
+	size_t len;
+
+	(void)state;
+	msg = ethtool_nl_channels_set_request(0x15, "eth0", 8);
+	assert_non_null(msg);
+	assert_true(nlmsg_hdr(msg)->nlmsg_flags & NLM_F_ACK); /* the ACK is the answer */
+	g = nlmsg_data(nlmsg_hdr(msg));
+	assert_int_equal(g->cmd, ETHTOOL_MSG_CHANNELS_SET);
+	assert_int_equal(genlmsg_parse(nlmsg_hdr(msg), 0, tb, ETHTOOL_A_CHANNELS_MAX, NULL), 0);
+	assert_non_null(tb[ETHTOOL_A_CHANNELS_COMBINED_COUNT]);
+	assert_int_equal(nla_get_u32(tb[ETHTOOL_A_CHANNELS_COMBINED_COUNT]), 8);
+	/* only the count asked for: the kernel keeps the other kinds */
+	assert_null(tb[ETHTOOL_A_CHANNELS_RX_COUNT]);
+	assert_null(tb[ETHTOOL_A_CHANNELS_COMBINED_MAX]);
+	assert_int_equal(
+	    nla_parse_nested(hd, ETHTOOL_A_HEADER_MAX, tb[ETHTOOL_A_CHANNELS_HEADER], NULL), 0);
+	assert_string_equal(nla_get_string(hd[ETHTOOL_A_HEADER_DEV_NAME]), "eth0");
+	nlmsg_free(msg);
+
+	/* the recording VM's eth0: 1 of at most 1 */
+	b = slurp(LIVE "/t1/netlink/ethtool/eth0/channels.bin", &len);
+	assert_int_equal(ethtool_nl_channels_patch(b, len, 1), 0);
+	assert_int_equal(ethtool_nl_channels_patch(b, len, 2), -EINVAL);
+	assert_int_equal(ethtool_nl_channels_patch(b, len, 0), -EINVAL);
+	free(b);
+	/* a driver without channels answered EOPNOTSUPP: nothing to rewrite */
+	b = slurp(LIVE "/t1/netlink/ethtool/ifb0/channels.bin", &len);
+	assert_int_equal(ethtool_nl_channels_patch(b, len, 1), -EOPNOTSUPP);
+	free(b);
+
+	msg = nlmsg_alloc();
+	assert_non_null(genlmsg_put(msg, 1, 1, 0x15, 0, 0, ETHTOOL_MSG_CHANNELS_GET_REPLY, 1));
+	hdr = nla_nest_start(msg, ETHTOOL_A_CHANNELS_HEADER);
+	nla_put_string(msg, ETHTOOL_A_HEADER_DEV_NAME, "eth9");
+	nla_nest_end(msg, hdr);
+	nla_put_u32(msg, ETHTOOL_A_CHANNELS_OTHER_MAX, 1);
+	nla_put_u32(msg, ETHTOOL_A_CHANNELS_OTHER_COUNT, 1);
+	nla_put_u32(msg, ETHTOOL_A_CHANNELS_COMBINED_MAX, 8);
+	nla_put_u32(msg, ETHTOOL_A_CHANNELS_COMBINED_COUNT, 2);
+	b = bytes_of(msg, &len);
+	copy = malloc(len);
+	assert_non_null(copy);
+	memcpy(copy, b, len);
+	assert_int_equal(ethtool_nl_channels_patch(b, len, 8), 0);
+	assert_int_equal(ethtool_nl_channels_parse(b, len, &ch, &what), 0);
+	assert_int_equal(ch.combined, 8);
+	assert_int_equal(ch.combined_max, 8);
+	assert_int_equal(ch.other, 1);
+	assert_int_equal(ethtool_nl_channels_patch(b, len, 2), 0);
+	assert_memory_equal(b, copy, len); /* every other byte kept */
+	assert_int_equal(ethtool_nl_channels_patch(b, len, 9), -EINVAL);
+	for (size_t n = 0; n < len; n++)
+		assert_true(ethtool_nl_channels_patch(b, n, 2) < 0);
+	free(copy);
+	free(b);
+
+	/* rx/tx channels only: no combined count to set */
+	msg = nlmsg_alloc();
+	assert_non_null(genlmsg_put(msg, 1, 1, 0x15, 0, 0, ETHTOOL_MSG_CHANNELS_GET_REPLY, 1));
+	hdr = nla_nest_start(msg, ETHTOOL_A_CHANNELS_HEADER);
+	nla_put_string(msg, ETHTOOL_A_HEADER_DEV_NAME, "eth9");
+	nla_nest_end(msg, hdr);
+	nla_put_u32(msg, ETHTOOL_A_CHANNELS_RX_MAX, 4);
+	nla_put_u32(msg, ETHTOOL_A_CHANNELS_RX_COUNT, 4);
+	b = bytes_of(msg, &len);
+	assert_int_equal(ethtool_nl_channels_patch(b, len, 2), -ENODATA);
+	free(b);
+}
+
 static void test_rtnl_recorded(void **state)
 {
 	struct nic_table t = { 0 };
@@ -651,12 +731,19 @@ static void test_taskstats_exit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_taskstats_recorded), cmocka_unit_test(test_taskstats_built),
-		cmocka_unit_test(test_ethtool_recorded),   cmocka_unit_test(test_ethtool_built),
-		cmocka_unit_test(test_rtnl_recorded),	   cmocka_unit_test(test_text_parsers),
-		cmocka_unit_test(test_metrics_recorded),   cmocka_unit_test(test_metrics_churn),
-		cmocka_unit_test(test_writeback_state),	   cmocka_unit_test(test_threads),
-		cmocka_unit_test(test_procio_fds),	   cmocka_unit_test(test_taskstats_exit),
+		cmocka_unit_test(test_taskstats_recorded),
+		cmocka_unit_test(test_taskstats_built),
+		cmocka_unit_test(test_ethtool_recorded),
+		cmocka_unit_test(test_ethtool_built),
+		cmocka_unit_test(test_ethtool_set),
+		cmocka_unit_test(test_rtnl_recorded),
+		cmocka_unit_test(test_text_parsers),
+		cmocka_unit_test(test_metrics_recorded),
+		cmocka_unit_test(test_metrics_churn),
+		cmocka_unit_test(test_writeback_state),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_procio_fds),
+		cmocka_unit_test(test_taskstats_exit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
