@@ -539,6 +539,7 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 		const struct apply_write *w = &j->writes[i];
 		char got[TOPO_LIST_MAX];
 		unsigned irq;
+		int n;
 		bool irq_path = is_irq_path(w->path, &irq);
 
 		e = write_value(r, w->path, w->value);
@@ -549,10 +550,14 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 				i++;
 				rollback(r, j, i, extra, sizeof(extra));
 				target_text(w->path, what, sizeof(what));
-				snprintf(res.message, sizeof(res.message),
-					 "%s: %s reads back '%s' after writing '%s'; rolled back "
-					 "%zu writes%s",
-					 s->id, what, got, w->value, i, extra);
+				n = snprintf(
+				    res.message, sizeof(res.message),
+				    "%s: %s reads back '%s' after writing '%s'; rolled back "
+				    "%zu writes%s",
+				    s->id, what, got, w->value, i, extra);
+				/* a long list read back cuts the message: say so */
+				if (n >= (int)sizeof(res.message))
+					memcpy(res.message + sizeof(res.message) - 4, "...", 4);
 				e = -EIO;
 				unlinkat(state_fd, name, 0);
 				goto out;
