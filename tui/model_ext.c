@@ -25,6 +25,8 @@ const char *const model_turbo_col_names[MT__COUNT] = {
 	[MT_CORETMP] = "CoreTmp",
 };
 
+_Static_assert(MODEL_TURBO_FAMILIES == TURBO_NSOURCES, "one family per turbo source");
+
 const char *const model_psi_names[MP__COUNT] = { "io", "cpu", "irq" };
 
 const char *const model_turbo_help[][2] = {
@@ -50,7 +52,8 @@ const char *const model_nic_help[][2] = {
 const char *const model_header_help[][2] = {
 	{ "turbostat", "package watts (PkgWatt, CorWatt, RAMWatt, summed) and the hottest "
 		       "package and core (PkgTmp, CoreTmp), or \"unavailable (why)\": no MSR "
-		       "access in a VM, not root, an iotriaged --core-only" },
+		       "access in a VM, not root, an iotriaged --core-only; t lists every column's "
+		       "source, or why it is unavailable" },
 	{ "PSI", "/proc/pressure avg10 of io, cpu and irq: percent of the last 10 s some task "
 		 "(some) or all of them (full) stalled on the resource" },
 	{ "dirty", "dirty and writeback page cache, and the writeback state: below background, "
@@ -122,29 +125,52 @@ static bool turbo_known_key(const char *key)
 	return false;
 }
 
+/* One entry of "columns": {"available", "source", "detail"} and a caveat,
+ * or {"available": false, "reason"}. */
+static int decode_turbo_status(struct json_object *o, struct model_turbo_status *s)
+{
+	char caveat[MODEL_EXT_REASON_MAX];
+
+	memset(s, 0, sizeof(*s));
+	if (!json_object_is_type(o, json_type_object) ||
+	    mj_bool(o, "available", &s->available) < 0 ||
+	    mj_str(o, "source", s->source, sizeof(s->source)) < 0 ||
+	    mj_str(o, "detail", s->detail, sizeof(s->detail)) < 0 ||
+	    mj_str(o, "reason", s->reason, sizeof(s->reason)) < 0 ||
+	    mj_str(o, "caveat", caveat, sizeof(caveat)) < 0)
+		return -EBADMSG;
+	s->known = true;
+	if (s->available && caveat[0])
+		memcpy(s->reason, caveat, sizeof(s->reason));
+	return 0;
+}
+
 static int decode_turbo_columns(struct json_object *cols, struct model_turbo *t, struct ctx *c)
 {
+	struct json_object_iterator it, end;
+	size_t n;
+
 	if (!cols)
 		return 0;
 	if (!json_object_is_type(cols, json_type_object))
 		return bad(c, "turbostat", "columns");
-	for (int k = 0; k < MT__COUNT; k++) {
-		struct json_object *o = mj_get(cols, model_turbo_col_names[k]);
-		struct model_turbo_status *s = &t->col[k];
-		char caveat[MODEL_EXT_REASON_MAX];
+	n = (size_t)json_object_object_length(cols);
+	if (n && grow((void **)&t->cols, &t->cols_cap, n, sizeof(*t->cols)) < 0)
+		return -ENOMEM;
+	/* the encoder's order is turbostat's print order: keep it */
+	it = json_object_iter_begin(cols);
+	end = json_object_iter_end(cols);
+	for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+		const char *key = json_object_iter_peek_name(&it);
+		struct model_turbo_column *col = &t->cols[t->ncols];
 
-		if (!o)
-			continue;
-		if (!json_object_is_type(o, json_type_object) ||
-		    mj_bool(o, "available", &s->available) < 0 ||
-		    mj_str(o, "source", s->source, sizeof(s->source)) < 0 ||
-		    mj_str(o, "detail", s->detail, sizeof(s->detail)) < 0 ||
-		    mj_str(o, "reason", s->reason, sizeof(s->reason)) < 0 ||
-		    mj_str(o, "caveat", caveat, sizeof(caveat)) < 0)
-			return bad(c, "turbostat.columns", model_turbo_col_names[k]);
-		s->known = true;
-		if (s->available && caveat[0])
-			memcpy(s->reason, caveat, sizeof(s->reason));
+		if (decode_turbo_status(json_object_iter_peek_value(&it), &col->st) < 0)
+			return bad(c, "turbostat.columns", key);
+		snprintf(col->name, sizeof(col->name), "%s", key);
+		t->ncols++;
+		for (int k = 0; k < MT__COUNT; k++)
+			if (strcmp(key, model_turbo_col_names[k]) == 0)
+				t->col[k] = col->st;
 	}
 	return 0;
 }
@@ -268,6 +294,21 @@ static void share_core_cstates(struct model_turbo *t)
 			memcpy(r->deep_name, f->deep_name, sizeof(r->deep_name));
 			break;
 		}
+	}
+}
+
+/* The source families' status: whether or not the section is there (the
+ * first sample has no turbostat section, yet its sources were probed). */
+static void decode_turbo_families(struct json_object *doc, struct model_turbo *t)
+{
+	for (unsigned i = 0; i < MODEL_TURBO_FAMILIES; i++) {
+		struct model_turbo_family *f = &t->fam[i];
+
+		f->name = turbo_source_name(i);
+		f->available =
+		    source_status(doc, f->name, &f->listed, f->reason, sizeof(f->reason));
+		if (f->available)
+			f->reason[0] = '\0'; /* a note, not a reason: the columns carry caveats */
 	}
 }
 
@@ -649,6 +690,7 @@ static int decode_writeback(struct json_object *doc, struct model_writeback *w, 
 static void turbo_free(struct model_turbo *t)
 {
 	free(t->cpus);
+	free(t->cols);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -692,6 +734,7 @@ int model_ext_decode(struct json_object *doc, struct model_ext *ret)
 	r = decode_turbo(doc, &x->turbo, &c);
 	if (r == -EBADMSG)
 		turbo_free(&x->turbo);
+	decode_turbo_families(doc, &x->turbo);
 	if (r != -ENOMEM)
 		r = decode_procs(doc, &x->procs, &c);
 	if (r == -EBADMSG)

@@ -17,7 +17,7 @@
 
 struct json_object;
 
-#define MODEL_EXT_REASON_MAX 256 /* a source's reason as the document gives it */
+#define MODEL_EXT_REASON_MAX 320 /* a source's reason as the document gives it (IOT_REASON_MAX) */
 
 /* ---- turbostat ---- */
 
@@ -55,6 +55,25 @@ struct model_turbo_status {
 	char reason[MODEL_EXT_REASON_MAX]; /* why unavailable, else a caveat or "" */
 };
 
+/* One entry of "columns", under turbostat's name: every column the
+ * sampler chose a source for (Avg_MHz ... RAM_%), not only those the
+ * panels draw, for the turbostat sources view. */
+struct model_turbo_column {
+	char name[24]; /* "Bzy_MHz", "Pkg%pc2" */
+	struct model_turbo_status st;
+};
+
+/* The source families the sampler probed at its first sample, as "sources"
+ * gives them: msr, perf, cpufreq, cpuidle, powercap, hwmon. */
+#define MODEL_TURBO_FAMILIES 6
+
+struct model_turbo_family {
+	const char *name; /* static: "msr" ... */
+	bool listed;	  /* "sources" names it */
+	bool available;
+	char reason[MODEL_EXT_REASON_MAX]; /* unavailable: why */
+};
+
 /* One row of "rows": the summary row (cpu -1) or one CPU. */
 struct model_turbo_cpu {
 	int cpu; /* -1: the summary row ("-") */
@@ -78,6 +97,11 @@ struct model_turbo {
 	bool sampled; /* "sources" names msr: the sampler probed turbostat's sources */
 	double interval_s;
 	struct model_turbo_status col[MT__COUNT];
+	/* every column of "columns", in the document's (turbostat's) order */
+	struct model_turbo_column *cols;
+	size_t ncols, cols_cap;
+	/* decoded whether or not the section is there: the first sample has them */
+	struct model_turbo_family fam[MODEL_TURBO_FAMILIES];
 	/* The summary row: watts summed over packages (cores for AMD's
 	 * CorWatt), temperatures the hottest, as turbostat's "-" row. */
 	struct model_turbo_cpu summary;

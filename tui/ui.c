@@ -221,15 +221,35 @@ static void draw_header(struct ui *ui)
 	}
 }
 
+/* A key and its label on the footer; optional ones only when the whole
+ * line fits (at 80 columns it does not: F10Quit must stay). */
+struct footer_key {
+	const char *key, *label;
+	bool optional;
+};
+
+static void footer_label(const struct ui *ui, const struct footer_key *k, char *buf, size_t size)
+{
+	const struct model_advice *a = &ui->model.advice;
+
+	snprintf(buf, size, "%s", k->label);
+	/* how many findings wait behind f, when the sample says */
+	if (strcmp(k->key, "f") == 0 && a->present && a->nfindings)
+		snprintf(buf, size, "Findings(%zu)", a->nfindings);
+}
+
 static void draw_footer(struct ui *ui, int y)
 {
-	static const char *const keys[][2] = {
-		{ "F1", "Help" },    { "F6", "Sort" },	   { "/", "Filter" },
-		{ "Spc", "Pause" },  { "+-", "Interval" }, { "Tab", "Panel" },
-		{ "f", "Findings" }, { "p", "Procs" },	   { "F10", "Quit" },
+	static const struct footer_key keys[] = {
+		{ "F1", "Help", false },    { "F6", "Sort", false },	 { "/", "Filter", false },
+		{ "Spc", "Pause", false },  { "+-", "Interval", false }, { "Tab", "Panel", false },
+		{ "f", "Findings", false }, { "p", "Procs", false },	 { "t", "Turbo", true },
+		{ "F10", "Quit", false },
 	};
+	const size_t nkeys = sizeof(keys) / sizeof(keys[0]);
 	const char *status;
-	int x = 0, attr = 0;
+	char label[32];
+	int x = 0, attr = 0, width = 0;
 
 	ui_fill(y, 0, COLS, 0);
 	if (ui->editing) {
@@ -254,16 +274,16 @@ static void draw_footer(struct ui *ui, int y)
 		ui_put(y, 0, COLS, A_BOLD, ui->note);
 		return;
 	}
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && x < COLS; i++) {
-		const struct model_advice *a = &ui->model.advice;
-		char label[32];
-
-		snprintf(label, sizeof(label), "%s", keys[i][1]);
-		/* how many findings wait behind f, when the sample says */
-		if (strcmp(keys[i][0], "f") == 0 && a->present && a->nfindings)
-			snprintf(label, sizeof(label), "Findings(%zu)", a->nfindings);
-		ui_put(y, x, COLS - x, A_BOLD, keys[i][0]);
-		x += (int)strlen(keys[i][0]);
+	for (size_t i = 0; i < nkeys; i++) {
+		footer_label(ui, &keys[i], label, sizeof(label));
+		width += (int)(strlen(keys[i].key) + strlen(label)) + (i + 1 < nkeys);
+	}
+	for (size_t i = 0; i < nkeys && x < COLS; i++) {
+		if (keys[i].optional && width > COLS)
+			continue;
+		footer_label(ui, &keys[i], label, sizeof(label));
+		ui_put(y, x, COLS - x, A_BOLD, keys[i].key);
+		x += (int)strlen(keys[i].key);
 		ui_put(y, x, COLS - x, ui_attr(ui, PAIR_HEADER), label);
 		x += (int)strlen(label) + 1;
 	}
@@ -367,6 +387,12 @@ static void draw(struct ui *ui)
 	}
 	if (ui->procs.open) {
 		view_procs_draw(ui, (struct rect){ 1, 0, LINES - 2, COLS });
+		draw_footer(ui, LINES - 1);
+		refresh();
+		return;
+	}
+	if (ui->turbo.open) {
+		view_turbo_draw(ui, (struct rect){ 1, 0, LINES - 2, COLS });
 		draw_footer(ui, LINES - 1);
 		refresh();
 		return;
@@ -518,6 +544,12 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 		if (!(f & UI_PASS))
 			return f;
 	}
+	if (ui->turbo.open) {
+		unsigned f = view_turbo_key(ui, ch);
+
+		if (!(f & UI_PASS))
+			return f;
+	}
 	switch (ch) {
 	case 'q':
 	case 'Q':
@@ -535,10 +567,17 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 	case 'f':
 		ui->findings.open = true;
 		ui->procs.open = false;
+		ui->turbo.open = false;
 		return UI_REDRAW;
 	case 'p':
 		ui->procs.open = true;
 		ui->procs.top = 0;
+		ui->turbo.open = false;
+		return UI_REDRAW;
+	case 't':
+		ui->turbo.open = true;
+		ui->turbo.top = 0;
+		ui->procs.open = false;
 		return UI_REDRAW;
 	case '/':
 		ui->editing = true;
@@ -695,7 +734,7 @@ static const char tui_usage[] =
     "  --await-ms MS   colour r_await/w_await above MS (default 20)\n"
     "Keys: F1/h/? help, F10/q quit, F6/s sort, / filter, space pause, +/- interval,\n"
     "Tab panel, arrows/jk move, f findings (a apply, u undo: each asks y/N),\n"
-    "p processes by IO.\n"
+    "p processes by IO, t turbostat sources (each column's, or why unavailable).\n"
     "When stdout is not a terminal, iotriage prints one snapshot (iotriage snapshot)\n"
     "instead.\n";
 

@@ -89,6 +89,14 @@ struct procs_panel {
 	int nlines; /* lines at the last draw */
 };
 
+/* The turbostat sources view (view_turbo.c): it replaces the tables while open. */
+struct turbo_panel {
+	bool open;
+	int top;    /* first line of the scrolled part shown */
+	int nlines; /* lines of the scrolled part at the last draw */
+	int page;   /* of them on screen at the last draw */
+};
+
 struct ui {
 	struct model model;
 	struct source *src;
@@ -108,6 +116,7 @@ struct ui {
 	const char *root; /* --root: where embedded apply/undo write; NULL "/" */
 	struct findings_panel findings;
 	struct procs_panel procs;
+	struct turbo_panel turbo;
 };
 
 /* Options of `iotriage` without a subcommand. */
@@ -164,6 +173,12 @@ void view_findings_free(struct ui *ui);
  * PgUp/PgDn scroll, p/Esc close), UI_PASS for the others. */
 void view_procs_draw(struct ui *ui, struct rect r);
 unsigned view_procs_key(struct ui *ui, int ch);
+/* The turbostat sources view over r (like the processes view): each
+ * column's source and detail or why it is unavailable, then the source
+ * families; its keys (arrows, PgUp/PgDn, Home/End scroll, t/Esc close),
+ * UI_PASS for the global ones. */
+void view_turbo_draw(struct ui *ui, struct rect r);
+unsigned view_turbo_key(struct ui *ui, int ch);
 /* The header's turbostat and PSI/writeback lines from row y, in n lines (1:
  * all on one); returns the lines drawn (view_ext.c). */
 int view_ext_header_draw(struct ui *ui, int y, int n);

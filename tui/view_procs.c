@@ -211,7 +211,8 @@ unsigned view_procs_key(struct ui *ui, int ch)
 	case 'g':
 		ui->procs.top = 0;
 		return UI_REDRAW;
-	case 'f': /* the findings panel instead */
+	case 'f': /* the findings panel, the turbostat sources view instead */
+	case 't':
 	case 'q':
 	case 'Q':
 	case KEY_F(10):

@@ -3,8 +3,10 @@
 # tui-hot tree, which a generator advances in place every 0.1 s by exact
 # per-second deltas, so every rate on screen is known whatever the timing:
 # embedded mode (disk row, hot core in colour, IRQ affinities, help, sort,
-# filter, pause, resize, NO_COLOR, q and SIGTERM restore the terminal), then
-# against iotriaged (header, values, "DISCONNECTED" with the last data kept
+# filter, pause, interval, resize, NO_COLOR, q, F10 and SIGTERM restore the
+# terminal), a slow disk at low %util (the disk-slow scenario, kept advancing
+# by tests/fixtures/advance.py) for the await colour, then against iotriaged
+# (header, values, help, sort, resize, "DISCONNECTED" with the last data kept
 # when it dies, reconnect when it returns). Assertions wait for the screen
 # (up to $WAIT seconds), they never sleep a fixed time and hope.
 set -u
@@ -17,12 +19,14 @@ command -v python3 >/dev/null || skip "python3 is not installed"
 tmp=$(mktemp -d)
 . "$SRCDIR/tests/integration/tui_lib.sh"
 gen_pid=
+slow_pid=
 daemon_pid=
 fake_pid=
 cleanup() {
 	[ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null
 	T kill-server 2>/dev/null
 	[ -n "$gen_pid" ] && kill "$gen_pid" 2>/dev/null && wait "$gen_pid" 2>/dev/null
+	[ -n "$slow_pid" ] && kill "$slow_pid" 2>/dev/null && wait "$slow_pid" 2>/dev/null
 	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
 	rm -rf "$tmp"
 }
@@ -33,6 +37,12 @@ tree="$tmp/tree"
 "$SRCDIR/tests/fixtures/tui-hot/advance.py" "$tree" 0 || fail "generating the tree"
 "$SRCDIR/tests/fixtures/tui-hot/advance.py" "$tree" 1 --loop 0.1 &
 gen_pid=$!
+# a disk slow at low %util: r_await and w_await 45 ms, %util 15 (per step of
+# 10 s: 20 r/s, 10 w/s), started now so python's start overlaps the rest
+slow="$tmp/slow"
+cp -a "$FIXTURES/advise/disk-slow/t1" "$slow" || fail "copying disk-slow"
+"$SRCDIR/tests/fixtures/advance.py" "$FIXTURES/advise/disk-slow" "$slow" 2 --loop 0.1 &
+slow_pid=$!
 # python can take seconds to start on a loaded machine: wait for step 2
 n=0
 until grep -Eq '^(100[2-9]|10[1-9][0-9]|1[1-9][0-9][0-9])\.' "$tree/proc/uptime"; do
@@ -61,6 +71,17 @@ SH
 	T new-session -d -s "$w" -n "$w" -x 80 -y 24 "env $e sh $tmp/$w.sh"
 }
 
+# e_has WINDOW NAME REGEX: in the pane with its escape sequences (-e), the
+# line naming NAME matches REGEX; for screen_wait, as the colours of a row
+# are only known once its values are there
+e_has() {
+	T capture-pane -e -p -t "$1" >"$tmp/screen.e"
+	grep -- "$2" "$tmp/screen.e" | grep -Eq -- "$3"
+}
+
+# the last screen's first line is not TEXT
+top_is_not() { [ "$(line_at 1)" != "$1" ]; }
+
 disk_row='^sdb +100\.00 +500\.00 +400\.00 +5\.00 +25\.00 +13\.00 +1\.67 +100\.00'
 
 # ---- not a terminal: one snapshot table, no TUI ----
@@ -86,18 +107,50 @@ grep -Eq '^31 +100\.00 nvme0q2 +0-3 +1 +1:100' "$tmp/screen" || fail "IRQ 31 on 
 T capture-pane -e -p -t emb >"$tmp/screen.e"
 grep '0 HOT' "$tmp/screen.e" | grep -q '41m' || fail "the hot core is not drawn on red"
 grep 'sdb' "$tmp/screen.e" | grep -q '31m100\.00' || fail "%util 100 is not red"
+# over --await-ms (20) yellow, under it plain (only spaces between values):
+# w_await 25 and r_await 5; nothing of the idle disk sda
+screen_wait emb e_has emb sdb ' 400\.00 +5\.00 .\[33m +25\.00' ||
+	fail "w_await 25 over 20 ms is not yellow, or r_await 5 is coloured"
+screen_wait emb e_has emb sda ' 50\.00 +0\.00 +200\.00 +0\.50 +0\.00 +0\.03 +0\.60 +3\.00 *$' ||
+	fail "the idle disk sda is coloured"
+
+wait_for emb '^History: disk sda ' || fail "the first disk is selected at start"
+T send-keys -t emb Down
+wait_for emb '^History: disk sdb ' || fail "Down moves the selection to sdb"
+T send-keys -t emb Up
+wait_for emb '^History: disk sda ' || fail "Up moves the selection back to sda"
+
+T send-keys -t emb -- -
+wait_for emb '^ iotriage +embedded +every 0\.5s ' || fail "- shortens the interval to 0.5 s"
+wait_for emb "$disk_row" || fail "the disk row at 0.5 s"
+T send-keys -t emb +
+wait_for emb '^ iotriage +embedded +every 1s ' || fail "+ lengthens the interval to 1 s"
 
 T send-keys -t emb F1
-wait_for emb '^Disks: iostat -x' || fail "F1 opens the help"
-T send-keys -t emb NPage
-wait_for emb '^  %util +percentage of time the device had IO in flight' ||
-	fail "PgDn scrolls the help to what %util means"
+wait_for emb '^Keys' || fail "F1 opens the help"
+# PgDn page by page (the keys' part grows with the views) to the disks'
+# columns, then what %util means; each PgDn must move the page
+disks_seen=
+n=0
+until screen_has '^  %util +percentage of time the device had IO in flight'; do
+	[ $n -lt 8 ] || fail "PgDn does not scroll the help to what %util means"
+	screen_has '^Disks: iostat -x' && disks_seen=1
+	top=$(line_at 1)
+	T send-keys -t emb NPage
+	screen_wait emb top_is_not "$top" || fail "PgDn does not scroll the help"
+	n=$((n + 1))
+done
+[ -n "$disks_seen" ] || screen_has '^Disks: iostat -x' || fail "the help has no Disks part"
 T send-keys -t emb x
 wait_for emb '^> Disks' || fail "a key closes the help"
 T send-keys -t emb '?'
 wait_for emb '^Keys' || fail "? opens the help"
 T send-keys -t emb Escape
 wait_for emb '^> Disks' || fail "Esc closes the help"
+T send-keys -t emb h
+wait_for emb '^Keys' || fail "h opens the help"
+T send-keys -t emb Escape
+wait_for emb '^> Disks' || fail "Esc closes the help opened by h"
 
 a=$(line_of '^sda '); b=$(line_of '^sdb ')
 [ "$a" -lt "$b" ] || fail "sorted by name: sda above sdb"
@@ -106,17 +159,40 @@ wait_for emb 'Disks \(2\) +sort: %util' || fail "s sorts the disks by %util"
 wait_for emb "$disk_row" || fail "disk row after sorting"
 a=$(line_of '^sda '); b=$(line_of '^sdb ')
 [ "$b" -lt "$a" ] || fail "sorted by %util: sdb above sda"
+# F6 as s: the next key, and after the last one (kB/s) back to name
+T send-keys -t emb F6
+wait_for emb 'Disks \(2\) +sort: await' || fail "F6 sorts the disks by await"
+T send-keys -t emb F6 F6 F6 F6
+wait_for emb 'Disks \(2\) +sort: name' || fail "F6 after kB/s sorts by name again"
+wait_for emb "$disk_row" || fail "disk row after F6"
+a=$(line_of '^sda '); b=$(line_of '^sdb ')
+[ "$a" -lt "$b" ] || fail "sorted by name again: sda above sdb"
+T send-keys -t emb s
+wait_for emb 'Disks \(2\) +sort: %util' || fail "s sorts by %util again"
 
 T send-keys -t emb / s d b Enter
 wait_for emb 'Disks \(1 of 2\) +sort: %util +filter: sdb' || fail "/ filters the disks"
 grep -q '^sda ' "$tmp/screen" && fail "the filter left sda"
 T send-keys -t emb Escape
 wait_for emb '^> Disks \(2\)' || fail "Esc clears the filter"
+# Esc while typing clears it too
+T send-keys -t emb / z
+wait_for emb 'Disks \(0 of 2\) +sort: %util +filter: z' || fail "/ z matches no disk"
+T send-keys -t emb Escape
+wait_for emb '^> Disks \(2\) +sort: %util *$' || fail "Esc while typing clears the filter"
+wait_for emb "$disk_row" || fail "the disk row after the filter was cleared"
 
 T send-keys -t emb Tab
 wait_for emb '^> CPUs' || fail "Tab moves to the CPUs"
+wait_for emb '^History: cpu all ' || fail "Tab: the history shows the CPUs' selection"
 T send-keys -t emb j j
 wait_for emb 'History: cpu 1 ' || fail "j moves the selection, the history follows it"
+T send-keys -t emb Tab
+wait_for emb '^> IRQs' || fail "Tab moves to the IRQs"
+wait_for emb '^History: irq 30 ' || fail "Tab: the history shows the IRQs' selection"
+T send-keys -t emb BTab
+wait_for emb '^> CPUs' || fail "Shift-Tab moves back to the CPUs"
+wait_for emb '^History: cpu 1 ' || fail "Shift-Tab: the CPUs' selection was kept"
 T send-keys -t emb Tab s
 wait_for emb '^> IRQs \(4\) +sort: irq' || fail "sort of the IRQs panel"
 
@@ -137,6 +213,32 @@ T send-keys -t emb q
 wait_for emb '^tty-restored rc=0' || fail "q: exit 0 with the tty modes restored"
 [ "$(T display -p -t emb '#{alternate_on}')" = 0 ] || fail "q left the alternate screen on"
 [ "$(T display -p -t emb '#{cursor_flag}')" = 1 ] || fail "q left the cursor hidden"
+
+# ---- the await threshold: a slow disk at low %util, then F10 ----
+slow_row='^sdc +20\.00 +10\.00 +80\.00 +45\.00 +45\.00 +1\.35 +5\.00 +15\.00'
+run_in slow --embedded --root "$slow"
+run_in lenient --embedded --root "$slow" --await-ms 50
+# no session name may be the prefix of another: tmux 3.3a matched -t slow
+# to the window of a session named slow50 (a window name matches by prefix)
+wait_for slow "$slow_row" || fail "the slow disk's row"
+# r_await and w_await yellow; svctm then %util 15 with only spaces between
+screen_wait slow e_has slow sdc '\[33m +45\.00.*\[33m +45\.00.* 5\.00 +15\.00 *$' ||
+	fail "r_await and w_await 45 over --await-ms 20 not yellow, or %util 15 coloured"
+wait_for lenient "$slow_row" || fail "--await-ms 50: the slow disk's row"
+screen_wait lenient e_has lenient sdc ' 80\.00 +45\.00 +45\.00 +1\.35 ' ||
+	fail "--await-ms 50: r_await or w_await 45 is coloured"
+grep -q '46m' "$tmp/screen.e" || fail "--await-ms 50: no colours at all (header not on cyan)"
+T send-keys -t slow F10
+wait_for slow '^tty-restored rc=0' || fail "F10: exit 0 with the tty modes restored"
+[ "$(T display -p -t slow '#{alternate_on}')" = 0 ] || fail "F10 left the alternate screen on"
+[ "$(T display -p -t slow '#{cursor_flag}')" = 1 ] || fail "F10 left the cursor hidden"
+T send-keys -t lenient F1
+wait_for lenient '^Keys' || fail "--await-ms 50: F1 opens the help"
+T send-keys -t lenient F10
+wait_for lenient '^tty-restored rc=0' || fail "F10 in the help: exit 0 with the tty restored"
+kill "$slow_pid"
+wait "$slow_pid" 2>/dev/null
+slow_pid=
 
 # ---- NO_COLOR, then SIGTERM ----
 NO_COLOR=1 run_in nc --embedded --root "$tree"
@@ -219,6 +321,24 @@ grep -Eq '^30 +20000\.00 nvme0q1 +0-3 +0 ' "$tmp/screen" ||
 	fail "daemon: IRQ affinities read under the daemon's root"
 T send-keys -t dmn +
 wait_for dmn 'every 1s' || fail "+ asks the daemon for every 2nd sample"
+T send-keys -t dmn F1
+wait_for dmn '^Keys' || fail "daemon: F1 opens the help"
+T send-keys -t dmn Escape
+wait_for dmn '^> Disks' || fail "daemon: Esc closes the help"
+T send-keys -t dmn s
+wait_for dmn 'Disks \(2\) +sort: %util' || fail "daemon: s sorts the disks by %util"
+wait_for dmn "$disk_row" || fail "daemon: disk row after sorting"
+a=$(line_of '^sda '); b=$(line_of '^sdb ')
+[ "$b" -lt "$a" ] || fail "daemon: sorted by %util: sdb above sda"
+T resize-window -t dmn -x 132 -y 40
+wait_for dmn '^sdb +100\.00 +500\.00 +400\.00 +16000\.00 ' || fail "daemon: the disk row at 132x40"
+grep -Eq 'wkB/s +rrqm/s' "$tmp/screen" || fail "daemon: 132 columns show wkB/s and more"
+grep -Eq "^ iotriage +daemon $tmp/d.sock +every 1s " "$tmp/screen" ||
+	fail "daemon: the header at 132x40"
+T resize-window -t dmn -x 80 -y 24
+wait_for dmn "$disk_row" || fail "daemon: the disk row back at 80x24"
+grep -q 'wkB/s' "$tmp/screen" && fail "daemon: wkB/s at 80 columns"
+grep -q '^0 HOT' "$tmp/screen" || fail "daemon: the hot core at 80x24"
 
 kill -TERM "$daemon_pid"
 wait "$daemon_pid"

@@ -238,6 +238,27 @@ static void test_turbo_seed002(void **state)
 	assert_true(x.turbo.col[MT_CORWATT].known && !x.turbo.col[MT_CORWATT].available);
 	assert_true(x.turbo.col[MT_CORWATT].reason[0] != '\0');
 	assert_false(x.turbo.suspect);
+	/* every column of "columns", in turbostat's order, for the sources view */
+	assert_int_equal(x.turbo.ncols, 21);
+	assert_string_equal(x.turbo.cols[0].name, "Avg_MHz");
+	assert_string_equal(x.turbo.cols[2].name, "Bzy_MHz");
+	assert_true(x.turbo.cols[2].st.available);
+	assert_string_equal(x.turbo.cols[2].st.source, "msr");
+	assert_string_equal(x.turbo.cols[2].st.detail, "MSR 0xE8 APERF / MSR 0xE7 MPERF");
+	assert_string_equal(x.turbo.cols[4].name, "IRQ");
+	assert_string_equal(x.turbo.cols[4].st.source, "proc");
+	assert_string_equal(x.turbo.cols[15].name, "Pkg%pc7");
+	assert_false(x.turbo.cols[15].st.available);
+	assert_string_equal(x.turbo.cols[15].st.reason,
+			    "no package C7 on this server model (turbostat)");
+	assert_string_equal(x.turbo.cols[20].name, "RAM_%");
+	/* the source families: msr works on the tree, perf only live */
+	assert_string_equal(x.turbo.fam[0].name, "msr");
+	assert_true(x.turbo.fam[0].listed && x.turbo.fam[0].available);
+	assert_string_equal(x.turbo.fam[0].reason, "");
+	assert_string_equal(x.turbo.fam[1].name, "perf");
+	assert_true(x.turbo.fam[1].listed && !x.turbo.fam[1].available);
+	assert_non_null(strstr(x.turbo.fam[1].reason, "live host"));
 	{
 		char why[128];
 
@@ -434,6 +455,17 @@ static void test_netlink_live(void **state)
 	assert_false(x.turbo.any_busy || x.turbo.any_bzy || x.turbo.any_deep);
 	assert_true(x.turbo.col[MT_BUSY].known && !x.turbo.col[MT_BUSY].available);
 	assert_non_null(strstr(x.turbo.col[MT_BZY_MHZ].reason, "not recorded in this tree; "));
+	/* every column says why, but IRQ (from /proc/interrupts) */
+	assert_int_equal(x.turbo.ncols, 21);
+	for (size_t i = 0; i < x.turbo.ncols; i++) {
+		const struct model_turbo_column *col = &x.turbo.cols[i];
+
+		assert_int_equal(col->st.available, strcmp(col->name, "IRQ") == 0);
+		if (!col->st.available)
+			assert_non_null(strstr(col->st.reason, "dev/cpu/0/msr: not recorded"));
+	}
+	assert_true(x.turbo.fam[0].listed && !x.turbo.fam[0].available);
+	assert_non_null(strstr(x.turbo.fam[0].reason, "dev/cpu/0/msr: not recorded"));
 	for (int k = MT_PKGWATT; k <= MT_CORETMP; k++)
 		assert_false(x.turbo.has[k]);
 	model_ext_turbo_why(&x, true, why, sizeof(why));
@@ -464,6 +496,8 @@ static void test_absent(void **state)
 	/* the first document carries sources and identity only: every section
 	 * absent, yet sampled with no reason against it */
 	assert_true(x.sampled && x.turbo.sampled);
+	assert_int_equal(x.turbo.ncols, 0);
+	assert_true(x.turbo.fam[0].listed); /* the sources view says what was probed */
 	assert_false(x.procs.present || x.nics.present || x.wb.present || x.psi[MP_IO].present);
 	assert_string_equal(x.procs.reason, "");
 	assert_string_equal(x.nics.reason, "");
