@@ -15,6 +15,7 @@
 #include "advise.h"
 #include "extsrc.h"
 #include "grow.h"
+#include "metrics_proc.h"
 #include "netlink.h"
 #include "parse.h"
 
@@ -65,10 +66,15 @@ const char *advise_severity_name(enum advise_severity s)
 const char *advise_kind_name(enum finding_kind k)
 {
 	static const char *const names[] = {
-		[FIND_HOT_CPU] = "hot_cpu",	    [FIND_DISK_SATURATED] = "disk_saturated",
-		[FIND_DISK_SLOW] = "disk_slow",	    [FIND_MEMBER_IMBALANCE] = "member_imbalance",
-		[FIND_IOSTATS_OFF] = "iostats_off", [FIND_MANAGED_IRQS] = "managed_irqs",
-		[FIND_IRQBALANCE] = "irqbalance",   [FIND_TOPOLOGY_MISSING] = "topology_missing",
+		[FIND_HOT_CPU] = "hot_cpu",
+		[FIND_DISK_SATURATED] = "disk_saturated",
+		[FIND_DISK_SLOW] = "disk_slow",
+		[FIND_MEMBER_IMBALANCE] = "member_imbalance",
+		[FIND_IOSTATS_OFF] = "iostats_off",
+		[FIND_MANAGED_IRQS] = "managed_irqs",
+		[FIND_IRQBALANCE] = "irqbalance",
+		[FIND_TOPOLOGY_MISSING] = "topology_missing",
+		[FIND_WRITEBACK_THROTTLED] = "writeback_throttled",
 	};
 
 	return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
@@ -250,6 +256,7 @@ struct ctx {
 	struct advice *a;
 	bool irq_suggested;
 	bool need_irqbalance_finding;
+	bool wb_throttled; /* writers throttled by the dirty page cache this sample */
 };
 
 static int rate_col(const struct rate_table *rt, int cpu)
@@ -309,6 +316,7 @@ struct hot_group {
 	double rate; /* on the hot CPU */
 	unsigned nirqs;
 	unsigned nmanaged_hot; /* of those, kernel-managed */
+	bool managed_guessed;  /* the first of those: from its driver, not debugfs */
 	char managed_why[96];
 };
 
@@ -384,15 +392,26 @@ static int managed_finding(struct ctx *c, int cpu, const struct hot_group *g, un
 	if (!f)
 		return -ENOMEM;
 	snprintf(f->reason, sizeof(f->reason),
-		 "%s: %u of its IRQs load cpu%d but are kernel-managed: their affinity cannot be "
-		 "changed (writes fail with EIO)",
-		 g->label, n, cpu);
-	snprintf(f->detail, sizeof(f->detail),
-		 "Known from %s. Managed IRQs follow blk-mq's CPU-to-queue map: a queue's "
-		 "interrupt fires on the CPUs that submit to it. Look at which processes submit "
-		 "IO on cpu%d (ps -eo pid,psr,comm), spread them, or boot with "
-		 "isolcpus=managed_irq,CPUS to keep managed IRQs off isolated CPUs.",
-		 why, cpu);
+		 "%s: %u of its IRQs load cpu%d but are %skernel-managed: their affinity cannot "
+		 "be changed (writes fail with EIO)",
+		 g->label, n, cpu, g->managed_guessed ? "most likely " : "");
+	if (g->managed_guessed)
+		snprintf(f->detail, sizeof(f->detail),
+			 "Guessed, not read: /sys/kernel/debug/irq/irqs/N is not readable "
+			 "(debugfs not mounted, or not root), and %s. ",
+			 why);
+	else
+		snprintf(f->detail, sizeof(f->detail), "Known from %s. ", why);
+	cat(f->detail, sizeof(f->detail),
+	    "Managed IRQs follow blk-mq's CPU-to-queue map: a queue's interrupt fires on the "
+	    "CPUs that submit to it. Look at which processes submit IO on cpu%d (ps -eo "
+	    "pid,psr,comm), spread them, or boot with isolcpus=managed_irq,CPUS to keep "
+	    "managed IRQs off isolated CPUs.",
+	    cpu);
+	if (g->managed_guessed)
+		cat(f->detail, sizeof(f->detail),
+		    " To confirm: mount -t debugfs none /sys/kernel/debug and look for "
+		    "IRQD_AFFINITY_MANAGED in /sys/kernel/debug/irq/irqs/N.");
 	return 0;
 }
 
@@ -402,7 +421,8 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 	const struct topology *t = c->t;
 	struct cpuset targets;
 	uint32_t moved[128], managed[128];
-	size_t nmoved = 0, nmanaged = 0, nmissing = 0, nmembers = 0;
+	size_t nmoved = 0, nmanaged = 0, nmissing = 0, nmembers = 0, nguessed = 0;
+	bool managed_guessed = false;
 	char note[2 * ADV_TEXT_MAX] = "", id[ADV_ID_MAX], buf[64], managed_why[96] = "";
 	struct suggestion *s;
 	int next;
@@ -442,6 +462,7 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 				managed[nmanaged] = ti->irq;
 			if (!nmanaged)
 				str_copy(managed_why, sizeof(managed_why), ti->managed_why);
+			managed_guessed = managed_guessed || !ti->managed_known;
 			nmanaged++;
 			continue;
 		}
@@ -449,6 +470,8 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 			nmissing++;
 			continue;
 		}
+		if (!ti->managed_known)
+			nguessed++;
 		cpuset_and(&hint, &ti->hint, &targets);
 		if (ti->has_hint && !cpuset_empty(&hint)) {
 			target = cpuset_next(&hint, 0); /* the driver's choice wins */
@@ -476,11 +499,20 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 		}
 	}
 	if (nmanaged) {
-		cat(note, sizeof(note), "left alone (kernel-managed): IRQ");
+		cat(note, sizeof(note), "left alone (kernel-managed%s): IRQ",
+		    managed_guessed ? ", guessed from the driver" : "");
 		for (size_t i = 0; i < nmanaged && i < 128; i++)
 			cat(note, sizeof(note), " %u", managed[i]);
 		cat(note, sizeof(note), ". ");
 	}
+	if (nguessed)
+		cat(note, sizeof(note),
+		    "Managed or not is guessed: /sys/kernel/debug/irq/irqs/N is not readable "
+		    "(debugfs not mounted, or not root) and driver %s is not known to let the "
+		    "kernel manage these vectors; if a write fails with EIO, it does, and apply "
+		    "restores what it wrote. ",
+		    g->dev >= 0 && t->devs[g->dev].driver[0] ? t->devs[g->dev].driver
+							     : "(unknown)");
 	if (nmissing)
 		cat(note, sizeof(note),
 		    "%zu IRQs without /proc/irq/N/smp_affinity_list left alone. ", nmissing);
@@ -922,10 +954,12 @@ static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load,
 				groups[gi].rate += rate;
 				groups[gi].nirqs++;
 				if (ti && ti->managed) {
-					if (!groups[gi].nmanaged_hot)
+					if (!groups[gi].nmanaged_hot) {
 						str_copy(groups[gi].managed_why,
 							 sizeof(groups[gi].managed_why),
 							 ti->managed_why);
+						groups[gi].managed_guessed = !ti->managed_known;
+					}
 					groups[gi].nmanaged_hot++;
 				}
 			}
@@ -1073,6 +1107,76 @@ static const struct disk_metrics *metrics_by_name(const struct metrics *m, const
 	return NULL;
 }
 
+/* ---- writeback ---- */
+
+/* Writers are throttled by the dirty page cache: metrics_proc's state of the
+ * current sample (dirty + writeback past the freerun midpoint, or blocked). */
+static bool wb_throttled(const struct ctx *c)
+{
+	const struct ext_metrics *x = c->m->ext;
+
+	return x && c->cur->ext && c->cur->ext->writeback.has_vmstat &&
+	       (x->wb_state == WB_THROTTLED || x->wb_state == WB_BLOCKED);
+}
+
+/* A slow or saturated disk in a sample where writers are throttled: its
+ * latency is not the whole story of a write stall. */
+static void wb_sentence(const struct ctx *c, struct finding *f)
+{
+	if (!c->wb_throttled)
+		return;
+	cat(f->detail, sizeof(f->detail),
+	    "%sWriters are also being throttled by the dirty page cache (writeback-throttled): "
+	    "a write() stall is the kernel pacing writers to what writeback achieves, so this "
+	    "disk's latency is not the whole story.",
+	    f->detail[0] ? " " : "");
+}
+
+static int find_writeback(struct ctx *c)
+{
+	const struct writeback_raw *w;
+	uint64_t kb, dirty;
+	struct finding *f;
+	bool any = false;
+
+	if (!c->wb_throttled)
+		return 0;
+	w = &c->cur->ext->writeback;
+	kb = w->page_size >= 1024 ? w->page_size / 1024 : 4;
+	dirty = w->nr_dirty + w->nr_writeback;
+	f = add_finding(c->a, FIND_WRITEBACK_THROTTLED, ADV_WARNING, "writeback");
+	if (!f)
+		return -ENOMEM;
+	fmt(f->id, sizeof(f->id), "writeback-throttled");
+	snprintf(f->reason, sizeof(f->reason),
+		 "dirty page cache %s: nr_dirty %llu kB + nr_writeback %llu kB = %llu kB, past "
+		 "%llu kB where writers are throttled (nr_dirty_background_threshold %llu kB, "
+		 "nr_dirty_threshold %llu kB): writers sleep in balance_dirty_pages()",
+		 c->m->ext->wb_state == WB_BLOCKED ? "at its hard limit" : "full",
+		 (unsigned long long)(w->nr_dirty * kb), (unsigned long long)(w->nr_writeback * kb),
+		 (unsigned long long)(dirty * kb),
+		 (unsigned long long)((w->nr_dirty_threshold + w->nr_dirty_bg_threshold) / 2 * kb),
+		 (unsigned long long)(w->nr_dirty_bg_threshold * kb),
+		 (unsigned long long)(w->nr_dirty_threshold * kb));
+	for (int i = 0; i < WB__COUNT; i++) {
+		if (!w->has_sysctl[i])
+			continue;
+		cat(f->detail, sizeof(f->detail), "%svm.%s=%llu",
+		    any ? ", " : "settings: ", writeback_sysctl_name((enum wb_sysctl)i),
+		    (unsigned long long)w->sysctl[i]);
+		any = true;
+	}
+	cat(f->detail, sizeof(f->detail), "%s", any ? ". " : "settings: vm.dirty_* not readable. ");
+	cat(f->detail, sizeof(f->detail),
+	    "A write stall now is the page cache making writers wait for writeback, not only a "
+	    "slow disk: the disks' await shows what writeback costs. No suggestion: vm.dirty_* "
+	    "is workload-specific. Seed 002's database profile (vm.dirty_background_ratio=5, "
+	    "vm.dirty_ratio=10, vm.dirty_writeback_centisecs=50, "
+	    "vm.dirty_expire_centisecs=100) starts writeback sooner and keeps each stall "
+	    "short; larger ratios absorb bursts but stall longer when full.");
+	return 0;
+}
+
 static int suggest_queue(struct ctx *c, const struct finding *f, const struct disk_metrics *d)
 {
 	const struct topo_block *b = topology_block(c->t, d->name);
@@ -1195,6 +1299,7 @@ static int find_disks(struct ctx *c)
 				    f->detail, sizeof(f->detail),
 				    "util counts time with at least one IO in flight; an SSD/NVMe "
 				    "serves many at once, so judge it by await and aqu-sz.");
+			wb_sentence(c, f);
 			if (suggest_queue(c, &c->a->findings[c->a->nfindings - 1], d) < 0)
 				return -ENOMEM;
 			continue;
@@ -1219,6 +1324,7 @@ static int find_disks(struct ctx *c)
 				 : b->rotational	 ? "rotational"
 							 : "non-rotational",
 				 slow_ms, d->name);
+			wb_sentence(c, f);
 		}
 	}
 	return 0;
@@ -1318,10 +1424,13 @@ int advise_compute(const struct snapshot *cur, const struct metrics *m, const st
 				     : " CPUs banned from irqbalance are not used as targets.");
 		}
 	}
+	c.wb_throttled = wb_throttled(&c);
 	if (r >= 0)
 		r = find_disks(&c);
 	if (r >= 0)
 		r = find_members(&c);
+	if (r >= 0)
+		r = find_writeback(&c);
 	/* missing topology only lowers the interrupt advice: say so there */
 	for (size_t i = 0; i < a.nfindings && r >= 0; i++)
 		if (a.findings[i].kind == FIND_HOT_CPU)

@@ -24,14 +24,15 @@ enum advise_severity {
 };
 
 enum finding_kind {
-	FIND_HOT_CPU,	       /* one CPU far above its peers in %irq+%soft or intr/s */
-	FIND_DISK_SATURATED,   /* util high and requests queueing */
-	FIND_DISK_SLOW,	       /* await high at low util */
-	FIND_MEMBER_IMBALANCE, /* md/dm member much slower than the others */
-	FIND_IOSTATS_OFF,      /* queue/iostats = 0: counters frozen */
-	FIND_MANAGED_IRQS,     /* hot IRQs the kernel will not let us move */
-	FIND_IRQBALANCE,       /* irqbalance will undo manual affinity */
-	FIND_TOPOLOGY_MISSING, /* advice lowered: files the kernel did not offer */
+	FIND_HOT_CPU,		  /* one CPU far above its peers in %irq+%soft or intr/s */
+	FIND_DISK_SATURATED,	  /* util high and requests queueing */
+	FIND_DISK_SLOW,		  /* await high at low util */
+	FIND_MEMBER_IMBALANCE,	  /* md/dm member much slower than the others */
+	FIND_IOSTATS_OFF,	  /* queue/iostats = 0: counters frozen */
+	FIND_MANAGED_IRQS,	  /* hot IRQs the kernel will not let us move */
+	FIND_IRQBALANCE,	  /* irqbalance will undo manual affinity */
+	FIND_TOPOLOGY_MISSING,	  /* advice lowered: files the kernel did not offer */
+	FIND_WRITEBACK_THROTTLED, /* dirty page cache past the point writers are throttled */
 };
 
 #define ADV_ID_MAX   64

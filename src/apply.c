@@ -33,16 +33,23 @@ const char *apply_errno_meaning(int err, bool is_irq)
 {
 	switch (err < 0 ? -err : err) {
 	case EIO:
-		return is_irq ? "the kernel manages this IRQ's affinity (managed IRQ, or a chip "
-				"that cannot move it): leave it alone"
-			      : "the driver refused the value";
+		return is_irq
+			   ? "the kernel manages this IRQ's affinity (a managed IRQ: its driver "
+			     "asked the kernel to spread its queue vectors; or a chip that "
+			     "cannot move it): leave it alone, see doc/advise.md \"Managed IRQs\""
+			   : "the driver refused the value";
 	case ENOSPC:
 		return "no interrupt vector left on the target CPU (x86 has about 200 per CPU): "
 		       "pick another CPU";
 	case EPERM:
 	case EACCES:
-		return "not permitted: run as root (CAP_SYS_ADMIN), outside a container, or "
-		       "through iotriaged";
+		return is_irq
+			   ? "not permitted: run as root (CAP_SYS_ADMIN), outside a container, "
+			     "or through iotriaged; if already root, the IRQ may be "
+			     "kernel-managed (its driver asked the kernel to spread its "
+			     "vectors): leave it alone"
+			   : "not permitted: run as root (CAP_SYS_ADMIN), outside a container, or "
+			     "through iotriaged";
 	case EINVAL:
 		return is_irq ? "the kernel rejected the CPU list (offline CPU, or none left "
 				"after removing isolated ones)"

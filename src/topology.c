@@ -260,6 +260,65 @@ int topology_parse_scheduler(const char *buf, char *ret, size_t size)
 	return 0;
 }
 
+int topology_parse_cmdline_cpus(const char *buf, size_t len, const char *key, struct cpuset *ret)
+{
+	static const char *const flags[] = { "nohz,", "domain,", "managed_irq," };
+	struct cpuset all = { 0 };
+	size_t k = strlen(key), i = 0;
+	bool found = false;
+
+	while (i < len) {
+		const char *w, *v;
+		size_t n = 0, vn;
+		struct cpuset s;
+
+		while (i < len && isspace((unsigned char)buf[i]))
+			i++;
+		w = buf + i;
+		while (i + n < len && buf[i + n] != '\0' && !isspace((unsigned char)buf[i + n]))
+			n++;
+		i += n;
+		if (n == 0) {
+			i++;
+			continue;
+		}
+		if (n <= k || memcmp(w, key, k) != 0 || w[k] != '=')
+			continue;
+		v = w + k + 1;
+		vn = n - k - 1;
+		/* param="value" quoting of the boot loader */
+		if (vn >= 2 && v[0] == '"' && v[vn - 1] == '"') {
+			v++;
+			vn -= 2;
+		}
+		/* housekeeping_isolcpus_setup(): flags while a letter leads */
+		while (strcmp(key, "isolcpus") == 0 && vn && isalpha((unsigned char)*v)) {
+			size_t f;
+
+			for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+				size_t fl = strlen(flags[f]);
+
+				if (vn >= fl && memcmp(v, flags[f], fl) == 0) {
+					v += fl;
+					vn -= fl;
+					break;
+				}
+			}
+			if (f == sizeof(flags) / sizeof(flags[0]))
+				break;
+		}
+		if (vn && isalpha((unsigned char)*v))
+			continue; /* unknown flag: the kernel ignores the parameter */
+		if (cpuset_parse_list(v, vn, &s) < 0)
+			return -EINVAL;
+		for (size_t j = 0; j < CPUSET_WORDS; j++)
+			all.w[j] |= s.w[j];
+		found = true;
+	}
+	*ret = all;
+	return found;
+}
+
 static bool word_value(const char *w, size_t n, const char *key, const char **ret, size_t *ret_n)
 {
 	size_t k = strlen(key);
@@ -503,25 +562,53 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Driver names whose I/O queue vectors the kernel manages when the debugfs
- * state is not readable: blk-mq drivers allocating with PCI_IRQ_AFFINITY. */
-static bool likely_managed(const char *actions)
+/*
+ * Drivers that allocate their queue vectors with PCI_IRQ_AFFINITY (the kernel
+ * spreads them and refuses user writes), for when the debugfs state is not
+ * readable. Only drivers whose allocation was read in the kernel sources;
+ * seed 002's old standalone mpt2sas driver is not one of them.
+ */
+bool topology_guess_managed(const char *actions, const char *driver, size_t nvecs, unsigned ncpus,
+			    char *why, size_t why_size)
 {
 	const char *q;
 
 	/* nvme: vector 0 (admin, "nvme0q0") is a pre_vector and movable;
 	 * "nvme0q1".. are spread by the kernel (drivers/nvme/host/pci.c) */
 	if (strncmp(actions, "nvme", 4) == 0 && (q = strchr(actions, 'q')) && q[1] &&
-	    !(q[1] == '0' && (q[2] == '\0' || q[2] == ',')))
+	    !(q[1] == '0' && (q[2] == '\0' || q[2] == ','))) {
+		snprintf(why, why_size, "%.40s: an NVMe I/O queue vector", actions);
 		return true;
+	}
 	/* virtio-blk request queues ("virtio1-req.0") */
-	return strncmp(actions, "virtio", 6) == 0 && strstr(actions, "-req.");
+	if (strncmp(actions, "virtio", 6) == 0 && strstr(actions, "-req.")) {
+		snprintf(why, why_size, "%.40s: a virtio-blk request queue vector", actions);
+		return true;
+	}
+	/* smartpqi: pci_alloc_irq_vectors(PCI_IRQ_MSIX | PCI_IRQ_AFFINITY), always;
+	 * megaraid_sas: with smp_affinity_enable=1, the module's default (the
+	 * first vectors may be pre_vectors left movable: not told apart here) */
+	if (strcmp(driver, "smartpqi") == 0 || strcmp(driver, "megaraid_sas") == 0) {
+		snprintf(why, why_size, "driver %s allocates its vectors with PCI_IRQ_AFFINITY",
+			 driver);
+		return true;
+	}
+	/* mpt3sas (which also drives SAS2 HBAs, named "mpt2sasN-msixM"): with
+	 * smp_affinity_enable=1 (the default), unless the HBA has fewer vectors
+	 * than online CPUs, when _base_enable_msix() turns it off for that HBA */
+	if (strcmp(driver, "mpt3sas") == 0 && ncpus > 0 && nvecs >= ncpus) {
+		snprintf(why, why_size,
+			 "driver mpt3sas with %zu vectors for %u CPUs uses PCI_IRQ_AFFINITY", nvecs,
+			 ncpus);
+		return true;
+	}
+	return false;
 }
 
 static void fill_irq(const struct root *r, struct topology *t, struct topo_irq *q)
 {
 	char rel[96], buf[4096];
-	int n;
+	int n, e;
 
 	snprintf(rel, sizeof(rel), "proc/irq/%u/smp_affinity_list", q->irq);
 	n = root_read_small(r, rel, q->smp_list, sizeof(q->smp_list));
@@ -558,14 +645,33 @@ static void fill_irq(const struct root *r, struct topology *t, struct topo_irq *
 		q->hwirq[0] = '\0';
 	snprintf(rel, sizeof(rel), "sys/kernel/debug/irq/irqs/%u", q->irq);
 	n = root_read_small(r, rel, buf, sizeof(buf));
-	if (n >= 0 && topology_parse_debugfs_managed(buf, (size_t)n) == 1) {
-		q->managed = true;
-		snprintf(q->managed_why, sizeof(q->managed_why),
-			 "IRQD_AFFINITY_MANAGED in /sys/kernel/debug/irq/irqs/%u", q->irq);
-	} else if (n < 0 && likely_managed(q->actions)) {
-		q->managed = true;
-		snprintf(q->managed_why, sizeof(q->managed_why),
-			 "%.40s: driver queue vectors are kernel-managed", q->actions);
+	/* the guess from the driver waits for the PCI functions: guess_managed() */
+	e = n >= 0 ? topology_parse_debugfs_managed(buf, (size_t)n) : -ENOENT;
+	if (e >= 0) {
+		q->managed_known = true;
+		q->managed = e == 1;
+		if (q->managed)
+			snprintf(q->managed_why, sizeof(q->managed_why),
+				 "IRQD_AFFINITY_MANAGED in /sys/kernel/debug/irq/irqs/%u", q->irq);
+	}
+}
+
+/* Managed or not, for IRQs whose debugfs state was not readable. */
+static void guess_managed(struct topology *t)
+{
+	unsigned ncpus = t->has_online ? cpuset_count(&t->online) : 0;
+
+	for (size_t i = 0; i < t->nirqs; i++) {
+		struct topo_irq *q = &t->irqs[i];
+		const struct topo_dev *d = q->dev >= 0 ? &t->devs[q->dev] : NULL;
+
+		if (q->managed_known)
+			continue;
+		q->managed =
+		    topology_guess_managed(q->actions, d ? d->driver : "", d ? d->nirqs : 0, ncpus,
+					   q->managed_why, sizeof(q->managed_why));
+		if (!q->managed)
+			q->managed_why[0] = '\0';
 	}
 }
 
@@ -889,6 +995,34 @@ static int count_node(const char *name, void *ctx)
 	return 0;
 }
 
+/*
+ * Without the sysfs lists, the boot parameters they come from: the kernel
+ * command line is what the kernel parsed, so with it readable, no isolcpus=
+ * means no isolated CPU.
+ */
+static void cmdline_cpus(const struct root *r, struct topology *t)
+{
+	char *buf = malloc(4096);
+	struct cpuset s;
+	int n;
+
+	if (!buf)
+		return; /* as if unreadable: isolated stays missing */
+	n = root_read_small(r, "proc/cmdline", buf, 4096);
+	if (n >= 0 && !t->has_isolated &&
+	    topology_parse_cmdline_cpus(buf, (size_t)n, "isolcpus", &s) >= 0) {
+		t->has_isolated = true;
+		t->isolated_from_cmdline = true;
+		t->isolated = s;
+	}
+	if (n >= 0 && !t->has_nohz_full &&
+	    topology_parse_cmdline_cpus(buf, (size_t)n, "nohz_full", &s) == 1) {
+		t->nohz_full_from_cmdline = true;
+		t->nohz_full = s;
+	}
+	free(buf);
+}
+
 int topology_collect(const struct root *r, struct topology *t)
 {
 	struct collect_ctx c = { .r = r, .t = t };
@@ -901,12 +1035,14 @@ int topology_collect(const struct root *r, struct topology *t)
 	if (!t->has_online)
 		add_missing(t, "/sys/devices/system/cpu/online");
 	t->has_isolated = read_list(r, "sys/devices/system/cpu/isolated", &t->isolated) == 0;
-	if (!t->has_isolated)
-		add_missing(t, "/sys/devices/system/cpu/isolated");
 	/* nohz_full exists only with CONFIG_NO_HZ_FULL; its absence means none */
 	t->has_nohz_full = read_list(r, "sys/devices/system/cpu/nohz_full", &t->nohz_full) == 0;
 	if (!t->has_nohz_full)
 		memset(&t->nohz_full, 0, sizeof(t->nohz_full));
+	if (!t->has_isolated || !t->has_nohz_full)
+		cmdline_cpus(r, t);
+	if (!t->has_isolated)
+		add_missing(t, "/sys/devices/system/cpu/isolated");
 	if (for_each_entry(r, "sys/devices/system/node", count_node, &c) >= 0)
 		t->nr_nodes = (int)c.count;
 
@@ -930,6 +1066,7 @@ int topology_collect(const struct root *r, struct topology *t)
 			for (size_t i = 0; i < t->nirqs; i++)
 				if (t->irqs[i].irq == t->devs[d].irqs[k])
 					t->irqs[i].dev = (int)d;
+	guess_managed(t);
 
 	e = for_each_entry(r, "sys/class/net", add_net, &c);
 	if (e == -ENOMEM)
@@ -1299,6 +1436,41 @@ static int cap_irqbalance(const char *name, void *ctx)
 	return 0;
 }
 
+/* The kernel command line reduced to its isolcpus= and nohz_full= words:
+ * what topology_collect reads when the sysfs lists are absent, and nothing
+ * else a boot line may carry. */
+static void cap_cmdline(struct cap_ctx *c)
+{
+	size_t out = 0;
+	ssize_t n;
+	int fd;
+
+	fd = root_openat(c->src, "proc/cmdline", O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, c->buf, sizeof(c->buf) - 1);
+	close(fd);
+	for (ssize_t i = 0; n > 0 && i < n;) {
+		ssize_t e = i;
+
+		while (e < n && !isspace((unsigned char)c->buf[e]))
+			e++;
+		if ((e - i > 9 && strncmp(c->buf + i, "isolcpus=", 9) == 0) ||
+		    (e - i > 10 && strncmp(c->buf + i, "nohz_full=", 10) == 0)) {
+			if (out)
+				c->buf[out++] = ' ';
+			memmove(c->buf + out, c->buf + i, (size_t)(e - i));
+			out += (size_t)(e - i);
+		}
+		i = e + 1;
+	}
+	if (n >= 0) {
+		c->buf[out++] = '\n';
+		if (cap_write(c->dfd, "proc/cmdline", c->buf, out) == 0)
+			c->files++;
+	}
+}
+
 int topology_capture(const struct root *src, int dfd, unsigned *ret_files)
 {
 	struct cap_ctx *c = calloc(1, sizeof(*c));
@@ -1321,6 +1493,7 @@ int topology_capture(const struct root *src, int dfd, unsigned *ret_files)
 	for_each_entry(src, "sys/devices/system/node", cap_node, c);
 	for_each_entry(src, "sys/block", cap_block, c);
 	for_each_entry(src, "proc", cap_irqbalance, c);
+	cap_cmdline(c);
 	cap_copy(c, "etc/default/irqbalance");
 	cap_copy(c, "etc/sysconfig/irqbalance");
 	*ret_files = c->files;

@@ -75,7 +75,8 @@ struct topo_irq {
 	char chip_name[32];	      /* "PCI-MSI", "IR-PCI-MSIX-0000:03:00.0" */
 	char hwirq[32];
 	bool managed;	      /* kernel-managed affinity: writes get EIO */
-	char managed_why[96]; /* how we know (see doc/advise.md) */
+	bool managed_known;   /* managed read from debugfs; else guessed from the driver */
+	char managed_why[96]; /* how we know or why we guess (see doc/advise.md) */
 	int dev;	      /* index in topology.devs, -1 when unknown */
 };
 
@@ -130,6 +131,9 @@ struct topo_irqbalance {
 
 struct topology {
 	bool has_online, has_isolated, has_nohz_full;
+	/* isolated / nohz_full read from isolcpus= / nohz_full= of /proc/cmdline,
+	 * the sysfs file being absent */
+	bool isolated_from_cmdline, nohz_full_from_cmdline;
 	struct cpuset online, isolated, nohz_full;
 	int nr_nodes;	       /* 0 unknown */
 	struct topo_irq *irqs; /* ascending irq */
@@ -165,7 +169,8 @@ bool topology_missing(const struct topology *t, const char *pattern);
 /*
  * Records every file topology_collect reads from src into the tree at dfd
  * (iotriage capture), links as links with the same target text, irqbalance's
- * environment reduced to its IRQBALANCE_* variables. Absent files are
+ * environment reduced to its IRQBALANCE_* variables, /proc/cmdline to its
+ * isolcpus= and nohz_full= words. Absent files are
  * skipped. Returns 0 (files written in *ret_files) or -ENOMEM.
  */
 int topology_capture(const struct root *src, int dfd, unsigned *ret_files);
@@ -175,6 +180,23 @@ int topology_capture(const struct root *src, int dfd, unsigned *ret_files);
 /* Managed-IRQ verdict from the debugfs state file text (/sys/kernel/debug/irq/irqs/N):
  * 1 managed, 0 not, -ENOENT when the text carries no flags line. */
 int topology_parse_debugfs_managed(const char *buf, size_t len);
+/*
+ * Managed-IRQ guess for an IRQ whose debugfs state cannot be read, from its
+ * action name, its PCI function's driver ("" unknown), that function's
+ * vector count and the online CPU count (0 unknown): true when the driver
+ * allocates these vectors with PCI_IRQ_AFFINITY, with the reason in why.
+ */
+bool topology_guess_managed(const char *actions, const char *driver, size_t nvecs, unsigned ncpus,
+			    char *why, size_t why_size);
+/*
+ * The CPUs of boot parameter key ("isolcpus" or "nohz_full") in the kernel
+ * command line (/proc/cmdline), as the kernel parses them: isolcpus= may
+ * start with flags ("nohz,", "domain,", "managed_irq,"; an unknown flag
+ * makes the kernel ignore it); every occurrence is added. Returns 1 (found,
+ * *ret set), 0 (absent, *ret empty) or -EINVAL (a list this parser cannot
+ * read: "N", "a-b:c/d").
+ */
+int topology_parse_cmdline_cpus(const char *buf, size_t len, const char *key, struct cpuset *ret);
 /* The scheduler in brackets of queue/scheduler ("mq-deadline kyber [none]"). */
 int topology_parse_scheduler(const char *buf, char *ret, size_t size);
 /* irqbalance's configuration from NUL- or newline-separated text (its

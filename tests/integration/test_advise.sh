@@ -32,6 +32,10 @@ check container "hot-cpu-cpu1 topology-missing-topology" ""
 check old-kernel "hot-cpu-cpu1 topology-missing-topology" "irq-spread-mpt2sas0-msix"
 check nic-few-channels "hot-cpu-cpu0" "irq-spread-eth0 channels-eth0"
 check nic-one-channel "hot-cpu-cpu0" "channels-eth0"
+check mpt3sas-managed "hot-cpu-cpu1 managed-irqs-host0" ""
+check writeback-throttled "disk-saturated-sdb writeback-throttled" ""
+check ssd-queue-full "disk-saturated-sde" "nr-requests-sde"
+check isolated-cmdline "hot-cpu-cpu0" "irq-spread-eth0"
 python3 - "$tmp" <<'PY' || fail "scenario ids"
 import json, sys
 tmp = sys.argv[1]
@@ -131,13 +135,16 @@ cmp -s "$A/nic-few-channels/t1/netlink/ethtool/eth0/channels.bin" \
 	"$tmp/nic8/netlink/ethtool/eth0/channels.bin" || fail "undo did not restore the channels answer"
 
 # capture records the topology: a recorded fixture re-captured advises the same
-for sc in mpt2sas irqbalance nvme-managed md-raid0 nic-few-channels; do
+for sc in mpt2sas irqbalance nvme-managed md-raid0 nic-few-channels isolated-cmdline; do
 	"$IOTRIAGE" capture "$tmp/cap-$sc" --root "$A/$sc/t1" 2>/dev/null || fail "capture $sc"
 	"$IOTRIAGE" suggest "$A/$sc/t0" "$A/$sc/t1" --json >"$tmp/a.json" || fail "suggest $sc"
 	"$IOTRIAGE" suggest "$A/$sc/t0" "$tmp/cap-$sc" --json >"$tmp/b.json" || fail "suggest cap $sc"
 	cmp -s "$tmp/a.json" "$tmp/b.json" || fail "capture of $sc advises differently: $(diff "$tmp/a.json" "$tmp/b.json" | head -5)"
 done
 grep -q IRQBALANCE_BANNED_CPUS "$tmp/cap-irqbalance/proc/812/environ" || fail "irqbalance env"
+# the boot line only as far as the advisor reads it
+[ "$(cat "$tmp/cap-isolated-cmdline/proc/cmdline")" = "isolcpus=managed_irq,domain,4-6 nohz_full=5-7" ] ||
+	fail "captured cmdline: $(cat "$tmp/cap-isolated-cmdline/proc/cmdline")"
 grep -q PATH "$tmp/cap-irqbalance/proc/812/environ" && fail "capture kept a non-irqbalance variable"
 # and the live host's capture carries /proc/irq when this host has one
 if [ -r /proc/irq ] && ls /proc/irq/*/smp_affinity_list >/dev/null 2>&1; then

@@ -14,6 +14,7 @@
 #include "advise.h"
 #include "extsrc.h"
 #include "metrics.h"
+#include "metrics_proc.h"
 #include "snapshot.h"
 #include "topology.h"
 
@@ -107,6 +108,12 @@ static void test_mpt2sas(void **state)
 	assert_non_null(strstr(s->reason, "80000 interrupts/s"));
 	assert_non_null(strstr(s->effect, "10000 interrupts/s per CPU on 8 CPUs"));
 	assert_null(strstr(s->notes, "irqbalance"));
+	/* no debugfs in the tree: the old mpt2sas driver is not known to let the
+	 * kernel manage its vectors (seed 002 spread them by hand), and the
+	 * notes say it is a guess */
+	assert_false(topology_irq(&sc.t, 107)->managed_known);
+	assert_non_null(strstr(s->notes, "Managed or not is guessed"));
+	assert_non_null(strstr(s->notes, "driver mpt2sas"));
 	advise_commands(s, false, &sb);
 	assert_non_null(strstr(sb_cstr(&sb), "echo 0 > /proc/irq/107/smp_affinity_list\n"));
 	sb_reset(&sb);
@@ -132,6 +139,261 @@ static void test_nvme_managed(void **state)
 	/* the admin queue's vector is not managed, the I/O ones are */
 	assert_false(topology_irq(&sc.t, 40)->managed);
 	assert_true(topology_irq(&sc.t, 43)->managed);
+	unload(&sc);
+}
+
+/* The same HBA under mpt3sas, one vector per CPU, no debugfs: managed by
+ * its driver, so no spread, and the finding says it is a guess and why. */
+static void test_mpt3sas_managed(void **state)
+{
+	struct scenario sc;
+	const struct finding *f;
+
+	(void)state;
+	load("mpt3sas-managed", &sc);
+	assert_int_equal(sc.a.nfindings, 2);
+	assert_non_null(advice_finding(&sc.a, "hot-cpu-cpu1"));
+	f = advice_finding(&sc.a, "managed-irqs-host0");
+	assert_non_null(f);
+	assert_non_null(strstr(f->reason, "most likely kernel-managed"));
+	assert_non_null(strstr(f->detail, "Guessed, not read: /sys/kernel/debug/irq/irqs/N"));
+	assert_non_null(
+	    strstr(f->detail, "driver mpt3sas with 8 vectors for 8 CPUs uses PCI_IRQ_AFFINITY"));
+	assert_int_equal(sc.a.nsuggestions, 0);
+	assert_true(topology_irq(&sc.t, 108)->managed);
+	assert_false(topology_irq(&sc.t, 108)->managed_known);
+	unload(&sc);
+}
+
+/* suggest_spread with every member of a multi-IRQ group guessed managed
+ * (seed 002's host, its driver swapped in memory): no suggestion. */
+static void test_spread_all_guessed_managed(void **state)
+{
+	struct scenario sc;
+	const struct finding *f;
+
+	(void)state;
+	load("mpt2sas", &sc);
+	for (size_t i = 0; i < sc.t.nirqs; i++) {
+		struct topo_irq *q = &sc.t.irqs[i];
+
+		if (q->irq < 107 || q->irq > 122)
+			continue;
+		q->managed = true;
+		snprintf(q->managed_why, sizeof(q->managed_why),
+			 "driver megaraid_sas allocates its vectors with PCI_IRQ_AFFINITY");
+	}
+	advice_free(&sc.a);
+	assert_int_equal(advise_compute(&sc.s1, &sc.m, &sc.t, &sc.a), 0);
+	assert_null(advice_suggestion(&sc.a, "irq-spread-host0"));
+	assert_int_equal(sc.a.nsuggestions, 0);
+	f = advice_finding(&sc.a, "managed-irqs-host0");
+	assert_non_null(f);
+	assert_non_null(strstr(f->reason, "16 of its IRQs load cpu1 but are most likely"));
+	assert_non_null(strstr(f->detail, "and driver megaraid_sas allocates"));
+	/* half of them: the other half is spread, the notes name the ones left */
+	for (size_t i = 0; i < sc.t.nirqs; i++)
+		if (sc.t.irqs[i].irq >= 115)
+			sc.t.irqs[i].managed = false;
+	advice_free(&sc.a);
+	assert_int_equal(advise_compute(&sc.s1, &sc.m, &sc.t, &sc.a), 0);
+	assert_int_equal(advice_suggestion(&sc.a, "irq-spread-host0")->nactions, 8);
+	assert_non_null(
+	    strstr(advice_suggestion(&sc.a, "irq-spread-host0")->notes,
+		   "left alone (kernel-managed, guessed from the driver): IRQ 107 108 109"));
+	unload(&sc);
+}
+
+static void test_guess_managed(void **state)
+{
+	char why[96];
+
+	(void)state;
+	assert_true(topology_guess_managed("nvme0q1", "nvme", 9, 8, why, sizeof(why)));
+	assert_false(topology_guess_managed("nvme0q0", "nvme", 9, 8, why, sizeof(why)));
+	assert_true(topology_guess_managed("virtio2-req.0", "virtio-pci", 3, 2, why, sizeof(why)));
+	assert_true(topology_guess_managed("smartpqi", "smartpqi", 4, 16, why, sizeof(why)));
+	assert_true(
+	    topology_guess_managed("megasas0-msix3", "megaraid_sas", 4, 16, why, sizeof(why)));
+	assert_string_equal(why, "driver megaraid_sas allocates its vectors with PCI_IRQ_AFFINITY");
+	/* mpt3sas turns affinity off for an HBA with fewer vectors than CPUs */
+	assert_true(topology_guess_managed("mpt3sas0-msix0", "mpt3sas", 16, 16, why, sizeof(why)));
+	assert_false(topology_guess_managed("mpt3sas0-msix0", "mpt3sas", 8, 16, why, sizeof(why)));
+	assert_false(topology_guess_managed("mpt3sas0-msix0", "mpt3sas", 8, 0, why, sizeof(why)));
+	/* seed 002: the old standalone mpt2sas driver spreads nothing itself */
+	assert_false(topology_guess_managed("mpt2sas0-msix0", "mpt2sas", 16, 8, why, sizeof(why)));
+	assert_false(topology_guess_managed("eth0-TxRx-0", "ixgbe", 8, 8, why, sizeof(why)));
+	assert_false(topology_guess_managed("mpt2sas0-msix0", "", 0, 8, why, sizeof(why)));
+}
+
+static void readvise(struct scenario *sc);
+
+/* A full dirty page cache is told apart from a slow disk: its own finding,
+ * and a sentence on the disk finding of the same sample. */
+static void test_writeback_throttled(void **state)
+{
+	struct scenario sc;
+	const struct finding *f;
+	uint64_t kb;
+
+	(void)state;
+	load("writeback-throttled", &sc);
+	assert_non_null(sc.m.ext);
+	assert_int_equal(sc.m.ext->wb_state, WB_THROTTLED);
+	kb = sc.s1.ext->writeback.page_size / 1024;
+	assert_int_equal(sc.a.nfindings, 2);
+	assert_int_equal(sc.a.nsuggestions, 0);
+	f = advice_finding(&sc.a, "writeback-throttled");
+	assert_non_null(f);
+	assert_int_equal(f->kind, FIND_WRITEBACK_THROTTLED);
+	assert_int_equal(f->severity, ADV_WARNING);
+	assert_string_equal(advise_kind_name(f->kind), "writeback_throttled");
+	if (kb == 4) {
+		assert_string_equal(
+		    f->reason,
+		    "dirty page cache full: nr_dirty 1640000 kB + nr_writeback 72000 kB = "
+		    "1712000 kB, past 1415576 kB where writers are throttled "
+		    "(nr_dirty_background_threshold 943716 kB, nr_dirty_threshold 1887436 kB): "
+		    "writers sleep in balance_dirty_pages()");
+	}
+	assert_non_null(strstr(f->detail, "settings: vm.dirty_ratio=20, "
+					  "vm.dirty_background_ratio=10, vm.dirty_bytes=0"));
+	assert_non_null(strstr(f->detail, "vm.dirty_writeback_centisecs=500."));
+	assert_non_null(strstr(f->detail, "No suggestion: vm.dirty_* is workload-specific"));
+	f = advice_finding(&sc.a, "disk-saturated-sdb");
+	assert_non_null(f);
+	assert_non_null(strstr(f->detail, "Writers are also being throttled by the dirty page "
+					  "cache (writeback-throttled)"));
+
+	/* at the hard limit: the same finding, which says so */
+	sc.m.ext->wb_state = WB_BLOCKED;
+	readvise(&sc);
+	assert_non_null(
+	    strstr(advice_finding(&sc.a, "writeback-throttled")->reason, "at its hard limit"));
+	/* background writeback only: writers are not throttled, nothing said */
+	sc.m.ext->wb_state = WB_BACKGROUND;
+	readvise(&sc);
+	assert_null(advice_finding(&sc.a, "writeback-throttled"));
+	assert_null(strstr(advice_finding(&sc.a, "disk-saturated-sdb")->detail, "Writers"));
+	/* sysctls unreadable: the finding still stands, and says so */
+	sc.m.ext->wb_state = WB_THROTTLED;
+	memset(sc.s1.ext->writeback.has_sysctl, 0, sizeof(sc.s1.ext->writeback.has_sysctl));
+	readvise(&sc);
+	assert_non_null(strstr(advice_finding(&sc.a, "writeback-throttled")->detail,
+			       "settings: vm.dirty_* not readable."));
+	unload(&sc);
+}
+
+static struct topo_irq *irq_of(struct scenario *sc, uint32_t irq)
+{
+	struct topo_irq *q = (struct topo_irq *)topology_irq(&sc->t, irq);
+
+	assert_non_null(q);
+	return q;
+}
+
+/* affinity_hint: the driver's choice wins when it meets the targets; a hint
+ * on a CPU that is not a target (isolated here) is ignored. */
+static void test_spread_affinity_hint(void **state)
+{
+	struct scenario sc;
+	const struct suggestion *s;
+	struct topo_irq *q;
+
+	(void)state;
+	load("mpt2sas", &sc);
+	q = irq_of(&sc, 110);
+	q->has_hint = true;
+	memset(&q->hint, 0, sizeof(q->hint));
+	cpuset_set(&q->hint, 5);
+	q = irq_of(&sc, 111);
+	q->has_hint = true;
+	memset(&q->hint, 0, sizeof(q->hint));
+	cpuset_set(&q->hint, 6);
+	cpuset_set(&sc.t.isolated, 6);
+	readvise(&sc);
+	s = advice_suggestion(&sc.a, "irq-spread-host0");
+	assert_non_null(s);
+	assert_int_equal(s->nactions, 16);
+	assert_action(s, "proc/irq/107/smp_affinity_list", "0", "0-7");
+	assert_action(s, "proc/irq/109/smp_affinity_list", "2", "0-7");
+	/* the hinted IRQ takes its hint and does not use up a round-robin turn */
+	assert_action(s, "proc/irq/110/smp_affinity_list", "5", "0-7");
+	assert_action(s, "proc/irq/111/smp_affinity_list", "3", "0-7");
+	assert_action(s, "proc/irq/112/smp_affinity_list", "4", "0-7");
+	assert_action(s, "proc/irq/113/smp_affinity_list", "5", "0-7");
+	assert_action(s, "proc/irq/114/smp_affinity_list", "7", "0-7");
+	for (size_t i = 0; i < s->nactions; i++)
+		assert_string_not_equal(s->actions[i].value, "6");
+	unload(&sc);
+}
+
+/* An offline CPU inside the device's local_cpulist is never a target. */
+static void test_spread_offline_cpu(void **state)
+{
+	struct scenario sc;
+	const struct suggestion *s;
+
+	(void)state;
+	load("mpt2sas", &sc);
+	assert_true(cpuset_has(&sc.t.devs[0].local_cpus, 3));
+	sc.t.online.w[0] &= ~(UINT64_C(1) << 3);
+	readvise(&sc);
+	s = advice_suggestion(&sc.a, "irq-spread-host0");
+	assert_non_null(s);
+	assert_int_equal(s->nactions, 16);
+	for (size_t i = 0; i < s->nactions; i++)
+		assert_string_not_equal(s->actions[i].value, "3");
+	assert_action(s, "proc/irq/109/smp_affinity_list", "2", "0-7");
+	assert_action(s, "proc/irq/110/smp_affinity_list", "4", "0-7");
+	assert_action(s, "proc/irq/114/smp_affinity_list", "0", "0-7");
+	assert_non_null(strstr(s->reason, "over 0-2,4-7"));
+	/* no online list at all: offline CPUs cannot be excluded, no suggestion */
+	sc.t.has_online = false;
+	readvise(&sc);
+	assert_null(advice_suggestion(&sc.a, "irq-spread-host0"));
+	assert_non_null(strstr(advice_finding(&sc.a, "hot-cpu-cpu1")->detail,
+			       "/sys/devices/system/cpu/online is missing"));
+	unload(&sc);
+}
+
+/* nr-requests-X: a saturated SSD whose aqu-sz sits at its nr_requests. */
+static void test_ssd_queue_full(void **state)
+{
+	struct scenario sc;
+	const struct suggestion *s;
+	struct topo_block *b;
+	struct strbuf sb = { 0 };
+
+	(void)state;
+	load("ssd-queue-full", &sc);
+	assert_int_equal(sc.a.nfindings, 1);
+	assert_non_null(advice_finding(&sc.a, "disk-saturated-sde"));
+	assert_int_equal(sc.a.nsuggestions, 1);
+	s = advice_suggestion(&sc.a, "nr-requests-sde");
+	assert_non_null(s);
+	assert_string_equal(s->finding, "disk-saturated-sde");
+	assert_int_equal(s->nactions, 1);
+	assert_action(s, "sys/block/sde/queue/nr_requests", "128", "64");
+	assert_string_equal(s->reason, "sde: aqu-sz 60.0 is at its queue limit nr_requests=64 on "
+				       "a non-rotational device: requests wait for a tag");
+	advise_commands(s, true, &sb);
+	assert_string_equal(sb_cstr(&sb), "echo 64 > /sys/block/sde/queue/nr_requests\n");
+	sb_free(&sb);
+	/* below 90 % of the limit: the queue is not what waits */
+	b = (struct topo_block *)topology_block(&sc.t, "sde");
+	b->nr_requests = 128;
+	readvise(&sc);
+	assert_null(advice_suggestion(&sc.a, "nr-requests-sde"));
+	/* already at 2048: no doubling past it */
+	b->nr_requests = 2048;
+	readvise(&sc);
+	assert_null(advice_suggestion(&sc.a, "nr-requests-sde"));
+	/* a spinning disk: never (its answer is the scheduler) */
+	b->nr_requests = 64;
+	b->rotational = 1;
+	readvise(&sc);
+	assert_null(advice_suggestion(&sc.a, "nr-requests-sde"));
 	unload(&sc);
 }
 
@@ -367,6 +629,26 @@ static void test_isolated(void **state)
 	unload(&sc);
 }
 
+/* The same host without the sysfs lists: isolcpus=/nohz_full= of
+ * /proc/cmdline keep the spread off CPUs 4-7. */
+static void test_isolated_cmdline(void **state)
+{
+	struct scenario sc;
+	const struct suggestion *s;
+
+	(void)state;
+	load("isolated-cmdline", &sc);
+	assert_true(sc.t.isolated_from_cmdline);
+	assert_null(advice_finding(&sc.a, "topology-missing-topology"));
+	s = advice_suggestion(&sc.a, "irq-spread-eth0");
+	assert_non_null(s);
+	assert_int_equal(s->nactions, 3);
+	assert_action(s, "proc/irq/71/smp_affinity_list", "1", "0");
+	assert_action(s, "proc/irq/73/smp_affinity_list", "3", "0");
+	assert_non_null(strstr(s->reason, "over 0-3"));
+	unload(&sc);
+}
+
 static void test_numa1(void **state)
 {
 	struct scenario sc;
@@ -502,15 +784,31 @@ static void test_old_kernel(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mpt2sas),		 cmocka_unit_test(test_nvme_managed),
-		cmocka_unit_test(test_nic_single_queue), cmocka_unit_test(test_irqbalance),
-		cmocka_unit_test(test_isolated),	 cmocka_unit_test(test_numa1),
-		cmocka_unit_test(test_healthy),		 cmocka_unit_test(test_disk_saturated),
-		cmocka_unit_test(test_disk_slow),	 cmocka_unit_test(test_iostats_off),
-		cmocka_unit_test(test_md_raid0),	 cmocka_unit_test(test_container),
-		cmocka_unit_test(test_old_kernel),	 cmocka_unit_test(test_nic_few_channels),
-		cmocka_unit_test(test_nic_one_channel),	 cmocka_unit_test(test_channels_rules),
+		cmocka_unit_test(test_mpt2sas),
+		cmocka_unit_test(test_nvme_managed),
+		cmocka_unit_test(test_nic_single_queue),
+		cmocka_unit_test(test_irqbalance),
+		cmocka_unit_test(test_isolated),
+		cmocka_unit_test(test_numa1),
+		cmocka_unit_test(test_healthy),
+		cmocka_unit_test(test_disk_saturated),
+		cmocka_unit_test(test_disk_slow),
+		cmocka_unit_test(test_iostats_off),
+		cmocka_unit_test(test_md_raid0),
+		cmocka_unit_test(test_container),
+		cmocka_unit_test(test_old_kernel),
+		cmocka_unit_test(test_nic_few_channels),
+		cmocka_unit_test(test_nic_one_channel),
+		cmocka_unit_test(test_channels_rules),
 		cmocka_unit_test(test_ethtool_path),
+		cmocka_unit_test(test_mpt3sas_managed),
+		cmocka_unit_test(test_spread_all_guessed_managed),
+		cmocka_unit_test(test_guess_managed),
+		cmocka_unit_test(test_writeback_throttled),
+		cmocka_unit_test(test_spread_affinity_hint),
+		cmocka_unit_test(test_spread_offline_cpu),
+		cmocka_unit_test(test_ssd_queue_full),
+		cmocka_unit_test(test_isolated_cmdline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -415,6 +415,9 @@ static void test_journal_parse(void **state)
 	assert_false(apply_path_allowed("netlink/ethtool/../channels/combined"));
 	assert_false(apply_path_allowed("netlink/rtnl/links.bin"));
 	assert_non_null(strstr(apply_errno_meaning(-EIO, true), "manage"));
+	/* root and still refused: the IRQ may be managed (issue 5: "EIO or EPERM") */
+	assert_non_null(strstr(apply_errno_meaning(-EPERM, true), "kernel-managed"));
+	assert_null(strstr(apply_errno_meaning(-EPERM, false), "managed"));
 	assert_non_null(strstr(apply_errno_meaning(-ENOSPC, true), "vector"));
 }
 

@@ -203,12 +203,73 @@ static void test_collect_container(void **state)
 	topology_free(&t);
 }
 
+static void cmdline_ok(const char *line, const char *key, int want, const char *back)
+{
+	struct cpuset c;
+	char buf[TOPO_LIST_MAX];
+
+	assert_int_equal(topology_parse_cmdline_cpus(line, strlen(line), key, &c), want);
+	assert_true(cpuset_format_list(&c, buf, sizeof(buf)) >= 0);
+	assert_string_equal(buf, back);
+}
+
+/* isolcpus= and nohz_full= as housekeeping_isolcpus_setup() and
+ * housekeeping_nohz_full_setup() take them. */
+static void test_cmdline_cpus(void **state)
+{
+	struct cpuset c;
+	const char *bad = "isolcpus=0-7:2/4";
+
+	(void)state;
+	cmdline_ok("ro quiet isolcpus=2-3\n", "isolcpus", 1, "2-3");
+	cmdline_ok("isolcpus=managed_irq,domain,4-6 nohz_full=5-7", "isolcpus", 1, "4-6");
+	cmdline_ok("isolcpus=managed_irq,domain,4-6 nohz_full=5-7", "nohz_full", 1, "5-7");
+	cmdline_ok("isolcpus=nohz,1,3", "isolcpus", 1, "1,3");
+	cmdline_ok("isolcpus=\"2,5\"", "isolcpus", 1, "2,5");
+	/* every occurrence counts; a longer parameter name is another one */
+	cmdline_ok("isolcpus=1 isolcpus=6 isolcpus_x=3", "isolcpus", 1, "1,6");
+	/* absent, or an unknown flag (the kernel then ignores the parameter) */
+	cmdline_ok("root=/dev/sda1 ro", "isolcpus", 0, "");
+	cmdline_ok("isolcpus=bogus,2-3", "isolcpus", 0, "");
+	cmdline_ok("nohz_full=", "nohz_full", 1, "");
+	assert_int_equal(topology_parse_cmdline_cpus(bad, strlen(bad), "isolcpus", &c), -EINVAL);
+}
+
+/* No sysfs isolated/nohz_full lists: the boot line says which CPUs. */
+static void test_collect_isolated_cmdline(void **state)
+{
+	struct topology t;
+	char buf[TOPO_LIST_MAX];
+
+	(void)state;
+	collect("isolated-cmdline/t1", &t);
+	assert_true(t.has_isolated);
+	assert_true(t.isolated_from_cmdline);
+	assert_true(t.nohz_full_from_cmdline);
+	assert_false(topology_missing(&t, "/sys/devices/system/cpu/isolated"));
+	cpuset_format_list(&t.isolated, buf, sizeof(buf));
+	assert_string_equal(buf, "4-6");
+	cpuset_format_list(&t.nohz_full, buf, sizeof(buf));
+	assert_string_equal(buf, "5-7");
+	topology_free(&t);
+	/* with the sysfs list, the command line is not read */
+	collect("isolated/t1", &t);
+	assert_true(t.has_isolated);
+	assert_false(t.isolated_from_cmdline);
+	topology_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cpulist),	    cmocka_unit_test(test_cpumask),
-		cmocka_unit_test(test_helpers),	    cmocka_unit_test(test_collect_mpt2sas),
-		cmocka_unit_test(test_collect_nic), cmocka_unit_test(test_collect_container),
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_cpumask),
+		cmocka_unit_test(test_helpers),
+		cmocka_unit_test(test_collect_mpt2sas),
+		cmocka_unit_test(test_collect_nic),
+		cmocka_unit_test(test_collect_container),
+		cmocka_unit_test(test_cmdline_cpus),
+		cmocka_unit_test(test_collect_isolated_cmdline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
