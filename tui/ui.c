@@ -521,6 +521,27 @@ static unsigned key_help(struct ui *ui, int ch)
 	return UI_REDRAW;
 }
 
+bool ui_key_is_global(int ch)
+{
+	switch (ch) {
+	case 'q':
+	case 'Q':
+	case KEY_F(10):
+	case KEY_F(1):
+	case 'h':
+	case '?':
+	case ' ':
+	case '+':
+	case '=':
+	case '-':
+	case '_':
+	case 12: /* Ctrl-L */
+		return true;
+	default:
+		return false;
+	}
+}
+
 static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 {
 	struct panel *p = &ui->panels[ui->focus];

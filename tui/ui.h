@@ -179,6 +179,9 @@ unsigned view_procs_key(struct ui *ui, int ch);
  * UI_PASS for the global ones. */
 void view_turbo_draw(struct ui *ui, struct rect r);
 unsigned view_turbo_key(struct ui *ui, int ch);
+/* Whether ch is one of the loop's global keys (quit, help, pause, interval,
+ * redraw) that a view over the tables leaves to the loop (UI_PASS). */
+bool ui_key_is_global(int ch);
 /* The header's turbostat and PSI/writeback lines from row y, in n lines (1:
  * all on one); returns the lines drawn (view_ext.c). */
 int view_ext_header_draw(struct ui *ui, int y, int n);

@@ -726,20 +726,9 @@ unsigned view_findings_key(struct ui *ui, int ch)
 		return ask(ui, false);
 	case 'u':
 		return ask(ui, true);
-	case 'q':
-	case 'Q':
-	case KEY_F(10):
-	case KEY_F(1):
-	case 'h':
-	case '?':
-	case ' ':
-	case '+':
-	case '=':
-	case '-':
-	case '_':
-	case 12: /* Ctrl-L */
-		return UI_PASS;
 	}
+	if (ui_key_is_global(ch))
+		return UI_PASS;
 	return 0;
 }
 

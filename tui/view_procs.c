@@ -213,19 +213,9 @@ unsigned view_procs_key(struct ui *ui, int ch)
 		return UI_REDRAW;
 	case 'f': /* the findings panel, the turbostat sources view instead */
 	case 't':
-	case 'q':
-	case 'Q':
-	case KEY_F(10):
-	case KEY_F(1):
-	case 'h':
-	case '?':
-	case ' ':
-	case '+':
-	case '=':
-	case '-':
-	case '_':
-	case 12: /* Ctrl-L */
 		return UI_PASS;
 	}
+	if (ui_key_is_global(ch))
+		return UI_PASS;
 	return 0; /* the tables' keys (sort, filter, Tab) would act unseen */
 }

@@ -40,21 +40,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# The pane runs the client (stderr, where sanitizers report, to a file that
-# must stay empty), then stays open so the test can read the exit status.
-run_in() { # WINDOW WIDTH HEIGHT ARGS...
-	w=$1
-	x=$2
-	y=$3
-	shift 3
-	cat >"$tmp/$w.sh" <<SH
-"$IOTRIAGE" $* 2>"$tmp/san-$w"
-echo "exited rc=\$?"
-exec sleep 600
-SH
-	T new-session -d -s "$w" -n "$w" -x "$x" -y "$y" "env LANG=C.UTF-8 sh $tmp/$w.sh"
-}
-
 # ---- 1. turbostat on an advancing Broadwell-EP tree ----
 gen="$SRCDIR/tests/fixtures/turbo/make-trees.py"
 python3 "$gen" "$tmp/gen" intel >/dev/null || fail "make-trees.py"

@@ -43,23 +43,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# The pane runs the client ($RUN_AS in front, NO_COLOR passed on when set;
-# stderr, where sanitizers report, to a file that must stay empty), then
-# stays open so the test can read the exit status.
-run_in() { # WINDOW WIDTH HEIGHT ARGS...
-	w=$1
-	x=$2
-	y=$3
-	shift 3
-	cat >"$tmp/$w.sh" <<SH
-${RUN_AS:-} "$IOTRIAGE" $* 2>"$tmp/san-$w"
-echo "exited rc=\$?"
-exec sleep 600
-SH
-	T new-session -d -s "$w" -n "$w" -x "$x" -y "$y" \
-		"env LANG=C.UTF-8${NO_COLOR:+ NO_COLOR=$NO_COLOR} sh $tmp/$w.sh"
-}
-
 # advance SRC TREE: keep TREE (a copy of SRC/t0) advancing; wait for step 2
 advance() {
 	"$SRCDIR/tests/fixtures/advance.py" "$1" "$2" 1 --loop 0.1 &

@@ -9,6 +9,24 @@ unset TMUX
 tui_server="iotriage-$(basename "$0" .sh)-$$"
 T() { tmux -L "$tui_server" -f /dev/null "$@"; }
 
+# run_in WINDOW WIDTH HEIGHT ARGS...: a session WINDOW of that size running
+# the client ($RUN_AS in front, NO_COLOR passed on when set; stderr, where
+# sanitizers report, to $tmp/san-WINDOW, which must stay empty), then
+# staying open so the test can read "exited rc=N".
+run_in() {
+	w=$1
+	x=$2
+	y=$3
+	shift 3
+	cat >"$tmp/$w.sh" <<SH
+${RUN_AS:-} "$IOTRIAGE" $* 2>"$tmp/san-$w"
+echo "exited rc=\$?"
+exec sleep 600
+SH
+	T new-session -d -s "$w" -n "$w" -x "$x" -y "$y" \
+		"env LANG=C.UTF-8${NO_COLOR:+ NO_COLOR=$NO_COLOR} sh $tmp/$w.sh"
+}
+
 # What a sanitizer said: the clients' stderr files $tmp/san-*, the daemon's log.
 sanitizer_reports() {
 	for f in "$tmp"/san-*; do
