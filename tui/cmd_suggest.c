@@ -457,6 +457,30 @@ int suggest_daemon_call(int fd, const char *req, char *reply, size_t size)
 	return r;
 }
 
+/*
+ * The hello exchange: 0, the transport's -errno (why untouched), or -EPROTO
+ * with the daemon's reply in why (a daemon of another protocol version says
+ * so, then closes).
+ */
+static int daemon_hello(int fd, char *why, size_t why_size)
+{
+	json_object *root, *ok;
+	char req[64], reply[4096];
+	int r;
+
+	snprintf(req, sizeof(req), "{\"cmd\":\"hello\",\"version\":%d}\n", IOT_PROTOCOL_VERSION);
+	r = suggest_daemon_call(fd, req, reply, sizeof(reply));
+	if (r < 0)
+		return r;
+	root = json_tokener_parse(reply);
+	if (!root || !json_object_object_get_ex(root, "ok", &ok) || !json_object_get_boolean(ok)) {
+		snprintf(why, why_size, "%s", reply);
+		r = -EPROTO;
+	}
+	json_object_put(root);
+	return r;
+}
+
 int suggest_daemon_sample(int fd, struct strbuf *ret_reply, json_object **ret_root, char *why,
 			  size_t why_size)
 {
@@ -464,22 +488,15 @@ int suggest_daemon_sample(int fd, struct strbuf *ret_reply, json_object **ret_ro
 	struct strbuf sb = { 0 };
 	json_object *root = NULL, *ok, *sample, *v;
 	const char *step = "hello";
-	char req[128], reply[4096];
+	char refused[4096];
 	int r;
 
-	snprintf(req, sizeof(req), "{\"cmd\":\"hello\",\"version\":%d}\n", IOT_PROTOCOL_VERSION);
-	r = suggest_daemon_call(fd, req, reply, sizeof(reply));
+	r = daemon_hello(fd, refused, sizeof(refused));
+	if (r == -EPROTO) {
+		snprintf(why, why_size, "hello: %s", refused);
+		return r;
+	}
 	if (r == 0) {
-		/* a daemon of another protocol version says so, then closes */
-		root = json_tokener_parse(reply);
-		if (!root || !json_object_object_get_ex(root, "ok", &ok) ||
-		    !json_object_get_boolean(ok)) {
-			snprintf(why, why_size, "hello: %s", reply);
-			json_object_put(root);
-			return -EPROTO;
-		}
-		json_object_put(root);
-		root = NULL;
 		step = "snapshot";
 		r = daemon_exchange(fd, snap, &sb);
 	}
@@ -522,16 +539,7 @@ int suggest_daemon_apply(int fd, const char *id, bool undo, char *ret_msg, size_
 	json_object *root = NULL, *ok, *v, *err;
 	int r;
 
-	snprintf(req, sizeof(req), "{\"cmd\":\"hello\",\"version\":%d}\n", IOT_PROTOCOL_VERSION);
-	r = suggest_daemon_call(fd, req, reply, sizeof(reply));
-	if (r == 0) {
-		root = json_tokener_parse(reply);
-		if (!root || !json_object_object_get_ex(root, "ok", &ok) ||
-		    !json_object_get_boolean(ok))
-			r = -EPROTO;
-		json_object_put(root);
-		root = NULL;
-	}
+	r = daemon_hello(fd, reply, sizeof(reply));
 	if (r < 0) {
 		snprintf(ret_msg, size, "hello failed: %s", strerror(-r));
 		return r;
