@@ -222,12 +222,59 @@ static void test_irq_rates_and_shape(void **state)
 	snapshot_free(&b);
 }
 
+/* A line whose counter went down on any CPU (reset, hotplugged-back CPU,
+ * a driver's vector reused) gives no rate that round, in the common shape
+ * and when the CPU columns changed; the per-CPU sums leave it out. */
+static void test_irq_backwards(void **state)
+{
+	static const char *const after[] = {
+		/* same columns */
+		"  CPU0 CPU1\n 24: 5 220 IO-APIC 5-edge a\n 25: 15 15 IO-APIC 6-edge b\n"
+		"LOC: 150 300 Local\nERR: 0\n",
+		/* CPU2 came online: the per-column path */
+		"  CPU0 CPU1 CPU2\n 24: 5 220 0 IO-APIC 5-edge a\n 25: 15 15 0 IO-APIC 6-edge b\n"
+		"LOC: 150 300 9 Local\nERR: 0\n",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(after) / sizeof(after[0]); i++) {
+		struct snapshot a = { 0 }, b = { 0 };
+		struct metrics m = { 0 };
+
+		assert_int_equal(load(&a, "cpu 0 0 0 0\ncpu0 0 0 0 10\ncpu1 0 0 0 10\nintr 100\n",
+				      "  CPU0 CPU1\n 24: 10 20 IO-APIC 5-edge a\n"
+				      " 25: 5 5 IO-APIC 6-edge b\nLOC: 100 200 Local\nERR: 1\n",
+				      1000),
+				 0);
+		assert_int_equal(load(&b, "cpu 0 0 0 0\ncpu0 0 0 0 110\ncpu1 0 0 0 110\nintr 400\n",
+				      after[i], 1200),
+				 0);
+		assert_int_equal(metrics_compute(&a, &b, 200, &m), 0);
+		assert_string_equal(m.irq.rows[0].label, "24");
+		assert_false(m.irq.rows[0].valid); /* CPU0 went 10 -> 5 */
+		assert_near(m.irq.rows[0].total_s, 0.0);
+		for (size_t k = 0; k < m.irq.ncpu; k++)
+			assert_near(m.irq.rates[m.irq.rows[0].rates_off + k], 0.0);
+		assert_true(m.irq.rows[1].valid); /* 25 still counts: 5 a second each */
+		assert_near(m.irq.rows[1].total_s, 10.0);
+		assert_string_equal(m.irq.rows[3].label, "ERR");
+		assert_false(m.irq.rows[3].valid); /* the system-wide count went 1 -> 0 */
+		/* -I SUM per CPU: 25 + LOC, without the line that went backwards */
+		assert_near(m.cpus[0].intr_s, 5.0 + 25.0);
+		assert_near(m.cpus[1].intr_s, 5.0 + 50.0);
+		metrics_free(&m);
+		snapshot_free(&a);
+		snapshot_free(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_disk_formulas), cmocka_unit_test(test_disk_absent_fields),
 		cmocka_unit_test(test_disk_reset),    cmocka_unit_test(test_cpu_formulas),
 		cmocka_unit_test(test_cpu_edges),     cmocka_unit_test(test_irq_rates_and_shape),
+		cmocka_unit_test(test_irq_backwards),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
