@@ -33,6 +33,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ib.nbanned_irqs > sizeof(ib.banned_irqs) / sizeof(ib.banned_irqs[0]))
 		abort();
 	topology_parse_debugfs_managed(buf, size);
+	/* a boot line's isolcpus=/nohz_full=: what it found must print and
+	 * parse back as the same set */
+	if (topology_parse_cmdline_cpus(buf, size, "isolcpus", &a) == 1 &&
+	    cpuset_format_list(&a, out, sizeof(out)) >= 0 && out[0]) {
+		if (cpuset_parse_list(out, strlen(out), &b) != 0 || !cpuset_equal(&a, &b))
+			abort();
+	}
+	topology_parse_cmdline_cpus(buf, size, "nohz_full", &a);
 	/* the string helpers take NUL-terminated text, as read_small gives */
 	z = malloc(size + 1);
 	if (!z)
