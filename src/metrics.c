@@ -194,9 +194,13 @@ static int compute_disks(const struct snapshot *prev, const struct snapshot *cur
 			dm->minor = c->minor;
 			dm->whole = c->whole;
 			dm->in_flight = c->v[DF_IN_FLIGHT];
+			/* a previous sample without diskstats had no disks at all:
+			 * its reason (file and line) is the one that counts */
 			snprintf(dm->reason, sizeof(dm->reason), "%s",
 				 p ? "device replaced (same major:minor, new name)"
-				   : "not present in the previous sample");
+				 : prev->status[SRC_DISKSTATS].err
+				     ? prev->status[SRC_DISKSTATS].reason
+				     : "not present in the previous sample");
 			continue;
 		}
 		found++;

@@ -358,13 +358,6 @@ int cmd_compute(int argc, char **argv)
 		cli_error("compute", "%s", strerror(-r));
 		goto out;
 	}
-	/* without BEFORE's diskstats every AFTER disk is "not present in the
-	 * previous sample"; the table and JSON give the real reason instead */
-	if (b.status[SRC_DISKSTATS].err)
-		for (size_t i = 0; i < m.ndisks; i++)
-			if (!m.disks[i].valid)
-				snprintf(m.disks[i].reason, sizeof(m.disks[i].reason), "%s",
-					 b.status[SRC_DISKSTATS].reason);
 	report_unpaired(&b, &c, &m);
 	ret = emit(&c, &m, &a, "compute", argv[optind + 1]);
 out:

@@ -268,13 +268,42 @@ static void test_irq_backwards(void **state)
 	}
 }
 
+/* A disk new to this sample is named so; when the previous sample could not
+ * read diskstats at all, every disk gets that source's reason instead. */
+static void test_disk_after_unavailable(void **state)
+{
+	static const char ds[] = "   8       0 sda 10 0 80 5 0 0 0 0 0 5 5\n";
+	const char *st = "cpu 0 0 0 0\ncpu0 0 0 0 10\n";
+	const char *in = "  CPU0\nLOC: 1 Local\n";
+	struct snapshot a = { 0 }, b = { 0 };
+	struct metrics m = { 0 };
+
+	(void)state;
+	assert_int_equal(load(&a, st, in, 100), 0);
+	assert_int_equal(load(&b, st, in, 200), 0);
+	disk_table_free(&b.disks);
+	assert_int_equal(diskstats_parse(ds, sizeof(ds) - 1, &b.disks, NULL), 0);
+	assert_int_equal(metrics_compute(&a, &b, 100, &m), 0);
+	assert_false(m.disks[0].valid);
+	assert_string_equal(m.disks[0].reason, "not present in the previous sample");
+	a.status[SRC_DISKSTATS].err = -EINVAL;
+	snprintf(a.status[SRC_DISKSTATS].reason, sizeof(a.status[SRC_DISKSTATS].reason),
+		 "proc/diskstats:3: 2 fields, need 14, 18 or 20");
+	assert_int_equal(metrics_compute(&a, &b, 100, &m), 0);
+	assert_false(m.disks[0].valid);
+	assert_string_equal(m.disks[0].reason, "proc/diskstats:3: 2 fields, need 14, 18 or 20");
+	metrics_free(&m);
+	snapshot_free(&a);
+	snapshot_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_disk_formulas), cmocka_unit_test(test_disk_absent_fields),
 		cmocka_unit_test(test_disk_reset),    cmocka_unit_test(test_cpu_formulas),
 		cmocka_unit_test(test_cpu_edges),     cmocka_unit_test(test_irq_rates_and_shape),
-		cmocka_unit_test(test_irq_backwards),
+		cmocka_unit_test(test_irq_backwards), cmocka_unit_test(test_disk_after_unavailable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
