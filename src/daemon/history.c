@@ -217,25 +217,6 @@ static char *unpack(const struct hist_entry *e, int *ret_err)
 	return buf;
 }
 
-int history_doc(const struct hist_entry *e, char *out)
-{
-	char *buf;
-	int r = 0;
-
-	if (e->b) {
-		memcpy(out, e->b->data + e->doc_off, e->doc_len);
-		return 0;
-	}
-	if (!e->z)
-		return -EBADMSG;
-	buf = unpack(e, &r);
-	if (!buf)
-		return r;
-	memcpy(out, buf + e->z_off, e->doc_len);
-	free(buf);
-	return 0;
-}
-
 int history_docs(const struct history *h, size_t i, size_t j, char *out)
 {
 	const struct blob *frame = NULL;

@@ -84,11 +84,6 @@ void history_push(struct history *h, const struct hist_entry *e);
  * out, so a frame's cost never delays it. */
 void history_compact(struct history *h);
 
-/* Writes entry e's DOC (doc_len bytes) to out: a copy, or decompressed from
- * its frame. 0, -ENOMEM, or -EBADMSG (a frame that does not decompress to
- * its length). */
-int history_doc(const struct hist_entry *e, char *out);
-
 /* Writes the DOCs of entries [i, j), each compressed, joined by ',', to out
  * (their doc_len summed, plus j - i - 1 bytes), decompressing each frame
  * once. 0, -EINVAL (an entry not compressed or out of range), -ENOMEM or
