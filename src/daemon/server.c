@@ -892,30 +892,29 @@ static const char *gid_name(gid_t gid, char *buf, size_t size)
 	return buf;
 }
 
-/* The group the socket is given to: --group, else "iotriage" when it exists. */
-static const char *socket_group(const struct daemon *d)
+/* The group the socket is given to: --group, else "iotriage"; NULL (errno
+ * set when the lookup failed) when there is no such group. */
+static struct group *socket_group(const struct daemon *d)
 {
-	if (d->args.group)
-		return d->args.group;
-	return getgrnam("iotriage") ? "iotriage" : NULL;
+	return getgrnam(d->args.group ? d->args.group : "iotriage");
 }
 
 /* The daemon trusts its own group and the one it gives the socket to. */
 static bool group_trusted(const struct daemon *d, gid_t gid)
 {
-	const char *name = socket_group(d);
 	struct group *gr;
 
 	if (gid == getegid())
 		return true;
-	gr = name ? getgrnam(name) : NULL;
+	gr = socket_group(d);
 	return gr && gr->gr_gid == gid;
 }
 
 /* What an administrator types to make dir fit; a user's daemon cannot chown. */
 static const char *dir_fix(const struct daemon *d, const char *dir, char *buf, size_t size)
 {
-	const char *group = socket_group(d);
+	struct group *gr = socket_group(d);
+	const char *group = gr ? gr->gr_name : NULL;
 
 	if (geteuid() == 0)
 		snprintf(buf, size,
@@ -1050,7 +1049,7 @@ static int set_group(struct daemon *d)
 	struct group *gr;
 
 	errno = 0;
-	gr = getgrnam(name);
+	gr = socket_group(d);
 	if (!gr) {
 		if (!d->args.group)
 			return 0; /* the default group is optional */
