@@ -43,19 +43,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# advance SRC TREE: keep TREE (a copy of SRC/t0) advancing; wait for step 2
-advance() {
-	"$SRCDIR/tests/fixtures/advance.py" "$1" "$2" 1 --loop 0.1 &
-	gen_pid="$gen_pid $!"
-	# t0's uptime is 100000.00 and each step adds 5 s
-	n=0
-	until grep -Eq '^1000(1[0-9]|[2-9][0-9])\.' "$2/proc/uptime"; do
-		[ $n -lt $((WAIT * 10)) ] || fail "the turbo tree $2 does not advance"
-		sleep 0.1
-		n=$((n + 1))
-	done
-}
-
 # check_view DOC [FROM=TO...] [--msr-needs-root ROOTDOC]: every column and source
 # family of the t view on the screen whose lines are all in view says what
 # DOC's "columns" and "sources" say (FROM replaced by TO in DOC's reasons:

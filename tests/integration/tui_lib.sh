@@ -27,6 +27,20 @@ SH
 		"env LANG=C.UTF-8${NO_COLOR:+ NO_COLOR=$NO_COLOR} sh $tmp/$w.sh"
 }
 
+# advance SRC TREE: keep TREE (a copy of SRC/t0 of a turbo or advise pair)
+# advancing in the background (its pid added to $gen_pid), and wait for its
+# second step: t0's uptime is 100000.00 and each step adds 5 s.
+advance() {
+	"$SRCDIR/tests/fixtures/advance.py" "$1" "$2" 1 --loop 0.1 &
+	gen_pid="${gen_pid:-} $!"
+	_n=0
+	until grep -Eq '^1000(1[0-9]|[2-9][0-9])\.' "$2/proc/uptime"; do
+		[ $_n -lt $((WAIT * 10)) ] || fail "the tree $2 does not advance"
+		sleep 0.1
+		_n=$((_n + 1))
+	done
+}
+
 # What a sanitizer said: the clients' stderr files $tmp/san-*, the daemon's log.
 sanitizer_reports() {
 	for f in "$tmp"/san-*; do
