@@ -257,8 +257,18 @@ EOF
 	# live view needs a terminal). The package is built from HEAD: a client
 	# without the option is said so, as for worker below.
 	if /usr/bin/iotriage snapshot --help 2>&1 | grep -q -- '--socket'; then
-		if /usr/bin/iotriage snapshot --socket "$sock" --json >"$TMP/client-snap.json" 2>"$TMP/client-snap.err" &&
-			python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["mode"] == "daemon" and d["version"] == 1 and "cpu-load" in d, d.get("mode")' "$TMP/client-snap.json"; then
+		# The first sample has no interval yet (no cpu-load): ask again
+		# until the daemon has taken its second one.
+		snap_ok=0
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			if /usr/bin/iotriage snapshot --socket "$sock" --json >"$TMP/client-snap.json" 2>"$TMP/client-snap.err" &&
+				python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["mode"] == "daemon" and d["version"] == 1 and "cpu-load" in d, d.get("mode")' "$TMP/client-snap.json" 2>/dev/null; then
+				snap_ok=1
+				break
+			fi
+			sleep 0.5
+		done
+		if [ "$snap_ok" = 1 ]; then
 			ok "installed iotriage snapshot --socket --json: the installed daemon's sample"
 		else
 			head -c 400 "$TMP/client-snap.json"
