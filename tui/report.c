@@ -145,7 +145,7 @@ static void print_irqs(FILE *f, const struct snapshot *cur, const struct metrics
 	free(order);
 }
 
-/* turbostat's table and why any column is missing (src/metrics_turbo.c formats it). */
+/* turbostat's table and why any column is missing (src/metrics/metrics_turbo.c formats it). */
 static void print_turbo(FILE *f, const struct metrics *m)
 {
 	struct strbuf sb = { 0 };

@@ -139,9 +139,9 @@ struct uptime_raw {
 	uint64_t idle_cs;
 };
 
-struct turbo_raw; /* src/turbo.h: turbostat counters; NULL when not collected */
+struct turbo_raw; /* src/collect/turbo.h: turbostat counters; NULL when not collected */
 
-struct extsrc_raw; /* processes, NICs, pressure, writeback: src/extsrc.h */
+struct extsrc_raw; /* processes, NICs, pressure, writeback: src/collect/extsrc.h */
 
 /* One collection of every source, timestamped by collect. */
 struct snapshot {

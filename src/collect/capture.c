@@ -202,7 +202,7 @@ int capture_tree(const struct root *src, const char *dst, struct capture_result 
 	}
 	capture_block(src, dfd, &pf, &res);
 	/* IRQ affinities, PCI devices, NIC queues, irqbalance: what advise needs
-	 * to advise a captured host offline (src/topology.c) */
+	 * to advise a captured host offline (src/collect/topology.c) */
 	{
 		unsigned topo_files = 0;
 
@@ -217,7 +217,7 @@ int capture_tree(const struct root *src, const char *dst, struct capture_result 
 		if (extsrc_capture(src, dfd, &ext_files) == 0)
 			res.files += ext_files;
 	}
-	/* turbostat: cpuinfo, topology, cpufreq, cpuidle, powercap, hwmon, MSRs (src/turbo.c) */
+	/* turbostat: cpuinfo, topology, cpufreq, cpuidle, powercap, hwmon, MSRs (src/collect/turbo.c) */
 	{
 		unsigned turbo_files = 0;
 

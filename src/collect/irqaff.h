@@ -2,7 +2,7 @@
 /*
  * irqaff: one IRQ's affinity as the kernel states it in /proc/irq/N/ under
  * --root, for the live view. Kept as the kernel's cpulist text; the full
- * topology reader for the advisor is src/topology.c.
+ * topology reader for the advisor is src/collect/topology.c.
  */
 #ifndef IOTRIAGE_IRQAFF_H
 #define IOTRIAGE_IRQAFF_H

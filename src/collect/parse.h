@@ -10,12 +10,7 @@
 #include <stddef.h>
 
 #include "iotriage/types.h"
-
-/* Where a parse failed: 1-based line and what was wrong there. */
-struct parse_error {
-	unsigned line;
-	char what[96];
-};
+#include "scan.h"
 
 /*
  * Each parser fills *t from (buf, len), reusing its storage. Returns 0, or
@@ -28,12 +23,6 @@ int stat_parse(const char *buf, size_t len, struct stat_raw *t, struct parse_err
 int irqtab_parse(const char *buf, size_t len, bool softirqs, struct irq_table *t,
 		 struct parse_error *err);
 int uptime_parse(const char *buf, size_t len, struct uptime_raw *ret, struct parse_error *err);
-
-/* Records a parse failure (err may be NULL) and returns -EBADMSG. */
-int parse_fail(struct parse_error *err, unsigned line, const char *what);
-
-/* -EBADMSG unless buf is empty or ends with a newline, as every /proc file does. */
-int parse_check_complete(const char *buf, size_t len, struct parse_error *err);
 
 void disk_table_free(struct disk_table *t);
 void stat_raw_free(struct stat_raw *t);

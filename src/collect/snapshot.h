@@ -27,9 +27,11 @@ struct collector {
 	uint64_t next_id;
 	struct blockinfo *blk;
 	size_t nblk, blk_cap;
-	struct turbo_collector *turbo; /* src/turbo.c: MSR/perf/sysfs fds, chosen at first sample */
-	struct extsrc_collector *ext;  /* src/extsrc.c: netlink sockets, per-process memory */
-	unsigned skip;		       /* COLLECT_SKIP_*: sources the caller does not want */
+	struct turbo_collector
+	    *turbo; /* src/collect/turbo.c: MSR/perf/sysfs fds, chosen at first sample */
+	struct extsrc_collector
+	    *ext;      /* src/collect/extsrc.c: netlink sockets, per-process memory */
+	unsigned skip; /* COLLECT_SKIP_*: sources the caller does not want */
 };
 
 /* collector.skip bits: leave out the optional sources (their sections are

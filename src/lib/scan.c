@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "parse.h"
-
 #include "scan.h"
 
 static inline bool is_blank(char ch)

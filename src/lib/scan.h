@@ -6,6 +6,7 @@
 #ifndef IOTRIAGE_SCAN_H
 #define IOTRIAGE_SCAN_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -142,5 +143,17 @@ bool scan_copy(char *dst, size_t size, const char *tok, size_t len);
 
 /* Returns the rest of the line (blanks trimmed at both ends) and moves to its end. */
 size_t scan_rest(struct cursor *c, const char **ret);
+
+/* Where a parse failed: 1-based line and what was wrong there. */
+struct parse_error {
+	unsigned line;
+	char what[96];
+};
+
+/* Records a parse failure (err may be NULL) and returns -EBADMSG. */
+int parse_fail(struct parse_error *err, unsigned line, const char *what);
+
+/* -EBADMSG unless buf is empty or ends with a newline, as every /proc file does. */
+int parse_check_complete(const char *buf, size_t len, struct parse_error *err);
 
 #endif

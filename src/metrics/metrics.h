@@ -48,9 +48,10 @@ struct metrics {
 	bool irq_valid, softirq_valid;
 	struct rate_table irq;
 	struct rate_table softirq;
-	struct turbo_metrics *turbo; /* src/turbo.h: turbostat columns, NULL until computed */
-	struct ext_metrics *ext;     /* src/metrics_proc.h: processes, NICs, PSI, writeback */
-	double *all_intr_scratch;    /* per irq column sums, reused */
+	struct turbo_metrics
+	    *turbo;		  /* src/collect/turbo.h: turbostat columns, NULL until computed */
+	struct ext_metrics *ext;  /* src/metrics/metrics_proc.h: processes, NICs, PSI, writeback */
+	double *all_intr_scratch; /* per irq column sums, reused */
 	size_t scratch_cap;
 };
 

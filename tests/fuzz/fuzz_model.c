@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* libFuzzer harness for the TUI's sample decoder (tui/model.c): any bytes as
+/* libFuzzer harness for the TUI's sample decoder (tui/model/model.c): any bytes as
  * the document a daemon pushed, applied to the view and the history alike. */
 #include <errno.h>
 #include <stdint.h>

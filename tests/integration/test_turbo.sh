@@ -35,7 +35,7 @@ PY
 grep -q '^Pkg%pc7: unavailable: ' "$tmp/out" || fail "pc7 reason missing"
 
 # 1b. capture --root of the generated trees records the registers again (sparse
-#     files written by src/turbo.c): the copy gives the same table
+#     files written by src/collect/turbo.c): the copy gives the same table
 "$IOTRIAGE" capture --root "$tmp/intel/t0" "$tmp/cap0" 2>/dev/null || fail "capture t0"
 "$IOTRIAGE" capture --root "$tmp/intel/t1" "$tmp/cap1" 2>/dev/null || fail "capture t1"
 [ -s "$tmp/cap1/dev/cpu/55/msr" ] || fail "capture did not record dev/cpu/55/msr"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* tui/model.c: the TUI's one decoder of the sample document (doc/json.md):
+/* tui/model/model.c: the TUI's one decoder of the sample document (doc/json.md):
  * values as written, absent keys absent, the hot core and hottest softirq,
  * bad documents refused with the previous tables kept, history recorded once
  * per sample (a history reply overlapping the live stream adds nothing), the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* tui/model_ext.c: the turbostat, processes, nics, pressure and writeback
+/* tui/model/model_ext.c: the turbostat, processes, nics, pressure and writeback
  * sections as the real encoders write them for recorded and generated trees
  * (the path of `iotriage compute T0 T1 --json`): the turbo trees of
  * tests/fixtures/turbo/make-trees.py against seed 002's turbostat table

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* tui/model_findings.c: the findings and suggestions of a sample document as
+/* tui/model/model_findings.c: the findings and suggestions of a sample document as
  * the real encoder writes them (the advisor run on the recorded mpt2sas and
  * healthy trees, encoded by encode.c, decoded by model.c): ids, severities,
  * reasons, exact commands and undo lines, writes; a document without advice

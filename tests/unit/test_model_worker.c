@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* tui/model_worker.c: the daemon's "worker" object (doc/protocol.md) as the
+/* tui/model/model_worker.c: the daemon's "worker" object (doc/protocol.md) as the
  * TUI keeps it: values as sent, "idle" forgetting the job, a worker.status
  * reply about a job this client never watched ignored, the result line kept
  * MODEL_WORKER_KEEP_NS after the end, a silent running job forgotten, bad

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * model_ext: the "turbostat" (src/metrics_turbo.c encode_turbo) and
- * "processes", "nics", "pressure", "writeback" (src/encode_ext.c) sections
+ * model_ext: the "turbostat" (src/metrics/metrics_turbo.c encode_turbo) and
+ * "processes", "nics", "pressure", "writeback" (src/encode/encode_ext.c) sections
  * of a sample document, decoded for the TUI with the keys those encoders
  * write. An absent section is "not available" with its source's reason
  * from "sources"; a malformed one is reported and left out. No I/O, and

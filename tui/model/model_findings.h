@@ -13,7 +13,7 @@
 
 struct json_object;
 
-#define MODEL_ADV_ID_MAX 64 /* as ADV_ID_MAX in src/advise.h: ids longer are refused */
+#define MODEL_ADV_ID_MAX 64 /* as ADV_ID_MAX in src/advise/advise.h: ids longer are refused */
 
 /* In rising order, so a comparison sorts by gravity. */
 enum model_severity {

@@ -1,0 +1,65 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The house reads as the pipeline: src/lib <- collect <- metrics <- advise <-
+# encode <- src/sampler.c <- daemon and the client. A file may include headers
+# of its own stage and of the stages below it, never above: this walks every
+# #include "..." of src/ and tui/ and fails naming each one that points up.
+set -eu
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+cd "$SRCDIR"
+
+# stage DIR -> the stages its files may include (besides include/iotriage)
+allowed() {
+	case $1 in
+	src/lib) echo "src/lib" ;;
+	src/collect) echo "src/lib src/collect" ;;
+	src/metrics) echo "src/lib src/collect src/metrics" ;;
+	src/advise) echo "src/lib src/collect src/metrics src/advise" ;;
+	src/encode) echo "src/lib src/collect src/metrics src/advise src/encode" ;;
+	src) echo "src/lib src/collect src/metrics src/advise src/encode src" ;;
+	src/workers) echo "src/lib src/workers" ;;
+	src/daemon) echo "src/lib src/collect src/metrics src/advise src/encode src src/workers src/daemon" ;;
+	tui/model) echo "src/lib src/collect src/metrics src/advise src/encode tui/model" ;;
+	tui) echo "src/lib src/collect src/metrics src/advise src/encode src src/workers tui/model tui" ;;
+	*) echo "" ;;
+	esac
+}
+stages="src/lib src/collect src/metrics src/advise src/encode src src/workers src/daemon tui/model tui"
+
+# where a header lives: the one stage folder that holds it
+where() {
+	for s in $stages; do
+		[ -f "$s/$1" ] && { echo "$s"; return; }
+	done
+	[ -f "include/$1" ] && { echo include; return; }
+	echo unknown
+}
+
+bad=0
+checked=0
+for s in $stages; do
+	ok=$(allowed "$s")
+	for f in "$s"/*.c "$s"/*.h; do
+		[ -f "$f" ] || continue
+		for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+			checked=$((checked + 1))
+			at=$(where "$h")
+			[ "$at" = include ] && continue
+			case " $ok " in
+			*" $at "*) ;;
+			*)
+				echo "layering: $f includes $h from $at (a $s file may include: $ok)"
+				bad=$((bad + 1))
+				;;
+			esac
+		done
+	done
+done
+# every .c of the core sits in a stage folder, none loose in src/ but the pipeline
+for f in src/*.c; do
+	[ "$f" = src/sampler.c ] && continue
+	echo "layering: $f sits outside the stage folders"
+	bad=$((bad + 1))
+done
+echo "layering: $checked includes checked, $bad pointing up"
+[ "$bad" -eq 0 ]
