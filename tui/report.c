@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "parse.h"
 #include "report_ext.h"
-#include "turbo.h"
+#include "encode_turbo.h"
 
 static void print_disks(FILE *f, const struct metrics *m, bool all_disks)
 {

@@ -26,7 +26,7 @@
 #include "daemon.h"
 #include "encode.h"
 #include "grow.h"
-#include "turbo.h"
+#include "encode_turbo.h"
 
 /*
  * A client whose replies (not pushes) exceed this is not read any further

@@ -10,7 +10,7 @@
 #include "encode.h"
 #include "encode_ext.h"
 #include "snapshot.h"
-#include "turbo.h"
+#include "encode_turbo.h"
 
 /* "key":v, with the quoted key and its colon as one literal: one copy of a
  * length known at compile time (35 of them per disk and CPU row) */

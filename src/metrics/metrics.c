@@ -11,7 +11,7 @@
 #include "grow.h"
 #include "metrics.h"
 #include "metrics_proc.h"
-#include "turbo.h"
+#include "metrics_turbo.h"
 #include "parse.h"
 
 /* sysstat's S_VALUE: a per-second rate from a delta over an interval in 1/100 s. */

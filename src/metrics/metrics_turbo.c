@@ -2,8 +2,8 @@
 /*
  * turbostat's arithmetic over two turbo readings: pure, no I/O, no clock.
  * Each formula is turbostat.c's (delta_thread, delta_core, delta_package,
- * compute_average, format_counters); doc/turbostat.md lists them. Also the
- * JSON section, the table and the accessors the TUI uses.
+ * compute_average); doc/turbostat.md lists them. Also the accessors the TUI
+ * uses. The JSON section and the table are encode/encode_turbo.c's.
  */
 #include <errno.h>
 #include <math.h>
@@ -13,7 +13,7 @@
 
 #include "grow.h"
 #include "parse.h"
-#include "turbo.h"
+#include "metrics_turbo.h"
 
 static const char *const col_names[TC__COUNT] = {
 	[TC_AVG_MHZ] = "Avg_MHz", [TC_BUSY] = "Busy%",	    [TC_BZY_MHZ] = "Bzy_MHz",
@@ -23,15 +23,6 @@ static const char *const col_names[TC__COUNT] = {
 	[TC_PC2] = "Pkg%pc2",	  [TC_PC3] = "Pkg%pc3",	    [TC_PC6] = "Pkg%pc6",
 	[TC_PC7] = "Pkg%pc7",	  [TC_PKGWATT] = "PkgWatt", [TC_CORWATT] = "CorWatt",
 	[TC_RAMWATT] = "RAMWatt", [TC_PKG_PCT] = "PKG_%",   [TC_RAM_PCT] = "RAM_%",
-};
-
-/* Decimals turbostat prints each column with. */
-static const int col_prec[TC__COUNT] = {
-	[TC_AVG_MHZ] = 0, [TC_BUSY] = 2,    [TC_BZY_MHZ] = 0, [TC_TSC_MHZ] = 0, [TC_IRQ] = 0,
-	[TC_SMI] = 0,	  [TC_C1] = 2,	    [TC_C3] = 2,      [TC_C6] = 2,	[TC_C7] = 2,
-	[TC_CORETMP] = 0, [TC_PKGTMP] = 0,  [TC_PC2] = 2,     [TC_PC3] = 2,	[TC_PC6] = 2,
-	[TC_PC7] = 2,	  [TC_PKGWATT] = 2, [TC_CORWATT] = 2, [TC_RAMWATT] = 2, [TC_PKG_PCT] = 2,
-	[TC_RAM_PCT] = 2,
 };
 
 #define BIT(c) (1u << (c))
@@ -689,236 +680,4 @@ void turbo_header_view(const struct turbo_metrics *m, struct turbo_header_view *
 			v.npkg += m->rows[i].first_in_pkg;
 	}
 	*ret = v;
-}
-
-/* ---- JSON ---- */
-
-static const char *const via_names[] = {
-	[TV_NONE] = "none",   [TV_MSR] = "msr",	  [TV_PERF] = "perf",
-	[TV_SYSFS] = "sysfs", [TV_PROC] = "proc",
-};
-
-static void encode_row(struct strbuf *sb, const struct turbo_row *row, const struct turbo_info *in)
-{
-	sb_putc(sb, '{');
-	if (row->cpu < 0) {
-		sb_puts(sb, "\"Package\":\"-\",\"Core\":\"-\",\"CPU\":\"-\"");
-	} else {
-		sb_puts(sb, "\"Package\":");
-		sb_i64(sb, row->pkg);
-		sb_puts(sb, ",\"Core\":");
-		sb_i64(sb, row->core);
-		sb_puts(sb, ",\"CPU\":");
-		sb_i64(sb, row->cpu);
-	}
-	if (!row->valid) {
-		sb_puts(sb, ",\"valid\":false,\"reason\":");
-		sb_json_str(sb, row->reason);
-		sb_putc(sb, '}');
-		return;
-	}
-	sb_puts(sb, ",\"valid\":true");
-	if (row->reason[0]) {
-		sb_puts(sb, ",\"note\":");
-		sb_json_str(sb, row->reason);
-	}
-	for (int c = 0; c < TC__COUNT; c++) {
-		if (!(row->have & BIT(c)))
-			continue;
-		sb_putc(sb, ',');
-		sb_json_str(sb, col_names[c]);
-		sb_putc(sb, ':');
-		sb_fixed2(sb, row->v[c]);
-	}
-	if (row->suspect) {
-		sb_puts(sb, ",\"suspect\":[");
-		for (int c = 0, n = 0; c < TC__COUNT; c++)
-			if (row->suspect & BIT(c)) {
-				if (n++)
-					sb_putc(sb, ',');
-				sb_json_str(sb, col_names[c]);
-			}
-		sb_putc(sb, ']');
-	}
-	for (unsigned k = 0; k < row->nidle; k++) {
-		char key[24];
-
-		snprintf(key, sizeof(key), "%s%%", in->idle_names[k]);
-		sb_putc(sb, ',');
-		sb_json_str(sb, key);
-		sb_putc(sb, ':');
-		sb_fixed2(sb, row->idle_pct[k]);
-	}
-	sb_putc(sb, '}');
-}
-
-void encode_turbo(struct strbuf *sb, const struct turbo_metrics *m)
-{
-	if (!m || !m->available)
-		return;
-	sb_puts(sb, "\"turbostat\":{\"interval_s\":");
-	sb_printf(sb, "%.6f", m->interval_s);
-	sb_puts(sb, ",\"joule_counter_range_s\":");
-	if (isfinite(m->joule_range_s))
-		sb_fixed2(sb, m->joule_range_s);
-	else
-		sb_puts(sb, "null");
-	sb_puts(sb, ",\"columns\":");
-	encode_turbo_columns(sb, m);
-	sb_puts(sb, ",\"rows\":[");
-	encode_row(sb, &m->summary, &m->info);
-	for (size_t i = 0; i < m->nrows; i++) {
-		sb_putc(sb, ',');
-		encode_row(sb, &m->rows[i], &m->info);
-	}
-	sb_puts(sb, "]},");
-}
-
-void encode_turbo_columns(struct strbuf *sb, const struct turbo_metrics *m)
-{
-	sb_putc(sb, '{');
-	for (int c = 0; c < TC__COUNT; c++) {
-		const struct turbo_source *src = &m->info.src[c];
-
-		if (c)
-			sb_putc(sb, ',');
-		sb_json_str(sb, col_names[c]);
-		if (src->via == TV_NONE) {
-			sb_puts(sb, ":{\"available\":false,\"reason\":");
-			sb_json_str(sb, src->reason);
-		} else {
-			sb_puts(sb, ":{\"available\":true,\"source\":");
-			sb_json_str(sb, via_names[src->via]);
-			sb_puts(sb, ",\"detail\":");
-			sb_json_str(sb, src->detail);
-			if (src->reason[0]) {
-				sb_puts(sb, ",\"caveat\":");
-				sb_json_str(sb, src->reason);
-			}
-		}
-		sb_putc(sb, '}');
-	}
-	sb_putc(sb, '}');
-}
-
-void encode_turbo_sources(struct strbuf *sb, const struct turbo_raw *raw)
-{
-	if (!raw)
-		return;
-	for (unsigned i = 0; i < TURBO_NSOURCES; i++) {
-		sb_json_key(sb, turbo_source_name(i));
-		if (raw->info.sources[i].err) {
-			sb_puts(sb, "{\"available\":false,\"reason\":");
-			sb_json_str(sb, raw->info.sources[i].reason);
-			sb_puts(sb, "},");
-		} else {
-			sb_puts(sb, "{\"available\":true},");
-		}
-	}
-}
-
-/* ---- the table, as turbostat prints it ---- */
-
-static void cell(struct strbuf *sb, const struct turbo_row *row, enum turbo_col c)
-{
-	sb_putc(sb, '\t');
-	if (!(row->have & BIT(c)))
-		return;
-	if (row->suspect & BIT(c))
-		sb_printf(sb, "%6.0f**", row->v[c]);
-	else
-		sb_printf(sb, "%.*f", col_prec[c], row->v[c]);
-}
-
-/* Column order of the table: turbostat prints sysfs idle residencies right
- * after SMI, and a per-core CorWatt (AMD) in the core section after CoreTmp. */
-static int table_order(const struct turbo_metrics *m, int *order)
-{
-	bool per_core_w = false;
-	int n = 0;
-
-	for (size_t i = 0; i < m->nrows && !per_core_w; i++)
-		per_core_w = (m->rows[i].have & BIT(TC_CORWATT)) && !m->rows[i].first_in_pkg;
-	per_core_w =
-	    per_core_w || (strcmp(m->info.vendor, "GenuineIntel") != 0 &&
-			   (m->cols & BIT(TC_CORWATT)) && m->info.src[TC_CORWATT].via == TV_MSR);
-	for (int c = 0; c < TC__COUNT; c++) {
-		if (c == TC_CORWATT && per_core_w)
-			continue;
-		order[n++] = c;
-		if (c == TC_SMI)
-			for (unsigned k = 0; k < m->info.nidle; k++)
-				order[n++] = TC__COUNT + (int)k;
-		if (c == TC_CORETMP && per_core_w)
-			order[n++] = TC_CORWATT;
-	}
-	return n;
-}
-
-static bool has_cell(const struct turbo_metrics *m, const struct turbo_row *row, int c)
-{
-	if (c >= TC__COUNT)
-		return (unsigned)(c - TC__COUNT) < row->nidle;
-	return (m->cols & BIT(c)) && (row->have & BIT(c));
-}
-
-void turbo_format_table(struct strbuf *sb, const struct turbo_metrics *m)
-{
-	int order[TC__COUNT + TURBO_IDLE_MAX], n;
-
-	if (!m || !m->available) {
-		if (m && m->reason[0])
-			sb_printf(sb, "turbostat: unavailable: %s\n", m->reason);
-		return;
-	}
-	n = table_order(m, order);
-	if (!m->cols || (m->cols == BIT(TC_IRQ) && !m->info.nidle)) {
-		sb_puts(sb, "turbostat: no frequency, C-state, power or temperature source\n");
-	} else {
-		sb_puts(sb, "Core\tCPU");
-		for (int i = 0; i < n; i++) {
-			if (order[i] >= TC__COUNT)
-				sb_printf(sb, "\t%s%%", m->info.idle_names[order[i] - TC__COUNT]);
-			else if (m->cols & BIT(order[i]))
-				sb_printf(sb, "\t%s", col_names[order[i]]);
-		}
-		sb_putc(sb, '\n');
-		for (size_t i = 0; i <= m->nrows; i++) {
-			const struct turbo_row *row = i == 0 ? &m->summary : &m->rows[i - 1];
-			int last = -1;
-
-			if (row->cpu < 0)
-				sb_puts(sb, "-\t-");
-			else
-				sb_printf(sb, "%d\t%d", row->core, row->cpu);
-			if (!row->valid) {
-				sb_printf(sb, "\t(invalid: %s)\n", row->reason);
-				continue;
-			}
-			/* turbostat ends a line after its last printed column */
-			for (int k = 0; k < n; k++)
-				if (has_cell(m, row, order[k]))
-					last = k;
-			for (int k = 0; k <= last; k++) {
-				int c = order[k];
-
-				if (c >= TC__COUNT) {
-					sb_putc(sb, '\t');
-					if ((unsigned)(c - TC__COUNT) < row->nidle)
-						sb_printf(sb, "%.2f", row->idle_pct[c - TC__COUNT]);
-				} else if (m->cols & BIT(c)) {
-					cell(sb, row, (enum turbo_col)c);
-				}
-			}
-			sb_putc(sb, '\n');
-		}
-	}
-	for (int c = 0; c < TC__COUNT; c++) {
-		const struct turbo_source *src = &m->info.src[c];
-
-		if (src->via == TV_NONE)
-			sb_printf(sb, "%s: unavailable: %s\n", col_names[c], src->reason);
-		else if (src->reason[0])
-			sb_printf(sb, "%s: %s\n", col_names[c], src->reason);
-	}
 }

@@ -24,7 +24,7 @@
 #include "encode.h"
 #include "metrics.h"
 #include "snapshot.h"
-#include "turbo.h"
+#include "metrics_turbo.h"
 
 #define MAX_SAMPLES 8
 

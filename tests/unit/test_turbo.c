@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "strbuf.h"
-#include "turbo.h"
+#include "encode_turbo.h"
 
 #define BIT(c) (1u << (c))
 

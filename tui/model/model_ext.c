@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * model_ext: the "turbostat" (src/metrics/metrics_turbo.c encode_turbo) and
+ * model_ext: the "turbostat" (src/encode/encode_turbo.c) and
  * "processes", "nics", "pressure", "writeback" (src/encode/encode_ext.c) sections
  * of a sample document, decoded for the TUI with the keys those encoders
  * write. An absent section is "not available" with its source's reason
@@ -16,7 +16,7 @@
 #include "grow.h"
 #include "json_get.h"
 #include "model_ext.h"
-#include "turbo.h"
+#include "metrics_turbo.h"
 
 const char *const model_turbo_col_names[MT__COUNT] = {
 	[MT_BUSY] = "Busy%",	  [MT_BZY_MHZ] = "Bzy_MHz", [MT_C3] = "CPU%c3",
