@@ -18,14 +18,7 @@
 #include "metrics_proc.h"
 #include "netlink.h"
 #include "parse.h"
-
-static void str_copy(char *dst, size_t size, const char *src)
-{
-	size_t n = strnlen(src, size - 1);
-
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
+#include "str.h"
 
 /* Appends to a fixed text buffer; truncates quietly (the text is a message). */
 static void __attribute__((format(printf, 3, 4))) cat(char *buf, size_t size, const char *fmt, ...)
@@ -875,19 +868,171 @@ static int cmp_share(const void *a, const void *b)
 	return x->rate > y->rate ? -1 : x->rate < y->rate;
 }
 
-static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load, double med_intr)
+#define HOT_GROUPS_MAX 32
+
+/* Adds one IRQ's rate on the hot CPU to its device's group; a device beyond
+ * the HOT_GROUPS_MAX first is left out of the grouping (its share is still
+ * listed). */
+static void hot_group_add(struct ctx *c, const struct topo_irq *ti, const char *act, double rate,
+			  struct hot_group *groups, size_t *ngroups)
+{
+	const struct topology *t = c->t;
+	char key[IOT_NAME_MAX + 8];
+	size_t gi;
+
+	irq_group_key(c, ti, act, key, sizeof(key));
+	for (gi = 0; gi < *ngroups; gi++)
+		if (strcmp(groups[gi].key, key) == 0)
+			break;
+	if (gi == *ngroups) {
+		if (*ngroups == HOT_GROUPS_MAX)
+			return;
+		memset(&groups[gi], 0, sizeof(groups[gi]));
+		str_copy(groups[gi].key, sizeof(groups[gi].key), key);
+		groups[gi].dev = ti ? ti->dev : -1;
+		str_copy(groups[gi].label, sizeof(groups[gi].label),
+			 groups[gi].dev >= 0 ? t->devs[groups[gi].dev].name : key + 4);
+		(*ngroups)++;
+	}
+	groups[gi].rate += rate;
+	groups[gi].nirqs++;
+	if (ti && ti->managed) {
+		if (!groups[gi].nmanaged_hot) {
+			str_copy(groups[gi].managed_why, sizeof(groups[gi].managed_why),
+				 ti->managed_why);
+			groups[gi].managed_guessed = !ti->managed_known;
+		}
+		groups[gi].nmanaged_hot++;
+	}
+}
+
+/*
+ * The interrupts on cm's CPU, biggest shares first, appended to f->detail;
+ * the numeric IRQs of 1% or more gathered by device into groups[] (the
+ * spread suggestions' input). 0 or -ENOMEM.
+ */
+static int hot_irq_shares(struct ctx *c, const struct cpu_metrics *cm, struct finding *f,
+			  struct hot_group *groups, size_t *ngroups)
 {
 	const struct metrics *m = c->m;
 	const struct topology *t = c->t;
-	double load = cm->irq + cm->soft, netrx = 0, netrx_all = 0, soft_sum = 0;
-	char subject[16], why[ADV_TEXT_MAX] = "";
-	struct hot_group groups[32];
-	size_t ngroups = 0;
-	struct share *sh = NULL;
+	struct share *sh;
 	size_t nsh = 0;
+	int col;
+
+	col = m->irq_valid ? rate_col(&m->irq, cm->cpu) : -1;
+	if (col < 0 || cm->intr_s <= 0)
+		return 0;
+	sh = calloc(m->irq.n ? m->irq.n : 1, sizeof(*sh));
+	if (!sh)
+		return -ENOMEM;
+	for (size_t k = 0; k < m->irq.n; k++) {
+		const struct rate_row *rr = &m->irq.rows[k];
+		const struct irq_row *row = rate_irq_row(c, rr);
+		const struct topo_irq *ti;
+		double rate;
+		const char *act;
+
+		if (!row || !rr->valid || !row->percpu_counts)
+			continue;
+		rate = m->irq.rates[rr->rates_off + (size_t)col];
+		if (rate <= 0)
+			continue;
+		ti = row->numeric ? topology_irq(t, row->irq) : NULL;
+		act = irq_actions(c, row, ti);
+		sh[nsh].rate = rate;
+		if (row->numeric && ti && ti->dev >= 0)
+			fmt(sh[nsh].label, sizeof(sh[nsh].label), "IRQ %s %s [%s %s]", row->label,
+			    act, t->devs[ti->dev].name, t->devs[ti->dev].pci);
+		else
+			fmt(sh[nsh].label, sizeof(sh[nsh].label), "%s%s %s",
+			    row->numeric ? "IRQ " : "", row->label, act);
+		nsh++;
+		if (row->numeric && rate / cm->intr_s * 100 >= 1)
+			hot_group_add(c, ti, act, rate, groups, ngroups);
+	}
+	qsort(sh, nsh, sizeof(*sh), cmp_share);
+	cat(f->detail, sizeof(f->detail), "interrupts on cpu%d (%.0f/s):", cm->cpu, cm->intr_s);
+	for (size_t k = 0, shown = 0; k < nsh && shown < 8; k++) {
+		double pct = sh[k].rate / cm->intr_s * 100;
+
+		if (pct < ADV_SHARE_MIN)
+			break;
+		cat(f->detail, sizeof(f->detail), "%s %s %.1f%%", shown ? ";" : "", sh[k].label,
+		    pct);
+		shown++;
+	}
+	for (size_t gi = 0; gi < *ngroups; gi++)
+		if (groups[gi].nirqs > 1)
+			cat(f->detail, sizeof(f->detail), "; device %s: %u IRQs, %.1f%%",
+			    groups[gi].label, groups[gi].nirqs, groups[gi].rate / cm->intr_s * 100);
+	cat(f->detail, sizeof(f->detail), ". ");
+	free(sh);
+	return 0;
+}
+
+/* The softirqs on the hot CPU: their sum, NET_RX there and everywhere. */
+struct soft_shares {
+	double sum, netrx, netrx_all; /* per second */
+};
+
+/* Appends the softirq shares on cm's CPU to f->detail; *ret gets the sums. */
+static void hot_softirq_shares(struct ctx *c, const struct cpu_metrics *cm, struct finding *f,
+			       struct soft_shares *ret)
+{
+	const struct metrics *m = c->m;
+	struct soft_shares ss = { 0 };
+	bool first = true;
+	int col;
+
+	col = m->softirq_valid ? rate_col(&m->softirq, cm->cpu) : -1;
+	if (col < 0) {
+		*ret = ss;
+		return;
+	}
+	for (size_t k = 0; k < m->softirq.n; k++) {
+		const struct rate_row *rr = &m->softirq.rows[k];
+
+		if (!rr->valid)
+			continue;
+		ss.sum += m->softirq.rates[rr->rates_off + (size_t)col];
+		if (strcmp(rr->label, "NET_RX") == 0) {
+			ss.netrx = m->softirq.rates[rr->rates_off + (size_t)col];
+			ss.netrx_all = rr->total_s;
+		}
+	}
+	*ret = ss;
+	if (ss.sum <= 0)
+		return;
+	cat(f->detail, sizeof(f->detail), "softirqs on cpu%d (%.0f/s):", cm->cpu, ss.sum);
+	for (size_t k = 0; k < m->softirq.n; k++) {
+		const struct rate_row *rr = &m->softirq.rows[k];
+		double pct;
+
+		if (!rr->valid)
+			continue;
+		pct = m->softirq.rates[rr->rates_off + (size_t)col] / ss.sum * 100;
+		if (pct < ADV_SHARE_MIN)
+			continue;
+		cat(f->detail, sizeof(f->detail), "%s %s %.1f%%", first ? "" : ",", rr->label, pct);
+		first = false;
+	}
+	cat(f->detail, sizeof(f->detail), ". ");
+}
+
+/* One hot core: its finding with the IRQ and softirq shares that make it
+ * hot, then the suggestions (multi-vector devices first, then RPS). */
+static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load, double med_intr)
+{
+	const struct metrics *m = c->m;
+	double load = cm->irq + cm->soft;
+	char subject[16], why[ADV_TEXT_MAX] = "";
+	struct hot_group groups[HOT_GROUPS_MAX];
+	size_t ngroups = 0;
+	struct soft_shares ss;
 	struct finding *f;
 	size_t fidx;
-	int col, r = 0;
+	int r;
 
 	snprintf(subject, sizeof(subject), "cpu%d", cm->cpu);
 	fidx = c->a->nfindings;
@@ -901,137 +1046,22 @@ static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load,
 	if (m->irq_valid)
 		cat(f->reason, sizeof(f->reason), ", %.0f interrupts/s (peers' median %.0f/s)",
 		    cm->intr_s, med_intr);
+	r = hot_irq_shares(c, cm, f, groups, &ngroups);
+	if (r < 0)
+		return r;
+	hot_softirq_shares(c, cm, f, &ss);
 
-	/* IRQ shares on this CPU, and the device groups behind them */
-	col = m->irq_valid ? rate_col(&m->irq, cm->cpu) : -1;
-	if (col >= 0 && cm->intr_s > 0) {
-		sh = calloc(m->irq.n ? m->irq.n : 1, sizeof(*sh));
-		if (!sh)
-			return -ENOMEM;
-		for (size_t k = 0; k < m->irq.n; k++) {
-			const struct rate_row *rr = &m->irq.rows[k];
-			const struct irq_row *row = rate_irq_row(c, rr);
-			const struct topo_irq *ti;
-			double rate;
-			const char *act;
-
-			if (!row || !rr->valid || !row->percpu_counts)
-				continue;
-			rate = m->irq.rates[rr->rates_off + (size_t)col];
-			if (rate <= 0)
-				continue;
-			ti = row->numeric ? topology_irq(t, row->irq) : NULL;
-			act = irq_actions(c, row, ti);
-			sh[nsh].rate = rate;
-			if (row->numeric && ti && ti->dev >= 0)
-				fmt(sh[nsh].label, sizeof(sh[nsh].label), "IRQ %s %s [%s %s]",
-				    row->label, act, t->devs[ti->dev].name, t->devs[ti->dev].pci);
-			else
-				fmt(sh[nsh].label, sizeof(sh[nsh].label), "%s%s %s",
-				    row->numeric ? "IRQ " : "", row->label, act);
-			nsh++;
-			if (!row->numeric || rate / cm->intr_s * 100 < 1)
-				continue;
-			{
-				char key[IOT_NAME_MAX + 8];
-				size_t gi;
-
-				irq_group_key(c, ti, act, key, sizeof(key));
-				for (gi = 0; gi < ngroups; gi++)
-					if (strcmp(groups[gi].key, key) == 0)
-						break;
-				if (gi == ngroups) {
-					if (ngroups == 32)
-						continue;
-					memset(&groups[gi], 0, sizeof(groups[gi]));
-					str_copy(groups[gi].key, sizeof(groups[gi].key), key);
-					groups[gi].dev = ti ? ti->dev : -1;
-					str_copy(groups[gi].label, sizeof(groups[gi].label),
-						 groups[gi].dev >= 0 ? t->devs[groups[gi].dev].name
-								     : key + 4);
-					ngroups++;
-				}
-				groups[gi].rate += rate;
-				groups[gi].nirqs++;
-				if (ti && ti->managed) {
-					if (!groups[gi].nmanaged_hot) {
-						str_copy(groups[gi].managed_why,
-							 sizeof(groups[gi].managed_why),
-							 ti->managed_why);
-						groups[gi].managed_guessed = !ti->managed_known;
-					}
-					groups[gi].nmanaged_hot++;
-				}
-			}
-		}
-		qsort(sh, nsh, sizeof(*sh), cmp_share);
-		cat(f->detail, sizeof(f->detail), "interrupts on cpu%d (%.0f/s):", cm->cpu,
-		    cm->intr_s);
-		for (size_t k = 0, shown = 0; k < nsh && shown < 8; k++) {
-			double pct = sh[k].rate / cm->intr_s * 100;
-
-			if (pct < ADV_SHARE_MIN)
-				break;
-			cat(f->detail, sizeof(f->detail), "%s %s %.1f%%", shown ? ";" : "",
-			    sh[k].label, pct);
-			shown++;
-		}
-		for (size_t gi = 0; gi < ngroups; gi++)
-			if (groups[gi].nirqs > 1)
-				cat(f->detail, sizeof(f->detail), "; device %s: %u IRQs, %.1f%%",
-				    groups[gi].label, groups[gi].nirqs,
-				    groups[gi].rate / cm->intr_s * 100);
-		cat(f->detail, sizeof(f->detail), ". ");
-		free(sh);
-	}
-	/* softirq shares on this CPU */
-	col = m->softirq_valid ? rate_col(&m->softirq, cm->cpu) : -1;
-	if (col >= 0) {
-		for (size_t k = 0; k < m->softirq.n; k++) {
-			const struct rate_row *rr = &m->softirq.rows[k];
-
-			if (!rr->valid)
-				continue;
-			soft_sum += m->softirq.rates[rr->rates_off + (size_t)col];
-			if (strcmp(rr->label, "NET_RX") == 0) {
-				netrx = m->softirq.rates[rr->rates_off + (size_t)col];
-				netrx_all = rr->total_s;
-			}
-		}
-		if (soft_sum > 0) {
-			bool first = true;
-
-			cat(f->detail, sizeof(f->detail), "softirqs on cpu%d (%.0f/s):", cm->cpu,
-			    soft_sum);
-			for (size_t k = 0; k < m->softirq.n; k++) {
-				const struct rate_row *rr = &m->softirq.rows[k];
-				double pct;
-
-				if (!rr->valid)
-					continue;
-				pct =
-				    m->softirq.rates[rr->rates_off + (size_t)col] / soft_sum * 100;
-				if (pct < ADV_SHARE_MIN)
-					continue;
-				cat(f->detail, sizeof(f->detail), "%s %s %.1f%%", first ? "" : ",",
-				    rr->label, pct);
-				first = false;
-			}
-			cat(f->detail, sizeof(f->detail), ". ");
-		}
-	}
-
-	/* suggestions: multi-vector devices first, then RPS */
+	/* the suggestions may add findings: f is re-read by index after them */
 	for (size_t gi = 0; gi < ngroups && r >= 0; gi++) {
 		if (groups[gi].rate / cm->intr_s * 100 < ADV_SHARE_MIN)
 			continue;
 		r = suggest_spread(c, &c->a->findings[fidx], cm->cpu, cm->intr_s, load, &groups[gi],
 				   why, sizeof(why));
 	}
-	if (r >= 0 && netrx_all > 0 && netrx / netrx_all >= 0.8 && soft_sum > 0 &&
-	    netrx / soft_sum >= 0.3)
-		r = suggest_net(c, &c->a->findings[fidx], cm->cpu, netrx, netrx / netrx_all * 100,
-				why, sizeof(why));
+	if (r >= 0 && ss.netrx_all > 0 && ss.netrx / ss.netrx_all >= 0.8 && ss.sum > 0 &&
+	    ss.netrx / ss.sum >= 0.3)
+		r = suggest_net(c, &c->a->findings[fidx], cm->cpu, ss.netrx,
+				ss.netrx / ss.netrx_all * 100, why, sizeof(why));
 	if (r >= 0 && why[0])
 		cat(c->a->findings[fidx].detail, sizeof(c->a->findings[fidx].detail), "%s", why);
 	return r;

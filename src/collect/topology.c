@@ -17,6 +17,7 @@
 
 #include "grow.h"
 #include "topology.h"
+#include "str.h"
 
 /* ---- cpusets ---- */
 
@@ -216,16 +217,6 @@ int cpuset_format_mask(const struct cpuset *s, char *buf, size_t size)
 		len += (size_t)n;
 	}
 	return (int)len;
-}
-
-/* Copies with truncation; dirent names and sysfs words are bounded by
- * their buffers here, and a clipped name is still a useful label. */
-static void str_copy(char *dst, size_t size, const char *src)
-{
-	size_t n = strnlen(src, size - 1);
-
-	memcpy(dst, src, n);
-	dst[n] = '\0';
 }
 
 /* ---- pure helpers ---- */
