@@ -134,12 +134,29 @@ static void test_malformed(void **state)
 	assert_int_equal(safety_mountinfo_find(prefix, strlen(prefix), &f, why, sizeof(why)), 0);
 }
 
+/* Loops over one image: bytes shared only where their ranges meet (sizelimit 0: to the end). */
+static void test_loop_overlap(void **state)
+{
+	struct safety_loop a = { .offset = 0, .sizelimit = 8 << 20 };
+	struct safety_loop b = { .offset = 8 << 20, .sizelimit = 8 << 20 };
+	struct safety_loop c = { .offset = 7 << 20, .sizelimit = 0 };
+	struct safety_loop huge = { .offset = UINT64_MAX - 10, .sizelimit = 100 };
+
+	(void)state;
+	assert_false(safety_loop_overlap(&a, &b));
+	assert_false(safety_loop_overlap(&b, &a));
+	assert_true(safety_loop_overlap(&a, &c));
+	assert_true(safety_loop_overlap(&c, &b));
+	assert_true(safety_loop_overlap(&c, &huge)); /* offset + sizelimit wraps: to the end */
+	assert_false(safety_loop_overlap(&a, &huge));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_family),	      cmocka_unit_test(test_always_refused),
 		cmocka_unit_test(test_allow_destroy), cmocka_unit_test(test_reads_allowed),
-		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_malformed),     cmocka_unit_test(test_loop_overlap),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
