@@ -885,10 +885,43 @@ static int check_blockdev(const struct root *r, const struct safety_request *req
 	return ret;
 }
 
+int safety_dir_check(const struct stat *dir, unsigned euid, const char *dirpath, char *why,
+		     size_t why_size)
+{
+	if (!S_ISDIR(dir->st_mode))
+		return why_set(why, why_size, -ENOTDIR, "%s is not a directory", dirpath);
+	if (dir->st_uid != euid && dir->st_uid != 0)
+		return why_set(why, why_size, -EPERM,
+			       "directory %s belongs to uid %u, who could swap the file during the "
+			       "run: create it in a directory of your own",
+			       dirpath, (unsigned)dir->st_uid);
+	if ((dir->st_mode & (S_IWGRP | S_IWOTH)) && !(dir->st_mode & S_ISVTX))
+		return why_set(why, why_size, -EPERM,
+			       "directory %s (mode %04o) may be written by others and is not "
+			       "sticky: another user could swap the file during the run; create it "
+			       "in a directory of your own, or a sticky one like /tmp",
+			       dirpath, (unsigned)(dir->st_mode & 07777));
+	return 0;
+}
+
+/* The directory part of path ("." for none, "/" for a file at the top). */
+static void dir_of(const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(buf, size, ".");
+	else if (slash == path)
+		snprintf(buf, size, "/");
+	else
+		snprintf(buf, size, "%.*s", (int)(slash - path), path);
+}
+
 int safety_check(const struct root *r, const struct safety_request *req, struct safety_verdict *ret,
 		 char *why, size_t why_size)
 {
 	struct safety_verdict v;
+	char dir[PATH_MAX];
 	struct stat st;
 	int err;
 
@@ -908,6 +941,13 @@ int safety_check(const struct root *r, const struct safety_request *req, struct 
 			return why_set(why, why_size, -ENAMETOOLONG, "%s: path too long",
 				       req->target);
 		snprintf(v.path, sizeof(v.path), "%s", req->target);
+		/* target_open checks again on the directory it holds open */
+		dir_of(v.path, dir, sizeof(dir));
+		if (stat(dir, &st) < 0)
+			return why_set(why, why_size, -errno, "%s: %s", dir, strerror(errno));
+		err = safety_dir_check(&st, (unsigned)geteuid(), dir, why, why_size);
+		if (err < 0)
+			return err;
 		v.create = true;
 		*ret = v;
 		return 0;
@@ -930,6 +970,8 @@ int safety_check(const struct root *r, const struct safety_request *req, struct 
 		    why, why_size, -EINVAL,
 		    "--allow-destroy names a block device; %s is a file (use --overwrite)", v.path);
 	v.size_bytes = (uint64_t)st.st_size;
+	v.dev = st.st_dev;
+	v.ino = st.st_ino;
 	if (req->write) {
 		err = file_is_swap(r, st.st_dev, st.st_ino, why, why_size);
 		if (!err)

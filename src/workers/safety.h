@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "root.h"
 
@@ -104,6 +105,17 @@ int safety_check_family(const struct root *r, const struct safety_family *f, boo
 /* libblkid: 1 and the signature ("ext4", "gpt", "LVM2_member") in ret_type, 0 none, -errno. */
 int safety_probe_signature(const char *devpath, char *ret_type, size_t size);
 
+/*
+ * Whether a new file may be made in the directory dir (its fstat) for a
+ * caller running as euid: the directory must be owned by euid or root, and
+ * nobody else may write to it unless it is sticky (/tmp, /dev/shm), where
+ * others can neither rename nor remove a file they do not own. Otherwise
+ * another user could swap the file or the name during the run. 0, or
+ * -EPERM with why naming dirpath.
+ */
+int safety_dir_check(const struct stat *dir, unsigned euid, const char *dirpath, char *why,
+		     size_t why_size);
+
 struct safety_request {
 	const char *target;	   /* as the user gave it */
 	bool write;		   /* the job (or its precondition) writes */
@@ -124,7 +136,8 @@ struct safety_verdict {
 };
 
 /*
- * The whole decision for the live host (r normally "/"). Returns 0 with
+ * The whole decision for the live host (r normally "/"). A file to create
+ * must not exist and its directory must pass safety_dir_check. Returns 0 with
  * *ret filled when allowed; -EBUSY (mounted, swap, backing a loop device),
  * -EPERM (needs --allow-destroy or --overwrite), -ENOENT, -EINVAL (not a
  * file or block device) or another -errno, with why set.
