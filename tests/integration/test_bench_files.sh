@@ -4,7 +4,8 @@
 #   symlink leads to is neither written (a sweep reopens the target at
 #   every point) nor removed at the end;
 # - a new file under the same name made during the run is not removed;
-# - kill -9 during the run leaves no file behind;
+# - kill -9 during the run (of iotriage bench, or of iotriaged running it)
+#   leaves no file behind;
 # - a directory others may write to (not sticky) is refused; /dev/shm
 #   (sticky) is not.
 . "$SRCDIR/tests/integration/bench_lib.sh"
@@ -73,6 +74,22 @@ sleep 0.5
 kill -9 $pid
 wait $pid 2>/dev/null
 [ ! -e "$T/killed" ] || fail "kill -9 left $T/killed behind"
+# the same for iotriaged killed during its worker's file job
+if [ -n "${IOTRIAGED:-}" ]; then
+	"$IOTRIAGED" --foreground --socket "$T/sock" --interval 200 2>"$T/derr" &
+	dpid=$!
+	i=0
+	while [ ! -S "$T/sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	"$IOTRIAGE" worker start --socket "$T/sock" --filename="$T/wkilled" --size=4m \
+		--rw=randwrite --direct=0 --time_based --runtime=30 >/dev/null 2>"$T/err" ||
+		{ kill $dpid; fail "worker start: $(cat "$T/err")"; }
+	sleep 1
+	kill -9 $dpid
+	wait $dpid 2>/dev/null
+	[ ! -e "$T/wkilled" ] || fail "iotriaged killed with -9 left $T/wkilled behind"
+else
+	echo "note: \$IOTRIAGED not set: the daemon case not run"
+fi
 # and --keep keeps it, whole, once the run ends
 "$IOTRIAGE" bench --filename="$T/kept" --size=1m --rw=write --keep >/dev/null 2>"$T/err" ||
 	fail "--keep: $(cat "$T/err")"
