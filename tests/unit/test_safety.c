@@ -134,6 +134,47 @@ static void test_malformed(void **state)
 	assert_int_equal(safety_mountinfo_find(prefix, strlen(prefix), &f, why, sizeof(why)), 0);
 }
 
+/*
+ * Loops over one image file, read from sysfs (the fixture has no /dev
+ * nodes for LOOP_GET_STATUS64): loop0 is its first 8 MiB, mounted; loop1
+ * from 4 MiB on overlaps loop0, loop2 from 8 MiB on overlaps only loop1;
+ * loop3's image was deleted (unknown), loop4 is not bound.
+ */
+static void test_loops(void **state)
+{
+	struct safety_loops ls;
+	struct safety_family f;
+
+	(void)state;
+	assert_int_equal(safety_loops_load(&host, &ls), 0);
+	assert_int_equal(ls.n, 4);
+	for (unsigned i = 0; i < ls.n; i++) {
+		const struct safety_loop *l = &ls.l[i];
+
+		if (strcmp(l->name, "loop3") == 0) {
+			assert_false(l->known);
+			continue;
+		}
+		assert_true(l->known);
+		assert_false(l->blockdev);
+		if (strcmp(l->name, "loop0") == 0)
+			assert_int_equal(l->sizelimit, 8 << 20);
+		if (strcmp(l->name, "loop2") == 0)
+			assert_int_equal(l->offset, 8 << 20);
+	}
+	safety_loops_free(&ls);
+
+	assert_int_equal(safety_family_load(&host, "loop1", &f), 0);
+	assert_int_equal(f.nholders, 2); /* loop0 and loop2 show bytes loop1 writes */
+	expect("loop1", true, true, "", -EBUSY,
+	       "its holder loop0 (/dev/loop0) is mounted on /mnt/img");
+	expect("loop2", true, false, "", -EPERM, "in use by loop1");
+	expect("loop2", true, true, "", 0, NULL); /* loop0's range is not touched */
+	expect("loop0", true, true, "", -EBUSY, "mounted on /mnt/img");
+	expect("loop3", true, false, "", 0, NULL);
+	expect("loop4", true, false, "", 0, NULL);
+}
+
 /* Loops over one image: bytes shared only where their ranges meet (sizelimit 0: to the end). */
 static void test_loop_overlap(void **state)
 {
@@ -157,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_family),	      cmocka_unit_test(test_always_refused),
 		cmocka_unit_test(test_allow_destroy), cmocka_unit_test(test_reads_allowed),
 		cmocka_unit_test(test_malformed),     cmocka_unit_test(test_loop_overlap),
+		cmocka_unit_test(test_loops),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
