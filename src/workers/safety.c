@@ -759,7 +759,8 @@ static int check_backing(const struct root *r, const struct safety_family *f, bo
  * -EBUSY when the file st backs a loop device: writing it would change that
  * device under its user. Compared by inode (a hard link, or the file
  * renamed since, is the same file); by path only for a loop whose backing
- * could not be identified.
+ * could not be identified (no node to ask, and a deleted image in sysfs:
+ * then a file with other links is refused too, as it may be that image).
  */
 static int file_backs_loop(const struct root *r, const char *path, const struct stat *st, char *why,
 			   size_t why_size)
@@ -787,6 +788,15 @@ static int file_backs_loop(const struct root *r, const char *path, const struct 
 				      "%s backs /dev/%s (%s); writing it changes that device under "
 				      "its user: write to /dev/%s instead, or detach it",
 				      path, l->name, l->back_path, l->name);
+			break;
+		}
+		/* a deleted image seen only in sysfs may live on as another link: this one? */
+		if (!l->known && st->st_nlink > 1 && strstr(l->back_path, " (deleted)")) {
+			ret = why_set(
+			    why, why_size, -EBUSY,
+			    "%s has %lu links and /dev/%s is over a deleted file (%s) "
+			    "that cannot be told apart from it here: detach /dev/%s first",
+			    path, (unsigned long)st->st_nlink, l->name, l->back_path, l->name);
 			break;
 		}
 	}

@@ -9,7 +9,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -175,6 +178,34 @@ static void test_loops(void **state)
 	expect("loop4", true, false, "", 0, NULL);
 }
 
+/* A file is matched to the loops by inode (loop0-2 are over disk.img); one with other links
+ * may be loop3's deleted image. */
+static void test_file_backs_loop(void **state)
+{
+	const char *img = FIXTURES_DIR "/safety/host/images/disk.img";
+	char tmpl[] = "/tmp/iotriage-test-safety.XXXXXX", lnk[sizeof(tmpl) + 8];
+	struct safety_request req = { .write = true, .overwrite = true };
+	struct safety_verdict v;
+	char why[SAFETY_WHY_MAX];
+	int fd;
+
+	(void)state;
+	req.target = img;
+	assert_int_equal(safety_check(&host, &req, &v, why, sizeof(why)), -EBUSY);
+	assert_non_null(strstr(why, "backs /dev/loop"));
+	fd = mkstemp(tmpl);
+	assert_true(fd >= 0);
+	close(fd);
+	req.target = tmpl;
+	assert_int_equal(safety_check(&host, &req, &v, why, sizeof(why)), 0);
+	snprintf(lnk, sizeof(lnk), "%s.link", tmpl);
+	assert_int_equal(link(tmpl, lnk), 0);
+	assert_int_equal(safety_check(&host, &req, &v, why, sizeof(why)), -EBUSY);
+	assert_non_null(strstr(why, "loop3"));
+	unlink(lnk);
+	unlink(tmpl);
+}
+
 /* Loops over one image: bytes shared only where their ranges meet (sizelimit 0: to the end). */
 static void test_loop_overlap(void **state)
 {
@@ -198,7 +229,7 @@ int main(void)
 		cmocka_unit_test(test_family),	      cmocka_unit_test(test_always_refused),
 		cmocka_unit_test(test_allow_destroy), cmocka_unit_test(test_reads_allowed),
 		cmocka_unit_test(test_malformed),     cmocka_unit_test(test_loop_overlap),
-		cmocka_unit_test(test_loops),
+		cmocka_unit_test(test_loops),	      cmocka_unit_test(test_file_backs_loop),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
