@@ -77,12 +77,13 @@ struct disk_probe {
 	int64_t t0_ns, t1_ns;
 };
 
-static void disk_probe_init(struct disk_probe *p, const char *path)
+/* fd: the target (a file the bench created has no name to stat) */
+static void disk_probe_init(struct disk_probe *p, int fd)
 {
 	struct stat st;
 
 	memset(p, 0, sizeof(*p));
-	if (stat(path, &st) < 0)
+	if (fstat(fd, &st) < 0)
 		return;
 	if (S_ISBLK(st.st_mode)) {
 		p->major = major(st.st_rdev);
@@ -207,7 +208,7 @@ static int run_single(const struct job_spec *spec, const struct job_target *t,
 	struct bench_report rep = { 0 };
 	int r;
 
-	disk_probe_init(&dp, t->path);
+	disk_probe_init(&dp, t->fd);
 	disk_probe_read(&dp, &dp.t0, &dp.t0_ns);
 	r = job_run(spec, t, ctl, &rs);
 	if (r < 0) {

@@ -489,14 +489,23 @@ static int job_worker_setup(struct worker *w, unsigned depth)
 	const struct job_spec *s = w->spec;
 	const struct job_target *t = w->target;
 	int flags = O_CLOEXEC | (s->direct ? O_DIRECT : 0);
+	char self[32];
 	uint64_t *p;
 	int r;
 
+	/*
+	 * The inode target_open checked and opened, never its path again: the
+	 * path may lead elsewhere by now (a directory swapped for a symlink) or
+	 * be gone (a created file has no name). A new open file description,
+	 * for this thread's flags (O_DIRECT, the access mode).
+	 */
 	flags |= job_rw_writes(s->rw) ? O_RDWR : O_RDONLY;
-	w->ctx.fd = open(t->path, flags);
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", t->fd);
+	w->ctx.fd = t->fd >= 0 ? open(self, flags) : -1;
 	if (w->ctx.fd < 0) {
-		r = -errno;
-		job_fail(w, r, "open %s%s", t->path, s->direct ? " with O_DIRECT" : "");
+		r = t->fd >= 0 ? -errno : -EBADF;
+		job_fail(w, r, "open %s%s (through %s)", t->path, s->direct ? " with O_DIRECT" : "",
+			 self);
 		return r;
 	}
 	w->ctx.depth = depth;

@@ -147,7 +147,8 @@ struct job_control {
 
 /* The opened target every thread of a run works on. */
 struct job_target {
-	char path[JOB_PATH_MAX];
+	char path[JOB_PATH_MAX]; /* for messages: the name may lead elsewhere by now, or be gone */
+	int fd; /* the target, opened once; threads reopen it through /proc/self/fd */
 	bool blockdev;
 	uint64_t size_bytes;	/* device or file size */
 	unsigned logical_block; /* O_DIRECT alignment */

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -93,6 +95,8 @@ static int family_add(const struct root *r, struct safety_family *f, const char 
 		f->npartitions++;
 	else if (role == SAFETY_HOLDER)
 		f->nholders++;
+	else if (role == SAFETY_BACKING)
+		f->nbacking++;
 	return 0;
 }
 
@@ -130,8 +134,264 @@ static int family_scan(const struct root *r, struct safety_family *f, const char
 	return ret;
 }
 
+static int read_u64(const struct root *r, const char *rel, uint64_t *ret)
+{
+	char val[32], *end;
+	unsigned long long v;
+	int n;
+
+	n = root_read_small(r, rel, val, sizeof(val));
+	if (n < 0)
+		return n;
+	errno = 0;
+	v = strtoull(val, &end, 10);
+	if (errno || end == val || *end)
+		return -EBADMSG;
+	*ret = v;
+	return 0;
+}
+
+/* The kernel's huge_encode_dev() (lo_device, lo_rdevice) back to major and minor. */
+static void loop_decode_dev(uint64_t v, uint32_t *ret_major, uint32_t *ret_minor)
+{
+	*ret_major = (uint32_t)((v & 0xfff00) >> 8);
+	*ret_minor = (uint32_t)((v & 0xff) | ((v >> 12) & 0xfff00));
+}
+
+/*
+ * LOOP_GET_STATUS64 on ROOT/dev/NAME, which must be the block device
+ * major:minor. The kernel's own record of the backing inode: no path in it
+ * can be renamed, linked or deleted away. 0, or -errno (no such node).
+ */
+static int loop_status(const struct root *r, struct safety_loop *l)
+{
+	struct loop_info64 info;
+	char rel[80];
+	struct stat st;
+	int fd, ret = 0;
+
+	snprintf(rel, sizeof(rel), "dev/%s", l->name);
+	fd = root_openat(r, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != makedev(l->major, l->minor))
+		ret = -ENODEV;
+	else if (ioctl(fd, LOOP_GET_STATUS64, &info) < 0)
+		ret = -errno;
+	close(fd);
+	if (ret < 0)
+		return ret;
+	l->offset = info.lo_offset;
+	l->sizelimit = info.lo_sizelimit;
+	l->blockdev = info.lo_rdevice != 0;
+	if (l->blockdev) {
+		loop_decode_dev(info.lo_rdevice, &l->back_major, &l->back_minor);
+	} else {
+		uint32_t ma, mi;
+
+		loop_decode_dev(info.lo_device, &ma, &mi);
+		l->back_dev = makedev(ma, mi);
+		l->back_ino = info.lo_inode;
+	}
+	l->known = true;
+	return 0;
+}
+
+/* The same from sysfs, when the node cannot be opened (a recorded tree). */
+static void loop_sysfs(const struct root *r, struct safety_loop *l)
+{
+	char rel[PATH_MAX], *deleted;
+	struct stat st;
+
+	snprintf(rel, sizeof(rel), "sys/class/block/%s/loop/offset", l->name);
+	if (read_u64(r, rel, &l->offset) < 0)
+		l->offset = 0;
+	snprintf(rel, sizeof(rel), "sys/class/block/%s/loop/sizelimit", l->name);
+	if (read_u64(r, rel, &l->sizelimit) < 0)
+		l->sizelimit = 0;
+	deleted = strstr(l->back_path, " (deleted)");
+	if (deleted || l->back_path[0] != '/' || fstatat(r->dirfd, l->back_path + 1, &st, 0) < 0)
+		return; /* unlinked since, or out of reach: identity unknown */
+	if (S_ISBLK(st.st_mode)) {
+		l->blockdev = true;
+		l->back_major = major(st.st_rdev);
+		l->back_minor = minor(st.st_rdev);
+	} else {
+		l->back_dev = st.st_dev;
+		l->back_ino = st.st_ino;
+	}
+	l->known = true;
+}
+
+int safety_loops_load(const struct root *r, struct safety_loops *ret_loops)
+{
+	struct safety_loops ls = { 0 };
+	unsigned cap = 0;
+	struct dirent *de;
+	DIR *d;
+	int fd, ret = 0;
+
+	fd = root_openat(r, "sys/class/block", O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		*ret_loops = ls;
+		return fd == -ENOENT ? 0 : fd;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	while ((de = readdir(d))) {
+		struct safety_loop *l;
+		char rel[PATH_MAX], val[32];
+
+		if (strncmp(de->d_name, "loop", 4) != 0 || !name_ok(de->d_name))
+			continue;
+		/* loop/ exists while the device is bound to a backing */
+		snprintf(rel, sizeof(rel), "sys/class/block/%s/loop/backing_file", de->d_name);
+		if (faccessat(r->dirfd, rel, F_OK, 0) < 0)
+			continue;
+		if (ls.n == cap) {
+			unsigned ncap = cap ? cap * 2 : 16;
+			struct safety_loop *n = realloc(ls.l, ncap * sizeof(*n));
+
+			if (!n) {
+				ret = -ENOMEM;
+				break;
+			}
+			ls.l = n;
+			cap = ncap;
+		}
+		l = &ls.l[ls.n];
+		memset(l, 0, sizeof(*l));
+		snprintf(l->name, sizeof(l->name), "%.63s", de->d_name);
+		if (root_read_small(r, rel, l->back_path, sizeof(l->back_path)) < 0)
+			l->back_path[0] = '\0';
+		snprintf(rel, sizeof(rel), "sys/class/block/%s/dev", de->d_name);
+		if (root_read_small(r, rel, val, sizeof(val)) < 0 ||
+		    parse_devnum(val, &l->major, &l->minor) < 0)
+			continue; /* detached meanwhile */
+		if (loop_status(r, l) < 0)
+			loop_sysfs(r, l);
+		ls.n++;
+	}
+	closedir(d);
+	if (ret < 0) {
+		free(ls.l);
+		return ret;
+	}
+	*ret_loops = ls;
+	return 0;
+}
+
+void safety_loops_free(struct safety_loops *l)
+{
+	if (!l)
+		return;
+	free(l->l);
+	l->l = NULL;
+	l->n = 0;
+}
+
+bool safety_loop_overlap(const struct safety_loop *a, const struct safety_loop *b)
+{
+	uint64_t a_end = a->sizelimit ? a->offset + a->sizelimit : UINT64_MAX;
+	uint64_t b_end = b->sizelimit ? b->offset + b->sizelimit : UINT64_MAX;
+
+	if (a_end < a->offset)
+		a_end = UINT64_MAX; /* overflow: to the end */
+	if (b_end < b->offset)
+		b_end = UINT64_MAX;
+	return a->offset < b_end && b->offset < a_end;
+}
+
+static bool loop_same_backing(const struct safety_loop *a, const struct safety_loop *b)
+{
+	if (!a->known || !b->known || a->blockdev != b->blockdev)
+		return false;
+	if (a->blockdev)
+		return a->back_major == b->back_major && a->back_minor == b->back_minor;
+	return a->back_dev == b->back_dev && a->back_ino == b->back_ino;
+}
+
+static const struct safety_loop *loops_find(const struct safety_loops *ls, const char *name)
+{
+	for (unsigned i = 0; i < ls->n; i++)
+		if (strcmp(ls->l[i].name, name) == 0)
+			return &ls->l[i];
+	return NULL;
+}
+
+/* Kernel name of block device major:minor from ROOT/sys/dev/block/MAJ:MIN. */
+static int kname_of_devnum(const struct root *r, uint32_t ma, uint32_t mi, char *buf, size_t size)
+{
+	char rel[64], link[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	snprintf(rel, sizeof(rel), "sys/dev/block/%u:%u", ma, mi);
+	n = readlinkat(r->dirfd, rel, link, sizeof(link) - 1);
+	if (n < 0)
+		return -errno;
+	link[n] = '\0';
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	if (!name_ok(base))
+		return -EINVAL;
+	snprintf(buf, size, "%.63s", base);
+	return 0;
+}
+
+/*
+ * The loops member i brings in. Loops over it read what we write: holders.
+ * When we write into it (itself, or a backing) and it is a loop: what it is
+ * over joins as a backing, and other loops on the same file whose ranges
+ * overlap its own as holders (they show the bytes we write).
+ */
+static int family_loops(const struct root *r, struct safety_family *f, unsigned i,
+			const struct safety_loops *ls)
+{
+	const struct safety_loop *self;
+	char name[64];
+	int ret;
+
+	for (unsigned k = 0; k < ls->n; k++) {
+		const struct safety_loop *l = &ls->l[k];
+
+		if (l->known && l->blockdev && l->back_major == f->dev[i].major &&
+		    l->back_minor == f->dev[i].minor) {
+			ret = family_add(r, f, l->name, SAFETY_HOLDER);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	if (f->dev[i].role != SAFETY_SELF && f->dev[i].role != SAFETY_BACKING)
+		return 0;
+	self = loops_find(ls, f->dev[i].name);
+	if (!self || !self->known)
+		return 0;
+	if (self->blockdev) {
+		ret = kname_of_devnum(r, self->back_major, self->back_minor, name, sizeof(name));
+		if (ret < 0)
+			return ret;
+		return family_add(r, f, name, SAFETY_BACKING);
+	}
+	for (unsigned k = 0; k < ls->n; k++) {
+		const struct safety_loop *l = &ls->l[k];
+
+		if (l != self && loop_same_backing(l, self) && safety_loop_overlap(l, self)) {
+			ret = family_add(r, f, l->name, SAFETY_HOLDER);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
 int safety_family_load(const struct root *r, const char *kname, struct safety_family *ret_family)
 {
+	struct safety_loops ls = { 0 };
 	struct safety_family *f;
 	char rel[PATH_MAX];
 	int ret;
@@ -142,16 +402,30 @@ int safety_family_load(const struct root *r, const char *kname, struct safety_fa
 	ret = family_add(r, f, kname, SAFETY_SELF);
 	if (ret < 0)
 		goto out;
-	snprintf(rel, sizeof(rel), "sys/class/block/%s", kname);
-	ret = family_scan(r, f, rel, SAFETY_PARTITION);
-	/* holders of every member so far, and of the holders themselves (LVM on md on sda1) */
+	ret = safety_loops_load(r, &ls);
+	/*
+	 * Grows while it is walked: the partitions of what we write into, the
+	 * holders of every member (LVM on md on sda1), the loops over them, and
+	 * what a loop we write through is over.
+	 */
 	for (unsigned i = 0; ret >= 0 && i < f->n; i++) {
-		snprintf(rel, sizeof(rel), "sys/class/block/%s/holders", f->dev[i].name);
-		ret = family_scan(r, f, rel, SAFETY_HOLDER);
+		int role = f->dev[i].role;
+
+		if (role == SAFETY_SELF || role == SAFETY_BACKING) {
+			snprintf(rel, sizeof(rel), "sys/class/block/%s", f->dev[i].name);
+			ret = family_scan(r, f, rel, SAFETY_PARTITION);
+		}
+		if (ret >= 0) {
+			snprintf(rel, sizeof(rel), "sys/class/block/%s/holders", f->dev[i].name);
+			ret = family_scan(r, f, rel, SAFETY_HOLDER);
+		}
+		if (ret >= 0)
+			ret = family_loops(r, f, i, &ls);
 	}
 	if (ret >= 0)
 		*ret_family = *f;
 out:
+	safety_loops_free(&ls);
 	free(f);
 	return ret < 0 ? ret : 0;
 }
@@ -219,6 +493,7 @@ static const char *role_name(const struct safety_dev *d)
 {
 	return d->role == SAFETY_SELF	     ? "the device"
 	       : d->role == SAFETY_PARTITION ? "its partition"
+	       : d->role == SAFETY_BACKING   ? "the device it writes into"
 					     : "its holder";
 }
 
@@ -361,8 +636,8 @@ int safety_check_family(const struct root *r, const struct safety_family *f, boo
 	if (f->nholders) {
 		list_role(f, SAFETY_HOLDER, list, sizeof(list));
 		return why_set(why, why_size, -EPERM,
-			       "%s is in use by %s (LVM, md or dm); writing destroys their data: "
-			       "pass --allow-destroy=/dev/%s to go ahead",
+			       "%s is in use by %s (LVM, md, dm or loop); writing destroys their "
+			       "data: pass --allow-destroy=/dev/%s to go ahead",
 			       self, list, self);
 	}
 	if (f->npartitions) {
@@ -380,15 +655,12 @@ int safety_check_family(const struct root *r, const struct safety_family *f, boo
 	return 0;
 }
 
-int safety_probe_signature(const char *devpath, char *ret_type, size_t size)
+/* Runs pr (a device set); 1 with the signature in ret_type, 0 none, -errno. */
+static int probe_run(blkid_probe pr, char *ret_type, size_t size)
 {
-	blkid_probe pr;
 	const char *v = NULL;
-	int r, ret = 0;
+	int r;
 
-	pr = blkid_new_probe_from_filename(devpath);
-	if (!pr)
-		return errno ? -errno : -EIO;
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
 	blkid_probe_enable_partitions(pr, 1);
@@ -398,76 +670,142 @@ int safety_probe_signature(const char *devpath, char *ret_type, size_t size)
 		if (blkid_probe_lookup_value(pr, "TYPE", &v, NULL) < 0)
 			blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL);
 		snprintf(ret_type, size, "%s", v ? v : "unknown");
-		ret = 1;
-	} else if (r == -2) {
+		return 1;
+	}
+	if (r == -2) {
 		/* several signatures disagree: still something to lose */
 		snprintf(ret_type, size, "ambivalent (several)");
-		ret = 1;
-	} else if (r < 0) {
-		ret = -EIO;
+		return 1;
 	}
+	return r < 0 ? -EIO : 0;
+}
+
+int safety_probe_signature(const char *devpath, char *ret_type, size_t size)
+{
+	blkid_probe pr;
+	int ret;
+
+	pr = blkid_new_probe_from_filename(devpath);
+	if (!pr)
+		return errno ? -errno : -EIO;
+	ret = probe_run(pr, ret_type, size);
 	blkid_free_probe(pr);
 	return ret;
 }
 
-/* Kernel name of a block device from ROOT/sys/dev/block/MAJ:MIN. */
-static int kname_of(const struct root *r, dev_t rdev, char *buf, size_t size)
+/*
+ * The signature of family member d, read through ROOT/dev/NAME once that
+ * node is checked to be d (major:minor): 1, 0 or -errno as above.
+ */
+static int probe_member(const struct root *r, const struct safety_dev *d, char *ret_type,
+			size_t size)
 {
-	char rel[64], link[PATH_MAX];
-	const char *base;
-	ssize_t n;
+	blkid_probe pr;
+	char rel[80];
+	struct stat st;
+	int fd, ret;
 
-	snprintf(rel, sizeof(rel), "sys/dev/block/%u:%u", major(rdev), minor(rdev));
-	n = readlinkat(r->dirfd, rel, link, sizeof(link) - 1);
-	if (n < 0)
-		return -errno;
-	link[n] = '\0';
-	base = strrchr(link, '/');
-	base = base ? base + 1 : link;
-	if (!name_ok(base))
-		return -EINVAL;
-	snprintf(buf, size, "%.63s", base);
-	return 0;
-}
-
-/* -EBUSY when path backs a loop device (writing it would change that device under its user). */
-static int file_backs_loop(const struct root *r, const char *path, char *why, size_t why_size)
-{
-	struct dirent *de;
-	DIR *d;
-	int fd, ret = 0;
-
-	fd = root_openat(r, "sys/block", O_RDONLY | O_DIRECTORY);
+	snprintf(rel, sizeof(rel), "dev/%s", d->name);
+	fd = root_openat(r, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0)
-		return 0;
-	d = fdopendir(fd);
-	if (!d) {
+		return fd;
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) ||
+	    st.st_rdev != makedev(d->major, d->minor)) {
 		close(fd);
-		return 0;
+		return -ENODEV;
 	}
-	while ((de = readdir(d))) {
-		char rel[PATH_MAX], back[PATH_MAX];
-		size_t plen = strlen(path);
-
-		if (strncmp(de->d_name, "loop", 4) != 0)
-			continue;
-		snprintf(rel, sizeof(rel), "sys/block/%s/loop/backing_file", de->d_name);
-		if (root_read_small(r, rel, back, sizeof(back)) <= 0)
-			continue;
-		if (strncmp(back, path, plen) == 0 &&
-		    (back[plen] == '\0' || strcmp(back + plen, " (deleted)") == 0)) {
-			ret = why_set(why, why_size, -EBUSY,
-				      "%s backs /dev/%s; writing it changes that device under its "
-				      "user: write to /dev/%s instead, or detach it",
-				      path, de->d_name, de->d_name);
-			break;
-		}
+	pr = blkid_new_probe();
+	if (!pr) {
+		close(fd);
+		return -ENOMEM;
 	}
-	closedir(d);
+	ret = blkid_probe_set_device(pr, fd, 0, 0) < 0 ? -EIO : probe_run(pr, ret_type, size);
+	blkid_free_probe(pr);
+	close(fd);
 	return ret;
 }
 
-static int file_is_swap(const struct root *r, const struct stat *st, char *why, size_t why_size)
+/*
+ * The devices a loop target writes into: a signature on any of them is
+ * destroyed as surely as one on the loop itself (a loop at an offset shows
+ * none of its own). -EPERM unless allowed, with why; 0.
+ */
+static int check_backing(const struct root *r, const struct safety_family *f, bool allowed,
+			 char *why, size_t why_size)
+{
+	char sig[64];
+	int ret;
+
+	for (unsigned i = 0; i < f->n && !allowed; i++) {
+		const struct safety_dev *d = &f->dev[i];
+
+		if (d->role != SAFETY_BACKING)
+			continue;
+		ret = probe_member(r, d, sig, sizeof(sig));
+		if (ret < 0)
+			return why_set(why, why_size, ret,
+				       "%s writes into %s: cannot probe /dev/%s for signatures: %s",
+				       f->dev[0].name, d->name, d->name, strerror(-ret));
+		if (ret > 0)
+			return why_set(why, why_size, -EPERM,
+				       "%s writes into %s, which holds a %s signature; writing "
+				       "destroys it: pass --allow-destroy=/dev/%s to go ahead",
+				       f->dev[0].name, d->name, sig, f->dev[0].name);
+	}
+	return 0;
+}
+
+/*
+ * -EBUSY when the file st backs a loop device: writing it would change that
+ * device under its user. Compared by inode (a hard link, or the file
+ * renamed since, is the same file); by path only for a loop whose backing
+ * could not be identified (no node to ask, and a deleted image in sysfs:
+ * then a file with other links is refused too, as it may be that image).
+ */
+static int file_backs_loop(const struct root *r, const char *path, const struct stat *st, char *why,
+			   size_t why_size)
+{
+	struct safety_loops ls;
+	size_t plen = strlen(path);
+	int ret;
+
+	ret = safety_loops_load(r, &ls);
+	if (ret < 0)
+		return why_set(why, why_size, ret, "list the loop devices: %s", strerror(-ret));
+	for (unsigned i = 0; i < ls.n; i++) {
+		const struct safety_loop *l = &ls.l[i];
+		bool same;
+
+		if (l->known)
+			same =
+			    !l->blockdev && l->back_dev == st->st_dev && l->back_ino == st->st_ino;
+		else
+			same = strncmp(l->back_path, path, plen) == 0 &&
+			       (l->back_path[plen] == '\0' ||
+				strcmp(l->back_path + plen, " (deleted)") == 0);
+		if (same) {
+			ret = why_set(why, why_size, -EBUSY,
+				      "%s backs /dev/%s (%s); writing it changes that device under "
+				      "its user: write to /dev/%s instead, or detach it",
+				      path, l->name, l->back_path, l->name);
+			break;
+		}
+		/* a deleted image seen only in sysfs may live on as another link: this one? */
+		if (!l->known && st->st_nlink > 1 && strstr(l->back_path, " (deleted)")) {
+			ret = why_set(
+			    why, why_size, -EBUSY,
+			    "%s has %lu links and /dev/%s is over a deleted file (%s) "
+			    "that cannot be told apart from it here: detach /dev/%s first",
+			    path, (unsigned long)st->st_nlink, l->name, l->back_path, l->name);
+			break;
+		}
+	}
+	safety_loops_free(&ls);
+	return ret;
+}
+
+static int file_is_swap(const struct root *r, uint64_t dev, uint64_t ino, char *why,
+			size_t why_size)
 {
 	struct procfile pf;
 	const char *p, *end;
@@ -495,7 +833,7 @@ static int file_is_swap(const struct root *r, const struct stat *st, char *why, 
 		p = eol + 1;
 		if (name[0] != '/' || stat(name, &sst) < 0)
 			continue;
-		if (S_ISREG(sst.st_mode) && sst.st_dev == st->st_dev && sst.st_ino == st->st_ino) {
+		if (S_ISREG(sst.st_mode) && sst.st_dev == dev && sst.st_ino == ino) {
 			ret = why_set(why, why_size, -EBUSY, "%s is in use as swap (/proc/swaps)",
 				      name);
 			break;
@@ -513,7 +851,9 @@ static int check_blockdev(const struct root *r, const struct safety_request *req
 	bool allowed = false;
 	int ret;
 
-	ret = kname_of(r, st->st_rdev, v->kname, sizeof(v->kname));
+	v->rdev = st->st_rdev;
+	ret =
+	    kname_of_devnum(r, major(st->st_rdev), minor(st->st_rdev), v->kname, sizeof(v->kname));
 	if (ret < 0)
 		return why_set(why, why_size, ret, "%s: no /sys/dev/block/%u:%u: %s", v->path,
 			       major(st->st_rdev), minor(st->st_rdev), strerror(-ret));
@@ -549,14 +889,49 @@ static int check_blockdev(const struct root *r, const struct safety_request *req
 			       v->kname, strerror(-ret));
 	}
 	ret = safety_check_family(r, f, req->write, allowed, v->signature, why, why_size);
+	if (!ret && req->write)
+		ret = check_backing(r, f, allowed, why, why_size);
 	free(f);
 	return ret;
+}
+
+int safety_dir_check(const struct stat *dir, unsigned euid, const char *dirpath, char *why,
+		     size_t why_size)
+{
+	if (!S_ISDIR(dir->st_mode))
+		return why_set(why, why_size, -ENOTDIR, "%s is not a directory", dirpath);
+	if (dir->st_uid != euid && dir->st_uid != 0)
+		return why_set(why, why_size, -EPERM,
+			       "directory %s belongs to uid %u, who could swap the file during the "
+			       "run: create it in a directory of your own",
+			       dirpath, (unsigned)dir->st_uid);
+	if ((dir->st_mode & (S_IWGRP | S_IWOTH)) && !(dir->st_mode & S_ISVTX))
+		return why_set(why, why_size, -EPERM,
+			       "directory %s (mode %04o) may be written by others and is not "
+			       "sticky: another user could swap the file during the run; create it "
+			       "in a directory of your own, or a sticky one like /tmp",
+			       dirpath, (unsigned)(dir->st_mode & 07777));
+	return 0;
+}
+
+/* The directory part of path ("." for none, "/" for a file at the top). */
+static void dir_of(const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(buf, size, ".");
+	else if (slash == path)
+		snprintf(buf, size, "/");
+	else
+		snprintf(buf, size, "%.*s", (int)(slash - path), path);
 }
 
 int safety_check(const struct root *r, const struct safety_request *req, struct safety_verdict *ret,
 		 char *why, size_t why_size)
 {
 	struct safety_verdict v;
+	char dir[PATH_MAX];
 	struct stat st;
 	int err;
 
@@ -576,6 +951,13 @@ int safety_check(const struct root *r, const struct safety_request *req, struct 
 			return why_set(why, why_size, -ENAMETOOLONG, "%s: path too long",
 				       req->target);
 		snprintf(v.path, sizeof(v.path), "%s", req->target);
+		/* target_open checks again on the directory it holds open */
+		dir_of(v.path, dir, sizeof(dir));
+		if (stat(dir, &st) < 0)
+			return why_set(why, why_size, -errno, "%s: %s", dir, strerror(errno));
+		err = safety_dir_check(&st, (unsigned)geteuid(), dir, why, why_size);
+		if (err < 0)
+			return err;
 		v.create = true;
 		*ret = v;
 		return 0;
@@ -598,10 +980,12 @@ int safety_check(const struct root *r, const struct safety_request *req, struct 
 		    why, why_size, -EINVAL,
 		    "--allow-destroy names a block device; %s is a file (use --overwrite)", v.path);
 	v.size_bytes = (uint64_t)st.st_size;
+	v.dev = st.st_dev;
+	v.ino = st.st_ino;
 	if (req->write) {
-		err = file_is_swap(r, &st, why, why_size);
+		err = file_is_swap(r, st.st_dev, st.st_ino, why, why_size);
 		if (!err)
-			err = file_backs_loop(r, v.path, why, why_size);
+			err = file_backs_loop(r, v.path, &st, why, why_size);
 		if (err < 0)
 			return err;
 		if (st.st_size > 0 && !req->overwrite)

@@ -99,42 +99,108 @@ static int target_region(const struct job_spec *s, struct job_target *t, char *w
 	return 0;
 }
 
-static int target_open_blockdev(const struct job_spec *s, bool write, struct target *tg, char *why,
-				size_t n)
+static int target_open_blockdev(const struct job_spec *s, const struct safety_verdict *v,
+				bool write, struct target *tg, char *why, size_t n)
 {
 	struct job_target *t = &tg->t;
+	struct stat st;
 	uint64_t size;
 	int fd, lbs = 512, ret;
 
-	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * O_EXCL on a block device is the kernel's own claim: it fails with
+	 * EBUSY while the device is mounted or held by md/dm, and keeps them
+	 * out until we close it. It closes the window between our checks and
+	 * the first write.
+	 */
+	fd = open(t->path, (write ? O_RDWR | O_EXCL : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && write)
+		return why_fmt(why, n, -errno,
+			       "%s: cannot claim it exclusively (%s): "
+			       "mounted or in use by another program?",
+			       t->path, strerror(errno));
 	if (fd < 0)
 		return why_fmt(why, n, -errno, "open %s: %s", t->path, strerror(errno));
+	t->fd = fd;
+	/* the node checked, not one put in its place since */
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != (dev_t)v->rdev)
+		return why_fmt(why, n, -ESTALE, "%s changed since it was checked", t->path);
 	if (ioctl(fd, BLKGETSIZE64, &size) < 0) {
 		ret = -errno;
-		close(fd);
 		return why_fmt(why, n, ret, "%s: BLKGETSIZE64: %s", t->path, strerror(-ret));
 	}
 	if (ioctl(fd, BLKSSZGET, &lbs) < 0 || lbs <= 0)
 		lbs = 512;
-	close(fd);
 	t->blockdev = true;
 	t->size_bytes = size;
 	t->logical_block = (unsigned)lbs;
-	if (write) {
-		/*
-		 * O_EXCL on a block device is the kernel's own claim: it fails
-		 * with EBUSY while the device is mounted or held by md/dm, and
-		 * keeps them out until we close it. It closes the window between
-		 * our checks and the first write.
-		 */
-		tg->claim_fd = open(t->path, O_RDWR | O_EXCL | O_CLOEXEC);
-		if (tg->claim_fd < 0)
-			return why_fmt(why, n, -errno,
-				       "%s: cannot claim it exclusively (%s): "
-				       "mounted or in use by another program?",
-				       t->path, strerror(errno));
-	}
 	return target_region(s, t, why, n);
+}
+
+/* Removes the created file's name, only while it still is that file. */
+static int target_unlink(struct target *tg, char *why, size_t n)
+{
+	struct stat st;
+
+	if (!tg->linked)
+		return 0;
+	tg->linked = false;
+	if (fstatat(tg->dirfd, tg->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return why_fmt(why, n, -errno, "remove %s: %s", tg->t.path, strerror(errno));
+	if (!S_ISREG(st.st_mode) || st.st_dev != (dev_t)tg->dev || st.st_ino != (ino_t)tg->ino)
+		return why_fmt(why, n, -ESTALE,
+			       "%s was not removed: it is no longer the file the bench created",
+			       tg->t.path);
+	if (unlinkat(tg->dirfd, tg->name, 0) < 0)
+		return why_fmt(why, n, -errno, "remove %s: %s", tg->t.path, strerror(errno));
+	return 0;
+}
+
+/*
+ * Creates the new file v names in its directory, held open from here on:
+ * O_EXCL and O_NOFOLLOW, so nothing already there (a symlink planted under
+ * the name) is followed or reused.
+ */
+static int target_create(const struct job_spec *s, struct target *tg, char *why, size_t n)
+{
+	const char *path = tg->t.path, *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	char dir[JOB_PATH_MAX];
+	struct stat st;
+	int ret;
+
+	if (!s->size)
+		return why_fmt(why, n, -EINVAL,
+			       "%s does not exist: give --size in bytes to create it", path);
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 ||
+	    strlen(base) >= sizeof(tg->name))
+		return why_fmt(why, n, -EINVAL, "%s: not a file name to create", path);
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	tg->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (tg->dirfd < 0)
+		return why_fmt(why, n, -errno, "open %s: %s", dir, strerror(errno));
+	/* again on the directory held: safety_check looked at a path */
+	if (fstat(tg->dirfd, &st) < 0)
+		return why_fmt(why, n, -errno, "%s: %s", dir, strerror(errno));
+	ret = safety_dir_check(&st, (unsigned)geteuid(), dir, why, n);
+	if (ret < 0)
+		return ret;
+	snprintf(tg->name, sizeof(tg->name), "%s", base);
+	tg->t.fd =
+	    openat(tg->dirfd, tg->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (tg->t.fd < 0)
+		return why_fmt(why, n, -errno, "create %s: %s", path, strerror(errno));
+	tg->created = tg->linked = true;
+	if (fstat(tg->t.fd, &st) < 0)
+		return why_fmt(why, n, -errno, "%s: %s", path, strerror(errno));
+	tg->dev = st.st_dev;
+	tg->ino = st.st_ino;
+	if (!tg->keep)
+		return target_unlink(tg, why, n); /* see target.h: nothing to leave behind */
+	return 0;
 }
 
 static int target_open_file(const struct job_spec *s, const struct safety_verdict *v, bool write,
@@ -143,63 +209,41 @@ static int target_open_file(const struct job_spec *s, const struct safety_verdic
 	struct job_target *t = &tg->t;
 	uint64_t need, have = v->size_bytes;
 	struct stat st;
-	int fd, ret;
+	int ret;
 
 	if (v->create) {
-		if (!s->size)
-			return why_fmt(why, n, -EINVAL,
-				       "%s does not exist: give --size in bytes to create it",
-				       t->path);
-		fd = open(t->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd < 0)
-			return why_fmt(why, n, -errno, "create %s: %s", t->path, strerror(errno));
-		tg->created = true;
+		ret = target_create(s, tg, why, n);
+		if (ret < 0)
+			return ret;
 		have = 0;
 	} else {
-		fd = open(t->path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-		if (fd < 0)
+		/* realpath()ed by safety_check: a symlink here now was put in since */
+		t->fd = open(t->path, (write ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
+		if (t->fd < 0)
 			return why_fmt(why, n, -errno, "open %s: %s", t->path, strerror(errno));
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-			close(fd);
-			return why_fmt(why, n, -EINVAL, "%s changed under us", t->path);
-		}
+		if (fstat(t->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_dev != (dev_t)v->dev ||
+		    st.st_ino != (ino_t)v->ino)
+			return why_fmt(why, n, -ESTALE, "%s changed since it was checked", t->path);
 		have = (uint64_t)st.st_size;
 	}
 	need = s->offset_pct ? 0 : s->offset + s->size;
-	if (!s->size && !have) {
-		ret = why_fmt(why, n, -EINVAL, "%s is empty: give --size", t->path);
-		goto fail;
-	}
+	if (!s->size && !have)
+		return why_fmt(why, n, -EINVAL, "%s is empty: give --size", t->path);
 	if (need > have) {
-		if (!tg->created && !write) {
-			ret =
-			    why_fmt(why, n, -EINVAL,
-				    "%s holds %llu bytes, fewer than offset + size (%llu) to read",
-				    t->path, (unsigned long long)have, (unsigned long long)need);
-			goto fail;
-		}
+		if (!tg->created && !write)
+			return why_fmt(
+			    why, n, -EINVAL,
+			    "%s holds %llu bytes, fewer than offset + size (%llu) to read", t->path,
+			    (unsigned long long)have, (unsigned long long)need);
 		/* as fio does: lay the file out so reads and rewrites hit allocated blocks */
-		ret = target_layout(fd, have, need);
-		if (ret < 0) {
-			why_fmt(why, n, ret, "lay out %s: %s", t->path, strerror(-ret));
-			goto fail;
-		}
+		ret = target_layout(t->fd, have, need);
+		if (ret < 0)
+			return why_fmt(why, n, ret, "lay out %s: %s", t->path, strerror(-ret));
 		have = need;
 	}
-	close(fd);
 	t->size_bytes = have;
 	t->logical_block = 512;
-	ret = target_region(s, t, why, n);
-	if (ret < 0)
-		goto fail_closed;
-	return 0;
-fail:
-	close(fd);
-fail_closed:
-	if (tg->created)
-		unlink(t->path);
-	tg->created = false;
-	return ret;
+	return target_region(s, t, why, n);
 }
 
 /*
@@ -216,7 +260,7 @@ static int target_check_poll(const struct job_target *t, char *why, size_t n)
 	char path[96], v[4] = "";
 	dev_t dev;
 
-	if (stat(t->path, &st) < 0)
+	if (fstat(t->fd, &st) < 0)
 		return 0;
 	dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
@@ -245,28 +289,22 @@ int target_open(const struct job_spec *spec, const struct safety_verdict *v, boo
 		struct target *ret, char *why, size_t why_size)
 {
 	struct target tg;
+	char ignored[8];
 	int r;
 
 	memset(&tg, 0, sizeof(tg));
-	tg.claim_fd = -1;
+	tg.t.fd = tg.dirfd = -1;
 	tg.keep = spec->keep;
 	snprintf(tg.t.path, sizeof(tg.t.path), "%s", v->path);
 	if (v->blockdev)
-		r = target_open_blockdev(spec, write, &tg, why, why_size);
+		r = target_open_blockdev(spec, v, write, &tg, why, why_size);
 	else
 		r = target_open_file(spec, v, write, &tg, why, why_size);
-	if (r >= 0 && spec->hipri) {
-		char ignored[8];
-
+	if (r >= 0 && spec->hipri)
 		r = target_check_poll(&tg.t, why, why_size);
-		if (r < 0) {
-			tg.keep = false; /* nothing left behind, --keep or not */
-			target_close(&tg, ignored, sizeof(ignored));
-		}
-	}
 	if (r < 0) {
-		if (tg.claim_fd >= 0)
-			close(tg.claim_fd);
+		tg.keep = false; /* nothing left behind, --keep or not */
+		target_close(&tg, ignored, sizeof(ignored));
 		return r;
 	}
 	*ret = tg;
@@ -277,12 +315,16 @@ int target_close(struct target *t, char *why, size_t why_size)
 {
 	int ret = 0;
 
-	if (t->claim_fd >= 0) {
-		close(t->claim_fd);
-		t->claim_fd = -1;
+	if (t->t.fd >= 0) {
+		close(t->t.fd);
+		t->t.fd = -1;
 	}
-	if (t->created && !t->keep && unlink(t->t.path) < 0)
-		ret = why_fmt(why, why_size, -errno, "remove %s: %s", t->t.path, strerror(errno));
-	t->created = false;
+	if (t->linked && !t->keep)
+		ret = target_unlink(t, why, why_size);
+	if (t->dirfd >= 0) {
+		close(t->dirfd);
+		t->dirfd = -1;
+	}
+	t->created = t->linked = false;
 	return ret;
 }

@@ -9,7 +9,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -134,12 +137,99 @@ static void test_malformed(void **state)
 	assert_int_equal(safety_mountinfo_find(prefix, strlen(prefix), &f, why, sizeof(why)), 0);
 }
 
+/*
+ * Loops over one image file, read from sysfs (the fixture has no /dev
+ * nodes for LOOP_GET_STATUS64): loop0 is its first 8 MiB, mounted; loop1
+ * from 4 MiB on overlaps loop0, loop2 from 8 MiB on overlaps only loop1;
+ * loop3's image was deleted (unknown), loop4 is not bound.
+ */
+static void test_loops(void **state)
+{
+	struct safety_loops ls;
+	struct safety_family f;
+
+	(void)state;
+	assert_int_equal(safety_loops_load(&host, &ls), 0);
+	assert_int_equal(ls.n, 4);
+	for (unsigned i = 0; i < ls.n; i++) {
+		const struct safety_loop *l = &ls.l[i];
+
+		if (strcmp(l->name, "loop3") == 0) {
+			assert_false(l->known);
+			continue;
+		}
+		assert_true(l->known);
+		assert_false(l->blockdev);
+		if (strcmp(l->name, "loop0") == 0)
+			assert_int_equal(l->sizelimit, 8 << 20);
+		if (strcmp(l->name, "loop2") == 0)
+			assert_int_equal(l->offset, 8 << 20);
+	}
+	safety_loops_free(&ls);
+
+	assert_int_equal(safety_family_load(&host, "loop1", &f), 0);
+	assert_int_equal(f.nholders, 2); /* loop0 and loop2 show bytes loop1 writes */
+	expect("loop1", true, true, "", -EBUSY,
+	       "its holder loop0 (/dev/loop0) is mounted on /mnt/img");
+	expect("loop2", true, false, "", -EPERM, "in use by loop1");
+	expect("loop2", true, true, "", 0, NULL); /* loop0's range is not touched */
+	expect("loop0", true, true, "", -EBUSY, "mounted on /mnt/img");
+	expect("loop3", true, false, "", 0, NULL);
+	expect("loop4", true, false, "", 0, NULL);
+}
+
+/* A file is matched to the loops by inode (loop0-2 are over disk.img); one with other links
+ * may be loop3's deleted image. */
+static void test_file_backs_loop(void **state)
+{
+	const char *img = FIXTURES_DIR "/safety/host/images/disk.img";
+	char tmpl[] = "/tmp/iotriage-test-safety.XXXXXX", lnk[sizeof(tmpl) + 8];
+	struct safety_request req = { .write = true, .overwrite = true };
+	struct safety_verdict v;
+	char why[SAFETY_WHY_MAX];
+	int fd;
+
+	(void)state;
+	req.target = img;
+	assert_int_equal(safety_check(&host, &req, &v, why, sizeof(why)), -EBUSY);
+	assert_non_null(strstr(why, "backs /dev/loop"));
+	fd = mkstemp(tmpl);
+	assert_true(fd >= 0);
+	close(fd);
+	req.target = tmpl;
+	assert_int_equal(safety_check(&host, &req, &v, why, sizeof(why)), 0);
+	snprintf(lnk, sizeof(lnk), "%s.link", tmpl);
+	assert_int_equal(link(tmpl, lnk), 0);
+	assert_int_equal(safety_check(&host, &req, &v, why, sizeof(why)), -EBUSY);
+	assert_non_null(strstr(why, "loop3"));
+	unlink(lnk);
+	unlink(tmpl);
+}
+
+/* Loops over one image: bytes shared only where their ranges meet (sizelimit 0: to the end). */
+static void test_loop_overlap(void **state)
+{
+	struct safety_loop a = { .offset = 0, .sizelimit = 8 << 20 };
+	struct safety_loop b = { .offset = 8 << 20, .sizelimit = 8 << 20 };
+	struct safety_loop c = { .offset = 7 << 20, .sizelimit = 0 };
+	struct safety_loop huge = { .offset = UINT64_MAX - 10, .sizelimit = 100 };
+
+	(void)state;
+	assert_false(safety_loop_overlap(&a, &b));
+	assert_false(safety_loop_overlap(&b, &a));
+	assert_true(safety_loop_overlap(&a, &c));
+	assert_true(safety_loop_overlap(&c, &b));
+	assert_true(safety_loop_overlap(&c, &huge)); /* offset + sizelimit wraps: to the end */
+	assert_false(safety_loop_overlap(&a, &huge));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_family),	      cmocka_unit_test(test_always_refused),
 		cmocka_unit_test(test_allow_destroy), cmocka_unit_test(test_reads_allowed),
-		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_malformed),     cmocka_unit_test(test_loop_overlap),
+		cmocka_unit_test(test_loops),	      cmocka_unit_test(test_file_backs_loop),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
