@@ -584,9 +584,25 @@ static int state_dir_check(int fd, const char *shown, bool final, char *why, siz
 	return 0;
 }
 
+/* True when s (the rest of a path) names a step other than "" or ".". */
+static bool more_steps(const char *s)
+{
+	while (*s) {
+		size_t n = strcspn(s, "/");
+
+		if (n && !(n == 1 && s[0] == '.'))
+			return true;
+		s += n;
+		while (*s == '/')
+			s++;
+	}
+	return false;
+}
+
 int apply_state_open(const struct root *r, const char *state_dir, char *why, size_t why_size)
 {
 	char rel[4096], shown[4096];
+	bool final_done = false;
 	char *p, *next;
 	size_t slen;
 	int cur, e;
@@ -631,7 +647,7 @@ int apply_state_open(const struct root *r, const char *state_dir, char *why, siz
 			next++;
 		if (!*p || strcmp(p, ".") == 0)
 			continue;
-		last = !*next;
+		last = !more_steps(next);
 		slen = strlen(shown);
 		snprintf(shown + slen, sizeof(shown) - slen, "%s%s",
 			 slen && shown[slen - 1] != '/' ? "/" : "", p);
@@ -666,6 +682,13 @@ int apply_state_open(const struct root *r, const char *state_dir, char *why, siz
 		close(cur);
 		cur = fd;
 		e = state_dir_check(cur, shown, last, why, why_size);
+		if (e < 0)
+			goto fail;
+		final_done = last;
+	}
+	/* "/" or "." named as the journal directory itself */
+	if (!final_done) {
+		e = state_dir_check(cur, shown[0] ? shown : ".", true, why, why_size);
 		if (e < 0)
 			goto fail;
 	}

@@ -405,6 +405,18 @@ static void test_state_dir(void **state)
 	/* ".." */
 	snprintf(sub, sizeof(sub), "%s/state/../state", t->dir);
 	assert_int_equal(apply_state_open(&t->root, sub, why, sizeof(why)), -EINVAL);
+	/* "/" itself (0755), or "DIR/." and "DIR//": the last real step is the one checked */
+	assert_int_equal(apply_state_open(&t->root, "/", why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "/ is mode 0755"));
+	assert_int_equal(chmod(dir, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/./", dir);
+	assert_int_equal(apply_state_open(&t->root, sub, why, sizeof(why)), -EPERM);
+	snprintf(sub, sizeof(sub), "%s//.//", dir);
+	assert_int_equal(apply_state_open(&t->root, sub, why, sizeof(why)), -EPERM);
+	assert_int_equal(chmod(dir, 0700), 0);
+	fd = apply_state_open(&t->root, sub, why, sizeof(why));
+	assert_true(fd >= 0);
+	close(fd);
 	/* a step writable by others: refused unless sticky (/tmp) */
 	snprintf(sub, sizeof(sub), "%s/open", t->dir);
 	assert_int_equal(mkdir(sub, 0777), 0);
