@@ -369,7 +369,8 @@ out:
 
 static const char capture_usage[] =
     "Usage: iotriage capture DIR [--root DIR]\n"
-    "Write every host file iotriage reads into DIR, for `iotriage compute`.\n";
+    "Write every host file iotriage reads into DIR, for `iotriage compute`.\n"
+    "DIR is created; an existing one must be an empty directory of yours.\n";
 
 int cmd_capture(int argc, char **argv)
 {

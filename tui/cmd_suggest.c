@@ -358,6 +358,7 @@ int cmd_suggest(int argc, char **argv)
 
 static int open_state(const struct args *a, struct root *r)
 {
+	char why[600];
 	int e, fd;
 
 	e = root_open(a->root, r);
@@ -365,7 +366,7 @@ static int open_state(const struct args *a, struct root *r)
 		cli_error(a->root ? a->root : "/", "%s", strerror(-e));
 		return -1;
 	}
-	fd = apply_state_open(r, a->state_dir);
+	fd = apply_state_open(r, a->state_dir, why, sizeof(why));
 	if (fd < 0) {
 		char path[4096];
 
@@ -373,7 +374,7 @@ static int open_state(const struct args *a, struct root *r)
 			snprintf(path, sizeof(path), "%s", a->state_dir);
 		else
 			root_display(r, APPLY_STATE_DIR, path, sizeof(path));
-		cli_error(path, "cannot open the undo journal directory: %s", strerror(-fd));
+		cli_error(path, "undo journal directory: %s", why);
 		root_close(r);
 		return -1;
 	}

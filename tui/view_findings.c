@@ -535,6 +535,7 @@ static int embedded_apply(struct ui *ui, const char *id, char *msg, size_t size)
 	struct suggestion s = { 0 };
 	struct apply_result res = { 0 };
 	struct root root;
+	char why[600];
 	int fd, e = -EINVAL;
 
 	if (!ms) {
@@ -574,11 +575,10 @@ static int embedded_apply(struct ui *ui, const char *id, char *msg, size_t size)
 		snprintf(msg, size, "apply: %s: %s", ui->root ? ui->root : "/", strerror(-e));
 		goto out;
 	}
-	fd = apply_state_open(&root, NULL);
+	fd = apply_state_open(&root, NULL, why, sizeof(why));
 	if (fd < 0) {
 		e = fd;
-		snprintf(msg, size, "apply: cannot open the undo journal directory: %s",
-			 strerror(-e));
+		snprintf(msg, size, "apply: undo journal directory: %s", why);
 	} else {
 		e = apply_suggestion(&root, fd, &s, &res);
 		close(fd);

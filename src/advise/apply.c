@@ -9,14 +9,20 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "apply.h"
 #include "ethtool_nl.h"
+#include "record.h"
 
 #define JOURNAL_MAGIC  "iotriage-undo 1"
 #define JOURNAL_SUFFIX ".undo"
@@ -59,6 +65,12 @@ const char *apply_errno_meaning(int err, bool is_irq)
 		       "container, or iotriaged's unit ReadOnlyPaths): apply embedded as root";
 	case ENOENT:
 		return "the file is gone: the device or IRQ disappeared since the advice";
+	case ELOOP:
+	case ENOTDIR:
+		return "a symbolic link on the way: refused (in a recorded tree apply and undo "
+		       "follow none)";
+	case EXDEV:
+		return "not a plain file of /proc or /sys (or of the recorded tree): refused";
 	default:
 		return "write failed";
 	}
@@ -126,28 +138,136 @@ static void target_text(const char *path, char *buf, size_t size)
 		snprintf(buf, size, "/%s", path);
 }
 
+/*
+ * The files apply writes, whole paths (a prefix such as "sys/block/" would
+ * admit sys/block/sda/device/delete, "sys/class/net/" .../device/remove):
+ * '#' is 1 to 10 digits, '@' an interface name (1 to 15 bytes, as
+ * dev_valid_name() takes it), '%' a block device name (1 to 31 bytes,
+ * DISK_NAME_LEN); neither is "." or "..", nor holds '/', ':' or white space.
+ */
+static const char *const writable[] = {
+	"proc/irq/#/smp_affinity_list",		"proc/sys/net/core/rps_sock_flow_entries",
+	"sys/class/net/@/queues/rx-#/rps_cpus", "sys/class/net/@/queues/rx-#/rps_flow_cnt",
+	"sys/block/%/queue/scheduler",		"sys/block/%/queue/nr_requests",
+	"sys/block/%/queue/read_ahead_kb",	"sys/block/%/queue/iostats",
+};
+
+/* Length of the name at p (up to '/' or the end), 0 when not a valid one. */
+static size_t name_len(const char *p, size_t max)
+{
+	size_t n = 0;
+
+	for (; p[n] && p[n] != '/'; n++) {
+		unsigned char ch = (unsigned char)p[n];
+
+		if (ch <= ' ' || ch == 0x7f || ch == ':' || n + 1 > max)
+			return 0;
+	}
+	if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+		return 0;
+	return n;
+}
+
+static bool path_match(const char *pat, const char *p)
+{
+	for (; *pat; pat++) {
+		size_t n = 0;
+
+		if (*pat == '#') {
+			while (p[n] >= '0' && p[n] <= '9')
+				n++;
+			if (n == 0 || n > 10)
+				return false;
+		} else if (*pat == '@' || *pat == '%') {
+			n = name_len(p, *pat == '@' ? 15 : 31);
+			if (n == 0)
+				return false;
+		} else if (*p == *pat) {
+			n = 1;
+		} else {
+			return false;
+		}
+		p += n;
+	}
+	return *p == '\0';
+}
+
 bool apply_path_allowed(const char *p)
 {
-	static const char *const prefixes[] = {
-		"proc/irq/",
-		"sys/class/net/",
-		"sys/block/",
-		"proc/sys/net/core/rps_sock_flow_entries",
-	};
-	bool ok = false;
-
-	if (strstr(p, "..") || p[0] == '/' || !*p)
-		return false;
-	for (const char *c = p; *c; c++)
-		if (*c == '\t' || *c == '\n' || *c == ' ')
-			return false;
 	/* not a file: a NIC's combined channel count, set through netlink */
 	if (strncmp(p, ADV_ETHTOOL_PREFIX, strlen(ADV_ETHTOOL_PREFIX)) == 0)
 		return advise_ethtool_path(p, NULL, 0);
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (strncmp(p, prefixes[i], strlen(prefixes[i])) == 0)
-			ok = true;
-	return ok;
+	for (size_t i = 0; i < sizeof(writable) / sizeof(writable[0]); i++)
+		if (path_match(writable[i], p))
+			return true;
+	return false;
+}
+
+/*
+ * Opens a file of the allowed set under r, for reading or writing (no
+ * O_CREAT). Live ("/"): resolved beneath "/" without magic links, the file
+ * itself no symlink, and on procfs or sysfs: nothing else is a setting.
+ * A recorded tree is someone's files: no symlink anywhere on the way
+ * (record_openat()). Either way a regular file (sysfs attributes are).
+ * Returns an fd or -errno (-ELOOP/-ENOTDIR a symlink, -EXDEV not a plain
+ * /proc or /sys file).
+ */
+static int open_target(const struct root *r, const char *path, int flags)
+{
+	struct stat st;
+	int fd;
+
+	if (!apply_path_allowed(path))
+		return -EINVAL;
+	if (r->path[0] == '\0') {
+		struct open_how how = {
+			.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+		};
+		struct statfs sf;
+
+		fd = (int)syscall(SYS_openat2, r->dirfd, path, &how, sizeof(how));
+		if (fd < 0 && errno == ENOSYS) /* before Linux 5.6 */
+			fd = openat(r->dirfd, path, flags | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (fstatfs(fd, &sf) < 0 ||
+		    (sf.f_type != PROC_SUPER_MAGIC && sf.f_type != SYSFS_MAGIC)) {
+			close(fd);
+			return -EXDEV;
+		}
+	} else {
+		fd = record_openat(r->dirfd, path, flags);
+		if (fd < 0)
+			return fd;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EXDEV;
+	}
+	return fd;
+}
+
+/* Reads a small file through open_target(): NUL-terminated, trailing
+ * newlines and blanks stripped, as root_read_small(). Length or -errno. */
+static int read_target(const struct root *r, const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd = open_target(r, path, O_RDONLY);
+
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, size - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return (int)n;
+	}
+	close(fd);
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return (int)n;
 }
 
 static bool value_ok(const char *v)
@@ -176,7 +296,7 @@ static int read_value(const struct root *r, const char *path, char *buf, size_t 
 		n = snprintf(buf, size, "%u", ch.combined);
 		return n < 0 || (size_t)n >= size ? -EOVERFLOW : 0;
 	}
-	n = root_read_small(r, path, raw, sizeof(raw));
+	n = read_target(r, path, raw, sizeof(raw));
 	if (n < 0)
 		return n;
 	if (strchr(raw, '['))
@@ -219,7 +339,7 @@ static int write_value(const struct root *r, const char *path, const char *v)
 		return e < 0 ? e : ethtool_nl_channels_set_combined(r, ifname, count);
 	}
 	/* O_TRUNC: a no-op for /proc and /sys, needed for recorded trees */
-	fd = root_openat(r, path, O_WRONLY | O_TRUNC);
+	fd = open_target(r, path, O_WRONLY | O_TRUNC);
 	if (fd < 0)
 		return fd;
 	memcpy(buf, v, len);
@@ -353,9 +473,10 @@ static int journal_write(int dfd, const struct apply_journal *j)
 
 	journal_name(j->id, name, sizeof(name));
 	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* a stale temporary file of a crash, or a planted link: replaced, never followed */
+	fd = record_create(dfd, tmp, 0600);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	f = fdopen(fd, "w");
 	if (!f) {
 		e = -errno;
@@ -385,6 +506,7 @@ static int journal_read(int dfd, const char *id, struct apply_journal *ret)
 	/* a journal line is at most "write " + path + 2 values + tabs */
 	const size_t cap = 64 + (size_t)APPLY_MAX_WRITES * 600;
 	char name[ADV_ID_MAX + 16], *buf;
+	struct stat st;
 	size_t len = 0;
 	ssize_t n;
 	int fd, e;
@@ -392,9 +514,16 @@ static int journal_read(int dfd, const char *id, struct apply_journal *ret)
 	if (!id_ok(id))
 		return -ENOENT;
 	journal_name(id, name, sizeof(name));
-	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* a journal is a file root (or the caller) wrote: not a link, a FIFO or
+	 * a device someone placed there */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != geteuid())) {
+		close(fd);
+		return -EPERM;
+	}
 	buf = malloc(cap);
 	if (!buf) {
 		close(fd);
@@ -414,28 +543,159 @@ static int journal_read(int dfd, const char *id, struct apply_journal *ret)
 	return e;
 }
 
-int apply_state_open(const struct root *r, const char *state_dir)
+/*
+ * Whether the directory fd (shown as shown) may hold or lead to the
+ * journal: owned by root or the caller; the journal directory itself
+ * (final) 0700, one on the way writable by no one else unless sticky
+ * (/tmp). Anyone else who can write there could plant a journal that undo
+ * would replay as root, or swap the directory. 0 or -EPERM with why.
+ */
+static int state_dir_check(int fd, const char *shown, bool final, char *why, size_t size)
 {
-	char path[4096];
-	int fd;
+	const char *me = geteuid() == 0 ? "root:root" : "$(id -un)";
+	struct stat st;
 
-	if (state_dir && *state_dir)
-		snprintf(path, sizeof(path), "%s", state_dir);
-	else
-		root_display(r, APPLY_STATE_DIR, path, sizeof(path));
-	/* mkdir -p */
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+
+		snprintf(why, size, "%s: %s", shown, strerror(-e));
+		return e;
 	}
-	if (mkdir(path, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	if (final && ((st.st_mode & 077) || (st.st_uid != 0 && st.st_uid != geteuid()))) {
+		snprintf(why, size,
+			 "%s is mode %04o, owner uid %u: the undo journal directory must be "
+			 "0700 and owned by root (or you), or whoever else can write there "
+			 "can plant a journal that undo replays; check its *.undo files, then: "
+			 "chown %s %s && chmod 0700 %s",
+			 shown, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, me, shown,
+			 shown);
+		return -EPERM;
+	}
+	if (!final && ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+		       ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))) {
+		snprintf(why, size,
+			 "%s (on the way to the undo journal) is mode %04o, owner uid %u: "
+			 "whoever else owns or can write it can swap the journal directory; "
+			 "fix: chown %s %s && chmod go-w %s, or use --state-dir elsewhere",
+			 shown, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, me, shown,
+			 shown);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* True when s (the rest of a path) names a step other than "" or ".". */
+static bool more_steps(const char *s)
+{
+	while (*s) {
+		size_t n = strcspn(s, "/");
+
+		if (n && !(n == 1 && s[0] == '.'))
+			return true;
+		s += n;
+		while (*s == '/')
+			s++;
+	}
+	return false;
+}
+
+int apply_state_open(const struct root *r, const char *state_dir, char *why, size_t why_size)
+{
+	char rel[4096], shown[4096];
+	bool final_done = false;
+	char *p, *next;
+	size_t slen;
+	int cur, e;
+
+	if (state_dir && *state_dir) {
+		/* a host path: from "/" or the working directory */
+		if (strlen(state_dir) >= sizeof(rel)) {
+			snprintf(why, why_size, "%.64s...: %s", state_dir, strerror(ENAMETOOLONG));
+			return -ENAMETOOLONG;
+		}
+		snprintf(rel, sizeof(rel), "%s", state_dir);
+		snprintf(shown, sizeof(shown), "%s", state_dir[0] == '/' ? "/" : ".");
+		cur = open(shown, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		/* under the root: ROOT itself is the caller's choice, checked as a step */
+		snprintf(rel, sizeof(rel), "%s", APPLY_STATE_DIR);
+		snprintf(shown, sizeof(shown), "%s", r->path[0] ? r->path : "/");
+		cur = fcntl(r->dirfd, F_DUPFD_CLOEXEC, 0);
+	}
+	if (cur < 0) {
+		e = -errno;
+		snprintf(why, why_size, "%s: %s", shown, strerror(-e));
+		return e;
+	}
+	e = state_dir_check(cur, shown, false, why, why_size);
+	if (e < 0)
+		goto fail;
+	if (strcmp(shown, ".") == 0)
+		shown[0] = '\0'; /* "state", not "./state" */
+	/* one step at a time, no symlink followed: mkdir -p, the last one 0700 */
+	for (p = rel; *p; p = next) {
+		bool last;
+		int fd;
+
+		while (*p == '/')
+			p++;
+		next = strchr(p, '/');
+		next = next ? next : p + strlen(p);
+		if (*next)
+			*next++ = '\0';
+		while (*next == '/')
+			next++;
+		if (!*p || strcmp(p, ".") == 0)
+			continue;
+		last = !more_steps(next);
+		slen = strlen(shown);
+		snprintf(shown + slen, sizeof(shown) - slen, "%s%s",
+			 slen && shown[slen - 1] != '/' ? "/" : "", p);
+		if (strcmp(p, "..") == 0) {
+			snprintf(why, why_size,
+				 "%s: no \"..\" in the undo journal's path: name it directly",
+				 shown);
+			e = -EINVAL;
+			goto fail;
+		}
+		if (mkdirat(cur, p, last ? 0700 : 0755) < 0 && errno != EEXIST) {
+			e = -errno;
+			snprintf(why, why_size, "%s: %s", shown, strerror(-e));
+			goto fail;
+		}
+		fd = openat(cur, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			struct stat st;
+
+			e = -errno;
+			if (fstatat(cur, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+				snprintf(why, why_size,
+					 "%s is a symbolic link: the undo journal's path follows "
+					 "none; name the real directory (realpath)",
+					 shown);
+				e = -ELOOP;
+			} else {
+				snprintf(why, why_size, "%s: %s", shown, strerror(-e));
+			}
+			goto fail;
+		}
+		close(cur);
+		cur = fd;
+		e = state_dir_check(cur, shown, last, why, why_size);
+		if (e < 0)
+			goto fail;
+		final_done = last;
+	}
+	/* "/" or "." named as the journal directory itself */
+	if (!final_done) {
+		e = state_dir_check(cur, shown[0] ? shown : ".", true, why, why_size);
+		if (e < 0)
+			goto fail;
+	}
+	return cur;
+fail:
+	close(cur);
+	return e;
 }
 
 /* Writes undo values of j->writes[0..n) back in reverse. Returns the first error. */
@@ -493,7 +753,7 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 		return -EINVAL;
 	}
 	journal_name(s->id, name, sizeof(name));
-	if (faccessat(state_fd, name, F_OK, 0) == 0) {
+	if (faccessat(state_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
 		snprintf(res.message, sizeof(res.message),
 			 "%s is already applied (journal %s): undo it first", s->id, name);
 		*ret = res;
@@ -621,7 +881,10 @@ int apply_undo(const struct root *r, int state_fd, const char *id, struct apply_
 		snprintf(res.message, sizeof(res.message), "%s: %s", id,
 			 e == -ENOENT	 ? "nothing applied under this id"
 			 : e == -EBADMSG ? "the undo journal is corrupt; left in place"
-					 : strerror(-e));
+			 : e == -EPERM || e == -ELOOP
+			     ? "the undo journal is not a regular file of root's (or yours): "
+			       "refused, left in place"
+			     : strerror(-e));
 		goto out;
 	}
 	for (size_t i = j->n; i-- > 0;) {
@@ -694,7 +957,8 @@ int apply_list(int state_fd, char (*ret_ids)[ADV_ID_MAX], size_t max)
 		if (de->d_name[0] == '.' || len <= sl || len - sl >= ADV_ID_MAX ||
 		    strcmp(de->d_name + len - sl, JOURNAL_SUFFIX) != 0)
 			continue;
-		if (fstatat(state_fd, de->d_name, &st, 0) < 0)
+		if (fstatat(state_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
 			continue;
 		if (n == cap) {
 			struct entry *nv;
@@ -730,6 +994,7 @@ int apply_by_id(const char *root_dir, const char *state_dir, const struct snapsh
 	const struct suggestion *s;
 	struct topology t;
 	struct root r;
+	char why[600];
 	int e, fd;
 
 	e = root_open(root_dir, &r);
@@ -756,11 +1021,10 @@ int apply_by_id(const char *root_dir, const char *state_dir, const struct snapsh
 			 ADV_ID_MAX, id, adv.nsuggestions);
 		goto out;
 	}
-	fd = apply_state_open(&r, state_dir);
+	fd = apply_state_open(&r, state_dir, why, sizeof(why));
 	if (fd < 0) {
 		e = fd;
-		snprintf(res.message, sizeof(res.message),
-			 "cannot open the undo journal directory: %s", strerror(-e));
+		snprintf(res.message, sizeof(res.message), "undo journal directory: %s", why);
 		goto out;
 	}
 	e = apply_suggestion(&r, fd, s, &res);
@@ -778,6 +1042,7 @@ int apply_undo_by_id(const char *root_dir, const char *state_dir, const char *id
 	struct apply_result res = { 0 }, one;
 	char(*ids)[ADV_ID_MAX] = NULL;
 	struct root r;
+	char why[600];
 	int e, fd, n;
 
 	e = root_open(root_dir, &r);
@@ -787,11 +1052,10 @@ int apply_undo_by_id(const char *root_dir, const char *state_dir, const char *id
 		*ret = res;
 		return e;
 	}
-	fd = apply_state_open(&r, state_dir);
+	fd = apply_state_open(&r, state_dir, why, sizeof(why));
 	if (fd < 0) {
 		e = fd;
-		snprintf(res.message, sizeof(res.message),
-			 "cannot open the undo journal directory: %s", strerror(-e));
+		snprintf(res.message, sizeof(res.message), "undo journal directory: %s", why);
 		goto out;
 	}
 	if (id) {

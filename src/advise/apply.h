@@ -39,11 +39,18 @@ struct apply_result {
 };
 
 /*
- * Opens (creating it, mode 0700) the journal directory: state_dir when
- * given (a host path), else APPLY_STATE_DIR under the root. Returns an fd
- * (O_DIRECTORY, O_CLOEXEC) or -errno.
+ * Opens (creating it, mode 0700, and its missing parents 0755) the journal
+ * directory: state_dir when given (a host path, walked from "/" or the
+ * working directory), else APPLY_STATE_DIR under the root (walked from the
+ * root). Undo replays what it finds there as root, so each step is opened
+ * with O_NOFOLLOW (a symlink is -ELOOP, ".." -EINVAL), each directory on
+ * the way must be owned by root or the caller and writable by no one else
+ * unless sticky, and the journal directory itself owned by root or the
+ * caller with mode 0700 (-EPERM). Returns an fd (O_DIRECTORY, O_CLOEXEC) or
+ * -errno with why set: the directory at fault, what is wrong and the fix
+ * ("chown root:root DIR && chmod 0700 DIR").
  */
-int apply_state_open(const struct root *r, const char *state_dir);
+int apply_state_open(const struct root *r, const char *state_dir, char *why, size_t why_size);
 
 /*
  * Applies s: reads each file's current value (the undo value, even if it
@@ -61,8 +68,12 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 		     struct apply_result *ret);
 
 /* Restores the values journaled for id, in reverse order, then removes the
- * journal. Returns 0, -ENOENT (nothing applied under that id), -EBADMSG (a
- * corrupt journal, left in place) or a write's -errno (journal kept). */
+ * journal. The journal is opened O_NOFOLLOW under state_fd and must be a
+ * regular file owned by root or the caller; every path in it must be one
+ * apply_path_allowed() admits (else the whole journal is corrupt and nothing
+ * is written). Returns 0, -ENOENT (nothing applied under that id),
+ * -EBADMSG (a corrupt journal, left in place), -EPERM (not such a file,
+ * left in place) or a write's -errno (journal kept). */
 int apply_undo(const struct root *r, int state_fd, const char *id, struct apply_result *ret);
 
 /* Ids with a journal, newest first; at most max. Returns the count or -errno. */
@@ -86,8 +97,15 @@ const char *apply_errno_meaning(int err, bool is_irq);
 /* Journal text <-> struct. parse returns 0 or -EBADMSG (bad header, field,
  * path outside the allowed set, too many writes). */
 int apply_journal_parse(const char *buf, size_t len, struct apply_journal *ret);
-/* True for the root-relative paths apply may write, and for the pseudo path
- * "netlink/ethtool/IFACE/channels/combined" (advise.h). */
+/* True for the root-relative paths apply may write, whole paths of the
+ * files advise suggests writing (proc/irq/N/smp_affinity_list,
+ * sys/class/net/IF/queues/rx-N/{rps_cpus,rps_flow_cnt},
+ * proc/sys/net/core/rps_sock_flow_entries,
+ * sys/block/DEV/queue/{scheduler,nr_requests,read_ahead_kb,iostats}), and
+ * for the pseudo path "netlink/ethtool/IF/channels/combined" (advise.h).
+ * Anything else is false: sys/block/DEV/device/delete, "..", a leading '/'.
+ * Written files are opened without following a symlink in a recorded tree,
+ * and must be on procfs or sysfs on the live host. */
 bool apply_path_allowed(const char *path);
 
 #endif

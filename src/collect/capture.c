@@ -16,78 +16,9 @@
 #include "capture.h"
 #include "extsrc.h"
 #include "procfile.h"
+#include "record.h"
 #include "turbo.h"
 #include "topology.h"
-
-static int mkdir_p(int dfd, const char *rel)
-{
-	char tmp[512];
-	size_t len = strlen(rel);
-
-	if (len >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	memcpy(tmp, rel, len + 1);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdirat(dfd, tmp, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdirat(dfd, tmp, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-static int write_file(int dfd, const char *rel, const char *buf, size_t len)
-{
-	char dir[512];
-	const char *slash = strrchr(rel, '/');
-	int fd, r;
-
-	if (slash) {
-		if ((size_t)(slash - rel) >= sizeof(dir))
-			return -ENAMETOOLONG;
-		memcpy(dir, rel, (size_t)(slash - rel));
-		dir[slash - rel] = '\0';
-		r = mkdir_p(dfd, dir);
-		if (r < 0)
-			return r;
-	}
-	fd = openat(dfd, rel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			close(fd);
-			return r;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	if (close(fd) < 0)
-		return -errno;
-	return 0;
-}
-
-/* Copies one file; -ENOENT etc. are returned for the caller to judge. */
-static int copy_one(const struct root *src, int dfd, const char *rel, struct procfile *pf)
-{
-	int r;
-
-	pf->rel = rel;
-	r = procfile_read(pf, src);
-	procfile_close(pf);
-	if (r < 0)
-		return r;
-	return write_file(dfd, rel, pf->buf, pf->len);
-}
 
 static void capture_block(const struct root *src, int dfd, struct procfile *pf,
 			  struct capture_result *res)
@@ -120,11 +51,13 @@ static void capture_block(const struct root *src, int dfd, struct procfile *pf,
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(rel, sizeof(rel), "sys/block/%s", de->d_name);
-		if (mkdir_p(dfd, rel) < 0)
+		sfd = record_open_dir(dfd, rel, 1);
+		if (sfd < 0)
 			continue;
+		close(sfd);
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			snprintf(rel, sizeof(rel), "sys/block/%s/%s", de->d_name, files[i]);
-			if (copy_one(src, dfd, rel, pf) == 0)
+			if (record_copy(src, dfd, rel, pf) == 0)
 				res->files++;
 		}
 		/* slaves/ holds symlinks; an empty file per member keeps the name
@@ -141,7 +74,7 @@ static void capture_block(const struct root *src, int dfd, struct procfile *pf,
 				if (se->d_name[0] == '.')
 					continue;
 				snprintf(srel, sizeof(srel), "%s/%s", rel, se->d_name);
-				write_file(dfd, srel, "", 0);
+				record_write(dfd, srel, "", 0);
 			}
 			if (sd)
 				closedir(sd);
@@ -168,21 +101,13 @@ int capture_tree(const struct root *src, const char *dst, struct capture_result 
 	struct procfile pf;
 	int dfd, r = 0;
 
-	/* an existing regular file passes mkdir (EEXIST) and fails the open (ENOTDIR) */
-	if (mkdir(dst, 0755) < 0 && errno != EEXIST) {
-		r = -errno;
-		snprintf(why, why_size, "%s", strerror(-r));
-		return r;
-	}
-	dfd = open(dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		r = -errno;
-		snprintf(why, why_size, "%s", strerror(-r));
-		return r;
-	}
+	/* capture runs as root: DIR must not hold links planted by someone else */
+	dfd = record_open_top(dst, why, why_size);
+	if (dfd < 0)
+		return dfd;
 	procfile_init(&pf, NULL);
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
-		int e = copy_one(src, dfd, required[i], &pf);
+		int e = record_copy(src, dfd, required[i], &pf);
 
 		if (e < 0) {
 			/* the first one is the reason; the rest is still recorded */
@@ -195,7 +120,7 @@ int capture_tree(const struct root *src, const char *dst, struct capture_result 
 		}
 	}
 	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
-		if (copy_one(src, dfd, optional[i], &pf) == 0)
+		if (record_copy(src, dfd, optional[i], &pf) == 0)
 			res.files++;
 		else
 			res.missing++;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "extsrc.h"
+#include "record.h"
 
 int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct extsrc_raw **ps)
 {
@@ -44,18 +45,7 @@ int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct ext
 /* Copies one host file into the tree; 1 copied, 0 absent or refused. */
 static int copy_file(const struct root *r, int dfd, const char *rel, struct procfile *pf)
 {
-	struct nlreply bytes;
-	int e;
-
-	pf->rel = rel;
-	e = procfile_read(pf, r);
-	procfile_close(pf);
-	if (e < 0)
-		return 0;
-	bytes.buf = (unsigned char *)pf->buf;
-	bytes.len = pf->len;
-	bytes.cap = pf->cap;
-	return netlink_record(dfd, rel, &bytes) == 0;
+	return record_copy(r, dfd, rel, pf) == 0;
 }
 
 static unsigned copy_files(const struct root *r, int dfd, const struct extsrc_raw *s)

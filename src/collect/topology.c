@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "record.h"
 #include "topology.h"
 #include "str.h"
 
@@ -930,67 +931,6 @@ path_fmt(char *buf, size_t size, const char *f, ...)
 	va_end(ap);
 }
 
-static int cap_mkdir_p(int dfd, const char *rel)
-{
-	char tmp[600];
-	size_t len = strlen(rel);
-
-	if (len >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	memcpy(tmp, rel, len + 1);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdirat(dfd, tmp, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdirat(dfd, tmp, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-static int cap_parent(int dfd, const char *rel)
-{
-	char dir[600];
-	const char *slash = strrchr(rel, '/');
-
-	if (!slash)
-		return 0;
-	if ((size_t)(slash - rel) >= sizeof(dir))
-		return -ENAMETOOLONG;
-	memcpy(dir, rel, (size_t)(slash - rel));
-	dir[slash - rel] = '\0';
-	return cap_mkdir_p(dfd, dir);
-}
-
-static int cap_write(int dfd, const char *rel, const char *buf, size_t len)
-{
-	int fd, e = cap_parent(dfd, rel);
-
-	if (e < 0)
-		return e;
-	fd = openat(dfd, rel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			e = -errno;
-			break;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	if (close(fd) < 0 && !e)
-		e = -errno;
-	return e;
-}
-
 struct cap_ctx {
 	const struct root *src;
 	int dfd;
@@ -1010,7 +950,7 @@ static void cap_copy(struct cap_ctx *c, const char *rel)
 		return;
 	n = read(fd, c->buf, sizeof(c->buf));
 	close(fd);
-	if (n >= 0 && cap_write(c->dfd, rel, c->buf, (size_t)n) == 0)
+	if (n >= 0 && record_write(c->dfd, rel, c->buf, (size_t)n) == 0)
 		c->files++;
 }
 
@@ -1020,10 +960,10 @@ static void cap_link(struct cap_ctx *c, const char *rel)
 	char target[512];
 	ssize_t n = readlinkat(c->src->dirfd, rel, target, sizeof(target) - 1);
 
-	if (n <= 0 || cap_parent(c->dfd, rel) < 0)
+	if (n <= 0)
 		return;
 	target[n] = '\0';
-	if (symlinkat(target, c->dfd, rel) == 0)
+	if (record_symlink(c->dfd, rel, target) == 0)
 		c->files++;
 }
 
@@ -1222,7 +1162,7 @@ static int cap_irqbalance(const char *name, void *ctx)
 		}
 		i += (ssize_t)len + 1;
 	}
-	if (cap_write(c->dfd, rel, c->buf, out) == 0)
+	if (record_write(c->dfd, rel, c->buf, out) == 0)
 		c->files++;
 	return 0;
 }
@@ -1257,7 +1197,7 @@ static void cap_cmdline(struct cap_ctx *c)
 	}
 	if (n >= 0) {
 		c->buf[out++] = '\n';
-		if (cap_write(c->dfd, "proc/cmdline", c->buf, out) == 0)
+		if (record_write(c->dfd, "proc/cmdline", c->buf, out) == 0)
 			c->files++;
 	}
 }

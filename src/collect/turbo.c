@@ -23,6 +23,7 @@
 #include "grow.h"
 #include "msr.h"
 #include "procfile.h"
+#include "record.h"
 #include "scan.h"
 #include "turbo.h"
 
@@ -1442,31 +1443,12 @@ int turbo_raw_copy(struct turbo_raw **dst, const struct turbo_raw *src)
 
 /* ---- capture: the files and registers above, into a recorded tree ---- */
 
-static int cap_mkdirs(int dfd, const char *rel)
-{
-	char tmp[256];
-	size_t len = strlen(rel);
-
-	if (len >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	memcpy(tmp, rel, len + 1);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdirat(dfd, tmp, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return 0;
-}
-
 /* Copies one small file (sysfs values are a page at most). */
 static int cap_copy(const struct root *src, int dfd, const char *rel, unsigned *files)
 {
 	char buf[4096];
-	ssize_t n, w;
-	int in, out, e = 0;
+	ssize_t n;
+	int in, e = 0;
 
 	in = root_openat(src, rel, O_RDONLY);
 	if (in < 0)
@@ -1476,17 +1458,7 @@ static int cap_copy(const struct root *src, int dfd, const char *rel, unsigned *
 	close(in);
 	if (e < 0)
 		return e;
-	e = cap_mkdirs(dfd, rel);
-	if (e < 0)
-		return e;
-	out = openat(dfd, rel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0)
-		return -errno;
-	w = write(out, buf, (size_t)n);
-	if (w != n)
-		e = w < 0 ? -errno : -EIO;
-	if (close(out) < 0 && !e)
-		e = -errno;
+	e = record_write(dfd, rel, buf, (size_t)n);
 	if (!e)
 		(*files)++;
 	return e;
@@ -1532,8 +1504,8 @@ static void cap_msr(const struct root *src, int dfd, int cpu, unsigned *files)
 	if (msr_open(src, cpu, &d) < 0)
 		return;
 	snprintf(rel, sizeof(rel), "dev/cpu/%d/msr", cpu);
-	if (cap_mkdirs(dfd, rel) < 0 ||
-	    (out = openat(dfd, rel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
+	out = record_create(dfd, rel, 0600);
+	if (out < 0) {
 		msr_close(&d);
 		return;
 	}

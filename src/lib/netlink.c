@@ -22,6 +22,7 @@
 
 #include "grow.h"
 #include "netlink.h"
+#include "record.h"
 #include "root.h"
 
 void nlreply_free(struct nlreply *r)
@@ -302,49 +303,7 @@ int netlink_read_recorded(const struct root *r, const char *rel, struct nlreply 
 	return e < 0 ? e : (int)out->len;
 }
 
-static int mkdirs_for(int dfd, const char *rel)
-{
-	char tmp[512];
-	size_t len = strlen(rel);
-
-	if (len >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	memcpy(tmp, rel, len + 1);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdirat(dfd, tmp, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return 0;
-}
-
 int netlink_record(int dfd, const char *rel, const struct nlreply *out)
 {
-	const unsigned char *p = out->buf;
-	size_t left = out->len;
-	int fd, e;
-
-	e = mkdirs_for(dfd, rel);
-	if (e < 0)
-		return e;
-	fd = openat(dfd, rel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	while (left) {
-		ssize_t n = write(fd, p, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			e = -errno;
-			close(fd);
-			return e;
-		}
-		p += n;
-		left -= (size_t)n;
-	}
-	return close(fd) < 0 ? -errno : 0;
+	return record_write(dfd, rel, out->buf, out->len);
 }

@@ -75,7 +75,8 @@ int netlink_walk(const void *buf, size_t len, size_t *off, const struct nlmsghdr
 struct root;
 int netlink_read_recorded(const struct root *r, const char *rel, struct nlreply *out);
 
-/* Capture: writes out's bytes to rel under dfd, creating directories. 0 or -errno. */
+/* Capture: writes out's bytes to rel under dfd through record_write() (its
+ * directories created, no symlink followed, the file created anew). 0 or -errno. */
 int netlink_record(int dfd, const char *rel, const struct nlreply *out);
 
 /* A short human name for a netlink -errno in the context of a request:

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <stdbool.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,6 +58,7 @@ static void get(const struct tree *t, const char *rel, char *buf, size_t size)
 static int setup(void **state)
 {
 	struct tree *t = calloc(1, sizeof(*t));
+	char why[600];
 
 	if (!t)
 		return -1;
@@ -72,7 +76,7 @@ static int setup(void **state)
 	put(t->dir, "sys/block/sdb/queue/scheduler", "[none] mq-deadline\n");
 	if (root_open(t->dir, &t->root) < 0)
 		return -1;
-	t->state_fd = apply_state_open(&t->root, NULL);
+	t->state_fd = apply_state_open(&t->root, NULL, why, sizeof(why));
 	if (t->state_fd < 0)
 		return -1;
 	*state = t;
@@ -174,6 +178,26 @@ static void test_undo_records_current_value(void **state)
 	put(t->dir, "proc/irq/201/smp_affinity_list", "0-3\n");
 }
 
+/* Sets or clears the immutable flag (chattr +i): a file that reads fine but
+ * refuses writes, even root's, as the kernel's does for a managed IRQ.
+ * 0 or -errno (a file system without the flag). */
+static int immutable(const char *path, bool on)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), fl, e = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &fl) < 0) {
+		e = -errno;
+	} else {
+		fl = on ? fl | FS_IMMUTABLE_FL : fl & ~FS_IMMUTABLE_FL;
+		if (ioctl(fd, FS_IOC_SETFLAGS, &fl) < 0)
+			e = -errno;
+	}
+	close(fd);
+	return e;
+}
+
 static void test_rollback(void **state)
 {
 	struct tree *t = *state;
@@ -183,20 +207,15 @@ static void test_rollback(void **state)
 	char path[512], buf[64], ids[4][ADV_ID_MAX];
 	int r;
 
-	/* a file that reads as a cpulist but refuses writes, like the kernel's
-	 * for a managed IRQ: the live CPU online list (read-only even to root) */
-	r = open("/sys/devices/system/cpu/online", O_WRONLY | O_CLOEXEC);
-	if (r >= 0)
-		close(r);
-	if (r >= 0 || access("/sys/devices/system/cpu/online", R_OK) < 0) {
-		printf("skip: /sys/devices/system/cpu/online is not a read-only file here\n");
+	snprintf(path, sizeof(path), "%s/proc/irq/202/smp_affinity_list", t->dir);
+	r = immutable(path, true);
+	if (r < 0) {
+		printf("skip: cannot make %s immutable: %s\n", path, strerror(-r));
 		skip();
 	}
-	snprintf(path, sizeof(path), "%s/proc/irq/202/smp_affinity_list", t->dir);
-	unlink(path);
-	assert_int_equal(symlink("/sys/devices/system/cpu/online", path), 0);
 	r = apply_suggestion(&t->root, t->state_fd, &s, &res);
-	assert_true(r == -EACCES || r == -EPERM || r == -EIO);
+	assert_int_equal(immutable(path, false), 0);
+	assert_int_equal(r, -EPERM);
 	assert_int_equal(res.written, 0);
 	assert_non_null(strstr(res.message, "2 earlier writes rolled back"));
 	assert_true(strstr(res.message, "not permitted") || strstr(res.message, "manage"));
@@ -205,8 +224,212 @@ static void test_rollback(void **state)
 	get(t, "proc/irq/201/smp_affinity_list", buf, sizeof(buf));
 	assert_string_equal(buf, "0-3");
 	assert_int_equal(apply_list(t->state_fd, ids, 4), 0); /* no journal left */
-	unlink(path);
-	put(t->dir, "proc/irq/202/smp_affinity_list", "0-3\n");
+}
+
+/* A file outside the tree holding "0-3", for links to point at. */
+static void victim(const struct tree *t, char *path, size_t size)
+{
+	snprintf(path, size, "%s-victim", t->dir);
+	put("/", path + 1, "0-3\n");
+}
+
+static void assert_victim(const char *path)
+{
+	char buf[64];
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "0-3\n");
+}
+
+/* A recorded tree is someone's files: apply and undo follow no link in it
+ * (issue 12: proc/irq/N/smp_affinity_list -> a victim, sys/block/X -> a
+ * directory elsewhere). */
+static void test_symlinks_refused(void **state)
+{
+	struct tree *t = *state;
+	struct advise_action acts[3], a;
+	struct suggestion s = spread(acts);
+	struct apply_result res;
+	char path[512], vpath[128], outside[160], buf[64];
+
+	victim(t, vpath, sizeof(vpath));
+	snprintf(path, sizeof(path), "%s/proc/irq/202/smp_affinity_list", t->dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(vpath, path), 0);
+	assert_int_equal(apply_suggestion(&t->root, t->state_fd, &s, &res), -ELOOP);
+	assert_non_null(strstr(res.message, "nothing written"));
+	assert_victim(vpath);
+	get(t, "proc/irq/200/smp_affinity_list", buf, sizeof(buf));
+	assert_string_equal(buf, "0-3");
+	/* a journal naming it (as a crash could leave): undo refuses, keeps it */
+	put(t->dir, "var/lib/iotriage/irq-spread-test.undo",
+	    "iotriage-undo 1\nid irq-spread-test\n"
+	    "write proc/irq/201/smp_affinity_list\t0-3\t1\n"
+	    "write proc/irq/202/smp_affinity_list\t5\t2\n");
+	assert_int_equal(apply_undo(&t->root, t->state_fd, "irq-spread-test", &res), -ELOOP);
+	assert_non_null(strstr(res.message, "journal kept"));
+	assert_non_null(strstr(res.message, "symbolic link"));
+	assert_victim(vpath);
+	assert_int_equal(unlinkat(t->state_fd, "irq-spread-test.undo", 0), 0);
+	unlink(vpath);
+
+	/* sys/block/sdb -> a directory outside holding queue/scheduler */
+	snprintf(outside, sizeof(outside), "%s-outside", t->dir);
+	snprintf(path, sizeof(path), "%s/queue/scheduler", outside + 1);
+	put("/", path, "[none] mq-deadline\n");
+	snprintf(path, sizeof(path), "%s/sys/block/sdb", t->dir);
+	assert_int_equal(nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	assert_int_equal(symlink(outside, path), 0);
+	memset(&s, 0, sizeof(s));
+	memset(&a, 0, sizeof(a));
+	snprintf(s.id, sizeof(s.id), "scheduler-sdb");
+	snprintf(a.path, sizeof(a.path), "sys/block/sdb/queue/scheduler");
+	snprintf(a.value, sizeof(a.value), "mq-deadline");
+	s.actions = &a;
+	s.nactions = 1;
+	assert_int_equal(apply_suggestion(&t->root, t->state_fd, &s, &res), -ENOTDIR);
+	snprintf(path, sizeof(path), "%s/queue/scheduler", outside);
+	{
+		FILE *f = fopen(path, "r");
+
+		assert_non_null(f);
+		assert_non_null(fgets(buf, sizeof(buf), f));
+		fclose(f);
+		assert_string_equal(buf, "[none] mq-deadline\n");
+	}
+	assert_int_equal(nftw(outside, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/* Journals planted where undo looks: paths apply never writes are refused
+ * whole (nothing written), and so is a journal that is a link or not root's. */
+static void test_planted_journal(void **state)
+{
+	static const char *const planted[] = {
+		"sys/bus/pci/drivers/x/unbind",
+		"sys/block/sda/device/delete",
+		"sys/class/net/eth0/device/remove",
+		"sys/block/sda/queue/../device/delete",
+		"proc/irq/../sys/kernel/core_pattern",
+		"sys/block/../block/sda/queue/scheduler",
+		"sys/block/sda/queue/scheduler/../../device/delete",
+		"sys/class/net/eth0/queues/rx-0/../../device/remove",
+	};
+	struct tree *t = *state;
+	struct apply_result res;
+	char text[512], buf[64], path[512], vpath[128];
+	struct stat st;
+
+	put(t->dir, "sys/block/sda/device/delete", "keep\n");
+	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "iotriage-undo 1\nid p\n"
+			 "write proc/irq/200/smp_affinity_list\t7\t0\n"
+			 "write %s\t1\t0\n",
+			 planted[i]);
+		put(t->dir, "var/lib/iotriage/p.undo", text);
+		assert_int_equal(apply_undo(&t->root, t->state_fd, "p", &res), -EBADMSG);
+		assert_int_equal(res.written, 0);
+		get(t, "sys/block/sda/device/delete", buf, sizeof(buf));
+		assert_string_equal(buf, "keep");
+		get(t, "proc/irq/200/smp_affinity_list", buf, sizeof(buf));
+		assert_string_equal(buf, "0-3"); /* the good line before it was not written */
+	}
+	/* a journal that is a symlink to a valid one elsewhere */
+	victim(t, vpath, sizeof(vpath));
+	put("/", vpath + 1, "iotriage-undo 1\nid p\nwrite proc/irq/200/smp_affinity_list\t7\t0\n");
+	snprintf(path, sizeof(path), "%s/var/lib/iotriage/p.undo", t->dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(vpath, path), 0);
+	assert_int_equal(apply_undo(&t->root, t->state_fd, "p", &res), -ELOOP);
+	assert_non_null(strstr(res.message, "not a regular file"));
+	assert_int_equal(lstat(path, &st), 0); /* left in place */
+	assert_int_equal(unlink(path), 0);
+	unlink(vpath);
+	get(t, "proc/irq/200/smp_affinity_list", buf, sizeof(buf));
+	assert_string_equal(buf, "0-3");
+	/* one owned by another user */
+	if (geteuid() == 0) {
+		put(t->dir, "var/lib/iotriage/p.undo",
+		    "iotriage-undo 1\nid p\nwrite proc/irq/200/smp_affinity_list\t7\t0\n");
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		assert_int_equal(apply_undo(&t->root, t->state_fd, "p", &res), -EPERM);
+		get(t, "proc/irq/200/smp_affinity_list", buf, sizeof(buf));
+		assert_string_equal(buf, "0-3");
+		assert_int_equal(unlink(path), 0);
+	}
+}
+
+/* The journal directory: root's (or the caller's) and 0700, reached
+ * without a symlink through directories no one else can write. */
+static void test_state_dir(void **state)
+{
+	struct tree *t = *state;
+	char dir[256], why[600], sub[300];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/state", t->dir);
+	fd = apply_state_open(&t->root, dir, why, sizeof(why));
+	assert_true(fd >= 0); /* created 0700 */
+	close(fd);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(apply_state_open(&t->root, dir, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "is mode 0777"));
+	snprintf(sub, sizeof(sub), "&& chmod 0700 %s", dir);
+	assert_non_null(strstr(why, sub));
+	assert_non_null(strstr(why, geteuid() == 0 ? "chown root:root " : "chown $(id -un) "));
+	assert_int_equal(chmod(dir, 0750), 0);
+	assert_int_equal(apply_state_open(&t->root, dir, why, sizeof(why)), -EPERM);
+	assert_int_equal(chmod(dir, 0700), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(dir, 65534, 65534), 0);
+		assert_int_equal(apply_state_open(&t->root, dir, why, sizeof(why)), -EPERM);
+		assert_non_null(strstr(why, "owner uid 65534"));
+		assert_int_equal(chown(dir, 0, 0), 0);
+	}
+	/* the default under the root too: ROOT/var/lib/iotriage */
+	snprintf(sub, sizeof(sub), "%s/var/lib/iotriage", t->dir);
+	assert_int_equal(chmod(sub, 0755), 0);
+	assert_int_equal(apply_state_open(&t->root, NULL, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, sub));
+	assert_int_equal(chmod(sub, 0700), 0);
+	/* a symlink to a good directory; a symlinked step on the way */
+	snprintf(sub, sizeof(sub), "%s/link", t->dir);
+	assert_int_equal(symlink(dir, sub), 0);
+	assert_int_equal(apply_state_open(&t->root, sub, why, sizeof(why)), -ELOOP);
+	assert_non_null(strstr(why, "symbolic link"));
+	strcat(sub, "/x");
+	assert_int_equal(apply_state_open(&t->root, sub, why, sizeof(why)), -ELOOP);
+	/* ".." */
+	snprintf(sub, sizeof(sub), "%s/state/../state", t->dir);
+	assert_int_equal(apply_state_open(&t->root, sub, why, sizeof(why)), -EINVAL);
+	/* "/" itself (0755), or "DIR/." and "DIR//": the last real step is the one checked */
+	assert_int_equal(apply_state_open(&t->root, "/", why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "/ is mode 0755"));
+	assert_int_equal(chmod(dir, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/./", dir);
+	assert_int_equal(apply_state_open(&t->root, sub, why, sizeof(why)), -EPERM);
+	snprintf(sub, sizeof(sub), "%s//.//", dir);
+	assert_int_equal(apply_state_open(&t->root, sub, why, sizeof(why)), -EPERM);
+	assert_int_equal(chmod(dir, 0700), 0);
+	fd = apply_state_open(&t->root, sub, why, sizeof(why));
+	assert_true(fd >= 0);
+	close(fd);
+	/* a step writable by others: refused unless sticky (/tmp) */
+	snprintf(sub, sizeof(sub), "%s/open", t->dir);
+	assert_int_equal(mkdir(sub, 0777), 0);
+	assert_int_equal(chmod(sub, 0777), 0);
+	strcat(sub, "/state");
+	assert_int_equal(apply_state_open(&t->root, sub, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "on the way to the undo journal"));
+	snprintf(sub, sizeof(sub), "%s/open", t->dir);
+	assert_int_equal(chmod(sub, 01777), 0);
+	strcat(sub, "/state");
+	fd = apply_state_open(&t->root, sub, why, sizeof(why));
+	assert_true(fd >= 0);
+	close(fd);
 }
 
 static void test_refusals(void **state)
@@ -414,6 +637,54 @@ static void test_journal_parse(void **state)
 	assert_false(apply_path_allowed("netlink/ethtool/eth0/channels.bin"));
 	assert_false(apply_path_allowed("netlink/ethtool/../channels/combined"));
 	assert_false(apply_path_allowed("netlink/rtnl/links.bin"));
+	/* whole paths of the files apply writes, not prefixes (issue 12) */
+	{
+		static const char *const yes[] = {
+			"proc/irq/0/smp_affinity_list",
+			"proc/sys/net/core/rps_sock_flow_entries",
+			"sys/class/net/eth0/queues/rx-0/rps_cpus",
+			"sys/class/net/enp3s0f1np1/queues/rx-15/rps_flow_cnt",
+			"sys/block/nvme0n1/queue/scheduler",
+			"sys/block/dm-0/queue/nr_requests",
+			"sys/block/sda/queue/read_ahead_kb",
+			"sys/block/cciss!c0d0/queue/iostats",
+		};
+		static const char *const no[] = {
+			"sys/block/sda/device/delete",
+			"sys/class/net/eth0/device/remove",
+			"sys/bus/pci/drivers/x/unbind",
+			"sys/block/sda/queue/../device/delete",
+			"sys/block/../block/sda/queue/scheduler",
+			"sys/block/./queue/scheduler",
+			"sys/block/../queue/scheduler",
+			"sys/block/sda/queue/scheduler/",
+			"sys/block/sda/queue/scheduler/x",
+			"sys/block/sda/queue/rotational",
+			"sys/block/sda/sda1/queue/scheduler",
+			"sys/block/a:b/queue/scheduler",
+			"sys/block/a b/queue/scheduler",
+			"sys/block//queue/scheduler",
+			"sys/block/abcdefghijabcdefghijabcdefghijab/queue/scheduler",
+			"sys/class/net/abcdefghijklmnop/queues/rx-0/rps_cpus",
+			"sys/class/net/eth0/queues/tx-0/rps_cpus",
+			"sys/class/net/eth0/queues/rx-/rps_cpus",
+			"sys/class/net/eth0/queues/rx-0x1/rps_cpus",
+			"proc/irq/5/smp_affinity",
+			"proc/irq/x/smp_affinity_list",
+			"proc/irq/-1/smp_affinity_list",
+			"proc/irq/12345678901/smp_affinity_list",
+			"proc/irq/5/../../sys/kernel/core_pattern",
+			"proc/sys/net/core/rps_sock_flow_entries/x",
+			"proc/sys/net/core/somaxconn",
+			"",
+		};
+
+		for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+			assert_true(apply_path_allowed(yes[i]));
+		for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+			if (apply_path_allowed(no[i]))
+				fail_msg("allowed: %s", no[i]);
+	}
 	assert_non_null(strstr(apply_errno_meaning(-EIO, true), "manage"));
 	/* root and still refused: the IRQ may be managed (issue 5: "EIO or EPERM") */
 	assert_non_null(strstr(apply_errno_meaning(-EPERM, true), "kernel-managed"));
@@ -428,6 +699,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_undo_records_current_value, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlinks_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_planted_journal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choice_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_journal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ethtool_channels, setup, teardown),

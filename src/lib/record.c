@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Writing recorded trees. capture runs as root to read root-only files, and
+ * DIR, or a tree under --root that apply rewrites, may hold what another
+ * user planted: so a path is walked one component at a time with
+ * O_NOFOLLOW under a directory fd opened once, "." and ".." are refused,
+ * and a file is created with O_EXCL after unlinking whatever name was
+ * there, never opened through it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record.h"
+
+static bool name_ok(const char *c)
+{
+	return *c && strcmp(c, ".") != 0 && strcmp(c, "..") != 0;
+}
+
+/* Opens the directory path (modified in place; "" is dfd itself) under dfd,
+ * one O_NOFOLLOW step at a time. Returns an fd or -errno. */
+static int walk(int dfd, char *path, bool create)
+{
+	char *p = path;
+	int cur, e;
+
+	cur = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	if (cur < 0)
+		return -errno;
+	if (!*p)
+		return cur;
+	for (;;) {
+		char *slash = strchr(p, '/');
+		int next;
+
+		if (slash)
+			*slash = '\0';
+		if (!name_ok(p)) {
+			close(cur);
+			return -EINVAL;
+		}
+		if (create && mkdirat(cur, p, 0755) < 0 && errno != EEXIST) {
+			e = -errno;
+			close(cur);
+			return e;
+		}
+		next = openat(cur, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		e = -errno;
+		close(cur);
+		if (next < 0)
+			return e;
+		cur = next;
+		if (!slash)
+			break;
+		p = slash + 1;
+	}
+	return cur;
+}
+
+/* Splits rel into its directory (in buf) and last name; -errno on a bad rel. */
+static int split(const char *rel, char *buf, size_t size, const char **ret_base)
+{
+	size_t len = strlen(rel);
+	char *slash;
+
+	if (len >= size)
+		return -ENAMETOOLONG;
+	if (rel[0] == '/')
+		return -EINVAL;
+	memcpy(buf, rel, len + 1);
+	slash = strrchr(buf, '/');
+	if (!slash) {
+		*ret_base = rel;
+		buf[0] = '\0';
+	} else {
+		*slash = '\0';
+		*ret_base = rel + (slash - buf) + 1;
+	}
+	return name_ok(*ret_base) ? 0 : -EINVAL;
+}
+
+int record_open_dir(int dfd, const char *rel, int create)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(rel);
+
+	if (len >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (rel[0] == '/')
+		return -EINVAL;
+	memcpy(path, rel, len + 1);
+	return walk(dfd, path, create != 0);
+}
+
+int record_openat(int dfd, const char *rel, int flags)
+{
+	char dir[PATH_MAX];
+	const char *base;
+	int d, fd, e;
+
+	e = split(rel, dir, sizeof(dir), &base);
+	if (e < 0)
+		return e;
+	d = walk(dfd, dir, false);
+	if (d < 0)
+		return d;
+	fd = openat(d, base, (flags & ~O_CREAT) | O_NOFOLLOW | O_CLOEXEC);
+	e = -errno;
+	close(d);
+	return fd < 0 ? e : fd;
+}
+
+int record_create(int dfd, const char *rel, mode_t mode)
+{
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	char dir[PATH_MAX];
+	const char *base;
+	int d, fd, e;
+
+	e = split(rel, dir, sizeof(dir), &base);
+	if (e < 0)
+		return e;
+	d = walk(dfd, dir, true);
+	if (d < 0)
+		return d;
+	fd = openat(d, base, flags, mode);
+	/* written earlier in this run, or planted: the name goes, not its target */
+	if (fd < 0 && errno == EEXIST) {
+		if (unlinkat(d, base, 0) == 0 || errno == ENOENT)
+			fd = openat(d, base, flags, mode);
+		else
+			errno = EEXIST;
+	}
+	e = -errno;
+	close(d);
+	return fd < 0 ? e : fd;
+}
+
+int record_write(int dfd, const char *rel, const void *buf, size_t len)
+{
+	const char *p = buf;
+	int fd, e = 0;
+
+	fd = record_create(dfd, rel, 0644);
+	if (fd < 0)
+		return fd;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = -errno;
+			break;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) < 0 && !e)
+		e = -errno;
+	return e;
+}
+
+int record_copy(const struct root *src, int dfd, const char *rel, struct procfile *pf)
+{
+	int e;
+
+	pf->rel = rel;
+	e = procfile_read(pf, src);
+	procfile_close(pf);
+	if (e < 0)
+		return e;
+	return record_write(dfd, rel, pf->buf, pf->len);
+}
+
+int record_symlink(int dfd, const char *rel, const char *target)
+{
+	char dir[PATH_MAX];
+	const char *base;
+	int d, e;
+
+	e = split(rel, dir, sizeof(dir), &base);
+	if (e < 0)
+		return e;
+	d = walk(dfd, dir, true);
+	if (d < 0)
+		return d;
+	e = symlinkat(target, d, base) < 0 ? -errno : 0;
+	close(d);
+	return e;
+}
+
+/* 1 when the directory fd holds nothing but "." and "..", 0, or -errno;
+ * the first entry found is copied to ret_name. */
+static int dir_empty(int fd, char *ret_name, size_t size)
+{
+	struct dirent *de;
+	DIR *d;
+	int own, r = 1;
+
+	own = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (own < 0)
+		return -errno;
+	d = fdopendir(own);
+	if (!d) {
+		r = -errno;
+		close(own);
+		return r;
+	}
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(ret_name, size, "%s", de->d_name);
+		r = 0;
+		break;
+	}
+	closedir(d);
+	return r;
+}
+
+int record_open_top(const char *dir, char *why, size_t why_size)
+{
+	char path[PATH_MAX], first[256]; /* a d_name: 255 bytes + NUL */
+	size_t len = strlen(dir);
+	struct stat st;
+	int fd, e;
+
+	if (len == 0 || len >= sizeof(path)) {
+		e = len ? -ENAMETOOLONG : -ENOENT;
+		snprintf(why, why_size, "%s", strerror(-e));
+		return e;
+	}
+	/* "DIR/" would resolve a symlink DIR despite O_NOFOLLOW */
+	memcpy(path, dir, len + 1);
+	while (len > 1 && path[len - 1] == '/')
+		path[--len] = '\0';
+	/* an existing regular file passes mkdir (EEXIST) and fails the open (ENOTDIR) */
+	if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+		e = -errno;
+		snprintf(why, why_size, "%s", strerror(-e));
+		return e;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		e = -errno;
+		/* O_DIRECTORY wins over O_NOFOLLOW: a symlink is -ENOTDIR here */
+		if ((e == -ELOOP || e == -ENOTDIR) && lstat(path, &st) == 0 &&
+		    S_ISLNK(st.st_mode)) {
+			e = -ELOOP;
+			snprintf(why, why_size,
+				 "a symbolic link: capture writes only into a directory itself; "
+				 "name a new directory (or the link's target)");
+			return e;
+		}
+		snprintf(why, why_size, "%s", strerror(-e));
+		return e;
+	}
+	if (fstat(fd, &st) < 0) {
+		e = -errno;
+		snprintf(why, why_size, "%s", strerror(-e));
+		close(fd);
+		return e;
+	}
+	/* someone else's directory: its owner could plant links while we write */
+	if (st.st_uid != geteuid()) {
+		snprintf(why, why_size,
+			 "owned by uid %u, not by you (uid %u): capture writes only into a new "
+			 "directory or an empty one of yours; name a new directory",
+			 (unsigned)st.st_uid, (unsigned)geteuid());
+		close(fd);
+		return -EPERM;
+	}
+	e = dir_empty(fd, first, sizeof(first));
+	if (e <= 0) {
+		if (e == 0) {
+			e = -ENOTEMPTY;
+			snprintf(why, why_size,
+				 "not empty (holds '%.64s'): capture writes only into a new or "
+				 "empty directory; name a new directory or empty this one",
+				 first);
+		} else {
+			snprintf(why, why_size, "%s", strerror(-e));
+		}
+		close(fd);
+		return e;
+	}
+	return fd;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * record: writing a recorded tree (iotriage capture, and the recorded
+ * answers apply rewrites under --root). Every path is resolved one
+ * component at a time under a directory fd without following a symbolic
+ * link, and every file is created anew, so a tree prepared by someone else
+ * cannot redirect a write outside it. Never prints.
+ */
+#ifndef IOTRIAGE_RECORD_H
+#define IOTRIAGE_RECORD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "procfile.h"
+#include "root.h"
+
+/*
+ * Opens dir as the top of a new recording: created (0755) when absent; an
+ * existing one must be a directory itself (not a symbolic link), owned by
+ * the caller's effective uid and empty. Returns an fd (O_DIRECTORY,
+ * O_CLOEXEC) or -errno with why set: the errno's text ("Not a directory"),
+ * or what is wrong and the fix (-ELOOP a symlink, -EPERM another owner,
+ * -ENOTEMPTY not empty).
+ */
+int record_open_top(const char *dir, char *why, size_t why_size);
+
+/*
+ * Opens the directory rel under dfd (rel relative, no "." or ".."
+ * component), creating each missing component with mode 0755 when create
+ * is set. A symbolic link on the way is -ELOOP (or -ENOTDIR), never
+ * followed. Returns an fd (O_DIRECTORY, O_CLOEXEC) or -errno.
+ */
+int record_open_dir(int dfd, const char *rel, int create);
+
+/*
+ * Opens rel under dfd with flags (O_RDONLY or O_WRONLY, no O_CREAT),
+ * following no symbolic link on the way or at the end. Returns an fd or
+ * -errno.
+ */
+int record_openat(int dfd, const char *rel, int flags);
+
+/*
+ * Creates the file rel under dfd (its directories as record_open_dir()
+ * does) with mode, write-only. One already there (an earlier write of the
+ * same run, or anything planted: a symlink, a hard link) is unlinked first,
+ * never opened. Returns an fd (O_CLOEXEC) or -errno.
+ */
+int record_create(int dfd, const char *rel, mode_t mode);
+
+/* record_create() with mode 0644, then len bytes of buf. 0 or -errno. */
+int record_write(int dfd, const char *rel, const void *buf, size_t len);
+
+/* Copies the host file rel under src to rel under dfd, read whole through pf
+ * (left closed, its buffer kept for the next copy). 0 or -errno (the
+ * source's -ENOENT etc. for the caller to judge). */
+int record_copy(const struct root *src, int dfd, const char *rel, struct procfile *pf);
+
+/* Creates rel under dfd as a symbolic link holding target (its text only:
+ * it is never followed while recording). 0 or -errno. */
+int record_symlink(int dfd, const char *rel, const char *target);
+
+#endif

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* record.c on a temporary tree holding what a hostile user would plant: a
+ * file symlink, a directory symlink, a hard link, ".." in a name; nothing
+ * may be written outside the tree, and the top must be new or empty and
+ * the caller's. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "record.h"
+
+struct tree {
+	char dir[64];	  /* the top: holds out/ (the recording) and the victims */
+	char out[96];	  /* the recording */
+	char victim[128]; /* a file outside the recording */
+	char hidden[128]; /* a directory outside the recording */
+	int dfd;
+};
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, size - 1);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	close(fd);
+}
+
+static void spit(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static int setup(void **state)
+{
+	struct tree *t = calloc(1, sizeof(*t));
+	char why[256];
+
+	if (!t)
+		return -1;
+	snprintf(t->dir, sizeof(t->dir), "/tmp/iotriage-record-XXXXXX");
+	if (!mkdtemp(t->dir))
+		return -1;
+	snprintf(t->out, sizeof(t->out), "%s/out", t->dir);
+	snprintf(t->victim, sizeof(t->victim), "%s/victim", t->dir);
+	snprintf(t->hidden, sizeof(t->hidden), "%s/hidden", t->dir);
+	spit(t->victim, "precious\n");
+	if (mkdir(t->hidden, 0700) < 0)
+		return -1;
+	t->dfd = record_open_top(t->out, why, sizeof(why));
+	if (t->dfd < 0)
+		return -1;
+	*state = t;
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int teardown(void **state)
+{
+	struct tree *t = *state;
+
+	close(t->dfd);
+	nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(t);
+	return 0;
+}
+
+static void assert_untouched(const struct tree *t)
+{
+	char buf[64];
+	struct stat st;
+
+	slurp(t->victim, buf, sizeof(buf));
+	assert_string_equal(buf, "precious\n");
+	assert_int_equal(stat(t->victim, &st), 0);
+	assert_int_equal(st.st_nlink, 1);
+	assert_int_equal(stat(t->hidden, &st), 0);
+	assert_int_equal(st.st_nlink, 2); /* still empty: no subdirectory made */
+	assert_int_equal(rmdir(t->hidden), 0);
+	assert_int_equal(mkdir(t->hidden, 0700), 0);
+}
+
+/* out/proc/stat -> victim: the link is replaced, the victim unchanged */
+static void test_file_symlink(void **state)
+{
+	struct tree *t = *state;
+	char path[256], buf[160];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/proc", t->out);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/proc/stat", t->out);
+	assert_int_equal(symlink(t->victim, path), 0);
+	assert_int_equal(record_write(t->dfd, "proc/stat", "cpu 1\n", 6), 0);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	slurp(path, buf, sizeof(buf));
+	assert_string_equal(buf, "cpu 1\n");
+	assert_untouched(t);
+	/* a dangling one, a hard link: the same */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(link(t->victim, path), 0);
+	assert_int_equal(record_write(t->dfd, "proc/stat", "cpu 2\n", 6), 0);
+	assert_untouched(t);
+	snprintf(buf, sizeof(buf), "%s/nowhere", t->hidden);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(buf, path), 0);
+	assert_int_equal(record_write(t->dfd, "proc/stat", "cpu 3\n", 6), 0);
+	assert_untouched(t);
+	/* written twice in one run: the second write wins */
+	assert_int_equal(record_write(t->dfd, "proc/stat", "cpu 4\n", 6), 0);
+	slurp(path, buf, sizeof(buf));
+	assert_string_equal(buf, "cpu 4\n");
+}
+
+/* out/sys -> a root-only directory elsewhere: nothing written through it */
+static void test_dir_symlink(void **state)
+{
+	struct tree *t = *state;
+	char path[256];
+	int fd, e;
+
+	snprintf(path, sizeof(path), "%s/sys", t->out);
+	assert_int_equal(symlink(t->hidden, path), 0);
+	e = record_write(t->dfd, "sys/block/sda/stat", "1\n", 2);
+	assert_true(e == -ELOOP || e == -ENOTDIR);
+	e = record_write(t->dfd, "sys/x", "1\n", 2);
+	assert_true(e == -ELOOP || e == -ENOTDIR);
+	e = record_symlink(t->dfd, "sys/dev/block/8:0", "../x");
+	assert_true(e == -ELOOP || e == -ENOTDIR);
+	fd = record_create(t->dfd, "sys/cpu/msr", 0600);
+	assert_true(fd == -ELOOP || fd == -ENOTDIR);
+	e = record_open_dir(t->dfd, "sys/block", 1);
+	assert_true(e == -ELOOP || e == -ENOTDIR);
+	/* reading through it is refused too */
+	spit(t->victim, "precious\n");
+	e = record_openat(t->dfd, "sys/victim", O_RDONLY);
+	assert_true(e == -ELOOP || e == -ENOTDIR);
+	assert_untouched(t);
+	/* a link the recording made itself is never followed either */
+	assert_int_equal(record_symlink(t->dfd, "net/eth0/device", t->hidden), 0);
+	e = record_write(t->dfd, "net/eth0/device/msi_irqs/5", "", 0);
+	assert_true(e == -ELOOP || e == -ENOTDIR);
+	assert_untouched(t);
+}
+
+static void test_bad_names(void **state)
+{
+	struct tree *t = *state;
+
+	assert_int_equal(record_write(t->dfd, "../victim", "x", 1), -EINVAL);
+	assert_int_equal(record_write(t->dfd, "proc/../../victim", "x", 1), -EINVAL);
+	assert_int_equal(record_write(t->dfd, t->victim, "x", 1), -EINVAL);
+	assert_int_equal(record_write(t->dfd, "proc/.", "x", 1), -EINVAL);
+	assert_int_equal(record_write(t->dfd, "proc//stat", "x", 1), -EINVAL);
+	assert_int_equal(record_write(t->dfd, "", "x", 1), -EINVAL);
+	assert_int_equal(record_openat(t->dfd, "../victim", O_RDONLY), -EINVAL);
+	assert_untouched(t);
+}
+
+static void test_open_top(void **state)
+{
+	struct tree *t = *state;
+	char path[256], why[256];
+	int fd;
+
+	/* out/ holds files now: not empty */
+	assert_int_equal(record_write(t->dfd, "proc/uptime", "1 1\n", 4), 0);
+	assert_int_equal(record_open_top(t->out, why, sizeof(why)), -ENOTEMPTY);
+	assert_non_null(strstr(why, "not empty (holds 'proc')"));
+	/* a symlink to an empty directory, with or without a trailing slash */
+	snprintf(path, sizeof(path), "%s/link", t->dir);
+	assert_int_equal(symlink(t->hidden, path), 0);
+	assert_int_equal(record_open_top(path, why, sizeof(why)), -ELOOP);
+	assert_non_null(strstr(why, "a symbolic link"));
+	strcat(path, "/");
+	assert_int_equal(record_open_top(path, why, sizeof(why)), -ELOOP);
+	/* a regular file; a missing parent */
+	assert_int_equal(record_open_top(t->victim, why, sizeof(why)), -ENOTDIR);
+	assert_string_equal(why, "Not a directory");
+	snprintf(path, sizeof(path), "%s/no/such", t->dir);
+	assert_int_equal(record_open_top(path, why, sizeof(why)), -ENOENT);
+	/* someone else's empty directory */
+	if (geteuid() == 0) {
+		assert_int_equal(chown(t->hidden, 65534, 65534), 0);
+		assert_int_equal(record_open_top(t->hidden, why, sizeof(why)), -EPERM);
+		assert_non_null(strstr(why, "owned by uid 65534, not by you (uid 0)"));
+		assert_int_equal(chown(t->hidden, 0, 0), 0);
+	}
+	/* an empty one of ours, and a new one */
+	fd = record_open_top(t->hidden, why, sizeof(why));
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/new", t->dir);
+	fd = record_open_top(path, why, sizeof(why));
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_file_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_top, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
