@@ -23,17 +23,10 @@
 #include "apply.h"
 #include "ethtool_nl.h"
 #include "record.h"
+#include "str.h"
 
 #define JOURNAL_MAGIC  "iotriage-undo 1"
 #define JOURNAL_SUFFIX ".undo"
-
-static void str_copy(char *dst, size_t size, const char *src)
-{
-	size_t n = strnlen(src, size - 1);
-
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
 
 const char *apply_errno_meaning(int err, bool is_irq)
 {
