@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * iotriage: dispatch to a subcommand. With none, the live view (the TUI when
- * it lands; until then the live snapshot table).
+ * iotriage: dispatch to a subcommand. With none, the live view on a
+ * terminal, the live snapshot table on a pipe.
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +25,7 @@ static const char usage[] =
     "  undo [ID]                           restore what apply changed\n"
     "  worker start|stop|status            a bench job run by iotriaged (root)\n"
     "  threads PID [--json]                per-thread IO of one process (taskstats)\n"
+    "  metrics [--textfile PATH]           the Prometheus exposition, once\n"
     "\n"
     "  --help      show this help\n"
     "  --version   show the version\n"
@@ -40,6 +41,7 @@ static const struct command commands[] = {
 	{ "snapshot", cmd_snapshot }, { "compute", cmd_compute }, { "capture", cmd_capture },
 	{ "bench", cmd_bench },	      { "suggest", cmd_suggest }, { "apply", cmd_apply },
 	{ "undo", cmd_undo },	      { "worker", cmd_worker },	  { "threads", cmd_threads },
+	{ "metrics", cmd_metrics },
 };
 
 /* No command: the live view on a terminal; a pipe or a script gets one

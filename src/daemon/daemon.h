@@ -37,6 +37,7 @@ enum watch_kind {
 	WATCH_CLIENT,
 	WATCH_WORKER,	/* worker.c's eventfd: a bench job ended */
 	WATCH_TOPOLOGY, /* topo.c's eventfd: the advisor's topology was read */
+	WATCH_METRICS,	/* metrics_http.c: libmicrohttpd's epoll fd */
 };
 
 struct watch {
@@ -81,6 +82,8 @@ struct daemon_args {
 	long max_clients;
 	bool foreground;
 	bool core_only; /* --core-only: no turbostat, no processes/NICs/pressure/writeback */
+	const char *metrics_listen; /* --metrics-listen ADDR:PORT; NULL: no /metrics */
+	long metrics_top_irqs;	    /* --metrics-top-irqs: IRQ lines with a rate series */
 };
 
 struct daemon {
@@ -99,8 +102,9 @@ struct daemon {
 	struct blob *comma;    /* "," between history samples */
 	struct blob *list_end; /* "]}\n" closing a history reply */
 	struct client *clients;
-	struct worker_run *worker; /* worker.c: NULL until the first worker.start */
-	struct topo_reader *topo;  /* topo.c: NULL with --core-only */
+	struct worker_run *worker;    /* worker.c: NULL until the first worker.start */
+	struct topo_reader *topo;     /* topo.c: NULL with --core-only */
+	struct metrics_http *metrics; /* metrics_http.c: NULL without --metrics-listen */
 	unsigned nclients;
 	unsigned nsubscribers;
 	uint64_t busy_refused;	/* clients refused since the last "refused" log line */
@@ -196,6 +200,21 @@ void request_free(struct request *rq);
  * wrong type or outside [min, max]. */
 int request_get_int(const struct request *rq, const char *key, int64_t min, int64_t max,
 		    int64_t *v);
+
+/* ---- metrics_http.c: /metrics for Prometheus (--metrics-listen) ---- */
+
+struct sockaddr_storage;
+/* "PORT" (127.0.0.1), "ADDR:PORT" or "[ADDR6]:PORT". 0 or -EINVAL. */
+int metrics_http_parse_addr(const char *s, struct sockaddr_storage *ret, socklen_t *ret_len);
+/* Binds and starts serving when --metrics-listen is given (0 otherwise);
+ * logs its own errors; 0 or -errno. */
+int metrics_http_start(struct daemon *d);
+/* Lets libmicrohttpd work: its epoll fd is readable, or a sample was taken
+ * (its idle timeouts are checked then). */
+void metrics_http_run(struct daemon *d);
+/* Scrapes answered since start, for status. */
+uint64_t metrics_http_scrapes(const struct daemon *d);
+void metrics_http_stop(struct daemon *d);
 
 /* ---- topo.c: the advisor's topology, read on a thread ---- */
 

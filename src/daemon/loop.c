@@ -170,6 +170,8 @@ static void on_timer(struct daemon *d)
 	if (expirations > 1)
 		d->overruns += expirations - 1;
 	loop_sample(d);
+	/* libmicrohttpd's connection timeouts are checked when it runs */
+	metrics_http_run(d);
 }
 
 static void on_signal(struct daemon *d)
@@ -226,6 +228,8 @@ int loop_run(struct daemon *d)
 				server_accept(d);
 			else if (w->kind == WATCH_CLIENT)
 				server_client_event(d, (struct client *)w, evs[i].events);
+			else if (w->kind == WATCH_METRICS)
+				metrics_http_run(d);
 		}
 		server_reap(d);
 	}

@@ -21,6 +21,7 @@
 
 #include "caps.h"
 #include "daemon.h"
+#include "encode_openmetrics.h"
 
 static bool arg_journal; /* stderr is the journal: "<N>" prefixes */
 static bool arg_syslog;	 /* detached: stderr is /dev/null */
@@ -109,6 +110,9 @@ static const char usage[] =
     "  -r, --root DIR         read /proc and /sys under DIR (a recorded host)\n"
     "      --core-only        sample only what iostat and mpstat read (no turbostat MSRs,\n"
     "                         no processes, NICs, pressure or writeback): the cheapest\n"
+    "      --metrics-listen ADDR:PORT  serve Prometheus /metrics there (a PORT alone:\n"
+    "                         127.0.0.1:PORT); off by default\n"
+    "      --metrics-top-irqs N  IRQ lines with a rate series in /metrics (default 20)\n"
     "  -v, --verbose          also log client connections\n"
     "  -h, --help             show this help\n"
     "  -V, --version          show the version\n"
@@ -143,6 +147,8 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 		{ "max-clients", required_argument, NULL, 'c' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "core-only", no_argument, NULL, 'C' },
+		{ "metrics-listen", required_argument, NULL, 'M' },
+		{ "metrics-top-irqs", required_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -183,6 +189,15 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 			break;
 		case 'C':
 			a->core_only = true;
+			break;
+		case 'M':
+			a->metrics_listen = optarg;
+			break;
+		case 'T':
+			a->metrics_top_irqs =
+			    parse_long("--metrics-top-irqs", optarg, 1, OM_TOP_IRQS_MAX);
+			if (a->metrics_top_irqs < 0)
+				return -1;
 			break;
 		case 'v':
 			arg_log_max = LOG_DEBUG;
@@ -334,7 +349,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	d.start_mono_ns = daemon_now_ns();
-	if (loop_setup(&d) < 0 || server_listen(&d) < 0)
+	if (loop_setup(&d) < 0 || server_listen(&d) < 0 || metrics_http_start(&d) < 0)
 		goto out;
 	r = loop_sample(&d);
 	if (r < 0)
@@ -375,6 +390,7 @@ int main(int argc, char **argv)
 out:
 	topo_reader_stop(&d);
 	worker_shutdown(&d);
+	metrics_http_stop(&d);
 	server_shutdown(&d);
 	if (d.epfd >= 0)
 		close(d.epfd);

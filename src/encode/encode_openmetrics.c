@@ -1,0 +1,727 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One sample as a Prometheus exposition (text 0.0.4 or OpenMetrics 1.0):
+ * the kernel's own counters, never our rates, wherever rate() can do the
+ * arithmetic (so Prometheus's rate() over them is iostat's number for the
+ * same interval), gauges where the kernel gives a level, and the findings.
+ * Pure: reads the snapshot, the metrics and the advice, writes a strbuf.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "encode_openmetrics.h"
+#include "metrics_proc.h"
+#include "metrics_turbo.h"
+
+#define SECTOR_BYTES 512 /* /proc/diskstats sectors are 512 bytes whatever the device */
+#define USER_HZ	     100 /* /proc/stat ticks: USER_HZ is 100 on every Linux ABI */
+
+const char *om_content_type(enum om_format f)
+{
+	return f == OM_OPENMETRICS ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+				   : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+/* The q of one Accept element ("...;q=0.5"); 1 when absent, 0 when malformed. */
+static double accept_q(const char *p, const char *end)
+{
+	while (p < end) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+
+		if (!semi)
+			break;
+		p = semi + 1;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (end - p >= 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
+			char num[8];
+			size_t n = (size_t)(end - p - 2);
+			char *e;
+			double q;
+
+			if (n == 0 || n >= sizeof(num))
+				return 0;
+			memcpy(num, p + 2, n);
+			num[n] = '\0';
+			q = strtod(num, &e);
+			while (*e == ' ' || *e == '\t')
+				e++;
+			return *e || !(q >= 0 && q <= 1) ? 0 : q;
+		}
+	}
+	return 1;
+}
+
+enum om_format om_negotiate(const char *accept)
+{
+	static const char om[] = "application/openmetrics-text";
+	const char *p = accept;
+
+	if (!p)
+		return OM_PROMETHEUS;
+	while (*p) {
+		const char *end = strchr(p, ',');
+		const char *s = p;
+
+		if (!end)
+			end = p + strlen(p);
+		while (s < end && (*s == ' ' || *s == '\t'))
+			s++;
+		if ((size_t)(end - s) >= sizeof(om) - 1 &&
+		    strncasecmp(s, om, sizeof(om) - 1) == 0 &&
+		    (s + sizeof(om) - 1 == end || s[sizeof(om) - 1] == ';' ||
+		     s[sizeof(om) - 1] == ' ') &&
+		    accept_q(s, end) > 0)
+			return OM_OPENMETRICS;
+		p = *end ? end + 1 : end;
+	}
+	return OM_PROMETHEUS;
+}
+
+/* ---- writing ---- */
+
+struct om {
+	struct strbuf *sb;
+	enum om_format f;
+};
+
+/*
+ * A family's header. name is the sample name without "_total"; counters
+ * get the suffix on their samples (both formats) and OpenMetrics names the
+ * family without it, 0.0.4 with it.
+ */
+static void family(struct om *o, const char *name, const char *type, const char *help)
+{
+	bool counter = strcmp(type, "counter") == 0;
+	const char *sfx = counter && o->f == OM_PROMETHEUS ? "_total" : "";
+
+	sb_printf(o->sb, "# HELP %s%s %s\n# TYPE %s%s %s\n", name, sfx, help, name, sfx, type);
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not one. */
+static size_t utf8_seq(const unsigned char *s, size_t left)
+{
+	size_t n;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (left < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* A label value: \\, \" and \n escaped (both formats' rules), control bytes
+ * and invalid UTF-8 (a hostile recorded tree's device name) as U+FFFD. */
+static void label_value(struct strbuf *sb, const char *v)
+{
+	const unsigned char *s = (const unsigned char *)v;
+	size_t left = strlen(v);
+
+	while (left) {
+		size_t n = utf8_seq(s, left);
+
+		if (n == 0 || (n == 1 && (s[0] < 0x20 || s[0] == 0x7f))) {
+			if (n == 1 && s[0] == '\n')
+				sb_append(sb, "\\n", 2);
+			else
+				sb_append(sb, "\xef\xbf\xbd", 3);
+			n = 1;
+		} else if (n == 1 && (s[0] == '\\' || s[0] == '"')) {
+			sb_putc(sb, '\\');
+			sb_putc(sb, (char)s[0]);
+		} else {
+			sb_append(sb, (const char *)s, n);
+		}
+		s += n;
+		left -= n;
+	}
+}
+
+/* name{k="v",...}: labels as pairs, NULL-terminated. */
+static void sample_start(struct om *o, const char *name, bool counter, const char *const *labels)
+{
+	sb_puts(o->sb, name);
+	if (counter)
+		sb_puts(o->sb, "_total");
+	if (labels && labels[0]) {
+		sb_putc(o->sb, '{');
+		for (size_t i = 0; labels[i]; i += 2) {
+			if (i)
+				sb_putc(o->sb, ',');
+			sb_puts(o->sb, labels[i]);
+			sb_append(o->sb, "=\"", 2);
+			label_value(o->sb, labels[i + 1] ? labels[i + 1] : "");
+			sb_putc(o->sb, '"');
+		}
+		sb_putc(o->sb, '}');
+	}
+	sb_putc(o->sb, ' ');
+}
+
+static void sample_u64(struct om *o, const char *name, bool counter, const char *const *labels,
+		       uint64_t v)
+{
+	sample_start(o, name, counter, labels);
+	sb_u64(o->sb, v);
+	sb_putc(o->sb, '\n');
+}
+
+static void sample_f(struct om *o, const char *name, bool counter, const char *const *labels,
+		     double v)
+{
+	if (!isfinite(v))
+		return; /* an unavailable value is no sample, never a NaN or a zero */
+	sample_start(o, name, counter, labels);
+	sb_printf(o->sb, "%.15g\n", v);
+}
+
+/* A counter of milliseconds as seconds, exactly (no float rounding). */
+static void sample_ms(struct om *o, const char *name, const char *const *labels, uint64_t ms)
+{
+	sample_start(o, name, true, labels);
+	sb_printf(o->sb, "%llu.%03u\n", (unsigned long long)(ms / 1000), (unsigned)(ms % 1000));
+}
+
+/* Ticks of USER_HZ as seconds, exactly. */
+static void sample_ticks(struct om *o, const char *name, const char *const *labels, uint64_t ticks)
+{
+	sample_start(o, name, true, labels);
+	sb_printf(o->sb, "%llu.%02u\n", (unsigned long long)(ticks / USER_HZ),
+		  (unsigned)(ticks % USER_HZ));
+}
+
+/* ---- families ---- */
+
+static void meta(struct om *o, const struct snapshot *cur)
+{
+	static const char *const build[] = { "version", IOTRIAGE_VERSION, NULL };
+
+	family(o, "iotriage_build_info", "gauge", "iotriage's version; always 1.");
+	sample_u64(o, "iotriage_build_info", false, build, 1);
+	family(o, "iotriage_sample_number", "gauge",
+	       "The daemon's sample number this exposition was rendered from.");
+	sample_u64(o, "iotriage_sample_number", false, NULL, cur->id);
+	family(o, "iotriage_sample_timestamp_seconds", "gauge",
+	       "When that sample was taken (CLOCK_REALTIME).");
+	sample_f(o, "iotriage_sample_timestamp_seconds", false, NULL, (double)cur->real_ns / 1e9);
+	if (!cur->status[SRC_UPTIME].err) {
+		/* the host's own clock: increase(counter) / delta(this) over a
+		 * window is the counter's rate per second exactly as iostat
+		 * takes it, whatever the scrape timing */
+		family(o, "iotriage_host_uptime_seconds", "gauge",
+		       "/proc/uptime of the sample: the interval sysstat divides by.");
+		sample_start(o, "iotriage_host_uptime_seconds", false, NULL);
+		sb_printf(o->sb, "%llu.%02u\n", (unsigned long long)(cur->uptime.uptime_cs / 100),
+			  (unsigned)(cur->uptime.uptime_cs % 100));
+	}
+	family(o, "iotriage_source_up", "gauge",
+	       "1 when the source was read in the sample, 0 when it is unavailable (the reason is "
+	       "in iotriage status).");
+	for (int s = 0; s < SRC__COUNT; s++) {
+		const char *l[] = { "source", snapshot_source_name((enum src_id)s), NULL };
+
+		sample_u64(o, "iotriage_source_up", false, l, cur->status[s].err == 0);
+	}
+}
+
+struct disk_counter {
+	const char *name;
+	const char *help;
+	int field;
+	int min_counters; /* the diskstats width that has it */
+	enum { DC_COUNT, DC_SECTORS, DC_MS } unit;
+};
+
+static const struct disk_counter disk_counters[] = {
+	{ "iotriage_disk_reads_completed", "Reads completed (diskstats field 1).", DF_RD_IOS, 11,
+	  DC_COUNT },
+	{ "iotriage_disk_reads_merged", "Adjacent reads merged (field 2).", DF_RD_MERGES, 11,
+	  DC_COUNT },
+	{ "iotriage_disk_read_bytes", "Bytes read (field 3, sectors of 512 bytes).", DF_RD_SECTORS,
+	  11, DC_SECTORS },
+	{ "iotriage_disk_read_time_seconds", "Time spent by reads (field 4).", DF_RD_TICKS, 11,
+	  DC_MS },
+	{ "iotriage_disk_writes_completed", "Writes completed (field 5).", DF_WR_IOS, 11,
+	  DC_COUNT },
+	{ "iotriage_disk_writes_merged", "Adjacent writes merged (field 6).", DF_WR_MERGES, 11,
+	  DC_COUNT },
+	{ "iotriage_disk_written_bytes", "Bytes written (field 7).", DF_WR_SECTORS, 11,
+	  DC_SECTORS },
+	{ "iotriage_disk_write_time_seconds", "Time spent by writes (field 8).", DF_WR_TICKS, 11,
+	  DC_MS },
+	{ "iotriage_disk_io_time_seconds",
+	  "Time the device had IO in flight (field 10): rate() is iostat's %util / 100.",
+	  DF_IO_TICKS, 11, DC_MS },
+	{ "iotriage_disk_io_time_weighted_seconds",
+	  "IO time weighted by the IOs in flight (field 11): rate() is iostat's aqu-sz.",
+	  DF_RQ_TICKS, 11, DC_MS },
+	{ "iotriage_disk_discards_completed", "Discards completed (field 12).", DF_DC_IOS, 15,
+	  DC_COUNT },
+	{ "iotriage_disk_discards_merged", "Adjacent discards merged (field 13).", DF_DC_MERGES, 15,
+	  DC_COUNT },
+	{ "iotriage_disk_discarded_bytes", "Bytes discarded (field 14).", DF_DC_SECTORS, 15,
+	  DC_SECTORS },
+	{ "iotriage_disk_discard_time_seconds", "Time spent by discards (field 15).", DF_DC_TICKS,
+	  15, DC_MS },
+	{ "iotriage_disk_flush_requests", "Flush requests completed (field 16).", DF_FL_IOS, 17,
+	  DC_COUNT },
+	{ "iotriage_disk_flush_requests_time_seconds", "Time spent by flushes (field 17).",
+	  DF_FL_TICKS, 17, DC_MS },
+};
+
+static void disks(struct om *o, const struct snapshot *cur)
+{
+	const struct disk_table *t = &cur->disks;
+
+	if (cur->status[SRC_DISKSTATS].err || !t->n)
+		return;
+	for (size_t k = 0; k < sizeof(disk_counters) / sizeof(disk_counters[0]); k++) {
+		const struct disk_counter *dc = &disk_counters[k];
+		bool any = false;
+
+		for (size_t i = 0; i < t->n && !any; i++)
+			any = t->rows[i].ncounters >= dc->min_counters;
+		if (!any)
+			continue;
+		family(o, dc->name, "counter", dc->help);
+		for (size_t i = 0; i < t->n; i++) {
+			const struct disk_raw *d = &t->rows[i];
+			const char *l[] = { "device", d->name, NULL };
+			uint64_t v = d->v[dc->field];
+
+			if (d->ncounters < dc->min_counters)
+				continue;
+			if (dc->unit == DC_MS)
+				sample_ms(o, dc->name, l, v);
+			else
+				sample_u64(o, dc->name, true, l,
+					   dc->unit == DC_SECTORS ? v * SECTOR_BYTES : v);
+		}
+	}
+	family(o, "iotriage_disk_io_now", "gauge", "IOs in flight (diskstats field 9).");
+	for (size_t i = 0; i < t->n; i++) {
+		const char *l[] = { "device", t->rows[i].name, NULL };
+
+		sample_u64(o, "iotriage_disk_io_now", false, l, t->rows[i].v[DF_IN_FLIGHT]);
+	}
+}
+
+static const char *const cpu_modes[CF__COUNT] = {
+	[CF_USER] = "user",	[CF_NICE] = "nice", [CF_SYSTEM] = "system",   [CF_IDLE] = "idle",
+	[CF_IOWAIT] = "iowait", [CF_IRQ] = "irq",   [CF_SOFTIRQ] = "softirq", [CF_STEAL] = "steal",
+};
+
+static void cpus(struct om *o, const struct snapshot *cur, const struct metrics *m)
+{
+	const struct stat_raw *st = &cur->stat;
+	char num[16];
+
+	if (cur->status[SRC_STAT].err || !st->ncpu)
+		return;
+	family(o, "iotriage_cpu_seconds", "counter",
+	       "Time per CPU and mode, as /proc/stat counts it (user and nice include guest "
+	       "time, as the kernel's do).");
+	for (size_t i = 0; i < st->ncpu; i++) {
+		const struct cpu_raw *c = &st->cpus[i];
+
+		snprintf(num, sizeof(num), "%d", c->cpu);
+		for (int f = 0; f <= CF_STEAL; f++) {
+			const char *l[] = { "cpu", num, "mode", cpu_modes[f], NULL };
+
+			if (f < c->ncounters)
+				sample_ticks(o, "iotriage_cpu_seconds", l, c->v[f]);
+		}
+	}
+	family(o, "iotriage_cpu_guest_seconds", "counter",
+	       "Time per CPU running guests (mode user) and niced guests (mode nice).");
+	for (size_t i = 0; i < st->ncpu; i++) {
+		const struct cpu_raw *c = &st->cpus[i];
+
+		snprintf(num, sizeof(num), "%d", c->cpu);
+		for (int f = CF_GUEST; f <= CF_GUEST_NICE; f++) {
+			const char *l[] = { "cpu", num, "mode", f == CF_GUEST ? "user" : "nice",
+					    NULL };
+
+			if (f < c->ncounters)
+				sample_ticks(o, "iotriage_cpu_guest_seconds", l, c->v[f]);
+		}
+	}
+	if (!m || !m->cpu_valid)
+		return;
+	family(o, "iotriage_cpu_irq_soft_ratio", "gauge",
+	       "(%irq + %soft) / 100 of each CPU over the last interval (mpstat's numbers): the "
+	       "share of a core spent in interrupt handlers and softirqs.");
+	for (size_t i = 0; i < m->ncpu; i++) {
+		const struct cpu_metrics *c = &m->cpus[i];
+		const char *l[] = { "cpu", num, NULL };
+
+		if (!c->valid)
+			continue;
+		snprintf(num, sizeof(num), "%d", c->cpu);
+		sample_f(o, "iotriage_cpu_irq_soft_ratio", false, l, (c->irq + c->soft) / 100);
+	}
+}
+
+/* Per-CPU sums of /proc/interrupts (mpstat -I SUM's per-CPU counts). */
+static int interrupts(struct om *o, const struct snapshot *cur)
+{
+	const struct irq_table *t = &cur->irqs;
+	char num[16];
+
+	if (cur->status[SRC_INTERRUPTS].err || !t->ncpu)
+		return 0;
+	family(o, "iotriage_cpu_interrupts", "counter",
+	       "Interrupts taken by each CPU: the sum of its /proc/interrupts column.");
+	for (size_t col = 0; col < t->ncpu; col++) {
+		const char *l[] = { "cpu", num, NULL };
+		uint64_t sum = 0;
+
+		for (size_t i = 0; i < t->n; i++)
+			if (t->rows[i].percpu_counts)
+				sum += t->counts[t->rows[i].counts_off + col];
+		snprintf(num, sizeof(num), "%d", t->cpu_ids[col]);
+		sample_u64(o, "iotriage_cpu_interrupts", true, l, sum);
+	}
+	return 0;
+}
+
+static void softirqs(struct om *o, const struct snapshot *cur)
+{
+	const struct irq_table *t = &cur->softirqs;
+	char num[16];
+
+	if (cur->status[SRC_SOFTIRQS].err || !t->ncpu)
+		return;
+	family(o, "iotriage_softirqs", "counter",
+	       "Softirqs run per CPU and type (/proc/softirqs).");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct irq_row *r = &t->rows[i];
+
+		if (!r->percpu_counts)
+			continue;
+		for (size_t col = 0; col < t->ncpu; col++) {
+			const char *l[] = { "cpu", num, "type", r->label, NULL };
+
+			snprintf(num, sizeof(num), "%d", t->cpu_ids[col]);
+			sample_u64(o, "iotriage_softirqs", true, l, t->counts[r->counts_off + col]);
+		}
+	}
+}
+
+struct irq_rank {
+	size_t row; /* in m->irq.rows */
+	double rate;
+};
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct irq_rank *x = a, *y = b;
+
+	if (x->rate != y->rate)
+		return x->rate > y->rate ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/*
+ * The busiest IRQ lines (the cardinality cap: node_exporter's interrupts
+ * collector is off by default because every line times every CPU is too
+ * many series), each with its rate and the CPU taking most of it.
+ */
+static int top_irqs(struct om *o, const struct snapshot *cur, const struct metrics *m, unsigned top)
+{
+	const struct rate_table *rt = &m->irq;
+	struct irq_rank *rk;
+	size_t n = 0;
+
+	if (!m->irq_valid || !rt->n)
+		return 0;
+	rk = calloc(rt->n, sizeof(*rk));
+	if (!rk)
+		return -ENOMEM;
+	for (size_t i = 0; i < rt->n; i++)
+		if (rt->rows[i].valid && rt->rows[i].total_s > 0)
+			rk[n++] = (struct irq_rank){ i, rt->rows[i].total_s };
+	qsort(rk, n, sizeof(*rk), cmp_rank);
+	if (n > top)
+		n = top;
+	family(o, "iotriage_irq_interrupts_per_second", "gauge",
+	       "Interrupts per second of the busiest IRQ lines over the last interval (at most "
+	       "--metrics-top-irqs lines), with the CPU that takes most of each.");
+	for (size_t k = 0; k < n; k++) {
+		const struct rate_row *rr = &rt->rows[rk[k].row];
+		const struct irq_row *row =
+		    rr->cur_index < cur->irqs.n ? &cur->irqs.rows[rr->cur_index] : NULL;
+		double best = -1;
+		char hot[16] = "";
+		const char *l[] = { "irq",     rr->label, "actions", row ? row->actions : "",
+				    "hot_cpu", hot,	  NULL };
+
+		for (size_t c = 0; c < rt->ncpu; c++) {
+			double v = rt->rates[rr->rates_off + c];
+
+			if (v > best) {
+				best = v;
+				snprintf(hot, sizeof(hot), "%d", rt->cpu_ids[c]);
+			}
+		}
+		sample_f(o, "iotriage_irq_interrupts_per_second", false, l, rk[k].rate);
+	}
+	free(rk);
+	return 0;
+}
+
+static void findings(struct om *o, const struct advice *a)
+{
+	unsigned count[ADV_CRITICAL + 1] = { 0 };
+
+	family(o, "iotriage_finding", "gauge",
+	       "1 while a finding stands (doc/advise.md): a hot core, a saturated or slow disk, "
+	       "writeback throttling, ...");
+	for (size_t i = 0; i < a->nfindings; i++) {
+		const struct finding *f = &a->findings[i];
+		const char *l[] = { "id",	f->id,
+				    "kind",	advise_kind_name(f->kind),
+				    "severity", advise_severity_name(f->severity),
+				    "subject",	f->subject,
+				    NULL };
+
+		sample_u64(o, "iotriage_finding", false, l, 1);
+		if (f->severity <= ADV_CRITICAL)
+			count[f->severity]++;
+	}
+	family(o, "iotriage_findings", "gauge", "Findings standing, per severity.");
+	for (int s = 0; s <= ADV_CRITICAL; s++) {
+		const char *l[] = { "severity", advise_severity_name((enum advise_severity)s),
+				    NULL };
+
+		sample_u64(o, "iotriage_findings", false, l, count[s]);
+	}
+}
+
+/* The hot cores' share: the cpu_irq_soft_ratio of the CPUs a hot-cpu
+ * finding names, so an alert needs no threshold of its own. */
+static void hot_cores(struct om *o, const struct metrics *m, const struct advice *a)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < a->nfindings; i++) {
+		const struct finding *f = &a->findings[i];
+		char *end;
+		long cpu;
+
+		if (f->kind != FIND_HOT_CPU || strncmp(f->subject, "cpu", 3) != 0)
+			continue;
+		cpu = strtol(f->subject + 3, &end, 10);
+		if (*end || end == f->subject + 3)
+			continue;
+		for (size_t k = 0; k < m->ncpu; k++) {
+			const struct cpu_metrics *c = &m->cpus[k];
+			const char *l[] = { "cpu", f->subject + 3, NULL };
+
+			if (c->cpu != cpu || !c->valid)
+				continue;
+			if (!header) {
+				family(o, "iotriage_hot_cpu_irq_soft_ratio", "gauge",
+				       "(%irq + %soft) / 100 of each CPU a hot-cpu finding names.");
+				header = true;
+			}
+			sample_f(o, "iotriage_hot_cpu_irq_soft_ratio", false, l,
+				 (c->irq + c->soft) / 100);
+		}
+	}
+}
+
+static void pressure(struct om *o, const struct snapshot *cur)
+{
+	const struct pressure_raw *p = cur->ext ? &cur->ext->pressure : NULL;
+	bool header = false;
+
+	if (!p)
+		return;
+	for (int r = 0; r < PSI__COUNT; r++) {
+		const struct psi_raw *pr = &p->res[r];
+
+		if (pr->status.err)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			const struct psi_line *ln = k ? &pr->full : &pr->some;
+			const char *l[] = { "resource", pressure_name((enum psi_res)r), "kind",
+					    k ? "full" : "some", NULL };
+
+			if (!ln->present)
+				continue;
+			if (!header) {
+				family(o, "iotriage_pressure_stalled_seconds", "counter",
+				       "Stall time from /proc/pressure (PSI): some or all "
+				       "non-idle tasks waiting on the resource.");
+				header = true;
+			}
+			sample_start(o, "iotriage_pressure_stalled_seconds", true, l);
+			sb_printf(o->sb, "%llu.%06u\n",
+				  (unsigned long long)(ln->total_us / 1000000),
+				  (unsigned)(ln->total_us % 1000000));
+		}
+	}
+}
+
+static void writeback(struct om *o, const struct snapshot *cur, const struct metrics *m)
+{
+	const struct writeback_raw *w = cur->ext ? &cur->ext->writeback : NULL;
+
+	if (!w || !w->has_vmstat || !w->page_size)
+		return;
+	family(o, "iotriage_writeback_dirty_bytes", "gauge",
+	       "Dirty page cache waiting for writeback (vmstat nr_dirty).");
+	sample_u64(o, "iotriage_writeback_dirty_bytes", false, NULL, w->nr_dirty * w->page_size);
+	family(o, "iotriage_writeback_writeback_bytes", "gauge",
+	       "Page cache under writeback now (vmstat nr_writeback).");
+	sample_u64(o, "iotriage_writeback_writeback_bytes", false, NULL,
+		   w->nr_writeback * w->page_size);
+	if (w->has_thresholds) {
+		family(o, "iotriage_writeback_dirty_threshold_bytes", "gauge",
+		       "Dirty level where writers block (vm.dirty_ratio/bytes applied).");
+		sample_u64(o, "iotriage_writeback_dirty_threshold_bytes", false, NULL,
+			   w->nr_dirty_threshold * w->page_size);
+		family(o, "iotriage_writeback_dirty_background_threshold_bytes", "gauge",
+		       "Dirty level where background writeback starts.");
+		sample_u64(o, "iotriage_writeback_dirty_background_threshold_bytes", false, NULL,
+			   w->nr_dirty_bg_threshold * w->page_size);
+	}
+	if (!m || !m->ext || m->ext->wb_state == WB_UNKNOWN)
+		return;
+	/* an enum as one 0/1 series per state (the 0.0.4 habit; OpenMetrics'
+	 * stateset would not parse in the text format) */
+	family(o, "iotriage_writeback_state", "gauge",
+	       "1 for the state dirty page cache is in (below-background, background, throttled: "
+	       "writers sleep in balance_dirty_pages, blocked), 0 for the others.");
+	for (int st = WB_BELOW_BACKGROUND; st <= WB_BLOCKED; st++) {
+		const char *l[] = { "state", metrics_proc_wb_state_name((enum wb_state)st), NULL };
+
+		sample_u64(o, "iotriage_writeback_state", false, l, (int)m->ext->wb_state == st);
+	}
+}
+
+/* turbostat's columns in base units: MHz as hertz, % as ratios. */
+struct om_turbo_col {
+	const char *name;
+	double scale; /* 0: per second over the interval (IRQ, SMI counts) */
+	const char *help;
+};
+
+static const struct om_turbo_col om_turbo_cols[TC__COUNT] = {
+	[TC_AVG_MHZ] = { "iotriage_turbostat_avg_hertz", 1e6, "turbostat Avg_MHz." },
+	[TC_BUSY] = { "iotriage_turbostat_busy_ratio", 0.01, "turbostat Busy% / 100." },
+	[TC_BZY_MHZ] = { "iotriage_turbostat_busy_hertz", 1e6, "turbostat Bzy_MHz." },
+	[TC_TSC_MHZ] = { "iotriage_turbostat_tsc_hertz", 1e6, "turbostat TSC_MHz." },
+	[TC_IRQ] = { "iotriage_turbostat_irq_per_second", 0, "turbostat IRQ per second." },
+	[TC_SMI] = { "iotriage_turbostat_smi_per_second", 0,
+		     "turbostat SMI per second: system management interrupts stall every core." },
+	[TC_C1] = { "iotriage_turbostat_cpu_c1_ratio", 0.01, "turbostat CPU%c1 / 100." },
+	[TC_C3] = { "iotriage_turbostat_cpu_c3_ratio", 0.01, "turbostat CPU%c3 / 100." },
+	[TC_C6] = { "iotriage_turbostat_cpu_c6_ratio", 0.01, "turbostat CPU%c6 / 100." },
+	[TC_C7] = { "iotriage_turbostat_cpu_c7_ratio", 0.01, "turbostat CPU%c7 / 100." },
+	[TC_CORETMP] = { "iotriage_turbostat_core_temperature_celsius", 1, "turbostat CoreTmp." },
+	[TC_PKGTMP] = { "iotriage_turbostat_pkg_temperature_celsius", 1, "turbostat PkgTmp." },
+	[TC_PC2] = { "iotriage_turbostat_pkg_pc2_ratio", 0.01, "turbostat Pkg%pc2 / 100." },
+	[TC_PC3] = { "iotriage_turbostat_pkg_pc3_ratio", 0.01, "turbostat Pkg%pc3 / 100." },
+	[TC_PC6] = { "iotriage_turbostat_pkg_pc6_ratio", 0.01, "turbostat Pkg%pc6 / 100." },
+	[TC_PC7] = { "iotriage_turbostat_pkg_pc7_ratio", 0.01, "turbostat Pkg%pc7 / 100." },
+	[TC_PKGWATT] = { "iotriage_turbostat_pkg_watts", 1, "turbostat PkgWatt." },
+	[TC_CORWATT] = { "iotriage_turbostat_core_watts", 1, "turbostat CorWatt." },
+	[TC_RAMWATT] = { "iotriage_turbostat_ram_watts", 1, "turbostat RAMWatt." },
+	[TC_PKG_PCT] = { "iotriage_turbostat_pkg_throttled_ratio", 0.01,
+			 "turbostat PKG_% / 100: time the package was power-limited." },
+	[TC_RAM_PCT] = { "iotriage_turbostat_ram_throttled_ratio", 0.01,
+			 "turbostat RAM_% / 100: time DRAM was power-limited." },
+};
+
+/* Gauges per CPU row (a package or core column only on the row turbostat
+ * prints it on), labelled with the row's cpu, core and package. */
+static void turbo(struct om *o, const struct turbo_metrics *t)
+{
+	if (!t->available)
+		return;
+	for (int c = 0; c < TC__COUNT; c++) {
+		const struct om_turbo_col *tf = &om_turbo_cols[c];
+		bool header = false;
+
+		if (!(t->cols & (1u << c)) || !tf->name)
+			continue;
+		for (size_t i = 0; i < t->nrows; i++) {
+			const struct turbo_row *row = &t->rows[i];
+			char cpu[16], core[16], pkg[16];
+			const char *l[] = { "cpu", cpu, "core", core, "package", pkg, NULL };
+			double v;
+
+			if (!row->valid || !(row->have & (1u << c)))
+				continue;
+			v = row->v[c];
+			if (tf->scale == 0)
+				v = t->interval_s > 0 ? v / t->interval_s : NAN;
+			else
+				v *= tf->scale;
+			if (!header) {
+				family(o, tf->name, "gauge", tf->help);
+				header = true;
+			}
+			snprintf(cpu, sizeof(cpu), "%d", row->cpu);
+			snprintf(core, sizeof(core), "%d", row->core);
+			snprintf(pkg, sizeof(pkg), "%d", row->pkg);
+			sample_f(o, tf->name, false, l, v);
+		}
+	}
+}
+
+int om_render(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m,
+	      const struct advice *a, const struct om_opts *opts)
+{
+	struct om o = { sb, opts->format };
+	unsigned top = opts->top_irqs ? opts->top_irqs : OM_TOP_IRQS_DEFAULT;
+	int r = 0;
+
+	if (top > OM_TOP_IRQS_MAX)
+		top = OM_TOP_IRQS_MAX;
+	meta(&o, cur);
+	disks(&o, cur);
+	cpus(&o, cur, m);
+	interrupts(&o, cur);
+	softirqs(&o, cur);
+	if (m)
+		r = top_irqs(&o, cur, m, top);
+	if (r >= 0 && a) {
+		findings(&o, a);
+		if (m)
+			hot_cores(&o, m, a);
+	}
+	pressure(&o, cur);
+	writeback(&o, cur, m);
+	if (r >= 0 && m && m->turbo)
+		turbo(&o, m->turbo);
+	if (o.f == OM_OPENMETRICS)
+		sb_puts(sb, "# EOF\n");
+	if (r >= 0 && sb->err)
+		r = sb->err;
+	return r;
+}

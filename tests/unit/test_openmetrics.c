@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The Prometheus exposition (encode_openmetrics.c) on the advise scenario
+ * trees: negotiation, counters in base units equal to the recorded
+ * counters, hostile label values escaped into valid UTF-8, the top-N IRQ
+ * cap, the findings, both formats' family naming. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "advise.h"
+#include "encode_openmetrics.h"
+#include "metrics.h"
+#include "snapshot.h"
+#include "topology.h"
+
+struct scenario {
+	struct snapshot s0, s1;
+	struct metrics m;
+	struct topology t;
+	struct advice a;
+};
+
+static void load(const char *name, struct scenario *sc)
+{
+	char d0[512], d1[512];
+	struct root r;
+
+	memset(sc, 0, sizeof(*sc));
+	snprintf(d0, sizeof(d0), "%s/advise/%s/t0", FIXTURES_DIR, name);
+	snprintf(d1, sizeof(d1), "%s/advise/%s/t1", FIXTURES_DIR, name);
+	assert_int_equal(snapshot_load_tree(d0, &sc->s0), 0);
+	assert_int_equal(snapshot_load_tree(d1, &sc->s1), 0);
+	assert_int_equal(
+	    metrics_compute(&sc->s0, &sc->s1, metrics_interval_cs(&sc->s0, &sc->s1), &sc->m), 0);
+	assert_int_equal(root_open(d1, &r), 0);
+	assert_int_equal(topology_collect(&r, &sc->t), 0);
+	root_close(&r);
+	assert_int_equal(advise_compute(&sc->s1, &sc->m, &sc->t, &sc->a), 0);
+}
+
+static void unload(struct scenario *sc)
+{
+	advice_free(&sc->a);
+	topology_free(&sc->t);
+	metrics_free(&sc->m);
+	snapshot_free(&sc->s0);
+	snapshot_free(&sc->s1);
+}
+
+static char *render(const struct scenario *sc, enum om_format f, unsigned top)
+{
+	struct strbuf sb = { 0 };
+	struct om_opts o = { .format = f, .top_irqs = top };
+
+	assert_int_equal(om_render(&sb, &sc->s1, &sc->m, &sc->a, &o), 0);
+	sb_putc(&sb, '\0');
+	assert_int_equal(sb.err, 0);
+	return sb.buf;
+}
+
+static unsigned count_lines(const char *text, const char *prefix)
+{
+	unsigned n = 0;
+	size_t pl = strlen(prefix);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		n += strncmp(p, prefix, pl) == 0;
+	return n;
+}
+
+static void test_negotiate(void **state)
+{
+	(void)state;
+	assert_int_equal(om_negotiate(NULL), OM_PROMETHEUS);
+	assert_int_equal(om_negotiate("text/plain"), OM_PROMETHEUS);
+	assert_int_equal(om_negotiate("*/*"), OM_PROMETHEUS);
+	/* what Prometheus 2.42 sends */
+	assert_int_equal(om_negotiate("application/openmetrics-text;version=1.0.0,application/"
+				      "openmetrics-text;version=0.0.1;q=0.75,text/"
+				      "plain;version=0.0.4;q=0.5,*/*;q=0.1"),
+			 OM_OPENMETRICS);
+	assert_int_equal(om_negotiate("text/plain;q=0.5, application/openmetrics-text; q=0.2"),
+			 OM_OPENMETRICS);
+	assert_int_equal(om_negotiate("application/openmetrics-text;q=0"), OM_PROMETHEUS);
+	assert_int_equal(om_negotiate("application/openmetrics-textx"), OM_PROMETHEUS);
+	assert_int_equal(om_negotiate("application/openmetrics-text;q=garbage"), OM_PROMETHEUS);
+	assert_int_equal(om_negotiate(",,;;=="), OM_PROMETHEUS);
+}
+
+/* Every counter is the recorded counter in base units, exactly. */
+static void test_counters(void **state)
+{
+	struct scenario sc;
+	const struct disk_raw *d;
+	char want[256], *text;
+
+	(void)state;
+	load("disk-saturated", &sc);
+	text = render(&sc, OM_PROMETHEUS, 0);
+	d = &sc.s1.disks.rows[0];
+	snprintf(want, sizeof(want), "iotriage_disk_read_bytes_total{device=\"%s\"} %llu\n",
+		 d->name, (unsigned long long)d->v[DF_RD_SECTORS] * 512);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want),
+		 "iotriage_disk_io_time_seconds_total{device=\"%s\"} %llu.%03u\n", d->name,
+		 (unsigned long long)d->v[DF_IO_TICKS] / 1000,
+		 (unsigned)(d->v[DF_IO_TICKS] % 1000));
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want),
+		 "iotriage_cpu_seconds_total{cpu=\"%d\",mode=\"idle\"} %llu.%02u\n",
+		 sc.s1.stat.cpus[0].cpu, (unsigned long long)sc.s1.stat.cpus[0].v[CF_IDLE] / 100,
+		 (unsigned)(sc.s1.stat.cpus[0].v[CF_IDLE] % 100));
+	assert_non_null(strstr(text, want));
+	/* the 0.0.4 family names carry _total; every family has HELP and TYPE */
+	assert_non_null(strstr(text, "# TYPE iotriage_disk_read_bytes_total counter\n"));
+	assert_int_equal(count_lines(text, "# HELP "), count_lines(text, "# TYPE "));
+	/* a saturated-disk finding, exactly once */
+	assert_int_equal(count_lines(text, "iotriage_finding{id=\"disk-saturated-"), 1);
+	assert_null(strstr(text, "# EOF"));
+	free(text);
+	unload(&sc);
+}
+
+static void test_openmetrics_format(void **state)
+{
+	struct scenario sc;
+	char *text;
+	size_t len;
+
+	(void)state;
+	load("disk-saturated", &sc);
+	text = render(&sc, OM_OPENMETRICS, 0);
+	len = strlen(text);
+	assert_true(len > 6 && strcmp(text + len - 6, "# EOF\n") == 0);
+	/* OpenMetrics names a counter family without _total, its samples with */
+	assert_non_null(strstr(text, "# TYPE iotriage_disk_read_bytes counter\n"));
+	assert_non_null(strstr(text, "\niotriage_disk_read_bytes_total{"));
+	free(text);
+	unload(&sc);
+}
+
+static bool valid_utf8(const unsigned char *s)
+{
+	while (*s) {
+		size_t n = *s < 0x80	     ? 1
+			   : (*s >> 5) == 6  ? 2
+			   : (*s >> 4) == 14 ? 3
+			   : (*s >> 3) == 30 ? 4
+					     : 0;
+
+		if (!n)
+			return false;
+		for (size_t i = 1; i < n; i++)
+			if ((s[i] & 0xc0) != 0x80)
+				return false;
+		s += n;
+	}
+	return true;
+}
+
+/* A recorded tree's device name is anybody's bytes. */
+static void test_hostile_labels(void **state)
+{
+	struct scenario sc;
+	char *text;
+
+	(void)state;
+	load("disk-saturated", &sc);
+	strcpy(sc.s1.disks.rows[0].name, "a\"b\\c\nd\x9b\x1b[2Je");
+	text = render(&sc, OM_PROMETHEUS, 0);
+	assert_non_null(strstr(text, "{device=\"a\\\"b\\\\c\\nd\xef\xbf\xbd\xef\xbf\xbd[2Je\"}"));
+	assert_null(strchr(text, '\x1b'));
+	assert_true(valid_utf8((const unsigned char *)text));
+	free(text);
+	unload(&sc);
+}
+
+/* The IRQ lines are capped; the hot core's finding and share are there. */
+static void test_top_irqs_and_hot_core(void **state)
+{
+	struct scenario sc;
+	char *text;
+	unsigned all;
+	const struct finding *hot = NULL;
+	char want[128];
+
+	(void)state;
+	load("nvme-managed", &sc);
+	for (size_t i = 0; i < sc.a.nfindings; i++)
+		if (sc.a.findings[i].kind == FIND_HOT_CPU)
+			hot = &sc.a.findings[i];
+	assert_non_null(hot);
+	text = render(&sc, OM_PROMETHEUS, OM_TOP_IRQS_MAX);
+	all = count_lines(text, "iotriage_irq_interrupts_per_second{");
+	assert_true(all > 2);
+	snprintf(want, sizeof(want), "iotriage_finding{id=\"%s\",kind=\"hot_cpu\"", hot->id);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "iotriage_hot_cpu_irq_soft_ratio{cpu=\"%s\"} ",
+		 hot->subject + 3);
+	assert_non_null(strstr(text, want));
+	free(text);
+	text = render(&sc, OM_PROMETHEUS, 2);
+	assert_int_equal(count_lines(text, "iotriage_irq_interrupts_per_second{"), 2);
+	free(text);
+	unload(&sc);
+}
+
+/* The first sample: counters and no rates, no findings, no NaN. */
+static void test_first_sample(void **state)
+{
+	struct scenario sc;
+	struct strbuf sb = { 0 };
+	struct om_opts o = { 0 };
+
+	(void)state;
+	load("disk-saturated", &sc);
+	assert_int_equal(om_render(&sb, &sc.s1, NULL, NULL, &o), 0);
+	sb_putc(&sb, '\0');
+	assert_non_null(strstr(sb.buf, "iotriage_disk_reads_completed_total{"));
+	assert_null(strstr(sb.buf, "iotriage_finding{"));
+	assert_null(strstr(sb.buf, "iotriage_cpu_irq_soft_ratio"));
+	assert_null(strstr(sb.buf, "NaN"));
+	sb_free(&sb);
+	unload(&sc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_negotiate),
+		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_openmetrics_format),
+		cmocka_unit_test(test_hostile_labels),
+		cmocka_unit_test(test_top_irqs_and_hot_core),
+		cmocka_unit_test(test_first_sample),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iotriage metrics: the Prometheus exposition iotriaged serves on
+ * --metrics-listen, measured here over one interval and printed once, or
+ * written atomically (a temporary file in the same directory, renamed over
+ * PATH) for node_exporter's textfile collector. The same sampler and the
+ * same renderer as the daemon: no second implementation.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "encode_openmetrics.h"
+#include "sampler.h"
+
+static const char metrics_usage[] =
+    "Usage: iotriage metrics [--interval MS] [--root DIR] [--openmetrics] [--top-irqs N]\n"
+    "                        [--textfile PATH]\n"
+    "Measure one interval (default 1000 ms) and print the Prometheus exposition\n"
+    "iotriaged serves on /metrics (doc/prometheus.md).\n"
+    "  --openmetrics    OpenMetrics 1.0 instead of the text format 0.0.4\n"
+    "  --top-irqs N     IRQ lines with a rate series (default 20)\n"
+    "  --textfile PATH  write PATH atomically (temporary file + rename in its\n"
+    "                   directory), for node_exporter's textfile collector; name\n"
+    "                   it *.prom\n";
+
+/* Writes all of buf to fd; 0 or -errno. */
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * PATH replaced in one rename: a scraper reads the old file or the new one,
+ * never half of one. The temporary name starts with a dot and does not end
+ * in .prom, so the textfile collector never reads it. 0 or -errno, with
+ * *what naming the step that failed.
+ */
+static int write_atomic(const char *path, const char *buf, size_t len, const char **what)
+{
+	char dir[4096], tmpname[300];
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	int dfd, fd = -1, r;
+
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+		*what = "not a file name";
+		return -EINVAL;
+	}
+	if (slash) {
+		size_t n = slash == path ? 1 : (size_t)(slash - path);
+
+		if (n >= sizeof(dir)) {
+			*what = "directory";
+			return -ENAMETOOLONG;
+		}
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	} else {
+		strcpy(dir, ".");
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		*what = "directory";
+		return -errno;
+	}
+	snprintf(tmpname, sizeof(tmpname), ".%.200s.tmp-%ld-%ld", base, (long)getpid(),
+		 (long)time(NULL));
+	fd = openat(dfd, tmpname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		*what = "create temporary file";
+		r = -errno;
+		goto out;
+	}
+	r = write_all(fd, buf, len);
+	if (r < 0) {
+		*what = "write";
+		goto out;
+	}
+	/* the umask may have narrowed it: the collector runs as another user */
+	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
+		*what = "fsync";
+		r = -errno;
+		goto out;
+	}
+	if (renameat(dfd, tmpname, dfd, base) < 0) {
+		*what = "rename";
+		r = -errno;
+		goto out;
+	}
+	r = 0;
+out:
+	if (fd >= 0) {
+		close(fd);
+		if (r < 0)
+			unlinkat(dfd, tmpname, 0);
+	}
+	close(dfd);
+	return r;
+}
+
+enum { OPT_ROOT = 0x100, OPT_OM, OPT_TOP, OPT_TEXTFILE };
+
+int cmd_metrics(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "openmetrics", no_argument, NULL, OPT_OM },
+		{ "top-irqs", required_argument, NULL, OPT_TOP },
+		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct sampler_opts so = { .advise = true };
+	struct om_opts o = { 0 };
+	const char *textfile = NULL, *what = NULL;
+	struct sampler *s = NULL;
+	struct strbuf sb = { 0 };
+	struct timespec ts;
+	long interval_ms = 1000;
+	int c, r, ret = EXIT_FAIL;
+	char *end;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			interval_ms = cli_parse_ms(optarg, 10);
+			if (interval_ms < 0) {
+				cli_error("--interval",
+					  "'%s' is not a number of milliseconds (10..3600000)",
+					  optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_ROOT:
+			so.root = optarg;
+			break;
+		case OPT_OM:
+			o.format = OM_OPENMETRICS;
+			break;
+		case OPT_TOP:
+			errno = 0;
+			o.top_irqs = (unsigned)strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || o.top_irqs < 1 ||
+			    o.top_irqs > OM_TOP_IRQS_MAX) {
+				cli_error("--top-irqs", "'%s' is not a number from 1 to %d", optarg,
+					  OM_TOP_IRQS_MAX);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_TEXTFILE:
+			textfile = optarg;
+			break;
+		case 'h':
+			printf("%s", metrics_usage);
+			return EXIT_OK;
+		case ':':
+			cli_error(argv[optind - 1], "missing argument");
+			fprintf(stderr, "%s", metrics_usage);
+			return EXIT_USAGE;
+		default:
+			cli_error(argv[optind - 1], "unknown option");
+			fprintf(stderr, "%s", metrics_usage);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "%s", metrics_usage);
+		return EXIT_USAGE;
+	}
+	if (textfile && o.format == OM_OPENMETRICS) {
+		cli_error("--textfile", "node_exporter's textfile collector reads the text format "
+					"0.0.4 only: no --openmetrics with it");
+		return EXIT_USAGE;
+	}
+	r = sampler_open(&so, &s);
+	if (r < 0) {
+		cli_error(so.root ? so.root : "/", "%s", strerror(-r));
+		return EXIT_FAIL;
+	}
+	r = sampler_tick(s);
+	if (r >= 0) {
+		ts.tv_sec = interval_ms / 1000;
+		ts.tv_nsec = (interval_ms % 1000) * 1000000L;
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		r = sampler_tick(s);
+	}
+	if (r < 0) {
+		cli_error("sample", "%s", strerror(-r));
+		goto out;
+	}
+	report_sources(sampler_current(s), NULL);
+	r = om_render(&sb, sampler_current(s), sampler_metrics(s), sampler_advice(s), &o);
+	if (r < 0) {
+		cli_error("render", "%s", strerror(-r));
+		goto out;
+	}
+	if (textfile) {
+		r = write_atomic(textfile, sb.buf, sb.len, &what);
+		if (r < 0) {
+			cli_error(textfile, "%s: %s", what, strerror(-r));
+			goto out;
+		}
+		ret = EXIT_OK;
+	} else {
+		fwrite(sb.buf, 1, sb.len, stdout);
+		ret = fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+	}
+out:
+	sb_free(&sb);
+	sampler_close(s);
+	return ret;
+}
