@@ -159,6 +159,33 @@ int root_openat(const struct root *r, const char *rel, int flags)
 	return fd;
 }
 
+ssize_t root_readlink(const struct root *r, const char *rel, char *buf, size_t size)
+{
+	char dir[4096];
+	const char *slash;
+	ssize_t n;
+	int fd;
+
+	while (*rel == '/')
+		rel++;
+	slash = strrchr(rel, '/');
+	if (!slash) {
+		n = readlinkat(r->dirfd, rel, buf, size);
+		return n < 0 ? -errno : n;
+	}
+	if ((size_t)(slash - rel) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, rel, (size_t)(slash - rel));
+	dir[slash - rel] = '\0';
+	fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	n = readlinkat(fd, slash + 1, buf, size);
+	n = n < 0 ? -errno : n;
+	close(fd);
+	return n;
+}
+
 int root_read_small(const struct root *r, const char *rel, char *buf, size_t size)
 {
 	ssize_t n;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 /* What root_openat() returns for a FIFO, socket or device where a file is
  * expected; an errno no open() of a regular file gives, so it can be named. */
@@ -52,6 +53,11 @@ int root_openat(const struct root *r, const char *rel, int flags);
 /* As root_openat() but of any type: *ret_st (written on success) tells
  * which. For /dev/cpu/N/msr, a device on the host and a file in a tree. */
 int root_openat_stat(const struct root *r, const char *rel, int flags, struct stat *ret_st);
+
+/* readlinkat() of rel under the root, its directories resolved as
+ * root_openat() resolves them (a tree's "sys -> /sys" does not lead to the
+ * host's links). Returns the length (buf not NUL-terminated) or -errno. */
+ssize_t root_readlink(const struct root *r, const char *rel, char *buf, size_t size);
 
 /* Reads a small sysfs/proc file into buf (NUL-terminated, trailing newline
  * stripped). Returns the length or -errno. */

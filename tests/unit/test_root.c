@@ -162,6 +162,35 @@ static void test_symlinks_fallback(void **state)
 	assert_string_equal(root_strerror(-EXDEV), "a symlink leads outside the tree");
 }
 
+/* Links are read with their directories resolved inside the tree: a
+ * tree's "esc -> /somewhere" does not show the host's links there. */
+static void test_readlink(void **state)
+{
+	struct tree *t = *state;
+	char out[96], buf[64];
+	struct root r = t->r;
+	ssize_t n;
+
+	snprintf(out, sizeof(out), "%s.d", t->outside);
+	sh("mkdir -p %s && ln -sfn leak %s/l", out, out);
+	link_in(t, out, "esc");
+	link_in(t, "../real", "sys/x/lnk");
+	link_in(t, "top-target", "toplink");
+	for (int fallback = 0; fallback < 2; fallback++) {
+		r.no_openat2 = fallback;
+		n = root_readlink(&r, "esc/l", buf, sizeof(buf));
+		assert_int_equal(n, fallback ? -EXDEV : -ENOENT);
+		n = root_readlink(&r, "/sys/x/lnk", buf, sizeof(buf) - 1);
+		assert_int_equal(n, 7);
+		buf[n] = '\0';
+		assert_string_equal(buf, "../real");
+		n = root_readlink(&r, "toplink", buf, sizeof(buf) - 1);
+		assert_int_equal(n, 10);
+		assert_int_equal(root_readlink(&r, "sys/x/real", buf, sizeof(buf)), -EINVAL);
+	}
+	sh("rm -rf %s", out);
+}
+
 /* The host's "/" by any name is the host: no containment, no openat2. */
 static void test_host(void **state)
 {
@@ -250,6 +279,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_regular, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks_in_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readlink, setup, teardown),
 		cmocka_unit_test(test_host),
 		cmocka_unit_test_setup_teardown(test_procfile_cap, setup, teardown),
 		cmocka_unit_test(test_procfile_endless),
