@@ -19,6 +19,7 @@
 #include "cmd_suggest.h"
 #include "advise.h"
 #include "encode.h"
+#include "parse.h"
 
 void cli_error(const char *what, const char *fmt, ...)
 {
@@ -291,12 +292,11 @@ static void report_unpaired(const struct snapshot *b, const struct snapshot *c,
 		if (!m->disks[i].valid)
 			fprintf(stderr, "iotriage: compute: %s: not compared: %s\n",
 				m->disks[i].name, m->disks[i].reason);
+	/* m->disks are AFTER's rows, one each: look them up there (indexed) */
 	for (size_t i = 0; disks && i < b->disks.n; i++) {
-		bool found = false;
+		bool found = disk_table_find(&c->disks, b->disks.rows[i].major,
+					     b->disks.rows[i].minor, NULL) != NULL;
 
-		for (size_t k = 0; k < m->ndisks && !found; k++)
-			found = m->disks[k].major == b->disks.rows[i].major &&
-				m->disks[k].minor == b->disks.rows[i].minor;
 		if (!found)
 			fprintf(stderr, "iotriage: compute: %s: not compared: absent in AFTER\n",
 				b->disks.rows[i].name);

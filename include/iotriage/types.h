@@ -64,10 +64,21 @@ struct disk_raw {
 	uint64_t v[DF__COUNT];
 };
 
+/* One row of a disk table's lookup index: dev is major << 32 | minor. */
+struct disk_key {
+	uint64_t dev;
+	size_t row;
+};
+
 struct disk_table {
 	struct disk_raw *rows;
 	size_t n;
 	size_t cap;
+	/* rows sorted by (dev, row) so disk_table_find() is a binary search:
+	 * built by diskstats_parse(), used only while nkeys == n */
+	struct disk_key *keys;
+	size_t nkeys;
+	size_t keys_cap;
 };
 
 /* /proc/stat cpu line fields, in the kernel's order (USER_HZ ticks). */

@@ -13,10 +13,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "grow.h"
 #include "msr.h"
+
+#define MSR_MAJOR 202 /* arch/x86/kernel/msr.c: register_chrdev(MSR_MAJOR, "cpu/msr") */
 
 int msr_open(const struct root *r, int cpu, struct msr_dev *ret_dev)
 {
@@ -27,16 +30,13 @@ int msr_open(const struct root *r, int cpu, struct msr_dev *ret_dev)
 	if (cpu < 0)
 		return -EINVAL;
 	snprintf(rel, sizeof(rel), "dev/cpu/%d/msr", cpu);
-	fd = root_openat(r, rel, O_RDONLY);
+	fd = root_openat_stat(r, rel, O_RDONLY, &st);
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	if (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode)) {
+	/* the host's file is the msr driver's device; a tree's is a recorded
+	 * file: a FIFO or another device there would block or lie */
+	if (r->host ? !S_ISCHR(st.st_mode) || major(st.st_rdev) != MSR_MAJOR
+		    : !S_ISREG(st.st_mode)) {
 		close(fd);
 		return -EINVAL;
 	}
@@ -90,9 +90,10 @@ const char *msr_strerror(int err)
 	case -ENODATA:
 		return "recorded msr file is truncated before this register";
 	case -EINVAL:
-		return "msr is neither a character device nor a recorded file";
+		return "neither the msr driver's device (on the host) nor a regular file (in a "
+		       "recorded tree)";
 	default:
-		return strerror(-err);
+		return root_strerror(err);
 	}
 }
 

@@ -54,7 +54,8 @@ struct msr_dev {
 /*
  * Opens dev/cpu/<cpu>/msr under r. Returns 0, or -errno: -ENOENT (no msr
  * module, or a VM without it), -EACCES/-EPERM (needs CAP_SYS_RAWIO),
- * -EINVAL (neither a character device nor a regular file).
+ * -EINVAL (on the host not the msr driver's character device, in a
+ * recorded tree not a regular file: a FIFO there would block forever).
  */
 int msr_open(const struct root *r, int cpu, struct msr_dev *ret_dev);
 

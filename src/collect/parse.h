@@ -25,6 +25,10 @@ int irqtab_parse(const char *buf, size_t len, bool softirqs, struct irq_table *t
 int uptime_parse(const char *buf, size_t len, struct uptime_raw *ret, struct parse_error *err);
 
 void disk_table_free(struct disk_table *t);
+
+/* (Re)builds t's index by major:minor for disk_table_find(); 0 or -ENOMEM
+ * (the table is then searched linearly). */
+int disk_table_index(struct disk_table *t);
 void stat_raw_free(struct stat_raw *t);
 void irq_table_free(struct irq_table *t);
 
@@ -35,7 +39,9 @@ int irq_table_copy(struct irq_table *dst, const struct irq_table *src);
 
 /* Lookups by identity; NULL when absent. hint (may be NULL) is the row index
  * to try first and is advanced past a hit, so pairing two tables in the
- * same order is linear. */
+ * same order is linear. A disk table indexed by disk_table_index() (as
+ * diskstats_parse() leaves it) is otherwise searched in O(log n); the first
+ * of several rows with one major:minor is the one found. */
 const struct disk_raw *disk_table_find(const struct disk_table *t, uint32_t major, uint32_t minor,
 				       size_t *hint);
 const struct cpu_raw *stat_find_cpu(const struct stat_raw *t, int cpu);

@@ -84,7 +84,7 @@ static void set_status(struct collector *c, struct snapshot *s, enum src_id id, 
 	if (err == -EBADMSG && pe)
 		snprintf(st->reason, sizeof(st->reason), "%s:%u: %s", path, pe->line, pe->what);
 	else
-		snprintf(st->reason, sizeof(st->reason), "%s: %s", path, strerror(-err));
+		snprintf(st->reason, sizeof(st->reason), "%s: %s", path, root_strerror(err));
 }
 
 static int64_t now_ns(clockid_t id)

@@ -407,7 +407,8 @@ static void iofd_keep(struct taskstats_collector *tc, int32_t pid, int fd)
  * answers ESRCH, even when the number now names another process, and is
  * reopened. Length or -errno.
  */
-static ssize_t read_io(struct taskstats_collector *tc, int dfd, int32_t pid, char *buf, size_t size)
+static ssize_t read_io(struct taskstats_collector *tc, const struct root *r, int32_t pid, char *buf,
+		       size_t size)
 {
 	struct io_fd *old = iofd_find(tc, pid);
 	char rel[32];
@@ -424,10 +425,12 @@ static ssize_t read_io(struct taskstats_collector *tc, int dfd, int32_t pid, cha
 		}
 		close(fd);
 	}
-	snprintf(rel, sizeof(rel), "%d/io", pid);
-	fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC);
+	/* through the root: in a recorded tree proc/PID/io may be a FIFO or a
+	 * symlink out of it, and must not block or leave the tree */
+	snprintf(rel, sizeof(rel), "proc/%d/io", pid);
+	fd = root_openat(r, rel, O_RDONLY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = read_fd(fd, buf, size);
 	if (n >= 0)
 		iofd_keep(tc, pid, fd);
@@ -497,7 +500,7 @@ static int scan_procfs(struct taskstats_collector *tc, const struct root *r, str
 		if (!parse_pid(de->d_name, &row.pid))
 			continue;
 		snprintf(rel, sizeof(rel), "%d/io", row.pid);
-		n = read_io(tc, dirfd(d), row.pid, buf, sizeof(buf));
+		n = read_io(tc, r, row.pid, buf, sizeof(buf));
 		if (n == -ENOENT || n == -ESRCH) {
 			t->vanished++; /* exited since readdir: no row, no stale data */
 			continue;

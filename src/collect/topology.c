@@ -550,7 +550,7 @@ static int add_dev(const char *name, void *ctx)
 	if (!d.has_local)
 		add_missing(t, "/sys/bus/pci/devices/ADDR/local_cpulist");
 	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/driver", name);
-	n = readlinkat(r->dirfd, rel, link, sizeof(link) - 1);
+	n = root_readlink(r, rel, link, sizeof(link) - 1);
 	if (n > 0) {
 		const char *b;
 
@@ -614,7 +614,7 @@ static int add_net(const char *name, void *ctx)
 	str_copy(n.ifname, sizeof(n.ifname), name);
 	n.dev = -1;
 	snprintf(rel, sizeof(rel), "sys/class/net/%s/device", name);
-	len = readlinkat(r->dirfd, rel, link, sizeof(link) - 1);
+	len = root_readlink(r, rel, link, sizeof(link) - 1);
 	if (len <= 0)
 		return 0; /* lo, bridges, tunnels: no hardware queue to steer */
 	link[len] = '\0';
@@ -698,7 +698,7 @@ static int link_block(const char *name, void *ctx)
 	ssize_t n;
 
 	snprintf(rel, sizeof(rel), "sys/dev/block/%s", name);
-	n = readlinkat(c->r->dirfd, rel, link, sizeof(link) - 1);
+	n = root_readlink(c->r, rel, link, sizeof(link) - 1);
 	if (n <= 0)
 		return 0;
 	link[n] = '\0';
@@ -958,7 +958,7 @@ static void cap_copy(struct cap_ctx *c, const char *rel)
 static void cap_link(struct cap_ctx *c, const char *rel)
 {
 	char target[512];
-	ssize_t n = readlinkat(c->src->dirfd, rel, target, sizeof(target) - 1);
+	ssize_t n = root_readlink(c->src, rel, target, sizeof(target) - 1);
 
 	if (n <= 0)
 		return;

@@ -5,7 +5,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "procfile.h"
@@ -21,12 +23,20 @@ void procfile_init(struct procfile *pf, const char *rel)
 	pf->buf = NULL;
 	pf->len = 0;
 	pf->cap = 0;
+	pf->max = ROOT_FILE_MAX;
 }
 
 static int procfile_grow(struct procfile *pf)
 {
 	size_t ncap = pf->cap ? pf->cap * 2 : PROCFILE_MIN_CAP;
-	char *nbuf = realloc(pf->buf, ncap);
+	char *nbuf;
+
+	/* max bytes, one more to see there is more, and the NUL */
+	if (ncap > pf->max + 2)
+		ncap = pf->max + 2;
+	if (ncap <= pf->cap)
+		return -EFBIG;
+	nbuf = realloc(pf->buf, ncap);
 
 	if (!nbuf)
 		return -ENOMEM;
@@ -41,19 +51,26 @@ int procfile_read(struct procfile *pf, const struct root *r)
 	int ret;
 
 	if (pf->fd < 0) {
-		pf->fd = root_openat(r, pf->rel, O_RDONLY);
-		if (pf->fd < 0) {
-			ret = pf->fd;
-			pf->fd = -1;
+		struct stat st;
+
+		ret = root_openat_stat(r, pf->rel, O_RDONLY, &st);
+		if (ret < 0)
 			return ret;
+		/* a recorded file tells its size: refuse it before reading
+		 * (procfs and sysfs files say 0 and are caught while read) */
+		if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > pf->max) {
+			close(ret);
+			return S_ISREG(st.st_mode) ? -EFBIG : -ROOT_ENOTREG;
 		}
+		pf->fd = ret;
 	}
 	for (;;) {
 		ssize_t n;
 
 		/* keep one byte for the terminating NUL, and room for the whole
 		 * file in one read once its size is known */
-		if (pf->cap - len < 2 || (len == 0 && pf->cap < pf->len * 2 + 2)) {
+		if (pf->cap - len < 2 ||
+		    (len == 0 && pf->cap < pf->len * 2 + 2 && pf->cap < pf->max + 2)) {
 			ret = procfile_grow(pf);
 			if (ret < 0)
 				return ret;
@@ -69,6 +86,11 @@ int procfile_read(struct procfile *pf, const struct root *r)
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		if (len > pf->max) {
+			/* a file that grows while read, or /proc gone mad */
+			procfile_close(pf);
+			return -EFBIG;
+		}
 	}
 	pf->buf[len] = '\0';
 	pf->len = len;

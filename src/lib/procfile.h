@@ -16,13 +16,16 @@ struct procfile {
 	char *buf;	 /* NUL-terminated after a successful read */
 	size_t len;
 	size_t cap;
+	size_t max; /* bytes; more is -EFBIG (ROOT_FILE_MAX, smaller in tests) */
 };
 
 /* Initialises pf for rel; does not open. */
 void procfile_init(struct procfile *pf, const char *rel);
 
-/* Opens (if needed) and reads the whole file. Returns the length or -errno;
- * on failure the fd is closed so the next call reopens (a device that comes back). */
+/* Opens (if needed) and reads the whole file. Returns the length or -errno:
+ * -ROOT_ENOTREG for anything but a regular file, -EFBIG for more than
+ * pf->max bytes. On a read failure the fd is closed so the next call reopens
+ * (a device that comes back). */
 int procfile_read(struct procfile *pf, const struct root *r);
 
 void procfile_close(struct procfile *pf);

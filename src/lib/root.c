@@ -1,19 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * --root resolution. Everything under the root is opened with openat() on a
- * directory fd, so a recorded tree and the live host take the same path.
+ * directory fd, so a recorded tree and the live host take the same path. A
+ * tree is someone else's bytes: it may hold FIFOs (an open that never
+ * returns), device nodes, symlinks to /etc/shadow or /dev/zero. Only what
+ * resolves inside it, and only regular files, are opened from it.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "root.h"
 
 int root_open(const char *dir, struct root *ret_root)
 {
-	struct root r;
+	struct stat st, host;
+	struct root r = { 0 };
 
 	if (!dir || !*dir)
 		dir = "/";
@@ -22,6 +30,14 @@ int root_open(const char *dir, struct root *ret_root)
 	r.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r.dirfd < 0)
 		return -errno;
+	/* "/", "/.." or "//" alike: the host itself, by identity not by name */
+	if (fstat(r.dirfd, &st) < 0 || stat("/", &host) < 0) {
+		int e = -errno;
+
+		close(r.dirfd);
+		return e;
+	}
+	r.host = st.st_dev == host.st_dev && st.st_ino == host.st_ino;
 	snprintf(r.path, sizeof(r.path), "%s", dir);
 	/* "/" + "proc/stat" must not print as "//proc/stat" */
 	if (strcmp(r.path, "/") == 0)
@@ -39,14 +55,135 @@ void root_close(struct root *r)
 	r->dirfd = -1;
 }
 
-int root_openat(const struct root *r, const char *rel, int flags)
+/* The path of fd as the kernel names it, from /proc/self/fd. */
+static int fd_path(int fd, char *buf, size_t size)
 {
+	char link[32];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size - 1)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return 0;
+}
+
+/*
+ * Without openat2: open an O_PATH handle (it opens nothing: no FIFO wait, no
+ * device side effect), check that the kernel's name for it lies under the
+ * tree's, then reopen it through /proc/self/fd. Symlinks are followed as on
+ * the host, so one leading outside is refused rather than re-rooted.
+ */
+static int open_checked(const struct root *r, const char *rel, int flags)
+{
+	char top[4096], got[4096], link[32];
+	size_t n;
+	int pfd, fd, e;
+
+	pfd = openat(r->dirfd, rel, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW));
+	if (pfd < 0)
+		return -errno;
+	e = fd_path(r->dirfd, top, sizeof(top));
+	if (e >= 0)
+		e = fd_path(pfd, got, sizeof(got));
+	if (e < 0)
+		goto out;
+	n = strlen(top);
+	/* the tree "/x" holds "/x/..." only, not "/xy"; " (deleted)" is not inside */
+	if (strncmp(got, top, n) != 0 || (got[n] != '/' && got[n] != '\0' && n > 1)) {
+		e = -EXDEV;
+		goto out;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
+	fd = open(link, flags & ~O_NOFOLLOW);
+	e = fd < 0 ? -errno : fd;
+out:
+	close(pfd);
+	return e;
+}
+
+int root_openat_stat(const struct root *r, const char *rel, int flags, struct stat *ret_st)
+{
+	struct stat st;
 	int fd;
 
 	while (*rel == '/')
 		rel++;
-	fd = openat(r->dirfd, rel, flags | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	flags |= O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	if (r->host) {
+		fd = openat(r->dirfd, rel, flags);
+		fd = fd < 0 ? -errno : fd;
+	} else if (r->no_openat2) {
+		fd = open_checked(r, rel, flags);
+	} else {
+		/* "/" and ".." stop at the tree's top, as in a chroot; magic
+		 * links (/proc/PID/fd/N, exe, root) would leave it */
+		struct open_how how = {
+			.flags = (uint64_t)flags,
+			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+		};
+
+		fd = (int)syscall(SYS_openat2, r->dirfd, rel, &how, sizeof(how));
+		if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+			fd = open_checked(r, rel, flags); /* old kernel, or seccomp */
+		else if (fd < 0)
+			fd = -errno;
+	}
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	*ret_st = st;
+	return fd;
+}
+
+int root_openat(const struct root *r, const char *rel, int flags)
+{
+	struct stat st;
+	int fd;
+
+	fd = root_openat_stat(r, rel, flags, &st);
+	if (fd < 0)
+		return fd;
+	if (!(flags & O_DIRECTORY) && !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ROOT_ENOTREG;
+	}
+	return fd;
+}
+
+ssize_t root_readlink(const struct root *r, const char *rel, char *buf, size_t size)
+{
+	char dir[4096];
+	const char *slash;
+	ssize_t n;
+	int fd;
+
+	while (*rel == '/')
+		rel++;
+	slash = strrchr(rel, '/');
+	if (!slash) {
+		n = readlinkat(r->dirfd, rel, buf, size);
+		return n < 0 ? -errno : n;
+	}
+	if ((size_t)(slash - rel) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, rel, (size_t)(slash - rel));
+	dir[slash - rel] = '\0';
+	fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	n = readlinkat(fd, slash + 1, buf, size);
+	n = n < 0 ? -errno : n;
+	close(fd);
+	return n;
 }
 
 int root_read_small(const struct root *r, const char *rel, char *buf, size_t size)
@@ -78,4 +215,20 @@ void root_display(const struct root *r, const char *rel, char *buf, size_t size)
 	while (*rel == '/')
 		rel++;
 	snprintf(buf, size, "%s/%s", r->path, rel);
+}
+
+const char *root_strerror(int err)
+{
+	switch (err) {
+	case -ROOT_ENOTREG:
+		return "not a regular file (a FIFO, socket or device where a file belongs)";
+	case -EFBIG:
+		return "larger than 64 MiB, the limit for one file";
+	case -EXDEV:
+		return "a symlink leads outside the tree";
+	case -ELOOP:
+		return "too many symlinks, or a procfs magic link";
+	default:
+		return strerror(-err);
+	}
 }

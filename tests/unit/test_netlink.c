@@ -614,6 +614,27 @@ static void test_procio_fds(void **state)
 	proc_table_free(&b);
 }
 
+/* A recorded answer must be a regular file of the tree: a FIFO would block
+ * the sampler (-EISDIR said a directory only once read); no fd is kept. */
+static void test_recorded_read(void **state)
+{
+	struct nlreply out = { 0 };
+	unsigned before = count_fds();
+	struct root r;
+
+	(void)state;
+	assert_int_equal(root_open(LIVE "/t1", &r), 0);
+	for (int i = 0; i < 10; i++) {
+		assert_true(netlink_read_recorded(&r, "netlink/taskstats/31933.bin", &out) > 0);
+	}
+	assert_int_equal(count_fds(), before + 1); /* the root's own */
+	assert_int_equal(netlink_read_recorded(&r, "netlink/taskstats", &out), -ROOT_ENOTREG);
+	assert_int_equal(netlink_read_recorded(&r, "netlink/none.bin", &out), -ENOENT);
+	assert_int_equal(count_fds(), before + 1);
+	root_close(&r);
+	free(out.buf);
+}
+
 static void test_writeback_state(void **state)
 {
 	struct extsrc_raw e = { 0 };
@@ -743,6 +764,7 @@ int main(void)
 		cmocka_unit_test(test_writeback_state),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_procio_fds),
+		cmocka_unit_test(test_recorded_read),
 		cmocka_unit_test(test_taskstats_exit),
 	};
 

@@ -237,6 +237,50 @@ static void test_reuse(void **state)
 	disk_table_free(&t);
 }
 
+/* Tables in different orders pair by binary search; the first of two rows
+ * with one major:minor is found, as a linear search would; a table parsed
+ * again, copied or emptied never answers from a stale index. */
+static void test_disk_index(void **state)
+{
+	const char fwd[] = "8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n"
+			   "8 16 sdb 1 2 3 4 5 6 7 8 9 10 11\n"
+			   "259 0 nvme0n1 1 2 3 4 5 6 7 8 9 10 11\n"
+			   "8 16 dup 1 2 3 4 5 6 7 8 9 10 11\n"
+			   "7 0 loop0 1 2 3 4 5 6 7 8 9 10 11\n";
+	const char other[] = "9 0 md0 1 2 3 4 5 6 7 8 9 10 11\n";
+	struct disk_table t = { 0 }, c = { 0 };
+	const struct disk_raw *d;
+	size_t hint = 0;
+
+	(void)state;
+	assert_int_equal(diskstats_parse(fwd, strlen(fwd), &t, NULL), 0);
+	assert_int_equal(t.nkeys, 5);
+	d = disk_table_find(&t, 7, 0, &hint);
+	assert_string_equal(d->name, "loop0");
+	assert_int_equal(hint, 5);
+	d = disk_table_find(&t, 8, 16, &hint);
+	assert_string_equal(d->name, "sdb");
+	assert_int_equal(hint, 2);
+	assert_string_equal(disk_table_find(&t, 259, 0, &hint)->name, "nvme0n1");
+	assert_null(disk_table_find(&t, 8, 1, &hint));
+	assert_null(disk_table_find(&t, 0, 0, NULL));
+	assert_null(disk_table_find(&t, UINT32_MAX, UINT32_MAX, NULL));
+	assert_int_equal(disk_table_copy(&c, &t), 0);
+	assert_int_equal(c.nkeys, 5);
+	assert_string_equal(disk_table_find(&c, 7, 0, NULL)->name, "loop0");
+	assert_int_equal(diskstats_parse(other, strlen(other), &t, NULL), 0);
+	assert_null(disk_table_find(&t, 7, 0, NULL));
+	assert_string_equal(disk_table_find(&t, 9, 0, NULL)->name, "md0");
+	/* a failed parse leaves no usable index over its half table */
+	assert_int_equal(diskstats_parse("9 0 md0 1 2\n", 12, &t, NULL), -EBADMSG);
+	assert_int_equal(t.nkeys, 0);
+	/* the collector empties a failed source with n = 0 */
+	t.n = 0;
+	assert_null(disk_table_find(&t, 9, 0, NULL));
+	disk_table_free(&c);
+	disk_table_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_softirqs),
 		cmocka_unit_test(test_uptime),
 		cmocka_unit_test(test_reuse),
+		cmocka_unit_test(test_disk_index),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
