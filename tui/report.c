@@ -75,7 +75,12 @@ static void print_cpus(FILE *f, const struct metrics *m)
 		else
 			snprintf(name, sizeof(name), "%d", c->cpu);
 		if (!c->valid) {
-			fprintf(f, "%-4s  (no delta: %s)\n", name, c->reason);
+			/* /proc/interrupts does not depend on the /proc/stat row */
+			if (m->irq_valid && c->has_intr_s)
+				fprintf(f, "%-4s  (no delta: %s; intr/s %.2f)\n", name, c->reason,
+					c->intr_s);
+			else
+				fprintf(f, "%-4s  (no delta: %s)\n", name, c->reason);
 			continue;
 		}
 		fprintf(f, "%-4s %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f ", name, c->usr, c->sys,

@@ -178,10 +178,11 @@ struct disk_metrics {
 	uint32_t major;
 	uint32_t minor;
 	bool whole;
-	bool valid;	  /* false: no delta this round, see reason */
-	bool has_discard; /* d* keys present */
-	bool has_flush;	  /* f* keys present */
-	bool unused;	  /* every counter is zero: never did IO (iostat hides it) */
+	bool valid;	      /* false: no delta this round, see reason */
+	bool has_discard;     /* d* keys present */
+	bool has_flush;	      /* f* keys present */
+	bool unused;	      /* every counter is zero: never did IO (iostat hides it) */
+	bool new_in_interval; /* absent from prev (or renamed): rated from zero */
 	char reason[IOT_REASON_MAX];
 	double r_s, w_s, d_s, f_s;
 	double rkb_s, wkb_s, dkb_s;
@@ -202,7 +203,8 @@ struct cpu_metrics {
 	bool offline; /* in prev, absent now (or the reverse) */
 	char reason[IOT_REASON_MAX];
 	double usr, nice, sys, iowait, irq, soft, steal, guest, gnice, idle;
-	double intr_s; /* mpstat -I SUM: interrupts per second on this CPU */
+	double intr_s;	 /* mpstat -I SUM: interrupts per second on this CPU */
+	bool has_intr_s; /* intr_s measured: its /proc/interrupts column is in both samples */
 };
 
 #endif

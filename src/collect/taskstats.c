@@ -616,13 +616,44 @@ static int8_t read_delayacct(const struct root *r)
 	return v[0] == '0' ? 0 : 1;
 }
 
+int taskstats_stat_comm(const char *buf, size_t len, char *ret, size_t size)
+{
+	const char *open_p = memchr(buf, '(', len), *close_p = NULL;
+	size_t n;
+
+	if (!open_p || size == 0)
+		return -EBADMSG;
+	for (const char *q = buf + len; q > open_p; q--) {
+		if (q[-1] == ')') {
+			close_p = q - 1;
+			break;
+		}
+	}
+	if (!close_p)
+		return -EBADMSG;
+	n = (size_t)(close_p - open_p - 1);
+	if (n > size - 1)
+		n = size - 1;
+	memcpy(ret, open_p + 1, n);
+	ret[n] = '\0';
+	return (int)n;
+}
+
 static void read_comm(const struct root *r, struct proc_raw *p)
 {
-	char rel[32];
+	char rel[32], stat[512]; /* pid, then a name of at most 64 bytes in "(...)" */
+	int n;
 
 	snprintf(rel, sizeof(rel), "proc/%d/comm", p->pid);
-	if (root_read_small(r, rel, p->comm, sizeof(p->comm)) < 0)
-		p->comm[0] = '\0';
+	if (root_read_small(r, rel, p->comm, sizeof(p->comm)) >= 0)
+		return;
+	/* no comm file (a kernel before 2.6.33, a recorded tree without it):
+	 * /proc/PID/stat carries the same name, where pidstat reads it */
+	p->comm[0] = '\0';
+	snprintf(rel, sizeof(rel), "proc/%d/stat", p->pid);
+	n = root_read_small(r, rel, stat, sizeof(stat));
+	if (n > 0)
+		(void)taskstats_stat_comm(stat, (size_t)n, p->comm, sizeof(p->comm));
 }
 
 /* Asks about one process. 0 answered, 1 no answer for this one (exited, not

@@ -77,6 +77,12 @@ int taskstats_parse(const void *buf, size_t len, struct taskstats_answer *ret, c
  * required. 0 or -EBADMSG. Other keys are ignored. */
 int taskstats_procio_parse(const char *buf, size_t len, struct proc_raw *ret);
 
+/* The name in /proc/PID/stat's second field: the text between the first '('
+ * and the last ')' (a name may hold ')' and spaces), cut to size - 1 bytes,
+ * as pidstat takes it. Writes ret (NUL-terminated) and returns its length, or
+ * -EBADMSG without the parentheses. */
+int taskstats_stat_comm(const char *buf, size_t len, char *ret, size_t size);
+
 /* One exit notice: the final counters of one task, and its group. */
 struct taskstats_exit_msg {
 	uint32_t pid, tgid;

@@ -101,6 +101,8 @@ static void encode_disk(struct strbuf *sb, const struct disk_metrics *d, const s
 		return;
 	}
 	sb_puts(sb, ",\"valid\":true,");
+	if (d->new_in_interval)
+		sb_puts(sb, "\"new\":true,");
 	kv_num(sb, "r/s", d->r_s);
 	kv_num(sb, "w/s", d->w_s);
 	if (d->has_discard)
@@ -153,6 +155,11 @@ static void encode_cpu(struct strbuf *sb, const struct cpu_metrics *c, bool with
 	if (!c->valid) {
 		sb_puts(sb, ",\"valid\":false,\"reason\":");
 		sb_json_str(sb, c->reason);
+		/* /proc/interrupts does not depend on the /proc/stat row */
+		if (with_intr && c->has_intr_s) {
+			sb_puts(sb, ",\"intr/s\":");
+			sb_fixed2(sb, c->intr_s);
+		}
 		sb_putc(sb, '}');
 		return;
 	}

@@ -119,55 +119,102 @@ static double pct(uint64_t p, uint64_t c, uint64_t tot)
 	return c < p ? 0.0 : (double)(c - p) / (double)tot * 100.0;
 }
 
+static uint64_t minus_guest(uint64_t v, uint64_t guest)
+{
+	return v - (guest < v ? guest : v);
+}
+
+/*
+ * mpstat's get_per_cpu_interval: checks one CPU's pair, writes the previous
+ * counters the percentages are to be taken against (*ret_prev) and the
+ * CPU's own interval in jiffies (*ret_tot). -ERANGE, with a reason in m,
+ * when there is no honest delta.
+ */
+static int cpu_interval(const struct cpu_raw *prev, const struct cpu_raw *cur,
+			struct cpu_raw *ret_prev, uint64_t *ret_tot, struct cpu_metrics *m)
+{
+	struct cpu_raw p = *prev;
+	uint64_t ishift = 0;
+
+	/*
+	 * proc.rst: iowait "will decrease in certain conditions" (a sleep first
+	 * counted as iowait is later counted as idle). While idle moved forward
+	 * the CPU stayed online: that iowait moved by nothing (mpstat takes the
+	 * new value as the old). With idle not advancing, the CPU went offline
+	 * and came back, idle and iowait restarting from zero.
+	 */
+	if (cur->v[CF_IOWAIT] < p.v[CF_IOWAIT] && cur->v[CF_IDLE] > p.v[CF_IDLE])
+		p.v[CF_IOWAIT] = cur->v[CF_IOWAIT];
+	for (int i = 0; i < CF__COUNT; i++) {
+		if (cur->v[i] >= p.v[i])
+			continue;
+		if (i == CF_IDLE)
+			snprintf(
+			    m->reason, sizeof(m->reason),
+			    "idle went backwards: offline and back online during the interval");
+		else if (i == CF_IOWAIT)
+			snprintf(m->reason, sizeof(m->reason),
+				 "iowait went backwards while idle did not advance: offline and "
+				 "back online during the interval");
+		else
+			snprintf(m->reason, sizeof(m->reason),
+				 "cpu counter %d went backwards (hotplug or reset)", i + 1);
+		return -ERANGE;
+	}
+	/* mpstat: the guest counters can run slightly ahead of user/nice, which
+	 * contain them; the shortfall is added back into the interval */
+	if (minus_guest(cur->v[CF_USER], cur->v[CF_GUEST]) <
+	    minus_guest(p.v[CF_USER], p.v[CF_GUEST]))
+		ishift += minus_guest(p.v[CF_USER], p.v[CF_GUEST]) -
+			  minus_guest(cur->v[CF_USER], cur->v[CF_GUEST]);
+	if (minus_guest(cur->v[CF_NICE], cur->v[CF_GUEST_NICE]) <
+	    minus_guest(p.v[CF_NICE], p.v[CF_GUEST_NICE]))
+		ishift += minus_guest(p.v[CF_NICE], p.v[CF_GUEST_NICE]) -
+			  minus_guest(cur->v[CF_NICE], cur->v[CF_GUEST_NICE]);
+	*ret_prev = p;
+	*ret_tot = cpu_sum(cur) - cpu_sum(&p) + ishift;
+	return 0;
+}
+
+/* The mpstat -u percentages of (p, c) over tot jiffies, tot > 0. */
+static void cpu_fill(const struct cpu_raw *p, const struct cpu_raw *c, uint64_t tot,
+		     struct cpu_metrics *m)
+{
+	m->valid = true;
+	m->usr = pct(minus_guest(p->v[CF_USER], p->v[CF_GUEST]),
+		     minus_guest(c->v[CF_USER], c->v[CF_GUEST]), tot);
+	m->nice = pct(minus_guest(p->v[CF_NICE], p->v[CF_GUEST_NICE]),
+		      minus_guest(c->v[CF_NICE], c->v[CF_GUEST_NICE]), tot);
+	m->sys = pct(p->v[CF_SYSTEM], c->v[CF_SYSTEM], tot);
+	m->iowait = pct(p->v[CF_IOWAIT], c->v[CF_IOWAIT], tot);
+	m->irq = pct(p->v[CF_IRQ], c->v[CF_IRQ], tot);
+	m->soft = pct(p->v[CF_SOFTIRQ], c->v[CF_SOFTIRQ], tot);
+	m->steal = pct(p->v[CF_STEAL], c->v[CF_STEAL], tot);
+	m->guest = pct(p->v[CF_GUEST], c->v[CF_GUEST], tot);
+	m->gnice = pct(p->v[CF_GUEST_NICE], c->v[CF_GUEST_NICE], tot);
+	m->idle = pct(p->v[CF_IDLE], c->v[CF_IDLE], tot);
+}
+
 int metrics_cpu_compute(const struct cpu_raw *prev, const struct cpu_raw *cur,
 			struct cpu_metrics *ret)
 {
 	struct cpu_metrics m;
-	uint64_t ishift = 0, tot;
-	uint64_t pu, cu, pn, cn;
+	struct cpu_raw p;
+	uint64_t tot;
 
 	memset(&m, 0, sizeof(m));
 	m.cpu = cur->cpu;
-	for (int i = 0; i < CF__COUNT; i++) {
-		if (cur->v[i] < prev->v[i]) {
-			snprintf(m.reason, sizeof(m.reason),
-				 "cpu counter %d went backwards (hotplug or reset)", i + 1);
-			*ret = m;
-			return -ERANGE;
-		}
+	if (cpu_interval(prev, cur, &p, &tot, &m) < 0) {
+		*ret = m;
+		return -ERANGE;
 	}
-	/* mpstat: the guest counters can run slightly ahead of user/nice, which
-	 * contain them; the shortfall is added back into the interval */
-	pu = prev->v[CF_USER] -
-	     (prev->v[CF_GUEST] < prev->v[CF_USER] ? prev->v[CF_GUEST] : prev->v[CF_USER]);
-	cu = cur->v[CF_USER] -
-	     (cur->v[CF_GUEST] < cur->v[CF_USER] ? cur->v[CF_GUEST] : cur->v[CF_USER]);
-	pn = prev->v[CF_NICE] - (prev->v[CF_GUEST_NICE] < prev->v[CF_NICE] ? prev->v[CF_GUEST_NICE]
-									   : prev->v[CF_NICE]);
-	cn = cur->v[CF_NICE] -
-	     (cur->v[CF_GUEST_NICE] < cur->v[CF_NICE] ? cur->v[CF_GUEST_NICE] : cur->v[CF_NICE]);
-	if (cu < pu)
-		ishift += pu - cu;
-	if (cn < pn)
-		ishift += pn - cn;
-	tot = cpu_sum(cur) - cpu_sum(prev) + ishift;
-	m.valid = true;
 	if (tot == 0) {
 		/* a tickless CPU that did nothing: mpstat shows it fully idle */
+		m.valid = true;
 		m.idle = 100.0;
-		*ret = m;
-		return 0;
+	} else {
+		cpu_fill(&p, cur, tot, &m);
 	}
-	m.usr = pct(pu, cu, tot);
-	m.nice = pct(pn, cn, tot);
-	m.sys = pct(prev->v[CF_SYSTEM], cur->v[CF_SYSTEM], tot);
-	m.iowait = pct(prev->v[CF_IOWAIT], cur->v[CF_IOWAIT], tot);
-	m.irq = pct(prev->v[CF_IRQ], cur->v[CF_IRQ], tot);
-	m.soft = pct(prev->v[CF_SOFTIRQ], cur->v[CF_SOFTIRQ], tot);
-	m.steal = pct(prev->v[CF_STEAL], cur->v[CF_STEAL], tot);
-	m.guest = pct(prev->v[CF_GUEST], cur->v[CF_GUEST], tot);
-	m.gnice = pct(prev->v[CF_GUEST_NICE], cur->v[CF_GUEST_NICE], tot);
-	m.idle = pct(prev->v[CF_IDLE], cur->v[CF_IDLE], tot);
 	*ret = m;
 	return 0;
 }
@@ -186,7 +233,10 @@ static int compute_disks(const struct snapshot *prev, const struct snapshot *cur
 		const struct disk_raw *p = disk_table_find(&prev->disks, c->major, c->minor, &hint);
 		struct disk_metrics *dm = &m->disks[m->ndisks++];
 
-		if (!p || strcmp(p->name, c->name) != 0) {
+		if (!p && prev->status[SRC_DISKSTATS].err) {
+			/* a previous sample without diskstats had no disks at all:
+			 * no honest number, and its reason (file and line) is the one
+			 * that counts */
 			memset(dm, 0, sizeof(*dm));
 			memcpy(dm->name, c->name, sizeof(dm->name));
 			memcpy(dm->dm_name, c->dm_name, sizeof(dm->dm_name));
@@ -194,13 +244,22 @@ static int compute_disks(const struct snapshot *prev, const struct snapshot *cur
 			dm->minor = c->minor;
 			dm->whole = c->whole;
 			dm->in_flight = c->v[DF_IN_FLIGHT];
-			/* a previous sample without diskstats had no disks at all:
-			 * its reason (file and line) is the one that counts */
 			snprintf(dm->reason, sizeof(dm->reason), "%s",
-				 p ? "device replaced (same major:minor, new name)"
-				 : prev->status[SRC_DISKSTATS].err
-				     ? prev->status[SRC_DISKSTATS].reason
-				     : "not present in the previous sample");
+				 prev->status[SRC_DISKSTATS].reason);
+			continue;
+		}
+		if (!p || strcmp(p->name, c->name) != 0) {
+			/*
+			 * New, or re-registered under the same major:minor with a
+			 * new name: its counters started at 0 inside the interval,
+			 * so it is rated from zero, as iostat does.
+			 */
+			struct disk_raw zero;
+
+			memset(&zero, 0, sizeof(zero));
+			zero.ncounters = c->ncounters;
+			metrics_disk_compute(&zero, c, itv, dm);
+			dm->new_in_interval = true;
 			continue;
 		}
 		found++;
@@ -219,6 +278,7 @@ static void cpu_add(struct cpu_raw *sum, const struct cpu_raw *c)
 static int compute_cpus(const struct snapshot *prev, const struct snapshot *cur, struct metrics *m)
 {
 	struct cpu_raw sum_p = { .cpu = IOT_CPU_ALL }, sum_c = { .cpu = IOT_CPU_ALL };
+	uint64_t sum_tot = 0;
 	size_t paired = 0;
 
 	m->ncpu = 0;
@@ -235,6 +295,8 @@ static int compute_cpus(const struct snapshot *prev, const struct snapshot *cur,
 		const struct cpu_raw *c = &cur->stat.cpus[i];
 		const struct cpu_raw *p = stat_find_cpu(&prev->stat, c->cpu);
 		struct cpu_metrics *cm = &m->cpus[m->ncpu++];
+		struct cpu_raw padj;
+		uint64_t tot;
 
 		if (!p) {
 			memset(cm, 0, sizeof(*cm));
@@ -243,17 +305,25 @@ static int compute_cpus(const struct snapshot *prev, const struct snapshot *cur,
 			snprintf(cm->reason, sizeof(cm->reason), "came online during the interval");
 			continue;
 		}
-		if (metrics_cpu_compute(p, c, cm) == 0) {
-			/* mpstat's "all" is the sum of the CPUs, not the "cpu" line */
-			cpu_add(&sum_p, p);
-			cpu_add(&sum_c, c);
-			paired++;
-		}
+		if (metrics_cpu_compute(p, c, cm) < 0)
+			continue;
+		/*
+		 * mpstat's "all" is the sum of the CPUs, not the "cpu" line, taken
+		 * against each CPU's corrected previous counters and over the sum
+		 * of each CPU's own interval (its own guest shortfall included).
+		 */
+		(void)cpu_interval(p, c, &padj, &tot, cm);
+		cpu_add(&sum_p, &padj);
+		cpu_add(&sum_c, c);
+		sum_tot += tot;
+		paired++;
 	}
-	if (paired)
-		metrics_cpu_compute(&sum_p, &sum_c, &m->all);
-	else
+	if (paired) {
+		/* mpstat: "CPU all cannot be tickless" */
+		cpu_fill(&sum_p, &sum_c, sum_tot ? sum_tot : 1, &m->all);
+	} else {
 		metrics_cpu_compute(&prev->stat.all, &cur->stat.all, &m->all);
+	}
 	m->all.cpu = IOT_CPU_ALL;
 	return 0;
 }
@@ -364,8 +434,10 @@ static void sum_intr_per_cpu(struct metrics *m, const struct irq_table *cur)
 	const struct rate_table *rt = &m->irq;
 	size_t ci = 0;
 
-	for (size_t i = 0; i < m->ncpu; i++)
+	for (size_t i = 0; i < m->ncpu; i++) {
 		m->cpus[i].intr_s = 0;
+		m->cpus[i].has_intr_s = false;
+	}
 	if (!m->irq_valid)
 		return;
 	(void)cur;
@@ -373,8 +445,12 @@ static void sum_intr_per_cpu(struct metrics *m, const struct irq_table *cur)
 	for (size_t k = 0; k < rt->ncpu; k++) {
 		while (ci < m->ncpu && m->cpus[ci].cpu < rt->cpu_ids[k])
 			ci++;
-		if (ci < m->ncpu && m->cpus[ci].cpu == rt->cpu_ids[k])
+		/* whether or not its /proc/stat row is usable: /proc/interrupts
+		 * counts on through a hotplug or an iowait glitch */
+		if (ci < m->ncpu && m->cpus[ci].cpu == rt->cpu_ids[k]) {
 			m->cpus[ci].intr_s = m->all_intr_scratch[k];
+			m->cpus[ci].has_intr_s = true;
+		}
 	}
 }
 

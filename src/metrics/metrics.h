@@ -64,7 +64,9 @@ uint64_t metrics_interval_cs(const struct snapshot *prev, const struct snapshot 
 int metrics_disk_compute(const struct disk_raw *prev, const struct disk_raw *cur, uint64_t itv_cs,
 			 struct disk_metrics *ret);
 
-/* One mpstat -u row from two cpu lines. Returns 0 or -ERANGE (see above). */
+/* One mpstat -u row from two cpu lines. Returns 0, or -ERANGE with a reason
+ * when a counter went backwards; iowait going backwards while idle advanced
+ * is not one (proc.rst): it counts as 0, as mpstat takes it. */
 int metrics_cpu_compute(const struct cpu_raw *prev, const struct cpu_raw *cur,
 			struct cpu_metrics *ret);
 

@@ -61,9 +61,9 @@ def build_delta(before, after, dst):
     b_dev, a_dev = diskstats(before), diskstats(after)
     lines, whole = [], []
     for key, (name, av) in a_dev.items():
-        if key not in b_dev or b_dev[key][0] != name:
-            continue
-        bv = b_dev[key][1]
+        # a device new in AFTER (or renamed) started at 0 in the interval:
+        # both tools rate it from zero
+        bv = b_dev[key][1] if key in b_dev and b_dev[key][0] == name else [0] * len(av)
         n = min(len(av), len(bv))
         d = [a - b for a, b in zip(av[:n], bv[:n])]
         d[8] = av[8]  # in_flight is a gauge

@@ -14,6 +14,7 @@
 #include "metrics.h"
 #include "parse.h"
 #include "snapshot.h"
+#include "taskstats.h"
 
 #define assert_near(a, b) assert_true(fabs((a) - (b)) < 1e-9)
 
@@ -268,8 +269,8 @@ static void test_irq_backwards(void **state)
 	}
 }
 
-/* A disk new to this sample is named so; when the previous sample could not
- * read diskstats at all, every disk gets that source's reason instead. */
+/* A disk new to this sample is rated from zero; when the previous sample could
+ * not read diskstats at all, every disk gets that source's reason instead. */
 static void test_disk_after_unavailable(void **state)
 {
 	static const char ds[] = "   8       0 sda 10 0 80 5 0 0 0 0 0 5 5\n";
@@ -284,8 +285,12 @@ static void test_disk_after_unavailable(void **state)
 	disk_table_free(&b.disks);
 	assert_int_equal(diskstats_parse(ds, sizeof(ds) - 1, &b.disks, NULL), 0);
 	assert_int_equal(metrics_compute(&a, &b, 100, &m), 0);
-	assert_false(m.disks[0].valid);
-	assert_string_equal(m.disks[0].reason, "not present in the previous sample");
+	/* its counters started at 0 inside the interval: rated from zero, as iostat */
+	assert_true(m.disks[0].valid);
+	assert_true(m.disks[0].new_in_interval);
+	assert_near(m.disks[0].r_s, 10.0);
+	assert_near(m.disks[0].rkb_s, 40.0);
+	assert_near(m.disks[0].util, 0.5);
 	a.status[SRC_DISKSTATS].err = -EINVAL;
 	snprintf(a.status[SRC_DISKSTATS].reason, sizeof(a.status[SRC_DISKSTATS].reason),
 		 "proc/diskstats:3: 2 fields, need 14, 18 or 20");
@@ -297,13 +302,159 @@ static void test_disk_after_unavailable(void **state)
 	snapshot_free(&b);
 }
 
+/* Re-registered under the same major:minor with a new name: a new device,
+ * rated from zero; the old name counts as missing. */
+static void test_disk_renamed(void **state)
+{
+	static const char d0[] = "   8       0 sdb 500 0 4000 50 0 0 0 0 0 50 50\n";
+	static const char d1[] = "   8       0 sdc 20 0 160 4 0 0 0 0 0 4 4\n";
+	const char *st = "cpu 0 0 0 0\ncpu0 0 0 0 10\n";
+	const char *in = "  CPU0\nLOC: 1 Local\n";
+	struct snapshot a = { 0 }, b = { 0 };
+	struct metrics m = { 0 };
+
+	(void)state;
+	assert_int_equal(load(&a, st, in, 100), 0);
+	assert_int_equal(load(&b, st, in, 300), 0);
+	disk_table_free(&a.disks);
+	disk_table_free(&b.disks);
+	assert_int_equal(diskstats_parse(d0, sizeof(d0) - 1, &a.disks, NULL), 0);
+	assert_int_equal(diskstats_parse(d1, sizeof(d1) - 1, &b.disks, NULL), 0);
+	assert_int_equal(metrics_compute(&a, &b, 200, &m), 0);
+	assert_true(m.disks[0].valid);
+	assert_true(m.disks[0].new_in_interval);
+	assert_near(m.disks[0].r_s, 10.0);
+	assert_near(m.disks[0].r_await, 0.2);
+	assert_int_equal(m.disks_missing, 1);
+	metrics_free(&m);
+	snapshot_free(&a);
+	snapshot_free(&b);
+}
+
+/* proc.rst: iowait "will decrease in certain conditions". With idle moving
+ * on, the CPU stayed online: mpstat takes that iowait as unmoved and prints
+ * the row. With idle not advancing too, it went offline and came back. */
+static void test_cpu_iowait_backwards(void **state)
+{
+	struct cpu_raw p = cpu(2, 100, 0, 50, 1000, 300, 0, 0, 0, 0, 0);
+	struct cpu_raw c = cpu(2, 130, 0, 60, 1060, 290, 0, 0, 0, 0, 0);
+	struct cpu_metrics m;
+
+	(void)state;
+	/* interval 30 + 10 + 60 = 100: the iowait step back adds nothing */
+	assert_int_equal(metrics_cpu_compute(&p, &c, &m), 0);
+	assert_true(m.valid);
+	assert_near(m.iowait, 0.0);
+	assert_near(m.usr, 30.0);
+	assert_near(m.sys, 10.0);
+	assert_near(m.idle, 60.0);
+	/* idle fell as well: a real offline/online */
+	c = cpu(2, 130, 0, 60, 20, 5, 0, 0, 0, 0, 0);
+	assert_int_equal(metrics_cpu_compute(&p, &c, &m), -ERANGE);
+	assert_false(m.valid);
+	assert_true(strstr(m.reason, "offline") != NULL);
+	assert_null(strstr(m.reason, "hotplug or reset"));
+	/* idle did not move: no proof the CPU stayed online */
+	c = cpu(2, 130, 0, 60, 1000, 290, 0, 0, 0, 0, 0);
+	assert_int_equal(metrics_cpu_compute(&p, &c, &m), -ERANGE);
+	assert_true(strstr(m.reason, "iowait") != NULL);
+}
+
+/* mpstat's "all": the CPUs' corrected counters summed, over the sum of each
+ * CPU's own interval. Guest-nice running ahead of nice on CPU0 widens CPU0's
+ * interval by the shortfall even though the summed counters show none. */
+static void test_cpu_all_interval(void **state)
+{
+	struct snapshot a = { 0 }, b = { 0 };
+	struct metrics m = { 0 };
+
+	(void)state;
+	assert_int_equal(load(&a,
+			      "cpu 0 10 0 200 0 0 0 0 0 0\n"
+			      "cpu0 0 10 0 100 50 0 0 0 0 0\n"
+			      "cpu1 0 0 0 100 0 0 0 0 0 0\n",
+			      "  CPU0 CPU1\nLOC: 1 1 Local\n", 1000),
+			 0);
+	assert_int_equal(load(&b,
+			      "cpu 0 32 0 370 0 0 0 0 0 8\n"
+			      "cpu0 0 12 0 190 50 0 0 0 0 8\n"
+			      "cpu1 0 20 0 180 0 0 0 0 0 0\n",
+			      "  CPU0 CPU1\nLOC: 101 301 Local\n", 2000),
+			 0);
+	assert_int_equal(metrics_compute(&a, &b, 1000, &m), 0);
+	/* CPU0: 2 nice + 90 idle + 6 shortfall (nice - gnice 10 -> 4) */
+	assert_true(m.cpus[0].valid);
+	assert_near(m.cpus[0].idle, 90.0 / 98 * 100);
+	/* CPU1: 20 nice + 80 idle */
+	assert_near(m.cpus[1].nice, 20.0);
+	/* all: (12 + 20 - 8) - 10 = 14 nice over 98 + 100 */
+	assert_true(m.all.valid);
+	assert_near(m.all.nice, 14.0 / 198 * 100);
+	assert_near(m.all.idle, 170.0 / 198 * 100);
+	assert_near(m.all.gnice, 8.0 / 198 * 100);
+	assert_near(m.all.iowait, 0.0);
+	metrics_free(&m);
+	snapshot_free(&a);
+	snapshot_free(&b);
+}
+
+/* A CPU whose /proc/stat row is unusable still has its /proc/interrupts
+ * column: its intr/s is measured and kept. */
+static void test_intr_of_invalid_cpu(void **state)
+{
+	struct snapshot a = { 0 }, b = { 0 };
+	struct metrics m = { 0 };
+
+	(void)state;
+	assert_int_equal(load(&a, "cpu 0 0 0 0\ncpu0 0 0 0 100\ncpu1 50 0 0 100\n",
+			      "  CPU0 CPU1\nLOC: 100 200 Local\n", 1000),
+			 0);
+	assert_int_equal(load(&b, "cpu 0 0 0 0\ncpu0 0 0 0 200\ncpu1 5 0 0 10\n",
+			      "  CPU0 CPU1\nLOC: 300 600 Local\n", 1200),
+			 0);
+	assert_int_equal(metrics_compute(&a, &b, 200, &m), 0);
+	assert_true(m.cpus[0].valid);
+	assert_false(m.cpus[1].valid);
+	assert_true(m.cpus[1].has_intr_s);
+	assert_near(m.cpus[1].intr_s, 200.0);
+	assert_near(m.cpus[0].intr_s, 100.0);
+	metrics_free(&m);
+	snapshot_free(&a);
+	snapshot_free(&b);
+}
+
+/* pidstat's name source when /proc/PID/comm is absent: /proc/PID/stat. */
+static void test_stat_comm(void **state)
+{
+	static const char st[] = "8407 (my prog) (x)) S 1 8407 8407 0 -1 4194560 12 0 0 0\n";
+	char name[8];
+	char full[32];
+
+	(void)state;
+	assert_int_equal(taskstats_stat_comm(st, sizeof(st) - 1, full, sizeof(full)), 12);
+	assert_string_equal(full, "my prog) (x)");
+	assert_int_equal(taskstats_stat_comm(st, sizeof(st) - 1, name, sizeof(name)), 7);
+	assert_string_equal(name, "my prog");
+	assert_int_equal(taskstats_stat_comm("8407 S 1", 8, full, sizeof(full)), -EBADMSG);
+	assert_int_equal(taskstats_stat_comm("8407 (abc", 9, full, sizeof(full)), -EBADMSG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_disk_formulas), cmocka_unit_test(test_disk_absent_fields),
-		cmocka_unit_test(test_disk_reset),    cmocka_unit_test(test_cpu_formulas),
-		cmocka_unit_test(test_cpu_edges),     cmocka_unit_test(test_irq_rates_and_shape),
-		cmocka_unit_test(test_irq_backwards), cmocka_unit_test(test_disk_after_unavailable),
+		cmocka_unit_test(test_disk_formulas),
+		cmocka_unit_test(test_disk_absent_fields),
+		cmocka_unit_test(test_disk_reset),
+		cmocka_unit_test(test_cpu_formulas),
+		cmocka_unit_test(test_cpu_edges),
+		cmocka_unit_test(test_irq_rates_and_shape),
+		cmocka_unit_test(test_irq_backwards),
+		cmocka_unit_test(test_disk_after_unavailable),
+		cmocka_unit_test(test_disk_renamed),
+		cmocka_unit_test(test_cpu_iowait_backwards),
+		cmocka_unit_test(test_cpu_all_interval),
+		cmocka_unit_test(test_intr_of_invalid_cpu),
+		cmocka_unit_test(test_stat_comm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
