@@ -30,8 +30,12 @@ static const struct {
 	{ CAP_SYS_RAWIO, "cap_sys_rawio" },
 	/* TASKSTATS_CMD_GET for per-process IO; RPS and ethtool -L in apply */
 	{ CAP_NET_ADMIN, "cap_net_admin" },
-	/* /proc/PID/io of other users' processes */
+	/* /proc/PID/io of other users' processes: the kernel's ptrace check on
+	 * read, and the file is 0400 owned by that user: the open needs one of
+	 * the DAC capabilities, this one reads and never writes (the unit
+	 * keeps this one, not CAP_DAC_OVERRIDE) */
 	{ CAP_SYS_PTRACE, "cap_sys_ptrace" },
+	{ CAP_DAC_READ_SEARCH, "cap_dac_read_search" },
 	/* apply and worker.start act for a root peer on files root may not own */
 	{ CAP_DAC_OVERRIDE, "cap_dac_override" },
 	/* io_uring's registered buffers of a worker, beyond RLIMIT_MEMLOCK */

@@ -69,8 +69,8 @@ try:
 
     # set up, it keeps only the capabilities a running daemon uses, in every
     # thread, and can gain none back (man iotriaged, PRIVILEGES)
-    KEEP = {1: "dac_override", 12: "net_admin", 14: "ipc_lock", 17: "sys_rawio",
-            19: "sys_ptrace", 38: "perfmon"}
+    KEEP = {1: "dac_override", 2: "dac_read_search", 12: "net_admin", 14: "ipc_lock",
+            17: "sys_rawio", 19: "sys_ptrace", 38: "perfmon"}
     def caps(path):
         f = dict(l.split(":", 1) for l in open(path).read().splitlines() if ":" in l)
         return {k: int(f[k], 16) for k in ("CapEff", "CapPrm", "CapBnd", "CapInh", "CapAmb")}, f

@@ -4,7 +4,10 @@
 # tree (git archive HEAD, in a temporary directory: the working tree is never
 # touched), lints both, checks the unit, installs the .deb, runs the installed
 # iotriaged on a temporary socket with the installed client against it, runs
-# the unit's start-up lines by hand on bad input, then purges the package and
+# the unit's start-up lines by hand on bad input, starts the daemon as the
+# installed unit says (its capabilities, environment file and start-up lines,
+# read from the unit itself: systemd need not be PID 1) to see another user's
+# writer and to start without the defaults file, then purges the package and
 # checks that nothing it installed is left behind.
 #
 # Needs root, dpkg-buildpackage, debhelper and rpmbuild; exits 77 with the
@@ -46,6 +49,9 @@ fi
 
 TMP=$(mktemp -d /tmp/iotriage-pkg.XXXXXX) || exit 1
 daemon_pid=""
+writer_pid=""
+feeder_pid=""
+WDIR=""
 installed=0
 group_before=0
 getent group iotriage >/dev/null && group_before=1
@@ -55,6 +61,11 @@ cleanup() {
 		kill "$daemon_pid" 2>/dev/null
 		wait "$daemon_pid" 2>/dev/null
 	fi
+	for p in $feeder_pid $writer_pid; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	[ -n "$WDIR" ] && rm -rf "$WDIR"
 	[ -f "$TMP/default.saved" ] && mv "$TMP/default.saved" /etc/default/iotriaged
 	if [ "$installed" = 1 ]; then
 		dpkg --purge iotriage >/dev/null 2>&1
@@ -89,6 +100,46 @@ for f in packaging/debian/control packaging/rpm/iotriage.spec packaging/systemd/
 done
 cp -r "$src/packaging/debian" "$src/debian"
 
+# ---- licence, contacts, paths: what an administrator reads ----
+if [ ! -f "$src/LICENSE" ]; then
+	fail "no LICENSE file at the top of the tree"
+elif [ -f /usr/share/common-licenses/GPL-2 ] && ! cmp -s "$src/LICENSE" /usr/share/common-licenses/GPL-2; then
+	fail "LICENSE is not the GPL-2 text (/usr/share/common-licenses/GPL-2)"
+fi
+grep -q '^License: GPL-2.0-or-later$' "$src/packaging/debian/copyright" &&
+	grep -q '/usr/share/common-licenses/GPL-2' "$src/packaging/debian/copyright" ||
+	fail "debian/copyright does not give GPL-2.0-or-later with the common-licenses path"
+# No invented contact or home page: there is no public home page, so no
+# Homepage: or URL:; every contact field names one address, under the
+# reserved .invalid domain (RFC 2606), which no one can mistake for a
+# mailbox that answers.
+grep -q '^Homepage:' "$src/packaging/debian/control" && fail "debian/control has a Homepage: and there is none"
+grep -qi '^URL:' "$src/packaging/rpm/iotriage.spec" && fail "iotriage.spec has a URL: and there is none"
+contacts=$(
+	sed -n 's/^Maintainer: *//p' "$src/packaging/debian/control"
+	sed -n 's/^ -- \(.*>\)  .*/\1/p' "$src/packaging/debian/changelog"
+	sed -n 's/^Upstream-Contact: *//p' "$src/packaging/debian/copyright"
+	sed -n 's/^\* [A-Z][a-z][a-z] [A-Z][a-z][a-z] [ 0-9][0-9] [0-9]* \(.*>\) - .*/\1/p' "$src/packaging/rpm/iotriage.spec"
+)
+if [ "$(echo "$contacts" | wc -l)" -lt 4 ] || [ "$(echo "$contacts" | sort -u | wc -l)" -ne 1 ] ||
+	! echo "$contacts" | head -n 1 | grep -q '@[a-z0-9.-]*\.invalid>$'; then
+	fail "contacts (control, changelog, copyright, spec) differ or pretend to be a real address: $(echo "$contacts" | tr '\n' '|')"
+fi
+# debhelper knows where this release keeps units (/lib/systemd/system on
+# Debian 12, /usr/lib/systemd/system later): rules must not say it.
+if grep -n 'lib/systemd/system' "$src/debian/rules"; then
+	fail "debian/rules hard-codes the unit directory"
+fi
+# The group from the sysusers file, by systemd-rpm-macros' own scriptlet.
+grep -q '^%sysusers_create_compat %{SOURCE1}$' "$src/packaging/rpm/iotriage.spec" &&
+	grep -q '^BuildRequires: *systemd-rpm-macros' "$src/packaging/rpm/iotriage.spec" ||
+	fail "iotriage.spec does not create its group with %sysusers_create_compat (BuildRequires: systemd-rpm-macros)"
+# Nothing loads a kernel module unasked: a modules-load.d file the package
+# ships lists no active module.
+modules_loaded() { # FILE...: the active lines of modules-load.d files
+	sed -e 's/[[:space:]]*$//' -e '/^[[:space:]]*[#;]/d' -e '/^[[:space:]]*$/d' "$@"
+}
+
 # ---- .deb ----
 if ! missing=$(cd "$src" && dpkg-checkbuilddeps 2>&1); then
 	skip "build dependencies missing: $missing"
@@ -104,12 +155,22 @@ deb=$(ls "$TMP"/deb/iotriage_"$V"-*_*.deb 2>/dev/null | head -n 1)
 ok "built $(basename "$deb")"
 
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
-for f in ./usr/bin/iotriage ./usr/sbin/iotriaged ./lib/systemd/system/iotriaged.service \
+for f in ./usr/bin/iotriage ./usr/sbin/iotriaged \
 	./etc/default/iotriaged ./usr/lib/sysusers.d/iotriage.conf \
-	./usr/lib/modules-load.d/iotriage.conf ./usr/share/man/man1/iotriage.1.gz \
-	./usr/share/man/man8/iotriaged.8.gz ./usr/share/doc/iotriage/README.md.gz; do
+	./etc/modules-load.d/iotriage.conf ./usr/share/man/man1/iotriage.1.gz \
+	./usr/share/man/man8/iotriaged.8.gz ./usr/share/doc/iotriage/README.md.gz \
+	./usr/share/doc/iotriage/copyright; do
 	echo "$contents" | grep -qx "$f" || fail "the .deb lacks $f"
 done
+echo "$contents" | grep -Eqx '\./(usr/)?lib/systemd/system/iotriaged\.service' ||
+	fail "the .deb lacks iotriaged.service in /lib/systemd/system or /usr/lib/systemd/system"
+mkdir "$TMP/debx" && dpkg-deb -x "$deb" "$TMP/debx"
+for f in $(echo "$contents" | grep '/modules-load\.d/..*'); do
+	m=$(modules_loaded "$TMP/debx/$f")
+	[ -z "$m" ] || fail "the .deb loads kernel modules at boot unasked: $f lists $(echo "$m" | tr '\n' ' ')"
+done
+grep -qx '#msr' "$TMP/debx/etc/modules-load.d/iotriage.conf" 2>/dev/null ||
+	fail "the .deb's /etc/modules-load.d/iotriage.conf has no '#msr' line to uncomment"
 dpkg-deb -f "$deb" Depends | grep -q 'libc6' || fail "the .deb declares no shared library dependencies"
 
 if command -v lintian >/dev/null 2>&1; then
@@ -146,11 +207,25 @@ rpmfile=$(ls "$R"/RPMS/*/iotriage-"$V"-*.rpm 2>/dev/null | head -n 1)
 ok "built $(basename "$rpmfile")"
 rpmlist=$(rpm -qlp "$rpmfile" 2>/dev/null)
 for f in /usr/bin/iotriage /usr/sbin/iotriaged /usr/lib/systemd/system/iotriaged.service \
-	/etc/sysconfig/iotriaged /usr/lib/sysusers.d/iotriage.conf /usr/lib/modules-load.d/iotriage.conf \
+	/etc/sysconfig/iotriaged /usr/lib/sysusers.d/iotriage.conf /etc/modules-load.d/iotriage.conf \
 	/var/lib/iotriage /usr/share/man/man1/iotriage.1.gz /usr/share/man/man8/iotriaged.8.gz; do
 	echo "$rpmlist" | grep -qx "$f" || fail "the .rpm lacks $f"
 done
-rpm2cpio "$rpmfile" | (mkdir "$TMP/rpmx" && cd "$TMP/rpmx" && cpio -id --quiet ./usr/lib/systemd/system/iotriaged.service)
+rpm2cpio "$rpmfile" | (mkdir "$TMP/rpmx" && cd "$TMP/rpmx" && cpio -idm --quiet)
+# %license: /usr/share/licenses/iotriage on Fedora, versioned by Debian's rpm
+lic=$(echo "$rpmlist" | grep -Ex "/usr/share/licenses/iotriage(-$V)?/LICENSE" | head -n 1)
+if [ -z "$lic" ]; then
+	fail "the .rpm has no %license LICENSE"
+elif ! cmp -s "$TMP/rpmx$lic" "$src/LICENSE"; then
+	fail "the .rpm's $lic is not the tree's LICENSE"
+fi
+for f in $(echo "$rpmlist" | grep '/modules-load\.d/..*'); do
+	m=$(modules_loaded "$TMP/rpmx$f")
+	[ -z "$m" ] || fail "the .rpm loads kernel modules at boot unasked: $f lists $(echo "$m" | tr '\n' ' ')"
+done
+[ "$(rpm -qp --qf '%{URL}' "$rpmfile" 2>/dev/null)" = "(none)" ] || fail "the .rpm names a URL and there is none"
+rpm -qp --scripts "$rpmfile" 2>/dev/null | sed -n '/^preinstall/,/^[a-z]* scriptlet/p' |
+	grep -q "groupadd.* '\{0,1\}iotriage'\{0,1\}\( \|$\)" || fail "the .rpm's %pre does not create the iotriage group"
 if grep -q /etc/default "$TMP/rpmx/usr/lib/systemd/system/iotriaged.service" ||
 	! grep -q '^EnvironmentFile=-/etc/sysconfig/iotriaged$' "$TMP/rpmx/usr/lib/systemd/system/iotriaged.service"; then
 	fail "the .rpm's unit does not read /etc/sysconfig/iotriaged"
@@ -179,8 +254,15 @@ installed=1
 ok "installed"
 files=$(dpkg -L iotriage)
 getent group iotriage >/dev/null || fail "postinst did not create the iotriage group"
+c=/usr/share/doc/iotriage/copyright
+if [ -f "$c" ] && grep -q '^License: GPL-2.0-or-later$' "$c" && [ -f /usr/share/common-licenses/GPL-2 ]; then
+	ok "licence: $c (GPL-2.0-or-later, text in /usr/share/common-licenses/GPL-2)"
+else
+	fail "licence: $c missing or without GPL-2.0-or-later, or no /usr/share/common-licenses/GPL-2"
+fi
 
-unit=/lib/systemd/system/iotriaged.service
+unit=$(echo "$files" | grep -E '^(/usr)?/lib/systemd/system/iotriaged\.service$' | head -n 1)
+[ -n "$unit" ] || { fail "dpkg -L iotriage lists no iotriaged.service"; exit 1; }
 man_check=no
 command -v man >/dev/null 2>&1 && man_check=yes
 if systemd-analyze verify --man="$man_check" "$unit" >"$TMP/verify.log" 2>&1; then
@@ -191,10 +273,12 @@ else
 fi
 exposure=$(systemd-analyze security --offline=true "$unit" 2>/dev/null |
 	sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
-if [ -n "$exposure" ] && awk "BEGIN { exit !($exposure <= 2.5) }"; then
-	ok "systemd-analyze security exposure $exposure (<= 2.5)"
+# 2.8 with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH (0.5 of it): the
+# processes view of other users' processes (the database) costs that.
+if [ -n "$exposure" ] && awk "BEGIN { exit !($exposure <= 2.8) }"; then
+	ok "systemd-analyze security exposure $exposure (<= 2.8)"
 else
-	fail "systemd-analyze security exposure '${exposure:-?}', want <= 2.5"
+	fail "systemd-analyze security exposure '${exposure:-?}', want <= 2.8"
 fi
 
 # ---- the installed daemon and client ----
@@ -349,25 +433,248 @@ else
 		fail "socket directory owned by another user: exit $rc without naming the directory"
 	fi
 fi
-# A missing defaults file: the unit's ExecStartPre, run as systemd would.
-pre=$(sed -n 's/^ExecStartPre=//p' "$unit")
-[ -n "$pre" ] || fail "the unit has no ExecStartPre checking the defaults file"
-mv /etc/default/iotriaged "$TMP/default.saved"
-out=$(eval "$pre" 2>&1)
-rc=$?
-mv "$TMP/default.saved" /etc/default/iotriaged
-if [ $rc -ne 0 ] && echo "$out" | grep -q '/etc/default/iotriaged: missing'; then
-	ok "missing defaults file: start refused with \"$out\""
-else
-	fail "missing defaults file: ExecStartPre exit $rc, output '$out'"
-fi
-out=$(eval "$pre" 2>&1) || fail "ExecStartPre fails with the defaults file present: $out"
 # The defaults file as shipped is valid for the daemon.
 (
 	. /etc/default/iotriaged
 	# shellcheck disable=SC2086
 	/usr/sbin/iotriaged --help $IOTRIAGED_ARGS >/dev/null 2>&1
 ) || fail "IOTRIAGED_ARGS in the shipped /etc/default/iotriaged is refused"
+
+# ---- the daemon as the installed unit starts it ----
+# systemd need not be PID 1 here: as test_daemon_systemd.sh does, a datagram
+# socket stands in for NOTIFY_SOCKET and the start is READY=1. What decides
+# whether and how the daemon starts is read from the installed unit itself,
+# never from a copy: ExecStartPre=, EnvironmentFile= ("-": a missing file is
+# no error), ExecStart= with $VAR split into words, CapabilityBoundingSet=
+# (setpriv: no inheritable or ambient capabilities, so root's permitted and
+# effective sets become the bounding set, as under systemd), NoNewPrivileges=,
+# Group= and UMask=. The namespace and the system call filter are not
+# emulated (packaging/README.md). The test's --socket is appended.
+cat >"$TMP/unit_start.py" <<'EOF'
+import os, re, shlex, socket, subprocess, sys, tempfile
+
+CAPS = ["CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID",
+        "SETUID", "SETPCAP", "LINUX_IMMUTABLE", "NET_BIND_SERVICE", "NET_BROADCAST",
+        "NET_ADMIN", "NET_RAW", "IPC_LOCK", "IPC_OWNER", "SYS_MODULE", "SYS_RAWIO",
+        "SYS_CHROOT", "SYS_PTRACE", "SYS_PACCT", "SYS_ADMIN", "SYS_BOOT", "SYS_NICE",
+        "SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "MKNOD", "LEASE", "AUDIT_WRITE",
+        "AUDIT_CONTROL", "SETFCAP", "MAC_OVERRIDE", "MAC_ADMIN", "SYSLOG", "WAKE_ALARM",
+        "BLOCK_SUSPEND", "AUDIT_READ", "PERFMON", "BPF", "CHECKPOINT_RESTORE"]
+CAPS = ["CAP_" + c for c in CAPS]
+
+def die(msg):
+    print(msg)
+    sys.exit(1)
+
+unit, log, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
+svc, section = {}, None
+with open(unit) as f:
+    text = re.sub(r"\\\n", " ", f.read())
+for line in text.splitlines():
+    line = line.strip()
+    if not line or line[0] in "#;":
+        continue
+    if line.startswith("["):
+        section = line
+    elif section == "[Service]" and "=" in line:
+        k, v = line.split("=", 1)
+        svc.setdefault(k.strip(), []).append(v.strip())
+
+# CapabilityBoundingSet=: lines add up, "~" removes, an empty one resets
+bset, seen = set(CAPS), False
+for v in svc.get("CapabilityBoundingSet", []):
+    names = set(v.lstrip("~").split())
+    if names - set(CAPS):
+        die("CapabilityBoundingSet=: unknown %s" % " ".join(sorted(names - set(CAPS))))
+    if not v:
+        bset = set()
+    elif v.startswith("~"):
+        bset = (bset if seen else set(CAPS)) - names
+    else:
+        bset = (bset if seen else set()) | names
+    seen = True
+if svc.get("AmbientCapabilities", [""])[-1]:
+    die("AmbientCapabilities= is set: not emulated")
+
+env = dict(os.environ)
+for v in svc.get("EnvironmentFile", []):
+    try:
+        with open(v.lstrip("-")) as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        if v.startswith("-"):
+            continue
+        die("Failed to load environment files: %s does not exist" % v)
+    for l in lines:
+        l = l.strip()
+        if l and l[0] not in "#;" and "=" in l:
+            k, val = l.split("=", 1)
+            env[k.strip()] = "".join(shlex.split(val))
+
+def expand(cmd):
+    words = []
+    for w in shlex.split(cmd):
+        m = re.fullmatch(r"\$([A-Za-z_][A-Za-z0-9_]*)", w)
+        if m:
+            words += env.get(m.group(1), "").split()
+        else:
+            words.append(re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}",
+                                lambda m: env.get(m.group(1), ""), w))
+    return words
+
+def prefix(cmd):
+    m = re.match(r"[-@:+!]*", cmd)
+    return m.group(0), cmd[m.end():]
+
+for v in svc.get("ExecStartPre", []):
+    pre, cmd = prefix(v)
+    p = subprocess.run(expand(cmd), env=env, capture_output=True, text=True)
+    if p.returncode != 0 and "-" not in pre:
+        die("ExecStartPre=%s: exit %d: %s" % (cmd, p.returncode, (p.stdout + p.stderr).strip()))
+
+if len(svc.get("ExecStart", [])) != 1:
+    die("want one ExecStart=, the unit has %d" % len(svc.get("ExecStart", [])))
+pre, cmd = prefix(svc["ExecStart"][0])
+argv = expand(cmd) + extra
+wrap = ["setpriv", "--inh-caps=-all", "--ambient-caps=-all"]
+if "+" not in pre:
+    wrap.append("--bounding-set=-all" + "".join(
+        ",+" + c[len("CAP_"):].lower() for c in sorted(bset, key=CAPS.index)))
+if svc.get("NoNewPrivileges", ["no"])[-1] in ("yes", "true", "on", "1"):
+    wrap.append("--no-new-privs")
+if svc.get("Group"):
+    wrap += ["--regid=" + svc["Group"][-1], "--clear-groups"]
+umask = int(svc.get("UMask", ["0022"])[-1], 8)
+
+tmp = tempfile.mkdtemp(prefix="unit-notify.")
+addr = os.path.join(tmp, "notify")
+ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+ns.bind(addr)
+ns.settimeout(0.2)
+env["NOTIFY_SOCKET"] = addr
+with open(log, "w") as out:
+    p = subprocess.Popen(wrap + argv, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                         stderr=out, preexec_fn=lambda: os.umask(umask))
+try:
+    for _ in range(150):
+        try:
+            msg = ns.recv(4096).decode(errors="replace")
+        except socket.timeout:
+            if p.poll() is not None:
+                die("%s exited %d before READY=1" % (" ".join(argv), p.returncode))
+            continue
+        if "READY=1" in msg.split("\n"):
+            print(p.pid)
+            sys.exit(0)
+    p.kill()
+    die("no READY=1 from %s within 30 s" % argv[0])
+finally:
+    ns.close()
+    os.unlink(addr)
+    os.rmdir(tmp)
+EOF
+# unit_start LOG: the installed unit's daemon on $TMP/unit/s; daemon_pid
+unit_start() {
+	out=$(python3 "$TMP/unit_start.py" "$unit" "$1" --socket "$TMP/unit/s" --interval 200)
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		daemon_pid=$out
+		return 0
+	fi
+	echo "$out"
+	cat "$1" 2>/dev/null
+	return 1
+}
+unit_stop() {
+	kill -TERM "$daemon_pid"
+	i=0
+	while kill -0 "$daemon_pid" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	daemon_pid=""
+}
+mkdir -m 0750 "$TMP/unit" && chgrp iotriage "$TMP/unit"
+bset=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr '\n' ' ')
+
+# Another user's writer, as the database is: the processes view must show
+# it. /proc/PID/io is 0400 and owned by that user, and the kernel checks
+# ptrace access on each read: root needs CAP_DAC_READ_SEARCH (or
+# CAP_DAC_OVERRIDE) to open it and CAP_SYS_PTRACE to read it. A dd as nobody
+# writes O_DIRECT (storage bytes, kB_wr/s) into /var/tmp, fed through a fifo
+# at about 10 MB/s for at most 60 s (150 MB).
+if unit_start "$TMP/unit1.log"; then
+	WDIR=$(mktemp -d /var/tmp/iotriage-pkg-w.XXXXXX) && chown nobody "$WDIR" &&
+		mkfifo -m 0666 "$WDIR/fifo"
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+		dd if="$WDIR/fifo" of="$WDIR/out" bs=256k iflag=fullblock oflag=direct status=none \
+		2>"$WDIR/dd.err" &
+	writer_pid=$!
+	(
+		i=0
+		while [ $i -lt 600 ]; do
+			head -c 262144 /dev/zero
+			sleep 0.025
+			i=$((i + 1))
+		done
+	) >"$WDIR/fifo" &
+	feeder_pid=$!
+	python3 - "$TMP/unit/s" "$writer_pid" >"$TMP/seen.log" 2>&1 <<'EOF'
+import json, socket, sys, time
+sock, pid = sys.argv[1], int(sys.argv[2])
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sock)
+f = s.makefile("rwb")
+note, last = None, None
+deadline = time.monotonic() + 10
+while time.monotonic() < deadline:
+    f.write(b'{"cmd":"snapshot"}\n')
+    f.flush()
+    # a comm is the kernel's 15 bytes, not necessarily UTF-8 whole
+    rep = json.loads(f.readline().decode("utf-8", "replace"))
+    smp = rep.get("sample") if rep.get("ok") else None
+    if smp and smp.get("sample") != last:
+        last = smp.get("sample")
+        note = smp.get("sources", {}).get("procfs_io")
+        for row in smp.get("processes", {}).get("top_io", []):
+            # alive: an exited row's bytes come from taskstats, not /proc
+            if row["pid"] == pid and row.get("kB_wr/s", 0) > 0 and not row.get("exited"):
+                print("%s (pid %d, nobody) writes %.0f kB/s in sample %d" %
+                      (row["comm"], pid, row["kB_wr/s"], last))
+                sys.exit(0)
+    time.sleep(0.1)
+sys.exit("pid %d (nobody) is in no processes.top_io row for 10 s; procfs_io: %s" % (pid, note))
+EOF
+	if [ $? -eq 0 ]; then
+		ok "under the unit's CapabilityBoundingSet=$bset: $(cat "$TMP/seen.log")"
+	else
+		cat "$TMP/seen.log" "$TMP/unit1.log" "$WDIR/dd.err"
+		fail "under the unit's CapabilityBoundingSet=$bset the processes view lacks another user's writer"
+	fi
+	for p in $feeder_pid $writer_pid; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	feeder_pid=""
+	writer_pid=""
+	rm -rf "$WDIR"
+	WDIR=""
+	unit_stop
+else
+	fail "the installed unit's daemon did not start"
+fi
+
+# A deleted defaults file (dpkg keeps a deleted conffile deleted, so
+# reinstalling does not bring it back): the daemon starts with its defaults.
+mv /etc/default/iotriaged "$TMP/default.saved"
+if unit_start "$TMP/unit2.log"; then
+	ok "no /etc/default/iotriaged: the unit starts the daemon with its defaults (READY=1)"
+	unit_stop
+else
+	fail "no /etc/default/iotriaged: the unit does not start"
+fi
+mv "$TMP/default.saved" /etc/default/iotriaged
 
 # ---- purge: nothing left behind ----
 # What "iotriage apply" leaves: an undo journal under /var/lib/iotriage.
@@ -388,7 +695,8 @@ for f in $files; do
 	[ -d "$f" ] && continue # shared directories (/usr, /etc/default...) stay
 	[ -e "$f" ] || [ -L "$f" ] && fail "left behind: $f"
 done
-for f in /etc/default/iotriaged /etc/systemd/system/multi-user.target.wants/iotriaged.service \
+for f in /etc/default/iotriaged /etc/modules-load.d/iotriage.conf \
+	/etc/systemd/system/multi-user.target.wants/iotriaged.service \
 	/var/lib/systemd/deb-systemd-helper-enabled/iotriaged.service \
 	/var/lib/systemd/deb-systemd-helper-enabled/multi-user.target.wants/iotriaged.service \
 	/var/lib/systemd/deb-systemd-helper-masked/iotriaged.service \
