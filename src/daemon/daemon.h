@@ -35,8 +35,9 @@ enum watch_kind {
 	WATCH_SIGNAL,
 	WATCH_LISTEN,
 	WATCH_CLIENT,
-	WATCH_WORKER,	/* worker.c's eventfd: a bench job ended */
-	WATCH_TOPOLOGY, /* topo.c's eventfd: the advisor's topology was read */
+	WATCH_WORKER,	       /* worker.c's eventfd: a bench job ended */
+	WATCH_WORKER_DEADLINE, /* worker.c's timerfd: a stopped job's deadline passed */
+	WATCH_TOPOLOGY,	       /* topo.c's eventfd: the advisor's topology was read */
 };
 
 struct watch {
@@ -219,7 +220,11 @@ int worker_cmd_status(struct daemon *d, struct client *c, const struct request *
 void worker_tick(struct daemon *d);
 /* The worker's eventfd is readable: the job ended. */
 void worker_event(struct daemon *d);
-/* Stops a running job, waits for it, frees everything. */
+/* The worker's timerfd is readable: a job asked to stop has had
+ * WORKER_STOP_DEADLINE_MS; if it still runs, its thread is left behind. */
+void worker_deadline(struct daemon *d);
+/* Stops a running job and waits for it, WORKER_STOP_DEADLINE_MS at most
+ * (then its thread is left behind, logged), frees what is not the thread's. */
 void worker_shutdown(struct daemon *d);
 
 /* ---- loop.c ---- */

@@ -374,8 +374,10 @@ int main(int argc, char **argv)
 	daemon_notify("STOPPING=1");
 out:
 	topo_reader_stop(&d);
-	worker_shutdown(&d);
+	/* the socket first: a restart works while a stopping job still has
+	 * its deadline to run (worker_shutdown waits up to 5 s) */
 	server_shutdown(&d);
+	worker_shutdown(&d);
 	if (d.epfd >= 0)
 		close(d.epfd);
 	if (d.timer.fd >= 0)
