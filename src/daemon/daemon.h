@@ -224,8 +224,10 @@ void worker_event(struct daemon *d);
  * WORKER_STOP_DEADLINE_MS; if it still runs, its thread is left behind. */
 void worker_deadline(struct daemon *d);
 /* Stops a running job and waits for it, WORKER_STOP_DEADLINE_MS at most
- * (then its thread is left behind, logged), frees what is not the thread's. */
-void worker_shutdown(struct daemon *d);
+ * (then its thread is left behind, logged), frees what is not the thread's.
+ * Returns true when a thread left behind (now or by an earlier worker.stop)
+ * still runs: the process must then end with _exit(), not exit(). */
+bool worker_shutdown(struct daemon *d);
 
 /* ---- loop.c ---- */
 

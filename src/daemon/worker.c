@@ -1065,13 +1065,13 @@ static bool worker_wait_end(struct worker_run *w, int64_t deadline_ns)
 	}
 }
 
-void worker_shutdown(struct daemon *d)
+bool worker_shutdown(struct daemon *d)
 {
 	struct worker_run *w = d->worker;
 	int64_t deadline;
 
 	if (!w)
-		return;
+		return atomic_load(&worker_adrift) > 0;
 	if (w->joinable) {
 		/* waits for the run to end (one IO) and its file to be removed,
 		 * within the deadline of the first stop, this one or an earlier */
@@ -1082,7 +1082,7 @@ void worker_shutdown(struct daemon *d)
 		atomic_store(&w->ctl.stop, true);
 		deadline = w->stop_ns + (int64_t)WORKER_STOP_DEADLINE_MS * 1000000;
 		if (!worker_wait_end(w, deadline) && worker_leave(d, w, "the exit", false))
-			return; /* the thread has it now */
+			return true; /* the thread has it now */
 		pthread_join(w->thread, NULL);
 		daemon_log(LOG_NOTICE, "worker %llu on %s: stopped at exit",
 			   (unsigned long long)w->id, w->v.path);
@@ -1090,4 +1090,5 @@ void worker_shutdown(struct daemon *d)
 	worker_watch(d, w, EPOLL_CTL_DEL);
 	worker_free(w);
 	d->worker = NULL;
+	return atomic_load(&worker_adrift) > 0;
 }
