@@ -89,6 +89,8 @@ struct daemon {
 	char socket_path[108];
 	ino_t socket_ino; /* to remove only our own socket at exit */
 	dev_t socket_dev;
+	int socket_dirfd;	/* its directory, held: the socket is removed through it */
+	size_t socket_base_off; /* the socket's name in it: socket_path + this */
 	int epfd;
 	struct watch timer;
 	struct watch sig;

@@ -13,9 +13,11 @@
 #     thread has exited within the deadline plus a margin, the socket is
 #     gone, and a new iotriaged on the same socket starts; after the device
 #     is resumed the old process exits 0.
-# The device is resumed and removed, the loop detached and the FUSE mount
-# unmounted in every case (trap). Skips (77) when neither way to hang a
-# device exists here.
+# First, the socket's release itself: removed through its directory fd by
+# a detached daemon with a relative --socket and by one whose directory was
+# renamed. The device is resumed and removed, the loop detached and the
+# FUSE mount unmounted in every case (trap). Skips (77) when neither way to
+# hang a device exists here.
 . "$SRCDIR/tests/integration/bench_lib.sh"
 [ -n "${IOTRIAGED:-}" ] || skip "\$IOTRIAGED not set"
 command -v python3 >/dev/null || skip "python3 not installed"
@@ -101,6 +103,51 @@ fuse_setup() {
 	RESUME="kill -CONT $FUSE_PID"
 	echo "hanging device: $HANG_LOOP over a FUSE file (bindfs $FUSE_PID), server stopped"
 }
+
+# The socket is released through its directory, held since the bind: a
+# daemon that detached (chdir /) with a relative --socket, and one whose
+# socket directory was renamed under it, both remove the socket they made.
+PYTHONPATH="$SRCDIR/tests/integration" python3 - "$T" <<'PY' || exit 1
+import os, signal, subprocess, sys, time
+from daemon_lib import *
+
+tmp = sys.argv[1]
+pids = []
+try:
+    os.mkdir(os.path.join(tmp, "rel"))
+    p = subprocess.run([env("IOTRIAGED"), "--socket", "rel.sock", "--interval", "200"],
+                       cwd=os.path.join(tmp, "rel"), capture_output=True, text=True,
+                       timeout=TIMEOUT)
+    check(p.returncode == 0, "detached start: %r" % p.stderr)
+    sock = os.path.join(tmp, "rel", "rel.sock")
+    r = Client(sock).req({"cmd": "status"})
+    pids.append(r["pid"])
+    with open(os.path.join(tmp, "pids"), "a") as f:
+        f.write("%d\n" % r["pid"])
+
+    os.mkdir(os.path.join(tmp, "sub"))
+    d = Daemon(os.path.join(tmp, "sub"), interval=200, name="moved")
+    pids.append(d.p.pid)
+    with open(os.path.join(tmp, "pids"), "a") as f:
+        f.write("%d\n" % d.p.pid)
+    os.rename(os.path.join(tmp, "sub"), os.path.join(tmp, "sub2"))
+
+    os.kill(r["pid"], signal.SIGTERM)
+    deadline = time.monotonic() + TIMEOUT
+    while os.path.exists("/proc/%d" % r["pid"]):
+        check(time.monotonic() < deadline, "the detached daemon did not exit")
+        time.sleep(0.05)
+    check(not os.path.exists(sock), "a detached daemon left its relative socket behind")
+    check(d.stop() == 0, "exit status")
+    check(not os.path.exists(os.path.join(tmp, "sub2", "moved.sock")),
+          "a daemon whose directory was renamed left its socket behind")
+finally:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+PY
 
 WHY_DM="" WHY_FUSE=""
 dm_setup || fuse_setup || skip "no device to hang: $WHY_DM; $WHY_FUSE"
