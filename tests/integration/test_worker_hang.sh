@@ -71,6 +71,11 @@ dm_setup() {
 		return 1
 	fi
 	TARGET=/dev/mapper/$DM_NAME
+	for i in $(seq 50); do # udev, where it runs, makes the node
+		[ -b "$TARGET" ] && break
+		sleep 0.1
+	done
+	[ -b "$TARGET" ] || { WHY_DM="no $TARGET after dmsetup create"; return 1; }
 	HANG="dmsetup suspend $DM_NAME"
 	RESUME="dmsetup resume $DM_NAME"
 	echo "hanging device: device-mapper $DM_NAME over $BENCH_DEV, suspended"
