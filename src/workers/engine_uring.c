@@ -189,7 +189,8 @@ static int engine_uring_cancel(struct engine_ctx *ctx)
 	sqe = io_uring_get_sqe(&p->ring);
 	if (!sqe)
 		return -EBUSY;
-	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+	/* ANY matches every request; ALL says to cancel each, not the first */
+	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_ALL);
 	io_uring_sqe_set_data64(sqe, URING_CANCEL_ANY);
 	do
 		r = io_uring_submit(&p->ring);

@@ -327,7 +327,7 @@ static void job_loop(struct worker *w)
 	unsigned nfree = ctx->depth, inflight = 0, writes_since_sync = 0;
 	uint64_t issued_bytes = 0, local_ios[DDIR__COUNT], local_bytes[DDIR__COUNT];
 	int64_t now, start, deadline, next_issue, rate_gap = 0;
-	bool stopping = false, cancelled = false;
+	bool stopping = false, cancelled = false, failed;
 
 	freel = calloc(ctx->depth, sizeof(*freel));
 	staged = calloc(ctx->depth, sizeof(*staged));
@@ -453,15 +453,23 @@ static void job_loop(struct worker *w)
 		now = job_now_ns();
 		memset(local_ios, 0, sizeof(local_ios));
 		memset(local_bytes, 0, sizeof(local_bytes));
+		failed = false;
 		for (int i = 0; i < n; i++) {
 			struct io_unit *u = done[i];
 
 			if (!u->done_ns)
 				u->done_ns = now;
+			/* every unit of the batch is back, even after a failure:
+			 * the drain waits only for those still out */
 			freel[nfree++] = u;
 			inflight--;
-			if (job_account(w, u) < 0)
-				goto drain;
+			/* what the stop cancelled is not a failure, nor an IO done */
+			if (failed || (cancelled && u->result == -ECANCELED))
+				continue;
+			if (job_account(w, u) < 0) {
+				failed = true;
+				continue;
+			}
 			local_ios[u->ddir]++;
 			local_bytes[u->ddir] += (uint64_t)u->result;
 		}
@@ -473,6 +481,8 @@ static void job_loop(struct worker *w)
 			atomic_fetch_add_explicit(&w->ctl->bytes[d], local_bytes[d],
 						  memory_order_relaxed);
 		}
+		if (failed)
+			goto drain;
 	}
 	job_end_measure(w, now);
 	goto out;
