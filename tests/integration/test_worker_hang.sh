@@ -35,8 +35,11 @@ unhang() {
 }
 hang_cleanup() {
 	unhang
-	# the daemons (python kills its own; these are strays of a killed test)
-	for p in $(cat "$T/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+	# the daemons (python kills its own; these are strays of a killed test),
+	# only while the pid is still an iotriaged
+	for p in $(cat "$T/pids" 2>/dev/null); do
+		grep -q iotriaged "/proc/$p/cmdline" 2>/dev/null && kill -9 "$p"
+	done
 	if [ -n "$DM_NAME" ]; then
 		for i in 1 2 3 4 5; do
 			dmsetup remove "$DM_NAME" 2>/dev/null && break
