@@ -35,9 +35,10 @@ enum watch_kind {
 	WATCH_SIGNAL,
 	WATCH_LISTEN,
 	WATCH_CLIENT,
-	WATCH_WORKER,	/* worker.c's eventfd: a bench job ended */
-	WATCH_TOPOLOGY, /* topo.c's eventfd: the advisor's topology was read */
-	WATCH_METRICS,	/* metrics_http.c: libmicrohttpd's epoll fd */
+	WATCH_WORKER,	       /* worker.c's eventfd: a bench job ended */
+	WATCH_WORKER_DEADLINE, /* worker.c's timerfd: a stopped job's deadline passed */
+	WATCH_TOPOLOGY,	       /* topo.c's eventfd: the advisor's topology was read */
+	WATCH_METRICS,	       /* metrics_http.c: libmicrohttpd's epoll fd */
 };
 
 struct watch {
@@ -91,6 +92,8 @@ struct daemon {
 	char socket_path[108];
 	ino_t socket_ino; /* to remove only our own socket at exit */
 	dev_t socket_dev;
+	int socket_dirfd;	/* its directory, held: the socket is removed through it */
+	size_t socket_base_off; /* the socket's name in it: socket_path + this */
 	int epfd;
 	struct watch timer;
 	struct watch sig;
@@ -238,8 +241,14 @@ int worker_cmd_status(struct daemon *d, struct client *c, const struct request *
 void worker_tick(struct daemon *d);
 /* The worker's eventfd is readable: the job ended. */
 void worker_event(struct daemon *d);
-/* Stops a running job, waits for it, frees everything. */
-void worker_shutdown(struct daemon *d);
+/* The worker's timerfd is readable: a job asked to stop has had
+ * WORKER_STOP_DEADLINE_MS; if it still runs, its thread is left behind. */
+void worker_deadline(struct daemon *d);
+/* Stops a running job and waits for it, WORKER_STOP_DEADLINE_MS at most
+ * (then its thread is left behind, logged), frees what is not the thread's.
+ * Returns true when a thread left behind (now or by an earlier worker.stop)
+ * still runs: the process must then end with _exit(), not exit(). */
+bool worker_shutdown(struct daemon *d);
 
 /* ---- loop.c ---- */
 

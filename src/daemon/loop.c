@@ -218,6 +218,8 @@ int loop_run(struct daemon *d)
 				on_signal(d);
 			else if (w->kind == WATCH_WORKER)
 				worker_event(d);
+			else if (w->kind == WATCH_WORKER_DEADLINE)
+				worker_deadline(d);
 			else if (w->kind == WATCH_TOPOLOGY)
 				topo_reader_event(d);
 		}

@@ -282,12 +282,14 @@ int main(int argc, char **argv)
 		.timer.fd = -1,
 		.sig.fd = -1,
 		.listen.fd = -1,
+		.socket_dirfd = -1,
 		.exit_code = EXIT_OK,
 	};
 	struct sampler_opts so = { .mode = "daemon" };
 	char host[256] = "", caps[160] = "";
 	sigset_t mask;
 	size_t cap;
+	bool adrift;
 	int r, ret = EXIT_FAIL;
 
 	r = parse_args(argc, argv, &d.args);
@@ -389,9 +391,11 @@ int main(int argc, char **argv)
 	daemon_notify("STOPPING=1");
 out:
 	topo_reader_stop(&d);
-	worker_shutdown(&d);
 	metrics_http_stop(&d);
+	/* the socket first: a restart works while a stopping job still has
+	 * its deadline to run (worker_shutdown waits up to 5 s) */
 	server_shutdown(&d);
+	adrift = worker_shutdown(&d);
 	if (d.epfd >= 0)
 		close(d.epfd);
 	if (d.timer.fd >= 0)
@@ -403,5 +407,15 @@ out:
 	history_free(&d.hist);
 	sampler_close(d.sampler);
 	sb_free(&d.sb);
+	if (adrift) {
+		/*
+		 * A job thread left behind still runs (its device does not
+		 * answer): exit()'s handlers and stdio teardown would race it,
+		 * and a leak checker's stop-the-world would wait for a thread in
+		 * uninterruptible sleep forever. Everything of ours is released.
+		 */
+		fflush(stderr);
+		_exit(ret);
+	}
 	return ret;
 }

@@ -1068,6 +1068,38 @@ static int set_group(struct daemon *d)
 	return 0;
 }
 
+/*
+ * Holds the socket's directory (O_PATH) from before the bind: the socket's
+ * identity is read, and the socket removed at exit, through it, not by a
+ * path walk that a parent renamed or replaced meanwhile could redirect.
+ * Without it (an unreadable path component), by path as before.
+ */
+static void socket_dir_open(struct daemon *d)
+{
+	char dir[sizeof(d->socket_path)];
+	char *slash;
+
+	memcpy(dir, d->socket_path, sizeof(dir));
+	slash = strrchr(dir, '/');
+	if (!slash) {
+		d->socket_base_off = 0;
+		snprintf(dir, sizeof(dir), ".");
+	} else {
+		d->socket_base_off = (size_t)(slash - dir) + 1;
+		slash[slash == dir] = '\0';
+	}
+	d->socket_dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* lstat of the socket's name, through its directory when held. */
+static int socket_stat(const struct daemon *d, struct stat *st)
+{
+	if (d->socket_dirfd >= 0)
+		return fstatat(d->socket_dirfd, d->socket_path + d->socket_base_off, st,
+			       AT_SYMLINK_NOFOLLOW);
+	return lstat(d->socket_path, st);
+}
+
 int server_listen(struct daemon *d)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -1091,6 +1123,7 @@ int server_listen(struct daemon *d)
 	r = prepare_path(d);
 	if (r < 0)
 		return r;
+	socket_dir_open(d);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		r = -errno;
@@ -1108,7 +1141,7 @@ int server_listen(struct daemon *d)
 		close(fd);
 		return r;
 	}
-	if (stat(d->socket_path, &st) == 0) {
+	if (socket_stat(d, &st) == 0) {
 		d->socket_dev = st.st_dev;
 		d->socket_ino = st.st_ino;
 	}
@@ -1141,9 +1174,17 @@ void server_shutdown(struct daemon *d)
 		close(d->listen.fd);
 		d->listen.fd = -1;
 		/* only our own socket: a newer daemon may have taken the path */
-		if (lstat(d->socket_path, &st) == 0 && st.st_ino == d->socket_ino &&
-		    st.st_dev == d->socket_dev)
-			unlink(d->socket_path);
+		if (socket_stat(d, &st) == 0 && st.st_ino == d->socket_ino &&
+		    st.st_dev == d->socket_dev) {
+			if (d->socket_dirfd >= 0)
+				unlinkat(d->socket_dirfd, d->socket_path + d->socket_base_off, 0);
+			else
+				unlink(d->socket_path);
+		}
+	}
+	if (d->socket_dirfd >= 0) {
+		close(d->socket_dirfd);
+		d->socket_dirfd = -1;
 	}
 	blob_unref(d->comma);
 	blob_unref(d->list_end);

@@ -5,11 +5,15 @@
  * same safety checks, target setup, job model and report as `iotriage bench`.
  * The epoll loop never waits on the job: the thread signals an eventfd when
  * it ends, and progress is read from the job's atomic counters at each
- * sample tick and pushed to subscribers as one "worker" event line.
+ * sample tick and pushed to subscribers as one "worker" event line. A stop
+ * is bounded: a job that has not ended WORKER_STOP_DEADLINE_MS after it was
+ * asked to (a device that stopped answering) has its thread left behind,
+ * detached, and the daemon goes on (or exits) without it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -20,6 +24,7 @@
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/timerfd.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +44,21 @@
  * on what one request may make the daemon allocate. */
 #define WORKER_MAX_ARGS 128
 
+/*
+ * How long a job asked to stop (worker.stop, SIGTERM) may take to end. A
+ * healthy device ends it within one IO; one that stopped answering (a
+ * suspended device-mapper table, a dead path, a hung NFS or FUSE file)
+ * never does: block IO cannot be cancelled, and a psync thread sits in the
+ * kernel. After this the thread is left behind (see worker_leave), so
+ * worker.stop and SIGTERM end in bounded time. doc/daemon.md, iotriaged(8).
+ */
+#define WORKER_STOP_DEADLINE_MS 5000
+
+/* Threads left behind that may still hold IO, buffers and descriptors: a
+ * start beyond this many is refused rather than let a wedged device pile
+ * them up. */
+#define WORKER_MAX_ADRIFT 4
+
 enum worker_state {
 	WS_IDLE,
 	WS_STARTING, /* target being opened (a new file is laid out first) */
@@ -53,11 +73,28 @@ static const char *const state_names[] = {
 	[WS_DONE] = "completed", [WS_FAILED] = "failed",     [WS_STOPPED] = "stopped",
 };
 
+/* Who frees a run: its thread ends (ENDED, the loop joins it) or the loop
+ * gave up on it first (ADRIFT, the detached thread frees it at its end). */
+enum worker_fate {
+	FATE_RUNNING,
+	FATE_ENDED,
+	FATE_ADRIFT,
+};
+
+/*
+ * Threads left behind and still running. Process-wide like the threads it
+ * counts: one may outlive the daemon struct (it ends after main returned).
+ */
+static atomic_uint worker_adrift;
+
 /* Live percentiles in status and events; the final result has fio's full list. */
 static const double live_pcts[] = { 50.0, 90.0, 99.0, 99.9, 99.99 };
 
 struct worker_run {
-	struct watch w; /* the eventfd the thread writes when it ends */
+	struct watch w;	       /* the eventfd the thread writes when it ends */
+	struct watch deadline; /* timerfd: the stop deadline */
+	atomic_int fate;       /* enum worker_fate: the thread's and the loop's handshake */
+	int64_t stop_ns;       /* the first stop asked (monotonic), 0 before */
 	struct job_spec spec;
 	struct safety_verdict v;
 	bool write;
@@ -105,6 +142,20 @@ static int64_t real_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Frees a run that no thread uses; its descriptors are out of epoll. */
+static void worker_free(struct worker_run *w)
+{
+	if (w->w.fd >= 0)
+		close(w->w.fd);
+	if (w->deadline.fd >= 0)
+		close(w->deadline.fd);
+	free(w->live);
+	free(w->snap);
+	sb_free(&w->result);
+	sb_free(&w->report);
+	free(w);
 }
 
 /* ---- the thread ---- */
@@ -301,6 +352,17 @@ close:
 		snprintf(w->why, sizeof(w->why), "%s", why);
 	}
 signal:
+	if (atomic_exchange(&w->fate, FATE_ENDED) == FATE_ADRIFT) {
+		/* left behind: nobody else holds w any more */
+		daemon_log(LOG_NOTICE,
+			   "worker %llu on %s: its thread, left behind at the stop deadline, "
+			   "ended %.1f s after the stop",
+			   (unsigned long long)w->id, w->v.path,
+			   (double)(daemon_now_ns() - w->stop_ns) / 1e9);
+		worker_free(w);
+		atomic_fetch_sub(&worker_adrift, 1);
+		return NULL;
+	}
 	/* an eventfd write of 1 cannot block or fail short: the counter is far from its max */
 	if (write(w->w.fd, &one, sizeof(one)) < 0)
 		abort();
@@ -422,6 +484,8 @@ static void put_worker(struct daemon *d, struct strbuf *sb, bool full, bool even
 	put_dir(w, sb, DDIR_READ, secs);
 	sb_putc(sb, ',');
 	put_dir(w, sb, DDIR_WRITE, secs);
+	if (state_active(state) && w->stop_asked)
+		sb_puts(sb, ",\"stopping\":true");
 	if (state == WS_FAILED) {
 		sb_puts(sb, ",\"error\":");
 		sb_json_str(sb, w->why);
@@ -540,15 +604,18 @@ static void append_refusal_hint(char *why, size_t size, int err, const char *tar
 
 /* The thread ended: join it (it is past its last instruction that matters),
  * settle the state, tell subscribers. */
-void worker_event(struct daemon *d)
+static void worker_ended(struct daemon *d)
 {
 	struct worker_run *w = d->worker;
+	struct itimerspec off = { 0 };
 	uint64_t n;
 	int state;
 
-	if (read(w->w.fd, &n, sizeof(n)) != (ssize_t)sizeof(n) || !w->joinable)
-		return;
 	pthread_join(w->thread, NULL);
+	/* its eventfd write came before it returned: clear it */
+	if (read(w->w.fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		daemon_log(LOG_WARNING, "worker eventfd: %s", strerror(errno));
+	timerfd_settime(w->deadline.fd, 0, &off, NULL);
 	w->joinable = false;
 	w->end_ns = daemon_now_ns();
 	if (w->err)
@@ -568,6 +635,168 @@ void worker_event(struct daemon *d)
 	/* w->live stays: status keeps showing the run's latencies until the next start */
 	if (d->nsubscribers)
 		publish(d);
+}
+
+void worker_event(struct daemon *d)
+{
+	struct worker_run *w = d->worker;
+	uint64_t n;
+
+	/* a read that finds nothing: worker_deadline settled it already */
+	if (!w || !w->joinable || read(w->w.fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
+		return;
+	/* worker_ended reads it again: one write, so it finds 0 left (EAGAIN) */
+	worker_ended(d);
+}
+
+/* Adds (EPOLL_CTL_ADD) or removes (EPOLL_CTL_DEL) the run's two descriptors. */
+static int worker_watch(struct daemon *d, struct worker_run *w, int op)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	ev.data.ptr = &w->w;
+	if (epoll_ctl(d->epfd, op, w->w.fd, &ev) < 0)
+		return -errno;
+	ev.data.ptr = &w->deadline;
+	if (epoll_ctl(d->epfd, op, w->deadline.fd, &ev) < 0) {
+		int r = -errno;
+
+		if (op == EPOLL_CTL_ADD)
+			epoll_ctl(d->epfd, EPOLL_CTL_DEL, w->w.fd, NULL);
+		return r;
+	}
+	return 0;
+}
+
+/* A run with its eventfd and timerfd, in epoll; the rest zero. */
+static int worker_new(struct daemon *d, struct worker_run **ret_w)
+{
+	struct worker_run *w;
+	int r;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->w.kind = WATCH_WORKER;
+	w->deadline.kind = WATCH_WORKER_DEADLINE;
+	w->deadline.fd = -1;
+	w->w.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (w->w.fd >= 0)
+		w->deadline.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (w->w.fd < 0 || w->deadline.fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	w->snap = malloc(sizeof(*w->snap));
+	r = w->snap ? worker_watch(d, w, EPOLL_CTL_ADD) : -ENOMEM;
+	if (r < 0)
+		goto fail;
+	*ret_w = w;
+	return 0;
+fail:
+	worker_free(w);
+	return r;
+}
+
+/*
+ * What worker.status shows of a run whose thread is left behind: a copy of
+ * the run as it stands, failed with why. NULL when out of memory (status is
+ * then idle; the log has said what happened).
+ */
+static struct worker_run *worker_record(struct daemon *d, struct worker_run *w, const char *why)
+{
+	struct worker_run *rec;
+
+	if (worker_new(d, &rec) < 0)
+		return NULL;
+	rec->live = calloc(1, sizeof(*rec->live));
+	if (!rec->live) {
+		worker_watch(d, rec, EPOLL_CTL_DEL);
+		worker_free(rec);
+		return NULL;
+	}
+	/* the job threads still add to w's counters: relaxed loads, a snapshot */
+	for (int i = 0; i < DDIR__COUNT; i++) {
+		atomic_store(&rec->ctl.ios[i], atomic_load(&w->ctl.ios[i]));
+		atomic_store(&rec->ctl.bytes[i], atomic_load(&w->ctl.bytes[i]));
+		if (!w->live)
+			continue;
+		atomic_store(&rec->live->clat_sum_ns[i], atomic_load(&w->live->clat_sum_ns[i]));
+		for (size_t b = 0; b < HISTOGRAM_BUCKETS; b++)
+			atomic_store(&rec->live->bucket[i][b], atomic_load(&w->live->bucket[i][b]));
+	}
+	rec->ctl.live = rec->live;
+	rec->spec = w->spec;
+	rec->v = w->v;
+	rec->write = w->write;
+	rec->id = w->id;
+	rec->uid = w->uid;
+	memcpy(rec->dev, w->dev, sizeof(rec->dev));
+	rec->major = w->major;
+	rec->minor = w->minor;
+	rec->stop_asked = true;
+	rec->stop_ns = w->stop_ns;
+	atomic_store(&rec->phase, atomic_load(&w->phase));
+	atomic_store(&rec->sweep_depth, atomic_load(&w->sweep_depth));
+	rec->start_ns = w->start_ns;
+	atomic_store(&rec->run_ns, atomic_load(&w->run_ns));
+	rec->end_ns = daemon_now_ns();
+	rec->err = -ETIMEDOUT;
+	snprintf(rec->why, sizeof(rec->why), "%s", why);
+	atomic_store(&rec->fate, FATE_ENDED);
+	atomic_store(&rec->state, WS_FAILED);
+	return rec;
+}
+
+/*
+ * Gives up on a run whose thread did not end by the stop deadline: the
+ * thread is detached and frees the run itself if it ever ends (its IO
+ * completes once the device answers again; until then it keeps its
+ * buffers, which the kernel may still fill, and its descriptors). Logs
+ * which job, on which device, with how many IOs still out. keep_record:
+ * d->worker becomes a copy showing it failed (worker.stop); else NULL (exit).
+ * Returns false when the thread ended in the meantime: the run is the
+ * loop's as before, to settle with worker_ended().
+ */
+static bool worker_leave(struct daemon *d, struct worker_run *w, const char *what, bool keep_record)
+{
+	struct worker_run *rec = NULL;
+	pthread_t thread = w->thread;
+	int expected = FATE_RUNNING;
+	char why[sizeof(w->why)], line[1024]; /* daemon_log's own bound */
+	unsigned long long out;
+
+	out = (unsigned long long)atomic_load(&w->ctl.inflight);
+	snprintf(why, sizeof(why),
+		 "did not stop within %d s of %s: %llu IO%s still outstanding on %.256s; its "
+		 "thread is left behind and ends when the device completes them",
+		 WORKER_STOP_DEADLINE_MS / 1000, what, out, out == 1 ? "" : "s",
+		 w->dev[0] ? w->dev : w->v.path);
+	/* all before the handshake: once it is made, w may be freed at any time */
+	snprintf(line, sizeof(line), "worker %llu (%s %s on %.256s, device %s): %.600s",
+		 (unsigned long long)w->id, job_rw_name(w->spec.rw),
+		 job_engine_name(w->spec.engine), w->v.path, w->dev[0] ? w->dev : "unknown", why);
+	if (keep_record)
+		rec = worker_record(d, w, why);
+	worker_watch(d, w, EPOLL_CTL_DEL);
+	atomic_fetch_add(&worker_adrift, 1);
+	if (!atomic_compare_exchange_strong(&w->fate, &expected, FATE_ADRIFT)) {
+		atomic_fetch_sub(&worker_adrift, 1);
+		if (worker_watch(d, w, EPOLL_CTL_ADD) < 0)
+			daemon_log(LOG_ERR, "worker %llu: epoll: %s", (unsigned long long)w->id,
+				   strerror(errno));
+		if (rec) {
+			worker_watch(d, rec, EPOLL_CTL_DEL);
+			worker_free(rec);
+		}
+		return false;
+	}
+	daemon_log(LOG_ERR, "%s", line);
+	pthread_detach(thread);
+	d->worker = rec;
+	if (rec && d->nsubscribers)
+		publish(d);
+	return true;
 }
 
 /* Where the target's IO shows up in /proc/diskstats: the device itself, or
@@ -610,36 +839,6 @@ static void find_device(struct worker_run *w)
 	base = base ? base + 1 : buf;
 	if (strlen(base) < sizeof(w->dev))
 		memcpy(w->dev, base, strlen(base) + 1);
-}
-
-static int worker_alloc(struct daemon *d)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct worker_run *w;
-
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->snap = malloc(sizeof(*w->snap));
-	if (!w->snap) {
-		free(w);
-		return -ENOMEM;
-	}
-	w->w.kind = WATCH_WORKER;
-	w->w.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (w->w.fd < 0)
-		goto fail;
-	ev.data.ptr = &w->w;
-	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, w->w.fd, &ev) < 0)
-		goto fail;
-	d->worker = w;
-	return 0;
-fail:
-	if (w->w.fd >= 0)
-		close(w->w.fd);
-	free(w->snap);
-	free(w);
-	return -errno;
 }
 
 /* "args": the fio options as `iotriage bench` takes them, one string each. */
@@ -703,6 +902,11 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 		return server_reply_error(d, c, rq->id, IOT_ERR_WORKER_RUNNING,
 					  "worker %llu is running on %s (worker.stop first)",
 					  (unsigned long long)w->id, w->v.path);
+	if (atomic_load(&worker_adrift) >= WORKER_MAX_ADRIFT)
+		return server_reply_error(d, c, rq->id, IOT_ERR_WORKER_RUNNING,
+					  "%u jobs that did not stop still wait for their devices "
+					  "(see the log): no more until one ends",
+					  atomic_load(&worker_adrift));
 
 	/*
 	 * The CLI's decision, on the live host (never --root: the IO goes to
@@ -729,10 +933,10 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 	}
 
 	if (!w) {
-		r = worker_alloc(d);
+		r = worker_new(d, &w);
 		if (r < 0)
 			return r;
-		w = d->worker;
+		d->worker = w;
 	}
 	if (!w->live) {
 		w->live = malloc(sizeof(*w->live));
@@ -751,6 +955,8 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 	w->id++;
 	w->uid = c->cred.uid;
 	w->stop_asked = false;
+	w->stop_ns = 0;
+	atomic_store(&w->fate, FATE_RUNNING);
 	w->err = 0;
 	w->open_failed = false;
 	w->why[0] = '\0';
@@ -795,11 +1001,24 @@ int worker_cmd_stop(struct daemon *d, struct client *c, const struct request *rq
 
 	if (!w || !state_active(atomic_load(&w->state)))
 		return server_reply_error(d, c, rq->id, IOT_ERR_NO_WORKER, "no worker is running");
-	w->stop_asked = true;
+	if (!w->stop_asked) {
+		/* the first stop starts the deadline; another does not move it */
+		struct itimerspec its = {
+			.it_value = { .tv_sec = WORKER_STOP_DEADLINE_MS / 1000,
+				      .tv_nsec = WORKER_STOP_DEADLINE_MS % 1000 * 1000000L },
+		};
+
+		w->stop_asked = true;
+		w->stop_ns = daemon_now_ns();
+		if (timerfd_settime(w->deadline.fd, 0, &its, NULL) < 0)
+			daemon_log(LOG_ERR, "worker %llu: stop deadline: %s",
+				   (unsigned long long)w->id, strerror(errno));
+	}
 	atomic_store(&w->ctl.stop, true);
 	daemon_log(LOG_NOTICE, "worker %llu: stop asked by uid %u", (unsigned long long)w->id,
 		   (unsigned)c->cred.uid);
-	/* the thread ends within one IO; its end is the "stopped" event */
+	/* the thread ends within one IO, or is left behind at the deadline: its
+	 * end is the "stopped" event, or the "failed" one saying so */
 	sb = server_reply_start(d, rq);
 	sb_puts(sb, ",\"stopping\":true,\"worker\":");
 	put_worker(d, sb, false, false);
@@ -815,24 +1034,61 @@ int worker_cmd_status(struct daemon *d, struct client *c, const struct request *
 	return server_reply_finish(d, c);
 }
 
-void worker_shutdown(struct daemon *d)
+void worker_deadline(struct daemon *d)
 {
 	struct worker_run *w = d->worker;
+	uint64_t n;
+
+	if (!w || read(w->deadline.fd, &n, sizeof(n)) != (ssize_t)sizeof(n) || !w->joinable)
+		return;
+	if (!worker_leave(d, w, "worker.stop", true))
+		worker_ended(d); /* it ended just now */
+}
+
+/* Waits until the thread signals its end or deadline_ns (monotonic) passes.
+ * True when it ended. */
+static bool worker_wait_end(struct worker_run *w, int64_t deadline_ns)
+{
+	struct pollfd p = { .fd = w->w.fd, .events = POLLIN };
+
+	for (;;) {
+		int64_t left_ms = (deadline_ns - daemon_now_ns() + 999999) / 1000000;
+		int r;
+
+		if (left_ms <= 0)
+			return false;
+		r = poll(&p, 1, left_ms > INT_MAX ? INT_MAX : (int)left_ms);
+		if (r > 0)
+			return true;
+		if (r < 0 && errno != EINTR)
+			return false;
+	}
+}
+
+bool worker_shutdown(struct daemon *d)
+{
+	struct worker_run *w = d->worker;
+	int64_t deadline;
 
 	if (!w)
-		return;
+		return atomic_load(&worker_adrift) > 0;
 	if (w->joinable) {
-		/* waits for the run to end (one IO) and its file to be removed */
+		/* waits for the run to end (one IO) and its file to be removed,
+		 * within the deadline of the first stop, this one or an earlier */
+		if (!w->stop_asked) {
+			w->stop_asked = true;
+			w->stop_ns = daemon_now_ns();
+		}
 		atomic_store(&w->ctl.stop, true);
+		deadline = w->stop_ns + (int64_t)WORKER_STOP_DEADLINE_MS * 1000000;
+		if (!worker_wait_end(w, deadline) && worker_leave(d, w, "the exit", false))
+			return true; /* the thread has it now */
 		pthread_join(w->thread, NULL);
 		daemon_log(LOG_NOTICE, "worker %llu on %s: stopped at exit",
 			   (unsigned long long)w->id, w->v.path);
 	}
-	close(w->w.fd);
-	free(w->live);
-	free(w->snap);
-	sb_free(&w->result);
-	sb_free(&w->report);
-	free(w);
+	worker_watch(d, w, EPOLL_CTL_DEL);
+	worker_free(w);
 	d->worker = NULL;
+	return atomic_load(&worker_adrift) > 0;
 }

@@ -36,6 +36,9 @@ struct engine_ctx {
 	char error_what[128]; /* what failed, for the result ("io_uring_queue_init") */
 };
 
+/* The longest an async engine's reap waits before it returns to the loop. */
+#define ENGINE_REAP_WAIT_NS (100 * 1000 * 1000LL)
+
 struct engine_ops {
 	const char *name;
 	bool synchronous; /* stage() performs the IO (psync) */
@@ -46,8 +49,17 @@ struct engine_ops {
 	/* Submit everything staged. 0 or -errno. */
 	int (*submit)(struct engine_ctx *ctx);
 	/* Wait for at least min completions (0 = just collect what is ready),
-	 * store up to max units in done[] with result set. Returns the count or -errno. */
+	 * store up to max units in done[] with result set. Returns the count or
+	 * -errno. An async engine waits at most ENGINE_REAP_WAIT_NS and may then
+	 * return fewer than min (0): a device that stopped answering must not keep
+	 * the loop from seeing a stop. */
 	int (*reap)(struct engine_ctx *ctx, unsigned min, struct io_unit **done, unsigned max);
+	/* Asks the kernel to cancel every unit in flight (a stop on a device
+	 * that does not answer). 0 or -errno. Cancelled units still come back
+	 * through reap, with -ECANCELED or their real result; what the kernel
+	 * cannot cancel (block IO already queued) keeps its buffer until it
+	 * completes. NULL: nothing can be cancelled (psync blocks in the call). */
+	int (*cancel)(struct engine_ctx *ctx);
 	void (*exit)(struct engine_ctx *ctx);
 };
 

@@ -36,6 +36,7 @@ struct aio_priv {
 	struct iocb **pending; /* staged, not yet submitted */
 	unsigned npending;
 	struct io_event *events;
+	bool *inflight; /* per unit: submitted, not yet reaped (what a stop cancels) */
 };
 
 static int engine_aio_init(struct engine_ctx *ctx)
@@ -49,7 +50,8 @@ static int engine_aio_init(struct engine_ctx *ctx)
 	p->iocbs = calloc(ctx->depth, sizeof(*p->iocbs));
 	p->pending = calloc(ctx->depth, sizeof(*p->pending));
 	p->events = calloc(ctx->depth, sizeof(*p->events));
-	if (!p->iocbs || !p->pending || !p->events) {
+	p->inflight = calloc(ctx->depth, sizeof(*p->inflight));
+	if (!p->iocbs || !p->pending || !p->events || !p->inflight) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -65,6 +67,7 @@ fail:
 	free(p->iocbs);
 	free(p->pending);
 	free(p->events);
+	free(p->inflight);
 	free(p);
 	return r;
 }
@@ -100,6 +103,9 @@ static int engine_aio_submit(struct engine_ctx *ctx)
 			snprintf(ctx->error_what, sizeof(ctx->error_what), "io_submit");
 			return r;
 		}
+		for (int i = 0; i < r; i++)
+			p->inflight[((struct io_unit *)p->pending[off + (unsigned)i]->data)->idx] =
+			    true;
 		off += (unsigned)r;
 	}
 	p->npending = 0;
@@ -138,11 +144,15 @@ static int engine_aio_reap(struct engine_ctx *ctx, unsigned min, struct io_unit 
 	r = aio_user_reap(p, p->events, max);
 	if (r > 0)
 		got = (unsigned)r;
-	while (got < min) {
-		r = io_getevents(p->ioctx, (long)(min - got), (long)(max - got), p->events + got,
-				 NULL);
-		if (r == -EINTR)
-			continue;
+	if (got < min) {
+		/* bounded: the loop must see a stop even when nothing completes */
+		struct timespec wait = { .tv_sec = ENGINE_REAP_WAIT_NS / 1000000000,
+					 .tv_nsec = ENGINE_REAP_WAIT_NS % 1000000000 };
+
+		do
+			r = io_getevents(p->ioctx, (long)(min - got), (long)(max - got),
+					 p->events + got, &wait);
+		while (r == -EINTR);
 		if (r < 0) {
 			snprintf(ctx->error_what, sizeof(ctx->error_what), "io_getevents");
 			return r;
@@ -154,9 +164,34 @@ static int engine_aio_reap(struct engine_ctx *ctx, unsigned min, struct io_unit 
 
 		/* res is unsigned long in the ABI; errors come as -errno */
 		u->result = (int64_t)(long)p->events[i].res;
+		p->inflight[u->idx] = false;
 		done[i] = u;
 	}
 	return (int)got;
+}
+
+/*
+ * io_cancel(2) on each unit in flight. Most files and block devices have no
+ * cancel method (EINVAL): their IO ends when the device answers, and
+ * io_destroy() in exit waits for it, so buffers are never freed under the
+ * kernel. A cancelled one completes through the ring (EINPROGRESS).
+ */
+static int engine_aio_cancel(struct engine_ctx *ctx)
+{
+	struct aio_priv *p = ctx->priv;
+	struct io_event ev;
+	int r = 0;
+
+	for (unsigned i = 0; i < ctx->depth; i++) {
+		int c;
+
+		if (!p->inflight[i])
+			continue;
+		c = io_cancel(p->ioctx, &p->iocbs[i], &ev);
+		if (c < 0 && c != -EINVAL && c != -EINPROGRESS && c != -EAGAIN && !r)
+			r = c;
+	}
+	return r;
 }
 
 static void engine_aio_exit(struct engine_ctx *ctx)
@@ -169,6 +204,7 @@ static void engine_aio_exit(struct engine_ctx *ctx)
 	free(p->iocbs);
 	free(p->pending);
 	free(p->events);
+	free(p->inflight);
 	free(p);
 	ctx->priv = NULL;
 }
@@ -179,5 +215,6 @@ const struct engine_ops engine_aio_ops = {
 	.stage = engine_aio_stage,
 	.submit = engine_aio_submit,
 	.reap = engine_aio_reap,
+	.cancel = engine_aio_cancel,
 	.exit = engine_aio_exit,
 };

@@ -3,6 +3,7 @@
  * io_uring engine (liburing): one ring per worker thread, the target fd and
  * the unit buffers registered once so each IO skips the fd lookup and the
  * page pinning. SQPOLL (sqthread_poll) and IOPOLL (hipri) only when asked.
+ * A stop cancels what is in flight with IORING_OP_ASYNC_CANCEL.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,10 +15,20 @@
 
 #include "engine.h"
 
+/*
+ * The user_data of the cancel requests: never a unit's address, so reap
+ * tells their completions apart. LIBURING_UDATA_TIMEOUT (all ones) is
+ * liburing's own, for the timeout of a wait on kernels without EXT_ARG.
+ */
+#define URING_CANCEL_ANY  1ULL
+#define URING_CANCEL_UNIT 2ULL
+
 struct uring_priv {
 	struct io_uring ring;
 	bool fixed_file;
 	bool fixed_bufs;
+	/* IORING_ASYNC_CANCEL_ANY was refused (before 5.19): cancel unit by unit */
+	bool cancel_each;
 };
 
 static int uring_setup(struct engine_ctx *ctx, struct uring_priv *p)
@@ -142,12 +153,60 @@ static int engine_uring_submit(struct engine_ctx *ctx)
 	return r < 0 ? r : 0;
 }
 
+/*
+ * One cancel request per unit, by its user_data (kernels before 5.19 know
+ * no IORING_ASYNC_CANCEL_ANY). A unit not in flight just answers -ENOENT.
+ */
+static int uring_cancel_each(struct engine_ctx *ctx, struct uring_priv *p)
+{
+	for (unsigned i = 0; i < ctx->depth; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&p->ring);
+		int r;
+
+		if (!sqe) {
+			/* the SQ ring holds depth entries: hand these over, go on */
+			r = io_uring_submit(&p->ring);
+			if (r < 0)
+				return r;
+			sqe = io_uring_get_sqe(&p->ring);
+			if (!sqe)
+				return -EBUSY;
+		}
+		io_uring_prep_cancel(sqe, &ctx->units[i], 0);
+		io_uring_sqe_set_data64(sqe, URING_CANCEL_UNIT);
+	}
+	return io_uring_submit(&p->ring) < 0 ? -EIO : 0;
+}
+
+static int engine_uring_cancel(struct engine_ctx *ctx)
+{
+	struct uring_priv *p = ctx->priv;
+	struct io_uring_sqe *sqe;
+	int r;
+
+	if (p->cancel_each)
+		return uring_cancel_each(ctx, p);
+	sqe = io_uring_get_sqe(&p->ring);
+	if (!sqe)
+		return -EBUSY;
+	/* ANY matches every request; ALL says to cancel each, not the first */
+	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_ALL);
+	io_uring_sqe_set_data64(sqe, URING_CANCEL_ANY);
+	do
+		r = io_uring_submit(&p->ring);
+	while (r == -EINTR);
+	return r < 0 ? r : 0;
+}
+
 static int engine_uring_reap(struct engine_ctx *ctx, unsigned min, struct io_unit **done,
 			     unsigned max)
 {
 	struct uring_priv *p = ctx->priv;
+	struct __kernel_timespec wait = { .tv_sec = ENGINE_REAP_WAIT_NS / 1000000000,
+					  .tv_nsec = ENGINE_REAP_WAIT_NS % 1000000000 };
 	struct io_uring_cqe *cqes[64], *cqe;
 	unsigned got = 0, n;
+	bool waited = false, cancel_each = false;
 	int r;
 
 	for (;;) {
@@ -159,17 +218,35 @@ static int engine_uring_reap(struct engine_ctx *ctx, unsigned min, struct io_uni
 			if (!n)
 				break;
 			for (unsigned i = 0; i < n; i++) {
-				struct io_unit *u = io_uring_cqe_get_data(cqes[i]);
+				uint64_t data = io_uring_cqe_get_data64(cqes[i]);
+				struct io_unit *u;
 
+				/* a cancel's own answer, or liburing's wait timeout */
+				if (data == URING_CANCEL_ANY || data == URING_CANCEL_UNIT ||
+				    data == LIBURING_UDATA_TIMEOUT) {
+					if (data == URING_CANCEL_ANY && cqes[i]->res == -EINVAL)
+						cancel_each = true;
+					continue;
+				}
+				u = io_uring_cqe_get_data(cqes[i]);
 				u->result = cqes[i]->res;
 				done[got++] = u;
 			}
 			io_uring_cq_advance(&p->ring, n);
 		}
-		if (got >= min)
+		if (cancel_each && !p->cancel_each) {
+			p->cancel_each = true;
+			r = uring_cancel_each(ctx, p);
+			if (r < 0)
+				return r;
+		}
+		if (got >= min || waited)
 			return (int)got;
-		r = io_uring_wait_cqe(&p->ring, &cqe);
-		if (r < 0 && r != -EINTR && r != -EAGAIN)
+		/* bounded: the loop must see a stop even when nothing completes */
+		r = io_uring_wait_cqe_timeout(&p->ring, &cqe, &wait);
+		if (r == -ETIME)
+			waited = true;
+		else if (r < 0 && r != -EINTR && r != -EAGAIN)
 			return r;
 	}
 }
@@ -191,5 +268,6 @@ const struct engine_ops engine_uring_ops = {
 	.stage = engine_uring_stage,
 	.submit = engine_uring_submit,
 	.reap = engine_uring_reap,
+	.cancel = engine_uring_cancel,
 	.exit = engine_uring_exit,
 };

@@ -302,6 +302,20 @@ static int job_do_fsync(struct worker *w)
 	return 0;
 }
 
+/*
+ * A stop with IO still out: asks the engine, once, to cancel it. Its error
+ * does not matter: the loop waits for every unit's real completion anyway,
+ * so no buffer is freed under the kernel. psync has nothing to ask with.
+ */
+static void job_cancel(struct worker *w, bool *cancelled)
+{
+	if (*cancelled)
+		return;
+	*cancelled = true;
+	if (w->ops->cancel)
+		w->ops->cancel(&w->ctx);
+}
+
 static void job_loop(struct worker *w)
 {
 	const struct job_spec *s = w->spec;
@@ -313,7 +327,7 @@ static void job_loop(struct worker *w)
 	unsigned nfree = ctx->depth, inflight = 0, writes_since_sync = 0;
 	uint64_t issued_bytes = 0, local_ios[DDIR__COUNT], local_bytes[DDIR__COUNT];
 	int64_t now, start, deadline, next_issue, rate_gap = 0;
-	bool stopping = false;
+	bool stopping = false, cancelled = false, failed;
 
 	freel = calloc(ctx->depth, sizeof(*freel));
 	staged = calloc(ctx->depth, sizeof(*staged));
@@ -345,6 +359,10 @@ static void job_loop(struct worker *w)
 		if (!stopping &&
 		    (atomic_load_explicit(&w->ctl->stop, memory_order_relaxed) || now >= deadline))
 			stopping = true;
+		/* asked to stop with IO out: what the device holds may never come back */
+		if (stopping && inflight &&
+		    atomic_load_explicit(&w->ctl->stop, memory_order_relaxed))
+			job_cancel(w, &cancelled);
 		more = !stopping && (s->time_based || issued_bytes < io_bytes);
 		sync_due = s->fsync_every && writes_since_sync >= s->fsync_every;
 
@@ -368,8 +386,15 @@ static void job_loop(struct worker *w)
 			u->len = (uint32_t)s->bs;
 			u->start_ns = now;
 			u->issue_ns = u->done_ns = 0;
+			/* psync's stage is the IO itself: it counts while it blocks */
+			if (ops->synchronous)
+				atomic_fetch_add_explicit(&w->ctl->inflight, 1,
+							  memory_order_relaxed);
 			n = ops->stage(ctx, u);
 			if (n < 0) {
+				if (ops->synchronous)
+					atomic_fetch_sub_explicit(&w->ctl->inflight, 1,
+								  memory_order_relaxed);
 				job_fail(w, n, "%s: stage", ops->name);
 				goto drain;
 			}
@@ -385,8 +410,13 @@ static void job_loop(struct worker *w)
 				break;
 		}
 		if (nstaged) {
+			if (!ops->synchronous)
+				atomic_fetch_add_explicit(&w->ctl->inflight, nstaged,
+							  memory_order_relaxed);
 			n = ops->submit(ctx);
 			if (n < 0) {
+				atomic_fetch_sub_explicit(&w->ctl->inflight, nstaged,
+							  memory_order_relaxed);
 				job_fail(w, n, "%s",
 					 ctx->error_what[0] ? ctx->error_what : "submit");
 				goto drain;
@@ -416,18 +446,30 @@ static void job_loop(struct worker *w)
 			job_fail(w, n, "%s", ctx->error_what[0] ? ctx->error_what : "reap");
 			goto drain;
 		}
+		/* 0: the engine's wait ran out; the top of the loop looks at stop again */
+		if (n)
+			atomic_fetch_sub_explicit(&w->ctl->inflight, (unsigned)n,
+						  memory_order_relaxed);
 		now = job_now_ns();
 		memset(local_ios, 0, sizeof(local_ios));
 		memset(local_bytes, 0, sizeof(local_bytes));
+		failed = false;
 		for (int i = 0; i < n; i++) {
 			struct io_unit *u = done[i];
 
 			if (!u->done_ns)
 				u->done_ns = now;
+			/* every unit of the batch is back, even after a failure:
+			 * the drain waits only for those still out */
 			freel[nfree++] = u;
 			inflight--;
-			if (job_account(w, u) < 0)
-				goto drain;
+			/* what the stop cancelled is not a failure, nor an IO done */
+			if (failed || (cancelled && u->result == -ECANCELED))
+				continue;
+			if (job_account(w, u) < 0) {
+				failed = true;
+				continue;
+			}
 			local_ios[u->ddir]++;
 			local_bytes[u->ddir] += (uint64_t)u->result;
 		}
@@ -439,20 +481,32 @@ static void job_loop(struct worker *w)
 			atomic_fetch_add_explicit(&w->ctl->bytes[d], local_bytes[d],
 						  memory_order_relaxed);
 		}
+		if (failed)
+			goto drain;
 	}
 	job_end_measure(w, now);
 	goto out;
 drain:
-	/* After a failure: wait for what is in flight so buffers are not freed under the kernel. */
+	/*
+	 * After a failure: wait for what is in flight so buffers are not freed
+	 * under the kernel, however long the device takes (a stop cancels what
+	 * it can; the daemon stops waiting for this thread after its deadline).
+	 */
 	while (inflight) {
-		int n = ops->reap(ctx, 1, done, inflight);
+		int n;
 
-		if (n <= 0)
+		if (atomic_load_explicit(&w->ctl->stop, memory_order_relaxed))
+			job_cancel(w, &cancelled);
+		n = ops->reap(ctx, 1, done, inflight);
+		if (n < 0)
 			break;
 		inflight -= (unsigned)n;
+		atomic_fetch_sub_explicit(&w->ctl->inflight, (unsigned)n, memory_order_relaxed);
 	}
 	job_end_measure(w, job_now_ns());
 out:
+	if (inflight) /* a failed reap: they are not waited for, nor counted */
+		atomic_fetch_sub_explicit(&w->ctl->inflight, inflight, memory_order_relaxed);
 	free(freel);
 	free(staged);
 	free(done);

@@ -142,6 +142,9 @@ struct job_control {
 	atomic_bool stop;		       /* set to end the run early (signal, worker.stop) */
 	atomic_uint_fast64_t ios[DDIR__COUNT]; /* completed, whole run incl. ramp */
 	atomic_uint_fast64_t bytes[DDIR__COUNT];
+	/* units handed to an engine and not back yet, all threads: what a stop
+	 * that does not end waits for (a psync call counts while it blocks) */
+	atomic_uint_fast64_t inflight;
 	struct job_live *live; /* NULL: no live latencies (set before job_run) */
 };
 
