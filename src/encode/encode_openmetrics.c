@@ -140,7 +140,19 @@ static void label_value(struct strbuf *sb, const char *v)
 	size_t left = strlen(v);
 
 	while (left) {
-		size_t n = utf8_seq(s, left);
+		size_t run = 0, n;
+
+		/* the common case: a run of plain ASCII, appended at once */
+		while (run < left && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '\\' &&
+		       s[run] != '"')
+			run++;
+		if (run) {
+			sb_append(sb, (const char *)s, run);
+			s += run;
+			left -= run;
+			continue;
+		}
+		n = utf8_seq(s, left);
 
 		if (n == 0 || (n == 1 && (s[0] < 0x20 || s[0] == 0x7f))) {
 			if (n == 1 && s[0] == '\n')
@@ -197,19 +209,34 @@ static void sample_f(struct om *o, const char *name, bool counter, const char *c
 	sb_printf(o->sb, "%.15g\n", v);
 }
 
+/* "whole.frac\n" with frac zero-padded to digits (1..6): exact decimal
+ * seconds from integer counters, without printf on the hot path. */
+static void sample_fixed(struct strbuf *sb, uint64_t whole, unsigned frac, unsigned digits)
+{
+	char f[8];
+
+	sb_u64(sb, whole);
+	f[0] = '.';
+	for (unsigned i = digits; i > 0; i--) {
+		f[i] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	f[digits + 1] = '\n';
+	sb_append(sb, f, digits + 2);
+}
+
 /* A counter of milliseconds as seconds, exactly (no float rounding). */
 static void sample_ms(struct om *o, const char *name, const char *const *labels, uint64_t ms)
 {
 	sample_start(o, name, true, labels);
-	sb_printf(o->sb, "%llu.%03u\n", (unsigned long long)(ms / 1000), (unsigned)(ms % 1000));
+	sample_fixed(o->sb, ms / 1000, (unsigned)(ms % 1000), 3);
 }
 
 /* Ticks of USER_HZ as seconds, exactly. */
 static void sample_ticks(struct om *o, const char *name, const char *const *labels, uint64_t ticks)
 {
 	sample_start(o, name, true, labels);
-	sb_printf(o->sb, "%llu.%02u\n", (unsigned long long)(ticks / USER_HZ),
-		  (unsigned)(ticks % USER_HZ));
+	sample_fixed(o->sb, ticks / USER_HZ, (unsigned)(ticks % USER_HZ), 2);
 }
 
 /* ---- families ---- */
@@ -384,26 +411,36 @@ static void cpus(struct om *o, const struct snapshot *cur, const struct metrics 
 	}
 }
 
-/* Per-CPU sums of /proc/interrupts (mpstat -I SUM's per-CPU counts). */
+/* Per-CPU sums of /proc/interrupts (mpstat -I SUM's per-CPU counts). The
+ * table is row-major: summed row by row into one array, not column by
+ * column across 2,000 rows (a cache miss each on a big host). */
 static int interrupts(struct om *o, const struct snapshot *cur)
 {
 	const struct irq_table *t = &cur->irqs;
+	uint64_t *sum;
 	char num[16];
 
 	if (cur->status[SRC_INTERRUPTS].err || !t->ncpu)
 		return 0;
+	sum = calloc(t->ncpu, sizeof(*sum));
+	if (!sum)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		const uint64_t *c = &t->counts[t->rows[i].counts_off];
+
+		if (t->rows[i].percpu_counts)
+			for (size_t col = 0; col < t->ncpu; col++)
+				sum[col] += c[col];
+	}
 	family(o, "iotriage_cpu_interrupts", "counter",
 	       "Interrupts taken by each CPU: the sum of its /proc/interrupts column.");
 	for (size_t col = 0; col < t->ncpu; col++) {
-		const char *l[] = { "cpu", num, NULL };
-		uint64_t sum = 0;
+		const char *l[] = {"cpu", num, NULL};
 
-		for (size_t i = 0; i < t->n; i++)
-			if (t->rows[i].percpu_counts)
-				sum += t->counts[t->rows[i].counts_off + col];
 		snprintf(num, sizeof(num), "%d", t->cpu_ids[col]);
-		sample_u64(o, "iotriage_cpu_interrupts", true, l, sum);
+		sample_u64(o, "iotriage_cpu_interrupts", true, l, sum[col]);
 	}
+	free(sum);
 	return 0;
 }
 
@@ -706,9 +743,9 @@ int om_render(struct strbuf *sb, const struct snapshot *cur, const struct metric
 	meta(&o, cur);
 	disks(&o, cur);
 	cpus(&o, cur, m);
-	interrupts(&o, cur);
+	r = interrupts(&o, cur);
 	softirqs(&o, cur);
-	if (m)
+	if (r >= 0 && m)
 		r = top_irqs(&o, cur, m, top);
 	if (r >= 0 && a) {
 		findings(&o, a);
