@@ -12,8 +12,13 @@
  * Framing: one request per line, one JSON object, at most
  * IOT_PROTO_MAX_LINE bytes including the '\n'. The daemon answers every
  * request with exactly one line, in order. Each reply has "ok"; a request's
- * "id" (string or integer) is echoed as "id". On failure:
+ * "id" (UTF-8 text without NUL, or an integer within +-(2^63 - 1); any other
+ * id is bad_request and not echoed) is echoed as "id". On failure:
  *   {"ok":false,"id":...,"error":{"code":"bad_json","message":"..."}}
+ * Requests are UTF-8 (else bad_json); integers past +-(2^63 - 1) are
+ * bad_request, never clamped. Every reply line is valid UTF-8 JSON: bytes
+ * of quoted host data that are not UTF-8 become U+FFFD, and C0, DEL and C1
+ * controls are \u-escaped.
  *
  * Requests ("cmd"):
  *   {"cmd":"hello","version":1}
