@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -16,6 +17,7 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "client.h"
 #include "cmd_suggest.h"
 #include "advise.h"
 #include "encode.h"
@@ -147,37 +149,33 @@ static const char snapshot_usage[] =
     "                 as it sent it (JSON only: the tables are made from a\n"
     "                 measurement here)\n";
 
-/* How long snapshot --socket waits for a reply: the daemon answers from its
- * history at once, so only a wedged daemon or another program takes longer. */
-#define SNAPSHOT_REPLY_TIMEOUT_S 10
-
 /*
  * snapshot --socket: the daemon's latest sample, printed as the daemon
  * encoded it (the document of doc/json.md, mode "daemon"). Returns an exit
- * code; errors read "iotriage: snapshot: PATH: WHY".
+ * code; errors read "iotriage: snapshot: PATH: WHY". A program that accepts
+ * and never answers, or answers without end, fails within the client's
+ * limits (client.h), so it cannot hang a script.
  */
 static int snapshot_daemon(const char *path)
 {
 	/* protocol.h: the reply to a snapshot request without "id" */
 	static const char pre[] = "{\"ok\":true,\"sample\":";
 	const size_t pre_len = sizeof(pre) - 1;
-	struct timeval tv = { .tv_sec = SNAPSHOT_REPLY_TIMEOUT_S };
 	struct strbuf reply;
+	struct client_conn c;
 	json_object *root, *sample = NULL;
 	char why[SUGGEST_WHY_MAX];
-	int fd, r;
+	int r;
 
-	fd = suggest_daemon_connect(path);
-	if (fd < 0) {
-		fprintf(stderr, "iotriage: snapshot: %s: %s\n", path, strerror(-fd));
+	r = client_open(path, &c, why, sizeof(why));
+	if (r < 0) {
+		cli_error("snapshot", "%s: %s", path, why);
 		return EXIT_FAIL;
 	}
-	/* a program that accepts and never answers must not hang a script */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	r = suggest_daemon_sample(fd, &reply, &root, why, sizeof(why));
-	close(fd);
+	r = suggest_daemon_sample(&c, &reply, &root, why, sizeof(why));
+	client_close(&c);
 	if (r < 0) {
-		fprintf(stderr, "iotriage: snapshot: %s: %s\n", path, why);
+		cli_error("snapshot", "%s: %s", path, why);
 		return EXIT_FAIL;
 	}
 	/* as is: with no member besides "ok" and "sample", the bytes between

@@ -77,6 +77,23 @@
 #define IOT_PROTO_MAX_LINE (64 * 1024)
 
 /*
+ * What a client accepts from whatever answers on the socket (an impostor
+ * included), so that it neither buffers without end nor waits forever:
+ * - a reply or event line of at most IOT_PROTO_MAX_REPLY bytes: one sample
+ *   is ~14 KiB on 2 CPUs and 9 disks and hundreds of KiB on the biggest
+ *   hosts, a worker's report a few KiB;
+ * - a history reply of at most IOT_PROTO_MAX_HISTORY_REPLY bytes: the live
+ *   view asks for 600 s, 6000 samples at the fastest interval;
+ * - each reply whole within IOT_PROTO_CLIENT_TIMEOUT_MS of asking; a
+ *   subscriber that has received nothing for that long and three sample
+ *   periods (interval_ms times every) gives up on the connection.
+ * Over a limit the client closes the connection with an error.
+ */
+#define IOT_PROTO_MAX_REPLY	    (64u << 20)
+#define IOT_PROTO_MAX_HISTORY_REPLY (256u << 20)
+#define IOT_PROTO_CLIENT_TIMEOUT_MS 10000
+
+/*
  * Pushed samples a subscriber may leave unread before it is disconnected
  * (and the daemon logs it): bounds the memory a stalled reader pins and
  * keeps sampling independent of it. At ~14 KiB a sample (2 CPUs, 9 disks)
