@@ -6,7 +6,8 @@
 # timeout with bounded memory and "iotriage: PATH: WHY". A server running as
 # another uid is refused before anything is sent, naming that uid; root's
 # server and the user's own are trusted. The live view gives up on a silent
-# or foreign server and stays responsive.
+# or foreign server and stays responsive. Text from servers and from the
+# host (a process named with escape sequences) reaches the terminal escaped.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
@@ -134,6 +135,53 @@ runuser -u "$user" -- "$IOTRIAGE" snapshot --socket "$tmp/u/other.sock" --json >
 runuser -u "$user" -- "$IOTRIAGE" snapshot --socket "$tmp/root.sock" --json >"$tmp/out" \
 	2>"$tmp/err" || fail "root's server refused by a user: $(cat "$tmp/err")"
 rm -f "$tmp/u/other.log" # those were the user's own requests
+
+# ---- what servers say reaches the terminal escaped ----
+esc=$(printf '\033')
+"$IOTRIAGE" snapshot --socket "$tmp/root.sock" --json >"$tmp/out" 2>"$tmp/err" ||
+	fail "snapshot from the root impostor: $(cat "$tmp/err")"
+grep -q "$esc" "$tmp/out" && fail "snapshot --socket printed a raw ESC: $(od -c "$tmp/out" | head)"
+grep -qF '\x1b[2J\xc2\x9bimp' "$tmp/out" || fail "snapshot --socket: $(cat "$tmp/out")"
+"$IOTRIAGE" worker status --socket "$tmp/root.sock" >"$tmp/out" 2>"$tmp/err"
+grep -q "$esc" "$tmp/out" && fail "worker status printed a raw ESC: $(od -c "$tmp/out" | head)"
+grep -qF '/x\x1b]0;pwn\x07' "$tmp/out" && grep -qF 'error: \x1b[31mboom' "$tmp/out" ||
+	fail "worker status: $(cat "$tmp/out")"
+"$IOTRIAGE" undo --socket "$tmp/root.sock" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "undo refused by the impostor must exit 1"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] && ! grep -q "$esc" "$tmp/err" &&
+	grep -qF 'iotriage: undo: no\x0afake line \x1b[2J (iotriaged)' "$tmp/err" ||
+	fail "undo's quoted error: $(od -c "$tmp/err" | head -20)"
+
+# ---- a process that names itself with escape sequences ----
+mkdir -p /var/tmp/"$user" && chmod 700 /var/tmp/"$user" || skip "no /var/tmp"
+python3 - /var/tmp/"$user"/w <<'PY' &
+import ctypes, os, sys, time
+# prctl(PR_SET_NAME): 15 bytes, the owner's choice
+ctypes.CDLL(None).prctl(15, b"\x1b]0;pwn\x07\x1b[2J\x9b", 0, 0, 0)
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+end = time.monotonic() + 20
+while time.monotonic() < end:
+    os.pwrite(fd, b"x" * (256 << 10), 0)
+    os.fsync(fd)
+    time.sleep(0.01)
+PY
+wpid=$!
+pids="$pids $wpid"
+sleep 0.5
+"$IOTRIAGE" snapshot --interval 2000 >"$tmp/out" 2>"$tmp/err"
+"$IOTRIAGE" snapshot --interval 2000 --json >"$tmp/out.json" 2>>"$tmp/err"
+kill "$wpid" 2>/dev/null
+wait "$wpid" 2>/dev/null
+rm -rf /var/tmp/"$user"
+grep -q "processes: bytes from /proc/PID/io" "$tmp/out" ||
+	skip "no per-process IO on this host: $(grep -i process "$tmp/out")"
+# 16 columns: cut on a whole escape
+grep -qF ' \x1b]0;pwn\x07 ' "$tmp/out" ||
+	fail "the process named with escapes is not in the snapshot: $(sed -n '/^processes/,$p' "$tmp/out")"
+grep -q "$esc" "$tmp/out" "$tmp/out.json" "$tmp/err" &&
+	fail "a raw ESC reached the terminal: $(grep -n "$esc" "$tmp/out" "$tmp/out.json" | od -c | head)"
+grep -qF '\u001b]0;pwn\u0007\u001b[2J\ufffd' "$tmp/out.json" ||
+	fail "snapshot --json: the name is not escaped JSON"
 
 # ---- the live view: a silent and a foreign server, and it stays responsive ----
 command -v tmux >/dev/null || { echo "SKIP (live view part): tmux missing"; echo ok; exit 0; }
