@@ -417,8 +417,9 @@ static const char *suggestion_arg(const struct request *rq)
 {
 	json_object *v;
 
+	/* "x\u0000y" would read as "x": another suggestion than the one named */
 	if (!json_object_object_get_ex(rq->root, "suggestion", &v) ||
-	    !json_object_is_type(v, json_type_string))
+	    !json_object_is_type(v, json_type_string) || !request_text_ok(v))
 		return NULL;
 	return json_object_get_string(v);
 }
@@ -452,7 +453,8 @@ static int cmd_apply(struct daemon *d, struct client *c, const struct request *r
 
 	if (!id)
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
-					  "apply needs \"suggestion\", a suggestion id string");
+					  "apply needs \"suggestion\", a suggestion id string "
+					  "without NUL");
 	if (!m)
 		return server_reply_error(d, c, rq->id, IOT_ERR_NO_SAMPLE,
 					  "no interval measured yet: apply needs two samples");
@@ -475,7 +477,8 @@ static int cmd_undo(struct daemon *d, struct client *c, const struct request *rq
 	/* "suggestion" of another type is a mistake, not "undo everything" */
 	if (json_object_object_get_ex(rq->root, "suggestion", &v) && !suggestion_arg(rq))
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
-					  "undo's \"suggestion\" is a suggestion id string");
+					  "undo's \"suggestion\" is a suggestion id string "
+					  "without NUL");
 	e = apply_undo_by_id(d->args.root, NULL, suggestion_arg(rq), &res);
 	if (e >= 0) {
 		sampler_topology_stale(d->sampler);

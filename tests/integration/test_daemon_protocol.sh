@@ -62,6 +62,11 @@ try:
     r = refused(b'{"cmd":"status\\u0000x"}', "bad_request")
     check("uptime_s" not in r, "status ran: %r" % r)
     refused(b'{"cmd":"stat\xe9s"}', "bad_json")
+    # a suggestion id with NUL is not the id before the NUL
+    for cmd in (b"apply", b"undo"):
+        r = refused(b'{"cmd":"' + cmd + b'","suggestion":"irq-spread-x\\u0000y"}',
+                    "bad_request")
+        check("without NUL" in r["error"]["message"], "%s: %r" % (cmd, r))
     # integers past 64 bits are not clamped into range
     refused(b'{"cmd":"history","since":18446744073709551616}', "bad_request")
     refused(b'{"cmd":"subscribe","every":18446744073709551617}', "bad_request")
