@@ -140,9 +140,11 @@ int client_line(struct client_conn *c, size_t max, int timeout_ms, char **ret_li
 	size_t scanned = 0;
 
 	/* drop the line handed out last time */
-	memmove(c->buf, c->buf + c->used, c->len - c->used);
-	c->len -= c->used;
-	c->used = 0;
+	if (c->used) {
+		memmove(c->buf, c->buf + c->used, c->len - c->used);
+		c->len -= c->used;
+		c->used = 0;
+	}
 	for (;;) {
 		char *nl =
 		    c->len > scanned ? memchr(c->buf + scanned, '\n', c->len - scanned) : NULL;

@@ -209,6 +209,13 @@ static void daemon_disconnect(struct source *src, int64_t now_ns, const char *wh
 	src->hello_ok = false;
 	src->rlen = 0;
 	src->wlen = 0;
+	if (src->rcap > IOT_PROTO_MAX_REPLY / 16) {
+		/* a history reply (or a server that sent a huge line) grew it:
+		 * do not keep hundreds of MiB while disconnected */
+		free(src->rbuf);
+		src->rbuf = NULL;
+		src->rcap = 0;
+	}
 	src->next_connect_ns = now_ns + RECONNECT_NS;
 	set_state(src, "DISCONNECTED: %s; retrying", why);
 }
@@ -392,7 +399,9 @@ static unsigned daemon_line(struct source *src, const char *line, size_t len, in
  * accepts"): the history reply is the one big line. */
 static size_t line_max(const struct source *src)
 {
-	return src->history_pending ? IOT_PROTO_MAX_HISTORY_REPLY : IOT_PROTO_MAX_REPLY;
+	/* only after a hello answered as iotriaged answers it */
+	return src->history_pending && src->hello_ok ? IOT_PROTO_MAX_HISTORY_REPLY
+						     : IOT_PROTO_MAX_REPLY;
 }
 
 static unsigned daemon_read(struct source *src, int64_t now_ns, struct model *m, bool paused)

@@ -183,13 +183,17 @@ grep -q "$esc" "$tmp/out" "$tmp/out.json" "$tmp/err" &&
 grep -qF '\u001b]0;pwn\u0007\u001b[2J\ufffd' "$tmp/out.json" ||
 	fail "snapshot --json: the name is not escaped JSON"
 
-# ---- the live view: a silent and a foreign server, and it stays responsive ----
+# ---- the live view: a silent, an endless and a foreign server; it stays responsive ----
 command -v tmux >/dev/null || { echo "SKIP (live view part): tmux missing"; echo ok; exit 0; }
 . "$SRCDIR/tests/integration/tui_lib.sh"
 run_in silent 120 30 --socket "$tmp/silent.sock"
 wait_for silent 'DISCONNECTED: no answer for 10 s' || fail "live view on a silent server"
 T send-keys -t silent q
 wait_for silent 'exited rc=0' || fail "the live view did not quit on q"
+run_in endless 120 30 --socket "$tmp/endless.sock"
+wait_for endless 'DISCONNECTED: a line over 64 MiB from the daemon' || fail "live view, endless line"
+T send-keys -t endless q
+wait_for endless 'exited rc=0' || fail "the live view did not quit on q"
 run_in other 120 30 --socket "$tmp/u/other.sock"
 wait_for other "DISCONNECTED: answered by uid $uid, neither root" || fail "live view, uid $uid"
 T send-keys -t other q
