@@ -65,6 +65,8 @@ import os, subprocess, sys, time
 cli, tmp = sys.argv[1], sys.argv[2]
 TIMEOUT_S = 10          # IOT_PROTO_CLIENT_TIMEOUT_MS
 MAX_RSS_KIB = 200 << 10  # IOT_PROTO_MAX_REPLY (64 MiB) line, copied once, and the program
+if b"libasan" in subprocess.run(["ldd", cli], capture_output=True).stdout:
+    MAX_RSS_KIB *= 2     # ASan's shadow and its quarantine of freed buffers
 clients = [["snapshot", "--json"], ["suggest"], ["apply", "irq-spread-x"], ["undo"],
            ["worker", "status"]]
 why = {"endless": "a reply line over the limit (64 MiB)",
