@@ -14,8 +14,20 @@ enum {
 	EXIT_USAGE = 2,
 };
 
-/* "iotriage: WHAT: WHY" on stderr. */
+/* "iotriage: WHAT: WHY" on stderr, on one line: both escaped as text_escape
+ * does (newlines too), since they may quote a path, a process name or what
+ * a server said. */
 void cli_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Puts an escaping stream under stdout and stderr: everything a subcommand
+ * prints goes through text_escape (src/text.h) with '\n' and '\t' kept, so
+ * no byte from the host, a recorded tree or a server (a process named
+ * "\e]0;..." by its owner) reaches the terminal as a control sequence.
+ * Not for the live view: ncurses draws it (ui_put escapes the same way).
+ * 0 or -ENOMEM (the streams are then unchanged).
+ */
+int cli_escape_stdio(void);
 
 /* Parses a positive millisecond count; -1 if invalid. */
 long cli_parse_ms(const char *s, long min_ms);

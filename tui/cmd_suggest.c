@@ -20,6 +20,7 @@
 #include "advise_json.h"
 #include "apply.h"
 #include "cli.h"
+#include "client.h"
 #include "cmd_suggest.h"
 #include "iotriage/protocol.h"
 #include "model_findings.h"
@@ -291,8 +292,8 @@ static const char suggest_usage[] =
     "  --before DIR   first sample from a recorded tree, second from the root\n";
 
 struct args;
-static int daemon_route(const struct args *a);
-static int daemon_suggest(int fd, bool json, bool fallback);
+static int daemon_route(const struct args *a, struct client_conn *ret, const char **ret_path);
+static int daemon_suggest(struct client_conn *c, const char *path, bool json, bool fallback);
 
 int cmd_suggest(int argc, char **argv)
 {
@@ -323,13 +324,15 @@ int cmd_suggest(int argc, char **argv)
 	/* the daemon's latest sample when it runs (--socket, or the default
 	 * socket answers and nothing here asks for a measurement of our own) */
 	if (a.socket || (!before && !after && !a.interval_ms && !a.state_dir)) {
-		int fd = daemon_route(&a);
+		struct client_conn c;
+		const char *path;
+		int k = daemon_route(&a, &c, &path);
 
-		if (fd == -2)
+		if (k < 0)
 			return EXIT_FAIL;
-		if (fd >= 0) {
-			r = daemon_suggest(fd, a.json, !a.socket);
-			close(fd);
+		if (k > 0) {
+			r = daemon_suggest(&c, path, a.json, !a.socket);
+			client_close(&c);
 			if (r >= 0)
 				return r;
 		}
@@ -383,79 +386,25 @@ static int open_state(const struct args *a, struct root *r)
 
 /* ---- through iotriaged ---- */
 
-int suggest_daemon_connect(const char *path)
+/*
+ * Writes req (one line), reads one reply line into sb (without its newline):
+ * 0 or client_line's -errno. No pushed events come on these connections:
+ * nothing is subscribed.
+ */
+static int daemon_exchange(struct client_conn *c, const char *req, struct strbuf *sb)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
+	char *line;
+	size_t len;
+	int r;
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	return fd;
-}
-
-/* One request line, one reply line (pushed events are never subscribed here). */
-/* A daemon reply line may be a whole sample: hundreds of KiB on a big host. */
-#define REPLY_MAX (64u << 20)
-
-/* Writes req (one line), reads one reply line (without its newline) into sb,
- * in large chunks: no pushed events come on these connections, so nothing
- * past the line is read. 0 or -errno (-ECONNRESET: closed first, -EMSGSIZE:
- * over REPLY_MAX). */
-static int daemon_exchange(int fd, const char *req, struct strbuf *sb)
-{
-	size_t len = strlen(req);
-	char buf[65536];
-
-	while (len) {
-		ssize_t n = write(fd, req, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		req += n;
-		len -= (size_t)n;
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		const char *nl;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ECONNRESET;
-		nl = memchr(buf, '\n', (size_t)n);
-		sb_append(sb, buf, nl ? (size_t)(nl - buf) : (size_t)n);
-		if (sb->err)
-			return sb->err;
-		if (nl)
-			return 0;
-		if (sb->len > REPLY_MAX)
-			return -EMSGSIZE;
-	}
-}
-
-int suggest_daemon_call(int fd, const char *req, char *reply, size_t size)
-{
-	struct strbuf sb = { 0 };
-	int r = daemon_exchange(fd, req, &sb);
-
+	r = client_send(c, req, strlen(req));
 	if (r == 0)
-		snprintf(reply, size, "%s", sb_cstr(&sb));
-	sb_free(&sb);
-	return r;
+		r = client_line(c, IOT_PROTO_MAX_REPLY, IOT_PROTO_CLIENT_TIMEOUT_MS, &line, &len);
+	if (r < 0)
+		return r;
+	sb_reset(sb);
+	sb_append(sb, line, len);
+	return sb->err;
 }
 
 /*
@@ -463,43 +412,48 @@ int suggest_daemon_call(int fd, const char *req, char *reply, size_t size)
  * with the daemon's reply in why (a daemon of another protocol version says
  * so, then closes).
  */
-static int daemon_hello(int fd, char *why, size_t why_size)
+static int daemon_hello(struct client_conn *c, char *why, size_t why_size)
 {
+	struct strbuf sb = { 0 };
 	json_object *root, *ok;
-	char req[64], reply[4096];
+	char req[64];
 	int r;
 
 	snprintf(req, sizeof(req), "{\"cmd\":\"hello\",\"version\":%d}\n", IOT_PROTOCOL_VERSION);
-	r = suggest_daemon_call(fd, req, reply, sizeof(reply));
-	if (r < 0)
+	r = daemon_exchange(c, req, &sb);
+	if (r < 0) {
+		sb_free(&sb);
 		return r;
-	root = json_tokener_parse(reply);
+	}
+	root = json_tokener_parse(sb_cstr(&sb));
 	if (!root || !json_object_object_get_ex(root, "ok", &ok) || !json_object_get_boolean(ok)) {
-		snprintf(why, why_size, "%s", reply);
+		/* quoted, cut to what the caller shows: 4 KiB of a refusal */
+		snprintf(why, why_size, "%.4096s", sb_cstr(&sb));
 		r = -EPROTO;
 	}
 	json_object_put(root);
+	sb_free(&sb);
 	return r;
 }
 
-int suggest_daemon_sample(int fd, struct strbuf *ret_reply, json_object **ret_root, char *why,
-			  size_t why_size)
+int suggest_daemon_sample(struct client_conn *c, struct strbuf *ret_reply, json_object **ret_root,
+			  char *why, size_t why_size)
 {
 	static const char snap[] = "{\"cmd\":\"snapshot\"}\n";
 	struct strbuf sb = { 0 };
 	json_object *root = NULL, *ok, *sample, *v;
 	const char *step = "hello";
-	char refused[4096];
+	char refused[4200], err[96];
 	int r;
 
-	r = daemon_hello(fd, refused, sizeof(refused));
+	r = daemon_hello(c, refused, sizeof(refused));
 	if (r == -EPROTO) {
 		snprintf(why, why_size, "hello: %s", refused);
 		return r;
 	}
 	if (r == 0) {
 		step = "snapshot";
-		r = daemon_exchange(fd, snap, &sb);
+		r = daemon_exchange(c, snap, &sb);
 	}
 	if (r == 0) {
 		root = json_tokener_parse(sb_cstr(&sb));
@@ -507,11 +461,8 @@ int suggest_daemon_sample(int fd, struct strbuf *ret_reply, json_object **ret_ro
 			r = -EPROTO;
 	}
 	if (r < 0) {
-		/* -EAGAIN: the caller's SO_RCVTIMEO ran out */
 		snprintf(why, why_size, "%s: %s", step,
-			 r == -EPROTO	? "malformed reply"
-			 : r == -EAGAIN ? "no reply in time"
-					: strerror(-r));
+			 r == -EPROTO ? "malformed reply" : client_strerror(r, err, sizeof(err)));
 		goto fail;
 	}
 	if (!json_object_get_boolean(ok) || !json_object_object_get_ex(root, "sample", &sample) ||
@@ -533,16 +484,19 @@ fail:
 	return r;
 }
 
-int suggest_daemon_apply(int fd, const char *id, bool undo, char *ret_msg, size_t size)
+int suggest_daemon_apply(struct client_conn *c, const char *id, bool undo, char *ret_msg,
+			 size_t size)
 {
 	const char *what = undo ? "undo" : "apply";
-	char req[256], reply[4096];
+	struct strbuf sb = { 0 };
 	json_object *root = NULL, *ok, *v, *err;
+	char req[256], refused[4200], e[96];
 	int r;
 
-	r = daemon_hello(fd, reply, sizeof(reply));
+	r = daemon_hello(c, refused, sizeof(refused));
 	if (r < 0) {
-		snprintf(ret_msg, size, "hello failed: %s", strerror(-r));
+		snprintf(ret_msg, size, "hello failed: %s",
+			 r == -EPROTO ? refused : client_strerror(r, e, sizeof(e)));
 		return r;
 	}
 	/* ids are [A-Za-z0-9._:@-]: safe inside a JSON string as they are */
@@ -550,15 +504,16 @@ int suggest_daemon_apply(int fd, const char *id, bool undo, char *ret_msg, size_
 		snprintf(req, sizeof(req), "{\"cmd\":\"%s\",\"suggestion\":\"%.63s\"}\n", what, id);
 	else
 		snprintf(req, sizeof(req), "{\"cmd\":\"undo\"}\n");
-	r = suggest_daemon_call(fd, req, reply, sizeof(reply));
+	r = daemon_exchange(c, req, &sb);
 	if (r == 0) {
-		root = json_tokener_parse(reply);
+		root = json_tokener_parse(sb_cstr(&sb));
 		if (!root || !json_object_object_get_ex(root, "ok", &ok))
 			r = -EPROTO;
 	}
+	sb_free(&sb);
 	if (r < 0) {
 		snprintf(ret_msg, size, "%s: %s", what,
-			 r == -EPROTO ? "malformed reply" : strerror(-r));
+			 r == -EPROTO ? "malformed reply" : client_strerror(r, e, sizeof(e)));
 		json_object_put(root);
 		return r;
 	}
@@ -579,16 +534,17 @@ int suggest_daemon_apply(int fd, const char *id, bool undo, char *ret_msg, size_
 
 /*
  * apply (id != NULL, undo false), undo ID, or undo all (id NULL) through the
- * daemon on fd. Prints the result; returns an exit code.
+ * daemon on c (at path). Prints the result; returns an exit code.
  */
-static int daemon_apply(int fd, const char *what, const char *id, bool undo)
+static int daemon_apply(struct client_conn *c, const char *path, const char *what, const char *id,
+			bool undo)
 {
 	char msg[4096];
 	int r;
 
-	r = suggest_daemon_apply(fd, id, undo, msg, sizeof(msg));
+	r = suggest_daemon_apply(c, id, undo, msg, sizeof(msg));
 	if (r < 0) {
-		cli_error("iotriaged", "%s", msg);
+		cli_error(path, "%s", msg);
 		return EXIT_FAIL;
 	}
 	if (r > 0) {
@@ -606,56 +562,64 @@ static int daemon_apply(int fd, const char *what, const char *id, bool undo)
 /*
  * The daemon route: --socket PATH, or (with none of --root, --before,
  * --state-dir, which name an embedded setup) the default socket when it
- * answers. Returns an fd, -1 for "embedded", or -2 after printing an error.
+ * answers. Returns 1 with *ret connected to *ret_path, 0 for "embedded",
+ * or -1 after printing an error (also when something that is neither root
+ * nor us answers on the default socket: never fall back past an impostor).
  */
-static int daemon_route(const struct args *a)
+static int daemon_route(const struct args *a, struct client_conn *ret, const char **ret_path)
 {
-	char path[108];
-	int fd;
+	static char path[108];
+	char why[CLIENT_WHY_MAX];
+	int r;
 
 	if (a->socket) {
 		if (a->root || a->before || a->state_dir) {
 			cli_error("--socket",
 				  "the daemon uses its own root and journal: no --root, "
 				  "--before or --state-dir with it");
-			return -2;
+			return -1;
 		}
-		fd = suggest_daemon_connect(a->socket);
-		if (fd < 0) {
-			cli_error(a->socket, "%s", strerror(-fd));
-			return -2;
+		r = client_open(a->socket, ret, why, sizeof(why));
+		if (r < 0) {
+			cli_error(a->socket, "%s", why);
+			return -1;
 		}
-		return fd;
+		*ret_path = a->socket;
+		return 1;
 	}
 	if (a->root || a->before || a->state_dir)
+		return 0;
+	snprintf(path, sizeof(path), "%s", IOT_PROTO_SYSTEM_SOCKET);
+	r = client_open(path, ret, why, sizeof(why));
+	if (r < 0 && r != -EPERM && iot_proto_default_socket(path, sizeof(path)) == 0 &&
+	    strcmp(path, IOT_PROTO_SYSTEM_SOCKET) != 0)
+		r = client_open(path, ret, why, sizeof(why));
+	if (r == -EPERM) {
+		cli_error(path, "%s", why);
 		return -1;
-	fd = suggest_daemon_connect(IOT_PROTO_SYSTEM_SOCKET);
-	if (fd >= 0)
-		return fd;
-	if (iot_proto_default_socket(path, sizeof(path)) == 0 &&
-	    strcmp(path, IOT_PROTO_SYSTEM_SOCKET) != 0) {
-		fd = suggest_daemon_connect(path);
-		if (fd >= 0)
-			return fd;
 	}
-	return -1;
+	if (r < 0)
+		return 0;
+	*ret_path = path;
+	return 1;
 }
 
 /*
- * suggest from iotriaged's latest sample on fd: what the daemon measured,
- * over its own interval, on its own topology. Returns an exit code, or -1
- * when the sample carries no advice and fallback allows measuring here.
+ * suggest from iotriaged's latest sample on c (at path): what the daemon
+ * measured, over its own interval, on its own topology. Returns an exit
+ * code, or -1 when the sample carries no advice and fallback allows
+ * measuring here.
  */
-static int daemon_suggest(int fd, bool json, bool fallback)
+static int daemon_suggest(struct client_conn *c, const char *path, bool json, bool fallback)
 {
 	struct strbuf reply = { 0 };
 	json_object *root, *sample = NULL, *v;
 	char why[SUGGEST_WHY_MAX];
 	int r;
 
-	r = suggest_daemon_sample(fd, &reply, &root, why, sizeof(why));
+	r = suggest_daemon_sample(c, &reply, &root, why, sizeof(why));
 	if (r < 0) {
-		cli_error("iotriaged", "%s", why);
+		cli_error(path, "%s", why);
 		return EXIT_FAIL;
 	}
 	sb_free(&reply);
@@ -700,6 +664,8 @@ int cmd_apply(int argc, char **argv)
 	struct apply_result res;
 	const struct suggestion *s;
 	struct root root;
+	struct client_conn c;
+	const char *path;
 	int r, fd, ret = EXIT_FAIL;
 
 	r = parse(argc, argv, apply_usage, &a);
@@ -709,12 +675,12 @@ int cmd_apply(int argc, char **argv)
 		fprintf(stderr, "%s", apply_usage);
 		return EXIT_USAGE;
 	}
-	fd = daemon_route(&a);
-	if (fd == -2)
+	r = daemon_route(&a, &c, &path);
+	if (r < 0)
 		return EXIT_FAIL;
-	if (fd >= 0) {
-		ret = daemon_apply(fd, "apply", argv[optind], false);
-		close(fd);
+	if (r > 0) {
+		ret = daemon_apply(&c, path, "apply", argv[optind], false);
+		client_close(&c);
 		return ret;
 	}
 	if (!may_write(&a))
@@ -762,6 +728,8 @@ int cmd_undo(int argc, char **argv)
 	struct args a = { 0 };
 	char(*ids)[ADV_ID_MAX] = NULL;
 	struct root root;
+	struct client_conn c;
+	const char *path;
 	int r, fd, n, ret = EXIT_OK;
 
 	r = parse(argc, argv, undo_usage, &a);
@@ -771,12 +739,13 @@ int cmd_undo(int argc, char **argv)
 		fprintf(stderr, "%s", undo_usage);
 		return EXIT_USAGE;
 	}
-	fd = daemon_route(&a);
-	if (fd == -2)
+	r = daemon_route(&a, &c, &path);
+	if (r < 0)
 		return EXIT_FAIL;
-	if (fd >= 0) {
-		ret = daemon_apply(fd, "undo", argc - optind == 1 ? argv[optind] : NULL, true);
-		close(fd);
+	if (r > 0) {
+		ret =
+		    daemon_apply(&c, path, "undo", argc - optind == 1 ? argv[optind] : NULL, true);
+		client_close(&c);
 		return ret;
 	}
 	if (!may_write(&a))

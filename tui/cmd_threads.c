@@ -16,6 +16,7 @@
 #include "metrics_proc.h"
 #include "strbuf.h"
 #include "taskstats.h"
+#include "text.h"
 
 static const char threads_usage[] =
     "Usage: iotriage threads PID [--interval MS] [--json] [--root DIR]\n"
@@ -55,9 +56,10 @@ static void print_text(const struct thread_table *t, const struct ext_metrics *x
 	       "kB_ccwr/s", "io_delay%");
 	for (size_t i = 0; i < x->nby_io; i++) {
 		const struct proc_metrics *p = &x->procs[x->by_io[i]];
+		char comm[17]; /* a thread's name is its owner's choice: escaped */
 
-		printf("%-8d %-16.16s %11.2f %11.2f %11.2f", p->pid, p->comm, p->rkb_s, p->wkb_s,
-		       p->ckb_s);
+		printf("%-8d %-16s %11.2f %11.2f %11.2f", p->pid,
+		       text_safe(p->comm, comm, sizeof(comm)), p->rkb_s, p->wkb_s, p->ckb_s);
 		if (p->has_delay)
 			printf(" %9.2f", p->io_delay);
 		putchar('\n');

@@ -9,13 +9,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "client.h"
 #include "fioopts.h"
 #include "iotriage/protocol.h"
 #include "job.h"
@@ -34,110 +34,69 @@ static const char worker_usage[] =
     "\n"
     "Exit: 0 ok, 1 failure/refused/job failed, 2 usage.\n";
 
+/* A client connection (client.h) and the daemon's sample interval, which
+ * paces the worker events --wait waits for. */
 struct worker_conn {
-	int fd;
-	char *buf;
-	size_t len, cap;
+	struct client_conn c;
+	long interval_ms;
 };
 
-static int conn_open(const char *path, struct worker_conn *ret)
+static int64_t now_ms(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
+	struct timespec ts;
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int r = -errno;
-
-		close(fd);
-		return r;
-	}
-	*ret = (struct worker_conn){ .fd = fd };
-	return 0;
-}
-
-static void conn_close(struct worker_conn *c)
-{
-	if (c->fd >= 0)
-		close(c->fd);
-	free(c->buf);
-	c->fd = -1;
-	c->buf = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int conn_send(struct worker_conn *c, json_object *req)
 {
 	const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
-	size_t len = strlen(s), off = 0;
+	size_t len = strlen(s);
+	char *line = malloc(len + 2);
+	int r;
 
-	while (off <= len) {
-		/* the line, then its '\n' */
-		ssize_t w = off < len ? send(c->fd, s + off, len - off, MSG_NOSIGNAL)
-				      : send(c->fd, "\n", 1, MSG_NOSIGNAL);
+	if (!line)
+		return -ENOMEM;
+	memcpy(line, s, len);
+	memcpy(line + len, "\n", 2);
+	r = client_send(&c->c, line, len + 1);
+	free(line);
+	return r;
+}
 
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		off += off < len ? (size_t)w : 1;
+/* The next line as a JSON object (caller puts it), whole before
+ * deadline_ms: client_line's -errno, or -EBADMSG. */
+static int conn_line(struct worker_conn *c, int64_t deadline_ms, json_object **ret)
+{
+	int64_t left = deadline_ms - now_ms();
+	json_object *o;
+	char *line;
+	size_t len;
+	int r;
+
+	r = client_line(&c->c, IOT_PROTO_MAX_REPLY, left > 0 ? (int)left : 0, &line, &len);
+	if (r < 0)
+		return r;
+	o = json_tokener_parse(line);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return -EBADMSG;
 	}
+	*ret = o;
 	return 0;
 }
 
-/* The next line as a JSON object (caller puts it). -EPIPE at EOF. */
-static int conn_line(struct worker_conn *c, json_object **ret)
-{
-	for (;;) {
-		char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
-		ssize_t n;
-
-		if (nl) {
-			size_t l = (size_t)(nl - c->buf);
-			json_object *o;
-
-			*nl = '\0';
-			o = json_tokener_parse(c->buf);
-			memmove(c->buf, nl + 1, c->len - l - 1);
-			c->len -= l + 1;
-			if (!o || !json_object_is_type(o, json_type_object)) {
-				json_object_put(o);
-				return -EBADMSG;
-			}
-			*ret = o;
-			return 0;
-		}
-		if (c->cap - c->len < 65536) {
-			char *p = realloc(c->buf, c->cap + 65536);
-
-			if (!p)
-				return -ENOMEM;
-			c->buf = p;
-			c->cap += 65536;
-		}
-		n = read(c->fd, c->buf + c->len, c->cap - c->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EPIPE;
-		c->len += (size_t)n;
-	}
-}
-
-/* The reply to the last request: the next line that is not an event. */
+/* The reply to the last request: the next line that is not an event, all
+ * within IOT_PROTO_CLIENT_TIMEOUT_MS (events in between do not extend it). */
 static int conn_reply(struct worker_conn *c, json_object **ret)
 {
+	int64_t deadline = now_ms() + IOT_PROTO_CLIENT_TIMEOUT_MS;
 	json_object *o, *v;
 	int r;
 
 	for (;;) {
-		r = conn_line(c, &o);
+		r = conn_line(c, deadline, &o);
 		if (r < 0)
 			return r;
 		if (!json_object_object_get_ex(o, "event", &v)) {
@@ -162,6 +121,59 @@ static int conn_request(struct worker_conn *c, const char *cmd, json_object *arg
 	r = conn_send(c, req);
 	json_object_put(req);
 	return r < 0 ? r : conn_reply(c, ret);
+}
+
+/* Connects (the peer checked), then hello: 0, or -errno with why set. */
+static int conn_open(const char *path, struct worker_conn *ret, char *why, size_t why_size)
+{
+	struct worker_conn c = { .interval_ms = 1000 };
+	json_object *req, *o = NULL, *v;
+	int r;
+
+	r = client_open(path, &c.c, why, why_size);
+	if (r < 0)
+		return r;
+	req = json_object_new_object();
+	if (!req) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	json_object_object_add(req, "cmd", json_object_new_string("hello"));
+	json_object_object_add(req, "version", json_object_new_int(IOT_PROTOCOL_VERSION));
+	r = conn_send(&c, req);
+	json_object_put(req);
+	if (r == 0)
+		r = conn_reply(&c, &o);
+	if (r < 0) {
+		char e[96];
+
+		snprintf(why, why_size, "hello: %s",
+			 r == -EBADMSG ? "malformed reply" : client_strerror(r, e, sizeof(e)));
+		goto fail;
+	}
+	if (!json_object_object_get_ex(o, "ok", &v) || !json_object_get_boolean(v)) {
+		json_object *e;
+
+		snprintf(why, why_size, "hello: %s",
+			 json_object_object_get_ex(o, "error", &e) &&
+				 json_object_object_get_ex(e, "message", &v) &&
+				 json_object_is_type(v, json_type_string)
+			     ? json_object_get_string(v)
+			     : "refused without a reason");
+		r = -EPROTO;
+		goto fail;
+	}
+	if (json_object_object_get_ex(o, "interval_ms", &v) &&
+	    json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0 &&
+	    json_object_get_int64(v) <= 3600L * 1000)
+		c.interval_ms = (long)json_object_get_int64(v);
+	json_object_put(o);
+	*ret = c;
+	return 0;
+fail:
+	json_object_put(o);
+	client_close(&c.c);
+	return r;
 }
 
 static const char *str_at(json_object *o, const char *a, const char *b)
@@ -264,7 +276,14 @@ static int wait_end(struct worker_conn *c, int64_t id, enum job_output output)
 		if (first) {
 			r = conn_request(c, "worker.status", NULL, &o);
 		} else {
-			r = conn_line(c, &o);
+			/* the daemon sends a worker event after every sample while a
+			 * job runs: silence for three of them (10 s at least) is a
+			 * daemon gone wrong, or not a daemon */
+			int64_t wait_ms = 3 * (int64_t)c->interval_ms;
+
+			if (wait_ms < IOT_PROTO_CLIENT_TIMEOUT_MS)
+				wait_ms = IOT_PROTO_CLIENT_TIMEOUT_MS;
+			r = conn_line(c, now_ms() + wait_ms, &o);
 			if (r >= 0 && !str_at(o, "event", NULL)) {
 				json_object_put(o);
 				continue;
@@ -372,7 +391,8 @@ int cmd_worker(int argc, char **argv)
 {
 	const char *socket_path = NULL, *verb;
 	char def[108];
-	struct worker_conn c = { .fd = -1 };
+	struct worker_conn c = { .c = { .fd = -1 } };
+	char why[CLIENT_WHY_MAX];
 	bool wait = false, json = false;
 	char **rest;
 	int nrest = 0, r, ret = EXIT_FAIL;
@@ -427,9 +447,10 @@ int cmd_worker(int argc, char **argv)
 			goto out;
 		}
 	}
-	r = conn_open(socket_path, &c);
+	r = conn_open(socket_path, &c, why, sizeof(why));
 	if (r < 0) {
-		cli_error(socket_path, "%s", strerror(-r));
+		cli_error(socket_path, "%s", why);
+		r = 0; /* said */
 		goto out;
 	}
 	if (strcmp(verb, "start") == 0) {
@@ -460,9 +481,13 @@ int cmd_worker(int argc, char **argv)
 	}
 	if (r < 0)
 		cli_error(socket_path, "%s",
-			  r == -EPIPE ? "the daemon closed the connection" : strerror(-r));
+			  r == -EBADMSG ? "a reply that is not a JSON object"
+			  : r == -ETIMEDOUT && wait
+			      ? "no reply, or no worker event for three sample intervals (10 s at "
+				"least)"
+			      : client_strerror(r, why, sizeof(why)));
 out:
-	conn_close(&c);
+	client_close(&c.c);
 	free(rest);
 	return ret;
 }

@@ -48,7 +48,10 @@ static const struct command commands[] = {
  * snapshot table, as before the TUI existed. */
 static int live(int argc, char **argv)
 {
-	return isatty(STDOUT_FILENO) ? cmd_tui(argc, argv) : cmd_snapshot(argc, argv);
+	if (isatty(STDOUT_FILENO))
+		return cmd_tui(argc, argv);
+	cli_escape_stdio();
+	return cmd_snapshot(argc, argv);
 }
 
 int main(int argc, char **argv)
@@ -64,8 +67,12 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			/* best effort: out of memory here, the output is unescaped
+			 * but cli_error still escapes */
+			cli_escape_stdio();
 			return commands[i].run(argc - 1, argv + 1);
+		}
 	if (argv[1][0] == '-')
 		return live(argc, argv);
 	cli_error(argv[1], "unknown command (try --help)");

@@ -9,11 +9,15 @@
 #include "metrics_proc.h"
 #include "report_ext.h"
 #include "snapshot.h"
+#include "text.h"
 
 static void proc_line(FILE *f, const struct proc_metrics *p)
 {
-	fprintf(f, "%-8d %-16.16s %11.2f %11.2f %11.2f", p->pid, p->comm[0] ? p->comm : "?",
-		p->rkb_s, p->wkb_s, p->ckb_s);
+	char comm[17]; /* a process names itself (prctl): escaped, cut whole */
+
+	fprintf(f, "%-8d %-16s %11.2f %11.2f %11.2f", p->pid,
+		p->comm[0] ? text_safe(p->comm, comm, sizeof(comm)) : "?", p->rkb_s, p->wkb_s,
+		p->ckb_s);
 	if (p->has_delay)
 		fprintf(f, " %9.2f", p->io_delay);
 	fputc('\n', f);

@@ -15,8 +15,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "client.h"
 #include "grow.h"
 #include "iotriage/protocol.h"
 #include "irqaff.h"
@@ -27,7 +29,6 @@
 #include "ui.h"
 
 #define RECONNECT_NS	 1000000000LL /* retry a lost daemon every second */
-#define RBUF_MAX	 (256u << 20) /* one history reply: 600 samples of a big host */
 #define HISTORY_SECONDS	 600	      /* as much as the sparkline keeps at 1 Hz */
 #define AFFINITY_MAX_IRQ 256	      /* /proc/irq reads per sample, busiest first */
 
@@ -54,6 +55,9 @@ struct source {
 	long daemon_itv_ms;
 	unsigned every;
 	int64_t next_connect_ns;
+	bool history_pending;	  /* the history reply may be IOT_PROTO_MAX_HISTORY_REPLY */
+	int64_t rx_ns;		  /* connected, or the last whole line received */
+	char why[CLIENT_WHY_MAX]; /* why the last connect was refused */
 	char *rbuf;
 	size_t rlen, rcap;
 	char *wbuf;
@@ -205,12 +209,36 @@ static void daemon_disconnect(struct source *src, int64_t now_ns, const char *wh
 	src->hello_ok = false;
 	src->rlen = 0;
 	src->wlen = 0;
+	if (src->rcap > IOT_PROTO_MAX_REPLY / 16) {
+		/* a history reply (or a server that sent a huge line) grew it:
+		 * do not keep hundreds of MiB while disconnected */
+		free(src->rbuf);
+		src->rbuf = NULL;
+		src->rcap = 0;
+	}
 	src->next_connect_ns = now_ns + RECONNECT_NS;
 	set_state(src, "DISCONNECTED: %s; retrying", why);
 }
 
-/* Connects; on success queues hello, status, history, worker.status and
- * subscribe, which the daemon answers in this order. Returns 0 or -errno. */
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* the loop's clock (ui.c) */
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Why a connect failed, for the state line: the peer check's words. */
+static const char *connect_why(const struct source *src, int r)
+{
+	return r == -EPERM && src->why[0] ? src->why : strerror(-r);
+}
+
+/*
+ * Connects and checks who answers (root or us: client_peer_check); on
+ * success queues hello, status, history, worker.status and subscribe, which
+ * the daemon answers in this order. Returns 0 or -errno (-EPERM: src->why).
+ */
 static int daemon_connect(struct source *src)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -228,8 +256,15 @@ static int daemon_connect(struct source *src)
 		close(fd);
 		return e;
 	}
+	src->why[0] = '\0';
+	if (client_peer_check(fd, src->why, sizeof(src->why)) < 0) {
+		close(fd);
+		return -EPERM;
+	}
 	src->fd = fd;
 	src->rlen = src->wlen = 0;
+	src->history_pending = true;
+	src->rx_ns = mono_ns();
 	snprintf(req, sizeof(req), "{\"cmd\":\"hello\",\"version\":%d,\"id\":\"hello\"}\n",
 		 IOT_PROTOCOL_VERSION);
 	daemon_queue(src, req);
@@ -290,6 +325,8 @@ static unsigned daemon_line(struct source *src, const char *line, size_t len, in
 	ok = json_object_object_get_ex(o, "ok", &v) && json_object_get_boolean(v);
 	if (json_object_object_get_ex(o, "id", &v) && json_object_is_type(v, json_type_string))
 		id = json_object_get_string(v);
+	if (strcmp(id, "history") == 0)
+		src->history_pending = false; /* answered: lines are small again */
 
 	if (json_object_object_get_ex(o, "event", &v)) {
 		if (json_object_is_type(v, json_type_string) &&
@@ -358,6 +395,15 @@ static unsigned daemon_line(struct source *src, const char *line, size_t len, in
 	return flags;
 }
 
+/* What the daemon may send without a newline (protocol.h "What a client
+ * accepts"): the history reply is the one big line. */
+static size_t line_max(const struct source *src)
+{
+	/* only after a hello answered as iotriaged answers it */
+	return src->history_pending && src->hello_ok ? IOT_PROTO_MAX_HISTORY_REPLY
+						     : IOT_PROTO_MAX_REPLY;
+}
+
 static unsigned daemon_read(struct source *src, int64_t now_ns, struct model *m, bool paused)
 {
 	unsigned flags = 0;
@@ -366,15 +412,18 @@ static unsigned daemon_read(struct source *src, int64_t now_ns, struct model *m,
 		size_t start = 0;
 		ssize_t n;
 
-		if (src->rcap - src->rlen < 65536) {
-			if (src->rcap >= RBUF_MAX) {
-				daemon_disconnect(src, now_ns, "a reply over 256 MiB");
-				return flags | UI_REDRAW;
-			}
-			if (grow((void **)&src->rbuf, &src->rcap, src->rlen + 65536, 1) < 0) {
-				daemon_disconnect(src, now_ns, strerror(ENOMEM));
-				return flags | UI_REDRAW;
-			}
+		if (src->rlen > line_max(src)) {
+			char why[64];
+
+			snprintf(why, sizeof(why), "a line over %zu MiB from the daemon",
+				 line_max(src) >> 20);
+			daemon_disconnect(src, now_ns, why);
+			return flags | UI_REDRAW;
+		}
+		if (src->rcap - src->rlen < 65536 &&
+		    grow((void **)&src->rbuf, &src->rcap, src->rlen + 65536, 1) < 0) {
+			daemon_disconnect(src, now_ns, strerror(ENOMEM));
+			return flags | UI_REDRAW;
 		}
 		n = read(src->fd, src->rbuf + src->rlen, src->rcap - src->rlen);
 		if (n < 0 && errno == EINTR)
@@ -393,6 +442,9 @@ static unsigned daemon_read(struct source *src, int64_t now_ns, struct model *m,
 
 			if (!nl)
 				break;
+			/* only whole lines count as the daemon being alive: a
+			 * trickle of bytes without a newline is not */
+			src->rx_ns = now_ns;
 			flags |= daemon_line(src, src->rbuf + start,
 					     (size_t)(nl - src->rbuf) - start, now_ns, m, paused);
 			if (src->fd < 0 || src->kind != SOURCE_DAEMON)
@@ -402,6 +454,20 @@ static unsigned daemon_read(struct source *src, int64_t now_ns, struct model *m,
 		memmove(src->rbuf, src->rbuf + start, src->rlen - start);
 		src->rlen -= start;
 	}
+}
+
+/*
+ * When the connection is given up if no whole line arrives: a reply is due
+ * within IOT_PROTO_CLIENT_TIMEOUT_MS of connecting; once subscribed, a
+ * sample every interval_ms * every, so three of them missed (10 s at least)
+ * means a wedged daemon or something that is not one.
+ */
+static int64_t silence_limit_ns(const struct source *src)
+{
+	int64_t lim = (int64_t)IOT_PROTO_CLIENT_TIMEOUT_MS * 1000000;
+	int64_t three = 3 * (int64_t)src->daemon_itv_ms * src->every * 1000000;
+
+	return src->hello_ok && three > lim ? three : lim;
 }
 
 static unsigned daemon_write(struct source *src, int64_t now_ns)
@@ -441,7 +507,7 @@ static unsigned daemon_dispatch(struct source *src, short revents, int64_t now_n
 			return 0;
 		r = daemon_connect(src);
 		if (r < 0) {
-			daemon_disconnect(src, now_ns, strerror(-r));
+			daemon_disconnect(src, now_ns, connect_why(src, r));
 			return UI_REDRAW;
 		}
 		flags |= UI_REDRAW;
@@ -451,6 +517,15 @@ static unsigned daemon_dispatch(struct source *src, short revents, int64_t now_n
 	/* read before acting on a hangup: the last replies may be waiting */
 	if (src->fd >= 0 && (revents & (POLLIN | POLLHUP | POLLERR)))
 		flags |= daemon_read(src, now_ns, m, paused);
+	if (src->fd >= 0 && now_ns - src->rx_ns > silence_limit_ns(src)) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "%s for %lld s",
+			 src->hello_ok ? "nothing from the daemon" : "no answer",
+			 (long long)(silence_limit_ns(src) / 1000000000));
+		daemon_disconnect(src, now_ns, why);
+		flags |= UI_REDRAW;
+	}
 	return flags;
 }
 
@@ -514,7 +589,7 @@ int source_open(const struct source_opts *o, struct source **ret_src, char *err,
 		if (src->fd < 0) {
 			r = daemon_connect(src);
 			if (r < 0)
-				daemon_disconnect(src, 0, strerror(-r));
+				daemon_disconnect(src, 0, connect_why(src, r));
 		}
 		*ret_src = src;
 		return 0;
@@ -556,7 +631,8 @@ int64_t source_deadline_ns(const struct source *src)
 {
 	if (src->kind == SOURCE_EMBEDDED)
 		return src->next_tick_ns;
-	return src->fd < 0 ? src->next_connect_ns : INT64_MAX;
+	/* wake to give up on a silent daemon, whatever the screen does */
+	return src->fd < 0 ? src->next_connect_ns : src->rx_ns + silence_limit_ns(src) + 1;
 }
 
 unsigned source_dispatch(struct source *src, short revents, int64_t now_ns, struct model *m,

@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "model_worker.h"
 #include "source.h"
+#include "text.h"
 #include "ui.h"
 
 #define UI_DEFAULT_AWAIT_MS 20.0 /* a busy SSD stays well under, a busy HDD around it */
@@ -93,12 +94,16 @@ int ui_attr(const struct ui *ui, enum ui_pair p)
 
 void ui_put(int y, int x, int w, int attr, const char *s)
 {
+	char safe[1024];
+
 	if (w <= 0 || y < 0 || x < 0 || y >= LINES || x >= COLS)
 		return;
 	if (x + w > COLS)
 		w = COLS - x;
 	attron(attr);
-	mvaddnstr(y, x, s, w);
+	/* the CLI's escaping (src/text.h), so a name with a newline or an
+	 * invalid byte is shown as the CLI shows it, not as ncurses would */
+	mvaddnstr(y, x, text_safe(s, safe, sizeof(safe)), w);
 	attroff(attr);
 }
 

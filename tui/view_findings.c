@@ -13,18 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "advise.h"
 #include "apply.h"
+#include "client.h"
 #include "cmd_suggest.h"
+#include "iotriage/protocol.h"
 #include "root.h"
 #include "source.h"
 #include "ui.h"
-
-#define DAEMON_TIMEOUT_S 5 /* apply/undo wait at most this for iotriaged's reply */
 
 /* ---- rows: findings, suggestions, then what was applied from here ---- */
 
@@ -496,21 +494,20 @@ static void forget_applied(struct findings_panel *fp, const char *id)
 static int daemon_act(struct ui *ui, const char *id, bool undo, char *msg, size_t size)
 {
 	const char *path = source_socket(ui->src);
-	struct timeval tv = { .tv_sec = DAEMON_TIMEOUT_S };
-	char reply[700];
-	int fd, r;
+	char reply[700], why[CLIENT_WHY_MAX];
+	struct client_conn c;
+	int r;
 
-	fd = suggest_daemon_connect(path);
-	if (fd < 0) {
+	/* client.h: the peer is root or us, and a daemon that stops answering
+	 * freezes the screen for IOT_PROTO_CLIENT_TIMEOUT_MS at most */
+	r = client_open(path, &c, why, sizeof(why));
+	if (r < 0) {
 		snprintf(msg, size, "%s failed: cannot reach iotriaged at %s: %s",
-			 undo ? "undo" : "apply", path, strerror(-fd));
+			 undo ? "undo" : "apply", path, why);
 		return -1;
 	}
-	/* a daemon that stops answering must not freeze the screen */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	r = suggest_daemon_apply(fd, id, undo, reply, sizeof(reply));
-	close(fd);
+	r = suggest_daemon_apply(&c, id, undo, reply, sizeof(reply));
+	client_close(&c);
 	if (r == 0) {
 		snprintf(msg, size, "iotriaged: %s", reply);
 		return 0;
@@ -518,9 +515,9 @@ static int daemon_act(struct ui *ui, const char *id, bool undo, char *msg, size_
 	if (r > 0)
 		snprintf(msg, size, "%s refused by iotriaged: %s", undo ? "undo" : "apply",
 			 reply[0] ? reply : "no reason given");
-	else if (r == -EAGAIN || r == -EWOULDBLOCK)
+	else if (r == -ETIMEDOUT)
 		snprintf(msg, size, "%s: iotriaged did not answer within %d s; it may still act",
-			 undo ? "undo" : "apply", DAEMON_TIMEOUT_S);
+			 undo ? "undo" : "apply", IOT_PROTO_CLIENT_TIMEOUT_MS / 1000);
 	else
 		snprintf(msg, size, "iotriaged: %s", reply);
 	return -1;

@@ -12,8 +12,13 @@
  * Framing: one request per line, one JSON object, at most
  * IOT_PROTO_MAX_LINE bytes including the '\n'. The daemon answers every
  * request with exactly one line, in order. Each reply has "ok"; a request's
- * "id" (string or integer) is echoed as "id". On failure:
+ * "id" (UTF-8 text without NUL, or an integer within +-(2^63 - 1); any other
+ * id is bad_request and not echoed) is echoed as "id". On failure:
  *   {"ok":false,"id":...,"error":{"code":"bad_json","message":"..."}}
+ * Requests are UTF-8 (else bad_json); integers past +-(2^63 - 1) are
+ * bad_request, never clamped. Every reply line is valid UTF-8 JSON: bytes
+ * of quoted host data that are not UTF-8 become U+FFFD, and C0, DEL and C1
+ * controls are \u-escaped.
  *
  * Requests ("cmd"):
  *   {"cmd":"hello","version":1}
@@ -70,6 +75,23 @@
 
 /* A request line, '\n' included. Longer: error "too_long", then close. */
 #define IOT_PROTO_MAX_LINE (64 * 1024)
+
+/*
+ * What a client accepts from whatever answers on the socket (an impostor
+ * included), so that it neither buffers without end nor waits forever:
+ * - a reply or event line of at most IOT_PROTO_MAX_REPLY bytes: one sample
+ *   is ~14 KiB on 2 CPUs and 9 disks and hundreds of KiB on the biggest
+ *   hosts, a worker's report a few KiB;
+ * - a history reply of at most IOT_PROTO_MAX_HISTORY_REPLY bytes: the live
+ *   view asks for 600 s, 6000 samples at the fastest interval;
+ * - each reply whole within IOT_PROTO_CLIENT_TIMEOUT_MS of asking; a
+ *   subscriber that has received nothing for that long and three sample
+ *   periods (interval_ms times every) gives up on the connection.
+ * Over a limit the client closes the connection with an error.
+ */
+#define IOT_PROTO_MAX_REPLY	    (64u << 20)
+#define IOT_PROTO_MAX_HISTORY_REPLY (256u << 20)
+#define IOT_PROTO_CLIENT_TIMEOUT_MS 10000
 
 /*
  * Pushed samples a subscriber may leave unread before it is disconnected

@@ -186,7 +186,7 @@ bool server_client_privileged(const struct client *c);
 struct request {
 	json_object *root; /* owned; json_object_put() via request_free() */
 	const char *cmd;   /* into root */
-	char *id;	   /* the "id" value as JSON text, NULL if absent; owned */
+	char *id;	   /* the "id" value as JSON text we wrote, NULL if absent; owned */
 };
 
 /*
@@ -200,9 +200,24 @@ int request_parse(struct json_tokener *tok, const char *line, size_t len, struct
 void request_free(struct request *rq);
 
 /* Reads an optional integer member: 0 absent (v untouched), 1 read, -EINVAL
- * wrong type or outside [min, max]. */
+ * wrong type, beyond +-(2^63 - 1) (json-c would clamp) or outside [min, max]. */
 int request_get_int(const struct request *rq, const char *key, int64_t min, int64_t max,
 		    int64_t *v);
+/* A JSON integer within +-(2^63 - 1): 0, -EINVAL not an integer, -ERANGE
+ * beyond (json-c clamps silently). */
+int request_json_int(json_object *v, int64_t *ret);
+/* Whether a JSON string is UTF-8 text without NUL (json-c keeps both). */
+bool request_text_ok(json_object *v);
+
+/*
+ * The reply envelopes (always valid UTF-8 JSON, see sb_json_str): start
+ * resets sb to {"ok":true and the echoed id (JSON text from request_parse,
+ * or NULL); error resets sb to a whole error line, '\n' included, msg cut
+ * to 511 bytes on a character boundary.
+ */
+void request_reply_start(struct strbuf *sb, const char *id);
+void request_reply_error(struct strbuf *sb, const char *id, enum iot_proto_error code,
+			 const char *msg);
 
 /* ---- metrics_http.c: /metrics for Prometheus (--metrics-listen) ---- */
 

@@ -27,6 +27,7 @@
 #include "encode.h"
 #include "grow.h"
 #include "encode_turbo.h"
+#include "text.h"
 
 /*
  * A client whose replies (not pushes) exceed this is not read any further
@@ -190,12 +191,7 @@ static void client_update_events(struct daemon *d, struct client *c)
 
 struct strbuf *server_reply_start(struct daemon *d, const struct request *rq)
 {
-	sb_reset(&d->sb);
-	sb_puts(&d->sb, "{\"ok\":true");
-	if (rq && rq->id) {
-		sb_puts(&d->sb, ",\"id\":");
-		sb_puts(&d->sb, rq->id);
-	}
+	request_reply_start(&d->sb, rq ? rq->id : NULL);
 	return &d->sb;
 }
 
@@ -221,33 +217,16 @@ int server_reply_finish(struct daemon *d, struct client *c)
 	return queue_sb(d, c);
 }
 
-static void sb_error(struct strbuf *sb, const char *id, enum iot_proto_error code, const char *fmt,
-		     va_list ap)
-{
-	char msg[512];
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	sb_reset(sb);
-	sb_puts(sb, "{\"ok\":false");
-	if (id) {
-		sb_puts(sb, ",\"id\":");
-		sb_puts(sb, id);
-	}
-	sb_puts(sb, ",\"error\":{\"code\":");
-	sb_json_str(sb, iot_proto_error_name(code));
-	sb_puts(sb, ",\"message\":");
-	sb_json_str(sb, msg);
-	sb_append(sb, "}}\n", 3);
-}
-
 int server_reply_error(struct daemon *d, struct client *c, const char *id,
 		       enum iot_proto_error code, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	sb_error(&d->sb, id, code, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	request_reply_error(&d->sb, id, code, msg);
 	return queue_sb(d, c);
 }
 
@@ -258,7 +237,8 @@ static int cmd_hello(struct daemon *d, struct client *c, const struct request *r
 	struct strbuf *sb;
 	int64_t v = -1;
 
-	if (request_get_int(rq, "version", 0, INT32_MAX, &v) <= 0)
+	/* any 64-bit version is a version we do not speak, not a bad request */
+	if (request_get_int(rq, "version", 0, INT64_MAX, &v) <= 0)
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
 					  "hello needs \"version\", a non-negative integer");
 	if (v != IOT_PROTOCOL_VERSION) {
@@ -437,8 +417,9 @@ static const char *suggestion_arg(const struct request *rq)
 {
 	json_object *v;
 
+	/* "x\u0000y" would read as "x": another suggestion than the one named */
 	if (!json_object_object_get_ex(rq->root, "suggestion", &v) ||
-	    !json_object_is_type(v, json_type_string))
+	    !json_object_is_type(v, json_type_string) || !request_text_ok(v))
 		return NULL;
 	return json_object_get_string(v);
 }
@@ -472,7 +453,8 @@ static int cmd_apply(struct daemon *d, struct client *c, const struct request *r
 
 	if (!id)
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
-					  "apply needs \"suggestion\", a suggestion id string");
+					  "apply needs \"suggestion\", a suggestion id string "
+					  "without NUL");
 	if (!m)
 		return server_reply_error(d, c, rq->id, IOT_ERR_NO_SAMPLE,
 					  "no interval measured yet: apply needs two samples");
@@ -495,7 +477,8 @@ static int cmd_undo(struct daemon *d, struct client *c, const struct request *rq
 	/* "suggestion" of another type is a mistake, not "undo everything" */
 	if (json_object_object_get_ex(rq->root, "suggestion", &v) && !suggestion_arg(rq))
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
-					  "undo's \"suggestion\" is a suggestion id string");
+					  "undo's \"suggestion\" is a suggestion id string "
+					  "without NUL");
 	e = apply_undo_by_id(d->args.root, NULL, suggestion_arg(rq), &res);
 	if (e >= 0) {
 		sampler_topology_stale(d->sampler);
@@ -543,12 +526,12 @@ static int dispatch(struct daemon *d, struct client *c, const char *line, size_t
 		if (strcmp(commands[i].name, rq.cmd) == 0)
 			cmd = &commands[i];
 	if (!cmd) {
-		char shown[64];
+		/* echoed inside a JSON string (sb_json_str escapes it), at most 63
+		 * bytes cut on a character boundary */
+		size_t n = strnlen(rq.cmd, 63);
 
-		/* the name is echoed inside a JSON string: sb_json_str escapes it */
-		snprintf(shown, sizeof(shown), "%s", rq.cmd);
-		r = server_reply_error(d, c, rq.id, IOT_ERR_UNKNOWN_CMD, "unknown command \"%s\"",
-				       shown);
+		r = server_reply_error(d, c, rq.id, IOT_ERR_UNKNOWN_CMD, "unknown command \"%.*s\"",
+				       (int)text_utf8_cut(rq.cmd, n), rq.cmd);
 	} else if (cmd->privileged && !server_client_privileged(c)) {
 		r = server_reply_error(d, c, rq.id, IOT_ERR_PERMISSION,
 				       "%s needs uid 0 or the daemon's uid (you are uid %u)",

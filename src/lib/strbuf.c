@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "strbuf.h"
+#include "text.h"
 
 static bool sb_reserve(struct strbuf *sb, size_t extra)
 {
@@ -157,29 +158,50 @@ void sb_fixed2(struct strbuf *sb, double v)
 	}
 }
 
+/*
+ * Always valid UTF-8 JSON, whatever s holds: a process name, a path or a
+ * request's text may be any bytes. A byte that is not part of well-formed
+ * UTF-8 becomes U+FFFD; DEL and the C1 controls are escaped as \u00XX like
+ * C0, so the JSON is also safe to print on a terminal.
+ */
 void sb_json_str(struct strbuf *sb, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const char *run = s;
 
 	sb_putc(sb, '"');
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char ch = (unsigned char)*s;
+		uint32_t cp = ch;
+		size_t k = 1;
 
-		if (ch != '"' && ch != '\\' && ch >= 0x20)
+		if (ch != '"' && ch != '\\' && ch >= 0x20 && ch < 0x7f) {
+			s++;
 			continue;
+		}
+		if (ch >= 0x80) {
+			k = text_utf8_seq(s, strnlen(s, 4), &cp);
+			if (k && cp > 0x9f) {
+				s += k;
+				continue;
+			}
+		}
 		/* flush the plain run before the character that needs escaping */
 		sb_append(sb, run, (size_t)(s - run));
-		run = s + 1;
 		if (ch == '"' || ch == '\\') {
 			char esc[2] = { '\\', (char)ch };
 
 			sb_append(sb, esc, sizeof(esc));
+		} else if (!k) {
+			sb_append(sb, "\\ufffd", 6);
+			k = 1;
 		} else {
-			char esc[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
+			char esc[6] = { '\\', 'u', '0', '0', hex[cp >> 4], hex[cp & 15] };
 
 			sb_append(sb, esc, sizeof(esc));
 		}
+		s += k;
+		run = s;
 	}
 	sb_append(sb, run, (size_t)(s - run));
 	sb_putc(sb, '"');

@@ -188,7 +188,7 @@ try:
                        timeout=TIMEOUT)
     th.join(TIMEOUT)
     srv.close()
-    check(p.returncode == 1 and "iotriage: iotriaged: hello: HTTP/1.0 400" in p.stderr,
+    check(p.returncode == 1 and ("iotriage: %s: hello: HTTP/1.0 400" % fake) in p.stderr,
           "suggest from a non-daemon: %d %r" % (p.returncode, p.stderr))
 
     c = Daemon(tmp, root=root, interval=200, name="core", extra=["--core-only"])

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One blocking connection to iotriaged for the subcommands (snapshot
+ * --socket, suggest, apply, undo, worker) and the live view's apply, with the
+ * limits a client owes itself whatever answers on the socket: the peer runs
+ * as root or as us (SO_PEERCRED), a reply line is at most
+ * IOT_PROTO_MAX_REPLY bytes, and it arrives within a deadline
+ * (IOT_PROTO_CLIENT_TIMEOUT_MS unless the caller waits for events). The live
+ * view's subscription (source.c) is non-blocking and applies the same rules
+ * with client_peer_check() and the same limits.
+ */
+#ifndef IOTRIAGE_TUI_CLIENT_H
+#define IOTRIAGE_TUI_CLIENT_H
+
+#include <stddef.h>
+
+struct client_conn {
+	int fd;
+	char *buf;   /* bytes read, the returned line first */
+	size_t len;  /* bytes in buf */
+	size_t cap;  /* allocated */
+	size_t used; /* the line returned last, '\n' included: dropped next call */
+};
+
+/* Room for client_open's and client_peer_check's why. */
+#define CLIENT_WHY_MAX 192
+
+/*
+ * Whether the server on fd runs as root or as our own uid (SO_PEERCRED):
+ * 0, -EPERM with why naming the uid that answers, or -errno with why.
+ */
+int client_peer_check(int fd, char *why, size_t why_size);
+
+/*
+ * Connects to path (blocking, O_CLOEXEC) and checks the peer. 0 with *ret
+ * filled, or -errno with why set (strerror, or client_peer_check's).
+ */
+int client_open(const char *path, struct client_conn *ret, char *why, size_t why_size);
+void client_close(struct client_conn *c);
+
+/* Writes all of line[0..len) within IOT_PROTO_CLIENT_TIMEOUT_MS: 0 or -errno
+ * (-ETIMEDOUT). */
+int client_send(struct client_conn *c, const char *line, size_t len);
+
+/*
+ * The next line, without its '\n' and NUL-terminated in place, valid until
+ * the next call: 0, -ETIMEDOUT (not whole within timeout_ms), -EMSGSIZE
+ * (longer than max bytes), -ECONNRESET (the server closed first), -ENOMEM or
+ * another -errno. Nothing grows past max + 64 KiB, whatever is sent.
+ */
+int client_line(struct client_conn *c, size_t max, int timeout_ms, char **ret_line,
+		size_t *ret_len);
+
+/* Words for client_line's and client_send's errors ("no reply within 10 s",
+ * "a reply line over 64 MiB", ...), strerror for the others. */
+const char *client_strerror(int r, char *buf, size_t size);
+
+#endif
