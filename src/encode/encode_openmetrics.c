@@ -435,7 +435,7 @@ static int interrupts(struct om *o, const struct snapshot *cur)
 	family(o, "iotriage_cpu_interrupts", "counter",
 	       "Interrupts taken by each CPU: the sum of its /proc/interrupts column.");
 	for (size_t col = 0; col < t->ncpu; col++) {
-		const char *l[] = {"cpu", num, NULL};
+		const char *l[] = { "cpu", num, NULL };
 
 		snprintf(num, sizeof(num), "%d", t->cpu_ids[col]);
 		sample_u64(o, "iotriage_cpu_interrupts", true, l, sum[col]);
