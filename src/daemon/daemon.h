@@ -86,7 +86,10 @@ struct daemon_args {
 struct daemon {
 	struct daemon_args args;
 	char socket_path[108];
-	ino_t socket_ino; /* to remove only our own socket at exit */
+	int socket_dirfd;      /* O_PATH: the checked directory the socket is made in */
+	char socket_name[108]; /* the socket's name in it */
+	bool socket_made;      /* socket_dev, socket_ino are those of the socket we bound */
+	ino_t socket_ino;      /* to remove only our own socket at exit */
 	dev_t socket_dev;
 	int epfd;
 	struct watch timer;

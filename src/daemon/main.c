@@ -267,6 +267,7 @@ int main(int argc, char **argv)
 		.timer.fd = -1,
 		.sig.fd = -1,
 		.listen.fd = -1,
+		.socket_dirfd = -1,
 		.exit_code = EXIT_OK,
 	};
 	struct sampler_opts so = { .mode = "daemon" };

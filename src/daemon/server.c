@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -844,8 +845,38 @@ void server_reap(struct daemon *d)
 
 /* ---- listening socket ---- */
 
-/* 1: something answers on path (a live daemon), 0: nobody (stale), -errno. */
-static int socket_answers(const char *path)
+/*
+ * The socket is made without naming a path twice (issue 12). Whoever can
+ * write a directory on the socket's path can put something else there
+ * between two system calls that name it: the daemon used to bind(), then
+ * chown() and chmod() the path, and a member of --group allowed to write
+ * the directory could swap in a symlink and have any file of the host
+ * (/etc/shadow) given to its group, mode 0660. Now:
+ *
+ *  - socket_dir_open() walks the path from "/" one component at a time
+ *    with openat(O_PATH | O_NOFOLLOW | O_DIRECTORY) and checks each
+ *    directory on the descriptor it will use: owned by root or the
+ *    daemon's user, and writable by nobody else unless sticky; the
+ *    socket's own directory not even sticky-writable by a group. A symlink
+ *    is followed only when root or the daemon's user owns it. Clients
+ *    reach the socket by the same path, so whoever controls a component
+ *    controls where root's "apply" goes: nobody else may.
+ *  - The stale-socket check, its removal and bind() name the socket
+ *    relative to that descriptor (fchdir), not by its path.
+ *  - The socket is born 0660 (umask 0117 around bind()); its group is set
+ *    on a descriptor of the inode bind() made (openat O_PATH | O_NOFOLLOW
+ *    in that directory, checked to be a socket of ours, then fchownat
+ *    AT_EMPTY_PATH), before listen(), so nobody connects before the group
+ *    is right. Nobody else can write the directory (or, sticky, remove our
+ *    entry), so the name still holds what bind() made.
+ *
+ * fchown() or fchmod() on the socket's own descriptor would not do: on
+ * Linux they change the socket, not the inode bind() creates.
+ */
+
+/* 1: something answers on name (relative to the current directory, a live
+ * daemon), 0: nobody (stale), -errno. */
+static int socket_answers(const char *name)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd, r;
@@ -854,7 +885,7 @@ static int socket_answers(const char *path)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	memcpy(sa.sun_path, path, strlen(path) + 1);
+	memcpy(sa.sun_path, name, strlen(name) + 1);
 	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
 	if (r == 0)
 		r = 1;
@@ -899,68 +930,61 @@ static struct group *socket_group(const struct daemon *d)
 	return getgrnam(d->args.group ? d->args.group : "iotriage");
 }
 
-/* The daemon trusts its own group and the one it gives the socket to. */
-static bool group_trusted(const struct daemon *d, gid_t gid)
-{
-	struct group *gr;
-
-	if (gid == getegid())
-		return true;
-	gr = socket_group(d);
-	return gr && gr->gr_gid == gid;
-}
-
-/* What an administrator types to make dir fit; a user's daemon cannot chown. */
-static const char *dir_fix(const struct daemon *d, const char *dir, char *buf, size_t size)
+/* What an administrator types to make dir fit; a user's daemon cannot chown.
+ * last: dir is the socket's own directory, else one on the way to it. */
+static const char *dir_fix(const struct daemon *d, const char *dir, bool last, char *buf,
+			   size_t size)
 {
 	struct group *gr = socket_group(d);
 	const char *group = gr ? gr->gr_name : NULL;
 
-	if (geteuid() == 0)
+	if (geteuid() != 0)
+		snprintf(buf, size,
+			 "use a directory only uid %u can write (mkdir -m 0700), such as "
+			 "$XDG_RUNTIME_DIR, under directories of root or yours",
+			 (unsigned)geteuid());
+	else if (last)
 		snprintf(buf, size,
 			 "fix it with chown root:%s %s && chmod %s %s, or let systemd's "
 			 "RuntimeDirectory= create it",
 			 group ? group : "root", dir, group ? "0750" : "0700", dir);
 	else
 		snprintf(buf, size,
-			 "use a directory only uid %u can write (mkdir -m 0700), such as "
-			 "$XDG_RUNTIME_DIR",
-			 (unsigned)geteuid());
+			 "every directory above the socket must belong to root and be writable "
+			 "by nobody else (or be sticky, as /tmp): fix it with chown root %s && "
+			 "chmod go-w %s, or choose another --socket",
+			 dir, dir);
 	return buf;
 }
 
-/*
- * The socket's directory decides who can replace the socket, and so answer
- * our clients, root's "apply" included. Its owner always can:
- * one that is neither root nor the daemon's user is refused. So can anybody
- * allowed to write it, unless the sticky bit keeps them to their own names:
- * writable without it by everyone, or by a group other than the daemon's
- * own and its --group, is refused. A sticky one (/tmp) is accepted with a
- * warning, since a socket planted there before the daemon starts would be
- * taken for stale.
- */
-static int check_socket_dir(const struct daemon *d, const char *path)
+static bool uid_trusted(uid_t uid)
 {
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], fix[400], who[80];
-	const char *slash = strrchr(path, '/');
-	bool by_all, by_group;
+	return uid == 0 || uid == geteuid();
+}
+
+/*
+ * Checks the directory open as fd, shown as dir: refuses (-EPERM, logged)
+ * one owned by another user, or writable by group or others without the
+ * sticky bit; for the socket's own directory (last) also one that a group
+ * may write even with it (its members could plant a socket before us).
+ * Warns about a sticky one that everyone may write (/tmp).
+ */
+static int check_dir(const struct daemon *d, const char *path, int fd, const char *dir, bool last)
+{
+	char fix[400], who[80], owner[80];
 	struct stat st;
 	unsigned mode;
+	bool by_all, by_group;
 
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (stat(dir, &st) < 0) {
+	if (fstat(fd, &st) < 0) {
 		int r = -errno;
 
 		daemon_log(LOG_ERR, "%s: directory %s: %s", path, dir, strerror(-r));
 		return r;
 	}
 	mode = (unsigned)(st.st_mode & 07777);
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+	uid_name(st.st_uid, owner, sizeof(owner));
+	if (!uid_trusted(st.st_uid)) {
 		char self[40] = "root, the daemon's user";
 
 		if (geteuid() != 0)
@@ -969,50 +993,189 @@ static int check_socket_dir(const struct daemon *d, const char *path)
 		daemon_log(LOG_ERR,
 			   "%s: directory %s (mode %04o) belongs to %s, not to %s: its owner could "
 			   "replace the socket; %s",
-			   path, dir, mode, uid_name(st.st_uid, who, sizeof(who)), self,
-			   dir_fix(d, dir, fix, sizeof(fix)));
+			   path, dir, mode, owner, self, dir_fix(d, dir, last, fix, sizeof(fix)));
 		return -EPERM;
 	}
 	by_all = st.st_mode & S_IWOTH;
-	by_group = (st.st_mode & S_IWGRP) && !group_trusted(d, st.st_gid);
+	by_group = st.st_mode & S_IWGRP;
 	if (!by_all && !by_group)
 		return 0;
 	if (by_all)
 		snprintf(who, sizeof(who), "everyone");
 	else
 		gid_name(st.st_gid, who, sizeof(who));
-	if (!(st.st_mode & S_ISVTX)) {
+	if (!(st.st_mode & S_ISVTX) || (last && !by_all)) {
 		daemon_log(LOG_ERR,
-			   "%s: directory %s is writable by %s%s (mode %04o, no sticky bit): %s "
-			   "could replace the socket; %s",
-			   path, dir, who,
-			   by_all ? "" : ", neither the daemon's group nor its --group", mode,
-			   by_all ? "anybody" : "its members", dir_fix(d, dir, fix, sizeof(fix)));
+			   "%s: directory %s is writable by %s (owner %s, mode %04o%s): %s could "
+			   "replace the socket; %s",
+			   path, dir, who, owner, mode,
+			   st.st_mode & S_ISVTX ? ", sticky" : ", no sticky bit",
+			   by_all ? "anybody" : "its members",
+			   dir_fix(d, dir, last, fix, sizeof(fix)));
 		return -EPERM;
 	}
-	daemon_log(LOG_WARNING,
-		   "%s: directory %s is writable by %s (sticky): a socket another user put there "
-		   "first cannot be replaced; prefer a private directory",
-		   path, dir, who);
+	if (last)
+		daemon_log(LOG_WARNING,
+			   "%s: directory %s is writable by everyone (sticky): a socket another "
+			   "user put there first cannot be replaced; prefer a private directory",
+			   path, dir);
 	return 0;
 }
 
-static int prepare_path(struct daemon *d)
+#define WALK_MAX_DEPTH 64 /* directories from "/" to the socket's */
+#define WALK_MAX_LINKS 40 /* symlinks followed, as the kernel's MAXSYMLINKS */
+
+/*
+ * Opens the socket's directory dir (absolute) as an O_PATH descriptor,
+ * walking from "/" and checking every directory on the way (check_dir)
+ * and every symlink followed. Returns the descriptor or -errno (logged).
+ * The kernel's own walk is never used: each step opens one name relative
+ * to an already checked descriptor, without following a symlink.
+ */
+static int socket_dir_open(const struct daemon *d, const char *path, const char *dir)
+{
+	char rest[PATH_MAX], tmp[PATH_MAX], shown[PATH_MAX], target[PATH_MAX], name[NAME_MAX + 1];
+	int stack[WALK_MAX_DEPTH];
+	size_t depth = 0, shown_len[WALK_MAX_DEPTH], checked = 0;
+	unsigned links = 0;
+	const char *p;
+	int r = 0;
+
+	if (snprintf(rest, sizeof(rest), "%s", dir) >= (int)sizeof(rest))
+		return -ENAMETOOLONG;
+	stack[0] = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (stack[0] < 0) {
+		r = -errno;
+		daemon_log(LOG_ERR, "%s: directory /: %s", path, strerror(-r));
+		return r;
+	}
+	depth = 1;
+	shown_len[0] = 0;
+	snprintf(shown, sizeof(shown), "/");
+	p = rest;
+	for (;;) {
+		const char *end;
+		size_t len;
+		struct stat st;
+		int fd;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		end = strchrnul(p, '/');
+		len = (size_t)(end - p);
+		if (len > NAME_MAX) {
+			r = -ENAMETOOLONG;
+			daemon_log(LOG_ERR, "%s: directory %s: %s", path, dir, strerror(-r));
+			break;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		p = end;
+		if (strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0) {
+			/* each entry was opened from the one below it: its parent */
+			if (depth > 1) {
+				close(stack[--depth]);
+				checked = checked < depth ? checked : depth;
+				shown[shown_len[depth] > 1 ? shown_len[depth] : 1] = '\0';
+			}
+			continue;
+		}
+		/* a directory is checked as an ancestor once a name is looked
+		 * up in it; the last one, at the end, as the socket's */
+		if (checked < depth) {
+			r = check_dir(d, path, stack[depth - 1], shown, false);
+			if (r < 0)
+				break;
+			checked = depth;
+		}
+		if (fstatat(stack[depth - 1], name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = -errno;
+			daemon_log(LOG_ERR, "%s: directory %s%s%s: %s", path, shown,
+				   depth > 1 ? "/" : "", name, strerror(-r));
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char who[80];
+			ssize_t n;
+
+			if (!uid_trusted(st.st_uid)) {
+				daemon_log(LOG_ERR,
+					   "%s: %s%s%s is a symlink of %s: its owner chose where "
+					   "the socket goes; give --socket a path without it",
+					   path, shown, depth > 1 ? "/" : "", name,
+					   uid_name(st.st_uid, who, sizeof(who)));
+				r = -EPERM;
+				break;
+			}
+			n = readlinkat(stack[depth - 1], name, target, sizeof(target));
+			if (n < 0 || (size_t)n >= sizeof(target) || ++links > WALK_MAX_LINKS) {
+				r = n < 0		     ? -errno
+				    : links > WALK_MAX_LINKS ? -ELOOP
+							     : -ENAMETOOLONG;
+				daemon_log(LOG_ERR, "%s: symlink %s%s%s: %s", path, shown,
+					   depth > 1 ? "/" : "", name, strerror(-r));
+				break;
+			}
+			target[n] = '\0';
+			if (snprintf(tmp, sizeof(tmp), "%s%s", target, p) >= (int)sizeof(tmp)) {
+				r = -ENAMETOOLONG;
+				daemon_log(LOG_ERR, "%s: directory %s: %s", path, dir,
+					   strerror(-r));
+				break;
+			}
+			/* rest is rewritten: p pointed into it */
+			memcpy(rest, tmp, strlen(tmp) + 1);
+			p = rest;
+			if (target[0] == '/') {
+				while (depth > 1)
+					close(stack[--depth]);
+				checked = checked < depth ? checked : depth;
+				shown[1] = '\0';
+			}
+			continue;
+		}
+		if (depth == WALK_MAX_DEPTH) {
+			r = -ENAMETOOLONG;
+			daemon_log(LOG_ERR, "%s: directory %s: %s", path, dir, strerror(-r));
+			break;
+		}
+		fd = openat(stack[depth - 1], name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			r = -errno;
+			daemon_log(LOG_ERR, "%s: directory %s%s%s: %s", path, shown,
+				   depth > 1 ? "/" : "", name, strerror(-r));
+			break;
+		}
+		shown_len[depth] = strlen(shown);
+		snprintf(shown + shown_len[depth], sizeof(shown) - shown_len[depth], "%s%s",
+			 depth > 1 ? "/" : "", name);
+		stack[depth++] = fd;
+	}
+	/* the socket's own directory, also when it is "/" or came after ".." */
+	if (r >= 0)
+		r = check_dir(d, path, stack[depth - 1], shown, true);
+	for (size_t i = 0; i + 1 < depth; i++)
+		close(stack[i]);
+	if (r < 0) {
+		close(stack[depth - 1]);
+		return r;
+	}
+	return stack[depth - 1];
+}
+
+/* With the current directory at the socket's: a stale socket at name is
+ * removed; anything else there is an error (logged). */
+static int prepare_name(struct daemon *d, int dfd, const char *name)
 {
 	const char *path = d->socket_path;
 	struct stat st;
 	int r;
 
-	if (!d->args.socket_path && strcmp(path, IOT_PROTO_SYSTEM_SOCKET) == 0) {
-		if (mkdir(IOT_PROTO_SYSTEM_DIR, 0755) < 0 && errno != EEXIST) {
-			daemon_log(LOG_ERR, "%s: %s", IOT_PROTO_SYSTEM_DIR, strerror(errno));
-			return -errno;
-		}
-	}
-	r = check_socket_dir(d, path);
-	if (r < 0)
-		return r;
-	if (lstat(path, &st) < 0) {
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return 0;
 		r = -errno;
@@ -1023,7 +1186,7 @@ static int prepare_path(struct daemon *d)
 		daemon_log(LOG_ERR, "%s: exists and is not a socket; not replacing it", path);
 		return -EEXIST;
 	}
-	r = socket_answers(path);
+	r = socket_answers(name);
 	if (r < 0) {
 		daemon_log(LOG_ERR, "%s: cannot tell whether a daemon is listening: %s", path,
 			   strerror(-r));
@@ -1034,7 +1197,7 @@ static int prepare_path(struct daemon *d)
 			   path);
 		return -EADDRINUSE;
 	}
-	if (unlink(path) < 0 && errno != ENOENT) {
+	if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT) {
 		r = -errno;
 		daemon_log(LOG_ERR, "%s: stale socket cannot be removed: %s", path, strerror(-r));
 		return r;
@@ -1043,39 +1206,122 @@ static int prepare_path(struct daemon *d)
 	return 0;
 }
 
-static int set_group(struct daemon *d)
+/*
+ * Creates the socket as name in the directory open as dfd: the stale check,
+ * bind() and the group, all relative to dfd. Returns the listening fd, not
+ * yet listening, or -errno (logged).
+ */
+static int bind_in(struct daemon *d, int dfd, const char *name)
 {
-	const char *name = d->args.group ? d->args.group : "iotriage";
-	struct group *gr;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *path = d->socket_path;
+	int cwd, fd = -1, r;
+	mode_t old;
 
+	/* a relative sun_path is resolved from the current directory: make it
+	 * the checked one for the stale check and bind(), then go back */
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fchdir(dfd) < 0) {
+		r = -errno;
+		daemon_log(LOG_ERR, "%s: cannot enter its directory: %s", path, strerror(-r));
+		goto out;
+	}
+	r = prepare_name(d, dfd, name);
+	if (r < 0)
+		goto out;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		r = -errno;
+		daemon_log(LOG_ERR, "socket: %s", strerror(-r));
+		goto out;
+	}
+	memcpy(sa.sun_path, name, strlen(name) + 1);
+	/* born 0660: no window in which others could connect */
+	old = umask(0117);
+	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (r < 0) {
+		r = -errno;
+		daemon_log(LOG_ERR, "%s: bind: %s", path, strerror(-r));
+		goto out;
+	}
+	r = 0;
+out:
+	/* back where we were (a relative --root is opened again by apply) */
+	if ((cwd >= 0 ? fchdir(cwd) : chdir("/")) < 0 && r >= 0) {
+		r = -errno;
+		daemon_log(LOG_ERR, "cannot return to the working directory: %s", strerror(-r));
+	}
+	if (cwd >= 0)
+		close(cwd);
+	if (r < 0) {
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/*
+ * Gives the socket bind() just made to the socket's group, through a
+ * descriptor of its inode, and records its (st_dev, st_ino). Nobody else
+ * may write the directory (socket_dir_open), so name is still our socket;
+ * it is checked to be one, owned by us, all the same.
+ */
+static int set_group(struct daemon *d, int dfd, const char *name)
+{
+	const char *gname = d->args.group ? d->args.group : "iotriage";
+	struct group *gr;
+	struct stat st;
+	int fd, r = 0;
+
+	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		daemon_log(LOG_ERR, "%s: cannot open the socket just made: %s", d->socket_path,
+			   strerror(-r));
+		goto out;
+	}
+	if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid()) {
+		daemon_log(LOG_ERR, "%s: is no longer the socket just made; not touching it",
+			   d->socket_path);
+		r = -EPERM;
+		goto out;
+	}
+	d->socket_dev = st.st_dev;
+	d->socket_ino = st.st_ino;
+	d->socket_made = true;
 	errno = 0;
 	gr = socket_group(d);
 	if (!gr) {
 		if (!d->args.group)
-			return 0; /* the default group is optional */
-		daemon_log(LOG_ERR, "--group %s: %s", name,
+			goto out; /* the default group is optional */
+		r = errno ? -errno : -ENOENT;
+		daemon_log(LOG_ERR, "--group %s: %s", gname,
 			   errno ? strerror(errno) : "no such group");
-		return errno ? -errno : -ENOENT;
+		goto out;
 	}
-	if (chown(d->socket_path, (uid_t)-1, gr->gr_gid) < 0) {
-		int r = -errno;
-
+	if (st.st_gid != gr->gr_gid && fchownat(fd, "", (uid_t)-1, gr->gr_gid, AT_EMPTY_PATH) < 0) {
+		r = -errno;
 		daemon_log(d->args.group ? LOG_ERR : LOG_WARNING,
-			   "%s: cannot give it to group %s: %s", d->socket_path, name,
+			   "%s: cannot give it to group %s: %s", d->socket_path, gname,
 			   strerror(-r));
-		return d->args.group ? r : 0;
+		if (!d->args.group)
+			r = 0;
 	}
-	return 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	return r;
 }
 
 int server_listen(struct daemon *d)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &d->listen };
+	char dir[PATH_MAX], cwd[PATH_MAX];
 	size_t plen = strlen(d->socket_path);
-	struct stat st;
-	mode_t old;
-	int fd, r;
+	const char *slash, *name;
+	int dfd, fd, r;
 
 	d->comma = blob_new(",", 1);
 	d->list_end = blob_new("]}\n", 3);
@@ -1083,42 +1329,56 @@ int server_listen(struct daemon *d)
 		daemon_log(LOG_ERR, "startup: out of memory");
 		return -ENOMEM;
 	}
-	if (plen == 0 || plen >= sizeof(sa.sun_path)) {
+	if (plen == 0 || plen >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
 		daemon_log(LOG_ERR, "--socket %s: a socket path is 1 to %zu bytes", d->socket_path,
-			   sizeof(sa.sun_path) - 1);
+			   sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
 		return -ENAMETOOLONG;
 	}
-	r = prepare_path(d);
-	if (r < 0)
-		return r;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
+	if (!d->args.socket_path && strcmp(d->socket_path, IOT_PROTO_SYSTEM_SOCKET) == 0) {
+		if (mkdir(IOT_PROTO_SYSTEM_DIR, 0755) < 0 && errno != EEXIST) {
+			r = -errno;
+			daemon_log(LOG_ERR, "%s: %s", IOT_PROTO_SYSTEM_DIR, strerror(-r));
+			return r;
+		}
+	}
+	slash = strrchr(d->socket_path, '/');
+	name = slash ? slash + 1 : d->socket_path;
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		daemon_log(LOG_ERR, "--socket %s: names a directory, not a socket", d->socket_path);
+		return -EISDIR;
+	}
+	/* the directory, absolute: its every ancestor is checked */
+	if (d->socket_path[0] != '/' && !getcwd(cwd, sizeof(cwd))) {
 		r = -errno;
-		daemon_log(LOG_ERR, "socket: %s", strerror(-r));
+		daemon_log(LOG_ERR, "%s: working directory: %s", d->socket_path, strerror(-r));
 		return r;
 	}
-	memcpy(sa.sun_path, d->socket_path, plen + 1);
-	/* born 0660: no window in which others could connect */
-	old = umask(0117);
-	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
-	umask(old);
-	if (r < 0) {
-		r = -errno;
-		daemon_log(LOG_ERR, "%s: bind: %s", d->socket_path, strerror(-r));
-		close(fd);
-		return r;
+	dir[0] = '\0';
+	if (d->socket_path[0] != '/' && strlen(cwd) + plen + 2 > sizeof(dir)) {
+		daemon_log(LOG_ERR, "%s: working directory: %s", d->socket_path,
+			   strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
 	}
-	if (stat(d->socket_path, &st) == 0) {
-		d->socket_dev = st.st_dev;
-		d->socket_ino = st.st_ino;
+	if (d->socket_path[0] != '/') {
+		strcat(dir, cwd);
+		strcat(dir, "/");
 	}
+	if (slash)
+		strncat(dir, d->socket_path, (size_t)(slash - d->socket_path));
+	if (!dir[0])
+		strcat(dir, "/");
+	dfd = socket_dir_open(d, d->socket_path, dir);
+	if (dfd < 0)
+		return dfd;
+	d->socket_dirfd = dfd;
+	memcpy(d->socket_name, name, strlen(name) + 1);
+	fd = bind_in(d, dfd, name);
+	if (fd < 0)
+		return fd;
 	d->listen.kind = WATCH_LISTEN;
 	d->listen.fd = fd;
-	r = set_group(d);
-	if (r >= 0 && chmod(d->socket_path, 0660) < 0) {
-		r = -errno;
-		daemon_log(LOG_ERR, "%s: chmod: %s", d->socket_path, strerror(-r));
-	}
+	r = set_group(d, dfd, name);
+	/* only now may anybody connect: the socket has its group */
 	if (r >= 0 && listen(fd, 128) < 0) {
 		r = -errno;
 		daemon_log(LOG_ERR, "%s: listen: %s", d->socket_path, strerror(-r));
@@ -1140,10 +1400,15 @@ void server_shutdown(struct daemon *d)
 	if (d->listen.fd >= 0) {
 		close(d->listen.fd);
 		d->listen.fd = -1;
-		/* only our own socket: a newer daemon may have taken the path */
-		if (lstat(d->socket_path, &st) == 0 && st.st_ino == d->socket_ino &&
-		    st.st_dev == d->socket_dev)
-			unlink(d->socket_path);
+	}
+	if (d->socket_dirfd >= 0) {
+		/* only our own socket: a newer daemon may have taken the name */
+		if (d->socket_made &&
+		    fstatat(d->socket_dirfd, d->socket_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_ino == d->socket_ino && st.st_dev == d->socket_dev)
+			unlinkat(d->socket_dirfd, d->socket_name, 0);
+		close(d->socket_dirfd);
+		d->socket_dirfd = -1;
 	}
 	blob_unref(d->comma);
 	blob_unref(d->list_end);
