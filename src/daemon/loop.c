@@ -198,7 +198,8 @@ int loop_run(struct daemon *d)
 	struct epoll_event evs[64];
 
 	while (!d->quit) {
-		int n = epoll_wait(d->epfd, evs, 64, -1);
+		/* wakes at least once a second while clients are connected */
+		int n = epoll_wait(d->epfd, evs, 64, server_timeouts(d));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -228,6 +229,8 @@ int loop_run(struct daemon *d)
 				server_client_event(d, (struct client *)w, evs[i].events);
 		}
 		server_reap(d);
+		/* after the reap: dead clients' history chunks are freed */
+		server_resume(d);
 	}
 	return d->exit_code;
 }

@@ -36,6 +36,19 @@
  */
 #define REPLY_BACKLOG (256 * 1024)
 
+/*
+ * A history reply is written as the socket drains (history_step): the next
+ * chunk of samples is made when less than HIST_LOW_WATER of the client's
+ * replies are unwritten, at most HIST_CHUNK bytes of decompressed samples
+ * (at least one sample), and only while all clients' chunks together stay
+ * under HIST_QUEUED_MAX. So 60 clients asking for the whole ring and never
+ * reading pin about 128 KiB each (the kernel's socket buffers aside), not
+ * the ring each; the budget holds for any --max-clients.
+ */
+#define HIST_LOW_WATER	(64 * 1024)
+#define HIST_CHUNK	(64 * 1024)
+#define HIST_QUEUED_MAX (16 * 1024 * 1024)
+
 static const char *peer_name(const struct client *c, char *buf, size_t size)
 {
 	snprintf(buf, size, "client %u (pid %d, uid %u)", c->serial, (int)c->cred.pid,
@@ -92,6 +105,8 @@ static size_t reply_backlog(const struct client *c)
 /* Queues [off, off + len) of b, taking a new reference. 0 or -ENOMEM. */
 static int queue_seg(struct client *c, struct blob *b, size_t off, size_t len, bool push)
 {
+	if (!push && reply_backlog(c) == 0)
+		c->reply_wait_ns = daemon_now_ns();
 	if (c->q_head + c->q_n == c->q_cap && c->q_head) {
 		memmove(c->q, c->q + c->q_head, c->q_n * sizeof(*c->q));
 		c->q_head = 0;
@@ -108,7 +123,7 @@ static int queue_seg(struct client *c, struct blob *b, size_t off, size_t len, b
 }
 
 /* Drops n written bytes from the front of the queue. */
-static void queue_consume(struct client *c, size_t n)
+static void queue_consume(struct daemon *d, struct client *c, size_t n)
 {
 	while (n && c->q_n) {
 		struct oseg *s = &c->q[c->q_head];
@@ -119,6 +134,10 @@ static void queue_consume(struct client *c, size_t n)
 		c->q_bytes -= k;
 		if (s->push)
 			c->push_bytes -= k;
+		if (s->owned) {
+			c->owned_bytes -= k;
+			d->hist_queued -= k;
+		}
 		n -= k;
 		if (s->len == 0) {
 			blob_unref(s->b);
@@ -160,9 +179,11 @@ static void client_flush(struct daemon *d, struct client *c)
 			client_kill(d, c, LOG_DEBUG, strerror(errno));
 			return;
 		}
-		queue_consume(c, (size_t)w);
+		if (w > 0 && reply_backlog(c))
+			c->reply_wait_ns = daemon_now_ns();
+		queue_consume(d, c, (size_t)w);
 	}
-	if (!c->q_n && c->closing)
+	if (!c->q_n && c->closing && !c->hist_active)
 		client_close_after_reply(d, c);
 }
 
@@ -173,7 +194,9 @@ static void client_update_events(struct daemon *d, struct client *c)
 
 	if (c->dead)
 		return;
-	if (!c->closing && !c->eof && reply_backlog(c) < REPLY_BACKLOG)
+	/* nothing is read while a history reply is written: an error reply
+	 * (too_long) would land inside it */
+	if (!c->closing && !c->eof && !c->hist_active && reply_backlog(c) < REPLY_BACKLOG)
 		want |= EPOLLIN;
 	if (c->q_n)
 		want |= EPOLLOUT;
@@ -320,12 +343,17 @@ static int cmd_unsubscribe(struct daemon *d, struct client *c, const struct requ
 	return server_reply_finish(d, c);
 }
 
+/*
+ * {"cmd":"history",...}: the header goes out now; the samples follow as the
+ * client reads (history_step), then "count", "first" and "last", which say
+ * what was sent: a sample the ring dropped before its turn came (a client
+ * reading slower than the ring turns over) is not in the reply.
+ */
 static int cmd_history(struct daemon *d, struct client *c, const struct request *rq)
 {
 	const struct hist_entry *last = history_latest(&d->hist);
 	int64_t seconds = -1, since = -1;
-	size_t from, count;
-	struct strbuf *sb;
+	size_t from;
 	int r1, r2, r;
 
 	r1 = request_get_int(rq, "seconds", 0, INT32_MAX, &seconds);
@@ -334,55 +362,144 @@ static int cmd_history(struct daemon *d, struct client *c, const struct request 
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
 					  "history needs exactly one of \"seconds\" or \"since\", "
 					  "a non-negative integer");
+	sb_puts(server_reply_start(d, rq), ",\"samples\":[");
+	r = queue_sb(d, c);
+	if (r < 0)
+		return r;
+	/* the samples follow from history_step(), nothing else until then */
+	c->hist_active = true;
+	c->hist_count = 0;
+	c->hist_first_sent = 0;
+	c->hist_last = last ? last->id : 0;
 	if (!last)
 		from = 0;
 	else if (r1)
 		from = history_find_from(&d->hist, last->mono_ns - seconds * 1000000000LL);
 	else
 		from = history_find_since(&d->hist, (uint64_t)since);
-	count = d->hist.n - from;
-	sb = server_reply_start(d, rq);
-	sb_printf(sb, ",\"count\":%zu", count);
-	if (count)
-		sb_printf(sb, ",\"first\":%llu,\"last\":%llu",
-			  (unsigned long long)history_at(&d->hist, from)->id,
-			  (unsigned long long)last->id);
+	/* ids only increase (from 1): everything after the one before from */
+	c->hist_after = from < d->hist.n ? history_at(&d->hist, from)->id - 1 : c->hist_last;
+	return 0;
+}
+
+/* Queues what was pushed while the history reply was written, in order. */
+static int release_held(struct client *c)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < c->held_n; i++) {
+		if (r >= 0)
+			r = queue_seg(c, c->held[i], 0, c->held[i]->len, true);
+		c->held_bytes -= c->held[i]->len;
+		blob_unref(c->held[i]);
+	}
+	c->held_n = 0;
+	free(c->held);
+	c->held = NULL;
+	c->held_cap = 0;
+	return r;
+}
+
+/* Ends the history reply: "]", what was sent, "}\n". 0 or -ENOMEM. */
+static int history_finish(struct daemon *d, struct client *c)
+{
+	char tail[96];
+	struct blob *b;
+	int r;
+
+	if (c->hist_count)
+		snprintf(tail, sizeof(tail), ",\"count\":%zu,\"first\":%llu,\"last\":%llu}\n",
+			 c->hist_count, (unsigned long long)c->hist_first_sent,
+			 (unsigned long long)c->hist_after);
 	else
-		sb_puts(sb, ",\"first\":null,\"last\":null");
-	sb_puts(sb, ",\"samples\":[");
-	r = queue_sb(d, c);
-	for (size_t i = from, j; i < d->hist.n && r >= 0; i = j) {
+		snprintf(tail, sizeof(tail), ",\"count\":0,\"first\":null,\"last\":null}\n");
+	r = queue_seg(c, d->list_end, 0, d->list_end->len, false);
+	b = r >= 0 ? blob_new(tail, strlen(tail)) : NULL;
+	if (!b)
+		return -ENOMEM;
+	r = queue_seg(c, b, 0, b->len, false);
+	blob_unref(b);
+	c->hist_active = false;
+	if (r >= 0)
+		r = release_held(c);
+	return r;
+}
+
+/*
+ * Queues the next samples of c's history reply while less than
+ * HIST_LOW_WATER of its replies are unwritten. Samples still holding their
+ * line are queued as slices of it (shared); a run of compressed ones is
+ * decompressed into a chunk of at most HIST_CHUNK bytes (at least one
+ * sample) owned by this reply and counted in d->hist_queued. Returns
+ * whether anything was queued; -ENOMEM drops the client.
+ */
+static bool history_step(struct daemon *d, struct client *c)
+{
+	bool any = false;
+	int r = 0;
+
+	while (c->hist_active && !c->dead && reply_backlog(c) < HIST_LOW_WATER) {
+		size_t i = history_find_since(&d->hist, c->hist_after), j, len = 0;
 		const struct hist_entry *e = history_at(&d->hist, i);
 		struct blob *b;
-		size_t len = 0;
 
-		if (i > from)
+		any = true;
+		if (!e || e->id > c->hist_last) {
+			r = history_finish(d, c);
+			break;
+		}
+		if (!e->b && d->hist_queued >= HIST_QUEUED_MAX) {
+			/* resumed by server_resume() once other replies drained */
+			c->hist_wait = true;
+			d->hist_waiting = true;
+			any = false;
+			break;
+		}
+		if (c->hist_count)
 			r = queue_seg(c, d->comma, 0, d->comma->len, false);
 		if (r < 0)
 			break;
-		if (e->b) { /* the newest: its event line, shared */
+		if (e->b) { /* not compressed yet: its event line, shared */
 			r = queue_seg(c, e->b, e->doc_off, e->doc_len, false);
 			j = i + 1;
-			continue;
+		} else {
+			/* one frame's samples at a time, decompressed once for
+			 * all of them (history keeps the last frame) */
+			for (j = i; j < d->hist.n; j++) {
+				const struct hist_entry *f = history_at(&d->hist, j);
+
+				if (f->b || f->z != e->z || f->id > c->hist_last ||
+				    (j > i && len + 1 + f->doc_len > HIST_CHUNK))
+					break;
+				len += f->doc_len + (j > i);
+			}
+			b = blob_alloc(len);
+			if (!b) {
+				r = -ENOMEM;
+				break;
+			}
+			/* a frame of ours that does not decompress cannot happen:
+			 * the client is dropped */
+			r = history_docs_cached(&d->hist, i, j, b->data);
+			if (r >= 0)
+				r = queue_seg(c, b, 0, len, false);
+			if (r >= 0) {
+				c->q[c->q_head + c->q_n - 1].owned = true;
+				c->owned_bytes += len;
+				d->hist_queued += len;
+			}
+			blob_unref(b);
 		}
-		/* a run of compressed samples, decompressed into one blob with
-		 * their commas: freed once the reply is written */
-		for (j = i; j < d->hist.n && !history_at(&d->hist, j)->b; j++)
-			len += history_at(&d->hist, j)->doc_len + (j > i);
-		b = blob_alloc(len);
-		if (!b)
-			return -ENOMEM;
-		/* each frame decompressed once; a frame of ours that does not
-		 * decompress cannot happen: the client is dropped */
-		if (history_docs(&d->hist, i, j, b->data) < 0)
-			r = -ENOMEM;
-		if (r >= 0)
-			r = queue_seg(c, b, 0, len, false);
-		blob_unref(b);
+		if (r < 0)
+			break;
+		if (!c->hist_count)
+			c->hist_first_sent = e->id;
+		c->hist_count += j - i;
+		c->hist_after = history_at(&d->hist, j - 1)->id;
 	}
-	if (r >= 0)
-		r = queue_seg(c, d->list_end, 0, d->list_end->len, false);
-	return r;
+	if (r < 0)
+		client_kill(d, c, LOG_ERR, "out of memory for its history reply");
+	return any;
 }
 
 static int cmd_status(struct daemon *d, struct client *c, const struct request *rq)
@@ -580,7 +697,7 @@ static bool process_lines(struct daemon *d, struct client *c)
 	size_t start = 0;
 	bool any = false;
 
-	while (!c->dead && !c->closing && reply_backlog(c) < REPLY_BACKLOG) {
+	while (!c->dead && !c->closing && !c->hist_active && reply_backlog(c) < REPLY_BACKLOG) {
 		/* c->in is NULL until the client's first bytes: no memchr(NULL) */
 		char *nl =
 		    start < c->in_len ? memchr(c->in + start, '\n', c->in_len - start) : NULL;
@@ -604,6 +721,8 @@ static bool process_lines(struct daemon *d, struct client *c)
 	if (start) {
 		memmove(c->in, c->in + start, c->in_len - start);
 		c->in_len -= start;
+		/* what is left is the start of the next line: due from now */
+		c->line_start_ns = c->in_len ? daemon_now_ns() : 0;
 	}
 	if (c->in_len == 0 && c->in_cap > 4096) {
 		/* a big request grew the buffer: idle clients keep none of it */
@@ -616,19 +735,30 @@ static bool process_lines(struct daemon *d, struct client *c)
 	return any;
 }
 
-/* Runs requests and writes replies until neither makes progress. */
+/* The client is held back by us, not by itself: a full line may be waiting. */
+static bool client_blocked(const struct client *c)
+{
+	return c->closing || c->hist_active || reply_backlog(c) >= REPLY_BACKLOG;
+}
+
+/* Runs requests, streams a history reply and writes replies until none of
+ * them makes progress. */
 static void client_service(struct daemon *d, struct client *c)
 {
 	for (;;) {
-		bool any = process_lines(d, c);
+		bool any = false;
 
+		if (c->hist_active)
+			any = history_step(d, c);
+		if (!c->hist_active && !c->dead)
+			any |= process_lines(d, c);
 		client_flush(d, c);
 		if (!any || c->dead || reply_backlog(c) >= REPLY_BACKLOG)
 			break;
 	}
 	if (c->eof && c->in_len == 0 && !c->dead && !c->closing)
 		c->closing = true;
-	if (c->closing && !c->q_n)
+	if (c->closing && !c->q_n && !c->hist_active && !c->dead)
 		client_close_after_reply(d, c);
 	client_update_events(d, c);
 }
@@ -664,6 +794,8 @@ static void client_read(struct daemon *d, struct client *c)
 		c->eof = true;
 		return;
 	}
+	if (!c->line_start_ns)
+		c->line_start_ns = daemon_now_ns();
 	c->in_len += (size_t)n;
 	if (c->in_len == IOT_PROTO_MAX_LINE && !memchr(c->in, '\n', c->in_len)) {
 		char name[64];
@@ -684,7 +816,8 @@ void server_client_event(struct daemon *d, struct client *c, uint32_t events)
 		return;
 	if (events & EPOLLOUT)
 		client_flush(d, c);
-	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->closing && !c->eof && !c->dead)
+	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->closing && !c->eof && !c->dead &&
+	    !c->hist_active)
 		client_read(d, c);
 	if ((events & (EPOLLHUP | EPOLLERR)) && (c->closing || c->eof) && c->q_n && !c->dead)
 		client_flush(d, c); /* writes fail now: the peer is gone */
@@ -694,23 +827,44 @@ void server_client_event(struct daemon *d, struct client *c, uint32_t events)
 
 /* ---- publishing ---- */
 
+/*
+ * Queues pushed line b to c, or holds it while a history reply is being
+ * written (its line must not be cut in two); either way it counts against
+ * IOT_PROTO_MAX_PUSH_BACKLOG. 0, -ENOBUFS over it, -ENOMEM.
+ */
+static int push_line(struct client *c, struct blob *b)
+{
+	if (c->push_bytes + c->held_bytes + b->len > IOT_PROTO_MAX_PUSH_BACKLOG)
+		return -ENOBUFS;
+	if (!c->hist_active)
+		return queue_seg(c, b, 0, b->len, true);
+	if (grow((void **)&c->held, &c->held_cap, c->held_n + 1, sizeof(*c->held)) < 0)
+		return -ENOMEM;
+	c->held[c->held_n++] = blob_ref(b);
+	c->held_bytes += b->len;
+	return 0;
+}
+
 void server_publish(struct daemon *d, const struct hist_entry *e)
 {
 	for (struct client *c = d->clients; c; c = c->next) {
+		int r;
+
 		if (c->dead || !c->subscribed)
 			continue;
 		if (c->sub_counter++ % c->every)
 			continue;
-		if (c->push_bytes + e->b->len > IOT_PROTO_MAX_PUSH_BACKLOG) {
+		r = push_line(c, e->b);
+		if (r == -ENOBUFS) {
 			char why[96];
 
 			snprintf(why, sizeof(why),
 				 "subscriber not reading (%zu bytes of samples unread)",
-				 c->push_bytes);
+				 c->push_bytes + c->held_bytes);
 			client_kill(d, c, LOG_WARNING, why);
 			continue;
 		}
-		if (queue_seg(c, e->b, 0, e->b->len, true) < 0) {
+		if (r < 0) {
 			client_kill(d, c, LOG_ERR, "out of memory for its queue");
 			continue;
 		}
@@ -722,13 +876,16 @@ void server_publish(struct daemon *d, const struct hist_entry *e)
 void server_publish_event(struct daemon *d, struct blob *b)
 {
 	for (struct client *c = d->clients; c; c = c->next) {
+		int r;
+
 		if (c->dead || !c->subscribed)
 			continue;
-		if (c->push_bytes + b->len > IOT_PROTO_MAX_PUSH_BACKLOG) {
+		r = push_line(c, b);
+		if (r == -ENOBUFS) {
 			client_kill(d, c, LOG_WARNING, "subscriber not reading (worker events)");
 			continue;
 		}
-		if (queue_seg(c, b, 0, b->len, true) < 0) {
+		if (r < 0) {
 			client_kill(d, c, LOG_ERR, "out of memory for its queue");
 			continue;
 		}
@@ -737,12 +894,72 @@ void server_publish_event(struct daemon *d, struct blob *b)
 	}
 }
 
+void server_resume(struct daemon *d)
+{
+	if (!d->hist_waiting || d->hist_queued >= HIST_QUEUED_MAX)
+		return;
+	d->hist_waiting = false;
+	for (struct client *c = d->clients; c; c = c->next) {
+		if (c->dead || !c->hist_wait)
+			continue;
+		c->hist_wait = false;
+		client_service(d, c);
+	}
+}
+
+int server_timeouts(struct daemon *d)
+{
+	int64_t now = daemon_now_ns();
+
+	if (!d->nclients)
+		return -1;
+	if (now - d->sweep_ns < 1000000000LL)
+		return (int)((d->sweep_ns + 1000000000LL - now) / 1000000) + 1;
+	d->sweep_ns = now;
+	for (struct client *c = d->clients; c; c = c->next) {
+		bool late;
+
+		if (c->dead)
+			continue;
+		late = c->line_start_ns && !client_blocked(c) &&
+		       now - c->line_start_ns > IOT_PROTO_REQUEST_TIMEOUT_MS * 1000000LL;
+		if (late) {
+			/* a line the kernel holds for us that the loop has not
+			 * read yet (a busy daemon) is not the client's fault */
+			client_read(d, c);
+			if (!c->dead)
+				client_service(d, c);
+			late = !c->dead && c->line_start_ns && !client_blocked(c) &&
+			       now - c->line_start_ns > IOT_PROTO_REQUEST_TIMEOUT_MS * 1000000LL;
+		}
+		if (late) {
+			char why[96];
+
+			snprintf(why, sizeof(why), "no complete request line within %d s",
+				 IOT_PROTO_REQUEST_TIMEOUT_MS / 1000);
+			client_kill(d, c, LOG_INFO, why);
+		} else if (reply_backlog(c) &&
+			   now - c->reply_wait_ns > IOT_PROTO_REPLY_TIMEOUT_MS * 1000000LL) {
+			char why[96];
+
+			snprintf(why, sizeof(why), "%zu bytes of replies unread for %d s",
+				 reply_backlog(c), IOT_PROTO_REPLY_TIMEOUT_MS / 1000);
+			client_kill(d, c, LOG_WARNING, why);
+		}
+	}
+	return 1000;
+}
+
 /* ---- accept, reap ---- */
 
-static void client_free(struct client *c)
+static void client_free(struct daemon *d, struct client *c)
 {
 	for (size_t i = 0; i < c->q_n; i++)
 		blob_unref(c->q[c->q_head + i].b);
+	for (size_t i = 0; i < c->held_n; i++)
+		blob_unref(c->held[i]);
+	d->hist_queued -= c->owned_bytes;
+	free(c->held);
 	free(c->q);
 	free(c->in);
 	if (c->w.fd >= 0)
@@ -750,16 +967,70 @@ static void client_free(struct client *c)
 	free(c);
 }
 
-static void reject_busy(struct daemon *d, int fd)
+static void reject_busy(struct daemon *d, int fd, const char *why)
 {
+	int64_t now = daemon_now_ns();
+
+	/* one line per 10 s at most: a connect loop must not flood the log */
+	d->busy_refused++;
+	if (!d->busy_logged_ns || now - d->busy_logged_ns >= 10000000000LL) {
+		daemon_log(LOG_WARNING, "%llu client(s) refused, the last: %s",
+			   (unsigned long long)d->busy_refused, why);
+		d->busy_refused = 0;
+		d->busy_logged_ns = now;
+	}
 	sb_reset(&d->sb);
-	sb_printf(&d->sb,
-		  "{\"ok\":false,\"error\":{\"code\":\"%s\",\"message\":\"too many clients "
-		  "(--max-clients %ld)\"}}\n",
-		  iot_proto_error_name(IOT_ERR_BUSY), d->args.max_clients);
+	sb_printf(&d->sb, "{\"ok\":false,\"error\":{\"code\":\"%s\",\"message\":",
+		  iot_proto_error_name(IOT_ERR_BUSY));
+	sb_json_str(&d->sb, why);
+	sb_puts(&d->sb, "}}\n");
 	/* best effort: a fresh socket's buffer takes one short line */
 	if (!d->sb.err && send(fd, d->sb.buf, d->sb.len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		daemon_log(LOG_DEBUG, "busy reply not sent: %s", strerror(errno));
+}
+
+/* Of --max-clients, the slots kept for uid 0 and the daemon's own. */
+static unsigned root_slots(const struct daemon *d)
+{
+	unsigned max = (unsigned)d->args.max_clients;
+
+	return max < 2 * IOT_PROTO_ROOT_SLOTS ? max / 2 : IOT_PROTO_ROOT_SLOTS;
+}
+
+/*
+ * Whether a peer with these credentials may take a slot now; if not, why in
+ * buf. uid 0 and the daemon's own uid may take every slot; others not the
+ * last root_slots(), and at most --max-clients-per-uid each, so one user in
+ * the socket's group cannot lock everybody out, root included.
+ */
+static bool admit(const struct daemon *d, const struct ucred *cred, char *buf, size_t size)
+{
+	unsigned max = (unsigned)d->args.max_clients, same = 0;
+	bool privileged = cred->uid == 0 || cred->uid == geteuid();
+
+	if (d->nclients >= max) {
+		snprintf(buf, size, "too many clients (--max-clients %ld)", d->args.max_clients);
+		return false;
+	}
+	if (privileged)
+		return true;
+	if (d->nclients >= max - root_slots(d)) {
+		snprintf(buf, size,
+			 "too many clients (--max-clients %ld, of which the last %u are kept for "
+			 "root)",
+			 d->args.max_clients, root_slots(d));
+		return false;
+	}
+	if (d->nclients < (unsigned)d->args.max_clients_per_uid)
+		return true;
+	for (const struct client *c = d->clients; c; c = c->next)
+		same += !c->dead && c->cred.uid == cred->uid;
+	if (same >= (unsigned)d->args.max_clients_per_uid) {
+		snprintf(buf, size, "too many clients of uid %u (--max-clients-per-uid %ld)",
+			 (unsigned)cred->uid, d->args.max_clients_per_uid);
+		return false;
+	}
+	return true;
 }
 
 void server_accept(struct daemon *d)
@@ -767,7 +1038,9 @@ void server_accept(struct daemon *d)
 	for (;;) {
 		struct epoll_event ev = { .events = EPOLLIN };
 		socklen_t len = sizeof(struct ucred);
+		struct ucred cred;
 		struct client *c;
+		char why[160];
 		int fd;
 
 		fd = accept4(d->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -778,20 +1051,14 @@ void server_accept(struct daemon *d)
 				daemon_log(LOG_WARNING, "accept: %s", strerror(errno));
 			return;
 		}
-		if (d->nclients >= (unsigned)d->args.max_clients) {
-			int64_t now = daemon_now_ns();
-
-			/* one line per 10 s at most: a connect loop must not flood the log */
-			d->busy_refused++;
-			if (!d->busy_logged_ns || now - d->busy_logged_ns >= 10000000000LL) {
-				daemon_log(LOG_WARNING,
-					   "%llu client(s) refused: --max-clients %ld reached",
-					   (unsigned long long)d->busy_refused,
-					   d->args.max_clients);
-				d->busy_refused = 0;
-				d->busy_logged_ns = now;
-			}
-			reject_busy(d, fd);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+			/* without credentials the peer is nobody: never privileged */
+			cred.pid = 0;
+			cred.uid = (uid_t)-1;
+			cred.gid = (gid_t)-1;
+		}
+		if (!admit(d, &cred, why, sizeof(why))) {
+			reject_busy(d, fd, why);
 			close(fd);
 			continue;
 		}
@@ -805,16 +1072,13 @@ void server_accept(struct daemon *d)
 		c->w.fd = fd;
 		c->serial = ++d->next_serial;
 		c->every = 1;
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) < 0) {
-			/* without credentials the peer is nobody: never privileged */
-			c->cred.pid = 0;
-			c->cred.uid = (uid_t)-1;
-			c->cred.gid = (gid_t)-1;
-		}
+		c->cred = cred;
+		/* its first request is due from now (IOT_PROTO_REQUEST_TIMEOUT_MS) */
+		c->line_start_ns = daemon_now_ns();
 		ev.data.ptr = &c->w;
 		if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 			daemon_log(LOG_ERR, "client refused: epoll_ctl: %s", strerror(errno));
-			client_free(c);
+			client_free(d, c);
 			continue;
 		}
 		c->events = EPOLLIN;
@@ -839,7 +1103,7 @@ void server_reap(struct daemon *d)
 		}
 		*pp = c->next;
 		d->nclients--;
-		client_free(c);
+		client_free(d, c);
 	}
 }
 
@@ -1324,7 +1588,7 @@ int server_listen(struct daemon *d)
 	int dfd, fd, r;
 
 	d->comma = blob_new(",", 1);
-	d->list_end = blob_new("]}\n", 3);
+	d->list_end = blob_new("]", 1);
 	if (!d->comma || !d->list_end) {
 		daemon_log(LOG_ERR, "startup: out of memory");
 		return -ENOMEM;
