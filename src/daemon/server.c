@@ -40,10 +40,14 @@
  * A history reply is written as the socket drains (history_step): the next
  * chunk of samples is made when less than HIST_LOW_WATER of the client's
  * replies are unwritten, at most HIST_CHUNK bytes of decompressed samples
- * (at least one sample), and only while all clients' chunks together stay
- * under HIST_QUEUED_MAX. So 60 clients asking for the whole ring and never
- * reading pin about 128 KiB each (the kernel's socket buffers aside), not
- * the ring each; the budget holds for any --max-clients.
+ * (at least one sample). A client with a chunk of its own still queued
+ * gets another only while all clients' chunks together stay under
+ * HIST_QUEUED_MAX; one with none always gets one, so replies that others
+ * leave unread never hold a reader's back (nor its pushes, held meanwhile,
+ * past IOT_PROTO_MAX_PUSH_BACKLOG). The bound is HIST_QUEUED_MAX plus one
+ * chunk a client: 60 clients asking for the whole ring and never reading
+ * pin about 128 KiB each (the kernel's socket buffers aside), not the ring
+ * each.
  */
 #define HIST_LOW_WATER	(64 * 1024)
 #define HIST_CHUNK	(64 * 1024)
@@ -438,6 +442,7 @@ static bool history_step(struct daemon *d, struct client *c)
 	bool any = false;
 	int r = 0;
 
+	c->hist_wait = false;
 	while (c->hist_active && !c->dead && reply_backlog(c) < HIST_LOW_WATER) {
 		size_t i = history_find_since(&d->hist, c->hist_after), j, len = 0;
 		const struct hist_entry *e = history_at(&d->hist, i);
@@ -448,7 +453,7 @@ static bool history_step(struct daemon *d, struct client *c)
 			r = history_finish(d, c);
 			break;
 		}
-		if (!e->b && d->hist_queued >= HIST_QUEUED_MAX) {
+		if (!e->b && c->owned_bytes && d->hist_queued >= HIST_QUEUED_MAX) {
 			/* resumed by server_resume() once other replies drained */
 			c->hist_wait = true;
 			d->hist_waiting = true;
@@ -753,7 +758,14 @@ static void client_service(struct daemon *d, struct client *c)
 		if (!c->hist_active && !c->dead)
 			any |= process_lines(d, c);
 		client_flush(d, c);
-		if (!any || c->dead || reply_backlog(c) >= REPLY_BACKLOG)
+		if (c->dead)
+			break;
+		/* the write made room: the history reply goes on (nothing else
+		 * would wake it: no EPOLLOUT with an empty queue, no EPOLLIN
+		 * during a reply) */
+		if (c->hist_active && !c->hist_wait && reply_backlog(c) < HIST_LOW_WATER)
+			continue;
+		if (!any || reply_backlog(c) >= REPLY_BACKLOG)
 			break;
 	}
 	if (c->eof && c->in_len == 0 && !c->dead && !c->closing)
@@ -827,6 +839,19 @@ void server_client_event(struct daemon *d, struct client *c, uint32_t events)
 
 /* ---- publishing ---- */
 
+/* Writes what c has queued; a history reply the write made room for goes
+ * on (client_service), else the epoll interest follows the queue. */
+static void client_push_flush(struct daemon *d, struct client *c)
+{
+	client_flush(d, c);
+	if (c->dead)
+		return;
+	if (c->hist_active && !c->hist_wait && reply_backlog(c) < HIST_LOW_WATER)
+		client_service(d, c);
+	else
+		client_update_events(d, c);
+}
+
 /*
  * Queues pushed line b to c, or holds it while a history reply is being
  * written (its line must not be cut in two); either way it counts against
@@ -868,8 +893,7 @@ void server_publish(struct daemon *d, const struct hist_entry *e)
 			client_kill(d, c, LOG_ERR, "out of memory for its queue");
 			continue;
 		}
-		client_flush(d, c);
-		client_update_events(d, c);
+		client_push_flush(d, c);
 	}
 }
 
@@ -889,8 +913,7 @@ void server_publish_event(struct daemon *d, struct blob *b)
 			client_kill(d, c, LOG_ERR, "out of memory for its queue");
 			continue;
 		}
-		client_flush(d, c);
-		client_update_events(d, c);
+		client_push_flush(d, c);
 	}
 }
 

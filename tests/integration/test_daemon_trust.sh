@@ -51,11 +51,13 @@ try:
         sock = os.path.join(run, "s")
         trace = os.path.join(tmp, "strace.out")
         log = open(os.path.join(tmp, "strace-daemon.log"), "w")
+        # LeakSanitizer cannot run under ptrace: a sanitized build would fail at exit
+        senv = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
         p = subprocess.Popen(["strace", "-f", "-o", trace, "-e",
                               "trace=chown,fchown,lchown,fchownat,chmod,fchmod,fchmodat",
                               env("IOTRIAGED"), "--foreground", "--socket", sock, "--root", fx,
                               "--group", name, "--interval", "100"],
-                             stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+                             stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=senv)
         deadline = time.monotonic() + TIMEOUT
         pid = None
         while pid is None:
@@ -74,7 +76,8 @@ try:
               "socket mode %o uid %d gid %d, expected 0660 root:%d"
               % (st.st_mode, st.st_uid, st.st_gid, gid))
         os.kill(pid, signal.SIGTERM)
-        check(p.wait(TIMEOUT) == 0, "iotriaged under strace exited %r" % p.returncode)
+        check(p.wait(TIMEOUT) == 0, "iotriaged under strace exited %r: %s"
+              % (p.returncode, open(os.path.join(tmp, "strace-daemon.log")).read()))
         calls = [l.split(None, 1)[1].strip() for l in open(trace) if "(" in l and "+++" not in l]
         by_path = [l for l in calls if sock in l or "\"" + run in l]
         check(not by_path, "chown/chmod naming the socket's path: %r" % by_path)
