@@ -103,6 +103,21 @@
 #define IOT_PROTO_MAX_PUSH_BACKLOG (1024 * 1024)
 
 /*
+ * A client's first request line must be complete this long after it
+ * connected, and every later line this long after its first byte; else the
+ * client is closed. Without it, half-sent lines held every slot forever.
+ */
+#define IOT_PROTO_REQUEST_TIMEOUT_MS 10000
+
+/* Replies (not pushed samples) left unread this long, with nothing of them
+ * read meanwhile: the client is closed. */
+#define IOT_PROTO_REPLY_TIMEOUT_MS 30000
+
+/* Of --max-clients, the slots only uid 0 and the daemon's own uid may take
+ * (fewer when --max-clients is under 8: half of it). */
+#define IOT_PROTO_ROOT_SLOTS 4
+
+/*
  * Error codes, as the strings in "error":{"code":...}. APPEND ONLY: never
  * renumber, rename or reuse one; scripts match on the string.
  */

@@ -51,7 +51,8 @@ struct oseg {
 	struct blob *b;
 	size_t off;
 	size_t len;
-	bool push; /* a pushed sample: counts against IOT_PROTO_MAX_PUSH_BACKLOG */
+	bool push;  /* a pushed sample: counts against IOT_PROTO_MAX_PUSH_BACKLOG */
+	bool owned; /* a history chunk made for this reply: counts in hist_queued */
 };
 
 struct client {
@@ -66,11 +67,23 @@ struct client {
 	size_t push_bytes; /* of which pushed samples */
 	uint32_t events;   /* the epoll interest currently registered */
 	bool subscribed;
-	uint32_t every;	      /* push every Nth sample */
-	uint64_t sub_counter; /* samples seen since subscribing */
-	bool eof;	      /* the peer shut down its side */
-	bool closing;	      /* no more requests: close once the queue is written */
-	bool dead;	      /* freed by the loop after the current batch */
+	uint32_t every;	       /* push every Nth sample */
+	uint64_t sub_counter;  /* samples seen since subscribing */
+	int64_t line_start_ns; /* a request line is due since then (0: none pending) */
+	int64_t reply_wait_ns; /* replies unwritten, none written since then */
+	/* a history reply being written as the socket drains (history_step):
+	 * samples with ids in (hist_after, hist_last] still to send */
+	bool hist_active;
+	bool hist_wait; /* waiting for the daemon-wide budget (HIST_QUEUED_MAX) */
+	uint64_t hist_after, hist_last;
+	uint64_t hist_first_sent;
+	size_t hist_count;  /* samples sent so far */
+	size_t owned_bytes; /* of q_bytes, history chunks made for it */
+	struct blob **held; /* events pushed while a history reply is written */
+	size_t held_n, held_cap, held_bytes;
+	bool eof;     /* the peer shut down its side */
+	bool closing; /* no more requests: close once the queue is written */
+	bool dead;    /* freed by the loop after the current batch */
 	struct client *next;
 };
 
@@ -81,6 +94,7 @@ struct daemon_args {
 	long interval_ms;
 	long history_s;
 	long max_clients;
+	long max_clients_per_uid; /* for uids other than 0 and the daemon's */
 	bool foreground;
 	bool core_only; /* --core-only: no turbostat, no processes/NICs/pressure/writeback */
 	const char *metrics_listen; /* --metrics-listen ADDR:PORT; NULL: no /metrics */
@@ -90,10 +104,11 @@ struct daemon_args {
 struct daemon {
 	struct daemon_args args;
 	char socket_path[108];
-	ino_t socket_ino; /* to remove only our own socket at exit */
+	int socket_dirfd;      /* O_PATH: the checked directory the socket is made in */
+	char socket_name[108]; /* the socket's name in it */
+	bool socket_made;      /* socket_dev, socket_ino are those of the socket we bound */
+	ino_t socket_ino;      /* to remove only our own socket at exit */
 	dev_t socket_dev;
-	int socket_dirfd;	/* its directory, held: the socket is removed through it */
-	size_t socket_base_off; /* the socket's name in it: socket_path + this */
 	int epfd;
 	struct watch timer;
 	struct watch sig;
@@ -103,7 +118,10 @@ struct daemon {
 	struct json_tokener *tok;
 	struct strbuf sb;      /* reply scratch */
 	struct blob *comma;    /* "," between history samples */
-	struct blob *list_end; /* "]}\n" closing a history reply */
+	struct blob *list_end; /* "]" closing a history reply's samples */
+	size_t hist_queued;    /* history chunks in all queues, bytes */
+	bool hist_waiting;     /* some client waits for hist_queued to fall */
+	int64_t sweep_ns;      /* the last server_timeouts() */
 	struct client *clients;
 	struct worker_run *worker;    /* worker.c: NULL until the first worker.start */
 	struct topo_reader *topo;     /* topo.c: NULL with --core-only */
@@ -151,6 +169,12 @@ void server_client_event(struct daemon *d, struct client *c, uint32_t events);
 void server_publish(struct daemon *d, const struct hist_entry *e);
 /* Frees the clients marked dead. */
 void server_reap(struct daemon *d);
+/* After each batch: resumes history replies that waited for memory. */
+void server_resume(struct daemon *d);
+/* Closes clients past IOT_PROTO_REQUEST_TIMEOUT_MS or
+ * IOT_PROTO_REPLY_TIMEOUT_MS. Returns the epoll_wait timeout (ms, -1: none)
+ * until it should run again. */
+int server_timeouts(struct daemon *d);
 /* Queues b (a whole event line that is not a sample) to every subscriber,
  * whatever its "every": the same bytes for all, counted as pushed data. */
 void server_publish_event(struct daemon *d, struct blob *b);

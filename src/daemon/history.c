@@ -78,6 +78,8 @@ void history_free(struct history *h)
 	}
 	ZSTD_freeCCtx(h->zctx);
 	free(h->zbuf);
+	blob_unref(h->dz);
+	free(h->dbuf);
 	free(h->e);
 	memset(h, 0, sizeof(*h));
 }
@@ -179,7 +181,7 @@ void history_push(struct history *h, const struct hist_entry *e)
 		if (old->b) {
 			h->stored -= old->b->len;
 			h->plain--;
-		} else if (old->z && old->z->refs == 1) {
+		} else if (old->z && old->z->refs == 1 + (old->z == h->dz)) {
 			h->stored -= old->z->len; /* the frame's last sample */
 		}
 		blob_unref(old->b);
@@ -251,6 +253,45 @@ int history_docs(const struct history *h, size_t i, size_t j, char *out)
 	}
 	free(buf);
 	return r;
+}
+
+int history_docs_cached(struct history *h, size_t i, size_t j, char *out)
+{
+	size_t off = 0;
+
+	if (i > j || j > h->n)
+		return -EINVAL;
+	for (size_t k = i; k < j; k++) {
+		const struct hist_entry *e = history_at(h, k);
+
+		if (!e->z)
+			return -EINVAL;
+		if (e->z != h->dz) {
+			size_t n;
+
+			if (e->z_len > h->dbuf_cap) {
+				char *p = realloc(h->dbuf, e->z_len);
+
+				if (!p)
+					return -ENOMEM;
+				h->dbuf = p;
+				h->dbuf_cap = e->z_len;
+			}
+			blob_unref(h->dz);
+			h->dz = NULL;
+			n = ZSTD_decompress(h->dbuf, e->z_len, e->z->data, e->z->len);
+			if (ZSTD_isError(n) || n != e->z_len)
+				return -EBADMSG;
+			h->dz = blob_ref(e->z);
+		}
+		if (e->z_off + e->doc_len > e->z_len)
+			return -EBADMSG;
+		if (k > i)
+			out[off++] = ',';
+		memcpy(out + off, h->dbuf + e->z_off, e->doc_len);
+		off += e->doc_len;
+	}
+	return 0;
 }
 
 const struct hist_entry *history_at(const struct history *h, size_t i)

@@ -66,6 +66,9 @@ struct history {
 	void *zctx;    /* ZSTD_CCtx, kept: a context per call costs its workspace */
 	char *zbuf;    /* scratch: a block's DOCs side by side, then its frame */
 	size_t zbuf_cap;
+	struct blob *dz; /* the frame last decompressed by history_docs_cached */
+	char *dbuf;	 /* its content */
+	size_t dbuf_cap;
 };
 
 /* Prepares a ring of cap samples (cap >= 1). 0, -EINVAL or -ENOMEM;
@@ -89,6 +92,11 @@ void history_compact(struct history *h);
  * once. 0, -EINVAL (an entry not compressed or out of range), -ENOMEM or
  * -EBADMSG. */
 int history_docs(const struct history *h, size_t i, size_t j, char *out);
+
+/* As history_docs, keeping the frame decompressed last (one, whatever the
+ * caller) for the next call: a history reply is written a chunk at a time,
+ * several chunks a frame. */
+int history_docs_cached(struct history *h, size_t i, size_t j, char *out);
 
 /* The i-th kept entry, 0 the oldest; NULL when i >= n. */
 const struct hist_entry *history_at(const struct history *h, size_t i);

@@ -200,7 +200,8 @@ int loop_run(struct daemon *d)
 	struct epoll_event evs[64];
 
 	while (!d->quit) {
-		int n = epoll_wait(d->epfd, evs, 64, -1);
+		/* wakes at least once a second while clients are connected */
+		int n = epoll_wait(d->epfd, evs, 64, server_timeouts(d));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -234,6 +235,8 @@ int loop_run(struct daemon *d)
 				metrics_http_run(d);
 		}
 		server_reap(d);
+		/* after the reap: dead clients' history chunks are freed */
+		server_resume(d);
 	}
 	return d->exit_code;
 }

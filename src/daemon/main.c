@@ -106,7 +106,11 @@ static const char usage[] =
     "  -i, --interval MS      sample every MS milliseconds (default 1000, minimum 100)\n"
     "  -H, --history SECONDS  keep this much history in memory (default 600, max 86400)\n"
     "  -g, --group NAME       group of the socket, mode 0660 (default iotriage if it exists)\n"
-    "  -c, --max-clients N    refuse clients beyond N (default 64)\n"
+    "  -c, --max-clients N    refuse clients beyond N (default 64; the last 4 are kept for\n"
+    "                         root and the daemon's user)\n"
+    "      --max-clients-per-uid N\n"
+    "                         at most N clients per uid, but for root and the daemon's user\n"
+    "                         (default 16)\n"
     "  -r, --root DIR         read /proc and /sys under DIR (a recorded host)\n"
     "      --core-only        sample only what iostat and mpstat read (no turbostat MSRs,\n"
     "                         no processes, NICs, pressure or writeback): the cheapest\n"
@@ -149,6 +153,7 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 		{ "core-only", no_argument, NULL, 'C' },
 		{ "metrics-listen", required_argument, NULL, 'M' },
 		{ "metrics-top-irqs", required_argument, NULL, 'T' },
+		{ "max-clients-per-uid", required_argument, NULL, 'U' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -182,6 +187,12 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 		case 'c':
 			a->max_clients = parse_long("--max-clients", optarg, 1, 100000);
 			if (a->max_clients < 0)
+				return -1;
+			break;
+		case 'U':
+			a->max_clients_per_uid =
+			    parse_long("--max-clients-per-uid", optarg, 1, 100000);
+			if (a->max_clients_per_uid < 0)
 				return -1;
 			break;
 		case 'r':
@@ -277,7 +288,10 @@ static int detach(void)
 int main(int argc, char **argv)
 {
 	struct daemon d = {
-		.args = { .interval_ms = 1000, .history_s = 600, .max_clients = 64 },
+		.args = { .interval_ms = 1000,
+			  .history_s = 600,
+			  .max_clients = 64,
+			  .max_clients_per_uid = 16 },
 		.epfd = -1,
 		.timer.fd = -1,
 		.sig.fd = -1,

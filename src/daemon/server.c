@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +36,23 @@
  * cannot pile up more than one of them plus a few small ones.
  */
 #define REPLY_BACKLOG (256 * 1024)
+
+/*
+ * A history reply is written as the socket drains (history_step): the next
+ * chunk of samples is made when less than HIST_LOW_WATER of the client's
+ * replies are unwritten, at most HIST_CHUNK bytes of decompressed samples
+ * (at least one sample). A client with a chunk of its own still queued
+ * gets another only while all clients' chunks together stay under
+ * HIST_QUEUED_MAX; one with none always gets one, so replies that others
+ * leave unread never hold a reader's back (nor its pushes, held meanwhile,
+ * past IOT_PROTO_MAX_PUSH_BACKLOG). The bound is HIST_QUEUED_MAX plus one
+ * chunk a client: 60 clients asking for the whole ring and never reading
+ * pin about 128 KiB each (the kernel's socket buffers aside), not the ring
+ * each.
+ */
+#define HIST_LOW_WATER	(64 * 1024)
+#define HIST_CHUNK	(64 * 1024)
+#define HIST_QUEUED_MAX (16 * 1024 * 1024)
 
 static const char *peer_name(const struct client *c, char *buf, size_t size)
 {
@@ -92,6 +110,8 @@ static size_t reply_backlog(const struct client *c)
 /* Queues [off, off + len) of b, taking a new reference. 0 or -ENOMEM. */
 static int queue_seg(struct client *c, struct blob *b, size_t off, size_t len, bool push)
 {
+	if (!push && reply_backlog(c) == 0)
+		c->reply_wait_ns = daemon_now_ns();
 	if (c->q_head + c->q_n == c->q_cap && c->q_head) {
 		memmove(c->q, c->q + c->q_head, c->q_n * sizeof(*c->q));
 		c->q_head = 0;
@@ -108,7 +128,7 @@ static int queue_seg(struct client *c, struct blob *b, size_t off, size_t len, b
 }
 
 /* Drops n written bytes from the front of the queue. */
-static void queue_consume(struct client *c, size_t n)
+static void queue_consume(struct daemon *d, struct client *c, size_t n)
 {
 	while (n && c->q_n) {
 		struct oseg *s = &c->q[c->q_head];
@@ -119,6 +139,10 @@ static void queue_consume(struct client *c, size_t n)
 		c->q_bytes -= k;
 		if (s->push)
 			c->push_bytes -= k;
+		if (s->owned) {
+			c->owned_bytes -= k;
+			d->hist_queued -= k;
+		}
 		n -= k;
 		if (s->len == 0) {
 			blob_unref(s->b);
@@ -160,9 +184,11 @@ static void client_flush(struct daemon *d, struct client *c)
 			client_kill(d, c, LOG_DEBUG, strerror(errno));
 			return;
 		}
-		queue_consume(c, (size_t)w);
+		if (w > 0 && reply_backlog(c))
+			c->reply_wait_ns = daemon_now_ns();
+		queue_consume(d, c, (size_t)w);
 	}
-	if (!c->q_n && c->closing)
+	if (!c->q_n && c->closing && !c->hist_active)
 		client_close_after_reply(d, c);
 }
 
@@ -173,7 +199,9 @@ static void client_update_events(struct daemon *d, struct client *c)
 
 	if (c->dead)
 		return;
-	if (!c->closing && !c->eof && reply_backlog(c) < REPLY_BACKLOG)
+	/* nothing is read while a history reply is written: an error reply
+	 * (too_long) would land inside it */
+	if (!c->closing && !c->eof && !c->hist_active && reply_backlog(c) < REPLY_BACKLOG)
 		want |= EPOLLIN;
 	if (c->q_n)
 		want |= EPOLLOUT;
@@ -299,12 +327,17 @@ static int cmd_unsubscribe(struct daemon *d, struct client *c, const struct requ
 	return server_reply_finish(d, c);
 }
 
+/*
+ * {"cmd":"history",...}: the header goes out now; the samples follow as the
+ * client reads (history_step), then "count", "first" and "last", which say
+ * what was sent: a sample the ring dropped before its turn came (a client
+ * reading slower than the ring turns over) is not in the reply.
+ */
 static int cmd_history(struct daemon *d, struct client *c, const struct request *rq)
 {
 	const struct hist_entry *last = history_latest(&d->hist);
 	int64_t seconds = -1, since = -1;
-	size_t from, count;
-	struct strbuf *sb;
+	size_t from;
 	int r1, r2, r;
 
 	r1 = request_get_int(rq, "seconds", 0, INT32_MAX, &seconds);
@@ -313,55 +346,145 @@ static int cmd_history(struct daemon *d, struct client *c, const struct request 
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
 					  "history needs exactly one of \"seconds\" or \"since\", "
 					  "a non-negative integer");
+	sb_puts(server_reply_start(d, rq), ",\"samples\":[");
+	r = queue_sb(d, c);
+	if (r < 0)
+		return r;
+	/* the samples follow from history_step(), nothing else until then */
+	c->hist_active = true;
+	c->hist_count = 0;
+	c->hist_first_sent = 0;
+	c->hist_last = last ? last->id : 0;
 	if (!last)
 		from = 0;
 	else if (r1)
 		from = history_find_from(&d->hist, last->mono_ns - seconds * 1000000000LL);
 	else
 		from = history_find_since(&d->hist, (uint64_t)since);
-	count = d->hist.n - from;
-	sb = server_reply_start(d, rq);
-	sb_printf(sb, ",\"count\":%zu", count);
-	if (count)
-		sb_printf(sb, ",\"first\":%llu,\"last\":%llu",
-			  (unsigned long long)history_at(&d->hist, from)->id,
-			  (unsigned long long)last->id);
+	/* ids only increase (from 1): everything after the one before from */
+	c->hist_after = from < d->hist.n ? history_at(&d->hist, from)->id - 1 : c->hist_last;
+	return 0;
+}
+
+/* Queues what was pushed while the history reply was written, in order. */
+static int release_held(struct client *c)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < c->held_n; i++) {
+		if (r >= 0)
+			r = queue_seg(c, c->held[i], 0, c->held[i]->len, true);
+		c->held_bytes -= c->held[i]->len;
+		blob_unref(c->held[i]);
+	}
+	c->held_n = 0;
+	free(c->held);
+	c->held = NULL;
+	c->held_cap = 0;
+	return r;
+}
+
+/* Ends the history reply: "]", what was sent, "}\n". 0 or -ENOMEM. */
+static int history_finish(struct daemon *d, struct client *c)
+{
+	char tail[96];
+	struct blob *b;
+	int r;
+
+	if (c->hist_count)
+		snprintf(tail, sizeof(tail), ",\"count\":%zu,\"first\":%llu,\"last\":%llu}\n",
+			 c->hist_count, (unsigned long long)c->hist_first_sent,
+			 (unsigned long long)c->hist_after);
 	else
-		sb_puts(sb, ",\"first\":null,\"last\":null");
-	sb_puts(sb, ",\"samples\":[");
-	r = queue_sb(d, c);
-	for (size_t i = from, j; i < d->hist.n && r >= 0; i = j) {
+		snprintf(tail, sizeof(tail), ",\"count\":0,\"first\":null,\"last\":null}\n");
+	r = queue_seg(c, d->list_end, 0, d->list_end->len, false);
+	b = r >= 0 ? blob_new(tail, strlen(tail)) : NULL;
+	if (!b)
+		return -ENOMEM;
+	r = queue_seg(c, b, 0, b->len, false);
+	blob_unref(b);
+	c->hist_active = false;
+	if (r >= 0)
+		r = release_held(c);
+	return r;
+}
+
+/*
+ * Queues the next samples of c's history reply while less than
+ * HIST_LOW_WATER of its replies are unwritten. Samples still holding their
+ * line are queued as slices of it (shared); a run of compressed ones is
+ * decompressed into a chunk of at most HIST_CHUNK bytes (at least one
+ * sample) owned by this reply and counted in d->hist_queued. Returns
+ * whether anything was queued; -ENOMEM drops the client.
+ */
+static bool history_step(struct daemon *d, struct client *c)
+{
+	bool any = false;
+	int r = 0;
+
+	c->hist_wait = false;
+	while (c->hist_active && !c->dead && reply_backlog(c) < HIST_LOW_WATER) {
+		size_t i = history_find_since(&d->hist, c->hist_after), j, len = 0;
 		const struct hist_entry *e = history_at(&d->hist, i);
 		struct blob *b;
-		size_t len = 0;
 
-		if (i > from)
+		any = true;
+		if (!e || e->id > c->hist_last) {
+			r = history_finish(d, c);
+			break;
+		}
+		if (!e->b && c->owned_bytes && d->hist_queued >= HIST_QUEUED_MAX) {
+			/* resumed by server_resume() once other replies drained */
+			c->hist_wait = true;
+			d->hist_waiting = true;
+			any = false;
+			break;
+		}
+		if (c->hist_count)
 			r = queue_seg(c, d->comma, 0, d->comma->len, false);
 		if (r < 0)
 			break;
-		if (e->b) { /* the newest: its event line, shared */
+		if (e->b) { /* not compressed yet: its event line, shared */
 			r = queue_seg(c, e->b, e->doc_off, e->doc_len, false);
 			j = i + 1;
-			continue;
+		} else {
+			/* one frame's samples at a time, decompressed once for
+			 * all of them (history keeps the last frame) */
+			for (j = i; j < d->hist.n; j++) {
+				const struct hist_entry *f = history_at(&d->hist, j);
+
+				if (f->b || f->z != e->z || f->id > c->hist_last ||
+				    (j > i && len + 1 + f->doc_len > HIST_CHUNK))
+					break;
+				len += f->doc_len + (j > i);
+			}
+			b = blob_alloc(len);
+			if (!b) {
+				r = -ENOMEM;
+				break;
+			}
+			/* a frame of ours that does not decompress cannot happen:
+			 * the client is dropped */
+			r = history_docs_cached(&d->hist, i, j, b->data);
+			if (r >= 0)
+				r = queue_seg(c, b, 0, len, false);
+			if (r >= 0) {
+				c->q[c->q_head + c->q_n - 1].owned = true;
+				c->owned_bytes += len;
+				d->hist_queued += len;
+			}
+			blob_unref(b);
 		}
-		/* a run of compressed samples, decompressed into one blob with
-		 * their commas: freed once the reply is written */
-		for (j = i; j < d->hist.n && !history_at(&d->hist, j)->b; j++)
-			len += history_at(&d->hist, j)->doc_len + (j > i);
-		b = blob_alloc(len);
-		if (!b)
-			return -ENOMEM;
-		/* each frame decompressed once; a frame of ours that does not
-		 * decompress cannot happen: the client is dropped */
-		if (history_docs(&d->hist, i, j, b->data) < 0)
-			r = -ENOMEM;
-		if (r >= 0)
-			r = queue_seg(c, b, 0, len, false);
-		blob_unref(b);
+		if (r < 0)
+			break;
+		if (!c->hist_count)
+			c->hist_first_sent = e->id;
+		c->hist_count += j - i;
+		c->hist_after = history_at(&d->hist, j - 1)->id;
 	}
-	if (r >= 0)
-		r = queue_seg(c, d->list_end, 0, d->list_end->len, false);
-	return r;
+	if (r < 0)
+		client_kill(d, c, LOG_ERR, "out of memory for its history reply");
+	return any;
 }
 
 static int cmd_status(struct daemon *d, struct client *c, const struct request *rq)
@@ -562,7 +685,7 @@ static bool process_lines(struct daemon *d, struct client *c)
 	size_t start = 0;
 	bool any = false;
 
-	while (!c->dead && !c->closing && reply_backlog(c) < REPLY_BACKLOG) {
+	while (!c->dead && !c->closing && !c->hist_active && reply_backlog(c) < REPLY_BACKLOG) {
 		/* c->in is NULL until the client's first bytes: no memchr(NULL) */
 		char *nl =
 		    start < c->in_len ? memchr(c->in + start, '\n', c->in_len - start) : NULL;
@@ -586,6 +709,8 @@ static bool process_lines(struct daemon *d, struct client *c)
 	if (start) {
 		memmove(c->in, c->in + start, c->in_len - start);
 		c->in_len -= start;
+		/* what is left is the start of the next line: due from now */
+		c->line_start_ns = c->in_len ? daemon_now_ns() : 0;
 	}
 	if (c->in_len == 0 && c->in_cap > 4096) {
 		/* a big request grew the buffer: idle clients keep none of it */
@@ -598,19 +723,37 @@ static bool process_lines(struct daemon *d, struct client *c)
 	return any;
 }
 
-/* Runs requests and writes replies until neither makes progress. */
+/* The client is held back by us, not by itself: a full line may be waiting. */
+static bool client_blocked(const struct client *c)
+{
+	return c->closing || c->hist_active || reply_backlog(c) >= REPLY_BACKLOG;
+}
+
+/* Runs requests, streams a history reply and writes replies until none of
+ * them makes progress. */
 static void client_service(struct daemon *d, struct client *c)
 {
 	for (;;) {
-		bool any = process_lines(d, c);
+		bool any = false;
 
+		if (c->hist_active)
+			any = history_step(d, c);
+		if (!c->hist_active && !c->dead)
+			any |= process_lines(d, c);
 		client_flush(d, c);
-		if (!any || c->dead || reply_backlog(c) >= REPLY_BACKLOG)
+		if (c->dead)
+			break;
+		/* the write made room: the history reply goes on (nothing else
+		 * would wake it: no EPOLLOUT with an empty queue, no EPOLLIN
+		 * during a reply) */
+		if (c->hist_active && !c->hist_wait && reply_backlog(c) < HIST_LOW_WATER)
+			continue;
+		if (!any || reply_backlog(c) >= REPLY_BACKLOG)
 			break;
 	}
 	if (c->eof && c->in_len == 0 && !c->dead && !c->closing)
 		c->closing = true;
-	if (c->closing && !c->q_n)
+	if (c->closing && !c->q_n && !c->hist_active && !c->dead)
 		client_close_after_reply(d, c);
 	client_update_events(d, c);
 }
@@ -646,6 +789,8 @@ static void client_read(struct daemon *d, struct client *c)
 		c->eof = true;
 		return;
 	}
+	if (!c->line_start_ns)
+		c->line_start_ns = daemon_now_ns();
 	c->in_len += (size_t)n;
 	if (c->in_len == IOT_PROTO_MAX_LINE && !memchr(c->in, '\n', c->in_len)) {
 		char name[64];
@@ -666,7 +811,8 @@ void server_client_event(struct daemon *d, struct client *c, uint32_t events)
 		return;
 	if (events & EPOLLOUT)
 		client_flush(d, c);
-	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->closing && !c->eof && !c->dead)
+	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->closing && !c->eof && !c->dead &&
+	    !c->hist_active)
 		client_read(d, c);
 	if ((events & (EPOLLHUP | EPOLLERR)) && (c->closing || c->eof) && c->q_n && !c->dead)
 		client_flush(d, c); /* writes fail now: the peer is gone */
@@ -676,55 +822,150 @@ void server_client_event(struct daemon *d, struct client *c, uint32_t events)
 
 /* ---- publishing ---- */
 
+/* Writes what c has queued; a history reply the write made room for goes
+ * on (client_service), else the epoll interest follows the queue. */
+static void client_push_flush(struct daemon *d, struct client *c)
+{
+	client_flush(d, c);
+	if (c->dead)
+		return;
+	if (c->hist_active && !c->hist_wait && reply_backlog(c) < HIST_LOW_WATER)
+		client_service(d, c);
+	else
+		client_update_events(d, c);
+}
+
+/*
+ * Queues pushed line b to c, or holds it while a history reply is being
+ * written (its line must not be cut in two); either way it counts against
+ * IOT_PROTO_MAX_PUSH_BACKLOG. 0, -ENOBUFS over it, -ENOMEM.
+ */
+static int push_line(struct client *c, struct blob *b)
+{
+	if (c->push_bytes + c->held_bytes + b->len > IOT_PROTO_MAX_PUSH_BACKLOG)
+		return -ENOBUFS;
+	if (!c->hist_active)
+		return queue_seg(c, b, 0, b->len, true);
+	if (grow((void **)&c->held, &c->held_cap, c->held_n + 1, sizeof(*c->held)) < 0)
+		return -ENOMEM;
+	c->held[c->held_n++] = blob_ref(b);
+	c->held_bytes += b->len;
+	return 0;
+}
+
 void server_publish(struct daemon *d, const struct hist_entry *e)
 {
 	for (struct client *c = d->clients; c; c = c->next) {
+		int r;
+
 		if (c->dead || !c->subscribed)
 			continue;
 		if (c->sub_counter++ % c->every)
 			continue;
-		if (c->push_bytes + e->b->len > IOT_PROTO_MAX_PUSH_BACKLOG) {
+		r = push_line(c, e->b);
+		if (r == -ENOBUFS) {
 			char why[96];
 
 			snprintf(why, sizeof(why),
 				 "subscriber not reading (%zu bytes of samples unread)",
-				 c->push_bytes);
+				 c->push_bytes + c->held_bytes);
 			client_kill(d, c, LOG_WARNING, why);
 			continue;
 		}
-		if (queue_seg(c, e->b, 0, e->b->len, true) < 0) {
+		if (r < 0) {
 			client_kill(d, c, LOG_ERR, "out of memory for its queue");
 			continue;
 		}
-		client_flush(d, c);
-		client_update_events(d, c);
+		client_push_flush(d, c);
 	}
 }
 
 void server_publish_event(struct daemon *d, struct blob *b)
 {
 	for (struct client *c = d->clients; c; c = c->next) {
+		int r;
+
 		if (c->dead || !c->subscribed)
 			continue;
-		if (c->push_bytes + b->len > IOT_PROTO_MAX_PUSH_BACKLOG) {
+		r = push_line(c, b);
+		if (r == -ENOBUFS) {
 			client_kill(d, c, LOG_WARNING, "subscriber not reading (worker events)");
 			continue;
 		}
-		if (queue_seg(c, b, 0, b->len, true) < 0) {
+		if (r < 0) {
 			client_kill(d, c, LOG_ERR, "out of memory for its queue");
 			continue;
 		}
-		client_flush(d, c);
-		client_update_events(d, c);
+		client_push_flush(d, c);
 	}
+}
+
+void server_resume(struct daemon *d)
+{
+	if (!d->hist_waiting || d->hist_queued >= HIST_QUEUED_MAX)
+		return;
+	d->hist_waiting = false;
+	for (struct client *c = d->clients; c; c = c->next) {
+		if (c->dead || !c->hist_wait)
+			continue;
+		c->hist_wait = false;
+		client_service(d, c);
+	}
+}
+
+int server_timeouts(struct daemon *d)
+{
+	int64_t now = daemon_now_ns();
+
+	if (!d->nclients)
+		return -1;
+	if (now - d->sweep_ns < 1000000000LL)
+		return (int)((d->sweep_ns + 1000000000LL - now) / 1000000) + 1;
+	d->sweep_ns = now;
+	for (struct client *c = d->clients; c; c = c->next) {
+		bool late;
+
+		if (c->dead)
+			continue;
+		late = c->line_start_ns && !client_blocked(c) &&
+		       now - c->line_start_ns > IOT_PROTO_REQUEST_TIMEOUT_MS * 1000000LL;
+		if (late) {
+			/* a line the kernel holds for us that the loop has not
+			 * read yet (a busy daemon) is not the client's fault */
+			client_read(d, c);
+			if (!c->dead)
+				client_service(d, c);
+			late = !c->dead && c->line_start_ns && !client_blocked(c) &&
+			       now - c->line_start_ns > IOT_PROTO_REQUEST_TIMEOUT_MS * 1000000LL;
+		}
+		if (late) {
+			char why[96];
+
+			snprintf(why, sizeof(why), "no complete request line within %d s",
+				 IOT_PROTO_REQUEST_TIMEOUT_MS / 1000);
+			client_kill(d, c, LOG_INFO, why);
+		} else if (reply_backlog(c) &&
+			   now - c->reply_wait_ns > IOT_PROTO_REPLY_TIMEOUT_MS * 1000000LL) {
+			char why[96];
+
+			snprintf(why, sizeof(why), "%zu bytes of replies unread for %d s",
+				 reply_backlog(c), IOT_PROTO_REPLY_TIMEOUT_MS / 1000);
+			client_kill(d, c, LOG_WARNING, why);
+		}
+	}
+	return 1000;
 }
 
 /* ---- accept, reap ---- */
 
-static void client_free(struct client *c)
+static void client_free(struct daemon *d, struct client *c)
 {
 	for (size_t i = 0; i < c->q_n; i++)
 		blob_unref(c->q[c->q_head + i].b);
+	for (size_t i = 0; i < c->held_n; i++)
+		blob_unref(c->held[i]);
+	d->hist_queued -= c->owned_bytes;
+	free(c->held);
 	free(c->q);
 	free(c->in);
 	if (c->w.fd >= 0)
@@ -732,16 +973,70 @@ static void client_free(struct client *c)
 	free(c);
 }
 
-static void reject_busy(struct daemon *d, int fd)
+static void reject_busy(struct daemon *d, int fd, const char *why)
 {
+	int64_t now = daemon_now_ns();
+
+	/* one line per 10 s at most: a connect loop must not flood the log */
+	d->busy_refused++;
+	if (!d->busy_logged_ns || now - d->busy_logged_ns >= 10000000000LL) {
+		daemon_log(LOG_WARNING, "%llu client(s) refused, the last: %s",
+			   (unsigned long long)d->busy_refused, why);
+		d->busy_refused = 0;
+		d->busy_logged_ns = now;
+	}
 	sb_reset(&d->sb);
-	sb_printf(&d->sb,
-		  "{\"ok\":false,\"error\":{\"code\":\"%s\",\"message\":\"too many clients "
-		  "(--max-clients %ld)\"}}\n",
-		  iot_proto_error_name(IOT_ERR_BUSY), d->args.max_clients);
+	sb_printf(&d->sb, "{\"ok\":false,\"error\":{\"code\":\"%s\",\"message\":",
+		  iot_proto_error_name(IOT_ERR_BUSY));
+	sb_json_str(&d->sb, why);
+	sb_puts(&d->sb, "}}\n");
 	/* best effort: a fresh socket's buffer takes one short line */
 	if (!d->sb.err && send(fd, d->sb.buf, d->sb.len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		daemon_log(LOG_DEBUG, "busy reply not sent: %s", strerror(errno));
+}
+
+/* Of --max-clients, the slots kept for uid 0 and the daemon's own. */
+static unsigned root_slots(const struct daemon *d)
+{
+	unsigned max = (unsigned)d->args.max_clients;
+
+	return max < 2 * IOT_PROTO_ROOT_SLOTS ? max / 2 : IOT_PROTO_ROOT_SLOTS;
+}
+
+/*
+ * Whether a peer with these credentials may take a slot now; if not, why in
+ * buf. uid 0 and the daemon's own uid may take every slot; others not the
+ * last root_slots(), and at most --max-clients-per-uid each, so one user in
+ * the socket's group cannot lock everybody out, root included.
+ */
+static bool admit(const struct daemon *d, const struct ucred *cred, char *buf, size_t size)
+{
+	unsigned max = (unsigned)d->args.max_clients, same = 0;
+	bool privileged = cred->uid == 0 || cred->uid == geteuid();
+
+	if (d->nclients >= max) {
+		snprintf(buf, size, "too many clients (--max-clients %ld)", d->args.max_clients);
+		return false;
+	}
+	if (privileged)
+		return true;
+	if (d->nclients >= max - root_slots(d)) {
+		snprintf(buf, size,
+			 "too many clients (--max-clients %ld, of which the last %u are kept for "
+			 "root)",
+			 d->args.max_clients, root_slots(d));
+		return false;
+	}
+	if (d->nclients < (unsigned)d->args.max_clients_per_uid)
+		return true;
+	for (const struct client *c = d->clients; c; c = c->next)
+		same += !c->dead && c->cred.uid == cred->uid;
+	if (same >= (unsigned)d->args.max_clients_per_uid) {
+		snprintf(buf, size, "too many clients of uid %u (--max-clients-per-uid %ld)",
+			 (unsigned)cred->uid, d->args.max_clients_per_uid);
+		return false;
+	}
+	return true;
 }
 
 void server_accept(struct daemon *d)
@@ -749,7 +1044,9 @@ void server_accept(struct daemon *d)
 	for (;;) {
 		struct epoll_event ev = { .events = EPOLLIN };
 		socklen_t len = sizeof(struct ucred);
+		struct ucred cred;
 		struct client *c;
+		char why[160];
 		int fd;
 
 		fd = accept4(d->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -760,20 +1057,14 @@ void server_accept(struct daemon *d)
 				daemon_log(LOG_WARNING, "accept: %s", strerror(errno));
 			return;
 		}
-		if (d->nclients >= (unsigned)d->args.max_clients) {
-			int64_t now = daemon_now_ns();
-
-			/* one line per 10 s at most: a connect loop must not flood the log */
-			d->busy_refused++;
-			if (!d->busy_logged_ns || now - d->busy_logged_ns >= 10000000000LL) {
-				daemon_log(LOG_WARNING,
-					   "%llu client(s) refused: --max-clients %ld reached",
-					   (unsigned long long)d->busy_refused,
-					   d->args.max_clients);
-				d->busy_refused = 0;
-				d->busy_logged_ns = now;
-			}
-			reject_busy(d, fd);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+			/* without credentials the peer is nobody: never privileged */
+			cred.pid = 0;
+			cred.uid = (uid_t)-1;
+			cred.gid = (gid_t)-1;
+		}
+		if (!admit(d, &cred, why, sizeof(why))) {
+			reject_busy(d, fd, why);
 			close(fd);
 			continue;
 		}
@@ -787,16 +1078,13 @@ void server_accept(struct daemon *d)
 		c->w.fd = fd;
 		c->serial = ++d->next_serial;
 		c->every = 1;
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) < 0) {
-			/* without credentials the peer is nobody: never privileged */
-			c->cred.pid = 0;
-			c->cred.uid = (uid_t)-1;
-			c->cred.gid = (gid_t)-1;
-		}
+		c->cred = cred;
+		/* its first request is due from now (IOT_PROTO_REQUEST_TIMEOUT_MS) */
+		c->line_start_ns = daemon_now_ns();
 		ev.data.ptr = &c->w;
 		if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 			daemon_log(LOG_ERR, "client refused: epoll_ctl: %s", strerror(errno));
-			client_free(c);
+			client_free(d, c);
 			continue;
 		}
 		c->events = EPOLLIN;
@@ -821,14 +1109,44 @@ void server_reap(struct daemon *d)
 		}
 		*pp = c->next;
 		d->nclients--;
-		client_free(c);
+		client_free(d, c);
 	}
 }
 
 /* ---- listening socket ---- */
 
-/* 1: something answers on path (a live daemon), 0: nobody (stale), -errno. */
-static int socket_answers(const char *path)
+/*
+ * The socket is made without naming a path twice (issue 12). Whoever can
+ * write a directory on the socket's path can put something else there
+ * between two system calls that name it: the daemon used to bind(), then
+ * chown() and chmod() the path, and a member of --group allowed to write
+ * the directory could swap in a symlink and have any file of the host
+ * (/etc/shadow) given to its group, mode 0660. Now:
+ *
+ *  - socket_dir_open() walks the path from "/" one component at a time
+ *    with openat(O_PATH | O_NOFOLLOW | O_DIRECTORY) and checks each
+ *    directory on the descriptor it will use: owned by root or the
+ *    daemon's user, and writable by nobody else unless sticky; the
+ *    socket's own directory not even sticky-writable by a group. A symlink
+ *    is followed only when root or the daemon's user owns it. Clients
+ *    reach the socket by the same path, so whoever controls a component
+ *    controls where root's "apply" goes: nobody else may.
+ *  - The stale-socket check, its removal and bind() name the socket
+ *    relative to that descriptor (fchdir), not by its path.
+ *  - The socket is born 0660 (umask 0117 around bind()); its group is set
+ *    on a descriptor of the inode bind() made (openat O_PATH | O_NOFOLLOW
+ *    in that directory, checked to be a socket of ours, then fchownat
+ *    AT_EMPTY_PATH), before listen(), so nobody connects before the group
+ *    is right. Nobody else can write the directory (or, sticky, remove our
+ *    entry), so the name still holds what bind() made.
+ *
+ * fchown() or fchmod() on the socket's own descriptor would not do: on
+ * Linux they change the socket, not the inode bind() creates.
+ */
+
+/* 1: something answers on name (relative to the current directory, a live
+ * daemon), 0: nobody (stale), -errno. */
+static int socket_answers(const char *name)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd, r;
@@ -837,7 +1155,7 @@ static int socket_answers(const char *path)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	memcpy(sa.sun_path, path, strlen(path) + 1);
+	memcpy(sa.sun_path, name, strlen(name) + 1);
 	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
 	if (r == 0)
 		r = 1;
@@ -882,68 +1200,61 @@ static struct group *socket_group(const struct daemon *d)
 	return getgrnam(d->args.group ? d->args.group : "iotriage");
 }
 
-/* The daemon trusts its own group and the one it gives the socket to. */
-static bool group_trusted(const struct daemon *d, gid_t gid)
-{
-	struct group *gr;
-
-	if (gid == getegid())
-		return true;
-	gr = socket_group(d);
-	return gr && gr->gr_gid == gid;
-}
-
-/* What an administrator types to make dir fit; a user's daemon cannot chown. */
-static const char *dir_fix(const struct daemon *d, const char *dir, char *buf, size_t size)
+/* What an administrator types to make dir fit; a user's daemon cannot chown.
+ * last: dir is the socket's own directory, else one on the way to it. */
+static const char *dir_fix(const struct daemon *d, const char *dir, bool last, char *buf,
+			   size_t size)
 {
 	struct group *gr = socket_group(d);
 	const char *group = gr ? gr->gr_name : NULL;
 
-	if (geteuid() == 0)
+	if (geteuid() != 0)
+		snprintf(buf, size,
+			 "use a directory only uid %u can write (mkdir -m 0700), such as "
+			 "$XDG_RUNTIME_DIR, under directories of root or yours",
+			 (unsigned)geteuid());
+	else if (last)
 		snprintf(buf, size,
 			 "fix it with chown root:%s %s && chmod %s %s, or let systemd's "
 			 "RuntimeDirectory= create it",
 			 group ? group : "root", dir, group ? "0750" : "0700", dir);
 	else
 		snprintf(buf, size,
-			 "use a directory only uid %u can write (mkdir -m 0700), such as "
-			 "$XDG_RUNTIME_DIR",
-			 (unsigned)geteuid());
+			 "every directory above the socket must belong to root and be writable "
+			 "by nobody else (or be sticky, as /tmp): fix it with chown root %s && "
+			 "chmod go-w %s, or choose another --socket",
+			 dir, dir);
 	return buf;
 }
 
-/*
- * The socket's directory decides who can replace the socket, and so answer
- * our clients, root's "apply" included. Its owner always can:
- * one that is neither root nor the daemon's user is refused. So can anybody
- * allowed to write it, unless the sticky bit keeps them to their own names:
- * writable without it by everyone, or by a group other than the daemon's
- * own and its --group, is refused. A sticky one (/tmp) is accepted with a
- * warning, since a socket planted there before the daemon starts would be
- * taken for stale.
- */
-static int check_socket_dir(const struct daemon *d, const char *path)
+static bool uid_trusted(uid_t uid)
 {
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], fix[400], who[80];
-	const char *slash = strrchr(path, '/');
-	bool by_all, by_group;
+	return uid == 0 || uid == geteuid();
+}
+
+/*
+ * Checks the directory open as fd, shown as dir: refuses (-EPERM, logged)
+ * one owned by another user, or writable by group or others without the
+ * sticky bit; for the socket's own directory (last) also one that a group
+ * may write even with it (its members could plant a socket before us).
+ * Warns about a sticky one that everyone may write (/tmp).
+ */
+static int check_dir(const struct daemon *d, const char *path, int fd, const char *dir, bool last)
+{
+	char fix[400], who[80], owner[80];
 	struct stat st;
 	unsigned mode;
+	bool by_all, by_group;
 
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (stat(dir, &st) < 0) {
+	if (fstat(fd, &st) < 0) {
 		int r = -errno;
 
 		daemon_log(LOG_ERR, "%s: directory %s: %s", path, dir, strerror(-r));
 		return r;
 	}
 	mode = (unsigned)(st.st_mode & 07777);
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+	uid_name(st.st_uid, owner, sizeof(owner));
+	if (!uid_trusted(st.st_uid)) {
 		char self[40] = "root, the daemon's user";
 
 		if (geteuid() != 0)
@@ -952,50 +1263,189 @@ static int check_socket_dir(const struct daemon *d, const char *path)
 		daemon_log(LOG_ERR,
 			   "%s: directory %s (mode %04o) belongs to %s, not to %s: its owner could "
 			   "replace the socket; %s",
-			   path, dir, mode, uid_name(st.st_uid, who, sizeof(who)), self,
-			   dir_fix(d, dir, fix, sizeof(fix)));
+			   path, dir, mode, owner, self, dir_fix(d, dir, last, fix, sizeof(fix)));
 		return -EPERM;
 	}
 	by_all = st.st_mode & S_IWOTH;
-	by_group = (st.st_mode & S_IWGRP) && !group_trusted(d, st.st_gid);
+	by_group = st.st_mode & S_IWGRP;
 	if (!by_all && !by_group)
 		return 0;
 	if (by_all)
 		snprintf(who, sizeof(who), "everyone");
 	else
 		gid_name(st.st_gid, who, sizeof(who));
-	if (!(st.st_mode & S_ISVTX)) {
+	if (!(st.st_mode & S_ISVTX) || (last && !by_all)) {
 		daemon_log(LOG_ERR,
-			   "%s: directory %s is writable by %s%s (mode %04o, no sticky bit): %s "
-			   "could replace the socket; %s",
-			   path, dir, who,
-			   by_all ? "" : ", neither the daemon's group nor its --group", mode,
-			   by_all ? "anybody" : "its members", dir_fix(d, dir, fix, sizeof(fix)));
+			   "%s: directory %s is writable by %s (owner %s, mode %04o%s): %s could "
+			   "replace the socket; %s",
+			   path, dir, who, owner, mode,
+			   st.st_mode & S_ISVTX ? ", sticky" : ", no sticky bit",
+			   by_all ? "anybody" : "its members",
+			   dir_fix(d, dir, last, fix, sizeof(fix)));
 		return -EPERM;
 	}
-	daemon_log(LOG_WARNING,
-		   "%s: directory %s is writable by %s (sticky): a socket another user put there "
-		   "first cannot be replaced; prefer a private directory",
-		   path, dir, who);
+	if (last)
+		daemon_log(LOG_WARNING,
+			   "%s: directory %s is writable by everyone (sticky): a socket another "
+			   "user put there first cannot be replaced; prefer a private directory",
+			   path, dir);
 	return 0;
 }
 
-static int prepare_path(struct daemon *d)
+#define WALK_MAX_DEPTH 64 /* directories from "/" to the socket's */
+#define WALK_MAX_LINKS 40 /* symlinks followed, as the kernel's MAXSYMLINKS */
+
+/*
+ * Opens the socket's directory dir (absolute) as an O_PATH descriptor,
+ * walking from "/" and checking every directory on the way (check_dir)
+ * and every symlink followed. Returns the descriptor or -errno (logged).
+ * The kernel's own walk is never used: each step opens one name relative
+ * to an already checked descriptor, without following a symlink.
+ */
+static int socket_dir_open(const struct daemon *d, const char *path, const char *dir)
+{
+	char rest[PATH_MAX], tmp[PATH_MAX], shown[PATH_MAX], target[PATH_MAX], name[NAME_MAX + 1];
+	int stack[WALK_MAX_DEPTH];
+	size_t depth = 0, shown_len[WALK_MAX_DEPTH], checked = 0;
+	unsigned links = 0;
+	const char *p;
+	int r = 0;
+
+	if (snprintf(rest, sizeof(rest), "%s", dir) >= (int)sizeof(rest))
+		return -ENAMETOOLONG;
+	stack[0] = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (stack[0] < 0) {
+		r = -errno;
+		daemon_log(LOG_ERR, "%s: directory /: %s", path, strerror(-r));
+		return r;
+	}
+	depth = 1;
+	shown_len[0] = 0;
+	snprintf(shown, sizeof(shown), "/");
+	p = rest;
+	for (;;) {
+		const char *end;
+		size_t len;
+		struct stat st;
+		int fd;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		end = strchrnul(p, '/');
+		len = (size_t)(end - p);
+		if (len > NAME_MAX) {
+			r = -ENAMETOOLONG;
+			daemon_log(LOG_ERR, "%s: directory %s: %s", path, dir, strerror(-r));
+			break;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		p = end;
+		if (strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0) {
+			/* each entry was opened from the one below it: its parent */
+			if (depth > 1) {
+				close(stack[--depth]);
+				checked = checked < depth ? checked : depth;
+				shown[shown_len[depth] > 1 ? shown_len[depth] : 1] = '\0';
+			}
+			continue;
+		}
+		/* a directory is checked as an ancestor once a name is looked
+		 * up in it; the last one, at the end, as the socket's */
+		if (checked < depth) {
+			r = check_dir(d, path, stack[depth - 1], shown, false);
+			if (r < 0)
+				break;
+			checked = depth;
+		}
+		if (fstatat(stack[depth - 1], name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = -errno;
+			daemon_log(LOG_ERR, "%s: directory %s%s%s: %s", path, shown,
+				   depth > 1 ? "/" : "", name, strerror(-r));
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char who[80];
+			ssize_t n;
+
+			if (!uid_trusted(st.st_uid)) {
+				daemon_log(LOG_ERR,
+					   "%s: %s%s%s is a symlink of %s: its owner chose where "
+					   "the socket goes; give --socket a path without it",
+					   path, shown, depth > 1 ? "/" : "", name,
+					   uid_name(st.st_uid, who, sizeof(who)));
+				r = -EPERM;
+				break;
+			}
+			n = readlinkat(stack[depth - 1], name, target, sizeof(target));
+			if (n < 0 || (size_t)n >= sizeof(target) || ++links > WALK_MAX_LINKS) {
+				r = n < 0		     ? -errno
+				    : links > WALK_MAX_LINKS ? -ELOOP
+							     : -ENAMETOOLONG;
+				daemon_log(LOG_ERR, "%s: symlink %s%s%s: %s", path, shown,
+					   depth > 1 ? "/" : "", name, strerror(-r));
+				break;
+			}
+			target[n] = '\0';
+			if (snprintf(tmp, sizeof(tmp), "%s%s", target, p) >= (int)sizeof(tmp)) {
+				r = -ENAMETOOLONG;
+				daemon_log(LOG_ERR, "%s: directory %s: %s", path, dir,
+					   strerror(-r));
+				break;
+			}
+			/* rest is rewritten: p pointed into it */
+			memcpy(rest, tmp, strlen(tmp) + 1);
+			p = rest;
+			if (target[0] == '/') {
+				while (depth > 1)
+					close(stack[--depth]);
+				checked = checked < depth ? checked : depth;
+				shown[1] = '\0';
+			}
+			continue;
+		}
+		if (depth == WALK_MAX_DEPTH) {
+			r = -ENAMETOOLONG;
+			daemon_log(LOG_ERR, "%s: directory %s: %s", path, dir, strerror(-r));
+			break;
+		}
+		fd = openat(stack[depth - 1], name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			r = -errno;
+			daemon_log(LOG_ERR, "%s: directory %s%s%s: %s", path, shown,
+				   depth > 1 ? "/" : "", name, strerror(-r));
+			break;
+		}
+		shown_len[depth] = strlen(shown);
+		snprintf(shown + shown_len[depth], sizeof(shown) - shown_len[depth], "%s%s",
+			 depth > 1 ? "/" : "", name);
+		stack[depth++] = fd;
+	}
+	/* the socket's own directory, also when it is "/" or came after ".." */
+	if (r >= 0)
+		r = check_dir(d, path, stack[depth - 1], shown, true);
+	for (size_t i = 0; i + 1 < depth; i++)
+		close(stack[i]);
+	if (r < 0) {
+		close(stack[depth - 1]);
+		return r;
+	}
+	return stack[depth - 1];
+}
+
+/* With the current directory at the socket's: a stale socket at name is
+ * removed; anything else there is an error (logged). */
+static int prepare_name(struct daemon *d, int dfd, const char *name)
 {
 	const char *path = d->socket_path;
 	struct stat st;
 	int r;
 
-	if (!d->args.socket_path && strcmp(path, IOT_PROTO_SYSTEM_SOCKET) == 0) {
-		if (mkdir(IOT_PROTO_SYSTEM_DIR, 0755) < 0 && errno != EEXIST) {
-			daemon_log(LOG_ERR, "%s: %s", IOT_PROTO_SYSTEM_DIR, strerror(errno));
-			return -errno;
-		}
-	}
-	r = check_socket_dir(d, path);
-	if (r < 0)
-		return r;
-	if (lstat(path, &st) < 0) {
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return 0;
 		r = -errno;
@@ -1006,7 +1456,7 @@ static int prepare_path(struct daemon *d)
 		daemon_log(LOG_ERR, "%s: exists and is not a socket; not replacing it", path);
 		return -EEXIST;
 	}
-	r = socket_answers(path);
+	r = socket_answers(name);
 	if (r < 0) {
 		daemon_log(LOG_ERR, "%s: cannot tell whether a daemon is listening: %s", path,
 			   strerror(-r));
@@ -1017,7 +1467,7 @@ static int prepare_path(struct daemon *d)
 			   path);
 		return -EADDRINUSE;
 	}
-	if (unlink(path) < 0 && errno != ENOENT) {
+	if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT) {
 		r = -errno;
 		daemon_log(LOG_ERR, "%s: stale socket cannot be removed: %s", path, strerror(-r));
 		return r;
@@ -1026,115 +1476,179 @@ static int prepare_path(struct daemon *d)
 	return 0;
 }
 
-static int set_group(struct daemon *d)
-{
-	const char *name = d->args.group ? d->args.group : "iotriage";
-	struct group *gr;
-
-	errno = 0;
-	gr = socket_group(d);
-	if (!gr) {
-		if (!d->args.group)
-			return 0; /* the default group is optional */
-		daemon_log(LOG_ERR, "--group %s: %s", name,
-			   errno ? strerror(errno) : "no such group");
-		return errno ? -errno : -ENOENT;
-	}
-	if (chown(d->socket_path, (uid_t)-1, gr->gr_gid) < 0) {
-		int r = -errno;
-
-		daemon_log(d->args.group ? LOG_ERR : LOG_WARNING,
-			   "%s: cannot give it to group %s: %s", d->socket_path, name,
-			   strerror(-r));
-		return d->args.group ? r : 0;
-	}
-	return 0;
-}
-
 /*
- * Holds the socket's directory (O_PATH) from before the bind: the socket's
- * identity is read, and the socket removed at exit, through it, not by a
- * path walk that a parent renamed or replaced meanwhile could redirect.
- * Without it (an unreadable path component), by path as before.
+ * Creates the socket as name in the directory open as dfd: the stale check,
+ * bind() and the group, all relative to dfd. Returns the listening fd, not
+ * yet listening, or -errno (logged).
  */
-static void socket_dir_open(struct daemon *d)
-{
-	char dir[sizeof(d->socket_path)];
-	char *slash;
-
-	memcpy(dir, d->socket_path, sizeof(dir));
-	slash = strrchr(dir, '/');
-	if (!slash) {
-		d->socket_base_off = 0;
-		snprintf(dir, sizeof(dir), ".");
-	} else {
-		d->socket_base_off = (size_t)(slash - dir) + 1;
-		slash[slash == dir] = '\0';
-	}
-	d->socket_dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-}
-
-/* lstat of the socket's name, through its directory when held. */
-static int socket_stat(const struct daemon *d, struct stat *st)
-{
-	if (d->socket_dirfd >= 0)
-		return fstatat(d->socket_dirfd, d->socket_path + d->socket_base_off, st,
-			       AT_SYMLINK_NOFOLLOW);
-	return lstat(d->socket_path, st);
-}
-
-int server_listen(struct daemon *d)
+static int bind_in(struct daemon *d, int dfd, const char *name)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &d->listen };
-	size_t plen = strlen(d->socket_path);
-	struct stat st;
+	const char *path = d->socket_path;
+	int cwd, fd = -1, r;
 	mode_t old;
-	int fd, r;
 
-	d->comma = blob_new(",", 1);
-	d->list_end = blob_new("]}\n", 3);
-	if (!d->comma || !d->list_end) {
-		daemon_log(LOG_ERR, "startup: out of memory");
-		return -ENOMEM;
+	/* a relative sun_path is resolved from the current directory: make it
+	 * the checked one for the stale check and bind(), then go back */
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fchdir(dfd) < 0) {
+		r = -errno;
+		daemon_log(LOG_ERR, "%s: cannot enter its directory: %s", path, strerror(-r));
+		goto out;
 	}
-	if (plen == 0 || plen >= sizeof(sa.sun_path)) {
-		daemon_log(LOG_ERR, "--socket %s: a socket path is 1 to %zu bytes", d->socket_path,
-			   sizeof(sa.sun_path) - 1);
-		return -ENAMETOOLONG;
-	}
-	r = prepare_path(d);
+	r = prepare_name(d, dfd, name);
 	if (r < 0)
-		return r;
-	socket_dir_open(d);
+		goto out;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		r = -errno;
 		daemon_log(LOG_ERR, "socket: %s", strerror(-r));
-		return r;
+		goto out;
 	}
-	memcpy(sa.sun_path, d->socket_path, plen + 1);
+	memcpy(sa.sun_path, name, strlen(name) + 1);
 	/* born 0660: no window in which others could connect */
 	old = umask(0117);
 	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
 	if (r < 0) {
 		r = -errno;
-		daemon_log(LOG_ERR, "%s: bind: %s", d->socket_path, strerror(-r));
-		close(fd);
+		daemon_log(LOG_ERR, "%s: bind: %s", path, strerror(-r));
+		goto out;
+	}
+	r = 0;
+out:
+	/* back where we were (a relative --root is opened again by apply) */
+	if ((cwd >= 0 ? fchdir(cwd) : chdir("/")) < 0 && r >= 0) {
+		r = -errno;
+		daemon_log(LOG_ERR, "cannot return to the working directory: %s", strerror(-r));
+	}
+	if (cwd >= 0)
+		close(cwd);
+	if (r < 0) {
+		if (fd >= 0)
+			close(fd);
 		return r;
 	}
-	if (socket_stat(d, &st) == 0) {
-		d->socket_dev = st.st_dev;
-		d->socket_ino = st.st_ino;
+	return fd;
+}
+
+/*
+ * Gives the socket bind() just made to the socket's group, through a
+ * descriptor of its inode, and records its (st_dev, st_ino). Nobody else
+ * may write the directory (socket_dir_open), so name is still our socket;
+ * it is checked to be one, owned by us, all the same.
+ */
+static int set_group(struct daemon *d, int dfd, const char *name)
+{
+	const char *gname = d->args.group ? d->args.group : "iotriage";
+	struct group *gr;
+	struct stat st;
+	int fd, r = 0;
+
+	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		daemon_log(LOG_ERR, "%s: cannot open the socket just made: %s", d->socket_path,
+			   strerror(-r));
+		goto out;
 	}
+	if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid()) {
+		daemon_log(LOG_ERR, "%s: is no longer the socket just made; not touching it",
+			   d->socket_path);
+		r = -EPERM;
+		goto out;
+	}
+	d->socket_dev = st.st_dev;
+	d->socket_ino = st.st_ino;
+	d->socket_made = true;
+	errno = 0;
+	gr = socket_group(d);
+	if (!gr) {
+		if (!d->args.group)
+			goto out; /* the default group is optional */
+		r = errno ? -errno : -ENOENT;
+		daemon_log(LOG_ERR, "--group %s: %s", gname,
+			   errno ? strerror(errno) : "no such group");
+		goto out;
+	}
+	if (st.st_gid != gr->gr_gid && fchownat(fd, "", (uid_t)-1, gr->gr_gid, AT_EMPTY_PATH) < 0) {
+		r = -errno;
+		daemon_log(d->args.group ? LOG_ERR : LOG_WARNING,
+			   "%s: cannot give it to group %s: %s", d->socket_path, gname,
+			   strerror(-r));
+		if (!d->args.group)
+			r = 0;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+int server_listen(struct daemon *d)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &d->listen };
+	char dir[PATH_MAX], cwd[PATH_MAX];
+	size_t plen = strlen(d->socket_path);
+	const char *slash, *name;
+	int dfd, fd, r;
+
+	d->comma = blob_new(",", 1);
+	d->list_end = blob_new("]", 1);
+	if (!d->comma || !d->list_end) {
+		daemon_log(LOG_ERR, "startup: out of memory");
+		return -ENOMEM;
+	}
+	if (plen == 0 || plen >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		daemon_log(LOG_ERR, "--socket %s: a socket path is 1 to %zu bytes", d->socket_path,
+			   sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+		return -ENAMETOOLONG;
+	}
+	if (!d->args.socket_path && strcmp(d->socket_path, IOT_PROTO_SYSTEM_SOCKET) == 0) {
+		if (mkdir(IOT_PROTO_SYSTEM_DIR, 0755) < 0 && errno != EEXIST) {
+			r = -errno;
+			daemon_log(LOG_ERR, "%s: %s", IOT_PROTO_SYSTEM_DIR, strerror(-r));
+			return r;
+		}
+	}
+	slash = strrchr(d->socket_path, '/');
+	name = slash ? slash + 1 : d->socket_path;
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		daemon_log(LOG_ERR, "--socket %s: names a directory, not a socket", d->socket_path);
+		return -EISDIR;
+	}
+	/* the directory, absolute: its every ancestor is checked */
+	if (d->socket_path[0] != '/' && !getcwd(cwd, sizeof(cwd))) {
+		r = -errno;
+		daemon_log(LOG_ERR, "%s: working directory: %s", d->socket_path, strerror(-r));
+		return r;
+	}
+	dir[0] = '\0';
+	if (d->socket_path[0] != '/' && strlen(cwd) + plen + 2 > sizeof(dir)) {
+		daemon_log(LOG_ERR, "%s: working directory: %s", d->socket_path,
+			   strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	if (d->socket_path[0] != '/') {
+		strcat(dir, cwd);
+		strcat(dir, "/");
+	}
+	if (slash)
+		strncat(dir, d->socket_path, (size_t)(slash - d->socket_path));
+	if (!dir[0])
+		strcat(dir, "/");
+	dfd = socket_dir_open(d, d->socket_path, dir);
+	if (dfd < 0)
+		return dfd;
+	d->socket_dirfd = dfd;
+	memcpy(d->socket_name, name, strlen(name) + 1);
+	fd = bind_in(d, dfd, name);
+	if (fd < 0)
+		return fd;
 	d->listen.kind = WATCH_LISTEN;
 	d->listen.fd = fd;
-	r = set_group(d);
-	if (r >= 0 && chmod(d->socket_path, 0660) < 0) {
-		r = -errno;
-		daemon_log(LOG_ERR, "%s: chmod: %s", d->socket_path, strerror(-r));
-	}
+	r = set_group(d, dfd, name);
+	/* only now may anybody connect: the socket has its group */
 	if (r >= 0 && listen(fd, 128) < 0) {
 		r = -errno;
 		daemon_log(LOG_ERR, "%s: listen: %s", d->socket_path, strerror(-r));
@@ -1156,16 +1670,13 @@ void server_shutdown(struct daemon *d)
 	if (d->listen.fd >= 0) {
 		close(d->listen.fd);
 		d->listen.fd = -1;
-		/* only our own socket: a newer daemon may have taken the path */
-		if (socket_stat(d, &st) == 0 && st.st_ino == d->socket_ino &&
-		    st.st_dev == d->socket_dev) {
-			if (d->socket_dirfd >= 0)
-				unlinkat(d->socket_dirfd, d->socket_path + d->socket_base_off, 0);
-			else
-				unlink(d->socket_path);
-		}
 	}
 	if (d->socket_dirfd >= 0) {
+		/* only our own socket: a newer daemon may have taken the name */
+		if (d->socket_made &&
+		    fstatat(d->socket_dirfd, d->socket_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_ino == d->socket_ino && st.st_dev == d->socket_dev)
+			unlinkat(d->socket_dirfd, d->socket_name, 0);
 		close(d->socket_dirfd);
 		d->socket_dirfd = -1;
 	}

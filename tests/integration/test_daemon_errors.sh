@@ -177,7 +177,8 @@ try:
     p = subprocess.run([env("IOTRIAGED"), "--foreground", "--socket",
                         os.path.join(open_dir, "o.sock"), "--root", fx],
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
-    check(p.returncode == 1 and "is writable by everyone (mode 0777, no sticky bit)" in p.stderr,
+    check(p.returncode == 1 and
+          "is writable by everyone (owner uid 0 (root), mode 0777, no sticky bit)" in p.stderr,
           "world-writable dir: exit %d %r" % (p.returncode, p.stderr))
     check(os.listdir(open_dir) == [], "a socket was made in a world-writable directory")
     os.chmod(open_dir, 0o1777)
@@ -216,21 +217,27 @@ try:
                    "(mode 0755) belongs to uid %d (nobody), not to root" % nobody.pw_uid,
                    "its owner could replace the socket",
                    "chown root:", " %s && chmod 07" % foreign, "RuntimeDirectory=")
-        # writable by a group that is neither the daemon's nor --group
+        # writable by a group, even the one the socket is given to (issue 12:
+        # its members could swap the socket for a symlink): refused with the
+        # owner, the mode and the fix
         shared = os.path.join(tmp, "shared")
         os.mkdir(shared)
         os.chown(shared, 0, nobody.pw_gid)
         os.chmod(shared, 0o770)
         if nobody.pw_gid != os.getegid():
-            refused_in(shared, "group-writable directory",
-                       "is writable by group %d" % nobody.pw_gid,
-                       "neither the daemon's group nor its --group (mode 0770, no sticky bit)",
-                       "its members could replace the socket")
-            # ... unless it is the group the socket is given to
-            d4 = Daemon(shared, root=fx, interval=100, name="shared",
-                        extra=["--group", grp.getgrgid(nobody.pw_gid).gr_name])
-            daemons.append(d4)
-            check(d4.stop() == 0, "daemon in its --group's directory did not exit 0")
+            gname = grp.getgrgid(nobody.pw_gid).gr_name
+            expect = ("is writable by group %d (%s) (owner uid 0 (root), mode 0770, "
+                      "no sticky bit): its members could replace the socket" % (nobody.pw_gid, gname),
+                      "fix it with chown root:")
+            refused_in(shared, "group-writable directory", *expect)
+            sock = os.path.join(shared, "s")
+            p = subprocess.run([env("IOTRIAGED"), "--foreground", "--socket", sock, "--root", fx,
+                                "--group", gname],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               timeout=TIMEOUT)
+            check(p.returncode == 1 and all(e in p.stderr for e in expect),
+                  "directory writable by its --group: exit %d %r" % (p.returncode, p.stderr))
+            check(not os.path.exists(sock), "a socket was made in its --group's directory")
 finally:
     cleanup(daemons)
 print("ok")

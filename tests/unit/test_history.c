@@ -200,12 +200,70 @@ static void test_compressed(void **state)
 	history_free(&r);
 }
 
+/* What the ring really holds: each frame once, and the lines. */
+static size_t stored_now(const struct history *h)
+{
+	const struct blob *last = NULL;
+	size_t sum = 0;
+
+	for (size_t i = 0; i < h->n; i++) {
+		const struct hist_entry *y = history_at(h, i);
+
+		if (y->b)
+			sum += y->b->len;
+		else if (y->z != last)
+			sum += y->z->len;
+		last = y->z;
+	}
+	return sum;
+}
+
+/* history_docs_cached: the same bytes as history_docs, the frame kept for
+ * the next call (a history reply's next chunk), and the ring's accounting
+ * unchanged by the reference the cache holds when that frame leaves it. */
+static void test_docs_cached(void **state)
+{
+	struct history h;
+	struct hist_entry e;
+	char doc[16][64], a[1024], b[1024];
+	size_t len;
+
+	(void)state;
+	assert_int_equal(history_init(6, &h), 0);
+	h.block = 3;
+	for (int id = 1; id <= 16; id++) {
+		len = (size_t)snprintf(doc[id - 1], sizeof(doc[0]),
+				       "{\"sample\":%d,\"x\":\"%030d\"}", id, id);
+		e = (struct hist_entry){ .id = (uint64_t)id, .mono_ns = id, .doc_len = len };
+		e.b = blob_new(doc[id - 1], len);
+		history_push(&h, &e);
+		history_compact(&h);
+		if (history_at(&h, 0)->z) {
+			/* the oldest frame, one chunk at a time, then whole */
+			memset(a, 0, sizeof(a));
+			memset(b, 0, sizeof(b));
+			assert_int_equal(history_docs(&h, 0, 2, a), 0);
+			assert_int_equal(history_docs_cached(&h, 0, 1, b), 0);
+			assert_ptr_equal(h.dz, history_at(&h, 0)->z);
+			len = history_at(&h, 0)->doc_len;
+			b[len] = ',';
+			assert_int_equal(history_docs_cached(&h, 1, 2, b + len + 1), 0);
+			assert_memory_equal(a, b, sizeof(a));
+			/* the cache keeps the oldest frame as it leaves the ring */
+			assert_int_equal(history_docs_cached(&h, 0, 1, b), 0);
+		}
+		assert_int_equal(h.stored, stored_now(&h));
+	}
+	assert_int_equal(history_docs_cached(&h, 0, h.n, a), -EINVAL); /* lines too */
+	history_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_blob_refs),  cmocka_unit_test(test_ring_evicts_oldest),
 		cmocka_unit_test(test_lookups),	   cmocka_unit_test(test_shared_blob_outlives_ring),
-		cmocka_unit_test(test_compressed),
+		cmocka_unit_test(test_compressed), cmocka_unit_test(test_docs_cached),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
