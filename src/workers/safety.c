@@ -171,10 +171,11 @@ static int loop_status(const struct root *r, struct safety_loop *l)
 	int fd, ret = 0;
 
 	snprintf(rel, sizeof(rel), "dev/%s", l->name);
-	fd = root_openat(r, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+	/* a device node: root_openat() opens regular files only */
+	fd = root_openat_stat(r, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, &st);
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != makedev(l->major, l->minor))
+	if (!S_ISBLK(st.st_mode) || st.st_rdev != makedev(l->major, l->minor))
 		ret = -ENODEV;
 	else if (ioctl(fd, LOOP_GET_STATUS64, &info) < 0)
 		ret = -errno;
@@ -706,11 +707,10 @@ static int probe_member(const struct root *r, const struct safety_dev *d, char *
 	int fd, ret;
 
 	snprintf(rel, sizeof(rel), "dev/%s", d->name);
-	fd = root_openat(r, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+	fd = root_openat_stat(r, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, &st);
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) ||
-	    st.st_rdev != makedev(d->major, d->minor)) {
+	if (!S_ISBLK(st.st_mode) || st.st_rdev != makedev(d->major, d->minor)) {
 		close(fd);
 		return -ENODEV;
 	}
