@@ -22,6 +22,7 @@
 #include "caps.h"
 #include "daemon.h"
 #include "encode_openmetrics.h"
+#include "text.h"
 
 static bool arg_journal; /* stderr is the journal: "<N>" prefixes */
 static bool arg_syslog;	 /* detached: stderr is /dev/null */
@@ -29,14 +30,17 @@ static int arg_log_max = LOG_INFO;
 
 void daemon_log(int prio, const char *fmt, ...)
 {
-	char msg[1024];
+	char raw[1024], msg[1024];
 	va_list ap;
 
 	if (prio > arg_log_max)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* a line may quote what a client sent (a suggestion id, worker
+	 * arguments): no control sequence reaches a terminal or the journal */
+	text_safe(raw, msg, sizeof(msg));
 	if (arg_syslog)
 		syslog(prio, "%s", msg);
 	else if (arg_journal)

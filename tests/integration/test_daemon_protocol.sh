@@ -13,7 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 PYTHONPATH="$SRCDIR/tests/integration" python3 - "$fx" "$tmp" <<'PY' || exit 1
-import json, sys
+import json, sys, time
 from daemon_lib import *
 
 fx, tmp = sys.argv[1], sys.argv[2]
@@ -92,6 +92,19 @@ try:
     # the replies carrying data are valid UTF-8 too
     strict_status = ask(b'{"cmd":"status","id":3}')
     check(strict_status["ok"], "status %r" % strict_status)
+    # a suggestion id with a terminal escape: the daemon's log line quotes
+    # it escaped (root's terminal under --foreground, the journal)
+    for _ in range(50):  # apply needs two samples
+        r = ask(b'{"cmd":"apply","id":4,"suggestion":"x\\u001b[2J\\u009b31mevil"}')
+        if r.get("error", {}).get("code") != "no_sample":
+            break
+        time.sleep(0.1)
+    check(not r["ok"], "apply of an unknown id %r" % r)
+    d.stop()
+    log = open(d.logpath, "rb").read()
+    check(b"evil" in log, "the apply was not logged: %r" % log[-300:])
+    check(b"\x1b" not in log and b"\xc2\x9b" not in log,
+          "the daemon's log carries a raw escape: %r" % log[-300:])
     c.close()
 finally:
     d.stop()
