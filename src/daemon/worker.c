@@ -857,7 +857,9 @@ static int get_args(const struct request *rq, const char **argv, int *ret_argc)
 	for (size_t i = 0; i < n; i++) {
 		json_object *s = json_object_array_get_idx(a, i);
 
-		if (!json_object_is_type(s, json_type_string))
+		/* "--filename=/tmp/x\u0000..." would read as another option
+		 * than the one sent: text without NUL, valid UTF-8 */
+		if (!json_object_is_type(s, json_type_string) || !request_text_ok(s))
 			return -EINVAL;
 		argv[i + 1] = json_object_get_string(s);
 	}
@@ -883,8 +885,8 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 	r = get_args(rq, argv, &argc);
 	if (r < 0)
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
-					  "worker.start needs \"args\": 1 to %d strings, the fio "
-					  "options of iotriage bench",
+					  "worker.start needs \"args\": 1 to %d strings (UTF-8, "
+					  "no NUL), the fio options of iotriage bench",
 					  WORKER_MAX_ARGS);
 	r = fioopts_parse(argc, argv, 1, &spec, &perr);
 	if (r == 1)

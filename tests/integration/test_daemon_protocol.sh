@@ -94,6 +94,11 @@ try:
     check(strict_status["ok"], "status %r" % strict_status)
     # a suggestion id with a terminal escape: the daemon's log line quotes
     # it escaped (root's terminal under --foreground, the journal)
+    # worker.start's options are text without NUL: "x\u0000y" would be
+    # parsed as "x", another option than the one sent
+    r = ask(b'{"cmd":"worker.start","id":5,"args":["--filename=/tmp/iotr-nul\\u0000/dev/sda",'
+            b'"--rw=read","--size=1M"]}')
+    check(not r["ok"] and r["error"]["code"] == "bad_request", "worker.start with NUL %r" % r)
     for _ in range(50):  # apply needs two samples
         r = ask(b'{"cmd":"apply","id":4,"suggestion":"x\\u001b[2J\\u009b31mevil"}')
         if r.get("error", {}).get("code") != "no_sample":
