@@ -144,7 +144,14 @@ struct daemon {
 	int exit_code;
 };
 
-/* ---- main.c: logging and sd_notify ---- */
+/* ---- log.c: logging and sd_notify ---- */
+
+/* Logs to the journal with "<N>" priorities when stderr is its stream. */
+void daemon_log_init(void);
+/* --verbose: debug lines too (client connections). */
+void daemon_log_verbose(void);
+/* Detached: stderr is /dev/null, lines go to syslog. */
+void daemon_log_to_syslog(void);
 
 /* One log line "iotriaged: ..." on stderr; "<N>" first under journald.
  * prio is a syslog level (LOG_ERR...). */

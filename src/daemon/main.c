@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * iotriaged: arguments, logging (stderr, "<N>" priorities under journald,
- * syslog once detached), sd_notify, start-up order and exit codes. The work
- * itself is loop.c's and server.c's.
+ * iotriaged: arguments, start-up order, detach and exit codes. Logging and
+ * sd_notify are log.c's; the work itself is loop.c's and server.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,83 +21,6 @@
 #include "caps.h"
 #include "daemon.h"
 #include "encode_openmetrics.h"
-#include "text.h"
-
-static bool arg_journal; /* stderr is the journal: "<N>" prefixes */
-static bool arg_syslog;	 /* detached: stderr is /dev/null */
-static int arg_log_max = LOG_INFO;
-
-void daemon_log(int prio, const char *fmt, ...)
-{
-	char raw[1024], msg[1024];
-	va_list ap;
-
-	if (prio > arg_log_max)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
-	/* a line may quote what a client sent (a suggestion id, worker
-	 * arguments): no control sequence reaches a terminal or the journal */
-	text_safe(raw, msg, sizeof(msg));
-	if (arg_syslog)
-		syslog(prio, "%s", msg);
-	else if (arg_journal)
-		fprintf(stderr, "<%d>%s\n", prio, msg); /* the journal adds our name */
-	else
-		fprintf(stderr, "iotriaged: %s\n", msg);
-}
-
-/*
- * systemd sets JOURNAL_STREAM=DEV:INODE of the stream it gave us; it only
- * counts if stderr is still that stream (not redirected by a wrapper).
- */
-static bool stderr_is_journal(void)
-{
-	const char *js = getenv("JOURNAL_STREAM");
-	unsigned long long dev, ino;
-	struct stat st;
-
-	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2)
-		return false;
-	if (fstat(STDERR_FILENO, &st) < 0)
-		return false;
-	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
-}
-
-/*
- * sd_notify(3) is one datagram to $NOTIFY_SOCKET ('@' = abstract namespace).
- * Done by hand rather than with libsystemd: it is twenty lines, and the
- * daemon then runs unchanged where libsystemd is absent (containers, other
- * init systems).
- */
-int daemon_notify(const char *state)
-{
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	size_t plen;
-	socklen_t salen;
-	ssize_t n;
-	int fd, r = 0;
-
-	if (!path || !path[0])
-		return 0;
-	plen = strlen(path);
-	if ((path[0] != '/' && path[0] != '@') || plen >= sizeof(sa.sun_path))
-		return -EINVAL;
-	memcpy(sa.sun_path, path, plen);
-	if (path[0] == '@')
-		sa.sun_path[0] = '\0';
-	salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + plen);
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	n = sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa, salen);
-	if (n < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
 
 static const char usage[] =
     "Usage: iotriaged [OPTIONS]\n"
@@ -215,7 +137,7 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 				return -1;
 			break;
 		case 'v':
-			arg_log_max = LOG_DEBUG;
+			daemon_log_verbose();
 			break;
 		case 'h':
 			printf("%s", usage);
@@ -285,7 +207,7 @@ static int detach(void)
 	if (fd > STDERR_FILENO)
 		close(fd);
 	openlog("iotriaged", LOG_PID, LOG_DAEMON);
-	arg_syslog = true;
+	daemon_log_to_syslog();
 	return 0;
 }
 
@@ -313,7 +235,7 @@ int main(int argc, char **argv)
 	r = parse_args(argc, argv, &d.args);
 	if (r)
 		return r > 0 ? EXIT_OK : EXIT_USAGE;
-	arg_journal = stderr_is_journal();
+	daemon_log_init();
 
 	if (d.args.socket_path) {
 		if (strlen(d.args.socket_path) >= sizeof(d.socket_path)) {
