@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * iotriaged's one context struct and the functions its modules share: main.c
- * (arguments, logging, sd_notify), loop.c (the epoll loop), server.c (socket,
- * clients, requests, output queues), history.c (the sample ring).
+ * (arguments, start-up), log.c (logging, sd_notify), loop.c (the epoll loop),
+ * the server (listen.c the socket, client.c clients and queues, commands.c
+ * the requests), history.c (the sample ring), worker.c, topo.c and
+ * metrics_http.c.
  */
 #ifndef IOTRIAGED_DAEMON_H
 #define IOTRIAGED_DAEMON_H
@@ -161,7 +163,7 @@ void daemon_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2,
  * systemd (no NOTIFY_SOCKET), else -errno. */
 int daemon_notify(const char *state);
 
-/* ---- server.c ---- */
+/* ---- the server: listen.c, client.c, commands.c (server.h inside) ---- */
 
 /* Binds and listens on d->socket_path (stale-socket check, mode, group).
  * Logs its own errors; returns 0 or -errno. */
@@ -187,7 +189,7 @@ int server_timeouts(struct daemon *d);
 void server_publish_event(struct daemon *d, struct blob *b);
 
 /*
- * The request dispatch: server.c's table of these, one entry per "cmd".
+ * The request dispatch: commands.c's table of these, one entry per "cmd".
  * A handler replies exactly once (server_reply_* below) and returns 0, or
  * returns -errno without replying and the dispatcher answers "internal".
  * privileged: only uid 0 and the daemon's own uid may ask (SO_PEERCRED).

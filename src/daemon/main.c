@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * iotriaged: arguments, start-up order, detach and exit codes. Logging and
- * sd_notify are log.c's; the work itself is loop.c's and server.c's.
+ * sd_notify are log.c's; the work itself is loop.c's and the server's
+ * (listen.c, client.c, commands.c).
  */
 #include <errno.h>
 #include <fcntl.h>

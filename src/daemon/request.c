@@ -3,7 +3,7 @@
  * One request line -> a JSON object with a "cmd" string and an optional
  * "id", parsed by json-c, and the reply envelopes written around it. Pure
  * over its bytes (fuzzed by tests/fuzz/fuzz_request.c, which checks every
- * reply is valid UTF-8 JSON); what a command means is server.c's business.
+ * reply is valid UTF-8 JSON); what a command means is commands.c's business.
  *
  * json-c takes more than the protocol does: it keeps strings' NUL bytes and
  * invalid UTF-8 and clamps integers beyond 64 bits without a word. What it

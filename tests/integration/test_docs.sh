@@ -54,9 +54,9 @@ for o in $(sed -n '/^# OPTIONS/,/^# [A-Z]/p' "$man8" | grep -o -- '\*--[a-z][a-z
 done
 
 # ---- doc/protocol.md ----
-reqs=$(sed -n '/commands\[\] = {/,/^};/p' "$SRCDIR/src/daemon/server.c" |
+reqs=$(sed -n '/commands\[\] = {/,/^};/p' "$SRCDIR/src/daemon/commands.c" |
 	sed -n 's/^[[:space:]]*{ "\([a-z.]*\)",.*/\1/p')
-[ -n "$reqs" ] || miss "no dispatch table in server.c"
+[ -n "$reqs" ] || miss "no dispatch table in commands.c"
 for r in $reqs; do
 	grep -q "\"cmd\":\"$r\"" "$proto" || miss "protocol.md: no example of \"cmd\":\"$r\""
 	grep -q "^| \`$r\` |" "$proto" || miss "protocol.md: $r missing from the request table"
