@@ -49,7 +49,7 @@ int client_peer_check(int fd, char *why, size_t why_size)
 	return -EPERM;
 }
 
-int client_open(const char *path, struct client_conn *ret, char *why, size_t why_size)
+int client_connect(const char *path, bool nonblock, char *why, size_t why_size)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd, r;
@@ -59,12 +59,13 @@ int client_open(const char *path, struct client_conn *ret, char *why, size_t why
 		return -ENAMETOOLONG;
 	}
 	memcpy(sa.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
 	if (fd < 0) {
 		r = -errno;
 		snprintf(why, why_size, "%s", strerror(-r));
 		return r;
 	}
+	/* a Unix stream connect completes at once or fails: no EINPROGRESS */
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		r = -errno;
 		snprintf(why, why_size, "%s", strerror(-r));
@@ -76,6 +77,15 @@ int client_open(const char *path, struct client_conn *ret, char *why, size_t why
 		close(fd);
 		return r;
 	}
+	return fd;
+}
+
+int client_open(const char *path, struct client_conn *ret, char *why, size_t why_size)
+{
+	int fd = client_connect(path, false, why, why_size);
+
+	if (fd < 0)
+		return fd;
 	*ret = (struct client_conn){ .fd = fd };
 	return 0;
 }

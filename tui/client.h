@@ -12,6 +12,7 @@
 #ifndef IOTRIAGE_TUI_CLIENT_H
 #define IOTRIAGE_TUI_CLIENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct client_conn {
@@ -36,6 +37,9 @@ int client_peer_check(int fd, char *why, size_t why_size);
  * filled, or -errno with why set (strerror, or client_peer_check's).
  */
 int client_open(const char *path, struct client_conn *ret, char *why, size_t why_size);
+/* The socket alone (the live view's, non-blocking): connected and checked
+ * as client_open does. Returns the fd or -errno with why filled. */
+int client_connect(const char *path, bool nonblock, char *why, size_t why_size);
 void client_close(struct client_conn *c);
 
 /* Writes all of line[0..len) within IOT_PROTO_CLIENT_TIMEOUT_MS: 0 or -errno

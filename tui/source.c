@@ -241,25 +241,15 @@ static const char *connect_why(const struct source *src, int r)
  */
 static int daemon_connect(struct source *src)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char req[160];
 	int fd;
 
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	memcpy(sa.sun_path, src->path, sizeof(src->path));
-	/* a Unix stream connect completes at once or fails: no EINPROGRESS */
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
 	src->why[0] = '\0';
-	if (client_peer_check(fd, src->why, sizeof(src->why)) < 0) {
-		close(fd);
-		return -EPERM;
+	fd = client_connect(src->path, true, src->why, sizeof(src->why));
+	if (fd < 0) {
+		if (fd != -EPERM)
+			src->why[0] = '\0'; /* not there: the caller says so its way */
+		return fd;
 	}
 	src->fd = fd;
 	src->rlen = src->wlen = 0;
