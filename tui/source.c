@@ -18,9 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apply.h"
 #include "client.h"
+#include "cmd_suggest.h"
 #include "grow.h"
 #include "iotriage/protocol.h"
+#include "model_findings.h"
 #include "irqaff.h"
 #include "model_worker.h"
 #include "root.h"
@@ -701,4 +704,120 @@ const char *source_socket(const struct source *src)
 const char *source_state(const struct source *src)
 {
 	return src->state;
+}
+
+/* ---- apply and undo: through the daemon, or here ---- */
+
+/* Through iotriaged: a connection of its own, so the subscription's stream
+ * is never mixed with this reply. 0 done, else failed; msg says which. */
+static int daemon_act(const struct source *src, const char *id, bool undo, char *msg, size_t size)
+{
+	const char *path = src->path;
+	char reply[700], why[CLIENT_WHY_MAX];
+	struct client_conn c;
+	int r;
+
+	/* client.h: the peer is root or us, and a daemon that stops answering
+	 * freezes the screen for IOT_PROTO_CLIENT_TIMEOUT_MS at most */
+	r = client_open(path, &c, why, sizeof(why));
+	if (r < 0) {
+		snprintf(msg, size, "%s failed: cannot reach iotriaged at %s: %s",
+			 undo ? "undo" : "apply", path, why);
+		return -1;
+	}
+	r = suggest_daemon_apply(&c, id, undo, reply, sizeof(reply));
+	client_close(&c);
+	if (r == 0) {
+		snprintf(msg, size, "iotriaged: %s", reply);
+		return 0;
+	}
+	if (r > 0)
+		snprintf(msg, size, "%s refused by iotriaged: %s", undo ? "undo" : "apply",
+			 reply[0] ? reply : "no reason given");
+	else if (r == -ETIMEDOUT)
+		snprintf(msg, size, "%s: iotriaged did not answer within %d s; it may still act",
+			 undo ? "undo" : "apply", IOT_PROTO_CLIENT_TIMEOUT_MS / 1000);
+	else
+		snprintf(msg, size, "iotriaged: %s", reply);
+	return -1;
+}
+
+/* Embedded: exactly the writes the sample showed, through apply_suggestion()
+ * (which re-reads each file for its undo value, journals, writes, verifies
+ * and rolls back on failure). */
+static int embedded_apply(const struct model_advice *advice, const char *root_dir, const char *id,
+			  char *msg, size_t size)
+{
+	const struct model_suggestion *ms = model_findings_suggestion(advice, id);
+	struct suggestion s = { 0 };
+	struct apply_result res = { 0 };
+	struct root root;
+	char why[600];
+	int fd, e = -EINVAL;
+
+	if (!ms) {
+		snprintf(msg, size,
+			 "apply: %s is no longer suggested by the last sample; nothing "
+			 "written",
+			 id);
+		return -1;
+	}
+	if (ms->nwrites == 0 || ms->nwrites > APPLY_MAX_WRITES) {
+		snprintf(msg, size, "apply: %s carries no writes this client can apply", id);
+		return -1;
+	}
+	s.actions = calloc(ms->nwrites, sizeof(*s.actions));
+	if (!s.actions) {
+		snprintf(msg, size, "apply: %s", strerror(ENOMEM));
+		return -1;
+	}
+	snprintf(s.id, sizeof(s.id), "%s", ms->id);
+	for (size_t i = 0; i < ms->nwrites; i++) {
+		struct advise_action *a = &s.actions[i];
+		const struct model_write *w = &ms->writes[i];
+
+		/* host paths in the document, root-relative in apply */
+		if (strlen(w->path + 1) >= sizeof(a->path) ||
+		    strlen(w->value) >= sizeof(a->value)) {
+			snprintf(msg, size, "apply: %s: a path or value too long (%s)", id,
+				 w->path);
+			goto out;
+		}
+		memcpy(a->path, w->path + 1, strlen(w->path + 1) + 1);
+		memcpy(a->value, w->value, strlen(w->value) + 1);
+	}
+	s.nactions = ms->nwrites;
+	e = root_open(root_dir, &root);
+	if (e < 0) {
+		snprintf(msg, size, "apply: %s: %s", root_dir ? root_dir : "/", strerror(-e));
+		goto out;
+	}
+	fd = apply_state_open(&root, NULL, why, sizeof(why));
+	if (fd < 0) {
+		e = fd;
+		snprintf(msg, size, "apply: undo journal directory: %s", why);
+	} else {
+		e = apply_suggestion(&root, fd, &s, &res);
+		close(fd);
+		snprintf(msg, size, "%s%s", e < 0 ? "apply failed: " : "", res.message);
+	}
+	root_close(&root);
+out:
+	free(s.actions);
+	return e < 0 ? -1 : 0;
+}
+
+int source_apply(const struct source *src, const struct model_advice *advice, const char *root_dir,
+		 const char *id, bool undo, char *msg, size_t size)
+{
+	struct apply_result res = { 0 };
+	int r;
+
+	if (src->kind == SOURCE_DAEMON)
+		return daemon_act(src, id, undo, msg, size);
+	if (!undo)
+		return embedded_apply(advice, root_dir, id, msg, size);
+	r = apply_undo_by_id(root_dir, NULL, id, &res) < 0 ? -1 : 0;
+	snprintf(msg, size, "%s%s", r < 0 ? "undo failed: " : "", res.message);
+	return r;
 }

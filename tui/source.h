@@ -73,4 +73,14 @@ const char *source_socket(const struct source *src);
 /* What the header shows besides the mode: "", "disconnected: ...", a note. */
 const char *source_state(const struct source *src);
 
+/*
+ * Applies (or undoes) suggestion id where the samples come from: through
+ * iotriaged on a connection of its own, or here, embedded, with exactly the
+ * writes advice showed (under root_dir; NULL "/"). 0 done, -1 failed; msg
+ * says what happened either way.
+ */
+struct model_advice;
+int source_apply(const struct source *src, const struct model_advice *advice, const char *root_dir,
+		 const char *id, bool undo, char *msg, size_t size);
+
 #endif

@@ -16,11 +16,6 @@
 #include <unistd.h>
 
 #include "advise.h"
-#include "apply.h"
-#include "client.h"
-#include "cmd_suggest.h"
-#include "iotriage/protocol.h"
-#include "root.h"
 #include "source.h"
 #include "ui.h"
 
@@ -489,104 +484,6 @@ static void forget_applied(struct findings_panel *fp, const char *id)
 		}
 }
 
-/* Through iotriaged: a connection of its own, so the subscription's stream
- * is never mixed with this reply. 0 done, else failed; msg says which. */
-static int daemon_act(struct ui *ui, const char *id, bool undo, char *msg, size_t size)
-{
-	const char *path = source_socket(ui->src);
-	char reply[700], why[CLIENT_WHY_MAX];
-	struct client_conn c;
-	int r;
-
-	/* client.h: the peer is root or us, and a daemon that stops answering
-	 * freezes the screen for IOT_PROTO_CLIENT_TIMEOUT_MS at most */
-	r = client_open(path, &c, why, sizeof(why));
-	if (r < 0) {
-		snprintf(msg, size, "%s failed: cannot reach iotriaged at %s: %s",
-			 undo ? "undo" : "apply", path, why);
-		return -1;
-	}
-	r = suggest_daemon_apply(&c, id, undo, reply, sizeof(reply));
-	client_close(&c);
-	if (r == 0) {
-		snprintf(msg, size, "iotriaged: %s", reply);
-		return 0;
-	}
-	if (r > 0)
-		snprintf(msg, size, "%s refused by iotriaged: %s", undo ? "undo" : "apply",
-			 reply[0] ? reply : "no reason given");
-	else if (r == -ETIMEDOUT)
-		snprintf(msg, size, "%s: iotriaged did not answer within %d s; it may still act",
-			 undo ? "undo" : "apply", IOT_PROTO_CLIENT_TIMEOUT_MS / 1000);
-	else
-		snprintf(msg, size, "iotriaged: %s", reply);
-	return -1;
-}
-
-/* Embedded: exactly the writes the sample showed, through apply_suggestion()
- * (which re-reads each file for its undo value, journals, writes, verifies
- * and rolls back on failure). */
-static int embedded_apply(struct ui *ui, const char *id, char *msg, size_t size)
-{
-	const struct model_suggestion *ms = model_findings_suggestion(&ui->model.advice, id);
-	struct suggestion s = { 0 };
-	struct apply_result res = { 0 };
-	struct root root;
-	char why[600];
-	int fd, e = -EINVAL;
-
-	if (!ms) {
-		snprintf(msg, size,
-			 "apply: %s is no longer suggested by the last sample; nothing "
-			 "written",
-			 id);
-		return -1;
-	}
-	if (ms->nwrites == 0 || ms->nwrites > APPLY_MAX_WRITES) {
-		snprintf(msg, size, "apply: %s carries no writes this client can apply", id);
-		return -1;
-	}
-	s.actions = calloc(ms->nwrites, sizeof(*s.actions));
-	if (!s.actions) {
-		snprintf(msg, size, "apply: %s", strerror(ENOMEM));
-		return -1;
-	}
-	snprintf(s.id, sizeof(s.id), "%s", ms->id);
-	for (size_t i = 0; i < ms->nwrites; i++) {
-		struct advise_action *a = &s.actions[i];
-		const struct model_write *w = &ms->writes[i];
-
-		/* host paths in the document, root-relative in apply */
-		if (strlen(w->path + 1) >= sizeof(a->path) ||
-		    strlen(w->value) >= sizeof(a->value)) {
-			snprintf(msg, size, "apply: %s: a path or value too long (%s)", id,
-				 w->path);
-			goto out;
-		}
-		memcpy(a->path, w->path + 1, strlen(w->path + 1) + 1);
-		memcpy(a->value, w->value, strlen(w->value) + 1);
-	}
-	s.nactions = ms->nwrites;
-	e = root_open(ui->root, &root);
-	if (e < 0) {
-		snprintf(msg, size, "apply: %s: %s", ui->root ? ui->root : "/", strerror(-e));
-		goto out;
-	}
-	fd = apply_state_open(&root, NULL, why, sizeof(why));
-	if (fd < 0) {
-		e = fd;
-		snprintf(msg, size, "apply: undo journal directory: %s", why);
-	} else {
-		e = apply_suggestion(&root, fd, &s, &res);
-		close(fd);
-		snprintf(msg, size, "%s%s", e < 0 ? "apply failed: " : "", res.message);
-	}
-	root_close(&root);
-out:
-	free(s.actions);
-	return e < 0 ? -1 : 0;
-}
-
 static void act(struct ui *ui, bool undo)
 {
 	struct findings_panel *fp = &ui->findings;
@@ -594,16 +491,7 @@ static void act(struct ui *ui, bool undo)
 	int r;
 
 	memcpy(id, fp->ask_id, sizeof(id));
-	if (source_kind(ui->src) == SOURCE_DAEMON) {
-		r = daemon_act(ui, id, undo, msg, sizeof(msg));
-	} else if (undo) {
-		struct apply_result res = { 0 };
-
-		r = apply_undo_by_id(ui->root, NULL, id, &res) < 0 ? -1 : 0;
-		snprintf(msg, sizeof(msg), "%s%s", r < 0 ? "undo failed: " : "", res.message);
-	} else {
-		r = embedded_apply(ui, id, msg, sizeof(msg));
-	}
+	r = source_apply(ui->src, &ui->model.advice, ui->root, id, undo, msg, sizeof(msg));
 	set_status(fp, r < 0, "%s", msg);
 	if (r == 0 && undo)
 		forget_applied(fp, id);
