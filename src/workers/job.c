@@ -316,28 +316,174 @@ static void job_cancel(struct worker *w, bool *cancelled)
 		w->ops->cancel(&w->ctx);
 }
 
-static void job_loop(struct worker *w)
+/* The issue loop's state: the units free, staged in this round and just
+ * completed, and the counts the loop's decisions rest on. */
+struct loop_state {
+	struct io_unit **freel, **staged, **done;
+	unsigned nfree, inflight, writes_since_sync;
+	uint64_t issued_bytes, io_bytes;
+	int64_t next_issue, rate_gap;
+	bool cancelled; /* a cancel was asked: -ECANCELED results are no failure */
+};
+
+/* More to issue: not stopping, and time-based or bytes left. */
+static bool loop_more(const struct job_spec *s, const struct loop_state *ls, bool stopping)
+{
+	return !stopping && (s->time_based || ls->issued_bytes < ls->io_bytes);
+}
+
+static bool loop_sync_due(const struct job_spec *s, const struct loop_state *ls)
+{
+	return s->fsync_every && ls->writes_since_sync >= s->fsync_every;
+}
+
+/*
+ * Stages units while there is more to issue, a free unit, no fsync due and
+ * the rate allows (psync: one, its stage being the IO itself). Returns the
+ * number staged, or -1 after job_fail().
+ */
+static int loop_stage(struct worker *w, struct loop_state *ls, int64_t now, bool stopping)
 {
 	const struct job_spec *s = w->spec;
 	const struct engine_ops *ops = w->ops;
-	struct engine_ctx *ctx = &w->ctx;
 	const bool random = job_rw_random(s->rw);
-	const uint64_t io_bytes = w->target->region_len;
-	struct io_unit **freel, **staged, **done;
-	unsigned nfree = ctx->depth, inflight = 0, writes_since_sync = 0;
-	uint64_t issued_bytes = 0, local_ios[DDIR__COUNT], local_bytes[DDIR__COUNT];
-	int64_t now, start, deadline, next_issue, rate_gap = 0;
-	bool stopping = false, cancelled = false, failed;
+	unsigned nstaged = 0;
 
-	freel = calloc(ctx->depth, sizeof(*freel));
-	staged = calloc(ctx->depth, sizeof(*staged));
-	done = calloc(ctx->depth, sizeof(*done));
-	if (!freel || !staged || !done) {
+	while (loop_more(s, ls, stopping) && !loop_sync_due(s, ls) && ls->nfree &&
+	       (!ls->rate_gap || now >= ls->next_issue)) {
+		struct io_unit *u = ls->freel[--ls->nfree];
+		enum job_ddir d;
+		int n;
+
+		if (s->rw == RW_RW || s->rw == RW_RANDRW)
+			d = job_rand(&w->rng) % 100 < s->rwmixread ? DDIR_READ : DDIR_WRITE;
+		else
+			d = job_rw_reads(s->rw) ? DDIR_READ : DDIR_WRITE;
+		u->ddir = d;
+		u->offset = w->target->region_off + offgen_next(&w->gen, random, d) * s->bs;
+		u->len = (uint32_t)s->bs;
+		u->start_ns = now;
+		u->issue_ns = u->done_ns = 0;
+		/* psync's stage is the IO itself: it counts while it blocks */
+		if (ops->synchronous)
+			atomic_fetch_add_explicit(&w->ctl->inflight, 1, memory_order_relaxed);
+		n = ops->stage(&w->ctx, u);
+		if (n < 0) {
+			if (ops->synchronous)
+				atomic_fetch_sub_explicit(&w->ctl->inflight, 1,
+							  memory_order_relaxed);
+			job_fail(w, n, "%s: stage", ops->name);
+			return -1;
+		}
+		ls->staged[nstaged++] = u;
+		ls->issued_bytes += s->bs;
+		if (d == DDIR_WRITE)
+			ls->writes_since_sync++;
+		if (ls->rate_gap)
+			ls->next_issue += ls->rate_gap;
+		if (ops->synchronous)
+			break;
+	}
+	return (int)nstaged;
+}
+
+/* Submits the staged units; 0, or -1 after job_fail(). *now is updated. */
+static int loop_submit(struct worker *w, struct loop_state *ls, unsigned nstaged, int64_t *now)
+{
+	const struct engine_ops *ops = w->ops;
+	struct engine_ctx *ctx = &w->ctx;
+	int n;
+
+	if (!ops->synchronous)
+		atomic_fetch_add_explicit(&w->ctl->inflight, nstaged, memory_order_relaxed);
+	n = ops->submit(ctx);
+	if (n < 0) {
+		atomic_fetch_sub_explicit(&w->ctl->inflight, nstaged, memory_order_relaxed);
+		job_fail(w, n, "%s", ctx->error_what[0] ? ctx->error_what : "submit");
+		return -1;
+	}
+	if (!ops->synchronous) {
+		*now = job_now_ns();
+		for (unsigned i = 0; i < nstaged; i++)
+			ls->staged[i]->issue_ns = *now;
+	}
+	ls->inflight += nstaged;
+	return 0;
+}
+
+/*
+ * Takes back the n completed units in done[]: every one is freed, even
+ * after a failure (the drain waits only for those still out); what a stop
+ * cancelled is neither a failure nor an IO done. 0, or -1 after a failed
+ * IO (job_account() said why).
+ */
+static int loop_complete(struct worker *w, struct loop_state *ls, int n, int64_t now)
+{
+	uint64_t ios[DDIR__COUNT] = { 0 }, bytes[DDIR__COUNT] = { 0 };
+	bool failed = false;
+
+	for (int i = 0; i < n; i++) {
+		struct io_unit *u = ls->done[i];
+
+		if (!u->done_ns)
+			u->done_ns = now;
+		ls->freel[ls->nfree++] = u;
+		ls->inflight--;
+		if (failed || (ls->cancelled && u->result == -ECANCELED))
+			continue;
+		if (job_account(w, u) < 0) {
+			failed = true;
+			continue;
+		}
+		ios[u->ddir]++;
+		bytes[u->ddir] += (uint64_t)u->result;
+	}
+	for (int d = 0; d < DDIR__COUNT; d++) {
+		if (!ios[d])
+			continue;
+		atomic_fetch_add_explicit(&w->ctl->ios[d], ios[d], memory_order_relaxed);
+		atomic_fetch_add_explicit(&w->ctl->bytes[d], bytes[d], memory_order_relaxed);
+	}
+	return failed ? -1 : 0;
+}
+
+/*
+ * After a failure: wait for what is in flight so buffers are not freed
+ * under the kernel, however long the device takes (a stop cancels what it
+ * can; the daemon stops waiting for this thread after its deadline).
+ */
+static void loop_drain(struct worker *w, struct loop_state *ls)
+{
+	while (ls->inflight) {
+		int n;
+
+		if (atomic_load_explicit(&w->ctl->stop, memory_order_relaxed))
+			job_cancel(w, &ls->cancelled);
+		n = w->ops->reap(&w->ctx, 1, ls->done, ls->inflight);
+		if (n < 0)
+			break;
+		ls->inflight -= (unsigned)n;
+		atomic_fetch_sub_explicit(&w->ctl->inflight, (unsigned)n, memory_order_relaxed);
+	}
+}
+
+static void job_loop(struct worker *w)
+{
+	const struct job_spec *s = w->spec;
+	struct engine_ctx *ctx = &w->ctx;
+	struct loop_state ls = { .nfree = ctx->depth, .io_bytes = w->target->region_len };
+	int64_t now, start, deadline;
+	bool stopping = false;
+
+	ls.freel = calloc(ctx->depth, sizeof(*ls.freel));
+	ls.staged = calloc(ctx->depth, sizeof(*ls.staged));
+	ls.done = calloc(ctx->depth, sizeof(*ls.done));
+	if (!ls.freel || !ls.staged || !ls.done) {
 		job_fail(w, -ENOMEM, "allocate the unit lists");
 		goto out;
 	}
 	for (unsigned i = 0; i < ctx->depth; i++)
-		freel[i] = &ctx->units[ctx->depth - 1 - i];
+		ls.freel[i] = &ctx->units[ctx->depth - 1 - i];
 
 	now = start = job_now_ns();
 	if (s->ramp_ns)
@@ -346,12 +492,10 @@ static void job_loop(struct worker *w)
 		job_begin_measure(w, start);
 	deadline = s->runtime_ns ? w->measure_at + (int64_t)s->runtime_ns : INT64_MAX;
 	if (s->rate_iops)
-		rate_gap = NSEC_PER_SEC / (int64_t)s->rate_iops;
-	next_issue = start;
+		ls.rate_gap = NSEC_PER_SEC / (int64_t)s->rate_iops;
+	ls.next_issue = start;
 
 	for (;;) {
-		unsigned nstaged = 0;
-		bool more, sync_due;
 		int n;
 
 		if (!w->measuring && now >= w->measure_at)
@@ -360,88 +504,34 @@ static void job_loop(struct worker *w)
 		    (atomic_load_explicit(&w->ctl->stop, memory_order_relaxed) || now >= deadline))
 			stopping = true;
 		/* asked to stop with IO out: what the device holds may never come back */
-		if (stopping && inflight &&
+		if (stopping && ls.inflight &&
 		    atomic_load_explicit(&w->ctl->stop, memory_order_relaxed))
-			job_cancel(w, &cancelled);
-		more = !stopping && (s->time_based || issued_bytes < io_bytes);
-		sync_due = s->fsync_every && writes_since_sync >= s->fsync_every;
-
-		if (sync_due && !inflight) {
+			job_cancel(w, &ls.cancelled);
+		if (loop_sync_due(s, &ls) && !ls.inflight) {
 			if (job_do_fsync(w) < 0)
 				break;
-			writes_since_sync = 0;
+			ls.writes_since_sync = 0;
 			now = job_now_ns();
 			continue;
 		}
-		while (more && !sync_due && nfree && (!rate_gap || now >= next_issue)) {
-			struct io_unit *u = freel[--nfree];
-			enum job_ddir d;
-
-			if (s->rw == RW_RW || s->rw == RW_RANDRW)
-				d = job_rand(&w->rng) % 100 < s->rwmixread ? DDIR_READ : DDIR_WRITE;
-			else
-				d = job_rw_reads(s->rw) ? DDIR_READ : DDIR_WRITE;
-			u->ddir = d;
-			u->offset = w->target->region_off + offgen_next(&w->gen, random, d) * s->bs;
-			u->len = (uint32_t)s->bs;
-			u->start_ns = now;
-			u->issue_ns = u->done_ns = 0;
-			/* psync's stage is the IO itself: it counts while it blocks */
-			if (ops->synchronous)
-				atomic_fetch_add_explicit(&w->ctl->inflight, 1,
-							  memory_order_relaxed);
-			n = ops->stage(ctx, u);
-			if (n < 0) {
-				if (ops->synchronous)
-					atomic_fetch_sub_explicit(&w->ctl->inflight, 1,
-								  memory_order_relaxed);
-				job_fail(w, n, "%s: stage", ops->name);
-				goto drain;
-			}
-			staged[nstaged++] = u;
-			issued_bytes += s->bs;
-			if (d == DDIR_WRITE)
-				writes_since_sync++;
-			if (rate_gap)
-				next_issue += rate_gap;
-			more = s->time_based || issued_bytes < io_bytes;
-			sync_due = s->fsync_every && writes_since_sync >= s->fsync_every;
-			if (ops->synchronous)
+		n = loop_stage(w, &ls, now, stopping);
+		if (n < 0 || (n > 0 && loop_submit(w, &ls, (unsigned)n, &now) < 0))
+			goto drain;
+		if (!ls.inflight) {
+			if (!loop_more(s, &ls, stopping) && !loop_sync_due(s, &ls))
 				break;
-		}
-		if (nstaged) {
-			if (!ops->synchronous)
-				atomic_fetch_add_explicit(&w->ctl->inflight, nstaged,
-							  memory_order_relaxed);
-			n = ops->submit(ctx);
-			if (n < 0) {
-				atomic_fetch_sub_explicit(&w->ctl->inflight, nstaged,
-							  memory_order_relaxed);
-				job_fail(w, n, "%s",
-					 ctx->error_what[0] ? ctx->error_what : "submit");
-				goto drain;
-			}
-			if (!ops->synchronous) {
-				now = job_now_ns();
-				for (unsigned i = 0; i < nstaged; i++)
-					staged[i]->issue_ns = now;
-			}
-			inflight += nstaged;
-		}
-		if (!inflight) {
-			if (!more && !sync_due)
-				break;
-			if (rate_gap && now < next_issue) {
-				struct timespec ts = { .tv_sec = (next_issue - now) / NSEC_PER_SEC,
+			if (ls.rate_gap && now < ls.next_issue) {
+				struct timespec ts = { .tv_sec =
+							   (ls.next_issue - now) / NSEC_PER_SEC,
 						       .tv_nsec =
-							   (next_issue - now) % NSEC_PER_SEC };
+							   (ls.next_issue - now) % NSEC_PER_SEC };
 
 				nanosleep(&ts, NULL);
 			}
 			now = job_now_ns();
 			continue;
 		}
-		n = ops->reap(ctx, 1, done, inflight);
+		n = w->ops->reap(ctx, 1, ls.done, ls.inflight);
 		if (n < 0) {
 			job_fail(w, n, "%s", ctx->error_what[0] ? ctx->error_what : "reap");
 			goto drain;
@@ -451,65 +541,20 @@ static void job_loop(struct worker *w)
 			atomic_fetch_sub_explicit(&w->ctl->inflight, (unsigned)n,
 						  memory_order_relaxed);
 		now = job_now_ns();
-		memset(local_ios, 0, sizeof(local_ios));
-		memset(local_bytes, 0, sizeof(local_bytes));
-		failed = false;
-		for (int i = 0; i < n; i++) {
-			struct io_unit *u = done[i];
-
-			if (!u->done_ns)
-				u->done_ns = now;
-			/* every unit of the batch is back, even after a failure:
-			 * the drain waits only for those still out */
-			freel[nfree++] = u;
-			inflight--;
-			/* what the stop cancelled is not a failure, nor an IO done */
-			if (failed || (cancelled && u->result == -ECANCELED))
-				continue;
-			if (job_account(w, u) < 0) {
-				failed = true;
-				continue;
-			}
-			local_ios[u->ddir]++;
-			local_bytes[u->ddir] += (uint64_t)u->result;
-		}
-		for (int d = 0; d < DDIR__COUNT; d++) {
-			if (!local_ios[d])
-				continue;
-			atomic_fetch_add_explicit(&w->ctl->ios[d], local_ios[d],
-						  memory_order_relaxed);
-			atomic_fetch_add_explicit(&w->ctl->bytes[d], local_bytes[d],
-						  memory_order_relaxed);
-		}
-		if (failed)
+		if (loop_complete(w, &ls, n, now) < 0)
 			goto drain;
 	}
 	job_end_measure(w, now);
 	goto out;
 drain:
-	/*
-	 * After a failure: wait for what is in flight so buffers are not freed
-	 * under the kernel, however long the device takes (a stop cancels what
-	 * it can; the daemon stops waiting for this thread after its deadline).
-	 */
-	while (inflight) {
-		int n;
-
-		if (atomic_load_explicit(&w->ctl->stop, memory_order_relaxed))
-			job_cancel(w, &cancelled);
-		n = ops->reap(ctx, 1, done, inflight);
-		if (n < 0)
-			break;
-		inflight -= (unsigned)n;
-		atomic_fetch_sub_explicit(&w->ctl->inflight, (unsigned)n, memory_order_relaxed);
-	}
+	loop_drain(w, &ls);
 	job_end_measure(w, job_now_ns());
 out:
-	if (inflight) /* a failed reap: they are not waited for, nor counted */
-		atomic_fetch_sub_explicit(&w->ctl->inflight, inflight, memory_order_relaxed);
-	free(freel);
-	free(staged);
-	free(done);
+	if (ls.inflight) /* a failed reap: they are not waited for, nor counted */
+		atomic_fetch_sub_explicit(&w->ctl->inflight, ls.inflight, memory_order_relaxed);
+	free(ls.freel);
+	free(ls.staged);
+	free(ls.done);
 }
 
 static void *job_thread(void *arg)
