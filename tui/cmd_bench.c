@@ -17,7 +17,7 @@
 #include "cli.h"
 #include "fioopts.h"
 #include "job.h"
-#include "parse.h"
+#include "diskstats.h"
 #include "procfile.h"
 #include "root.h"
 #include "runs.h"

@@ -21,7 +21,7 @@
 #include "cmd_suggest.h"
 #include "advise.h"
 #include "encode.h"
-#include "parse.h"
+#include "diskstats.h"
 #include "strbuf.h"
 #include "text.h"
 

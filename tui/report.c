@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "parse.h"
 #include "report_ext.h"
 #include "encode_turbo.h"
 

@@ -17,7 +17,8 @@
 #include "grow.h"
 #include "metrics_proc.h"
 #include "netlink.h"
-#include "parse.h"
+#include "diskstats.h"
+#include "irqtab.h"
 #include "str.h"
 
 /* Appends to a fixed text buffer; truncates quietly (the text is a message). */

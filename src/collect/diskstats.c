@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "grow.h"
-#include "parse.h"
+#include "diskstats.h"
 #include "scan.h"
 
 int diskstats_parse(const char *buf, size_t len, struct disk_table *t, struct parse_error *err)

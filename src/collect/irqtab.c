@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "grow.h"
-#include "parse.h"
+#include "irqtab.h"
 #include "scan.h"
 
 static int parse_header(struct cursor *c, struct irq_table *t, struct parse_error *err)

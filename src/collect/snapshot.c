@@ -13,7 +13,10 @@
 
 #include "extsrc.h"
 #include "grow.h"
-#include "parse.h"
+#include "diskstats.h"
+#include "irqtab.h"
+#include "stat.h"
+#include "uptime.h"
 #include "snapshot.h"
 #include "turbo.h"
 

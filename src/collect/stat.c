@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "grow.h"
-#include "parse.h"
+#include "stat.h"
 #include "scan.h"
 
 static int parse_cpu_line(struct cursor *c, struct cpu_raw *cr, struct parse_error *err)

@@ -5,7 +5,7 @@
  */
 #include <errno.h>
 
-#include "parse.h"
+#include "uptime.h"
 #include "scan.h"
 
 static int parse_cs(struct cursor *c, uint64_t *ret, struct parse_error *err)

@@ -170,7 +170,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return r;
 }
 
-static void mhd_log(void *cls, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0))) mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char msg[256];
 

@@ -33,7 +33,7 @@
 #include "daemon.h"
 #include "fioopts.h"
 #include "job.h"
-#include "parse.h"
+#include "diskstats.h"
 #include "procfile.h"
 #include "root.h"
 #include "runs.h"

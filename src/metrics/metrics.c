@@ -12,7 +12,9 @@
 #include "metrics.h"
 #include "metrics_proc.h"
 #include "metrics_turbo.h"
-#include "parse.h"
+#include "diskstats.h"
+#include "irqtab.h"
+#include "stat.h"
 
 /* sysstat's S_VALUE: a per-second rate from a delta over an interval in 1/100 s. */
 static inline double rate(uint64_t delta, uint64_t itv_cs)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "grow.h"
-#include "parse.h"
+#include "irqtab.h"
 #include "metrics_turbo.h"
 
 static const char *const col_names[TC__COUNT] = {

@@ -29,7 +29,10 @@
 
 #include "encode.h"
 #include "metrics.h"
-#include "parse.h"
+#include "diskstats.h"
+#include "irqtab.h"
+#include "stat.h"
+#include "uptime.h"
 #include "snapshot.h"
 
 static unsigned long n_allocs;

@@ -12,7 +12,9 @@
 #include <cmocka.h>
 
 #include "metrics.h"
-#include "parse.h"
+#include "diskstats.h"
+#include "irqtab.h"
+#include "stat.h"
 #include "snapshot.h"
 #include "taskstats.h"
 

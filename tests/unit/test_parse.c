@@ -9,7 +9,10 @@
 
 #include <cmocka.h>
 
-#include "parse.h"
+#include "diskstats.h"
+#include "irqtab.h"
+#include "stat.h"
+#include "uptime.h"
 
 static void test_diskstats_forms(void **state)
 {
