@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What every subcommand shares: the one error line ("iotriage: WHAT: WHY",
+ * escaped whole), the escaping stream under stdout and stderr (no byte from
+ * the host or a server reaches the terminal as a control sequence), and the
+ * millisecond option parser.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "strbuf.h"
+#include "text.h"
+
+void cli_error(const char *what, const char *fmt, ...)
+{
+	struct strbuf sb = { 0 };
+	char msg[8192];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		msg[0] = '\0';
+	/* what and why may quote a path, a server's message, a process name:
+	 * escaped whole (newlines too), so one error is one line */
+	sb_puts(&sb, "iotriage: ");
+	text_escape(&sb, what, strlen(what), 0);
+	sb_puts(&sb, ": ");
+	text_escape(&sb, msg, text_utf8_cut(msg, strlen(msg)), 0);
+	sb_putc(&sb, '\n');
+	fputs(sb.err ? "iotriage: out of memory\n" : sb_cstr(&sb), stderr);
+	sb_free(&sb);
+}
+
+/*
+ * The escaping stream under stdout and stderr (cli_escape_stdio): every byte
+ * goes through text_escape, '\n' and '\t' kept. A UTF-8 sequence that stdio
+ * splits between two writes is held (at most 3 bytes) until the next one.
+ */
+struct escape_out {
+	int fd;
+	size_t nheld;
+	char held[4];
+	struct strbuf in, out;
+};
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static ssize_t escape_write(void *cookie, const char *buf, size_t size)
+{
+	struct escape_out *o = cookie;
+	size_t keep, n;
+
+	sb_reset(&o->in);
+	sb_reset(&o->out);
+	sb_append(&o->in, o->held, o->nheld);
+	sb_append(&o->in, buf, size);
+	if (o->in.err) {
+		errno = ENOMEM;
+		return -1;
+	}
+	n = o->in.len;
+	keep = n - text_utf8_cut(o->in.buf, n);
+	memcpy(o->held, o->in.buf + n - keep, keep);
+	o->nheld = keep;
+	text_escape(&o->out, o->in.buf, n - keep, TEXT_KEEP_NL);
+	if (o->out.err) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (write_all(o->fd, o->out.buf, o->out.len) < 0)
+		return -1;
+	return (ssize_t)size;
+}
+
+static int escape_close(void *cookie)
+{
+	struct escape_out *o = cookie;
+	int r = 0;
+
+	if (o->nheld) { /* a sequence that never finished: its bytes escaped */
+		sb_reset(&o->out);
+		text_escape(&o->out, o->held, o->nheld, TEXT_KEEP_NL);
+		r = o->out.err || write_all(o->fd, o->out.buf, o->out.len) < 0 ? -1 : 0;
+	}
+	sb_free(&o->in);
+	sb_free(&o->out);
+	free(o);
+	return r;
+}
+
+/* The two streams' state, for the flush at exit: glibc flushes streams at
+ * exit but does not close them, so a held partial sequence is written here. */
+static struct escape_out *escaped[2];
+
+static void escape_at_exit(void)
+{
+	fflush(stdout);
+	fflush(stderr);
+	for (size_t i = 0; i < 2; i++) {
+		struct escape_out *o = escaped[i];
+
+		if (!o || !o->nheld)
+			continue;
+		sb_reset(&o->out);
+		text_escape(&o->out, o->held, o->nheld, TEXT_KEEP_NL);
+		o->nheld = 0;
+		if (!o->out.err)
+			write_all(o->fd, o->out.buf, o->out.len);
+	}
+}
+
+static FILE *escape_open(int fd, int mode, struct escape_out **ret)
+{
+	static const cookie_io_functions_t io = { .write = escape_write, .close = escape_close };
+	struct escape_out *o = calloc(1, sizeof(*o));
+	FILE *f;
+
+	if (!o)
+		return NULL;
+	o->fd = fd;
+	f = fopencookie(o, "w", io);
+	if (!f) {
+		free(o);
+		return NULL;
+	}
+	setvbuf(f, NULL, mode, mode == _IONBF ? 0 : BUFSIZ);
+	*ret = o;
+	return f;
+}
+
+int cli_escape_stdio(void)
+{
+	struct escape_out *o[2] = { NULL, NULL };
+	FILE *out = escape_open(STDOUT_FILENO, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, &o[0]);
+	FILE *err = escape_open(STDERR_FILENO, _IOLBF, &o[1]);
+
+	if (!out || !err) {
+		if (out)
+			fclose(out);
+		if (err)
+			fclose(err);
+		return -ENOMEM;
+	}
+	/* glibc's stdout and stderr are assignable; exit() flushes and closes
+	 * these streams like any other */
+	fflush(stdout);
+	fflush(stderr);
+	stdout = out;
+	stderr = err;
+	escaped[0] = o[0];
+	escaped[1] = o[1];
+	atexit(escape_at_exit);
+	return 0;
+}
+
+long cli_parse_ms(const char *s, long min_ms)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min_ms || v > 3600L * 1000)
+		return -1;
+	return v;
+}
