@@ -7,18 +7,10 @@
 # refused; a root-owned symlink on the way is followed. Runs as root (it
 # makes a user and a group, removed at exit).
 set -u
-[ -n "${IOTRIAGED:-}" ] || { echo "SKIP: \$IOTRIAGED not set"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (makes a user and a group)"; exit 77; }
-command -v useradd >/dev/null || { echo "SKIP: useradd not installed"; exit 77; }
 fx="$FIXTURES/live-vm/t0"
 [ -d "$fx/proc" ] || { echo "SKIP: no $fx fixture"; exit 77; }
-name="iotr-socket-$$"
-tmp=$(mktemp -d)
-trap 'userdel "$name" 2>/dev/null; groupdel "$name" 2>/dev/null; rm -rf "$tmp"' EXIT
-groupadd "$name" || { echo "SKIP: groupadd failed"; exit 77; }
-useradd -M -N -g "$name" -s /usr/sbin/nologin -d /nonexistent "$name" ||
-	{ echo "SKIP: useradd failed"; exit 77; }
+. "$SRCDIR/tests/integration/user_lib.sh"
+temp_user iotr-socket
 
 PYTHONPATH="$SRCDIR/tests/integration" python3 - "$fx" "$tmp" "$name" <<'PY' || exit 1
 import grp, os, pwd, shutil, signal, stat, subprocess, sys, time
