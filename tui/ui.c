@@ -141,6 +141,12 @@ void ui_fmt_num(char *buf, size_t size, int w, double v)
 void view_title(struct ui *ui, enum panel_id id, struct rect r, const char *name,
 		const char *const sorts[], size_t shown, size_t total)
 {
+	view_title_sort(ui, id, r, name, sorts[ui->panels[id].sort], shown, total);
+}
+
+void view_title_sort(struct ui *ui, enum panel_id id, struct rect r, const char *name,
+		     const char *sort, size_t shown, size_t total)
+{
 	const struct panel *p = &ui->panels[id];
 	bool focused = ui->focus == id;
 	char buf[256];
@@ -150,7 +156,7 @@ void view_title(struct ui *ui, enum panel_id id, struct rect r, const char *name
 	if (shown != total && n > 0 && (size_t)n < sizeof(buf))
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " of %zu", total);
 	if (n > 0 && (size_t)n < sizeof(buf))
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ")  sort: %s", sorts[p->sort]);
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ")  sort: %s", sort);
 	if (p->filter[0] && n > 0 && (size_t)n < sizeof(buf))
 		snprintf(buf + n, sizeof(buf) - (size_t)n, "  filter: %s", p->filter);
 	ui_fill(r.y, r.x, r.w, focused ? ui_attr(ui, PAIR_TITLE) : (int)A_BOLD);
@@ -397,6 +403,7 @@ static void draw(struct ui *ui)
 		refresh();
 		return;
 	}
+	y += view_summary_draw(ui, y);
 	y = draw_status_lines(ui, y);
 	/* the history strip: 3 rows when there is room, else 2, else none */
 	avail = LINES - y - 1;

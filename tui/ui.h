@@ -188,6 +188,9 @@ int view_ext_header_draw(struct ui *ui, int y, int n);
 /* The NIC lines at the top of the IRQs panel: how many, and drawn into r. */
 int view_nics_lines(const struct ui *ui);
 void view_nics_draw(struct ui *ui, struct rect r);
+/* The findings line at row y (view_summary.c): the worst finding in words,
+ * coloured by severity; returns the lines drawn (1). */
+int view_summary_draw(struct ui *ui, int y);
 /* The sparkline of the focused panel's selected row. */
 void view_history_draw(struct ui *ui, struct rect r);
 /* The help screen over the whole terminal, scrolled to ui->help_top; returns
@@ -197,6 +200,10 @@ int view_help_draw(struct ui *ui, struct rect r);
 /* A panel's title line with the focus, sort and filter. */
 void view_title(struct ui *ui, enum panel_id id, struct rect r, const char *name,
 		const char *const sorts[], size_t shown, size_t total);
+
+/* The same with the sort said in words (the CPUs' automatic order). */
+void view_title_sort(struct ui *ui, enum panel_id id, struct rect r, const char *name,
+		     const char *sort, size_t shown, size_t total);
 
 /* After re-ordering: find the selected row's name again, else clamp. */
 void view_keep_selection(struct ui *ui, enum panel_id id,
