@@ -306,6 +306,9 @@ static void layout(struct ui *ui, int top, int avail, int *h)
 
 	for (int i = 0; i < PANEL__COUNT; i++) {
 		need[i] = 2 + (ui->panels[i].norder ? (int)ui->panels[i].norder : 1);
+		/* the heat map's lines come first: the CPUs panel is given them */
+		if (i == PANEL_CPUS)
+			need[i] += ui->heat.alloc;
 		/* the bench job's line under its device's row */
 		if (i == PANEL_DISKS && model_worker_get(&ui->model))
 			need[i]++;
@@ -313,6 +316,8 @@ static void layout(struct ui *ui, int top, int avail, int *h)
 		if (i == PANEL_IRQS)
 			need[i] += view_nics_lines(ui);
 		h[i] = left >= 3 ? 3 : left > 0 ? left : 0;
+		if (i == PANEL_CPUS && left - h[i] >= ui->heat.alloc)
+			h[i] += ui->heat.alloc;
 		left -= h[i];
 	}
 	(void)top;
@@ -408,6 +413,15 @@ static void draw(struct ui *ui)
 	/* the history strip: 3 rows when there is room, else 2, else none */
 	avail = LINES - y - 1;
 	hist_h = avail >= 18 ? 4 : avail >= 12 ? 2 : 0;
+	/* a big host's CPU heat map: at most a quarter of the rows, and the
+	 * history strip gives way to it on a small terminal */
+	{
+		int heat = view_heat_lines(ui, COLS);
+
+		ui->heat.alloc = heat < avail / 4 ? heat : avail / 4;
+		if (ui->heat.alloc > 0 && avail < 30)
+			hist_h = 0;
+	}
 	layout(ui, y, avail - hist_h, h);
 	for (int i = 0; i < PANEL__COUNT; i++) {
 		r = (struct rect){ y, 0, h[i], COLS };
@@ -574,6 +588,12 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 	}
 	if (ui->turbo.open) {
 		unsigned f = view_turbo_key(ui, ch);
+
+		if (!(f & UI_PASS))
+			return f;
+	}
+	if (!ui->findings.open && !ui->procs.open && !ui->turbo.open) {
+		unsigned f = view_heat_key(ui, ch);
 
 		if (!(f & UI_PASS))
 			return f;
@@ -762,7 +782,8 @@ static const char tui_usage[] =
     "  --await-ms MS   colour r_await/w_await above MS (default 20)\n"
     "Keys: F1/h/? help, F10/q quit, F6/s sort, / filter, space pause, +/- interval,\n"
     "Tab panel, arrows/jk move, f findings (a apply, u undo: each asks y/N),\n"
-    "p processes by IO, t turbostat sources (each column's, or why unavailable).\n"
+    "p processes by IO, t turbostat sources (each column's, or why unavailable),\n"
+    "[ ] the previous / next CPU of the heat map (64 CPUs and more).\n"
     "When stdout is not a terminal, iotriage prints one snapshot (iotriage snapshot)\n"
     "instead.\n";
 
@@ -905,6 +926,8 @@ int cmd_tui(int argc, char **argv)
 	nodelay(stdscr, TRUE);
 	set_escdelay(25);
 	curs_set(0);
+	/* a click on the CPU heat map selects that CPU */
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);
 	setup_colors(ui);
 
 	r = ui_loop(ui, sfd);
@@ -924,6 +947,7 @@ out_mask:
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	source_close(ui->src);
 	view_findings_free(ui);
+	view_heat_free(ui);
 	model_free(&ui->model);
 	for (int i = 0; i < PANEL__COUNT; i++)
 		free(ui->panels[i].order);

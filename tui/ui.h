@@ -97,6 +97,21 @@ struct turbo_panel {
 	int page;   /* of them on screen at the last draw */
 };
 
+/* The CPU heat map (view_heat.c) as last laid out and drawn: for the
+ * selection keys and mouse clicks. */
+struct heat_map {
+	bool shown;
+	size_t *cpus; /* indexes into model.cpus, CPU number order, no "all" */
+	size_t ncpus, cpus_cap;
+	int *pkg; /* each cell's package (turbostat's rows), -1 unknown */
+	size_t pkg_cap;
+	size_t *line_start; /* index into cpus of each line's first cell */
+	size_t nlines, lines_cap;
+	size_t top;	/* first line on screen */
+	int alloc;	/* lines the layout gave it at the last draw */
+	int y, x, rows; /* where it was drawn */
+};
+
 struct ui {
 	struct model model;
 	struct source *src;
@@ -117,6 +132,7 @@ struct ui {
 	struct findings_panel findings;
 	struct procs_panel procs;
 	struct turbo_panel turbo;
+	struct heat_map heat;
 };
 
 /* Options of `iotriage` without a subcommand. */
@@ -191,6 +207,14 @@ void view_nics_draw(struct ui *ui, struct rect r);
 /* The findings line at row y (view_summary.c): the worst finding in words,
  * coloured by severity; returns the lines drawn (1). */
 int view_summary_draw(struct ui *ui, int y);
+/* The CPU heat map of a big host (view_heat.c): the lines it takes at width
+ * w (0: not shown, fewer than 64 CPUs), laid out for view_heat_draw; drawn
+ * into r (scrolled to the selected, else the hot CPU); its keys ([ ] and a
+ * click select a cell's CPU), UI_PASS for the others; free. */
+int view_heat_lines(struct ui *ui, int w);
+void view_heat_draw(struct ui *ui, struct rect r);
+unsigned view_heat_key(struct ui *ui, int ch);
+void view_heat_free(struct ui *ui);
 /* The sparkline of the focused panel's selected row. */
 void view_history_draw(struct ui *ui, struct rect r);
 /* The help screen over the whole terminal, scrolled to ui->help_top; returns

@@ -246,6 +246,14 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 		view_title_sort(ui, PANEL_CPUS, r, "CPUs", label, p->norder ? p->norder - 1 : 0,
 				m->ncpus ? m->ncpus - 1 : 0);
 	}
+	/* a big host's heat map under the title, the table below it */
+	if (ui->heat.alloc > 0 && r.h >= 2 + ui->heat.alloc) {
+		view_heat_draw(ui, (struct rect){ r.y + 1, r.x, ui->heat.alloc, r.w });
+		r.y += ui->heat.alloc;
+		r.h -= ui->heat.alloc;
+	} else {
+		ui->heat.rows = 0; /* nothing to click on */
+	}
 	if (r.h < 2)
 		return;
 	for (int c = 0; c < C__COUNT; c++)

@@ -15,9 +15,9 @@ struct model;
 
 /* How grave the line is, in rising order (the view colours by it). */
 enum model_summary_level {
-	MODEL_SUM_WAIT,	    /* no sample or no rates yet */
-	MODEL_SUM_UNKNOWN,  /* the sample carries no advice: not "healthy" */
-	MODEL_SUM_OK,	    /* advice present, no finding */
+	MODEL_SUM_WAIT,	   /* no sample or no rates yet */
+	MODEL_SUM_UNKNOWN, /* the sample carries no advice: not "healthy" */
+	MODEL_SUM_OK,	   /* advice present, no finding */
 	MODEL_SUM_INFO,
 	MODEL_SUM_WARNING,
 	MODEL_SUM_CRITICAL,
