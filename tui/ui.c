@@ -465,7 +465,7 @@ static unsigned key_move(struct ui *ui, int delta, bool to_end)
 		size_t i = p->order[p->sel];
 		const char *name = ui->focus == PANEL_DISKS  ? m->disks[i].name
 				   : ui->focus == PANEL_CPUS ? m->cpus[i].name
-							     : m->irqs[i].name;
+							     : view_irqs_row_name(ui, i);
 
 		snprintf(p->sel_key, sizeof(p->sel_key), "%s", name);
 	}
@@ -680,6 +680,10 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 	case 12: /* Ctrl-L */
 		clearok(curscr, TRUE);
 		return UI_REDRAW;
+	case '\r':
+	case '\n':
+	case KEY_ENTER: /* a device's group of interrupt lines: expand, fold */
+		return ui->focus == PANEL_IRQS ? view_irqs_toggle(ui) : 0;
 	}
 	return 0;
 }
@@ -948,6 +952,7 @@ out_mask:
 	source_close(ui->src);
 	view_findings_free(ui);
 	view_heat_free(ui);
+	model_irq_groups_free(&ui->irqg.groups);
 	model_free(&ui->model);
 	for (int i = 0; i < PANEL__COUNT; i++)
 		free(ui->panels[i].order);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "model.h"
+#include "model_irqgroup.h"
 
 struct source;
 
@@ -112,6 +113,14 @@ struct heat_map {
 	int y, x, rows; /* where it was drawn */
 };
 
+/* The IRQs panel's groups by device (view_irqs.c) and which are expanded. */
+#define IRQ_EXPANDED_MAX 16
+struct irq_group_state {
+	struct model_irq_groups groups; /* of the last ordering */
+	char expanded[IRQ_EXPANDED_MAX][32];
+	size_t nexpanded;
+};
+
 struct ui {
 	struct model model;
 	struct source *src;
@@ -133,6 +142,7 @@ struct ui {
 	struct procs_panel procs;
 	struct turbo_panel turbo;
 	struct heat_map heat;
+	struct irq_group_state irqg;
 };
 
 /* Options of `iotriage` without a subcommand. */
@@ -170,6 +180,10 @@ void ui_fmt_num(char *buf, size_t size, int w, double v);
 void view_disks_order(struct ui *ui);
 void view_cpus_order(struct ui *ui);
 void view_irqs_order(struct ui *ui);
+/* The IRQs panel's row i of its order: an interrupt line's name or a
+ * device group's; Enter on a group expands or folds it. */
+const char *view_irqs_row_name(const struct ui *ui, size_t i);
+unsigned view_irqs_toggle(struct ui *ui);
 /* Names of the sort keys of each panel, for the title; NULL-terminated. */
 extern const char *const view_disks_sorts[];
 extern const char *const view_cpus_sorts[];

@@ -21,6 +21,7 @@ static const char *const keys_help[][2] = {
 	{ "+ -", "longer / shorter interval (with a daemon: every Nth of its samples)" },
 	{ "Tab", "next panel (Shift-Tab: previous); the history strip follows the focus" },
 	{ "arrows j k", "move the selection; PgUp/PgDn/Home/End jump" },
+	{ "Enter", "on a device's group of IRQ lines (big hosts): expand / fold its lines" },
 	{ "[ ]", "the CPU heat map (64 CPUs and more): select the previous / next cell's CPU "
 		 "in the table; a click selects the cell clicked" },
 	{ "f", "the findings panel: the advisor's findings and suggestions (f or Esc returns)" },

@@ -10,7 +10,8 @@
 #    so in its title, and the hot row is on the first screen;
 #  - the heat map: 256 CPUs in four lines of 64 at 80 columns, the hot
 #    core's cell on red; at 1024 the lines around the hot core;
-#  - [ and ] select the previous / next cell's CPU: the table follows.
+#  - [ and ] select the previous / next cell's CPU: the table follows;
+#  - the IRQs grouped by device: nvme0's lines one row, Enter expands.
 # Assertions wait for the screen (up to $WAIT s), never for a fixed time.
 # Skips (77) without tmux or python3.
 set -u
@@ -79,6 +80,21 @@ T send-keys -t h256 '['
 wait_for h256 '^254 +5\.00' || fail "256: [ selects cpu254, the previous cell"
 T send-keys -t h256 ']' ']'
 wait_for h256 '^255 +5\.00' || fail "256: ] selects cpu255 again, and stops at the last cell"
+# the IRQs grouped by device: nvme0's 16 lines that fired are one row
+# (their total, on how many CPUs, the hottest and its share); Enter expands
+grep -Eq 'IRQs \([0-9]+\) +sort: total/s, by device \(Enter expands\)' "$tmp/screen" ||
+	fail "256: the IRQs title does not say they are grouped"
+group_row='^\[16\] +392750\.0 \+ nvme0 +16 CPUs, hottest 200:392\.0k 100%'
+grep -Eq "$group_row" "$tmp/screen" || fail "256: nvme0's group row"
+grep -Eq '^24 +392000\.0 +nvme0q0' "$tmp/screen" && fail "256: nvme0q0 shown while folded"
+# [ ] gave the CPUs panel the focus: Tab to the IRQs
+T send-keys -t h256 Tab
+wait_for h256 '^> IRQs' || fail "256: Tab from the CPUs to the IRQs"
+T send-keys -t h256 Enter
+wait_for h256 '^24 +392000\.0 +nvme0q0 ' || fail "256: Enter does not expand nvme0"
+grep -Eq '^\[16\] +392750\.0 - nvme0 ' "$tmp/screen" || fail "256: the expanded group's row"
+T send-keys -t h256 Enter
+wait_gone h256 '^24 +392000\.0 +nvme0q0 ' || fail "256: Enter again does not fold nvme0"
 
 # ---- 1024 CPUs, 4000 IRQ lines ----
 run_in h1024 80 24 --root "$tmp/h1024"
