@@ -408,6 +408,13 @@ static void draw(struct ui *ui)
 		refresh();
 		return;
 	}
+	if (ui->chain.open) {
+		view_summary_draw(ui, 1);
+		view_chain_draw(ui, (struct rect){ 2, 0, LINES - 3, COLS });
+		draw_footer(ui, LINES - 1);
+		refresh();
+		return;
+	}
 	y += view_summary_draw(ui, y);
 	y = draw_status_lines(ui, y);
 	/* the history strip: 3 rows when there is room, else 2, else none */
@@ -592,6 +599,12 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 		if (!(f & UI_PASS))
 			return f;
 	}
+	if (ui->chain.open) {
+		unsigned f = view_chain_key(ui, ch);
+
+		if (!(f & UI_PASS))
+			return f;
+	}
 	if (!ui->findings.open && !ui->procs.open && !ui->turbo.open) {
 		unsigned f = view_heat_key(ui, ch);
 
@@ -683,7 +696,17 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 	case '\r':
 	case '\n':
 	case KEY_ENTER: /* a device's group of interrupt lines: expand, fold */
-		return ui->focus == PANEL_IRQS ? view_irqs_toggle(ui) : 0;
+		if (ui->focus == PANEL_IRQS)
+			return view_irqs_toggle(ui);
+		/* a disk: its queue chain */
+		if (ui->focus == PANEL_DISKS && view_selected(ui, PANEL_DISKS)[0]) {
+			snprintf(ui->chain.disk, sizeof(ui->chain.disk), "%s",
+				 view_selected(ui, PANEL_DISKS));
+			ui->chain.open = true;
+			ui->chain.top = 0;
+			return UI_REDRAW;
+		}
+		return 0;
 	}
 	return 0;
 }
@@ -787,7 +810,9 @@ static const char tui_usage[] =
     "Keys: F1/h/? help, F10/q quit, F6/s sort, / filter, space pause, +/- interval,\n"
     "Tab panel, arrows/jk move, f findings (a apply, u undo: each asks y/N),\n"
     "p processes by IO, t turbostat sources (each column's, or why unavailable),\n"
-    "[ ] the previous / next CPU of the heat map (64 CPUs and more).\n"
+    "[ ] the previous / next CPU of the heat map (64 CPUs and more), Enter a\n"
+    "disk's queue chain (its blk-mq queues, interrupts and their CPUs' load) or\n"
+    "an IRQ device group's lines.\n"
     "When stdout is not a terminal, iotriage prints one snapshot (iotriage snapshot)\n"
     "instead.\n";
 

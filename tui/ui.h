@@ -113,6 +113,14 @@ struct heat_map {
 	int y, x, rows; /* where it was drawn */
 };
 
+/* The queue chain of a disk (view_chain.c): it replaces the tables while open. */
+struct chain_panel {
+	bool open;
+	char disk[64]; /* the disk row Enter was pressed on */
+	int top;       /* first queue shown */
+	int nlines;    /* queues at the last draw */
+};
+
 /* The IRQs panel's groups by device (view_irqs.c) and which are expanded. */
 #define IRQ_EXPANDED_MAX 16
 struct irq_group_state {
@@ -143,6 +151,7 @@ struct ui {
 	struct turbo_panel turbo;
 	struct heat_map heat;
 	struct irq_group_state irqg;
+	struct chain_panel chain;
 };
 
 /* Options of `iotriage` without a subcommand. */
@@ -221,6 +230,12 @@ void view_nics_draw(struct ui *ui, struct rect r);
 /* The findings line at row y (view_summary.c): the worst finding in words,
  * coloured by severity; returns the lines drawn (1). */
 int view_summary_draw(struct ui *ui, int y);
+/* The queue chain of ui->chain.disk over r (like the processes view):
+ * each blk-mq hardware queue, its interrupt, the CPU it lands on and that
+ * CPU's load; its keys (arrows scroll, Enter/Esc close), UI_PASS for the
+ * global ones. */
+void view_chain_draw(struct ui *ui, struct rect r);
+unsigned view_chain_key(struct ui *ui, int ch);
 /* The CPU heat map of a big host (view_heat.c): the lines it takes at width
  * w (0: not shown, fewer than 64 CPUs), laid out for view_heat_draw; drawn
  * into r (scrolled to the selected, else the hot CPU); its keys ([ ] and a

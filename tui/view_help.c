@@ -21,9 +21,6 @@ static const char *const keys_help[][2] = {
 	{ "+ -", "longer / shorter interval (with a daemon: every Nth of its samples)" },
 	{ "Tab", "next panel (Shift-Tab: previous); the history strip follows the focus" },
 	{ "arrows j k", "move the selection; PgUp/PgDn/Home/End jump" },
-	{ "Enter", "on a device's group of IRQ lines (big hosts): expand / fold its lines" },
-	{ "[ ]", "the CPU heat map (64 CPUs and more): select the previous / next cell's CPU "
-		 "in the table; a click selects the cell clicked" },
 	{ "f", "the findings panel: the advisor's findings and suggestions (f or Esc returns)" },
 	{ "a u", "in the findings panel: apply / undo the selected suggestion; each asks "
 		 "[y/N] on the status line and only y acts" },
@@ -35,6 +32,11 @@ static const char *const keys_help[][2] = {
 	       "proc) and its register, event or file, or \"unavailable: why\" (not root, no "
 	       "MSR access in a VM); then the source families probed (t or Esc returns; arrows "
 	       "scroll)" },
+	{ "Enter", "on a disk: its queue chain (each blk-mq queue's CPUs, NVMe interrupt, the "
+		   "CPU it lands on and that CPU's load; Enter or Esc returns); on a device's "
+		   "group of IRQ lines (big hosts): expand / fold its lines" },
+	{ "[ ]", "the CPU heat map (64 CPUs and more): select the previous / next cell's CPU "
+		 "in the table; a click selects the cell clicked" },
 	{ NULL, NULL },
 };
 

@@ -27,6 +27,7 @@ struct collector {
 	uint64_t next_id;
 	struct blockinfo *blk;
 	size_t nblk, blk_cap;
+	struct blkmq_table mq; /* hardware queues of the disks in blk (blkmq.c) */
 	struct turbo_collector
 	    *turbo; /* src/collect/turbo.c: MSR/perf/sysfs fds, chosen at first sample */
 	struct extsrc_collector

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "advise_json.h"
+#include "encode_blkmq.h"
 #include "encode.h"
 #include "encode_ext.h"
 #include "snapshot.h"
@@ -300,6 +301,7 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 		encode_rates(sb, "interrupts", &m->irq, &cur->irqs, true);
 	if (m->softirq_valid)
 		encode_rates(sb, "softirqs", &m->softirq, &cur->softirqs, false);
+	encode_blkmq(sb, cur, m);
 	encode_turbo(sb, m->turbo);
 	encode_ext_sections(sb, cur, m);
 	if (o && o->advice)

@@ -510,6 +510,25 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 		tables_free(&t);
 		return r;
 	}
+	/* a malformed queue section costs the chain view, not the tables */
+	{
+		struct model_blkmq mq;
+		int e = model_blkmq_decode(doc, &mq);
+
+		if (e == -ENOMEM) {
+			model_ext_free(&ext);
+			model_findings_free(&adv);
+			tables_free(&t);
+			return e;
+		}
+		model_blkmq_free(&m->blkmq);
+		if (e < 0)
+			memset(&m->blkmq, 0, sizeof(m->blkmq));
+		else
+			m->blkmq = mq;
+		snprintf(m->blkmq_bad, sizeof(m->blkmq_bad), "%s",
+			 e < 0 ? "the blk-mq section is malformed" : "");
+	}
 	m->have_sample = true;
 	m->has_rates = jint(doc, "interval_ms", &itv);
 	m->interval_ms = m->has_rates ? (long)itv : 0;
@@ -581,6 +600,7 @@ void model_free(struct model *m)
 	tables_free(&t);
 	model_findings_free(&m->advice);
 	model_ext_free(&m->ext);
+	model_blkmq_free(&m->blkmq);
 	free(m->hist.series);
 	free(m->worker); /* flat: no pointers inside */
 	memset(m, 0, sizeof(*m));
