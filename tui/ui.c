@@ -447,6 +447,11 @@ static void draw(struct ui *ui)
 	refresh();
 }
 
+void ui_draw(struct ui *ui)
+{
+	draw(ui);
+}
+
 /* ---- keys ---- */
 
 static unsigned key_move(struct ui *ui, int delta, bool to_end)

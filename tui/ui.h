@@ -167,6 +167,10 @@ struct ui_opts {
 /* `iotriage [OPTIONS]` on a terminal: runs the TUI, returns the exit status. */
 int cmd_tui(int argc, char **argv);
 
+/* One frame of the loop's drawing, as after a new sample (tests/bench/
+ * bench_tui.c measures it). */
+void ui_draw(struct ui *ui);
+
 /* Attribute for a pair: the colour pair, or bold/reverse when colour is off. */
 int ui_attr(const struct ui *ui, enum ui_pair p);
 
