@@ -104,7 +104,8 @@ struct heat_map {
 	bool shown;
 	size_t *cpus; /* indexes into model.cpus, CPU number order, no "all" */
 	size_t ncpus, cpus_cap;
-	int *pkg; /* each cell's package (turbostat's rows), -1 unknown */
+	int *pkg;     /* each cell's group: NUMA node, else package; -1 unknown */
+	bool by_node; /* the groups are NUMA nodes ("n0"), else packages ("p0") */
 	size_t pkg_cap;
 	size_t *line_start; /* index into cpus of each line's first cell */
 	size_t nlines, lines_cap;

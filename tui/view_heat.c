@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The CPU heat map of a big host, at the top of the CPUs panel: every CPU
- * one cell, in number order, a new line per package (turbostat's, when the
- * sample has it) or per 64 CPUs; the cell's height is the CPU's busy share
+ * one cell, in number order, a new line per NUMA node (the sample's
+ * "numa"), else per package (turbostat's rows), and per 64 CPUs; the cell's height is the CPU's busy share
  * (100 - %idle, a digit without UTF-8), its colour %irq+%soft, the hot core
  * white on red. 256 CPUs take four lines at 80 columns. The cell of the
  * selected CPU is reversed; [ and ] (or a click) select the previous / next
@@ -44,6 +44,18 @@ static int heat_order(struct ui *ui)
 			return -EINVAL;
 		h->pkg[h->ncpus] = -1;
 		h->cpus[h->ncpus++] = i;
+	}
+	/* NUMA nodes first (the document's "numa"): where memory is local */
+	h->by_node = false;
+	for (size_t i = 0; i < h->ncpus; i++)
+		if (m->cpus[h->cpus[i]].node >= 0) {
+			h->by_node = true;
+			break;
+		}
+	if (h->by_node) {
+		for (size_t i = 0; i < h->ncpus; i++)
+			h->pkg[i] = m->cpus[h->cpus[i]].node;
+		return 0;
 	}
 	/* packages from turbostat's rows: one pass, a binary search each (a
 	 * lookup per cell would be quadratic at 1,024 CPUs) */
@@ -204,7 +216,8 @@ void view_heat_draw(struct ui *ui, struct rect r)
 		char label[32];
 
 		if (pkg >= 0 && (l == 0 || h->pkg[from - 1] != pkg))
-			snprintf(label, sizeof(label), "p%-2d%4d ", pkg, first->cpu);
+			snprintf(label, sizeof(label), "%c%-2d%4d ", h->by_node ? 'n' : 'p', pkg,
+				 first->cpu);
 		else
 			snprintf(label, sizeof(label), "   %4d ", first->cpu);
 		ui_put(y, r.x, LABEL_W, (int)A_DIM, label);

@@ -171,6 +171,20 @@ struct blkmq_table {
 	size_t n, cap;
 };
 
+/* One NUMA node and its CPUs: /sys/devices/system/node/nodeN/cpulist
+ * (src/collect/numa.c). */
+struct numa_node {
+	int node;
+	char cpu_list[IOT_CPULIST_MAX]; /* as read */
+};
+
+/* The host's NUMA nodes, by node number; n 0: no node directory (a
+ * kernel without NUMA, a recorded tree without it). */
+struct numa_table {
+	struct numa_node *rows;
+	size_t n, cap;
+};
+
 /* One collection of every source, timestamped by collect. */
 struct snapshot {
 	uint64_t id;	 /* increasing sample number */
@@ -185,6 +199,7 @@ struct snapshot {
 	struct turbo_raw *turbo;
 	struct extsrc_raw *ext; /* processes, NICs, pressure, writeback; NULL until sampled */
 	struct blkmq_table mq;	/* blk-mq hardware queues of the whole disks */
+	struct numa_table numa; /* NUMA nodes' CPUs */
 };
 
 /* ---- metrics ---- */

@@ -14,6 +14,7 @@
 #include "blkmq.h"
 #include "extsrc.h"
 #include "grow.h"
+#include "numa.h"
 #include "parse.h"
 #include "snapshot.h"
 #include "turbo.h"
@@ -64,6 +65,7 @@ void collector_close(struct collector *c)
 	free(c->blk);
 	c->blk = NULL;
 	blkmq_table_free(&c->mq);
+	numa_table_free(&c->numa);
 	turbo_collector_free(c->turbo);
 	c->turbo = NULL;
 	extsrc_collector_free(c->ext);
@@ -293,6 +295,13 @@ int collector_sample(struct collector *c, struct snapshot *s)
 	else
 		s->mq.n = 0;
 	set_status(c, s, SRC_SYSBLOCK, r, NULL);
+	/* NUMA nodes: read again only when the CPU count changes (hotplug) */
+	if ((!c->numa_read || c->numa_ncpu != s->stat.ncpu) && numa_read(&c->root, &c->numa) == 0) {
+		c->numa_read = true;
+		c->numa_ncpu = s->stat.ncpu;
+	}
+	if (numa_table_copy(&s->numa, &c->numa) < 0)
+		s->numa.n = 0;
 	if (s->status[SRC_STAT].err && s->status[SRC_DISKSTATS].err)
 		return first_err;
 	return 0;
@@ -311,6 +320,7 @@ void snapshot_free(struct snapshot *s)
 	extsrc_raw_free(s->ext);
 	s->ext = NULL;
 	blkmq_table_free(&s->mq);
+	numa_table_free(&s->numa);
 }
 
 int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
@@ -335,6 +345,8 @@ int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 		r = extsrc_raw_copy(&dst->ext, src->ext);
 	if (r >= 0)
 		r = blkmq_table_copy(&dst->mq, &src->mq);
+	if (r >= 0)
+		r = numa_table_copy(&dst->numa, &src->numa);
 	return r;
 }
 

@@ -8,8 +8,9 @@
 #    ("WARN cpu200 irq+soft 48%: IRQ 75 nvme0q51 100%") in yellow;
 #  - the CPUs panel sorts by %irq+%soft with the hot row pinned first, says
 #    so in its title, and the hot row is on the first screen;
-#  - the heat map: 256 CPUs in four lines of 64 at 80 columns, the hot
-#    core's cell on red; at 1024 the lines around the hot core;
+#  - the heat map: 256 CPUs in four lines of 64 at 80 columns, a line per
+#    NUMA node (n0, n1), the hot core's cell on red; at 1024 the lines
+#    around the hot core (node n5);
 #  - [ and ] select the previous / next cell's CPU: the table follows;
 #  - the IRQs grouped by device: nvme0's lines one row, Enter expands;
 #  - the queue chain (Enter on a disk): hctx 50 of nvme0n1, CPUs 200-203,
@@ -70,7 +71,12 @@ b=$(line_of '^200 HOT')
 # the heat map: four lines of 64 cells in groups of 8; cpu200 is the 9th
 # cell of the line of 192, busy 58% (a half block)
 for first in 0 64 128 192; do
-	grep -Eq "^(p0)? +$first( [·▁▂▃▄▅▆▇█]{8}){8}\$" "$tmp/screen" ||
+	case $first in
+	0) label='n0 ' ;;
+	128) label='n1 ' ;;
+	*) label='' ;;
+	esac
+	grep -Eq "^$label +$first( [·▁▂▃▄▅▆▇█]{8}){8}\$" "$tmp/screen" ||
 		fail "256: the heat map line of CPUs $first-$((first + 63))"
 done
 grep -Eq '^ +192 [▁]{8} ▅' "$tmp/screen" || fail "256: cpu200's cell"
@@ -153,7 +159,7 @@ grep -Eq 'CPUs \(1024\) +sort: %irq\+%soft, hot first' "$tmp/screen" ||
 	fail "1024: the CPU panel's title says the sort"
 grep -Eq '^700 HOT +5\.00 +5\.00 +30\.00 +18\.00 ' "$tmp/screen" ||
 	fail "1024: the hot core's row is not on the first screen"
-grep -Eq '^ +640 ([▁]{8} ){7}[▁]{4}▅[▁]{3}$' "$tmp/screen" ||
+grep -Eq '^n5 +640 ([▁]{8} ){7}[▁]{4}▅[▁]{3}$' "$tmp/screen" ||
 	fail "1024: the heat map does not show cpu700's line"
 [ -s "$tmp/san-h256" ] && fail "256: the client wrote to stderr"
 [ -s "$tmp/san-h1024" ] && fail "1024: the client wrote to stderr"

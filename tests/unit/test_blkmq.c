@@ -3,7 +3,8 @@
  * src/collect/blkmq.c reads each disk's mq/N/cpu_list, metrics_blkmq.c
  * joins hctx N to nvmeCq(N+1), the CPU it landed on and that CPU's load and
  * BLOCK softirqs, encode_blkmq.c writes "blk-mq", tui/model/model_blkmq.c
- * reads it back. On tests/fixtures/nvme-chain (make-trees.py). */
+ * reads it back; and the NUMA nodes (collect/numa.c, "numa", each model
+ * CPU's node). On tests/fixtures/nvme-chain (make-trees.py). */
 #include <errno.h>
 #include <json-c/json.h>
 #include <setjmp.h>
@@ -144,6 +145,31 @@ static void test_roundtrip(void **state)
 	sb_free(&sb);
 }
 
+/* the NUMA nodes: read, copied, encoded, each CPU's node in the model */
+static void test_numa(void **state)
+{
+	struct chain *c = *state;
+	struct encode_opts o = { .host = "db1", .mode = "compute", .whole_only = true };
+	struct strbuf sb = { 0 };
+	struct model mdl = { 0 };
+
+	assert_int_equal(c->s1.numa.n, 2);
+	assert_int_equal(c->s1.numa.rows[1].node, 1);
+	assert_string_equal(c->s1.numa.rows[1].cpu_list, "2-3");
+	encode_sample(&sb, &c->s1, &c->m, &o);
+	assert_non_null(strstr(sb.buf, "\"numa\":[{\"node\":0,\"cpus\":\"0-1\"},"
+				       "{\"node\":1,\"cpus\":\"2-3\"}]"));
+	assert_int_equal(model_apply_text(&mdl, sb.buf, sb.len, MODEL_VIEW), 0);
+	assert_int_equal(mdl.ncpus, 5);
+	assert_int_equal(mdl.cpus[0].node, -1); /* all */
+	assert_int_equal(mdl.cpus[1].node, 0);
+	assert_int_equal(mdl.cpus[2].node, 0);
+	assert_int_equal(mdl.cpus[3].node, 1);
+	assert_int_equal(mdl.cpus[4].node, 1);
+	model_free(&mdl);
+	sb_free(&sb);
+}
+
 /* a malformed section is named and costs only itself */
 static void test_malformed(void **state)
 {
@@ -166,7 +192,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_collect),	   cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_controller), cmocka_unit_test(test_roundtrip),
-		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_malformed),  cmocka_unit_test(test_numa),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

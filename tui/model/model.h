@@ -94,6 +94,7 @@ struct model_cpu {
 	char hot_soft[32]; /* softirq with the highest rate on this CPU, "" none */
 	double hot_soft_s;
 	bool hot; /* the core that stands out, see MODEL_HOT_* */
+	int node; /* its NUMA node (the document's "numa"), -1 unknown */
 };
 
 struct model_irq_cpu {
