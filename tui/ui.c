@@ -146,6 +146,12 @@ void ui_fmt_num(char *buf, size_t size, int w, double v)
 void view_title(struct ui *ui, enum panel_id id, struct rect r, const char *name,
 		const char *const sorts[], size_t shown, size_t total)
 {
+	view_title_sort(ui, id, r, name, sorts[ui->panels[id].sort], shown, total);
+}
+
+void view_title_sort(struct ui *ui, enum panel_id id, struct rect r, const char *name,
+		     const char *sort, size_t shown, size_t total)
+{
 	const struct panel *p = &ui->panels[id];
 	bool focused = ui->focus == id;
 	char buf[256];
@@ -155,7 +161,7 @@ void view_title(struct ui *ui, enum panel_id id, struct rect r, const char *name
 	if (shown != total && n > 0 && (size_t)n < sizeof(buf))
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " of %zu", total);
 	if (n > 0 && (size_t)n < sizeof(buf))
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ")  sort: %s", sorts[p->sort]);
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ")  sort: %s", sort);
 	if (p->filter[0] && n > 0 && (size_t)n < sizeof(buf))
 		snprintf(buf + n, sizeof(buf) - (size_t)n, "  filter: %s", p->filter);
 	ui_fill(r.y, r.x, r.w, focused ? ui_attr(ui, PAIR_TITLE) : (int)A_BOLD);
@@ -305,6 +311,9 @@ static void layout(struct ui *ui, int top, int avail, int *h)
 
 	for (int i = 0; i < PANEL__COUNT; i++) {
 		need[i] = 2 + (ui->panels[i].norder ? (int)ui->panels[i].norder : 1);
+		/* the heat map's lines come first: the CPUs panel is given them */
+		if (i == PANEL_CPUS)
+			need[i] += ui->heat.alloc;
 		/* the bench job's line under its device's row */
 		if (i == PANEL_DISKS && model_worker_get(&ui->model))
 			need[i]++;
@@ -312,6 +321,8 @@ static void layout(struct ui *ui, int top, int avail, int *h)
 		if (i == PANEL_IRQS)
 			need[i] += view_nics_lines(ui);
 		h[i] = left >= 3 ? 3 : left > 0 ? left : 0;
+		if (i == PANEL_CPUS && left - h[i] >= ui->heat.alloc)
+			h[i] += ui->heat.alloc;
 		left -= h[i];
 	}
 	(void)top;
@@ -402,10 +413,27 @@ static void draw(struct ui *ui)
 		refresh();
 		return;
 	}
+	if (ui->chain.open) {
+		view_summary_draw(ui, 1);
+		view_chain_draw(ui, (struct rect){ 2, 0, LINES - 3, COLS });
+		draw_footer(ui, LINES - 1);
+		refresh();
+		return;
+	}
+	y += view_summary_draw(ui, y);
 	y = draw_status_lines(ui, y);
 	/* the history strip: 3 rows when there is room, else 2, else none */
 	avail = LINES - y - 1;
 	hist_h = avail >= 18 ? 4 : avail >= 12 ? 2 : 0;
+	/* a big host's CPU heat map: at most a quarter of the rows, and the
+	 * history strip gives way to it on a small terminal */
+	{
+		int heat = view_heat_lines(ui, COLS);
+
+		ui->heat.alloc = heat < avail / 4 ? heat : avail / 4;
+		if (ui->heat.alloc > 0 && avail < 30)
+			hist_h = 0;
+	}
 	layout(ui, y, avail - hist_h, h);
 	for (int i = 0; i < PANEL__COUNT; i++) {
 		r = (struct rect){ y, 0, h[i], COLS };
@@ -422,6 +450,11 @@ static void draw(struct ui *ui)
 		view_history_draw(ui, (struct rect){ y, 0, hist_h > 9 ? 9 : hist_h, COLS });
 	draw_footer(ui, LINES - 1);
 	refresh();
+}
+
+void ui_draw(struct ui *ui)
+{
+	draw(ui);
 }
 
 /* ---- keys ---- */
@@ -449,7 +482,7 @@ static unsigned key_move(struct ui *ui, int delta, bool to_end)
 		size_t i = p->order[p->sel];
 		const char *name = ui->focus == PANEL_DISKS  ? m->disks[i].name
 				   : ui->focus == PANEL_CPUS ? m->cpus[i].name
-							     : m->irqs[i].name;
+							     : view_irqs_row_name(ui, i);
 
 		snprintf(p->sel_key, sizeof(p->sel_key), "%s", name);
 	}
@@ -576,6 +609,18 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 		if (!(f & UI_PASS))
 			return f;
 	}
+	if (ui->chain.open) {
+		unsigned f = view_chain_key(ui, ch);
+
+		if (!(f & UI_PASS))
+			return f;
+	}
+	if (!ui->findings.open && !ui->procs.open && !ui->turbo.open) {
+		unsigned f = view_heat_key(ui, ch);
+
+		if (!(f & UI_PASS))
+			return f;
+	}
 	switch (ch) {
 	case 'q':
 	case 'Q':
@@ -658,6 +703,20 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 	case 12: /* Ctrl-L */
 		clearok(curscr, TRUE);
 		return UI_REDRAW;
+	case '\r':
+	case '\n':
+	case KEY_ENTER: /* a device's group of interrupt lines: expand, fold */
+		if (ui->focus == PANEL_IRQS)
+			return view_irqs_toggle(ui);
+		/* a disk: its queue chain */
+		if (ui->focus == PANEL_DISKS && view_selected(ui, PANEL_DISKS)[0]) {
+			snprintf(ui->chain.disk, sizeof(ui->chain.disk), "%s",
+				 view_selected(ui, PANEL_DISKS));
+			ui->chain.open = true;
+			ui->chain.top = 0;
+			return UI_REDRAW;
+		}
+		return 0;
 	}
 	return 0;
 }
@@ -760,7 +819,10 @@ static const char tui_usage[] =
     "  --await-ms MS   colour r_await/w_await above MS (default 20)\n"
     "Keys: F1/h/? help, F10/q quit, F6/s sort, / filter, space pause, +/- interval,\n"
     "Tab panel, arrows/jk move, f findings (a apply, u undo: each asks y/N),\n"
-    "p processes by IO, t turbostat sources (each column's, or why unavailable).\n"
+    "p processes by IO, t turbostat sources (each column's, or why unavailable),\n"
+    "[ ] the previous / next CPU of the heat map (64 CPUs and more), Enter a\n"
+    "disk's queue chain (its blk-mq queues, interrupts and their CPUs' load) or\n"
+    "an IRQ device group's lines.\n"
     "When stdout is not a terminal, iotriage prints one snapshot (iotriage snapshot)\n"
     "instead.\n";
 
@@ -903,6 +965,8 @@ int cmd_tui(int argc, char **argv)
 	nodelay(stdscr, TRUE);
 	set_escdelay(25);
 	curs_set(0);
+	/* a click on the CPU heat map selects that CPU */
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);
 	setup_colors(ui);
 
 	r = ui_loop(ui, sfd);
@@ -922,6 +986,8 @@ out_mask:
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	source_close(ui->src);
 	view_findings_free(ui);
+	view_heat_free(ui);
+	model_irq_groups_free(&ui->irqg.groups);
 	model_free(&ui->model);
 	for (int i = 0; i < PANEL__COUNT; i++)
 		free(ui->panels[i].order);

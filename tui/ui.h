@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "model.h"
+#include "model_irqgroup.h"
 
 struct source;
 
@@ -97,6 +98,38 @@ struct turbo_panel {
 	int page;   /* of them on screen at the last draw */
 };
 
+/* The CPU heat map (view_heat.c) as last laid out and drawn: for the
+ * selection keys and mouse clicks. */
+struct heat_map {
+	bool shown;
+	size_t *cpus; /* indexes into model.cpus, CPU number order, no "all" */
+	size_t ncpus, cpus_cap;
+	int *pkg;     /* each cell's group: NUMA node, else package; -1 unknown */
+	bool by_node; /* the groups are NUMA nodes ("n0"), else packages ("p0") */
+	size_t pkg_cap;
+	size_t *line_start; /* index into cpus of each line's first cell */
+	size_t nlines, lines_cap;
+	size_t top;	/* first line on screen */
+	int alloc;	/* lines the layout gave it at the last draw */
+	int y, x, rows; /* where it was drawn */
+};
+
+/* The queue chain of a disk (view_chain.c): it replaces the tables while open. */
+struct chain_panel {
+	bool open;
+	char disk[64]; /* the disk row Enter was pressed on */
+	int top;       /* first queue shown */
+	int nlines;    /* queues at the last draw */
+};
+
+/* The IRQs panel's groups by device (view_irqs.c) and which are expanded. */
+#define IRQ_EXPANDED_MAX 16
+struct irq_group_state {
+	struct model_irq_groups groups; /* of the last ordering */
+	char expanded[IRQ_EXPANDED_MAX][32];
+	size_t nexpanded;
+};
+
 struct ui {
 	struct model model;
 	struct source *src;
@@ -117,6 +150,9 @@ struct ui {
 	struct findings_panel findings;
 	struct procs_panel procs;
 	struct turbo_panel turbo;
+	struct heat_map heat;
+	struct irq_group_state irqg;
+	struct chain_panel chain;
 };
 
 /* Options of `iotriage` without a subcommand. */
@@ -131,6 +167,10 @@ struct ui_opts {
 
 /* `iotriage [OPTIONS]` on a terminal: runs the TUI, returns the exit status. */
 int cmd_tui(int argc, char **argv);
+
+/* One frame of the loop's drawing, as after a new sample (tests/bench/
+ * bench_tui.c measures it). */
+void ui_draw(struct ui *ui);
 
 /* Attribute for a pair: the colour pair, or bold/reverse when colour is off. */
 int ui_attr(const struct ui *ui, enum ui_pair p);
@@ -154,6 +194,10 @@ void ui_fmt_num(char *buf, size_t size, int w, double v);
 void view_disks_order(struct ui *ui);
 void view_cpus_order(struct ui *ui);
 void view_irqs_order(struct ui *ui);
+/* The IRQs panel's row i of its order: an interrupt line's name or a
+ * device group's; Enter on a group expands or folds it. */
+const char *view_irqs_row_name(const struct ui *ui, size_t i);
+unsigned view_irqs_toggle(struct ui *ui);
 /* Names of the sort keys of each panel, for the title; NULL-terminated. */
 extern const char *const view_disks_sorts[];
 extern const char *const view_cpus_sorts[];
@@ -188,6 +232,23 @@ int view_ext_header_draw(struct ui *ui, int y, int n);
 /* The NIC lines at the top of the IRQs panel: how many, and drawn into r. */
 int view_nics_lines(const struct ui *ui);
 void view_nics_draw(struct ui *ui, struct rect r);
+/* The findings line at row y (view_summary.c): the worst finding in words,
+ * coloured by severity; returns the lines drawn (1). */
+int view_summary_draw(struct ui *ui, int y);
+/* The queue chain of ui->chain.disk over r (like the processes view):
+ * each blk-mq hardware queue, its interrupt, the CPU it lands on and that
+ * CPU's load; its keys (arrows scroll, Enter/Esc close), UI_PASS for the
+ * global ones. */
+void view_chain_draw(struct ui *ui, struct rect r);
+unsigned view_chain_key(struct ui *ui, int ch);
+/* The CPU heat map of a big host (view_heat.c): the lines it takes at width
+ * w (0: not shown, fewer than 64 CPUs), laid out for view_heat_draw; drawn
+ * into r (scrolled to the selected, else the hot CPU); its keys ([ ] and a
+ * click select a cell's CPU), UI_PASS for the others; free. */
+int view_heat_lines(struct ui *ui, int w);
+void view_heat_draw(struct ui *ui, struct rect r);
+unsigned view_heat_key(struct ui *ui, int ch);
+void view_heat_free(struct ui *ui);
 /* The sparkline of the focused panel's selected row. */
 void view_history_draw(struct ui *ui, struct rect r);
 /* The help screen over the whole terminal, scrolled to ui->help_top; returns
@@ -197,6 +258,10 @@ int view_help_draw(struct ui *ui, struct rect r);
 /* A panel's title line with the focus, sort and filter. */
 void view_title(struct ui *ui, enum panel_id id, struct rect r, const char *name,
 		const char *const sorts[], size_t shown, size_t total);
+
+/* The same with the sort said in words (the CPUs' automatic order). */
+void view_title_sort(struct ui *ui, enum panel_id id, struct rect r, const char *name,
+		     const char *sort, size_t shown, size_t total);
 
 /* After re-ordering: find the selected row's name again, else clamp. */
 void view_keep_selection(struct ui *ui, enum panel_id id,

@@ -11,12 +11,16 @@
 #include <string.h>
 
 #include "grow.h"
+#include "model_summary.h"
 #include "model_worker.h"
 #include "ui.h"
 
-enum { SORT_CPU, SORT_IRQSOFT, SORT_INTR, SORT_BUSY };
+/* SORT_AUTO, the default: by %irq+%soft with the hot core pinned first
+ * while a core is hot (on a 256-CPU host it is otherwise far off screen),
+ * by number when none is. */
+enum { SORT_AUTO, SORT_CPU, SORT_IRQSOFT, SORT_INTR, SORT_BUSY };
 
-const char *const view_cpus_sorts[] = { "cpu", "%irq+%soft", "intr/s", "busy", NULL };
+const char *const view_cpus_sorts[] = { "auto", "cpu", "%irq+%soft", "intr/s", "busy", NULL };
 
 enum col {
 	C_CPU,
@@ -68,6 +72,19 @@ static double sort_value(const struct model_cpu *c, int sort)
 
 static const struct model *sort_model;
 static int sort_key;
+static bool sort_hot;
+
+/* The order the panel uses now: SORT_AUTO resolved against the model. */
+static int effective_sort(const struct ui *ui, bool *ret_hot)
+{
+	int sort = ui->panels[PANEL_CPUS].sort;
+	bool hot = model_hot_cpu(&ui->model) >= 0;
+
+	*ret_hot = sort == SORT_AUTO && hot;
+	if (sort != SORT_AUTO)
+		return sort;
+	return hot ? SORT_IRQSOFT : SORT_CPU;
+}
 
 static int cmp_cpu(const void *a, const void *b)
 {
@@ -75,9 +92,11 @@ static int cmp_cpu(const void *a, const void *b)
 	const struct model_cpu *y = &sort_model->cpus[*(const size_t *)b];
 	double vx, vy;
 
-	/* "all" stays on top whatever the sort */
+	/* "all" stays on top whatever the sort, then (auto) the hot core */
 	if ((x->cpu < 0) != (y->cpu < 0))
 		return x->cpu < 0 ? -1 : 1;
+	if (sort_hot && x->hot != y->hot)
+		return x->hot ? -1 : 1;
 	if (sort_key != SORT_CPU) {
 		vx = sort_value(x, sort_key);
 		vy = sort_value(y, sort_key);
@@ -109,7 +128,7 @@ void view_cpus_order(struct ui *ui)
 				p->order[p->norder++] = i;
 		}
 		sort_model = m;
-		sort_key = p->sort;
+		sort_key = effective_sort(ui, &sort_hot);
 		if (p->norder > 1)
 			qsort(p->order, p->norder, sizeof(*p->order), cmp_cpu);
 	}
@@ -214,8 +233,27 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 	int cpu_w = job ? CPU_JOB_W : cols[C_CPU].width;
 	int bar_w, x;
 
-	view_title(ui, PANEL_CPUS, r, "CPUs", view_cpus_sorts, p->norder ? p->norder - 1 : 0,
-		   m->ncpus ? m->ncpus - 1 : 0);
+	{
+		bool pin;
+		int sort = effective_sort(ui, &pin);
+		char label[64];
+
+		if (p->sort == SORT_AUTO)
+			snprintf(label, sizeof(label), "%s",
+				 pin ? "%irq+%soft, hot first" : "cpu (none hot)");
+		else
+			snprintf(label, sizeof(label), "%s", view_cpus_sorts[sort]);
+		view_title_sort(ui, PANEL_CPUS, r, "CPUs", label, p->norder ? p->norder - 1 : 0,
+				m->ncpus ? m->ncpus - 1 : 0);
+	}
+	/* a big host's heat map under the title, the table below it */
+	if (ui->heat.alloc > 0 && r.h >= 2 + ui->heat.alloc) {
+		view_heat_draw(ui, (struct rect){ r.y + 1, r.x, ui->heat.alloc, r.w });
+		r.y += ui->heat.alloc;
+		r.h -= ui->heat.alloc;
+	} else {
+		ui->heat.rows = 0; /* nothing to click on */
+	}
 	if (r.h < 2)
 		return;
 	for (int c = 0; c < C__COUNT; c++)

@@ -32,6 +32,11 @@ static const char *const keys_help[][2] = {
 	       "proc) and its register, event or file, or \"unavailable: why\" (not root, no "
 	       "MSR access in a VM); then the source families probed (t or Esc returns; arrows "
 	       "scroll)" },
+	{ "Enter", "on a disk: its queue chain (each blk-mq queue's CPUs, NVMe interrupt, the "
+		   "CPU it lands on and that CPU's load; Enter or Esc returns); on a device's "
+		   "group of IRQ lines (big hosts): expand / fold its lines" },
+	{ "[ ]", "the CPU heat map (64 CPUs and more): select the previous / next cell's CPU "
+		 "in the table; a click selects the cell clicked" },
 	{ NULL, NULL },
 };
 

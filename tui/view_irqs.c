@@ -3,13 +3,16 @@
  * The IRQs panel: a line per NIC (link, rates, channels, where its queue
  * vectors landed: view_ext.c), then the interrupt lines that fired in the
  * interval, busiest first, where they landed and where they are allowed to
- * go (the affinities the source read from /proc/irq/N). Draws the model only.
+ * go (the affinities the source read from /proc/irq/N). On big hosts the
+ * lines of a device (nvme0's 64 queues) are one row with its total, spread
+ * and hottest CPU (model_irqgroup.c); Enter expands it. Draws the model only.
  */
 #include <ncurses.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
+#include "model_irqgroup.h"
 #include "ui.h"
 
 enum { SORT_RATE, SORT_IRQ };
@@ -22,16 +25,42 @@ const char *const view_irqs_sorts[] = { "total/s", "irq", NULL };
 #define W_AFF	 9
 #define W_ONCPUS 12 /* least width worth showing */
 
+/* Big hosts group the lines by device (model_irqgroup.c): from this many
+ * CPUs, or this many lines fired. */
+#define GROUP_MIN_CPUS	64
+#define GROUP_MIN_LINES 64
+
 static const struct model *sort_model;
+static const struct model_irq_groups *sort_groups;
 static int sort_key;
+
+/* A row of the order: an interrupt line (i < nirqs) or a group (nirqs + g). */
+static double row_rate(size_t i)
+{
+	if (i >= sort_model->nirqs)
+		return sort_groups->groups[i - sort_model->nirqs].total_s;
+	return sort_model->irqs[i].total_s;
+}
+
+/* A group sorts by its busiest line's number and name. */
+static const struct model_irq *row_line(size_t i)
+{
+	if (i >= sort_model->nirqs) {
+		const struct model_irq_group *g = &sort_groups->groups[i - sort_model->nirqs];
+
+		return &sort_model->irqs[sort_groups->members[g->first]];
+	}
+	return &sort_model->irqs[i];
+}
 
 static int cmp_irq(const void *a, const void *b)
 {
-	const struct model_irq *x = &sort_model->irqs[*(const size_t *)a];
-	const struct model_irq *y = &sort_model->irqs[*(const size_t *)b];
+	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
+	const struct model_irq *x = row_line(ia);
+	const struct model_irq *y = row_line(ib);
 
-	if (sort_key == SORT_RATE && x->total_s != y->total_s)
-		return x->total_s < y->total_s ? 1 : -1;
+	if (sort_key == SORT_RATE && row_rate(ia) != row_rate(ib))
+		return row_rate(ia) < row_rate(ib) ? 1 : -1;
 	/* numbered IRQs in numeric order, then the named lines (LOC, RES...) */
 	if (x->numeric != y->numeric)
 		return x->numeric ? -1 : 1;
@@ -48,27 +77,120 @@ static bool irq_matches(const struct model_irq *q, const char *filter)
 	       strcasestr(q->chip, filter);
 }
 
-static const char *irq_name(const struct ui *ui, size_t i)
+const char *view_irqs_row_name(const struct ui *ui, size_t i)
 {
+	if (i >= ui->model.nirqs)
+		return ui->irqg.groups.groups[i - ui->model.nirqs].name;
 	return ui->model.irqs[i].name;
+}
+
+static bool expanded(const struct ui *ui, const char *name)
+{
+	for (size_t i = 0; i < ui->irqg.nexpanded; i++)
+		if (strcmp(ui->irqg.expanded[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Whether the lines are grouped by device now: a big host, no filter. */
+static bool grouping(const struct ui *ui, size_t fired)
+{
+	const struct model *m = &ui->model;
+
+	return !ui->panels[PANEL_IRQS].filter[0] &&
+	       (m->ncpus > GROUP_MIN_CPUS || fired > GROUP_MIN_LINES);
 }
 
 void view_irqs_order(struct ui *ui)
 {
 	struct panel *p = &ui->panels[PANEL_IRQS];
 	const struct model *m = &ui->model;
+	struct model_irq_groups *gs = &ui->irqg.groups;
+	size_t fired = 0, nitems;
+	bool grouped;
 
 	p->norder = 0;
-	if (m->nirqs && grow((void **)&p->order, &p->order_cap, m->nirqs, sizeof(*p->order)) >= 0) {
-		for (size_t i = 0; i < m->nirqs; i++)
-			if (irq_matches(&m->irqs[i], p->filter))
-				p->order[p->norder++] = i;
-		sort_model = m;
-		sort_key = p->sort;
-		if (p->norder > 1)
-			qsort(p->order, p->norder, sizeof(*p->order), cmp_irq);
+	gs->ngroups = 0;
+	if (!m->nirqs)
+		goto out;
+	for (size_t i = 0; i < m->nirqs; i++)
+		fired += irq_matches(&m->irqs[i], p->filter);
+	grouped = grouping(ui, fired) && model_irq_groups_build(m, gs) >= 0;
+	if (!grouped)
+		gs->ngroups = 0;
+	/* room for every line and every group: a group's members follow it */
+	if (grow((void **)&p->order, &p->order_cap, m->nirqs + gs->ngroups, sizeof(*p->order)) < 0)
+		goto out;
+	for (size_t i = 0; i < m->nirqs; i++)
+		if (irq_matches(&m->irqs[i], p->filter) && (!grouped || gs->group_of[i] < 0))
+			p->order[p->norder++] = i;
+	for (size_t g = 0; g < gs->ngroups; g++)
+		p->order[p->norder++] = m->nirqs + g;
+	nitems = p->norder;
+	sort_model = m;
+	sort_groups = gs;
+	sort_key = p->sort;
+	if (nitems > 1)
+		qsort(p->order, nitems, sizeof(*p->order), cmp_irq);
+	/* an expanded group's lines under it, busiest first: shift the rest down */
+	for (size_t k = 0; k < p->norder; k++) {
+		const struct model_irq_group *g;
+
+		if (p->order[k] < m->nirqs)
+			continue;
+		g = &gs->groups[p->order[k] - m->nirqs];
+		if (!expanded(ui, g->name))
+			continue;
+		memmove(p->order + k + 1 + g->n, p->order + k + 1,
+			(p->norder - k - 1) * sizeof(*p->order));
+		memcpy(p->order + k + 1, gs->members + g->first, g->n * sizeof(*p->order));
+		p->norder += g->n;
+		k += g->n;
 	}
-	view_keep_selection(ui, PANEL_IRQS, irq_name);
+out:
+	view_keep_selection(ui, PANEL_IRQS, view_irqs_row_name);
+}
+
+unsigned view_irqs_toggle(struct ui *ui)
+{
+	struct panel *p = &ui->panels[PANEL_IRQS];
+	struct irq_group_state *st = &ui->irqg;
+	const char *name;
+
+	if (p->norder == 0 || p->sel >= p->norder || p->order[p->sel] < ui->model.nirqs)
+		return 0;
+	name = view_irqs_row_name(ui, p->order[p->sel]);
+	for (size_t i = 0; i < st->nexpanded; i++)
+		if (strcmp(st->expanded[i], name) == 0) {
+			memmove(st->expanded[i], st->expanded[i + 1],
+				(st->nexpanded - i - 1) * sizeof(st->expanded[0]));
+			st->nexpanded--;
+			return UI_REDRAW;
+		}
+	if (st->nexpanded == IRQ_EXPANDED_MAX) /* the oldest folds again */
+		memmove(st->expanded[0], st->expanded[1],
+			--st->nexpanded * sizeof(st->expanded[0]));
+	snprintf(st->expanded[st->nexpanded++], sizeof(st->expanded[0]), "%s", name);
+	return UI_REDRAW;
+}
+
+/* "64 CPUs, hottest 200:392.0k 98%" — a group's spread. */
+static void group_spread(const struct model_irq_group *g, char *buf, size_t size)
+{
+	char num[16];
+
+	if (g->hot_cpu < 0) {
+		snprintf(buf, size, "on no CPU");
+		return;
+	}
+	if (g->hot_s >= 1e6)
+		snprintf(num, sizeof(num), "%.1fM", g->hot_s / 1e6);
+	else if (g->hot_s >= 1e4)
+		snprintf(num, sizeof(num), "%.1fk", g->hot_s / 1e3);
+	else
+		snprintf(num, sizeof(num), "%.0f", g->hot_s);
+	snprintf(buf, size, "%zu CPU%s, hottest %d:%s %.0f%%", g->ncpus, g->ncpus == 1 ? "" : "s",
+		 g->hot_cpu, num, g->total_s > 0 ? g->hot_s / g->total_s * 100.0 : 0.0);
 }
 
 /* "0:19.9k 3:120" — the CPUs it landed on, busiest first, as fits in w. */
@@ -113,7 +235,16 @@ void view_irqs_draw(struct ui *ui, struct rect r)
 	char hdr[256];
 	int nics;
 
-	view_title(ui, PANEL_IRQS, r, "IRQs", view_irqs_sorts, p->norder, m->nirqs);
+	if (ui->irqg.groups.ngroups) {
+		char label[48];
+
+		/* the counts are rows: say that lines are grouped */
+		snprintf(label, sizeof(label), "%s, by device (Enter expands)",
+			 view_irqs_sorts[p->sort]);
+		view_title_sort(ui, PANEL_IRQS, r, "IRQs", label, p->norder, p->norder);
+	} else {
+		view_title(ui, PANEL_IRQS, r, "IRQs", view_irqs_sorts, p->norder, m->nirqs);
+	}
 	/* the NICs' lines under the title, leaving the header and a row */
 	nics = view_nics_lines(ui);
 	if (nics > r.h - 3)
@@ -150,20 +281,43 @@ void view_irqs_draw(struct ui *ui, struct rect r)
 		p->top = p->sel - (size_t)p->visible + 1;
 	for (int row = 0; row < p->visible && p->top + (size_t)row < p->norder; row++) {
 		size_t idx = p->top + (size_t)row;
-		const struct model_irq *q = &m->irqs[p->order[idx]];
+		const struct model_irq *q;
 		int y = r.y + 2 + row;
 		int base = focused && idx == p->sel ? A_REVERSE : 0;
 		char num[16], line[256];
 
 		ui_fill(y, r.x, r.w, base);
+		if (p->order[idx] >= m->nirqs) {
+			const struct model_irq_group *g =
+			    &ui->irqg.groups.groups[p->order[idx] - m->nirqs];
+			bool open = expanded(ui, g->name);
+
+			snprintf(line, sizeof(line), "[%zu]", g->n);
+			ui_put(y, r.x, W_IRQ, base | A_BOLD, line);
+			ui_fmt_num(num, sizeof(num), W_TOTAL, g->total_s);
+			ui_put(y, r.x + W_IRQ + 1, W_TOTAL, base, num);
+			snprintf(line, sizeof(line), "%s %s", open ? "-" : "+", g->name);
+			ui_put(y, r.x + W_IRQ + W_TOTAL + 2, W_DEV, base | A_BOLD, line);
+			group_spread(g, line, sizeof(line));
+			ui_put(y, aff ? x_on - 2 * (W_AFF + 1) : x_on,
+			       r.w - ((aff ? x_on - 2 * (W_AFF + 1) : x_on) - r.x), base, line);
+			continue;
+		}
+		q = &m->irqs[p->order[idx]];
 		ui_put(y, r.x, W_IRQ, base | A_BOLD, q->name);
 		if (q->valid)
 			ui_fmt_num(num, sizeof(num), W_TOTAL, q->total_s);
 		else
 			snprintf(num, sizeof(num), "%*s", W_TOTAL, "-");
 		ui_put(y, r.x + W_IRQ + 1, W_TOTAL, base, num);
-		ui_put(y, r.x + W_IRQ + W_TOTAL + 2, W_DEV, base,
-		       q->actions[0] ? q->actions : q->chip);
+		if (ui->irqg.groups.ngroups && ui->irqg.groups.group_of[p->order[idx]] >= 0) {
+			/* a line of an expanded group, indented under it */
+			snprintf(line, sizeof(line), "  %s", q->actions);
+			ui_put(y, r.x + W_IRQ + W_TOTAL + 2, W_DEV, base, line);
+		} else {
+			ui_put(y, r.x + W_IRQ + W_TOTAL + 2, W_DEV, base,
+			       q->actions[0] ? q->actions : q->chip);
+		}
 		if (aff) {
 			int xa = x_on - 2 * (W_AFF + 1);
 

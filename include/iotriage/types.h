@@ -154,6 +154,37 @@ struct turbo_raw; /* src/collect/turbo.h: turbostat counters; NULL when not coll
 
 struct extsrc_raw; /* processes, NICs, pressure, writeback: src/collect/extsrc.h */
 
+#define IOT_CPULIST_MAX 192 /* "0-3,128-131": a cpulist as the kernel prints it */
+
+/* One blk-mq hardware queue of a whole disk: /sys/block/DISK/mq/HCTX/cpu_list
+ * (src/collect/blkmq.c), the CPUs whose IO it takes. */
+struct blkmq_queue {
+	char disk[IOT_NAME_MAX];
+	uint32_t hctx;
+	char cpu_list[IOT_CPULIST_MAX]; /* as read, "" when unreadable */
+};
+
+/* Every whole disk's hardware queues, by disk then hctx. Static between
+ * device changes: re-read only when the set of disks changes. */
+struct blkmq_table {
+	struct blkmq_queue *rows;
+	size_t n, cap;
+};
+
+/* One NUMA node and its CPUs: /sys/devices/system/node/nodeN/cpulist
+ * (src/collect/numa.c). */
+struct numa_node {
+	int node;
+	char cpu_list[IOT_CPULIST_MAX]; /* as read */
+};
+
+/* The host's NUMA nodes, by node number; n 0: no node directory (a
+ * kernel without NUMA, a recorded tree without it). */
+struct numa_table {
+	struct numa_node *rows;
+	size_t n, cap;
+};
+
 /* One collection of every source, timestamped by collect. */
 struct snapshot {
 	uint64_t id;	 /* increasing sample number */
@@ -167,6 +198,8 @@ struct snapshot {
 	struct src_status status[SRC__COUNT];
 	struct turbo_raw *turbo;
 	struct extsrc_raw *ext; /* processes, NICs, pressure, writeback; NULL until sampled */
+	struct blkmq_table mq;	/* blk-mq hardware queues of the whole disks */
+	struct numa_table numa; /* NUMA nodes' CPUs */
 };
 
 /* ---- metrics ---- */

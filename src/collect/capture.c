@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Recording a host: the /proc files of snapshot.c plus the /sys/block facts
- * (whole disk or partition, dm name, slaves, iostats flag) and each disk's
- * stat file, which is what sysstat's iostat reads, so the same tree feeds
- * both our compute and the real iostat in the oracle test.
+ * (whole disk or partition, dm name, slaves, iostats flag, each blk-mq
+ * queue's cpu_list) and each disk's stat file, which is what sysstat's
+ * iostat reads, so the same tree feeds both our compute and the real
+ * iostat in the oracle test.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "blkmq.h"
 #include "capture.h"
 #include "extsrc.h"
 #include "procfile.h"
@@ -60,6 +62,8 @@ static void capture_block(const struct root *src, int dfd, struct procfile *pf,
 			if (record_copy(src, dfd, rel, pf) == 0)
 				res->files++;
 		}
+		/* blk-mq hardware queues: mq/N/cpu_list (the per-queue chain) */
+		res->files += blkmq_capture_disk(src, dfd, de->d_name, pf);
 		/* slaves/ holds symlinks; an empty file per member keeps the name
 		 * (an empty directory would be lost by git and tar --no-recursion) */
 		snprintf(rel, sizeof(rel), "sys/block/%s/slaves", de->d_name);

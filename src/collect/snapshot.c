@@ -11,12 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blkmq.h"
 #include "extsrc.h"
 #include "grow.h"
 #include "diskstats.h"
 #include "irqtab.h"
 #include "stat.h"
 #include "uptime.h"
+#include "numa.h"
 #include "snapshot.h"
 #include "turbo.h"
 
@@ -65,6 +67,8 @@ void collector_close(struct collector *c)
 			procfile_free(&c->pf[i]);
 	free(c->blk);
 	c->blk = NULL;
+	blkmq_table_free(&c->mq);
+	numa_table_free(&c->numa);
 	turbo_collector_free(c->turbo);
 	c->turbo = NULL;
 	extsrc_collector_free(c->ext);
@@ -181,13 +185,20 @@ static int refresh_blockinfo(struct collector *c, struct disk_table *t)
 	if (!same) {
 		if (grow((void **)&c->blk, &c->blk_cap, t->n, sizeof(*c->blk)) < 0)
 			return -ENOMEM;
+		c->mq.n = 0;
 		for (size_t i = 0; i < t->n; i++) {
 			struct blockinfo *b = &c->blk[i];
+			char sname[IOT_NAME_MAX];
 
 			b->major = t->rows[i].major;
 			b->minor = t->rows[i].minor;
 			memcpy(b->name, t->rows[i].name, sizeof(b->name));
 			blockinfo_fill(&c->root, b);
+			/* the hardware queues: as static as the rest of /sys/block */
+			sysfs_name(b->name, sname, sizeof(sname));
+			if (b->whole &&
+			    blkmq_read_disk(&c->root, b->name, sname, &c->mq) == -ENOMEM)
+				return -ENOMEM;
 		}
 		c->nblk = t->n;
 	}
@@ -282,7 +293,18 @@ int collector_sample(struct collector *c, struct snapshot *s)
 	    !first_err)
 		first_err = -ENOMEM;
 	r = s->status[SRC_DISKSTATS].err ? 0 : refresh_blockinfo(c, &s->disks);
+	if (r >= 0 && !s->status[SRC_DISKSTATS].err)
+		r = blkmq_table_copy(&s->mq, &c->mq);
+	else
+		s->mq.n = 0;
 	set_status(c, s, SRC_SYSBLOCK, r, NULL);
+	/* NUMA nodes: read again only when the CPU count changes (hotplug) */
+	if ((!c->numa_read || c->numa_ncpu != s->stat.ncpu) && numa_read(&c->root, &c->numa) == 0) {
+		c->numa_read = true;
+		c->numa_ncpu = s->stat.ncpu;
+	}
+	if (numa_table_copy(&s->numa, &c->numa) < 0)
+		s->numa.n = 0;
 	if (s->status[SRC_STAT].err && s->status[SRC_DISKSTATS].err)
 		return first_err;
 	return 0;
@@ -300,6 +322,8 @@ void snapshot_free(struct snapshot *s)
 	s->turbo = NULL;
 	extsrc_raw_free(s->ext);
 	s->ext = NULL;
+	blkmq_table_free(&s->mq);
+	numa_table_free(&s->numa);
 }
 
 int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
@@ -322,6 +346,10 @@ int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 		r = turbo_raw_copy(&dst->turbo, src->turbo);
 	if (r >= 0)
 		r = extsrc_raw_copy(&dst->ext, src->ext);
+	if (r >= 0)
+		r = blkmq_table_copy(&dst->mq, &src->mq);
+	if (r >= 0)
+		r = numa_table_copy(&dst->numa, &src->numa);
 	return r;
 }
 

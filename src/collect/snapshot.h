@@ -27,6 +27,10 @@ struct collector {
 	uint64_t next_id;
 	struct blockinfo *blk;
 	size_t nblk, blk_cap;
+	struct blkmq_table mq;	/* hardware queues of the disks in blk (blkmq.c) */
+	struct numa_table numa; /* NUMA nodes (numa.c), read at numa_ncpu CPUs */
+	bool numa_read;
+	size_t numa_ncpu;
 	struct turbo_collector
 	    *turbo; /* src/collect/turbo.c: MSR/perf/sysfs fds, chosen at first sample */
 	struct extsrc_collector

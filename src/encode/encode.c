@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "advise_json.h"
+#include "encode_blkmq.h"
 #include "encode.h"
 #include "encode_ext.h"
 #include "snapshot.h"
@@ -300,6 +301,21 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 		encode_rates(sb, "interrupts", &m->irq, &cur->irqs, true);
 	if (m->softirq_valid)
 		encode_rates(sb, "softirqs", &m->softirq, &cur->softirqs, false);
+	encode_blkmq(sb, cur, m);
+	/* the NUMA nodes' CPUs: the live view groups its CPU heat map by them */
+	if (cur->numa.n) {
+		sb_json_key(sb, "numa");
+		sb_putc(sb, '[');
+		for (size_t i = 0; i < cur->numa.n; i++) {
+			sb_puts(sb, "{\"node\":");
+			sb_i64(sb, cur->numa.rows[i].node);
+			sb_puts(sb, ",\"cpus\":");
+			sb_json_str(sb, cur->numa.rows[i].cpu_list);
+			sb_puts(sb, "},");
+		}
+		end_obj(sb, ']');
+		sb_putc(sb, ',');
+	}
 	encode_turbo(sb, m->turbo);
 	encode_ext_sections(sb, cur, m);
 	if (o && o->advice)

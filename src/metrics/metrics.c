@@ -10,6 +10,7 @@
 
 #include "grow.h"
 #include "metrics.h"
+#include "metrics_blkmq.h"
 #include "metrics_proc.h"
 #include "metrics_turbo.h"
 #include "diskstats.h"
@@ -492,6 +493,9 @@ int metrics_compute(const struct snapshot *prev, const struct snapshot *cur, uin
 			return r;
 	}
 	sum_intr_per_cpu(m, &cur->irqs);
+	r = metrics_blkmq_compute(cur, m);
+	if (r < 0)
+		return r;
 	r = metrics_proc_compute(prev, cur, itv_cs, m->irq_valid ? &m->irq : NULL, &m->ext);
 	if (r < 0)
 		return r;
@@ -515,6 +519,7 @@ void metrics_free(struct metrics *m)
 	free(m->disks);
 	free(m->cpus);
 	free(m->all_intr_scratch);
+	free(m->mq);
 	rate_table_free(&m->irq);
 	rate_table_free(&m->softirq);
 	turbo_metrics_destroy(m->turbo);

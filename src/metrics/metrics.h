@@ -11,6 +11,7 @@
 #include "iotriage/types.h"
 
 struct ext_metrics;
+struct blkmq_metrics;
 
 /* Per-row, per-CPU rates (mpstat -I CPU for /proc/interrupts, -I SCPU for /proc/softirqs). */
 struct rate_row {
@@ -53,6 +54,9 @@ struct metrics {
 	struct ext_metrics *ext;  /* src/metrics/metrics_proc.h: processes, NICs, PSI, writeback */
 	double *all_intr_scratch; /* per irq column sums, reused */
 	size_t scratch_cap;
+	/* blk-mq hardware queues, one per cur->mq row (metrics_blkmq.h) */
+	struct blkmq_metrics *mq;
+	size_t nmq, mq_cap;
 };
 
 /* Interval in centiseconds from two snapshots' /proc/uptime, 0 if unusable. */

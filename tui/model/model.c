@@ -314,6 +314,59 @@ static int decode_softirqs(struct json_object *arr, struct tables *t)
 	return 0;
 }
 
+/* Which CPU is on which NUMA node, from "numa":[{"node":N,"cpus":"0-3,8"}].
+ * CPUs not listed (or no section) keep node -1; a malformed entry is
+ * skipped: the heat map then groups by package or by 64. */
+static void decode_numa(struct json_object *arr, struct tables *t)
+{
+	size_t n = json_object_array_length(arr);
+
+	for (size_t i = 0; i < t->ncpus; i++)
+		t->cpus[i].node = -1;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(arr, i);
+		char list[MODEL_LIST_MAX], *p;
+		int64_t node;
+
+		if (!json_object_is_type(o, json_type_object) || !jint(o, "node", &node) ||
+		    node < 0 || node > 1 << 20 || mj_str(o, "cpus", list, sizeof(list)) <= 0)
+			continue;
+		for (p = list; *p;) {
+			char *end;
+			long a = strtol(p, &end, 10), b = a;
+
+			if (end == p || a < 0)
+				break;
+			if (*end == '-') {
+				p = end + 1;
+				b = strtol(p, &end, 10);
+				if (end == p || b < a)
+					break;
+			}
+			/* the rows are in number order after "all": from the first
+			 * >= a, while <= b (an interleaved list has hundreds of ranges) */
+			{
+				size_t lo = t->ncpus && t->cpus[0].cpu < 0 ? 1 : 0, hi = t->ncpus;
+
+				while (lo < hi) {
+					size_t mid = lo + (hi - lo) / 2;
+
+					if (t->cpus[mid].cpu < a)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				for (; lo < t->ncpus && t->cpus[lo].cpu <= b; lo++)
+					if (t->cpus[lo].cpu >= a)
+						t->cpus[lo].node = (int)node;
+			}
+			if (*end != ',')
+				break;
+			p = end + 1;
+		}
+	}
+}
+
 /* Marks at most one core as hot: see MODEL_HOT_* and the help screen. */
 static void mark_hot(struct tables *t)
 {
@@ -482,6 +535,11 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 	a = mj_get(doc, "cpu-load");
 	if (r >= 0 && a && json_object_is_type(a, json_type_array))
 		r = decode_cpus(a, &t);
+	a = mj_get(doc, "numa");
+	for (size_t i = 0; i < t.ncpus; i++)
+		t.cpus[i].node = -1;
+	if (r >= 0 && a && json_object_is_type(a, json_type_array))
+		decode_numa(a, &t);
 	a = mj_get(doc, "interrupts");
 	if (r >= 0 && a && json_object_is_type(a, json_type_array))
 		r = decode_irqs(a, &t);
@@ -509,6 +567,25 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 		model_findings_free(&adv);
 		tables_free(&t);
 		return r;
+	}
+	/* a malformed queue section costs the chain view, not the tables */
+	{
+		struct model_blkmq mq;
+		int e = model_blkmq_decode(doc, &mq);
+
+		if (e == -ENOMEM) {
+			model_ext_free(&ext);
+			model_findings_free(&adv);
+			tables_free(&t);
+			return e;
+		}
+		model_blkmq_free(&m->blkmq);
+		if (e < 0)
+			memset(&m->blkmq, 0, sizeof(m->blkmq));
+		else
+			m->blkmq = mq;
+		snprintf(m->blkmq_bad, sizeof(m->blkmq_bad), "%s",
+			 e < 0 ? "the blk-mq section is malformed" : "");
 	}
 	m->have_sample = true;
 	m->has_rates = jint(doc, "interval_ms", &itv);
@@ -581,6 +658,7 @@ void model_free(struct model *m)
 	tables_free(&t);
 	model_findings_free(&m->advice);
 	model_ext_free(&m->ext);
+	model_blkmq_free(&m->blkmq);
 	free(m->hist.series);
 	free(m->worker); /* flat: no pointers inside */
 	memset(m, 0, sizeof(*m));

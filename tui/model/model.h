@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model_blkmq.h"
 #include "model_ext.h"
 #include "model_findings.h"
 
@@ -93,6 +94,7 @@ struct model_cpu {
 	char hot_soft[32]; /* softirq with the highest rate on this CPU, "" none */
 	double hot_soft_s;
 	bool hot; /* the core that stands out, see MODEL_HOT_* */
+	int node; /* its NUMA node (the document's "numa"), -1 unknown */
 };
 
 struct model_irq_cpu {
@@ -154,6 +156,10 @@ struct model {
 	struct model_advice advice; /* findings and suggestions (model_findings.h) */
 	/* turbostat, processes, NICs, pressure, writeback (model_ext.h) */
 	struct model_ext ext;
+	/* each disk's blk-mq queue chain (model_blkmq.h); bad says why it
+	 * could not be decoded, "" when fine */
+	struct model_blkmq blkmq;
+	char blkmq_bad[64];
 
 	struct model_history hist;
 	struct model_worker *worker; /* the daemon's bench job (model_worker.h), NULL none */

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * numa: the CPUs of each NUMA node, read from sysfs under --root when the
+ * CPU count changes. The text as the kernel prints it; no judgement.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grow.h"
+#include "numa.h"
+
+static int cmp_node(const void *a, const void *b)
+{
+	const struct numa_node *x = a, *y = b;
+
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+int numa_read(const struct root *r, struct numa_table *t)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	t->n = 0;
+	fd = root_openat(r, "sys/devices/system/node", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return 0;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(d)) && t->n < NUMA_NODES_MAX) {
+		char rel[80], *end;
+		unsigned long v;
+		struct numa_node *n;
+
+		if (strncmp(de->d_name, "node", 4) != 0 || de->d_name[4] < '0' ||
+		    de->d_name[4] > '9')
+			continue;
+		v = strtoul(de->d_name + 4, &end, 10);
+		if (*end || v >= NUMA_NODES_MAX)
+			continue;
+		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0) {
+			closedir(d);
+			t->n = 0;
+			return -ENOMEM;
+		}
+		n = &t->rows[t->n];
+		n->node = (int)v;
+		snprintf(rel, sizeof(rel), "sys/devices/system/node/node%lu/cpulist", v);
+		/* a node without CPUs (memory only) prints an empty line */
+		if (root_read_small(r, rel, n->cpu_list, sizeof(n->cpu_list)) < 0)
+			continue;
+		t->n++;
+	}
+	closedir(d);
+	qsort(t->rows, t->n, sizeof(*t->rows), cmp_node);
+	return 0;
+}
+
+int numa_table_copy(struct numa_table *dst, const struct numa_table *src)
+{
+	if (src->n && grow((void **)&dst->rows, &dst->cap, src->n, sizeof(*dst->rows)) < 0)
+		return -ENOMEM;
+	if (src->n)
+		memcpy(dst->rows, src->rows, src->n * sizeof(*src->rows));
+	dst->n = src->n;
+	return 0;
+}
+
+void numa_table_free(struct numa_table *t)
+{
+	if (!t)
+		return;
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tui/model/model_summary.c: the findings line under the live view's header
+ * (the gravest finding in words; a hot_cpu finding said from the tables with
+ * the interrupt line that delivers most of the core's interrupts), the
+ * states before rates and without advice, and the hot core's busiest line;
+ * tui/model/model_irqgroup.c: a device's queue vectors as one group. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model.h"
+#include "model_irqgroup.h"
+#include "model_summary.h"
+
+/* cpu 2 hot (%irq 30 + %soft 18), 1000 of its 1250 interrupts/s from IRQ 24
+ * nvme0q0; %s: the findings and suggestions members, or "" */
+static const char doc_fmt[] =
+    "{\"version\":1,\"host\":\"db1\",\"sample\":2,\"timestamp_ms\":1000,%s"
+    "\"cpu-load\":[{\"cpu\":\"all\",\"irq\":10.0,\"soft\":6.0,\"idle\":80.0},"
+    "{\"cpu\":\"0\",\"irq\":0.0,\"soft\":0.0,\"idle\":95.0,\"intr/s\":100.0},"
+    "{\"cpu\":\"1\",\"irq\":0.0,\"soft\":0.0,\"idle\":95.0,\"intr/s\":100.0},"
+    "{\"cpu\":\"2\",\"irq\":30.0,\"soft\":18.0,\"idle\":42.0,\"intr/s\":1250.0}],"
+    "\"interrupts\":[{\"name\":\"LOC\",\"actions\":\"Local timer interrupts\","
+    "\"total/s\":750.0,\"cpus\":{\"0\":100.0,\"1\":100.0,\"2\":250.0}},"
+    "{\"name\":\"24\",\"chip\":\"IR-PCI-MSIX\",\"actions\":\"nvme0q0\",\"total/s\":1000.0,"
+    "\"cpus\":{\"2\":1000.0}}],\"softirqs\":[]}";
+
+static const char advice[] =
+    "\"findings\":[{\"id\":\"advice-limited\",\"kind\":\"advice_limited\",\"severity\":\"info\","
+    "\"subject\":\"host\",\"reason\":\"advice limited: files missing\"},"
+    "{\"id\":\"hot-cpu-cpu2\",\"kind\":\"hot_cpu\",\"severity\":\"critical\","
+    "\"subject\":\"cpu2\",\"reason\":\"cpu2: %irq 30.00 + %soft 18.00 = 48.00%\"},"
+    "{\"id\":\"disk-sda\",\"kind\":\"disk_saturated\",\"severity\":\"warning\","
+    "\"subject\":\"sda\",\"reason\":\"%util 100\"}],\"suggestions\":[],";
+
+static void load(struct model *m, const char *members, bool rates)
+{
+	char doc[sizeof(doc_fmt) + sizeof(advice) + 32];
+
+	snprintf(doc, sizeof(doc), doc_fmt, rates ? members : "");
+	if (rates) {
+		/* interval_ms says the sample carries rates */
+		char *p = strstr(doc, "\"cpu-load\"");
+		char tmp[sizeof(doc)];
+
+		snprintf(tmp, sizeof(tmp), "%.*s\"interval_ms\":1000,%s", (int)(p - doc), doc, p);
+		memcpy(doc, tmp, sizeof(doc));
+	}
+	assert_int_equal(model_apply_text(m, doc, strlen(doc), MODEL_VIEW), 0);
+}
+
+static void test_worst_finding(void **state)
+{
+	struct model m = { 0 };
+	struct model_summary s;
+
+	(void)state;
+	load(&m, advice, true);
+	model_summary_get(&m, &s);
+	assert_int_equal(s.level, MODEL_SUM_CRITICAL);
+	assert_string_equal(s.word, "CRIT");
+	/* said from the tables: IRQ 24's 1000/s of cpu2's 1250/s */
+	assert_string_equal(s.text, "cpu2 irq+soft 48%: IRQ 24 nvme0q0 80% (+2 more)");
+	assert_true(s.details);
+	model_free(&m);
+}
+
+static void test_no_advice(void **state)
+{
+	struct model m = { 0 };
+	struct model_summary s;
+
+	(void)state;
+	load(&m, "", true);
+	model_summary_get(&m, &s);
+	assert_int_equal(s.level, MODEL_SUM_UNKNOWN);
+	assert_string_equal(s.word, "HOT");
+	assert_non_null(strstr(s.text, "cpu2 irq+soft 48%: IRQ 24 nvme0q0 80%; no advice"));
+	assert_false(s.details);
+	model_free(&m);
+}
+
+static void test_healthy_and_waiting(void **state)
+{
+	struct model m = { 0 };
+	struct model_summary s;
+
+	(void)state;
+	model_summary_get(&m, &s);
+	assert_int_equal(s.level, MODEL_SUM_WAIT);
+	load(&m, "", false);
+	model_summary_get(&m, &s);
+	assert_int_equal(s.level, MODEL_SUM_WAIT);
+	assert_string_equal(s.text, "waiting for a second sample...");
+	load(&m, "\"findings\":[],\"suggestions\":[],", true);
+	model_summary_get(&m, &s);
+	assert_int_equal(s.level, MODEL_SUM_OK);
+	assert_string_equal(s.word, "OK");
+	model_free(&m);
+}
+
+static void test_top_irq(void **state)
+{
+	struct model m = { 0 };
+	size_t qi;
+	double rate;
+
+	(void)state;
+	load(&m, "", true);
+	assert_true(model_hot_cpu(&m) >= 0);
+	assert_int_equal(m.cpus[model_hot_cpu(&m)].cpu, 2);
+	assert_int_equal(model_top_irq_on_cpu(&m, 2, &qi, &rate), 0);
+	assert_string_equal(m.irqs[qi].name, "24");
+	assert_true(rate == 1000.0);
+	/* the named line when it is the only one */
+	assert_int_equal(model_top_irq_on_cpu(&m, 0, &qi, &rate), 0);
+	assert_string_equal(m.irqs[qi].name, "LOC");
+	assert_int_equal(model_top_irq_on_cpu(&m, 7, &qi, &rate), -ENOENT);
+	model_free(&m);
+}
+
+static void test_irq_device(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "nvme0q12", "nvme0" },
+		{ "nvme10q0", "nvme10" },
+		{ "eth0-TxRx-3", "eth0" },
+		{ "ens5-rx-0", "ens5" },
+		{ "mpt2sas0-msix7", "mpt2sas0" },
+		{ "mlx5_comp3@pci:0000:81:00.0", "mlx5@pci:0000:81:00.0" },
+		{ "virtio1-request", NULL },
+		{ "nvme0q", NULL },
+		{ "i8042", NULL },
+		{ "virtio0-input.0", NULL },
+		{ "ahci[0000:00:1f.2]", NULL },
+		{ "123", NULL },
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool q = model_irq_device(cases[i][0], buf, sizeof(buf));
+
+		if (!cases[i][1]) {
+			assert_false(q);
+			assert_string_equal(buf, cases[i][0]);
+		} else {
+			assert_true(q);
+			assert_string_equal(buf, cases[i][1]);
+		}
+	}
+}
+
+/* nvme0's three queues on two CPUs are one group; a lone line is not. */
+static void test_irq_groups(void **state)
+{
+	static const char doc[] =
+	    "{\"version\":1,\"sample\":2,\"timestamp_ms\":1000,\"interval_ms\":1000,"
+	    "\"cpu-load\":[{\"cpu\":\"all\",\"idle\":90.0},{\"cpu\":\"0\",\"idle\":90.0},"
+	    "{\"cpu\":\"1\",\"idle\":90.0}],"
+	    "\"interrupts\":[{\"name\":\"24\",\"actions\":\"nvme0q0\",\"total/s\":10.0,"
+	    "\"cpus\":{\"0\":10.0}},"
+	    "{\"name\":\"25\",\"actions\":\"nvme0q1\",\"total/s\":300.0,"
+	    "\"cpus\":{\"1\":300.0}},"
+	    "{\"name\":\"26\",\"actions\":\"nvme0q2\",\"total/s\":200.0,"
+	    "\"cpus\":{\"0\":150.0,\"1\":50.0}},"
+	    "{\"name\":\"27\",\"actions\":\"nvme0q3\",\"total/s\":0.0},"
+	    "{\"name\":\"40\",\"actions\":\"eth0-TxRx-0\",\"total/s\":5.0,"
+	    "\"cpus\":{\"1\":5.0}},"
+	    "{\"name\":\"LOC\",\"actions\":\"Local timer interrupts\",\"total/s\":9.0,"
+	    "\"cpus\":{\"0\":9.0}}]}";
+	struct model m = { 0 };
+	struct model_irq_groups gs = { 0 };
+	const struct model_irq_group *g;
+
+	(void)state;
+	assert_int_equal(model_apply_text(&m, doc, strlen(doc), MODEL_VIEW), 0);
+	assert_int_equal(model_irq_groups_build(&m, &gs), 0);
+	assert_int_equal(gs.ngroups, 1);
+	g = &gs.groups[0];
+	assert_string_equal(g->name, "nvme0");
+	assert_int_equal(g->n, 3); /* nvme0q3 did not fire */
+	assert_true(g->total_s == 510.0);
+	assert_int_equal(g->ncpus, 2);
+	assert_int_equal(g->hot_cpu, 1);
+	assert_true(g->hot_s == 350.0);
+	/* busiest first */
+	assert_string_equal(m.irqs[gs.members[g->first]].name, "25");
+	assert_string_equal(m.irqs[gs.members[g->first + 2]].name, "24");
+	assert_int_equal(gs.group_of[4], -1); /* eth0 alone */
+	assert_int_equal(gs.group_of[5], -1); /* LOC */
+	/* built again on the same memory: the same */
+	assert_int_equal(model_irq_groups_build(&m, &gs), 0);
+	assert_true(gs.groups[0].total_s == 510.0 && gs.groups[0].hot_s == 350.0);
+	model_irq_groups_free(&gs);
+	model_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_worst_finding),	    cmocka_unit_test(test_no_advice),
+		cmocka_unit_test(test_healthy_and_waiting), cmocka_unit_test(test_top_irq),
+		cmocka_unit_test(test_irq_device),	    cmocka_unit_test(test_irq_groups),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * model_summary: the worst finding as one line of words and the hot core's
+ * busiest interrupt line, from the decoded tables (model.c) and advice
+ * (model_findings.c). No I/O; no rate is computed here, only a share of two
+ * rates the document carries.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "model_summary.h"
+
+long model_hot_cpu(const struct model *m)
+{
+	for (size_t i = 0; i < m->ncpus; i++)
+		if (m->cpus[i].hot)
+			return (long)i;
+	return -1;
+}
+
+int model_top_irq_on_cpu(const struct model *m, int cpu, size_t *ret_idx, double *ret_rate_s)
+{
+	double best = 0;
+	size_t bi = 0;
+	bool found = false;
+
+	for (size_t i = 0; i < m->nirqs; i++) {
+		const struct model_irq *q = &m->irqs[i];
+
+		if (!q->valid)
+			continue;
+		/* q->cpus is short: only the CPUs the line fired on */
+		for (size_t k = 0; k < q->ncpus; k++)
+			if (q->cpus[k].cpu == cpu) {
+				if (q->cpus[k].rate_s > best) {
+					best = q->cpus[k].rate_s;
+					bi = i;
+					found = true;
+				}
+				break;
+			}
+	}
+	if (!found)
+		return -ENOENT;
+	*ret_idx = bi;
+	*ret_rate_s = best;
+	return 0;
+}
+
+/* "cpu200 irq+soft 48%: IRQ 24 nvme0q0 98%" for the CPU row c. */
+static void say_cpu(const struct model *m, const struct model_cpu *c, char *buf, size_t size)
+{
+	size_t qi;
+	double rate;
+	int n;
+
+	n = snprintf(buf, size, "cpu%d irq+soft %.0f%%", c->cpu, c->irq + c->soft);
+	if (n < 0 || (size_t)n >= size)
+		return;
+	if (model_top_irq_on_cpu(m, c->cpu, &qi, &rate) < 0)
+		return;
+	{
+		const struct model_irq *q = &m->irqs[qi];
+		const char *dev = q->actions[0] ? q->actions : q->chip;
+
+		n += snprintf(buf + n, size - (size_t)n, ": IRQ %s%s%s", q->name, dev[0] ? " " : "",
+			      dev);
+		/* the share needs the CPU's own total: without it, the rate */
+		if (n > 0 && (size_t)n < size) {
+			if (c->has_intr && c->intr_s > 0)
+				snprintf(buf + n, size - (size_t)n, " %.0f%%",
+					 rate / c->intr_s * 100.0);
+			else
+				snprintf(buf + n, size - (size_t)n, " %.0f/s", rate);
+		}
+	}
+}
+
+static const struct model_cpu *cpu_named(const struct model *m, const char *subject)
+{
+	char *end;
+	long v;
+
+	if (strncmp(subject, "cpu", 3) != 0)
+		return NULL;
+	v = strtol(subject + 3, &end, 10);
+	if (end == subject + 3 || *end || v < 0)
+		return NULL;
+	for (size_t i = 0; i < m->ncpus; i++)
+		if (m->cpus[i].cpu == v && m->cpus[i].valid)
+			return &m->cpus[i];
+	return NULL;
+}
+
+void model_summary_get(const struct model *m, struct model_summary *ret)
+{
+	static const char *const words[] = { "INFO", "WARN", "CRIT" };
+	const struct model_advice *a = &m->advice;
+	const struct model_finding *worst = NULL;
+	struct model_summary s = { 0 };
+	char what[200];
+	long hot;
+
+	if (!m->have_sample || !m->has_rates) {
+		s.level = MODEL_SUM_WAIT;
+		snprintf(s.text, sizeof(s.text), "%s",
+			 m->have_sample ? "waiting for a second sample..."
+					: "waiting for the first sample...");
+		*ret = s;
+		return;
+	}
+	hot = model_hot_cpu(m);
+	if (!a->present) {
+		s.level = MODEL_SUM_UNKNOWN;
+		if (hot >= 0) {
+			say_cpu(m, &m->cpus[hot], what, sizeof(what));
+			snprintf(s.word, sizeof(s.word), "HOT");
+			snprintf(s.text, sizeof(s.text), "%s; no advice in the sample%s", what,
+				 a->bad[0] ? " (malformed)" : "");
+		} else {
+			snprintf(s.text, sizeof(s.text),
+				 "no advice in the sample%s (iotriaged --core-only or older): "
+				 "not the same as healthy",
+				 a->bad[0] ? " (malformed)" : "");
+		}
+		*ret = s;
+		return;
+	}
+	for (size_t i = 0; i < a->nfindings; i++)
+		if (!worst || a->findings[i].severity > worst->severity)
+			worst = &a->findings[i];
+	if (!worst) {
+		s.level = MODEL_SUM_OK;
+		snprintf(s.word, sizeof(s.word), "OK");
+		snprintf(s.text, sizeof(s.text), "no findings: nothing stands out on this host");
+		*ret = s;
+		return;
+	}
+	s.level = MODEL_SUM_INFO + (int)worst->severity;
+	snprintf(s.word, sizeof(s.word), "%s", words[worst->severity]);
+	{
+		const struct model_cpu *c =
+		    strcmp(worst->kind, "hot_cpu") == 0 ? cpu_named(m, worst->subject) : NULL;
+		size_t sl = strlen(worst->subject);
+
+		if (c)
+			say_cpu(m, c, what, sizeof(what));
+		else if (sl && strncmp(worst->reason, worst->subject, sl) == 0)
+			snprintf(what, sizeof(what), "%s", worst->reason);
+		else
+			snprintf(what, sizeof(what), "%s: %s", worst->subject, worst->reason);
+	}
+	if (a->nfindings > 1)
+		snprintf(s.text, sizeof(s.text), "%s (+%zu more)", what, a->nfindings - 1);
+	else
+		snprintf(s.text, sizeof(s.text), "%s", what);
+	s.details = true;
+	*ret = s;
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The queue chain of a disk (Enter on a disk row): its blk-mq hardware
+ * queues, each queue's interrupt (nvme0qN), the CPU the interrupt landed on
+ * and that CPU's %irq+%soft, BLOCK softirqs and busy share, beside the
+ * disk's await, busiest queue first: "this disk is slow because its
+ * completions land on the drowning core" in one look. Draws the model's
+ * "blk-mq" section only.
+ */
+#include <ncurses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_summary.h"
+#include "ui.h"
+
+static int cmp_queue(const void *a, const void *b)
+{
+	const struct model_mq_queue *x = *(const struct model_mq_queue *const *)a;
+	const struct model_mq_queue *y = *(const struct model_mq_queue *const *)b;
+	double vx = x->valid ? x->irq_s : -1, vy = y->valid ? y->irq_s : -1;
+
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	return x->hctx < y->hctx ? -1 : x->hctx > y->hctx;
+}
+
+static const struct model_disk *disk_row(const struct model *m, const char *name)
+{
+	for (size_t i = 0; i < m->ndisks; i++)
+		if (strcmp(m->disks[i].name, name) == 0)
+			return &m->disks[i];
+	return NULL;
+}
+
+static void fmt_rate(char *buf, size_t size, int w, double v)
+{
+	ui_fmt_num(buf, size, w, v);
+}
+
+void view_chain_draw(struct ui *ui, struct rect r)
+{
+	const struct model *m = &ui->model;
+	struct chain_panel *c = &ui->chain;
+	const struct model_mq_disk *d = model_blkmq_disk(&m->blkmq, c->disk);
+	const struct model_disk *dr = disk_row(m, c->disk);
+	long hot = model_hot_cpu(m);
+	int hot_cpu = hot >= 0 ? m->cpus[hot].cpu : -1;
+	const struct model_mq_queue **order;
+	char buf[320], aw[96] = "";
+	int y = r.y, rows;
+
+	/* the disk's await first: at 80 columns the title is cut on the right */
+	if (dr && dr->valid)
+		snprintf(aw, sizeof(aw), " r_await %.2f w_await %.2f ms %%util %.2f;",
+			 dr->v[MD_RAWAIT], dr->v[MD_WAWAIT], dr->v[MD_UTIL]);
+	if (!d) {
+		snprintf(buf, sizeof(buf), "> %s%s", c->disk, aw);
+		ui_fill(y, r.x, r.w, ui_attr(ui, PAIR_TITLE));
+		ui_put(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
+		ui_put(y, r.x, r.w, A_DIM,
+		       m->blkmq_bad[0]	   ? m->blkmq_bad
+		       : !m->has_rates	   ? "  waiting for a second sample..."
+		       : !m->blkmq.present ? "  not in the sample: an iotriaged older than the "
+					     "blk-mq section"
+					   : "  no blk-mq hardware queues: a partition, a "
+					     "bio-based device (md, dm) or no mq/ in sysfs");
+		c->nlines = 0;
+		return;
+	}
+	snprintf(buf, sizeof(buf), "> %s%s %zu hctx%s%s%s, %zu %s", d->disk, aw, d->nr_hw_queues,
+		 d->controller[0] ? " of " : "", d->controller,
+		 d->controller[0] ? "" : " (not NVMe: no interrupt per queue)", d->nqueues,
+		 d->controller[0] ? "fired" : "listed");
+	ui_fill(y, r.x, r.w, ui_attr(ui, PAIR_TITLE));
+	ui_put(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
+	snprintf(buf, sizeof(buf), "%4s %-11s %-6s %-9s %8s %-8s %10s %8s %6s", "hctx", "CPUs",
+		 "IRQ", "queue", "irq/s", "on CPU", "%irq+%soft", "BLOCK/s", "busy%");
+	ui_put(y++, r.x, r.w, A_BOLD, buf);
+	rows = r.h - 2;
+	c->nlines = (int)d->nqueues;
+	if (d->nqueues == 0) {
+		ui_put(y, r.x, r.w, A_DIM,
+		       "  no queue's interrupt fired in this interval: the disk is idle");
+		return;
+	}
+	order = calloc(d->nqueues, sizeof(*order));
+	if (!order)
+		return;
+	for (size_t i = 0; i < d->nqueues; i++)
+		order[i] = &d->queues[i];
+	qsort(order, d->nqueues, sizeof(*order), cmp_queue);
+	if (c->top > c->nlines - 1)
+		c->top = c->nlines - 1 > 0 ? c->nlines - 1 : 0;
+	for (int row = 0; row < rows && c->top + row < c->nlines; row++) {
+		const struct model_mq_queue *q = order[c->top + row];
+		bool on_hot = q->cpu >= 0 && q->cpu == hot_cpu;
+		char rate[16], on[16], load[16], blk[16], busy[16];
+		int attr = on_hot ? ui_attr(ui, PAIR_HOT) : 0;
+
+		if (q->valid)
+			fmt_rate(rate, sizeof(rate), 8, q->irq_s);
+		else
+			snprintf(rate, sizeof(rate), "%8s", q->has_irq ? "-" : "");
+		if (q->cpu >= 0)
+			snprintf(on, sizeof(on), "%d%s", q->cpu, on_hot ? " HOT" : "");
+		else
+			on[0] = '\0';
+		if (q->has_load) {
+			fmt_rate(load, sizeof(load), 10, q->cpu_irq + q->cpu_soft);
+			fmt_rate(busy, sizeof(busy), 6, q->cpu_busy);
+		} else {
+			snprintf(load, sizeof(load), "%10s", q->cpu >= 0 ? "-" : "");
+			snprintf(busy, sizeof(busy), "%6s", q->cpu >= 0 ? "-" : "");
+		}
+		if (q->has_block)
+			fmt_rate(blk, sizeof(blk), 8, q->block_s);
+		else
+			snprintf(blk, sizeof(blk), "%8s", q->cpu >= 0 ? "-" : "");
+		snprintf(buf, sizeof(buf), "%4u %-11.11s %-6.6s %-9.9s %s %-8.8s %s %s %s", q->hctx,
+			 q->cpu_list, q->irq, q->irq_name, rate, on, load, blk, busy);
+		ui_fill(y, r.x, r.w, attr);
+		ui_put(y++, r.x, r.w, attr, buf);
+	}
+	free(order);
+}
+
+unsigned view_chain_key(struct ui *ui, int ch)
+{
+	struct chain_panel *c = &ui->chain;
+	int page = LINES - 4 > 1 ? LINES - 4 : 1;
+
+	switch (ch) {
+	case 27: /* Esc */
+	case '\r':
+	case '\n':
+	case KEY_ENTER:
+		c->open = false;
+		c->top = 0;
+		return UI_REDRAW;
+	case KEY_UP:
+	case 'k':
+		c->top = c->top > 0 ? c->top - 1 : 0;
+		return UI_REDRAW;
+	case KEY_DOWN:
+	case 'j':
+		if (c->top + 1 < c->nlines)
+			c->top++;
+		return UI_REDRAW;
+	case KEY_PPAGE:
+		c->top = c->top > page ? c->top - page : 0;
+		return UI_REDRAW;
+	case KEY_NPAGE:
+		if (c->top + page < c->nlines)
+			c->top += page;
+		return UI_REDRAW;
+	case KEY_HOME:
+	case 'g':
+		c->top = 0;
+		return UI_REDRAW;
+	case 'f':
+	case 'p':
+	case 't':
+		c->open = false;
+		return UI_PASS;
+	}
+	if (ui_key_is_global(ch))
+		return UI_PASS;
+	return 0;
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The findings line under the header: always there on the tables' screen,
+ * the worst finding in words (model_summary.c says what), coloured by its
+ * severity, so a hot core is named before any key is pressed. Draws the
+ * model only.
+ */
+#include <ncurses.h>
+#include <stdio.h>
+
+#include "model_summary.h"
+#include "ui.h"
+
+int view_summary_draw(struct ui *ui, int y)
+{
+	struct model_summary s;
+	char buf[320];
+	int attr;
+
+	model_summary_get(&ui->model, &s);
+	switch (s.level) {
+	case MODEL_SUM_CRITICAL:
+		attr = ui_attr(ui, PAIR_HOT);
+		break;
+	case MODEL_SUM_WARNING:
+		attr = ui_attr(ui, PAIR_WARN) | (int)A_BOLD;
+		break;
+	case MODEL_SUM_INFO:
+		attr = ui_attr(ui, PAIR_INFO);
+		break;
+	case MODEL_SUM_OK:
+		attr = ui_attr(ui, PAIR_GOOD);
+		break;
+	case MODEL_SUM_UNKNOWN:
+		/* a hot core without advice still stands out */
+		attr = s.word[0] ? ui_attr(ui, PAIR_WARN) | (int)A_BOLD : (int)A_DIM;
+		break;
+	default:
+		attr = (int)A_DIM;
+		break;
+	}
+	snprintf(buf, sizeof(buf), " %s%s%s%s", s.word, s.word[0] ? " " : "", s.text,
+		 !s.details ? ""
+		 : ui->utf8 ? " \u2014 f for details"
+			    : " - f for details");
+	ui_fill(y, 0, COLS, s.level == MODEL_SUM_CRITICAL ? attr : 0);
+	ui_put(y, 0, COLS, attr, buf);
+	return 1;
+}
