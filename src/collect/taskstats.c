@@ -168,6 +168,7 @@ int taskstats_exit_parse(const void *buf, size_t len, struct taskstats_exit_msg 
 		m.tgid = ts.ac_tgid;
 		m.group_dead = m.tgid == m.pid; /* its leader: no other thread left */
 	}
+	m.ppid = ts.ac_ppid;
 	if (!m.pid || !m.tgid)
 		return bad(what, "pid or tgid 0");
 	memcpy(m.comm, ts.ac_comm, sizeof(m.comm) - 1);
@@ -838,6 +839,8 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 		size_t len = strlen(t->taskstats.reason);
 
 		e = taskstats_exits_collect(tc, r, t);
+		if (e >= 0)
+			e = taskstats_credit_apply(tc, t);
 		if (e < 0)
 			return e;
 		if (!t->taskstats.err && tc->exit_err)
@@ -856,6 +859,11 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 bool taskstats_was_seen(const struct taskstats_collector *tc, int32_t pid)
 {
 	return seen_find(tc, pid) != NULL;
+}
+
+const struct proc_seen *taskstats_seen(const struct taskstats_collector *tc, int32_t pid)
+{
+	return tc->seen ? seen_find(tc, pid) : NULL;
 }
 
 void thread_table_free(struct thread_table *t)

@@ -80,6 +80,8 @@ static void proc_row(struct strbuf *sb, const struct proc_metrics *p)
 	kv(sb, "kB_rd/s", p->rkb_s);
 	kv(sb, "kB_wr/s", p->wkb_s);
 	kv(sb, "kB_ccwr/s", p->ckb_s);
+	if (p->reaped_kb_s > 0)
+		kv(sb, "reaped_kB/s", p->reaped_kb_s);
 	if (p->has_delay) {
 		kv(sb, "io_delay%", p->io_delay);
 		kv(sb, "blkio/s", p->blkio_s);

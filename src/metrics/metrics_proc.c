@@ -53,6 +53,13 @@ static bool delta(uint64_t prev, uint64_t cur, uint64_t *ret)
 	return true;
 }
 
+/* Reaped children's bytes of the interval: a credit that went back is a
+ * new process behind the number, all of whose credit is the interval's. */
+static uint64_t reaped(uint64_t prev, uint64_t cur)
+{
+	return cur >= prev ? cur - prev : cur;
+}
+
 static int procs_compute(const struct proc_table *pt, const struct proc_table *ct, uint64_t itv_cs,
 			 struct ext_metrics *x)
 {
@@ -68,7 +75,7 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		const struct proc_raw *c = &ct->rows[i];
 		const struct proc_raw *p = proc_table_find(pt, c->pid);
 		struct proc_raw zero = { 0 };
-		uint64_t dr, dw, dc, dd = 0, dn = 0;
+		uint64_t dr, dw, dc, dd = 0, dn = 0, dgone;
 		struct proc_metrics *m;
 		bool dly;
 
@@ -79,6 +86,17 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		    !delta(p->write_bytes, c->write_bytes, &dw) ||
 		    !delta(p->cancelled_write_bytes, c->cancelled_write_bytes, &dc))
 			continue;
+		/* the children's IO the kernel folded in at wait(): already shown
+		 * on the children's own rows (doc/netlink.md, double count) */
+		dd = reaped(p->reaped_read_bytes, c->reaped_read_bytes);
+		dr -= dd < dr ? dd : dr;
+		dn = reaped(p->reaped_write_bytes, c->reaped_write_bytes);
+		dw -= dn < dw ? dn : dw;
+		dgone = dd + dn;
+		dd = reaped(p->reaped_cancelled_bytes, c->reaped_cancelled_bytes);
+		dc -= dd < dc ? dd : dc;
+		dgone += dd;
+		dd = dn = 0;
 		dly = c->has_delay && p->has_delay &&
 		      delta(p->blkio_delay_ns, c->blkio_delay_ns, &dd) &&
 		      delta(p->blkio_count, c->blkio_count, &dn);
@@ -96,6 +114,7 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		m->rkb_s = per_s(dr, itv_cs) / 1024.0;
 		m->wkb_s = per_s(dw, itv_cs) / 1024.0;
 		m->ckb_s = per_s(dc, itv_cs) / 1024.0;
+		m->reaped_kb_s = per_s(dgone, itv_cs) / 1024.0;
 		m->has_delay = dly;
 		if (dly) {
 			/* ns over an interval of itv_cs * 10^7 ns, in percent */

@@ -24,6 +24,7 @@ struct proc_metrics {
 	double rkb_s;	 /* read_bytes / 1024 per second */
 	double wkb_s;	 /* write_bytes / 1024 per second */
 	double ckb_s;	 /* cancelled_write_bytes / 1024 per second */
+	double reaped_kb_s; /* reaped children's bytes taken out of the three above */
 	double io_delay; /* percent of the interval waiting on sync block IO (iotop IO>) */
 	double blkio_s;	 /* such waits per second */
 };
