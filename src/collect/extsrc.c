@@ -32,6 +32,8 @@ int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct ext
 	}
 	pressure_collect(r, &s->pressure);
 	writeback_collect(r, &c->vmstat, &s->writeback);
+	if (cgroup_collect(r, &s->cgroups) < 0)
+		return -ENOMEM;
 	e = taskstats_collect(&c->ts, r, &s->procs);
 	if (e == -ENOMEM)
 		return e;
@@ -75,6 +77,24 @@ static unsigned copy_files(const struct root *r, int dfd, const struct extsrc_ra
 		files += (unsigned)copy_file(r, dfd, rel, &pf);
 		snprintf(rel, sizeof(rel), "proc/%d/comm", s->procs.rows[i].pid);
 		files += (unsigned)copy_file(r, dfd, rel, &pf);
+	}
+	/* the cgroup hierarchy: its top's controllers, each cgroup's two files */
+	if (s->cgroups.top[0]) {
+		snprintf(rel, sizeof(rel), "%s/cgroup.controllers", s->cgroups.top);
+		files += (unsigned)copy_file(r, dfd, rel, &pf);
+	}
+	for (size_t i = 0; i < s->cgroups.n; i++) {
+		const struct cgroup_raw *g = &s->cgroups.rows[i];
+		char crel[sizeof(s->cgroups.top) + CGROUP_PATH_MAX + 16];
+
+		snprintf(crel, sizeof(crel), "%s%s%s/io.stat", s->cgroups.top,
+			 g->path[0] ? "/" : "", g->path);
+		if (g->has_stat)
+			files += (unsigned)copy_file(r, dfd, crel, &pf);
+		snprintf(crel, sizeof(crel), "%s%s%s/io.pressure", s->cgroups.top,
+			 g->path[0] ? "/" : "", g->path);
+		if (g->has_psi)
+			files += (unsigned)copy_file(r, dfd, crel, &pf);
 	}
 	procfile_free(&pf);
 	/* an empty file per vector: the collector only lists the names */
@@ -128,6 +148,7 @@ void extsrc_raw_free(struct extsrc_raw *s)
 		return;
 	proc_table_free(&s->procs);
 	nic_table_free(&s->nics);
+	cgroup_table_free(&s->cgroups);
 	free(s);
 }
 
@@ -148,7 +169,9 @@ int extsrc_raw_copy(struct extsrc_raw **dst, const struct extsrc_raw *src)
 	}
 	d->pressure = src->pressure;
 	d->writeback = src->writeback;
-	if (proc_table_copy(&d->procs, &src->procs) < 0 || nic_table_copy(&d->nics, &src->nics) < 0)
+	if (proc_table_copy(&d->procs, &src->procs) < 0 ||
+	    nic_table_copy(&d->nics, &src->nics) < 0 ||
+	    cgroup_table_copy(&d->cgroups, &src->cgroups) < 0)
 		return -ENOMEM;
 	return 0;
 }

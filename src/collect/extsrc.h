@@ -2,12 +2,13 @@
 /*
  * The sources of "who does the IO and what the NIC is set to": processes
  * (taskstats.c), NICs (ethtool_nl.c, rtnl.c), pressure (pressure.c) and
- * writeback (writeback.c), collected together into one struct hung off the
+ * writeback (writeback.c), cgroup v2 IO (cgroup.c), collected together into one struct hung off the
  * snapshot, so the core gains one pointer and one call per hook.
  */
 #ifndef IOTRIAGE_EXTSRC_H
 #define IOTRIAGE_EXTSRC_H
 
+#include "cgroup.h"
 #include "ethtool_nl.h"
 #include "pressure.h"
 #include "procfile.h"
@@ -19,6 +20,7 @@ struct extsrc_raw {
 	struct nic_table nics;
 	struct pressure_raw pressure;
 	struct writeback_raw writeback;
+	struct cgroup_table cgroups;
 };
 
 struct extsrc_collector {

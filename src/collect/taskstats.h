@@ -90,7 +90,7 @@ int taskstats_stat_comm(const char *buf, size_t len, char *ret, size_t size);
 /* One exit notice: the final counters of one task, and its group. */
 struct taskstats_exit_msg {
 	uint32_t pid, tgid;
-	uint32_t ppid; /* ac_ppid: the parent's TGID, who reaps it; 0 unknown */
+	uint32_t ppid;	 /* ac_ppid: the parent's TGID, who reaps it; 0 unknown */
 	bool group_dead; /* the last task of its group: the process ended */
 	char comm[PROC_COMM_MAX];
 	uint64_t read_bytes, write_bytes, cancelled_write_bytes;

@@ -243,8 +243,8 @@ static struct reap_credit *credit_get(struct taskstats_collector *tc, int32_t pi
 
 	if (c)
 		return c;
-	if (grow((void **)&tc->credits, &tc->credits_cap, tc->ncredits + 1,
-		 sizeof(*tc->credits)) < 0)
+	if (grow((void **)&tc->credits, &tc->credits_cap, tc->ncredits + 1, sizeof(*tc->credits)) <
+	    0)
 		return NULL;
 	while (at < tc->ncredits && tc->credits[at].pid < pid)
 		at++;

@@ -36,6 +36,7 @@ void metrics_proc_free(struct ext_metrics *x)
 	free(x->procs);
 	free(x->nics);
 	free(x->nic_irqs);
+	metrics_cgroup_free(&x->cgroups);
 	free(x);
 }
 
@@ -315,6 +316,8 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 	x->procs_valid = false;
 	memset(x->psi, 0, sizeof(x->psi));
 	x->wb_state = WB_UNKNOWN;
+	x->cgroups_valid = false;
+	x->cgroups.n = x->cgroups.ntop = x->cgroups.active = 0;
 	if (!prev->ext || !cur->ext)
 		return 0;
 	e = procs_compute(&prev->ext->procs, &cur->ext->procs, itv_cs, x);
@@ -327,6 +330,10 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 		return e;
 	psi_compute(&prev->ext->pressure, &cur->ext->pressure, itv_cs, x);
 	wb_compute(&cur->ext->writeback, x);
+	x->cgroups_valid = !prev->ext->cgroups.status.err && !cur->ext->cgroups.status.err;
+	if (x->cgroups_valid)
+		return metrics_cgroup_compute(&prev->ext->cgroups, &cur->ext->cgroups, itv_cs,
+					      &x->cgroups);
 	return 0;
 }
 
