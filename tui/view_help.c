@@ -26,6 +26,8 @@ static const char *const keys_help[][2] = {
 		 "[y/N] on the status line and only y acts" },
 	{ "p", "the processes view: who does the storage IO, biggest kB_rd/s + kB_wr/s first, "
 	       "with the IO pressure (p or Esc returns; arrows scroll)" },
+	{ "c", "the cgroups view: which service or container does the IO, from cgroup v2 "
+	       "io.stat and io.pressure, busiest first (c or Esc returns; arrows scroll)" },
 	{ "t", "the turbostat sources view: for each turbostat column (Avg_MHz, Busy%, Bzy_MHz, "
 	       "TSC_MHz, IRQ, SMI, CPU%c1.., CoreTmp, PkgTmp, Pkg%pc.., PkgWatt, CorWatt, "
 	       "RAMWatt, PKG_%, RAM_%) the source chosen at the first sample (msr, perf, sysfs, "
@@ -126,6 +128,10 @@ int view_help_draw(struct ui *ui, struct rect r)
 	emit(&o, A_BOLD, "Processes (p): pidstat -d columns, per process (thread group)");
 	for (size_t i = 0; model_proc_help[i][0]; i++)
 		entry(&o, model_proc_help[i][0], model_proc_help[i][1]);
+	emit(&o, 0, "");
+	emit(&o, A_BOLD, "cgroups (c): cgroup v2 io.stat and io.pressure, per cgroup");
+	for (size_t i = 0; model_cgroup_help[i][0]; i++)
+		entry(&o, model_cgroup_help[i][0], model_cgroup_help[i][1]);
 	emit(&o, 0, "");
 	emit(&o, A_BOLD, "Findings (f): the advisor of iotriage suggest, on the same sample");
 	entry(&o, "severity", "critical (red), warning (yellow), info (cyan), gravest first");

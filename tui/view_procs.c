@@ -211,8 +211,9 @@ unsigned view_procs_key(struct ui *ui, int ch)
 	case 'g':
 		ui->procs.top = 0;
 		return UI_REDRAW;
-	case 'f': /* the findings panel, the turbostat sources view instead */
+	case 'f': /* the findings panel, the turbostat or cgroups view instead */
 	case 't':
+	case 'c':
 		return UI_PASS;
 	}
 	if (ui_key_is_global(ch))

@@ -708,6 +708,7 @@ void model_ext_free(struct model_ext *x)
 	turbo_free(&x->turbo);
 	procs_free(&x->procs);
 	nics_free(&x->nics);
+	model_cgroups_free(&x->cgroups);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -753,6 +754,8 @@ int model_ext_decode(struct json_object *doc, struct model_ext *ret)
 		r = decode_writeback(doc, &x->wb, &c);
 	if (r == -EBADMSG)
 		memset(&x->wb, 0, sizeof(x->wb));
+	if (r != -ENOMEM)
+		r = model_cgroups_decode(doc, &x->cgroups); /* a bad one says so in its reason */
 	if (r == -ENOMEM) {
 		model_ext_free(x);
 		free(x);

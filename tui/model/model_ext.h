@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model_cgroup.h"
+
 struct json_object;
 
 #define MODEL_EXT_REASON_MAX 320 /* a source's reason as the document gives it (IOT_REASON_MAX) */
@@ -226,6 +228,7 @@ struct model_ext {
 	struct model_nics nics;
 	struct model_psi psi[MP__COUNT];
 	struct model_writeback wb;
+	struct model_cgroups cgroups; /* model_cgroup.h */
 	/* the document carries the sources the sections come from at all
 	 * (false: iotriaged --core-only, or older than these sections) */
 	bool sampled;
