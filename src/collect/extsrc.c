@@ -7,13 +7,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "extsrc.h"
 #include "record.h"
 
-int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct extsrc_raw **ps)
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int sample(struct extsrc_collector **pc, const struct root *r, bool scan,
+		  struct extsrc_raw **ps)
 {
 	struct extsrc_collector *c = *pc;
+	int64_t t0;
 	struct extsrc_raw *s = *ps;
 	int e;
 
@@ -34,7 +46,15 @@ int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct ext
 	writeback_collect(r, &c->vmstat, &s->writeback);
 	if (cgroup_collect(r, &s->cgroups) < 0)
 		return -ENOMEM;
+	if (!scan) {
+		s->procs.carried = true;
+		if (taskstats_exits_drain(&c->ts) < 0)
+			return -ENOMEM;
+		return ethtool_nl_collect(&c->en, r, &s->nics);
+	}
+	t0 = thread_cpu_ns();
 	e = taskstats_collect(&c->ts, r, &s->procs);
+	s->procs.scan_cpu_ns = (uint64_t)(thread_cpu_ns() - t0);
 	if (e == -ENOMEM)
 		return e;
 	if (e < 0) {
@@ -42,6 +62,16 @@ int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct ext
 		s->procs.n = 0;
 	}
 	return ethtool_nl_collect(&c->en, r, &s->nics);
+}
+
+int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct extsrc_raw **ps)
+{
+	return sample(pc, r, true, ps);
+}
+
+int extsrc_sample_noscan(struct extsrc_collector **pc, const struct root *r, struct extsrc_raw **ps)
+{
+	return sample(pc, r, false, ps);
 }
 
 /* Copies one host file into the tree; 1 copied, 0 absent or refused. */

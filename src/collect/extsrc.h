@@ -35,6 +35,11 @@ struct extsrc_collector {
  * Returns 0 or -ENOMEM (then *ps keeps whatever it held).
  */
 int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct extsrc_raw **ps);
+/* As extsrc_sample, without the per-process scan: s->procs is left as it
+ * is, marked carried (the caller puts the last scan's table there), and
+ * only the exit notices are drained. */
+int extsrc_sample_noscan(struct extsrc_collector **pc, const struct root *r,
+			 struct extsrc_raw **ps);
 
 /* Capture: like extsrc_sample on the live host, and every netlink answer is
  * also written under dfd (netlink/...). 0 or -errno. */

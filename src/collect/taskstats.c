@@ -744,6 +744,7 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 	int e;
 
 	t->n = 0;
+	t->carried = false;
 	t->unreadable = t->queried = t->answered = t->vanished = 0;
 	status_set(&t->procfs, 0, NULL);
 	status_set(&t->taskstats, 0, NULL);
@@ -841,6 +842,7 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 		e = taskstats_exits_collect(tc, r, t);
 		if (e >= 0)
 			e = taskstats_credit_apply(tc, t);
+		tc->nexits = 0; /* used: the next scan starts a new interval */
 		if (e < 0)
 			return e;
 		if (!t->taskstats.err && tc->exit_err)

@@ -53,6 +53,14 @@ struct proc_table {
 	unsigned answered;
 	unsigned vanished;    /* exited between listing and reading: dropped */
 	unsigned exited_rows; /* rows of processes that started and ended in the interval */
+	/* The scan's cadence (issue 17): on a sample that skips the scan the
+	 * table is the last scan's, carried (the sampler moves it over) */
+	bool carried;		 /* not scanned this sample: rows of the last scan */
+	uint64_t scan_uptime_cs; /* /proc/uptime of the sample that scanned, 0 unknown */
+	uint64_t scan_cpu_ns;	 /* thread CPU time of that scan */
+	uint32_t scan_every;	 /* the sampler's cadence: a scan every N samples */
+	uint32_t scan_age;	 /* samples since the scan (0: this one) */
+	char scan_why[16];	 /* why this sample scanned, or "" */
 	struct src_status procfs;
 	struct src_status taskstats;
 };
@@ -199,6 +207,10 @@ int taskstats_exits_collect(struct taskstats_collector *tc, const struct root *r
  */
 int taskstats_credit_apply(struct taskstats_collector *tc, struct proc_table *t);
 void taskstats_exits_free(struct taskstats_collector *tc);
+/* On a sample that skips the scan: reads the pending exit notices into
+ * the collector (summed with those still unprocessed), so a burst between
+ * two scans does not overflow the socket. 0 or -ENOMEM. */
+int taskstats_exits_drain(struct taskstats_collector *tc);
 /* Whether the previous taskstats_collect() saw pid. */
 bool taskstats_was_seen(const struct taskstats_collector *tc, int32_t pid);
 /* What the previous taskstats_collect() remembered of pid, or NULL. */

@@ -184,7 +184,8 @@ int taskstats_exits_collect(struct taskstats_collector *tc, const struct root *r
 		exits_open(tc, r);
 	if (tc->exit_err)
 		return 0;
-	tc->nexits = 0;
+	/* notices drained on samples that skipped the scan are still here:
+	 * tc->nexits is emptied once they are used (taskstats_collect) */
 	e = exits_drain(tc);
 	if (e < 0)
 		return e;
@@ -321,6 +322,13 @@ int taskstats_credit_apply(struct taskstats_collector *tc, struct proc_table *t)
 	}
 	tc->ncredits = k;
 	return 0;
+}
+
+int taskstats_exits_drain(struct taskstats_collector *tc)
+{
+	if (!tc->live || !tc->exit_opened || tc->exit_err)
+		return 0;
+	return exits_drain(tc);
 }
 
 void taskstats_exits_free(struct taskstats_collector *tc)

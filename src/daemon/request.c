@@ -128,3 +128,14 @@ int request_get_int(const struct request *rq, const char *key, int64_t min, int6
 	*v = x;
 	return 1;
 }
+
+int request_get_bool(const struct request *rq, const char *key)
+{
+	json_object *o;
+
+	if (!json_object_object_get_ex(rq->root, key, &o))
+		return 0;
+	if (!json_object_is_type(o, json_type_boolean))
+		return -EINVAL;
+	return json_object_get_boolean(o) ? 1 : 0;
+}

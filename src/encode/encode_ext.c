@@ -114,6 +114,22 @@ static void encode_procs(struct strbuf *sb, const struct extsrc_raw *x,
 	kvu(sb, "taskstats_queries", t->queried);
 	kvu(sb, "taskstats_answers", t->answered);
 	kvu(sb, "vanished", t->vanished);
+	/* the scan's cadence (doc/PERFORMANCE.md, "Daemon cost"); absent in
+	 * a document not made by the sampler (compute) */
+	if (t->scan_every) {
+		sb_puts(sb, "\"scan\":{");
+		kvu(sb, "every", t->scan_every);
+		kvu(sb, "age", t->scan_age);
+		sb_puts(sb, t->carried ? "\"scanned\":false," : "\"scanned\":true,");
+		if (t->scan_why[0]) {
+			sb_json_key(sb, "reason");
+			sb_json_str(sb, t->scan_why);
+			sb_putc(sb, ',');
+		}
+		kvu(sb, "cpu_us", t->scan_cpu_ns / 1000);
+		close_obj(sb, '}');
+		sb_putc(sb, ',');
+	}
 	if (em && em->procs_valid) {
 		kvu(sb, "exited", em->exited);
 		sb_json_key(sb, "top_io");

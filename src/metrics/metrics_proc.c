@@ -61,6 +61,17 @@ static uint64_t reaped(uint64_t prev, uint64_t cur)
 	return cur >= prev ? cur - prev : cur;
 }
 
+/* Between two scans: the samples' interval when the previous sample
+ * scanned; when it carried an older scan's table, the two scans'
+ * /proc/uptime difference (the samples' interval without one). */
+static uint64_t procs_interval(const struct proc_table *pt, const struct proc_table *ct,
+			       uint64_t itv_cs)
+{
+	if (pt->carried && pt->scan_uptime_cs && ct->scan_uptime_cs > pt->scan_uptime_cs)
+		return ct->scan_uptime_cs - pt->scan_uptime_cs;
+	return itv_cs;
+}
+
 static int procs_compute(const struct proc_table *pt, const struct proc_table *ct, uint64_t itv_cs,
 			 struct ext_metrics *x)
 {
@@ -311,20 +322,27 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 			return -ENOMEM;
 		*pm = x;
 	}
-	x->nprocs = x->nnics = x->nnic_irqs = x->nby_io = x->nby_delay = 0;
-	x->exited = 0;
-	x->procs_valid = false;
+	x->nnics = x->nnic_irqs = 0;
 	memset(x->psi, 0, sizeof(x->psi));
 	x->wb_state = WB_UNKNOWN;
 	x->cgroups_valid = false;
 	x->cgroups.n = x->cgroups.ntop = x->cgroups.active = 0;
+	/* a sample that skipped the scan keeps the last scan's rates */
+	if (!cur->ext || !cur->ext->procs.carried) {
+		x->nprocs = x->nby_io = x->nby_delay = 0;
+		x->exited = 0;
+		x->procs_valid = false;
+	}
 	if (!prev->ext || !cur->ext)
 		return 0;
-	e = procs_compute(&prev->ext->procs, &cur->ext->procs, itv_cs, x);
-	if (e < 0)
-		return e;
-	x->nby_io = top_n(x, false, x->by_io);
-	x->nby_delay = top_n(x, true, x->by_delay);
+	if (!cur->ext->procs.carried) {
+		e = procs_compute(&prev->ext->procs, &cur->ext->procs,
+				  procs_interval(&prev->ext->procs, &cur->ext->procs, itv_cs), x);
+		if (e < 0)
+			return e;
+		x->nby_io = top_n(x, false, x->by_io);
+		x->nby_delay = top_n(x, true, x->by_delay);
+	}
 	e = nics_compute(&prev->ext->nics, &cur->ext->nics, itv_cs, irq, x);
 	if (e < 0)
 		return e;
