@@ -741,6 +741,7 @@ static int ui_loop(struct ui *ui, int sfd)
 		 * poll() returned EINTR: always drain the keyboard */
 		for (int ch; (ch = getch()) != ERR;)
 			flags |= ui_key(ui, ch, t);
+		source_want_procs(ui->src, ui->procs.open); /* every scan while looking */
 		/* the terminal went away (ssh dropped without SIGHUP reaching us):
 		 * nothing will ever be read again, and poll would spin */
 		if (n > 0 && (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)))

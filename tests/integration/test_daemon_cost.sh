@@ -3,12 +3,15 @@
 # tiny budget the live daemon scans /proc/PID/io only every N samples
 # (status cpu_budget, each sample's processes.scan), keeps showing the last
 # scan's rows in between, and scans every sample while a subscriber asked
-# for processes ("procs": true); a wrong "procs" is a bad request.
+# for processes ("procs": true); a wrong "procs" is a bad request. Then
+# the TUI (in tmux, when installed): its processes view says the cadence
+# and, while open, makes the daemon scan every sample.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 [ -n "${IOTRIAGED:-}" ] || { echo "SKIP: \$IOTRIAGED not set"; exit 77; }
 tmp=$(mktemp -d)
 holder=
+dpid=
 cleanup() {
 	[ -n "$holder" ] && kill "$holder" 2>/dev/null && wait "$holder" 2>/dev/null
 	rm -rf "$tmp"
@@ -84,4 +87,38 @@ try:
 finally:
     d.stop()
 PY
+
+command -v tmux >/dev/null || { echo "tmux not installed: the TUI part skipped"; exit 0; }
+WAIT=30
+. "$SRCDIR/tests/integration/tui_lib.sh"
+trap 'T kill-server 2>/dev/null; [ -n "$dpid" ] && kill "$dpid"; cleanup' EXIT
+"$IOTRIAGED" --foreground --socket "$tmp/t.sock" --interval 200 --cpu-budget 0.001 \
+	2>"$tmp/daemon.log" &
+dpid=$!
+n=0
+until [ -S "$tmp/t.sock" ]; do
+	[ $n -lt 100 ] || fail "daemon socket"
+	sleep 0.1
+	n=$((n + 1))
+done
+wanted() {
+	printf '{"cmd":"status"}\n' | socat -t 5 - "UNIX-CONNECT:$tmp/t.sock" |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["cpu_budget"]["procs_wanted"])'
+}
+run_in tui 120 30 --socket "$tmp/t.sock"
+wait_for tui 'Disks' || fail "the TUI did not draw"
+[ "$(wanted)" = False ] || fail "procs wanted with the tables shown"
+T send-keys -t tui p
+wait_for tui 'scan: every 120 samples to stay in the daemon.s CPU budget' || fail "no cadence line"
+wait_for tui 'scanned this sample' || fail "the view did not make the daemon scan"
+[ "$(wanted)" = True ] || fail "the open view did not ask for processes"
+T send-keys -t tui p
+wait_gone tui 'scan: every' || fail "the view did not close"
+n=0
+until [ "$(wanted)" = False ]; do
+	[ $n -lt 50 ] || fail "procs still wanted after the view closed"
+	sleep 0.1
+	n=$((n + 1))
+done
+echo ok
 exit 0

@@ -445,6 +445,17 @@ static int decode_procs(struct json_object *doc, struct model_procs *p, struct c
 	    mj_uint(o, "taskstats_answers", &p->answers) < 0 ||
 	    mj_uint(o, "vanished", &p->vanished) < 0 || mj_uint(o, "exited", &p->exited) < 0)
 		return bad(c, "processes", "a key of the wrong type");
+	if (mj_get(o, "scan")) {
+		struct json_object *sc = mj_get(o, "scan");
+
+		if (!json_object_is_type(sc, json_type_object) ||
+		    mj_uint(sc, "every", &p->scan_every) <= 0 ||
+		    mj_uint(sc, "age", &p->scan_age) < 0 ||
+		    mj_bool(sc, "scanned", &p->scanned) < 0 ||
+		    mj_str(sc, "reason", p->scan_reason, sizeof(p->scan_reason)) < 0)
+			return bad(c, "processes", "scan");
+		p->has_scan = true;
+	}
 	p->has_rows = mj_get(o, "top_io") != NULL;
 	r = decode_proc_list(o, "top_io", &p->top_io, &p->nio, &p->io_cap, c);
 	if (r >= 0)

@@ -140,8 +140,13 @@ struct model_procs {
 	char delay_accounting[16];		  /* "on" "off" "unknown" "unavailable" */
 	char taskstats_why[MODEL_EXT_REASON_MAX]; /* taskstats' reason or note, "" */
 	uint64_t count, queries, answers, vanished, exited;
-	bool has_rows;		   /* top_io was there: not the first sample */
-	struct model_proc *top_io; /* biggest kB_rd/s + kB_wr/s first */
+	/* "scan": the cadence of the /proc/PID/io scan (daemon cost) */
+	bool has_scan;
+	uint64_t scan_every, scan_age; /* a scan every N samples; samples since the last */
+	bool scanned;		       /* this sample scanned (else rows of the last scan) */
+	char scan_reason[16];	       /* "client", "cadence", ..., "" */
+	bool has_rows;		       /* top_io was there: not the first sample */
+	struct model_proc *top_io;     /* biggest kB_rd/s + kB_wr/s first */
 	size_t nio, io_cap;
 	struct model_proc *top_delay; /* biggest io_delay% first */
 	size_t ndelay, delay_cap;
