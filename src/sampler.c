@@ -114,7 +114,7 @@ static void tick_advise(struct sampler *s, const struct snapshot *cur)
 			       cur->mono_ns < s->topo_ns)) {
 		if (s->have_topo)
 			topology_free(&s->topo);
-		s->have_topo = topology_collect(&s->col.root, &s->topo) >= 0;
+		s->have_topo = topology_collect_hint(&s->col.root, &s->topo_hint, &s->topo) >= 0;
 		s->topo_ns = cur->mono_ns;
 	}
 	s->advise_ok = s->have_topo && advise_compute(cur, &s->m, &s->topo, &s->adv) >= 0;

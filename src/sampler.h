@@ -62,7 +62,8 @@ struct sampler {
 	bool have_topo;	 /* topo holds a topology read at topo_ns */
 	int64_t topo_ns; /* CLOCK_MONOTONIC of the snapshot it was read with */
 	struct topology topo;
-	struct advice adv; /* of the current sample when advise_ok */
+	struct topo_hint topo_hint; /* irqbalance between topology reads */
+	struct advice adv;	    /* of the current sample when advise_ok */
 	bool advise_ok;
 	/* the per-process scan's cadence */
 	double budget_pct;

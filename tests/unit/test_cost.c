@@ -8,8 +8,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -17,6 +20,7 @@
 #include "metrics_proc.h"
 #include "sampler.h"
 #include "snapshot.h"
+#include "topology.h"
 
 #define MS 1000000LL
 
@@ -95,9 +99,88 @@ static void test_carried_interval(void **state)
 	free_snap(&cur);
 }
 
+static void put_comm(const char *dir, int pid, const char *comm)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/proc/%d", dir, pid);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/proc/%d/comm", dir, pid);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fprintf(f, "%s\n", comm);
+	fclose(f);
+}
+
+static void drop_comm(const char *dir, int pid)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/proc/%d/comm", dir, pid);
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof(p), "%s/proc/%d", dir, pid);
+	assert_int_equal(rmdir(p), 0);
+}
+
+static bool ib_running(const struct root *r, struct topo_hint *h, int *ret_pid)
+{
+	struct topology t;
+	bool run;
+
+	assert_int_equal(topology_collect_hint(r, h, &t), 0);
+	run = t.irqbalance.running;
+	*ret_pid = t.irqbalance.pid;
+	topology_free(&t);
+	return run;
+}
+
+/* irqbalance is found without reading every /proc/PID/comm each time: its
+ * PID is checked first, and a search that found none waits 5 reads. */
+static void test_irqbalance_hint(void **state)
+{
+	char dir[] = "/tmp/iotr-cost-topo-XXXXXX", p[128];
+	struct topo_hint h = { 0 };
+	struct root r;
+	int pid = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/proc", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	put_comm(dir, 100, "irqbalance");
+	put_comm(dir, 200, "bash");
+	assert_int_equal(root_open(dir, &r), 0);
+	assert_true(ib_running(&r, &h, &pid));
+	assert_int_equal(pid, 100);
+	assert_int_equal(h.irqbalance_pid, 100);
+	/* it stopped: the PID check fails, /proc is searched, none */
+	drop_comm(dir, 100);
+	assert_false(ib_running(&r, &h, &pid));
+	assert_int_equal(h.rescan_wait, TOPO_IRQBALANCE_RESCAN - 1);
+	/* started again under another PID: seen at the 6th read, not before */
+	put_comm(dir, 300, "irqbalance");
+	for (int i = 0; i < TOPO_IRQBALANCE_RESCAN - 1; i++)
+		assert_false(ib_running(&r, &h, &pid));
+	assert_true(ib_running(&r, &h, &pid));
+	assert_int_equal(pid, 300);
+	/* without a hint, every read searches */
+	drop_comm(dir, 300);
+	put_comm(dir, 400, "irqbalance");
+	assert_true(ib_running(&r, NULL, &pid));
+	assert_int_equal(pid, 400);
+	root_close(&r);
+	drop_comm(dir, 200);
+	drop_comm(dir, 400);
+	snprintf(p, sizeof(p), "%s/proc", dir);
+	rmdir(p);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_irqbalance_hint),
 		cmocka_unit_test(test_scan_every),
 		cmocka_unit_test(test_carried_interval),
 	};
