@@ -327,37 +327,73 @@ static bool has_io(const char *s)
 	return false;
 }
 
-int cgroup_collect(const struct root *r, struct cgroup_table *t)
+/* Finds and opens the hierarchy's top into cc. */
+static void find_top(struct cgroup_collector *cc, const struct root *r)
 {
 	static const char *const tops[] = { "sys/fs/cgroup", "sys/fs/cgroup/unified" };
-	struct walk w = { .t = t };
 	char ctl[512], disp[256];
-	int dfd = -ENOENT, e;
+	int dfd = -ENOENT;
 
-	t->n = t->nio = 0;
-	t->skipped = 0;
-	t->io_enabled = false;
-	t->top[0] = '\0';
-	memset(&t->status, 0, sizeof(t->status));
+	if (cc->opened && cc->top_fd >= 0)
+		close(cc->top_fd);
+	cc->opened = true;
+	cc->top_fd = -1;
+	cc->top[0] = '\0';
+	cc->io_enabled = false;
+	memset(&cc->status, 0, sizeof(cc->status));
 	/* the top of a v2 hierarchy is where cgroup.controllers is */
 	for (size_t i = 0; i < sizeof(tops) / sizeof(tops[0]); i++) {
 		char rel[64];
 
 		snprintf(rel, sizeof(rel), "%s/cgroup.controllers", tops[i]);
-		e = root_read_small(r, rel, ctl, sizeof(ctl));
-		if (e < 0)
+		if (root_read_small(r, rel, ctl, sizeof(ctl)) < 0)
 			continue;
 		dfd = root_openat(r, tops[i], O_RDONLY | O_DIRECTORY);
 		if (dfd >= 0) {
-			snprintf(t->top, sizeof(t->top), "%s", tops[i]);
-			t->io_enabled = has_io(ctl);
+			snprintf(cc->top, sizeof(cc->top), "%s", tops[i]);
+			cc->io_enabled = has_io(ctl);
 			break;
 		}
 	}
 	if (dfd < 0) {
 		root_display(r, "sys/fs/cgroup", disp, sizeof(disp));
-		status_set(&t->status, dfd, "%s: no cgroup v2 hierarchy (cgroup.controllers): %s",
+		status_set(&cc->status, dfd, "%s: no cgroup v2 hierarchy (cgroup.controllers): %s",
 			   disp, strerror(-dfd));
+		return;
+	}
+	cc->top_fd = dfd;
+}
+
+void cgroup_collector_free(struct cgroup_collector *cc)
+{
+	if (cc && cc->opened && cc->top_fd >= 0)
+		close(cc->top_fd);
+	if (cc)
+		memset(cc, 0, sizeof(*cc));
+}
+
+int cgroup_collect_cc(struct cgroup_collector *cc, const struct root *r, struct cgroup_table *t)
+{
+	struct walk w = { .t = t };
+	char disp[256];
+	int dfd, e;
+
+	t->n = t->nio = 0;
+	t->skipped = 0;
+	if (!cc->opened || cc->samples % CGROUP_TOP_EVERY == 0)
+		find_top(cc, r);
+	cc->samples++;
+	memcpy(t->top, cc->top, sizeof(t->top));
+	t->io_enabled = cc->io_enabled;
+	t->status = cc->status;
+	if (cc->top_fd < 0)
+		return 0;
+	/* a description of its own: the walk's readdir must start at the top */
+	dfd = openat(cc->top_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		e = -errno;
+		root_display(r, cc->top, disp, sizeof(disp));
+		status_set(&t->status, e, "%s: %s", disp, strerror(-e));
 		return 0;
 	}
 	w.buf = malloc(CGROUP_FILE_MAX);
@@ -379,8 +415,16 @@ int cgroup_collect(const struct root *r, struct cgroup_table *t)
 			   disp);
 	else if (t->skipped)
 		status_set(&t->status, 0,
-			   "%s: %u cgroup(s) or file(s) not read (limits: %d cgroups, "
-			   "depth %d)",
+			   "%s: %u cgroup(s) or file(s) not read (limits: %d cgroups, depth %d)",
 			   disp, t->skipped, CGROUP_MAX, CGROUP_DEPTH_MAX);
 	return 0;
+}
+
+int cgroup_collect(const struct root *r, struct cgroup_table *t)
+{
+	struct cgroup_collector cc = { 0 };
+	int e = cgroup_collect_cc(&cc, r, t);
+
+	cgroup_collector_free(&cc);
+	return e;
 }

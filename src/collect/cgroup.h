@@ -66,6 +66,22 @@ int cgroup_iostat_parse(const char *buf, size_t len, struct cgroup_io *ret, size
  */
 int cgroup_collect(const struct root *r, struct cgroup_table *t);
 
+/* What a caller sampling again and again keeps: the hierarchy's top, found
+ * and opened every CGROUP_TOP_EVERY samples instead of each time. */
+struct cgroup_collector {
+	int top_fd; /* -1 (or 0 in a zeroed struct: not opened yet, opened > 0) */
+	bool opened;
+	unsigned samples;
+	char top[32];
+	bool io_enabled;
+	struct src_status status; /* no hierarchy: why */
+};
+#define CGROUP_TOP_EVERY 10
+
+/* cgroup_collect() through cc (zeroed to start; cgroup_collector_free()). */
+int cgroup_collect_cc(struct cgroup_collector *cc, const struct root *r, struct cgroup_table *t);
+void cgroup_collector_free(struct cgroup_collector *cc);
+
 void cgroup_table_free(struct cgroup_table *t);
 int cgroup_table_copy(struct cgroup_table *dst, const struct cgroup_table *src);
 /* Row of path or NULL (binary search). */

@@ -34,6 +34,8 @@ static int sample(struct extsrc_collector **pc, const struct root *r, bool scan,
 		if (!c)
 			return -ENOMEM;
 		procfile_init(&c->vmstat, "proc/vmstat");
+		for (int i = 0; i < PSI__COUNT; i++)
+			procfile_init(&c->psi[i], NULL);
 		*pc = c;
 	}
 	if (!s) {
@@ -42,9 +44,14 @@ static int sample(struct extsrc_collector **pc, const struct root *r, bool scan,
 			return -ENOMEM;
 		*ps = s;
 	}
-	pressure_collect(r, &s->pressure);
-	writeback_collect(r, &c->vmstat, &s->writeback);
-	if (cgroup_collect(r, &s->cgroups) < 0)
+	pressure_collect_pf(r, c->psi, &s->pressure);
+	if (c->samples++ % EXTSRC_SETTINGS_EVERY == 0) {
+		writeback_collect(r, &c->vmstat, &s->writeback);
+		c->wb_last = s->writeback;
+	} else {
+		writeback_collect_counters(r, &c->vmstat, &c->wb_last, &s->writeback);
+	}
+	if (cgroup_collect_cc(&c->cg, r, &s->cgroups) < 0)
 		return -ENOMEM;
 	if (!scan) {
 		s->procs.carried = true;
@@ -151,6 +158,8 @@ int extsrc_capture(const struct root *r, int dfd, unsigned *ret_files)
 	if (!c)
 		return -ENOMEM;
 	procfile_init(&c->vmstat, "proc/vmstat");
+	for (int i = 0; i < PSI__COUNT; i++)
+		procfile_init(&c->psi[i], NULL);
 	c->ts.record = c->en.record = true;
 	c->ts.record_dfd = c->en.record_dfd = dfd;
 	e = extsrc_sample(&c, r, &s);
@@ -169,6 +178,9 @@ void extsrc_collector_free(struct extsrc_collector *c)
 	taskstats_collector_free(&c->ts);
 	ethtool_nl_collector_free(&c->en);
 	procfile_free(&c->vmstat);
+	cgroup_collector_free(&c->cg);
+	for (int i = 0; i < PSI__COUNT; i++)
+		procfile_free(&c->psi[i]);
 	free(c);
 }
 

@@ -27,7 +27,15 @@ struct extsrc_collector {
 	struct taskstats_collector ts;
 	struct ethtool_nl_collector en;
 	struct procfile vmstat;
+	struct procfile psi[PSI__COUNT]; /* /proc/pressure/{io,cpu,irq}, kept open */
+	unsigned samples;		 /* taken: settings are re-read every N */
+	struct writeback_raw wb_last;	 /* the vm.dirty_* settings last read */
+	struct cgroup_collector cg;	 /* the cgroup hierarchy's top, kept open */
 };
+
+/* Settings (vm.dirty_*) are re-read every this many samples, counters
+ * every sample. */
+#define EXTSRC_SETTINGS_EVERY 10
 
 /*
  * Samples every source into *ps, allocating the collector (*pc) and the raw
