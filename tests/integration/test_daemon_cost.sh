@@ -4,7 +4,8 @@
 # (status cpu_budget, each sample's processes.scan), keeps showing the last
 # scan's rows in between, and scans every sample while a subscriber asked
 # for processes ("procs": true); a wrong "procs" is a bad request. Then
-# the TUI (in tmux, when installed): its processes view says the cadence
+# a standing disk finding makes every sample scan too; then the TUI (in
+# tmux, when installed): its processes view says the cadence
 # and, while open, makes the daemon scan every sample.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
@@ -87,6 +88,38 @@ try:
 finally:
     d.stop()
 PY
+
+# a disk finding standing: every sample scans (an advancing disk-saturated
+# scenario, whose tree has no processes: the scan is cheap and the
+# budget tiny, so only the finding can make it every sample)
+cp -a "$FIXTURES/advise/disk-saturated/t0" "$tmp/sat"
+"$SRCDIR/tests/fixtures/advance.py" "$FIXTURES/advise/disk-saturated" "$tmp/sat" 1 --loop 0.1 &
+adv=$!
+PYTHONPATH="$SRCDIR/tests/integration" python3 - "$tmp" <<'PY' || { kill $adv; fail "finding"; }
+import os, sys, time
+from daemon_lib import *
+
+tmp = sys.argv[1]
+d = Daemon(tmp, root=os.path.join(tmp, "sat"), interval=200, name="sat",
+           extra=("--cpu-budget", "0.001"))
+try:
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        check(time.monotonic() < deadline, "no scan for the finding: %r" % d.status()["cpu_budget"])
+        c = d.client()
+        s = c.req({"cmd": "snapshot"})["sample"]
+        c.close()
+        kinds = [f["kind"] for f in s.get("findings", [])]
+        scan = s["processes"]["scan"] if "processes" in s else d.status()["cpu_budget"]
+        if "disk_saturated" in kinds and scan.get("reason", scan.get("scan_reason")) == "finding":
+            print("finding %r, scan %r" % (kinds, scan))
+            break
+        time.sleep(0.1)
+finally:
+    d.stop()
+PY
+kill $adv
+wait $adv 2>/dev/null
 
 command -v tmux >/dev/null || { echo "tmux not installed: the TUI part skipped"; exit 0; }
 WAIT=30
