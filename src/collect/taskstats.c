@@ -852,7 +852,8 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 				 len ? "; " : "", netlink_hint(tc->exit_err));
 		else if (!t->taskstats.err && tc->exit_lost)
 			snprintf(t->taskstats.reason + len, sizeof(t->taskstats.reason) - len,
-				 "%sexit notices dropped by the kernel %u time(s) (socket full)",
+				 "%sexit notices dropped %u time(s) (socket full, or 8192 groups "
+				 "between two scans)",
 				 len ? "; " : "", tc->exit_lost);
 	}
 	return remember(tc, t);

@@ -106,11 +106,21 @@ static void exits_open(struct taskstats_collector *tc, const struct root *r)
 	tc->exit_err = 0;
 }
 
-static struct exit_group *group_of(struct taskstats_collector *tc, uint32_t tgid)
+/* Groups summed between two scans at most: with the scan every N samples
+ * (sampler.c) a fork-heavy host would otherwise grow the list (and this
+ * linear search) for two minutes. Past it, notices are counted as lost. */
+#define EXIT_GROUPS_MAX 8192
+
+static struct exit_group *group_of(struct taskstats_collector *tc, uint32_t tgid, bool *ret_full)
 {
+	*ret_full = false;
 	for (size_t i = 0; i < tc->nexits; i++)
 		if (tc->exits[i].tgid == tgid)
 			return &tc->exits[i];
+	if (tc->nexits >= EXIT_GROUPS_MAX) {
+		*ret_full = true;
+		return NULL;
+	}
 	if (grow((void **)&tc->exits, &tc->exits_cap, tc->nexits + 1, sizeof(*tc->exits)) < 0)
 		return NULL;
 	memset(&tc->exits[tc->nexits], 0, sizeof(*tc->exits));
@@ -121,8 +131,13 @@ static struct exit_group *group_of(struct taskstats_collector *tc, uint32_t tgid
 /* Sums one message into its group. 0 or -ENOMEM. */
 static int exits_add(struct taskstats_collector *tc, const struct taskstats_exit_msg *m)
 {
-	struct exit_group *g = group_of(tc, m->tgid);
+	bool full;
+	struct exit_group *g = group_of(tc, m->tgid, &full);
 
+	if (!g && full) {
+		tc->exit_lost++;
+		return 0;
+	}
 	if (!g)
 		return -ENOMEM;
 	g->read_bytes += m->read_bytes;
