@@ -3,7 +3,9 @@
 # test under the live hierarchy, a dd of 64 MiB (O_DIRECT, a real disk) run
 # in it; the real daemon's samples must attribute those bytes to the cgroup
 # (the rates summed over the samples = 64 MiB +- 10 %) and `capture` must
-# record its io.stat and io.pressure. The cgroup is removed on exit, and
+# record its io.stat and io.pressure. Before that (and on any v2 host):
+# capture records the hierarchy and compute reads it back. The cgroup is
+# removed on exit, and
 # the io controller given back to the state it was found in. Exits 77 when
 # the machine has no cgroup v2 hierarchy or its io controller is elsewhere
 # (the hybrid layout binds it to cgroup v1 blkio).
@@ -16,6 +18,26 @@ for t in /sys/fs/cgroup /sys/fs/cgroup/unified; do
 	[ -f "$t/cgroup.controllers" ] && { top=$t; break; }
 done
 [ -n "$top" ] || { echo "SKIP: no cgroup v2 hierarchy (no cgroup.controllers)"; exit 77; }
+# capture records the hierarchy, whatever its controllers, and compute
+# reads it back under --root
+cap=$(mktemp -d)
+rmdir "$cap"
+"$IOTRIAGE" capture "$cap" >/dev/null 2>&1 || { rm -rf "$cap"; fail "capture"; }
+rel=${top#/}
+[ -f "$cap/$rel/cgroup.controllers" ] || { rm -rf "$cap"; fail "capture lacks $rel/cgroup.controllers"; }
+if [ -f "$top/io.pressure" ] && [ ! -f "$cap/$rel/io.pressure" ]; then
+	rm -rf "$cap"
+	fail "capture lacks $rel/io.pressure"
+fi
+"$IOTRIAGE" compute "$cap" "$cap" --interval 1000 --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+c = d["cgroups"]
+assert c["hierarchy"] == "/" + sys.argv[1] and c["count"] >= 1, c
+print("captured hierarchy read back: %r" % {k: v for k, v in c.items() if k != "top"})
+' "$rel" || { rm -rf "$cap"; fail "compute on the captured tree"; }
+rm -rf "$cap"
+
 grep -qw io "$top/cgroup.controllers" ||
 	{ echo "SKIP: the io controller is not in cgroup v2 at $top (bound to v1 blkio)"; exit 77; }
 
