@@ -26,14 +26,14 @@ static const char *const keys_help[][2] = {
 		 "[y/N] on the status line and only y acts" },
 	{ "p", "the processes view: who does the storage IO, biggest kB_rd/s + kB_wr/s first, "
 	       "with the IO pressure (p or Esc returns; arrows scroll)" },
-	{ "c", "the cgroups view: which service or container does the IO, from cgroup v2 "
-	       "io.stat and io.pressure, busiest first (c or Esc returns; arrows scroll)" },
 	{ "t", "the turbostat sources view: for each turbostat column (Avg_MHz, Busy%, Bzy_MHz, "
 	       "TSC_MHz, IRQ, SMI, CPU%c1.., CoreTmp, PkgTmp, Pkg%pc.., PkgWatt, CorWatt, "
 	       "RAMWatt, PKG_%, RAM_%) the source chosen at the first sample (msr, perf, sysfs, "
 	       "proc) and its register, event or file, or \"unavailable: why\" (not root, no "
 	       "MSR access in a VM); then the source families probed (t or Esc returns; arrows "
 	       "scroll)" },
+	{ "c", "the cgroups view: which service or container does the IO, from cgroup v2 "
+	       "io.stat and io.pressure, busiest first (c or Esc returns; arrows scroll)" },
 	{ NULL, NULL },
 };
 
