@@ -6,10 +6,12 @@
  * touch anything but what collect reads.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "encode.h"
+#include "extsrc.h"
 #include "sampler.h"
 
 static int dup_opt(const char *s, char **ret)
@@ -50,6 +52,9 @@ int sampler_open(const struct sampler_opts *o, struct sampler **ret_s)
 	s->advise = o && o->advise;
 	s->topo_given = o && o->topo_given;
 	s->col.skip = o ? o->skip : 0;
+	s->budget_pct = o ? o->cpu_budget_pct : 0;
+	s->interval_ms = o && o->interval_ms > 0 ? o->interval_ms : 1000;
+	s->scan_every = 1;
 	*ret_s = s;
 	return 0;
 }
@@ -109,7 +114,7 @@ static void tick_advise(struct sampler *s, const struct snapshot *cur)
 			       cur->mono_ns < s->topo_ns)) {
 		if (s->have_topo)
 			topology_free(&s->topo);
-		s->have_topo = topology_collect(&s->col.root, &s->topo) >= 0;
+		s->have_topo = topology_collect_hint(&s->col.root, &s->topo_hint, &s->topo) >= 0;
 		s->topo_ns = cur->mono_ns;
 	}
 	s->advise_ok = s->have_topo && advise_compute(cur, &s->m, &s->topo, &s->adv) >= 0;
@@ -136,15 +141,121 @@ const struct advice *sampler_advice(const struct sampler *s)
 	return s->advise_ok ? &s->adv : NULL;
 }
 
+void sampler_want_procs(struct sampler *s, bool want)
+{
+	s->want_procs = want;
+}
+
+uint32_t sampler_scan_every(int64_t scan_ns, int64_t base_ns, int64_t budget_ns)
+{
+	int64_t n = 1, left = budget_ns - base_ns;
+
+	if (budget_ns <= 0 || scan_ns <= 0)
+		return 1;
+	if (base_ns > 0)
+		n = (SAMPLER_SCAN_SHARE * scan_ns + base_ns - 1) / base_ns;
+	if (left <= 0)
+		n = SAMPLER_SCAN_EVERY_MAX;
+	else if ((scan_ns + left - 1) / left > n)
+		n = (scan_ns + left - 1) / left;
+	if (n < 1)
+		n = 1;
+	return n > SAMPLER_SCAN_EVERY_MAX ? SAMPLER_SCAN_EVERY_MAX : (uint32_t)n;
+}
+
+static bool disk_finding(const struct sampler *s)
+{
+	for (size_t i = 0; s->advise_ok && i < s->adv.nfindings; i++) {
+		enum finding_kind k = s->adv.findings[i].kind;
+
+		if (k == FIND_DISK_SATURATED || k == FIND_DISK_SLOW || k == FIND_MEMBER_IMBALANCE)
+			return true;
+	}
+	return false;
+}
+
+/* Why the next sample scans /proc/PID/io, NULL when it need not. */
+static const char *scan_reason(const struct sampler *s)
+{
+	if (s->budget_pct <= 0)
+		return "always";
+	if (s->ticks < 2)
+		return "start"; /* the first rates need two scans */
+	if (s->want_procs)
+		return "client";
+	if (disk_finding(s))
+		return "finding";
+	if (s->since_scan + 1 >= s->scan_every)
+		return "cadence";
+	return NULL;
+}
+
+/*
+ * A sample that skipped the scan takes over the previous sample's table
+ * (the last scan's rows, its statuses and time), so the next scan's rates
+ * are against it; the storage it held goes to the previous snapshot,
+ * which is not read again.
+ */
+static void carry_procs(struct snapshot *cur, struct snapshot *prev)
+{
+	struct proc_table t;
+
+	if (!cur->ext || !cur->ext->procs.carried)
+		return;
+	if (!prev->ext) {
+		cur->ext->procs.n = 0;
+		return;
+	}
+	t = cur->ext->procs;
+	cur->ext->procs = prev->ext->procs;
+	prev->ext->procs = t;
+	cur->ext->procs.carried = true;
+}
+
+/* After the sample's metrics: the costs, the next cadence, and what the
+ * document says of them. */
+static void scan_account(struct sampler *s, struct snapshot *cur, int64_t spent_ns)
+{
+	struct proc_table *t = cur->ext ? &cur->ext->procs : NULL;
+	int64_t base = spent_ns, budget;
+
+	if (s->scan_why && t) {
+		s->scan_cpu_ns = (int64_t)t->scan_cpu_ns;
+		base -= s->scan_cpu_ns;
+		s->since_scan = 0;
+	} else {
+		s->since_scan++;
+	}
+	if (base < 0)
+		base = 0;
+	s->tick_cpu_ns = spent_ns;
+	/* a moving average: one slow sample (a page fault storm) must not
+	 * stretch the cadence for minutes */
+	s->base_cpu_ns = s->base_cpu_ns ? (7 * s->base_cpu_ns + base) / 8 : base;
+	budget = (int64_t)(s->budget_pct / 100.0 * (double)s->interval_ms * 1e6);
+	s->scan_every =
+	    s->budget_pct > 0 ? sampler_scan_every(s->scan_cpu_ns, s->base_cpu_ns, budget) : 1;
+	if (!t)
+		return;
+	t->scan_every = s->scan_every;
+	t->scan_age = s->since_scan;
+	snprintf(t->scan_why, sizeof(t->scan_why), "%s", s->scan_why ? s->scan_why : "");
+}
+
 int sampler_tick(struct sampler *s)
 {
 	struct encode_opts eo = { .host = s->host, .mode = s->mode, .whole_only = !s->all_disks };
 	unsigned next = s->ticks ? s->cur ^ 1 : 0;
 	struct snapshot *cur = &s->snap[next];
-	const struct snapshot *prev = &s->snap[next ^ 1];
+	struct snapshot *prev = &s->snap[next ^ 1];
+	int64_t t0 = snapshot_thread_cpu_ns();
 	int r;
 
+	s->scan_why = scan_reason(s);
+	s->col.noscan = !s->scan_why;
 	s->last_err = collector_sample(&s->col, cur);
+	if (s->ticks)
+		carry_procs(cur, prev);
 	s->cur = next;
 	s->ticks++;
 	s->have_metrics = false;
@@ -158,6 +269,7 @@ int sampler_tick(struct sampler *s)
 		s->have_metrics = r >= 0;
 	}
 	tick_advise(s, cur);
+	scan_account(s, cur, snapshot_thread_cpu_ns() - t0);
 	if (s->advise_ok)
 		eo.advice = &s->adv;
 	sb_reset(&s->json);

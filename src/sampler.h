@@ -27,7 +27,18 @@ struct sampler_opts {
 	unsigned skip;	  /* COLLECT_SKIP_* (snapshot.h): optional sources left out */
 	bool advise;	  /* findings and suggestions in each document (doc/advise.md) */
 	bool topo_given;  /* advise: the caller reads the topology (sampler_put_topology) */
+	/* The CPU budget (doc/PERFORMANCE.md, "Daemon cost"): percent of one
+	 * CPU; > 0 makes the per-process scan adapt its cadence to stay in it,
+	 * 0 scans every sample. interval_ms: the caller's tick (0: 1000). */
+	double cpu_budget_pct;
+	long interval_ms;
 };
+
+/* At most this many samples between two per-process scans. */
+#define SAMPLER_SCAN_EVERY_MAX 120
+/* Per-process scanning may cost on average at most 1/SAMPLER_SCAN_SHARE
+ * of the rest of the sample. */
+#define SAMPLER_SCAN_SHARE 4
 
 /* The advisor's topology (/proc/irq, /sys) is re-read at most this often:
  * reading it costs milliseconds on a big host, the samples microseconds. */
@@ -51,8 +62,19 @@ struct sampler {
 	bool have_topo;	 /* topo holds a topology read at topo_ns */
 	int64_t topo_ns; /* CLOCK_MONOTONIC of the snapshot it was read with */
 	struct topology topo;
-	struct advice adv; /* of the current sample when advise_ok */
+	struct topo_hint topo_hint; /* irqbalance between topology reads */
+	struct advice adv;	    /* of the current sample when advise_ok */
 	bool advise_ok;
+	/* the per-process scan's cadence */
+	double budget_pct;
+	long interval_ms;
+	bool want_procs;      /* a client looks at processes (sampler_want_procs) */
+	uint32_t scan_every;  /* samples between two scans, from the costs below */
+	uint32_t since_scan;  /* samples since the last scan */
+	const char *scan_why; /* why the current sample scanned, NULL: it did not */
+	int64_t scan_cpu_ns;  /* CPU time of the last scan */
+	int64_t base_cpu_ns;  /* of a sample without the scan (moving average) */
+	int64_t tick_cpu_ns;  /* of the last sample, scan included */
 };
 
 /*
@@ -98,6 +120,20 @@ void sampler_topology_stale(struct sampler *s);
  * (iotriaged reads it on a thread: on a big host it takes longer than a
  * sample). Takes *t over, leaving it empty. */
 void sampler_put_topology(struct sampler *s, struct topology *t);
+
+/*
+ * Whether a client is looking at processes (iotriaged: a subscriber asked
+ * for them): then every sample scans /proc/PID/io, whatever the cadence.
+ */
+void sampler_want_procs(struct sampler *s, bool want);
+
+/*
+ * The cadence of the per-process scan, pure: a scan every N samples so
+ * that on average it costs at most 1/SAMPLER_SCAN_SHARE of the rest of the
+ * sample (base_ns) and the whole stays under budget_ns per sample; 1 when
+ * budget_ns is 0, at most SAMPLER_SCAN_EVERY_MAX.
+ */
+uint32_t sampler_scan_every(int64_t scan_ns, int64_t base_ns, int64_t budget_ns);
 
 /* The metrics of (previous, current), NULL until two samples exist. */
 const struct metrics *sampler_metrics(const struct sampler *s);

@@ -57,6 +57,7 @@ struct source {
 	bool ever_connected; /* some hello was accepted: stay a daemon client */
 	long daemon_itv_ms;
 	unsigned every;
+	bool want_procs; /* the processes view is open: subscribe with "procs" */
 	int64_t next_connect_ns;
 	bool history_pending;	  /* the history reply may be IOT_PROTO_MAX_HISTORY_REPLY */
 	int64_t rx_ns;		  /* connected, or the last whole line received */
@@ -197,10 +198,11 @@ static void daemon_queue(struct source *src, const char *req)
 
 static void daemon_queue_subscribe(struct source *src)
 {
-	char req[96];
+	char req[112];
 
-	snprintf(req, sizeof(req), "{\"cmd\":\"subscribe\",\"every\":%u,\"id\":\"subscribe\"}\n",
-		 src->every);
+	snprintf(req, sizeof(req),
+		 "{\"cmd\":\"subscribe\",\"every\":%u,\"procs\":%s,\"id\":\"subscribe\"}\n",
+		 src->every, src->want_procs ? "true" : "false");
 	daemon_queue(src, req);
 }
 
@@ -677,6 +679,15 @@ unsigned source_step_interval(struct source *src, int dir, int64_t now_ns)
 			daemon_queue_subscribe(src); /* a second subscribe changes "every" */
 		return UI_REDRAW;
 	}
+}
+
+void source_want_procs(struct source *src, bool want)
+{
+	if (src->want_procs == want)
+		return;
+	src->want_procs = want;
+	if (src->kind == SOURCE_DAEMON && src->fd >= 0)
+		daemon_queue_subscribe(src); /* a second subscribe changes "procs" */
 }
 
 enum source_kind source_kind(const struct source *src)

@@ -63,6 +63,10 @@ unsigned source_dispatch(struct source *src, short revents, int64_t now_ns, stru
  * or a daemon subscription's decimation. Returns UI_REDRAW or 0 at a limit. */
 unsigned source_step_interval(struct source *src, int dir, int64_t now_ns);
 
+/* The processes view is open (want) or not: a daemon subscription then
+ * asks for every sample's process scan ("procs": true, doc/protocol.md). */
+void source_want_procs(struct source *src, bool want);
+
 enum source_kind source_kind(const struct source *src);
 /* The interval the tables show, in ms (0 unknown yet). */
 long source_interval_ms(const struct source *src);

@@ -401,6 +401,12 @@ static void draw(struct ui *ui)
 		refresh();
 		return;
 	}
+	if (ui->cgroups.open) {
+		view_cgroups_draw(ui, (struct rect){ 1, 0, LINES - 2, COLS });
+		draw_footer(ui, LINES - 1);
+		refresh();
+		return;
+	}
 	if (ui->procs.open) {
 		view_procs_draw(ui, (struct rect){ 1, 0, LINES - 2, COLS });
 		draw_footer(ui, LINES - 1);
@@ -597,6 +603,12 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 		if (!(f & UI_PASS))
 			return f;
 	}
+	if (ui->cgroups.open) {
+		unsigned f = view_cgroups_key(ui, ch);
+
+		if (!(f & UI_PASS))
+			return f;
+	}
 	if (ui->procs.open) {
 		unsigned f = view_procs_key(ui, ch);
 
@@ -649,6 +661,11 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 		ui->turbo.open = true;
 		ui->turbo.top = 0;
 		ui->procs.open = false;
+		return UI_REDRAW;
+	case 'c':
+		ui->cgroups.open = true;
+		ui->cgroups.top = 0;
+		ui->findings.open = ui->procs.open = ui->turbo.open = false;
 		return UI_REDRAW;
 	case '/':
 		ui->editing = true;
@@ -788,6 +805,7 @@ static int ui_loop(struct ui *ui, int sfd)
 		 * poll() returned EINTR: always drain the keyboard */
 		for (int ch; (ch = getch()) != ERR;)
 			flags |= ui_key(ui, ch, t);
+		source_want_procs(ui->src, ui->procs.open); /* every scan while looking */
 		/* the terminal went away (ssh dropped without SIGHUP reaching us):
 		 * nothing will ever be read again, and poll would spin */
 		if (n > 0 && (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)))

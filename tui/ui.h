@@ -153,6 +153,7 @@ struct ui {
 	struct heat_map heat;
 	struct irq_group_state irqg;
 	struct chain_panel chain;
+	struct procs_panel cgroups; /* the cgroups view (view_cgroups.c), as procs */
 };
 
 /* Options of `iotriage` without a subcommand. */
@@ -217,6 +218,8 @@ void view_findings_free(struct ui *ui);
  * PgUp/PgDn scroll, p/Esc close), UI_PASS for the others. */
 void view_procs_draw(struct ui *ui, struct rect r);
 unsigned view_procs_key(struct ui *ui, int ch);
+void view_cgroups_draw(struct ui *ui, struct rect r);
+unsigned view_cgroups_key(struct ui *ui, int ch);
 /* The turbostat sources view over r (like the processes view): each
  * column's source and detail or why it is unavailable, then the source
  * families; its keys (arrows, PgUp/PgDn, Home/End scroll, t/Esc close),

@@ -37,6 +37,8 @@ static const char *const keys_help[][2] = {
 		   "group of IRQ lines (big hosts): expand / fold its lines" },
 	{ "[ ]", "the CPU heat map (64 CPUs and more): select the previous / next cell's CPU "
 		 "in the table; a click selects the cell clicked" },
+	{ "c", "the cgroups view: which service or container does the IO, from cgroup v2 "
+	       "io.stat and io.pressure, busiest first (c or Esc returns; arrows scroll)" },
 	{ NULL, NULL },
 };
 
@@ -131,6 +133,10 @@ int view_help_draw(struct ui *ui, struct rect r)
 	emit(&o, A_BOLD, "Processes (p): pidstat -d columns, per process (thread group)");
 	for (size_t i = 0; model_proc_help[i][0]; i++)
 		entry(&o, model_proc_help[i][0], model_proc_help[i][1]);
+	emit(&o, 0, "");
+	emit(&o, A_BOLD, "cgroups (c): cgroup v2 io.stat and io.pressure, per cgroup");
+	for (size_t i = 0; model_cgroup_help[i][0]; i++)
+		entry(&o, model_cgroup_help[i][0], model_cgroup_help[i][1]);
 	emit(&o, 0, "");
 	emit(&o, A_BOLD, "Findings (f): the advisor of iotriage suggest, on the same sample");
 	entry(&o, "severity", "critical (red), warning (yellow), info (cyan), gravest first");

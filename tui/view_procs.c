@@ -66,6 +66,18 @@ static void sources_line(struct out *o, const struct ui *ui)
 	     : p->bytes_source[0]		    ? p->bytes_source
 						    : "?",
 	     delay);
+	if (p->has_scan && p->scan_every > 1)
+		emit(o, 0,
+		     "scan: every %llu samples to stay in the daemon's CPU budget; %s (this view "
+		     "asks for every sample)",
+		     (unsigned long long)p->scan_every,
+		     p->scanned ? "scanned this sample" : "rows of the last scan");
+	else if (p->has_scan && !p->scanned)
+		emit(o, 0, "scan: rows of the scan %llu sample(s) ago",
+		     (unsigned long long)p->scan_age);
+	else if (p->has_scan && strcmp(p->scan_reason, "always") != 0)
+		emit(o, A_DIM, "scan: every sample%s%s%s", p->scan_reason[0] ? " (" : "",
+		     p->scan_reason, p->scan_reason[0] ? ")" : "");
 	if (p->note[0])
 		emit(o, ui_attr(ui, PAIR_WARN), "note: %s", p->note);
 }
@@ -211,8 +223,9 @@ unsigned view_procs_key(struct ui *ui, int ch)
 	case 'g':
 		ui->procs.top = 0;
 		return UI_REDRAW;
-	case 'f': /* the findings panel, the turbostat sources view instead */
+	case 'f': /* the findings panel, the turbostat or cgroups view instead */
 	case 't':
+	case 'c':
 		return UI_PASS;
 	}
 	if (ui_key_is_global(ch))

@@ -348,6 +348,7 @@ void ethtool_nl_collector_free(struct ethtool_nl_collector *ec)
 	netlink_close(&ec->genl);
 	netlink_close(&ec->route);
 	nlreply_free(&ec->reply);
+	nic_table_free(&ec->last);
 	ec->opened = false;
 }
 
@@ -429,6 +430,19 @@ static int fetch(struct ethtool_nl_collector *ec, const struct root *r, const ch
 	return e;
 }
 
+/* The settings of o (the same link at an earlier sample) into n. */
+static void copy_settings(struct nic_raw *n, const struct nic_raw *o)
+{
+	n->has_channels = o->has_channels;
+	n->channels = o->channels;
+	n->channels_status = o->channels_status;
+	n->has_coalesce = o->has_coalesce;
+	n->coalesce = o->coalesce;
+	n->coalesce_status = o->coalesce_status;
+	memcpy(n->irqs, o->irqs, sizeof(n->irqs));
+	n->nirqs = o->nirqs;
+}
+
 static int nic_settings(struct ethtool_nl_collector *ec, const struct root *r, struct nic_raw *n)
 {
 	char rel[IOT_NAME_MAX + 48];
@@ -468,6 +482,7 @@ int ethtool_nl_collect(struct ethtool_nl_collector *ec, const struct root *r, st
 {
 	char disp[256];
 	const char *what = NULL;
+	bool refresh;
 	int e;
 
 	ec->live = r->path[0] == '\0';
@@ -522,9 +537,15 @@ int ethtool_nl_collect(struct ethtool_nl_collector *ec, const struct root *r, st
 			close(fd);
 		}
 	}
+	refresh = ec->record || ec->samples++ % ETHTOOL_NL_SETTINGS_EVERY == 0;
 	for (size_t i = 0; i < t->n; i++) {
 		struct nic_raw *n = &t->rows[i];
+		const struct nic_raw *o = refresh ? NULL : nic_table_find(&ec->last, n->ifname);
 
+		if (o && o->ifindex == n->ifindex && !t->ethtool.err) {
+			copy_settings(n, o);
+			continue;
+		}
 		read_irqs(r, n);
 		if (t->ethtool.err)
 			continue;
@@ -532,5 +553,5 @@ int ethtool_nl_collect(struct ethtool_nl_collector *ec, const struct root *r, st
 		if (e < 0)
 			return e;
 	}
-	return 0;
+	return nic_table_copy(&ec->last, t);
 }

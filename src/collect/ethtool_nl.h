@@ -126,7 +126,14 @@ struct ethtool_nl_collector {
 	struct nlreply reply;
 	bool record; /* capture: also write every live answer under record_dfd */
 	int record_dfd;
+	/* channels, coalescing and MSI vectors are settings: asked every
+	 * ETHTOOL_NL_SETTINGS_EVERY samples (two GETs and a readdir per NIC),
+	 * in between copied from the last answers of the same link */
+	unsigned samples;
+	struct nic_table last;
 };
+
+#define ETHTOOL_NL_SETTINGS_EVERY 10
 
 void ethtool_nl_collector_free(struct ethtool_nl_collector *ec);
 

@@ -7,13 +7,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "extsrc.h"
 #include "record.h"
 
-int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct extsrc_raw **ps)
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int sample(struct extsrc_collector **pc, const struct root *r, bool scan,
+		  struct extsrc_raw **ps)
 {
 	struct extsrc_collector *c = *pc;
+	int64_t t0;
 	struct extsrc_raw *s = *ps;
 	int e;
 
@@ -22,6 +34,8 @@ int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct ext
 		if (!c)
 			return -ENOMEM;
 		procfile_init(&c->vmstat, "proc/vmstat");
+		for (int i = 0; i < PSI__COUNT; i++)
+			procfile_init(&c->psi[i], NULL);
 		*pc = c;
 	}
 	if (!s) {
@@ -30,9 +44,24 @@ int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct ext
 			return -ENOMEM;
 		*ps = s;
 	}
-	pressure_collect(r, &s->pressure);
-	writeback_collect(r, &c->vmstat, &s->writeback);
+	pressure_collect_pf(r, c->psi, &s->pressure);
+	if (c->samples++ % EXTSRC_SETTINGS_EVERY == 0) {
+		writeback_collect(r, &c->vmstat, &s->writeback);
+		c->wb_last = s->writeback;
+	} else {
+		writeback_collect_counters(r, &c->vmstat, &c->wb_last, &s->writeback);
+	}
+	if (cgroup_collect_cc(&c->cg, r, &s->cgroups) < 0)
+		return -ENOMEM;
+	if (!scan) {
+		s->procs.carried = true;
+		if (taskstats_exits_drain(&c->ts) < 0)
+			return -ENOMEM;
+		return ethtool_nl_collect(&c->en, r, &s->nics);
+	}
+	t0 = thread_cpu_ns();
 	e = taskstats_collect(&c->ts, r, &s->procs);
+	s->procs.scan_cpu_ns = (uint64_t)(thread_cpu_ns() - t0);
 	if (e == -ENOMEM)
 		return e;
 	if (e < 0) {
@@ -40,6 +69,16 @@ int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct ext
 		s->procs.n = 0;
 	}
 	return ethtool_nl_collect(&c->en, r, &s->nics);
+}
+
+int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct extsrc_raw **ps)
+{
+	return sample(pc, r, true, ps);
+}
+
+int extsrc_sample_noscan(struct extsrc_collector **pc, const struct root *r, struct extsrc_raw **ps)
+{
+	return sample(pc, r, false, ps);
 }
 
 /* Copies one host file into the tree; 1 copied, 0 absent or refused. */
@@ -76,6 +115,24 @@ static unsigned copy_files(const struct root *r, int dfd, const struct extsrc_ra
 		snprintf(rel, sizeof(rel), "proc/%d/comm", s->procs.rows[i].pid);
 		files += (unsigned)copy_file(r, dfd, rel, &pf);
 	}
+	/* the cgroup hierarchy: its top's controllers, each cgroup's two files */
+	if (s->cgroups.top[0]) {
+		snprintf(rel, sizeof(rel), "%s/cgroup.controllers", s->cgroups.top);
+		files += (unsigned)copy_file(r, dfd, rel, &pf);
+	}
+	for (size_t i = 0; i < s->cgroups.n; i++) {
+		const struct cgroup_raw *g = &s->cgroups.rows[i];
+		char crel[sizeof(s->cgroups.top) + CGROUP_PATH_MAX + 16];
+
+		snprintf(crel, sizeof(crel), "%s%s%s/io.stat", s->cgroups.top,
+			 g->path[0] ? "/" : "", g->path);
+		if (g->has_stat)
+			files += (unsigned)copy_file(r, dfd, crel, &pf);
+		snprintf(crel, sizeof(crel), "%s%s%s/io.pressure", s->cgroups.top,
+			 g->path[0] ? "/" : "", g->path);
+		if (g->has_psi)
+			files += (unsigned)copy_file(r, dfd, crel, &pf);
+	}
 	procfile_free(&pf);
 	/* an empty file per vector: the collector only lists the names */
 	for (size_t i = 0; i < s->nics.n; i++) {
@@ -101,6 +158,8 @@ int extsrc_capture(const struct root *r, int dfd, unsigned *ret_files)
 	if (!c)
 		return -ENOMEM;
 	procfile_init(&c->vmstat, "proc/vmstat");
+	for (int i = 0; i < PSI__COUNT; i++)
+		procfile_init(&c->psi[i], NULL);
 	c->ts.record = c->en.record = true;
 	c->ts.record_dfd = c->en.record_dfd = dfd;
 	e = extsrc_sample(&c, r, &s);
@@ -119,6 +178,9 @@ void extsrc_collector_free(struct extsrc_collector *c)
 	taskstats_collector_free(&c->ts);
 	ethtool_nl_collector_free(&c->en);
 	procfile_free(&c->vmstat);
+	cgroup_collector_free(&c->cg);
+	for (int i = 0; i < PSI__COUNT; i++)
+		procfile_free(&c->psi[i]);
 	free(c);
 }
 
@@ -128,6 +190,7 @@ void extsrc_raw_free(struct extsrc_raw *s)
 		return;
 	proc_table_free(&s->procs);
 	nic_table_free(&s->nics);
+	cgroup_table_free(&s->cgroups);
 	free(s);
 }
 
@@ -148,7 +211,9 @@ int extsrc_raw_copy(struct extsrc_raw **dst, const struct extsrc_raw *src)
 	}
 	d->pressure = src->pressure;
 	d->writeback = src->writeback;
-	if (proc_table_copy(&d->procs, &src->procs) < 0 || nic_table_copy(&d->nics, &src->nics) < 0)
+	if (proc_table_copy(&d->procs, &src->procs) < 0 ||
+	    nic_table_copy(&d->nics, &src->nics) < 0 ||
+	    cgroup_table_copy(&d->cgroups, &src->cgroups) < 0)
 		return -ENOMEM;
 	return 0;
 }

@@ -129,22 +129,35 @@ reason(struct src_status *st, const char *fmt, ...)
 	va_end(ap);
 }
 
+static const char *const paths[PSI__COUNT] = { "proc/pressure/io", "proc/pressure/cpu",
+					       "proc/pressure/irq" };
+
 void pressure_collect(const struct root *r, struct pressure_raw *p)
+{
+	struct procfile pf[PSI__COUNT];
+
+	for (int i = 0; i < PSI__COUNT; i++)
+		procfile_init(&pf[i], NULL);
+	pressure_collect_pf(r, pf, p);
+	for (int i = 0; i < PSI__COUNT; i++)
+		procfile_free(&pf[i]);
+}
+
+void pressure_collect_pf(const struct root *r, struct procfile pf[PSI__COUNT],
+			 struct pressure_raw *p)
 {
 	for (int i = 0; i < PSI__COUNT; i++) {
 		struct psi_raw *x = &p->res[i];
-		char rel[32], buf[256], disp[256];
+		const char *rel = paths[i];
+		char disp[256];
 		int n;
 
 		memset(x, 0, sizeof(*x));
-		snprintf(rel, sizeof(rel), "proc/pressure/%s", names[i]);
-		/* two lines of ~70 bytes: root_read_small is enough */
-		n = root_read_small(r, rel, buf, sizeof(buf) - 1);
-		if (n >= 0) {
-			buf[n++] = '\n'; /* root_read_small strips the last newline */
-			buf[n] = '\0';
-			n = pressure_parse(buf, (size_t)n, x);
-		}
+		pf[i].rel = rel;
+		/* the descriptor is kept: a pread a sample, not open/read/close */
+		n = procfile_read(&pf[i], r);
+		if (n >= 0)
+			n = pressure_parse(pf[i].buf, pf[i].len, x);
 		if (n < 0) {
 			root_display(r, rel, disp, sizeof(disp));
 			x->status.err = n;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "iotriage/types.h"
+#include "procfile.h"
 #include "root.h"
 
 enum psi_res { PSI_IO, PSI_CPU, PSI_IRQ, PSI__COUNT };
@@ -44,5 +45,9 @@ int pressure_parse(const char *buf, size_t len, struct psi_raw *ret);
 
 /* Reads the three files under r into p (statuses included). */
 void pressure_collect(const struct root *r, struct pressure_raw *p);
+/* The same through pf[] (procfile_init()ed to NULL paths: this sets them),
+ * whose descriptors stay open from one sample to the next. */
+void pressure_collect_pf(const struct root *r, struct procfile pf[PSI__COUNT],
+			 struct pressure_raw *p);
 
 #endif

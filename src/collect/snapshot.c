@@ -270,6 +270,11 @@ static int read_source(struct collector *c, struct snapshot *s, enum src_id id)
 	return r < 0 ? r : 0;
 }
 
+int64_t snapshot_thread_cpu_ns(void)
+{
+	return now_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
 int collector_sample(struct collector *c, struct snapshot *s)
 {
 	int first_err = 0, r;
@@ -289,9 +294,16 @@ int collector_sample(struct collector *c, struct snapshot *s)
 	    turbo_collect(&c->turbo, &c->root, &s->stat, &s->turbo) < 0 && !first_err)
 		first_err = -ENOMEM;
 	/* processes, NICs, pressure, writeback: statuses inside, never fails the sample */
-	if (!(c->skip & COLLECT_SKIP_EXT) && extsrc_sample(&c->ext, &c->root, &s->ext) < 0 &&
-	    !first_err)
-		first_err = -ENOMEM;
+	if (!(c->skip & COLLECT_SKIP_EXT)) {
+		r = c->noscan && s->ext ? extsrc_sample_noscan(&c->ext, &c->root, &s->ext)
+					: extsrc_sample(&c->ext, &c->root, &s->ext);
+		if (r < 0 && !first_err)
+			first_err = -ENOMEM;
+		/* the scan's own time, for the rates of the next scan */
+		if (s->ext && !s->ext->procs.carried)
+			s->ext->procs.scan_uptime_cs =
+			    s->status[SRC_UPTIME].err ? 0 : s->uptime.uptime_cs;
+	}
 	r = s->status[SRC_DISKSTATS].err ? 0 : refresh_blockinfo(c, &s->disks);
 	if (r >= 0 && !s->status[SRC_DISKSTATS].err)
 		r = blkmq_table_copy(&s->mq, &c->mq);

@@ -36,6 +36,7 @@ struct collector {
 	struct extsrc_collector
 	    *ext;      /* src/collect/extsrc.c: netlink sockets, per-process memory */
 	unsigned skip; /* COLLECT_SKIP_*: sources the caller does not want */
+	bool noscan;   /* the next sample leaves out the per-process scan (sampler.c) */
 };
 
 /* collector.skip bits: leave out the optional sources (their sections are
@@ -47,6 +48,9 @@ struct collector {
 const char *snapshot_source_path(enum src_id id);
 /* Short name of a source for status output ("diskstats"). */
 const char *snapshot_source_name(enum src_id id);
+
+/* CLOCK_THREAD_CPUTIME_ID in ns (0 if unreadable): what a sample cost. */
+int64_t snapshot_thread_cpu_ns(void);
 
 /* Opens the root. 0 or -errno (the root itself cannot be opened). */
 int collector_open(const char *root_dir, struct collector *ret_c);

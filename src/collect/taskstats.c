@@ -168,6 +168,7 @@ int taskstats_exit_parse(const void *buf, size_t len, struct taskstats_exit_msg 
 		m.tgid = ts.ac_tgid;
 		m.group_dead = m.tgid == m.pid; /* its leader: no other thread left */
 	}
+	m.ppid = ts.ac_ppid;
 	if (!m.pid || !m.tgid)
 		return bad(what, "pid or tgid 0");
 	memcpy(m.comm, ts.ac_comm, sizeof(m.comm) - 1);
@@ -743,6 +744,7 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 	int e;
 
 	t->n = 0;
+	t->carried = false;
 	t->unreadable = t->queried = t->answered = t->vanished = 0;
 	status_set(&t->procfs, 0, NULL);
 	status_set(&t->taskstats, 0, NULL);
@@ -838,6 +840,9 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 		size_t len = strlen(t->taskstats.reason);
 
 		e = taskstats_exits_collect(tc, r, t);
+		if (e >= 0)
+			e = taskstats_credit_apply(tc, t);
+		tc->nexits = 0; /* used: the next scan starts a new interval */
 		if (e < 0)
 			return e;
 		if (!t->taskstats.err && tc->exit_err)
@@ -847,7 +852,8 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 				 len ? "; " : "", netlink_hint(tc->exit_err));
 		else if (!t->taskstats.err && tc->exit_lost)
 			snprintf(t->taskstats.reason + len, sizeof(t->taskstats.reason) - len,
-				 "%sexit notices dropped by the kernel %u time(s) (socket full)",
+				 "%sexit notices dropped %u time(s) (socket full, or 8192 groups "
+				 "between two scans)",
 				 len ? "; " : "", tc->exit_lost);
 	}
 	return remember(tc, t);
@@ -856,6 +862,11 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 bool taskstats_was_seen(const struct taskstats_collector *tc, int32_t pid)
 {
 	return seen_find(tc, pid) != NULL;
+}
+
+const struct proc_seen *taskstats_seen(const struct taskstats_collector *tc, int32_t pid)
+{
+	return tc->seen ? seen_find(tc, pid) : NULL;
 }
 
 void thread_table_free(struct thread_table *t)

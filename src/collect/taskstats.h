@@ -38,6 +38,10 @@ struct proc_raw {
 	uint64_t blkio_count;		/* sync block-IO waits */
 	uint64_t blkio_delay_ns;	/* time spent in them */
 	bool exited; /* started and ended since the last sample: from exit notices */
+	/* IO of reaped children the kernel added to this row's counters at wait()
+	 * (exit notices' ppid), cumulative since the collector started: the
+	 * process's own IO is the counters less these (doc/netlink.md) */
+	uint64_t reaped_read_bytes, reaped_write_bytes, reaped_cancelled_bytes;
 };
 
 struct proc_table {
@@ -49,6 +53,14 @@ struct proc_table {
 	unsigned answered;
 	unsigned vanished;    /* exited between listing and reading: dropped */
 	unsigned exited_rows; /* rows of processes that started and ended in the interval */
+	/* The scan's cadence (issue 17): on a sample that skips the scan the
+	 * table is the last scan's, carried (the sampler moves it over) */
+	bool carried;		 /* not scanned this sample: rows of the last scan */
+	uint64_t scan_uptime_cs; /* /proc/uptime of the sample that scanned, 0 unknown */
+	uint64_t scan_cpu_ns;	 /* thread CPU time of that scan */
+	uint32_t scan_every;	 /* the sampler's cadence: a scan every N samples */
+	uint32_t scan_age;	 /* samples since the scan (0: this one) */
+	char scan_why[16];	 /* why this sample scanned, or "" */
 	struct src_status procfs;
 	struct src_status taskstats;
 };
@@ -86,6 +98,7 @@ int taskstats_stat_comm(const char *buf, size_t len, char *ret, size_t size);
 /* One exit notice: the final counters of one task, and its group. */
 struct taskstats_exit_msg {
 	uint32_t pid, tgid;
+	uint32_t ppid;	 /* ac_ppid: the parent's TGID, who reaps it; 0 unknown */
 	bool group_dead; /* the last task of its group: the process ended */
 	char comm[PROC_COMM_MAX];
 	uint64_t read_bytes, write_bytes, cancelled_write_bytes;
@@ -156,11 +169,21 @@ struct taskstats_collector {
 	struct nlconn exit_conn;
 	struct exit_group {
 		uint32_t tgid;
+		uint32_t ppid;
 		bool dead; /* its last task's notice came */
 		char comm[PROC_COMM_MAX];
 		uint64_t read_bytes, write_bytes, cancelled_write_bytes;
 	} * exits; /* this interval's, summed per group; scratch */
 	size_t nexits, exits_cap;
+	/* children's IO owed to each parent (parent/child double count):
+	 * pending until the parent's counters grew by it (the reap), then
+	 * applied; ascending pid, pruned to the processes alive at each scan */
+	struct reap_credit {
+		int32_t pid;
+		uint64_t pend[3];    /* read, write, cancelled: noticed, not yet absorbed */
+		uint64_t applied[3]; /* cumulative: proc_raw.reaped_* */
+	} * credits;
+	size_t ncredits, credits_cap;
 	unsigned exit_lost; /* times the kernel dropped notices (socket full) */
 	unsigned exit_bad;  /* notices that could not be decoded */
 };
@@ -174,9 +197,24 @@ struct taskstats_collector {
  */
 int taskstats_exits_collect(struct taskstats_collector *tc, const struct root *r,
 			    struct proc_table *t);
+/*
+ * Parent/child double count, pure over the collector's state: for each
+ * group that ended (tc->exits), its bytes (and what it was owed by its own
+ * children) become owed to its parent; then every row of t whose counters
+ * grew at least by what it is owed since prev_io_bytes (its previous scan's
+ * read + write + cancelled, via seen) absorbs it into reaped_*. Credits of
+ * processes not in t are dropped. 0 or -ENOMEM.
+ */
+int taskstats_credit_apply(struct taskstats_collector *tc, struct proc_table *t);
 void taskstats_exits_free(struct taskstats_collector *tc);
+/* On a sample that skips the scan: reads the pending exit notices into
+ * the collector (summed with those still unprocessed), so a burst between
+ * two scans does not overflow the socket. 0 or -ENOMEM. */
+int taskstats_exits_drain(struct taskstats_collector *tc);
 /* Whether the previous taskstats_collect() saw pid. */
 bool taskstats_was_seen(const struct taskstats_collector *tc, int32_t pid);
+/* What the previous taskstats_collect() remembered of pid, or NULL. */
+const struct proc_seen *taskstats_seen(const struct taskstats_collector *tc, int32_t pid);
 
 /*
  * Reads every /proc/PID/io under r, then asks taskstats (or its recorded

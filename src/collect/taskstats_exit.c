@@ -106,11 +106,21 @@ static void exits_open(struct taskstats_collector *tc, const struct root *r)
 	tc->exit_err = 0;
 }
 
-static struct exit_group *group_of(struct taskstats_collector *tc, uint32_t tgid)
+/* Groups summed between two scans at most: with the scan every N samples
+ * (sampler.c) a fork-heavy host would otherwise grow the list (and this
+ * linear search) for two minutes. Past it, notices are counted as lost. */
+#define EXIT_GROUPS_MAX 8192
+
+static struct exit_group *group_of(struct taskstats_collector *tc, uint32_t tgid, bool *ret_full)
 {
+	*ret_full = false;
 	for (size_t i = 0; i < tc->nexits; i++)
 		if (tc->exits[i].tgid == tgid)
 			return &tc->exits[i];
+	if (tc->nexits >= EXIT_GROUPS_MAX) {
+		*ret_full = true;
+		return NULL;
+	}
 	if (grow((void **)&tc->exits, &tc->exits_cap, tc->nexits + 1, sizeof(*tc->exits)) < 0)
 		return NULL;
 	memset(&tc->exits[tc->nexits], 0, sizeof(*tc->exits));
@@ -121,8 +131,13 @@ static struct exit_group *group_of(struct taskstats_collector *tc, uint32_t tgid
 /* Sums one message into its group. 0 or -ENOMEM. */
 static int exits_add(struct taskstats_collector *tc, const struct taskstats_exit_msg *m)
 {
-	struct exit_group *g = group_of(tc, m->tgid);
+	bool full;
+	struct exit_group *g = group_of(tc, m->tgid, &full);
 
+	if (!g && full) {
+		tc->exit_lost++;
+		return 0;
+	}
 	if (!g)
 		return -ENOMEM;
 	g->read_bytes += m->read_bytes;
@@ -130,6 +145,8 @@ static int exits_add(struct taskstats_collector *tc, const struct taskstats_exit
 	g->cancelled_write_bytes += m->cancelled_write_bytes;
 	if (m->pid == m->tgid || !g->comm[0])
 		memcpy(g->comm, m->comm, sizeof(g->comm));
+	if (m->pid == m->tgid || !g->ppid)
+		g->ppid = m->ppid;
 	g->dead |= m->group_dead;
 	return 0;
 }
@@ -182,7 +199,8 @@ int taskstats_exits_collect(struct taskstats_collector *tc, const struct root *r
 		exits_open(tc, r);
 	if (tc->exit_err)
 		return 0;
-	tc->nexits = 0;
+	/* notices drained on samples that skipped the scan are still here:
+	 * tc->nexits is emptied once they are used (taskstats_collect) */
 	e = exits_drain(tc);
 	if (e < 0)
 		return e;
@@ -215,6 +233,119 @@ int taskstats_exits_collect(struct taskstats_collector *tc, const struct root *r
 	return 0;
 }
 
+/* ---- parent/child double count ---- */
+
+static struct reap_credit *credit_find(struct taskstats_collector *tc, int32_t pid)
+{
+	size_t lo = 0, hi = tc->ncredits;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tc->credits[mid].pid == pid)
+			return &tc->credits[mid];
+		if (tc->credits[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static struct reap_credit *credit_get(struct taskstats_collector *tc, int32_t pid)
+{
+	struct reap_credit *c = credit_find(tc, pid);
+	size_t at = 0;
+
+	if (c)
+		return c;
+	if (grow((void **)&tc->credits, &tc->credits_cap, tc->ncredits + 1, sizeof(*tc->credits)) <
+	    0)
+		return NULL;
+	while (at < tc->ncredits && tc->credits[at].pid < pid)
+		at++;
+	memmove(&tc->credits[at + 1], &tc->credits[at], (tc->ncredits - at) * sizeof(*tc->credits));
+	tc->ncredits++;
+	memset(&tc->credits[at], 0, sizeof(*tc->credits));
+	tc->credits[at].pid = pid;
+	return &tc->credits[at];
+}
+
+static uint64_t sum3(const uint64_t v[3])
+{
+	return v[0] + v[1] + v[2];
+}
+
+int taskstats_credit_apply(struct taskstats_collector *tc, struct proc_table *t)
+{
+	size_t k = 0;
+
+	/*
+	 * wait_task_zombie() adds the child's own counters and those of the
+	 * children it reaped itself (signal->ioac) to the parent's: a child's
+	 * notices sum its threads' own bytes, so what it was still owed passes
+	 * up to its parent with them.
+	 */
+	for (size_t i = 0; i < tc->nexits; i++) {
+		const struct exit_group *g = &tc->exits[i];
+		uint64_t add[3] = { g->read_bytes, g->write_bytes, g->cancelled_write_bytes };
+		struct reap_credit *own, *parent;
+
+		if (!g->dead || !g->ppid || g->ppid > INT32_MAX || g->tgid > INT32_MAX ||
+		    g->ppid == g->tgid)
+			continue;
+		own = credit_find(tc, (int32_t)g->tgid);
+		if (own) {
+			for (int j = 0; j < 3; j++)
+				add[j] += own->pend[j];
+			memset(own->pend, 0, sizeof(own->pend));
+		}
+		if (!sum3(add))
+			continue;
+		parent = credit_get(tc, (int32_t)g->ppid);
+		if (!parent)
+			return -ENOMEM;
+		for (int j = 0; j < 3; j++)
+			parent->pend[j] += add[j];
+	}
+	/* absorb into the rows, keep only the credits of live processes */
+	for (size_t i = 0; i < tc->ncredits; i++) {
+		struct reap_credit c = tc->credits[i];
+		struct proc_raw *p = (struct proc_raw *)proc_table_find(t, c.pid);
+		const struct proc_seen *s;
+		uint64_t now, grew;
+
+		if (!p || p->exited)
+			continue;
+		/*
+		 * The reap adds the whole child at once, so counters that grew by
+		 * less since the previous scan have not absorbed it yet (the
+		 * notice came between the scan and the wait): it stays pending.
+		 */
+		s = taskstats_seen(tc, c.pid);
+		now = p->read_bytes + p->write_bytes + p->cancelled_write_bytes;
+		grew = !s ? now : now > s->io_bytes ? now - s->io_bytes : 0;
+		if (sum3(c.pend) && grew >= sum3(c.pend)) {
+			for (int j = 0; j < 3; j++)
+				c.applied[j] += c.pend[j];
+			memset(c.pend, 0, sizeof(c.pend));
+		}
+		p->reaped_read_bytes = c.applied[0];
+		p->reaped_write_bytes = c.applied[1];
+		p->reaped_cancelled_bytes = c.applied[2];
+		tc->credits[k++] = c;
+	}
+	tc->ncredits = k;
+	return 0;
+}
+
+int taskstats_exits_drain(struct taskstats_collector *tc)
+{
+	if (!tc->live || !tc->exit_opened || tc->exit_err)
+		return 0;
+	return exits_drain(tc);
+}
+
 void taskstats_exits_free(struct taskstats_collector *tc)
 {
 	if (tc->exit_opened && !tc->exit_err)
@@ -222,4 +353,7 @@ void taskstats_exits_free(struct taskstats_collector *tc)
 	free(tc->exits);
 	tc->exits = NULL;
 	tc->nexits = tc->exits_cap = 0;
+	free(tc->credits);
+	tc->credits = NULL;
+	tc->ncredits = tc->credits_cap = 0;
 }

@@ -747,14 +747,33 @@ static void read_whole(const struct root *r, const char *rel, struct topo_irqbal
 		topology_parse_irqbalance(buf, (size_t)n, ib);
 }
 
-static void collect_irqbalance(const struct root *r, struct topology *t)
+static void collect_irqbalance(const struct root *r, struct topo_hint *h, struct topology *t)
 {
 	static const char *const configs[] = { "etc/default/irqbalance",
 					       "etc/sysconfig/irqbalance" };
 	struct collect_ctx c = { .r = r, .t = t };
 	struct topo_irqbalance *ib = &t->irqbalance;
+	char pid[16];
 
-	t->has_irqbalance = for_each_entry(r, "proc", find_irqbalance, &c) >= 0;
+	if (h && h->irqbalance_pid > 0) {
+		snprintf(pid, sizeof(pid), "%d", h->irqbalance_pid);
+		if (comm_is_irqbalance(r, pid)) {
+			ib->running = true;
+			ib->pid = h->irqbalance_pid;
+			t->has_irqbalance = true;
+		}
+	}
+	if (!ib->running && h && h->rescan_wait > 0) {
+		/* not running at the last search: searched again in a while */
+		h->rescan_wait--;
+		t->has_irqbalance = true;
+	} else if (!ib->running) {
+		t->has_irqbalance = for_each_entry(r, "proc", find_irqbalance, &c) >= 0;
+		if (h)
+			h->rescan_wait = ib->running ? 0 : TOPO_IRQBALANCE_RESCAN - 1;
+	}
+	if (h)
+		h->irqbalance_pid = ib->running ? ib->pid : 0;
 	if (ib->running) {
 		char rel[600];
 
@@ -817,6 +836,11 @@ static void cmdline_cpus(const struct root *r, struct topology *t)
 
 int topology_collect(const struct root *r, struct topology *t)
 {
+	return topology_collect_hint(r, NULL, t);
+}
+
+int topology_collect_hint(const struct root *r, struct topo_hint *h, struct topology *t)
+{
 	struct collect_ctx c = { .r = r, .t = t };
 	long v;
 	int e;
@@ -872,7 +896,7 @@ int topology_collect(const struct root *r, struct topology *t)
 	if (for_each_entry(r, "sys/dev/block", link_block, &c) < 0 && t->nblocks)
 		add_missing(t, "/sys/dev/block");
 
-	collect_irqbalance(r, t);
+	collect_irqbalance(r, h, t);
 	return 0;
 nomem:
 	topology_free(t);

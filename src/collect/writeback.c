@@ -65,7 +65,8 @@ int writeback_vmstat_parse(const char *buf, size_t len, struct writeback_raw *re
 	return 0;
 }
 
-void writeback_collect(const struct root *r, struct procfile *pf, struct writeback_raw *w)
+static void collect(const struct root *r, struct procfile *pf, const struct writeback_raw *last,
+		    struct writeback_raw *w)
 {
 	char disp[256];
 	unsigned got = 0;
@@ -83,6 +84,12 @@ void writeback_collect(const struct root *r, struct procfile *pf, struct writeba
 		snprintf(w->vmstat_status.reason, sizeof(w->vmstat_status.reason), "%s: %s", disp,
 			 e == -EBADMSG ? "no nr_dirty/nr_writeback, or malformed" : strerror(-e));
 		w->has_vmstat = false;
+	}
+	if (last) {
+		memcpy(w->has_sysctl, last->has_sysctl, sizeof(w->has_sysctl));
+		memcpy(w->sysctl, last->sysctl, sizeof(w->sysctl));
+		w->sysctl_status = last->sysctl_status;
+		return;
 	}
 	for (int i = 0; i < WB__COUNT; i++) {
 		char rel[64], val[32];
@@ -113,4 +120,15 @@ void writeback_collect(const struct root *r, struct procfile *pf, struct writeba
 		snprintf(w->sysctl_status.reason, sizeof(w->sysctl_status.reason), "%s: %s", disp,
 			 strerror(-w->sysctl_status.err));
 	}
+}
+
+void writeback_collect(const struct root *r, struct procfile *pf, struct writeback_raw *w)
+{
+	collect(r, pf, NULL, w);
+}
+
+void writeback_collect_counters(const struct root *r, struct procfile *pf,
+				const struct writeback_raw *last, struct writeback_raw *w)
+{
+	collect(r, pf, last, w);
 }

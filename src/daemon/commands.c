@@ -74,10 +74,15 @@ static int cmd_subscribe(struct daemon *d, struct client *c, const struct reques
 {
 	struct strbuf *sb;
 	int64_t every = 1;
+	int procs = request_get_bool(rq, "procs");
 
 	if (request_get_int(rq, "every", 1, 1000000, &every) < 0)
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
 					  "\"every\" must be an integer from 1 to 1000000");
+	if (procs < 0)
+		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
+					  "\"procs\" must be true or false");
+	c->want_procs = procs > 0;
 	if (!c->subscribed)
 		d->nsubscribers++;
 	c->subscribed = true;
@@ -171,6 +176,7 @@ static int cmd_status(struct daemon *d, struct client *c, const struct request *
 	sb_puts(sb, ",\"root\":");
 	sb_json_str(sb, d->args.root ? d->args.root : "/");
 	sb_puts(sb, d->args.core_only ? ",\"core_only\":true" : ",\"core_only\":false");
+	loop_status_cost(d, sb); /* the CPU budget and the process scan's cadence */
 	sb_puts(sb, ",\"sources\":");
 	if (s)
 		encode_sources_object(sb, s);

@@ -70,6 +70,7 @@ struct client {
 	uint32_t events;   /* the epoll interest currently registered */
 	bool subscribed;
 	uint32_t every;	       /* push every Nth sample */
+	bool want_procs;       /* subscribed with "procs": true: every sample scans */
 	uint64_t sub_counter;  /* samples seen since subscribing */
 	int64_t line_start_ns; /* a request line is due since then (0: none pending) */
 	int64_t reply_wait_ns; /* replies unwritten, none written since then */
@@ -101,6 +102,7 @@ struct daemon_args {
 	bool core_only; /* --core-only: no turbostat, no processes/NICs/pressure/writeback */
 	const char *metrics_listen; /* --metrics-listen ADDR:PORT; NULL: no /metrics */
 	long metrics_top_irqs;	    /* --metrics-top-irqs: IRQ lines with a rate series */
+	double cpu_budget_pct;	    /* --cpu-budget: the per-process scan's cadence, 0 off */
 };
 
 struct daemon {
@@ -234,6 +236,10 @@ void request_free(struct request *rq);
 
 /* Reads an optional integer member: 0 absent (v untouched), 1 read, -EINVAL
  * wrong type, beyond +-(2^63 - 1) (json-c would clamp) or outside [min, max]. */
+/* A boolean key: 1 true, 0 false or absent, -EINVAL another type. */
+int request_get_bool(const struct request *rq, const char *key);
+/* ,"cpu_budget":{...} of the status reply (loop.c: the sampler's costs). */
+void loop_status_cost(struct daemon *d, struct strbuf *sb);
 int request_get_int(const struct request *rq, const char *key, int64_t min, int64_t max,
 		    int64_t *v);
 /* A JSON integer within +-(2^63 - 1): 0, -EINVAL not an integer, -ERANGE

@@ -93,6 +93,34 @@ int loop_reopen_signals(struct daemon *d)
 	return 0;
 }
 
+/* A subscriber asked for processes: the next sample scans them all. */
+static bool want_procs(const struct daemon *d)
+{
+	for (const struct client *c = d->clients; c; c = c->next)
+		if (c->subscribed && c->want_procs && !c->dead)
+			return true;
+	return false;
+}
+
+void loop_status_cost(struct daemon *d, struct strbuf *sb)
+{
+	const struct sampler *s = d->sampler;
+
+	sb_printf(sb,
+		  ",\"cpu_budget\":{\"pct\":%g,\"budget_us\":%lld,\"sample_us\":%lld,"
+		  "\"base_us\":%lld,\"scan_us\":%lld,\"scan_every\":%u,\"scan_age\":%u,"
+		  "\"scan_reason\":",
+		  d->args.cpu_budget_pct,
+		  (long long)(d->args.cpu_budget_pct * (double)d->args.interval_ms * 10),
+		  (long long)(s->tick_cpu_ns / 1000), (long long)(s->base_cpu_ns / 1000),
+		  (long long)(s->scan_cpu_ns / 1000), s->scan_every, s->since_scan);
+	if (s->scan_why)
+		sb_json_str(sb, s->scan_why);
+	else
+		sb_puts(sb, "null");
+	sb_puts(sb, want_procs(d) ? ",\"procs_wanted\":true}" : ",\"procs_wanted\":false}");
+}
+
 int loop_sample(struct daemon *d)
 {
 	const struct snapshot *s;
@@ -102,6 +130,7 @@ int loop_sample(struct daemon *d)
 	int64_t t0 = daemon_now_ns(), dt;
 	int r;
 
+	sampler_want_procs(d->sampler, want_procs(d));
 	r = sampler_tick(d->sampler);
 	d->samples++;
 	if (r < 0) {

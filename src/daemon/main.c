@@ -44,6 +44,9 @@ static const char usage[] =
     "      --metrics-listen ADDR:PORT  serve Prometheus /metrics there (a PORT alone:\n"
     "                         127.0.0.1:PORT); off by default\n"
     "      --metrics-top-irqs N  IRQ lines with a rate series in /metrics (default 20)\n"
+    "      --cpu-budget PCT   keep the daemon under PCT % of one CPU by scanning\n"
+    "                         /proc/PID/io less often on hosts with many processes\n"
+    "                         (default 0.5; 0: scan every sample)\n"
     "  -v, --verbose          also log client connections\n"
     "  -h, --help             show this help\n"
     "  -V, --version          show the version\n"
@@ -81,6 +84,7 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 		{ "metrics-listen", required_argument, NULL, 'M' },
 		{ "metrics-top-irqs", required_argument, NULL, 'T' },
 		{ "max-clients-per-uid", required_argument, NULL, 'U' },
+		{ "cpu-budget", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -137,6 +141,21 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 			if (a->metrics_top_irqs < 0)
 				return -1;
 			break;
+		case 'B': {
+			char *end;
+
+			errno = 0;
+			a->cpu_budget_pct = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(a->cpu_budget_pct >= 0) ||
+			    a->cpu_budget_pct > 100) {
+				fprintf(stderr,
+					"iotriaged: --cpu-budget: '%s' is not a percent from 0 to "
+					"100\n",
+					optarg);
+				return -1;
+			}
+			break;
+		}
 		case 'v':
 			daemon_log_verbose();
 			break;
@@ -218,7 +237,8 @@ int main(int argc, char **argv)
 		.args = { .interval_ms = 1000,
 			  .history_s = 600,
 			  .max_clients = 64,
-			  .max_clients_per_uid = 16 },
+			  .max_clients_per_uid = 16,
+			  .cpu_budget_pct = 0.5 },
 		.epfd = -1,
 		.timer.fd = -1,
 		.sig.fd = -1,
@@ -270,6 +290,8 @@ int main(int argc, char **argv)
 	if (d.args.core_only)
 		so.skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT;
 	so.advise = !d.args.core_only;
+	so.cpu_budget_pct = d.args.cpu_budget_pct;
+	so.interval_ms = d.args.interval_ms;
 	so.topo_given = so.advise; /* read on topo.c's thread */
 	so.host = host;
 	r = sampler_open(&so, &d.sampler);

@@ -230,3 +230,14 @@ void request_reply_error(struct strbuf *sb, const char *id, enum iot_proto_error
 	sb_json_str(sb, cut);
 	sb_append(sb, "}}\n", 3);
 }
+
+int request_get_bool(const struct request *rq, const char *key)
+{
+	json_object *o;
+
+	if (!json_object_object_get_ex(rq->root, key, &o))
+		return 0;
+	if (!json_object_is_type(o, json_type_boolean))
+		return -EINVAL;
+	return json_object_get_boolean(o) ? 1 : 0;
+}

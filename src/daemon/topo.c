@@ -30,6 +30,7 @@ struct topo_reader {
 	struct topology *ready; /* under mu: read, not yet taken by the loop */
 	const struct root *root;
 	bool started;
+	struct topo_hint hint; /* the thread's own: irqbalance's PID between reads */
 };
 
 static void *topo_thread(void *arg)
@@ -55,7 +56,7 @@ static void *topo_thread(void *arg)
 		pthread_mutex_unlock(&t->mu);
 
 		topo = calloc(1, sizeof(*topo));
-		e = topo ? topology_collect(t->root, topo) : -ENOMEM;
+		e = topo ? topology_collect_hint(t->root, &t->hint, topo) : -ENOMEM;
 		if (e < 0) {
 			free(topo);
 			topo = NULL;

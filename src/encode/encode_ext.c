@@ -4,6 +4,7 @@
  * tools users already read: sar -n DEV/EDEV for link rates, ethtool's words
  * for channels and coalescing, the kernel's for PSI and vmstat.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "encode_ext.h"
@@ -42,6 +43,7 @@ void encode_ext_sources(struct strbuf *sb, const struct snapshot *s)
 		status(sb, key, &x->pressure.res[i].status);
 	}
 	status(sb, "vmstat", &x->writeback.vmstat_status);
+	status(sb, "cgroup_io", &x->cgroups.status);
 	status(sb, "vm_dirty_sysctl", &x->writeback.sysctl_status);
 }
 
@@ -80,6 +82,8 @@ static void proc_row(struct strbuf *sb, const struct proc_metrics *p)
 	kv(sb, "kB_rd/s", p->rkb_s);
 	kv(sb, "kB_wr/s", p->wkb_s);
 	kv(sb, "kB_ccwr/s", p->ckb_s);
+	if (p->reaped_kb_s > 0)
+		kv(sb, "reaped_kB/s", p->reaped_kb_s);
 	if (p->has_delay) {
 		kv(sb, "io_delay%", p->io_delay);
 		kv(sb, "blkio/s", p->blkio_s);
@@ -110,6 +114,22 @@ static void encode_procs(struct strbuf *sb, const struct extsrc_raw *x,
 	kvu(sb, "taskstats_queries", t->queried);
 	kvu(sb, "taskstats_answers", t->answered);
 	kvu(sb, "vanished", t->vanished);
+	/* the scan's cadence (doc/PERFORMANCE.md, "Daemon cost"); absent in
+	 * a document not made by the sampler (compute) */
+	if (t->scan_every) {
+		sb_puts(sb, "\"scan\":{");
+		kvu(sb, "every", t->scan_every);
+		kvu(sb, "age", t->scan_age);
+		sb_puts(sb, t->carried ? "\"scanned\":false," : "\"scanned\":true,");
+		if (t->scan_why[0]) {
+			sb_json_key(sb, "reason");
+			sb_json_str(sb, t->scan_why);
+			sb_putc(sb, ',');
+		}
+		kvu(sb, "cpu_us", t->scan_cpu_ns / 1000);
+		close_obj(sb, '}');
+		sb_putc(sb, ',');
+	}
 	if (em && em->procs_valid) {
 		kvu(sb, "exited", em->exited);
 		sb_json_key(sb, "top_io");
@@ -340,6 +360,104 @@ static void encode_writeback(struct strbuf *sb, const struct extsrc_raw *x,
 	sb_putc(sb, ',');
 }
 
+static void cg_rates(struct strbuf *sb, double rkb, double wkb, double r, double w, double dkb,
+		     double d)
+{
+	kv(sb, "rkB/s", rkb);
+	kv(sb, "wkB/s", wkb);
+	kv(sb, "r/s", r);
+	kv(sb, "w/s", w);
+	kv(sb, "dkB/s", dkb);
+	kv(sb, "d/s", d);
+}
+
+static const char *disk_name(const struct snapshot *cur, uint32_t major, uint32_t minor)
+{
+	for (size_t i = 0; i < cur->disks.n; i++)
+		if (cur->disks.rows[i].major == major && cur->disks.rows[i].minor == minor)
+			return cur->disks.rows[i].name;
+	return NULL;
+}
+
+static void cg_row(struct strbuf *sb, const struct snapshot *cur,
+		   const struct cgroup_metrics_set *x, const struct cgroup_metrics *m)
+{
+	const struct cgroup_table *t = &cur->ext->cgroups;
+	const struct cgroup_raw *g = &t->rows[m->cur_index];
+	char path[CGROUP_PATH_MAX + 1];
+
+	snprintf(path, sizeof(path), "/%s", g->path);
+	sb_puts(sb, "{\"path\":");
+	sb_json_str(sb, path);
+	sb_putc(sb, ',');
+	if (m->valid) {
+		cg_rates(sb, m->rkb_s, m->wkb_s, m->r_s, m->w_s, m->dkb_s, m->d_s);
+	}
+	if (m->some_valid || m->full_valid) {
+		sb_json_key(sb, "pressure");
+		sb_putc(sb, '{');
+		if (m->some_valid)
+			kv(sb, "some%", m->some_pct);
+		if (m->full_valid)
+			kv(sb, "full%", m->full_pct);
+		close_obj(sb, '}');
+		sb_putc(sb, ',');
+	}
+	if (m->valid) {
+		sb_json_key(sb, "devices");
+		sb_putc(sb, '[');
+		for (size_t k = 0; k < m->ndev; k++) {
+			const struct cgroup_dev_metrics *d = &x->devs[m->dev_off + k];
+			const char *name = disk_name(cur, d->major, d->minor);
+			char dev[24];
+
+			snprintf(dev, sizeof(dev), "%u:%u", d->major, d->minor);
+			sb_puts(sb, "{\"dev\":");
+			sb_json_str(sb, dev);
+			sb_putc(sb, ',');
+			if (name) {
+				sb_json_key(sb, "disk");
+				sb_json_str(sb, name);
+				sb_putc(sb, ',');
+			}
+			cg_rates(sb, d->rkb_s, d->wkb_s, d->r_s, d->w_s, d->dkb_s, d->d_s);
+			close_obj(sb, '}');
+			sb_putc(sb, ',');
+		}
+		close_obj(sb, ']');
+		sb_putc(sb, ',');
+	}
+	close_obj(sb, '}');
+	sb_putc(sb, ',');
+}
+
+static void encode_cgroups(struct strbuf *sb, const struct snapshot *cur,
+			   const struct ext_metrics *em)
+{
+	const struct cgroup_table *t = &cur->ext->cgroups;
+	char top[300];
+
+	if (t->status.err)
+		return;
+	snprintf(top, sizeof(top), "/%s", t->top);
+	sb_json_key(sb, "cgroups");
+	sb_puts(sb, "{\"hierarchy\":");
+	sb_json_str(sb, top);
+	sb_puts(sb, t->io_enabled ? ",\"io_controller\":true," : ",\"io_controller\":false,");
+	kvu(sb, "count", t->n);
+	if (em && em->cgroups_valid) {
+		kvu(sb, "active", em->cgroups.active);
+		sb_json_key(sb, "top");
+		sb_putc(sb, '[');
+		for (size_t i = 0; i < em->cgroups.ntop; i++)
+			cg_row(sb, cur, &em->cgroups, &em->cgroups.rows[em->cgroups.top[i]]);
+		close_obj(sb, ']');
+		sb_putc(sb, ',');
+	}
+	close_obj(sb, '}');
+	sb_putc(sb, ',');
+}
+
 void encode_ext_sections(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m)
 {
 	const struct ext_metrics *em = m ? m->ext : NULL;
@@ -350,6 +468,7 @@ void encode_ext_sections(struct strbuf *sb, const struct snapshot *cur, const st
 	encode_nics(sb, cur, m, em);
 	encode_pressure(sb, cur->ext, em);
 	encode_writeback(sb, cur->ext, em);
+	encode_cgroups(sb, cur, em);
 }
 
 void encode_ext_threads(struct strbuf *sb, const struct thread_table *cur,

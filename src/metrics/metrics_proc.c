@@ -36,6 +36,7 @@ void metrics_proc_free(struct ext_metrics *x)
 	free(x->procs);
 	free(x->nics);
 	free(x->nic_irqs);
+	metrics_cgroup_free(&x->cgroups);
 	free(x);
 }
 
@@ -53,6 +54,24 @@ static bool delta(uint64_t prev, uint64_t cur, uint64_t *ret)
 	return true;
 }
 
+/* Reaped children's bytes of the interval: a credit that went back is a
+ * new process behind the number, all of whose credit is the interval's. */
+static uint64_t reaped(uint64_t prev, uint64_t cur)
+{
+	return cur >= prev ? cur - prev : cur;
+}
+
+/* Between two scans: the samples' interval when the previous sample
+ * scanned; when it carried an older scan's table, the two scans'
+ * /proc/uptime difference (the samples' interval without one). */
+static uint64_t procs_interval(const struct proc_table *pt, const struct proc_table *ct,
+			       uint64_t itv_cs)
+{
+	if (pt->carried && pt->scan_uptime_cs && ct->scan_uptime_cs > pt->scan_uptime_cs)
+		return ct->scan_uptime_cs - pt->scan_uptime_cs;
+	return itv_cs;
+}
+
 static int procs_compute(const struct proc_table *pt, const struct proc_table *ct, uint64_t itv_cs,
 			 struct ext_metrics *x)
 {
@@ -68,7 +87,7 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		const struct proc_raw *c = &ct->rows[i];
 		const struct proc_raw *p = proc_table_find(pt, c->pid);
 		struct proc_raw zero = { 0 };
-		uint64_t dr, dw, dc, dd = 0, dn = 0;
+		uint64_t dr, dw, dc, dd = 0, dn = 0, dgone;
 		struct proc_metrics *m;
 		bool dly;
 
@@ -79,6 +98,17 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		    !delta(p->write_bytes, c->write_bytes, &dw) ||
 		    !delta(p->cancelled_write_bytes, c->cancelled_write_bytes, &dc))
 			continue;
+		/* the children's IO the kernel folded in at wait(): already shown
+		 * on the children's own rows (doc/netlink.md, double count) */
+		dd = reaped(p->reaped_read_bytes, c->reaped_read_bytes);
+		dr -= dd < dr ? dd : dr;
+		dn = reaped(p->reaped_write_bytes, c->reaped_write_bytes);
+		dw -= dn < dw ? dn : dw;
+		dgone = dd + dn;
+		dd = reaped(p->reaped_cancelled_bytes, c->reaped_cancelled_bytes);
+		dc -= dd < dc ? dd : dc;
+		dgone += dd;
+		dd = dn = 0;
 		dly = c->has_delay && p->has_delay &&
 		      delta(p->blkio_delay_ns, c->blkio_delay_ns, &dd) &&
 		      delta(p->blkio_count, c->blkio_count, &dn);
@@ -96,6 +126,7 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		m->rkb_s = per_s(dr, itv_cs) / 1024.0;
 		m->wkb_s = per_s(dw, itv_cs) / 1024.0;
 		m->ckb_s = per_s(dc, itv_cs) / 1024.0;
+		m->reaped_kb_s = per_s(dgone, itv_cs) / 1024.0;
 		m->has_delay = dly;
 		if (dly) {
 			/* ns over an interval of itv_cs * 10^7 ns, in percent */
@@ -291,23 +322,36 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 			return -ENOMEM;
 		*pm = x;
 	}
-	x->nprocs = x->nnics = x->nnic_irqs = x->nby_io = x->nby_delay = 0;
-	x->exited = 0;
-	x->procs_valid = false;
+	x->nnics = x->nnic_irqs = 0;
 	memset(x->psi, 0, sizeof(x->psi));
 	x->wb_state = WB_UNKNOWN;
+	x->cgroups_valid = false;
+	x->cgroups.n = x->cgroups.ntop = x->cgroups.active = 0;
+	/* a sample that skipped the scan keeps the last scan's rates */
+	if (!cur->ext || !cur->ext->procs.carried) {
+		x->nprocs = x->nby_io = x->nby_delay = 0;
+		x->exited = 0;
+		x->procs_valid = false;
+	}
 	if (!prev->ext || !cur->ext)
 		return 0;
-	e = procs_compute(&prev->ext->procs, &cur->ext->procs, itv_cs, x);
-	if (e < 0)
-		return e;
-	x->nby_io = top_n(x, false, x->by_io);
-	x->nby_delay = top_n(x, true, x->by_delay);
+	if (!cur->ext->procs.carried) {
+		e = procs_compute(&prev->ext->procs, &cur->ext->procs,
+				  procs_interval(&prev->ext->procs, &cur->ext->procs, itv_cs), x);
+		if (e < 0)
+			return e;
+		x->nby_io = top_n(x, false, x->by_io);
+		x->nby_delay = top_n(x, true, x->by_delay);
+	}
 	e = nics_compute(&prev->ext->nics, &cur->ext->nics, itv_cs, irq, x);
 	if (e < 0)
 		return e;
 	psi_compute(&prev->ext->pressure, &cur->ext->pressure, itv_cs, x);
 	wb_compute(&cur->ext->writeback, x);
+	x->cgroups_valid = !prev->ext->cgroups.status.err && !cur->ext->cgroups.status.err;
+	if (x->cgroups_valid)
+		return metrics_cgroup_compute(&prev->ext->cgroups, &cur->ext->cgroups, itv_cs,
+					      &x->cgroups);
 	return 0;
 }
 

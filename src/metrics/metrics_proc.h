@@ -11,21 +11,23 @@
 
 #include "extsrc.h"
 #include "metrics.h"
+#include "metrics_cgroup.h"
 
 #define PROC_TOP_N 10 /* rows of each ordering */
 
 struct proc_metrics {
 	int32_t pid;
 	char comm[PROC_COMM_MAX];
-	uint8_t source;	 /* enum proc_io_source of the current row */
-	bool started;	 /* not in the previous sample: all its IO is this interval's */
-	bool exited;	 /* also ended before this sample (an exit notice's totals) */
-	bool has_delay;	 /* both samples had delay numbers */
-	double rkb_s;	 /* read_bytes / 1024 per second */
-	double wkb_s;	 /* write_bytes / 1024 per second */
-	double ckb_s;	 /* cancelled_write_bytes / 1024 per second */
-	double io_delay; /* percent of the interval waiting on sync block IO (iotop IO>) */
-	double blkio_s;	 /* such waits per second */
+	uint8_t source;	    /* enum proc_io_source of the current row */
+	bool started;	    /* not in the previous sample: all its IO is this interval's */
+	bool exited;	    /* also ended before this sample (an exit notice's totals) */
+	bool has_delay;	    /* both samples had delay numbers */
+	double rkb_s;	    /* read_bytes / 1024 per second */
+	double wkb_s;	    /* write_bytes / 1024 per second */
+	double ckb_s;	    /* cancelled_write_bytes / 1024 per second */
+	double reaped_kb_s; /* reaped children's bytes taken out of the three above */
+	double io_delay;    /* percent of the interval waiting on sync block IO (iotop IO>) */
+	double blkio_s;	    /* such waits per second */
 };
 
 struct nic_irq_metrics {
@@ -70,7 +72,9 @@ struct ext_metrics {
 	size_t nnic_irqs, nic_irqs_cap;
 	struct psi_metrics psi[PSI__COUNT];
 	enum wb_state wb_state;
-	uint64_t wb_freerun_pages; /* (threshold + background) / 2, mm/page-writeback.c */
+	uint64_t wb_freerun_pages;	   /* (threshold + background) / 2, mm/page-writeback.c */
+	struct cgroup_metrics_set cgroups; /* cgroup v2 io.stat/io.pressure rates */
+	bool cgroups_valid;		   /* the hierarchy was read in both samples */
 };
 
 /*

@@ -445,6 +445,17 @@ static int decode_procs(struct json_object *doc, struct model_procs *p, struct c
 	    mj_uint(o, "taskstats_answers", &p->answers) < 0 ||
 	    mj_uint(o, "vanished", &p->vanished) < 0 || mj_uint(o, "exited", &p->exited) < 0)
 		return bad(c, "processes", "a key of the wrong type");
+	if (mj_get(o, "scan")) {
+		struct json_object *sc = mj_get(o, "scan");
+
+		if (!json_object_is_type(sc, json_type_object) ||
+		    mj_uint(sc, "every", &p->scan_every) <= 0 ||
+		    mj_uint(sc, "age", &p->scan_age) < 0 ||
+		    mj_bool(sc, "scanned", &p->scanned) < 0 ||
+		    mj_str(sc, "reason", p->scan_reason, sizeof(p->scan_reason)) < 0)
+			return bad(c, "processes", "scan");
+		p->has_scan = true;
+	}
 	p->has_rows = mj_get(o, "top_io") != NULL;
 	r = decode_proc_list(o, "top_io", &p->top_io, &p->nio, &p->io_cap, c);
 	if (r >= 0)
@@ -708,6 +719,7 @@ void model_ext_free(struct model_ext *x)
 	turbo_free(&x->turbo);
 	procs_free(&x->procs);
 	nics_free(&x->nics);
+	model_cgroups_free(&x->cgroups);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -753,6 +765,8 @@ int model_ext_decode(struct json_object *doc, struct model_ext *ret)
 		r = decode_writeback(doc, &x->wb, &c);
 	if (r == -EBADMSG)
 		memset(&x->wb, 0, sizeof(x->wb));
+	if (r != -ENOMEM)
+		r = model_cgroups_decode(doc, &x->cgroups); /* a bad one says so in its reason */
 	if (r == -ENOMEM) {
 		model_ext_free(x);
 		free(x);

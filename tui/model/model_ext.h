@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model_cgroup.h"
+
 struct json_object;
 
 #define MODEL_EXT_REASON_MAX 320 /* a source's reason as the document gives it (IOT_REASON_MAX) */
@@ -138,8 +140,13 @@ struct model_procs {
 	char delay_accounting[16];		  /* "on" "off" "unknown" "unavailable" */
 	char taskstats_why[MODEL_EXT_REASON_MAX]; /* taskstats' reason or note, "" */
 	uint64_t count, queries, answers, vanished, exited;
-	bool has_rows;		   /* top_io was there: not the first sample */
-	struct model_proc *top_io; /* biggest kB_rd/s + kB_wr/s first */
+	/* "scan": the cadence of the /proc/PID/io scan (daemon cost) */
+	bool has_scan;
+	uint64_t scan_every, scan_age; /* a scan every N samples; samples since the last */
+	bool scanned;		       /* this sample scanned (else rows of the last scan) */
+	char scan_reason[16];	       /* "client", "cadence", ..., "" */
+	bool has_rows;		       /* top_io was there: not the first sample */
+	struct model_proc *top_io;     /* biggest kB_rd/s + kB_wr/s first */
 	size_t nio, io_cap;
 	struct model_proc *top_delay; /* biggest io_delay% first */
 	size_t ndelay, delay_cap;
@@ -226,6 +233,7 @@ struct model_ext {
 	struct model_nics nics;
 	struct model_psi psi[MP__COUNT];
 	struct model_writeback wb;
+	struct model_cgroups cgroups; /* model_cgroup.h */
 	/* the document carries the sources the sections come from at all
 	 * (false: iotriaged --core-only, or older than these sections) */
 	bool sampled;

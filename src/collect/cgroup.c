@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cgroup v2 io.stat and io.pressure, every cgroup, every sample: one small
+ * kernfs file each, so the cost grows with the cgroup count (tens to a few
+ * thousand), not the process count. The walk opens one directory level at a
+ * time with O_NOFOLLOW below the hierarchy's top, so a recorded tree cannot
+ * lead it elsewhere; the parser is pure over bytes.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "grow.h"
+#include "scan.h"
+
+/* ---- pure parsing ---- */
+
+static int scan_u32_until(const char **p, const char *end, char stop, uint32_t *ret)
+{
+	uint64_t v = 0;
+	const char *q = *p;
+
+	if (q >= end || *q < '0' || *q > '9')
+		return -EBADMSG;
+	for (; q < end && *q >= '0' && *q <= '9'; q++) {
+		v = v * 10 + (uint64_t)(*q - '0');
+		if (v > UINT32_MAX)
+			return -EBADMSG;
+	}
+	if (stop && (q >= end || *q != stop))
+		return -EBADMSG;
+	*p = q;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+/* "MAJ:MIN" as the whole token */
+static int parse_dev(const char *tok, size_t n, struct cgroup_io *io)
+{
+	const char *p = tok, *end = tok + n;
+
+	if (scan_u32_until(&p, end, ':', &io->major) < 0)
+		return -EBADMSG;
+	p++;
+	if (scan_u32_until(&p, end, 0, &io->minor) < 0 || p != end)
+		return -EBADMSG;
+	return 0;
+}
+
+/* "key=decimal" into *ret: 1 when key matched, 0 another key, <0 malformed */
+static int keyval(const char *tok, size_t n, const char *key, uint64_t *ret)
+{
+	size_t k = strlen(key);
+	struct cursor c;
+	uint64_t v;
+
+	if (n <= k || memcmp(tok, key, k) != 0 || tok[k] != '=')
+		return 0;
+	cursor_init(&c, tok + k + 1, n - k - 1);
+	if (c.p >= c.end || *c.p == ' ' || scan_u64(&c, &v) < 0 || !cursor_eof(&c))
+		return -EBADMSG;
+	*ret = v;
+	return 1;
+}
+
+int cgroup_iostat_parse(const char *buf, size_t len, struct cgroup_io *ret, size_t max,
+			size_t *ret_n)
+{
+	static const char *const keys[] = { "rbytes", "wbytes", "rios", "wios", "dbytes", "dios" };
+	size_t n = 0;
+	struct cursor c;
+
+	cursor_init(&c, buf, len);
+	while (!cursor_eof(&c)) {
+		struct cgroup_io io = { 0 };
+		uint64_t *dst[6] = { &io.rbytes, &io.wbytes, &io.rios,
+				     &io.wios,	 &io.dbytes, &io.dios };
+		unsigned seen = 0;
+		const char *tok;
+		size_t tn = scan_token(&c, &tok);
+
+		if (!tn) { /* an empty line */
+			scan_next_line(&c);
+			continue;
+		}
+		if (parse_dev(tok, tn, &io) < 0)
+			return -EBADMSG;
+		while ((tn = scan_token(&c, &tok)) > 0) {
+			for (unsigned i = 0; i < 6; i++) {
+				int r = keyval(tok, tn, keys[i], dst[i]);
+
+				if (r < 0 || (r > 0 && (seen & (1u << i))))
+					return -EBADMSG;
+				if (r > 0) {
+					seen |= 1u << i;
+					break;
+				}
+			}
+		}
+		if ((seen & 0xf) != 0xf)
+			return -EBADMSG;
+		io.has_discard = (seen & 0x30) == 0x30;
+		if (!io.has_discard)
+			io.dbytes = io.dios = 0;
+		if (n == max)
+			return -E2BIG;
+		ret[n++] = io;
+		scan_next_line(&c);
+	}
+	*ret_n = n;
+	return 0;
+}
+
+/* ---- tables ---- */
+
+void cgroup_table_free(struct cgroup_table *t)
+{
+	if (!t)
+		return;
+	free(t->rows);
+	free(t->io);
+	t->rows = NULL;
+	t->io = NULL;
+	t->n = t->cap = t->nio = t->io_cap = 0;
+}
+
+int cgroup_table_copy(struct cgroup_table *dst, const struct cgroup_table *src)
+{
+	struct cgroup_raw *rows = dst->rows;
+	struct cgroup_io *io = dst->io;
+	size_t cap = dst->cap, io_cap = dst->io_cap;
+
+	if (grow((void **)&rows, &cap, src->n, sizeof(*rows)) < 0 ||
+	    grow((void **)&io, &io_cap, src->nio, sizeof(*io)) < 0) {
+		dst->rows = rows;
+		dst->cap = cap;
+		dst->io = io;
+		dst->io_cap = io_cap;
+		return -ENOMEM;
+	}
+	*dst = *src;
+	dst->rows = rows;
+	dst->cap = cap;
+	dst->io = io;
+	dst->io_cap = io_cap;
+	if (src->n)
+		memcpy(rows, src->rows, src->n * sizeof(*rows));
+	if (src->nio)
+		memcpy(io, src->io, src->nio * sizeof(*io));
+	return 0;
+}
+
+const struct cgroup_raw *cgroup_table_find(const struct cgroup_table *t, const char *path)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(t->rows[mid].path, path);
+
+		if (c == 0)
+			return &t->rows[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* ---- collect ---- */
+
+static void __attribute__((format(printf, 3, 4)))
+status_set(struct src_status *st, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	st->err = err;
+	va_start(ap, fmt);
+	vsnprintf(st->reason, sizeof(st->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* One file of a cgroup directory, whole, NUL-terminated. Length or -errno
+ * (-ROOT_ENOTREG not a regular file, -EFBIG too big for buf). */
+static ssize_t read_at(int dfd, const char *name, char *buf, size_t size)
+{
+	struct stat st;
+	ssize_t n, got = 0;
+	int fd;
+
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ROOT_ENOTREG;
+	}
+	for (;;) {
+		if ((size_t)got + 1 >= size) {
+			close(fd);
+			return -EFBIG;
+		}
+		n = read(fd, buf + got, size - 1 - (size_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (n == 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return got;
+}
+
+struct walk {
+	struct cgroup_table *t;
+	char *buf; /* CGROUP_FILE_MAX */
+	char path[CGROUP_PATH_MAX];
+};
+
+/* Reads the cgroup at dfd (path w->path) into a new row. 0 or -ENOMEM. */
+static int read_cgroup(struct walk *w, int dfd)
+{
+	struct cgroup_table *t = w->t;
+	struct cgroup_raw *row;
+	struct psi_raw psi;
+	size_t nio = 0;
+	ssize_t n;
+
+	if (t->n >= CGROUP_MAX) {
+		t->skipped++;
+		return 0;
+	}
+	if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0 ||
+	    grow((void **)&t->io, &t->io_cap, t->nio + CGROUP_DEVS_MAX, sizeof(*t->io)) < 0)
+		return -ENOMEM;
+	row = &t->rows[t->n];
+	memset(row, 0, sizeof(*row));
+	memcpy(row->path, w->path, sizeof(row->path));
+	n = read_at(dfd, "io.stat", w->buf, CGROUP_FILE_MAX);
+	if (n >= 0 &&
+	    cgroup_iostat_parse(w->buf, (size_t)n, &t->io[t->nio], CGROUP_DEVS_MAX, &nio) >= 0) {
+		row->has_stat = true;
+		row->io_off = t->nio;
+		row->nio = nio;
+		t->nio += nio;
+	} else if (n != -ENOENT) {
+		t->skipped++; /* malformed, too big, not a file: this cgroup's problem */
+	}
+	n = read_at(dfd, "io.pressure", w->buf, CGROUP_FILE_MAX);
+	if (n >= 0 && pressure_parse(w->buf, (size_t)n, &psi) >= 0) {
+		row->has_psi = true;
+		row->some = psi.some;
+		row->full = psi.full;
+	}
+	if (row->has_stat || row->has_psi)
+		t->n++;
+	return 0;
+}
+
+/* Depth-first over the directory dfd (consumed). 0 or -ENOMEM. */
+static int walk_dir(struct walk *w, int dfd, unsigned depth)
+{
+	size_t plen = strlen(w->path);
+	struct dirent *de;
+	DIR *d;
+	int e;
+
+	e = read_cgroup(w, dfd);
+	if (e < 0 || depth >= CGROUP_DEPTH_MAX) {
+		close(dfd);
+		return e;
+	}
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		int cfd;
+
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		if (plen + 1 + strlen(de->d_name) + 1 > sizeof(w->path)) {
+			w->t->skipped++;
+			continue;
+		}
+		cfd = openat(dirfd(d), de->d_name,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (cfd < 0)
+			continue; /* a file (DT_UNKNOWN), a link, or removed since */
+		snprintf(w->path + plen, sizeof(w->path) - plen, "%s%s", plen ? "/" : "",
+			 de->d_name);
+		e = walk_dir(w, cfd, depth + 1);
+		w->path[plen] = '\0';
+		if (e < 0)
+			break;
+	}
+	closedir(d);
+	return e;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	return strcmp(((const struct cgroup_raw *)a)->path, ((const struct cgroup_raw *)b)->path);
+}
+
+/* "io" as a word of cgroup.controllers */
+static bool has_io(const char *s)
+{
+	for (const char *p = s; (p = strstr(p, "io")); p += 2)
+		if ((p == s || p[-1] == ' ') && (p[2] == '\0' || p[2] == ' ' || p[2] == '\n'))
+			return true;
+	return false;
+}
+
+/* Finds and opens the hierarchy's top into cc. */
+static void find_top(struct cgroup_collector *cc, const struct root *r)
+{
+	static const char *const tops[] = { "sys/fs/cgroup", "sys/fs/cgroup/unified" };
+	char ctl[512], disp[256];
+	int dfd = -ENOENT;
+
+	if (cc->opened && cc->top_fd >= 0)
+		close(cc->top_fd);
+	cc->opened = true;
+	cc->top_fd = -1;
+	cc->top[0] = '\0';
+	cc->io_enabled = false;
+	memset(&cc->status, 0, sizeof(cc->status));
+	/* the top of a v2 hierarchy is where cgroup.controllers is */
+	for (size_t i = 0; i < sizeof(tops) / sizeof(tops[0]); i++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "%s/cgroup.controllers", tops[i]);
+		if (root_read_small(r, rel, ctl, sizeof(ctl)) < 0)
+			continue;
+		dfd = root_openat(r, tops[i], O_RDONLY | O_DIRECTORY);
+		if (dfd >= 0) {
+			snprintf(cc->top, sizeof(cc->top), "%s", tops[i]);
+			cc->io_enabled = has_io(ctl);
+			break;
+		}
+	}
+	if (dfd < 0) {
+		root_display(r, "sys/fs/cgroup", disp, sizeof(disp));
+		status_set(&cc->status, dfd, "%s: no cgroup v2 hierarchy (cgroup.controllers): %s",
+			   disp, strerror(-dfd));
+		return;
+	}
+	cc->top_fd = dfd;
+}
+
+void cgroup_collector_free(struct cgroup_collector *cc)
+{
+	if (cc && cc->opened && cc->top_fd >= 0)
+		close(cc->top_fd);
+	if (cc)
+		memset(cc, 0, sizeof(*cc));
+}
+
+int cgroup_collect_cc(struct cgroup_collector *cc, const struct root *r, struct cgroup_table *t)
+{
+	struct walk w = { .t = t };
+	char disp[256];
+	int dfd, e;
+
+	t->n = t->nio = 0;
+	t->skipped = 0;
+	if (!cc->opened || cc->samples % CGROUP_TOP_EVERY == 0)
+		find_top(cc, r);
+	cc->samples++;
+	memcpy(t->top, cc->top, sizeof(t->top));
+	t->io_enabled = cc->io_enabled;
+	t->status = cc->status;
+	if (cc->top_fd < 0)
+		return 0;
+	/* a description of its own: the walk's readdir must start at the top */
+	dfd = openat(cc->top_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		e = -errno;
+		root_display(r, cc->top, disp, sizeof(disp));
+		status_set(&t->status, e, "%s: %s", disp, strerror(-e));
+		return 0;
+	}
+	w.buf = malloc(CGROUP_FILE_MAX);
+	if (!w.buf) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	e = walk_dir(&w, dfd, 0);
+	free(w.buf);
+	if (e < 0)
+		return e;
+	if (t->n > 1)
+		qsort(t->rows, t->n, sizeof(*t->rows), cmp_row);
+	root_display(r, t->top, disp, sizeof(disp));
+	if (!t->io_enabled)
+		status_set(&t->status, 0,
+			   "%s: the io controller is not in cgroup v2 (bound to v1 blkio?): "
+			   "io.pressure only",
+			   disp);
+	else if (t->skipped)
+		status_set(&t->status, 0,
+			   "%s: %u cgroup(s) or file(s) not read (limits: %d cgroups, depth %d)",
+			   disp, t->skipped, CGROUP_MAX, CGROUP_DEPTH_MAX);
+	return 0;
+}
+
+int cgroup_collect(const struct root *r, struct cgroup_table *t)
+{
+	struct cgroup_collector cc = { 0 };
+	int e = cgroup_collect_cc(&cc, r, t);
+
+	cgroup_collector_free(&cc);
+	return e;
+}

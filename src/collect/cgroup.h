@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cgroup v2 IO attribution: each cgroup's io.stat (bytes, IOs and discards
+ * per device, hierarchical: a parent's lines include its children's) and
+ * io.pressure, read every sample so "which service or container does the
+ * IO" needs no per-process scan. Collect and parse only; rates are in
+ * metrics_cgroup.c.
+ */
+#ifndef IOTRIAGE_CGROUP_H
+#define IOTRIAGE_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iotriage/types.h"
+#include "pressure.h"
+#include "root.h"
+
+#define CGROUP_MAX	 4096 /* cgroups read per sample; the rest are counted, not read */
+#define CGROUP_DEPTH_MAX 32   /* directory levels below the hierarchy's top */
+#define CGROUP_PATH_MAX	 256  /* a kubepods container's path is ~180 bytes */
+#define CGROUP_DEVS_MAX	 256  /* io.stat lines of one cgroup */
+#define CGROUP_FILE_MAX	 (64 * 1024)
+
+/* One io.stat line: "MAJ:MIN rbytes= wbytes= rios= wios= dbytes= dios=". */
+struct cgroup_io {
+	uint32_t major, minor;
+	bool has_discard; /* dbytes/dios: since 4.19 */
+	uint64_t rbytes, wbytes, rios, wios, dbytes, dios;
+};
+
+struct cgroup_raw {
+	char path[CGROUP_PATH_MAX]; /* below the top: "" (the top), "system.slice/x.service" */
+	bool has_stat;		    /* io.stat was read (the io controller is enabled here) */
+	size_t io_off, nio;	    /* its lines in cgroup_table.io */
+	bool has_psi;		    /* io.pressure was read */
+	struct psi_line some, full;
+};
+
+struct cgroup_table {
+	struct cgroup_raw *rows; /* ascending path (strcmp) */
+	size_t n, cap;
+	struct cgroup_io *io;
+	size_t nio, io_cap;
+	char top[32];	  /* "sys/fs/cgroup" or "sys/fs/cgroup/unified" (hybrid) */
+	bool io_enabled;  /* "io" in the top's cgroup.controllers */
+	unsigned skipped; /* cgroups beyond CGROUP_MAX/DEPTH/PATH, or unreadable files */
+	struct src_status status;
+};
+
+/*
+ * Parses io.stat. Lines of other keys (io.latency's, iocost's "cost.*")
+ * are skipped key by key; rbytes, wbytes, rios and wios are required on
+ * every line. Writes at most max lines to ret and their count to *ret_n.
+ * 0, -EBADMSG (malformed), -E2BIG (more than max lines).
+ */
+int cgroup_iostat_parse(const char *buf, size_t len, struct cgroup_io *ret, size_t max,
+			size_t *ret_n);
+
+/*
+ * Walks the cgroup v2 hierarchy under r (/sys/fs/cgroup, or the hybrid
+ * layout's /sys/fs/cgroup/unified) and reads io.stat and io.pressure of
+ * each cgroup into t (storage reused). No hierarchy is t->status. Never
+ * follows a symbolic link. 0 or -ENOMEM.
+ */
+int cgroup_collect(const struct root *r, struct cgroup_table *t);
+
+/* What a caller sampling again and again keeps: the hierarchy's top, found
+ * and opened every CGROUP_TOP_EVERY samples instead of each time. */
+struct cgroup_collector {
+	int top_fd; /* -1 (or 0 in a zeroed struct: not opened yet, opened > 0) */
+	bool opened;
+	unsigned samples;
+	char top[32];
+	bool io_enabled;
+	struct src_status status; /* no hierarchy: why */
+};
+#define CGROUP_TOP_EVERY 10
+
+/* cgroup_collect() through cc (zeroed to start; cgroup_collector_free()). */
+int cgroup_collect_cc(struct cgroup_collector *cc, const struct root *r, struct cgroup_table *t);
+void cgroup_collector_free(struct cgroup_collector *cc);
+
+void cgroup_table_free(struct cgroup_table *t);
+int cgroup_table_copy(struct cgroup_table *dst, const struct cgroup_table *src);
+/* Row of path or NULL (binary search). */
+const struct cgroup_raw *cgroup_table_find(const struct cgroup_table *t, const char *path);
+
+#endif

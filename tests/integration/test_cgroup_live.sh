@@ -1,0 +1,111 @@
+#!/bin/sh
+# cgroup v2 attribution on this machine (issue 17): a cgroup made for the
+# test under the live hierarchy, a dd of 64 MiB (O_DIRECT, a real disk) run
+# in it; the real daemon's samples must attribute those bytes to the cgroup
+# (the rates summed over the samples = 64 MiB +- 10 %) and `capture` must
+# record its io.stat and io.pressure. Before that (and on any v2 host):
+# capture records the hierarchy and compute reads it back. The cgroup is
+# removed on exit, and
+# the io controller given back to the state it was found in. Exits 77 when
+# the machine has no cgroup v2 hierarchy or its io controller is elsewhere
+# (the hybrid layout binds it to cgroup v1 blkio).
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+[ -n "${IOTRIAGED:-}" ] || { echo "SKIP: \$IOTRIAGED not set"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root to make a cgroup"; exit 77; }
+top=
+for t in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+	[ -f "$t/cgroup.controllers" ] && { top=$t; break; }
+done
+[ -n "$top" ] || { echo "SKIP: no cgroup v2 hierarchy (no cgroup.controllers)"; exit 77; }
+# capture records the hierarchy, whatever its controllers, and compute
+# reads it back under --root
+cap=$(mktemp -d)
+rmdir "$cap"
+"$IOTRIAGE" capture "$cap" >/dev/null 2>&1 || { rm -rf "$cap"; fail "capture"; }
+rel=${top#/}
+[ -f "$cap/$rel/cgroup.controllers" ] || { rm -rf "$cap"; fail "capture lacks $rel/cgroup.controllers"; }
+if [ -f "$top/io.pressure" ] && [ ! -f "$cap/$rel/io.pressure" ]; then
+	rm -rf "$cap"
+	fail "capture lacks $rel/io.pressure"
+fi
+"$IOTRIAGE" compute "$cap" "$cap" --interval 1000 --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+c = d["cgroups"]
+assert c["hierarchy"] == "/" + sys.argv[1] and c["count"] >= 1, c
+print("captured hierarchy read back: %r" % {k: v for k, v in c.items() if k != "top"})
+' "$rel" || { rm -rf "$cap"; fail "compute on the captured tree"; }
+rm -rf "$cap"
+
+grep -qw io "$top/cgroup.controllers" ||
+	{ echo "SKIP: the io controller is not in cgroup v2 at $top (bound to v1 blkio)"; exit 77; }
+
+name=iotr-cost-$$
+cg=$top/$name
+tmp=$(mktemp -d)
+data=$(mktemp -d /var/tmp/iotr-cost-cg.XXXXXX)
+added_io=
+cleanup() {
+	if [ -d "$cg" ]; then
+		for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do kill "$p" 2>/dev/null; done
+		sleep 0.2
+		rmdir "$cg" 2>/dev/null || echo "warning: $cg not removed"
+	fi
+	[ -n "$added_io" ] && echo -io > "$top/cgroup.subtree_control" 2>/dev/null
+	rm -rf "$tmp" "$data"
+}
+trap cleanup EXIT INT TERM
+if ! grep -qw io "$top/cgroup.subtree_control"; then
+	echo +io > "$top/cgroup.subtree_control" ||
+		{ echo "SKIP: cannot enable io in $top/cgroup.subtree_control"; exit 77; }
+	added_io=1
+fi
+mkdir "$cg" || fail "mkdir $cg"
+[ -f "$cg/io.stat" ] || { echo "SKIP: $cg has no io.stat"; exit 77; }
+
+PYTHONPATH="$SRCDIR/tests/integration" python3 - "$tmp" "$cg" "$name" "$data" <<'PY' || fail "cgroup attribution"
+import os, subprocess, sys, time
+from daemon_lib import *
+
+tmp, cg, name, data = sys.argv[1:5]
+d = Daemon(tmp, interval=500)
+try:
+    c = d.client()
+    check(c.req({"cmd": "subscribe"})["ok"], "subscribe")
+    # the shell moves itself into the cgroup, then becomes dd
+    dd = subprocess.Popen(["sh", "-c", 'echo $$ > "$1/cgroup.procs" && exec dd if=/dev/zero '
+                           'of="$2/f" bs=1M count=64 oflag=direct status=none', "sh", cg, data])
+    total_kb, seen = 0.0, False
+    deadline = time.monotonic() + TIMEOUT
+    quiet = 0
+    while quiet < 3:  # until three samples after dd ended
+        check(time.monotonic() < deadline, "no end of dd in sight")
+        e, _ = c.event()
+        s = e["sample"]
+        if "cgroups" not in s:
+            continue
+        check(s["sources"]["cgroup_io"]["available"], "cgroup_io %r" % s["sources"]["cgroup_io"])
+        check(s["cgroups"]["io_controller"], "io controller %r" % s["cgroups"])
+        row = [r for r in s["cgroups"].get("top", []) if r["path"].endswith("/" + name)]
+        itv = s.get("interval_ms", 500) / 1000.0
+        if row:
+            seen = True
+            total_kb += row[0].get("wkB/s", 0) * itv
+        if dd.poll() is not None:
+            quiet += 1
+    check(dd.returncode == 0, "dd failed: %d" % dd.returncode)
+    check(seen, "the cgroup never showed in cgroups.top")
+    print("cgroup %s: %.0f kB written by the samples' rates (dd wrote 65536)" % (name, total_kb))
+    check(abs(total_kb - 65536) < 6554, "rates sum to %.0f kB, not 64 MiB" % total_kb)
+    c.close()
+finally:
+    d.stop()
+# capture records the cgroup's two files
+cap = os.path.join(tmp, "cap")
+subprocess.run([env("IOTRIAGE"), "capture", cap], check=True, stdout=subprocess.DEVNULL)
+rel = cg.lstrip("/")
+for f in ("io.stat", "io.pressure"):
+    check(os.path.isfile(os.path.join(cap, rel, f)), "capture lacks %s/%s" % (rel, f))
+PY
+exit 0

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cgroup v2 IO attribution: io.stat parsing on bytes, the walk over the
+ * recorded tests/fixtures/cgroups trees (and a hostile one made here), the
+ * rates of metrics_cgroup.c on the pair, and the JSON they become.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cgroup.h"
+#include "encode.h"
+#include "metrics_proc.h"
+#include "snapshot.h"
+
+#define CG FIXTURES_DIR "/cgroups"
+
+static int parse(const char *s, struct cgroup_io *io, size_t max, size_t *n)
+{
+	return cgroup_iostat_parse(s, strlen(s), io, max, n);
+}
+
+static void test_parse(void **state)
+{
+	struct cgroup_io io[4];
+	size_t n = 99;
+
+	(void)state;
+	assert_int_equal(parse("", io, 4, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(parse("8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=5 dios=6\n"
+			       "259:1 rbytes=10 wbytes=20 rios=30 wios=40\n",
+			       io, 4, &n),
+			 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(io[0].major, 8);
+	assert_int_equal(io[0].minor, 0);
+	assert_int_equal(io[0].rbytes, 1);
+	assert_int_equal(io[0].dios, 6);
+	assert_true(io[0].has_discard);
+	assert_int_equal(io[1].major, 259);
+	assert_int_equal(io[1].wios, 40);
+	assert_false(io[1].has_discard); /* before 4.19: no dbytes/dios */
+	/* iocost and io.latency keys are skipped, whatever their values */
+	assert_int_equal(parse("8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0 "
+			       "cost.vrate=100.00 depth=max avg_lat=0 use_delay=0\n",
+			       io, 4, &n),
+			 0);
+	assert_int_equal(n, 1);
+	/* no trailing newline: the last line still counts */
+	assert_int_equal(parse("8:0 rbytes=1 wbytes=2 rios=3 wios=4", io, 4, &n), 0);
+	assert_int_equal(n, 1);
+	/* malformed */
+	assert_int_equal(parse("8:0 rbytes=1 wbytes=2 rios=3\n", io, 4, &n), -EBADMSG);
+	assert_int_equal(parse("8 rbytes=1 wbytes=2 rios=3 wios=4\n", io, 4, &n), -EBADMSG);
+	assert_int_equal(parse("8:x rbytes=1 wbytes=2 rios=3 wios=4\n", io, 4, &n), -EBADMSG);
+	assert_int_equal(parse("8:0 rbytes=-1 wbytes=2 rios=3 wios=4\n", io, 4, &n), -EBADMSG);
+	assert_int_equal(parse("8:0 rbytes= wbytes=2 rios=3 wios=4\n", io, 4, &n), -EBADMSG);
+	assert_int_equal(parse("8:0 rbytes=1 rbytes=1 wbytes=2 rios=3 wios=4\n", io, 4, &n),
+			 -EBADMSG);
+	assert_int_equal(
+	    parse("8:0 rbytes=99999999999999999999 wbytes=2 rios=3 wios=4\n", io, 4, &n), -EBADMSG);
+	assert_int_equal(parse("4294967296:0 rbytes=1 wbytes=2 rios=3 wios=4\n", io, 4, &n),
+			 -EBADMSG);
+	/* more lines than room */
+	assert_int_equal(parse("8:0 rbytes=1 wbytes=2 rios=3 wios=4\n"
+			       "8:1 rbytes=1 wbytes=2 rios=3 wios=4\n",
+			       io, 1, &n),
+			 -E2BIG);
+}
+
+static void test_walk_fixture(void **state)
+{
+	struct cgroup_table t = { 0 };
+	const struct cgroup_raw *pg, *init;
+	struct root r;
+
+	(void)state;
+	assert_int_equal(root_open(CG "/t1", &r), 0);
+	assert_int_equal(cgroup_collect(&r, &t), 0);
+	assert_int_equal(t.status.err, 0);
+	assert_string_equal(t.top, "sys/fs/cgroup");
+	assert_true(t.io_enabled);
+	assert_int_equal(t.n, 6);
+	assert_int_equal(t.skipped, 0);
+	assert_string_equal(t.rows[0].path, ""); /* sorted: the top first */
+	pg = cgroup_table_find(&t, "system.slice/postgresql.service");
+	assert_non_null(pg);
+	if (pg) {
+		assert_true(pg->has_stat && pg->has_psi);
+		assert_int_equal(pg->nio, 2);
+		assert_int_equal(t.io[pg->io_off + 1].minor, 16);
+		assert_int_equal(pg->some.total_us, 2250000);
+	}
+	init = cgroup_table_find(&t, "init.scope");
+	assert_non_null(init);
+	if (init) {
+		assert_true(init->has_stat);
+		assert_int_equal(init->nio, 0);
+	}
+	cgroup_table_free(&t);
+	root_close(&r);
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* A hostile tree: a link to a directory outside, a FIFO as io.stat, a
+ * malformed one. None is followed or blocks; each is counted. */
+static void test_walk_hostile(void **state)
+{
+	char dir[] = "/tmp/iotr-cgroup-XXXXXX", p[512];
+	struct cgroup_table t = { 0 };
+	struct root r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/a", dir);
+	assert_int_equal(system(NULL) != 0, 1);
+	snprintf(p, sizeof(p), "mkdir -p %s/sys/fs/cgroup/a %s/sys/fs/cgroup/b %s/outside/x", dir,
+		 dir, dir);
+	assert_int_equal(system(p), 0);
+	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/cgroup.controllers", dir);
+	assert_int_equal(write_file(p, "cpu io\n"), 0);
+	snprintf(p, sizeof(p), "%s/outside/x/io.stat", dir);
+	assert_int_equal(write_file(p, "8:0 rbytes=1 wbytes=2 rios=3 wios=4\n"), 0);
+	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/evil", dir);
+	assert_int_equal(symlink("../../../outside/x", p), 0);
+	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/a/io.stat", dir);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/b/io.stat", dir);
+	assert_int_equal(write_file(p, "garbage\n"), 0);
+	assert_int_equal(root_open(dir, &r), 0);
+	assert_int_equal(cgroup_collect(&r, &t), 0);
+	assert_int_equal(t.status.err, 0);
+	assert_null(cgroup_table_find(&t, "evil")); /* the link is not a cgroup */
+	assert_null(cgroup_table_find(&t, "a"));
+	assert_null(cgroup_table_find(&t, "b"));
+	assert_int_equal(t.skipped, 2); /* the FIFO and the garbage */
+	assert_non_null(strstr(t.status.reason, "2 cgroup(s) or file(s) not read"));
+	cgroup_table_free(&t);
+	root_close(&r);
+	snprintf(p, sizeof(p), "rm -rf %s", dir);
+	assert_int_equal(system(p), 0);
+}
+
+static void test_no_hierarchy(void **state)
+{
+	struct cgroup_table t = { 0 };
+	struct root r;
+
+	(void)state;
+	assert_int_equal(root_open(FIXTURES_DIR "/edge-14field/t1", &r), 0);
+	assert_int_equal(cgroup_collect(&r, &t), 0);
+	assert_int_equal(t.status.err, -ENOENT);
+	assert_non_null(strstr(t.status.reason, "no cgroup v2 hierarchy"));
+	cgroup_table_free(&t);
+	root_close(&r);
+}
+
+static void near(double got, double want)
+{
+	if (got < want - 0.005 || got > want + 0.005)
+		fail_msg("got %.4f, want %.4f", got, want);
+}
+
+static void test_rates(void **state)
+{
+	struct snapshot s0 = { 0 }, s1 = { 0 };
+	struct metrics m = { 0 };
+	const struct cgroup_metrics_set *x;
+	const struct cgroup_metrics *top, *cron = NULL;
+	const struct cgroup_dev_metrics *sda, *sdb;
+	struct encode_opts eo = { 0 };
+	struct strbuf sb = { 0 };
+	uint64_t itv;
+
+	(void)state;
+	assert_int_equal(snapshot_load_tree(CG "/t0", &s0), 0);
+	assert_int_equal(snapshot_load_tree(CG "/t1", &s1), 0);
+	itv = metrics_interval_cs(&s0, &s1);
+	assert_int_equal(itv, 500);
+	assert_int_equal(metrics_compute(&s0, &s1, itv, &m), 0);
+	assert_non_null(m.ext);
+	assert_true(m.ext->cgroups_valid);
+	x = &m.ext->cgroups;
+	/* the top, system.slice, postgresql and cron moved; user.slice and
+	 * init.scope did not (user.slice's pressure moved by 0) */
+	assert_int_equal(x->active, 4);
+	assert_int_equal(x->ntop, 4);
+	/* hierarchical: the top and the slice first, then the service */
+	top = &x->rows[x->top[2]];
+	assert_string_equal(s1.ext->cgroups.rows[top->cur_index].path,
+			    "system.slice/postgresql.service");
+	assert_true(top->valid);
+	near(top->rkb_s, 10240);
+	near(top->wkb_s, 2560);
+	near(top->r_s, 1280);
+	near(top->w_s, 612);
+	near(top->dkb_s, 1024);
+	near(top->d_s, 10);
+	near(top->some_pct, 25);
+	near(top->full_pct, 10);
+	assert_int_equal(top->ndev, 2);
+	sda = &x->devs[top->dev_off];
+	sdb = &x->devs[top->dev_off + 1];
+	near(sda->wkb_s, 2048);
+	near(sda->w_s, 512);
+	near(sdb->wkb_s, 512);
+	near(sdb->w_s, 100);
+	for (size_t i = 0; i < x->ntop; i++)
+		if (strcmp(s1.ext->cgroups.rows[x->rows[x->top[i]].cur_index].path,
+			   "system.slice/cron.service") == 0)
+			cron = &x->rows[x->top[i]];
+	assert_non_null(cron);
+	if (cron) {
+		near(cron->rkb_s, 100);
+		near(cron->r_s, 25);
+	}
+	/* the JSON of doc/json.md */
+	encode_sample(&sb, &s1, &m, &eo);
+	assert_int_equal(sb.err, 0);
+	assert_non_null(strstr(sb.buf, "\"cgroup_io\":{\"available\":true}"));
+	assert_non_null(strstr(sb.buf, "\"cgroups\":{\"hierarchy\":\"/sys/fs/cgroup\","
+				       "\"io_controller\":true,\"count\":6,\"active\":4,"));
+	assert_non_null(strstr(sb.buf, "{\"path\":\"/system.slice/postgresql.service\","
+				       "\"rkB/s\":10240.00,\"wkB/s\":2560.00,\"r/s\":1280.00,"
+				       "\"w/s\":612.00,\"dkB/s\":1024.00,\"d/s\":10.00,"
+				       "\"pressure\":{\"some%\":25.00,\"full%\":10.00},"
+				       "\"devices\":[{\"dev\":\"8:0\",\"disk\":\"sda\","));
+	sb_free(&sb);
+	metrics_free(&m);
+	snapshot_free(&s0);
+	snapshot_free(&s1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),	     cmocka_unit_test(test_walk_fixture),
+		cmocka_unit_test(test_walk_hostile), cmocka_unit_test(test_no_hierarchy),
+		cmocka_unit_test(test_rates),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

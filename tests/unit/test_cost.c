@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The daemon's cost (issue 17): the per-process scan's cadence as a pure
+ * function of the measured costs, and the rates of a scan taken several
+ * samples after the previous one (the samples between carry its table).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "extsrc.h"
+#include "metrics_proc.h"
+#include "sampler.h"
+#include "snapshot.h"
+#include "topology.h"
+
+#define MS 1000000LL
+
+static void test_scan_every(void **state)
+{
+	(void)state;
+	/* no budget, or nothing measured yet: every sample */
+	assert_int_equal(sampler_scan_every(10 * MS, MS, 0), 1);
+	assert_int_equal(sampler_scan_every(0, MS, 5 * MS), 1);
+	/* a small host: 100 processes, 0.2 ms a scan, 0.9 ms the rest */
+	assert_int_equal(sampler_scan_every(200000, 900000, 5 * MS), 1);
+	/* 2 000 sleeping processes on the development VM: 8 ms a scan, 0.86 ms
+	 * the rest: at most a quarter of it on average (38 samples) */
+	assert_int_equal(sampler_scan_every(8 * MS, 860000, 5 * MS), 38);
+	/* the budget binds when the rest is costly: 10 ms a scan, 4 ms the
+	 * rest, 5 ms budget: 1 ms left a sample */
+	assert_int_equal(sampler_scan_every(10 * MS, 4 * MS, 5 * MS), 10);
+	/* no room at all, or a huge host: the cap */
+	assert_int_equal(sampler_scan_every(10 * MS, 6 * MS, 5 * MS), SAMPLER_SCAN_EVERY_MAX);
+	assert_int_equal(sampler_scan_every(1000 * MS, MS, 5 * MS), SAMPLER_SCAN_EVERY_MAX);
+}
+
+static void put_proc(struct snapshot *s, uint64_t uptime_cs, bool carried, uint64_t written)
+{
+	struct proc_table *t;
+
+	s->ext = calloc(1, sizeof(*s->ext));
+	assert_non_null(s->ext);
+	t = &s->ext->procs;
+	t->rows = calloc(1, sizeof(*t->rows));
+	assert_non_null(t->rows);
+	t->n = t->cap = 1;
+	t->rows[0].pid = 42;
+	strcpy(t->rows[0].comm, "writer");
+	t->rows[0].write_bytes = written;
+	t->carried = carried;
+	t->scan_uptime_cs = uptime_cs;
+	s->ext->cgroups.status.err = -ENOENT;
+}
+
+static void free_snap(struct snapshot *s)
+{
+	extsrc_raw_free(s->ext);
+	s->ext = NULL;
+}
+
+/* A scan 5 s after the previous one, whose table the sample 1 s before
+ * carried: the rate is over the 5 s between the scans, not the last 1 s. */
+static void test_carried_interval(void **state)
+{
+	struct snapshot prev = { 0 }, cur = { 0 };
+	struct ext_metrics *x = NULL;
+
+	(void)state;
+	put_proc(&prev, 1000, true, 10 << 20);
+	put_proc(&cur, 1500, false, 60 << 20);
+	assert_int_equal(metrics_proc_compute(&prev, &cur, 100, NULL, &x), 0);
+	assert_true(x->procs_valid);
+	assert_int_equal(x->nby_io, 1);
+	assert_true(x->procs[0].wkb_s > 10239.99 && x->procs[0].wkb_s < 10240.01);
+	/* the next sample skips the scan: the rates stay those of the scan */
+	free_snap(&prev);
+	put_proc(&prev, 1600, true, 99 << 20);
+	assert_int_equal(metrics_proc_compute(&cur, &prev, 100, NULL, &x), 0);
+	assert_int_equal(x->nby_io, 1);
+	assert_true(x->procs[0].wkb_s > 10239.99 && x->procs[0].wkb_s < 10240.01);
+	/* adjacent scans (the previous sample scanned): the samples' interval */
+	free_snap(&prev);
+	free_snap(&cur);
+	put_proc(&prev, 1000, false, 0);
+	put_proc(&cur, 1500, false, 1 << 20);
+	assert_int_equal(metrics_proc_compute(&prev, &cur, 100, NULL, &x), 0);
+	assert_true(x->procs[0].wkb_s > 1023.99 && x->procs[0].wkb_s < 1024.01);
+	metrics_proc_free(x);
+	free_snap(&prev);
+	free_snap(&cur);
+}
+
+static void put_comm(const char *dir, int pid, const char *comm)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/proc/%d", dir, pid);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/proc/%d/comm", dir, pid);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fprintf(f, "%s\n", comm);
+	fclose(f);
+}
+
+static void drop_comm(const char *dir, int pid)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/proc/%d/comm", dir, pid);
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof(p), "%s/proc/%d", dir, pid);
+	assert_int_equal(rmdir(p), 0);
+}
+
+static bool ib_running(const struct root *r, struct topo_hint *h, int *ret_pid)
+{
+	struct topology t;
+	bool run;
+
+	assert_int_equal(topology_collect_hint(r, h, &t), 0);
+	run = t.irqbalance.running;
+	*ret_pid = t.irqbalance.pid;
+	topology_free(&t);
+	return run;
+}
+
+/* irqbalance is found without reading every /proc/PID/comm each time: its
+ * PID is checked first, and a search that found none waits 5 reads. */
+static void test_irqbalance_hint(void **state)
+{
+	char dir[] = "/tmp/iotr-cost-topo-XXXXXX", p[128];
+	struct topo_hint h = { 0 };
+	struct root r;
+	int pid = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/proc", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	put_comm(dir, 100, "irqbalance");
+	put_comm(dir, 200, "bash");
+	assert_int_equal(root_open(dir, &r), 0);
+	assert_true(ib_running(&r, &h, &pid));
+	assert_int_equal(pid, 100);
+	assert_int_equal(h.irqbalance_pid, 100);
+	/* it stopped: the PID check fails, /proc is searched, none */
+	drop_comm(dir, 100);
+	assert_false(ib_running(&r, &h, &pid));
+	assert_int_equal(h.rescan_wait, TOPO_IRQBALANCE_RESCAN - 1);
+	/* started again under another PID: seen at the 6th read, not before */
+	put_comm(dir, 300, "irqbalance");
+	for (int i = 0; i < TOPO_IRQBALANCE_RESCAN - 1; i++)
+		assert_false(ib_running(&r, &h, &pid));
+	assert_true(ib_running(&r, &h, &pid));
+	assert_int_equal(pid, 300);
+	/* without a hint, every read searches */
+	drop_comm(dir, 300);
+	put_comm(dir, 400, "irqbalance");
+	assert_true(ib_running(&r, NULL, &pid));
+	assert_int_equal(pid, 400);
+	root_close(&r);
+	drop_comm(dir, 200);
+	drop_comm(dir, 400);
+	snprintf(p, sizeof(p), "%s/proc", dir);
+	rmdir(p);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_irqbalance_hint),
+		cmocka_unit_test(test_scan_every),
+		cmocka_unit_test(test_carried_interval),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
