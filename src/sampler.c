@@ -136,15 +136,14 @@ const struct advice *sampler_advice(const struct sampler *s)
 	return s->advise_ok ? &s->adv : NULL;
 }
 
-int sampler_tick(struct sampler *s)
+/* After cur (the next snapshot slot) was filled: metrics, advice, document. */
+static int tick_finish(struct sampler *s, unsigned next)
 {
 	struct encode_opts eo = { .host = s->host, .mode = s->mode, .whole_only = !s->all_disks };
-	unsigned next = s->ticks ? s->cur ^ 1 : 0;
 	struct snapshot *cur = &s->snap[next];
 	const struct snapshot *prev = &s->snap[next ^ 1];
 	int r;
 
-	s->last_err = collector_sample(&s->col, cur);
 	s->cur = next;
 	s->ticks++;
 	s->have_metrics = false;
@@ -163,6 +162,35 @@ int sampler_tick(struct sampler *s)
 	sb_reset(&s->json);
 	encode_sample(&s->json, cur, s->have_metrics ? &s->m : NULL, &eo);
 	return s->json.err;
+}
+
+int sampler_tick(struct sampler *s)
+{
+	unsigned next = s->ticks ? s->cur ^ 1 : 0;
+
+	s->last_err = collector_sample(&s->col, &s->snap[next]);
+	return tick_finish(s, next);
+}
+
+int sampler_tick_recorded(struct sampler *s, uint64_t id, int64_t mono_ns, int64_t real_ns,
+			  const void *payload, size_t len)
+{
+	unsigned next = s->ticks ? s->cur ^ 1 : 0;
+	struct snapshot *cur = &s->snap[next];
+
+	s->last_err = collector_unpack(&s->col, payload, len, cur);
+	if (s->last_err == -EBADMSG)
+		return -EBADMSG;
+	cur->id = id;
+	cur->mono_ns = mono_ns;
+	cur->real_ns = real_ns;
+	return tick_finish(s, next);
+}
+
+void sampler_restart(struct sampler *s)
+{
+	s->ticks = 0;
+	s->have_metrics = false;
 }
 
 const char *sampler_json(const struct sampler *s, size_t *ret_len)

@@ -78,6 +78,20 @@ void sampler_close(struct sampler *s);
  */
 int sampler_tick(struct sampler *s);
 
+/*
+ * sampler_tick() on a recorded sample: the snapshot comes from a flight
+ * recorder payload (collector_unpack) with the recorded id and times, and
+ * goes through the same metrics and encoding, so the document is the one
+ * the recording daemon sent. Same returns, plus -EBADMSG for a payload
+ * whose records overrun it (nothing changed then).
+ */
+int sampler_tick_recorded(struct sampler *s, uint64_t id, int64_t mono_ns, int64_t real_ns,
+			  const void *payload, size_t len);
+
+/* Forgets the previous sample: the next tick has no metrics, as a daemon's
+ * first sample (a recording's next run, or a jump in time). */
+void sampler_restart(struct sampler *s);
+
 /* The current document (NUL-terminated, no trailing newline) and its length
  * in *ret_len (may be NULL). NULL before the first successful tick. Valid
  * until the next sampler_tick() or sampler_close(). */
