@@ -323,7 +323,8 @@ static int cmd_history(struct daemon *d, struct client *c, const struct request 
 {
 	const struct hist_entry *last = history_latest(&d->hist);
 	int64_t seconds = -1, since = -1;
-	size_t from, count;
+	struct blob *old = NULL;
+	size_t from, count, nold = 0;
 	struct strbuf *sb;
 	int r1, r2, r;
 
@@ -339,9 +340,15 @@ static int cmd_history(struct daemon *d, struct client *c, const struct request 
 		from = history_find_from(&d->hist, last->mono_ns - seconds * 1000000000LL);
 	else
 		from = history_find_since(&d->hist, (uint64_t)since);
+	/* older than the ring: the flight recording's samples (rec.c) */
+	if (r1 && from == 0)
+		old = rec_history(d, seconds, last ? history_at(&d->hist, 0)->id : UINT64_MAX,
+				  &nold);
 	count = d->hist.n - from;
 	sb = server_reply_start(d, rq);
-	sb_printf(sb, ",\"count\":%zu", count);
+	sb_printf(sb, ",\"count\":%zu", count + nold);
+	if (d->rec)
+		sb_printf(sb, ",\"recorded\":%zu", nold);
 	if (count)
 		sb_printf(sb, ",\"first\":%llu,\"last\":%llu",
 			  (unsigned long long)history_at(&d->hist, from)->id,
@@ -350,6 +357,12 @@ static int cmd_history(struct daemon *d, struct client *c, const struct request 
 		sb_puts(sb, ",\"first\":null,\"last\":null");
 	sb_puts(sb, ",\"samples\":[");
 	r = queue_sb(d, c);
+	if (old && r >= 0) {
+		r = queue_seg(c, old, 0, old->len, false);
+		if (r >= 0 && count)
+			r = queue_seg(c, d->comma, 0, d->comma->len, false);
+	}
+	blob_unref(old);
 	for (size_t i = from, j; i < d->hist.n && r >= 0; i = j) {
 		const struct hist_entry *e = history_at(&d->hist, i);
 		struct blob *b;
@@ -427,6 +440,7 @@ static int cmd_status(struct daemon *d, struct client *c, const struct request *
 		sb_puts(sb, ",\"turbostat\":");
 		encode_turbo_columns(sb, m->turbo);
 	}
+	rec_status(d, sb);
 	return server_reply_finish(d, c);
 }
 

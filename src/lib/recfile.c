@@ -594,6 +594,7 @@ struct recreader {
 	unsigned which; /* buf[which] is the previous payload */
 	ZSTD_DCtx *dctx;
 	struct strbuf probs;
+	struct strbuf taken; /* what recreader_take_problems() returned last */
 	uint64_t nprobs;
 };
 
@@ -617,9 +618,15 @@ static void problem(struct recreader *r, const char *fmt, ...)
 
 const char *recreader_take_problems(struct recreader *r, uint64_t *ret_total)
 {
+	struct strbuf t = r->taken;
+
 	if (ret_total)
 		*ret_total = r->nprobs;
-	return r->probs.len && !r->probs.err ? sb_cstr(&r->probs) : NULL;
+	/* hand out the lines gathered so far and start a new list */
+	r->taken = r->probs;
+	r->probs = t;
+	sb_reset(&r->probs);
+	return r->taken.len && !r->taken.err ? sb_cstr(&r->taken) : NULL;
 }
 
 size_t recreader_segments(const struct recreader *r)
@@ -702,6 +709,7 @@ void recreader_close(struct recreader *r)
 	free(r->buf[1]);
 	ZSTD_freeDCtx(r->dctx);
 	sb_free(&r->probs);
+	sb_free(&r->taken);
 	free(r);
 }
 
@@ -936,10 +944,11 @@ int recreader_next(struct recreader *r, struct recframe *ret)
 	}
 }
 
-int recreader_seek(struct recreader *r, int64_t real_ns, bool with_prev)
+int recreader_seek(struct recreader *r, int64_t real_ns, unsigned flags, int64_t *ret_real)
 {
 	size_t lo = 0, hi = r->nsegs, s, k = 0, start, key;
 	uint64_t t_ms = real_ns > 0 ? (uint64_t)real_ns / 1000000 : 0;
+	bool before = flags & RECREADER_BEFORE, found = false;
 
 	/* the last segment that starts at or before t (names sort by start) */
 	while (lo < hi) {
@@ -951,24 +960,69 @@ int recreader_seek(struct recreader *r, int64_t real_ns, bool with_prev)
 			hi = mid;
 	}
 	s = lo ? lo - 1 : 0;
-	for (; s < r->nsegs; s++) {
-		if (!seg_load(r, s))
-			continue;
-		for (k = 0; k < r->nfr && r->fr[k].real_ns < real_ns; k++)
-			;
-		if (k < r->nfr)
-			break;
+	if (before) {
+		/* the last frame before t: in s, or the last of an earlier one */
+		for (size_t i = s + 1; i-- > 0 && !found;) {
+			if (!seg_load(r, i))
+				continue;
+			for (k = 0; k < r->nfr && r->fr[k].real_ns < real_ns; k++)
+				;
+			if (k > 0) {
+				k--;
+				s = i;
+				found = true;
+			}
+		}
+	} else {
+		for (; s < r->nsegs && !found; s++) {
+			if (!seg_load(r, s))
+				continue;
+			for (k = 0; k < r->nfr && r->fr[k].real_ns < real_ns; k++)
+				;
+			found = k < r->nfr;
+		}
 	}
 	r->discontinuity = true;
-	r->done = s >= r->nsegs;
-	if (r->done)
+	r->done = !found;
+	if (!found)
 		return 0;
-	start = with_prev && k > 0 ? k - 1 : k;
+	if (ret_real)
+		*ret_real = r->fr[k].real_ns;
+	start = (flags & RECREADER_WITH_PREV) && k > 0 ? k - 1 : k;
 	for (key = start; key > 0 && !r->fr[key].key; key--)
 		;
 	r->pos = key;
 	r->emit_from = start;
 	r->need_key = true;
 	r->have_prev = false;
-	return 0;
+	return 1;
+}
+
+int recreader_span(struct recreader *r, int64_t *ret_first, int64_t *ret_last)
+{
+	int64_t first = 0, last = 0;
+	bool have = false;
+
+	/* the first frame of the first readable segment, the last of the last */
+	for (size_t i = 0; i < r->nsegs && !have; i++)
+		if (seg_load(r, i) && r->nfr) {
+			first = r->fr[0].real_ns;
+			have = true;
+		}
+	for (size_t i = r->nsegs; have && i-- > 0;)
+		if (seg_load(r, i) && r->nfr) {
+			last = r->fr[r->nfr - 1].real_ns;
+			break;
+		}
+	/* back to the start */
+	r->cur = r->nsegs;
+	r->done = false;
+	r->discontinuity = true;
+	r->nfr = 0;
+	r->pos = 0;
+	if (!have)
+		return 0;
+	*ret_first = first;
+	*ret_last = last;
+	return 1;
 }

@@ -119,13 +119,24 @@ void recreader_close(struct recreader *r);
  */
 int recreader_next(struct recreader *r, struct recframe *ret);
 
+/* recreader_seek() flags */
+#define RECREADER_WITH_PREV 0x1u /* return the frame before the target first */
+#define RECREADER_BEFORE 0x2u	 /* the target: the last frame before real_ns */
+
 /*
- * Positions the reader so that recreader_next() returns the first frame
- * taken at or after real_ns (decoding from the key frame before it).
- * When with_prev, the frame before it (its predecessor in the same run)
- * is returned first, so a consumer computing rates has both. 0 or -errno.
+ * Positions the reader so that recreader_next() returns the target: the
+ * first frame taken at or after real_ns (or with RECREADER_BEFORE the last
+ * one before it), decoding from the key frame before it; with
+ * RECREADER_WITH_PREV the frame before the target (same segment) comes
+ * first, so a consumer computing rates has both. Returns 1 with the
+ * target's time in *ret_real (may be NULL), 0 when there is none (the
+ * reader is then at the end), or -errno.
  */
-int recreader_seek(struct recreader *r, int64_t real_ns, bool with_prev);
+int recreader_seek(struct recreader *r, int64_t real_ns, unsigned flags, int64_t *ret_real);
+
+/* The time of the first and last frames of the recording (reads the first
+ * and last segments; rewinds the reader). 1, or 0 when it has none. */
+int recreader_span(struct recreader *r, int64_t *ret_first, int64_t *ret_last);
 
 /* Problems met since the last call, one line each ("SEGMENT: what"), or
  * NULL when none; valid until the next recreader call. total (may be NULL)
