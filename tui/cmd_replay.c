@@ -27,14 +27,22 @@ int cli_parse_time(const char *s, int64_t now_ns, int64_t *ret_ns)
 	char *end;
 	time_t t;
 
-	if (s[0] == '@') { /* seconds since the epoch, as date(1) takes them */
-		long long v;
+	if (s[0] == '@') { /* seconds since the epoch, as date(1) takes them; a fraction too */
+		long long v, frac = 0, scale = 1000000000;
 
 		errno = 0;
 		v = strtoll(s + 1, &end, 10);
-		if (errno || end == s + 1 || *end || v < 0 || v > INT64_MAX / 1000000000)
+		if (errno || end == s + 1 || v < 0 || v > INT64_MAX / 1000000000 - 1)
 			return -EINVAL;
-		*ret_ns = v * 1000000000;
+		if (*end == '.')
+			for (end++; *end >= '0' && *end <= '9'; end++)
+				if (scale > 1) {
+					scale /= 10;
+					frac += (*end - '0') * scale;
+				}
+		if (*end)
+			return -EINVAL;
+		*ret_ns = v * 1000000000 + frac;
 		return 0;
 	}
 	if (s[0] == '-') { /* -90s, -15m, -2h, -1d: before now */
@@ -94,7 +102,8 @@ static const char replay_usage[] =
     "previous sample, b jump to a time), else tables, or with --json one\n"
     "document a line, the ones the daemon sent (doc/recording.md).\n"
     "TIME: 'YYYY-MM-DD HH:MM[:SS]', 'HH:MM[:SS]' (the last such time), '@EPOCH'\n"
-    "seconds, or '-15m' (s, m, h, d before now).\n"
+    "seconds (a fraction allowed: a document's timestamp_ms / 1000), or '-15m'\n"
+    "(s, m, h, d before now).\n"
     "  --at TIME      the sample taken at TIME (the first at or after it)\n"
     "  --from T --to T  every sample from T to T (to: the end when absent)\n"
     "  --json         NDJSON documents instead of tables\n";
