@@ -22,12 +22,14 @@
 #include <zstd.h>
 
 #include "grow.h"
+#include "recdiff.h"
 #include "recfile.h"
 #include "strbuf.h"
 
 static const char seg_magic[8] = { 'I', 'O', 'T', 'R', 'R', 'E', 'C', '\n' };
 #define FRAME_MAGIC 0x31524649u /* "IFR1" little-endian */
-#define FRAME_KEY 0x1u
+#define FRAME_KEY 0x1u	/* zstd of the payload */
+#define FRAME_DIFF 0x2u /* zstd of the recdiff from the previous frame's payload */
 #define FSYNC_NS (10 * INT64_C(1000000000))
 #define RETRY_NS (30 * INT64_C(1000000000))
 #define SEG_AGE_NS (3600 * INT64_C(1000000000))
@@ -227,6 +229,7 @@ struct recwriter {
 	unsigned char *out; /* frame header + compressed payload */
 	size_t out_cap;
 	ZSTD_CCtx *cctx;
+	struct strbuf diff; /* a delta frame before compression */
 	struct recwriter_stats st;
 };
 
@@ -239,9 +242,9 @@ static void fmt_bytes(char *buf, size_t size, uint64_t b)
 }
 
 /* Retention: the oldest segments go while the directory (with room for one
- * more full segment) exceeds max_bytes, or while everything in them is
+ * more full segment, or need bytes if more) exceeds max_bytes, or while everything in them is
  * older than max_age; never the segment being written. */
-static void retention(struct recwriter *w, int64_t now_real)
+static void retention(struct recwriter *w, int64_t now_real, uint64_t need)
 {
 	struct seg_ent *v = NULL;
 	uint64_t total = 0;
@@ -254,7 +257,7 @@ static void retention(struct recwriter *w, int64_t now_real)
 	for (int i = 0; i < n; i++)
 		total += v[i].size;
 	for (int i = 0; i + 1 < n; i++) {
-		bool too_big = total + w->seg_max > w->o.max_bytes;
+		bool too_big = total + (need > w->seg_max ? need : w->seg_max) > w->o.max_bytes;
 		/* segment i ends where i + 1 starts */
 		bool too_old = w->o.max_age_s > 0 &&
 			       (int64_t)v[i + 1].start_ms * 1000000 <
@@ -270,7 +273,7 @@ static void retention(struct recwriter *w, int64_t now_real)
 		}
 		keep_from = (size_t)i + 1;
 	}
-	/* the last one alone may still be too big only if max_bytes < a segment */
+	/* the newest alone may still be too big only if max_bytes < a segment */
 	w->st.bytes = total;
 	w->st.segments = (uint64_t)n - keep_from;
 	free(v);
@@ -324,7 +327,7 @@ static int check_floor(struct recwriter *w, int64_t mono, uint64_t need)
 	return 0;
 }
 
-static int seg_open(struct recwriter *w, int64_t mono, int64_t real)
+static int seg_open(struct recwriter *w, int64_t mono, int64_t real, uint64_t first_frame)
 {
 	unsigned char h[RECFILE_HDR_SIZE] = { 0 };
 	uint64_t ms = real > 0 ? (uint64_t)real / 1000000 : 0;
@@ -332,7 +335,7 @@ static int seg_open(struct recwriter *w, int64_t mono, int64_t real)
 	ssize_t n;
 	int fd = -1;
 
-	retention(w, real);
+	retention(w, real, RECFILE_HDR_SIZE + first_frame);
 	if (w->o.min_free && !check_floor(w, mono, w->o.min_free))
 		return 0;
 	/* a name taken (a restart within the same ms): the next ms */
@@ -425,7 +428,7 @@ int recwriter_open(const struct recwriter_opts *o, struct recwriter **ret_w)
 		return -ENOMEM;
 	}
 	w->st.recording = true;
-	retention(w, 0);
+	retention(w, 0, 0);
 	*ret_w = w;
 	return 0;
 }
@@ -436,6 +439,7 @@ void recwriter_close(struct recwriter *w)
 		return;
 	seg_close(w);
 	ZSTD_freeCCtx(w->cctx);
+	sb_free(&w->diff);
 	close(w->dirfd);
 	free(w->prev);
 	free(w->out);
@@ -445,15 +449,6 @@ void recwriter_close(struct recwriter *w)
 void recwriter_stats(const struct recwriter *w, struct recwriter_stats *ret)
 {
 	*ret = w->st;
-}
-
-static unsigned log2_up(size_t v)
-{
-	unsigned l = 10;
-
-	while (l < 27 && ((size_t)1 << l) < v)
-		l++;
-	return l;
 }
 
 static int write_all(int fd, const unsigned char *p, size_t len)
@@ -474,10 +469,37 @@ static int write_all(int fd, const unsigned char *p, size_t len)
 	return 0;
 }
 
+/* The frame's payload into w->out after the header's room: zstd of the
+ * payload (key) or of its difference from the previous one. */
+static int compress(struct recwriter *w, const void *payload, size_t len, bool key, size_t *ret_z)
+{
+	const void *src = payload;
+	size_t bound, z, src_len = len;
+
+	if (!key) {
+		sb_reset(&w->diff);
+		if (recdiff_encode((const char *)w->prev, w->prev_len, payload, len, &w->diff) < 0)
+			return -ENOMEM;
+		src = w->diff.buf;
+		src_len = w->diff.len;
+	}
+	bound = ZSTD_compressBound(src_len) + RECFILE_FRAME_HDR;
+	if (grow((void **)&w->out, &w->out_cap, bound, 1) < 0)
+		return -ENOMEM;
+	ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_and_parameters);
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->o.level);
+	z = ZSTD_compress2(w->cctx, w->out + RECFILE_FRAME_HDR, bound - RECFILE_FRAME_HDR, src,
+			   src_len);
+	if (ZSTD_isError(z))
+		return -ENOMEM;
+	*ret_z = z;
+	return 0;
+}
+
 int recwriter_append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
 		     const void *payload, size_t len)
 {
-	size_t bound, z;
+	size_t z;
 	bool key;
 	int e;
 
@@ -493,31 +515,29 @@ int recwriter_append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t 
 		w->st.recording = true;
 		w->st.reason[0] = '\0';
 	}
-	if (w->fd >= 0 && (w->seg_bytes >= w->seg_max || real_ns - w->seg_start_real >= SEG_AGE_NS ||
-			   real_ns < w->seg_start_real))
+	if (w->fd >= 0 && (real_ns - w->seg_start_real >= SEG_AGE_NS || real_ns < w->seg_start_real))
 		seg_close(w);
+	/* a new segment starts with a key frame */
+	key = w->fd < 0 || w->seg_frames % w->o.key_every == 0;
+	e = compress(w, payload, len, key, &z);
+	if (e < 0)
+		return e;
+	/* a frame that would take the segment past its size: in the next one */
+	if (w->fd >= 0 && w->seg_frames && w->seg_bytes + RECFILE_FRAME_HDR + z > w->seg_max) {
+		seg_close(w);
+		key = true;
+		e = compress(w, payload, len, key, &z);
+		if (e < 0)
+			return e;
+	}
 	if (w->fd < 0) {
-		e = seg_open(w, mono_ns, real_ns);
+		e = seg_open(w, mono_ns, real_ns, RECFILE_FRAME_HDR + z);
 		if (e <= 0)
 			return e;
 		w->last_fsync_mono = mono_ns;
 	}
-	key = w->seg_frames % w->o.key_every == 0;
-	bound = ZSTD_compressBound(len) + RECFILE_FRAME_HDR;
-	if (grow((void **)&w->out, &w->out_cap, bound, 1) < 0)
-		return -ENOMEM;
-	ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_and_parameters);
-	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->o.level);
-	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_windowLog,
-			       (int)log2_up(len + (key ? 0 : w->prev_len)));
-	if (!key && w->prev_len)
-		ZSTD_CCtx_refPrefix(w->cctx, w->prev, w->prev_len);
-	z = ZSTD_compress2(w->cctx, w->out + RECFILE_FRAME_HDR, bound - RECFILE_FRAME_HDR, payload,
-			   len);
-	if (ZSTD_isError(z))
-		return -ENOMEM;
 	put32(w->out, FRAME_MAGIC);
-	put32(w->out + 4, key ? FRAME_KEY : 0);
+	put32(w->out + 4, key ? FRAME_KEY : FRAME_DIFF);
 	put32(w->out + 8, (uint32_t)z);
 	put32(w->out + 12, (uint32_t)len);
 	put64(w->out + 16, w->seg_frames);
@@ -565,7 +585,8 @@ struct fidx {
 	int64_t mono_ns, real_ns;
 	uint32_t zlen, rlen;
 	bool key;
-	bool bad; /* CRC mismatch */
+	bool bad;     /* CRC mismatch */
+	bool unknown; /* neither a key nor a delta frame */
 };
 
 struct recreader {
@@ -589,9 +610,10 @@ struct recreader {
 	uint64_t last_run;
 	bool any_returned;
 	bool done; /* past the last frame */
-	unsigned char *buf[2];
-	size_t blen[2], bcap[2];
-	unsigned which; /* buf[which] is the previous payload */
+	struct strbuf pb[2]; /* payloads: pb[which] the last decoded */
+	unsigned which;
+	unsigned char *zbuf; /* a delta frame's difference, decompressed */
+	size_t zcap;
 	ZSTD_DCtx *dctx;
 	struct strbuf probs;
 	struct strbuf taken; /* what recreader_take_problems() returned last */
@@ -705,8 +727,9 @@ void recreader_close(struct recreader *r)
 	free(r->segs);
 	free(r->data);
 	free(r->fr);
-	free(r->buf[0]);
-	free(r->buf[1]);
+	sb_free(&r->pb[0]);
+	sb_free(&r->pb[1]);
+	free(r->zbuf);
 	ZSTD_freeDCtx(r->dctx);
 	sb_free(&r->probs);
 	sb_free(&r->taken);
@@ -841,6 +864,8 @@ static bool seg_load(struct recreader *r, size_t i)
 		f = &r->fr[r->nfr++];
 		f->off = off;
 		f->key = get32(h + 4) & FRAME_KEY;
+		/* a kind of frame this version does not know: newer, or damage */
+		f->unknown = !f->key && !(get32(h + 4) & FRAME_DIFF);
 		f->zlen = zlen;
 		f->rlen = get32(h + 12);
 		f->id = get64(h + 24);
@@ -853,24 +878,42 @@ static bool seg_load(struct recreader *r, size_t i)
 	return true;
 }
 
-/* Decodes frame k against the previous payload into the other buffer. */
+/* Decodes frame f (against the previous payload for a delta frame) into
+ * the other buffer. 0, -EBADMSG or -ENOMEM. */
 static int decode(struct recreader *r, const struct fidx *f)
 {
-	unsigned nw = r->which ^ 1;
-	size_t z;
+	const unsigned char *z = r->data + f->off + RECFILE_FRAME_HDR;
+	struct strbuf *out = &r->pb[r->which ^ 1];
+	unsigned long long n = ZSTD_getFrameContentSize(z, f->zlen);
+	size_t got;
+	int e;
 
-	if (grow((void **)&r->buf[nw], &r->bcap[nw], f->rlen ? f->rlen : 1, 1) < 0)
+	/* the sizes a writer of ours puts there, checked before any allocation */
+	if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR ||
+	    n > (f->key ? f->rlen : 2 * (unsigned long long)RECFILE_RAW_MAX))
+		return -EBADMSG;
+	if (grow((void **)&r->zbuf, &r->zcap, n ? (size_t)n : 1, 1) < 0)
 		return -ENOMEM;
 	ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_and_parameters);
-	ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, 27);
-	if (!f->key)
-		ZSTD_DCtx_refPrefix(r->dctx, r->buf[r->which], r->blen[r->which]);
-	z = ZSTD_decompressDCtx(r->dctx, r->buf[nw], f->rlen, r->data + f->off + RECFILE_FRAME_HDR,
-				f->zlen);
-	if (ZSTD_isError(z) || z != f->rlen)
+	ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, 28);
+	got = ZSTD_decompressDCtx(r->dctx, r->zbuf, (size_t)n, z, f->zlen);
+	if (ZSTD_isError(got) || got != n)
 		return -EBADMSG;
-	r->blen[nw] = z;
-	r->which = nw;
+	if (f->key) {
+		sb_reset(out);
+		sb_append(out, (const char *)r->zbuf, got);
+		e = out->err;
+	} else {
+		const struct strbuf *prev = &r->pb[r->which];
+
+		e = recdiff_decode(prev->buf ? prev->buf : "", prev->len, (const char *)r->zbuf, got,
+				   f->rlen, out);
+	}
+	if (e < 0)
+		return e == -ENOMEM ? e : -EBADMSG;
+	if (out->len != f->rlen)
+		return -EBADMSG;
+	r->which ^= 1;
 	return 0;
 }
 
@@ -879,6 +922,7 @@ int recreader_next(struct recreader *r, struct recframe *ret)
 	for (;;) {
 		const struct fidx *f;
 		bool lost = false;
+		int e;
 
 		if (r->done)
 			return 0;
@@ -901,13 +945,24 @@ int recreader_next(struct recreader *r, struct recframe *ret)
 			r->pos++;
 			continue;
 		}
+		if (f->unknown) {
+			problem(r, "%s: frame %zu (sample %" PRIu64 ") of an unknown kind, skipped",
+				r->segs[r->cur].name, r->pos, f->id);
+			r->need_key = true;
+			r->have_prev = false;
+			r->pos++;
+			continue;
+		}
 		if (!f->key && (r->need_key || !r->have_prev)) {
 			problem(r, "%s: frame %zu (sample %" PRIu64 ") depends on a lost frame, skipped",
 				r->segs[r->cur].name, r->pos, f->id);
 			r->pos++;
 			continue;
 		}
-		if (decode(r, f) < 0) {
+		e = decode(r, f);
+		if (e == -ENOMEM)
+			return e;
+		if (e < 0) {
 			problem(r, "%s: frame %zu (sample %" PRIu64 ") does not decompress, skipped",
 				r->segs[r->cur].name, r->pos, f->id);
 			r->need_key = true;
@@ -927,8 +982,8 @@ int recreader_next(struct recreader *r, struct recframe *ret)
 		ret->mono_ns = f->mono_ns;
 		ret->real_ns = f->real_ns;
 		ret->key = f->key;
-		ret->payload = r->buf[r->which];
-		ret->len = r->blen[r->which];
+		ret->payload = r->pb[r->which].buf ? r->pb[r->which].buf : "";
+		ret->len = r->pb[r->which].len;
 		ret->version = r->version;
 		ret->interval_ms = r->interval_ms;
 		ret->run_id = r->run_id;

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The flight recorder's delta frames: lines of the previous payload kept,
+ * numbers of a changed line stored as differences. Ops (one byte, then
+ * their operands):
+ *   1 SAME n       the next n lines are the previous payload's
+ *   2 NUMS d...    the next line is the previous one's with each number
+ *                  changed by d (one zigzag varint per digit run)
+ *   3 RAW len b... the next line is these bytes
+ *   4 SPARSE k (z d)...  as NUMS, for a line whose numbers mostly did not
+ *                  change: k pairs of (numbers unchanged before, change)
+ * NUMS, SPARSE and RAW replace one line of the previous payload (when any
+ * is left).
+ * A digit run takes part only when it reads back as printed: at most 19
+ * digits, no leading zero (so "%010u" or "0.05" lines are stored RAW).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "recdiff.h"
+#include "strbuf.h"
+
+enum { OP_SAME = 1, OP_NUMS = 2, OP_RAW = 3, OP_SPARSE = 4 };
+
+static void put_varint(struct strbuf *out, uint64_t v)
+{
+	char b[10];
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		b[n++] = (char)(v | 0x80);
+		v >>= 7;
+	}
+	b[n++] = (char)v;
+	sb_append(out, b, n);
+}
+
+static int get_varint(const unsigned char **p, const unsigned char *end, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		if (*p >= end)
+			return -EBADMSG;
+		v |= (uint64_t)(**p & 0x7f) << shift;
+		if (!(*(*p)++ & 0x80)) {
+			*ret = v;
+			return 0;
+		}
+	}
+	return -EBADMSG;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* The digit run at p (of n bytes) as a number, when it reads back as printed. */
+static bool run_value(const char *p, size_t n, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	if (n > 19 || (n > 1 && p[0] == '0'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (uint64_t)(p[i] - '0');
+	*ret = v;
+	return true;
+}
+
+static size_t digits_at(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && is_digit(*q))
+		q++;
+	return (size_t)(q - p);
+}
+
+static uint64_t zigzag(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+/* NUMS or SPARSE for new line (b, bn) against old line (a, an), the
+ * smaller; false (nothing appended) when their text around the numbers
+ * differs. deltas is scratch (the line's differences). */
+static bool encode_nums(const char *a, size_t an, const char *b, size_t bn, struct strbuf *out,
+			struct strbuf *deltas)
+{
+	const char *ae = a + an, *be = b + bn;
+	size_t count = 0, nonzero = 0;
+
+	sb_reset(deltas);
+	while (a < ae && b < be) {
+		if (is_digit(*a) && is_digit(*b)) {
+			size_t na = digits_at(a, ae), nb = digits_at(b, be);
+			uint64_t va, vb, d;
+
+			if (!run_value(a, na, &va) || !run_value(b, nb, &vb))
+				break;
+			d = vb - va;
+			sb_append(deltas, (const char *)&d, sizeof(d));
+			count++;
+			nonzero += d != 0;
+			a += na;
+			b += nb;
+		} else if (*a == *b && !is_digit(*a)) {
+			a++;
+			b++;
+		} else {
+			break;
+		}
+	}
+	if (a != ae || b != be || deltas->err)
+		return false;
+	/* a pair costs ~3 bytes, a zero 1: sparse when under a third changed */
+	if (nonzero * 3 < count) {
+		uint64_t zeros = 0;
+
+		sb_putc(out, OP_SPARSE);
+		put_varint(out, nonzero);
+		for (size_t i = 0; i < count; i++) {
+			uint64_t d;
+
+			memcpy(&d, deltas->buf + i * sizeof(d), sizeof(d));
+			if (!d) {
+				zeros++;
+				continue;
+			}
+			put_varint(out, zeros);
+			put_varint(out, zigzag(d));
+			zeros = 0;
+		}
+	} else {
+		sb_putc(out, OP_NUMS);
+		for (size_t i = 0; i < count; i++) {
+			uint64_t d;
+
+			memcpy(&d, deltas->buf + i * sizeof(d), sizeof(d));
+			put_varint(out, zigzag(d));
+		}
+	}
+	return true;
+}
+
+static size_t line_len(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+	return nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+}
+
+int recdiff_encode(const char *prev, size_t prev_len, const char *cur, size_t cur_len,
+		   struct strbuf *out)
+{
+	const char *a = prev, *ae = prev + prev_len, *b = cur, *be = cur + cur_len;
+	struct strbuf deltas = { 0 };
+	uint64_t same = 0;
+
+	while (b < be) {
+		size_t bn = line_len(b, be), an = a < ae ? line_len(a, ae) : 0;
+
+		if (a < ae && an == bn && memcmp(a, b, bn) == 0) {
+			same++;
+		} else {
+			if (same) {
+				sb_putc(out, OP_SAME);
+				put_varint(out, same);
+				same = 0;
+			}
+			if (a >= ae || !encode_nums(a, an, b, bn, out, &deltas)) {
+				sb_putc(out, OP_RAW);
+				put_varint(out, bn);
+				sb_append(out, b, bn);
+			}
+		}
+		a += an;
+		b += bn;
+	}
+	if (same) {
+		sb_putc(out, OP_SAME);
+		put_varint(out, same);
+	}
+	sb_free(&deltas);
+	return out->err;
+}
+
+/* Appends v in decimal. */
+static void put_dec(struct strbuf *out, uint64_t v)
+{
+	char b[20];
+	size_t n = sizeof(b);
+
+	do {
+		b[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	sb_append(out, b + n, sizeof(b) - n);
+}
+
+int recdiff_decode(const char *prev, size_t prev_len, const char *diff, size_t diff_len,
+		   size_t max, struct strbuf *out)
+{
+	const unsigned char *p = (const unsigned char *)diff, *pe = p + diff_len;
+	const char *a = prev, *ae = prev + prev_len;
+	int e;
+
+	sb_reset(out);
+	while (p < pe) {
+		uint64_t n;
+		int op = *p++;
+
+		if (op == OP_SAME) {
+			if ((e = get_varint(&p, pe, &n)) < 0)
+				return e;
+			for (; n; n--) {
+				size_t an;
+
+				if (a >= ae)
+					return -EBADMSG;
+				an = line_len(a, ae);
+				sb_append(out, a, an);
+				a += an;
+			}
+		} else if (op == OP_NUMS || op == OP_SPARSE) {
+			uint64_t pairs = 0, zeros = 0;
+			const char *le;
+
+			if (a >= ae)
+				return -EBADMSG;
+			if (op == OP_SPARSE && ((e = get_varint(&p, pe, &pairs)) < 0 ||
+						(pairs && (e = get_varint(&p, pe, &zeros)) < 0)))
+				return -EBADMSG;
+			le = a + line_len(a, ae);
+			while (a < le) {
+				size_t na = digits_at(a, le);
+				uint64_t v, d = 0;
+
+				if (!na) {
+					const char *q = a;
+
+					while (q < le && !is_digit(*q))
+						q++;
+					sb_append(out, a, (size_t)(q - a));
+					a = q;
+					continue;
+				}
+				if (!run_value(a, na, &v))
+					return -EBADMSG;
+				if (op == OP_NUMS) {
+					if (get_varint(&p, pe, &d) < 0)
+						return -EBADMSG;
+				} else if (pairs && !zeros) {
+					/* this number is the next pair's change */
+					if (get_varint(&p, pe, &d) < 0 || !d)
+						return -EBADMSG;
+					if (--pairs && get_varint(&p, pe, &zeros) < 0)
+						return -EBADMSG;
+				} else if (pairs) {
+					zeros--;
+				}
+				d = (d >> 1) ^ (uint64_t)-(int64_t)(d & 1);
+				put_dec(out, v + d);
+				a += na;
+			}
+			if (pairs)
+				return -EBADMSG; /* changes for numbers the line does not have */
+		} else if (op == OP_RAW) {
+			if ((e = get_varint(&p, pe, &n)) < 0)
+				return e;
+			if (n > (uint64_t)(pe - p))
+				return -EBADMSG;
+			sb_append(out, (const char *)p, (size_t)n);
+			p += n;
+			if (a < ae)
+				a += line_len(a, ae);
+		} else {
+			return -EBADMSG;
+		}
+		if (out->err)
+			return out->err;
+		if (out->len > max)
+			return -EFBIG;
+	}
+	return out->err;
+}
