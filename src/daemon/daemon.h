@@ -115,7 +115,7 @@ struct daemon {
 	struct recwriter *rec;	      /* rec.c: NULL without --record */
 	struct strbuf rec_buf;	      /* a sample's packed bytes */
 	uint64_t rec_run_id;	      /* this run's segments */
-	int64_t rec_sum_ns;	      /* time spent recording, for status */
+	int64_t rec_sum_ns;	      /* CPU time spent recording, for status */
 	int rec_last_err;
 	bool rec_logged_on; /* what the log last said: recording or not */
 	unsigned nclients;

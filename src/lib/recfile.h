@@ -3,11 +3,11 @@
  * recfile: the flight recorder's segment files (doc/recording.md). A
  * segment is a 256-byte header (magic, format version, host, boot id, run
  * id, interval) followed by frames, one per sample: a 52-byte header (sample
- * id, times, lengths, CRC32C) and a zstd payload compressed against the
- * previous frame's payload, with a key frame (no prefix) every key_every
- * frames. The payload is opaque here: collect packs and unpacks it. The
- * writer appends, rotates and deletes segments through one directory fd;
- * the reader treats every byte as hostile. Never prints.
+ * id, times, lengths, CRC32C) and a zstd payload, a key frame (the payload
+ * itself) every key_every frames and delta frames (its recdiff from the
+ * previous payload) between. The payload is opaque here: collect packs and
+ * unpacks it. The writer appends, rotates and deletes segments through one
+ * directory fd; the reader treats every byte as hostile. Never prints.
  */
 #ifndef IOTRIAGE_RECFILE_H
 #define IOTRIAGE_RECFILE_H
