@@ -64,9 +64,11 @@ struct source {
 
 	/* replay */
 	struct sampler_replay *rp;
-	int rp_dir;	  /* pending: +1 next, -1 previous, 2 jump to rp_target */
+	int rp_steps;	  /* pending: samples forward (> 0) or back (< 0) */
+	bool rp_jump;	  /* pending: to rp_target first */
 	int64_t rp_target;
 	int64_t rp_cur;	  /* real ns of the sample shown, 0 none */
+	uint64_t rp_id;	  /* its sample id */
 	int64_t rp_first; /* the recording's span */
 	int64_t rp_last;
 	uint32_t rp_itv_ms;
@@ -154,35 +156,54 @@ static int replay_start(struct source *src, const char *path, int64_t at, char *
 		return -ENOENT;
 	}
 	src->kind = SOURCE_REPLAY;
-	src->rp_dir = 2;
+	src->rp_jump = true;
 	src->rp_target = at == INT64_MIN ? src->rp_first : at;
 	return 0;
 }
 
+/* One move: a jump, one sample on, or one back. 1 moved (*ret_f), 0 no
+ * sample there, -errno. */
+static int replay_move(struct source *src, int how, const struct recframe **ret_f)
+{
+	int r = 1;
+
+	if (how == 2)
+		r = sampler_replay_seek(src->rp, src->rp_target, false);
+	else if (how < 0)
+		r = sampler_replay_seek(src->rp, src->rp_cur, true);
+	if (r > 0)
+		r = sampler_replay_next(src->rp, ret_f);
+	if (r > 0) {
+		src->rp_cur = (*ret_f)->real_ns;
+		src->rp_id = (*ret_f)->id;
+	}
+	return r;
+}
+
 static unsigned replay_dispatch(struct source *src, struct model *m)
 {
-	const struct recframe *f;
-	const char *doc;
+	const struct recframe *f = NULL;
+	const char *doc, *p;
 	size_t len;
 	int r = 1;
 
-	if (!src->rp_dir)
+	if (!src->rp_jump && !src->rp_steps)
 		return 0;
-	if (src->rp_dir == 2)
-		r = sampler_replay_seek(src->rp, src->rp_target, false);
-	else if (src->rp_dir < 0)
-		r = sampler_replay_seek(src->rp, src->rp_cur, true);
-	src->rp_dir = 0;
-	if (r > 0)
-		r = sampler_replay_next(src->rp, &f);
-	if (r <= 0) {
+	if (src->rp_jump)
+		r = replay_move(src, 2, &f);
+	src->rp_jump = false;
+	/* keys typed faster than drawn all count: T T is two samples back */
+	for (; r > 0 && src->rp_steps; src->rp_steps += src->rp_steps > 0 ? -1 : 1)
+		r = replay_move(src, src->rp_steps > 0 ? 1 : -1, &f);
+	src->rp_steps = 0;
+	if (r <= 0 || !f) {
 		set_state(src, "%s", r < 0 ? strerror(-r) : "no sample there: the recording ends");
 		/* back where we were: the reader is past the end now */
 		if (src->rp_cur)
 			sampler_replay_seek(src->rp, src->rp_cur + 1, false);
-		return UI_REDRAW;
+		if (!f)
+			return UI_REDRAW;
 	}
-	src->rp_cur = f->real_ns;
 	src->rp_itv_ms = f->interval_ms;
 	snprintf(src->host, sizeof(src->host), "%s", f->host);
 	doc = sampler_json(sampler_replay_sampler(src->rp), &len);
@@ -190,15 +211,11 @@ static unsigned replay_dispatch(struct source *src, struct model *m)
 		set_state(src, "sample %llu: cannot decode", (unsigned long long)f->id);
 		return UI_REDRAW;
 	}
-	{
-		const char *p = sampler_replay_problems(src->rp);
-		int n = p ? (int)strcspn(p, "\n") : 0;
-
-		if (p)
-			set_state(src, "skipped: %.*s", n, p);
-		else
-			src->state[0] = '\0';
-	}
+	p = sampler_replay_problems(src->rp);
+	if (p)
+		set_state(src, "skipped: %.*s", (int)strcspn(p, "\n"), p);
+	else if (r > 0)
+		src->state[0] = '\0';
 	return UI_REDRAW;
 }
 
@@ -206,7 +223,7 @@ unsigned source_replay_step(struct source *src, int dir)
 {
 	if (src->kind != SOURCE_REPLAY)
 		return 0;
-	src->rp_dir = dir > 0 ? 1 : -1;
+	src->rp_steps += dir > 0 ? 1 : -1;
 	return UI_REDRAW;
 }
 
@@ -214,7 +231,8 @@ unsigned source_replay_jump(struct source *src, int64_t real_ns)
 {
 	if (src->kind != SOURCE_REPLAY)
 		return 0;
-	src->rp_dir = 2;
+	src->rp_jump = true;
+	src->rp_steps = 0;
 	src->rp_target = real_ns;
 	return UI_REDRAW;
 }
@@ -239,11 +257,11 @@ void source_replay_timeline(const struct source *src, char *buf, size_t size, in
 	t = (time_t)(src->rp_last / 1000000000);
 	if (localtime_r(&t, &tm))
 		strftime(last, sizeof(last), "%m-%d %H:%M", &tm);
-	/* " WHEN  FIRST [----|----] LAST" */
-	n = snprintf(buf, size, " %s  %s [", when, first);
+	/* " WHEN #ID  FIRST [----|----] LAST" */
+	n = snprintf(buf, size, " %s #%llu  %s [", when, (unsigned long long)src->rp_id, first);
 	bar = w - n - (int)strlen(last) - 3;
 	if (n < 0 || (size_t)n >= size || bar < 4) {
-		snprintf(buf, size, " %s", when);
+		snprintf(buf, size, " %s #%llu", when, (unsigned long long)src->rp_id);
 		return;
 	}
 	at = span > 0 ? (int)((double)(src->rp_cur - src->rp_first) / (double)span * (bar - 1))
@@ -688,7 +706,7 @@ void source_pollfd(const struct source *src, struct pollfd *ret_pfd)
 int64_t source_deadline_ns(const struct source *src)
 {
 	if (src->kind == SOURCE_REPLAY)
-		return src->rp_dir ? 0 : INT64_MAX;
+		return src->rp_jump || src->rp_steps ? 0 : INT64_MAX;
 	if (src->kind == SOURCE_EMBEDDED)
 		return src->next_tick_ns;
 	return src->fd < 0 ? src->next_connect_ns : INT64_MAX;
