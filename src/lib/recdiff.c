@@ -11,8 +11,9 @@
  *                  change: k pairs of (numbers unchanged before, change)
  * NUMS, SPARSE and RAW replace one line of the previous payload (when any
  * is left).
- * A digit run takes part only when it reads back as printed: at most 19
- * digits, no leading zero (so "%010u" or "0.05" lines are stored RAW).
+ * A changed digit run takes part only when it reads back as printed: at
+ * most 19 digits, no leading zero (so a changed "%010u" or "0.05" makes
+ * its line RAW); an unchanged one is copied as text.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -87,62 +88,90 @@ static uint64_t zigzag(uint64_t d)
 
 /* NUMS or SPARSE for new line (b, bn) against old line (a, an), the
  * smaller; false (nothing appended) when their text around the numbers
- * differs. deltas is scratch (the line's differences). */
+ * differs. Equal bytes are skipped at memcmp's pace, counting the digit
+ * runs passed (unchanged numbers); only where they differ are numbers read.
+ * pairs is scratch: (unchanged before, change) of each changed number. */
 static bool encode_nums(const char *a, size_t an, const char *b, size_t bn, struct strbuf *out,
-			struct strbuf *deltas)
+			struct strbuf *pairs)
 {
-	const char *ae = a + an, *be = b + bn;
-	size_t count = 0, nonzero = 0;
+	size_t i = 0, j = 0, count = 0, zeros = 0, nonzero = 0;
+	bool in_run = false;
 
-	sb_reset(deltas);
-	while (a < ae && b < be) {
-		if (is_digit(*a) && is_digit(*b)) {
-			size_t na = digits_at(a, ae), nb = digits_at(b, be);
-			uint64_t va, vb, d;
+	sb_reset(pairs);
+	for (;;) {
+		size_t na, nb, si;
+		uint64_t va, vb, pr[2];
 
-			if (!run_value(a, na, &va) || !run_value(b, nb, &vb))
-				break;
-			d = vb - va;
-			sb_append(deltas, (const char *)&d, sizeof(d));
-			count++;
-			nonzero += d != 0;
-			a += na;
-			b += nb;
-		} else if (*a == *b && !is_digit(*a)) {
-			a++;
-			b++;
-		} else {
-			break;
+		/* the equal stretch: count the digit runs that start in it */
+		while (i < an && j < bn && a[i] == b[j]) {
+			bool d = is_digit(a[i]);
+
+			if (d && !in_run) {
+				count++;
+				zeros++;
+			}
+			in_run = d;
+			i++;
+			j++;
 		}
+		if (i == an && j == bn)
+			break;
+		/* a difference: it must be in a digit run of one of them (which
+		 * may have started in the equal bytes), else the text differs */
+		if (!(i < an && is_digit(a[i])) && !(j < bn && is_digit(b[j])))
+			return false;
+		/* back to the run's start, which the equal bytes share */
+		si = i;
+		while (si > 0 && is_digit(a[si - 1]))
+			si--;
+		if (si < i) { /* that run was counted as unchanged */
+			count--;
+			zeros--;
+		}
+		j -= i - si;
+		i = si;
+		na = digits_at(a + i, a + an);
+		nb = digits_at(b + j, b + bn);
+		if (!na || !nb || !run_value(a + i, na, &va) || !run_value(b + j, nb, &vb))
+			return false;
+		pr[0] = zeros;
+		pr[1] = vb - va;
+		sb_append(pairs, (const char *)pr, sizeof(pr));
+		count++;
+		nonzero++;
+		zeros = 0;
+		i += na;
+		j += nb;
+		in_run = false;
 	}
-	if (a != ae || b != be || deltas->err)
+	if (pairs->err)
 		return false;
 	/* a pair costs ~3 bytes, a zero 1: sparse when under a third changed */
 	if (nonzero * 3 < count) {
-		uint64_t zeros = 0;
-
 		sb_putc(out, OP_SPARSE);
 		put_varint(out, nonzero);
-		for (size_t i = 0; i < count; i++) {
-			uint64_t d;
+		for (size_t k = 0; k < nonzero; k++) {
+			uint64_t pr[2];
 
-			memcpy(&d, deltas->buf + i * sizeof(d), sizeof(d));
-			if (!d) {
-				zeros++;
-				continue;
-			}
-			put_varint(out, zeros);
-			put_varint(out, zigzag(d));
-			zeros = 0;
+			memcpy(pr, pairs->buf + k * sizeof(pr), sizeof(pr));
+			put_varint(out, pr[0]);
+			put_varint(out, zigzag(pr[1]));
 		}
 	} else {
-		sb_putc(out, OP_NUMS);
-		for (size_t i = 0; i < count; i++) {
-			uint64_t d;
+		size_t done = 0;
 
-			memcpy(&d, deltas->buf + i * sizeof(d), sizeof(d));
-			put_varint(out, zigzag(d));
+		sb_putc(out, OP_NUMS);
+		for (size_t k = 0; k < nonzero; k++) {
+			uint64_t pr[2];
+
+			memcpy(pr, pairs->buf + k * sizeof(pr), sizeof(pr));
+			for (uint64_t z = 0; z < pr[0]; z++)
+				sb_putc(out, 0);
+			put_varint(out, zigzag(pr[1]));
+			done += (size_t)pr[0] + 1;
 		}
+		for (; done < count; done++)
+			sb_putc(out, 0);
 	}
 	return true;
 }
@@ -158,7 +187,7 @@ int recdiff_encode(const char *prev, size_t prev_len, const char *cur, size_t cu
 		   struct strbuf *out)
 {
 	const char *a = prev, *ae = prev + prev_len, *b = cur, *be = cur + cur_len;
-	struct strbuf deltas = { 0 };
+	struct strbuf pairs = { 0 };
 	uint64_t same = 0;
 
 	while (b < be) {
@@ -172,7 +201,7 @@ int recdiff_encode(const char *prev, size_t prev_len, const char *cur, size_t cu
 				put_varint(out, same);
 				same = 0;
 			}
-			if (a >= ae || !encode_nums(a, an, b, bn, out, &deltas)) {
+			if (a >= ae || !encode_nums(a, an, b, bn, out, &pairs)) {
 				sb_putc(out, OP_RAW);
 				put_varint(out, bn);
 				sb_append(out, b, bn);
@@ -185,7 +214,7 @@ int recdiff_encode(const char *prev, size_t prev_len, const char *cur, size_t cu
 		sb_putc(out, OP_SAME);
 		put_varint(out, same);
 	}
-	sb_free(&deltas);
+	sb_free(&pairs);
 	return out->err;
 }
 
@@ -249,8 +278,6 @@ int recdiff_decode(const char *prev, size_t prev_len, const char *diff, size_t d
 					a = q;
 					continue;
 				}
-				if (!run_value(a, na, &v))
-					return -EBADMSG;
 				if (op == OP_NUMS) {
 					if (get_varint(&p, pe, &d) < 0)
 						return -EBADMSG;
@@ -263,6 +290,15 @@ int recdiff_decode(const char *prev, size_t prev_len, const char *diff, size_t d
 				} else if (pairs) {
 					zeros--;
 				}
+				if (!d) {
+					/* unchanged: its text, whatever it is */
+					sb_append(out, a, na);
+					a += na;
+					continue;
+				}
+				/* a changed number reads back as printed */
+				if (!run_value(a, na, &v))
+					return -EBADMSG;
 				d = (d >> 1) ^ (uint64_t)-(int64_t)(d & 1);
 				put_dec(out, v + d);
 				a += na;

@@ -65,6 +65,13 @@ static void test_recdiff_roundtrip(void **state)
 	/* a mostly unchanged line (sparse) and a fully changed one */
 	roundtrip("L 0 0 0 0 0 0 0 0 0 5 0 0\n", "L 0 0 0 0 0 0 0 0 0 6 0 0\n");
 	roundtrip("L 1 2 3 4 5 6\n", "L 2 3 4 5 6 7\n");
+	/* text right after a number changing, a number growing into text */
+	roundtrip("12a 5\n", "12b 5\n");
+	roundtrip("12 x\n", "123 x\n");
+	roundtrip("a 5\n", "a x\n");
+	roundtrip("x 12\n", "x 1\n");
+	/* unchanged odd numbers beside a changed one */
+	roundtrip("007 0.05 99999999999999999999 5\n", "007 0.05 99999999999999999999 6\n");
 	/* binary bytes (the payload's record headers) */
 	roundtrip("\x01\x00\x0a\x00 7\n\xff", "\x01\x00\x0a\x00 8\n\xfe");
 }
