@@ -241,8 +241,7 @@ struct sampler_replay {
 	int64_t target_ns; /* frames before it only feed the next one's metrics */
 };
 
-int sampler_replay_open(const char *path, struct sampler_replay **ret_r, char *why,
-			size_t why_size)
+int sampler_replay_open(const char *path, struct sampler_replay **ret_r, char *why, size_t why_size)
 {
 	struct sampler_opts so = { .skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT };
 	struct sampler_replay *r;

@@ -37,8 +37,8 @@ int cli_parse_time(const char *s, int64_t now_ns, int64_t *ret_ns);
 void cli_print_problems(const char *what, const char *lines);
 /* The recorded sample at (the first at or after) at_ns into *ret (a copy),
  * with its boot id and time. Errors are printed; 0 or -errno. */
-int cli_recording_snapshot(const char *path, int64_t at_ns, struct snapshot *ret,
-			   char *ret_boot, size_t boot_size, int64_t *ret_real);
+int cli_recording_snapshot(const char *path, int64_t at_ns, struct snapshot *ret, char *ret_boot,
+			   size_t boot_size, int64_t *ret_real);
 
 int cmd_snapshot(int argc, char **argv);
 int cmd_compute(int argc, char **argv);

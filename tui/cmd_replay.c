@@ -223,8 +223,8 @@ int cmd_replay(int argc, char **argv)
 	return ret;
 }
 
-int cli_recording_snapshot(const char *path, int64_t at_ns, struct snapshot *ret,
-			   char *ret_boot, size_t boot_size, int64_t *ret_real)
+int cli_recording_snapshot(const char *path, int64_t at_ns, struct snapshot *ret, char *ret_boot,
+			   size_t boot_size, int64_t *ret_real)
 {
 	struct sampler_replay *rp;
 	const struct recframe *f;

@@ -64,8 +64,8 @@ struct source {
 
 	/* replay */
 	struct sampler_replay *rp;
-	int rp_steps;	  /* pending: samples forward (> 0) or back (< 0) */
-	bool rp_jump;	  /* pending: to rp_target first */
+	int rp_steps; /* pending: samples forward (> 0) or back (< 0) */
+	bool rp_jump; /* pending: to rp_target first */
 	int64_t rp_target;
 	int64_t rp_cur;	  /* real ns of the sample shown, 0 none */
 	uint64_t rp_id;	  /* its sample id */
@@ -143,8 +143,7 @@ static void refresh_affinity(struct source *src, struct model *m)
 
 /* ---- replay ---- */
 
-static int replay_start(struct source *src, const char *path, int64_t at, char *err,
-			size_t errsz)
+static int replay_start(struct source *src, const char *path, int64_t at, char *err, size_t errsz)
 {
 	int r;
 
@@ -264,8 +263,7 @@ void source_replay_timeline(const struct source *src, char *buf, size_t size, in
 		snprintf(buf, size, " %s #%llu", when, (unsigned long long)src->rp_id);
 		return;
 	}
-	at = span > 0 ? (int)((double)(src->rp_cur - src->rp_first) / (double)span * (bar - 1))
-		      : 0;
+	at = span > 0 ? (int)((double)(src->rp_cur - src->rp_first) / (double)span * (bar - 1)) : 0;
 	for (int i = 0; i < bar && (size_t)n + 1 < size; i++)
 		buf[n++] = i == at ? '|' : '-';
 	snprintf(buf + n, size - (size_t)n, "] %s", last);

@@ -203,19 +203,18 @@ static void draw_header(struct ui *ui)
 		if (localtime_r(&t, &tm))
 			strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	}
-	if (source_kind(ui->src) == SOURCE_REPLAY) {
-		char tl[256];
-
-		/* where we are in the recording: atop's habit, a line of its own */
-		source_replay_timeline(ui->src, tl, sizeof(tl), COLS - 40);
-		snprintf(buf, sizeof(buf), " iotriage  replay  every %s  host %s %s", itv,
-			 m->host[0] ? m->host : "?", tl);
-		when[0] = '\0';
-	} else
 	n = snprintf(buf, sizeof(buf), " iotriage  %s%s%s  every %s  host %s  %s",
 		     source_kind(ui->src) == SOURCE_DAEMON ? "daemon " : "embedded",
 		     source_kind(ui->src) == SOURCE_DAEMON ? source_socket(ui->src) : "",
 		     ui->paused ? "  PAUSED" : "", itv, m->host[0] ? m->host : "?", when);
+	if (source_kind(ui->src) == SOURCE_REPLAY) {
+		char tl[256];
+
+		/* where we are in the recording: atop's habit, on the top line */
+		source_replay_timeline(ui->src, tl, sizeof(tl), COLS - 40);
+		snprintf(buf, sizeof(buf), " iotriage  replay  every %s  host %s %s", itv,
+			 m->host[0] ? m->host : "?", tl);
+	}
 	(void)n;
 	ui_fill(0, 0, COLS, ui_attr(ui, PAIR_HEADER));
 	ui_put(0, 0, COLS, ui_attr(ui, PAIR_HEADER), buf);
@@ -264,15 +263,14 @@ static void draw_footer(struct ui *ui, int y)
 	if (ui->editing) {
 		char buf[128];
 
-		if (ui->jumping)
-			snprintf(buf, sizeof(buf), "jump to (YYYY-MM-DD HH:MM[:SS], HH:MM, -15m): %s_",
-				 ui->edit);
-		else
 		snprintf(buf, sizeof(buf), "filter %s: %s_",
 			 ui->focus == PANEL_DISKS  ? "disks"
 			 : ui->focus == PANEL_CPUS ? "cpus"
 						   : "irqs",
 			 ui->edit);
+		if (ui->jumping) /* replay's b */
+			snprintf(buf, sizeof(buf),
+				 "jump to (YYYY-MM-DD HH:MM[:SS], HH:MM, -15m): %s_", ui->edit);
 		ui_put(y, 0, COLS, A_BOLD, buf);
 		return;
 	}

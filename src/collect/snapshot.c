@@ -359,9 +359,9 @@ enum {
 };
 
 static const uint16_t rec_tag[SRC__COUNT] = {
-	[SRC_UPTIME] = REC_TAG_UPTIME,		 [SRC_STAT] = REC_TAG_STAT,
-	[SRC_DISKSTATS] = REC_TAG_DISKSTATS,	 [SRC_INTERRUPTS] = REC_TAG_INTERRUPTS,
-	[SRC_SOFTIRQS] = REC_TAG_SOFTIRQS,	 [SRC_SYSBLOCK] = REC_TAG_SYSBLOCK,
+	[SRC_UPTIME] = REC_TAG_UPTIME,	     [SRC_STAT] = REC_TAG_STAT,
+	[SRC_DISKSTATS] = REC_TAG_DISKSTATS, [SRC_INTERRUPTS] = REC_TAG_INTERRUPTS,
+	[SRC_SOFTIRQS] = REC_TAG_SOFTIRQS,   [SRC_SYSBLOCK] = REC_TAG_SYSBLOCK,
 };
 
 static void rec_put(struct strbuf *out, uint16_t tag, int32_t err, const char *buf, size_t len)
@@ -458,10 +458,9 @@ static int rec_sysblock(struct collector *c, struct snapshot *s, const char *p, 
 	c->nblk = k;
 	for (size_t i = 0; i < t->n; i++) {
 		struct disk_raw *d = &t->rows[i];
-		const struct blockinfo *b = i < k && c->blk[i].major == d->major &&
-						    c->blk[i].minor == d->minor
-						? &c->blk[i]
-						: NULL;
+		const struct blockinfo *b =
+		    i < k && c->blk[i].major == d->major && c->blk[i].minor == d->minor ? &c->blk[i]
+											: NULL;
 
 		d->whole = b && b->whole;
 		d->iostats = b ? b->iostats : -1;

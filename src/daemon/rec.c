@@ -63,8 +63,8 @@ int rec_start(struct daemon *d)
 		daemon_log(LOG_ERR, "--record %s: %s", dir, strerror(errno));
 		return -errno;
 	}
-	dfd = record_private_dir(start, dir[0] == '/' ? "/" : ".", dir, &rec_words, why,
-				 sizeof(why));
+	dfd =
+	    record_private_dir(start, dir[0] == '/' ? "/" : ".", dir, &rec_words, why, sizeof(why));
 	close(start);
 	if (dfd < 0) {
 		daemon_log(LOG_ERR, "--record: %s", why);
@@ -165,8 +165,8 @@ void rec_status(struct daemon *d, struct strbuf *sb)
 struct blob *rec_history(struct daemon *d, int64_t seconds, uint64_t first_id, size_t *ret_count)
 {
 	int64_t now = real_now_ns(), from = now - seconds * INT64_C(1000000000);
-	int64_t span = d->args.interval_ms * INT64_C(1000000) *
-		       (REC_HISTORY_MAX + (int64_t)d->hist.n);
+	int64_t span =
+	    d->args.interval_ms * INT64_C(1000000) * (REC_HISTORY_MAX + (int64_t)d->hist.n);
 	struct sampler_replay *rp = NULL;
 	const struct recframe *f;
 	struct strbuf out = { 0 };

@@ -342,8 +342,8 @@ static int cmd_history(struct daemon *d, struct client *c, const struct request 
 		from = history_find_since(&d->hist, (uint64_t)since);
 	/* older than the ring: the flight recording's samples (rec.c) */
 	if (r1 && from == 0)
-		old = rec_history(d, seconds, last ? history_at(&d->hist, 0)->id : UINT64_MAX,
-				  &nold);
+		old =
+		    rec_history(d, seconds, last ? history_at(&d->hist, 0)->id : UINT64_MAX, &nold);
 	count = d->hist.n - from;
 	sb = server_reply_start(d, rq);
 	sb_printf(sb, ",\"count\":%zu", count + nold);

@@ -266,8 +266,8 @@ static void put_dec(struct strbuf *out, uint64_t v)
 	sb_append(out, b + n, sizeof(b) - n);
 }
 
-int recdiff_decode(const char *prev, size_t prev_len, const char *diff, size_t diff_len,
-		   size_t max, struct strbuf *out)
+int recdiff_decode(const char *prev, size_t prev_len, const char *diff, size_t diff_len, size_t max,
+		   struct strbuf *out)
 {
 	const unsigned char *p = (const unsigned char *)diff, *pe = p + diff_len;
 	const char *a = prev, *ae = prev + prev_len;
@@ -341,7 +341,7 @@ int recdiff_decode(const char *prev, size_t prev_len, const char *diff, size_t d
 				/* a changed number reads back as printed */
 				if (!run_value(a, na, &v))
 					return -EBADMSG;
-				d = (d >> 1) ^ (uint64_t)-(int64_t)(d & 1);
+				d = (d >> 1) ^ (uint64_t) - (int64_t)(d & 1);
 				put_dec(out, v + d);
 				a += na;
 			}

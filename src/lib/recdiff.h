@@ -23,7 +23,7 @@ int recdiff_encode(const char *prev, size_t prev_len, const char *cur, size_t cu
 /* Rebuilds cur from prev and a difference into out (reset first), at most
  * max bytes. 0, -EBADMSG (malformed, or not a difference of prev), -EFBIG
  * or -ENOMEM. */
-int recdiff_decode(const char *prev, size_t prev_len, const char *diff, size_t diff_len,
-		   size_t max, struct strbuf *out);
+int recdiff_decode(const char *prev, size_t prev_len, const char *diff, size_t diff_len, size_t max,
+		   struct strbuf *out);
 
 #endif

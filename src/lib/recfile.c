@@ -28,11 +28,11 @@
 
 static const char seg_magic[8] = { 'I', 'O', 'T', 'R', 'R', 'E', 'C', '\n' };
 #define FRAME_MAGIC 0x31524649u /* "IFR1" little-endian */
-#define FRAME_KEY 0x1u	/* zstd of the payload */
-#define FRAME_DIFF 0x2u /* zstd of the recdiff from the previous frame's payload */
-#define FSYNC_NS (10 * INT64_C(1000000000))
-#define RETRY_NS (30 * INT64_C(1000000000))
-#define SEG_AGE_NS (3600 * INT64_C(1000000000))
+#define FRAME_KEY   0x1u	/* zstd of the payload */
+#define FRAME_DIFF  0x2u	/* zstd of the recdiff from the previous frame's payload */
+#define FSYNC_NS    (10 * INT64_C(1000000000))
+#define RETRY_NS    (30 * INT64_C(1000000000))
+#define SEG_AGE_NS  (3600 * INT64_C(1000000000))
 /* "<13 digits of ms>-<16 hex of run id>.iotr" */
 #define SEG_NAME_LEN (13 + 1 + 16 + 5)
 
@@ -51,8 +51,8 @@ static void crc_init(void)
 	}
 	for (uint32_t i = 0; i < 256; i++)
 		for (int t = 1; t < 8; t++)
-			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^
-					  crc_table[0][crc_table[t - 1][i] & 0xff];
+			crc_table[t][i] =
+			    (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xff];
 }
 
 uint32_t crc32c(uint32_t crc, const void *buf, size_t len)
@@ -259,9 +259,9 @@ static void retention(struct recwriter *w, int64_t now_real, uint64_t need)
 	for (int i = 0; i + 1 < n; i++) {
 		bool too_big = total + (need > w->seg_max ? need : w->seg_max) > w->o.max_bytes;
 		/* segment i ends where i + 1 starts */
-		bool too_old = w->o.max_age_s > 0 &&
-			       (int64_t)v[i + 1].start_ms * 1000000 <
-				   now_real - w->o.max_age_s * INT64_C(1000000000);
+		bool too_old =
+		    w->o.max_age_s > 0 && (int64_t)v[i + 1].start_ms * 1000000 <
+					      now_real - w->o.max_age_s * INT64_C(1000000000);
 
 		if (!too_big && !too_old)
 			break;
@@ -396,8 +396,10 @@ int recwriter_open(const struct recwriter_opts *o, struct recwriter **ret_w)
 		w->o.max_bytes = (uint64_t)256 << 20;
 	if (!w->o.key_every)
 		w->o.key_every = RECFILE_KEY_EVERY;
+	/* level 1: as small as 3 on these differences (bench_record size), and
+	 * its smaller tables are cheaper to set up at each second's frame */
 	if (!w->o.level)
-		w->o.level = 3;
+		w->o.level = 1;
 	snprintf(w->host, sizeof(w->host), "%s", o->host ? o->host : "");
 	snprintf(w->mode, sizeof(w->mode), "%s", o->mode ? o->mode : "");
 	snprintf(w->boot_id, sizeof(w->boot_id), "%s", o->boot_id ? o->boot_id : "");
@@ -422,6 +424,8 @@ int recwriter_open(const struct recwriter_opts *o, struct recwriter **ret_w)
 		return e;
 	}
 	w->cctx = ZSTD_createCCtx();
+	if (w->cctx)
+		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->o.level);
 	if (!w->cctx) {
 		close(w->dirfd);
 		free(w);
@@ -486,8 +490,9 @@ static int compress(struct recwriter *w, const void *payload, size_t len, bool k
 	bound = ZSTD_compressBound(src_len) + RECFILE_FRAME_HDR;
 	if (grow((void **)&w->out, &w->out_cap, bound, 1) < 0)
 		return -ENOMEM;
-	ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_and_parameters);
-	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->o.level);
+	/* the parameters were set once (recwriter_open): a second's frame
+	 * should not pay for setting up zstd again */
+	ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_only);
 	z = ZSTD_compress2(w->cctx, w->out + RECFILE_FRAME_HDR, bound - RECFILE_FRAME_HDR, src,
 			   src_len);
 	if (ZSTD_isError(z))
@@ -515,7 +520,8 @@ int recwriter_append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t 
 		w->st.recording = true;
 		w->st.reason[0] = '\0';
 	}
-	if (w->fd >= 0 && (real_ns - w->seg_start_real >= SEG_AGE_NS || real_ns < w->seg_start_real))
+	if (w->fd >= 0 &&
+	    (real_ns - w->seg_start_real >= SEG_AGE_NS || real_ns < w->seg_start_real))
 		seg_close(w);
 	/* a new segment starts with a key frame */
 	key = w->fd < 0 || w->seg_frames % w->o.key_every == 0;
@@ -609,7 +615,7 @@ struct recreader {
 	bool discontinuity; /* the next returned frame starts a new run */
 	uint64_t last_run;
 	bool any_returned;
-	bool done; /* past the last frame */
+	bool done;	     /* past the last frame */
 	struct strbuf pb[2]; /* payloads: pb[which] the last decoded */
 	unsigned which;
 	unsigned char *zbuf; /* a delta frame's difference, decompressed */
@@ -620,7 +626,8 @@ struct recreader {
 	uint64_t nprobs;
 };
 
-static void problem(struct recreader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct recreader *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void problem(struct recreader *r, const char *fmt, ...)
 {
@@ -851,10 +858,11 @@ static bool seg_load(struct recreader *r, size_t i)
 			size_t next = resync(r, off + 1);
 
 			if (next >= r->size && get32(h) == FRAME_MAGIC)
-				problem(r, "%s: torn tail at offset %zu (%zu bytes), ignored",
-					name, off, r->size - off);
+				problem(r, "%s: torn tail at offset %zu (%zu bytes), ignored", name,
+					off, r->size - off);
 			else
-				problem(r, "%s: damaged frame header at offset %zu, %zu bytes skipped",
+				problem(r,
+					"%s: damaged frame header at offset %zu, %zu bytes skipped",
 					name, off, next - off);
 			off = next;
 			continue;
@@ -871,8 +879,8 @@ static bool seg_load(struct recreader *r, size_t i)
 		f->id = get64(h + 24);
 		f->mono_ns = (int64_t)get64(h + 32);
 		f->real_ns = (int64_t)get64(h + 40);
-		f->bad = get32(h + F_CRC) !=
-			 crc32c(crc32c(0, h, F_CRC), h + RECFILE_FRAME_HDR, zlen);
+		f->bad =
+		    get32(h + F_CRC) != crc32c(crc32c(0, h, F_CRC), h + RECFILE_FRAME_HDR, zlen);
 		off += RECFILE_FRAME_HDR + zlen;
 	}
 	return true;
@@ -906,8 +914,8 @@ static int decode(struct recreader *r, const struct fidx *f)
 	} else {
 		const struct strbuf *prev = &r->pb[r->which];
 
-		e = recdiff_decode(prev->buf ? prev->buf : "", prev->len, (const char *)r->zbuf, got,
-				   f->rlen, out);
+		e = recdiff_decode(prev->buf ? prev->buf : "", prev->len, (const char *)r->zbuf,
+				   got, f->rlen, out);
 	}
 	if (e < 0)
 		return e == -ENOMEM ? e : -EBADMSG;
@@ -954,7 +962,9 @@ int recreader_next(struct recreader *r, struct recframe *ret)
 			continue;
 		}
 		if (!f->key && (r->need_key || !r->have_prev)) {
-			problem(r, "%s: frame %zu (sample %" PRIu64 ") depends on a lost frame, skipped",
+			problem(r,
+				"%s: frame %zu (sample %" PRIu64
+				") depends on a lost frame, skipped",
 				r->segs[r->cur].name, r->pos, f->id);
 			r->pos++;
 			continue;
@@ -963,7 +973,8 @@ int recreader_next(struct recreader *r, struct recframe *ret)
 		if (e == -ENOMEM)
 			return e;
 		if (e < 0) {
-			problem(r, "%s: frame %zu (sample %" PRIu64 ") does not decompress, skipped",
+			problem(r,
+				"%s: frame %zu (sample %" PRIu64 ") does not decompress, skipped",
 				r->segs[r->cur].name, r->pos, f->id);
 			r->need_key = true;
 			r->have_prev = false;
@@ -991,7 +1002,8 @@ int recreader_next(struct recreader *r, struct recframe *ret)
 		memcpy(ret->mode, r->mode, sizeof(ret->mode));
 		memcpy(ret->boot_id, r->boot_id, sizeof(ret->boot_id));
 		ret->segment = r->segs[r->cur].name;
-		ret->new_run = r->discontinuity || lost || !r->any_returned || r->last_run != r->run_id;
+		ret->new_run =
+		    r->discontinuity || lost || !r->any_returned || r->last_run != r->run_id;
 		r->discontinuity = false;
 		r->any_returned = true;
 		r->last_run = r->run_id;

@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 /* The format this code writes; the reader reads every version up to it. */
-#define RECFILE_VERSION 1
-#define RECFILE_HDR_SIZE 256
+#define RECFILE_VERSION	  1
+#define RECFILE_HDR_SIZE  256
 #define RECFILE_FRAME_HDR 52
 /* A frame's payload, uncompressed: a big-256 host's sources are ~7 MB. */
 #define RECFILE_RAW_MAX ((size_t)192 << 20)
@@ -38,7 +38,7 @@ struct recwriter_opts {
 	int64_t max_age_s;    /* segments whose data are all older are removed; 0: no limit */
 	uint64_t min_free;    /* stop recording under this many free bytes; 0: no floor */
 	unsigned key_every;   /* 0: RECFILE_KEY_EVERY */
-	int level;	      /* zstd level; 0: 3 */
+	int level;	      /* zstd level; 0: 1 */
 	const char *host;
 	const char *mode;
 	const char *boot_id; /* /proc/sys/kernel/random/boot_id's text; NULL: none */
@@ -46,15 +46,15 @@ struct recwriter_opts {
 };
 
 struct recwriter_stats {
-	bool recording;	     /* false: stopped, reason says why */
-	char reason[256];    /* why recording stopped ("" while recording) */
-	uint64_t frames;     /* written by this writer */
-	uint64_t bytes;	     /* of all segments in the directory, as last counted */
-	uint64_t raw_bytes;  /* payload bytes before compression, this writer */
-	uint64_t segments;   /* in the directory */
-	uint64_t removed;    /* segments removed by retention, this writer */
+	bool recording;	    /* false: stopped, reason says why */
+	char reason[256];   /* why recording stopped ("" while recording) */
+	uint64_t frames;    /* written by this writer */
+	uint64_t bytes;	    /* of all segments in the directory, as last counted */
+	uint64_t raw_bytes; /* payload bytes before compression, this writer */
+	uint64_t segments;  /* in the directory */
+	uint64_t removed;   /* segments removed by retention, this writer */
 	uint64_t fsyncs;
-	char segment[64];    /* the current segment's name, "" when none */
+	char segment[64]; /* the current segment's name, "" when none */
 };
 
 struct recwriter;
@@ -121,7 +121,7 @@ int recreader_next(struct recreader *r, struct recframe *ret);
 
 /* recreader_seek() flags */
 #define RECREADER_WITH_PREV 0x1u /* return the frame before the target first */
-#define RECREADER_BEFORE 0x2u	 /* the target: the last frame before real_ns */
+#define RECREADER_BEFORE    0x2u /* the target: the last frame before real_ns */
 
 /*
  * Positions the reader so that recreader_next() returns the target: the

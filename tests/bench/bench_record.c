@@ -89,8 +89,10 @@ static int cmd_size(const char *src)
 	printf("%zu samples of %zu bytes (the first) from %s\n", pl.n, pl.len[0], src);
 	printf("%-6s %14s %14s\n", "level", "bytes/sample", "cpu us/sample");
 	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
-		struct recwriter_opts o = { .interval_ms = 1000, .max_bytes = (uint64_t)1 << 40,
-					    .level = levels[l], .run_id = 1 };
+		struct recwriter_opts o = { .interval_ms = 1000,
+					    .max_bytes = (uint64_t)1 << 40,
+					    .level = levels[l],
+					    .run_id = 1 };
 		struct recwriter_stats st;
 		struct recwriter *w;
 		char sub[64];
@@ -105,8 +107,9 @@ static int cmd_size(const char *src)
 		/* 3 rounds: key frames at their real share (1 in 60) */
 		t0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
 		for (size_t k = 0; k < 3 * pl.n; k++)
-			recwriter_append(w, k + 1, (int64_t)k * 1000000000, (int64_t)(k + 1) * 1000000000,
-					 pl.p[k % pl.n], pl.len[k % pl.n]);
+			recwriter_append(w, k + 1, (int64_t)k * 1000000000,
+					 (int64_t)(k + 1) * 1000000000, pl.p[k % pl.n],
+					 pl.len[k % pl.n]);
 		t0 = now_s(CLOCK_PROCESS_CPUTIME_ID) - t0;
 		recwriter_stats(w, &st);
 		recwriter_close(w);
@@ -120,7 +123,9 @@ static int cmd_size(const char *src)
 
 static int cmd_week(const char *src, const char *out, int days)
 {
-	struct recwriter_opts o = { .interval_ms = 1000, .max_bytes = (uint64_t)1 << 40, .run_id = 7 };
+	struct recwriter_opts o = { .interval_ms = 1000,
+				    .max_bytes = (uint64_t)1 << 40,
+				    .run_id = 7 };
 	int64_t n = (int64_t)days * 86400, base = INT64_C(1700000000) * 1000000000;
 	struct recwriter_stats st;
 	struct payloads pl;

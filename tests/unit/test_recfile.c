@@ -34,8 +34,7 @@ static void roundtrip(const char *a, const char *b)
 	struct strbuf d = { 0 }, out = { 0 };
 
 	assert_int_equal(recdiff_encode(a, strlen(a), b, strlen(b), &d), 0);
-	assert_int_equal(recdiff_decode(a, strlen(a), d.buf ? d.buf : "", d.len, 1 << 20, &out),
-			 0);
+	assert_int_equal(recdiff_decode(a, strlen(a), d.buf ? d.buf : "", d.len, 1 << 20, &out), 0);
 	assert_int_equal(out.len, strlen(b));
 	assert_memory_equal(out.buf ? out.buf : "", b, out.len);
 	sb_free(&d);
@@ -90,14 +89,16 @@ static void test_recdiff_hostile(void **state)
 			 -EBADMSG);
 	assert_int_equal(recdiff_decode(prev, sizeof(prev) - 1, "\x01\x7f", 2, 1 << 20, &out),
 			 -EBADMSG);
-	assert_int_equal(recdiff_decode(prev, sizeof(prev) - 1, "\x03\x7f" "ab", 4, 1 << 20, &out),
+	assert_int_equal(recdiff_decode(prev, sizeof(prev) - 1,
+					"\x03\x7f"
+					"ab",
+					4, 1 << 20, &out),
 			 -EBADMSG);
 	/* NUMS with too few changes; SPARSE with changes for numbers not there */
 	assert_int_equal(recdiff_decode(prev, sizeof(prev) - 1, "\x02\x00", 2, 1 << 20, &out),
 			 -EBADMSG);
-	assert_int_equal(recdiff_decode(prev, sizeof(prev) - 1, "\x04\x01\x05\x02", 4, 1 << 20,
-					&out),
-			 -EBADMSG);
+	assert_int_equal(
+	    recdiff_decode(prev, sizeof(prev) - 1, "\x04\x01\x05\x02", 4, 1 << 20, &out), -EBADMSG);
 	/* the output bound */
 	assert_int_equal(recdiff_decode(prev, sizeof(prev) - 1, "\x01\x02", 2, 4, &out), -EFBIG);
 	/* random bytes never crash (ASan builds check the reads) */
