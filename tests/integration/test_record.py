@@ -11,7 +11,8 @@ over trees this test owns:
 - kill -9, then a restart: a new segment, nothing lost but the unwritten;
 - a torn tail and a flipped bit: skipped and reported, the rest read;
 - a reboot (the tree's boot id changes): a new run, compute refuses the pair;
-- rotation and retention under --record-max-bytes (the big-256 host);
+- retention by --record-max-age, and rotation and retention under
+  --record-max-bytes (the big-256 host);
 - a full disk (a 512 KiB tmpfs) and the free-space floor: recording stops,
   says so in status and the log, the daemon goes on sampling;
 - the committed version-1 recording is read forever (tests/fixtures/record-v1).
@@ -242,6 +243,25 @@ def main():
               "compute across a reboot: exit %d %r" % (c.returncode, c.stderr))
         with open(segments(rec)[-1], "rb") as f:
             check(BOOT_B.encode() in f.read(256), "the new segment's header lacks the boot id")
+
+        # ---- --record-max-age: a segment whose successor started more than
+        # AGE ago goes; the last old one may hold data up to the next start ----
+        aged = os.path.join(tmp, "aged")
+        os.mkdir(aged, 0o700)
+        seg = segments(rec)[0]
+        old1 = os.path.join(aged, "1000000000000-00000000000000a1.iotr")
+        old2 = os.path.join(aged, "1000086400000-00000000000000a2.iotr")
+        shutil.copy(seg, old1)
+        shutil.copy(seg, old2)
+        d = Daemon(tmp, root=ta, interval=100, name="age",
+                   extra=["--core-only", "--record", aged, "--record-max-age", "1d"])
+        daemons.append(d)
+        wait_samples(d, 3)
+        st = d.status()["record"]
+        check(d.stop() == 0, "daemon age did not exit 0")
+        check(not os.path.exists(old1) and os.path.exists(old2) and st["removed"] == 1,
+              "--record-max-age 1d: old1 %s, old2 %s, %r"
+              % (os.path.exists(old1), os.path.exists(old2), st))
 
         # ---- rotation and retention: big-256, key frames of ~100 KB ----
         big = os.path.join(tmp, "big")
