@@ -113,8 +113,7 @@ void rec_sample(struct daemon *d)
 	sb_reset(&d->rec_buf);
 	r = collector_pack(&d->sampler->col, s, &d->rec_buf);
 	if (r >= 0)
-		r = recwriter_append(d->rec, s->id, s->mono_ns, s->real_ns, d->rec_buf.buf,
-				     d->rec_buf.len);
+		r = recwriter_append_take(d->rec, s->id, s->mono_ns, s->real_ns, &d->rec_buf);
 	d->rec_sum_ns += cpu_now_ns() - t0;
 	recwriter_stats(d->rec, &st);
 	/* log each change of state once, not every sample */

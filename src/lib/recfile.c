@@ -501,8 +501,8 @@ static int compress(struct recwriter *w, const void *payload, size_t len, bool k
 	return 0;
 }
 
-int recwriter_append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
-		     const void *payload, size_t len)
+static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
+		  const void *payload, size_t len, struct strbuf *take)
 {
 	size_t z;
 	bool key;
@@ -565,13 +565,26 @@ int recwriter_append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t 
 	w->st.frames++;
 	w->st.bytes += RECFILE_FRAME_HDR + z;
 	w->st.raw_bytes += len;
-	if (grow((void **)&w->prev, &w->prev_cap, len ? len : 1, 1) < 0) {
+	if (take) {
+		/* the caller's buffer becomes the previous payload, ours its
+		 * next one: 5.8 MB not copied a second on a 256-CPU host */
+		unsigned char *p = w->prev;
+		size_t cap = w->prev_cap;
+
+		w->prev = (unsigned char *)take->buf;
+		w->prev_cap = take->cap;
+		w->prev_len = len;
+		take->buf = (char *)p;
+		take->cap = cap;
+		take->len = 0;
+	} else if (grow((void **)&w->prev, &w->prev_cap, len ? len : 1, 1) < 0) {
 		w->prev_len = 0;
 		w->seg_frames = 0; /* the next frame is a key frame */
 		return 1;
+	} else {
+		memcpy(w->prev, payload, len);
+		w->prev_len = len;
 	}
-	memcpy(w->prev, payload, len);
-	w->prev_len = len;
 	/* power loss loses at most FSYNC_NS; a sample never waits on the disk */
 	if (mono_ns - w->last_fsync_mono >= FSYNC_NS) {
 		if (fdatasync(w->fd) == 0)
@@ -1092,4 +1105,19 @@ int recreader_span(struct recreader *r, int64_t *ret_first, int64_t *ret_last)
 	*ret_first = first;
 	*ret_last = last;
 	return 1;
+}
+
+int recwriter_append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
+		     const void *payload, size_t len)
+{
+	return append(w, id, mono_ns, real_ns, payload, len, NULL);
+}
+
+int recwriter_append_take(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
+			  struct strbuf *payload)
+{
+	if (payload->err)
+		return payload->err;
+	return append(w, id, mono_ns, real_ns, payload->buf ? payload->buf : "", payload->len,
+		      payload);
 }

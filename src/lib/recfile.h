@@ -78,6 +78,13 @@ int recwriter_open(const struct recwriter_opts *o, struct recwriter **ret_w);
 int recwriter_append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
 		     const void *payload, size_t len);
 
+/* recwriter_append() of payload's bytes; when written (1), payload's buffer
+ * is kept as the previous payload and payload gets another (reset), so
+ * the bytes are not copied. */
+struct strbuf;
+int recwriter_append_take(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
+			  struct strbuf *payload);
+
 void recwriter_stats(const struct recwriter *w, struct recwriter_stats *ret);
 
 /* fsyncs and closes the segment, frees; accepts NULL. */

@@ -3,7 +3,8 @@
 """iotriaged --record and iotriage replay (doc/recording.md), on real daemons
 over trees this test owns:
 
-- a record directory that is not root-owned 0700 is refused with the fix;
+- a record directory that is not root-owned 0700 is refused with the fix,
+  and so is a second daemon recording into the same one;
 - fidelity: every document the daemon sent (its history reply, which
   reaches back into the recording beyond a 1 s ring) is byte-identical to
   what `iotriage replay --json` makes of the recording;
@@ -144,6 +145,11 @@ def main():
                    extra=["--core-only", "--history", "1", "--record", rec])
         daemons.append(d)
         check(oct(os.stat(rec).st_mode & 0o7777) == "0o700", "record dir not created 0700")
+        # one writer per directory: a second daemon is refused, the first goes on
+        p = subprocess.run([env("IOTRIAGED"), "-f", "-s", os.path.join(tmp, "x.sock"),
+                            "--record", rec], capture_output=True, text=True, timeout=30)
+        check(p.returncode == 1 and "another iotriaged records there" in p.stderr,
+              "a second writer: exit %d, %r" % (p.returncode, p.stderr))
         wait_samples(d, 80)
         head, live = history_docs(d)
         st = d.status()["record"]
