@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,14 @@ static int mkdir_private(const char *dir)
 	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
 static int cmd_size(const char *src)
 {
 	static const int levels[] = { 1, 3, 6, 9 };
@@ -118,6 +127,8 @@ static int cmd_size(const char *src)
 		       (double)(st.bytes - RECFILE_HDR_SIZE * st.segments) / (double)st.frames,
 		       t0 * 1e6 / (double)st.frames);
 	}
+	/* the re-recordings are scratch (written in /tmp, ours alone) */
+	nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 	return 0;
 }
 
