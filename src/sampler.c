@@ -12,6 +12,7 @@
 
 #include "encode.h"
 #include "extsrc.h"
+#include "recfile.h"
 #include "sampler.h"
 
 static int dup_opt(const char *s, char **ret)
@@ -242,20 +243,16 @@ static void scan_account(struct sampler *s, struct snapshot *cur, int64_t spent_
 	snprintf(t->scan_why, sizeof(t->scan_why), "%s", s->scan_why ? s->scan_why : "");
 }
 
-int sampler_tick(struct sampler *s)
+/* After cur (the next snapshot slot) was filled: metrics, advice, the
+ * costs and the next cadence, the document. t0: the thread's CPU clock when
+ * the sample began. */
+static int tick_finish(struct sampler *s, unsigned next, int64_t t0)
 {
 	struct encode_opts eo = { .host = s->host, .mode = s->mode, .whole_only = !s->all_disks };
-	unsigned next = s->ticks ? s->cur ^ 1 : 0;
 	struct snapshot *cur = &s->snap[next];
-	struct snapshot *prev = &s->snap[next ^ 1];
-	int64_t t0 = snapshot_thread_cpu_ns();
+	const struct snapshot *prev = &s->snap[next ^ 1];
 	int r;
 
-	s->scan_why = scan_reason(s);
-	s->col.noscan = !s->scan_why;
-	s->last_err = collector_sample(&s->col, cur);
-	if (s->ticks)
-		carry_procs(cur, prev);
 	s->cur = next;
 	s->ticks++;
 	s->have_metrics = false;
@@ -275,6 +272,57 @@ int sampler_tick(struct sampler *s)
 	sb_reset(&s->json);
 	encode_sample(&s->json, cur, s->have_metrics ? &s->m : NULL, &eo);
 	return s->json.err;
+}
+
+int sampler_tick(struct sampler *s)
+{
+	unsigned next = s->ticks ? s->cur ^ 1 : 0;
+	int64_t t0 = snapshot_thread_cpu_ns();
+
+	s->scan_why = scan_reason(s);
+	s->col.noscan = !s->scan_why;
+	s->last_err = collector_sample(&s->col, &s->snap[next]);
+	if (s->ticks)
+		carry_procs(&s->snap[next], &s->snap[next ^ 1]);
+	return tick_finish(s, next, t0);
+}
+
+int sampler_tick_recorded(struct sampler *s, uint64_t id, int64_t mono_ns, int64_t real_ns,
+			  const void *payload, size_t len)
+{
+	unsigned next = s->ticks ? s->cur ^ 1 : 0;
+	struct snapshot *cur = &s->snap[next];
+	int64_t t0 = snapshot_thread_cpu_ns();
+
+	s->scan_why = NULL; /* a recording has no processes to scan */
+	s->last_err = collector_unpack(&s->col, payload, len, cur);
+	if (s->last_err == -EBADMSG)
+		return -EBADMSG;
+	cur->id = id;
+	cur->mono_ns = mono_ns;
+	cur->real_ns = real_ns;
+	return tick_finish(s, next, t0);
+}
+
+int sampler_set_labels(struct sampler *s, const char *host, const char *mode)
+{
+	char *h = NULL, *m = NULL;
+
+	if (dup_opt(host, &h) < 0 || dup_opt(mode, &m) < 0) {
+		free(h);
+		return -ENOMEM;
+	}
+	free(s->host);
+	free(s->mode);
+	s->host = h;
+	s->mode = m;
+	return 0;
+}
+
+void sampler_restart(struct sampler *s)
+{
+	s->ticks = 0;
+	s->have_metrics = false;
 }
 
 const char *sampler_json(const struct sampler *s, size_t *ret_len)
@@ -299,4 +347,104 @@ const struct metrics *sampler_metrics(const struct sampler *s)
 int sampler_last_error(const struct sampler *s)
 {
 	return s->last_err;
+}
+
+struct sampler_replay {
+	struct recreader *rd;
+	struct sampler *s;
+	struct recframe f;
+	int64_t target_ns; /* frames before it only feed the next one's metrics */
+};
+
+int sampler_replay_open(const char *path, struct sampler_replay **ret_r, char *why, size_t why_size)
+{
+	struct sampler_opts so = { .skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT };
+	struct sampler_replay *r;
+	int e;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->target_ns = INT64_MIN;
+	e = recreader_open(path, &r->rd, why, why_size);
+	if (e < 0) {
+		free(r);
+		return e;
+	}
+	/* the collector's root is never read: the bytes come from the frames */
+	e = sampler_open(&so, &r->s);
+	if (e < 0) {
+		snprintf(why, why_size, "replay: %s", strerror(-e));
+		recreader_close(r->rd);
+		free(r);
+		return e;
+	}
+	*ret_r = r;
+	return 0;
+}
+
+void sampler_replay_close(struct sampler_replay *r)
+{
+	if (!r)
+		return;
+	recreader_close(r->rd);
+	sampler_close(r->s);
+	free(r);
+}
+
+int sampler_replay_seek(struct sampler_replay *r, int64_t real_ns, bool before)
+{
+	int64_t t = real_ns;
+	int e;
+
+	e = recreader_seek(r->rd, real_ns, RECREADER_WITH_PREV | (before ? RECREADER_BEFORE : 0),
+			   &t);
+	r->target_ns = t;
+	return e;
+}
+
+int sampler_replay_span(struct sampler_replay *r, int64_t *ret_first, int64_t *ret_last)
+{
+	return recreader_span(r->rd, ret_first, ret_last);
+}
+
+int sampler_replay_next(struct sampler_replay *r, const struct recframe **ret_f)
+{
+	for (;;) {
+		int e = recreader_next(r->rd, &r->f);
+
+		if (e <= 0)
+			return e;
+		if (r->f.new_run) {
+			sampler_restart(r->s);
+			e = sampler_set_labels(r->s, r->f.host[0] ? r->f.host : NULL,
+					       r->f.mode[0] ? r->f.mode : NULL);
+			if (e < 0)
+				return e;
+		}
+		e = sampler_tick_recorded(r->s, r->f.id, r->f.mono_ns, r->f.real_ns, r->f.payload,
+					  r->f.len);
+		if (e == -ENOMEM)
+			return e;
+		if (e < 0) {
+			sampler_restart(r->s); /* a payload that lies: the next one starts afresh */
+			continue;
+		}
+		if (r->f.real_ns < r->target_ns)
+			continue;
+		*ret_f = &r->f;
+		return 1;
+	}
+}
+
+struct sampler *sampler_replay_sampler(struct sampler_replay *r)
+{
+	return r->s;
+}
+
+const char *sampler_replay_problems(struct sampler_replay *r)
+{
+	const char *p = recreader_take_problems(r->rd, NULL);
+
+	return p;
 }

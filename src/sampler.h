@@ -100,6 +100,24 @@ void sampler_close(struct sampler *s);
  */
 int sampler_tick(struct sampler *s);
 
+/*
+ * sampler_tick() on a recorded sample: the snapshot comes from a flight
+ * recorder payload (collector_unpack) with the recorded id and times, and
+ * goes through the same metrics and encoding, so the document is the one
+ * the recording daemon sent. Same returns, plus -EBADMSG for a payload
+ * whose records overrun it (nothing changed then).
+ */
+int sampler_tick_recorded(struct sampler *s, uint64_t id, int64_t mono_ns, int64_t real_ns,
+			  const void *payload, size_t len);
+
+/* The "host" and "mode" written in the next documents (a replay writes the
+ * recording's). 0 or -ENOMEM (nothing changed). */
+int sampler_set_labels(struct sampler *s, const char *host, const char *mode);
+
+/* Forgets the previous sample: the next tick has no metrics, as a daemon's
+ * first sample (a recording's next run, or a jump in time). */
+void sampler_restart(struct sampler *s);
+
 /* The current document (NUL-terminated, no trailing newline) and its length
  * in *ret_len (may be NULL). NULL before the first successful tick. Valid
  * until the next sampler_tick() or sampler_close(). */
@@ -141,5 +159,40 @@ const struct metrics *sampler_metrics(const struct sampler *s);
 /* 0, or collector_sample()'s -errno when neither /proc/stat nor
  * /proc/diskstats could be read for the current sample. */
 int sampler_last_error(const struct sampler *s);
+
+/*
+ * Replay of a flight recording (doc/recording.md): a reader on DIR or one
+ * segment file and a sampler with no optional sources and no advice, fed
+ * the recorded bytes. Each sample's document is the one the recording
+ * daemon sent (for a --core-only daemon byte for byte; a full daemon's
+ * document also carried the optional sections and advice, not recorded).
+ */
+struct recframe;
+struct sampler_replay;
+
+/* 0 or -errno with why set; *ret_r only on success. */
+int sampler_replay_open(const char *path, struct sampler_replay **ret_r, char *why,
+			size_t why_size);
+void sampler_replay_close(struct sampler_replay *r);
+
+/* The next sample is the first one taken at or after real_ns (before: the
+ * last one taken before it), its metrics from the sample before it (when
+ * of the same run). 1, 0 when there is no such sample, or -errno. */
+int sampler_replay_seek(struct sampler_replay *r, int64_t real_ns, bool before);
+
+/* The times of the recording's first and last samples: 1, or 0 when empty.
+ * Rewinds to the first sample. */
+int sampler_replay_span(struct sampler_replay *r, int64_t *ret_first, int64_t *ret_last);
+
+/* Replays the next sample: 1 (its document in sampler_replay_sampler()'s
+ * sampler_json(), its frame in *ret_f, valid until the next call), 0 at the
+ * end, -errno (-ENOMEM). Damage met on the way is skipped: see
+ * sampler_replay_problems(). */
+int sampler_replay_next(struct sampler_replay *r, const struct recframe **ret_f);
+
+struct sampler *sampler_replay_sampler(struct sampler_replay *r);
+
+/* The reader's problems since the last call, one a line; NULL when none. */
+const char *sampler_replay_problems(struct sampler_replay *r);
 
 #endif

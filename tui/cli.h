@@ -3,6 +3,7 @@
 #ifndef IOTRIAGE_CLI_H
 #define IOTRIAGE_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "metrics.h"
@@ -37,6 +38,19 @@ void report_print(FILE *f, const struct snapshot *cur, const struct metrics *m, 
 
 /* Prints each unavailable source of s to stderr as a warning. */
 void report_sources(const struct snapshot *s, const char *label);
+
+/* tui/cmd_replay.c: flight recordings (iotriaged --record). */
+#define CLI_RECORD_DIR "/var/lib/iotriage/record"
+int cmd_replay(int argc, char **argv);
+/* A time as replay takes it ("YYYY-MM-DD HH:MM[:SS]", "HH:MM[:SS]", "@EPOCH",
+ * "-15m") into real-time ns; now_ns for the relative forms. 0 or -EINVAL. */
+int cli_parse_time(const char *s, int64_t now_ns, int64_t *ret_ns);
+/* Each line of lines as "iotriage: WHAT: LINE" on stderr; lines may be NULL. */
+void cli_print_problems(const char *what, const char *lines);
+/* The recorded sample at (the first at or after) at_ns into *ret (a copy),
+ * with its boot id and time. Errors are printed; 0 or -errno. */
+int cli_recording_snapshot(const char *path, int64_t at_ns, struct snapshot *ret, char *ret_boot,
+			   size_t boot_size, int64_t *ret_real);
 
 int cmd_snapshot(int argc, char **argv);
 int cmd_compute(int argc, char **argv);

@@ -25,7 +25,7 @@
 #include "strbuf.h"
 #include "text.h"
 
-enum { OPT_ROOT = 0x100, OPT_ALL, OPT_SOCKET };
+enum { OPT_ROOT = 0x100, OPT_ALL, OPT_SOCKET, OPT_RECORDING };
 
 static const struct option common_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
@@ -33,6 +33,7 @@ static const struct option common_opts[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "socket", required_argument, NULL, OPT_SOCKET },
+	{ "recording", required_argument, NULL, OPT_RECORDING },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -42,7 +43,8 @@ struct common_args {
 	bool json;
 	bool all_disks;
 	const char *root;
-	const char *socket; /* snapshot only: a daemon's socket */
+	const char *socket;    /* snapshot only: a daemon's socket */
+	const char *recording; /* compute only: BEFORE and AFTER are instants of it */
 };
 
 static int parse_common(int argc, char **argv, const char *usage, struct common_args *a)
@@ -74,6 +76,9 @@ static int parse_common(int argc, char **argv, const char *usage, struct common_
 		case OPT_SOCKET:
 			a->socket = optarg;
 			break;
+		case OPT_RECORDING:
+			a->recording = optarg;
+			break;
 		case 'h':
 			printf("%s", usage);
 			return 1;
@@ -97,12 +102,15 @@ static int emit(const struct snapshot *cur, const struct metrics *m, const struc
 	struct advice adv = { 0 };
 
 	gethostname(host, sizeof(host) - 1);
+	/* a recording holds no topology: no advice on this host's */
+	if (a->recording)
+		topo_root = NULL;
 	if (a->json) {
 		struct strbuf sb = { 0 };
 		struct encode_opts o = { .host = host, .mode = mode, .whole_only = !a->all_disks };
 
 		/* findings and suggestions from the topology of the same root */
-		if (suggest_advise_root(topo_root, cur, m, &adv) == 0)
+		if (topo_root && suggest_advise_root(topo_root, cur, m, &adv) == 0)
 			o.advice = &adv;
 		encode_sample(&sb, cur, m, &o);
 		advice_free(&adv);
@@ -251,8 +259,46 @@ out:
 
 static const char compute_usage[] =
     "Usage: iotriage compute BEFORE AFTER [--interval MS] [--json] [--all]\n"
-    "Metrics from two recorded trees (iotriage capture). The interval is the\n"
+    "       iotriage compute --recording DIR|FILE TIME1 TIME2 [--json] [--all]\n"
+    "Metrics from two recorded trees (iotriage capture), or from the samples of a\n"
+    "flight recording (iotriaged --record) taken at (the first at or after) TIME1\n"
+    "and TIME2 (times as iotriage replay takes them). The interval is the\n"
     "difference of their /proc/uptime, as sysstat takes it, unless --interval.\n";
+
+/* BEFORE and AFTER of compute --recording: two instants of one boot. */
+static int load_instants(const struct common_args *a, char **argv, struct snapshot *b,
+			 struct snapshot *c)
+{
+	char boot_b[40], boot_c[40];
+	int64_t tb, tc, rb, rc, now;
+	struct timespec ts;
+	int r;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	for (int i = 0; i < 2; i++)
+		if (cli_parse_time(argv[i], now, i ? &tc : &tb) < 0) {
+			cli_error(argv[i], "not a time (see iotriage replay --help)");
+			return -EINVAL;
+		}
+	r = cli_recording_snapshot(a->recording, tb, b, boot_b, sizeof(boot_b), &rb);
+	if (r >= 0)
+		r = cli_recording_snapshot(a->recording, tc, c, boot_c, sizeof(boot_c), &rc);
+	if (r < 0)
+		return r;
+	if (rc <= rb) {
+		cli_error("compute", "%s is not after %s in the recording", argv[1], argv[0]);
+		return -EINVAL;
+	}
+	if (strcmp(boot_b, boot_c) != 0) {
+		cli_error("compute",
+			  "the two samples are of different boots (boot id %s, then %s): the "
+			  "counters restarted between them",
+			  boot_b, boot_c);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 /*
  * Names the devices and CPUs present in only one tree. A tree whose
@@ -307,6 +353,11 @@ int cmd_compute(int argc, char **argv)
 		cli_error("compute", "--socket does not apply: BEFORE and AFTER are the samples");
 		return EXIT_USAGE;
 	}
+	if (a.recording) {
+		if (load_instants(&a, argv + optind, &b, &c) < 0)
+			goto out;
+		goto rates;
+	}
 	r = snapshot_load_tree(argv[optind], &b);
 	report_sources(&b, argv[optind]);
 	if (r < 0) {
@@ -319,6 +370,7 @@ int cmd_compute(int argc, char **argv)
 		cli_error(argv[optind + 1], "cannot read the tree: %s", strerror(-r));
 		goto out;
 	}
+rates:
 	if (a.interval_ms) {
 		itv = (uint64_t)(a.interval_ms + 5) / 10;
 	} else {

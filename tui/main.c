@@ -19,6 +19,7 @@ static const char usage[] =
     "  snapshot [--interval MS] [--json]   measure one interval on this host\n"
     "  compute BEFORE AFTER [--json]       metrics from two recorded trees\n"
     "  capture DIR                         record this host's counters into DIR\n"
+    "  replay [DIR|FILE] [--at T] [--json] a flight recording (iotriaged --record)\n"
     "  bench --filename=PATH [fio options] load a disk as fio does (see bench --help)\n"
     "  suggest [--json]                    findings and suggestions, with undo\n"
     "  apply ID                            apply suggestion ID (root), journal its undo\n"
@@ -41,7 +42,7 @@ static const struct command commands[] = {
 	{ "snapshot", cmd_snapshot }, { "compute", cmd_compute }, { "capture", cmd_capture },
 	{ "bench", cmd_bench },	      { "suggest", cmd_suggest }, { "apply", cmd_apply },
 	{ "undo", cmd_undo },	      { "worker", cmd_worker },	  { "threads", cmd_threads },
-	{ "metrics", cmd_metrics },
+	{ "metrics", cmd_metrics },   { "replay", cmd_replay },
 };
 
 /* No command: the live view on a terminal; a pipe or a script gets one

@@ -26,6 +26,7 @@
 #include "model_findings.h"
 #include "irqaff.h"
 #include "model_worker.h"
+#include "recfile.h"
 #include "root.h"
 #include "sampler.h"
 #include "source.h"
@@ -67,6 +68,17 @@ struct source {
 	char *wbuf;
 	size_t wlen, wcap;
 	struct json_tokener *tok;
+
+	/* replay */
+	struct sampler_replay *rp;
+	int rp_steps; /* pending: samples forward (> 0) or back (< 0) */
+	bool rp_jump; /* pending: to rp_target first */
+	int64_t rp_target;
+	int64_t rp_cur;	  /* real ns of the sample shown, 0 none */
+	uint64_t rp_id;	  /* its sample id */
+	int64_t rp_first; /* the recording's span */
+	int64_t rp_last;
+	uint32_t rp_itv_ms;
 
 	/* /proc/irq/N affinities: --root, or the daemon's root (status) */
 	bool root_given;
@@ -134,6 +146,134 @@ static void refresh_affinity(struct source *src, struct model *m)
 		snprintf(q->smp_list, sizeof(q->smp_list), "%s", a.smp_list);
 		snprintf(q->eff_list, sizeof(q->eff_list), "%s", a.eff_list);
 	}
+}
+
+/* ---- replay ---- */
+
+static int replay_start(struct source *src, const char *path, int64_t at, char *err, size_t errsz)
+{
+	int r;
+
+	r = sampler_replay_open(path, &src->rp, err, errsz);
+	if (r < 0)
+		return r;
+	if (sampler_replay_span(src->rp, &src->rp_first, &src->rp_last) <= 0) {
+		snprintf(err, errsz, "%s: no recorded sample", path);
+		return -ENOENT;
+	}
+	src->kind = SOURCE_REPLAY;
+	src->rp_jump = true;
+	src->rp_target = at == INT64_MIN ? src->rp_first : at;
+	return 0;
+}
+
+/* One move: a jump, one sample on, or one back. 1 moved (*ret_f), 0 no
+ * sample there, -errno. */
+static int replay_move(struct source *src, int how, const struct recframe **ret_f)
+{
+	int r = 1;
+
+	if (how == 2)
+		r = sampler_replay_seek(src->rp, src->rp_target, false);
+	else if (how < 0)
+		r = sampler_replay_seek(src->rp, src->rp_cur, true);
+	if (r > 0)
+		r = sampler_replay_next(src->rp, ret_f);
+	if (r > 0) {
+		src->rp_cur = (*ret_f)->real_ns;
+		src->rp_id = (*ret_f)->id;
+	}
+	return r;
+}
+
+static unsigned replay_dispatch(struct source *src, struct model *m)
+{
+	const struct recframe *f = NULL;
+	const char *doc, *p;
+	size_t len;
+	int r = 1;
+
+	if (!src->rp_jump && !src->rp_steps)
+		return 0;
+	if (src->rp_jump)
+		r = replay_move(src, 2, &f);
+	src->rp_jump = false;
+	/* keys typed faster than drawn all count: T T is two samples back */
+	for (; r > 0 && src->rp_steps; src->rp_steps += src->rp_steps > 0 ? -1 : 1)
+		r = replay_move(src, src->rp_steps > 0 ? 1 : -1, &f);
+	src->rp_steps = 0;
+	if (r <= 0 || !f) {
+		set_state(src, "%s", r < 0 ? strerror(-r) : "no sample there: the recording ends");
+		/* back where we were: the reader is past the end now */
+		if (src->rp_cur)
+			sampler_replay_seek(src->rp, src->rp_cur + 1, false);
+		if (!f)
+			return UI_REDRAW;
+	}
+	src->rp_itv_ms = f->interval_ms;
+	snprintf(src->host, sizeof(src->host), "%s", f->host);
+	doc = sampler_json(sampler_replay_sampler(src->rp), &len);
+	if (!doc || model_apply_text(m, doc, len, MODEL_HISTORY | MODEL_VIEW) < 0) {
+		set_state(src, "sample %llu: cannot decode", (unsigned long long)f->id);
+		return UI_REDRAW;
+	}
+	p = sampler_replay_problems(src->rp);
+	if (p)
+		set_state(src, "skipped: %.*s", (int)strcspn(p, "\n"), p);
+	else if (r > 0)
+		src->state[0] = '\0';
+	return UI_REDRAW;
+}
+
+unsigned source_replay_step(struct source *src, int dir)
+{
+	if (src->kind != SOURCE_REPLAY)
+		return 0;
+	src->rp_steps += dir > 0 ? 1 : -1;
+	return UI_REDRAW;
+}
+
+unsigned source_replay_jump(struct source *src, int64_t real_ns)
+{
+	if (src->kind != SOURCE_REPLAY)
+		return 0;
+	src->rp_jump = true;
+	src->rp_steps = 0;
+	src->rp_target = real_ns;
+	return UI_REDRAW;
+}
+
+void source_replay_timeline(const struct source *src, char *buf, size_t size, int w)
+{
+	int64_t span = src->rp_last - src->rp_first;
+	char when[32] = "", first[32] = "", last[32] = "";
+	int bar, at, n;
+	struct tm tm;
+	time_t t;
+
+	buf[0] = '\0';
+	if (src->kind != SOURCE_REPLAY || size < 8)
+		return;
+	t = (time_t)(src->rp_cur / 1000000000);
+	if (src->rp_cur && localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	t = (time_t)(src->rp_first / 1000000000);
+	if (localtime_r(&t, &tm))
+		strftime(first, sizeof(first), "%m-%d %H:%M", &tm);
+	t = (time_t)(src->rp_last / 1000000000);
+	if (localtime_r(&t, &tm))
+		strftime(last, sizeof(last), "%m-%d %H:%M", &tm);
+	/* " WHEN #ID  FIRST [----|----] LAST" */
+	n = snprintf(buf, size, " %s #%llu  %s [", when, (unsigned long long)src->rp_id, first);
+	bar = w - n - (int)strlen(last) - 3;
+	if (n < 0 || (size_t)n >= size || bar < 4) {
+		snprintf(buf, size, " %s #%llu", when, (unsigned long long)src->rp_id);
+		return;
+	}
+	at = span > 0 ? (int)((double)(src->rp_cur - src->rp_first) / (double)span * (bar - 1)) : 0;
+	for (int i = 0; i < bar && (size_t)n + 1 < size; i++)
+		buf[n++] = i == at ? '|' : '-';
+	snprintf(buf + n, size - (size_t)n, "] %s", last);
 }
 
 /* ---- embedded ---- */
@@ -555,6 +695,13 @@ int source_open(const struct source_opts *o, struct source **ret_src, char *err,
 		snprintf(err, errsz, "%s", strerror(ENOMEM));
 		goto fail;
 	}
+	if (o->replay) {
+		r = replay_start(src, o->replay, o->replay_at, err, errsz);
+		if (r < 0)
+			goto fail;
+		*ret_src = src;
+		return 0;
+	}
 	/* --root without --socket names the tree to sample, not a daemon's */
 	if (!o->embedded && (o->socket || !o->root)) {
 		if (o->socket) {
@@ -606,6 +753,7 @@ void source_close(struct source *src)
 	if (src->fd >= 0)
 		close(src->fd);
 	sampler_close(src->sampler);
+	sampler_replay_close(src->rp);
 	if (src->have_root)
 		root_close(&src->root);
 	if (src->tok)
@@ -624,6 +772,8 @@ void source_pollfd(const struct source *src, struct pollfd *ret_pfd)
 
 int64_t source_deadline_ns(const struct source *src)
 {
+	if (src->kind == SOURCE_REPLAY)
+		return src->rp_jump || src->rp_steps ? 0 : INT64_MAX;
 	if (src->kind == SOURCE_EMBEDDED)
 		return src->next_tick_ns;
 	/* wake to give up on a silent daemon, whatever the screen does */
@@ -635,11 +785,15 @@ unsigned source_dispatch(struct source *src, short revents, int64_t now_ns, stru
 {
 	if (src->kind == SOURCE_EMBEDDED)
 		return embedded_dispatch(src, now_ns, m, paused);
+	if (src->kind == SOURCE_REPLAY)
+		return replay_dispatch(src, m);
 	return daemon_dispatch(src, revents, now_ns, m, paused);
 }
 
 unsigned source_step_interval(struct source *src, int dir, int64_t now_ns)
 {
+	if (src->kind == SOURCE_REPLAY)
+		return 0; /* the recording's interval is what it is */
 	if (src->kind == SOURCE_EMBEDDED) {
 		size_t n = sizeof(itv_steps_ms) / sizeof(itv_steps_ms[0]);
 		long next = src->interval_ms;
@@ -699,12 +853,14 @@ long source_interval_ms(const struct source *src)
 {
 	if (src->kind == SOURCE_EMBEDDED)
 		return src->interval_ms;
+	if (src->kind == SOURCE_REPLAY)
+		return (long)src->rp_itv_ms;
 	return src->daemon_itv_ms * (long)src->every;
 }
 
 bool source_connected(const struct source *src)
 {
-	return src->kind == SOURCE_EMBEDDED || (src->fd >= 0 && src->hello_ok);
+	return src->kind != SOURCE_DAEMON || (src->fd >= 0 && src->hello_ok);
 }
 
 const char *source_socket(const struct source *src)

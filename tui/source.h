@@ -19,6 +19,7 @@
 enum source_kind {
 	SOURCE_EMBEDDED,
 	SOURCE_DAEMON,
+	SOURCE_REPLAY, /* a flight recording, stepped by keys (iotriage replay) */
 };
 
 struct source_opts {
@@ -26,6 +27,8 @@ struct source_opts {
 	bool embedded;	    /* never try a daemon */
 	long interval_ms;   /* embedded sampling interval; 0 = 1000 */
 	const char *root;   /* --root: sampled tree (embedded) and /proc/irq (both) */
+	const char *replay; /* a flight recording (DIR or FILE): replay it, nothing live */
+	int64_t replay_at;  /* its first sample shown: at or after this real ns */
 };
 
 struct source;
@@ -68,6 +71,12 @@ unsigned source_step_interval(struct source *src, int dir, int64_t now_ns);
 void source_want_procs(struct source *src, bool want);
 
 enum source_kind source_kind(const struct source *src);
+/* Replay: the next (dir > 0) or previous (dir < 0) sample, or the one at
+ * (at or after) real_ns; shown at the next dispatch. UI_REDRAW. */
+unsigned source_replay_step(struct source *src, int dir);
+unsigned source_replay_jump(struct source *src, int64_t real_ns);
+/* Replay: a timeline of width w ("03:12:05 [----|-----] 2d 4h") into buf. */
+void source_replay_timeline(const struct source *src, char *buf, size_t size, int w);
 /* The interval the tables show, in ms (0 unknown yet). */
 long source_interval_ms(const struct source *src);
 /* True when samples flow: always for embedded, a live daemon connection. */

@@ -218,6 +218,14 @@ static void draw_header(struct ui *ui)
 		     source_kind(ui->src) == SOURCE_DAEMON ? "daemon " : "embedded",
 		     source_kind(ui->src) == SOURCE_DAEMON ? source_socket(ui->src) : "",
 		     ui->paused ? "  PAUSED" : "", itv, m->host[0] ? m->host : "?", when);
+	if (source_kind(ui->src) == SOURCE_REPLAY) {
+		char tl[256];
+
+		/* where we are in the recording: atop's habit, on the top line */
+		source_replay_timeline(ui->src, tl, sizeof(tl), COLS - 40);
+		snprintf(buf, sizeof(buf), " iotriage  replay  every %s  host %s %s", itv,
+			 m->host[0] ? m->host : "?", tl);
+	}
 	(void)n;
 	ui_fill(0, 0, COLS, ui_attr(ui, PAIR_HEADER));
 	ui_put(0, 0, COLS, ui_attr(ui, PAIR_HEADER), buf);
@@ -271,6 +279,9 @@ static void draw_footer(struct ui *ui, int y)
 			 : ui->focus == PANEL_CPUS ? "cpus"
 						   : "irqs",
 			 ui->edit);
+		if (ui->jumping) /* replay's b */
+			snprintf(buf, sizeof(buf),
+				 "jump to (YYYY-MM-DD HH:MM[:SS], HH:MM, -15m): %s_", ui->edit);
 		ui_put(y, 0, COLS, A_BOLD, buf);
 		return;
 	}
@@ -507,9 +518,40 @@ static unsigned key_sort(struct ui *ui)
 	return UI_REDRAW;
 }
 
+/* replay's 'b': the typed time, on Enter */
+static unsigned key_jump(struct ui *ui, int ch)
+{
+	struct timespec ts;
+	int64_t t;
+
+	if (ch == 27) {
+		ui->editing = ui->jumping = false;
+		return UI_REDRAW;
+	}
+	if (ch != '\n' && ch != '\r' && ch != KEY_ENTER) {
+		if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && ui->edit_len)
+			ui->edit[--ui->edit_len] = '\0';
+		else if (ch >= 32 && ch < 127 && ui->edit_len + 1 < sizeof(ui->edit)) {
+			ui->edit[ui->edit_len++] = (char)ch;
+			ui->edit[ui->edit_len] = '\0';
+		}
+		return UI_REDRAW;
+	}
+	ui->editing = ui->jumping = false;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (cli_parse_time(ui->edit, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, &t) < 0) {
+		snprintf(ui->note, sizeof(ui->note), "'%s' is not a time", ui->edit);
+		return UI_REDRAW;
+	}
+	return source_replay_jump(ui->src, t);
+}
+
 static unsigned key_edit(struct ui *ui, int ch)
 {
 	struct panel *p = &ui->panels[ui->focus];
+
+	if (ui->jumping)
+		return key_jump(ui, ch);
 
 	switch (ch) {
 	case 27: /* Esc: clear */
@@ -632,6 +674,15 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 
 		if (!(f & UI_PASS))
 			return f;
+	}
+	/* replay: atop's keys for time (turbostat's sources are not recorded) */
+	if (source_kind(ui->src) == SOURCE_REPLAY && (ch == 't' || ch == 'T' || ch == 'b')) {
+		if (ch != 'b')
+			return source_replay_step(ui->src, ch == 't' ? 1 : -1);
+		ui->editing = ui->jumping = true;
+		ui->edit[0] = '\0';
+		ui->edit_len = 0;
+		return UI_REDRAW;
 	}
 	switch (ch) {
 	case 'q':
@@ -912,9 +963,29 @@ static int parse_args(int argc, char **argv, struct ui_opts *o)
 	return 0;
 }
 
+static int tui_run(const struct ui_opts *op, const char *replay, int64_t at_ns);
+
 int cmd_tui(int argc, char **argv)
 {
 	struct ui_opts o = { .await_ms = UI_DEFAULT_AWAIT_MS };
+	int r;
+
+	r = parse_args(argc, argv, &o);
+	if (r)
+		return r > 0 ? EXIT_OK : -r;
+	return tui_run(&o, NULL, 0);
+}
+
+int ui_replay(const char *path, int64_t at_ns)
+{
+	struct ui_opts o = { .await_ms = UI_DEFAULT_AWAIT_MS };
+
+	return tui_run(&o, path, at_ns);
+}
+
+static int tui_run(const struct ui_opts *op, const char *replay, int64_t at_ns)
+{
+	const struct ui_opts o = *op;
 	struct source_opts so;
 	struct ui *ui;
 	struct sigaction sa = { .sa_handler = restore_fatal };
@@ -924,9 +995,6 @@ int cmd_tui(int argc, char **argv)
 	char err[512];
 	int r, sfd, ret = EXIT_FAIL;
 
-	r = parse_args(argc, argv, &o);
-	if (r)
-		return r > 0 ? EXIT_OK : -r;
 	setlocale(LC_ALL, "");
 	ui = calloc(1, sizeof(*ui));
 	if (!ui) {
@@ -940,7 +1008,9 @@ int cmd_tui(int argc, char **argv)
 	so = (struct source_opts){ .socket = o.socket,
 				   .embedded = o.embedded,
 				   .interval_ms = o.interval_ms,
-				   .root = o.root };
+				   .root = o.root,
+				   .replay = replay,
+				   .replay_at = at_ns };
 	r = source_open(&so, &ui->src, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "iotriage: %s\n", err);

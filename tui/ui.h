@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <ncurses.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model.h"
 #include "model_irqgroup.h"
@@ -139,6 +140,7 @@ struct ui {
 	bool help;
 	int help_top;
 	bool editing; /* '/' typed: keys go to the filter line */
+	bool jumping; /* replay's 'b' typed: the edit line is a time to jump to */
 	char edit[64];
 	size_t edit_len;
 	bool color;
@@ -168,6 +170,10 @@ struct ui_opts {
 
 /* `iotriage [OPTIONS]` on a terminal: runs the TUI, returns the exit status. */
 int cmd_tui(int argc, char **argv);
+/* The live view's panels on a flight recording (iotriage replay on a
+ * terminal), starting at the sample at or after at_ns (INT64_MIN: the
+ * first). Returns an exit code. */
+int ui_replay(const char *path, int64_t at_ns);
 
 /* One frame of the loop's drawing, as after a new sample (tests/bench/
  * bench_tui.c measures it). */

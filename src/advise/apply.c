@@ -536,68 +536,16 @@ static int journal_read(int dfd, const char *id, struct apply_journal *ret)
 	return e;
 }
 
-/*
- * Whether the directory fd (shown as shown) may hold or lead to the
- * journal: owned by root or the caller; the journal directory itself
- * (final) 0700, one on the way writable by no one else unless sticky
- * (/tmp). Anyone else who can write there could plant a journal that undo
- * would replay as root, or swap the directory. 0 or -EPERM with why.
- */
-static int state_dir_check(int fd, const char *shown, bool final, char *why, size_t size)
-{
-	const char *me = geteuid() == 0 ? "root:root" : "$(id -un)";
-	struct stat st;
-
-	if (fstat(fd, &st) < 0) {
-		int e = -errno;
-
-		snprintf(why, size, "%s: %s", shown, strerror(-e));
-		return e;
-	}
-	if (final && ((st.st_mode & 077) || (st.st_uid != 0 && st.st_uid != geteuid()))) {
-		snprintf(why, size,
-			 "%s is mode %04o, owner uid %u: the undo journal directory must be "
-			 "0700 and owned by root (or you), or whoever else can write there "
-			 "can plant a journal that undo replays; check its *.undo files, then: "
-			 "chown %s %s && chmod 0700 %s",
-			 shown, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, me, shown,
-			 shown);
-		return -EPERM;
-	}
-	if (!final && ((st.st_uid != 0 && st.st_uid != geteuid()) ||
-		       ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))) {
-		snprintf(why, size,
-			 "%s (on the way to the undo journal) is mode %04o, owner uid %u: "
-			 "whoever else owns or can write it can swap the journal directory; "
-			 "fix: chown %s %s && chmod go-w %s, or use --state-dir elsewhere",
-			 shown, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, me, shown,
-			 shown);
-		return -EPERM;
-	}
-	return 0;
-}
-
-/* True when s (the rest of a path) names a step other than "" or ".". */
-static bool more_steps(const char *s)
-{
-	while (*s) {
-		size_t n = strcspn(s, "/");
-
-		if (n && !(n == 1 && s[0] == '.'))
-			return true;
-		s += n;
-		while (*s == '/')
-			s++;
-	}
-	return false;
-}
+static const struct record_dir_words journal_words = {
+	.what = "the undo journal",
+	.risk = "or whoever else can write there can plant a journal that undo replays; "
+		"check its *.undo files, then",
+	.option = "--state-dir",
+};
 
 int apply_state_open(const struct root *r, const char *state_dir, char *why, size_t why_size)
 {
 	char rel[4096], shown[4096];
-	bool final_done = false;
-	char *p, *next;
-	size_t slen;
 	int cur, e;
 
 	if (state_dir && *state_dir) {
@@ -620,73 +568,7 @@ int apply_state_open(const struct root *r, const char *state_dir, char *why, siz
 		snprintf(why, why_size, "%s: %s", shown, strerror(-e));
 		return e;
 	}
-	e = state_dir_check(cur, shown, false, why, why_size);
-	if (e < 0)
-		goto fail;
-	if (strcmp(shown, ".") == 0)
-		shown[0] = '\0'; /* "state", not "./state" */
-	/* one step at a time, no symlink followed: mkdir -p, the last one 0700 */
-	for (p = rel; *p; p = next) {
-		bool last;
-		int fd;
-
-		while (*p == '/')
-			p++;
-		next = strchr(p, '/');
-		next = next ? next : p + strlen(p);
-		if (*next)
-			*next++ = '\0';
-		while (*next == '/')
-			next++;
-		if (!*p || strcmp(p, ".") == 0)
-			continue;
-		last = !more_steps(next);
-		slen = strlen(shown);
-		snprintf(shown + slen, sizeof(shown) - slen, "%s%s",
-			 slen && shown[slen - 1] != '/' ? "/" : "", p);
-		if (strcmp(p, "..") == 0) {
-			snprintf(why, why_size,
-				 "%s: no \"..\" in the undo journal's path: name it directly",
-				 shown);
-			e = -EINVAL;
-			goto fail;
-		}
-		if (mkdirat(cur, p, last ? 0700 : 0755) < 0 && errno != EEXIST) {
-			e = -errno;
-			snprintf(why, why_size, "%s: %s", shown, strerror(-e));
-			goto fail;
-		}
-		fd = openat(cur, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			struct stat st;
-
-			e = -errno;
-			if (fstatat(cur, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
-				snprintf(why, why_size,
-					 "%s is a symbolic link: the undo journal's path follows "
-					 "none; name the real directory (realpath)",
-					 shown);
-				e = -ELOOP;
-			} else {
-				snprintf(why, why_size, "%s: %s", shown, strerror(-e));
-			}
-			goto fail;
-		}
-		close(cur);
-		cur = fd;
-		e = state_dir_check(cur, shown, last, why, why_size);
-		if (e < 0)
-			goto fail;
-		final_done = last;
-	}
-	/* "/" or "." named as the journal directory itself */
-	if (!final_done) {
-		e = state_dir_check(cur, shown[0] ? shown : ".", true, why, why_size);
-		if (e < 0)
-			goto fail;
-	}
-	return cur;
-fail:
+	e = record_private_dir(cur, shown, rel, &journal_words, why, why_size);
 	close(cur);
 	return e;
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "uptime.h"
 #include "numa.h"
 #include "snapshot.h"
+#include "strbuf.h"
 #include "turbo.h"
 
 static const char *const source_path[SRC__COUNT] = {
@@ -214,13 +216,13 @@ static int refresh_blockinfo(struct collector *c, struct disk_table *t)
 	return 0;
 }
 
-static int read_source(struct collector *c, struct snapshot *s, enum src_id id)
+/* Parses what pf holds (r: the read's result) into s; a failure leaves the
+ * source's table empty and its status says why. */
+static int parse_source(struct collector *c, struct snapshot *s, enum src_id id, int r)
 {
 	struct procfile *pf = &c->pf[id];
 	struct parse_error pe = { 0 };
-	int r;
 
-	r = procfile_read(pf, &c->root);
 	if (r >= 0) {
 		switch (id) {
 		case SRC_UPTIME:
@@ -273,6 +275,11 @@ static int read_source(struct collector *c, struct snapshot *s, enum src_id id)
 int64_t snapshot_thread_cpu_ns(void)
 {
 	return now_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static int read_source(struct collector *c, struct snapshot *s, enum src_id id)
+{
+	return parse_source(c, s, id, procfile_read(&c->pf[id], &c->root));
 }
 
 int collector_sample(struct collector *c, struct snapshot *s)
@@ -376,4 +383,200 @@ int snapshot_load_tree(const char *dir, struct snapshot *s)
 	r = collector_sample(&c, s);
 	collector_close(&c);
 	return r;
+}
+
+/*
+ * The flight recorder's payload (doc/recording.md): records of a 12-byte
+ * header (u16 tag, u16 zero, i32 err, u32 length, little-endian) and the
+ * bytes. err 0: the file's bytes exactly as read; err < 0: the source
+ * failed and the bytes are the status reason. Tags are the file format's,
+ * not enum src_id's, so the enum may change; unknown tags are skipped.
+ */
+enum {
+	REC_TAG_UPTIME = 1,
+	REC_TAG_STAT = 2,
+	REC_TAG_DISKSTATS = 3,
+	REC_TAG_INTERRUPTS = 4,
+	REC_TAG_SOFTIRQS = 5,
+	REC_TAG_SYSBLOCK = 6, /* the /sys/block facts, one line a disk */
+};
+
+static const uint16_t rec_tag[SRC__COUNT] = {
+	[SRC_UPTIME] = REC_TAG_UPTIME,	     [SRC_STAT] = REC_TAG_STAT,
+	[SRC_DISKSTATS] = REC_TAG_DISKSTATS, [SRC_INTERRUPTS] = REC_TAG_INTERRUPTS,
+	[SRC_SOFTIRQS] = REC_TAG_SOFTIRQS,   [SRC_SYSBLOCK] = REC_TAG_SYSBLOCK,
+};
+
+static void rec_put(struct strbuf *out, uint16_t tag, int32_t err, const char *buf, size_t len)
+{
+	unsigned char h[12];
+	uint32_t e = (uint32_t)err, l = (uint32_t)len;
+
+	h[0] = (unsigned char)tag;
+	h[1] = (unsigned char)(tag >> 8);
+	h[2] = h[3] = 0;
+	for (int i = 0; i < 4; i++) {
+		h[4 + i] = (unsigned char)(e >> (8 * i));
+		h[8 + i] = (unsigned char)(l >> (8 * i));
+	}
+	sb_append(out, (const char *)h, sizeof(h));
+	if (len)
+		sb_append(out, buf, len);
+}
+
+int collector_pack(const struct collector *c, const struct snapshot *s, struct strbuf *out)
+{
+	for (int i = 0; i < SRC__COUNT; i++) {
+		const struct src_status *st = &s->status[i];
+
+		if (st->err) {
+			rec_put(out, rec_tag[i], st->err, st->reason, strlen(st->reason));
+		} else if (i != SRC_SYSBLOCK) {
+			rec_put(out, rec_tag[i], 0, c->pf[i].buf, c->pf[i].len);
+		} else {
+			size_t at = out->len, n;
+
+			/* a placeholder header, its length filled in below */
+			rec_put(out, REC_TAG_SYSBLOCK, 0, NULL, 0);
+			for (size_t k = 0; !s->status[SRC_DISKSTATS].err && k < c->nblk; k++) {
+				const struct blockinfo *b = &c->blk[k];
+
+				sb_printf(out, "%u\t%u\t%d\t%d\t%s\t%s\n", b->major, b->minor,
+					  b->whole ? 1 : 0, b->iostats, b->dm_name, b->slaves);
+			}
+			n = out->err ? 0 : out->len - at - 12;
+			for (int k = 0; !out->err && k < 4; k++)
+				out->buf[at + 8 + k] = (char)((uint32_t)n >> (8 * k));
+		}
+	}
+	return out->err;
+}
+
+/* A field of a sysblock line up to the next tab or newline into dst. */
+static const char *rec_field(const char *p, const char *end, char *dst, size_t size)
+{
+	size_t n = 0;
+
+	while (p < end && *p != '\t' && *p != '\n') {
+		if (n + 1 < size)
+			dst[n++] = *p;
+		p++;
+	}
+	dst[n] = '\0';
+	return p < end && *p == '\t' ? p + 1 : p;
+}
+
+/* The recorded /sys/block facts onto the disk rows, as refresh_blockinfo()
+ * puts the live ones: by position, checked by major:minor. */
+static int rec_sysblock(struct collector *c, struct snapshot *s, const char *p, size_t len)
+{
+	const char *end = p + len;
+	struct disk_table *t = &s->disks;
+	size_t k = 0;
+
+	if (grow((void **)&c->blk, &c->blk_cap, t->n ? t->n : 1, sizeof(*c->blk)) < 0)
+		return -ENOMEM;
+	while (p < end && k < t->n) {
+		struct blockinfo *b = &c->blk[k];
+		char num[24];
+
+		memset(b, 0, sizeof(*b));
+		p = rec_field(p, end, num, sizeof(num));
+		b->major = (uint32_t)strtoul(num, NULL, 10);
+		p = rec_field(p, end, num, sizeof(num));
+		b->minor = (uint32_t)strtoul(num, NULL, 10);
+		p = rec_field(p, end, num, sizeof(num));
+		b->whole = num[0] == '1';
+		p = rec_field(p, end, num, sizeof(num));
+		b->iostats = (int8_t)(num[0] == '-' ? -1 : num[0] == '0' ? 0 : 1);
+		p = rec_field(p, end, b->dm_name, sizeof(b->dm_name));
+		p = rec_field(p, end, b->slaves, sizeof(b->slaves));
+		while (p < end && *p != '\n')
+			p++;
+		if (p < end)
+			p++;
+		memcpy(b->name, t->rows[k].name, sizeof(b->name));
+		k++;
+	}
+	c->nblk = k;
+	for (size_t i = 0; i < t->n; i++) {
+		struct disk_raw *d = &t->rows[i];
+		const struct blockinfo *b =
+		    i < k && c->blk[i].major == d->major && c->blk[i].minor == d->minor ? &c->blk[i]
+											: NULL;
+
+		d->whole = b && b->whole;
+		d->iostats = b ? b->iostats : -1;
+		snprintf(d->dm_name, sizeof(d->dm_name), "%s", b ? b->dm_name : "");
+		snprintf(d->slaves, sizeof(d->slaves), "%s", b ? b->slaves : "");
+	}
+	return 0;
+}
+
+static void rec_status(struct snapshot *s, enum src_id id, int32_t err, const char *p, size_t len)
+{
+	struct src_status *st = &s->status[id];
+
+	st->err = err;
+	snprintf(st->reason, sizeof(st->reason), "%.*s", (int)(len < 4096 ? len : 4096), p);
+}
+
+int collector_unpack(struct collector *c, const void *buf, size_t len, struct snapshot *s)
+{
+	const unsigned char *p = buf, *end = p + len;
+	const unsigned char *sysblock = NULL;
+	size_t sysblock_len = 0;
+	int32_t sysblock_err = 0;
+	bool seen[SRC__COUNT] = { false };
+	int r;
+
+	while ((size_t)(end - p) >= 12) {
+		uint16_t tag = (uint16_t)(p[0] | p[1] << 8);
+		uint32_t e = 0, l = 0;
+		int id = -1;
+
+		for (int i = 0; i < 4; i++) {
+			e |= (uint32_t)p[4 + i] << (8 * i);
+			l |= (uint32_t)p[8 + i] << (8 * i);
+		}
+		p += 12;
+		if (l > (size_t)(end - p))
+			return -EBADMSG;
+		for (int i = 0; i < SRC__COUNT; i++)
+			if (rec_tag[i] == tag)
+				id = i;
+		if (id == SRC_SYSBLOCK) {
+			sysblock = p;
+			sysblock_len = l;
+			sysblock_err = (int32_t)e;
+			seen[id] = true;
+		} else if (id >= 0 && !seen[id]) {
+			seen[id] = true;
+			if ((int32_t)e < 0) {
+				parse_source(c, s, (enum src_id)id, (int32_t)e);
+				rec_status(s, (enum src_id)id, (int32_t)e, (const char *)p, l);
+			} else {
+				r = procfile_set(&c->pf[id], p, l);
+				parse_source(c, s, (enum src_id)id, r);
+			}
+		}
+		p += l;
+	}
+	for (int i = 0; i < SRC__COUNT; i++) {
+		if (seen[i] || i == SRC_SYSBLOCK)
+			continue;
+		parse_source(c, s, (enum src_id)i, -ENODATA);
+		rec_status(s, (enum src_id)i, -ENODATA, "not in the recording", 20);
+	}
+	if (sysblock_err < 0) {
+		rec_status(s, SRC_SYSBLOCK, sysblock_err, (const char *)sysblock, sysblock_len);
+	} else {
+		r = s->status[SRC_DISKSTATS].err
+			? 0
+			: rec_sysblock(c, s, (const char *)sysblock, sysblock ? sysblock_len : 0);
+		set_status(c, s, SRC_SYSBLOCK, r, NULL);
+	}
+	if (s->status[SRC_STAT].err && s->status[SRC_DISKSTATS].err)
+		return s->status[SRC_STAT].err;
+	return 0;
 }

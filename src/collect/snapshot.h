@@ -64,6 +64,25 @@ void collector_close(struct collector *c);
  */
 int collector_sample(struct collector *c, struct snapshot *s);
 
+/*
+ * The flight recorder: the bytes the last collector_sample() read for s
+ * (each core source's file as the kernel gave it, or its failure and
+ * reason; the /sys/block facts), appended to out in the payload format of
+ * doc/recording.md. Returns out->err (0 or -ENOMEM).
+ */
+struct strbuf;
+int collector_pack(const struct collector *c, const struct snapshot *s, struct strbuf *out);
+
+/*
+ * The reverse: fills s from a packed payload through the same parsers, as
+ * collector_sample() fills it from the files (s->id and the times are the
+ * caller's to set). A source absent from the payload is unavailable ("not
+ * in the recording"); the optional sources (turbo, ext) are not recorded.
+ * Returns 0, -EBADMSG (a record overruns the payload) or the status rule of
+ * collector_sample().
+ */
+int collector_unpack(struct collector *c, const void *buf, size_t len, struct snapshot *s);
+
 void snapshot_free(struct snapshot *s);
 /* Deep copy into dst (storage reused). 0 or -ENOMEM. */
 int snapshot_copy(struct snapshot *dst, const struct snapshot *src);

@@ -283,12 +283,17 @@ static int history_finish(struct daemon *d, struct client *c)
 	struct blob *b;
 	int r;
 
+	/* "recorded": of count, the samples from the flight recording, before
+	 * the ring's; "first" and "last" are the ring's */
 	if (c->hist_count)
-		snprintf(tail, sizeof(tail), ",\"count\":%zu,\"first\":%llu,\"last\":%llu}\n",
-			 c->hist_count, (unsigned long long)c->hist_first_sent,
-			 (unsigned long long)c->hist_after);
+		snprintf(tail, sizeof(tail),
+			 ",\"count\":%zu,\"recorded\":%zu,\"first\":%llu,\"last\":%llu}\n",
+			 c->hist_count + c->hist_recorded, c->hist_recorded,
+			 (unsigned long long)c->hist_first_sent, (unsigned long long)c->hist_after);
 	else
-		snprintf(tail, sizeof(tail), ",\"count\":0,\"first\":null,\"last\":null}\n");
+		snprintf(tail, sizeof(tail),
+			 ",\"count\":%zu,\"recorded\":%zu,\"first\":null,\"last\":null}\n",
+			 c->hist_recorded, c->hist_recorded);
 	r = client_queue_seg(c, d->list_end, 0, d->list_end->len, false);
 	b = r >= 0 ? blob_new(tail, strlen(tail)) : NULL;
 	if (!b)
@@ -332,7 +337,7 @@ bool client_history_step(struct daemon *d, struct client *c)
 			any = false;
 			break;
 		}
-		if (c->hist_count)
+		if (c->hist_count || c->hist_recorded)
 			r = client_queue_seg(c, d->comma, 0, d->comma->len, false);
 		if (r < 0)
 			break;

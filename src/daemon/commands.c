@@ -137,6 +137,22 @@ static int cmd_history(struct daemon *d, struct client *c, const struct request 
 		from = history_find_from(&d->hist, last->mono_ns - seconds * 1000000000LL);
 	else
 		from = history_find_since(&d->hist, (uint64_t)since);
+	/* older than the ring: the flight recording's samples (rec.c), sent
+	 * first, whole; the ring's follow with their comma */
+	c->hist_recorded = 0;
+	if (r1 && from == 0) {
+		size_t nold = 0;
+		struct blob *old =
+		    rec_history(d, seconds, last ? history_at(&d->hist, 0)->id : UINT64_MAX, &nold);
+
+		if (old) {
+			r = client_queue_seg(c, old, 0, old->len, false);
+			blob_unref(old);
+			if (r < 0)
+				return r;
+			c->hist_recorded = nold;
+		}
+	}
 	/* ids only increase (from 1): everything after the one before from */
 	c->hist_after = from < d->hist.n ? history_at(&d->hist, from)->id - 1 : c->hist_last;
 	return 0;
@@ -176,6 +192,7 @@ static int cmd_status(struct daemon *d, struct client *c, const struct request *
 	sb_puts(sb, ",\"root\":");
 	sb_json_str(sb, d->args.root ? d->args.root : "/");
 	sb_puts(sb, d->args.core_only ? ",\"core_only\":true" : ",\"core_only\":false");
+	rec_status(d, sb);
 	loop_status_cost(d, sb); /* the CPU budget and the process scan's cadence */
 	sb_puts(sb, ",\"sources\":");
 	if (s)

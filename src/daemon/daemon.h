@@ -80,9 +80,10 @@ struct client {
 	bool hist_wait; /* waiting for the daemon-wide budget (HIST_QUEUED_MAX) */
 	uint64_t hist_after, hist_last;
 	uint64_t hist_first_sent;
-	size_t hist_count;  /* samples sent so far */
-	size_t owned_bytes; /* of q_bytes, history chunks made for it */
-	struct blob **held; /* events pushed while a history reply is written */
+	size_t hist_count;    /* samples sent so far */
+	size_t hist_recorded; /* of which, before them, from the flight recording */
+	size_t owned_bytes;   /* of q_bytes, history chunks made for it */
+	struct blob **held;   /* events pushed while a history reply is written */
 	size_t held_n, held_cap, held_bytes;
 	bool eof;     /* the peer shut down its side */
 	bool closing; /* no more requests: close once the queue is written */
@@ -103,6 +104,10 @@ struct daemon_args {
 	const char *metrics_listen; /* --metrics-listen ADDR:PORT; NULL: no /metrics */
 	long metrics_top_irqs;	    /* --metrics-top-irqs: IRQ lines with a rate series */
 	double cpu_budget_pct;	    /* --cpu-budget: the per-process scan's cadence, 0 off */
+	const char *record_dir;	    /* --record DIR; NULL: no flight recorder */
+	uint64_t record_max_bytes;  /* --record-max-bytes */
+	int64_t record_max_age_s;   /* --record-max-age; 0: no limit */
+	uint64_t record_min_free;   /* --record-min-free: the free-space floor */
 };
 
 struct daemon {
@@ -130,6 +135,12 @@ struct daemon {
 	struct worker_run *worker;    /* worker.c: NULL until the first worker.start */
 	struct topo_reader *topo;     /* topo.c: NULL with --core-only */
 	struct metrics_http *metrics; /* metrics_http.c: NULL without --metrics-listen */
+	struct recwriter *rec;	      /* rec.c: NULL without --record */
+	struct strbuf rec_buf;	      /* a sample's packed bytes */
+	uint64_t rec_run_id;	      /* this run's segments */
+	int64_t rec_sum_ns;	      /* CPU time spent recording, for status */
+	int rec_last_err;
+	bool rec_logged_on; /* what the log last said: recording or not */
 	unsigned nclients;
 	unsigned nsubscribers;
 	uint64_t busy_refused;	/* clients refused since the last "refused" log line */
@@ -303,6 +314,21 @@ void worker_deadline(struct daemon *d);
  * Returns true when a thread left behind (now or by an earlier worker.stop)
  * still runs: the process must then end with _exit(), not exit(). */
 bool worker_shutdown(struct daemon *d);
+
+/* ---- rec.c: --record, the flight recorder ---- */
+
+/* Opens the record directory (root-owned 0700, refused otherwise with the
+ * fix) and the writer; 0 without --record. Logs its own errors; 0 or -errno. */
+int rec_start(struct daemon *d);
+/* After a sample: its bytes to the recording (logs a stop or a resume once). */
+void rec_sample(struct daemon *d);
+void rec_stop(struct daemon *d);
+/* ,"record":{...} for status. */
+void rec_status(struct daemon *d, struct strbuf *sb);
+/* The documents of the recorded samples of the last seconds that the ring
+ * no longer holds (older than sample first_id of this run), joined by ',',
+ * at most REC_HISTORY_MAX of them; *ret_count their number. NULL when none. */
+struct blob *rec_history(struct daemon *d, int64_t seconds, uint64_t first_id, size_t *ret_count);
 
 /* ---- loop.c ---- */
 

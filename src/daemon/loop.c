@@ -150,6 +150,7 @@ int loop_sample(struct daemon *d)
 			daemon_log(LOG_NOTICE, "sample: sources readable again");
 		d->last_sample_err = r;
 	}
+	rec_sample(d);
 	json = sampler_json(d->sampler, &len);
 	s = sampler_current(d->sampler);
 	/* the event line is built once; snapshot and history replies slice it */

@@ -47,6 +47,13 @@ static const char usage[] =
     "      --cpu-budget PCT   keep the daemon under PCT % of one CPU by scanning\n"
     "                         /proc/PID/io less often on hosts with many processes\n"
     "                         (default 0.5; 0: scan every sample)\n"
+    "      --record DIR       keep a flight recording of every sample's raw counters in\n"
+    "                         DIR (root-owned, 0700; created if absent); see iotriage replay\n"
+    "      --record-max-bytes N  the recording's size bound (default 256M; K, M, G, T)\n"
+    "      --record-max-age AGE  remove recorded data older than AGE (s, m, h, d; default:\n"
+    "                         no age limit, the size bound alone)\n"
+    "      --record-min-free N   stop recording while the filesystem has less free\n"
+    "                         (default 64M); resumes when space is back\n"
     "  -v, --verbose          also log client connections\n"
     "  -h, --help             show this help\n"
     "  -V, --version          show the version\n"
@@ -69,6 +76,63 @@ static long parse_long(const char *opt, const char *s, long min, long max)
 	return v;
 }
 
+/* A byte count with an optional K, M, G or T suffix (powers of 1024). */
+static int parse_size(const char *opt, const char *s, uint64_t min, uint64_t *ret)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end && !end[1]) {
+		const char *units = "KMGT", *u = strchr(units, *end);
+
+		if (u)
+			shift = 10 * (unsigned)(u - units + 1);
+		end += u ? 1 : 0;
+	}
+	if (errno || end == s || *end || s[0] == '-' || (shift && v > (~0ULL >> shift)) ||
+	    (v << shift) < min) {
+		fprintf(stderr,
+			"iotriaged: %s: '%s' is not a size of at least %llu bytes "
+			"(a number, optionally K, M, G or T)\n",
+			opt, s, (unsigned long long)min);
+		return -1;
+	}
+	*ret = (uint64_t)v << shift;
+	return 0;
+}
+
+/* An age in seconds with an optional s, m, h or d suffix; 0 means no limit. */
+static int parse_age(const char *opt, const char *s, int64_t *ret)
+{
+	static const struct {
+		char c;
+		long long mul;
+	} units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 } };
+	long long v, mul = 1;
+	char *end;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	for (size_t i = 0; *end && !end[1] && i < sizeof(units) / sizeof(units[0]); i++)
+		if (*end == units[i].c) {
+			mul = units[i].mul;
+			end++;
+			break;
+		}
+	if (errno || end == s || *end || v < 0 || v > 3650LL * 86400 / mul) {
+		fprintf(stderr,
+			"iotriaged: %s: '%s' is not an age (a number of seconds, or with m, h "
+			"or d; at most 3650d)\n",
+			opt, s);
+		return -1;
+	}
+	*ret = v * mul;
+	return 0;
+}
+
 /* 0 ok, 1 --help/--version printed, -1 usage error (printed). */
 static int parse_args(int argc, char **argv, struct daemon_args *a)
 {
@@ -85,6 +149,10 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 		{ "metrics-top-irqs", required_argument, NULL, 'T' },
 		{ "max-clients-per-uid", required_argument, NULL, 'U' },
 		{ "cpu-budget", required_argument, NULL, 'B' },
+		{ "record", required_argument, NULL, 'R' },
+		{ "record-max-bytes", required_argument, NULL, 'X' },
+		{ "record-max-age", required_argument, NULL, 'A' },
+		{ "record-min-free", required_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -156,6 +224,22 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 			}
 			break;
 		}
+		case 'R':
+			a->record_dir = optarg;
+			break;
+		case 'X':
+			if (parse_size("--record-max-bytes", optarg, (uint64_t)1 << 20,
+				       &a->record_max_bytes) < 0)
+				return -1;
+			break;
+		case 'A':
+			if (parse_age("--record-max-age", optarg, &a->record_max_age_s) < 0)
+				return -1;
+			break;
+		case 'F':
+			if (parse_size("--record-min-free", optarg, 0, &a->record_min_free) < 0)
+				return -1;
+			break;
 		case 'v':
 			daemon_log_verbose();
 			break;
@@ -238,7 +322,9 @@ int main(int argc, char **argv)
 			  .history_s = 600,
 			  .max_clients = 64,
 			  .max_clients_per_uid = 16,
-			  .cpu_budget_pct = 0.5 },
+			  .cpu_budget_pct = 0.5,
+			  .record_max_bytes = (uint64_t)256 << 20,
+			  .record_min_free = (uint64_t)64 << 20 },
 		.epfd = -1,
 		.timer.fd = -1,
 		.sig.fd = -1,
@@ -314,7 +400,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	d.start_mono_ns = daemon_now_ns();
-	if (loop_setup(&d) < 0 || server_listen(&d) < 0 || metrics_http_start(&d) < 0)
+	d.rec_logged_on = true;
+	if (loop_setup(&d) < 0 || server_listen(&d) < 0 || metrics_http_start(&d) < 0 ||
+	    rec_start(&d) < 0)
 		goto out;
 	r = loop_sample(&d);
 	if (r < 0)
@@ -367,6 +455,7 @@ out:
 		close(d.sig.fd);
 	if (d.tok)
 		json_tokener_free(d.tok);
+	rec_stop(&d);
 	history_free(&d.hist);
 	sampler_close(d.sampler);
 	sb_free(&d.sb);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,6 +96,22 @@ int procfile_read(struct procfile *pf, const struct root *r)
 	pf->buf[len] = '\0';
 	pf->len = len;
 	return (int)(len > (size_t)0x7fffffff ? 0x7fffffff : len);
+}
+
+int procfile_set(struct procfile *pf, const void *buf, size_t len)
+{
+	if (len > pf->max)
+		return -EFBIG;
+	while (pf->cap < len + 2) {
+		int r = procfile_grow(pf);
+
+		if (r < 0)
+			return r;
+	}
+	memcpy(pf->buf, buf, len);
+	pf->buf[len] = '\0';
+	pf->len = len;
+	return 0;
 }
 
 void procfile_close(struct procfile *pf)

@@ -30,6 +30,11 @@ int procfile_read(struct procfile *pf, const struct root *r);
 
 void procfile_close(struct procfile *pf);
 
+/* Puts len bytes of buf in pf's buffer as if read from the file (a
+ * recording replayed through the same parsers). 0, -EFBIG (more than
+ * pf->max) or -ENOMEM. */
+int procfile_set(struct procfile *pf, const void *buf, size_t len);
+
 /* Closes and frees the buffer; safe on an initialised, never-read pf. */
 void procfile_free(struct procfile *pf);
 

@@ -293,3 +293,149 @@ int record_open_top(const char *dir, char *why, size_t why_size)
 	}
 	return fd;
 }
+
+/*
+ * Whether the directory fd (shown as shown) may hold or lead to the
+ * private directory: owned by root or the caller; the directory itself
+ * (final) 0700, one on the way writable by no one else unless sticky
+ * (/tmp). Anyone else who can write there could plant files that we read
+ * back as root, or swap the directory. 0 or -EPERM with why.
+ */
+static int private_dir_check(int fd, const char *shown, bool final,
+			     const struct record_dir_words *w, char *why, size_t size)
+{
+	const char *me = geteuid() == 0 ? "root:root" : "$(id -un)";
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+
+		snprintf(why, size, "%s: %s", shown, strerror(-e));
+		return e;
+	}
+	if (final && ((st.st_mode & 077) || (st.st_uid != 0 && st.st_uid != geteuid()))) {
+		snprintf(why, size,
+			 "%s is mode %04o, owner uid %u: %s directory must be "
+			 "0700 and owned by root (or you), %s: chown %s %s && chmod 0700 %s",
+			 shown, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, w->what,
+			 w->risk, me, shown, shown);
+		return -EPERM;
+	}
+	if (!final && ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+		       ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))) {
+		snprintf(why, size,
+			 "%s (on the way to %s) is mode %04o, owner uid %u: "
+			 "whoever else owns or can write it can swap %s directory; "
+			 "fix: chown %s %s && chmod go-w %s, or use %s elsewhere",
+			 shown, w->what, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
+			 w->what, me, shown, shown, w->option);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* True when s (the rest of a path) names a step other than "" or ".". */
+static bool more_steps(const char *s)
+{
+	while (*s) {
+		size_t n = strcspn(s, "/");
+
+		if (n && !(n == 1 && s[0] == '.'))
+			return true;
+		s += n;
+		while (*s == '/')
+			s++;
+	}
+	return false;
+}
+
+int record_private_dir(int start_fd, const char *start_shown, const char *rel_in,
+		       const struct record_dir_words *w, char *why, size_t why_size)
+{
+	char rel[4096], shown[4096];
+	bool final_done = false;
+	char *p, *next;
+	size_t slen;
+	int cur, e;
+
+	if (strlen(rel_in) >= sizeof(rel)) {
+		snprintf(why, why_size, "%.64s...: %s", rel_in, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	snprintf(rel, sizeof(rel), "%s", rel_in);
+	snprintf(shown, sizeof(shown), "%s", start_shown);
+	cur = fcntl(start_fd, F_DUPFD_CLOEXEC, 3);
+	if (cur < 0) {
+		e = -errno;
+		snprintf(why, why_size, "%s: %s", shown, strerror(-e));
+		return e;
+	}
+	e = private_dir_check(cur, shown, false, w, why, why_size);
+	if (e < 0)
+		goto fail;
+	if (strcmp(shown, ".") == 0)
+		shown[0] = '\0'; /* "state", not "./state" */
+	/* one step at a time, no symlink followed: mkdir -p, the last one 0700 */
+	for (p = rel; *p; p = next) {
+		bool last;
+		int fd;
+
+		while (*p == '/')
+			p++;
+		next = strchr(p, '/');
+		next = next ? next : p + strlen(p);
+		if (*next)
+			*next++ = '\0';
+		while (*next == '/')
+			next++;
+		if (!*p || strcmp(p, ".") == 0)
+			continue;
+		last = !more_steps(next);
+		slen = strlen(shown);
+		snprintf(shown + slen, sizeof(shown) - slen, "%s%s",
+			 slen && shown[slen - 1] != '/' ? "/" : "", p);
+		if (strcmp(p, "..") == 0) {
+			snprintf(why, why_size, "%s: no \"..\" in %s's path: name it directly",
+				 shown, w->what);
+			e = -EINVAL;
+			goto fail;
+		}
+		if (mkdirat(cur, p, last ? 0700 : 0755) < 0 && errno != EEXIST) {
+			e = -errno;
+			snprintf(why, why_size, "%s: %s", shown, strerror(-e));
+			goto fail;
+		}
+		fd = openat(cur, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			struct stat st;
+
+			e = -errno;
+			if (fstatat(cur, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+				snprintf(why, why_size,
+					 "%s is a symbolic link: %s's path follows "
+					 "none; name the real directory (realpath)",
+					 shown, w->what);
+				e = -ELOOP;
+			} else {
+				snprintf(why, why_size, "%s: %s", shown, strerror(-e));
+			}
+			goto fail;
+		}
+		close(cur);
+		cur = fd;
+		e = private_dir_check(cur, shown, last, w, why, why_size);
+		if (e < 0)
+			goto fail;
+		final_done = last;
+	}
+	/* "/" or "." named as the directory itself */
+	if (!final_done) {
+		e = private_dir_check(cur, shown[0] ? shown : ".", true, w, why, why_size);
+		if (e < 0)
+			goto fail;
+	}
+	return cur;
+fail:
+	close(cur);
+	return e;
+}

@@ -60,4 +60,25 @@ int record_copy(const struct root *src, int dfd, const char *rel, struct procfil
  * it is never followed while recording). 0 or -errno. */
 int record_symlink(int dfd, const char *rel, const char *target);
 
+/* How record_private_dir() names the directory in its refusals. */
+struct record_dir_words {
+	const char *what;   /* "the undo journal" */
+	const char *risk;   /* what another writer could do, ending before the fix */
+	const char *option; /* the option that names another directory */
+};
+
+/*
+ * Opens (creating it, mode 0700, and its missing parents 0755) a directory
+ * that root reads back and must trust (the undo journal, the flight
+ * recording): rel walked from start_fd (shown as start_shown in messages;
+ * the fd is not consumed), one step at a time with O_NOFOLLOW (a symlink
+ * is -ELOOP, ".." -EINVAL); each directory on the way owned by root or the
+ * caller and writable by no one else unless sticky, the directory itself
+ * owned by root or the caller with mode 0700 (-EPERM). Returns an fd
+ * (O_DIRECTORY, O_CLOEXEC) or -errno with why set: the directory at fault,
+ * what is wrong and the fix ("chown root:root DIR && chmod 0700 DIR").
+ */
+int record_private_dir(int start_fd, const char *start_shown, const char *rel,
+		       const struct record_dir_words *w, char *why, size_t why_size);
+
 #endif

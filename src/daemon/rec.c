@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iotriaged --record: after each sample the bytes the collector read go to
+ * the flight recorder (src/lib/recfile.c) through collector_pack(); status
+ * tells whether it records and why not; history reaches back into the
+ * recording beyond the ring. The loop owns the clock: nothing here sleeps.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "recfile.h"
+#include "record.h"
+
+/* The most samples one history reply takes from the recording: replaying
+ * costs ~50 us a sample here and the loop waits for it (900: 15 minutes at
+ * 1 Hz, ~50 ms). Longer spans: `iotriage replay` on the recording. */
+#define REC_HISTORY_MAX 900
+
+static const struct record_dir_words rec_words = {
+	.what = "the recording",
+	.risk = "or whoever else can write there can plant or swap the segments that "
+		"replay and history read back; fix",
+	.option = "--record",
+};
+
+/* This thread's CPU time: the recorder's cost without what it waits for
+ * (a write into the page cache, the periodic fdatasync). */
+static int64_t cpu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t real_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int rec_start(struct daemon *d)
+{
+	struct recwriter_opts o = { 0 };
+	char why[1024], boot[64] = "", host[256] = "";
+	const char *dir = d->args.record_dir;
+	int start, dfd, r;
+
+	if (!dir)
+		return 0;
+	start = open(dir[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (start < 0) {
+		daemon_log(LOG_ERR, "--record %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	dfd =
+	    record_private_dir(start, dir[0] == '/' ? "/" : ".", dir, &rec_words, why, sizeof(why));
+	close(start);
+	if (dfd < 0) {
+		daemon_log(LOG_ERR, "--record: %s", why);
+		return dfd;
+	}
+	/* the recorded host's boot: a tree under --root carries its own */
+	if (root_read_small(&d->sampler->col.root, "proc/sys/kernel/random/boot_id", boot,
+			    sizeof(boot)) < 0)
+		boot[0] = '\0';
+	gethostname(host, sizeof(host) - 1);
+	if (getrandom(&d->rec_run_id, sizeof(d->rec_run_id), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(d->rec_run_id))
+		d->rec_run_id = (uint64_t)real_now_ns() ^ (uint64_t)getpid() << 32;
+	o.dirfd = dfd;
+	o.interval_ms = (uint32_t)d->args.interval_ms;
+	o.max_bytes = d->args.record_max_bytes;
+	o.max_age_s = d->args.record_max_age_s;
+	o.min_free = d->args.record_min_free;
+	o.host = host;
+	o.mode = "daemon";
+	o.boot_id = boot;
+	o.run_id = d->rec_run_id;
+	r = recwriter_open(&o, &d->rec);
+	close(dfd);
+	if (r < 0) {
+		daemon_log(LOG_ERR, "--record %s: %s", dir,
+			   r == -EBUSY ? "another iotriaged records there" : strerror(-r));
+		return r;
+	}
+	daemon_log(LOG_INFO, "recording to %s: at most %llu MiB%s", dir,
+		   (unsigned long long)(d->args.record_max_bytes >> 20),
+		   d->args.record_max_age_s ? ", age-limited" : "");
+	return 0;
+}
+
+void rec_sample(struct daemon *d)
+{
+	const struct snapshot *s = sampler_current(d->sampler);
+	struct recwriter_stats st;
+	int64_t t0;
+	int r;
+
+	if (!d->rec || !s)
+		return;
+	t0 = cpu_now_ns();
+	sb_reset(&d->rec_buf);
+	r = collector_pack(&d->sampler->col, s, &d->rec_buf);
+	if (r >= 0)
+		r = recwriter_append_take(d->rec, s->id, s->mono_ns, s->real_ns, &d->rec_buf);
+	d->rec_sum_ns += cpu_now_ns() - t0;
+	recwriter_stats(d->rec, &st);
+	/* log each change of state once, not every sample */
+	if (st.recording != d->rec_logged_on) {
+		if (st.recording)
+			daemon_log(LOG_NOTICE, "recording again to %s", d->args.record_dir);
+		else
+			daemon_log(LOG_ERR, "recording %s", st.reason);
+		d->rec_logged_on = st.recording;
+	} else if (r < 0 && r != d->rec_last_err) {
+		daemon_log(LOG_ERR, "recording: %s", strerror(-r));
+	}
+	d->rec_last_err = r < 0 ? r : 0;
+}
+
+void rec_stop(struct daemon *d)
+{
+	recwriter_close(d->rec);
+	d->rec = NULL;
+	sb_free(&d->rec_buf);
+}
+
+void rec_status(struct daemon *d, struct strbuf *sb)
+{
+	struct recwriter_stats st;
+
+	if (!d->rec) {
+		sb_puts(sb, ",\"record\":null");
+		return;
+	}
+	recwriter_stats(d->rec, &st);
+	sb_puts(sb, ",\"record\":{\"dir\":");
+	sb_json_str(sb, d->args.record_dir);
+	sb_printf(sb, ",\"recording\":%s", st.recording ? "true" : "false");
+	if (!st.recording) {
+		sb_puts(sb, ",\"reason\":");
+		sb_json_str(sb, st.reason);
+	}
+	sb_printf(sb,
+		  ",\"frames\":%llu,\"bytes\":%llu,\"raw_bytes\":%llu,\"segments\":%llu,"
+		  "\"removed\":%llu,\"fsyncs\":%llu,\"max_bytes\":%llu,\"cpu_us\":%lld}",
+		  (unsigned long long)st.frames, (unsigned long long)st.bytes,
+		  (unsigned long long)st.raw_bytes, (unsigned long long)st.segments,
+		  (unsigned long long)st.removed, (unsigned long long)st.fsyncs,
+		  (unsigned long long)d->args.record_max_bytes, (long long)(d->rec_sum_ns / 1000));
+}
+
+struct blob *rec_history(struct daemon *d, int64_t seconds, uint64_t first_id, size_t *ret_count)
+{
+	int64_t now = real_now_ns(), from = now - seconds * INT64_C(1000000000);
+	int64_t span =
+	    d->args.interval_ms * INT64_C(1000000) * (REC_HISTORY_MAX + (int64_t)d->hist.n);
+	struct sampler_replay *rp = NULL;
+	const struct recframe *f;
+	struct strbuf out = { 0 };
+	struct blob *b = NULL;
+	char why[512];
+	size_t n = 0;
+
+	*ret_count = 0;
+	if (!d->rec || seconds <= 0)
+		return NULL;
+	/* the newest REC_HISTORY_MAX samples before the ring, not the oldest */
+	if (now - span > from)
+		from = now - span;
+	if (sampler_replay_open(d->args.record_dir, &rp, why, sizeof(why)) < 0)
+		return NULL;
+	sampler_replay_seek(rp, from, false);
+	while (n < REC_HISTORY_MAX && sampler_replay_next(rp, &f) > 0) {
+		const char *doc;
+		size_t len;
+
+		/* from here on the ring has them */
+		if (f->run_id == d->rec_run_id && f->id >= first_id)
+			break;
+		doc = sampler_json(sampler_replay_sampler(rp), &len);
+		if (!doc)
+			continue;
+		if (n)
+			sb_putc(&out, ',');
+		sb_append(&out, doc, len);
+		n++;
+	}
+	if (n && !out.err) {
+		b = blob_new(out.buf, out.len);
+		if (b)
+			*ret_count = n;
+	}
+	sampler_replay_close(rp);
+	sb_free(&out);
+	return b;
+}

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * recfile: the flight recorder's segment files (doc/recording.md). A
+ * segment is a 256-byte header (magic, format version, host, boot id, run
+ * id, interval) followed by frames, one per sample: a 52-byte header (sample
+ * id, times, lengths, CRC32C) and a zstd payload, a key frame (the payload
+ * itself) every key_every frames and delta frames (its recdiff from the
+ * previous payload) between. The payload is opaque here: collect packs and
+ * unpacks it. The writer appends, rotates and deletes segments through one
+ * directory fd; the reader treats every byte as hostile. Never prints.
+ */
+#ifndef IOTRIAGE_RECFILE_H
+#define IOTRIAGE_RECFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The format this code writes; the reader reads every version up to it. */
+#define RECFILE_VERSION	  1
+#define RECFILE_HDR_SIZE  256
+#define RECFILE_FRAME_HDR 52
+/* A frame's payload, uncompressed: a big-256 host's sources are ~7 MB. */
+#define RECFILE_RAW_MAX ((size_t)192 << 20)
+/* A segment the reader loads whole: the writer's segments are <= 16 MiB. */
+#define RECFILE_SEG_MAX ((size_t)256 << 20)
+/* Frames between key frames unless told: a minute at 1 Hz. */
+#define RECFILE_KEY_EVERY 60
+
+/* CRC32C (Castagnoli, reflected polynomial 0x82F63B78), seeded with crc
+ * (0 to start); the usual pre/post inversion is inside. */
+uint32_t crc32c(uint32_t crc, const void *buf, size_t len);
+
+struct recwriter_opts {
+	int dirfd;	      /* the record directory (duplicated; the caller keeps its own) */
+	uint32_t interval_ms; /* written in each header */
+	uint64_t max_bytes;   /* all segments together; 0: 256 MiB */
+	int64_t max_age_s;    /* segments whose data are all older are removed; 0: no limit */
+	uint64_t min_free;    /* stop recording under this many free bytes; 0: no floor */
+	unsigned key_every;   /* 0: RECFILE_KEY_EVERY */
+	int level;	      /* zstd level; 0: 1 */
+	const char *host;
+	const char *mode;
+	const char *boot_id; /* /proc/sys/kernel/random/boot_id's text; NULL: none */
+	uint64_t run_id;     /* tells one daemon run's segments from the next's */
+};
+
+struct recwriter_stats {
+	bool recording;	    /* false: stopped, reason says why */
+	char reason[256];   /* why recording stopped ("" while recording) */
+	uint64_t frames;    /* written by this writer */
+	uint64_t bytes;	    /* of all segments in the directory, as last counted */
+	uint64_t raw_bytes; /* payload bytes before compression, this writer */
+	uint64_t segments;  /* in the directory */
+	uint64_t removed;   /* segments removed by retention, this writer */
+	uint64_t fsyncs;
+	char segment[64]; /* the current segment's name, "" when none */
+};
+
+struct recwriter;
+
+/*
+ * Prepares a writer on o->dirfd: takes an exclusive flock on it (-EBUSY:
+ * another writer records there), applies retention, opens no segment yet
+ * (the first append does). 0 or -errno; *ret_w written only on success.
+ */
+int recwriter_open(const struct recwriter_opts *o, struct recwriter **ret_w);
+
+/*
+ * Appends one frame: payload (len bytes, <= RECFILE_RAW_MAX) of the sample
+ * id taken at mono_ns/real_ns. One write() per frame (a kill -9 loses at
+ * most the frame being written); fsync at most every 10 s of mono_ns and
+ * at each segment close. Returns 1 written, 0 not written because
+ * recording is stopped (free-space floor, a full disk: stats say why, and
+ * it resumes by itself when space comes back), or -errno the first time a
+ * failure stops it (the caller logs that once).
+ */
+int recwriter_append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
+		     const void *payload, size_t len);
+
+/* recwriter_append() of payload's bytes; when written (1), payload's buffer
+ * is kept as the previous payload and payload gets another (reset), so
+ * the bytes are not copied. */
+struct strbuf;
+int recwriter_append_take(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
+			  struct strbuf *payload);
+
+void recwriter_stats(const struct recwriter *w, struct recwriter_stats *ret);
+
+/* fsyncs and closes the segment, frees; accepts NULL. */
+void recwriter_close(struct recwriter *w);
+
+/* One frame as the reader returns it. */
+struct recframe {
+	uint64_t id;
+	int64_t mono_ns;
+	int64_t real_ns;
+	bool key;
+	bool new_run;	     /* first frame of a run (daemon start) or after lost frames */
+	const void *payload; /* valid until the next recreader call */
+	size_t len;
+	/* the segment's header */
+	uint32_t version;
+	uint32_t interval_ms;
+	uint64_t run_id;
+	char host[64];
+	char mode[16];
+	char boot_id[40];
+	const char *segment; /* its file name */
+};
+
+struct recreader;
+
+/*
+ * Opens path: a record directory (every segment in it, oldest first) or
+ * one segment file. 0 or -errno with why set; *ret_r only on success.
+ */
+int recreader_open(const char *path, struct recreader **ret_r, char *why, size_t why_size);
+void recreader_close(struct recreader *r);
+
+/*
+ * The next good frame in *ret: 1, 0 at the end, -errno (-ENOMEM). A torn
+ * tail, a corrupt frame (CRC), the frames that depended on it up to the
+ * next key frame, a segment that cannot be read: skipped, counted and
+ * described (recreader_problem), never fatal.
+ */
+int recreader_next(struct recreader *r, struct recframe *ret);
+
+/* recreader_seek() flags */
+#define RECREADER_WITH_PREV 0x1u /* return the frame before the target first */
+#define RECREADER_BEFORE    0x2u /* the target: the last frame before real_ns */
+
+/*
+ * Positions the reader so that recreader_next() returns the target: the
+ * first frame taken at or after real_ns (or with RECREADER_BEFORE the last
+ * one before it), decoding from the key frame before it; with
+ * RECREADER_WITH_PREV the frame before the target (same segment) comes
+ * first, so a consumer computing rates has both. Returns 1 with the
+ * target's time in *ret_real (may be NULL), 0 when there is none (the
+ * reader is then at the end), or -errno.
+ */
+int recreader_seek(struct recreader *r, int64_t real_ns, unsigned flags, int64_t *ret_real);
+
+/* The time of the first and last frames of the recording (reads the first
+ * and last segments; rewinds the reader). 1, or 0 when it has none. */
+int recreader_span(struct recreader *r, int64_t *ret_first, int64_t *ret_last);
+
+/* Problems met since the last call, one line each ("SEGMENT: what"), or
+ * NULL when none; valid until the next recreader call. total (may be NULL)
+ * gets the count of problems since open. */
+const char *recreader_take_problems(struct recreader *r, uint64_t *ret_total);
+
+/* Number of segment files found. */
+size_t recreader_segments(const struct recreader *r);
+
+#endif

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The flight recorder's costs (doc/PERFORMANCE.md, "Flight recorder"):
+ *
+ *   bench_record size SRC          re-records SRC's payloads at each zstd
+ *                                  level: bytes per sample (key frames
+ *                                  included) and CPU per sample
+ *   bench_record week SRC OUT [DAYS]  writes a DAYS-day (default 7) 1 Hz
+ *                                  recording into OUT (a 0700 directory)
+ *                                  from SRC's payloads, cycled, with
+ *                                  synthetic times one second apart
+ *   bench_record seek DIR [N]      N (default 50) seeks to random minutes of
+ *                                  DIR: open + seek + first sample replayed,
+ *                                  each in a fresh process state (mean, max)
+ *
+ * SRC is a recording (a directory or a segment) made by iotriaged --record.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recfile.h"
+#include "sampler.h"
+
+struct payloads {
+	char **p;
+	size_t *len;
+	size_t n;
+};
+
+static double now_s(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int load(const char *src, struct payloads *ret)
+{
+	struct recreader *r;
+	struct recframe f;
+	char why[512];
+	size_t cap = 0;
+
+	if (recreader_open(src, &r, why, sizeof(why)) < 0) {
+		fprintf(stderr, "bench_record: %s\n", why);
+		return -1;
+	}
+	memset(ret, 0, sizeof(*ret));
+	while (recreader_next(r, &f) > 0) {
+		if (ret->n == cap) {
+			cap = cap ? cap * 2 : 64;
+			ret->p = realloc(ret->p, cap * sizeof(*ret->p));
+			ret->len = realloc(ret->len, cap * sizeof(*ret->len));
+			if (!ret->p || !ret->len)
+				return -1;
+		}
+		ret->p[ret->n] = malloc(f.len ? f.len : 1);
+		if (!ret->p[ret->n])
+			return -1;
+		memcpy(ret->p[ret->n], f.payload, f.len);
+		ret->len[ret->n++] = f.len;
+	}
+	recreader_close(r);
+	return ret->n ? 0 : -1;
+}
+
+static int mkdir_private(const char *dir)
+{
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -1;
+	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int cmd_size(const char *src)
+{
+	static const int levels[] = { 1, 3, 6, 9 };
+	struct payloads pl;
+	char dir[] = "/tmp/bench_record.XXXXXX";
+
+	if (load(src, &pl) < 0 || !mkdtemp(dir))
+		return 1;
+	printf("%zu samples of %zu bytes (the first) from %s\n", pl.n, pl.len[0], src);
+	printf("%-6s %14s %14s\n", "level", "bytes/sample", "cpu us/sample");
+	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+		struct recwriter_opts o = { .interval_ms = 1000,
+					    .max_bytes = (uint64_t)1 << 40,
+					    .level = levels[l],
+					    .run_id = 1 };
+		struct recwriter_stats st;
+		struct recwriter *w;
+		char sub[64];
+		double t0;
+		int fd;
+
+		snprintf(sub, sizeof(sub), "%s/l%d", dir, levels[l]);
+		fd = mkdir_private(sub);
+		o.dirfd = fd;
+		if (fd < 0 || recwriter_open(&o, &w) < 0)
+			return 1;
+		/* 3 rounds: key frames at their real share (1 in 60) */
+		t0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+		for (size_t k = 0; k < 3 * pl.n; k++)
+			recwriter_append(w, k + 1, (int64_t)k * 1000000000,
+					 (int64_t)(k + 1) * 1000000000, pl.p[k % pl.n],
+					 pl.len[k % pl.n]);
+		t0 = now_s(CLOCK_PROCESS_CPUTIME_ID) - t0;
+		recwriter_stats(w, &st);
+		recwriter_close(w);
+		close(fd);
+		printf("%-6d %14.0f %14.0f\n", levels[l],
+		       (double)(st.bytes - RECFILE_HDR_SIZE * st.segments) / (double)st.frames,
+		       t0 * 1e6 / (double)st.frames);
+	}
+	/* the re-recordings are scratch (written in /tmp, ours alone) */
+	nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+static int cmd_week(const char *src, const char *out, int days)
+{
+	struct recwriter_opts o = { .interval_ms = 1000,
+				    .max_bytes = (uint64_t)1 << 40,
+				    .run_id = 7 };
+	int64_t n = (int64_t)days * 86400, base = INT64_C(1700000000) * 1000000000;
+	struct recwriter_stats st;
+	struct payloads pl;
+	struct recwriter *w;
+	int fd;
+
+	if (load(src, &pl) < 0)
+		return 1;
+	fd = mkdir_private(out);
+	o.dirfd = fd;
+	if (fd < 0 || recwriter_open(&o, &w) < 0)
+		return 1;
+	for (int64_t k = 0; k < n; k++)
+		recwriter_append(w, (uint64_t)k + 1, k * 1000000000, base + k * 1000000000,
+				 pl.p[k % (int64_t)pl.n], pl.len[k % (int64_t)pl.n]);
+	recwriter_stats(w, &st);
+	recwriter_close(w);
+	printf("%lld samples, %llu bytes in %llu segments (%.0f bytes/sample)\n", (long long)n,
+	       (unsigned long long)st.bytes, (unsigned long long)st.segments,
+	       (double)st.bytes / (double)n);
+	return 0;
+}
+
+static int cmd_seek(const char *dir, int n)
+{
+	double sum = 0, max = 0;
+	int64_t first, last;
+	struct sampler_replay *rp;
+	char why[512];
+
+	if (sampler_replay_open(dir, &rp, why, sizeof(why)) < 0 ||
+	    sampler_replay_span(rp, &first, &last) <= 0) {
+		fprintf(stderr, "bench_record: %s: no recording\n", dir);
+		return 1;
+	}
+	sampler_replay_close(rp);
+	srand(42);
+	for (int i = 0; i < n; i++) {
+		int64_t minutes = (last - first) / 60000000000;
+		int64_t t = first + (int64_t)(rand() % (int)(minutes ? minutes : 1)) * 60000000000;
+		const struct recframe *f;
+		double t0 = now_s(CLOCK_MONOTONIC), dt;
+
+		/* everything a `replay --at` does: open, seek, the first document */
+		if (sampler_replay_open(dir, &rp, why, sizeof(why)) < 0 ||
+		    sampler_replay_seek(rp, t, false) <= 0 || sampler_replay_next(rp, &f) <= 0 ||
+		    !sampler_json(sampler_replay_sampler(rp), NULL)) {
+			fprintf(stderr, "bench_record: seek %d failed\n", i);
+			return 1;
+		}
+		sampler_replay_close(rp);
+		dt = now_s(CLOCK_MONOTONIC) - t0;
+		sum += dt;
+		if (dt > max)
+			max = dt;
+	}
+	printf("%d seeks to a random minute of %.1f days: mean %.1f ms, max %.1f ms\n", n,
+	       (double)(last - first) / 86400e9, sum / n * 1e3, max * 1e3);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "size") == 0)
+		return cmd_size(argv[2]);
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "week") == 0)
+		return cmd_week(argv[2], argv[3], argc == 5 ? atoi(argv[4]) : 7);
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "seek") == 0)
+		return cmd_seek(argv[2], argc == 4 ? atoi(argv[3]) : 50);
+	fprintf(stderr, "usage: bench_record size SRC | week SRC OUT [DAYS] | seek DIR [N]\n");
+	return 2;
+}

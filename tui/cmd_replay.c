@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iotriage replay: a flight recording (iotriaged --record) read back through
+ * the same parsers, metrics and encoder: NDJSON documents of a time range,
+ * tables, or the live view's panels on recorded data (ui.c). Also the time
+ * syntax shared with compute --recording.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "recfile.h"
+#include "sampler.h"
+#include "ui.h"
+
+int cli_parse_time(const char *s, int64_t now_ns, int64_t *ret_ns)
+{
+	static const char *const fmts[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S",
+					    "%Y-%m-%d %H:%M",	 "%Y-%m-%dT%H:%M",
+					    "%H:%M:%S",		 "%H:%M" };
+	struct tm tm;
+	char *end;
+	time_t t;
+
+	if (s[0] == '@') { /* seconds since the epoch, as date(1) takes them; a fraction too */
+		long long v, frac = 0, scale = 1000000000;
+
+		errno = 0;
+		v = strtoll(s + 1, &end, 10);
+		if (errno || end == s + 1 || v < 0 || v > INT64_MAX / 1000000000 - 1)
+			return -EINVAL;
+		if (*end == '.')
+			for (end++; *end >= '0' && *end <= '9'; end++)
+				if (scale > 1) {
+					scale /= 10;
+					frac += (*end - '0') * scale;
+				}
+		if (*end)
+			return -EINVAL;
+		*ret_ns = v * 1000000000 + frac;
+		return 0;
+	}
+	if (s[0] == '-') { /* -90s, -15m, -2h, -1d: before now */
+		long long v, mul = 1;
+
+		errno = 0;
+		v = strtoll(s + 1, &end, 10);
+		if (errno || end == s + 1 || v < 0)
+			return -EINVAL;
+		if (*end == 's' || *end == 'm' || *end == 'h' || *end == 'd') {
+			mul = *end == 'm' ? 60 : *end == 'h' ? 3600 : *end == 'd' ? 86400 : 1;
+			end++;
+		}
+		if (*end || v > 3650LL * 86400 / mul)
+			return -EINVAL;
+		*ret_ns = now_ns - v * mul * 1000000000;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		time_t now = (time_t)(now_ns / 1000000000);
+
+		memset(&tm, 0, sizeof(tm));
+		if (i >= 4) { /* a time of day: today's, or yesterday's if still to come */
+			localtime_r(&now, &tm);
+			tm.tm_sec = 0;
+		}
+		end = strptime(s, fmts[i], &tm);
+		if (!end || *end)
+			continue;
+		tm.tm_isdst = -1;
+		t = mktime(&tm);
+		if (t == (time_t)-1)
+			return -EINVAL;
+		if (i >= 4 && t > now)
+			t -= 86400;
+		*ret_ns = (int64_t)t * 1000000000;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+void cli_print_problems(const char *what, const char *lines)
+{
+	while (lines && *lines) {
+		const char *nl = strchr(lines, '\n');
+		int n = nl ? (int)(nl - lines) : (int)strlen(lines);
+
+		fprintf(stderr, "iotriage: %s: %.*s\n", what, n, lines);
+		lines += n + (nl ? 1 : 0);
+	}
+}
+
+static const char replay_usage[] =
+    "Usage: iotriage replay [DIR|FILE] [--at TIME | --from TIME [--to TIME]] [--json]\n"
+    "Read a flight recording (iotriaged --record; default " CLI_RECORD_DIR ")\n"
+    "back: the live view's panels on recorded data on a terminal (t/T next or\n"
+    "previous sample, b jump to a time), else tables, or with --json one\n"
+    "document a line, the ones the daemon sent (doc/recording.md).\n"
+    "TIME: 'YYYY-MM-DD HH:MM[:SS]', 'HH:MM[:SS]' (the last such time), '@EPOCH'\n"
+    "seconds (a fraction allowed: a document's timestamp_ms / 1000), or '-15m'\n"
+    "(s, m, h, d before now).\n"
+    "  --at TIME      the sample taken at TIME (the first at or after it)\n"
+    "  --from T --to T  every sample from T to T (to: the end when absent)\n"
+    "  --json         NDJSON documents instead of tables\n";
+
+enum { OPT_AT = 0x100, OPT_FROM, OPT_TO };
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "at", required_argument, NULL, OPT_AT },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct timespec ts;
+	int64_t now, at = INT64_MIN, from = INT64_MIN, to = INT64_MAX;
+	struct sampler_replay *rp = NULL;
+	const struct recframe *f;
+	const char *path = CLI_RECORD_DIR;
+	bool json = false, have_at = false;
+	unsigned long long n = 0;
+	char why[512];
+	int c, r, ret = EXIT_FAIL;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
+		int64_t *dst = c == OPT_AT ? &at : c == OPT_FROM ? &from : &to;
+
+		switch (c) {
+		case OPT_AT:
+		case OPT_FROM:
+		case OPT_TO:
+			if (cli_parse_time(optarg, now, dst) < 0) {
+				cli_error(argv[optind - 1] ? argv[optind - 2] : "replay",
+					  "'%s' is not a time (try --help)", optarg);
+				return EXIT_USAGE;
+			}
+			have_at |= c == OPT_AT;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			printf("%s", replay_usage);
+			return EXIT_OK;
+		case ':':
+			cli_error(argv[optind - 1], "needs a value (try --help)");
+			return EXIT_USAGE;
+		default:
+			cli_error(argv[optind - 1], "unknown option (try --help)");
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1 || (have_at && (from != INT64_MIN || to != INT64_MAX))) {
+		fprintf(stderr, "%s", replay_usage);
+		return EXIT_USAGE;
+	}
+	if (argc - optind == 1)
+		path = argv[optind];
+	if (!json && isatty(STDOUT_FILENO))
+		return ui_replay(path, have_at ? at : from);
+	r = sampler_replay_open(path, &rp, why, sizeof(why));
+	if (r < 0) {
+		cli_error("replay", "%s", why);
+		return EXIT_FAIL;
+	}
+	if (have_at)
+		from = to = at;
+	if (from != INT64_MIN)
+		sampler_replay_seek(rp, from, false);
+	while ((r = sampler_replay_next(rp, &f)) > 0) {
+		struct sampler *s = sampler_replay_sampler(rp);
+		const char *doc;
+		size_t len;
+
+		cli_print_problems("replay", sampler_replay_problems(rp));
+		if (f->real_ns > to && !(have_at && n == 0))
+			break;
+		doc = sampler_json(s, &len);
+		if (!doc)
+			continue;
+		if (json) {
+			fwrite(doc, 1, len, stdout);
+			fputc('\n', stdout);
+		} else {
+			time_t t = (time_t)(f->real_ns / 1000000000);
+			struct tm tm;
+			char when[64];
+
+			localtime_r(&t, &tm);
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm);
+			printf("%s%s  sample %llu  %s\n", n ? "\n" : "", when,
+			       (unsigned long long)f->id, f->host);
+			if (sampler_metrics(s))
+				report_print(stdout, sampler_current(s), sampler_metrics(s), false);
+			else
+				printf("(the first sample of a run: no interval to rate)\n");
+		}
+		n++;
+		if (have_at)
+			break;
+	}
+	cli_print_problems("replay", sampler_replay_problems(rp));
+	if (r < 0)
+		cli_error("replay", "%s", strerror(-r));
+	else if (!n)
+		cli_error("replay", "%s: no recorded sample %s", path,
+			  have_at || from != INT64_MIN ? "in that time range" : "at all");
+	else
+		ret = fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+	sampler_replay_close(rp);
+	return ret;
+}
+
+int cli_recording_snapshot(const char *path, int64_t at_ns, struct snapshot *ret, char *ret_boot,
+			   size_t boot_size, int64_t *ret_real)
+{
+	struct sampler_replay *rp;
+	const struct recframe *f;
+	char why[512];
+	int r;
+
+	r = sampler_replay_open(path, &rp, why, sizeof(why));
+	if (r < 0) {
+		cli_error("compute", "%s", why);
+		return r;
+	}
+	sampler_replay_seek(rp, at_ns, false);
+	r = sampler_replay_next(rp, &f);
+	cli_print_problems("compute", sampler_replay_problems(rp));
+	if (r == 0) {
+		cli_error("compute", "%s: no recorded sample at or after that time", path);
+		r = -ENOENT;
+	} else if (r > 0) {
+		r = snapshot_copy(ret, sampler_current(sampler_replay_sampler(rp)));
+		snprintf(ret_boot, boot_size, "%s", f->boot_id);
+		*ret_real = f->real_ns;
+	}
+	sampler_replay_close(rp);
+	return r;
+}
