@@ -170,6 +170,7 @@ int cmd_replay(int argc, char **argv)
 		path = argv[optind];
 	if (!json && isatty(STDOUT_FILENO))
 		return ui_replay(path, have_at ? at : from);
+	cli_escape_stdio(); /* tables and documents: as every subcommand's */
 	r = sampler_replay_open(path, &rp, why, sizeof(why));
 	if (r < 0) {
 		cli_error("replay", "%s", why);

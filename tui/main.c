@@ -70,8 +70,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0) {
 			/* best effort: out of memory here, the output is unescaped
-			 * but cli_error still escapes */
-			cli_escape_stdio();
+			 * but cli_error still escapes. replay may open the live
+			 * view, whose ncurses output must reach the terminal as
+			 * it is: it escapes its text output itself. */
+			if (commands[i].run != cmd_replay)
+				cli_escape_stdio();
 			return commands[i].run(argc - 1, argv + 1);
 		}
 	if (argv[1][0] == '-')

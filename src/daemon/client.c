@@ -279,21 +279,23 @@ static int release_held(struct client *c)
 /* Ends the history reply: "]", what was sent, "}\n". 0 or -ENOMEM. */
 static int history_finish(struct daemon *d, struct client *c)
 {
-	char tail[96];
+	char tail[128];
 	struct blob *b;
 	int r;
 
 	/* "recorded": of count, the samples from the flight recording, before
 	 * the ring's; "first" and "last" are the ring's */
+	char rec[40] = "";
+
+	if (d->rec)
+		snprintf(rec, sizeof(rec), ",\"recorded\":%zu", c->hist_recorded);
 	if (c->hist_count)
-		snprintf(tail, sizeof(tail),
-			 ",\"count\":%zu,\"recorded\":%zu,\"first\":%llu,\"last\":%llu}\n",
-			 c->hist_count + c->hist_recorded, c->hist_recorded,
+		snprintf(tail, sizeof(tail), ",\"count\":%zu%s,\"first\":%llu,\"last\":%llu}\n",
+			 c->hist_count + c->hist_recorded, rec,
 			 (unsigned long long)c->hist_first_sent, (unsigned long long)c->hist_after);
 	else
-		snprintf(tail, sizeof(tail),
-			 ",\"count\":%zu,\"recorded\":%zu,\"first\":null,\"last\":null}\n",
-			 c->hist_recorded, c->hist_recorded);
+		snprintf(tail, sizeof(tail), ",\"count\":%zu%s,\"first\":null,\"last\":null}\n",
+			 c->hist_recorded, rec);
 	r = client_queue_seg(c, d->list_end, 0, d->list_end->len, false);
 	b = r >= 0 ? blob_new(tail, strlen(tail)) : NULL;
 	if (!b)

@@ -66,7 +66,9 @@ def history_docs(d):
     c.close()
     head = json.loads(raw)
     check(head.get("ok") is True, "history failed: %s" % raw[:200])
-    body = raw[raw.index('"samples":[') + len('"samples":['):raw.rindex("]}")]
+    # "count", "recorded", "first" and "last" follow the samples (they say
+    # what was sent, written as the socket drains)
+    body = raw[raw.index('"samples":[') + len('"samples":['):raw.rindex('],"count":')]
     docs = ["{" + x if i else x for i, x in enumerate(body.split(',{"version":'))]
     docs = [x if x.startswith('{"version":') else '{"version":' + x[1:] for x in docs]
     return head, [x for x in docs if x]
