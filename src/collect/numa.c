@@ -61,7 +61,8 @@ int numa_read(const struct root *r, struct numa_table *t)
 		t->n++;
 	}
 	closedir(d);
-	qsort(t->rows, t->n, sizeof(*t->rows), cmp_node);
+	if (t->n > 1)
+		qsort(t->rows, t->n, sizeof(*t->rows), cmp_node);
 	return 0;
 }
 

@@ -63,7 +63,8 @@ static int index_queues(const struct snapshot *cur, const struct rate_table *rt,
 			a += 4;
 		}
 	}
-	qsort(*keys, *nkeys, sizeof(**keys), cmp_qkey);
+	if (*nkeys) /* qsort(NULL, 0, ...) is undefined: no NVMe queue line here */
+		qsort(*keys, *nkeys, sizeof(**keys), cmp_qkey);
 	return 0;
 }
 
