@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "encode.h"
-#include "extsrc.h"
+#include "workload.h"
 #include "recfile.h"
 #include "sampler.h"
 
@@ -42,7 +42,7 @@ int sampler_open(const struct sampler_opts *o, struct sampler **ret_s)
 	if (r >= 0)
 		r = dup_opt(o ? o->mode : NULL, &s->mode);
 	if (r >= 0)
-		r = collector_open(o ? o->root : NULL, &s->col);
+		r = snapshot_collector_open(o ? o->root : NULL, &s->col);
 	if (r < 0) {
 		free(s->host);
 		free(s->mode);
@@ -64,7 +64,7 @@ void sampler_close(struct sampler *s)
 {
 	if (!s)
 		return;
-	collector_close(&s->col);
+	snapshot_collector_close(&s->col);
 	snapshot_free(&s->snap[0]);
 	snapshot_free(&s->snap[1]);
 	metrics_free(&s->m);
@@ -201,23 +201,23 @@ static void carry_procs(struct snapshot *cur, struct snapshot *prev)
 {
 	struct proc_table t;
 
-	if (!cur->ext || !cur->ext->procs.carried)
+	if (!cur->workload || !cur->workload->procs.carried)
 		return;
-	if (!prev->ext) {
-		cur->ext->procs.n = 0;
+	if (!prev->workload) {
+		cur->workload->procs.n = 0;
 		return;
 	}
-	t = cur->ext->procs;
-	cur->ext->procs = prev->ext->procs;
-	prev->ext->procs = t;
-	cur->ext->procs.carried = true;
+	t = cur->workload->procs;
+	cur->workload->procs = prev->workload->procs;
+	prev->workload->procs = t;
+	cur->workload->procs.carried = true;
 }
 
 /* After the sample's metrics: the costs, the next cadence, and what the
  * document says of them. */
 static void scan_account(struct sampler *s, struct snapshot *cur, int64_t spent_ns)
 {
-	struct proc_table *t = cur->ext ? &cur->ext->procs : NULL;
+	struct proc_table *t = cur->workload ? &cur->workload->procs : NULL;
 	int64_t base = spent_ns, budget;
 
 	if (s->scan_why && t) {
@@ -281,7 +281,7 @@ int sampler_tick(struct sampler *s)
 
 	s->scan_why = scan_reason(s);
 	s->col.noscan = !s->scan_why;
-	s->last_err = collector_sample(&s->col, &s->snap[next]);
+	s->last_err = snapshot_collector_sample(&s->col, &s->snap[next]);
 	if (s->ticks)
 		carry_procs(&s->snap[next], &s->snap[next ^ 1]);
 	return tick_finish(s, next, t0);
@@ -295,7 +295,7 @@ int sampler_tick_recorded(struct sampler *s, uint64_t id, int64_t mono_ns, int64
 	int64_t t0 = snapshot_thread_cpu_ns();
 
 	s->scan_why = NULL; /* a recording has no processes to scan */
-	s->last_err = collector_unpack(&s->col, payload, len, cur);
+	s->last_err = snapshot_collector_unpack(&s->col, payload, len, cur);
 	if (s->last_err == -EBADMSG)
 		return -EBADMSG;
 	cur->id = id;

@@ -45,11 +45,11 @@ struct sampler_opts {
 #define SAMPLER_TOPO_NS (10 * INT64_C(1000000000))
 
 struct sampler {
-	struct collector col;
+	struct snapshot_collector col;
 	struct snapshot snap[2]; /* swapped each tick: no copy, storage reused */
 	unsigned cur;		 /* index of the current snapshot in snap[] */
 	uint64_t ticks;		 /* samples taken (successful or not) */
-	int last_err;		 /* collector_sample()'s result for the current sample */
+	int last_err;		 /* snapshot_collector_sample()'s result for the current sample */
 	bool have_metrics;	 /* m is of (previous, current) */
 	bool itv_from_clock;	 /* /proc/uptime unusable: interval from CLOCK_MONOTONIC */
 	struct metrics m;
@@ -102,7 +102,7 @@ int sampler_tick(struct sampler *s);
 
 /*
  * sampler_tick() on a recorded sample: the snapshot comes from a flight
- * recorder payload (collector_unpack) with the recorded id and times, and
+ * recorder payload (snapshot_collector_unpack) with the recorded id and times, and
  * goes through the same metrics and encoding, so the document is the one
  * the recording daemon sent. Same returns, plus -EBADMSG for a payload
  * whose records overrun it (nothing changed then).
@@ -156,7 +156,7 @@ uint32_t sampler_scan_every(int64_t scan_ns, int64_t base_ns, int64_t budget_ns)
 /* The metrics of (previous, current), NULL until two samples exist. */
 const struct metrics *sampler_metrics(const struct sampler *s);
 
-/* 0, or collector_sample()'s -errno when neither /proc/stat nor
+/* 0, or snapshot_collector_sample()'s -errno when neither /proc/stat nor
  * /proc/diskstats could be read for the current sample. */
 int sampler_last_error(const struct sampler *s);
 

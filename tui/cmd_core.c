@@ -189,7 +189,7 @@ int cmd_snapshot(int argc, char **argv)
 	struct common_args a = { 0 };
 	struct snapshot s0 = { 0 }, s1 = { 0 };
 	struct metrics m = { 0 };
-	struct collector c;
+	struct snapshot_collector c;
 	struct timespec ts;
 	uint64_t itv;
 	int r, ret = EXIT_FAIL;
@@ -216,12 +216,12 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	if (!a.interval_ms)
 		a.interval_ms = 1000;
-	r = collector_open(a.root, &c);
+	r = snapshot_collector_open(a.root, &c);
 	if (r < 0) {
 		cli_error(a.root ? a.root : "/", "%s", strerror(-r));
 		return EXIT_FAIL;
 	}
-	r = collector_sample(&c, &s0);
+	r = snapshot_collector_sample(&c, &s0);
 	if (r < 0) {
 		report_sources(&s0, NULL);
 		goto out;
@@ -230,7 +230,7 @@ int cmd_snapshot(int argc, char **argv)
 	ts.tv_nsec = (a.interval_ms % 1000) * 1000000L;
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
-	r = collector_sample(&c, &s1);
+	r = snapshot_collector_sample(&c, &s1);
 	if (r < 0) {
 		report_sources(&s1, NULL);
 		goto out;
@@ -253,7 +253,7 @@ out:
 	metrics_free(&m);
 	snapshot_free(&s0);
 	snapshot_free(&s1);
-	collector_close(&c);
+	snapshot_collector_close(&c);
 	return ret;
 }
 

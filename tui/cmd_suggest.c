@@ -226,24 +226,24 @@ static int measure(const struct args *a, const char *before, const char *after, 
 			return -1;
 		}
 	} else {
-		struct collector c;
+		struct snapshot_collector c;
 		struct timespec ts;
 		long ms = a->interval_ms ? a->interval_ms : 1000;
 
-		r = collector_open(after, &c);
+		r = snapshot_collector_open(after, &c);
 		if (r < 0) {
 			cli_error(after ? after : "/", "%s", strerror(-r));
 			return -1;
 		}
-		r = collector_sample(&c, s0);
+		r = snapshot_collector_sample(&c, s0);
 		if (r >= 0) {
 			ts.tv_sec = ms / 1000;
 			ts.tv_nsec = (ms % 1000) * 1000000L;
 			while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 				;
-			r = collector_sample(&c, s1);
+			r = snapshot_collector_sample(&c, s1);
 		}
-		collector_close(&c);
+		snapshot_collector_close(&c);
 		report_sources(s1, NULL);
 		if (r < 0) {
 			cli_error("sample", "%s", strerror(-r));

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "encode_ext.h"
+#include "encode_workload.h"
 #include "metrics_proc.h"
 #include "strbuf.h"
 #include "taskstats.h"
@@ -42,7 +42,7 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void print_text(const struct thread_table *t, const struct ext_metrics *x)
+static void print_text(const struct thread_table *t, const struct workload_metrics *x)
 {
 	printf("process %d: %zu thread(s)", t->pid, t->n);
 	if (t->vanished)
@@ -72,7 +72,7 @@ int cmd_threads(int argc, char **argv)
 {
 	struct taskstats_collector tc = { 0 };
 	struct thread_table t0 = { 0 }, t1 = { 0 };
-	struct ext_metrics *x = NULL;
+	struct workload_metrics *x = NULL;
 	const char *root_dir = NULL;
 	long interval_ms = 1000;
 	bool json = false;
@@ -149,7 +149,7 @@ int cmd_threads(int argc, char **argv)
 	if (json) {
 		struct strbuf sb = { 0 };
 
-		encode_ext_threads(&sb, &t1, x, (uint64_t)itv_ms);
+		encode_workload_threads(&sb, &t1, x, (uint64_t)itv_ms);
 		if (sb.err) {
 			cli_error("threads", "%s", strerror(-sb.err));
 			sb_free(&sb);

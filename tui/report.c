@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "report_ext.h"
+#include "report_workload.h"
 #include "encode_turbo.h"
 
 static void print_disks(FILE *f, const struct metrics *m, bool all_disks)
@@ -169,7 +169,7 @@ void report_print(FILE *f, const struct snapshot *cur, const struct metrics *m, 
 	print_cpus(f, m);
 	print_irqs(f, cur, m);
 	print_turbo(f, m);
-	report_ext_print(f, cur, m);
+	report_workload_print(f, cur, m);
 }
 
 void report_sources(const struct snapshot *s, const char *label)

@@ -236,8 +236,8 @@ unsigned view_turbo_key(struct ui *ui, int ch);
  * redraw) that a view over the tables leaves to the loop (UI_PASS). */
 bool ui_key_is_global(int ch);
 /* The header's turbostat and PSI/writeback lines from row y, in n lines (1:
- * all on one); returns the lines drawn (view_ext.c). */
-int view_ext_header_draw(struct ui *ui, int y, int n);
+ * all on one); returns the lines drawn (view_sections.c). */
+int view_sections_header_draw(struct ui *ui, int y, int n);
 /* The NIC lines at the top of the IRQs panel: how many, and drawn into r. */
 int view_nics_lines(const struct ui *ui);
 void view_nics_draw(struct ui *ui, struct rect r);

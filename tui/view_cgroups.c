@@ -61,7 +61,7 @@ static void pct(char *buf, size_t size, bool has, double v)
 void view_cgroups_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
-	const struct model_cgroups *c = &m->ext.cgroups;
+	const struct model_cgroups *c = &m->sections.cgroups;
 	struct out o = { .r = r, .top = ui->cgroups.top };
 	bool discard = false;
 	int pw;
@@ -78,7 +78,7 @@ void view_cgroups_draw(struct ui *ui, struct rect r)
 		emit(&o, A_DIM, "cgroups: %s%s%s",
 		     !m->have_sample   ? "waiting for the first sample"
 		     : c->reason[0]    ? "unavailable ("
-		     : !m->ext.sampled ? "not in the sample (iotriaged --core-only, or older)"
+		     : !m->sections.sampled ? "not in the sample (iotriaged --core-only, or older)"
 				       : "not in this sample",
 		     m->have_sample ? c->reason : "", m->have_sample && c->reason[0] ? ")" : "");
 	} else {

@@ -168,7 +168,7 @@ static int pick(int width, int cpu_w, const bool *have, bool *want)
  * it (Busy% %.2f, Bzy_MHz %.0f); "-" when its row has none this round. */
 static void turbo_cell(const struct model *m, int cpu, int k, char *buf, size_t size)
 {
-	const struct model_turbo_cpu *t = model_ext_turbo_cpu(&m->ext, cpu);
+	const struct model_turbo_cpu *t = model_sections_turbo_cpu(&m->sections, cpu);
 	int w = cols[k].width;
 
 	if (!t || !t->valid || (k == C_BUSY && !t->has_busy) || (k == C_BZY && !t->has_bzy) ||
@@ -228,7 +228,7 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 	const struct model *m = &ui->model;
 	bool focused = ui->focus == PANEL_CPUS;
 	bool want[C__COUNT] = { false }, have[C__COUNT];
-	const struct model_turbo *t = &m->ext.turbo;
+	const struct model_turbo *t = &m->sections.turbo;
 	bool job = model_worker_has_irq_cpus(m);
 	int cpu_w = job ? CPU_JOB_W : cols[C_CPU].width;
 	int bar_w, x;

@@ -59,8 +59,8 @@ static int heat_order(struct ui *ui)
 	}
 	/* packages from turbostat's rows: one pass, a binary search each (a
 	 * lookup per cell would be quadratic at 1,024 CPUs) */
-	for (size_t k = 0; m->ext.turbo.present && k < m->ext.turbo.ncpus; k++) {
-		const struct model_turbo_cpu *t = &m->ext.turbo.cpus[k];
+	for (size_t k = 0; m->sections.turbo.present && k < m->sections.turbo.ncpus; k++) {
+		const struct model_turbo_cpu *t = &m->sections.turbo.cpus[k];
 		size_t lo = 0, hi = h->ncpus;
 
 		while (lo < hi) {

@@ -43,10 +43,10 @@ static void emit(struct out *o, int attr, const char *fmt, ...)
 /* Where the bytes and the delays come from, as the document says. */
 static void sources_line(struct out *o, const struct ui *ui)
 {
-	const struct model_procs *p = &ui->model.ext.procs;
-	char delay[MODEL_EXT_REASON_MAX + 64], why[MODEL_EXT_REASON_MAX];
+	const struct model_procs *p = &ui->model.sections.procs;
+	char delay[MODEL_SECTIONS_REASON_MAX + 64], why[MODEL_SECTIONS_REASON_MAX];
 
-	model_ext_short_reason(p->taskstats_why, why, sizeof(why));
+	model_sections_short_reason(p->taskstats_why, why, sizeof(why));
 	if (strcmp(p->delay_accounting, "off") == 0)
 		snprintf(delay, sizeof(delay),
 			 "delay accounting off (sysctl kernel.task_delayacct=0): bytes only");
@@ -105,7 +105,7 @@ static void row(struct out *o, const struct model_proc *p, bool delay)
 
 static void pressure(struct out *o, const struct ui *ui)
 {
-	const struct model_ext *x = &ui->model.ext;
+	const struct model_sections *x = &ui->model.sections;
 
 	emit(o, 0, "%s", "");
 	emit(o, A_BOLD,
@@ -114,10 +114,10 @@ static void pressure(struct out *o, const struct ui *ui)
 		const struct model_psi *p = &x->psi[i];
 		const struct model_psi_line *l[2] = { &p->some, &p->full };
 		static const char *const kind[2] = { "some", "full" };
-		char why[MODEL_EXT_REASON_MAX];
+		char why[MODEL_SECTIONS_REASON_MAX];
 
 		if (!p->present) {
-			model_ext_short_reason(p->reason, why, sizeof(why));
+			model_sections_short_reason(p->reason, why, sizeof(why));
 			emit(o, A_DIM, "  %-4s unavailable%s%s%s", model_psi_names[i],
 			     why[0] ? " (" : ": not in this sample", why, why[0] ? ")" : "");
 			continue;
@@ -138,21 +138,21 @@ static void pressure(struct out *o, const struct ui *ui)
 void view_procs_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
-	const struct model_procs *p = &m->ext.procs;
+	const struct model_procs *p = &m->sections.procs;
 	struct out o = { .r = r, .top = ui->procs.top };
 	bool delay = false;
 
 	for (size_t i = 0; i < p->nio; i++)
 		delay |= p->top_io[i].has_delay;
 	if (!p->present) {
-		char why[MODEL_EXT_REASON_MAX];
+		char why[MODEL_SECTIONS_REASON_MAX];
 
-		model_ext_short_reason(p->reason, why, sizeof(why));
+		model_sections_short_reason(p->reason, why, sizeof(why));
 		emit(&o, ui_attr(ui, PAIR_TITLE), "> Processes");
 		emit(&o, A_DIM, "processes: %s%s%s",
 		     !m->have_sample   ? "waiting for the first sample"
 		     : why[0]	       ? "unavailable ("
-		     : !m->ext.sampled ? "not in the sample (iotriaged --core-only, or older)"
+		     : !m->sections.sampled ? "not in the sample (iotriaged --core-only, or older)"
 		     : !m->has_rates   ? "waiting for a second sample"
 				       : "not in this sample",
 		     m->have_sample ? why : "", m->have_sample && why[0] ? ")" : "");

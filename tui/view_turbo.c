@@ -110,7 +110,7 @@ static void line(struct out *o, int attr, const char *s)
 static void column(struct out *o, const struct ui *ui, const struct model_turbo_column *c)
 {
 	const struct model_turbo_status *s = &c->st;
-	char buf[MODEL_EXT_REASON_MAX + 16];
+	char buf[MODEL_SECTIONS_REASON_MAX + 16];
 
 	put_at(o, 0, A_BOLD, c->name, NAME_W);
 	if (!s->available) {
@@ -132,7 +132,7 @@ static void column(struct out *o, const struct ui *ui, const struct model_turbo_
 /* Why there are no columns to list: "turbostat: ...". */
 static void why_none(const struct model *m, char *buf, size_t size)
 {
-	const struct model_turbo *t = &m->ext.turbo;
+	const struct model_turbo *t = &m->sections.turbo;
 	const char *why = "not in this sample";
 	bool bad = false;
 
@@ -140,7 +140,7 @@ static void why_none(const struct model *m, char *buf, size_t size)
 		why = "waiting for the first sample";
 	} else if (!m->has_rates) {
 		why = "waiting for a second sample";
-	} else if (strncmp(m->ext.bad, "turbostat", 9) == 0) {
+	} else if (strncmp(m->sections.bad, "turbostat", 9) == 0) {
 		why = "the section could not be read: ";
 		bad = true;
 	} else if (t->present) {
@@ -148,14 +148,14 @@ static void why_none(const struct model *m, char *buf, size_t size)
 	} else if (!t->sampled) {
 		why = "not in the sample (iotriaged --core-only, or older)";
 	}
-	snprintf(buf, size, "turbostat: %s%s", why, bad ? m->ext.bad : "");
+	snprintf(buf, size, "turbostat: %s%s", why, bad ? m->sections.bad : "");
 }
 
 static void body(struct out *o, const struct ui *ui)
 {
-	const struct model_turbo *t = &ui->model.ext.turbo;
+	const struct model_turbo *t = &ui->model.sections.turbo;
 	bool any_family = false;
-	char buf[MODEL_EXT_REASON_MAX + 64];
+	char buf[MODEL_SECTIONS_REASON_MAX + 64];
 
 	if (t->ncols == 0) {
 		why_none(&ui->model, buf, sizeof(buf));
@@ -187,7 +187,7 @@ static void body(struct out *o, const struct ui *ui)
 
 void view_turbo_draw(struct ui *ui, struct rect r)
 {
-	const struct model_turbo *t = &ui->model.ext.turbo;
+	const struct model_turbo *t = &ui->model.sections.turbo;
 	struct out o = { .r = { r.y + 2, r.x, r.h - 2, r.w }, .dry = true };
 	char title[256];
 	size_t avail = 0;

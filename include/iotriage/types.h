@@ -152,7 +152,7 @@ struct uptime_raw {
 
 struct turbo_raw; /* src/collect/turbo.h: turbostat counters; NULL when not collected */
 
-struct extsrc_raw; /* processes, NICs, pressure, writeback: src/collect/extsrc.h */
+struct workload_raw; /* processes, NICs, pressure, writeback: src/collect/workload.h */
 
 #define IOT_CPULIST_MAX 192 /* "0-3,128-131": a cpulist as the kernel prints it */
 
@@ -197,7 +197,7 @@ struct snapshot {
 	struct irq_table softirqs;
 	struct src_status status[SRC__COUNT];
 	struct turbo_raw *turbo;
-	struct extsrc_raw *ext; /* processes, NICs, pressure, writeback; NULL until sampled */
+	struct workload_raw *workload; /* processes, NICs, pressure, writeback; NULL until sampled */
 	struct blkmq_table mq;	/* blk-mq hardware queues of the whole disks */
 	struct numa_table numa; /* NUMA nodes' CPUs */
 };

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "advise.h"
-#include "extsrc.h"
+#include "workload.h"
 #include "grow.h"
 #include "metrics_proc.h"
 #include "netlink.h"
@@ -594,7 +594,7 @@ static double nic_irq_rate(const struct ctx *c, const struct topo_net *n, int co
  * No host path in it: the same tree captured elsewhere advises the same. */
 static void channels_missing(const struct snapshot *cur, const char *ifname, char *buf, size_t size)
 {
-	const struct nic_table *nt = cur->ext ? &cur->ext->nics : NULL;
+	const struct nic_table *nt = cur->workload ? &cur->workload->nics : NULL;
 	const struct nic_raw *nr;
 
 	if (!nt) {
@@ -655,7 +655,7 @@ static int suggest_channels(struct ctx *c, const struct finding *hot, int cpu,
 	unsigned k, want;
 	bool local;
 
-	if (!c->cur->ext || nic_table_channels(&c->cur->ext->nics, n->ifname, &ch) < 0) {
+	if (!c->cur->workload || nic_table_channels(&c->cur->workload->nics, n->ifname, &ch) < 0) {
 		channels_missing(c->cur, n->ifname, miss, sizeof(miss));
 		cat(why, why_size,
 		    "no ethtool -L suggestion for %s: its channel counts are unknown (%s). ",
@@ -1144,9 +1144,9 @@ static const struct disk_metrics *metrics_by_name(const struct metrics *m, const
  * current sample (dirty + writeback past the freerun midpoint, or blocked). */
 static bool wb_throttled(const struct ctx *c)
 {
-	const struct ext_metrics *x = c->m->ext;
+	const struct workload_metrics *x = c->m->workload;
 
-	return x && c->cur->ext && c->cur->ext->writeback.has_vmstat &&
+	return x && c->cur->workload && c->cur->workload->writeback.has_vmstat &&
 	       (x->wb_state == WB_THROTTLED || x->wb_state == WB_BLOCKED);
 }
 
@@ -1172,7 +1172,7 @@ static int find_writeback(struct ctx *c)
 
 	if (!c->wb_throttled)
 		return 0;
-	w = &c->cur->ext->writeback;
+	w = &c->cur->workload->writeback;
 	kb = w->page_size >= 1024 ? w->page_size / 1024 : 4;
 	dirty = w->nr_dirty + w->nr_writeback;
 	f = add_finding(c->a, FIND_WRITEBACK_THROTTLED, ADV_WARNING, "writeback");
@@ -1183,7 +1183,7 @@ static int find_writeback(struct ctx *c)
 		 "dirty page cache %s: nr_dirty %llu kB + nr_writeback %llu kB = %llu kB, past "
 		 "%llu kB where writers are throttled (nr_dirty_background_threshold %llu kB, "
 		 "nr_dirty_threshold %llu kB): writers sleep in balance_dirty_pages()",
-		 c->m->ext->wb_state == WB_BLOCKED ? "at its hard limit" : "full",
+		 c->m->workload->wb_state == WB_BLOCKED ? "at its hard limit" : "full",
 		 (unsigned long long)(w->nr_dirty * kb), (unsigned long long)(w->nr_writeback * kb),
 		 (unsigned long long)(dirty * kb),
 		 (unsigned long long)((w->nr_dirty_threshold + w->nr_dirty_bg_threshold) / 2 * kb),

@@ -16,7 +16,7 @@
 
 #include "blkmq.h"
 #include "capture.h"
-#include "extsrc.h"
+#include "workload.h"
 #include "procfile.h"
 #include "record.h"
 #include "turbo.h"
@@ -143,7 +143,7 @@ int capture_tree(const struct root *src, const char *dst, struct capture_result 
 	{
 		unsigned ext_files = 0;
 
-		if (extsrc_capture(src, dfd, &ext_files) == 0)
+		if (workload_capture(src, dfd, &ext_files) == 0)
 			res.files += ext_files;
 	}
 	/* turbostat: cpuinfo, topology, cpufreq, cpuidle, powercap, hwmon, MSRs (src/collect/turbo.c) */

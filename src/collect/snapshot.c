@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "blkmq.h"
-#include "extsrc.h"
+#include "workload.h"
 #include "grow.h"
 #include "diskstats.h"
 #include "irqtab.h"
@@ -45,9 +45,9 @@ const char *snapshot_source_name(enum src_id id)
 	return id < SRC__COUNT ? source_name[id] : "?";
 }
 
-int collector_open(const char *root_dir, struct collector *ret_c)
+int snapshot_collector_open(const char *root_dir, struct snapshot_collector *ret_c)
 {
-	struct collector c = { 0 };
+	struct snapshot_collector c = { 0 };
 	int r;
 
 	r = root_open(root_dir, &c.root);
@@ -60,7 +60,7 @@ int collector_open(const char *root_dir, struct collector *ret_c)
 	return 0;
 }
 
-void collector_close(struct collector *c)
+void snapshot_collector_close(struct snapshot_collector *c)
 {
 	if (!c)
 		return;
@@ -73,13 +73,13 @@ void collector_close(struct collector *c)
 	numa_table_free(&c->numa);
 	turbo_collector_free(c->turbo);
 	c->turbo = NULL;
-	extsrc_collector_free(c->ext);
-	c->ext = NULL;
+	workload_collector_free(c->workload);
+	c->workload = NULL;
 	c->nblk = c->blk_cap = 0;
 	root_close(&c->root);
 }
 
-static void set_status(struct collector *c, struct snapshot *s, enum src_id id, int err,
+static void set_status(struct snapshot_collector *c, struct snapshot *s, enum src_id id, int err,
 		       const struct parse_error *pe)
 {
 	struct src_status *st = &s->status[id];
@@ -177,7 +177,7 @@ static void blockinfo_fill(const struct root *r, struct blockinfo *b)
 
 /* Re-reads /sys/block only when the set of devices changed: it costs a
  * dozen syscalls per device, the counters themselves cost one read. */
-static int refresh_blockinfo(struct collector *c, struct disk_table *t)
+static int refresh_blockinfo(struct snapshot_collector *c, struct disk_table *t)
 {
 	bool same = c->nblk == t->n;
 
@@ -218,7 +218,7 @@ static int refresh_blockinfo(struct collector *c, struct disk_table *t)
 
 /* Parses what pf holds (r: the read's result) into s; a failure leaves the
  * source's table empty and its status says why. */
-static int parse_source(struct collector *c, struct snapshot *s, enum src_id id, int r)
+static int parse_source(struct snapshot_collector *c, struct snapshot *s, enum src_id id, int r)
 {
 	struct procfile *pf = &c->pf[id];
 	struct parse_error pe = { 0 };
@@ -277,12 +277,12 @@ int64_t snapshot_thread_cpu_ns(void)
 	return now_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
-static int read_source(struct collector *c, struct snapshot *s, enum src_id id)
+static int read_source(struct snapshot_collector *c, struct snapshot *s, enum src_id id)
 {
 	return parse_source(c, s, id, procfile_read(&c->pf[id], &c->root));
 }
 
-int collector_sample(struct collector *c, struct snapshot *s)
+int snapshot_collector_sample(struct snapshot_collector *c, struct snapshot *s)
 {
 	int first_err = 0, r;
 
@@ -302,13 +302,13 @@ int collector_sample(struct collector *c, struct snapshot *s)
 		first_err = -ENOMEM;
 	/* processes, NICs, pressure, writeback: statuses inside, never fails the sample */
 	if (!(c->skip & COLLECT_SKIP_EXT)) {
-		r = c->noscan && s->ext ? extsrc_sample_noscan(&c->ext, &c->root, &s->ext)
-					: extsrc_sample(&c->ext, &c->root, &s->ext);
+		r = c->noscan && s->workload ? workload_sample_noscan(&c->workload, &c->root, &s->workload)
+					: workload_sample(&c->workload, &c->root, &s->workload);
 		if (r < 0 && !first_err)
 			first_err = -ENOMEM;
 		/* the scan's own time, for the rates of the next scan */
-		if (s->ext && !s->ext->procs.carried)
-			s->ext->procs.scan_uptime_cs =
+		if (s->workload && !s->workload->procs.carried)
+			s->workload->procs.scan_uptime_cs =
 			    s->status[SRC_UPTIME].err ? 0 : s->uptime.uptime_cs;
 	}
 	r = s->status[SRC_DISKSTATS].err ? 0 : refresh_blockinfo(c, &s->disks);
@@ -339,8 +339,8 @@ void snapshot_free(struct snapshot *s)
 	irq_table_free(&s->softirqs);
 	turbo_raw_free(s->turbo);
 	s->turbo = NULL;
-	extsrc_raw_free(s->ext);
-	s->ext = NULL;
+	workload_raw_free(s->workload);
+	s->workload = NULL;
 	blkmq_table_free(&s->mq);
 	numa_table_free(&s->numa);
 }
@@ -364,7 +364,7 @@ int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 	if (r >= 0)
 		r = turbo_raw_copy(&dst->turbo, src->turbo);
 	if (r >= 0)
-		r = extsrc_raw_copy(&dst->ext, src->ext);
+		r = workload_raw_copy(&dst->workload, src->workload);
 	if (r >= 0)
 		r = blkmq_table_copy(&dst->mq, &src->mq);
 	if (r >= 0)
@@ -374,14 +374,14 @@ int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 
 int snapshot_load_tree(const char *dir, struct snapshot *s)
 {
-	struct collector c;
+	struct snapshot_collector c;
 	int r;
 
-	r = collector_open(dir, &c);
+	r = snapshot_collector_open(dir, &c);
 	if (r < 0)
 		return r;
-	r = collector_sample(&c, s);
-	collector_close(&c);
+	r = snapshot_collector_sample(&c, s);
+	snapshot_collector_close(&c);
 	return r;
 }
 
@@ -424,7 +424,7 @@ static void rec_put(struct strbuf *out, uint16_t tag, int32_t err, const char *b
 		sb_append(out, buf, len);
 }
 
-int collector_pack(const struct collector *c, const struct snapshot *s, struct strbuf *out)
+int snapshot_collector_pack(const struct snapshot_collector *c, const struct snapshot *s, struct strbuf *out)
 {
 	for (int i = 0; i < SRC__COUNT; i++) {
 		const struct src_status *st = &s->status[i];
@@ -468,7 +468,7 @@ static const char *rec_field(const char *p, const char *end, char *dst, size_t s
 
 /* The recorded /sys/block facts onto the disk rows, as refresh_blockinfo()
  * puts the live ones: by position, checked by major:minor. */
-static int rec_sysblock(struct collector *c, struct snapshot *s, const char *p, size_t len)
+static int rec_sysblock(struct snapshot_collector *c, struct snapshot *s, const char *p, size_t len)
 {
 	const char *end = p + len;
 	struct disk_table *t = &s->disks;
@@ -521,7 +521,7 @@ static void rec_status(struct snapshot *s, enum src_id id, int32_t err, const ch
 	snprintf(st->reason, sizeof(st->reason), "%.*s", (int)(len < 4096 ? len : 4096), p);
 }
 
-int collector_unpack(struct collector *c, const void *buf, size_t len, struct snapshot *s)
+int snapshot_collector_unpack(struct snapshot_collector *c, const void *buf, size_t len, struct snapshot *s)
 {
 	const unsigned char *p = buf, *end = p + len;
 	const unsigned char *sysblock = NULL;

@@ -21,7 +21,7 @@ struct blockinfo {
 	char slaves[256];
 };
 
-struct collector {
+struct snapshot_collector {
 	struct root root;
 	struct procfile pf[SRC__COUNT];
 	uint64_t next_id;
@@ -33,8 +33,8 @@ struct collector {
 	size_t numa_ncpu;
 	struct turbo_collector
 	    *turbo; /* src/collect/turbo.c: MSR/perf/sysfs fds, chosen at first sample */
-	struct extsrc_collector
-	    *ext;      /* src/collect/extsrc.c: netlink sockets, per-process memory */
+	struct workload_collector
+	    *workload;      /* src/collect/workload.c: netlink sockets, per-process memory */
 	unsigned skip; /* COLLECT_SKIP_*: sources the caller does not want */
 	bool noscan;   /* the next sample leaves out the per-process scan (sampler.c) */
 };
@@ -53,8 +53,8 @@ const char *snapshot_source_name(enum src_id id);
 int64_t snapshot_thread_cpu_ns(void);
 
 /* Opens the root. 0 or -errno (the root itself cannot be opened). */
-int collector_open(const char *root_dir, struct collector *ret_c);
-void collector_close(struct collector *c);
+int snapshot_collector_open(const char *root_dir, struct snapshot_collector *ret_c);
+void snapshot_collector_close(struct snapshot_collector *c);
 
 /*
  * Reads every source into s, reusing s's storage. A source that fails is
@@ -62,26 +62,26 @@ void collector_close(struct collector *c);
  * left empty; the others are still read. Returns 0 if at least /proc/stat or
  * /proc/diskstats was read, else the first error.
  */
-int collector_sample(struct collector *c, struct snapshot *s);
+int snapshot_collector_sample(struct snapshot_collector *c, struct snapshot *s);
 
 /*
- * The flight recorder: the bytes the last collector_sample() read for s
+ * The flight recorder: the bytes the last snapshot_collector_sample() read for s
  * (each core source's file as the kernel gave it, or its failure and
  * reason; the /sys/block facts), appended to out in the payload format of
  * doc/recording.md. Returns out->err (0 or -ENOMEM).
  */
 struct strbuf;
-int collector_pack(const struct collector *c, const struct snapshot *s, struct strbuf *out);
+int snapshot_collector_pack(const struct snapshot_collector *c, const struct snapshot *s, struct strbuf *out);
 
 /*
  * The reverse: fills s from a packed payload through the same parsers, as
- * collector_sample() fills it from the files (s->id and the times are the
+ * snapshot_collector_sample() fills it from the files (s->id and the times are the
  * caller's to set). A source absent from the payload is unavailable ("not
- * in the recording"); the optional sources (turbo, ext) are not recorded.
+ * in the recording"); the optional sources (turbo, workload) are not recorded.
  * Returns 0, -EBADMSG (a record overruns the payload) or the status rule of
- * collector_sample().
+ * snapshot_collector_sample().
  */
-int collector_unpack(struct collector *c, const void *buf, size_t len, struct snapshot *s);
+int snapshot_collector_unpack(struct snapshot_collector *c, const void *buf, size_t len, struct snapshot *s);
 
 void snapshot_free(struct snapshot *s);
 /* Deep copy into dst (storage reused). 0 or -ENOMEM. */
@@ -89,7 +89,7 @@ int snapshot_copy(struct snapshot *dst, const struct snapshot *src);
 
 /*
  * Loads one recorded tree (BEFORE or AFTER of `compute`) once: a collector
- * on DIR, one sample. Same status rules as collector_sample.
+ * on DIR, one sample. Same status rules as snapshot_collector_sample.
  */
 int snapshot_load_tree(const char *dir, struct snapshot *s);
 

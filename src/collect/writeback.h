@@ -51,8 +51,8 @@ struct procfile;
 void writeback_collect(const struct root *r, struct procfile *pf, struct writeback_raw *w);
 /* The same, with the vm.dirty_* settings copied from *last (a previous
  * writeback_collect()'s) instead of read: they are settings, not counters,
- * and six open/read/close a sample add up (extsrc.c reads them every
- * EXTSRC_SETTINGS_EVERY samples). */
+ * and six open/read/close a sample add up (workload.c reads them every
+ * WORKLOAD_SETTINGS_EVERY samples). */
 void writeback_collect_counters(const struct root *r, struct procfile *pf,
 				const struct writeback_raw *last, struct writeback_raw *w);
 

@@ -9,7 +9,7 @@
 #include "advise_json.h"
 #include "encode_blkmq.h"
 #include "encode.h"
-#include "encode_ext.h"
+#include "encode_workload.h"
 #include "snapshot.h"
 #include "encode_turbo.h"
 
@@ -44,7 +44,7 @@ void encode_sources_object(struct strbuf *sb, const struct snapshot *s)
 		sb_puts(sb, "},");
 	}
 	encode_turbo_sources(sb, s->turbo);
-	encode_ext_sources(sb, s);
+	encode_workload_sources(sb, s);
 	end_obj(sb, '}');
 }
 
@@ -317,7 +317,7 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 		sb_putc(sb, ',');
 	}
 	encode_turbo(sb, m->turbo);
-	encode_ext_sections(sb, cur, m);
+	encode_workload_sections(sb, cur, m);
 	if (o && o->advice)
 		advise_json_encode(sb, o->advice);
 	end_obj(sb, '}');

@@ -592,7 +592,7 @@ static void hot_cores(struct om *o, const struct metrics *m, const struct advice
 
 static void pressure(struct om *o, const struct snapshot *cur)
 {
-	const struct pressure_raw *p = cur->ext ? &cur->ext->pressure : NULL;
+	const struct pressure_raw *p = cur->workload ? &cur->workload->pressure : NULL;
 	bool header = false;
 
 	if (!p)
@@ -625,7 +625,7 @@ static void pressure(struct om *o, const struct snapshot *cur)
 
 static void writeback(struct om *o, const struct snapshot *cur, const struct metrics *m)
 {
-	const struct writeback_raw *w = cur->ext ? &cur->ext->writeback : NULL;
+	const struct writeback_raw *w = cur->workload ? &cur->workload->writeback : NULL;
 
 	if (!w || !w->has_vmstat || !w->page_size)
 		return;
@@ -646,7 +646,7 @@ static void writeback(struct om *o, const struct snapshot *cur, const struct met
 		sample_u64(o, "iotriage_writeback_dirty_background_threshold_bytes", false, NULL,
 			   w->nr_dirty_bg_threshold * w->page_size);
 	}
-	if (!m || !m->ext || m->ext->wb_state == WB_UNKNOWN)
+	if (!m || !m->workload || m->workload->wb_state == WB_UNKNOWN)
 		return;
 	/* an enum as one 0/1 series per state (the 0.0.4 habit; OpenMetrics'
 	 * stateset would not parse in the text format) */
@@ -656,7 +656,7 @@ static void writeback(struct om *o, const struct snapshot *cur, const struct met
 	for (int st = WB_BELOW_BACKGROUND; st <= WB_BLOCKED; st++) {
 		const char *l[] = { "state", metrics_proc_wb_state_name((enum wb_state)st), NULL };
 
-		sample_u64(o, "iotriage_writeback_state", false, l, (int)m->ext->wb_state == st);
+		sample_u64(o, "iotriage_writeback_state", false, l, (int)m->workload->wb_state == st);
 	}
 }
 

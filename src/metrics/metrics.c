@@ -496,7 +496,7 @@ int metrics_compute(const struct snapshot *prev, const struct snapshot *cur, uin
 	r = metrics_blkmq_compute(cur, m);
 	if (r < 0)
 		return r;
-	r = metrics_proc_compute(prev, cur, itv_cs, m->irq_valid ? &m->irq : NULL, &m->ext);
+	r = metrics_proc_compute(prev, cur, itv_cs, m->irq_valid ? &m->irq : NULL, &m->workload);
 	if (r < 0)
 		return r;
 	return turbo_metrics_update(&m->turbo, prev, cur, itv_cs);
@@ -523,6 +523,6 @@ void metrics_free(struct metrics *m)
 	rate_table_free(&m->irq);
 	rate_table_free(&m->softirq);
 	turbo_metrics_destroy(m->turbo);
-	metrics_proc_free(m->ext);
+	metrics_proc_free(m->workload);
 	memset(m, 0, sizeof(*m));
 }

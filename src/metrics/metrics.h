@@ -10,7 +10,7 @@
 
 #include "iotriage/types.h"
 
-struct ext_metrics;
+struct workload_metrics;
 struct blkmq_metrics;
 
 /* Per-row, per-CPU rates (mpstat -I CPU for /proc/interrupts, -I SCPU for /proc/softirqs). */
@@ -51,7 +51,7 @@ struct metrics {
 	struct rate_table softirq;
 	struct turbo_metrics
 	    *turbo;		  /* src/collect/turbo.h: turbostat columns, NULL until computed */
-	struct ext_metrics *ext;  /* src/metrics/metrics_proc.h: processes, NICs, PSI, writeback */
+	struct workload_metrics *workload;  /* src/metrics/metrics_proc.h: processes, NICs, PSI, writeback */
 	double *all_intr_scratch; /* per irq column sums, reused */
 	size_t scratch_cap;
 	/* blk-mq hardware queues, one per cur->mq row (metrics_blkmq.h) */

@@ -29,7 +29,7 @@ const char *metrics_proc_wb_state_name(enum wb_state s)
 	}
 }
 
-void metrics_proc_free(struct ext_metrics *x)
+void metrics_proc_free(struct workload_metrics *x)
 {
 	if (!x)
 		return;
@@ -73,7 +73,7 @@ static uint64_t procs_interval(const struct proc_table *pt, const struct proc_ta
 }
 
 static int procs_compute(const struct proc_table *pt, const struct proc_table *ct, uint64_t itv_cs,
-			 struct ext_metrics *x)
+			 struct workload_metrics *x)
 {
 	x->nprocs = 0;
 	x->exited = 0;
@@ -138,7 +138,7 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 }
 
 /* <0 when row a ranks before row b: bigger first, then lower PID */
-static int rank(const struct ext_metrics *x, bool delay, size_t a, size_t b)
+static int rank(const struct workload_metrics *x, bool delay, size_t a, size_t b)
 {
 	const struct proc_metrics *p = &x->procs[a], *q = &x->procs[b];
 	double vp = delay ? p->io_delay : p->rkb_s + p->wkb_s;
@@ -150,7 +150,7 @@ static int rank(const struct ext_metrics *x, bool delay, size_t a, size_t b)
 }
 
 /* Top PROC_TOP_N rows into out by insertion: linear in the row count. */
-static size_t top_n(const struct ext_metrics *x, bool delay, size_t *out)
+static size_t top_n(const struct workload_metrics *x, bool delay, size_t *out)
 {
 	size_t k = 0;
 
@@ -187,7 +187,7 @@ static int irq_row_of(const struct rate_table *rt, uint32_t irq, size_t *ret)
 }
 
 static int nics_compute(const struct nic_table *pt, const struct nic_table *ct, uint64_t itv_cs,
-			const struct rate_table *irq, struct ext_metrics *x)
+			const struct rate_table *irq, struct workload_metrics *x)
 {
 	x->nnics = x->nnic_irqs = 0;
 	if (ct->rtnl.err)
@@ -259,7 +259,7 @@ static int nics_compute(const struct nic_table *pt, const struct nic_table *ct, 
 }
 
 static void psi_compute(const struct pressure_raw *p, const struct pressure_raw *c, uint64_t itv_cs,
-			struct ext_metrics *x)
+			struct workload_metrics *x)
 {
 	for (int i = 0; i < PSI__COUNT; i++) {
 		const struct psi_raw *a = &p->res[i], *b = &c->res[i];
@@ -286,7 +286,7 @@ static void psi_compute(const struct pressure_raw *p, const struct pressure_raw 
 	}
 }
 
-static void wb_compute(const struct writeback_raw *w, struct ext_metrics *x)
+static void wb_compute(const struct writeback_raw *w, struct workload_metrics *x)
 {
 	uint64_t dirty;
 
@@ -309,9 +309,9 @@ static void wb_compute(const struct writeback_raw *w, struct ext_metrics *x)
 }
 
 int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur, uint64_t itv_cs,
-			 const struct rate_table *irq, struct ext_metrics **pm)
+			 const struct rate_table *irq, struct workload_metrics **pm)
 {
-	struct ext_metrics *x = *pm;
+	struct workload_metrics *x = *pm;
 	int e;
 
 	if (!itv_cs)
@@ -328,39 +328,39 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 	x->cgroups_valid = false;
 	x->cgroups.n = x->cgroups.ntop = x->cgroups.active = 0;
 	/* a sample that skipped the scan keeps the last scan's rates */
-	if (!cur->ext || !cur->ext->procs.carried) {
+	if (!cur->workload || !cur->workload->procs.carried) {
 		x->nprocs = x->nby_io = x->nby_delay = 0;
 		x->exited = 0;
 		x->procs_valid = false;
 	}
-	if (!prev->ext || !cur->ext)
+	if (!prev->workload || !cur->workload)
 		return 0;
-	if (!cur->ext->procs.carried) {
-		e = procs_compute(&prev->ext->procs, &cur->ext->procs,
-				  procs_interval(&prev->ext->procs, &cur->ext->procs, itv_cs), x);
+	if (!cur->workload->procs.carried) {
+		e = procs_compute(&prev->workload->procs, &cur->workload->procs,
+				  procs_interval(&prev->workload->procs, &cur->workload->procs, itv_cs), x);
 		if (e < 0)
 			return e;
 		x->nby_io = top_n(x, false, x->by_io);
 		x->nby_delay = top_n(x, true, x->by_delay);
 	}
-	e = nics_compute(&prev->ext->nics, &cur->ext->nics, itv_cs, irq, x);
+	e = nics_compute(&prev->workload->nics, &cur->workload->nics, itv_cs, irq, x);
 	if (e < 0)
 		return e;
-	psi_compute(&prev->ext->pressure, &cur->ext->pressure, itv_cs, x);
-	wb_compute(&cur->ext->writeback, x);
-	x->cgroups_valid = !prev->ext->cgroups.status.err && !cur->ext->cgroups.status.err;
+	psi_compute(&prev->workload->pressure, &cur->workload->pressure, itv_cs, x);
+	wb_compute(&cur->workload->writeback, x);
+	x->cgroups_valid = !prev->workload->cgroups.status.err && !cur->workload->cgroups.status.err;
 	if (x->cgroups_valid)
-		return metrics_cgroup_compute(&prev->ext->cgroups, &cur->ext->cgroups, itv_cs,
+		return metrics_cgroup_compute(&prev->workload->cgroups, &cur->workload->cgroups, itv_cs,
 					      &x->cgroups);
 	return 0;
 }
 
 int metrics_proc_threads(const struct thread_table *prev, const struct thread_table *cur,
-			 uint64_t itv_cs, struct ext_metrics **pm)
+			 uint64_t itv_cs, struct workload_metrics **pm)
 {
 	struct proc_table p = { .rows = prev->rows, .n = prev->n, .procfs = prev->status };
 	struct proc_table c = { .rows = cur->rows, .n = cur->n, .procfs = cur->status };
-	struct ext_metrics *x = *pm;
+	struct workload_metrics *x = *pm;
 	int e;
 
 	if (!itv_cs)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Rates of the issue-8 sources, pure functions of (prev, cur, interval):
+ * Rates of the workload sources (collect/workload.h), pure functions of (prev, cur, interval):
  * per-process IO and IO delay with top-N orderings, per-NIC packet, byte,
  * drop and error rates (sar -n DEV / EDEV names) with each MSI vector's
  * interrupt rates from /proc/interrupts, PSI stall shares, and the dirty
@@ -9,7 +9,7 @@
 #ifndef IOTRIAGE_METRICS_PROC_H
 #define IOTRIAGE_METRICS_PROC_H
 
-#include "extsrc.h"
+#include "workload.h"
 #include "metrics.h"
 #include "metrics_cgroup.h"
 
@@ -39,11 +39,11 @@ struct nic_irq_metrics {
 };
 
 struct nic_metrics {
-	size_t cur_index; /* row in cur->ext->nics: name, channels, coalescing */
+	size_t cur_index; /* row in cur->workload->nics: name, channels, coalescing */
 	bool valid;	  /* rates present: counters in both samples, none went back */
 	double rxpck_s, txpck_s, rxkb_s, txkb_s;
 	double rxerr_s, txerr_s, rxdrop_s, txdrop_s;
-	size_t irq_off, nirqs; /* in ext_metrics.nic_irqs */
+	size_t irq_off, nirqs; /* in workload_metrics.nic_irqs */
 };
 
 struct psi_metrics {
@@ -59,7 +59,7 @@ enum wb_state {
 	WB_BLOCKED,	     /* at or above the hard threshold */
 };
 
-struct ext_metrics {
+struct workload_metrics {
 	struct proc_metrics *procs; /* processes that did IO (or waited) this interval */
 	size_t nprocs, procs_cap;
 	size_t by_io[PROC_TOP_N], nby_io;	/* indices in procs, biggest rkB/s + wkB/s */
@@ -78,12 +78,12 @@ struct ext_metrics {
 };
 
 /*
- * Computes every rate of (prev->ext, cur->ext) over itv_cs (> 0). irq is the
+ * Computes every rate of (prev->workload, cur->workload) over itv_cs (> 0). irq is the
  * core's /proc/interrupts rate table of the same pair, or NULL. *pm is
  * allocated on first use. 0, -EINVAL (no interval) or -ENOMEM.
  */
 int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur, uint64_t itv_cs,
-			 const struct rate_table *irq, struct ext_metrics **pm);
+			 const struct rate_table *irq, struct workload_metrics **pm);
 
 /*
  * Per-thread rates of one process (iotriage threads PID): procs[] of *pm
@@ -91,9 +91,9 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
  * nothing else of *pm is touched. 0, -EINVAL or -ENOMEM.
  */
 int metrics_proc_threads(const struct thread_table *prev, const struct thread_table *cur,
-			 uint64_t itv_cs, struct ext_metrics **pm);
+			 uint64_t itv_cs, struct workload_metrics **pm);
 
-void metrics_proc_free(struct ext_metrics *x);
+void metrics_proc_free(struct workload_metrics *x);
 
 /* "below_background", "background", "throttled", "blocked", "unknown" */
 const char *metrics_proc_wb_state_name(enum wb_state s);

@@ -37,7 +37,7 @@ static double cpu_now(void)
 }
 
 struct side {
-	struct collector c[MAX_SAMPLES]; /* one per recorded sample tN */
+	struct snapshot_collector c[MAX_SAMPLES]; /* one per recorded sample tN */
 	unsigned nsamples, next;
 	struct snapshot s[2];
 	struct metrics m;
@@ -52,7 +52,7 @@ static int side_open(struct side *x, const char *dir)
 
 	for (x->nsamples = 0; x->nsamples < MAX_SAMPLES; x->nsamples++) {
 		snprintf(path, sizeof(path), "%s/t%u", dir, x->nsamples);
-		if (collector_open(path, &x->c[x->nsamples]) < 0)
+		if (snapshot_collector_open(path, &x->c[x->nsamples]) < 0)
 			break;
 	}
 	return x->nsamples >= 2 ? 0 : -ENOENT;
@@ -66,7 +66,7 @@ static int side_sample(struct side *x)
 	uint64_t itv;
 	int r;
 
-	r = collector_sample(&x->c[x->next], cur);
+	r = snapshot_collector_sample(&x->c[x->next], cur);
 	x->next = (x->next + 1) % x->nsamples;
 	if (r < 0)
 		return r;
@@ -88,7 +88,7 @@ static void side_close(struct side *x)
 	metrics_free(&x->m);
 	sb_free(&x->sb);
 	for (unsigned i = 0; i < x->nsamples; i++)
-		collector_close(&x->c[i]);
+		snapshot_collector_close(&x->c[i]);
 }
 
 int main(int argc, char **argv)

@@ -77,7 +77,7 @@ static const char *const files[] = { "/proc/uptime", "/proc/stat", "/proc/diskst
 static int bench_live(int rounds, bool core_only)
 {
 	static char buf[1 << 20];
-	struct collector c;
+	struct snapshot_collector c;
 	struct snapshot s[2] = { 0 };
 	struct metrics m = { 0 };
 	struct strbuf sb = { 0 };
@@ -93,12 +93,12 @@ static int bench_live(int rounds, bool core_only)
 			return 1;
 		}
 	}
-	if (collector_open(NULL, &c) < 0)
+	if (snapshot_collector_open(NULL, &c) < 0)
 		return 1;
 	/* the floor reads the five core files: compare like with like */
 	if (core_only)
 		c.skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT;
-	if (collector_sample(&c, &s[0]) < 0)
+	if (snapshot_collector_sample(&c, &s[0]) < 0)
 		return 1;
 	/* pass 1: floor and full sample alternate; no clock read inside a
 	 * measured region (the process CPU clock is a syscall in a VM) */
@@ -116,7 +116,7 @@ static int bench_live(int rounds, bool core_only)
 		t_floor += cpu_now() - t0;
 
 		t0 = cpu_now();
-		collector_sample(&c, cur);
+		snapshot_collector_sample(&c, cur);
 		/* back-to-back samples share an uptime tick: use a fixed 1 s */
 		metrics_compute(prev, cur, 100, &m);
 		sb_reset(&sb);
@@ -129,7 +129,7 @@ static int bench_live(int rounds, bool core_only)
 		struct snapshot *prev = &s[r & 1], *cur = &s[!(r & 1)];
 
 		t0 = cpu_now();
-		collector_sample(&c, cur);
+		snapshot_collector_sample(&c, cur);
 		t1 = cpu_now();
 		metrics_compute(prev, cur, 100, &m);
 		t2 = cpu_now();
@@ -155,7 +155,7 @@ static int bench_live(int rounds, bool core_only)
 	metrics_free(&m);
 	snapshot_free(&s[0]);
 	snapshot_free(&s[1]);
-	collector_close(&c);
+	snapshot_collector_close(&c);
 	return 0;
 }
 

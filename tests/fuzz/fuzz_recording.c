@@ -3,7 +3,7 @@
  * libFuzzer harness: what a flight recording's frame holds, after its CRC
  * (a recording is hostile input: anyone who could write it could make the
  * CRC match). The first byte chooses: even, the bytes are a payload for
- * collector_unpack (the records and the /proc texts in them); odd, the
+ * snapshot_collector_unpack (the records and the /proc texts in them); odd, the
  * next two bytes are the length of a previous payload, followed by it and
  * a difference for recdiff_decode.
  */
@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct collector c;
+	static struct snapshot_collector c;
 	static int opened;
 	struct snapshot s = { 0 };
 	struct strbuf out = { 0 };
@@ -28,10 +28,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!(data[0] & 1)) {
 		/* no file is read: the collector only lends its buffers */
-		if (!opened && collector_open("/", &c) == 0)
+		if (!opened && snapshot_collector_open("/", &c) == 0)
 			opened = 1;
 		if (opened)
-			collector_unpack(&c, data + 1, size - 1, &s);
+			snapshot_collector_unpack(&c, data + 1, size - 1, &s);
 		snapshot_free(&s);
 		return 0;
 	}

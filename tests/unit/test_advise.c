@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "advise.h"
-#include "extsrc.h"
+#include "workload.h"
 #include "metrics.h"
 #include "metrics_proc.h"
 #include "snapshot.h"
@@ -238,9 +238,9 @@ static void test_writeback_throttled(void **state)
 
 	(void)state;
 	load("writeback-throttled", &sc);
-	assert_non_null(sc.m.ext);
-	assert_int_equal(sc.m.ext->wb_state, WB_THROTTLED);
-	kb = sc.s1.ext->writeback.page_size / 1024;
+	assert_non_null(sc.m.workload);
+	assert_int_equal(sc.m.workload->wb_state, WB_THROTTLED);
+	kb = sc.s1.workload->writeback.page_size / 1024;
 	assert_int_equal(sc.a.nfindings, 2);
 	assert_int_equal(sc.a.nsuggestions, 0);
 	f = advice_finding(&sc.a, "writeback-throttled");
@@ -266,18 +266,18 @@ static void test_writeback_throttled(void **state)
 					  "cache (writeback-throttled)"));
 
 	/* at the hard limit: the same finding, which says so */
-	sc.m.ext->wb_state = WB_BLOCKED;
+	sc.m.workload->wb_state = WB_BLOCKED;
 	readvise(&sc);
 	assert_non_null(
 	    strstr(advice_finding(&sc.a, "writeback-throttled")->reason, "at its hard limit"));
 	/* background writeback only: writers are not throttled, nothing said */
-	sc.m.ext->wb_state = WB_BACKGROUND;
+	sc.m.workload->wb_state = WB_BACKGROUND;
 	readvise(&sc);
 	assert_null(advice_finding(&sc.a, "writeback-throttled"));
 	assert_null(strstr(advice_finding(&sc.a, "disk-saturated-sdb")->detail, "Writers"));
 	/* sysctls unreadable: the finding still stands, and says so */
-	sc.m.ext->wb_state = WB_THROTTLED;
-	memset(sc.s1.ext->writeback.has_sysctl, 0, sizeof(sc.s1.ext->writeback.has_sysctl));
+	sc.m.workload->wb_state = WB_THROTTLED;
+	memset(sc.s1.workload->writeback.has_sysctl, 0, sizeof(sc.s1.workload->writeback.has_sysctl));
 	readvise(&sc);
 	assert_non_null(strstr(advice_finding(&sc.a, "writeback-throttled")->detail,
 			       "settings: vm.dirty_* not readable."));
@@ -496,13 +496,13 @@ static void test_channels_rules(void **state)
 {
 	struct scenario sc;
 	struct nic_raw *n;
-	struct extsrc_raw *ext;
+	struct workload_raw *workload;
 	const char *detail;
 
 	(void)state;
 	load("nic-one-channel", &sc);
-	assert_non_null(sc.s1.ext);
-	n = (struct nic_raw *)nic_table_find(&sc.s1.ext->nics, "eth0");
+	assert_non_null(sc.s1.workload);
+	n = (struct nic_raw *)nic_table_find(&sc.s1.workload->nics, "eth0");
 	assert_non_null(n);
 	assert_true(n->has_channels);
 
@@ -551,13 +551,13 @@ static void test_channels_rules(void **state)
 			       "driver)"));
 
 	/* no NIC settings in the sample at all (collected with COLLECT_SKIP_EXT) */
-	ext = sc.s1.ext;
-	sc.s1.ext = NULL;
+	workload = sc.s1.workload;
+	sc.s1.workload = NULL;
 	readvise(&sc);
 	assert_null(advice_suggestion(&sc.a, "channels-eth0"));
 	assert_non_null(
 	    strstr(advice_finding(&sc.a, "hot-cpu-cpu0")->detail, "(NIC settings not sampled)"));
-	sc.s1.ext = ext;
+	sc.s1.workload = workload;
 
 	/* irqbalance running: the notes say who places the new IRQs */
 	n->has_channels = true;

@@ -198,16 +198,16 @@ static void test_rates(void **state)
 	itv = metrics_interval_cs(&s0, &s1);
 	assert_int_equal(itv, 500);
 	assert_int_equal(metrics_compute(&s0, &s1, itv, &m), 0);
-	assert_non_null(m.ext);
-	assert_true(m.ext->cgroups_valid);
-	x = &m.ext->cgroups;
+	assert_non_null(m.workload);
+	assert_true(m.workload->cgroups_valid);
+	x = &m.workload->cgroups;
 	/* the top, system.slice, postgresql and cron moved; user.slice and
 	 * init.scope did not (user.slice's pressure moved by 0) */
 	assert_int_equal(x->active, 4);
 	assert_int_equal(x->ntop, 4);
 	/* hierarchical: the top and the slice first, then the service */
 	top = &x->rows[x->top[2]];
-	assert_string_equal(s1.ext->cgroups.rows[top->cur_index].path,
+	assert_string_equal(s1.workload->cgroups.rows[top->cur_index].path,
 			    "system.slice/postgresql.service");
 	assert_true(top->valid);
 	near(top->rkb_s, 10240);
@@ -226,7 +226,7 @@ static void test_rates(void **state)
 	near(sdb->wkb_s, 512);
 	near(sdb->w_s, 100);
 	for (size_t i = 0; i < x->ntop; i++)
-		if (strcmp(s1.ext->cgroups.rows[x->rows[x->top[i]].cur_index].path,
+		if (strcmp(s1.workload->cgroups.rows[x->rows[x->top[i]].cur_index].path,
 			   "system.slice/cron.service") == 0)
 			cron = &x->rows[x->top[i]];
 	assert_non_null(cron);

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "extsrc.h"
+#include "workload.h"
 #include "metrics_proc.h"
 #include "sampler.h"
 #include "snapshot.h"
@@ -47,9 +47,9 @@ static void put_proc(struct snapshot *s, uint64_t uptime_cs, bool carried, uint6
 {
 	struct proc_table *t;
 
-	s->ext = calloc(1, sizeof(*s->ext));
-	assert_non_null(s->ext);
-	t = &s->ext->procs;
+	s->workload = calloc(1, sizeof(*s->workload));
+	assert_non_null(s->workload);
+	t = &s->workload->procs;
 	t->rows = calloc(1, sizeof(*t->rows));
 	assert_non_null(t->rows);
 	t->n = t->cap = 1;
@@ -58,13 +58,13 @@ static void put_proc(struct snapshot *s, uint64_t uptime_cs, bool carried, uint6
 	t->rows[0].write_bytes = written;
 	t->carried = carried;
 	t->scan_uptime_cs = uptime_cs;
-	s->ext->cgroups.status.err = -ENOENT;
+	s->workload->cgroups.status.err = -ENOENT;
 }
 
 static void free_snap(struct snapshot *s)
 {
-	extsrc_raw_free(s->ext);
-	s->ext = NULL;
+	workload_raw_free(s->workload);
+	s->workload = NULL;
 }
 
 /* A scan 5 s after the previous one, whose table the sample 1 s before
@@ -72,7 +72,7 @@ static void free_snap(struct snapshot *s)
 static void test_carried_interval(void **state)
 {
 	struct snapshot prev = { 0 }, cur = { 0 };
-	struct ext_metrics *x = NULL;
+	struct workload_metrics *x = NULL;
 
 	(void)state;
 	put_proc(&prev, 1000, true, 10 << 20);

@@ -430,7 +430,7 @@ static void test_metrics_recorded(void **state)
 {
 	struct snapshot s0 = { 0 }, s1 = { 0 };
 	struct metrics m = { 0 };
-	const struct ext_metrics *x;
+	const struct workload_metrics *x;
 	const struct proc_metrics *dd = NULL;
 	const struct nic_metrics *eth0 = NULL;
 	uint64_t itv;
@@ -438,13 +438,13 @@ static void test_metrics_recorded(void **state)
 	(void)state;
 	assert_int_equal(snapshot_load_tree(LIVE "/t0", &s0), 0);
 	assert_int_equal(snapshot_load_tree(LIVE "/t1", &s1), 0);
-	assert_non_null(s1.ext);
-	assert_int_equal(s1.ext->procs.taskstats.err, 0);
-	assert_int_equal(s1.ext->nics.rtnl.err, 0);
+	assert_non_null(s1.workload);
+	assert_int_equal(s1.workload->procs.taskstats.err, 0);
+	assert_int_equal(s1.workload->nics.rtnl.err, 0);
 	itv = metrics_interval_cs(&s0, &s1);
 	assert_int_equal(itv, 105); /* /proc/uptime 2479.45 -> 2480.50 */
 	assert_int_equal(metrics_compute(&s0, &s1, itv, &m), 0);
-	x = m.ext;
+	x = m.workload;
 	assert_non_null(x);
 	assert_true(x->procs_valid);
 	assert_true(x->nby_io > 0);
@@ -460,7 +460,7 @@ static void test_metrics_recorded(void **state)
 	assert_true(dd->io_delay > 0 && dd->io_delay <= 100);
 	/* eth0's three vectors, joined with /proc/interrupts */
 	for (size_t i = 0; i < x->nnics; i++)
-		if (strcmp(s1.ext->nics.rows[x->nics[i].cur_index].ifname, "eth0") == 0)
+		if (strcmp(s1.workload->nics.rows[x->nics[i].cur_index].ifname, "eth0") == 0)
 			eth0 = &x->nics[i];
 	assert_non_null(eth0);
 	if (eth0) { /* cmocka's assert does not tell the compiler it returns */
@@ -492,9 +492,9 @@ static void test_metrics_churn(void **state)
 		{ .pid = 13, .has_delay = true, .blkio_delay_ns = 500000000, .blkio_count = 5 },
 		{ .pid = 14, .write_bytes = 2048 }, /* started during the interval */
 	};
-	struct extsrc_raw pe = { 0 }, ce = { 0 };
-	struct snapshot prev = { .ext = &pe }, cur = { .ext = &ce };
-	struct ext_metrics *x = NULL;
+	struct workload_raw pe = { 0 }, ce = { 0 };
+	struct snapshot prev = { .workload = &pe }, cur = { .workload = &ce };
+	struct workload_metrics *x = NULL;
 
 	(void)state;
 	pe.procs.rows = prev_rows;
@@ -533,7 +533,7 @@ static void test_threads(void **state)
 	struct thread_table t0 = { .pid = 7, .rows = p0, .n = 2 };
 	struct thread_table t1 = { .pid = 7, .rows = p1, .n = 2 };
 	struct taskstats_answer a;
-	struct ext_metrics *x = NULL;
+	struct workload_metrics *x = NULL;
 	const char *what = NULL;
 	struct taskstats ts = { 0 };
 	struct nlattr *nest;
@@ -637,9 +637,9 @@ static void test_recorded_read(void **state)
 
 static void test_writeback_state(void **state)
 {
-	struct extsrc_raw e = { 0 };
-	struct snapshot s = { .ext = &e };
-	struct ext_metrics *x = NULL;
+	struct workload_raw e = { 0 };
+	struct snapshot s = { .workload = &e };
+	struct workload_metrics *x = NULL;
 	struct {
 		uint64_t dirty, wb;
 		enum wb_state want;

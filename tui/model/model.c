@@ -520,7 +520,7 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 {
 	struct tables t = { 0 };
 	struct model_advice adv;
-	struct model_ext ext;
+	struct model_sections sections;
 	struct json_object *a;
 	int64_t version = 0, sample = 0, ts = 0, itv = 0;
 	int r = 0;
@@ -562,7 +562,7 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 		tables_free(&t);
 		return r;
 	}
-	r = model_ext_decode(doc, &ext);
+	r = model_sections_decode(doc, &sections);
 	if (r < 0) {
 		model_findings_free(&adv);
 		tables_free(&t);
@@ -574,7 +574,7 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 		int e = model_blkmq_decode(doc, &mq);
 
 		if (e == -ENOMEM) {
-			model_ext_free(&ext);
+			model_sections_free(&sections);
 			model_findings_free(&adv);
 			tables_free(&t);
 			return e;
@@ -624,8 +624,8 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 	m->irqs_cap = t.irqs_cap;
 	model_findings_free(&m->advice);
 	m->advice = adv;
-	model_ext_free(&m->ext);
-	m->ext = ext;
+	model_sections_free(&m->sections);
+	m->sections = sections;
 	return 0;
 }
 
@@ -657,7 +657,7 @@ void model_free(struct model *m)
 	};
 	tables_free(&t);
 	model_findings_free(&m->advice);
-	model_ext_free(&m->ext);
+	model_sections_free(&m->sections);
 	model_blkmq_free(&m->blkmq);
 	free(m->hist.series);
 	free(m->worker); /* flat: no pointers inside */

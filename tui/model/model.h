@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "model_blkmq.h"
-#include "model_ext.h"
+#include "model_sections.h"
 #include "model_findings.h"
 
 struct json_object;
@@ -154,8 +154,8 @@ struct model {
 	struct model_irq *irqs;
 	size_t nirqs, irqs_cap;
 	struct model_advice advice; /* findings and suggestions (model_findings.h) */
-	/* turbostat, processes, NICs, pressure, writeback (model_ext.h) */
-	struct model_ext ext;
+	/* turbostat, processes, NICs, pressure, writeback (model_sections.h) */
+	struct model_sections sections;
 	/* each disk's blk-mq queue chain (model_blkmq.h); bad says why it
 	 * could not be decoded, "" when fine */
 	struct model_blkmq blkmq;

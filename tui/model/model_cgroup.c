@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Decoder of the "cgroups" section (src/encode/encode_ext.c): the rows in
+ * Decoder of the "cgroups" section (src/encode/encode_workload.c): the rows in
  * the order sent, their devices flattened into one array. A malformed row
  * drops the section with the place named, never the sample.
  */

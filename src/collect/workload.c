@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Ties the issue-8 sources to the snapshot: allocation on first use, the
+ * Ties the workload sources to the snapshot: allocation on first use, the
  * sample order, copy and free. No parsing and no arithmetic here.
  */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "extsrc.h"
+#include "workload.h"
 #include "record.h"
 
 static int64_t thread_cpu_ns(void)
@@ -21,12 +21,12 @@ static int64_t thread_cpu_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int sample(struct extsrc_collector **pc, const struct root *r, bool scan,
-		  struct extsrc_raw **ps)
+static int sample(struct workload_collector **pc, const struct root *r, bool scan,
+		  struct workload_raw **ps)
 {
-	struct extsrc_collector *c = *pc;
+	struct workload_collector *c = *pc;
 	int64_t t0;
-	struct extsrc_raw *s = *ps;
+	struct workload_raw *s = *ps;
 	int e;
 
 	if (!c) {
@@ -45,7 +45,7 @@ static int sample(struct extsrc_collector **pc, const struct root *r, bool scan,
 		*ps = s;
 	}
 	pressure_collect_pf(r, c->psi, &s->pressure);
-	if (c->samples++ % EXTSRC_SETTINGS_EVERY == 0) {
+	if (c->samples++ % WORKLOAD_SETTINGS_EVERY == 0) {
 		writeback_collect(r, &c->vmstat, &s->writeback);
 		c->wb_last = s->writeback;
 	} else {
@@ -71,12 +71,12 @@ static int sample(struct extsrc_collector **pc, const struct root *r, bool scan,
 	return ethtool_nl_collect(&c->en, r, &s->nics);
 }
 
-int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct extsrc_raw **ps)
+int workload_sample(struct workload_collector **pc, const struct root *r, struct workload_raw **ps)
 {
 	return sample(pc, r, true, ps);
 }
 
-int extsrc_sample_noscan(struct extsrc_collector **pc, const struct root *r, struct extsrc_raw **ps)
+int workload_sample_noscan(struct workload_collector **pc, const struct root *r, struct workload_raw **ps)
 {
 	return sample(pc, r, false, ps);
 }
@@ -87,7 +87,7 @@ static int copy_file(const struct root *r, int dfd, const char *rel, struct proc
 	return record_copy(r, dfd, rel, pf) == 0;
 }
 
-static unsigned copy_files(const struct root *r, int dfd, const struct extsrc_raw *s)
+static unsigned copy_files(const struct root *r, int dfd, const struct workload_raw *s)
 {
 	static const char *const fixed[] = {
 		"proc/pressure/io",
@@ -148,10 +148,10 @@ static unsigned copy_files(const struct root *r, int dfd, const struct extsrc_ra
 	return files;
 }
 
-int extsrc_capture(const struct root *r, int dfd, unsigned *ret_files)
+int workload_capture(const struct root *r, int dfd, unsigned *ret_files)
 {
-	struct extsrc_collector *c = NULL;
-	struct extsrc_raw *s = NULL;
+	struct workload_collector *c = NULL;
+	struct workload_raw *s = NULL;
 	int e;
 
 	c = calloc(1, sizeof(*c));
@@ -162,16 +162,16 @@ int extsrc_capture(const struct root *r, int dfd, unsigned *ret_files)
 		procfile_init(&c->psi[i], NULL);
 	c->ts.record = c->en.record = true;
 	c->ts.record_dfd = c->en.record_dfd = dfd;
-	e = extsrc_sample(&c, r, &s);
+	e = workload_sample(&c, r, &s);
 	if (e >= 0 && ret_files)
 		*ret_files =
 		    s->procs.answered + 1 + 2 * (unsigned)s->nics.n + copy_files(r, dfd, s);
-	extsrc_raw_free(s);
-	extsrc_collector_free(c);
+	workload_raw_free(s);
+	workload_collector_free(c);
 	return e;
 }
 
-void extsrc_collector_free(struct extsrc_collector *c)
+void workload_collector_free(struct workload_collector *c)
 {
 	if (!c)
 		return;
@@ -184,7 +184,7 @@ void extsrc_collector_free(struct extsrc_collector *c)
 	free(c);
 }
 
-void extsrc_raw_free(struct extsrc_raw *s)
+void workload_raw_free(struct workload_raw *s)
 {
 	if (!s)
 		return;
@@ -194,12 +194,12 @@ void extsrc_raw_free(struct extsrc_raw *s)
 	free(s);
 }
 
-int extsrc_raw_copy(struct extsrc_raw **dst, const struct extsrc_raw *src)
+int workload_raw_copy(struct workload_raw **dst, const struct workload_raw *src)
 {
-	struct extsrc_raw *d = *dst;
+	struct workload_raw *d = *dst;
 
 	if (!src) {
-		extsrc_raw_free(d);
+		workload_raw_free(d);
 		*dst = NULL;
 		return 0;
 	}

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "encode_ext.h"
+#include "encode_workload.h"
 #include "metrics_proc.h"
 #include "snapshot.h"
 #include "taskstats.h"
@@ -26,9 +26,9 @@ static void status(struct strbuf *sb, const char *name, const struct src_status 
 	sb_puts(sb, "},");
 }
 
-void encode_ext_sources(struct strbuf *sb, const struct snapshot *s)
+void encode_workload_sources(struct strbuf *sb, const struct snapshot *s)
 {
-	const struct extsrc_raw *x = s->ext;
+	const struct workload_raw *x = s->workload;
 	char key[32];
 
 	if (!x)
@@ -92,8 +92,8 @@ static void proc_row(struct strbuf *sb, const struct proc_metrics *p)
 	sb_putc(sb, ',');
 }
 
-static void encode_procs(struct strbuf *sb, const struct extsrc_raw *x,
-			 const struct ext_metrics *em)
+static void encode_procs(struct strbuf *sb, const struct workload_raw *x,
+			 const struct workload_metrics *em)
 {
 	const struct proc_table *t = &x->procs;
 
@@ -200,7 +200,7 @@ static void coalesce(struct strbuf *sb, const struct nic_raw *n)
 }
 
 static void nic_irqs(struct strbuf *sb, const struct snapshot *cur, const struct nic_raw *n,
-		     const struct ext_metrics *em, const struct nic_metrics *nm,
+		     const struct workload_metrics *em, const struct nic_metrics *nm,
 		     const struct metrics *m)
 {
 	sb_json_key(sb, "irqs");
@@ -233,9 +233,9 @@ static void nic_irqs(struct strbuf *sb, const struct snapshot *cur, const struct
 }
 
 static void encode_nics(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m,
-			const struct ext_metrics *em)
+			const struct workload_metrics *em)
 {
-	const struct nic_table *t = &cur->ext->nics;
+	const struct nic_table *t = &cur->workload->nics;
 
 	if (t->rtnl.err)
 		return;
@@ -295,8 +295,8 @@ static void psi_line(struct strbuf *sb, const char *key, const struct psi_line *
 	sb_putc(sb, ',');
 }
 
-static void encode_pressure(struct strbuf *sb, const struct extsrc_raw *x,
-			    const struct ext_metrics *em)
+static void encode_pressure(struct strbuf *sb, const struct workload_raw *x,
+			    const struct workload_metrics *em)
 {
 	bool any = false;
 
@@ -323,8 +323,8 @@ static void encode_pressure(struct strbuf *sb, const struct extsrc_raw *x,
 	sb_putc(sb, ',');
 }
 
-static void encode_writeback(struct strbuf *sb, const struct extsrc_raw *x,
-			     const struct ext_metrics *em)
+static void encode_writeback(struct strbuf *sb, const struct workload_raw *x,
+			     const struct workload_metrics *em)
 {
 	const struct writeback_raw *w = &x->writeback;
 	uint64_t kb = w->page_size / 1024;
@@ -382,7 +382,7 @@ static const char *disk_name(const struct snapshot *cur, uint32_t major, uint32_
 static void cg_row(struct strbuf *sb, const struct snapshot *cur,
 		   const struct cgroup_metrics_set *x, const struct cgroup_metrics *m)
 {
-	const struct cgroup_table *t = &cur->ext->cgroups;
+	const struct cgroup_table *t = &cur->workload->cgroups;
 	const struct cgroup_raw *g = &t->rows[m->cur_index];
 	char path[CGROUP_PATH_MAX + 1];
 
@@ -432,9 +432,9 @@ static void cg_row(struct strbuf *sb, const struct snapshot *cur,
 }
 
 static void encode_cgroups(struct strbuf *sb, const struct snapshot *cur,
-			   const struct ext_metrics *em)
+			   const struct workload_metrics *em)
 {
-	const struct cgroup_table *t = &cur->ext->cgroups;
+	const struct cgroup_table *t = &cur->workload->cgroups;
 	char top[300];
 
 	if (t->status.err)
@@ -458,21 +458,21 @@ static void encode_cgroups(struct strbuf *sb, const struct snapshot *cur,
 	sb_putc(sb, ',');
 }
 
-void encode_ext_sections(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m)
+void encode_workload_sections(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m)
 {
-	const struct ext_metrics *em = m ? m->ext : NULL;
+	const struct workload_metrics *em = m ? m->workload : NULL;
 
-	if (!cur->ext)
+	if (!cur->workload)
 		return;
-	encode_procs(sb, cur->ext, em);
+	encode_procs(sb, cur->workload, em);
 	encode_nics(sb, cur, m, em);
-	encode_pressure(sb, cur->ext, em);
-	encode_writeback(sb, cur->ext, em);
+	encode_pressure(sb, cur->workload, em);
+	encode_writeback(sb, cur->workload, em);
 	encode_cgroups(sb, cur, em);
 }
 
-void encode_ext_threads(struct strbuf *sb, const struct thread_table *cur,
-			const struct ext_metrics *x, uint64_t itv_ms)
+void encode_workload_threads(struct strbuf *sb, const struct thread_table *cur,
+			const struct workload_metrics *x, uint64_t itv_ms)
 {
 	sb_puts(sb, "{\"pid\":");
 	sb_u64(sb, (uint64_t)cur->pid);

@@ -176,7 +176,7 @@ while True:
 PY
 chmod +x "$tmp/iot-writer"
 # under the build tree, not a tmpfs /tmp: tmpfs writes are no storage IO
-wdir=$(mktemp -d -p "${BUILDDIR:-/var/tmp}" tui-ext.XXXXXX)
+wdir=$(mktemp -d -p "${BUILDDIR:-/var/tmp}" tui-sections.XXXXXX)
 "$tmp/iot-writer" "$wdir/data" &
 writer_pid=$!
 

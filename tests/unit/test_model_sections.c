@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* tui/model/model_ext.c: the turbostat, processes, nics, pressure and writeback
+/* tui/model/model_sections.c: the turbostat, processes, nics, pressure and writeback
  * sections as the real encoders write them for recorded and generated trees
  * (the path of `iotriage compute T0 T1 --json`): the turbo trees of
  * tests/fixtures/turbo/make-trees.py against seed 002's turbostat table
@@ -24,7 +24,7 @@
 #include "encode.h"
 #include "metrics.h"
 #include "model.h"
-#include "model_ext.h"
+#include "model_sections.h"
 #include "snapshot.h"
 #include "strbuf.h"
 
@@ -39,17 +39,17 @@ static struct json_object *compute_doc(const char *t0, const char *t1, unsigned 
 	struct snapshot s0 = { 0 }, s1 = { 0 };
 	struct metrics m = { 0 };
 	struct strbuf sb = { 0 };
-	struct collector c;
+	struct snapshot_collector c;
 	struct encode_opts o = { .host = "db1", .mode = "compute", .whole_only = true };
 	struct json_object *doc;
 	const char *dirs[2] = { t0, t1 };
 	struct snapshot *ss[2] = { &s0, &s1 };
 
 	for (int i = 0; i < 2; i++) {
-		assert_int_equal(collector_open(dirs[i], &c), 0);
+		assert_int_equal(snapshot_collector_open(dirs[i], &c), 0);
 		c.skip = skip;
-		assert_int_equal(collector_sample(&c, ss[i]), 0);
-		collector_close(&c);
+		assert_int_equal(snapshot_collector_sample(&c, ss[i]), 0);
+		snapshot_collector_close(&c);
 	}
 	assert_int_equal(metrics_compute(&s0, &s1, metrics_interval_cs(&s0, &s1), &m), 0);
 	encode_sample(&sb, &s1, no_metrics ? NULL : &m, &o);
@@ -63,9 +63,9 @@ static struct json_object *compute_doc(const char *t0, const char *t1, unsigned 
 	return doc;
 }
 
-static void decode(struct json_object *doc, struct model_ext *x)
+static void decode(struct json_object *doc, struct model_sections *x)
 {
-	assert_int_equal(model_ext_decode(doc, x), 0);
+	assert_int_equal(model_sections_decode(doc, x), 0);
 }
 
 static void fixture(char *buf, size_t size, const char *rel)
@@ -81,7 +81,7 @@ static int make_turbo_trees(void **state)
 	struct stat st;
 
 	(void)state;
-	snprintf(turbo_dir, sizeof(turbo_dir), "/tmp/test_model_ext.XXXXXX");
+	snprintf(turbo_dir, sizeof(turbo_dir), "/tmp/test_model_sections.XXXXXX");
 	if (!mkdtemp(turbo_dir)) {
 		turbo_dir[0] = '\0';
 		return 0;
@@ -106,7 +106,7 @@ static int remove_turbo_trees(void **state)
 	char cmd[400];
 
 	(void)state;
-	if (strncmp(turbo_dir, "/tmp/test_model_ext.", 20) == 0) {
+	if (strncmp(turbo_dir, "/tmp/test_model_sections.", 20) == 0) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", turbo_dir);
 		if (system(cmd) != 0)
 			print_message("could not remove %s\n", turbo_dir);
@@ -188,7 +188,7 @@ static void test_turbo_seed002(void **state)
 {
 	char t0[300], t1[300];
 	struct json_object *doc;
-	struct model_ext x;
+	struct model_sections x;
 	struct seed s;
 	size_t matched = 0;
 
@@ -210,7 +210,7 @@ static void test_turbo_seed002(void **state)
 	assert_string_equal(x.turbo.col[MT_BZY_MHZ].source, "msr");
 
 	for (int i = 0; i < s.nrows; i++) {
-		const struct model_turbo_cpu *r = model_ext_turbo_cpu(&x, s.rows[i].cpu);
+		const struct model_turbo_cpu *r = model_sections_turbo_cpu(&x, s.rows[i].cpu);
 		int core_row = s.rows[i].cpu < 0 ? i : seed_core_row(&s, i);
 
 		assert_non_null(r);
@@ -262,10 +262,10 @@ static void test_turbo_seed002(void **state)
 	{
 		char why[128];
 
-		model_ext_turbo_why(&x, true, why, sizeof(why));
+		model_sections_turbo_why(&x, true, why, sizeof(why));
 		assert_string_equal(why, ""); /* there are watts to show */
 	}
-	model_ext_free(&x);
+	model_sections_free(&x);
 	assert_false(x.turbo.present);
 	assert_null(x.turbo.cpus);
 	json_object_put(doc);
@@ -275,7 +275,7 @@ static void test_turbo_amd_cpuidle(void **state)
 {
 	char t0[300], t1[300];
 	struct json_object *doc;
-	struct model_ext x;
+	struct model_sections x;
 	static const double busy[4] = { 50, 25, 100, 10 }, bzy[4] = { 3600, 2400, 3000, 1500 };
 
 	(void)state;
@@ -288,7 +288,7 @@ static void test_turbo_amd_cpuidle(void **state)
 	assert_string_equal(x.bad, "");
 	assert_int_equal(x.turbo.ncpus, 4);
 	for (int cpu = 0; cpu < 4; cpu++) {
-		const struct model_turbo_cpu *r = model_ext_turbo_cpu(&x, cpu);
+		const struct model_turbo_cpu *r = model_sections_turbo_cpu(&x, cpu);
 
 		assert_non_null(r);
 		assert_true(fabs(r->busy_pct - busy[cpu]) < 1e-9);
@@ -298,7 +298,7 @@ static void test_turbo_amd_cpuidle(void **state)
 		assert_string_equal(r->deep_name, "C2");
 		assert_true(fabs(r->deep_pct - 50.0) < 1e-9);
 	}
-	assert_null(model_ext_turbo_cpu(&x, 4));
+	assert_null(model_sections_turbo_cpu(&x, 4));
 	assert_true(x.turbo.col[MT_C6].known && !x.turbo.col[MT_C6].available);
 	assert_non_null(strstr(x.turbo.col[MT_C6].reason, "cpuidle"));
 	/* per-core energy summed in the summary row, k10temp's Tctl */
@@ -307,7 +307,7 @@ static void test_turbo_amd_cpuidle(void **state)
 	assert_true(x.turbo.has[MT_PKGTMP] && fabs(x.turbo.v[MT_PKGTMP] - 55.0) < 1e-9);
 	assert_false(x.turbo.has[MT_RAMWATT]);
 	assert_false(x.turbo.has[MT_CORETMP]);
-	model_ext_free(&x);
+	model_sections_free(&x);
 	json_object_put(doc);
 }
 
@@ -345,11 +345,11 @@ static void test_netlink_live(void **state)
 {
 	char t0[300], t1[300];
 	struct json_object *doc;
-	struct model_ext x;
+	struct model_sections x;
 	const struct model_proc *dd = NULL;
 	const struct model_nic *eth0 = NULL, *ifb0 = NULL;
 	double itv, want_wr, dirty_pages;
-	char why[MODEL_EXT_REASON_MAX];
+	char why[MODEL_SECTIONS_REASON_MAX];
 
 	(void)state;
 	fixture(t0, sizeof(t0), "netlink-live/t0");
@@ -468,11 +468,11 @@ static void test_netlink_live(void **state)
 	assert_non_null(strstr(x.turbo.fam[0].reason, "dev/cpu/0/msr: not recorded"));
 	for (int k = MT_PKGWATT; k <= MT_CORETMP; k++)
 		assert_false(x.turbo.has[k]);
-	model_ext_turbo_why(&x, true, why, sizeof(why));
+	model_sections_turbo_why(&x, true, why, sizeof(why));
 	assert_non_null(strstr(why, "dev/cpu/0/msr: not recorded in this tree"));
 	assert_null(strstr(why, ";"));
-	assert_true(model_ext_turbo_cpu(&x, 0) && !model_ext_turbo_cpu(&x, 0)->has_busy);
-	model_ext_free(&x);
+	assert_true(model_sections_turbo_cpu(&x, 0) && !model_sections_turbo_cpu(&x, 0)->has_busy);
+	model_sections_free(&x);
 	json_object_put(doc);
 }
 
@@ -480,9 +480,9 @@ static void test_netlink_live(void **state)
  * each said so, nothing shown as zero. */
 static void test_absent(void **state)
 {
-	char t0[300], t1[300], why[MODEL_EXT_REASON_MAX];
+	char t0[300], t1[300], why[MODEL_SECTIONS_REASON_MAX];
 	struct json_object *doc;
-	struct model_ext x;
+	struct model_sections x;
 
 	(void)state;
 	fixture(t0, sizeof(t0), "netlink-live/t0");
@@ -491,7 +491,7 @@ static void test_absent(void **state)
 	doc = compute_doc(t0, t1, 0, true);
 	decode(doc, &x);
 	assert_false(x.turbo.present);
-	model_ext_turbo_why(&x, false, why, sizeof(why));
+	model_sections_turbo_why(&x, false, why, sizeof(why));
 	assert_string_equal(why, "waiting for a second sample");
 	/* the first document carries sources and identity only: every section
 	 * absent, yet sampled with no reason against it */
@@ -502,7 +502,7 @@ static void test_absent(void **state)
 	assert_string_equal(x.procs.reason, "");
 	assert_string_equal(x.nics.reason, "");
 	assert_non_null(strstr(x.psi[MP_IRQ].reason, "proc/pressure/irq"));
-	model_ext_free(&x);
+	model_sections_free(&x);
 	json_object_put(doc);
 
 	doc = compute_doc(t0, t1, COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT, false);
@@ -513,10 +513,10 @@ static void test_absent(void **state)
 	assert_false(x.procs.present || x.nics.present || x.wb.present);
 	for (int i = 0; i < MP__COUNT; i++)
 		assert_false(x.psi[i].present);
-	model_ext_turbo_why(&x, true, why, sizeof(why));
+	model_sections_turbo_why(&x, true, why, sizeof(why));
 	assert_string_equal(why, "not in the sample: iotriaged --core-only, or older");
-	assert_null(model_ext_turbo_cpu(&x, -1));
-	model_ext_free(&x);
+	assert_null(model_sections_turbo_cpu(&x, -1));
+	model_sections_free(&x);
 	json_object_put(doc);
 }
 
@@ -526,7 +526,7 @@ static void test_malformed(void **state)
 {
 	char t0[300], t1[300];
 	struct json_object *doc, *nics, *procs, *top;
-	struct model_ext x;
+	struct model_sections x;
 
 	(void)state;
 	fixture(t0, sizeof(t0), "netlink-live/t0");
@@ -542,7 +542,7 @@ static void test_malformed(void **state)
 	assert_int_equal(x.nics.n, 0);
 	assert_true(x.procs.present && x.procs.nio > 0);
 	assert_true(x.wb.present && x.psi[MP_IO].present && x.turbo.present);
-	model_ext_free(&x);
+	model_sections_free(&x);
 
 	json_object_object_get_ex(doc, "processes", &procs);
 	json_object_object_get_ex(procs, "top_io", &top);
@@ -556,10 +556,10 @@ static void test_malformed(void **state)
 	assert_false(x.nics.present);
 	assert_string_equal(x.nics.reason, ""); /* rtnetlink was fine: just not sent */
 	assert_true(x.wb.present);
-	model_ext_free(&x);
+	model_sections_free(&x);
 
 	/* not an object at all: every section absent, nothing read */
-	model_ext_free(NULL);
+	model_sections_free(NULL);
 	json_object_put(doc);
 	doc = json_tokener_parse("{\"turbostat\":[1],\"pressure\":{\"io\":{\"some\":{\"avg10\":"
 				 "\"x\"}}},\"writeback\":{\"dirty_kB\":-4}}");
@@ -567,7 +567,7 @@ static void test_malformed(void **state)
 	decode(doc, &x);
 	assert_false(x.turbo.present || x.wb.present || x.psi[MP_IO].present);
 	assert_string_equal(x.bad, "writeback: a key of the wrong type"); /* the last one */
-	model_ext_free(&x);
+	model_sections_free(&x);
 	json_object_put(doc);
 }
 
@@ -585,16 +585,16 @@ static void test_model_apply(void **state)
 	doc = compute_doc(t0, t1, 0, false);
 	core = compute_doc(t0, t1, COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT, false);
 	assert_int_equal(model_apply(&m, doc, MODEL_VIEW | MODEL_HISTORY), 0);
-	assert_true(m.ext.procs.present && m.ext.nics.present && m.ext.turbo.present);
-	assert_int_equal(m.ext.procs.top_io[0].pid, 31933);
+	assert_true(m.sections.procs.present && m.sections.nics.present && m.sections.turbo.present);
+	assert_int_equal(m.sections.procs.top_io[0].pid, 31933);
 	/* paused: the history records, the view keeps what it shows */
 	assert_int_equal(model_apply(&m, core, MODEL_HISTORY), 0);
-	assert_true(m.ext.procs.present);
+	assert_true(m.sections.procs.present);
 	assert_int_equal(model_apply(&m, core, MODEL_VIEW), 0);
-	assert_false(m.ext.procs.present || m.ext.nics.present || m.ext.turbo.present);
-	assert_false(m.ext.sampled);
+	assert_false(m.sections.procs.present || m.sections.nics.present || m.sections.turbo.present);
+	assert_false(m.sections.sampled);
 	model_free(&m);
-	assert_false(m.ext.procs.present);
+	assert_false(m.sections.procs.present);
 	json_object_put(doc);
 	json_object_put(core);
 }
@@ -604,11 +604,11 @@ static void test_short_reason(void **state)
 	char buf[64];
 
 	(void)state;
-	model_ext_short_reason("a: b; c; d", buf, sizeof(buf));
+	model_sections_short_reason("a: b; c; d", buf, sizeof(buf));
 	assert_string_equal(buf, "a: b");
-	model_ext_short_reason("no semicolon", buf, sizeof(buf));
+	model_sections_short_reason("no semicolon", buf, sizeof(buf));
 	assert_string_equal(buf, "no semicolon");
-	model_ext_short_reason("", buf, 4);
+	model_sections_short_reason("", buf, 4);
 	assert_string_equal(buf, "");
 }
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Plain-text sections for `iotriage snapshot` and `compute`: who did the IO,
+ * Plain-text workload for `iotriage snapshot` and `compute`: who did the IO,
  * what each NIC is set to, pressure and the dirty page state. Reads only the
  * snapshot and the metrics; computes nothing.
  */
 #include <string.h>
 
 #include "metrics_proc.h"
-#include "report_ext.h"
+#include "report_workload.h"
 #include "snapshot.h"
 #include "text.h"
 
@@ -23,7 +23,7 @@ static void proc_line(FILE *f, const struct proc_metrics *p)
 	fputc('\n', f);
 }
 
-static void print_procs(FILE *f, const struct extsrc_raw *x, const struct ext_metrics *em)
+static void print_procs(FILE *f, const struct workload_raw *x, const struct workload_metrics *em)
 {
 	const struct proc_table *t = &x->procs;
 
@@ -56,9 +56,9 @@ static void print_procs(FILE *f, const struct extsrc_raw *x, const struct ext_me
 }
 
 static void print_nic(FILE *f, const struct snapshot *cur, const struct metrics *m,
-		      const struct ext_metrics *em, size_t i)
+		      const struct workload_metrics *em, size_t i)
 {
-	const struct nic_raw *n = &cur->ext->nics.rows[i];
+	const struct nic_raw *n = &cur->workload->nics.rows[i];
 	const struct nic_metrics *nm = NULL;
 
 	for (size_t k = 0; em && k < em->nnics; k++)
@@ -71,7 +71,7 @@ static void print_nic(FILE *f, const struct snapshot *cur, const struct metrics 
 			nm->rxpck_s, nm->txpck_s, nm->rxkb_s, nm->txkb_s,
 			nm->rxdrop_s + nm->txdrop_s, nm->rxerr_s + nm->txerr_s);
 	fputc('\n', f);
-	if (cur->ext->nics.ethtool.err) {
+	if (cur->workload->nics.ethtool.err) {
 		/* said once above the list */
 	} else if (n->has_channels) {
 		fprintf(f, "           channels combined %u/%u rx %u/%u tx %u/%u\n",
@@ -80,7 +80,7 @@ static void print_nic(FILE *f, const struct snapshot *cur, const struct metrics 
 	} else {
 		fprintf(f, "           %s\n", n->channels_status.reason);
 	}
-	if (!cur->ext->nics.ethtool.err && n->has_coalesce) {
+	if (!cur->workload->nics.ethtool.err && n->has_coalesce) {
 		const struct nic_coalesce *c = &n->coalesce;
 
 		fprintf(f, "           coalesce");
@@ -107,7 +107,7 @@ static void print_nic(FILE *f, const struct snapshot *cur, const struct metrics 
 	}
 }
 
-static void print_pressure(FILE *f, const struct extsrc_raw *x, const struct ext_metrics *em)
+static void print_pressure(FILE *f, const struct workload_raw *x, const struct workload_metrics *em)
 {
 	fprintf(f, "\npressure:");
 	for (int i = 0; i < PSI__COUNT; i++) {
@@ -127,7 +127,7 @@ static void print_pressure(FILE *f, const struct extsrc_raw *x, const struct ext
 	fputc('\n', f);
 }
 
-static void print_writeback(FILE *f, const struct extsrc_raw *x, const struct ext_metrics *em)
+static void print_writeback(FILE *f, const struct workload_raw *x, const struct workload_metrics *em)
 {
 	const struct writeback_raw *w = &x->writeback;
 	uint64_t kb = w->page_size / 1024;
@@ -156,22 +156,22 @@ static void print_writeback(FILE *f, const struct extsrc_raw *x, const struct ex
 	}
 }
 
-void report_ext_print(FILE *f, const struct snapshot *cur, const struct metrics *m)
+void report_workload_print(FILE *f, const struct snapshot *cur, const struct metrics *m)
 {
-	const struct ext_metrics *em = m ? m->ext : NULL;
+	const struct workload_metrics *em = m ? m->workload : NULL;
 
-	if (!cur->ext)
+	if (!cur->workload)
 		return;
-	print_procs(f, cur->ext, em);
-	if (cur->ext->nics.rtnl.err) {
-		fprintf(f, "\nnics: unavailable: %s\n", cur->ext->nics.rtnl.reason);
-	} else if (cur->ext->nics.n) {
+	print_procs(f, cur->workload, em);
+	if (cur->workload->nics.rtnl.err) {
+		fprintf(f, "\nnics: unavailable: %s\n", cur->workload->nics.rtnl.reason);
+	} else if (cur->workload->nics.n) {
 		fprintf(f, "\nnics:%s%s\n",
-			cur->ext->nics.ethtool.err ? " ethtool unavailable: " : "",
-			cur->ext->nics.ethtool.err ? cur->ext->nics.ethtool.reason : "");
-		for (size_t i = 0; i < cur->ext->nics.n; i++)
+			cur->workload->nics.ethtool.err ? " ethtool unavailable: " : "",
+			cur->workload->nics.ethtool.err ? cur->workload->nics.ethtool.reason : "");
+		for (size_t i = 0; i < cur->workload->nics.n; i++)
 			print_nic(f, cur, m, em, i);
 	}
-	print_pressure(f, cur->ext, em);
-	print_writeback(f, cur->ext, em);
+	print_pressure(f, cur->workload, em);
+	print_writeback(f, cur->workload, em);
 }

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The sources of "who does the IO and what the NIC is set to": processes
- * (taskstats.c), NICs (ethtool_nl.c, rtnl.c), pressure (pressure.c) and
- * writeback (writeback.c), cgroup v2 IO (cgroup.c), collected together into one struct hung off the
- * snapshot, so the core gains one pointer and one call per hook.
+ * The workload sources, "who does the IO and under what pressure":
+ * processes (taskstats.c), cgroup v2 IO (cgroup.c), NICs (ethtool_nl.c,
+ * rtnl.c), pressure (pressure.c) and writeback (writeback.c), collected
+ * together into one struct hung off the snapshot, so the core gains one
+ * pointer and one call per hook.
  */
-#ifndef IOTRIAGE_EXTSRC_H
-#define IOTRIAGE_EXTSRC_H
+#ifndef IOTRIAGE_WORKLOAD_H
+#define IOTRIAGE_WORKLOAD_H
 
 #include "cgroup.h"
 #include "ethtool_nl.h"
@@ -15,7 +16,7 @@
 #include "taskstats.h"
 #include "writeback.h"
 
-struct extsrc_raw {
+struct workload_raw {
 	struct proc_table procs;
 	struct nic_table nics;
 	struct pressure_raw pressure;
@@ -23,7 +24,7 @@ struct extsrc_raw {
 	struct cgroup_table cgroups;
 };
 
-struct extsrc_collector {
+struct workload_collector {
 	struct taskstats_collector ts;
 	struct ethtool_nl_collector en;
 	struct procfile vmstat;
@@ -35,27 +36,27 @@ struct extsrc_collector {
 
 /* Settings (vm.dirty_*) are re-read every this many samples, counters
  * every sample. */
-#define EXTSRC_SETTINGS_EVERY 10
+#define WORKLOAD_SETTINGS_EVERY 10
 
 /*
  * Samples every source into *ps, allocating the collector (*pc) and the raw
  * struct on first use; unavailable sources are statuses inside *ps.
  * Returns 0 or -ENOMEM (then *ps keeps whatever it held).
  */
-int extsrc_sample(struct extsrc_collector **pc, const struct root *r, struct extsrc_raw **ps);
-/* As extsrc_sample, without the per-process scan: s->procs is left as it
+int workload_sample(struct workload_collector **pc, const struct root *r, struct workload_raw **ps);
+/* As workload_sample, without the per-process scan: s->procs is left as it
  * is, marked carried (the caller puts the last scan's table there), and
  * only the exit notices are drained. */
-int extsrc_sample_noscan(struct extsrc_collector **pc, const struct root *r,
-			 struct extsrc_raw **ps);
+int workload_sample_noscan(struct workload_collector **pc, const struct root *r,
+			 struct workload_raw **ps);
 
-/* Capture: like extsrc_sample on the live host, and every netlink answer is
+/* Capture: like workload_sample on the live host, and every netlink answer is
  * also written under dfd (netlink/...). 0 or -errno. */
-int extsrc_capture(const struct root *r, int dfd, unsigned *ret_files);
+int workload_capture(const struct root *r, int dfd, unsigned *ret_files);
 
-void extsrc_collector_free(struct extsrc_collector *c);
-void extsrc_raw_free(struct extsrc_raw *s);
+void workload_collector_free(struct workload_collector *c);
+void workload_raw_free(struct workload_raw *s);
 /* Deep copy; *dst allocated when NULL, freed when src is NULL. 0 or -ENOMEM. */
-int extsrc_raw_copy(struct extsrc_raw **dst, const struct extsrc_raw *src);
+int workload_raw_copy(struct workload_raw **dst, const struct workload_raw *src);
 
 #endif

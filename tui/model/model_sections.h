@@ -8,8 +8,8 @@
  * iotriaged --core-only, an older daemon, the first sample), never zeros.
  * Decodes only: no I/O, no rates.
  */
-#ifndef IOTRIAGE_TUI_MODEL_EXT_H
-#define IOTRIAGE_TUI_MODEL_EXT_H
+#ifndef IOTRIAGE_TUI_MODEL_SECTIONS_H
+#define IOTRIAGE_TUI_MODEL_SECTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,7 +19,7 @@
 
 struct json_object;
 
-#define MODEL_EXT_REASON_MAX 320 /* a source's reason as the document gives it (IOT_REASON_MAX) */
+#define MODEL_SECTIONS_REASON_MAX 320 /* a source's reason as the document gives it (IOT_REASON_MAX) */
 
 /* ---- turbostat ---- */
 
@@ -54,7 +54,7 @@ struct model_turbo_status {
 	bool available;			   /* some source gives it */
 	char source[16];		   /* "msr", "perf", "sysfs", "proc" */
 	char detail[96];		   /* "MSR 0xE8 APERF / interval" */
-	char reason[MODEL_EXT_REASON_MAX]; /* why unavailable, else a caveat or "" */
+	char reason[MODEL_SECTIONS_REASON_MAX]; /* why unavailable, else a caveat or "" */
 };
 
 /* One entry of "columns", under turbostat's name: every column the
@@ -73,7 +73,7 @@ struct model_turbo_family {
 	const char *name; /* static: "msr" ... */
 	bool listed;	  /* "sources" names it */
 	bool available;
-	char reason[MODEL_EXT_REASON_MAX]; /* unavailable: why */
+	char reason[MODEL_SECTIONS_REASON_MAX]; /* unavailable: why */
 };
 
 /* One row of "rows": the summary row (cpu -1) or one CPU. */
@@ -81,7 +81,7 @@ struct model_turbo_cpu {
 	int cpu; /* -1: the summary row ("-") */
 	int pkg, core;
 	bool valid; /* false: reason says why, no numbers */
-	char reason[MODEL_EXT_REASON_MAX];
+	char reason[MODEL_SECTIONS_REASON_MAX];
 	bool has_busy, has_bzy, has_deep;
 	double busy_pct; /* Busy% */
 	double bzy_mhz;	 /* Bzy_MHz */
@@ -133,12 +133,12 @@ struct model_proc {
 struct model_procs {
 	bool present; /* "processes" was in the document */
 	/* absent: why (sources.procfs_io's reason, or the sample has none) */
-	char reason[MODEL_EXT_REASON_MAX];
-	char note[MODEL_EXT_REASON_MAX];	  /* procfs_io's note: "N not readable" */
+	char reason[MODEL_SECTIONS_REASON_MAX];
+	char note[MODEL_SECTIONS_REASON_MAX];	  /* procfs_io's note: "N not readable" */
 	char bytes_source[16];			  /* "procfs": /proc/PID/io */
 	char delay_source[16];			  /* "taskstats", "" none this sample */
 	char delay_accounting[16];		  /* "on" "off" "unknown" "unavailable" */
-	char taskstats_why[MODEL_EXT_REASON_MAX]; /* taskstats' reason or note, "" */
+	char taskstats_why[MODEL_SECTIONS_REASON_MAX]; /* taskstats' reason or note, "" */
 	uint64_t count, queries, answers, vanished, exited;
 	/* "scan": the cadence of the /proc/PID/io scan (daemon cost) */
 	bool has_scan;
@@ -176,21 +176,21 @@ struct model_nic {
 	enum model_nic_part channels;
 	uint64_t ch_rx, ch_tx, ch_other, ch_combined;
 	uint64_t ch_rx_max, ch_tx_max, ch_other_max, ch_combined_max;
-	char channels_reason[MODEL_EXT_REASON_MAX];
+	char channels_reason[MODEL_SECTIONS_REASON_MAX];
 	enum model_nic_part coalesce;
 	bool has_rx_usecs, has_rx_frames, has_tx_usecs, has_tx_frames;
 	bool has_adaptive_rx, has_adaptive_tx;
 	uint64_t rx_usecs, rx_frames, tx_usecs, tx_frames;
 	bool adaptive_rx, adaptive_tx;
-	char coalesce_reason[MODEL_EXT_REASON_MAX];
+	char coalesce_reason[MODEL_SECTIONS_REASON_MAX];
 	struct model_nic_irq *irqs; /* the NIC's MSI vectors */
 	size_t nirqs, irqs_cap;
 };
 
 struct model_nics {
 	bool present;
-	char reason[MODEL_EXT_REASON_MAX];	   /* absent: rtnetlink's reason */
-	char ethtool_reason[MODEL_EXT_REASON_MAX]; /* ethtool unavailable: why, else "" */
+	char reason[MODEL_SECTIONS_REASON_MAX];	   /* absent: rtnetlink's reason */
+	char ethtool_reason[MODEL_SECTIONS_REASON_MAX]; /* ethtool unavailable: why, else "" */
 	struct model_nic *v;			   /* loopback excluded (the document's) */
 	size_t n, cap;
 };
@@ -211,13 +211,13 @@ struct model_psi_line {
 
 struct model_psi {
 	bool present;
-	char reason[MODEL_EXT_REASON_MAX]; /* absent: pressure_<res>'s reason */
+	char reason[MODEL_SECTIONS_REASON_MAX]; /* absent: pressure_<res>'s reason */
 	struct model_psi_line some, full;
 };
 
 struct model_writeback {
 	bool present;
-	char reason[MODEL_EXT_REASON_MAX]; /* absent or no counts: vmstat's reason */
+	char reason[MODEL_SECTIONS_REASON_MAX]; /* absent or no counts: vmstat's reason */
 	bool has_dirty;			   /* dirty_kB and writeback_kB */
 	uint64_t dirty_kb, writeback_kb;
 	bool has_thresholds;
@@ -227,7 +227,7 @@ struct model_writeback {
 	char state[24]; /* "below_background", "background", "throttled", "blocked", "" */
 };
 
-struct model_ext {
+struct model_sections {
 	struct model_turbo turbo;
 	struct model_procs procs;
 	struct model_nics nics;
@@ -250,22 +250,22 @@ struct model_ext {
  * malformed section is left out with ret->bad saying what, so the rest of
  * the sample still shows. Returns 0, or -ENOMEM (*ret untouched).
  */
-int model_ext_decode(struct json_object *doc, struct model_ext *ret);
+int model_sections_decode(struct json_object *doc, struct model_sections *ret);
 
 /* Frees what decode allocated and empties x; accepts NULL. */
-void model_ext_free(struct model_ext *x);
+void model_sections_free(struct model_sections *x);
 
 /* The turbostat row of a CPU (-1: the summary row), NULL when none. */
-const struct model_turbo_cpu *model_ext_turbo_cpu(const struct model_ext *x, int cpu);
+const struct model_turbo_cpu *model_sections_turbo_cpu(const struct model_sections *x, int cpu);
 
 /* The first clause of a reason (up to the first "; "), for a line that
  * must stay short: "/dev/cpu/0/msr: no such device: msr module not loaded,
  * or a VM without MSR access". */
-void model_ext_short_reason(const char *reason, char *buf, size_t size);
+void model_sections_short_reason(const char *reason, char *buf, size_t size);
 
 /* Why the turbostat header has no watts or temperatures: the short reason
  * of PkgWatt (else PkgTmp, Busy%), or what the sample lacks. "" when some
  * watts or temperature are there. */
-void model_ext_turbo_why(const struct model_ext *x, bool has_rates, char *buf, size_t size);
+void model_sections_turbo_why(const struct model_sections *x, bool has_rates, char *buf, size_t size);
 
 #endif

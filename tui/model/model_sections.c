@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * model_ext: the "turbostat" (src/encode/encode_turbo.c) and
- * "processes", "nics", "pressure", "writeback" (src/encode/encode_ext.c) sections
+ * model_sections: the "turbostat" (src/encode/encode_turbo.c) and
+ * "processes", "nics", "pressure", "writeback" (src/encode/encode_workload.c) sections
  * of a sample document, decoded for the TUI with the keys those encoders
  * write. An absent section is "not available" with its source's reason
  * from "sources"; a malformed one is reported and left out. No I/O, and
@@ -15,7 +15,7 @@
 
 #include "grow.h"
 #include "json_get.h"
-#include "model_ext.h"
+#include "model_sections.h"
 #include "metrics_turbo.h"
 
 const char *const model_turbo_col_names[MT__COUNT] = {
@@ -129,7 +129,7 @@ static bool turbo_known_key(const char *key)
  * or {"available": false, "reason"}. */
 static int decode_turbo_status(struct json_object *o, struct model_turbo_status *s)
 {
-	char caveat[MODEL_EXT_REASON_MAX];
+	char caveat[MODEL_SECTIONS_REASON_MAX];
 
 	memset(s, 0, sizeof(*s));
 	if (!json_object_is_type(o, json_type_object) ||
@@ -712,7 +712,7 @@ static void procs_free(struct model_procs *p)
 	memset(p, 0, sizeof(*p));
 }
 
-void model_ext_free(struct model_ext *x)
+void model_sections_free(struct model_sections *x)
 {
 	if (!x)
 		return;
@@ -723,11 +723,11 @@ void model_ext_free(struct model_ext *x)
 	memset(x, 0, sizeof(*x));
 }
 
-int model_ext_decode(struct json_object *doc, struct model_ext *ret)
+int model_sections_decode(struct json_object *doc, struct model_sections *ret)
 {
 	static const char *const core_sources[] = { "uptime",	  "stat",     "diskstats",
 						    "interrupts", "softirqs", "sysblock" };
-	struct model_ext *x = calloc(1, sizeof(*x));
+	struct model_sections *x = calloc(1, sizeof(*x));
 	struct ctx c;
 	bool listed;
 	char why[8];
@@ -768,7 +768,7 @@ int model_ext_decode(struct json_object *doc, struct model_ext *ret)
 	if (r != -ENOMEM)
 		r = model_cgroups_decode(doc, &x->cgroups); /* a bad one says so in its reason */
 	if (r == -ENOMEM) {
-		model_ext_free(x);
+		model_sections_free(x);
 		free(x);
 		return r;
 	}
@@ -777,7 +777,7 @@ int model_ext_decode(struct json_object *doc, struct model_ext *ret)
 	return 0;
 }
 
-const struct model_turbo_cpu *model_ext_turbo_cpu(const struct model_ext *x, int cpu)
+const struct model_turbo_cpu *model_sections_turbo_cpu(const struct model_sections *x, int cpu)
 {
 	if (!x->turbo.present)
 		return NULL;
@@ -789,7 +789,7 @@ const struct model_turbo_cpu *model_ext_turbo_cpu(const struct model_ext *x, int
 	return NULL;
 }
 
-void model_ext_short_reason(const char *reason, char *buf, size_t size)
+void model_sections_short_reason(const char *reason, char *buf, size_t size)
 {
 	const char *semi = strstr(reason, "; ");
 	size_t n = semi ? (size_t)(semi - reason) : strlen(reason);
@@ -797,7 +797,7 @@ void model_ext_short_reason(const char *reason, char *buf, size_t size)
 	snprintf(buf, size, "%.*s", (int)n, reason);
 }
 
-void model_ext_turbo_why(const struct model_ext *x, bool has_rates, char *buf, size_t size)
+void model_sections_turbo_why(const struct model_sections *x, bool has_rates, char *buf, size_t size)
 {
 	const struct model_turbo *t = &x->turbo;
 	static const int order[] = { MT_PKGWATT, MT_PKGTMP, MT_BUSY };
@@ -821,7 +821,7 @@ void model_ext_turbo_why(const struct model_ext *x, bool has_rates, char *buf, s
 		const struct model_turbo_status *s = &t->col[order[i]];
 
 		if (s->known && !s->available && s->reason[0]) {
-			model_ext_short_reason(s->reason, buf, size);
+			model_sections_short_reason(s->reason, buf, size);
 			return;
 		}
 	}

@@ -47,13 +47,13 @@ static void fmt_kb(char *buf, size_t size, uint64_t kb)
  * or "turbostat: unavailable (why)". */
 static void turbo_line(const struct ui *ui, bool brief, char *buf, size_t size)
 {
-	const struct model_ext *x = &ui->model.ext;
+	const struct model_sections *x = &ui->model.sections;
 	const struct model_turbo *t = &x->turbo;
 	const char *deg = ui->utf8 ? "°C" : " C";
-	char why[MODEL_EXT_REASON_MAX];
+	char why[MODEL_SECTIONS_REASON_MAX];
 	bool cpu_cols = t->any_busy || t->any_bzy;
 
-	model_ext_turbo_why(x, ui->model.has_rates, why, sizeof(why));
+	model_sections_turbo_why(x, ui->model.has_rates, why, sizeof(why));
 	if (why[0] && brief) {
 		snprintf(buf, size, "turbostat n/a");
 		return;
@@ -75,7 +75,7 @@ static void turbo_line(const struct ui *ui, bool brief, char *buf, size_t size)
 	if (!cpu_cols) {
 		const struct model_turbo_status *s = &t->col[MT_BZY_MHZ];
 
-		model_ext_short_reason(s->reason, why, sizeof(why));
+		model_sections_short_reason(s->reason, why, sizeof(why));
 		cat(buf, size, "  Busy%%/Bzy_MHz unavailable (%s)",
 		    s->known && !s->available && why[0] ? why : "not in this sample");
 	}
@@ -83,7 +83,7 @@ static void turbo_line(const struct ui *ui, bool brief, char *buf, size_t size)
 
 /* ---- pressure and writeback ---- */
 
-static void psi_part(const struct model_ext *x, bool brief, char *buf, size_t size)
+static void psi_part(const struct model_sections *x, bool brief, char *buf, size_t size)
 {
 	bool any = false;
 
@@ -106,9 +106,9 @@ static void psi_part(const struct model_ext *x, bool brief, char *buf, size_t si
 	if (brief) {
 		snprintf(buf, size, "PSI n/a");
 	} else if (x->psi[MP_IO].reason[0]) {
-		char why[MODEL_EXT_REASON_MAX];
+		char why[MODEL_SECTIONS_REASON_MAX];
 
-		model_ext_short_reason(x->psi[MP_IO].reason, why, sizeof(why));
+		model_sections_short_reason(x->psi[MP_IO].reason, why, sizeof(why));
 		snprintf(buf, size, "PSI unavailable (%s)", why);
 	} else {
 		snprintf(buf, size, "PSI not in this sample");
@@ -118,7 +118,7 @@ static void psi_part(const struct model_ext *x, bool brief, char *buf, size_t si
 /* "dirty 77 MB, below background": the attribute says how bad. */
 static int wb_part(const struct ui *ui, bool brief, char *buf, size_t size)
 {
-	const struct model_writeback *w = &ui->model.ext.wb;
+	const struct model_writeback *w = &ui->model.sections.wb;
 	char a[32], b[32];
 
 	if ((!w->present || !w->has_dirty) && brief) {
@@ -126,9 +126,9 @@ static int wb_part(const struct ui *ui, bool brief, char *buf, size_t size)
 		return 0;
 	}
 	if (!w->present || !w->has_dirty) {
-		char why[MODEL_EXT_REASON_MAX];
+		char why[MODEL_SECTIONS_REASON_MAX];
 
-		model_ext_short_reason(w->reason, why, sizeof(why));
+		model_sections_short_reason(w->reason, why, sizeof(why));
 		snprintf(buf, size, "writeback %s%s%s",
 			 why[0] ? "unavailable (" : "not in this sample", why, why[0] ? ")" : "");
 		return 0;
@@ -156,7 +156,7 @@ static int wb_part(const struct ui *ui, bool brief, char *buf, size_t size)
 	return 0;
 }
 
-int view_ext_header_draw(struct ui *ui, int y, int n)
+int view_sections_header_draw(struct ui *ui, int y, int n)
 {
 	char turbo[512], psi[512], wb[512], line[1600];
 	int wb_attr, drawn = 0;
@@ -172,7 +172,7 @@ int view_ext_header_draw(struct ui *ui, int y, int n)
 		return n > 1 ? 2 : 1;
 	}
 	turbo_line(ui, n == 1, turbo, sizeof(turbo));
-	psi_part(&ui->model.ext, n == 1, psi, sizeof(psi));
+	psi_part(&ui->model.sections, n == 1, psi, sizeof(psi));
 	wb_attr = wb_part(ui, n == 1, wb, sizeof(wb));
 	if (n == 1) {
 		/* one line: what moves first, turbostat's last; what is not
@@ -204,8 +204,8 @@ static bool nic_own_line(const struct model_nic *n)
 static void nic_split(const struct model *m, size_t *own, size_t *rest)
 {
 	*own = *rest = 0;
-	for (size_t i = 0; i < m->ext.nics.n; i++) {
-		if (nic_own_line(&m->ext.nics.v[i]) && *own < NIC_LINES_MAX)
+	for (size_t i = 0; i < m->sections.nics.n; i++) {
+		if (nic_own_line(&m->sections.nics.v[i]) && *own < NIC_LINES_MAX)
 			(*own)++;
 		else
 			(*rest)++;
@@ -220,9 +220,9 @@ int view_nics_lines(const struct ui *ui)
 	if (!m->have_sample)
 		return 0;
 	/* why there are none, when rows are not scarce */
-	if (!m->ext.nics.present)
-		return m->ext.nics.reason[0] && LINES >= 30 ? 1 : 0;
-	if (m->ext.nics.n == 0)
+	if (!m->sections.nics.present)
+		return m->sections.nics.reason[0] && LINES >= 30 ? 1 : 0;
+	if (m->sections.nics.n == 0)
 		return 0;
 	nic_split(m, &own, &rest);
 	return (int)own + (rest ? 1 : 0);
@@ -288,7 +288,7 @@ static void nic_line(const struct ui *ui, const struct model_nic *n, char *buf, 
 	} else if (n->channels == MN_UNAVAILABLE) {
 		/* "channels: not supported by the driver" */
 		cat(buf, size, "  %s", n->channels_reason[0] ? n->channels_reason : "channels n/a");
-	} else if (m->ext.nics.ethtool_reason[0]) {
+	} else if (m->sections.nics.ethtool_reason[0]) {
 		cat(buf, size, "  channels: ethtool unavailable");
 	}
 	nic_irqs(m, n, irqs, sizeof(irqs));
@@ -306,16 +306,16 @@ static void nic_line(const struct ui *ui, const struct model_nic *n, char *buf, 
 void view_nics_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
-	const struct model_nics *x = &m->ext.nics;
+	const struct model_nics *x = &m->sections.nics;
 	char line[1024];
 	int row = 0;
 
 	if (r.h <= 0)
 		return;
 	if (!x->present) {
-		char why[MODEL_EXT_REASON_MAX];
+		char why[MODEL_SECTIONS_REASON_MAX];
 
-		model_ext_short_reason(x->reason, why, sizeof(why));
+		model_sections_short_reason(x->reason, why, sizeof(why));
 		snprintf(line, sizeof(line), "nic  unavailable (%s)", why);
 		ui_put(r.y, r.x, r.w, A_DIM, line);
 		return;
