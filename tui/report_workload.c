@@ -127,7 +127,8 @@ static void print_pressure(FILE *f, const struct workload_raw *x, const struct w
 	fputc('\n', f);
 }
 
-static void print_writeback(FILE *f, const struct workload_raw *x, const struct workload_metrics *em)
+static void print_writeback(FILE *f, const struct workload_raw *x,
+			    const struct workload_metrics *em)
 {
 	const struct writeback_raw *w = &x->writeback;
 	uint64_t kb = w->page_size / 1024;

@@ -76,10 +76,10 @@ void view_cgroups_draw(struct ui *ui, struct rect r)
 	if (!c->present) {
 		emit(&o, ui_attr(ui, PAIR_TITLE), "> cgroups");
 		emit(&o, A_DIM, "cgroups: %s%s%s",
-		     !m->have_sample   ? "waiting for the first sample"
-		     : c->reason[0]    ? "unavailable ("
+		     !m->have_sample	    ? "waiting for the first sample"
+		     : c->reason[0]	    ? "unavailable ("
 		     : !m->sections.sampled ? "not in the sample (iotriaged --core-only, or older)"
-				       : "not in this sample",
+					    : "not in this sample",
 		     m->have_sample ? c->reason : "", m->have_sample && c->reason[0] ? ")" : "");
 	} else {
 		emit(&o, ui_attr(ui, PAIR_TITLE) | (int)A_REVERSE,

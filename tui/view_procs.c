@@ -150,11 +150,11 @@ void view_procs_draw(struct ui *ui, struct rect r)
 		model_sections_short_reason(p->reason, why, sizeof(why));
 		emit(&o, ui_attr(ui, PAIR_TITLE), "> Processes");
 		emit(&o, A_DIM, "processes: %s%s%s",
-		     !m->have_sample   ? "waiting for the first sample"
-		     : why[0]	       ? "unavailable ("
+		     !m->have_sample	    ? "waiting for the first sample"
+		     : why[0]		    ? "unavailable ("
 		     : !m->sections.sampled ? "not in the sample (iotriaged --core-only, or older)"
-		     : !m->has_rates   ? "waiting for a second sample"
-				       : "not in this sample",
+		     : !m->has_rates	    ? "waiting for a second sample"
+					    : "not in this sample",
 		     m->have_sample ? why : "", m->have_sample && why[0] ? ")" : "");
 	} else {
 		emit(&o, ui_attr(ui, PAIR_TITLE) | (int)A_REVERSE,

@@ -197,7 +197,8 @@ struct snapshot {
 	struct irq_table softirqs;
 	struct src_status status[SRC__COUNT];
 	struct turbo_raw *turbo;
-	struct workload_raw *workload; /* processes, NICs, pressure, writeback; NULL until sampled */
+	struct workload_raw
+	    *workload;		/* processes, NICs, pressure, writeback; NULL until sampled */
 	struct blkmq_table mq;	/* blk-mq hardware queues of the whole disks */
 	struct numa_table numa; /* NUMA nodes' CPUs */
 };

@@ -302,8 +302,9 @@ int snapshot_collector_sample(struct snapshot_collector *c, struct snapshot *s)
 		first_err = -ENOMEM;
 	/* processes, NICs, pressure, writeback: statuses inside, never fails the sample */
 	if (!(c->skip & COLLECT_SKIP_EXT)) {
-		r = c->noscan && s->workload ? workload_sample_noscan(&c->workload, &c->root, &s->workload)
-					: workload_sample(&c->workload, &c->root, &s->workload);
+		r = c->noscan && s->workload
+			? workload_sample_noscan(&c->workload, &c->root, &s->workload)
+			: workload_sample(&c->workload, &c->root, &s->workload);
 		if (r < 0 && !first_err)
 			first_err = -ENOMEM;
 		/* the scan's own time, for the rates of the next scan */
@@ -424,7 +425,8 @@ static void rec_put(struct strbuf *out, uint16_t tag, int32_t err, const char *b
 		sb_append(out, buf, len);
 }
 
-int snapshot_collector_pack(const struct snapshot_collector *c, const struct snapshot *s, struct strbuf *out)
+int snapshot_collector_pack(const struct snapshot_collector *c, const struct snapshot *s,
+			    struct strbuf *out)
 {
 	for (int i = 0; i < SRC__COUNT; i++) {
 		const struct src_status *st = &s->status[i];
@@ -521,7 +523,8 @@ static void rec_status(struct snapshot *s, enum src_id id, int32_t err, const ch
 	snprintf(st->reason, sizeof(st->reason), "%.*s", (int)(len < 4096 ? len : 4096), p);
 }
 
-int snapshot_collector_unpack(struct snapshot_collector *c, const void *buf, size_t len, struct snapshot *s)
+int snapshot_collector_unpack(struct snapshot_collector *c, const void *buf, size_t len,
+			      struct snapshot *s)
 {
 	const unsigned char *p = buf, *end = p + len;
 	const unsigned char *sysblock = NULL;

@@ -34,7 +34,7 @@ struct snapshot_collector {
 	struct turbo_collector
 	    *turbo; /* src/collect/turbo.c: MSR/perf/sysfs fds, chosen at first sample */
 	struct workload_collector
-	    *workload;      /* src/collect/workload.c: netlink sockets, per-process memory */
+	    *workload; /* src/collect/workload.c: netlink sockets, per-process memory */
 	unsigned skip; /* COLLECT_SKIP_*: sources the caller does not want */
 	bool noscan;   /* the next sample leaves out the per-process scan (sampler.c) */
 };
@@ -71,7 +71,8 @@ int snapshot_collector_sample(struct snapshot_collector *c, struct snapshot *s);
  * doc/recording.md. Returns out->err (0 or -ENOMEM).
  */
 struct strbuf;
-int snapshot_collector_pack(const struct snapshot_collector *c, const struct snapshot *s, struct strbuf *out);
+int snapshot_collector_pack(const struct snapshot_collector *c, const struct snapshot *s,
+			    struct strbuf *out);
 
 /*
  * The reverse: fills s from a packed payload through the same parsers, as
@@ -81,7 +82,8 @@ int snapshot_collector_pack(const struct snapshot_collector *c, const struct sna
  * Returns 0, -EBADMSG (a record overruns the payload) or the status rule of
  * snapshot_collector_sample().
  */
-int snapshot_collector_unpack(struct snapshot_collector *c, const void *buf, size_t len, struct snapshot *s);
+int snapshot_collector_unpack(struct snapshot_collector *c, const void *buf, size_t len,
+			      struct snapshot *s);
 
 void snapshot_free(struct snapshot *s);
 /* Deep copy into dst (storage reused). 0 or -ENOMEM. */

@@ -76,7 +76,8 @@ int workload_sample(struct workload_collector **pc, const struct root *r, struct
 	return sample(pc, r, true, ps);
 }
 
-int workload_sample_noscan(struct workload_collector **pc, const struct root *r, struct workload_raw **ps)
+int workload_sample_noscan(struct workload_collector **pc, const struct root *r,
+			   struct workload_raw **ps)
 {
 	return sample(pc, r, false, ps);
 }

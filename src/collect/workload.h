@@ -48,7 +48,7 @@ int workload_sample(struct workload_collector **pc, const struct root *r, struct
  * is, marked carried (the caller puts the last scan's table there), and
  * only the exit notices are drained. */
 int workload_sample_noscan(struct workload_collector **pc, const struct root *r,
-			 struct workload_raw **ps);
+			   struct workload_raw **ps);
 
 /* Capture: like workload_sample on the live host, and every netlink answer is
  * also written under dfd (netlink/...). 0 or -errno. */

@@ -656,7 +656,8 @@ static void writeback(struct om *o, const struct snapshot *cur, const struct met
 	for (int st = WB_BELOW_BACKGROUND; st <= WB_BLOCKED; st++) {
 		const char *l[] = { "state", metrics_proc_wb_state_name((enum wb_state)st), NULL };
 
-		sample_u64(o, "iotriage_writeback_state", false, l, (int)m->workload->wb_state == st);
+		sample_u64(o, "iotriage_writeback_state", false, l,
+			   (int)m->workload->wb_state == st);
 	}
 }
 

@@ -458,7 +458,8 @@ static void encode_cgroups(struct strbuf *sb, const struct snapshot *cur,
 	sb_putc(sb, ',');
 }
 
-void encode_workload_sections(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m)
+void encode_workload_sections(struct strbuf *sb, const struct snapshot *cur,
+			      const struct metrics *m)
 {
 	const struct workload_metrics *em = m ? m->workload : NULL;
 
@@ -472,7 +473,7 @@ void encode_workload_sections(struct strbuf *sb, const struct snapshot *cur, con
 }
 
 void encode_workload_threads(struct strbuf *sb, const struct thread_table *cur,
-			const struct workload_metrics *x, uint64_t itv_ms)
+			     const struct workload_metrics *x, uint64_t itv_ms)
 {
 	sb_puts(sb, "{\"pid\":");
 	sb_u64(sb, (uint64_t)cur->pid);

@@ -50,8 +50,9 @@ struct metrics {
 	struct rate_table irq;
 	struct rate_table softirq;
 	struct turbo_metrics
-	    *turbo;		  /* src/collect/turbo.h: turbostat columns, NULL until computed */
-	struct workload_metrics *workload;  /* src/metrics/metrics_proc.h: processes, NICs, PSI, writeback */
+	    *turbo; /* src/collect/turbo.h: turbostat columns, NULL until computed */
+	struct workload_metrics
+	    *workload;		  /* src/metrics/metrics_proc.h: processes, NICs, PSI, writeback */
 	double *all_intr_scratch; /* per irq column sums, reused */
 	size_t scratch_cap;
 	/* blk-mq hardware queues, one per cur->mq row (metrics_blkmq.h) */

@@ -336,8 +336,9 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 	if (!prev->workload || !cur->workload)
 		return 0;
 	if (!cur->workload->procs.carried) {
-		e = procs_compute(&prev->workload->procs, &cur->workload->procs,
-				  procs_interval(&prev->workload->procs, &cur->workload->procs, itv_cs), x);
+		e = procs_compute(
+		    &prev->workload->procs, &cur->workload->procs,
+		    procs_interval(&prev->workload->procs, &cur->workload->procs, itv_cs), x);
 		if (e < 0)
 			return e;
 		x->nby_io = top_n(x, false, x->by_io);
@@ -348,10 +349,11 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 		return e;
 	psi_compute(&prev->workload->pressure, &cur->workload->pressure, itv_cs, x);
 	wb_compute(&cur->workload->writeback, x);
-	x->cgroups_valid = !prev->workload->cgroups.status.err && !cur->workload->cgroups.status.err;
+	x->cgroups_valid =
+	    !prev->workload->cgroups.status.err && !cur->workload->cgroups.status.err;
 	if (x->cgroups_valid)
-		return metrics_cgroup_compute(&prev->workload->cgroups, &cur->workload->cgroups, itv_cs,
-					      &x->cgroups);
+		return metrics_cgroup_compute(&prev->workload->cgroups, &cur->workload->cgroups,
+					      itv_cs, &x->cgroups);
 	return 0;
 }
 

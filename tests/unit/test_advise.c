@@ -277,7 +277,8 @@ static void test_writeback_throttled(void **state)
 	assert_null(strstr(advice_finding(&sc.a, "disk-saturated-sdb")->detail, "Writers"));
 	/* sysctls unreadable: the finding still stands, and says so */
 	sc.m.workload->wb_state = WB_THROTTLED;
-	memset(sc.s1.workload->writeback.has_sysctl, 0, sizeof(sc.s1.workload->writeback.has_sysctl));
+	memset(sc.s1.workload->writeback.has_sysctl, 0,
+	       sizeof(sc.s1.workload->writeback.has_sysctl));
 	readvise(&sc);
 	assert_non_null(strstr(advice_finding(&sc.a, "writeback-throttled")->detail,
 			       "settings: vm.dirty_* not readable."));

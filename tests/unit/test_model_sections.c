@@ -585,13 +585,15 @@ static void test_model_apply(void **state)
 	doc = compute_doc(t0, t1, 0, false);
 	core = compute_doc(t0, t1, COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT, false);
 	assert_int_equal(model_apply(&m, doc, MODEL_VIEW | MODEL_HISTORY), 0);
-	assert_true(m.sections.procs.present && m.sections.nics.present && m.sections.turbo.present);
+	assert_true(m.sections.procs.present && m.sections.nics.present &&
+		    m.sections.turbo.present);
 	assert_int_equal(m.sections.procs.top_io[0].pid, 31933);
 	/* paused: the history records, the view keeps what it shows */
 	assert_int_equal(model_apply(&m, core, MODEL_HISTORY), 0);
 	assert_true(m.sections.procs.present);
 	assert_int_equal(model_apply(&m, core, MODEL_VIEW), 0);
-	assert_false(m.sections.procs.present || m.sections.nics.present || m.sections.turbo.present);
+	assert_false(m.sections.procs.present || m.sections.nics.present ||
+		     m.sections.turbo.present);
 	assert_false(m.sections.sampled);
 	model_free(&m);
 	assert_false(m.sections.procs.present);

@@ -797,7 +797,8 @@ void model_sections_short_reason(const char *reason, char *buf, size_t size)
 	snprintf(buf, size, "%.*s", (int)n, reason);
 }
 
-void model_sections_turbo_why(const struct model_sections *x, bool has_rates, char *buf, size_t size)
+void model_sections_turbo_why(const struct model_sections *x, bool has_rates, char *buf,
+			      size_t size)
 {
 	const struct model_turbo *t = &x->turbo;
 	static const int order[] = { MT_PKGWATT, MT_PKGTMP, MT_BUSY };

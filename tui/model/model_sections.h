@@ -19,7 +19,8 @@
 
 struct json_object;
 
-#define MODEL_SECTIONS_REASON_MAX 320 /* a source's reason as the document gives it (IOT_REASON_MAX) */
+#define MODEL_SECTIONS_REASON_MAX \
+	320 /* a source's reason as the document gives it (IOT_REASON_MAX) */
 
 /* ---- turbostat ---- */
 
@@ -50,10 +51,10 @@ extern const char *const model_header_help[][2];
 extern const char *const model_proc_help[][2];
 
 struct model_turbo_status {
-	bool known;			   /* "columns" named it */
-	bool available;			   /* some source gives it */
-	char source[16];		   /* "msr", "perf", "sysfs", "proc" */
-	char detail[96];		   /* "MSR 0xE8 APERF / interval" */
+	bool known;				/* "columns" named it */
+	bool available;				/* some source gives it */
+	char source[16];			/* "msr", "perf", "sysfs", "proc" */
+	char detail[96];			/* "MSR 0xE8 APERF / interval" */
 	char reason[MODEL_SECTIONS_REASON_MAX]; /* why unavailable, else a caveat or "" */
 };
 
@@ -134,10 +135,10 @@ struct model_procs {
 	bool present; /* "processes" was in the document */
 	/* absent: why (sources.procfs_io's reason, or the sample has none) */
 	char reason[MODEL_SECTIONS_REASON_MAX];
-	char note[MODEL_SECTIONS_REASON_MAX];	  /* procfs_io's note: "N not readable" */
-	char bytes_source[16];			  /* "procfs": /proc/PID/io */
-	char delay_source[16];			  /* "taskstats", "" none this sample */
-	char delay_accounting[16];		  /* "on" "off" "unknown" "unavailable" */
+	char note[MODEL_SECTIONS_REASON_MAX];	       /* procfs_io's note: "N not readable" */
+	char bytes_source[16];			       /* "procfs": /proc/PID/io */
+	char delay_source[16];			       /* "taskstats", "" none this sample */
+	char delay_accounting[16];		       /* "on" "off" "unknown" "unavailable" */
 	char taskstats_why[MODEL_SECTIONS_REASON_MAX]; /* taskstats' reason or note, "" */
 	uint64_t count, queries, answers, vanished, exited;
 	/* "scan": the cadence of the /proc/PID/io scan (daemon cost) */
@@ -189,9 +190,9 @@ struct model_nic {
 
 struct model_nics {
 	bool present;
-	char reason[MODEL_SECTIONS_REASON_MAX];	   /* absent: rtnetlink's reason */
+	char reason[MODEL_SECTIONS_REASON_MAX];		/* absent: rtnetlink's reason */
 	char ethtool_reason[MODEL_SECTIONS_REASON_MAX]; /* ethtool unavailable: why, else "" */
-	struct model_nic *v;			   /* loopback excluded (the document's) */
+	struct model_nic *v;				/* loopback excluded (the document's) */
 	size_t n, cap;
 };
 
@@ -218,7 +219,7 @@ struct model_psi {
 struct model_writeback {
 	bool present;
 	char reason[MODEL_SECTIONS_REASON_MAX]; /* absent or no counts: vmstat's reason */
-	bool has_dirty;			   /* dirty_kB and writeback_kB */
+	bool has_dirty;				/* dirty_kB and writeback_kB */
 	uint64_t dirty_kb, writeback_kb;
 	bool has_thresholds;
 	uint64_t bg_threshold_kb, threshold_kb;
@@ -266,6 +267,7 @@ void model_sections_short_reason(const char *reason, char *buf, size_t size);
 /* Why the turbostat header has no watts or temperatures: the short reason
  * of PkgWatt (else PkgTmp, Busy%), or what the sample lacks. "" when some
  * watts or temperature are there. */
-void model_sections_turbo_why(const struct model_sections *x, bool has_rates, char *buf, size_t size);
+void model_sections_turbo_why(const struct model_sections *x, bool has_rates, char *buf,
+			      size_t size);
 
 #endif
