@@ -11,7 +11,8 @@
 #  - the replay view (tmux): the findings line names cpu1 at the hot
 #    instant and not at the calm one, t/T change it, i widens the interval
 #    to 10 s (header "every 10s") and names it again; f then a is refused
-#    (the recording is the past), and nothing is written to the tree.
+#    (the recording is the past), and nothing is written to the tree; t and
+#    T move under the open findings panel, its findings following.
 # Assertions wait for the daemon or the screen (up to $WAIT s), never a
 # fixed time. Skips (77) without tmux or python3, or when not root (the
 # record directory must be root's).
@@ -161,6 +162,17 @@ wait_for r 'nothing to apply: the recording is the past' || fail "apply was not 
 screen_has '\? \[y/N\]' && fail "apply asked y/N in a replay"
 T send-keys -t r u
 wait_for r 'nothing to undo here' || fail "undo was not refused"
+# time moves under the open panel, and its findings with it
+i=$hot_id
+while [ "$i" -lt "$calm_id" ]; do
+	T send-keys -t r t
+	i=$((i + 1))
+done
+wait_for r "No findings: nothing stands out" ||
+	fail "t in the findings panel: no 'No findings' at the calm instant"
+wait_for r "#$calm_id " || fail "t in the findings panel did not step to $calm_id"
+T send-keys -t r T
+wait_for r "#$((calm_id - 1)) " || fail "T in the findings panel did not step back"
 T send-keys -t r Escape q
 wait_for r 'exited rc=0' || fail "q did not exit 0"
 [ "$(cat "$tree"/proc/irq/*/smp_affinity_list | md5sum)" = "$affinity_before" ] ||
