@@ -114,6 +114,24 @@ j=$("$IOTRIAGE" replay "$rec" --root "$tree" --json --at "$calm_at" --step 10s) 
 [ "$(field "$j" "$hot and d['interval_ms'] >= 9500")" = True ] ||
 	fail "--step 10s at the calm instant does not reach the hot phase: $j"
 "$IOTRIAGE" replay "$rec" --root "$tree" --json >"$tmp/all.ndjson" || fail "replay --json"
+# --step 1s over a 500 ms recording: after each document, the first sample
+# taken at least 750 ms later (a second less half the recording's interval)
+"$IOTRIAGE" replay "$rec" --root "$tree" --json --step 1s >"$tmp/step.ndjson" ||
+	fail "replay --step 1s"
+bad=$(python3 -c '
+import json, sys
+every, docs = ([json.loads(x) for x in open(f)] for f in sys.argv[1:3])
+t = {d["sample"]: d["timestamp_ms"] for d in every}
+want = [every[0]["sample"]]
+while True:
+    nxt = [s for s in sorted(t) if t[s] >= t[want[-1]] + 750]
+    if not nxt:
+        break
+    want.append(nxt[0])
+got = [d["sample"] for d in docs]
+print("[]" if got == want and len(got) >= 4 else "%s, want %s" % (got, want))' \
+	"$tmp/all.ndjson" "$tmp/step.ndjson")
+[ "$bad" = "[]" ] || fail "--step 1s: samples $bad"
 n=$(python3 -c '
 import json, sys
 docs = [json.loads(x) for x in open(sys.argv[1])]
