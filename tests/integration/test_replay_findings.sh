@@ -7,7 +7,8 @@
 #  - replay --json: a hot instant's document carries the daemon's own
 #    "findings" and "suggestions" (same sample, same topology: --root TREE),
 #    a calm one empty arrays, --core-only none; --step 10s at the calm
-#    instant reaches back into the hot phase and names the core;
+#    instant reaches back into the hot phase and names the core; --step 1s
+#    returns, after each document, the first sample at least 750 ms later;
 #  - the replay view (tmux): the findings line names cpu1 at the hot
 #    instant and not at the calm one, t/T change it, i widens the interval
 #    to 10 s (header "every 10s") and names it again; f then a is refused
