@@ -354,7 +354,18 @@ struct sampler_replay {
 	struct sampler *s;
 	struct recframe f;
 	int64_t target_ns; /* frames before it only feed the next one's metrics */
+	int64_t step_ns;   /* sampler_replay_step(): 0 every sample */
 };
+
+/* Half the recording's interval (at most half the step): a frame within it
+ * of an interval's wanted end is the end, so 10 s at 1 Hz is 10 frames, not
+ * 11 when the clock jittered a millisecond. */
+static int64_t replay_slack_ns(const struct sampler_replay *r)
+{
+	int64_t half = (int64_t)(r->f.interval_ms ? r->f.interval_ms : 1000) * 500000;
+
+	return half < r->step_ns / 2 ? half : r->step_ns / 2;
+}
 
 int sampler_replay_open(const char *path, struct sampler_replay **ret_r, char *why, size_t why_size)
 {
@@ -392,15 +403,66 @@ void sampler_replay_close(struct sampler_replay *r)
 	free(r);
 }
 
-int sampler_replay_seek(struct sampler_replay *r, int64_t real_ns, bool before)
+int sampler_replay_advise(struct sampler_replay *r, const char *root)
 {
-	int64_t t = real_ns;
+	struct sampler_opts so = { .root = root,
+				   .skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT,
+				   .advise = true,
+				   .topo_given = true };
+	struct topology t = { 0 };
+	struct sampler *s;
 	int e;
 
-	e = recreader_seek(r->rd, real_ns, RECREADER_WITH_PREV | (before ? RECREADER_BEFORE : 0),
-			   &t);
+	e = sampler_open(&so, &s);
+	if (e < 0)
+		return e;
+	/* once: it is today's topology whatever the recorded time, so reading
+	 * it again every 10 s of a week's recording would only cost */
+	e = topology_collect(&s->col.root, &t);
+	if (e < 0) {
+		sampler_close(s);
+		return e;
+	}
+	sampler_put_topology(s, &t);
+	sampler_close(r->s);
+	r->s = s;
+	return 0;
+}
+
+void sampler_replay_step(struct sampler_replay *r, int64_t step_ns)
+{
+	r->step_ns = step_ns > 0 ? step_ns : 0;
+}
+
+int sampler_replay_seek(struct sampler_replay *r, int64_t real_ns, bool before)
+{
+	int64_t t = real_ns, base;
+	int e;
+
+	if (!r->step_ns) {
+		e = recreader_seek(r->rd, real_ns,
+				   RECREADER_WITH_PREV | (before ? RECREADER_BEFORE : 0), &t);
+		r->target_ns = t;
+		return e;
+	}
+	/* a wider interval: the target, then its start, the last frame a step
+	 * before it (the recording's first when there is none); the frames in
+	 * between are decoded but not sampled, so the target's metrics are of
+	 * the whole step (counters are cumulative) */
+	e = recreader_seek(r->rd, real_ns, before ? RECREADER_BEFORE : 0, &t);
 	r->target_ns = t;
-	return e;
+	if (e <= 0)
+		return e;
+	if (!r->f.interval_ms) {
+		e = recreader_next(r->rd, &r->f); /* the target's segment's interval */
+		if (e <= 0)
+			return e < 0 ? e : 1;
+	}
+	base = t - r->step_ns + replay_slack_ns(r);
+	e = recreader_seek(r->rd, base, RECREADER_BEFORE, NULL);
+	if (e == 0)
+		e = recreader_seek(r->rd, base, 0, NULL);
+	return e < 0 ? e : 1;
 }
 
 int sampler_replay_span(struct sampler_replay *r, int64_t *ret_first, int64_t *ret_last)
@@ -421,7 +483,8 @@ int sampler_replay_next(struct sampler_replay *r, const struct recframe **ret_f)
 					       r->f.mode[0] ? r->f.mode : NULL);
 			if (e < 0)
 				return e;
-		}
+		} else if (r->step_ns && r->f.real_ns < r->target_ns)
+			continue; /* inside the step: only the interval's ends are sampled */
 		e = sampler_tick_recorded(r->s, r->f.id, r->f.mono_ns, r->f.real_ns, r->f.payload,
 					  r->f.len);
 		if (e == -ENOMEM)
@@ -432,6 +495,8 @@ int sampler_replay_next(struct sampler_replay *r, const struct recframe **ret_f)
 		}
 		if (r->f.real_ns < r->target_ns)
 			continue;
+		if (r->step_ns) /* the next document: a step on */
+			r->target_ns = r->f.real_ns + r->step_ns - replay_slack_ns(r);
 		*ret_f = &r->f;
 		return 1;
 	}

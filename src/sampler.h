@@ -162,10 +162,11 @@ int sampler_last_error(const struct sampler *s);
 
 /*
  * Replay of a flight recording (doc/recording.md): a reader on DIR or one
- * segment file and a sampler with no optional sources and no advice, fed
- * the recorded bytes. Each sample's document is the one the recording
- * daemon sent (for a --core-only daemon byte for byte; a full daemon's
- * document also carried the optional sections and advice, not recorded).
+ * segment file and a sampler with no optional sources, fed the recorded
+ * bytes. Each sample's document is the one the recording daemon sent (for
+ * a --core-only daemon byte for byte; a full daemon's document also carried
+ * the optional sections, not recorded, and advice: see
+ * sampler_replay_advise()).
  */
 struct recframe;
 struct sampler_replay;
@@ -175,9 +176,30 @@ int sampler_replay_open(const char *path, struct sampler_replay **ret_r, char *w
 			size_t why_size);
 void sampler_replay_close(struct sampler_replay *r);
 
+/*
+ * Findings and suggestions in the replayed documents, as iotriaged (without
+ * --core-only) and the embedded sampler put them: the same advisor on the
+ * replayed snapshot and metrics. The topology it needs is not recorded: it
+ * is read once, now, under root (NULL "/"), as the embedded sampler reads
+ * it. Call before the first seek or next. 0 or -errno (the root cannot be
+ * opened, -ENOMEM; nothing changed).
+ */
+int sampler_replay_advise(struct sampler_replay *r, const char *root);
+
+/*
+ * The interval of the documents (atop's wider interval): 0, each sample's
+ * metrics against the sample before it; else against the last sample
+ * step_ns (within half the recording's interval) before it, the samples in
+ * between decoded but not sampled (counters are cumulative: the rates are
+ * the step's means), and sampler_replay_next() goes a step on. Takes
+ * effect at the next seek.
+ */
+void sampler_replay_step(struct sampler_replay *r, int64_t step_ns);
+
 /* The next sample is the first one taken at or after real_ns (before: the
  * last one taken before it), its metrics from the sample before it (when
- * of the same run). 1, 0 when there is no such sample, or -errno. */
+ * of the same run; with a step, from the sample a step before it). 1, 0
+ * when there is no such sample, or -errno. */
 int sampler_replay_seek(struct sampler_replay *r, int64_t real_ns, bool before);
 
 /* The times of the recording's first and last samples: 1, or 0 when empty.

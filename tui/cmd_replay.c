@@ -97,18 +97,23 @@ void cli_print_problems(const char *what, const char *lines)
 
 static const char replay_usage[] =
     "Usage: iotriage replay [DIR|FILE] [--at TIME | --from TIME [--to TIME]] [--json]\n"
+    "                       [--step DUR] [--root DIR] [--core-only]\n"
     "Read a flight recording (iotriaged --record; default " CLI_RECORD_DIR ")\n"
     "back: the live view's panels on recorded data on a terminal (t/T next or\n"
-    "previous sample, b jump to a time), else tables, or with --json one\n"
-    "document a line, the ones the daemon sent (doc/recording.md).\n"
+    "previous sample, b jump to a time, i the interval), else tables, or with\n"
+    "--json one document a line, the ones the daemon sent (doc/recording.md),\n"
+    "findings recomputed for each interval.\n"
     "TIME: 'YYYY-MM-DD HH:MM[:SS]', 'HH:MM[:SS]' (the last such time), '@EPOCH'\n"
     "seconds (a fraction allowed: a document's timestamp_ms / 1000), or '-15m'\n"
     "(s, m, h, d before now).\n"
     "  --at TIME      the sample taken at TIME (the first at or after it)\n"
     "  --from T --to T  every sample from T to T (to: the end when absent)\n"
-    "  --json         NDJSON documents instead of tables\n";
+    "  --json         NDJSON documents instead of tables\n"
+    "  --step DUR     each interval this long (10s, 1m, 10m; default: one sample)\n"
+    "  --root DIR     the advisor's topology (not recorded) is read under DIR (default /)\n"
+    "  --core-only    no findings in the documents: those of iotriaged --core-only\n";
 
-enum { OPT_AT = 0x100, OPT_FROM, OPT_TO };
+enum { OPT_AT = 0x100, OPT_FROM, OPT_TO, OPT_STEP, OPT_ROOT, OPT_CORE };
 
 int cmd_replay(int argc, char **argv)
 {
@@ -117,6 +122,9 @@ int cmd_replay(int argc, char **argv)
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "json", no_argument, NULL, 'j' },
+		{ "step", required_argument, NULL, OPT_STEP },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "core-only", no_argument, NULL, OPT_CORE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -124,8 +132,9 @@ int cmd_replay(int argc, char **argv)
 	int64_t now, at = INT64_MIN, from = INT64_MIN, to = INT64_MAX;
 	struct sampler_replay *rp = NULL;
 	const struct recframe *f;
-	const char *path = CLI_RECORD_DIR;
-	bool json = false, have_at = false;
+	const char *path = CLI_RECORD_DIR, *root = NULL;
+	bool json = false, have_at = false, advise = true;
+	int64_t step = 0;
 	unsigned long long n = 0;
 	char why[512];
 	int c, r, ret = EXIT_FAIL;
@@ -148,6 +157,27 @@ int cmd_replay(int argc, char **argv)
 			}
 			have_at |= c == OPT_AT;
 			break;
+		case OPT_STEP: {
+			char rel[32]; /* "10m" as "-10m": a duration before the epoch */
+
+			snprintf(rel, sizeof(rel), "-%s", optarg);
+			if (strlen(optarg) + 1 >= sizeof(rel) || optarg[0] == '-' ||
+			    cli_parse_time(rel, 0, &step) < 0 ||
+			    -step > 86400 * INT64_C(1000000000)) {
+				cli_error("--step",
+					  "'%s' is not a duration (10s, 1m, 10m; at most 1d)",
+					  optarg);
+				return EXIT_USAGE;
+			}
+			step = -step;
+			break;
+		}
+		case OPT_ROOT:
+			root = optarg;
+			break;
+		case OPT_CORE:
+			advise = false;
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -169,13 +199,20 @@ int cmd_replay(int argc, char **argv)
 	if (argc - optind == 1)
 		path = argv[optind];
 	if (!json && isatty(STDOUT_FILENO))
-		return ui_replay(path, have_at ? at : from);
+		return ui_replay(path, have_at ? at : from, root, step);
 	cli_escape_stdio(); /* tables and documents: as every subcommand's */
 	r = sampler_replay_open(path, &rp, why, sizeof(why));
 	if (r < 0) {
 		cli_error("replay", "%s", why);
 		return EXIT_FAIL;
 	}
+	r = advise ? sampler_replay_advise(rp, root) : 0;
+	if (r < 0) {
+		cli_error("--root", "%s: %s", root ? root : "/", strerror(-r));
+		sampler_replay_close(rp);
+		return EXIT_FAIL;
+	}
+	sampler_replay_step(rp, step);
 	if (have_at)
 		from = to = at;
 	if (from != INT64_MIN)

@@ -79,6 +79,7 @@ struct source {
 	int64_t rp_first; /* the recording's span */
 	int64_t rp_last;
 	uint32_t rp_itv_ms;
+	int64_t rp_step_ns; /* each interval this long (i), 0 one sample */
 
 	/* /proc/irq/N affinities: --root, or the daemon's root (status) */
 	bool root_given;
@@ -150,33 +151,50 @@ static void refresh_affinity(struct source *src, struct model *m)
 
 /* ---- replay ---- */
 
-static int replay_start(struct source *src, const char *path, int64_t at, char *err, size_t errsz)
+/* What i steps through: atop's habit of widening the interval. */
+static const int64_t replay_steps_ns[] = { 0, 10 * INT64_C(1000000000), 60 * INT64_C(1000000000),
+					   600 * INT64_C(1000000000) };
+
+static int replay_start(struct source *src, const struct source_opts *o, char *err, size_t errsz)
 {
 	int r;
 
-	r = sampler_replay_open(path, &src->rp, err, errsz);
+	r = sampler_replay_open(o->replay, &src->rp, err, errsz);
 	if (r < 0)
 		return r;
+	/* findings for each interval: the advisor on the replayed samples,
+	 * with the topology (not recorded) of --root, or of this host */
+	r = sampler_replay_advise(src->rp, o->root);
+	if (r < 0) {
+		snprintf(err, errsz, "--root %s: %s", o->root ? o->root : "/", strerror(-r));
+		return r;
+	}
+	src->rp_step_ns = (int64_t)o->interval_ms * 1000000;
+	sampler_replay_step(src->rp, src->rp_step_ns);
 	if (sampler_replay_span(src->rp, &src->rp_first, &src->rp_last) <= 0) {
-		snprintf(err, errsz, "%s: no recorded sample", path);
+		snprintf(err, errsz, "%s: no recorded sample", o->replay);
 		return -ENOENT;
 	}
 	src->kind = SOURCE_REPLAY;
 	src->rp_jump = true;
-	src->rp_target = at == INT64_MIN ? src->rp_first : at;
+	src->rp_target = o->replay_at == INT64_MIN ? src->rp_first : o->replay_at;
 	return 0;
 }
 
-/* One move: a jump, one sample on, or one back. 1 moved (*ret_f), 0 no
- * sample there, -errno. */
+/* One move: a jump, one interval on (the reader goes on by itself), or one
+ * back: the last sample a step (within half an interval) before this one.
+ * 1 moved (*ret_f), 0 no sample there, -errno. */
 static int replay_move(struct source *src, int how, const struct recframe **ret_f)
 {
+	int64_t slack = (int64_t)src->rp_itv_ms * 500000;
 	int r = 1;
 
+	if (slack > src->rp_step_ns / 2)
+		slack = src->rp_step_ns / 2;
 	if (how == 2)
 		r = sampler_replay_seek(src->rp, src->rp_target, false);
 	else if (how < 0)
-		r = sampler_replay_seek(src->rp, src->rp_cur, true);
+		r = sampler_replay_seek(src->rp, src->rp_cur - src->rp_step_ns + slack, true);
 	if (r > 0)
 		r = sampler_replay_next(src->rp, ret_f);
 	if (r > 0) {
@@ -204,9 +222,10 @@ static unsigned replay_dispatch(struct source *src, struct model *m)
 	src->rp_steps = 0;
 	if (r <= 0 || !f) {
 		set_state(src, "%s", r < 0 ? strerror(-r) : "no sample there: the recording ends");
-		/* back where we were: the reader is past the end now */
-		if (src->rp_cur)
-			sampler_replay_seek(src->rp, src->rp_cur + 1, false);
+		/* back where we were (the reader is past the end now): the
+		 * sample shown read again, so t goes on from it */
+		if (src->rp_cur && sampler_replay_seek(src->rp, src->rp_cur, false) > 0)
+			sampler_replay_next(src->rp, &f);
 		if (!f)
 			return UI_REDRAW;
 	}
@@ -241,6 +260,20 @@ unsigned source_replay_jump(struct source *src, int64_t real_ns)
 	src->rp_steps = 0;
 	src->rp_target = real_ns;
 	return UI_REDRAW;
+}
+
+unsigned source_replay_widen(struct source *src)
+{
+	size_t n = sizeof(replay_steps_ns) / sizeof(replay_steps_ns[0]), i;
+
+	if (src->kind != SOURCE_REPLAY)
+		return 0;
+	for (i = 0; i < n && replay_steps_ns[i] != src->rp_step_ns; i++)
+		;
+	src->rp_step_ns = replay_steps_ns[i < n ? (i + 1) % n : 0];
+	sampler_replay_step(src->rp, src->rp_step_ns);
+	/* the sample shown again, its metrics and findings over the new step */
+	return src->rp_cur ? source_replay_jump(src, src->rp_cur) : UI_REDRAW;
 }
 
 void source_replay_timeline(const struct source *src, char *buf, size_t size, int w)
@@ -696,7 +729,7 @@ int source_open(const struct source_opts *o, struct source **ret_src, char *err,
 		goto fail;
 	}
 	if (o->replay) {
-		r = replay_start(src, o->replay, o->replay_at, err, errsz);
+		r = replay_start(src, o, err, errsz);
 		if (r < 0)
 			goto fail;
 		*ret_src = src;
@@ -854,7 +887,7 @@ long source_interval_ms(const struct source *src)
 	if (src->kind == SOURCE_EMBEDDED)
 		return src->interval_ms;
 	if (src->kind == SOURCE_REPLAY)
-		return (long)src->rp_itv_ms;
+		return src->rp_step_ns ? (long)(src->rp_step_ns / 1000000) : (long)src->rp_itv_ms;
 	return src->daemon_itv_ms * (long)src->every;
 }
 
@@ -874,6 +907,14 @@ const char *source_state(const struct source *src)
 }
 
 /* ---- apply and undo: through the daemon, or here ---- */
+
+const char *source_replay_refusal(bool undo)
+{
+	return undo ? "replay: nothing to undo here: the recording is the past; undo on the live "
+		      "host (iotriage undo)"
+		    : "replay: nothing to apply: the recording is the past, and these suggestions "
+		      "use today's topology; apply on the live host (iotriage suggest, apply)";
+}
 
 /* Through iotriaged: a connection of its own, so the subscription's stream
  * is never mixed with this reply. 0 done, else failed; msg says which. */
@@ -980,6 +1021,10 @@ int source_apply(const struct source *src, const struct model_advice *advice, co
 	struct apply_result res = { 0 };
 	int r;
 
+	if (src->kind == SOURCE_REPLAY) {
+		snprintf(msg, size, "%s", source_replay_refusal(undo));
+		return -1;
+	}
 	if (src->kind == SOURCE_DAEMON)
 		return daemon_act(src, id, undo, msg, size);
 	if (!undo)

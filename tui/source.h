@@ -25,8 +25,8 @@ enum source_kind {
 struct source_opts {
 	const char *socket; /* a daemon's socket: daemon only, waits for it */
 	bool embedded;	    /* never try a daemon */
-	long interval_ms;   /* embedded sampling interval; 0 = 1000 */
-	const char *root;   /* --root: sampled tree (embedded) and /proc/irq (both) */
+	long interval_ms;   /* embedded interval, 0 = 1000; replay: its step, 0 a sample */
+	const char *root;   /* --root: sampled tree, /proc/irq; replay: the topology */
 	const char *replay; /* a flight recording (DIR or FILE): replay it, nothing live */
 	int64_t replay_at;  /* its first sample shown: at or after this real ns */
 };
@@ -75,6 +75,9 @@ enum source_kind source_kind(const struct source *src);
  * (at or after) real_ns; shown at the next dispatch. UI_REDRAW. */
 unsigned source_replay_step(struct source *src, int dir);
 unsigned source_replay_jump(struct source *src, int64_t real_ns);
+/* Replay: the next interval (i): one sample, 10 s, 1 min, 10 min, then one
+ * sample again; the sample shown is recomputed over it. UI_REDRAW. */
+unsigned source_replay_widen(struct source *src);
 /* Replay: a timeline of width w ("03:12:05 [----|-----] 2d 4h") into buf. */
 void source_replay_timeline(const struct source *src, char *buf, size_t size, int w);
 /* The interval the tables show, in ms (0 unknown yet). */
@@ -93,6 +96,8 @@ const char *source_state(const struct source *src);
  * says what happened either way.
  */
 struct model_advice;
+/* Why a replay refuses apply (undo false) or undo: the recording is the past. */
+const char *source_replay_refusal(bool undo);
 int source_apply(const struct source *src, const struct model_advice *advice, const char *root_dir,
 		 const char *id, bool undo, char *msg, size_t size);
 

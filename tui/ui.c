@@ -676,7 +676,10 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 			return f;
 	}
 	/* replay: atop's keys for time (turbostat's sources are not recorded) */
-	if (source_kind(ui->src) == SOURCE_REPLAY && (ch == 't' || ch == 'T' || ch == 'b')) {
+	if (source_kind(ui->src) == SOURCE_REPLAY &&
+	    (ch == 't' || ch == 'T' || ch == 'b' || ch == 'i')) {
+		if (ch == 'i') /* the interval: one sample, 10 s, 1 min, 10 min */
+			return source_replay_widen(ui->src);
 		if (ch != 'b')
 			return source_replay_step(ui->src, ch == 't' ? 1 : -1);
 		ui->editing = ui->jumping = true;
@@ -976,9 +979,12 @@ int cmd_tui(int argc, char **argv)
 	return tui_run(&o, NULL, 0);
 }
 
-int ui_replay(const char *path, int64_t at_ns)
+int ui_replay(const char *path, int64_t at_ns, const char *root, int64_t step_ns)
 {
-	struct ui_opts o = { .await_ms = UI_DEFAULT_AWAIT_MS };
+	/* a replay's --interval is its step */
+	struct ui_opts o = { .await_ms = UI_DEFAULT_AWAIT_MS,
+			     .root = root,
+			     .interval_ms = (long)(step_ns / 1000000) };
 
 	return tui_run(&o, path, at_ns);
 }

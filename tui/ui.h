@@ -172,8 +172,9 @@ struct ui_opts {
 int cmd_tui(int argc, char **argv);
 /* The live view's panels on a flight recording (iotriage replay on a
  * terminal), starting at the sample at or after at_ns (INT64_MIN: the
- * first). Returns an exit code. */
-int ui_replay(const char *path, int64_t at_ns);
+ * first), findings recomputed with the topology under root (NULL "/"),
+ * each interval step_ns long (0: one sample). Returns an exit code. */
+int ui_replay(const char *path, int64_t at_ns, const char *root, int64_t step_ns);
 
 /* One frame of the loop's drawing, as after a new sample (tests/bench/
  * bench_tui.c measures it). */

@@ -522,7 +522,9 @@ static unsigned ask(struct ui *ui, bool undo)
 	fp->status[0] = '\0';
 	keep_selection(fp, v, n);
 	r = n ? &v[fp->sel] : NULL;
-	if (!r || r->kind == ROW_FINDING) {
+	if (source_kind(ui->src) == SOURCE_REPLAY) {
+		set_status(fp, true, "%s", source_replay_refusal(undo));
+	} else if (!r || r->kind == ROW_FINDING) {
 		set_status(fp, true, "select a suggestion (below the findings) to %s it",
 			   undo ? "undo" : "apply");
 	} else if (!undo && r->kind == ROW_APPLIED) {
@@ -613,6 +615,10 @@ unsigned view_findings_key(struct ui *ui, int ch)
 		return ask(ui, true);
 	}
 	if (ui_key_is_global(ch))
+		return UI_PASS;
+	/* replay: time moves under the panel, the findings follow it */
+	if (source_kind(ui->src) == SOURCE_REPLAY &&
+	    (ch == 't' || ch == 'T' || ch == 'b' || ch == 'i'))
 		return UI_PASS;
 	return 0;
 }

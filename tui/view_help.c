@@ -39,6 +39,9 @@ static const char *const keys_help[][2] = {
 		 "in the table; a click selects the cell clicked" },
 	{ "c", "the cgroups view: which service or container does the IO, from cgroup v2 "
 	       "io.stat and io.pressure, busiest first (c or Esc returns; arrows scroll)" },
+	{ "t T b i", "replay only: next / previous interval, jump to a time, the interval (one "
+		     "sample, 10 s, 1 min, 10 min); findings are recomputed for it, a and u "
+		     "refused (the recording is the past)" },
 	{ NULL, NULL },
 };
 
