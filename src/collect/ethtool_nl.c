@@ -6,7 +6,6 @@
  * Answers are decoded from bytes; the same bytes are what a recorded tree
  * keeps under netlink/ethtool/IFACE/.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,6 +22,7 @@
 #include "ethtool_nl.h"
 #include "grow.h"
 #include "rtnl.h"
+#include "str.h"
 
 static int bad(const char **what, const char *why)
 {
@@ -361,6 +361,17 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int add_irq(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	struct nic_raw *n = ctx;
+	uint32_t v;
+
+	if (!str_u32(name, &v))
+		return 0;
+	n->irqs[n->nirqs++] = v;
+	return n->nirqs < NIC_IRQ_MAX ? 0 : 1;
+}
+
 /* msi_irqs/ of the PCI function: on the netdev's device itself, or one
  * level up for virtio-net (device -> virtio2, whose parent is the PCI
  * function). Names only, so a recorded tree holds empty files. */
@@ -368,36 +379,14 @@ static void read_irqs(const struct root *r, struct nic_raw *n)
 {
 	static const char *const where[] = { "device/msi_irqs", "device/../msi_irqs" };
 	char rel[IOT_NAME_MAX + 48];
-	struct dirent *de;
-	DIR *d = NULL;
 
 	n->nirqs = 0;
-	for (size_t i = 0; i < 2 && !d; i++) {
-		int fd;
-
+	for (size_t i = 0; i < 2; i++) {
 		snprintf(rel, sizeof(rel), "sys/class/net/%s/%s", n->ifname, where[i]);
-		fd = root_openat(r, rel, O_RDONLY | O_DIRECTORY);
-		if (fd < 0)
-			continue;
-		d = fdopendir(fd);
-		if (!d)
-			close(fd);
+		/* add_irq never fails: < 0 is the open's, nothing listed yet */
+		if (root_for_each_entry(r, rel, add_irq, n) >= 0)
+			break;
 	}
-	if (!d)
-		return;
-	while ((de = readdir(d)) && n->nirqs < NIC_IRQ_MAX) {
-		char *end;
-		unsigned long v;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		errno = 0;
-		v = strtoul(de->d_name, &end, 10);
-		if (*end || errno || v > UINT32_MAX)
-			continue;
-		n->irqs[n->nirqs++] = (uint32_t)v;
-	}
-	closedir(d);
 	if (n->nirqs > 1)
 		qsort(n->irqs, n->nirqs, sizeof(n->irqs[0]), cmp_u32);
 }

@@ -5,7 +5,6 @@
  * moved, because one taskstats question per PID per second is what makes
  * iotop expensive. Parsing of both sources is pure over bytes.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -476,65 +475,69 @@ static bool parse_pid(const char *s, int32_t *ret)
 	return true;
 }
 
+struct procfs_scan {
+	struct taskstats_collector *tc;
+	const struct root *r;
+	struct proc_table *t;
+	char *path_for_msg;
+	size_t msg_size;
+	unsigned ok;
+	int err; /* a refusal, or the first malformed file */
+};
+
+static int scan_pid(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	struct procfs_scan *s = ctx;
+	struct proc_table *t = s->t;
+	struct proc_raw row = { 0 };
+	char buf[512], rel[32];
+	ssize_t n;
+
+	if (!parse_pid(name, &row.pid))
+		return 0;
+	snprintf(rel, sizeof(rel), "%d/io", row.pid);
+	n = read_io(s->tc, s->r, row.pid, buf, sizeof(buf));
+	if (n == -ENOENT || n == -ESRCH) {
+		t->vanished++; /* exited since readdir: no row, no stale data */
+		return 0;
+	}
+	if (n == -EACCES || n == -EPERM) {
+		t->unreadable++;
+		s->err = (int)n;
+		return 0;
+	}
+	if (n < 0 || taskstats_procio_parse(buf, (size_t)n, &row) < 0) {
+		/* a malformed file is that process's problem, not the table's */
+		if (!s->err) {
+			s->err = n < 0 ? (int)n : -EBADMSG;
+			snprintf(s->path_for_msg, s->msg_size, "%s", rel);
+		}
+		return 0;
+	}
+	row.source = PROC_SRC_PROCFS;
+	if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
+		return -ENOMEM;
+	t->rows[t->n++] = row;
+	s->ok++;
+	return 0;
+}
+
 static int scan_procfs(struct taskstats_collector *tc, const struct root *r, struct proc_table *t,
 		       char *path_for_msg, size_t msg_size)
 {
-	char buf[512], rel[32];
-	struct dirent *de;
-	unsigned ok = 0;
-	int dfd, e = 0;
-	DIR *d;
+	struct procfs_scan s = { tc, r, t, path_for_msg, msg_size, 0, 0 };
+	int e;
 
-	dfd = root_openat(r, "proc", O_RDONLY | O_DIRECTORY);
-	if (dfd < 0)
-		return dfd;
-	d = fdopendir(dfd);
-	if (!d) {
-		e = -errno;
-		close(dfd);
+	e = root_for_each_entry(r, "proc", scan_pid, &s);
+	if (e < 0)
 		return e;
-	}
-	while ((de = readdir(d))) {
-		struct proc_raw row = { 0 };
-		ssize_t n;
-
-		if (!parse_pid(de->d_name, &row.pid))
-			continue;
-		snprintf(rel, sizeof(rel), "%d/io", row.pid);
-		n = read_io(tc, r, row.pid, buf, sizeof(buf));
-		if (n == -ENOENT || n == -ESRCH) {
-			t->vanished++; /* exited since readdir: no row, no stale data */
-			continue;
-		}
-		if (n == -EACCES || n == -EPERM) {
-			t->unreadable++;
-			e = (int)n;
-			continue;
-		}
-		if (n < 0 || taskstats_procio_parse(buf, (size_t)n, &row) < 0) {
-			/* a malformed file is that process's problem, not the table's */
-			if (!e) {
-				e = n < 0 ? (int)n : -EBADMSG;
-				snprintf(path_for_msg, msg_size, "%s", rel);
-			}
-			continue;
-		}
-		row.source = PROC_SRC_PROCFS;
-		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0) {
-			closedir(d);
-			return -ENOMEM;
-		}
-		t->rows[t->n++] = row;
-		ok++;
-	}
-	closedir(d);
 	iofd_swap(tc);
 	proc_table_sort(t);
 	/* nothing readable at all is a source failure; some refusals are a note */
-	if (!ok && e)
-		return e;
+	if (!s.ok && s.err)
+		return s.err;
 	/* a /proc without a single process: a tree recorded without them */
-	if (!ok && !t->vanished)
+	if (!s.ok && !t->vanished)
 		return -ENOENT;
 	return 0;
 }
@@ -918,14 +921,30 @@ static int ask_thread(struct taskstats_collector *tc, const struct root *r, stru
 	return 0;
 }
 
+/* One row per thread of /proc/PID/task, up to TASKSTATS_MAX_THREADS. */
+static int add_thread(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	struct thread_table *t = ctx;
+	struct proc_raw row = { 0 };
+
+	if (!parse_pid(name, &row.pid))
+		return 0;
+	if (t->n == TASKSTATS_MAX_THREADS) {
+		t->truncated = true;
+		return 1;
+	}
+	if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
+		return -ENOMEM;
+	t->rows[t->n++] = row;
+	return 0;
+}
+
 int taskstats_threads_collect(struct taskstats_collector *tc, const struct root *r, int32_t pid,
 			      struct thread_table *t)
 {
 	char rel[48], disp[256];
 	const char *what = NULL;
-	struct dirent *de;
-	DIR *d;
-	int fd, e = 0;
+	int e = 0;
 
 	t->pid = pid;
 	t->n = 0;
@@ -944,33 +963,15 @@ int taskstats_threads_collect(struct taskstats_collector *tc, const struct root 
 		return 0;
 	}
 	snprintf(rel, sizeof(rel), "proc/%d/task", pid);
-	fd = root_openat(r, rel, O_RDONLY | O_DIRECTORY);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		e = fd >= 0 ? -errno : fd;
-		if (fd >= 0)
-			close(fd);
+	e = root_for_each_entry(r, rel, add_thread, t);
+	if (e == -ENOMEM)
+		return e;
+	if (e < 0) {
 		root_display(r, rel, disp, sizeof(disp));
 		status_set(&t->status, e, "%s: %s", disp,
 			   e == -ENOENT ? "no such process" : strerror(-e));
 		return 0;
 	}
-	while ((de = readdir(d))) {
-		struct proc_raw row = { 0 };
-
-		if (!parse_pid(de->d_name, &row.pid))
-			continue;
-		if (t->n == TASKSTATS_MAX_THREADS) {
-			t->truncated = true;
-			break;
-		}
-		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0) {
-			closedir(d);
-			return -ENOMEM;
-		}
-		t->rows[t->n++] = row;
-	}
-	closedir(d);
 	if (t->n)
 		qsort(t->rows, t->n, sizeof(*t->rows), cmp_pid);
 	for (size_t i = 0; i < t->n;) {

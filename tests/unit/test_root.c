@@ -3,8 +3,10 @@
  * root.c and procfile.c against hostile recorded trees built in a temporary
  * directory: FIFOs, device nodes and directories where a file belongs,
  * symlinks leading out of the tree (with openat2 and with the fallback that
- * older kernels get), files over the size cap; msr_open on a FIFO.
+ * older kernels get), files over the size cap; msr_open on a FIFO; the
+ * directory walk (root_for_each_entry).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -273,6 +275,113 @@ static void test_msr_fifo(void **state)
 	msr_close(&d);
 }
 
+struct seen {
+	char names[8][16];
+	unsigned char types[8];
+	int n;
+	int stop_at; /* the call (1-based) that returns stop_ret; 0: none */
+	int stop_ret;
+};
+
+static int note(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	struct seen *s = ctx;
+	struct stat st;
+
+	assert_true(s->n < 8);
+	/* dfd is the walked directory: name resolves against it */
+	assert_int_equal(fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW), 0);
+	snprintf(s->names[s->n], sizeof(s->names[0]), "%s", name);
+	s->types[s->n] = type;
+	s->n++;
+	return s->n == s->stop_at ? s->stop_ret : 0;
+}
+
+/* Index of name among what the walk saw, -1 if absent. */
+static int seen_at(const struct seen *s, const char *name)
+{
+	for (int i = 0; i < s->n; i++)
+		if (strcmp(s->names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* root_for_each_entry: every entry but "." and "..", hidden ones too;
+ * nothing descended into, a symlinked directory is an entry (DT_LNK) and
+ * not a way in; a walk through a link that leaves the tree is refused. */
+static void test_for_each_entry(void **state)
+{
+	struct tree *t = *state;
+	struct seen s = { 0 };
+	char out[96];
+	struct root r = t->r;
+	int i;
+
+	snprintf(out, sizeof(out), "%s.walk", t->outside);
+	sh("mkdir -p %s/w/d %s && touch %s/w/f %s/w/.h %s/w/d/inner %s/leak", t->dir, out, t->dir,
+	   t->dir, t->dir, out);
+	link_in(t, "d", "w/ld");
+	assert_int_equal(root_for_each_entry(&t->r, "w", note, &s), 0);
+	assert_int_equal(s.n, 4);
+	assert_true(seen_at(&s, "f") >= 0 && seen_at(&s, ".h") >= 0 && seen_at(&s, "d") >= 0);
+	assert_int_equal(seen_at(&s, "."), -1);
+	assert_int_equal(seen_at(&s, ".."), -1);
+	assert_int_equal(seen_at(&s, "inner"), -1);
+	i = seen_at(&s, "ld");
+	assert_true(i >= 0);
+	assert_true(s.types[i] == DT_LNK || s.types[i] == DT_UNKNOWN);
+
+	/* an inside link to a directory is walked as the tree's own */
+	link_in(t, "/w/d", "in");
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(root_for_each_entry(&t->r, "in", note, &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.names[0], "inner");
+	/* a link out of the tree is not followed, with or without openat2 */
+	link_in(t, out, "out");
+	for (int fallback = 0; fallback < 2; fallback++) {
+		r.no_openat2 = fallback;
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(root_for_each_entry(&r, "out", note, &s),
+				 fallback ? -EXDEV : -ENOENT);
+		assert_int_equal(s.n, 0);
+	}
+	assert_int_equal(root_for_each_entry(&t->r, "w/f", note, &s), -ENOTDIR);
+	assert_int_equal(root_for_each_entry(&t->r, "none", note, &s), -ENOENT);
+
+	/* a non-zero return stops the walk and is its return */
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 2;
+	s.stop_ret = 7;
+	assert_int_equal(root_for_each_entry(&t->r, "w", note, &s), 7);
+	assert_int_equal(s.n, 2);
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 1;
+	s.stop_ret = -EIO;
+	assert_int_equal(root_for_each_entry(&t->r, "w", note, &s), -EIO);
+	assert_int_equal(s.n, 1);
+	sh("rm -rf %s", out);
+}
+
+/* root_for_each_entry_fd consumes its fd, on success and on failure. */
+static void test_for_each_entry_fd(void **state)
+{
+	struct tree *t = *state;
+	struct seen s = { 0 };
+	int fd;
+
+	fd = root_openat(&t->r, "sys", O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	assert_int_equal(root_for_each_entry_fd(fd, note, &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.names[0], "x");
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
+	fd = root_openat(&t->r, "proc/uptime", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(root_for_each_entry_fd(fd, note, &s), -ENOTDIR);
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +393,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_procfile_cap, setup, teardown),
 		cmocka_unit_test(test_procfile_endless),
 		cmocka_unit_test_setup_teardown(test_msr_fifo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_for_each_entry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_for_each_entry_fd, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
