@@ -143,26 +143,33 @@ int record_create(int dfd, const char *rel, mode_t mode)
 	return fd < 0 ? e : fd;
 }
 
-int record_write(int dfd, const char *rel, const void *buf, size_t len)
+int record_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
-	int fd, e = 0;
 
-	fd = record_create(dfd, rel, 0644);
-	if (fd < 0)
-		return fd;
 	while (len) {
 		ssize_t n = write(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			e = -errno;
-			break;
-		}
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENOSPC;
 		p += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+int record_write(int dfd, const char *rel, const void *buf, size_t len)
+{
+	int fd, e;
+
+	fd = record_create(dfd, rel, 0644);
+	if (fd < 0)
+		return fd;
+	e = record_write_all(fd, buf, len);
 	if (close(fd) < 0 && !e)
 		e = -errno;
 	return e;

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -222,6 +223,38 @@ static void test_open_top(void **state)
 	close(fd);
 }
 
+/* record_write_all: every byte, or the write's -errno. */
+static void test_write_all(void **state)
+{
+	struct tree *t = *state;
+	size_t len = 1 << 20;
+	char *buf = malloc(len), *back = malloc(len), path[128];
+	int fd, p[2];
+
+	assert_non_null(buf);
+	assert_non_null(back);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (char)(i * 7);
+	snprintf(path, sizeof(path), "%s/big", t->dir);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(record_write_all(fd, buf, len), 0);
+	assert_int_equal(pread(fd, back, len, 0), (ssize_t)len);
+	assert_memory_equal(buf, back, len);
+	close(fd);
+	assert_int_equal(record_write_all(-1, buf, 1), -EBADF);
+	assert_int_equal(record_write_all(-1, buf, 0), 0);
+	/* nobody reading: EPIPE, not a signal (the caller ignores SIGPIPE) */
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	close(p[0]);
+	assert_int_equal(record_write_all(p[1], buf, 16), -EPIPE);
+	close(p[1]);
+	signal(SIGPIPE, SIG_DFL);
+	free(buf);
+	free(back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +262,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dir_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_top, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_all, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
