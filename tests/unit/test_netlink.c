@@ -29,6 +29,7 @@
 #include "rtnl.h"
 #include "snapshot.h"
 #include "taskstats.h"
+#include "tree_util.h"
 #include "writeback.h"
 
 #define LIVE	   FIXTURES_DIR "/netlink-live"
@@ -39,16 +40,10 @@
 static unsigned char *slurp(const char *path, size_t *ret_len)
 {
 	unsigned char *buf = malloc(1 << 20);
-	ssize_t n;
-	int fd;
 
 	assert_non_null(buf);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	n = read(fd, buf, 1 << 20);
-	assert_true(n > 0);
-	close(fd);
-	*ret_len = (size_t)n;
+	*ret_len = tree_slurp(path, buf, 1 << 20);
+	assert_true(*ret_len > 0);
 	return buf;
 }
 

@@ -5,7 +5,6 @@
  * the caller's. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -20,6 +19,7 @@
 #include <cmocka.h>
 
 #include "record.h"
+#include "tree_util.h"
 
 struct tree {
 	char dir[64];	  /* the top: holds out/ (the recording) and the victims */
@@ -29,27 +29,6 @@ struct tree {
 	int dfd;
 };
 
-static void slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	assert_true(fd >= 0);
-	n = read(fd, buf, size - 1);
-	assert_true(n >= 0);
-	buf[n] = '\0';
-	close(fd);
-}
-
-static void spit(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-}
-
 static int setup(void **state)
 {
 	struct tree *t = calloc(1, sizeof(*t));
@@ -57,13 +36,11 @@ static int setup(void **state)
 
 	if (!t)
 		return -1;
-	snprintf(t->dir, sizeof(t->dir), "/tmp/iotriage-record-XXXXXX");
-	if (!mkdtemp(t->dir))
-		return -1;
+	tree_new(t->dir, sizeof(t->dir), "record");
 	snprintf(t->out, sizeof(t->out), "%s/out", t->dir);
 	snprintf(t->victim, sizeof(t->victim), "%s/victim", t->dir);
 	snprintf(t->hidden, sizeof(t->hidden), "%s/hidden", t->dir);
-	spit(t->victim, "precious\n");
+	tree_put(t->dir, "victim", "precious\n");
 	if (mkdir(t->hidden, 0700) < 0)
 		return -1;
 	t->dfd = record_open_top(t->out, why, sizeof(why));
@@ -73,20 +50,12 @@ static int setup(void **state)
 	return 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int teardown(void **state)
 {
 	struct tree *t = *state;
 
 	close(t->dfd);
-	nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tree_remove(t->dir);
 	free(t);
 	return 0;
 }
@@ -96,7 +65,7 @@ static void assert_untouched(const struct tree *t)
 	char buf[64];
 	struct stat st;
 
-	slurp(t->victim, buf, sizeof(buf));
+	tree_slurp(t->victim, buf, sizeof(buf));
 	assert_string_equal(buf, "precious\n");
 	assert_int_equal(stat(t->victim, &st), 0);
 	assert_int_equal(st.st_nlink, 1);
@@ -120,7 +89,7 @@ static void test_file_symlink(void **state)
 	assert_int_equal(record_write(t->dfd, "proc/stat", "cpu 1\n", 6), 0);
 	assert_int_equal(lstat(path, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
-	slurp(path, buf, sizeof(buf));
+	tree_slurp(path, buf, sizeof(buf));
 	assert_string_equal(buf, "cpu 1\n");
 	assert_untouched(t);
 	/* a dangling one, a hard link: the same */
@@ -135,7 +104,7 @@ static void test_file_symlink(void **state)
 	assert_untouched(t);
 	/* written twice in one run: the second write wins */
 	assert_int_equal(record_write(t->dfd, "proc/stat", "cpu 4\n", 6), 0);
-	slurp(path, buf, sizeof(buf));
+	tree_slurp(path, buf, sizeof(buf));
 	assert_string_equal(buf, "cpu 4\n");
 }
 
@@ -159,7 +128,7 @@ static void test_dir_symlink(void **state)
 	e = record_open_dir(t->dfd, "sys/block", 1);
 	assert_true(e == -ELOOP || e == -ENOTDIR);
 	/* reading through it is refused too */
-	spit(t->victim, "precious\n");
+	tree_put(t->dir, "victim", "precious\n");
 	e = record_openat(t->dfd, "sys/victim", O_RDONLY);
 	assert_true(e == -ELOOP || e == -ENOTDIR);
 	assert_untouched(t);

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include "msr.h"
 #include "procfile.h"
 #include "root.h"
+#include "tree_util.h"
 
 struct tree {
 	char dir[64];
@@ -32,27 +32,12 @@ struct tree {
 	struct root r;
 };
 
-static void put(const char *dir, const char *rel, const char *text)
+static void fifo_in(const struct tree *t, const char *rel)
 {
 	char p[256];
-	FILE *f;
 
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void __attribute__((format(printf, 1, 2))) sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_int_equal(system(cmd), 0);
+	snprintf(p, sizeof(p), "%s/%s", t->dir, rel);
+	assert_int_equal(mkfifo(p, 0600), 0);
 }
 
 static int setup(void **state)
@@ -60,14 +45,15 @@ static int setup(void **state)
 	struct tree *t = calloc(1, sizeof(*t));
 
 	assert_non_null(t);
-	snprintf(t->dir, sizeof(t->dir), "/tmp/iotr-root-XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
+	tree_new(t->dir, sizeof(t->dir), "root");
 	snprintf(t->outside, sizeof(t->outside), "%s-secret", t->dir);
-	put("/", t->outside, "secret\n");
-	sh("mkdir -p %s/proc %s/sys/x %s/dev/cpu/0", t->dir, t->dir, t->dir);
-	put(t->dir, "proc/uptime", "1.00 2.00\n");
-	put(t->dir, "sys/x/real", "42\n");
-	sh("mkfifo %s/proc/stat", t->dir);
+	tree_put("/", t->outside, "secret\n");
+	tree_mkdirs(t->dir, "proc");
+	tree_mkdirs(t->dir, "sys/x");
+	tree_mkdirs(t->dir, "dev/cpu/0");
+	tree_put(t->dir, "proc/uptime", "1.00 2.00\n");
+	tree_put(t->dir, "sys/x/real", "42\n");
+	fifo_in(t, "proc/stat");
 	assert_int_equal(root_open(t->dir, &t->r), 0);
 	*state = t;
 	return 0;
@@ -78,7 +64,8 @@ static int teardown(void **state)
 	struct tree *t = *state;
 
 	root_close(&t->r);
-	sh("rm -rf %s %s", t->dir, t->outside);
+	tree_remove(t->dir);
+	tree_remove(t->outside);
 	free(t);
 	return 0;
 }
@@ -169,12 +156,14 @@ static void test_symlinks_fallback(void **state)
 static void test_readlink(void **state)
 {
 	struct tree *t = *state;
-	char out[96], buf[64];
+	char out[96], l[128], buf[64];
 	struct root r = t->r;
 	ssize_t n;
 
 	snprintf(out, sizeof(out), "%s.d", t->outside);
-	sh("mkdir -p %s && ln -sfn leak %s/l", out, out);
+	tree_mkdirs(out, "");
+	snprintf(l, sizeof(l), "%s/l", out);
+	assert_int_equal(symlink("leak", l), 0);
 	link_in(t, out, "esc");
 	link_in(t, "../real", "sys/x/lnk");
 	link_in(t, "top-target", "toplink");
@@ -190,7 +179,7 @@ static void test_readlink(void **state)
 		assert_int_equal(n, 10);
 		assert_int_equal(root_readlink(&r, "sys/x/real", buf, sizeof(buf)), -EINVAL);
 	}
-	sh("rm -rf %s", out);
+	tree_remove(out);
 }
 
 /* The host's "/" by any name is the host: no containment, no openat2. */
@@ -216,7 +205,7 @@ static void test_procfile_cap(void **state)
 	assert_non_null(big);
 	memset(big, 'x', 99);
 	big[99] = '\0';
-	put(t->dir, "proc/interrupts", big);
+	tree_put(t->dir, "proc/interrupts", big);
 	procfile_init(&pf, "proc/interrupts");
 	assert_int_equal(pf.max, ROOT_FILE_MAX);
 	pf.max = 98;
@@ -266,10 +255,13 @@ static void test_msr_fifo(void **state)
 {
 	struct tree *t = *state;
 	struct msr_dev d;
+	char p[256];
 
-	sh("mkfifo %s/dev/cpu/0/msr", t->dir);
+	fifo_in(t, "dev/cpu/0/msr");
 	assert_int_equal(msr_open(&t->r, 0, &d), -EINVAL);
-	sh("rm %s/dev/cpu/0/msr && touch %s/dev/cpu/0/msr", t->dir, t->dir);
+	snprintf(p, sizeof(p), "%s/dev/cpu/0/msr", t->dir);
+	assert_int_equal(unlink(p), 0);
+	tree_put(t->dir, "dev/cpu/0/msr", "");
 	assert_int_equal(msr_open(&t->r, 0, &d), 0);
 	assert_true(d.is_file);
 	msr_close(&d);
@@ -318,8 +310,10 @@ static void test_for_each_entry(void **state)
 	int i;
 
 	snprintf(out, sizeof(out), "%s.walk", t->outside);
-	sh("mkdir -p %s/w/d %s && touch %s/w/f %s/w/.h %s/w/d/inner %s/leak", t->dir, out, t->dir,
-	   t->dir, t->dir, out);
+	tree_put(t->dir, "w/f", "");
+	tree_put(t->dir, "w/.h", "");
+	tree_put(t->dir, "w/d/inner", "");
+	tree_put(out, "leak", "");
 	link_in(t, "d", "w/ld");
 	assert_int_equal(root_for_each_entry(&t->r, "w", note, &s), 0);
 	assert_int_equal(s.n, 4);
@@ -360,7 +354,7 @@ static void test_for_each_entry(void **state)
 	s.stop_ret = -EIO;
 	assert_int_equal(root_for_each_entry(&t->r, "w", note, &s), -EIO);
 	assert_int_equal(s.n, 1);
-	sh("rm -rf %s", out);
+	tree_remove(out);
 }
 
 /* root_for_each_entry_fd consumes its fd, on success and on failure. */
