@@ -24,36 +24,6 @@
 #include "rtnl.h"
 #include "str.h"
 
-static int bad(const char **what, const char *why)
-{
-	if (what)
-		*what = why;
-	return -EBADMSG;
-}
-
-/* The one generic netlink message of a GET answer, checked for cmd. */
-static int genl_answer(const void *buf, size_t len, uint8_t cmd, const struct nlmsghdr **ret,
-		       const char **what)
-{
-	const struct nlmsghdr *h;
-	struct genlmsghdr g;
-	size_t off = 0;
-	int r;
-
-	r = netlink_walk(buf, len, &off, &h);
-	if (r < 0)
-		return r == -EBADMSG ? bad(what, "truncated netlink header") : r;
-	if (r == 0)
-		return bad(what, "empty answer");
-	if (h->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
-		return bad(what, "no generic netlink header");
-	memcpy(&g, (const char *)h + NLMSG_HDRLEN, sizeof(g));
-	if (g.cmd != cmd)
-		return bad(what, "answer to another ethtool command");
-	*ret = h;
-	return 0;
-}
-
 static const struct nla_policy channels_policy[ETHTOOL_A_CHANNELS_MAX + 1] = {
 	[ETHTOOL_A_CHANNELS_HEADER] = { .type = NLA_NESTED },
 	[ETHTOOL_A_CHANNELS_RX_MAX] = { .type = NLA_U32 },
@@ -79,13 +49,13 @@ int ethtool_nl_channels_parse(const void *buf, size_t len, struct nic_channels *
 	struct nic_channels c;
 	int r;
 
-	r = genl_answer(buf, len, ETHTOOL_MSG_CHANNELS_GET_REPLY, &h, what);
+	r = netlink_genl_first(buf, len, ETHTOOL_MSG_CHANNELS_GET_REPLY, &h, what);
 	if (r < 0)
 		return r;
 	if (genlmsg_parse((struct nlmsghdr *)h, 0, tb, ETHTOOL_A_CHANNELS_MAX, channels_policy) < 0)
-		return bad(what, "channels attribute of a wrong size");
+		return netlink_bad(what, "channels attribute of a wrong size");
 	if (!tb[ETHTOOL_A_CHANNELS_HEADER])
-		return bad(what, "no ETHTOOL_A_CHANNELS_HEADER");
+		return netlink_bad(what, "no ETHTOOL_A_CHANNELS_HEADER");
 	/* the kernel sends a kind only when its maximum is not 0 */
 	c.rx_max = u32_or_0(tb[ETHTOOL_A_CHANNELS_RX_MAX]);
 	c.tx_max = u32_or_0(tb[ETHTOOL_A_CHANNELS_TX_MAX]);
@@ -97,7 +67,7 @@ int ethtool_nl_channels_parse(const void *buf, size_t len, struct nic_channels *
 	c.combined = u32_or_0(tb[ETHTOOL_A_CHANNELS_COMBINED_COUNT]);
 	if (c.rx > c.rx_max || c.tx > c.tx_max || c.other > c.other_max ||
 	    c.combined > c.combined_max)
-		return bad(what, "channel count above its maximum");
+		return netlink_bad(what, "channel count above its maximum");
 	*ret = c;
 	return 0;
 }
@@ -120,13 +90,13 @@ int ethtool_nl_coalesce_parse(const void *buf, size_t len, struct nic_coalesce *
 	struct nic_coalesce c = { 0 };
 	int r;
 
-	r = genl_answer(buf, len, ETHTOOL_MSG_COALESCE_GET_REPLY, &h, what);
+	r = netlink_genl_first(buf, len, ETHTOOL_MSG_COALESCE_GET_REPLY, &h, what);
 	if (r < 0)
 		return r;
 	if (genlmsg_parse((struct nlmsghdr *)h, 0, tb, ETHTOOL_A_COALESCE_MAX, coalesce_policy) < 0)
-		return bad(what, "coalesce attribute of a wrong size");
+		return netlink_bad(what, "coalesce attribute of a wrong size");
 	if (!tb[ETHTOOL_A_COALESCE_HEADER])
-		return bad(what, "no ETHTOOL_A_COALESCE_HEADER");
+		return netlink_bad(what, "no ETHTOOL_A_COALESCE_HEADER");
 	/* the kernel sends only the parameters the driver supports */
 	if ((c.has_rx_usecs = tb[ETHTOOL_A_COALESCE_RX_USECS]))
 		c.rx_usecs = nla_get_u32(tb[ETHTOOL_A_COALESCE_RX_USECS]);
@@ -201,7 +171,7 @@ int ethtool_nl_channels_patch(void *buf, size_t len, uint32_t combined)
 	/* ethnl_set_channels(): a count above its maximum, or no channel at all */
 	if (combined == 0 || combined > c.combined_max)
 		return c.combined_max ? -EINVAL : -ENODATA;
-	r = genl_answer(buf, len, ETHTOOL_MSG_CHANNELS_GET_REPLY, &h, NULL);
+	r = netlink_genl_first(buf, len, ETHTOOL_MSG_CHANNELS_GET_REPLY, &h, NULL);
 	if (r < 0)
 		return r;
 	/* the parse above checked every attribute's size against the policy */
@@ -404,19 +374,8 @@ static void status_msg(struct src_status *st, int err, const char *what, const c
 static int fetch(struct ethtool_nl_collector *ec, const struct root *r, const char *rel,
 		 struct nl_msg *msg)
 {
-	int e;
-
-	if (!ec->live) {
-		nlmsg_free(msg);
-		e = netlink_read_recorded(r, rel, &ec->reply);
-	} else if (!msg) {
-		return -ENOMEM;
-	} else {
-		e = netlink_transact(&ec->genl, msg, &ec->reply);
-	}
-	if (e >= 0 && ec->record)
-		netlink_record(ec->record_dfd, rel, &ec->reply);
-	return e;
+	return netlink_fetch(ec->live ? &ec->genl : NULL, msg, r, rel,
+			     ec->record ? ec->record_dfd : -1, &ec->reply);
 }
 
 /* The settings of o (the same link at an earlier sample) into n. */
@@ -483,13 +442,12 @@ int ethtool_nl_collect(struct ethtool_nl_collector *ec, const struct root *r, st
 		ec->route_err = netlink_open_route(&ec->route);
 		ec->genl_err = netlink_open_genl(ETHTOOL_GENL_NAME, &ec->genl);
 	}
-	if (ec->live) {
-		e = ec->route_err ? ec->route_err : rtnl_links_fetch(&ec->route, &ec->reply);
-	} else {
-		e = netlink_read_recorded(r, "netlink/rtnl/links.bin", &ec->reply);
-	}
-	if (e >= 0 && ec->record)
-		netlink_record(ec->record_dfd, "netlink/rtnl/links.bin", &ec->reply);
+	if (ec->live && ec->route_err)
+		e = ec->route_err;
+	else
+		e = netlink_fetch(ec->live ? &ec->route : NULL,
+				  ec->live ? rtnl_links_request() : NULL, r, RTNL_LINKS_REL,
+				  ec->record ? ec->record_dfd : -1, &ec->reply);
 	if (e == -ENOMEM)
 		return e;
 	if (e >= 0)
@@ -500,7 +458,7 @@ int ethtool_nl_collect(struct ethtool_nl_collector *ec, const struct root *r, st
 		t->n = 0;
 		t->rtnl.err = e;
 		if (!ec->live) {
-			root_display(r, "netlink/rtnl/links.bin", disp, sizeof(disp));
+			root_display(r, RTNL_LINKS_REL, disp, sizeof(disp));
 			snprintf(t->rtnl.reason, sizeof(t->rtnl.reason), "%s: %s", disp,
 				 e == -EBADMSG && what ? what : strerror(-e));
 		} else {
