@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "record.h"
 #include "strbuf.h"
 #include "text.h"
 
@@ -51,21 +52,6 @@ struct escape_out {
 	struct strbuf in, out;
 };
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static ssize_t escape_write(void *cookie, const char *buf, size_t size)
 {
 	struct escape_out *o = cookie;
@@ -88,7 +74,7 @@ static ssize_t escape_write(void *cookie, const char *buf, size_t size)
 		errno = ENOMEM;
 		return -1;
 	}
-	if (write_all(o->fd, o->out.buf, o->out.len) < 0)
+	if (record_write_all(o->fd, o->out.buf, o->out.len) < 0)
 		return -1;
 	return (ssize_t)size;
 }
@@ -101,7 +87,7 @@ static int escape_close(void *cookie)
 	if (o->nheld) { /* a sequence that never finished: its bytes escaped */
 		sb_reset(&o->out);
 		text_escape(&o->out, o->held, o->nheld, TEXT_KEEP_NL);
-		r = o->out.err || write_all(o->fd, o->out.buf, o->out.len) < 0 ? -1 : 0;
+		r = o->out.err || record_write_all(o->fd, o->out.buf, o->out.len) < 0 ? -1 : 0;
 	}
 	sb_free(&o->in);
 	sb_free(&o->out);
@@ -126,7 +112,7 @@ static void escape_at_exit(void)
 		text_escape(&o->out, o->held, o->nheld, TEXT_KEEP_NL);
 		o->nheld = 0;
 		if (!o->out.err)
-			write_all(o->fd, o->out.buf, o->out.len);
+			record_write_all(o->fd, o->out.buf, o->out.len);
 	}
 }
 

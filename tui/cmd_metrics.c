@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "encode_openmetrics.h"
+#include "record.h"
 #include "sampler.h"
 
 static const char metrics_usage[] =
@@ -30,23 +31,6 @@ static const char metrics_usage[] =
     "  --textfile PATH  write PATH atomically (temporary file + rename in its\n"
     "                   directory), for node_exporter's textfile collector; name\n"
     "                   it *.prom\n";
-
-/* Writes all of buf to fd; 0 or -errno. */
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /*
  * PATH replaced in one rename: a scraper reads the old file or the new one,
@@ -90,7 +74,7 @@ static int write_atomic(const char *path, const char *buf, size_t len, const cha
 		r = -errno;
 		goto out;
 	}
-	r = write_all(fd, buf, len);
+	r = record_write_all(fd, buf, len);
 	if (r < 0) {
 		*what = "write";
 		goto out;

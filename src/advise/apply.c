@@ -6,7 +6,6 @@
  * one setting that is not a file, a NIC's combined channel count, goes
  * through ethtool_nl.c (netlink live, the recorded answer under --root).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -23,6 +22,7 @@
 #include "apply.h"
 #include "ethtool_nl.h"
 #include "record.h"
+#include "root.h"
 #include "str.h"
 
 #define JOURNAL_MAGIC  "iotriage-undo 1"
@@ -809,50 +809,56 @@ static int cmp_newest(const void *a, const void *b)
 	return strcmp(x->id, y->id);
 }
 
+struct journal_list {
+	struct entry *v;
+	size_t n, cap;
+};
+
+/* A journal: ID.SUFFIX, a regular file (a link is not ours). */
+static int add_journal(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	struct journal_list *l = ctx;
+	size_t len = strlen(name), sl = strlen(JOURNAL_SUFFIX);
+	struct stat st;
+
+	if (name[0] == '.' || len <= sl || len - sl >= ADV_ID_MAX ||
+	    strcmp(name + len - sl, JOURNAL_SUFFIX) != 0)
+		return 0;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct entry *nv = realloc(l->v, cap * sizeof(*l->v));
+
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	memcpy(l->v[l->n].id, name, len - sl);
+	l->v[l->n].id[len - sl] = '\0';
+	l->v[l->n].mtime = st.st_mtim;
+	l->n++;
+	return 0;
+}
+
 int apply_list(int state_fd, char (*ret_ids)[ADV_ID_MAX], size_t max)
 {
-	struct entry *v = NULL;
-	struct dirent *de;
-	size_t n = 0, cap = 0;
-	DIR *d;
-	int fd;
+	struct journal_list l = { 0 };
+	struct entry *v;
+	size_t n;
+	int fd, e;
 
 	fd = openat(state_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -ENOMEM;
+	e = root_for_each_entry_fd(fd, add_journal, &l);
+	if (e < 0) {
+		free(l.v);
+		return e;
 	}
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name), sl = strlen(JOURNAL_SUFFIX);
-		struct stat st;
-
-		if (de->d_name[0] == '.' || len <= sl || len - sl >= ADV_ID_MAX ||
-		    strcmp(de->d_name + len - sl, JOURNAL_SUFFIX) != 0)
-			continue;
-		if (fstatat(state_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(st.st_mode))
-			continue;
-		if (n == cap) {
-			struct entry *nv;
-
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
-		memcpy(v[n].id, de->d_name, len - sl);
-		v[n].id[len - sl] = '\0';
-		v[n].mtime = st.st_mtim;
-		n++;
-	}
-	closedir(d);
+	v = l.v;
+	n = l.n;
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_newest);
 	for (size_t i = 0; i < n && i < max; i++)

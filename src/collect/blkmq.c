@@ -5,7 +5,6 @@
  * disks changes. Paths and text only: which interrupt completes a queue
  * and how loaded its CPU is are the metrics' business (metrics_blkmq.c).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,46 +17,43 @@
 #include "procfile.h"
 #include "record.h"
 #include "scan.h"
+#include "str.h"
 
-/* The hctx numbers of DISK/mq, ascending; *ret_n of them. */
+struct hctx_list {
+	uint32_t *ids;
+	size_t n, cap;
+};
+
+static int add_hctx(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	struct hctx_list *l = ctx;
+	uint32_t v;
+
+	if (!str_u32(name, &v))
+		return 0;
+	if (grow((void **)&l->ids, &l->cap, l->n + 1, sizeof(*l->ids)) < 0)
+		return -ENOMEM;
+	l->ids[l->n++] = v;
+	return l->n < BLKMQ_QUEUES_MAX ? 0 : 1;
+}
+
+/* The hctx numbers of DISK/mq, ascending; *ret_n of them (none without mq/). */
 static int list_hctx(const struct root *r, const char *sysfs_name, uint32_t **ret, size_t *ret_n)
 {
 	char rel[IOT_NAME_MAX + 32];
-	uint32_t *ids = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	DIR *d;
-	int fd;
+	struct hctx_list l = { 0 };
+	uint32_t *ids;
+	size_t n;
+	int e;
 
 	snprintf(rel, sizeof(rel), "sys/block/%s/mq", sysfs_name);
-	fd = root_openat(r, rel, O_RDONLY | O_DIRECTORY);
-	if (fd < 0) {
-		*ret = NULL;
-		*ret_n = 0;
-		return 0;
+	e = root_for_each_entry(r, rel, add_hctx, &l);
+	if (e == -ENOMEM) {
+		free(l.ids);
+		return e;
 	}
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(d)) && n < BLKMQ_QUEUES_MAX) {
-		char *end;
-		unsigned long v;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		v = strtoul(de->d_name, &end, 10);
-		if (*end || v > UINT32_MAX)
-			continue;
-		if (grow((void **)&ids, &cap, n + 1, sizeof(*ids)) < 0) {
-			closedir(d);
-			free(ids);
-			return -ENOMEM;
-		}
-		ids[n++] = (uint32_t)v;
-	}
-	closedir(d);
+	ids = l.ids;
+	n = l.n;
 	/* insertion sort: readdir's order is the directory's, not numeric */
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {

@@ -6,7 +6,6 @@
  * iostat reads, so the same tree feeds both our compute and the real
  * iostat in the oracle test.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,8 +21,29 @@
 #include "turbo.h"
 #include "topology.h"
 
-static void capture_block(const struct root *src, int dfd, struct procfile *pf,
-			  struct capture_result *res)
+struct block_cap {
+	const struct root *src;
+	int dfd;
+	struct procfile *pf;
+	struct capture_result *res;
+	const char *slaves; /* sys/block/DISK/slaves, while its entries are walked */
+};
+
+/* slaves/ holds symlinks; an empty file per member keeps the name (an
+ * empty directory would be lost by git and tar --no-recursion) */
+static int cap_slave(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	struct block_cap *c = ctx;
+	char srel[768];
+
+	if (name[0] == '.')
+		return 0;
+	snprintf(srel, sizeof(srel), "%s/%s", c->slaves, name);
+	record_write(c->dfd, srel, "", 0);
+	return 0;
+}
+
+static int cap_disk(int dfd, const char *name, unsigned char type, void *ctx)
 {
 	static const char *const files[] = { "stat",
 					     "dm/name",
@@ -32,61 +52,37 @@ static void capture_block(const struct root *src, int dfd, struct procfile *pf,
 					     "queue/nr_requests",
 					     "queue/read_ahead_kb",
 					     "queue/rotational" };
-	struct dirent *de;
-	DIR *d;
-	int fd;
+	struct block_cap *c = ctx;
+	char rel[512];
+	int sfd;
 
-	fd = root_openat(src, "sys/block", O_RDONLY | O_DIRECTORY);
-	if (fd < 0) {
+	if (name[0] == '.')
+		return 0;
+	snprintf(rel, sizeof(rel), "sys/block/%s", name);
+	sfd = record_open_dir(c->dfd, rel, 1);
+	if (sfd < 0)
+		return 0;
+	close(sfd);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(rel, sizeof(rel), "sys/block/%s/%s", name, files[i]);
+		if (record_copy(c->src, c->dfd, rel, c->pf) == 0)
+			c->res->files++;
+	}
+	/* blk-mq hardware queues: mq/N/cpu_list (the per-queue chain) */
+	c->res->files += blkmq_capture_disk(c->src, c->dfd, name, c->pf);
+	snprintf(rel, sizeof(rel), "sys/block/%s/slaves", name);
+	c->slaves = rel;
+	root_for_each_entry(c->src, rel, cap_slave, c);
+	return 0;
+}
+
+static void capture_block(const struct root *src, int dfd, struct procfile *pf,
+			  struct capture_result *res)
+{
+	struct block_cap c = { src, dfd, pf, res, NULL };
+
+	if (root_for_each_entry(src, "sys/block", cap_disk, &c) < 0)
 		res->missing++;
-		return;
-	}
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		char rel[512];
-		int sfd;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(rel, sizeof(rel), "sys/block/%s", de->d_name);
-		sfd = record_open_dir(dfd, rel, 1);
-		if (sfd < 0)
-			continue;
-		close(sfd);
-		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-			snprintf(rel, sizeof(rel), "sys/block/%s/%s", de->d_name, files[i]);
-			if (record_copy(src, dfd, rel, pf) == 0)
-				res->files++;
-		}
-		/* blk-mq hardware queues: mq/N/cpu_list (the per-queue chain) */
-		res->files += blkmq_capture_disk(src, dfd, de->d_name, pf);
-		/* slaves/ holds symlinks; an empty file per member keeps the name
-		 * (an empty directory would be lost by git and tar --no-recursion) */
-		snprintf(rel, sizeof(rel), "sys/block/%s/slaves", de->d_name);
-		sfd = root_openat(src, rel, O_RDONLY | O_DIRECTORY);
-		if (sfd >= 0) {
-			DIR *sd = fdopendir(sfd);
-			struct dirent *se;
-
-			while (sd && (se = readdir(sd))) {
-				char srel[768];
-
-				if (se->d_name[0] == '.')
-					continue;
-				snprintf(srel, sizeof(srel), "%s/%s", rel, se->d_name);
-				record_write(dfd, srel, "", 0);
-			}
-			if (sd)
-				closedir(sd);
-			else
-				close(sfd);
-		}
-	}
-	closedir(d);
 }
 
 int capture_tree(const struct root *src, const char *dst, struct capture_result *ret_res, char *why,

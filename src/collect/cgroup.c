@@ -229,6 +229,7 @@ struct walk {
 	struct cgroup_table *t;
 	char *buf; /* CGROUP_FILE_MAX */
 	char path[CGROUP_PATH_MAX];
+	unsigned depth; /* of the directory being read, the top's 0 */
 };
 
 /* Reads the cgroup at dfd (path w->path) into a new row. 0 or -ENOMEM. */
@@ -271,46 +272,43 @@ static int read_cgroup(struct walk *w, int dfd)
 	return 0;
 }
 
-/* Depth-first over the directory dfd (consumed). 0 or -ENOMEM. */
-static int walk_dir(struct walk *w, int dfd, unsigned depth)
+static int walk_dir(struct walk *w, int dfd);
+
+/* A child cgroup: its directory, never a link to one. */
+static int walk_entry(int dfd, const char *name, unsigned char type, void *ctx)
 {
+	struct walk *w = ctx;
 	size_t plen = strlen(w->path);
-	struct dirent *de;
-	DIR *d;
+	int cfd, e;
+
+	if (name[0] == '.' || (type != DT_DIR && type != DT_UNKNOWN))
+		return 0;
+	if (plen + 1 + strlen(name) + 1 > sizeof(w->path)) {
+		w->t->skipped++;
+		return 0;
+	}
+	cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (cfd < 0)
+		return 0; /* a file (DT_UNKNOWN), a link, or removed since */
+	snprintf(w->path + plen, sizeof(w->path) - plen, "%s%s", plen ? "/" : "", name);
+	w->depth++;
+	e = walk_dir(w, cfd);
+	w->depth--;
+	w->path[plen] = '\0';
+	return e;
+}
+
+/* Depth-first over the directory dfd (consumed). 0 or -ENOMEM. */
+static int walk_dir(struct walk *w, int dfd)
+{
 	int e;
 
 	e = read_cgroup(w, dfd);
-	if (e < 0 || depth >= CGROUP_DEPTH_MAX) {
+	if (e < 0 || w->depth >= CGROUP_DEPTH_MAX) {
 		close(dfd);
 		return e;
 	}
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return 0;
-	}
-	while ((de = readdir(d))) {
-		int cfd;
-
-		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
-			continue;
-		if (plen + 1 + strlen(de->d_name) + 1 > sizeof(w->path)) {
-			w->t->skipped++;
-			continue;
-		}
-		cfd = openat(dirfd(d), de->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-		if (cfd < 0)
-			continue; /* a file (DT_UNKNOWN), a link, or removed since */
-		snprintf(w->path + plen, sizeof(w->path) - plen, "%s%s", plen ? "/" : "",
-			 de->d_name);
-		e = walk_dir(w, cfd, depth + 1);
-		w->path[plen] = '\0';
-		if (e < 0)
-			break;
-	}
-	closedir(d);
-	return e;
+	return root_for_each_entry_fd(dfd, walk_entry, w);
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -401,7 +399,7 @@ int cgroup_collect_cc(struct cgroup_collector *cc, const struct root *r, struct 
 		close(dfd);
 		return -ENOMEM;
 	}
-	e = walk_dir(&w, dfd, 0);
+	e = walk_dir(&w, dfd);
 	free(w.buf);
 	if (e < 0)
 		return e;

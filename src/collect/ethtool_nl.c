@@ -6,7 +6,6 @@
  * Answers are decoded from bytes; the same bytes are what a recorded tree
  * keeps under netlink/ethtool/IFACE/.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,36 +22,7 @@
 #include "ethtool_nl.h"
 #include "grow.h"
 #include "rtnl.h"
-
-static int bad(const char **what, const char *why)
-{
-	if (what)
-		*what = why;
-	return -EBADMSG;
-}
-
-/* The one generic netlink message of a GET answer, checked for cmd. */
-static int genl_answer(const void *buf, size_t len, uint8_t cmd, const struct nlmsghdr **ret,
-		       const char **what)
-{
-	const struct nlmsghdr *h;
-	struct genlmsghdr g;
-	size_t off = 0;
-	int r;
-
-	r = netlink_walk(buf, len, &off, &h);
-	if (r < 0)
-		return r == -EBADMSG ? bad(what, "truncated netlink header") : r;
-	if (r == 0)
-		return bad(what, "empty answer");
-	if (h->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
-		return bad(what, "no generic netlink header");
-	memcpy(&g, (const char *)h + NLMSG_HDRLEN, sizeof(g));
-	if (g.cmd != cmd)
-		return bad(what, "answer to another ethtool command");
-	*ret = h;
-	return 0;
-}
+#include "str.h"
 
 static const struct nla_policy channels_policy[ETHTOOL_A_CHANNELS_MAX + 1] = {
 	[ETHTOOL_A_CHANNELS_HEADER] = { .type = NLA_NESTED },
@@ -79,13 +49,13 @@ int ethtool_nl_channels_parse(const void *buf, size_t len, struct nic_channels *
 	struct nic_channels c;
 	int r;
 
-	r = genl_answer(buf, len, ETHTOOL_MSG_CHANNELS_GET_REPLY, &h, what);
+	r = netlink_genl_first(buf, len, ETHTOOL_MSG_CHANNELS_GET_REPLY, &h, what);
 	if (r < 0)
 		return r;
 	if (genlmsg_parse((struct nlmsghdr *)h, 0, tb, ETHTOOL_A_CHANNELS_MAX, channels_policy) < 0)
-		return bad(what, "channels attribute of a wrong size");
+		return netlink_bad(what, "channels attribute of a wrong size");
 	if (!tb[ETHTOOL_A_CHANNELS_HEADER])
-		return bad(what, "no ETHTOOL_A_CHANNELS_HEADER");
+		return netlink_bad(what, "no ETHTOOL_A_CHANNELS_HEADER");
 	/* the kernel sends a kind only when its maximum is not 0 */
 	c.rx_max = u32_or_0(tb[ETHTOOL_A_CHANNELS_RX_MAX]);
 	c.tx_max = u32_or_0(tb[ETHTOOL_A_CHANNELS_TX_MAX]);
@@ -97,7 +67,7 @@ int ethtool_nl_channels_parse(const void *buf, size_t len, struct nic_channels *
 	c.combined = u32_or_0(tb[ETHTOOL_A_CHANNELS_COMBINED_COUNT]);
 	if (c.rx > c.rx_max || c.tx > c.tx_max || c.other > c.other_max ||
 	    c.combined > c.combined_max)
-		return bad(what, "channel count above its maximum");
+		return netlink_bad(what, "channel count above its maximum");
 	*ret = c;
 	return 0;
 }
@@ -120,13 +90,13 @@ int ethtool_nl_coalesce_parse(const void *buf, size_t len, struct nic_coalesce *
 	struct nic_coalesce c = { 0 };
 	int r;
 
-	r = genl_answer(buf, len, ETHTOOL_MSG_COALESCE_GET_REPLY, &h, what);
+	r = netlink_genl_first(buf, len, ETHTOOL_MSG_COALESCE_GET_REPLY, &h, what);
 	if (r < 0)
 		return r;
 	if (genlmsg_parse((struct nlmsghdr *)h, 0, tb, ETHTOOL_A_COALESCE_MAX, coalesce_policy) < 0)
-		return bad(what, "coalesce attribute of a wrong size");
+		return netlink_bad(what, "coalesce attribute of a wrong size");
 	if (!tb[ETHTOOL_A_COALESCE_HEADER])
-		return bad(what, "no ETHTOOL_A_COALESCE_HEADER");
+		return netlink_bad(what, "no ETHTOOL_A_COALESCE_HEADER");
 	/* the kernel sends only the parameters the driver supports */
 	if ((c.has_rx_usecs = tb[ETHTOOL_A_COALESCE_RX_USECS]))
 		c.rx_usecs = nla_get_u32(tb[ETHTOOL_A_COALESCE_RX_USECS]);
@@ -201,7 +171,7 @@ int ethtool_nl_channels_patch(void *buf, size_t len, uint32_t combined)
 	/* ethnl_set_channels(): a count above its maximum, or no channel at all */
 	if (combined == 0 || combined > c.combined_max)
 		return c.combined_max ? -EINVAL : -ENODATA;
-	r = genl_answer(buf, len, ETHTOOL_MSG_CHANNELS_GET_REPLY, &h, NULL);
+	r = netlink_genl_first(buf, len, ETHTOOL_MSG_CHANNELS_GET_REPLY, &h, NULL);
 	if (r < 0)
 		return r;
 	/* the parse above checked every attribute's size against the policy */
@@ -361,6 +331,17 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int add_irq(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	struct nic_raw *n = ctx;
+	uint32_t v;
+
+	if (!str_u32(name, &v))
+		return 0;
+	n->irqs[n->nirqs++] = v;
+	return n->nirqs < NIC_IRQ_MAX ? 0 : 1;
+}
+
 /* msi_irqs/ of the PCI function: on the netdev's device itself, or one
  * level up for virtio-net (device -> virtio2, whose parent is the PCI
  * function). Names only, so a recorded tree holds empty files. */
@@ -368,36 +349,14 @@ static void read_irqs(const struct root *r, struct nic_raw *n)
 {
 	static const char *const where[] = { "device/msi_irqs", "device/../msi_irqs" };
 	char rel[IOT_NAME_MAX + 48];
-	struct dirent *de;
-	DIR *d = NULL;
 
 	n->nirqs = 0;
-	for (size_t i = 0; i < 2 && !d; i++) {
-		int fd;
-
+	for (size_t i = 0; i < 2; i++) {
 		snprintf(rel, sizeof(rel), "sys/class/net/%s/%s", n->ifname, where[i]);
-		fd = root_openat(r, rel, O_RDONLY | O_DIRECTORY);
-		if (fd < 0)
-			continue;
-		d = fdopendir(fd);
-		if (!d)
-			close(fd);
+		/* add_irq never fails: < 0 is the open's, nothing listed yet */
+		if (root_for_each_entry(r, rel, add_irq, n) >= 0)
+			break;
 	}
-	if (!d)
-		return;
-	while ((de = readdir(d)) && n->nirqs < NIC_IRQ_MAX) {
-		char *end;
-		unsigned long v;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		errno = 0;
-		v = strtoul(de->d_name, &end, 10);
-		if (*end || errno || v > UINT32_MAX)
-			continue;
-		n->irqs[n->nirqs++] = (uint32_t)v;
-	}
-	closedir(d);
 	if (n->nirqs > 1)
 		qsort(n->irqs, n->nirqs, sizeof(n->irqs[0]), cmp_u32);
 }
@@ -415,19 +374,8 @@ static void status_msg(struct src_status *st, int err, const char *what, const c
 static int fetch(struct ethtool_nl_collector *ec, const struct root *r, const char *rel,
 		 struct nl_msg *msg)
 {
-	int e;
-
-	if (!ec->live) {
-		nlmsg_free(msg);
-		e = netlink_read_recorded(r, rel, &ec->reply);
-	} else if (!msg) {
-		return -ENOMEM;
-	} else {
-		e = netlink_transact(&ec->genl, msg, &ec->reply);
-	}
-	if (e >= 0 && ec->record)
-		netlink_record(ec->record_dfd, rel, &ec->reply);
-	return e;
+	return netlink_fetch(ec->live ? &ec->genl : NULL, msg, r, rel,
+			     ec->record ? ec->record_dfd : -1, &ec->reply);
 }
 
 /* The settings of o (the same link at an earlier sample) into n. */
@@ -494,13 +442,12 @@ int ethtool_nl_collect(struct ethtool_nl_collector *ec, const struct root *r, st
 		ec->route_err = netlink_open_route(&ec->route);
 		ec->genl_err = netlink_open_genl(ETHTOOL_GENL_NAME, &ec->genl);
 	}
-	if (ec->live) {
-		e = ec->route_err ? ec->route_err : rtnl_links_fetch(&ec->route, &ec->reply);
-	} else {
-		e = netlink_read_recorded(r, "netlink/rtnl/links.bin", &ec->reply);
-	}
-	if (e >= 0 && ec->record)
-		netlink_record(ec->record_dfd, "netlink/rtnl/links.bin", &ec->reply);
+	if (ec->live && ec->route_err)
+		e = ec->route_err;
+	else
+		e = netlink_fetch(ec->live ? &ec->route : NULL,
+				  ec->live ? rtnl_links_request() : NULL, r, RTNL_LINKS_REL,
+				  ec->record ? ec->record_dfd : -1, &ec->reply);
 	if (e == -ENOMEM)
 		return e;
 	if (e >= 0)
@@ -511,7 +458,7 @@ int ethtool_nl_collect(struct ethtool_nl_collector *ec, const struct root *r, st
 		t->n = 0;
 		t->rtnl.err = e;
 		if (!ec->live) {
-			root_display(r, "netlink/rtnl/links.bin", disp, sizeof(disp));
+			root_display(r, RTNL_LINKS_REL, disp, sizeof(disp));
 			snprintf(t->rtnl.reason, sizeof(t->rtnl.reason), "%s: %s", disp,
 				 e == -EBADMSG && what ? what : strerror(-e));
 		} else {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The rtnetlink link dump, as `ip -s link` asks it. Only the decoding of
- * RTM_NEWLINK lives here; sending goes through netlink.c.
+ * RTM_NEWLINK and the request live here; sending goes through netlink.c.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -22,13 +22,6 @@ static const struct nla_policy link_policy[IFLA_MAX + 1] = {
 	[IFLA_NUM_TX_QUEUES] = { .type = NLA_U32 },
 };
 
-static int bad(const char **what, const char *why)
-{
-	if (what)
-		*what = why;
-	return -EBADMSG;
-}
-
 /* rx_packets .. tx_dropped: the first eight u64 of rtnl_link_stats64 */
 #define STATS64_MIN (8 * sizeof(uint64_t))
 
@@ -42,17 +35,17 @@ static int parse_link(const struct nlmsghdr *h, struct nic_raw *ret, bool *ret_s
 	int r;
 
 	if (h->nlmsg_len < NLMSG_HDRLEN + sizeof(ifi))
-		return bad(what, "RTM_NEWLINK shorter than struct ifinfomsg");
+		return netlink_bad(what, "RTM_NEWLINK shorter than struct ifinfomsg");
 	memcpy(&ifi, (const char *)h + NLMSG_HDRLEN, sizeof(ifi));
 	r = nlmsg_parse((struct nlmsghdr *)h, sizeof(ifi), tb, IFLA_MAX, link_policy);
 	if (r < 0)
-		return bad(what, "link attribute of a wrong size");
+		return netlink_bad(what, "link attribute of a wrong size");
 	if (!tb[IFLA_IFNAME])
-		return bad(what, "link without IFLA_IFNAME");
+		return netlink_bad(what, "link without IFLA_IFNAME");
 	*ret_skip = ifi.ifi_flags & IFF_LOOPBACK;
 	nla_strlcpy(n.ifname, tb[IFLA_IFNAME], sizeof(n.ifname));
 	if (!n.ifname[0])
-		return bad(what, "empty IFLA_IFNAME");
+		return netlink_bad(what, "empty IFLA_IFNAME");
 	n.ifindex = (uint32_t)ifi.ifi_index;
 	n.up = ifi.ifi_flags & IFF_UP;
 	n.running = ifi.ifi_flags & IFF_RUNNING;
@@ -62,7 +55,7 @@ static int parse_link(const struct nlmsghdr *h, struct nic_raw *ret, bool *ret_s
 		n.num_tx_queues = nla_get_u32(tb[IFLA_NUM_TX_QUEUES]);
 	if (tb[IFLA_STATS64]) {
 		if ((size_t)nla_len(tb[IFLA_STATS64]) < STATS64_MIN)
-			return bad(what, "IFLA_STATS64 shorter than 8 counters");
+			return netlink_bad(what, "IFLA_STATS64 shorter than 8 counters");
 		memcpy(st, nla_data(tb[IFLA_STATS64]), sizeof(st));
 		n.has_stats = true;
 		n.stats.rx_packets = st[0];
@@ -90,7 +83,7 @@ int rtnl_links_parse(const void *buf, size_t len, struct nic_table *t, const cha
 		bool skip = false;
 
 		if (h->nlmsg_type != RTM_NEWLINK)
-			return bad(what, "not an RTM_NEWLINK message");
+			return netlink_bad(what, "not an RTM_NEWLINK message");
 		r = parse_link(h, &n, &skip, what);
 		if (r < 0)
 			return r;
@@ -98,29 +91,27 @@ int rtnl_links_parse(const void *buf, size_t len, struct nic_table *t, const cha
 			continue;
 		for (size_t i = 0; i < t->n; i++)
 			if (strcmp(t->rows[i].ifname, n.ifname) == 0)
-				return bad(what, "the same link twice");
+				return netlink_bad(what, "the same link twice");
 		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
 			return -ENOMEM;
 		t->rows[t->n++] = n;
 	}
 	if (r == -EBADMSG)
-		return bad(what, "truncated netlink message");
+		return netlink_bad(what, "truncated netlink message");
 	if (r == 0 && off != SIZE_MAX)
-		return bad(what, "dump ends without NLMSG_DONE");
+		return netlink_bad(what, "dump ends without NLMSG_DONE");
 	return r;
 }
 
-int rtnl_links_fetch(struct nlconn *c, struct nlreply *out)
+struct nl_msg *rtnl_links_request(void)
 {
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
 	struct nl_msg *msg;
 
 	msg = nlmsg_alloc_simple(RTM_GETLINK, NLM_F_DUMP);
-	if (!msg)
-		return -ENOMEM;
-	if (nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0) {
+	if (msg && nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0) {
 		nlmsg_free(msg);
-		return -ENOMEM;
+		msg = NULL;
 	}
-	return netlink_transact(c, msg, out);
+	return msg;
 }

@@ -17,7 +17,10 @@
  */
 int rtnl_links_parse(const void *buf, size_t len, struct nic_table *t, const char **what);
 
-/* Sends the dump request on c and reads the answer into out. Bytes or -errno. */
-int rtnl_links_fetch(struct nlconn *c, struct nlreply *out);
+/* Where a recorded tree keeps the dump's answer (netlink_fetch's rel). */
+#define RTNL_LINKS_REL "netlink/rtnl/links.bin"
+
+/* The dump request, for netlink_fetch(); NULL when out of memory. */
+struct nl_msg *rtnl_links_request(void);
 
 #endif

@@ -3,7 +3,6 @@
  * One sample of every source. Keeps the procfile readers and the /sys/block
  * cache between samples; never computes a rate.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -114,39 +113,37 @@ static void sysfs_name(const char *name, char *buf, size_t size)
 	buf[i] = '\0';
 }
 
+struct name_list {
+	char *buf;
+	size_t size, len;
+};
+
+/* Appends name to a comma-separated list; stops when it would not fit. */
+static int add_slave(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	struct name_list *l = ctx;
+	size_t n = strlen(name);
+
+	if (name[0] == '.')
+		return 0;
+	if (l->len + n + 2 > l->size)
+		return 1;
+	if (l->len)
+		l->buf[l->len++] = ',';
+	memcpy(l->buf + l->len, name, n);
+	l->len += n;
+	l->buf[l->len] = '\0';
+	return 0;
+}
+
 static void read_slaves(const struct root *r, const char *sname, char *buf, size_t size)
 {
 	char rel[IOT_NAME_MAX + 32];
-	struct dirent *de;
-	size_t len = 0;
-	DIR *d;
-	int fd;
+	struct name_list l = { buf, size, 0 };
 
 	buf[0] = '\0';
 	snprintf(rel, sizeof(rel), "sys/block/%s/slaves", sname);
-	fd = root_openat(r, rel, O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		size_t n;
-
-		if (de->d_name[0] == '.')
-			continue;
-		n = strlen(de->d_name);
-		if (len + n + 2 > size)
-			break;
-		if (len)
-			buf[len++] = ',';
-		memcpy(buf + len, de->d_name, n);
-		len += n;
-		buf[len] = '\0';
-	}
-	closedir(d);
+	root_for_each_entry(r, rel, add_slave, &l);
 }
 
 static void blockinfo_fill(const struct root *r, struct blockinfo *b)

@@ -5,7 +5,6 @@
  * moved, because one taskstats question per PID per second is what makes
  * iotop expensive. Parsing of both sources is pure over bytes.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -38,34 +37,18 @@ static const struct nla_policy ts_policy[TASKSTATS_TYPE_MAX + 1] = {
  * kernels without IO accounting send less and are refused. */
 #define TS_MIN_LEN (offsetof(struct taskstats, cancelled_write_bytes) + sizeof(__u64))
 
-static int bad(const char **what, const char *why)
-{
-	if (what)
-		*what = why;
-	return -EBADMSG;
-}
-
 /* The one TASKSTATS_CMD_NEW message in buf, its top-level attributes in tb. */
 static int parse_top(const void *buf, size_t len, struct nlattr **tb, const char **what)
 {
 	const struct nlmsghdr *h;
-	struct genlmsghdr g;
-	size_t off = 0;
 	int r;
 
-	r = netlink_walk(buf, len, &off, &h);
+	r = netlink_genl_first(buf, len, TASKSTATS_CMD_NEW, &h, what);
 	if (r < 0)
-		return r == -EBADMSG ? bad(what, "truncated netlink header") : r;
-	if (r == 0)
-		return bad(what, "empty message");
-	if (h->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
-		return bad(what, "no generic netlink header");
-	memcpy(&g, (const char *)h + NLMSG_HDRLEN, sizeof(g));
-	if (g.cmd != TASKSTATS_CMD_NEW)
-		return bad(what, "not a TASKSTATS_CMD_NEW message");
+		return r;
 	/* libnl's parsers take non-const pointers but do not write */
 	if (genlmsg_parse((struct nlmsghdr *)h, 0, tb, TASKSTATS_TYPE_MAX, ts_policy) < 0)
-		return bad(what, "attribute shorter than its type");
+		return netlink_bad(what, "attribute shorter than its type");
 	return 0;
 }
 
@@ -77,10 +60,11 @@ static int parse_stats(const struct nlattr *stats, struct taskstats *ts, size_t 
 	size_t n;
 
 	if (!stats)
-		return bad(what, "no TASKSTATS_TYPE_STATS");
+		return netlink_bad(what, "no TASKSTATS_TYPE_STATS");
 	n = (size_t)nla_len(stats);
 	if (n < TS_MIN_LEN)
-		return bad(what, "struct taskstats shorter than version 3 (no IO accounting)");
+		return netlink_bad(what,
+				   "struct taskstats shorter than version 3 (no IO accounting)");
 	memset(ts, 0, sizeof(*ts));
 	memcpy(ts, nla_data(stats), n < sizeof(*ts) ? n : sizeof(*ts));
 	*ret_len = n;
@@ -103,12 +87,12 @@ int taskstats_parse(const void *buf, size_t len, struct taskstats_answer *ret, c
 	if (!agg)
 		agg = tb[TASKSTATS_TYPE_AGGR_PID];
 	if (!agg)
-		return bad(what, "no TASKSTATS_TYPE_AGGR_TGID/PID");
+		return netlink_bad(what, "no TASKSTATS_TYPE_AGGR_TGID/PID");
 	r = nla_parse_nested(in, TASKSTATS_TYPE_MAX, agg, ts_policy);
 	if (r < 0)
-		return bad(what, "nested attribute shorter than its type");
+		return netlink_bad(what, "nested attribute shorter than its type");
 	if (a.tgid ? !in[TASKSTATS_TYPE_TGID] : !in[TASKSTATS_TYPE_PID])
-		return bad(what, "no TASKSTATS_TYPE_TGID/PID");
+		return netlink_bad(what, "no TASKSTATS_TYPE_TGID/PID");
 	a.pid = nla_get_u32(in[a.tgid ? TASKSTATS_TYPE_TGID : TASKSTATS_TYPE_PID]);
 	r = parse_stats(in[TASKSTATS_TYPE_STATS], &ts, &n, what);
 	if (r < 0)
@@ -143,20 +127,20 @@ int taskstats_exit_parse(const void *buf, size_t len, struct taskstats_exit_msg 
 	/* the thread's own counters: AGGR_PID; AGGR_TGID (group delays, no
 	 * bytes) only says the whole multi-threaded group ended with it */
 	if (!tb[TASKSTATS_TYPE_AGGR_PID])
-		return bad(what, "no TASKSTATS_TYPE_AGGR_PID");
+		return netlink_bad(what, "no TASKSTATS_TYPE_AGGR_PID");
 	if (tb[TASKSTATS_TYPE_AGGR_TGID]) {
 		r = nla_parse_nested(in, TASKSTATS_TYPE_MAX, tb[TASKSTATS_TYPE_AGGR_TGID],
 				     ts_policy);
 		if (r < 0 || !in[TASKSTATS_TYPE_TGID])
-			return bad(what, "TASKSTATS_TYPE_AGGR_TGID without its TGID");
+			return netlink_bad(what, "TASKSTATS_TYPE_AGGR_TGID without its TGID");
 		m.group_dead = true;
 		m.tgid = nla_get_u32(in[TASKSTATS_TYPE_TGID]);
 	}
 	r = nla_parse_nested(in, TASKSTATS_TYPE_MAX, tb[TASKSTATS_TYPE_AGGR_PID], ts_policy);
 	if (r < 0)
-		return bad(what, "nested attribute shorter than its type");
+		return netlink_bad(what, "nested attribute shorter than its type");
 	if (!in[TASKSTATS_TYPE_PID])
-		return bad(what, "no TASKSTATS_TYPE_PID");
+		return netlink_bad(what, "no TASKSTATS_TYPE_PID");
 	m.pid = nla_get_u32(in[TASKSTATS_TYPE_PID]);
 	r = parse_stats(in[TASKSTATS_TYPE_STATS], &ts, &n, what);
 	if (r < 0)
@@ -164,13 +148,14 @@ int taskstats_exit_parse(const void *buf, size_t len, struct taskstats_exit_msg 
 	if (!m.group_dead) {
 		/* a single-threaded group, or one thread of a group that goes on */
 		if (n < TS_TGID_END)
-			return bad(what, "struct taskstats without ac_tgid (before version 12)");
+			return netlink_bad(what,
+					   "struct taskstats without ac_tgid (before version 12)");
 		m.tgid = ts.ac_tgid;
 		m.group_dead = m.tgid == m.pid; /* its leader: no other thread left */
 	}
 	m.ppid = ts.ac_ppid;
 	if (!m.pid || !m.tgid)
-		return bad(what, "pid or tgid 0");
+		return netlink_bad(what, "pid or tgid 0");
 	memcpy(m.comm, ts.ac_comm, sizeof(m.comm) - 1);
 	m.read_bytes = ts.read_bytes;
 	m.write_bytes = ts.write_bytes;
@@ -209,7 +194,8 @@ int taskstats_procio_parse(const char *buf, size_t len, struct proc_raw *ret)
 	return 0;
 }
 
-struct nl_msg *taskstats_request(int family, uint32_t tgid)
+/* TASKSTATS_CMD_GET of one id: attr says whether a process or a thread. */
+static struct nl_msg *request(int family, int attr, uint32_t id)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 
@@ -217,26 +203,21 @@ struct nl_msg *taskstats_request(int family, uint32_t tgid)
 		return NULL;
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, 0, TASKSTATS_CMD_GET,
 			 TASKSTATS_GENL_VERSION) ||
-	    nla_put_u32(msg, TASKSTATS_CMD_ATTR_TGID, tgid) < 0) {
+	    nla_put_u32(msg, attr, id) < 0) {
 		nlmsg_free(msg);
 		return NULL;
 	}
 	return msg;
 }
 
+struct nl_msg *taskstats_request(int family, uint32_t tgid)
+{
+	return request(family, TASKSTATS_CMD_ATTR_TGID, tgid);
+}
+
 struct nl_msg *taskstats_request_thread(int family, uint32_t tid)
 {
-	struct nl_msg *msg = nlmsg_alloc();
-
-	if (!msg)
-		return NULL;
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, 0, TASKSTATS_CMD_GET,
-			 TASKSTATS_GENL_VERSION) ||
-	    nla_put_u32(msg, TASKSTATS_CMD_ATTR_PID, tid) < 0) {
-		nlmsg_free(msg);
-		return NULL;
-	}
-	return msg;
+	return request(family, TASKSTATS_CMD_ATTR_PID, tid);
 }
 
 /* ---- tables ---- */
@@ -476,65 +457,69 @@ static bool parse_pid(const char *s, int32_t *ret)
 	return true;
 }
 
+struct procfs_scan {
+	struct taskstats_collector *tc;
+	const struct root *r;
+	struct proc_table *t;
+	char *path_for_msg;
+	size_t msg_size;
+	unsigned ok;
+	int err; /* a refusal, or the first malformed file */
+};
+
+static int scan_pid(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	struct procfs_scan *s = ctx;
+	struct proc_table *t = s->t;
+	struct proc_raw row = { 0 };
+	char buf[512], rel[32];
+	ssize_t n;
+
+	if (!parse_pid(name, &row.pid))
+		return 0;
+	snprintf(rel, sizeof(rel), "%d/io", row.pid);
+	n = read_io(s->tc, s->r, row.pid, buf, sizeof(buf));
+	if (n == -ENOENT || n == -ESRCH) {
+		t->vanished++; /* exited since readdir: no row, no stale data */
+		return 0;
+	}
+	if (n == -EACCES || n == -EPERM) {
+		t->unreadable++;
+		s->err = (int)n;
+		return 0;
+	}
+	if (n < 0 || taskstats_procio_parse(buf, (size_t)n, &row) < 0) {
+		/* a malformed file is that process's problem, not the table's */
+		if (!s->err) {
+			s->err = n < 0 ? (int)n : -EBADMSG;
+			snprintf(s->path_for_msg, s->msg_size, "%s", rel);
+		}
+		return 0;
+	}
+	row.source = PROC_SRC_PROCFS;
+	if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
+		return -ENOMEM;
+	t->rows[t->n++] = row;
+	s->ok++;
+	return 0;
+}
+
 static int scan_procfs(struct taskstats_collector *tc, const struct root *r, struct proc_table *t,
 		       char *path_for_msg, size_t msg_size)
 {
-	char buf[512], rel[32];
-	struct dirent *de;
-	unsigned ok = 0;
-	int dfd, e = 0;
-	DIR *d;
+	struct procfs_scan s = { tc, r, t, path_for_msg, msg_size, 0, 0 };
+	int e;
 
-	dfd = root_openat(r, "proc", O_RDONLY | O_DIRECTORY);
-	if (dfd < 0)
-		return dfd;
-	d = fdopendir(dfd);
-	if (!d) {
-		e = -errno;
-		close(dfd);
+	e = root_for_each_entry(r, "proc", scan_pid, &s);
+	if (e < 0)
 		return e;
-	}
-	while ((de = readdir(d))) {
-		struct proc_raw row = { 0 };
-		ssize_t n;
-
-		if (!parse_pid(de->d_name, &row.pid))
-			continue;
-		snprintf(rel, sizeof(rel), "%d/io", row.pid);
-		n = read_io(tc, r, row.pid, buf, sizeof(buf));
-		if (n == -ENOENT || n == -ESRCH) {
-			t->vanished++; /* exited since readdir: no row, no stale data */
-			continue;
-		}
-		if (n == -EACCES || n == -EPERM) {
-			t->unreadable++;
-			e = (int)n;
-			continue;
-		}
-		if (n < 0 || taskstats_procio_parse(buf, (size_t)n, &row) < 0) {
-			/* a malformed file is that process's problem, not the table's */
-			if (!e) {
-				e = n < 0 ? (int)n : -EBADMSG;
-				snprintf(path_for_msg, msg_size, "%s", rel);
-			}
-			continue;
-		}
-		row.source = PROC_SRC_PROCFS;
-		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0) {
-			closedir(d);
-			return -ENOMEM;
-		}
-		t->rows[t->n++] = row;
-		ok++;
-	}
-	closedir(d);
 	iofd_swap(tc);
 	proc_table_sort(t);
 	/* nothing readable at all is a source failure; some refusals are a note */
-	if (!ok && e)
-		return e;
+	if (!s.ok && s.err)
+		return s.err;
 	/* a /proc without a single process: a tree recorded without them */
-	if (!ok && !t->vanished)
+	if (!s.ok && !t->vanished)
 		return -ENOENT;
 	return 0;
 }
@@ -581,14 +566,6 @@ static int cmp_candidate(const void *a, const void *b)
 	if (x->priority != y->priority)
 		return (x->priority < y->priority) - (x->priority > y->priority);
 	return (x->row > y->row) - (x->row < y->row);
-}
-
-static int load_recorded(const struct root *r, int32_t pid, struct nlreply *out)
-{
-	char rel[64];
-
-	snprintf(rel, sizeof(rel), "netlink/taskstats/%d.bin", pid);
-	return netlink_read_recorded(r, rel, out);
 }
 
 static void apply_answer(struct proc_raw *p, const struct taskstats_answer *a, int8_t delayacct)
@@ -657,36 +634,33 @@ static void read_comm(const struct root *r, struct proc_raw *p)
 		(void)taskstats_stat_comm(stat, (size_t)n, p->comm, sizeof(p->comm));
 }
 
+/* The answer about one process (attr TGID) or thread (PID) into tc->reply:
+ * asked live, or the tree's file rel; kept under capture. Bytes or -errno. */
+static int ask(struct taskstats_collector *tc, const struct root *r, int attr, int32_t id,
+	       const char *rel)
+{
+	struct nl_msg *msg = tc->live ? request(tc->conn.family, attr, (uint32_t)id) : NULL;
+
+	return netlink_fetch(tc->live ? &tc->conn : NULL, msg, r, rel,
+			     tc->record ? tc->record_dfd : -1, &tc->reply);
+}
+
 /* Asks about one process. 0 answered, 1 no answer for this one (exited, not
  * recorded), or -errno that ends the asking for this sample. */
 static int ask_one(struct taskstats_collector *tc, const struct root *r, struct proc_raw *p,
 		   int8_t delayacct, struct proc_table *t, const char **what)
 {
 	struct taskstats_answer a;
+	char rel[64];
 	int e;
 
-	if (tc->live) {
-		struct nl_msg *msg = taskstats_request(tc->conn.family, (uint32_t)p->pid);
-
-		if (!msg)
-			return -ENOMEM;
-		t->queried++;
-		e = netlink_transact(&tc->conn, msg, &tc->reply);
-	} else {
-		e = load_recorded(r, p->pid, &tc->reply);
-		if (e == -ENOENT)
-			return 1;
-		t->queried++;
-	}
+	snprintf(rel, sizeof(rel), "netlink/taskstats/%d.bin", p->pid);
+	e = ask(tc, r, TASKSTATS_CMD_ATTR_TGID, p->pid, rel);
+	if (!tc->live && e == -ENOENT)
+		return 1;
+	t->queried++;
 	if (e < 0)
 		return e;
-	if (tc->record) {
-		/* capture keeps the answer as it came, also from a recorded tree */
-		char rel[64];
-
-		snprintf(rel, sizeof(rel), "netlink/taskstats/%d.bin", p->pid);
-		netlink_record(tc->record_dfd, rel, &tc->reply);
-	}
 	*what = NULL;
 	e = taskstats_parse(tc->reply.buf, tc->reply.len, &a, what);
 	if (e == -ESRCH) {
@@ -886,19 +860,9 @@ static int ask_thread(struct taskstats_collector *tc, const struct root *r, stru
 	int e;
 
 	snprintf(rel, sizeof(rel), "netlink/taskstats/threads/%d.bin", p->pid);
-	if (tc->live) {
-		struct nl_msg *msg = taskstats_request_thread(tc->conn.family, (uint32_t)p->pid);
-
-		if (!msg)
-			return -ENOMEM;
-		e = netlink_transact(&tc->conn, msg, &tc->reply);
-	} else {
-		e = netlink_read_recorded(r, rel, &tc->reply);
-	}
+	e = ask(tc, r, TASKSTATS_CMD_ATTR_PID, p->pid, rel);
 	if (e < 0)
 		return e;
-	if (tc->record)
-		netlink_record(tc->record_dfd, rel, &tc->reply);
 	*what = NULL;
 	e = taskstats_parse(tc->reply.buf, tc->reply.len, &a, what);
 	if (e < 0)
@@ -918,14 +882,30 @@ static int ask_thread(struct taskstats_collector *tc, const struct root *r, stru
 	return 0;
 }
 
+/* One row per thread of /proc/PID/task, up to TASKSTATS_MAX_THREADS. */
+static int add_thread(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	struct thread_table *t = ctx;
+	struct proc_raw row = { 0 };
+
+	if (!parse_pid(name, &row.pid))
+		return 0;
+	if (t->n == TASKSTATS_MAX_THREADS) {
+		t->truncated = true;
+		return 1;
+	}
+	if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
+		return -ENOMEM;
+	t->rows[t->n++] = row;
+	return 0;
+}
+
 int taskstats_threads_collect(struct taskstats_collector *tc, const struct root *r, int32_t pid,
 			      struct thread_table *t)
 {
 	char rel[48], disp[256];
 	const char *what = NULL;
-	struct dirent *de;
-	DIR *d;
-	int fd, e = 0;
+	int e = 0;
 
 	t->pid = pid;
 	t->n = 0;
@@ -944,33 +924,15 @@ int taskstats_threads_collect(struct taskstats_collector *tc, const struct root 
 		return 0;
 	}
 	snprintf(rel, sizeof(rel), "proc/%d/task", pid);
-	fd = root_openat(r, rel, O_RDONLY | O_DIRECTORY);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		e = fd >= 0 ? -errno : fd;
-		if (fd >= 0)
-			close(fd);
+	e = root_for_each_entry(r, rel, add_thread, t);
+	if (e == -ENOMEM)
+		return e;
+	if (e < 0) {
 		root_display(r, rel, disp, sizeof(disp));
 		status_set(&t->status, e, "%s: %s", disp,
 			   e == -ENOENT ? "no such process" : strerror(-e));
 		return 0;
 	}
-	while ((de = readdir(d))) {
-		struct proc_raw row = { 0 };
-
-		if (!parse_pid(de->d_name, &row.pid))
-			continue;
-		if (t->n == TASKSTATS_MAX_THREADS) {
-			t->truncated = true;
-			break;
-		}
-		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0) {
-			closedir(d);
-			return -ENOMEM;
-		}
-		t->rows[t->n++] = row;
-	}
-	closedir(d);
 	if (t->n)
 		qsort(t->rows, t->n, sizeof(*t->rows), cmp_pid);
 	for (size_t i = 0; i < t->n;) {

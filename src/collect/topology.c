@@ -5,7 +5,6 @@
  * Reads only; a file that is absent is recorded as missing, never zeroed.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -271,32 +270,26 @@ static long read_long(const struct root *r, const char *rel)
 	return *end ? -1 : v;
 }
 
-/* Calls fn for every entry (not . or ..) of the directory rel under r. */
+struct named_walk {
+	int (*fn)(const char *name, void *ctx);
+	void *ctx;
+};
+
+/* sysfs and procfs hold no hidden names: one in a recorded tree is not theirs */
+static int named_entry(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	const struct named_walk *w = ctx;
+
+	return name[0] == '.' ? 0 : w->fn(name, w->ctx);
+}
+
+/* Calls fn with the name of every entry of the directory rel under r. */
 static int for_each_entry(const struct root *r, const char *rel,
 			  int (*fn)(const char *name, void *ctx), void *ctx)
 {
-	struct dirent *de;
-	DIR *d;
-	int fd, ret = 0;
+	struct named_walk w = { fn, ctx };
 
-	fd = root_openat(r, rel, O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return fd;
-	d = fdopendir(fd);
-	if (!d) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		ret = fn(de->d_name, ctx);
-		if (ret < 0)
-			break;
-	}
-	closedir(d);
-	return ret;
+	return root_for_each_entry(r, rel, named_entry, &w);
 }
 
 static bool parse_uint(const char *s, uint32_t *ret)

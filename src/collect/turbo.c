@@ -6,7 +6,6 @@
  * samples are preads only. No arithmetic here beyond decoding register
  * fields: rates, percentages and watts are in metrics_turbo.c.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -706,6 +705,55 @@ static int powercap_zone(const struct root *r, int pkg, int e, char *rel, size_t
 	return -ENOENT;
 }
 
+struct hwmon_walk {
+	const struct root *r;
+	int (*fn)(const char *dev, const char *driver, void *ctx);
+	void *ctx;
+};
+
+static int hwmon_entry(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	struct hwmon_walk *w = ctx;
+	char rel[80], driver[64];
+
+	if (strncmp(name, "hwmon", 5) != 0)
+		return 0;
+	snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/name", name);
+	if (root_read_small(w->r, rel, driver, sizeof(driver)) <= 0 ||
+	    (strcmp(driver, "coretemp") != 0 && strcmp(driver, "k10temp") != 0))
+		return 0;
+	return w->fn(name, driver, w->ctx);
+}
+
+/* Calls fn for each coretemp (Intel) or k10temp (AMD) hwmon device, with
+ * its directory's name ("hwmon3") and its driver's; stops as the walk does. */
+static int hwmon_for_each(const struct root *r,
+			  int (*fn)(const char *dev, const char *driver, void *ctx), void *ctx)
+{
+	struct hwmon_walk w = { r, fn, ctx };
+
+	return root_for_each_entry(r, "sys/class/hwmon", hwmon_entry, &w);
+}
+
+static int hwmon_found(const char *dev, const char *driver, void *ctx)
+{
+	struct turbo_collector *tc = ctx;
+	struct turbo_info *in = &tc->info;
+	struct plan *p = &tc->plan;
+
+	set_family(in, TF_HWMON, 0, NULL);
+	if (in->src[TC_PKGTMP].via == TV_NONE) {
+		set_col(in, TC_PKGTMP, TV_SYSFS,
+			strcmp(driver, "k10temp") == 0 ? "hwmon k10temp Tctl" : "hwmon coretemp");
+		p->hwmon_pkg = true;
+	}
+	if (strcmp(driver, "coretemp") == 0 && in->src[TC_CORETMP].via == TV_NONE) {
+		set_col(in, TC_CORETMP, TV_SYSFS, "hwmon coretemp");
+		p->hwmon_core = true;
+	}
+	return 0;
+}
+
 static void probe_sysfs(struct turbo_collector *tc, const struct root *r, int cpu)
 {
 	static const enum turbo_col energy_col[E__COUNT] = { TC_PKGWATT, TC_CORWATT, TC_RAMWATT };
@@ -714,8 +762,6 @@ static void probe_sysfs(struct turbo_collector *tc, const struct root *r, int cp
 	struct plan *p = &tc->plan;
 	char rel[160], buf[64];
 	uint64_t v;
-	DIR *d;
-	int fd;
 
 	/* cpufreq: the governor's last request, not a measured average */
 	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", cpu);
@@ -782,101 +828,67 @@ static void probe_sysfs(struct turbo_collector *tc, const struct root *r, int cp
 
 	/* hwmon coretemp (Intel) or k10temp (AMD) */
 	set_family(in, TF_HWMON, -ENOENT, "no coretemp or k10temp hwmon device");
-	fd = root_openat(r, "sys/class/hwmon", O_RDONLY | O_DIRECTORY);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d && fd >= 0)
-		close(fd);
-	if (d) {
-		struct dirent *de;
-
-		while ((de = readdir(d))) {
-			if (strncmp(de->d_name, "hwmon", 5) != 0)
-				continue;
-			snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/name", de->d_name);
-			if (root_read_small(r, rel, buf, sizeof(buf)) <= 0)
-				continue;
-			if (strcmp(buf, "coretemp") == 0 || strcmp(buf, "k10temp") == 0) {
-				set_family(in, TF_HWMON, 0, NULL);
-				if (in->src[TC_PKGTMP].via == TV_NONE) {
-					set_col(in, TC_PKGTMP, TV_SYSFS,
-						strcmp(buf, "k10temp") == 0 ? "hwmon k10temp Tctl"
-									    : "hwmon coretemp");
-					p->hwmon_pkg = true;
-				}
-				if (strcmp(buf, "coretemp") == 0 &&
-				    in->src[TC_CORETMP].via == TV_NONE) {
-					set_col(in, TC_CORETMP, TV_SYSFS, "hwmon coretemp");
-					p->hwmon_core = true;
-				}
-			}
-		}
-		closedir(d);
-	}
+	hwmon_for_each(r, hwmon_found, tc);
 	if (!p->hwmon_pkg)
 		col_why(in, TC_PKGTMP, "no coretemp/k10temp hwmon");
 	if (!p->hwmon_core)
 		col_why(in, TC_CORETMP, "no coretemp hwmon");
 }
 
+struct hwmon_find {
+	const struct root *r;
+	const char *label;
+	char pkg_label[32];
+	int k10_index, k10;
+	int found;
+};
+
+static int hwmon_find_input(const char *dev, const char *driver, void *ctx)
+{
+	struct hwmon_find *f = ctx;
+	char rel[160], buf[64];
+	bool right_pkg = false;
+	int hit = -1;
+
+	if (!f->label) {
+		if (strcmp(driver, "k10temp") == 0 && f->k10++ == f->k10_index) {
+			snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp1_input", dev);
+			f->found = root_openat(f->r, rel, O_RDONLY);
+		}
+		return f->found >= 0;
+	}
+	if (strcmp(driver, "coretemp") != 0)
+		return 0;
+	/* one coretemp device per package: find ours, then the label in it */
+	for (int i = 1; i < 256; i++) {
+		snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp%d_label", dev, i);
+		if (root_read_small(f->r, rel, buf, sizeof(buf)) < 0) {
+			if (i > 2)
+				break;
+			continue;
+		}
+		if (strcmp(buf, f->pkg_label) == 0)
+			right_pkg = true;
+		if (strcmp(buf, f->label) == 0)
+			hit = i;
+	}
+	if (right_pkg && hit > 0) {
+		snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp%d_input", dev, hit);
+		f->found = root_openat(f->r, rel, O_RDONLY);
+	}
+	return f->found >= 0;
+}
+
 /* The hwmon temperature input whose label is `label` ("Package id 0",
  * "Core 3"; NULL: k10temp's Tctl of the pkg-th k10temp device). */
 static int hwmon_open(const struct root *r, const char *label, int pkg, int k10_index)
 {
-	char rel[160], buf[64], pkg_label[32];
-	struct dirent *de;
-	int fd, found = -ENOENT, k10 = 0;
-	DIR *d;
+	struct hwmon_find f = { .r = r, .label = label, .k10_index = k10_index, .found = -ENOENT };
+	int e;
 
-	fd = root_openat(r, "sys/class/hwmon", O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return fd;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -ENOMEM;
-	}
-	snprintf(pkg_label, sizeof(pkg_label), "Package id %d", pkg);
-	while (found < 0 && (de = readdir(d))) {
-		bool right_pkg = false;
-		int hit = -1;
-
-		if (strncmp(de->d_name, "hwmon", 5) != 0)
-			continue;
-		snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/name", de->d_name);
-		if (root_read_small(r, rel, buf, sizeof(buf)) <= 0)
-			continue;
-		if (!label) {
-			if (strcmp(buf, "k10temp") == 0 && k10++ == k10_index) {
-				snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp1_input",
-					 de->d_name);
-				found = root_openat(r, rel, O_RDONLY);
-			}
-			continue;
-		}
-		if (strcmp(buf, "coretemp") != 0)
-			continue;
-		/* one coretemp device per package: find ours, then the label in it */
-		for (int i = 1; i < 256; i++) {
-			snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp%d_label", de->d_name,
-				 i);
-			if (root_read_small(r, rel, buf, sizeof(buf)) < 0) {
-				if (i > 2)
-					break;
-				continue;
-			}
-			if (strcmp(buf, pkg_label) == 0)
-				right_pkg = true;
-			if (strcmp(buf, label) == 0)
-				hit = i;
-		}
-		if (right_pkg && hit > 0) {
-			snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp%d_input", de->d_name,
-				 hit);
-			found = root_openat(r, rel, O_RDONLY);
-		}
-	}
-	closedir(d);
-	return found;
+	snprintf(f.pkg_label, sizeof(f.pkg_label), "Package id %d", pkg);
+	e = hwmon_for_each(r, hwmon_find_input, &f);
+	return e < 0 ? e : f.found;
 }
 
 static void probe(struct turbo_collector *tc, const struct root *r, int cpu)
@@ -1527,86 +1539,67 @@ static void cap_msr(const struct root *src, int dfd, int cpu, unsigned *files)
 		(*files)++;
 }
 
-static void cap_hwmon(const struct root *src, int dfd, unsigned *files)
-{
-	char rel[160], buf[32];
-	struct dirent *de;
-	DIR *d;
-	int fd;
+struct turbo_cap {
+	const struct root *src;
+	int dfd;
+	unsigned files;
+};
 
-	fd = root_openat(src, "sys/class/hwmon", O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
+static int cap_hwmon(const char *dev, const char *driver, void *ctx)
+{
+	struct turbo_cap *c = ctx;
+	char rel[160];
+
+	snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/name", dev);
+	cap_copy(c->src, c->dfd, rel, &c->files);
+	for (int i = 1; i < 256; i++) {
+		snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp%d_input", dev, i);
+		if (cap_copy(c->src, c->dfd, rel, &c->files) < 0 && i > 2)
+			break;
+		snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp%d_label", dev, i);
+		cap_copy(c->src, c->dfd, rel, &c->files);
 	}
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "hwmon", 5) != 0)
-			continue;
-		snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/name", de->d_name);
-		if (root_read_small(src, rel, buf, sizeof(buf)) <= 0 ||
-		    (strcmp(buf, "coretemp") != 0 && strcmp(buf, "k10temp") != 0))
-			continue;
-		cap_copy(src, dfd, rel, files);
-		for (int i = 1; i < 256; i++) {
-			snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp%d_input", de->d_name,
-				 i);
-			if (cap_copy(src, dfd, rel, files) < 0 && i > 2)
-				break;
-			snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp%d_label", de->d_name,
-				 i);
-			cap_copy(src, dfd, rel, files);
-		}
+	return 0;
+}
+
+static int cap_cpu(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	static const char *const per_cpu[] = { "topology/core_id", "topology/physical_package_id",
+					       "cpufreq/scaling_cur_freq" };
+	struct turbo_cap *c = ctx;
+	char rel[160], *end;
+	long cpu;
+
+	if (strncmp(name, "cpu", 3) != 0)
+		return 0;
+	cpu = strtol(name + 3, &end, 10);
+	if (end == name + 3 || *end || cpu < 0 || cpu > 1 << 20)
+		return 0;
+	for (size_t i = 0; i < sizeof(per_cpu) / sizeof(per_cpu[0]); i++) {
+		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%ld/%s", cpu, per_cpu[i]);
+		cap_copy(c->src, c->dfd, rel, &c->files);
 	}
-	closedir(d);
+	for (unsigned k = 0; k < TURBO_IDLE_MAX; k++) {
+		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%ld/cpuidle/state%u/name",
+			 cpu, k);
+		if (cap_copy(c->src, c->dfd, rel, &c->files) < 0)
+			break;
+		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%ld/cpuidle/state%u/time",
+			 cpu, k);
+		cap_copy(c->src, c->dfd, rel, &c->files);
+	}
+	cap_msr(c->src, c->dfd, (int)cpu, &c->files);
+	return 0;
 }
 
 int turbo_capture(const struct root *src, int dfd, unsigned *ret_files)
 {
 	static const char *const zone_files[] = { "name", "energy_uj", "max_energy_range_uj" };
-	unsigned files = 0;
+	struct turbo_cap c = { src, dfd, 0 };
 	char rel[160];
-	struct dirent *de;
-	DIR *d;
-	int fd;
 
-	cap_copy(src, dfd, "proc/cpuinfo", &files);
-	fd = root_openat(src, "sys/devices/system/cpu", O_RDONLY | O_DIRECTORY);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d && fd >= 0)
-		close(fd);
-	while (d && (de = readdir(d))) {
-		static const char *const per_cpu[] = { "topology/core_id",
-						       "topology/physical_package_id",
-						       "cpufreq/scaling_cur_freq" };
-		char *end;
-		long cpu;
-
-		if (strncmp(de->d_name, "cpu", 3) != 0)
-			continue;
-		cpu = strtol(de->d_name + 3, &end, 10);
-		if (end == de->d_name + 3 || *end || cpu < 0 || cpu > 1 << 20)
-			continue;
-		for (size_t i = 0; i < sizeof(per_cpu) / sizeof(per_cpu[0]); i++) {
-			snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%ld/%s", cpu,
-				 per_cpu[i]);
-			cap_copy(src, dfd, rel, &files);
-		}
-		for (unsigned k = 0; k < TURBO_IDLE_MAX; k++) {
-			snprintf(rel, sizeof(rel),
-				 "sys/devices/system/cpu/cpu%ld/cpuidle/state%u/name", cpu, k);
-			if (cap_copy(src, dfd, rel, &files) < 0)
-				break;
-			snprintf(rel, sizeof(rel),
-				 "sys/devices/system/cpu/cpu%ld/cpuidle/state%u/time", cpu, k);
-			cap_copy(src, dfd, rel, &files);
-		}
-		cap_msr(src, dfd, (int)cpu, &files);
-	}
-	if (d)
-		closedir(d);
+	cap_copy(src, dfd, "proc/cpuinfo", &c.files);
+	root_for_each_entry(src, "sys/devices/system/cpu", cap_cpu, &c);
 	for (int pkg = 0; pkg < 64; pkg++) {
 		bool any = false;
 
@@ -1622,7 +1615,7 @@ int turbo_capture(const struct root *src, int dfd, unsigned *ret_files)
 					snprintf(rel, sizeof(rel),
 						 "sys/class/powercap/intel-rapl:%d:%d/%s", pkg, sub,
 						 zone_files[i]);
-				zone = cap_copy(src, dfd, rel, &files) == 0 || zone;
+				zone = cap_copy(src, dfd, rel, &c.files) == 0 || zone;
 			}
 			any = any || zone;
 			if (!zone && sub >= 0)
@@ -1631,7 +1624,7 @@ int turbo_capture(const struct root *src, int dfd, unsigned *ret_files)
 		if (!any)
 			break;
 	}
-	cap_hwmon(src, dfd, &files);
-	*ret_files = files;
+	hwmon_for_each(src, cap_hwmon, &c);
+	*ret_files = c.files;
 	return 0;
 }

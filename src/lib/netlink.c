@@ -86,15 +86,17 @@ static int conn_setup(struct nl_sock *sk)
 	return 0;
 }
 
-int netlink_open_genl(const char *name, struct nlconn *ret)
+/* A socket of protocol proto, set up as conn_setup() does; with genl_name
+ * (generic netlink) that family's id resolved into ret->family. */
+static int open_conn(int proto, const char *genl_name, struct nlconn *ret)
 {
 	struct nl_sock *sk;
-	int r;
+	int r, family = 0;
 
 	sk = nl_socket_alloc();
 	if (!sk)
 		return -ENOMEM;
-	r = genl_connect(sk);
+	r = nl_connect(sk, proto); /* genl_connect() is this with NETLINK_GENERIC */
 	if (r < 0) {
 		r = netlink_errno(r);
 		goto fail;
@@ -102,41 +104,30 @@ int netlink_open_genl(const char *name, struct nlconn *ret)
 	r = conn_setup(sk);
 	if (r < 0)
 		goto fail;
-	r = genl_ctrl_resolve(sk, name);
-	if (r < 0) {
-		r = netlink_errno(r);
-		goto fail;
+	if (genl_name) {
+		r = genl_ctrl_resolve(sk, genl_name);
+		if (r < 0) {
+			r = netlink_errno(r);
+			goto fail;
+		}
+		family = r;
 	}
 	ret->sk = sk;
-	ret->family = r;
+	ret->family = family;
 	return 0;
 fail:
 	nl_socket_free(sk);
 	return r;
 }
 
+int netlink_open_genl(const char *name, struct nlconn *ret)
+{
+	return open_conn(NETLINK_GENERIC, name, ret);
+}
+
 int netlink_open_route(struct nlconn *ret)
 {
-	struct nl_sock *sk;
-	int r;
-
-	sk = nl_socket_alloc();
-	if (!sk)
-		return -ENOMEM;
-	r = nl_connect(sk, NETLINK_ROUTE);
-	if (r < 0) {
-		r = netlink_errno(r);
-		goto fail;
-	}
-	r = conn_setup(sk);
-	if (r < 0)
-		goto fail;
-	ret->sk = sk;
-	ret->family = 0;
-	return 0;
-fail:
-	nl_socket_free(sk);
-	return r;
+	return open_conn(NETLINK_ROUTE, NULL, ret);
 }
 
 void netlink_close(struct nlconn *c)
@@ -249,6 +240,47 @@ int netlink_walk(const void *buf, size_t len, size_t *off, const struct nlmsghdr
 		return 1;
 	}
 	return 0;
+}
+
+int netlink_genl_first(const void *buf, size_t len, uint8_t cmd, const struct nlmsghdr **ret_nlh,
+		       const char **what)
+{
+	const struct nlmsghdr *h;
+	struct genlmsghdr g;
+	size_t off = 0;
+	int r;
+
+	r = netlink_walk(buf, len, &off, &h);
+	if (r < 0)
+		return r == -EBADMSG ? netlink_bad(what, "truncated netlink header") : r;
+	if (r == 0)
+		return netlink_bad(what, "empty answer");
+	if (h->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
+		return netlink_bad(what, "no generic netlink header");
+	memcpy(&g, (const char *)h + NLMSG_HDRLEN, sizeof(g));
+	if (g.cmd != cmd)
+		return netlink_bad(what, "answer to another command");
+	*ret_nlh = h;
+	return 0;
+}
+
+int netlink_fetch(struct nlconn *c, struct nl_msg *msg, const struct root *r, const char *rel,
+		  int record_dfd, struct nlreply *out)
+{
+	int e;
+
+	if (!c) {
+		nlmsg_free(msg);
+		e = netlink_read_recorded(r, rel, out);
+	} else if (!msg) {
+		return -ENOMEM;
+	} else {
+		e = netlink_transact(c, msg, out);
+	}
+	/* capture keeps the answer as it came, also from a recorded tree */
+	if (e >= 0 && record_dfd >= 0)
+		netlink_record(record_dfd, rel, out);
+	return e;
 }
 
 const char *netlink_hint(int err)

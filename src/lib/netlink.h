@@ -67,6 +67,25 @@ int netlink_errno(int nle);
  */
 int netlink_walk(const void *buf, size_t len, size_t *off, const struct nlmsghdr **ret_nlh);
 
+/* Sets *what (when what is not NULL) to why, a static text naming what is
+ * wrong with an answer, and returns -EBADMSG: for the reply parsers. */
+static inline int netlink_bad(const char **what, const char *why)
+{
+	if (what)
+		*what = why;
+	return -EBADMSG;
+}
+
+/*
+ * The first message of a generic netlink answer in (buf, len), checked to
+ * carry a generic netlink header with command cmd: 0 and *ret_nlh, the
+ * kernel's -errno of an NLMSG_ERROR, or -EBADMSG with *what saying why
+ * ("truncated netlink header", "empty answer", "no generic netlink header",
+ * "answer to another command"). Pure, like netlink_walk().
+ */
+int netlink_genl_first(const void *buf, size_t len, uint8_t cmd, const struct nlmsghdr **ret_nlh,
+		       const char **what);
+
 /*
  * A recorded answer: reads rel under r (at most 1 MiB) into out. The bytes
  * are what netlink_transact() returned when the tree was captured. Returns
@@ -78,6 +97,17 @@ int netlink_read_recorded(const struct root *r, const char *rel, struct nlreply 
 /* Capture: writes out's bytes to rel under dfd through record_write() (its
  * directories created, no symlink followed, the file created anew). 0 or -errno. */
 int netlink_record(int dfd, const char *rel, const struct nlreply *out);
+
+/*
+ * One request's answer into out, live or from a recorded tree: with c, msg
+ * goes out through netlink_transact() (msg NULL: -ENOMEM, an allocation
+ * failed); without c (a tree), msg is freed and the answer is the file rel
+ * under r (netlink_read_recorded). With record_dfd >= 0 (capture) the answer
+ * is then written to rel under it, whichever way it came. Returns the byte
+ * count or -errno; msg is consumed in every case.
+ */
+int netlink_fetch(struct nlconn *c, struct nl_msg *msg, const struct root *r, const char *rel,
+		  int record_dfd, struct nlreply *out);
 
 /* A short human name for a netlink -errno in the context of a request:
  * "-EPERM" gets "needs CAP_NET_ADMIN". Never NULL. */

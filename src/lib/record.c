@@ -7,7 +7,6 @@
  * and a file is created with O_EXCL after unlinking whatever name was
  * there, never opened through it.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "root.h"
 
 static bool name_ok(const char *c)
 {
@@ -143,26 +143,33 @@ int record_create(int dfd, const char *rel, mode_t mode)
 	return fd < 0 ? e : fd;
 }
 
-int record_write(int dfd, const char *rel, const void *buf, size_t len)
+int record_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
-	int fd, e = 0;
 
-	fd = record_create(dfd, rel, 0644);
-	if (fd < 0)
-		return fd;
 	while (len) {
 		ssize_t n = write(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			e = -errno;
-			break;
-		}
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENOSPC;
 		p += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+int record_write(int dfd, const char *rel, const void *buf, size_t len)
+{
+	int fd, e;
+
+	fd = record_create(dfd, rel, 0644);
+	if (fd < 0)
+		return fd;
+	e = record_write_all(fd, buf, len);
 	if (close(fd) < 0 && !e)
 		e = -errno;
 	return e;
@@ -197,32 +204,31 @@ int record_symlink(int dfd, const char *rel, const char *target)
 	return e;
 }
 
+struct first_name {
+	char *buf;
+	size_t size;
+};
+
+static int copy_first(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	const struct first_name *f = ctx;
+
+	snprintf(f->buf, f->size, "%s", name);
+	return 1;
+}
+
 /* 1 when the directory fd holds nothing but "." and "..", 0, or -errno;
  * the first entry found is copied to ret_name. */
 static int dir_empty(int fd, char *ret_name, size_t size)
 {
-	struct dirent *de;
-	DIR *d;
-	int own, r = 1;
+	struct first_name f = { ret_name, size };
+	int own, r;
 
 	own = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (own < 0)
 		return -errno;
-	d = fdopendir(own);
-	if (!d) {
-		r = -errno;
-		close(own);
-		return r;
-	}
-	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		snprintf(ret_name, size, "%s", de->d_name);
-		r = 0;
-		break;
-	}
-	closedir(d);
-	return r;
+	r = root_for_each_entry_fd(own, copy_first, &f);
+	return r < 0 ? r : r == 0;
 }
 
 int record_open_top(const char *dir, char *why, size_t why_size)

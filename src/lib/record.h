@@ -48,6 +48,10 @@ int record_openat(int dfd, const char *rel, int flags);
  */
 int record_create(int dfd, const char *rel, mode_t mode);
 
+/* All len bytes of buf to fd, through short writes and EINTR. 0 or -errno
+ * (-ENOSPC for a write that takes nothing). */
+int record_write_all(int fd, const void *buf, size_t len);
+
 /* record_create() with mode 0644, then len bytes of buf. 0 or -errno. */
 int record_write(int dfd, const char *rel, const void *buf, size_t len);
 

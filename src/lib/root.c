@@ -6,6 +6,7 @@
  * returns), device nodes, symlinks to /etc/shadow or /dev/zero. Only what
  * resolves inside it, and only regular files, are opened from it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -208,6 +209,39 @@ int root_read_small(const struct root *r, const char *rel, char *buf, size_t siz
 		n--;
 	buf[n] = '\0';
 	return (int)n;
+}
+
+int root_for_each_entry_fd(int dfd, root_entry_fn fn, void *ctx)
+{
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	d = fdopendir(dfd);
+	if (!d) {
+		ret = -errno;
+		close(dfd);
+		return ret;
+	}
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		ret = fn(dirfd(d), de->d_name, de->d_type, ctx);
+		if (ret)
+			break;
+	}
+	closedir(d);
+	return ret;
+}
+
+int root_for_each_entry(const struct root *r, const char *rel, root_entry_fn fn, void *ctx)
+{
+	int fd;
+
+	fd = root_openat(r, rel, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	return root_for_each_entry_fd(fd, fn, ctx);
 }
 
 void root_display(const struct root *r, const char *rel, char *buf, size_t size)

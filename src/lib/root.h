@@ -63,6 +63,27 @@ ssize_t root_readlink(const struct root *r, const char *rel, char *buf, size_t s
  * stripped). Returns the length or -errno. */
 int root_read_small(const struct root *r, const char *rel, char *buf, size_t size);
 
+/*
+ * What root_for_each_entry() calls for each entry of a directory but "." and
+ * "..": dfd is the directory (for *at calls on name), type readdir's d_type
+ * (DT_UNKNOWN where the file system does not fill it in; a symlink is DT_LNK,
+ * never the type of what it points to). A non-zero return stops the walk and
+ * becomes its return: < 0 an error, > 0 "enough" (a table is full).
+ */
+typedef int (*root_entry_fn)(int dfd, const char *name, unsigned char type, void *ctx);
+
+/*
+ * Calls fn for each entry of the directory rel under the root, opened as
+ * root_openat(rel, O_RDONLY | O_DIRECTORY) opens it (a tree's symlinks
+ * resolve inside the tree), in readdir's order. Nothing is descended into.
+ * Returns 0, fn's first non-zero return, or -errno of the open.
+ */
+int root_for_each_entry(const struct root *r, const char *rel, root_entry_fn fn, void *ctx);
+
+/* The same over the directory fd dfd, which it consumes (closed in every
+ * case): for a directory already opened, as by a walk down a tree. */
+int root_for_each_entry_fd(int dfd, root_entry_fn fn, void *ctx);
+
 /* Host-visible form of rel for messages: "/proc/stat" or "ROOT/proc/stat". */
 void root_display(const struct root *r, const char *rel, char *buf, size_t size);
 

@@ -13,3 +13,20 @@ void str_copy(char *dst, size_t size, const char *src)
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 }
+
+bool str_u32(const char *s, uint32_t *ret)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > UINT32_MAX)
+			return false;
+	}
+	*ret = (uint32_t)v;
+	return true;
+}

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fixed-size C strings: the one copy-with-truncation helper the fixed
- * buffers of findings, topology labels and journal entries share.
+ * buffers of findings, topology labels and journal entries share, and the
+ * number a directory entry's name is (an IRQ, a queue).
  */
 #ifndef IOTRIAGE_STR_H
 #define IOTRIAGE_STR_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Copies src into dst[size] (size > 0), truncating at size - 1 bytes, and
@@ -14,5 +17,9 @@
  * still useful; never for paths or anything compared afterwards.
  */
 void str_copy(char *dst, size_t size, const char *src);
+
+/* True when s is all decimal digits (at least one) worth at most
+ * UINT32_MAX: a sysfs name such as msi_irqs/35 or mq/3; *ret set then. */
+bool str_u32(const char *s, uint32_t *ret);
 
 #endif

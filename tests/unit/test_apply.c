@@ -3,7 +3,6 @@
  * rollback of a half-done apply, refusals; and the journal parser. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +20,7 @@
 
 #include "apply.h"
 #include "ethtool_nl.h"
+#include "tree_util.h"
 
 /* A recorded ETHTOOL_MSG_CHANNELS_GET answer: eth0, combined 2 of 8, other 1 of 1. */
 #define CHANNELS_BIN FIXTURES_DIR "/advise/nic-few-channels/t1/netlink/ethtool/eth0/channels.bin"
@@ -30,25 +30,6 @@ struct tree {
 	struct root root;
 	int state_fd;
 };
-
-static void put(const char *dir, const char *rel, const char *text)
-{
-	char path[512], tmp[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	for (char *p = path + strlen(dir) + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		memcpy(tmp, path, (size_t)(p - path));
-		tmp[p - path] = '\0';
-		mkdir(tmp, 0755);
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 static void get(const struct tree *t, const char *rel, char *buf, size_t size)
 {
@@ -62,18 +43,16 @@ static int setup(void **state)
 
 	if (!t)
 		return -1;
-	snprintf(t->dir, sizeof(t->dir), "/tmp/iotriage-apply-XXXXXX");
-	if (!mkdtemp(t->dir))
-		return -1;
+	tree_new(t->dir, sizeof(t->dir), "apply");
 	for (int irq = 200; irq < 203; irq++) {
 		char rel[64];
 
 		snprintf(rel, sizeof(rel), "proc/irq/%d/smp_affinity_list", irq);
-		put(t->dir, rel, "0-3\n");
+		tree_put(t->dir, rel, "0-3\n");
 		snprintf(rel, sizeof(rel), "proc/irq/%d/effective_affinity_list", irq);
-		put(t->dir, rel, "1\n");
+		tree_put(t->dir, rel, "1\n");
 	}
-	put(t->dir, "sys/block/sdb/queue/scheduler", "[none] mq-deadline\n");
+	tree_put(t->dir, "sys/block/sdb/queue/scheduler", "[none] mq-deadline\n");
 	if (root_open(t->dir, &t->root) < 0)
 		return -1;
 	t->state_fd = apply_state_open(&t->root, NULL, why, sizeof(why));
@@ -83,21 +62,13 @@ static int setup(void **state)
 	return 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int teardown(void **state)
 {
 	struct tree *t = *state;
 
 	close(t->state_fd);
 	root_close(&t->root);
-	nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tree_remove(t->dir);
 	free(t);
 	return 0;
 }
@@ -170,12 +141,12 @@ static void test_undo_records_current_value(void **state)
 	char buf[64];
 
 	/* the host changed since the advice: undo restores what was there at apply */
-	put(t->dir, "proc/irq/201/smp_affinity_list", "3\n");
+	tree_put(t->dir, "proc/irq/201/smp_affinity_list", "3\n");
 	assert_int_equal(apply_suggestion(&t->root, t->state_fd, &s, &res), 0);
 	assert_int_equal(apply_undo(&t->root, t->state_fd, "irq-spread-test", &res), 0);
 	get(t, "proc/irq/201/smp_affinity_list", buf, sizeof(buf));
 	assert_string_equal(buf, "3");
-	put(t->dir, "proc/irq/201/smp_affinity_list", "0-3\n");
+	tree_put(t->dir, "proc/irq/201/smp_affinity_list", "0-3\n");
 }
 
 /* Sets or clears the immutable flag (chattr +i): a file that reads fine but
@@ -230,17 +201,14 @@ static void test_rollback(void **state)
 static void victim(const struct tree *t, char *path, size_t size)
 {
 	snprintf(path, size, "%s-victim", t->dir);
-	put("/", path + 1, "0-3\n");
+	tree_put("/", path + 1, "0-3\n");
 }
 
 static void assert_victim(const char *path)
 {
 	char buf[64];
-	FILE *f = fopen(path, "r");
 
-	assert_non_null(f);
-	assert_non_null(fgets(buf, sizeof(buf), f));
-	fclose(f);
+	tree_slurp(path, buf, sizeof(buf));
 	assert_string_equal(buf, "0-3\n");
 }
 
@@ -265,10 +233,10 @@ static void test_symlinks_refused(void **state)
 	get(t, "proc/irq/200/smp_affinity_list", buf, sizeof(buf));
 	assert_string_equal(buf, "0-3");
 	/* a journal naming it (as a crash could leave): undo refuses, keeps it */
-	put(t->dir, "var/lib/iotriage/irq-spread-test.undo",
-	    "iotriage-undo 1\nid irq-spread-test\n"
-	    "write proc/irq/201/smp_affinity_list\t0-3\t1\n"
-	    "write proc/irq/202/smp_affinity_list\t5\t2\n");
+	tree_put(t->dir, "var/lib/iotriage/irq-spread-test.undo",
+		 "iotriage-undo 1\nid irq-spread-test\n"
+		 "write proc/irq/201/smp_affinity_list\t0-3\t1\n"
+		 "write proc/irq/202/smp_affinity_list\t5\t2\n");
 	assert_int_equal(apply_undo(&t->root, t->state_fd, "irq-spread-test", &res), -ELOOP);
 	assert_non_null(strstr(res.message, "journal kept"));
 	assert_non_null(strstr(res.message, "symbolic link"));
@@ -279,9 +247,9 @@ static void test_symlinks_refused(void **state)
 	/* sys/block/sdb -> a directory outside holding queue/scheduler */
 	snprintf(outside, sizeof(outside), "%s-outside", t->dir);
 	snprintf(path, sizeof(path), "%s/queue/scheduler", outside + 1);
-	put("/", path, "[none] mq-deadline\n");
+	tree_put("/", path, "[none] mq-deadline\n");
 	snprintf(path, sizeof(path), "%s/sys/block/sdb", t->dir);
-	assert_int_equal(nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	tree_remove(path);
 	assert_int_equal(symlink(outside, path), 0);
 	memset(&s, 0, sizeof(s));
 	memset(&a, 0, sizeof(a));
@@ -292,15 +260,9 @@ static void test_symlinks_refused(void **state)
 	s.nactions = 1;
 	assert_int_equal(apply_suggestion(&t->root, t->state_fd, &s, &res), -ENOTDIR);
 	snprintf(path, sizeof(path), "%s/queue/scheduler", outside);
-	{
-		FILE *f = fopen(path, "r");
-
-		assert_non_null(f);
-		assert_non_null(fgets(buf, sizeof(buf), f));
-		fclose(f);
-		assert_string_equal(buf, "[none] mq-deadline\n");
-	}
-	assert_int_equal(nftw(outside, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	tree_slurp(path, buf, sizeof(buf));
+	assert_string_equal(buf, "[none] mq-deadline\n");
+	tree_remove(outside);
 }
 
 /* Journals planted where undo looks: paths apply never writes are refused
@@ -322,14 +284,14 @@ static void test_planted_journal(void **state)
 	char text[512], buf[64], path[512], vpath[128];
 	struct stat st;
 
-	put(t->dir, "sys/block/sda/device/delete", "keep\n");
+	tree_put(t->dir, "sys/block/sda/device/delete", "keep\n");
 	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
 		snprintf(text, sizeof(text),
 			 "iotriage-undo 1\nid p\n"
 			 "write proc/irq/200/smp_affinity_list\t7\t0\n"
 			 "write %s\t1\t0\n",
 			 planted[i]);
-		put(t->dir, "var/lib/iotriage/p.undo", text);
+		tree_put(t->dir, "var/lib/iotriage/p.undo", text);
 		assert_int_equal(apply_undo(&t->root, t->state_fd, "p", &res), -EBADMSG);
 		assert_int_equal(res.written, 0);
 		get(t, "sys/block/sda/device/delete", buf, sizeof(buf));
@@ -339,7 +301,8 @@ static void test_planted_journal(void **state)
 	}
 	/* a journal that is a symlink to a valid one elsewhere */
 	victim(t, vpath, sizeof(vpath));
-	put("/", vpath + 1, "iotriage-undo 1\nid p\nwrite proc/irq/200/smp_affinity_list\t7\t0\n");
+	tree_put("/", vpath + 1,
+		 "iotriage-undo 1\nid p\nwrite proc/irq/200/smp_affinity_list\t7\t0\n");
 	snprintf(path, sizeof(path), "%s/var/lib/iotriage/p.undo", t->dir);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(symlink(vpath, path), 0);
@@ -352,8 +315,8 @@ static void test_planted_journal(void **state)
 	assert_string_equal(buf, "0-3");
 	/* one owned by another user */
 	if (geteuid() == 0) {
-		put(t->dir, "var/lib/iotriage/p.undo",
-		    "iotriage-undo 1\nid p\nwrite proc/irq/200/smp_affinity_list\t7\t0\n");
+		tree_put(t->dir, "var/lib/iotriage/p.undo",
+			 "iotriage-undo 1\nid p\nwrite proc/irq/200/smp_affinity_list\t7\t0\n");
 		assert_int_equal(chown(path, 65534, 65534), 0);
 		assert_int_equal(apply_undo(&t->root, t->state_fd, "p", &res), -EPERM);
 		get(t, "proc/irq/200/smp_affinity_list", buf, sizeof(buf));
@@ -483,35 +446,11 @@ static void test_corrupt_journal(void **state)
 	char path[512];
 
 	snprintf(path, sizeof(path), "%s/var/lib/iotriage/bad.undo", t->dir);
-	put(t->dir, "var/lib/iotriage/bad.undo", "iotriage-undo 1\nid bad\nwrite /etc/x\ta\tb\n");
+	tree_put(t->dir, "var/lib/iotriage/bad.undo",
+		 "iotriage-undo 1\nid bad\nwrite /etc/x\ta\tb\n");
 	assert_int_equal(apply_undo(&t->root, t->state_fd, "bad", &res), -EBADMSG);
 	assert_int_equal(access(path, F_OK), 0); /* kept for a human to look at */
 	unlink(path);
-}
-
-static size_t slurp(const char *path, unsigned char *buf, size_t size)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	assert_non_null(f);
-	n = fread(buf, 1, size, f);
-	fclose(f);
-	assert_true(n > 0 && n < size);
-	return n;
-}
-
-static void put_bytes(const char *dir, const char *rel, const unsigned char *b, size_t n)
-{
-	char path[512];
-	FILE *f;
-
-	put(dir, rel, ""); /* creates the directories */
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(b, 1, n, f), n);
-	fclose(f);
 }
 
 /* `ethtool -L eth0 combined N` in a recorded tree: the recorded answer is
@@ -527,8 +466,9 @@ static void test_ethtool_channels(void **state)
 	char path[512], buf[64];
 	size_t n;
 
-	n = slurp(CHANNELS_BIN, orig, sizeof(orig));
-	put_bytes(t->dir, "netlink/ethtool/eth0/channels.bin", orig, n);
+	n = tree_slurp(CHANNELS_BIN, orig, sizeof(orig));
+	assert_true(n > 0);
+	tree_put_bytes(t->dir, "netlink/ethtool/eth0/channels.bin", orig, n);
 	snprintf(path, sizeof(path), "%s/netlink/ethtool/eth0/channels.bin", t->dir);
 
 	memset(&ch, 0, sizeof(ch));
@@ -564,7 +504,7 @@ static void test_ethtool_channels(void **state)
 	}
 	assert_int_equal(apply_undo(&t->root, t->state_fd, "channels-eth0", &res), 0);
 	assert_non_null(strstr(res.message, "1 values restored"));
-	assert_int_equal(slurp(path, now, sizeof(now)), n);
+	assert_int_equal(tree_slurp(path, now, sizeof(now)), n);
 	assert_memory_equal(now, orig, n); /* byte for byte the recorded answer */
 
 	/* above the maximum: the kernel's EINVAL; the IRQ written before is
@@ -580,7 +520,7 @@ static void test_ethtool_channels(void **state)
 	assert_non_null(strstr(res.message, "1 earlier writes rolled back"));
 	get(t, "proc/irq/200/smp_affinity_list", buf, sizeof(buf));
 	assert_string_equal(buf, "0-3");
-	assert_int_equal(slurp(path, now, sizeof(now)), n);
+	assert_int_equal(tree_slurp(path, now, sizeof(now)), n);
 	assert_memory_equal(now, orig, n);
 	assert_int_equal(faccessat(t->state_fd, "channels-eth0.undo", F_OK, 0), -1);
 
@@ -596,7 +536,7 @@ static void test_ethtool_channels(void **state)
 	snprintf(ch.path, sizeof(ch.path), "netlink/ethtool/eth0/channels/combined");
 	snprintf(ch.value, sizeof(ch.value), "8 rx 2");
 	assert_int_equal(apply_suggestion(&t->root, t->state_fd, &s, &res), -EINVAL);
-	assert_int_equal(slurp(path, now, sizeof(now)), n);
+	assert_int_equal(tree_slurp(path, now, sizeof(now)), n);
 	assert_memory_equal(now, orig, n);
 }
 

@@ -22,6 +22,7 @@
 #include "encode.h"
 #include "metrics_proc.h"
 #include "snapshot.h"
+#include "tree_util.h"
 
 #define CG FIXTURES_DIR "/cgroups"
 
@@ -112,41 +113,24 @@ static void test_walk_fixture(void **state)
 	root_close(&r);
 }
 
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return -1;
-	fputs(text, f);
-	return fclose(f);
-}
-
 /* A hostile tree: a link to a directory outside, a FIFO as io.stat, a
  * malformed one. None is followed or blocks; each is counted. */
 static void test_walk_hostile(void **state)
 {
-	char dir[] = "/tmp/iotr-cgroup-XXXXXX", p[512];
 	struct cgroup_table t = { 0 };
+	char dir[64], p[512];
 	struct root r;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/a", dir);
-	assert_int_equal(system(NULL) != 0, 1);
-	snprintf(p, sizeof(p), "mkdir -p %s/sys/fs/cgroup/a %s/sys/fs/cgroup/b %s/outside/x", dir,
-		 dir, dir);
-	assert_int_equal(system(p), 0);
-	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/cgroup.controllers", dir);
-	assert_int_equal(write_file(p, "cpu io\n"), 0);
-	snprintf(p, sizeof(p), "%s/outside/x/io.stat", dir);
-	assert_int_equal(write_file(p, "8:0 rbytes=1 wbytes=2 rios=3 wios=4\n"), 0);
+	tree_new(dir, sizeof(dir), "cgroup");
+	tree_mkdirs(dir, "sys/fs/cgroup/a");
+	tree_put(dir, "sys/fs/cgroup/cgroup.controllers", "cpu io\n");
+	tree_put(dir, "outside/x/io.stat", "8:0 rbytes=1 wbytes=2 rios=3 wios=4\n");
 	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/evil", dir);
 	assert_int_equal(symlink("../../../outside/x", p), 0);
 	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/a/io.stat", dir);
 	assert_int_equal(mkfifo(p, 0600), 0);
-	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/b/io.stat", dir);
-	assert_int_equal(write_file(p, "garbage\n"), 0);
+	tree_put(dir, "sys/fs/cgroup/b/io.stat", "garbage\n");
 	assert_int_equal(root_open(dir, &r), 0);
 	assert_int_equal(cgroup_collect(&r, &t), 0);
 	assert_int_equal(t.status.err, 0);
@@ -157,8 +141,7 @@ static void test_walk_hostile(void **state)
 	assert_non_null(strstr(t.status.reason, "2 cgroup(s) or file(s) not read"));
 	cgroup_table_free(&t);
 	root_close(&r);
-	snprintf(p, sizeof(p), "rm -rf %s", dir);
-	assert_int_equal(system(p), 0);
+	tree_remove(dir);
 }
 
 static void test_no_hierarchy(void **state)

@@ -21,6 +21,7 @@
 #include "sampler.h"
 #include "snapshot.h"
 #include "topology.h"
+#include "tree_util.h"
 
 #define MS 1000000LL
 
@@ -101,16 +102,11 @@ static void test_carried_interval(void **state)
 
 static void put_comm(const char *dir, int pid, const char *comm)
 {
-	char p[256];
-	FILE *f;
+	char rel[64], text[64];
 
-	snprintf(p, sizeof(p), "%s/proc/%d", dir, pid);
-	assert_int_equal(mkdir(p, 0755), 0);
-	snprintf(p, sizeof(p), "%s/proc/%d/comm", dir, pid);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fprintf(f, "%s\n", comm);
-	fclose(f);
+	snprintf(rel, sizeof(rel), "proc/%d/comm", pid);
+	snprintf(text, sizeof(text), "%s\n", comm);
+	tree_put(dir, rel, text);
 }
 
 static void drop_comm(const char *dir, int pid)
@@ -139,15 +135,14 @@ static bool ib_running(const struct root *r, struct topo_hint *h, int *ret_pid)
  * PID is checked first, and a search that found none waits 5 reads. */
 static void test_irqbalance_hint(void **state)
 {
-	char dir[] = "/tmp/iotr-cost-topo-XXXXXX", p[128];
 	struct topo_hint h = { 0 };
 	struct root r;
+	char dir[64];
 	int pid = 0;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(p, sizeof(p), "%s/proc", dir);
-	assert_int_equal(mkdir(p, 0755), 0);
+	tree_new(dir, sizeof(dir), "cost-topo");
+	tree_mkdirs(dir, "proc");
 	put_comm(dir, 100, "irqbalance");
 	put_comm(dir, 200, "bash");
 	assert_int_equal(root_open(dir, &r), 0);
@@ -170,11 +165,7 @@ static void test_irqbalance_hint(void **state)
 	assert_true(ib_running(&r, NULL, &pid));
 	assert_int_equal(pid, 400);
 	root_close(&r);
-	drop_comm(dir, 200);
-	drop_comm(dir, 400);
-	snprintf(p, sizeof(p), "%s/proc", dir);
-	rmdir(p);
-	rmdir(dir);
+	tree_remove(dir);
 }
 
 int main(void)

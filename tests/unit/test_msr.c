@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "msr.h"
+#include "tree_util.h"
 
 struct tree {
 	char dir[64];
@@ -37,16 +38,9 @@ static int tree_setup(void **state)
 	int fd;
 
 	assert_non_null(t);
-	snprintf(t->dir, sizeof(t->dir), "/tmp/iotriage-msr-XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(path, sizeof(path), "%s/dev", t->dir);
-	assert_int_equal(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/dev/cpu", t->dir);
-	assert_int_equal(mkdir(path, 0755), 0);
-	for (int cpu = 0; cpu < 3; cpu++) {
-		snprintf(path, sizeof(path), "%s/dev/cpu/%d", t->dir, cpu);
-		assert_int_equal(mkdir(path, 0755), 0);
-	}
+	tree_new(t->dir, sizeof(t->dir), "msr");
+	tree_mkdirs(t->dir, "dev/cpu/0");
+	tree_mkdirs(t->dir, "dev/cpu/1");
 	snprintf(path, sizeof(path), "%s/dev/cpu/0/msr", t->dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
@@ -64,8 +58,7 @@ static int tree_setup(void **state)
 	assert_int_equal(ftruncate(fd, MSR_IA32_MPERF * 8 + 4), 0);
 	close(fd);
 	/* cpu2: msr is a directory */
-	snprintf(path, sizeof(path), "%s/dev/cpu/2/msr", t->dir);
-	assert_int_equal(mkdir(path, 0755), 0);
+	tree_mkdirs(t->dir, "dev/cpu/2/msr");
 	assert_int_equal(root_open(t->dir, &t->root), 0);
 	*state = t;
 	return 0;
@@ -74,12 +67,9 @@ static int tree_setup(void **state)
 static int tree_teardown(void **state)
 {
 	struct tree *t = *state;
-	char cmd[128];
 
 	root_close(&t->root);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	if (system(cmd) != 0)
-		return -1;
+	tree_remove(t->dir);
 	free(t);
 	return 0;
 }

@@ -5,8 +5,8 @@
  * the caller's. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "record.h"
+#include "tree_util.h"
 
 struct tree {
 	char dir[64];	  /* the top: holds out/ (the recording) and the victims */
@@ -28,27 +29,6 @@ struct tree {
 	int dfd;
 };
 
-static void slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	assert_true(fd >= 0);
-	n = read(fd, buf, size - 1);
-	assert_true(n >= 0);
-	buf[n] = '\0';
-	close(fd);
-}
-
-static void spit(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-}
-
 static int setup(void **state)
 {
 	struct tree *t = calloc(1, sizeof(*t));
@@ -56,13 +36,11 @@ static int setup(void **state)
 
 	if (!t)
 		return -1;
-	snprintf(t->dir, sizeof(t->dir), "/tmp/iotriage-record-XXXXXX");
-	if (!mkdtemp(t->dir))
-		return -1;
+	tree_new(t->dir, sizeof(t->dir), "record");
 	snprintf(t->out, sizeof(t->out), "%s/out", t->dir);
 	snprintf(t->victim, sizeof(t->victim), "%s/victim", t->dir);
 	snprintf(t->hidden, sizeof(t->hidden), "%s/hidden", t->dir);
-	spit(t->victim, "precious\n");
+	tree_put(t->dir, "victim", "precious\n");
 	if (mkdir(t->hidden, 0700) < 0)
 		return -1;
 	t->dfd = record_open_top(t->out, why, sizeof(why));
@@ -72,20 +50,12 @@ static int setup(void **state)
 	return 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int teardown(void **state)
 {
 	struct tree *t = *state;
 
 	close(t->dfd);
-	nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tree_remove(t->dir);
 	free(t);
 	return 0;
 }
@@ -95,7 +65,7 @@ static void assert_untouched(const struct tree *t)
 	char buf[64];
 	struct stat st;
 
-	slurp(t->victim, buf, sizeof(buf));
+	tree_slurp(t->victim, buf, sizeof(buf));
 	assert_string_equal(buf, "precious\n");
 	assert_int_equal(stat(t->victim, &st), 0);
 	assert_int_equal(st.st_nlink, 1);
@@ -119,7 +89,7 @@ static void test_file_symlink(void **state)
 	assert_int_equal(record_write(t->dfd, "proc/stat", "cpu 1\n", 6), 0);
 	assert_int_equal(lstat(path, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
-	slurp(path, buf, sizeof(buf));
+	tree_slurp(path, buf, sizeof(buf));
 	assert_string_equal(buf, "cpu 1\n");
 	assert_untouched(t);
 	/* a dangling one, a hard link: the same */
@@ -134,7 +104,7 @@ static void test_file_symlink(void **state)
 	assert_untouched(t);
 	/* written twice in one run: the second write wins */
 	assert_int_equal(record_write(t->dfd, "proc/stat", "cpu 4\n", 6), 0);
-	slurp(path, buf, sizeof(buf));
+	tree_slurp(path, buf, sizeof(buf));
 	assert_string_equal(buf, "cpu 4\n");
 }
 
@@ -158,7 +128,7 @@ static void test_dir_symlink(void **state)
 	e = record_open_dir(t->dfd, "sys/block", 1);
 	assert_true(e == -ELOOP || e == -ENOTDIR);
 	/* reading through it is refused too */
-	spit(t->victim, "precious\n");
+	tree_put(t->dir, "victim", "precious\n");
 	e = record_openat(t->dfd, "sys/victim", O_RDONLY);
 	assert_true(e == -ELOOP || e == -ENOTDIR);
 	assert_untouched(t);
@@ -222,6 +192,38 @@ static void test_open_top(void **state)
 	close(fd);
 }
 
+/* record_write_all: every byte, or the write's -errno. */
+static void test_write_all(void **state)
+{
+	struct tree *t = *state;
+	size_t len = 1 << 20;
+	char *buf = malloc(len), *back = malloc(len), path[128];
+	int fd, p[2];
+
+	assert_non_null(buf);
+	assert_non_null(back);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (char)(i * 7);
+	snprintf(path, sizeof(path), "%s/big", t->dir);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(record_write_all(fd, buf, len), 0);
+	assert_int_equal(pread(fd, back, len, 0), (ssize_t)len);
+	assert_memory_equal(buf, back, len);
+	close(fd);
+	assert_int_equal(record_write_all(-1, buf, 1), -EBADF);
+	assert_int_equal(record_write_all(-1, buf, 0), 0);
+	/* nobody reading: EPIPE, not a signal (the caller ignores SIGPIPE) */
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	close(p[0]);
+	assert_int_equal(record_write_all(p[1], buf, 16), -EPIPE);
+	close(p[1]);
+	signal(SIGPIPE, SIG_DFL);
+	free(buf);
+	free(back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +231,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dir_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_top, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_all, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

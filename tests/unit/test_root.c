@@ -3,12 +3,13 @@
  * root.c and procfile.c against hostile recorded trees built in a temporary
  * directory: FIFOs, device nodes and directories where a file belongs,
  * symlinks leading out of the tree (with openat2 and with the fallback that
- * older kernels get), files over the size cap; msr_open on a FIFO.
+ * older kernels get), files over the size cap; msr_open on a FIFO; the
+ * directory walk (root_for_each_entry).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "msr.h"
 #include "procfile.h"
 #include "root.h"
+#include "tree_util.h"
 
 struct tree {
 	char dir[64];
@@ -30,27 +32,12 @@ struct tree {
 	struct root r;
 };
 
-static void put(const char *dir, const char *rel, const char *text)
+static void fifo_in(const struct tree *t, const char *rel)
 {
 	char p[256];
-	FILE *f;
 
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void __attribute__((format(printf, 1, 2))) sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_int_equal(system(cmd), 0);
+	snprintf(p, sizeof(p), "%s/%s", t->dir, rel);
+	assert_int_equal(mkfifo(p, 0600), 0);
 }
 
 static int setup(void **state)
@@ -58,14 +45,15 @@ static int setup(void **state)
 	struct tree *t = calloc(1, sizeof(*t));
 
 	assert_non_null(t);
-	snprintf(t->dir, sizeof(t->dir), "/tmp/iotr-root-XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
+	tree_new(t->dir, sizeof(t->dir), "root");
 	snprintf(t->outside, sizeof(t->outside), "%s-secret", t->dir);
-	put("/", t->outside, "secret\n");
-	sh("mkdir -p %s/proc %s/sys/x %s/dev/cpu/0", t->dir, t->dir, t->dir);
-	put(t->dir, "proc/uptime", "1.00 2.00\n");
-	put(t->dir, "sys/x/real", "42\n");
-	sh("mkfifo %s/proc/stat", t->dir);
+	tree_put("/", t->outside, "secret\n");
+	tree_mkdirs(t->dir, "proc");
+	tree_mkdirs(t->dir, "sys/x");
+	tree_mkdirs(t->dir, "dev/cpu/0");
+	tree_put(t->dir, "proc/uptime", "1.00 2.00\n");
+	tree_put(t->dir, "sys/x/real", "42\n");
+	fifo_in(t, "proc/stat");
 	assert_int_equal(root_open(t->dir, &t->r), 0);
 	*state = t;
 	return 0;
@@ -76,7 +64,8 @@ static int teardown(void **state)
 	struct tree *t = *state;
 
 	root_close(&t->r);
-	sh("rm -rf %s %s", t->dir, t->outside);
+	tree_remove(t->dir);
+	tree_remove(t->outside);
 	free(t);
 	return 0;
 }
@@ -167,12 +156,14 @@ static void test_symlinks_fallback(void **state)
 static void test_readlink(void **state)
 {
 	struct tree *t = *state;
-	char out[96], buf[64];
+	char out[96], l[128], buf[64];
 	struct root r = t->r;
 	ssize_t n;
 
 	snprintf(out, sizeof(out), "%s.d", t->outside);
-	sh("mkdir -p %s && ln -sfn leak %s/l", out, out);
+	tree_mkdirs(out, "");
+	snprintf(l, sizeof(l), "%s/l", out);
+	assert_int_equal(symlink("leak", l), 0);
 	link_in(t, out, "esc");
 	link_in(t, "../real", "sys/x/lnk");
 	link_in(t, "top-target", "toplink");
@@ -188,7 +179,7 @@ static void test_readlink(void **state)
 		assert_int_equal(n, 10);
 		assert_int_equal(root_readlink(&r, "sys/x/real", buf, sizeof(buf)), -EINVAL);
 	}
-	sh("rm -rf %s", out);
+	tree_remove(out);
 }
 
 /* The host's "/" by any name is the host: no containment, no openat2. */
@@ -214,7 +205,7 @@ static void test_procfile_cap(void **state)
 	assert_non_null(big);
 	memset(big, 'x', 99);
 	big[99] = '\0';
-	put(t->dir, "proc/interrupts", big);
+	tree_put(t->dir, "proc/interrupts", big);
 	procfile_init(&pf, "proc/interrupts");
 	assert_int_equal(pf.max, ROOT_FILE_MAX);
 	pf.max = 98;
@@ -264,13 +255,125 @@ static void test_msr_fifo(void **state)
 {
 	struct tree *t = *state;
 	struct msr_dev d;
+	char p[256];
 
-	sh("mkfifo %s/dev/cpu/0/msr", t->dir);
+	fifo_in(t, "dev/cpu/0/msr");
 	assert_int_equal(msr_open(&t->r, 0, &d), -EINVAL);
-	sh("rm %s/dev/cpu/0/msr && touch %s/dev/cpu/0/msr", t->dir, t->dir);
+	snprintf(p, sizeof(p), "%s/dev/cpu/0/msr", t->dir);
+	assert_int_equal(unlink(p), 0);
+	tree_put(t->dir, "dev/cpu/0/msr", "");
 	assert_int_equal(msr_open(&t->r, 0, &d), 0);
 	assert_true(d.is_file);
 	msr_close(&d);
+}
+
+struct seen {
+	char names[8][16];
+	unsigned char types[8];
+	int n;
+	int stop_at; /* the call (1-based) that returns stop_ret; 0: none */
+	int stop_ret;
+};
+
+static int note(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	struct seen *s = ctx;
+	struct stat st;
+
+	assert_true(s->n < 8);
+	/* dfd is the walked directory: name resolves against it */
+	assert_int_equal(fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW), 0);
+	snprintf(s->names[s->n], sizeof(s->names[0]), "%s", name);
+	s->types[s->n] = type;
+	s->n++;
+	return s->n == s->stop_at ? s->stop_ret : 0;
+}
+
+/* Index of name among what the walk saw, -1 if absent. */
+static int seen_at(const struct seen *s, const char *name)
+{
+	for (int i = 0; i < s->n; i++)
+		if (strcmp(s->names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* root_for_each_entry: every entry but "." and "..", hidden ones too;
+ * nothing descended into, a symlinked directory is an entry (DT_LNK) and
+ * not a way in; a walk through a link that leaves the tree is refused. */
+static void test_for_each_entry(void **state)
+{
+	struct tree *t = *state;
+	struct seen s = { 0 };
+	char out[96];
+	struct root r = t->r;
+	int i;
+
+	snprintf(out, sizeof(out), "%s.walk", t->outside);
+	tree_put(t->dir, "w/f", "");
+	tree_put(t->dir, "w/.h", "");
+	tree_put(t->dir, "w/d/inner", "");
+	tree_put(out, "leak", "");
+	link_in(t, "d", "w/ld");
+	assert_int_equal(root_for_each_entry(&t->r, "w", note, &s), 0);
+	assert_int_equal(s.n, 4);
+	assert_true(seen_at(&s, "f") >= 0 && seen_at(&s, ".h") >= 0 && seen_at(&s, "d") >= 0);
+	assert_int_equal(seen_at(&s, "."), -1);
+	assert_int_equal(seen_at(&s, ".."), -1);
+	assert_int_equal(seen_at(&s, "inner"), -1);
+	i = seen_at(&s, "ld");
+	assert_true(i >= 0);
+	assert_true(s.types[i] == DT_LNK || s.types[i] == DT_UNKNOWN);
+
+	/* an inside link to a directory is walked as the tree's own */
+	link_in(t, "/w/d", "in");
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(root_for_each_entry(&t->r, "in", note, &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.names[0], "inner");
+	/* a link out of the tree is not followed, with or without openat2 */
+	link_in(t, out, "out");
+	for (int fallback = 0; fallback < 2; fallback++) {
+		r.no_openat2 = fallback;
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(root_for_each_entry(&r, "out", note, &s),
+				 fallback ? -EXDEV : -ENOENT);
+		assert_int_equal(s.n, 0);
+	}
+	assert_int_equal(root_for_each_entry(&t->r, "w/f", note, &s), -ENOTDIR);
+	assert_int_equal(root_for_each_entry(&t->r, "none", note, &s), -ENOENT);
+
+	/* a non-zero return stops the walk and is its return */
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 2;
+	s.stop_ret = 7;
+	assert_int_equal(root_for_each_entry(&t->r, "w", note, &s), 7);
+	assert_int_equal(s.n, 2);
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 1;
+	s.stop_ret = -EIO;
+	assert_int_equal(root_for_each_entry(&t->r, "w", note, &s), -EIO);
+	assert_int_equal(s.n, 1);
+	tree_remove(out);
+}
+
+/* root_for_each_entry_fd consumes its fd, on success and on failure. */
+static void test_for_each_entry_fd(void **state)
+{
+	struct tree *t = *state;
+	struct seen s = { 0 };
+	int fd;
+
+	fd = root_openat(&t->r, "sys", O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	assert_int_equal(root_for_each_entry_fd(fd, note, &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.names[0], "x");
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
+	fd = root_openat(&t->r, "proc/uptime", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(root_for_each_entry_fd(fd, note, &s), -ENOTDIR);
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
 }
 
 int main(void)
@@ -284,6 +387,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_procfile_cap, setup, teardown),
 		cmocka_unit_test(test_procfile_endless),
 		cmocka_unit_test_setup_teardown(test_msr_fifo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_for_each_entry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_for_each_entry_fd, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,30 +17,11 @@
 #include <cmocka.h>
 
 #include "sampler.h"
+#include "tree_util.h"
 
 struct tree {
 	char dir[64];
 };
-
-static void put(const struct tree *t, const char *rel, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", t->dir, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fputs(text, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
-}
-
-static void mk(const struct tree *t, const char *rel)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", t->dir, rel);
-	assert_int_equal(mkdir(path, 0755), 0);
-}
 
 /* One state of the tree: uptime in cs, sda reads completed, cpu0 user ticks. */
 static void write_state(const struct tree *t, unsigned uptime_cs, unsigned reads, unsigned user)
@@ -48,17 +29,17 @@ static void write_state(const struct tree *t, unsigned uptime_cs, unsigned reads
 	char buf[512];
 
 	snprintf(buf, sizeof(buf), "%u.%02u 100.00\n", uptime_cs / 100, uptime_cs % 100);
-	put(t, "proc/uptime", buf);
+	tree_put(t->dir, "proc/uptime", buf);
 	snprintf(buf, sizeof(buf),
 		 "cpu  %u 0 0 %u 0 0 0 0 0 0\n"
 		 "cpu0 %u 0 0 %u 0 0 0 0 0 0\n"
 		 "intr 0\nctxt 0\nbtime 0\nprocesses 1\nprocs_running 1\nprocs_blocked 0\n"
 		 "softirq 0 0 0 0 0 0 0 0 0 0 0\n",
 		 user, 1000 - user, user, 1000 - user);
-	put(t, "proc/stat", buf);
+	tree_put(t->dir, "proc/stat", buf);
 	snprintf(buf, sizeof(buf), "   8       0 sda %u 0 %u 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", reads,
 		 reads * 8);
-	put(t, "proc/diskstats", buf);
+	tree_put(t->dir, "proc/diskstats", buf);
 }
 
 static int setup(void **state)
@@ -67,16 +48,11 @@ static int setup(void **state)
 
 	if (!t)
 		return -1;
-	snprintf(t->dir, sizeof(t->dir), "/tmp/test_sampler.XXXXXX");
-	if (!mkdtemp(t->dir))
-		return -1;
-	mk(t, "proc");
-	mk(t, "sys");
-	mk(t, "sys/block");
-	mk(t, "sys/block/sda");
-	put(t, "proc/interrupts",
-	    "           CPU0\n  0:         10   IO-APIC   2-edge      timer\n");
-	put(t, "proc/softirqs", "                    CPU0\n          HI:          0\n");
+	tree_new(t->dir, sizeof(t->dir), "sampler");
+	tree_mkdirs(t->dir, "sys/block/sda");
+	tree_put(t->dir, "proc/interrupts",
+		 "           CPU0\n  0:         10   IO-APIC   2-edge      timer\n");
+	tree_put(t->dir, "proc/softirqs", "                    CPU0\n          HI:          0\n");
 	write_state(t, 10000, 0, 0);
 	*state = t;
 	return 0;
@@ -85,11 +61,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct tree *t = *state;
-	char cmd[128];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	if (system(cmd) != 0)
-		return -1;
+	tree_remove(t->dir);
 	free(t);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "scan.h"
+#include "str.h"
 
 static void test_u64(void **state)
 {
@@ -143,12 +144,34 @@ static void test_count_fast(void **state)
 	check_field("          7", 11, true);
 }
 
+/* A directory entry's name as a number: digits only, 32 bits. */
+static void test_str_u32(void **state)
+{
+	static const char *const bad[] = {
+		"", "4294967296", "99999999999999999999", "3a", "-1", "+1", " 1", "1 ",
+	};
+	uint32_t v = 7;
+
+	(void)state;
+	assert_true(str_u32("0", &v));
+	assert_int_equal(v, 0);
+	assert_true(str_u32("035", &v));
+	assert_int_equal(v, 35);
+	assert_true(str_u32("4294967295", &v));
+	assert_int_equal(v, UINT32_MAX);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		assert_false(str_u32(bad[i], &v));
+		assert_int_equal(v, 7); /* untouched */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_u64),    cmocka_unit_test(test_count_fast),
 		cmocka_unit_test(test_bounds), cmocka_unit_test(test_tokens_lines),
-		cmocka_unit_test(test_copy),
+		cmocka_unit_test(test_copy),   cmocka_unit_test(test_str_u32),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
