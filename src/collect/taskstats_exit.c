@@ -318,17 +318,22 @@ int taskstats_credit_apply(struct taskstats_collector *tc, struct proc_table *t)
 		if (!p || p->exited)
 			continue;
 		/*
-		 * The reap adds the whole child at once, so counters that grew by
-		 * less since the previous scan have not absorbed it yet (the
-		 * notice came between the scan and the wait): it stays pending.
+		 * The counters absorbed at most what they grew by since the
+		 * previous scan: a child whose notice came between the scan and
+		 * the wait is still owed, the others are not. All-or-nothing
+		 * would keep every child owed as long as one is (a shell reaping
+		 * dd after dd never catches up), so the growth is applied as far
+		 * as it goes and the rest stays owed.
 		 */
 		s = taskstats_seen(tc, c.pid);
 		now = p->read_bytes + p->write_bytes + p->cancelled_write_bytes;
 		grew = !s ? now : now > s->io_bytes ? now - s->io_bytes : 0;
-		if (sum3(c.pend) && grew >= sum3(c.pend)) {
-			for (int j = 0; j < 3; j++)
-				c.applied[j] += c.pend[j];
-			memset(c.pend, 0, sizeof(c.pend));
+		for (int j = 0; j < 3 && grew; j++) {
+			uint64_t a = c.pend[j] < grew ? c.pend[j] : grew;
+
+			c.applied[j] += a;
+			c.pend[j] -= a;
+			grew -= a;
 		}
 		p->reaped_read_bytes = c.applied[0];
 		p->reaped_write_bytes = c.applied[1];
