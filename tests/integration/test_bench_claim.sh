@@ -1,0 +1,66 @@
+#!/bin/sh
+# A write bench holds the kernel's exclusive claim (O_EXCL) on every device
+# it writes into for the whole run, not only on its target (doc/security.md):
+# B is a loop device over loop device A, A an ext2 image in /dev/shm.
+#   - while `iotriage bench` writes B (past A's metadata, --allow-destroy=B),
+#     `mount` of A fails (busy), and so does B's; the bench then ends by
+#     SIGINT and its bytes went where they should (A's filesystem still
+#     mounts after);
+#   - A mounted before: the bench is refused with the mount point named.
+# Before the claim on A, A mounted under a running bench on B.
+. "$SRCDIR/tests/integration/bench_lib.sh"
+T=$BENCH_TMP
+command -v mkfs.ext2 >/dev/null || skip "no mkfs.ext2"
+command -v mount >/dev/null || skip "no mount"
+
+bench_loop_setup 64
+A=$BENCH_DEV
+mkfs.ext2 -q -F "$A" >/dev/null 2>&1 || fail "mkfs.ext2 $A"
+B=$(losetup -f --show "$A" 2>"$T/losetup.err") || skip "losetup refused: $(cat "$T/losetup.err")"
+BENCH_LOOPS="$B $BENCH_LOOPS" # detached before A
+MNT=$T/mnt
+mkdir "$MNT"
+BENCH_MOUNTS=$MNT
+
+# 1. mounts under a running bench
+"$IOTRIAGE" bench --filename="$B" --allow-destroy="$B" --rw=randwrite --bs=4k \
+	--offset=32m --size=16m --direct=1 --ioengine=psync --runtime=60 --time_based \
+	>"$T/out" 2>"$T/err" &
+BPID=$!
+i=0
+while :; do
+	set -- $(diskstats_of "$B")
+	[ "${3:-0}" -gt 0 ] && break
+	kill -0 $BPID 2>/dev/null || fail "the bench ended before writing: $(cat "$T/err")"
+	i=$((i + 1))
+	[ $i -lt 100 ] || { kill -INT $BPID; fail "the bench did not write to $B within 10 s"; }
+	sleep 0.1
+done
+for dev in "$A" "$B"; do
+	if mount -o ro "$dev" "$MNT" 2>"$T/mount.err"; then
+		umount "$MNT"
+		kill -INT $BPID
+		wait $BPID
+		fail "$dev was mounted while a bench wrote through $B"
+	fi
+	grep -qi "busy" "$T/mount.err" ||
+		{ kill -INT $BPID; fail "mount $dev failed, not as busy: $(cat "$T/mount.err")"; }
+done
+kill -0 $BPID 2>/dev/null || fail "the bench ended early: $(cat "$T/err")"
+kill -INT $BPID
+wait $BPID
+rc=$?
+[ $rc -le 1 ] || fail "bench exit $rc after SIGINT: $(cat "$T/err")"
+grep -q "interrupted" "$T/err" || fail "bench after SIGINT: $(cat "$T/err")"
+# the claim ends with the run: A mounts again, its metadata untouched
+mount -o ro "$A" "$MNT" 2>"$T/mount.err" || fail "mount $A after the bench: $(cat "$T/mount.err")"
+
+# 2. A mounted before the bench: refused, the mount point named
+"$IOTRIAGE" bench --filename="$B" --allow-destroy="$B" --rw=write --size=1m --offset=32m \
+	>/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] || fail "bench on $B over mounted $A: exit $rc, want 1: $(cat "$T/err")"
+grep -q "refused: .*${A#/dev/}.* is mounted on $MNT" "$T/err" ||
+	fail "the refusal does not name the mount: $(cat "$T/err")"
+umount "$MNT"
+echo "PASS"
