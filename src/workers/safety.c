@@ -695,6 +695,29 @@ int safety_probe_signature(const char *devpath, char *ret_type, size_t size)
 }
 
 /*
+ * Family member d opened through ROOT/dev/NAME with flags (O_NOFOLLOW and
+ * O_NONBLOCK added), checked to be d: the fd, or -errno (-ENODEV: the node
+ * is not d). With O_EXCL it is the kernel's exclusive claim, held while
+ * the fd is open (-EBUSY: mounted, held by md/dm or another claim).
+ */
+static int member_open(const struct root *r, const struct safety_dev *d, int flags)
+{
+	char rel[80];
+	struct stat st;
+	int fd;
+
+	snprintf(rel, sizeof(rel), "dev/%s", d->name);
+	fd = root_openat_stat(r, rel, flags | O_NONBLOCK | O_NOFOLLOW, &st);
+	if (fd < 0)
+		return fd;
+	if (!S_ISBLK(st.st_mode) || st.st_rdev != makedev(d->major, d->minor)) {
+		close(fd);
+		return -ENODEV;
+	}
+	return fd;
+}
+
+/*
  * The signature of family member d, read through ROOT/dev/NAME once that
  * node is checked to be d (major:minor): 1, 0 or -errno as above.
  */
@@ -702,18 +725,11 @@ static int probe_member(const struct root *r, const struct safety_dev *d, char *
 			size_t size)
 {
 	blkid_probe pr;
-	char rel[80];
-	struct stat st;
 	int fd, ret;
 
-	snprintf(rel, sizeof(rel), "dev/%s", d->name);
-	fd = root_openat_stat(r, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, &st);
+	fd = member_open(r, d, O_RDONLY);
 	if (fd < 0)
 		return fd;
-	if (!S_ISBLK(st.st_mode) || st.st_rdev != makedev(d->major, d->minor)) {
-		close(fd);
-		return -ENODEV;
-	}
 	pr = blkid_new_probe();
 	if (!pr) {
 		close(fd);
@@ -998,28 +1014,6 @@ int safety_check(const struct root *r, const struct safety_request *req, struct 
 	return 0;
 }
 
-/*
- * Member d opened O_EXCL through ROOT/dev/NAME, checked to be d: the fd
- * (held: the claim lasts while it is open), or -errno (-EBUSY: mounted,
- * held by md/dm or another exclusive opener; -ENODEV: the node is not d).
- */
-static int claim_member(const struct root *r, const struct safety_dev *d)
-{
-	char rel[80];
-	struct stat st;
-	int fd;
-
-	snprintf(rel, sizeof(rel), "dev/%s", d->name);
-	fd = root_openat_stat(r, rel, O_RDONLY | O_EXCL | O_NOFOLLOW, &st);
-	if (fd < 0)
-		return fd;
-	if (!S_ISBLK(st.st_mode) || st.st_rdev != makedev(d->major, d->minor)) {
-		close(fd);
-		return -ENODEV;
-	}
-	return fd;
-}
-
 static bool claims_cover(const struct safety_family *claimed, const struct safety_dev *d)
 {
 	for (unsigned i = 0; i < claimed->n; i++)
@@ -1056,7 +1050,7 @@ int safety_claim(const struct root *r, const struct safety_request *req,
 
 		if (!claim_wanted(d))
 			continue;
-		fd = claim_member(r, d);
+		fd = member_open(r, d, O_RDONLY | O_EXCL);
 		if (fd == -EBUSY) {
 			/* a mount is the likely holder: name it when it is one */
 			err = safety_check_family(r, f, true, true, NULL, why, why_size);

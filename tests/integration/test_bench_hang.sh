@@ -10,9 +10,9 @@
 # message; once the server runs again, the process that ran the IO ends
 # too. Skips (77) without FUSE or bindfs.
 . "$SRCDIR/tests/integration/bench_lib.sh"
+. "$SRCDIR/tests/integration/fuse_lib.sh"
 T=$BENCH_TMP
-FUSE_MNT=""
-FUSE_PID=""
+FUSE_BACK=""
 HANG_LOOP=""
 BPID=""
 hang_cleanup() {
@@ -23,31 +23,15 @@ hang_cleanup() {
 	done
 	sleep 0.2
 	[ -n "$HANG_LOOP" ] && losetup -d "$HANG_LOOP" 2>/dev/null
-	if [ -n "$FUSE_MNT" ]; then
-		for i in 1 2 3 4 5; do
-			umount "$FUSE_MNT" 2>/dev/null && break
-			sleep 0.2
-		done
-		mountpoint -q "$FUSE_MNT" && umount -l "$FUSE_MNT"
-		[ -n "$FUSE_PID" ] && kill "$FUSE_PID" 2>/dev/null
-		rm -rf "$FUSE_BACK"
-	fi
+	fuse_stop
+	[ -n "$FUSE_BACK" ] && rm -rf "$FUSE_BACK"
 	bench_cleanup
 }
 trap hang_cleanup EXIT
 [ "$(id -u)" = 0 ] || skip "loop devices need root"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
-command -v bindfs >/dev/null || skip "no bindfs (scripts/deps-debian.txt)"
 FUSE_BACK=$(mktemp -d /dev/shm/iotr-bench-fuse.XXXXXX) || skip "no directory in /dev/shm"
-FUSE_MNT=$T/fuse
-mkdir "$FUSE_MNT"
-bindfs -f -o direct_io "$FUSE_BACK" "$FUSE_MNT" 2>"$T/bindfs.err" &
-FUSE_PID=$!
-for i in $(seq 50); do
-	mountpoint -q "$FUSE_MNT" && break
-	sleep 0.1
-done
-mountpoint -q "$FUSE_MNT" || skip "bindfs did not mount: $(cat "$T/bindfs.err")"
+mkdir "$T/fuse"
+fuse_start "$FUSE_BACK" "$T/fuse" || skip "$FUSE_WHY"
 truncate -s 64M "$FUSE_MNT/disk" || skip "cannot size a file on FUSE"
 HANG_LOOP=$(losetup -f --show "$FUSE_MNT/disk" 2>"$T/losetup.err") ||
 	{ HANG_LOOP=""; skip "losetup refused: $(cat "$T/losetup.err")"; }

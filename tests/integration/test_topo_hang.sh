@@ -13,23 +13,15 @@ skip() { echo "SKIP: $*"; exit 77; }
 [ -n "${IOTRIAGED:-}" ] || skip "\$IOTRIAGED not set"
 command -v python3 >/dev/null || skip "python3 not installed"
 [ "$(id -u)" = 0 ] || skip "a FUSE mount needs root here"
-[ -c /dev/fuse ] || skip "no /dev/fuse"
-command -v bindfs >/dev/null || skip "no bindfs (scripts/deps-debian.txt)"
+. "$SRCDIR/tests/integration/fuse_lib.sh"
 T=$(mktemp -d)
-FUSE_PID=""
 MNT=$T/root/sys/kernel/irq
 cleanup() {
 	[ -n "$FUSE_PID" ] && kill -CONT "$FUSE_PID" 2>/dev/null
 	for p in $(cat "$T/pids" 2>/dev/null); do
 		grep -q iotriaged "/proc/$p/cmdline" 2>/dev/null && kill -9 "$p"
 	done
-	for i in 1 2 3 4 5; do
-		mountpoint -q "$MNT" || break
-		umount "$MNT" 2>/dev/null && break
-		sleep 0.2
-	done
-	mountpoint -q "$MNT" && umount -l "$MNT"
-	[ -n "$FUSE_PID" ] && kill "$FUSE_PID" 2>/dev/null
+	fuse_stop
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -46,13 +38,7 @@ for n in $(awk '$1 ~ /^[0-9]+:$/ { sub(":", "", $1); print $1 }' "$T/root/proc/i
 	echo "PCI-MSI" >"$T/irq/$n/chip_name"
 	echo "$n" >"$T/irq/$n/hwirq"
 done
-bindfs -f -o direct_io "$T/irq" "$MNT" 2>"$T/bindfs.err" &
-FUSE_PID=$!
-for i in $(seq 50); do
-	mountpoint -q "$MNT" && break
-	sleep 0.1
-done
-mountpoint -q "$MNT" || skip "bindfs did not mount: $(cat "$T/bindfs.err")"
+fuse_start "$T/irq" "$MNT" || skip "$FUSE_WHY"
 [ -n "$(cat "$MNT"/*/chip_name 2>/dev/null)" ] || fail "the FUSE tree does not read"
 kill -STOP "$FUSE_PID"
 
@@ -65,24 +51,14 @@ BOUND = 2.0   # TOPO_STOP_DEADLINE_MS
 MARGIN = 3.0  # a shared 2-core machine
 
 
-def leader_gone(p):
-    if p.poll() is not None:
-        return True
-    try:
-        with open("/proc/%d/stat" % p.pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except FileNotFoundError:
-        return True
-
-
 def fuse_waiters(pid):
     """Threads of pid asleep in FUSE (wchan: a fuse function, request_wait_answer)."""
     n = 0
     for w in glob.glob("/proc/%d/task/*/wchan" % pid):
         try:
             with open(w) as f:
-                w = f.read()
-                n += "fuse" in w or "request_wait_answer" in w
+                text = f.read()
+            n += "fuse" in text or "request_wait_answer" in text
         except OSError:
             pass
     return n
