@@ -6,7 +6,8 @@
 #     `mount` of A fails (busy), and so does B's; the bench then ends by
 #     SIGINT and its bytes went where they should (A's filesystem still
 #     mounts after);
-#   - A mounted before: the bench is refused with the mount point named.
+#   - A mounted before: the bench is refused with the mount point named;
+#   - both again through iotriaged's worker.start.
 # Before the claim on A, A mounted under a running bench on B.
 . "$SRCDIR/tests/integration/bench_lib.sh"
 T=$BENCH_TMP
@@ -66,4 +67,57 @@ rc=$?
 grep -q "refused: .*${A#/dev/}.* is mounted on $MNT" "$T/err" ||
 	fail "the refusal does not name the mount: $(cat "$T/err")"
 umount "$MNT"
+
+# 3. the same through the daemon's worker.start (the claims are taken on its job thread)
+[ -n "${IOTRIAGED:-}" ] || { echo "PASS (no \$IOTRIAGED: the daemon's part not run)"; exit 0; }
+PYTHONPATH="$SRCDIR/tests/integration" python3 - "$T" "$A" "$B" "$MNT" <<'PY' || exit 1
+import subprocess, sys, time
+from daemon_lib import *
+
+tmp, a, b, mnt = sys.argv[1:5]
+args = ["--filename=" + b, "--allow-destroy=" + b, "--rw=randwrite", "--bs=4k",
+        "--offset=32m", "--size=16m", "--direct=1", "--ioengine=psync", "--runtime=60",
+        "--time_based"]
+
+
+def mount(dev):
+    return subprocess.run(["mount", "-o", "ro", dev, mnt], capture_output=True, text=True)
+
+
+d = Daemon(tmp, interval=200)
+try:
+    c = d.client()
+    r = c.req({"cmd": "worker.start", "args": args})
+    check(r["ok"], "worker.start: %r" % r)
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        w = c.req({"cmd": "worker.status"})["worker"]
+        if w["state"] == "running" and w["write"]["ios"] > 0:
+            break
+        check(w["state"] in ("starting", "running") and time.monotonic() < deadline,
+              "the job did not get going: %r" % w)
+        time.sleep(0.05)
+    for dev in (a, b):
+        p = mount(dev)
+        if p.returncode == 0:
+            subprocess.run(["umount", mnt])
+            fail("%s was mounted while the daemon's job wrote through %s" % (dev, b))
+        check("busy" in p.stderr, "mount %s failed, not as busy: %s" % (dev, p.stderr))
+    check(c.req({"cmd": "worker.stop"})["ok"], "worker.stop")
+    while c.req({"cmd": "worker.status"})["worker"]["state"] in ("starting", "running"):
+        check(time.monotonic() < deadline, "the job did not stop")
+        time.sleep(0.05)
+    p = mount(a)
+    check(p.returncode == 0, "mount %s after the job: %s" % (a, p.stderr))
+    try:
+        r = c.req({"cmd": "worker.start", "args": args})
+        check(not r["ok"] and ("is mounted on " + mnt) in r["error"]["message"],
+              "worker.start over mounted %s: %r" % (a, r))
+    finally:
+        subprocess.run(["umount", mnt])
+    c.close()
+    check(d.stop() == 0, "exit status")
+finally:
+    cleanup([d])
+PY
 echo "PASS"
