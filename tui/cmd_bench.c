@@ -2,14 +2,19 @@
 /*
  * iotriage bench: fio's options in, the safety checks, the target, the
  * optional precondition pass, one run or a queue-depth sweep, the target's
- * /proc/diskstats delta, and fio-style output. Owns its exit code.
+ * /proc/diskstats delta, and fio-style output, run in a child process so
+ * that a stop on a device that does not answer ends in bounded time
+ * (bench_supervise). Owns its exit code.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +52,12 @@ static const char bench_usage[] =
     "  --keep                          keep a file the bench created\n"
     "\n"
     "Other fio options are refused by name. Exit: 0 ok, 1 failure/refused, 2 usage.\n";
+
+/*
+ * How long a stopped bench may take to end: the daemon's worker.stop bound
+ * (WORKER_STOP_DEADLINE_MS). A healthy device ends the run within one IO.
+ */
+#define BENCH_STOP_DEADLINE_MS 5000
 
 /* Set by SIGINT/SIGTERM: the run stops, reports what it measured, and cleans up. */
 static struct job_control *bench_ctl;
@@ -247,13 +258,16 @@ out:
 	return r;
 }
 
-int cmd_bench(int argc, char **argv)
+/*
+ * Everything after the options, in the child bench_supervise made: the
+ * safety checks, the target, the run, the report. ctl is shared with the
+ * parent (its inflight count is what a stop that does not end waits for).
+ * Returns the exit code.
+ */
+static int bench_run(struct job_spec *spec, struct job_control *ctl)
 {
-	struct job_spec spec;
-	struct fioopts_error perr;
 	struct safety_request req;
 	struct safety_verdict v;
-	struct job_control ctl;
 	struct job_result pre;
 	struct target tg;
 	struct root root;
@@ -262,50 +276,40 @@ int cmd_bench(int argc, char **argv)
 	bool write, failed = false, have_pre = false;
 	int r, ret = EXIT_FAIL;
 
-	r = fioopts_parse(argc, (const char *const *)argv, 1, &spec, &perr);
-	if (r == 1) {
-		printf("%s", bench_usage);
-		return EXIT_OK;
-	}
-	if (r < 0) {
-		cli_error(perr.option, "%s", perr.message);
-		return EXIT_USAGE;
-	}
-	write = job_rw_writes(spec.rw) || spec.precondition;
+	write = job_rw_writes(spec->rw) || spec->precondition;
 	r = root_open("/", &root);
 	if (r < 0) {
 		cli_error("/", "%s", strerror(-r));
 		return EXIT_FAIL;
 	}
-	req = (struct safety_request){ .target = spec.filename,
+	req = (struct safety_request){ .target = spec->filename,
 				       .write = write,
 				       .allow_destroy =
-					   spec.allow_destroy[0] ? spec.allow_destroy : NULL,
-				       .overwrite = spec.overwrite };
+					   spec->allow_destroy[0] ? spec->allow_destroy : NULL,
+				       .overwrite = spec->overwrite };
 	r = safety_check(&root, &req, &v, why, sizeof(why));
 	root_close(&root);
 	if (r < 0) {
-		cli_error(spec.filename, "refused: %s", why);
+		cli_error(spec->filename, "refused: %s", why);
 		return EXIT_FAIL;
 	}
-	r = target_open(&spec, &v, write, &tg, why, sizeof(why));
+	r = target_open(spec, &v, write, &tg, why, sizeof(why));
 	if (r < 0) {
-		cli_error(spec.filename, "%s", why);
+		cli_error(spec->filename, "%s", why);
 		return EXIT_FAIL;
 	}
 
-	memset(&ctl, 0, sizeof(ctl));
-	bench_ctl = &ctl;
+	bench_ctl = ctl;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = bench_on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	if (spec.precondition) {
-		if (spec.output == OUTPUT_NORMAL)
+	if (spec->precondition) {
+		if (spec->output == OUTPUT_NORMAL)
 			fprintf(stderr, "iotriage: bench: preconditioning %s ...\n", tg.t.path);
-		r = job_precondition(&spec, &tg.t, &ctl, &pre);
+		r = job_precondition(spec, &tg.t, ctl, &pre);
 		if (r < 0) {
 			cli_error("precondition", "%s", strerror(-r));
 			goto out;
@@ -314,13 +318,13 @@ int cmd_bench(int argc, char **argv)
 		if (report_errors(&pre, 1, "precondition"))
 			goto out;
 	}
-	if (spec.nsweep)
-		r = run_sweep(&spec, &tg.t, &ctl, have_pre ? &pre : NULL, &failed);
+	if (spec->nsweep)
+		r = run_sweep(spec, &tg.t, ctl, have_pre ? &pre : NULL, &failed);
 	else
-		r = run_single(&spec, &tg.t, &ctl, have_pre ? &pre : NULL, &failed);
+		r = run_single(spec, &tg.t, ctl, have_pre ? &pre : NULL, &failed);
 	if (r < 0)
 		cli_error("bench", "%s", strerror(-r));
-	else if (atomic_load(&ctl.stop))
+	else if (atomic_load(&ctl->stop))
 		cli_error("bench", "interrupted: the results cover the time until the signal");
 	else if (!failed)
 		ret = EXIT_OK;
@@ -331,8 +335,123 @@ out:
 	if (have_pre)
 		job_result_free(&pre);
 	if (target_close(&tg, why, sizeof(why)) < 0) {
-		cli_error(spec.filename, "%s", why);
+		cli_error(spec->filename, "%s", why);
 		ret = EXIT_FAIL;
 	}
 	return ret;
+}
+
+/* The child: stops as on SIGTERM if the parent goes (killed, or its terminal hung up). */
+static int bench_child(struct job_spec *spec, struct job_control *ctl, pid_t parent,
+		       const sigset_t *mask)
+{
+	int ret;
+
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	if (getppid() != parent) /* gone before the prctl */
+		return EXIT_FAIL;
+	ret = bench_run(spec, ctl);
+	fflush(stdout);
+	fflush(stderr);
+	return ret;
+}
+
+/*
+ * The bench runs in a child process; this one waits for it and passes
+ * SIGINT and SIGTERM on. The child stops its IO (cancelled where the
+ * engine can) and reports what it measured. A device that stopped
+ * answering keeps a thread of the child in the kernel, where no signal
+ * reaches it and no join ends: BENCH_STOP_DEADLINE_MS after the first
+ * signal the child is killed (it dies when its IO ends, holding its
+ * claims on the device until then) and this process exits 1 saying so,
+ * so the terminal comes back in bounded time.
+ */
+static int bench_supervise(struct job_spec *spec)
+{
+	struct job_control *ctl;
+	sigset_t set, old;
+	int64_t deadline_ns = 0;
+	unsigned long long out;
+	pid_t pid, parent = getpid();
+
+	/* MAP_SHARED: the child's counters and stop flag (lock-free atomics) seen from here */
+	ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ctl == MAP_FAILED) {
+		cli_error("bench", "mmap: %s", strerror(errno));
+		return EXIT_FAIL;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		cli_error("bench", "fork: %s", strerror(errno));
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return EXIT_FAIL;
+	}
+	if (pid == 0)
+		_exit(bench_child(spec, ctl, parent, &old));
+	for (;;) {
+		struct timespec ts, *tsp = NULL;
+		siginfo_t si;
+		int sig, status;
+
+		if (deadline_ns) {
+			int64_t left = deadline_ns - now_ns(CLOCK_MONOTONIC);
+
+			if (left <= 0)
+				break;
+			ts.tv_sec = left / 1000000000;
+			ts.tv_nsec = left % 1000000000;
+			tsp = &ts;
+		}
+		sig = sigtimedwait(&set, &si, tsp);
+		if (sig < 0)
+			continue; /* EINTR, or EAGAIN: the deadline, seen at the top */
+		if (sig == SIGCHLD) {
+			if (waitpid(pid, &status, WNOHANG) != pid)
+				continue;
+			if (WIFEXITED(status))
+				return WEXITSTATUS(status);
+			cli_error("bench", "ended by signal %d%s", WTERMSIG(status),
+				  deadline_ns ? " before the run began" : "");
+			return EXIT_FAIL;
+		}
+		kill(pid, sig);
+		if (!deadline_ns)
+			deadline_ns =
+			    now_ns(CLOCK_MONOTONIC) + (int64_t)BENCH_STOP_DEADLINE_MS * 1000000;
+	}
+	out = (unsigned long long)atomic_load(&ctl->inflight);
+	cli_error("bench",
+		  "did not stop within %d s of the signal: %llu IO%s still outstanding; IO may "
+		  "still be in flight on %s, which does not answer; the process that issued it "
+		  "(pid %d) is killed and ends, releasing the device, when the device completes it",
+		  BENCH_STOP_DEADLINE_MS / 1000, out, out == 1 ? "" : "s", spec->filename,
+		  (int)pid);
+	kill(pid, SIGKILL);
+	return EXIT_FAIL;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct job_spec spec;
+	struct fioopts_error perr;
+	int r;
+
+	r = fioopts_parse(argc, (const char *const *)argv, 1, &spec, &perr);
+	if (r == 1) {
+		printf("%s", bench_usage);
+		return EXIT_OK;
+	}
+	if (r < 0) {
+		cli_error(perr.option, "%s", perr.message);
+		return EXIT_USAGE;
+	}
+	return bench_supervise(&spec);
 }

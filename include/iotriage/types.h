@@ -134,6 +134,13 @@ struct irq_row {
 	char actions[96];   /* "ACPI:Ged", "nvme0q1" or "Local timer interrupts" */
 };
 
+/* One row of an IRQ table's lookup index: key is the IRQ number, or the
+ * label's hash above every number (irqtab.c). */
+struct irq_key {
+	uint64_t key;
+	size_t row;
+};
+
 struct irq_table {
 	int *cpu_ids; /* the header's CPU numbers, in column order */
 	size_t ncpu;
@@ -143,6 +150,11 @@ struct irq_table {
 	size_t cap;
 	uint64_t *counts; /* n * ncpu counters, row-major */
 	size_t counts_cap;
+	/* rows sorted by (label key, row) so irq_table_find() is a binary
+	 * search: built by irqtab_parse(), used only while nkeys == n */
+	struct irq_key *keys;
+	size_t nkeys;
+	size_t keys_cap;
 };
 
 struct uptime_raw {

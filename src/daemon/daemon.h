@@ -293,8 +293,11 @@ int topo_reader_start(struct daemon *d);
 void topo_reader_request(struct daemon *d);
 /* The eventfd is readable: give the new topology to the sampler. */
 void topo_reader_event(struct daemon *d);
-/* Joins the thread and frees everything; accepts a daemon without one. */
-void topo_reader_stop(struct daemon *d);
+/* Stops the thread and frees everything; accepts a daemon without one.
+ * A thread still in a read after TOPO_STOP_DEADLINE_MS (2 s) is left
+ * behind, detached, to free itself: true then (exit as main.c does for a
+ * worker left behind), else false. */
+bool topo_reader_stop(struct daemon *d);
 
 /* ---- worker.c: worker.start/stop/status, one bench job on a thread ---- */
 

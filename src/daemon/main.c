@@ -441,12 +441,13 @@ int main(int argc, char **argv)
 	ret = loop_run(&d);
 	daemon_notify("STOPPING=1");
 out:
-	topo_reader_stop(&d);
 	metrics_http_stop(&d);
 	/* the socket first: a restart works while a stopping job still has
-	 * its deadline to run (worker_shutdown waits up to 5 s) */
+	 * its deadline to run (worker_shutdown waits up to 5 s), or a hung
+	 * topology read its own (topo_reader_stop, up to 2 s) */
 	server_shutdown(&d);
-	adrift = worker_shutdown(&d);
+	adrift = topo_reader_stop(&d);
+	adrift |= worker_shutdown(&d);
 	if (d.epfd >= 0)
 		close(d.epfd);
 	if (d.timer.fd >= 0)
@@ -461,8 +462,8 @@ out:
 	sb_free(&d.sb);
 	if (adrift) {
 		/*
-		 * A job thread left behind still runs (its device does not
-		 * answer): exit()'s handlers and stdio teardown would race it,
+		 * A job or topology thread left behind still runs (its device
+		 * does not answer): exit()'s handlers and stdio teardown would race it,
 		 * and a leak checker's stop-the-world would wait for a thread in
 		 * uninterruptible sleep forever. Everything of ours is released.
 		 */

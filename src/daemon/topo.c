@@ -7,9 +7,18 @@
  * every SAMPLER_TOPO_NS, or at once when asked (after an apply or undo),
  * leaves the result in a slot and signals an eventfd; the loop hands it to
  * the sampler, which advises on the latest topology it was given.
+ *
+ * A read may never return (a hung device's sysfs file, a stalled FUSE or
+ * NFS tree under --root), so shutdown waits TOPO_STOP_DEADLINE_MS for the
+ * thread and then leaves it behind, detached: it owns its root descriptor
+ * and its struct, writes nothing once told to stop, and frees both itself
+ * if its read ever returns. The daemon then exits as for a left-behind
+ * worker (main.c: _exit, the process ends when the read does).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,17 +30,50 @@
 
 #include "daemon.h"
 
+/*
+ * How long shutdown waits for a read in progress. A healthy read of a big
+ * host's topology is tens of milliseconds; past this, the thread is
+ * left behind. doc/daemon.md.
+ */
+#define TOPO_STOP_DEADLINE_MS 2000
+
+/* Who frees the reader: the loop after a join, or the thread itself once
+ * the loop gave up on it (the handshake of worker.c's runs). */
+enum topo_fate {
+	TOPO_RUNNING,
+	TOPO_ENDED,
+	TOPO_ADRIFT,
+};
+
 struct topo_reader {
 	struct watch w; /* first: the eventfd the thread writes when a topology is ready */
 	pthread_t thread;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;	/* CLOCK_MONOTONIC */
-	bool stop, want;	/* under mu */
+	pthread_cond_t cv;	/* CLOCK_MONOTONIC; the thread waits on it for work */
+	pthread_cond_t end_cv;	/* the loop waits on it for the thread's end */
+	bool stop, want, ended; /* under mu */
 	struct topology *ready; /* under mu: read, not yet taken by the loop */
-	const struct root *root;
+	/* the thread's own copy (its own descriptor): it may outlive the sampler */
+	struct root root;
 	bool started;
+	atomic_int fate;       /* enum topo_fate */
 	struct topo_hint hint; /* the thread's own: irqbalance's PID between reads */
 };
+
+static void topo_reader_free(struct topo_reader *t)
+{
+	if (t->ready) {
+		topology_free(t->ready);
+		free(t->ready);
+	}
+	if (t->w.fd >= 0)
+		close(t->w.fd);
+	root_close(&t->root);
+	pthread_cond_destroy(&t->cv);
+	pthread_cond_destroy(&t->end_cv);
+	pthread_mutex_destroy(&t->mu);
+	free(t);
+}
 
 static void *topo_thread(void *arg)
 {
@@ -56,13 +98,19 @@ static void *topo_thread(void *arg)
 		pthread_mutex_unlock(&t->mu);
 
 		topo = calloc(1, sizeof(*topo));
-		e = topo ? topology_collect_hint(t->root, &t->hint, topo) : -ENOMEM;
+		e = topo ? topology_collect_hint(&t->root, &t->hint, topo) : -ENOMEM;
 		if (e < 0) {
 			free(topo);
 			topo = NULL;
 		}
 
 		pthread_mutex_lock(&t->mu);
+		if (topo && t->stop) {
+			/* too late: the loop may have gone on without us */
+			topology_free(topo);
+			free(topo);
+			break;
+		}
 		if (topo) {
 			if (t->ready) { /* the loop has not taken the last one: replace it */
 				topology_free(t->ready);
@@ -74,7 +122,11 @@ static void *topo_thread(void *arg)
 				break;
 		}
 	}
+	t->ended = true;
+	pthread_cond_signal(&t->end_cv);
 	pthread_mutex_unlock(&t->mu);
+	if (atomic_exchange(&t->fate, TOPO_ENDED) == TOPO_ADRIFT)
+		topo_reader_free(t); /* left behind: nobody else holds t */
 	return NULL;
 }
 
@@ -90,15 +142,18 @@ int topo_reader_start(struct daemon *d)
 	if (!t)
 		return -ENOMEM;
 	t->w.kind = WATCH_TOPOLOGY;
-	t->root = &d->sampler->col.root;
+	t->root = d->sampler->col.root;
+	t->root.dirfd = fcntl(d->sampler->col.root.dirfd, F_DUPFD_CLOEXEC, 0);
 	t->want = true; /* the first at once */
+	atomic_init(&t->fate, TOPO_RUNNING);
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&t->cv, &ca);
+	pthread_cond_init(&t->end_cv, &ca);
 	pthread_condattr_destroy(&ca);
 	t->w.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (t->w.fd < 0) {
+	if (t->w.fd < 0 || t->root.dirfd < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -118,11 +173,7 @@ int topo_reader_start(struct daemon *d)
 	d->topo = t;
 	return 0;
 fail:
-	if (t->w.fd >= 0)
-		close(t->w.fd);
-	pthread_cond_destroy(&t->cv);
-	pthread_mutex_destroy(&t->mu);
-	free(t);
+	topo_reader_free(t);
 	return r;
 }
 
@@ -158,25 +209,44 @@ void topo_reader_event(struct daemon *d)
 	}
 }
 
-void topo_reader_stop(struct daemon *d)
+bool topo_reader_stop(struct daemon *d)
 {
 	struct topo_reader *t = d->topo;
+	struct timespec until;
+	bool ended;
 
 	if (!t)
-		return;
+		return false;
+	d->topo = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += TOPO_STOP_DEADLINE_MS / 1000;
+	until.tv_nsec += (long)(TOPO_STOP_DEADLINE_MS % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
 	pthread_mutex_lock(&t->mu);
 	t->stop = true;
 	pthread_cond_signal(&t->cv);
+	while (t->started && !t->ended)
+		if (pthread_cond_timedwait(&t->end_cv, &t->mu, &until) == ETIMEDOUT)
+			break;
+	ended = !t->started || t->ended;
 	pthread_mutex_unlock(&t->mu);
+	/* out of the loop's epoll either way: the loop is ending */
+	if (d->epfd >= 0)
+		epoll_ctl(d->epfd, EPOLL_CTL_DEL, t->w.fd, NULL);
+	if (!ended && atomic_exchange(&t->fate, TOPO_ADRIFT) == TOPO_RUNNING) {
+		/* still in a read: it frees t if that read ever returns */
+		pthread_detach(t->thread);
+		daemon_log(LOG_WARNING,
+			   "topology thread: a read did not return within %d ms of the stop "
+			   "(a hung device or filesystem under %s?): left behind",
+			   TOPO_STOP_DEADLINE_MS, t->root.path[0] ? t->root.path : "/");
+		return true;
+	}
 	if (t->started)
 		pthread_join(t->thread, NULL);
-	if (t->ready) {
-		topology_free(t->ready);
-		free(t->ready);
-	}
-	close(t->w.fd);
-	pthread_cond_destroy(&t->cv);
-	pthread_mutex_destroy(&t->mu);
-	free(t);
-	d->topo = NULL;
+	topo_reader_free(t);
+	return false;
 }

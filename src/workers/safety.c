@@ -695,6 +695,29 @@ int safety_probe_signature(const char *devpath, char *ret_type, size_t size)
 }
 
 /*
+ * Family member d opened through ROOT/dev/NAME with flags (O_NOFOLLOW and
+ * O_NONBLOCK added), checked to be d: the fd, or -errno (-ENODEV: the node
+ * is not d). With O_EXCL it is the kernel's exclusive claim, held while
+ * the fd is open (-EBUSY: mounted, held by md/dm or another claim).
+ */
+static int member_open(const struct root *r, const struct safety_dev *d, int flags)
+{
+	char rel[80];
+	struct stat st;
+	int fd;
+
+	snprintf(rel, sizeof(rel), "dev/%s", d->name);
+	fd = root_openat_stat(r, rel, flags | O_NONBLOCK | O_NOFOLLOW, &st);
+	if (fd < 0)
+		return fd;
+	if (!S_ISBLK(st.st_mode) || st.st_rdev != makedev(d->major, d->minor)) {
+		close(fd);
+		return -ENODEV;
+	}
+	return fd;
+}
+
+/*
  * The signature of family member d, read through ROOT/dev/NAME once that
  * node is checked to be d (major:minor): 1, 0 or -errno as above.
  */
@@ -702,18 +725,11 @@ static int probe_member(const struct root *r, const struct safety_dev *d, char *
 			size_t size)
 {
 	blkid_probe pr;
-	char rel[80];
-	struct stat st;
 	int fd, ret;
 
-	snprintf(rel, sizeof(rel), "dev/%s", d->name);
-	fd = root_openat_stat(r, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, &st);
+	fd = member_open(r, d, O_RDONLY);
 	if (fd < 0)
 		return fd;
-	if (!S_ISBLK(st.st_mode) || st.st_rdev != makedev(d->major, d->minor)) {
-		close(fd);
-		return -ENODEV;
-	}
 	pr = blkid_new_probe();
 	if (!pr) {
 		close(fd);
@@ -996,4 +1012,101 @@ int safety_check(const struct root *r, const struct safety_request *req, struct 
 	}
 	*ret = v;
 	return 0;
+}
+
+static bool claims_cover(const struct safety_family *claimed, const struct safety_dev *d)
+{
+	for (unsigned i = 0; i < claimed->n; i++)
+		if (claimed->dev[i].major == d->major && claimed->dev[i].minor == d->minor)
+			return true;
+	return false;
+}
+
+static bool claim_wanted(const struct safety_dev *d)
+{
+	return d->role == SAFETY_BACKING || d->role == SAFETY_HOLDER;
+}
+
+int safety_claim(const struct root *r, const struct safety_request *req,
+		 const struct safety_verdict *v, struct safety_claims *ret, char *why,
+		 size_t why_size)
+{
+	struct safety_claims c = { .n = 0 };
+	struct safety_family *f, *now = NULL;
+	struct safety_verdict again;
+	int fd, err;
+
+	f = malloc(sizeof(*f));
+	if (!f)
+		return why_set(why, why_size, -ENOMEM, "%s", strerror(ENOMEM));
+	err = safety_family_load(r, v->kname, f);
+	if (err < 0) {
+		why_set(why, why_size, err, "%s: cannot list its partitions and holders: %s",
+			v->kname, strerror(-err));
+		goto out;
+	}
+	for (unsigned i = 1; i < f->n; i++) {
+		const struct safety_dev *d = &f->dev[i];
+
+		if (!claim_wanted(d))
+			continue;
+		fd = member_open(r, d, O_RDONLY | O_EXCL);
+		if (fd == -EBUSY) {
+			/* a mount is the likely holder: name it when it is one */
+			err = safety_check_family(r, f, true, true, NULL, why, why_size);
+			if (err == -EBUSY)
+				goto out;
+			err = why_set(why, why_size, -EBUSY,
+				      "%s of %s, /dev/%s, cannot be claimed exclusively: busy "
+				      "(md, dm, or another program holds it)",
+				      role_name(d), f->dev[0].name, d->name);
+			goto out;
+		}
+		if (fd < 0) {
+			err = why_set(why, why_size, fd, "cannot claim /dev/%s (%s of %s): %s",
+				      d->name, role_name(d), f->dev[0].name, strerror(-fd));
+			goto out;
+		}
+		c.fd[c.n++] = fd;
+	}
+	/* everything again, now that nothing we claimed can change under us */
+	err = safety_check(r, req, &again, why, why_size);
+	if (err < 0)
+		goto out;
+	if (!again.blockdev || again.rdev != v->rdev) {
+		err = why_set(why, why_size, -ESTALE, "%s changed since it was checked", v->path);
+		goto out;
+	}
+	now = malloc(sizeof(*now));
+	if (!now) {
+		err = why_set(why, why_size, -ENOMEM, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	err = safety_family_load(r, v->kname, now);
+	if (err < 0) {
+		why_set(why, why_size, err, "%s: cannot list its partitions and holders: %s",
+			v->kname, strerror(-err));
+		goto out;
+	}
+	for (unsigned i = 1; i < now->n; i++)
+		if (claim_wanted(&now->dev[i]) && !claims_cover(f, &now->dev[i])) {
+			err = why_set(why, why_size, -ESTALE,
+				      "%s (/dev/%s) joined %s since it was checked: run again",
+				      role_name(&now->dev[i]), now->dev[i].name, f->dev[0].name);
+			goto out;
+		}
+	*ret = c;
+	c.n = 0;
+out:
+	safety_claims_release(&c);
+	free(now);
+	free(f);
+	return err < 0 ? err : 0;
+}
+
+void safety_claims_release(struct safety_claims *c)
+{
+	for (unsigned i = 0; i < c->n; i++)
+		close(c->fd[i]);
+	c->n = 0;
 }

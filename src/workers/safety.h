@@ -8,7 +8,8 @@
  * writing a loop writes what it is over: that device (or the other loops on
  * the same image file whose ranges overlap) is judged with it. Reads /proc
  * and /sys through a root so the rules are tested on recorded trees; never
- * prints, never writes.
+ * prints, never writes (safety_claim opens devices read-only, for the
+ * kernel's exclusive claim alone).
  */
 #ifndef IOTRIAGE_WORKERS_SAFETY_H
 #define IOTRIAGE_WORKERS_SAFETY_H
@@ -144,5 +145,32 @@ struct safety_verdict {
  */
 int safety_check(const struct root *r, const struct safety_request *req, struct safety_verdict *ret,
 		 char *why, size_t why_size);
+
+/* The claims safety_claim holds: read-only O_EXCL descriptors. */
+struct safety_claims {
+	int fd[SAFETY_FAMILY_MAX];
+	unsigned n;
+};
+
+/*
+ * For a write to the block device v allowed by safety_check(req), once the
+ * caller holds the device itself open O_EXCL: claims every device the
+ * write lands in or that shows its bytes (the backings of a loop target,
+ * loops and other holders over it or them) the same way, through
+ * ROOT/dev/NAME checked to be that major:minor, so that none can be
+ * mounted, or taken by md/dm, until safety_claims_release. Then checks the
+ * whole request again under the claims: a mount, a partition table, a
+ * loop rebound or set up between the first check and the claims is seen
+ * now, and a device that joined the family since must have been claimed.
+ * 0 with *ret filled; -EBUSY (mounted, or held: why names the mount when
+ * there is one), -ESTALE (changed since the check), or safety_check's
+ * errors, with why set.
+ */
+int safety_claim(const struct root *r, const struct safety_request *req,
+		 const struct safety_verdict *v, struct safety_claims *ret, char *why,
+		 size_t why_size);
+
+/* Closes the claims (accepts an empty or released set). */
+void safety_claims_release(struct safety_claims *c);
 
 #endif

@@ -99,6 +99,30 @@ static int target_region(const struct job_spec *s, struct job_target *t, char *w
 	return 0;
 }
 
+/*
+ * The claim on the device alone leaves what it writes into free: a loop
+ * target's backing device could be mounted under the run. safety_claim
+ * claims those too and checks the request again under the claims.
+ */
+static int target_claim(const struct job_spec *s, const struct safety_verdict *v, struct target *tg,
+			char *why, size_t n)
+{
+	struct safety_request req = { .target = v->path,
+				      .write = true,
+				      .allow_destroy =
+					  s->allow_destroy[0] ? s->allow_destroy : NULL,
+				      .overwrite = s->overwrite };
+	struct root root;
+	int ret;
+
+	ret = root_open("/", &root);
+	if (ret < 0)
+		return why_fmt(why, n, ret, "/: %s", strerror(-ret));
+	ret = safety_claim(&root, &req, v, &tg->claims, why, n);
+	root_close(&root);
+	return ret;
+}
+
 static int target_open_blockdev(const struct job_spec *s, const struct safety_verdict *v,
 				bool write, struct target *tg, char *why, size_t n)
 {
@@ -125,6 +149,11 @@ static int target_open_blockdev(const struct job_spec *s, const struct safety_ve
 	/* the node checked, not one put in its place since */
 	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != (dev_t)v->rdev)
 		return why_fmt(why, n, -ESTALE, "%s changed since it was checked", t->path);
+	if (write) {
+		ret = target_claim(s, v, tg, why, n);
+		if (ret < 0)
+			return ret;
+	}
 	if (ioctl(fd, BLKGETSIZE64, &size) < 0) {
 		ret = -errno;
 		return why_fmt(why, n, ret, "%s: BLKGETSIZE64: %s", t->path, strerror(-ret));
@@ -319,6 +348,7 @@ int target_close(struct target *t, char *why, size_t why_size)
 		close(t->t.fd);
 		t->t.fd = -1;
 	}
+	safety_claims_release(&t->claims);
 	if (t->linked && !t->keep)
 		ret = target_unlink(t, why, why_size);
 	if (t->dirfd >= 0) {

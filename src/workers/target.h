@@ -3,7 +3,8 @@
  * Opening what safety.c allowed, once, into the fd every job thread reopens
  * (never the path again): creating a new file exclusively in a directory
  * held open and laying it out, claiming a block device exclusively (O_EXCL)
- * for the whole run when it is written, checking that what is opened is what
+ * for the whole run when it is written, and with it every device the
+ * writes land in or that shows them (safety_claim), checking that what is opened is what
  * was checked, and working out the region [offset, offset+size).
  *
  * A created file is unlinked right after it is made unless it is to be kept:
@@ -26,9 +27,10 @@
 
 struct target {
 	struct job_target t; /* t.fd: the target, held for the run (O_EXCL for a written device) */
-	int dirfd;	     /* the directory of a created file; -1 */
-	char name[256];	     /* its name there */
-	uint64_t dev, ino;   /* the created file */
+	struct safety_claims claims; /* a written device's backings and holders, O_EXCL */
+	int dirfd;		     /* the directory of a created file; -1 */
+	char name[256];		     /* its name there */
+	uint64_t dev, ino;	     /* the created file */
 	bool created;
 	bool linked; /* a created file still has its name (kept) */
 	bool keep;

@@ -240,6 +240,18 @@ class Daemon:
             self.p.wait()
 
 
+def leader_gone(p):
+    """The daemon's main thread has exited: a zombie leader (a thread it
+    left behind still sits in the kernel) or no process at all."""
+    if p.poll() is not None:
+        return True
+    try:
+        with open("/proc/%d/stat" % p.pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
 def cleanup(daemons):
     """Kills the daemons; when called while a failure propagates (a finally
     clause), shows the end of each daemon's log, which says why."""

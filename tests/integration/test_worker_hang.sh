@@ -19,13 +19,13 @@
 # FUSE mount unmounted in every case (trap). Skips (77) when neither way to
 # hang a device exists here.
 . "$SRCDIR/tests/integration/bench_lib.sh"
+. "$SRCDIR/tests/integration/fuse_lib.sh"
 [ -n "${IOTRIAGED:-}" ] || skip "\$IOTRIAGED not set"
 command -v python3 >/dev/null || skip "python3 not installed"
 [ "$(id -u)" = 0 ] || skip "loop and device-mapper devices need root"
 T=$BENCH_TMP
 DM_NAME=""
-FUSE_MNT=""
-FUSE_PID=""
+FUSE_BACK=""
 HANG_LOOP=""
 
 unhang() {
@@ -47,15 +47,8 @@ hang_cleanup() {
 		done
 	fi
 	[ -n "$HANG_LOOP" ] && losetup -d "$HANG_LOOP" 2>/dev/null
-	if [ -n "$FUSE_MNT" ]; then
-		for i in 1 2 3 4 5; do
-			umount "$FUSE_MNT" 2>/dev/null && break
-			sleep 0.2
-		done
-		mountpoint -q "$FUSE_MNT" && umount -l "$FUSE_MNT"
-		[ -n "$FUSE_PID" ] && kill "$FUSE_PID" 2>/dev/null
-		rm -rf "$FUSE_BACK"
-	fi
+	fuse_stop
+	[ -n "$FUSE_BACK" ] && rm -rf "$FUSE_BACK"
 	bench_cleanup
 }
 trap hang_cleanup EXIT
@@ -87,22 +80,10 @@ dm_setup() {
 # FUSE: a loop device over a file that bindfs serves without page cache;
 # hung by stopping bindfs
 fuse_setup() {
-	[ -c /dev/fuse ] || { WHY_FUSE="no /dev/fuse"; return 1; }
-	command -v bindfs >/dev/null || { WHY_FUSE="no bindfs (scripts/deps-debian.txt)"; return 1; }
 	FUSE_BACK=$(mktemp -d /dev/shm/iotr-worker-fuse.XXXXXX) ||
 		{ WHY_FUSE="no directory in /dev/shm"; return 1; }
-	FUSE_MNT=$T/fuse
-	mkdir "$FUSE_MNT"
-	bindfs -f -o direct_io "$FUSE_BACK" "$FUSE_MNT" 2>"$T/bindfs.err" &
-	FUSE_PID=$!
-	for i in $(seq 50); do
-		mountpoint -q "$FUSE_MNT" && break
-		sleep 0.1
-	done
-	if ! mountpoint -q "$FUSE_MNT"; then
-		WHY_FUSE="bindfs did not mount: $(cat "$T/bindfs.err")"
-		return 1
-	fi
+	mkdir "$T/fuse"
+	fuse_start "$FUSE_BACK" "$T/fuse" || { WHY_FUSE=$FUSE_WHY; return 1; }
 	truncate -s 64M "$FUSE_MNT/disk" || { WHY_FUSE="cannot size a file on FUSE"; return 1; }
 	HANG_LOOP=$(losetup -f --show "$FUSE_MNT/disk" 2>"$T/losetup.err") ||
 		{ WHY_FUSE="losetup refused: $(cat "$T/losetup.err")"; HANG_LOOP=""; return 1; }
@@ -213,18 +194,6 @@ def hang_and_see_it(c):
     time.sleep(1.0)
     b = status(c)["read"]["ios"]
     check(a == b, "the device did not hang: %d then %d IOs" % (a, b))
-
-
-def leader_gone(p):
-    """The daemon's main thread has exited: a zombie leader (a thread it
-    left behind still sits in the kernel) or no process at all."""
-    if p.poll() is not None:
-        return True
-    try:
-        with open("/proc/%d/stat" % p.pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except FileNotFoundError:
-        return True
 
 
 daemons = []

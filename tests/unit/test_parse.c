@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -284,6 +286,116 @@ static void test_disk_index(void **state)
 	disk_table_free(&t);
 }
 
+/* n numeric IRQ lines on 2 CPUs in the order perm gives (perm NULL: 0..n-1),
+ * then the named rows; counters are a function of the IRQ. */
+static char *irq_text(size_t n, const size_t *perm, size_t *ret_len)
+{
+	static const char *const named[] = { "NMI", "LOC", "SPU", "PMI", "IWI", "RES",
+					     "CAL", "TLB", "TRM", "THR", "MCE", "MCP" };
+	size_t cap = 64 + (n + 12) * 128, len;
+	char *buf = malloc(cap);
+
+	assert_non_null(buf);
+	len = (size_t)snprintf(buf, cap, "           CPU0       CPU1\n");
+	for (size_t i = 0; i < n; i++) {
+		size_t irq = perm ? perm[i] : i;
+
+		len +=
+		    (size_t)snprintf(buf + len, cap - len,
+				     "%5zu: %10zu %10zu  PCI-MSIX-0000:00:01.0  %zu-edge  q%zu\n",
+				     irq, irq * 3, irq + 1, irq, irq);
+	}
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s: %10zu %10zu  named\n", named[i],
+					i, i);
+	*ret_len = len;
+	return buf;
+}
+
+/* Pairs every row of cur with prev's as metrics.c does (in cur's order,
+ * one hint); each must be found, with its own counters. */
+static void irq_pair_all(const struct irq_table *prev, const struct irq_table *cur)
+{
+	size_t hint = 0;
+
+	for (size_t i = 0; i < cur->n; i++) {
+		const struct irq_row *r = irq_table_find(prev, cur->rows[i].label, &hint);
+
+		assert_non_null(r);
+		assert_string_equal(r->label, cur->rows[i].label);
+		assert_int_equal(r->total, cur->rows[i].total);
+	}
+}
+
+/*
+ * /proc/interrupts of two samples in another order (a driver reloaded,
+ * IRQs renumbered): a reordered 4,000-line table pairs row for row by
+ * label, and so does a 200,000-line one reversed, which a linear search
+ * per row (2 * 10^10 label compares) does not finish within this test's
+ * 30 s timeout; the index makes it n log n.
+ */
+static void test_irq_index(void **state)
+{
+	struct irq_table prev = { 0 }, cur = { 0 }, copy = { 0 }, hand = { 0 };
+	size_t n = 4000, big = 200000, len, hint = 0;
+	size_t *perm = malloc(big * sizeof(*perm));
+	const char *sevens = "CPU0\n007: 1\n7: 2\nX: 3\n";
+	char *buf;
+
+	(void)state;
+	assert_non_null(perm);
+	buf = irq_text(n, NULL, &len);
+	assert_int_equal(irqtab_parse(buf, len, false, &prev, NULL), 0);
+	free(buf);
+	for (size_t i = 0; i < n; i++) /* 7 and 4000 are coprime: a permutation */
+		perm[i] = (i * 7 + 3) % n;
+	buf = irq_text(n, perm, &len);
+	assert_int_equal(irqtab_parse(buf, len, false, &cur, NULL), 0);
+	free(buf);
+	assert_int_equal(cur.n, n + 12);
+	irq_pair_all(&prev, &cur);
+	irq_pair_all(&cur, &prev);
+	assert_null(irq_table_find(&prev, "4000", NULL));
+	assert_null(irq_table_find(&prev, "", NULL));
+	assert_string_equal(irq_table_find(&prev, "MCP", NULL)->label, "MCP");
+	/* a hit sets the hint past the row found, as the linear search did */
+	assert_string_equal(irq_table_find(&cur, "17", &hint)->label, "17");
+	assert_string_equal(cur.rows[hint - 1].label, "17");
+	/* a copy finds as its source does */
+	assert_int_equal(irq_table_copy(&copy, &cur), 0);
+	irq_pair_all(&copy, &prev);
+	/* a table built by hand, with no index, is searched linearly */
+	assert_int_equal(irq_table_copy(&hand, &prev), 0);
+	hand.n = 2;
+	snprintf(hand.rows[1].label, sizeof(hand.rows[1].label), "renamed");
+	assert_string_equal(irq_table_find(&hand, "renamed", NULL)->label, "renamed");
+	assert_null(irq_table_find(&hand, "2", NULL));
+	/* equal keys ("7" and "007" both IRQ 7): told apart by the label */
+	assert_int_equal(irqtab_parse(sevens, strlen(sevens), false, &hand, NULL), 0);
+	assert_int_equal(irq_table_find(&hand, "7", NULL)->total, 2);
+	assert_int_equal(irq_table_find(&hand, "007", NULL)->total, 1);
+	assert_null(irq_table_find(&hand, "07", NULL));
+	/* a failed parse leaves nothing found */
+	assert_int_equal(irqtab_parse("CPU0\n 1: x\n", 11, false, &cur, NULL), -EBADMSG);
+	cur.n = 0;
+	assert_null(irq_table_find(&cur, "1", NULL));
+
+	for (size_t i = 0; i < big; i++)
+		perm[i] = big - 1 - i;
+	buf = irq_text(big, NULL, &len);
+	assert_int_equal(irqtab_parse(buf, len, false, &prev, NULL), 0);
+	free(buf);
+	buf = irq_text(big, perm, &len);
+	assert_int_equal(irqtab_parse(buf, len, false, &cur, NULL), 0);
+	free(buf);
+	irq_pair_all(&prev, &cur);
+	free(perm);
+	irq_table_free(&prev);
+	irq_table_free(&cur);
+	irq_table_free(&copy);
+	irq_table_free(&hand);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_uptime),
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_disk_index),
+		cmocka_unit_test(test_irq_index),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
