@@ -70,7 +70,7 @@ struct client {
 	uint32_t events;   /* the epoll interest currently registered */
 	bool subscribed;
 	uint32_t every;	       /* push every Nth sample */
-	bool want_procs;       /* subscribed with "procs": true: every sample scans */
+	unsigned want;	       /* 1u << CAD_*: subscribed with "procs", "turbostat", ...: true */
 	uint64_t sub_counter;  /* samples seen since subscribing */
 	int64_t line_start_ns; /* a request line is due since then (0: none pending) */
 	int64_t reply_wait_ns; /* replies unwritten, none written since then */

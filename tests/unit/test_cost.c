@@ -24,23 +24,82 @@
 
 #define MS 1000000LL
 
+/* The per-process scan alone (the other sources cost nothing measured). */
+static uint32_t scan_every(int64_t scan_ns, int64_t base_ns, int64_t budget_ns)
+{
+	int64_t cost[CAD__COUNT] = { [CAD_PROCS] = scan_ns };
+	uint32_t every[CAD__COUNT];
+
+	sampler_cadence(cost, 0, base_ns, budget_ns, every);
+	for (int k = 0; k < CAD__COUNT; k++)
+		if (k != CAD_PROCS)
+			assert_int_equal(every[k], 1);
+	return every[CAD_PROCS];
+}
+
 static void test_scan_every(void **state)
 {
 	(void)state;
 	/* no budget, or nothing measured yet: every sample */
-	assert_int_equal(sampler_scan_every(10 * MS, MS, 0), 1);
-	assert_int_equal(sampler_scan_every(0, MS, 5 * MS), 1);
+	assert_int_equal(scan_every(10 * MS, MS, 0), 1);
+	assert_int_equal(scan_every(0, MS, 5 * MS), 1);
 	/* a small host: 100 processes, 0.2 ms a scan, 0.9 ms the rest */
-	assert_int_equal(sampler_scan_every(200000, 900000, 5 * MS), 1);
+	assert_int_equal(scan_every(200000, 900000, 5 * MS), 1);
 	/* 2 000 sleeping processes on the development VM: 8 ms a scan, 0.86 ms
 	 * the rest: at most a quarter of it on average (38 samples) */
-	assert_int_equal(sampler_scan_every(8 * MS, 860000, 5 * MS), 38);
+	assert_int_equal(scan_every(8 * MS, 860000, 5 * MS), 38);
 	/* the budget binds when the rest is costly: 10 ms a scan, 4 ms the
 	 * rest, 5 ms budget: 1 ms left a sample */
-	assert_int_equal(sampler_scan_every(10 * MS, 4 * MS, 5 * MS), 10);
+	assert_int_equal(scan_every(10 * MS, 4 * MS, 5 * MS), 10);
 	/* no room at all, or a huge host: the cap */
-	assert_int_equal(sampler_scan_every(10 * MS, 6 * MS, 5 * MS), SAMPLER_SCAN_EVERY_MAX);
-	assert_int_equal(sampler_scan_every(1000 * MS, MS, 5 * MS), SAMPLER_SCAN_EVERY_MAX);
+	assert_int_equal(scan_every(10 * MS, 6 * MS, 5 * MS), SAMPLER_EVERY_MAX);
+	assert_int_equal(scan_every(1000 * MS, MS, 5 * MS), SAMPLER_EVERY_MAX);
+}
+
+#define US 1000LL
+
+/* Every optional source by one rule: a quarter of the rest of the sample
+ * shared out cheapest first; what a client or a finding pins is read every
+ * sample and not weighed. */
+static void test_cadence(void **state)
+{
+	int64_t cost[CAD__COUNT] = {
+		[CAD_PRESSURE] = 20 * US, [CAD_CGROUPS] = 60 * US, [CAD_NICS] = 80 * US,
+		[CAD_TURBO] = 100 * US,	  [CAD_PROCS] = 9 * MS,
+	};
+	uint32_t every[CAD__COUNT];
+	int64_t avg = 0;
+
+	(void)state;
+	/* 400 us the rest, 5 ms budget: 100 us a sample for the five */
+	sampler_cadence(cost, 0, 400 * US, 5 * MS, every);
+	assert_int_equal(every[CAD_PRESSURE], 1); /* 20 of its 20 */
+	assert_int_equal(every[CAD_CGROUPS], 3);  /* 60 / (80 / 4) */
+	assert_int_equal(every[CAD_NICS], 4);	  /* 80 / (60 / 3) */
+	assert_int_equal(every[CAD_TURBO], 5);	  /* 100 / (40 / 2) */
+	assert_int_equal(every[CAD_PROCS], SAMPLER_EVERY_MAX); /* 9 ms / 20 us */
+	for (int k = 0; k < CAD__COUNT; k++)
+		if (k != CAD_PROCS)
+			avg += cost[k] / every[k];
+	assert_true(avg <= 100 * US);
+	/* a client looks at turbostat, a finding needs the NICs: every sample,
+	 * and the others share the same 100 us */
+	sampler_cadence(cost, 1u << CAD_TURBO | 1u << CAD_NICS, 400 * US, 5 * MS, every);
+	assert_int_equal(every[CAD_TURBO], 1);
+	assert_int_equal(every[CAD_NICS], 1);
+	assert_int_equal(every[CAD_PRESSURE], 1);
+	assert_int_equal(every[CAD_CGROUPS], 2); /* 60 / (80 / 2) */
+	assert_int_equal(every[CAD_PROCS], SAMPLER_EVERY_MAX); /* 9 ms / 50 us */
+	/* a rest past the budget: every unpinned source at the cap */
+	sampler_cadence(cost, 1u << CAD_PROCS, 6 * MS, 5 * MS, every);
+	assert_int_equal(every[CAD_PROCS], 1);
+	for (int k = 0; k < CAD__COUNT; k++)
+		if (k != CAD_PROCS)
+			assert_int_equal(every[k], SAMPLER_EVERY_MAX);
+	/* no budget: everything every sample */
+	sampler_cadence(cost, 0, 400 * US, 0, every);
+	for (int k = 0; k < CAD__COUNT; k++)
+		assert_int_equal(every[k], 1);
 }
 
 static void put_proc(struct snapshot *s, uint64_t uptime_cs, bool carried, uint64_t written)
@@ -182,6 +241,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_irqbalance_hint),
 		cmocka_unit_test(test_scan_every),
+		cmocka_unit_test(test_cadence),
 		cmocka_unit_test(test_carried_interval),
 	};
 
