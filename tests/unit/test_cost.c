@@ -217,12 +217,28 @@ static void test_irqbalance_hint(void **state)
 	drop_comm(dir, 100);
 	assert_false(ib_running(&r, &h, &pid));
 	assert_int_equal(h.rescan_wait, TOPO_IRQBALANCE_RESCAN - 1);
-	/* started again under another PID: seen at the 6th read, not before */
+	/* still none at the 6th read: the next search waits twice as long */
+	for (int i = 0; i < TOPO_IRQBALANCE_RESCAN; i++)
+		assert_false(ib_running(&r, &h, &pid));
+	assert_int_equal(h.rescan_wait, 2 * TOPO_IRQBALANCE_RESCAN - 1);
+	/* started again under another PID: seen at the 12th read, not before */
 	put_comm(dir, 300, "irqbalance");
-	for (int i = 0; i < TOPO_IRQBALANCE_RESCAN - 1; i++)
+	for (int i = 0; i < 2 * TOPO_IRQBALANCE_RESCAN - 1; i++)
 		assert_false(ib_running(&r, &h, &pid));
 	assert_true(ib_running(&r, &h, &pid));
 	assert_int_equal(pid, 300);
+	assert_int_equal(h.rescan_every, 0);
+	/* the waits stop doubling at the cap */
+	drop_comm(dir, 300);
+	for (int i = 0, n = 0; n < 6; i++) {
+		assert_false(ib_running(&r, &h, &pid));
+		if (h.rescan_wait == h.rescan_every - 1 && h.rescan_every)
+			n++;
+		assert_true(h.rescan_every <= TOPO_IRQBALANCE_RESCAN_MAX);
+		assert_true(i < 200);
+	}
+	assert_int_equal(h.rescan_every, TOPO_IRQBALANCE_RESCAN_MAX);
+	put_comm(dir, 300, "irqbalance");
 	/* without a hint, every read searches */
 	drop_comm(dir, 300);
 	put_comm(dir, 400, "irqbalance");
