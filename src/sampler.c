@@ -112,7 +112,7 @@ static void tick_advise(struct sampler *s, const struct snapshot *cur)
 	s->advise_ok = false;
 	if (!s->advise || !s->have_metrics)
 		return;
-	if (!s->topo_given && (!s->have_topo || cur->mono_ns - s->topo_ns >= SAMPLER_TOPO_NS ||
+	if (!s->topo_given && (!s->have_topo || cur->mono_ns - s->topo_ns >= sampler_topo_period_ns(s) ||
 			       cur->mono_ns < s->topo_ns)) {
 		if (s->have_topo)
 			topology_free(&s->topo);
@@ -120,6 +120,11 @@ static void tick_advise(struct sampler *s, const struct snapshot *cur)
 		s->topo_ns = cur->mono_ns;
 	}
 	s->advise_ok = s->have_topo && advise_compute(cur, &s->m, &s->topo, &s->adv) >= 0;
+}
+
+int64_t sampler_topo_period_ns(const struct sampler *s)
+{
+	return s->advise_ok && s->adv.nfindings ? SAMPLER_TOPO_NS : SAMPLER_TOPO_IDLE_NS;
 }
 
 void sampler_topology_stale(struct sampler *s)

@@ -51,6 +51,9 @@ struct sampler_cad {
 /* The advisor's topology (/proc/irq, /sys) is re-read at most this often:
  * reading it costs milliseconds on a big host, the samples microseconds. */
 #define SAMPLER_TOPO_NS (10 * INT64_C(1000000000))
+/* ... and only this often while no finding stands: then nothing uses it
+ * (2 ms a read on the development VM, 4 000 IRQ lines cost more). */
+#define SAMPLER_TOPO_IDLE_NS (60 * INT64_C(1000000000))
 
 struct sampler {
 	struct snapshot_collector col;
@@ -136,6 +139,11 @@ const struct snapshot *sampler_current(const struct sampler *s);
 /* The advice encoded in the current document, NULL when advice is off, not
  * computed yet (one sample) or failed (out of memory). */
 const struct advice *sampler_advice(const struct sampler *s);
+
+/* How often the advisor's topology is read now: SAMPLER_TOPO_NS while a
+ * finding stands (its suggestions and undo values come from it), else
+ * SAMPLER_TOPO_IDLE_NS. */
+int64_t sampler_topo_period_ns(const struct sampler *s);
 
 /* The next tick re-reads the topology (after a write to /proc/irq, say);
  * with topo_given, advice stops until sampler_put_topology() gives a new one. */

@@ -291,6 +291,8 @@ struct topo_reader;
 int topo_reader_start(struct daemon *d);
 /* Read it again now (after apply/undo wrote to /proc/irq). */
 void topo_reader_request(struct daemon *d);
+/* After a sample: the reads' period follows sampler_topo_period_ns(). */
+void topo_reader_pace(struct daemon *d);
 /* The eventfd is readable: give the new topology to the sampler. */
 void topo_reader_event(struct daemon *d);
 /* Joins the thread and frees everything; accepts a daemon without one. */

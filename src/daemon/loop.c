@@ -175,6 +175,7 @@ int loop_sample(struct daemon *d)
 			daemon_log(LOG_NOTICE, "sample: sources readable again");
 		d->last_sample_err = r;
 	}
+	topo_reader_pace(d);
 	rec_sample(d);
 	json = sampler_json(d->sampler, &len);
 	s = sampler_current(d->sampler);

@@ -123,6 +123,8 @@ try:
     keys -= {"host", "mode", "sample", "timestamp_ms", "sources"}
     # compute appends advise's output (tui/cmd_core.c); samples do not carry it
     keys -= {"findings", "suggestions"}
+    # how the live sampler read its optional sources (the CPU budget)
+    keys -= {"cadence"}
     check({"disks", "cpu-load", "interrupts", "softirqs"} <= keys, "keys %r" % sorted(keys))
     avail = lambda doc: {k: v["available"] for k, v in doc["sources"].items()}
     check(avail(got) == avail(expect), "sources %r vs %r" % (got["sources"], expect["sources"]))
