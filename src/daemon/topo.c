@@ -37,6 +37,10 @@ struct topo_reader {
 	int64_t search_ns;     /* the loop's: when it last asked for a search */
 };
 
+/* A finding asks for an irqbalance search at most this often: the
+ * longest wait between searches of TOPO_IRQBALANCE_RESCAN_MAX reads. */
+#define TOPO_SEARCH_NS (TOPO_IRQBALANCE_RESCAN_MAX * SAMPLER_TOPO_NS)
+
 static int64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -115,6 +119,7 @@ int topo_reader_start(struct daemon *d)
 	t->root = &d->sampler->col.root;
 	t->want = true; /* the first at once */
 	t->period_ns = SAMPLER_TOPO_NS;
+	t->search_ns = mono_ns(); /* the first read searches */
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -172,8 +177,10 @@ void topo_reader_pace(struct daemon *d)
 	if (p != t->period_ns) {
 		now = mono_ns();
 		/* a finding came: irqbalance's presence matters again; the
-		 * search (every /proc/PID/comm) at most once a minute */
-		if (p < t->period_ns && now - t->search_ns >= SAMPLER_TOPO_IDLE_NS) {
+		 * search (every /proc/PID/comm, 11 ms with 2 000 processes) at
+		 * most every TOPO_SEARCH_NS, findings that come and go would
+		 * otherwise search every minute */
+		if (p < t->period_ns && now - t->search_ns >= TOPO_SEARCH_NS) {
 			t->search = true;
 			t->search_ns = now;
 		}
