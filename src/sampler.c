@@ -160,12 +160,7 @@ void sampler_want_procs(struct sampler *s, bool want)
 
 const char *sampler_cad_name(enum cad_src k)
 {
-	static const char *const names[CAD__COUNT] = {
-		[CAD_PROCS] = "processes", [CAD_TURBO] = "turbostat", [CAD_NICS] = "nics",
-		[CAD_CGROUPS] = "cgroups", [CAD_PRESSURE] = "pressure",
-	};
-
-	return (unsigned)k < CAD__COUNT ? names[k] : "?";
+	return encode_cadence_name(k);
 }
 
 static uint32_t clamp_every(int64_t n)

@@ -241,6 +241,11 @@ static const char *const cad_key[CAD__COUNT] = {
 	[CAD_CGROUPS] = "cgroups", [CAD_PRESSURE] = "pressure",
 };
 
+const char *encode_cadence_name(enum cad_src k)
+{
+	return (unsigned)k < CAD__COUNT ? cad_key[k] : "?";
+}
+
 /*
  * "cadence": how each optional section's rows were read (the sampler's CPU
  * budget): every N samples, read by this one or age samples old (then its

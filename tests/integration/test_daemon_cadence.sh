@@ -13,13 +13,22 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 PYTHONPATH="$SRCDIR/tests/integration" python3 - "$tmp" <<'PY' || fail "cadence"
-import sys, time
+import socket, sys, time, urllib.request
 from daemon_lib import *
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 SECTION = {"turbostat": "turbostat", "nics": "nics", "cgroups": "cgroups",
            "pressure": "pressure"}
 tmp = sys.argv[1]
-d = Daemon(tmp, interval=200, extra=("--cpu-budget", "0.001"))
+mport = free_port()
+d = Daemon(tmp, interval=200,
+           extra=("--cpu-budget", "0.001", "--metrics-listen", "127.0.0.1:%d" % mport))
 try:
     deadline = time.monotonic() + TIMEOUT
     while d.status()["samples"] < 4:
@@ -44,6 +53,13 @@ try:
             check(SECTION[k] in s, "%s: the section went away on a skipped sample" % k)
     st = d.status()["cpu_budget"]["sources"]
     check(all(st[k]["every"] > 1 and st[k]["wanted"] is False for k in srcs), "status %r" % st)
+    # /metrics says how old each optional source's counters are
+    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % mport, timeout=10) as r:
+        text = r.read().decode()
+    ages = [l for l in text.splitlines() if l.startswith("iotriage_source_age_seconds{")]
+    print("/metrics: %r" % ages)
+    for k in srcs:
+        check(any('source="%s"' % k in l for l in ages), "no age of %s in /metrics" % k)
     want = {k: True for k in srcs}
     want["cmd"] = "subscribe"
     check(c.req(want)["ok"], "subscribe with %r" % want)
