@@ -158,6 +158,54 @@ static void test_carried_interval(void **state)
 	free_snap(&cur);
 }
 
+static void put_psi(struct snapshot *s, uint64_t read_cs, bool carried, uint64_t io_some_us)
+{
+	s->workload = calloc(1, sizeof(*s->workload));
+	assert_non_null(s->workload);
+	s->workload->procs.carried = true; /* only pressure matters here */
+	s->workload->cgroups.status.err = -ENOENT;
+	s->workload->nics.rtnl.err = -ENOENT;
+	s->workload->pressure.res[PSI_IO].some.present = true;
+	s->workload->pressure.res[PSI_IO].some.total_us = io_some_us;
+	s->workload->pressure.res[PSI_CPU].status.err = -ENOENT;
+	s->workload->pressure.res[PSI_IRQ].status.err = -ENOENT;
+	s->cadence[CAD_PRESSURE].carried = carried;
+	s->cadence[CAD_PRESSURE].read_uptime_cs = read_cs;
+}
+
+/* Any optional source read after samples that carried its last read: the
+ * rate spans the two reads; a sample that carries keeps the read's rate. */
+static void test_cadence_interval(void **state)
+{
+	struct snapshot a = { 0 }, b = { 0 };
+	struct workload_metrics *x = NULL;
+
+	(void)state;
+	/* read at 10.00 s, carried by the sample at 14.00 s; read again at
+	 * 15.00 s with 1 s more stall: 1 s of 5 s is 20 %, not 1 s of 1 s */
+	put_psi(&a, 1000, true, 3000000);
+	put_psi(&b, 1500, false, 4000000);
+	assert_int_equal(metrics_proc_compute(&a, &b, 100, NULL, &x), 0);
+	assert_true(x->psi[PSI_IO].some_valid);
+	assert_true(x->psi[PSI_IO].some_pct > 19.99 && x->psi[PSI_IO].some_pct < 20.01);
+	/* the next sample carries that read (its rows, its time): the 20 % stays */
+	free_snap(&a);
+	put_psi(&a, 1500, true, 4000000);
+	assert_int_equal(metrics_proc_compute(&b, &a, 100, NULL, &x), 0);
+	assert_true(x->psi[PSI_IO].some_valid);
+	assert_true(x->psi[PSI_IO].some_pct > 19.99 && x->psi[PSI_IO].some_pct < 20.01);
+	/* adjacent reads: the samples' interval */
+	free_snap(&a);
+	free_snap(&b);
+	put_psi(&a, 1000, false, 0);
+	put_psi(&b, 1100, false, 500000);
+	assert_int_equal(metrics_proc_compute(&a, &b, 100, NULL, &x), 0);
+	assert_true(x->psi[PSI_IO].some_pct > 49.99 && x->psi[PSI_IO].some_pct < 50.01);
+	metrics_proc_free(x);
+	free_snap(&a);
+	free_snap(&b);
+}
+
 static void put_comm(const char *dir, int pid, const char *comm)
 {
 	char p[256];
@@ -259,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_scan_every),
 		cmocka_unit_test(test_cadence),
 		cmocka_unit_test(test_carried_interval),
+		cmocka_unit_test(test_cadence_interval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
