@@ -264,20 +264,14 @@ static void encode_cadence(struct strbuf *sb, const struct snapshot *cur)
 		sb_puts(sb, any ? "," : "\"cadence\":{");
 		any = true;
 		sb_json_key(sb, cad_key[k]);
-		sb_puts(sb, "{\"every\":");
-		sb_u64(sb, c->every);
-		sb_puts(sb, ",\"age\":");
-		sb_u64(sb, c->age);
-		sb_puts(sb, c->carried ? ",\"read\":false" : ",\"read\":true");
+		sb_printf(sb, "{\"every\":%u,\"age\":%u,\"read\":%s", c->every, c->age,
+			  c->carried ? "false" : "true");
 		if (c->why[0]) {
 			sb_puts(sb, ",\"reason\":");
 			sb_json_str(sb, c->why);
 		}
-		sb_puts(sb, ",\"read_uptime_cs\":");
-		sb_u64(sb, c->read_uptime_cs);
-		sb_puts(sb, ",\"cpu_us\":");
-		sb_u64(sb, c->cpu_ns / 1000);
-		sb_putc(sb, '}');
+		sb_printf(sb, ",\"read_uptime_cs\":%llu,\"cpu_us\":%llu}",
+			  (unsigned long long)c->read_uptime_cs, (unsigned long long)(c->cpu_ns / 1000));
 	}
 	if (any)
 		sb_puts(sb, "},");

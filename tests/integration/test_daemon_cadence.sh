@@ -13,15 +13,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 PYTHONPATH="$SRCDIR/tests/integration" python3 - "$tmp" <<'PY' || fail "cadence"
-import socket, sys, time, urllib.request
+import sys, time, urllib.request
 from daemon_lib import *
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 SECTION = {"turbostat": "turbostat", "nics": "nics", "cgroups": "cgroups",
            "pressure": "pressure"}
