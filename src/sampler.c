@@ -112,8 +112,9 @@ static void tick_advise(struct sampler *s, const struct snapshot *cur)
 	s->advise_ok = false;
 	if (!s->advise || !s->have_metrics)
 		return;
-	if (!s->topo_given && (!s->have_topo || cur->mono_ns - s->topo_ns >= sampler_topo_period_ns(s) ||
-			       cur->mono_ns < s->topo_ns)) {
+	if (!s->topo_given &&
+	    (!s->have_topo || cur->mono_ns - s->topo_ns >= sampler_topo_period_ns(s) ||
+	     cur->mono_ns < s->topo_ns)) {
 		if (s->have_topo)
 			topology_free(&s->topo);
 		s->have_topo = topology_collect_hint(&s->col.root, &s->topo_hint, &s->topo) >= 0;
@@ -198,8 +199,8 @@ void sampler_cadence(const int64_t cost_ns[CAD__COUNT], unsigned pinned, int64_t
 			continue;
 		}
 		share = left / todo;
-		ret_every[c] = clamp_every(share > 0 ? (cost_ns[c] + share - 1) / share
-						     : SAMPLER_EVERY_MAX);
+		ret_every[c] =
+		    clamp_every(share > 0 ? (cost_ns[c] + share - 1) / share : SAMPLER_EVERY_MAX);
 		left -= cost_ns[c] / ret_every[c];
 	}
 }
@@ -355,7 +356,8 @@ static void cost_account(struct sampler *s, struct snapshot *cur, int64_t spent_
 		return;
 	t->scan_every = s->cad[CAD_PROCS].every;
 	t->scan_age = s->cad[CAD_PROCS].age;
-	snprintf(t->scan_why, sizeof(t->scan_why), "%s", s->cad[CAD_PROCS].why ? s->cad[CAD_PROCS].why : "");
+	snprintf(t->scan_why, sizeof(t->scan_why), "%s",
+		 s->cad[CAD_PROCS].why ? s->cad[CAD_PROCS].why : "");
 }
 
 /* After cur (the next snapshot slot) was filled: metrics, advice, the

@@ -79,8 +79,8 @@ struct sampler {
 	/* the CPU budget: the optional sources' cadence (enum cad_src) */
 	double budget_pct;
 	long interval_ms;
-	unsigned wanted;     /* 1u << CAD_*: a client looks at it (sampler_want) */
-	unsigned pinned;     /* read every sample now: wanted, or a finding needs it */
+	unsigned wanted; /* 1u << CAD_*: a client looks at it (sampler_want) */
+	unsigned pinned; /* read every sample now: wanted, or a finding needs it */
 	struct sampler_cad cad[CAD__COUNT];
 	int64_t base_cpu_ns; /* of a sample without the optional reads (moving average) */
 	int64_t tick_cpu_ns; /* of the last sample, everything included */

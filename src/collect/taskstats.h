@@ -181,7 +181,7 @@ struct taskstats_collector {
 	struct exit_slot {
 		uint32_t gen; /* == exit_gen: in use this interval */
 		uint32_t idx; /* in exits */
-	} *exit_slots;
+	} * exit_slots;
 	uint32_t exit_gen; /* bumped when a new interval starts (nexits 0) */
 	/* children's IO owed to each parent (parent/child double count):
 	 * pending until the parent's counters grew by it (the reap), then

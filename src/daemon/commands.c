@@ -76,7 +76,7 @@ static int cmd_subscribe(struct daemon *d, struct client *c, const struct reques
 	/* the optional sources the client looks at: read every sample (the
 	 * CPU budget, doc/daemon.md); "procs" is CAD_PROCS's */
 	static const char *const keys[CAD__COUNT] = {
-		[CAD_PROCS] = "procs", [CAD_TURBO] = "turbostat", [CAD_NICS] = "nics",
+		[CAD_PROCS] = "procs",	   [CAD_TURBO] = "turbostat",	[CAD_NICS] = "nics",
 		[CAD_CGROUPS] = "cgroups", [CAD_PRESSURE] = "pressure",
 	};
 	int64_t every = 1;

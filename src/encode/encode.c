@@ -237,7 +237,7 @@ static void encode_rates(struct strbuf *sb, const char *key, const struct rate_t
 }
 
 static const char *const cad_key[CAD__COUNT] = {
-	[CAD_PROCS] = "processes", [CAD_TURBO] = "turbostat", [CAD_NICS] = "nics",
+	[CAD_PROCS] = "processes", [CAD_TURBO] = "turbostat",	[CAD_NICS] = "nics",
 	[CAD_CGROUPS] = "cgroups", [CAD_PRESSURE] = "pressure",
 };
 
@@ -271,7 +271,8 @@ static void encode_cadence(struct strbuf *sb, const struct snapshot *cur)
 			sb_json_str(sb, c->why);
 		}
 		sb_printf(sb, ",\"read_uptime_cs\":%llu,\"cpu_us\":%llu}",
-			  (unsigned long long)c->read_uptime_cs, (unsigned long long)(c->cpu_ns / 1000));
+			  (unsigned long long)c->read_uptime_cs,
+			  (unsigned long long)(c->cpu_ns / 1000));
 	}
 	if (any)
 		sb_puts(sb, "},");
