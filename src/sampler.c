@@ -55,7 +55,8 @@ int sampler_open(const struct sampler_opts *o, struct sampler **ret_s)
 	s->col.skip = o ? o->skip : 0;
 	s->budget_pct = o ? o->cpu_budget_pct : 0;
 	s->interval_ms = o && o->interval_ms > 0 ? o->interval_ms : 1000;
-	s->scan_every = 1;
+	for (int k = 0; k < CAD__COUNT; k++)
+		s->cad[k].every = 1;
 	*ret_s = s;
 	return 0;
 }
@@ -111,14 +112,20 @@ static void tick_advise(struct sampler *s, const struct snapshot *cur)
 	s->advise_ok = false;
 	if (!s->advise || !s->have_metrics)
 		return;
-	if (!s->topo_given && (!s->have_topo || cur->mono_ns - s->topo_ns >= SAMPLER_TOPO_NS ||
-			       cur->mono_ns < s->topo_ns)) {
+	if (!s->topo_given &&
+	    (!s->have_topo || cur->mono_ns - s->topo_ns >= sampler_topo_period_ns(s) ||
+	     cur->mono_ns < s->topo_ns)) {
 		if (s->have_topo)
 			topology_free(&s->topo);
 		s->have_topo = topology_collect_hint(&s->col.root, &s->topo_hint, &s->topo) >= 0;
 		s->topo_ns = cur->mono_ns;
 	}
 	s->advise_ok = s->have_topo && advise_compute(cur, &s->m, &s->topo, &s->adv) >= 0;
+}
+
+int64_t sampler_topo_period_ns(const struct sampler *s)
+{
+	return s->advise_ok && s->adv.nfindings ? SAMPLER_TOPO_NS : SAMPLER_TOPO_IDLE_NS;
 }
 
 void sampler_topology_stale(struct sampler *s)
@@ -142,51 +149,91 @@ const struct advice *sampler_advice(const struct sampler *s)
 	return s->advise_ok ? &s->adv : NULL;
 }
 
+void sampler_want(struct sampler *s, unsigned cad_mask)
+{
+	s->wanted = cad_mask;
+}
+
 void sampler_want_procs(struct sampler *s, bool want)
 {
-	s->want_procs = want;
+	sampler_want(s, want ? 1u << CAD_PROCS : 0);
 }
 
-uint32_t sampler_scan_every(int64_t scan_ns, int64_t base_ns, int64_t budget_ns)
+const char *sampler_cad_name(enum cad_src k)
 {
-	int64_t n = 1, left = budget_ns - base_ns;
+	return encode_cadence_name(k);
+}
 
-	if (budget_ns <= 0 || scan_ns <= 0)
-		return 1;
-	if (base_ns > 0)
-		n = (SAMPLER_SCAN_SHARE * scan_ns + base_ns - 1) / base_ns;
-	if (left <= 0)
-		n = SAMPLER_SCAN_EVERY_MAX;
-	else if ((scan_ns + left - 1) / left > n)
-		n = (scan_ns + left - 1) / left;
+static uint32_t clamp_every(int64_t n)
+{
 	if (n < 1)
-		n = 1;
-	return n > SAMPLER_SCAN_EVERY_MAX ? SAMPLER_SCAN_EVERY_MAX : (uint32_t)n;
+		return 1;
+	return n > SAMPLER_EVERY_MAX ? SAMPLER_EVERY_MAX : (uint32_t)n;
 }
 
-static bool disk_finding(const struct sampler *s)
+void sampler_cadence(const int64_t cost_ns[CAD__COUNT], unsigned pinned, int64_t base_ns,
+		     int64_t budget_ns, uint32_t ret_every[CAD__COUNT])
 {
+	int64_t left = budget_ns - base_ns, share;
+	bool done[CAD__COUNT] = { false };
+	unsigned todo = 0;
+
+	if (base_ns > 0 && base_ns / SAMPLER_OPT_SHARE < left)
+		left = base_ns / SAMPLER_OPT_SHARE;
+	for (int k = 0; k < CAD__COUNT; k++) {
+		ret_every[k] = 1;
+		done[k] = (pinned & (1u << k)) || cost_ns[k] <= 0 || budget_ns <= 0;
+		todo += !done[k];
+	}
+	/* cheapest first: what a cheap source leaves of its share goes to the
+	 * dearer ones */
+	for (; todo; todo--) {
+		int c = -1;
+
+		for (int k = 0; k < CAD__COUNT; k++)
+			if (!done[k] && (c < 0 || cost_ns[k] < cost_ns[c]))
+				c = k;
+		done[c] = true;
+		if (left <= 0) {
+			ret_every[c] = SAMPLER_EVERY_MAX;
+			continue;
+		}
+		share = left / todo;
+		ret_every[c] =
+		    clamp_every(share > 0 ? (cost_ns[c] + share - 1) / share : SAMPLER_EVERY_MAX);
+		left -= cost_ns[c] / ret_every[c];
+	}
+}
+
+/* The findings that need a source fresh: while one stands, every sample
+ * reads it (the advice is only as good as its rows). */
+static unsigned finding_needs(const struct sampler *s)
+{
+	unsigned need = 0;
+
 	for (size_t i = 0; s->advise_ok && i < s->adv.nfindings; i++) {
 		enum finding_kind k = s->adv.findings[i].kind;
 
 		if (k == FIND_DISK_SATURATED || k == FIND_DISK_SLOW || k == FIND_MEMBER_IMBALANCE)
-			return true;
+			need |= 1u << CAD_PROCS; /* who does the IO */
+		if (k == FIND_HOT_CPU)
+			need |= 1u << CAD_NICS; /* the NIC queues behind the IRQs */
 	}
-	return false;
+	return need;
 }
 
-/* Why the next sample scans /proc/PID/io, NULL when it need not. */
-static const char *scan_reason(const struct sampler *s)
+/* Why the next sample reads source k, NULL when it need not. */
+static const char *read_reason(const struct sampler *s, enum cad_src k)
 {
 	if (s->budget_pct <= 0)
 		return "always";
 	if (s->ticks < 2)
-		return "start"; /* the first rates need two scans */
-	if (s->want_procs)
+		return "start"; /* the first rates need two reads */
+	if (s->wanted & (1u << k))
 		return "client";
-	if (disk_finding(s))
+	if (s->pinned & (1u << k))
 		return "finding";
-	if (s->since_scan + 1 >= s->scan_every)
+	if (s->cad[k].age + 1 >= s->cad[k].every)
 		return "cadence";
 	return NULL;
 }
@@ -213,34 +260,104 @@ static void carry_procs(struct snapshot *cur, struct snapshot *prev)
 	cur->workload->procs.carried = true;
 }
 
+/* The same for every skipped source: the last read's rows move to cur with
+ * their read's time and cost (swapped, so no allocation). */
+static void carry(struct snapshot *cur, struct snapshot *prev)
+{
+	struct workload_raw *cw = cur->workload, *pw = prev->workload;
+
+	for (int k = 0; k < CAD__COUNT; k++) {
+		struct src_cadence *c = &cur->cadence[k];
+
+		if (!c->carried)
+			continue;
+		c->read_uptime_cs = prev->cadence[k].read_uptime_cs;
+		c->cpu_ns = prev->cadence[k].cpu_ns;
+		if (k == CAD_TURBO) {
+			struct turbo_raw *t = cur->turbo;
+
+			cur->turbo = prev->turbo;
+			prev->turbo = t;
+		} else if (!cw || !pw) {
+			continue;
+		} else if (k == CAD_PROCS) {
+			carry_procs(cur, prev);
+		} else if (k == CAD_NICS) {
+			struct nic_table t = cw->nics;
+
+			cw->nics = pw->nics;
+			pw->nics = t;
+		} else if (k == CAD_CGROUPS) {
+			struct cgroup_table t = cw->cgroups;
+
+			cw->cgroups = pw->cgroups;
+			pw->cgroups = t;
+		} else if (k == CAD_PRESSURE) {
+			cw->pressure = pw->pressure;
+		}
+	}
+}
+
 /* After the sample's metrics: the costs, the next cadence, and what the
  * document says of them. */
-static void scan_account(struct sampler *s, struct snapshot *cur, int64_t spent_ns)
+static void cost_account(struct sampler *s, struct snapshot *cur, int64_t spent_ns)
 {
 	struct proc_table *t = cur->workload ? &cur->workload->procs : NULL;
-	int64_t base = spent_ns, budget;
+	int64_t base = spent_ns, budget, cost[CAD__COUNT];
+	uint32_t every[CAD__COUNT], unpinned[CAD__COUNT];
 
-	if (s->scan_why && t) {
-		s->scan_cpu_ns = (int64_t)t->scan_cpu_ns;
-		base -= s->scan_cpu_ns;
-		s->since_scan = 0;
-	} else {
-		s->since_scan++;
+	for (int k = 0; k < CAD__COUNT; k++) {
+		struct sampler_cad *c = &s->cad[k];
+		struct src_cadence *d = &cur->cadence[k];
+
+		if (c->why && !d->carried) {
+			base -= (int64_t)d->cpu_ns;
+			/* the first read probes (turbostat opens its counters):
+			 * not what a read costs */
+			if (s->ticks > 1)
+				c->cost_ns = (int64_t)d->cpu_ns;
+			c->age = 0;
+		} else {
+			c->age++;
+		}
+		cost[k] = c->cost_ns;
 	}
 	if (base < 0)
 		base = 0;
 	s->tick_cpu_ns = spent_ns;
+	if (s->recorded) {
+		/* a recording's sections say nothing of this sampler's cadence */
+		memset(cur->cadence, 0, sizeof(cur->cadence));
+		return;
+	}
 	/* a moving average: one slow sample (a page fault storm) must not
 	 * stretch the cadence for minutes */
 	s->base_cpu_ns = s->base_cpu_ns ? (7 * s->base_cpu_ns + base) / 8 : base;
 	budget = (int64_t)(s->budget_pct / 100.0 * (double)s->interval_ms * 1e6);
-	s->scan_every =
-	    s->budget_pct > 0 ? sampler_scan_every(s->scan_cpu_ns, s->base_cpu_ns, budget) : 1;
+	s->pinned = s->wanted | finding_needs(s);
+	if (s->budget_pct <= 0)
+		budget = 0;
+	/* a pinned source is read every sample anyway and says the cadence it
+	 * will have once unpinned; the others share what it leaves */
+	sampler_cadence(cost, 0, s->base_cpu_ns, budget, unpinned);
+	sampler_cadence(cost, s->pinned, s->base_cpu_ns, budget, every);
+	for (int k = 0; k < CAD__COUNT; k++)
+		if (s->pinned & (1u << k))
+			every[k] = unpinned[k];
+	for (int k = 0; k < CAD__COUNT; k++) {
+		struct src_cadence *d = &cur->cadence[k];
+
+		s->cad[k].every = every[k];
+		d->every = every[k];
+		d->age = s->cad[k].age;
+		snprintf(d->why, sizeof(d->why), "%s", s->cad[k].why ? s->cad[k].why : "");
+	}
 	if (!t)
 		return;
-	t->scan_every = s->scan_every;
-	t->scan_age = s->since_scan;
-	snprintf(t->scan_why, sizeof(t->scan_why), "%s", s->scan_why ? s->scan_why : "");
+	t->scan_every = s->cad[CAD_PROCS].every;
+	t->scan_age = s->cad[CAD_PROCS].age;
+	snprintf(t->scan_why, sizeof(t->scan_why), "%s",
+		 s->cad[CAD_PROCS].why ? s->cad[CAD_PROCS].why : "");
 }
 
 /* After cur (the next snapshot slot) was filled: metrics, advice, the
@@ -266,7 +383,7 @@ static int tick_finish(struct sampler *s, unsigned next, int64_t t0)
 		s->have_metrics = r >= 0;
 	}
 	tick_advise(s, cur);
-	scan_account(s, cur, snapshot_thread_cpu_ns() - t0);
+	cost_account(s, cur, snapshot_thread_cpu_ns() - t0);
 	if (s->advise_ok)
 		eo.advice = &s->adv;
 	sb_reset(&s->json);
@@ -279,11 +396,16 @@ int sampler_tick(struct sampler *s)
 	unsigned next = s->ticks ? s->cur ^ 1 : 0;
 	int64_t t0 = snapshot_thread_cpu_ns();
 
-	s->scan_why = scan_reason(s);
-	s->col.noscan = !s->scan_why;
+	s->recorded = false;
+	s->col.noread = 0;
+	for (int k = 0; k < CAD__COUNT; k++) {
+		s->cad[k].why = read_reason(s, (enum cad_src)k);
+		if (!s->cad[k].why)
+			s->col.noread |= 1u << k;
+	}
 	s->last_err = snapshot_collector_sample(&s->col, &s->snap[next]);
 	if (s->ticks)
-		carry_procs(&s->snap[next], &s->snap[next ^ 1]);
+		carry(&s->snap[next], &s->snap[next ^ 1]);
 	return tick_finish(s, next, t0);
 }
 
@@ -294,7 +416,9 @@ int sampler_tick_recorded(struct sampler *s, uint64_t id, int64_t mono_ns, int64
 	struct snapshot *cur = &s->snap[next];
 	int64_t t0 = snapshot_thread_cpu_ns();
 
-	s->scan_why = NULL; /* a recording has no processes to scan */
+	for (int k = 0; k < CAD__COUNT; k++)
+		s->cad[k].why = NULL; /* a recording has no optional sources to read */
+	s->recorded = true;
 	s->last_err = snapshot_collector_unpack(&s->col, payload, len, cur);
 	if (s->last_err == -EBADMSG)
 		return -EBADMSG;

@@ -34,15 +34,26 @@ struct sampler_opts {
 	long interval_ms;
 };
 
-/* At most this many samples between two per-process scans. */
-#define SAMPLER_SCAN_EVERY_MAX 120
-/* Per-process scanning may cost on average at most 1/SAMPLER_SCAN_SHARE
- * of the rest of the sample. */
-#define SAMPLER_SCAN_SHARE 4
+/* At most this many samples between two reads of an optional source. */
+#define SAMPLER_EVERY_MAX 120
+/* The optional sources read at their cadence may cost together on average
+ * at most 1/SAMPLER_OPT_SHARE of the rest of the sample. */
+#define SAMPLER_OPT_SHARE 4
+
+/* One optional source's cadence (enum cad_src). */
+struct sampler_cad {
+	uint32_t every;	 /* samples between two reads, from the costs */
+	uint32_t age;	 /* samples since the last read */
+	const char *why; /* why the current sample read it, NULL: it did not */
+	int64_t cost_ns; /* CPU time of the last read */
+};
 
 /* The advisor's topology (/proc/irq, /sys) is re-read at most this often:
  * reading it costs milliseconds on a big host, the samples microseconds. */
 #define SAMPLER_TOPO_NS (10 * INT64_C(1000000000))
+/* ... and only this often while no finding stands: then nothing uses it
+ * (2 ms a read on the development VM, 4 000 IRQ lines cost more). */
+#define SAMPLER_TOPO_IDLE_NS (60 * INT64_C(1000000000))
 
 struct sampler {
 	struct snapshot_collector col;
@@ -65,16 +76,15 @@ struct sampler {
 	struct topo_hint topo_hint; /* irqbalance between topology reads */
 	struct advice adv;	    /* of the current sample when advise_ok */
 	bool advise_ok;
-	/* the per-process scan's cadence */
+	/* the CPU budget: the optional sources' cadence (enum cad_src) */
 	double budget_pct;
 	long interval_ms;
-	bool want_procs;      /* a client looks at processes (sampler_want_procs) */
-	uint32_t scan_every;  /* samples between two scans, from the costs below */
-	uint32_t since_scan;  /* samples since the last scan */
-	const char *scan_why; /* why the current sample scanned, NULL: it did not */
-	int64_t scan_cpu_ns;  /* CPU time of the last scan */
-	int64_t base_cpu_ns;  /* of a sample without the scan (moving average) */
-	int64_t tick_cpu_ns;  /* of the last sample, scan included */
+	unsigned wanted; /* 1u << CAD_*: a client looks at it (sampler_want) */
+	unsigned pinned; /* read every sample now: wanted, or a finding needs it */
+	struct sampler_cad cad[CAD__COUNT];
+	int64_t base_cpu_ns; /* of a sample without the optional reads (moving average) */
+	int64_t tick_cpu_ns; /* of the last sample, everything included */
+	bool recorded;	     /* the current sample is a recording's: no cadence */
 };
 
 /*
@@ -130,6 +140,11 @@ const struct snapshot *sampler_current(const struct sampler *s);
  * computed yet (one sample) or failed (out of memory). */
 const struct advice *sampler_advice(const struct sampler *s);
 
+/* How often the advisor's topology is read now: SAMPLER_TOPO_NS while a
+ * finding stands (its suggestions and undo values come from it), else
+ * SAMPLER_TOPO_IDLE_NS. */
+int64_t sampler_topo_period_ns(const struct sampler *s);
+
 /* The next tick re-reads the topology (after a write to /proc/irq, say);
  * with topo_given, advice stops until sampler_put_topology() gives a new one. */
 void sampler_topology_stale(struct sampler *s);
@@ -140,18 +155,29 @@ void sampler_topology_stale(struct sampler *s);
 void sampler_put_topology(struct sampler *s, struct topology *t);
 
 /*
- * Whether a client is looking at processes (iotriaged: a subscriber asked
- * for them): then every sample scans /proc/PID/io, whatever the cadence.
+ * The optional sources a client is looking at (iotriaged: a subscriber
+ * asked for them), 1u << CAD_* bits: every sample reads them, whatever the
+ * cadence. sampler_want_procs(s, b) is sampler_want() of CAD_PROCS alone.
  */
+void sampler_want(struct sampler *s, unsigned cad_mask);
 void sampler_want_procs(struct sampler *s, bool want);
 
+/* "processes", "turbostat", "nics", "cgroups", "pressure": the JSON's names. */
+const char *sampler_cad_name(enum cad_src k);
+
 /*
- * The cadence of the per-process scan, pure: a scan every N samples so
- * that on average it costs at most 1/SAMPLER_SCAN_SHARE of the rest of the
- * sample (base_ns) and the whole stays under budget_ns per sample; 1 when
- * budget_ns is 0, at most SAMPLER_SCAN_EVERY_MAX.
+ * The CPU budget's rule, pure: from each optional source's cost per read
+ * (cost_ns), the sources read every sample anyway (pinned, 1u << CAD_*
+ * bits: their cost is not weighed), the average CPU of the rest of the
+ * sample (base_ns) and the budget per sample (budget_ns), the cadence of
+ * each source in ret_every: the unpinned ones together cost on average at
+ * most min(base_ns / SAMPLER_OPT_SHARE, budget_ns - base_ns), shared out
+ * cheapest first (a source cheaper than its share is read every sample and
+ * leaves the rest of its share to the others); 1 when budget_ns is 0 or
+ * nothing is measured yet, at most SAMPLER_EVERY_MAX.
  */
-uint32_t sampler_scan_every(int64_t scan_ns, int64_t base_ns, int64_t budget_ns);
+void sampler_cadence(const int64_t cost_ns[CAD__COUNT], unsigned pinned, int64_t base_ns,
+		     int64_t budget_ns, uint32_t ret_every[CAD__COUNT]);
 
 /* The metrics of (previous, current), NULL until two samples exist. */
 const struct metrics *sampler_metrics(const struct sampler *s);

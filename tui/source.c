@@ -58,7 +58,7 @@ struct source {
 	bool ever_connected; /* some hello was accepted: stay a daemon client */
 	long daemon_itv_ms;
 	unsigned every;
-	bool want_procs; /* the processes view is open: subscribe with "procs" */
+	unsigned want; /* 1u << CAD_*: the views open ask the daemon to read these every sample */
 	int64_t next_connect_ns;
 	bool history_pending;	  /* the history reply may be IOT_PROTO_MAX_HISTORY_REPLY */
 	int64_t rx_ns;		  /* connected, or the last whole line received */
@@ -369,13 +369,20 @@ static void daemon_queue(struct source *src, const char *req)
 	src->wlen += n;
 }
 
+static const char *tf(unsigned want, enum cad_src k)
+{
+	return want & (1u << k) ? "true" : "false";
+}
+
 static void daemon_queue_subscribe(struct source *src)
 {
-	char req[112];
+	char req[224];
 
 	snprintf(req, sizeof(req),
-		 "{\"cmd\":\"subscribe\",\"every\":%u,\"procs\":%s,\"id\":\"subscribe\"}\n",
-		 src->every, src->want_procs ? "true" : "false");
+		 "{\"cmd\":\"subscribe\",\"every\":%u,\"procs\":%s,\"turbostat\":%s,"
+		 "\"nics\":%s,\"cgroups\":%s,\"pressure\":%s,\"id\":\"subscribe\"}\n",
+		 src->every, tf(src->want, CAD_PROCS), tf(src->want, CAD_TURBO),
+		 tf(src->want, CAD_NICS), tf(src->want, CAD_CGROUPS), tf(src->want, CAD_PRESSURE));
 	daemon_queue(src, req);
 }
 
@@ -868,13 +875,13 @@ unsigned source_step_interval(struct source *src, int dir, int64_t now_ns)
 	}
 }
 
-void source_want_procs(struct source *src, bool want)
+void source_want(struct source *src, unsigned cad_mask)
 {
-	if (src->want_procs == want)
+	if (src->want == cad_mask)
 		return;
-	src->want_procs = want;
+	src->want = cad_mask;
 	if (src->kind == SOURCE_DAEMON && src->fd >= 0)
-		daemon_queue_subscribe(src); /* a second subscribe changes "procs" */
+		daemon_queue_subscribe(src); /* a second subscribe changes the flags */
 }
 
 enum source_kind source_kind(const struct source *src)

@@ -66,9 +66,10 @@ unsigned source_dispatch(struct source *src, short revents, int64_t now_ns, stru
  * or a daemon subscription's decimation. Returns UI_REDRAW or 0 at a limit. */
 unsigned source_step_interval(struct source *src, int dir, int64_t now_ns);
 
-/* The processes view is open (want) or not: a daemon subscription then
- * asks for every sample's process scan ("procs": true, doc/protocol.md). */
-void source_want_procs(struct source *src, bool want);
+/* The optional sources the open views show (1u << CAD_*, iotriage/types.h):
+ * a daemon subscription then asks for them read every sample ("procs",
+ * "turbostat", "nics", "cgroups", "pressure": true, doc/protocol.md). */
+void source_want(struct source *src, unsigned cad_mask);
 
 enum source_kind source_kind(const struct source *src);
 /* Replay: the next (dir > 0) or previous (dir < 0) sample, or the one at

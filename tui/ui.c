@@ -628,6 +628,25 @@ bool ui_key_is_global(int ch)
 	}
 }
 
+/* The optional sources the screen shows now (1u << CAD_*), in draw()'s
+ * order: the daemon reads them every sample while shown, so no row on
+ * screen is older than the sample (the CPU budget, doc/daemon.md). */
+static unsigned ui_wanted(const struct ui *ui)
+{
+	if (ui->findings.open)
+		return 0;
+	if (ui->cgroups.open)
+		return 1u << CAD_CGROUPS;
+	if (ui->procs.open)
+		return 1u << CAD_PROCS | 1u << CAD_PRESSURE;
+	if (ui->turbo.open)
+		return 1u << CAD_TURBO;
+	if (ui->chain.open)
+		return 0;
+	/* the header's turbostat and pressure lines, the IRQs panel's NICs */
+	return 1u << CAD_TURBO | 1u << CAD_PRESSURE | 1u << CAD_NICS;
+}
+
 static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 {
 	struct panel *p = &ui->panels[ui->focus];
@@ -859,7 +878,7 @@ static int ui_loop(struct ui *ui, int sfd)
 		 * poll() returned EINTR: always drain the keyboard */
 		for (int ch; (ch = getch()) != ERR;)
 			flags |= ui_key(ui, ch, t);
-		source_want_procs(ui->src, ui->procs.open); /* every scan while looking */
+		source_want(ui->src, ui_wanted(ui)); /* every read while looking */
 		/* the terminal went away (ssh dropped without SIGHUP reaching us):
 		 * nothing will ever be read again, and poll would spin */
 		if (n > 0 && (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)))

@@ -198,6 +198,34 @@ struct numa_table {
 };
 
 /* One collection of every source, timestamped by collect. */
+/*
+ * The optional sources the CPU budget reads at a cadence (sampler.c,
+ * doc/daemon.md "CPU budget"): one slot each in snapshot.cadence.
+ */
+enum cad_src {
+	CAD_PROCS,    /* /proc/PID/io of every process (+ taskstats) */
+	CAD_TURBO,    /* turbostat counters: MSR, perf, sysfs */
+	CAD_NICS,     /* rtnetlink link dump + ethtool */
+	CAD_CGROUPS,  /* the cgroup v2 walk: io.stat, io.pressure */
+	CAD_PRESSURE, /* /proc/pressure/{io,cpu,irq} */
+	CAD__COUNT
+};
+
+/*
+ * How the current sample got a source's rows. The collector fills carried,
+ * read_uptime_cs and cpu_ns; the sampler every, age and why. A sample that
+ * skipped the source carries the last read's rows (carried), and the next
+ * read's rates span the two reads.
+ */
+struct src_cadence {
+	bool carried;		 /* not read this sample: the rows are the last read's */
+	uint32_t every;		 /* the sampler reads it every N samples; 0: not set */
+	uint32_t age;		 /* samples since the read (0: this one) */
+	uint64_t read_uptime_cs; /* /proc/uptime of the sample that read it, 0 unknown */
+	uint64_t cpu_ns;	 /* CPU time of that read */
+	char why[16];		 /* why this sample read it ("client", "cadence"), or "" */
+};
+
 struct snapshot {
 	uint64_t id;	 /* increasing sample number */
 	int64_t mono_ns; /* CLOCK_MONOTONIC when taken */
@@ -213,6 +241,7 @@ struct snapshot {
 	    *workload;		/* processes, NICs, pressure, writeback; NULL until sampled */
 	struct blkmq_table mq;	/* blk-mq hardware queues of the whole disks */
 	struct numa_table numa; /* NUMA nodes' CPUs */
+	struct src_cadence cadence[CAD__COUNT];
 };
 
 /* ---- metrics ---- */

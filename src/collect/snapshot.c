@@ -293,21 +293,33 @@ int snapshot_collector_sample(struct snapshot_collector *c, struct snapshot *s)
 		if (r < 0 && !first_err)
 			first_err = r;
 	}
+	for (int k = 0; k < CAD__COUNT; k++) {
+		struct src_cadence *cd = &s->cadence[k];
+
+		/* the first sample of a source reads it whatever was asked */
+		cd->carried = (c->noread & (1u << k)) &&
+			      (k == CAD_TURBO ? s->turbo != NULL : s->workload != NULL);
+		if (cd->carried)
+			continue; /* the sampler puts the last read's rows and times */
+		cd->cpu_ns = 0;
+		cd->read_uptime_cs = s->status[SRC_UPTIME].err ? 0 : s->uptime.uptime_cs;
+	}
 	/* turbostat counters of the CPUs /proc/stat lists as online; never fails the sample */
-	if (!(c->skip & COLLECT_SKIP_TURBO) &&
-	    turbo_collect(&c->turbo, &c->root, &s->stat, &s->turbo) < 0 && !first_err)
-		first_err = -ENOMEM;
+	if (!(c->skip & COLLECT_SKIP_TURBO) && !s->cadence[CAD_TURBO].carried) {
+		int64_t t0 = snapshot_thread_cpu_ns();
+
+		if (turbo_collect(&c->turbo, &c->root, &s->stat, &s->turbo) < 0 && !first_err)
+			first_err = -ENOMEM;
+		s->cadence[CAD_TURBO].cpu_ns = (uint64_t)(snapshot_thread_cpu_ns() - t0);
+	}
 	/* processes, NICs, pressure, writeback: statuses inside, never fails the sample */
 	if (!(c->skip & COLLECT_SKIP_EXT)) {
-		r = c->noscan && s->workload
-			? workload_sample_noscan(&c->workload, &c->root, &s->workload)
-			: workload_sample(&c->workload, &c->root, &s->workload);
+		r = workload_sample_some(&c->workload, &c->root, s->cadence, &s->workload);
 		if (r < 0 && !first_err)
 			first_err = -ENOMEM;
 		/* the scan's own time, for the rates of the next scan */
 		if (s->workload && !s->workload->procs.carried)
-			s->workload->procs.scan_uptime_cs =
-			    s->status[SRC_UPTIME].err ? 0 : s->uptime.uptime_cs;
+			s->workload->procs.scan_uptime_cs = s->cadence[CAD_PROCS].read_uptime_cs;
 	}
 	r = s->status[SRC_DISKSTATS].err ? 0 : refresh_blockinfo(c, &s->disks);
 	if (r >= 0 && !s->status[SRC_DISKSTATS].err)
@@ -352,6 +364,7 @@ int snapshot_copy(struct snapshot *dst, const struct snapshot *src)
 	dst->real_ns = src->real_ns;
 	dst->uptime = src->uptime;
 	memcpy(dst->status, src->status, sizeof(src->status));
+	memcpy(dst->cadence, src->cadence, sizeof(src->cadence));
 	r = stat_raw_copy(&dst->stat, &src->stat);
 	if (r >= 0)
 		r = disk_table_copy(&dst->disks, &src->disks);

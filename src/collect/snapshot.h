@@ -36,7 +36,9 @@ struct snapshot_collector {
 	struct workload_collector
 	    *workload; /* src/collect/workload.c: netlink sockets, per-process memory */
 	unsigned skip; /* COLLECT_SKIP_*: sources the caller does not want */
-	bool noscan;   /* the next sample leaves out the per-process scan (sampler.c) */
+	/* bits 1u << CAD_*: optional sources the next sample leaves out
+	 * (sampler.c, the CPU budget); their snapshot.cadence says carried */
+	unsigned noread;
 };
 
 /* collector.skip bits: leave out the optional sources (their sections are

@@ -175,6 +175,14 @@ struct taskstats_collector {
 		uint64_t read_bytes, write_bytes, cancelled_write_bytes;
 	} * exits; /* this interval's, summed per group; scratch */
 	size_t nexits, exits_cap;
+	/* exits by tgid, open addressing: with the scan every N samples a
+	 * fork-heavy host sums thousands of groups between two scans, and a
+	 * linear search per notice made the drain quadratic */
+	struct exit_slot {
+		uint32_t gen; /* == exit_gen: in use this interval */
+		uint32_t idx; /* in exits */
+	} * exit_slots;
+	uint32_t exit_gen; /* bumped when a new interval starts (nexits 0) */
 	/* children's IO owed to each parent (parent/child double count):
 	 * pending until the parent's counters grew by it (the reap), then
 	 * applied; ascending pid, pruned to the processes alive at each scan */

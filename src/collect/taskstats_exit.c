@@ -111,12 +111,32 @@ static void exits_open(struct taskstats_collector *tc, const struct root *r)
  * linear search) for two minutes. Past it, notices are counted as lost. */
 #define EXIT_GROUPS_MAX 8192
 
+/* Twice the groups: linear probing stays short. A power of two. */
+#define EXIT_SLOTS (2 * EXIT_GROUPS_MAX)
+
 static struct exit_group *group_of(struct taskstats_collector *tc, uint32_t tgid, bool *ret_full)
 {
+	struct exit_slot *sl;
+	uint32_t h;
+
 	*ret_full = false;
-	for (size_t i = 0; i < tc->nexits; i++)
-		if (tc->exits[i].tgid == tgid)
-			return &tc->exits[i];
+	if (!tc->exit_slots) {
+		tc->exit_slots = calloc(EXIT_SLOTS, sizeof(*tc->exit_slots));
+		if (!tc->exit_slots)
+			return NULL;
+	}
+	if (tc->nexits == 0 && ++tc->exit_gen == 0) { /* a new interval: the index empties */
+		memset(tc->exit_slots, 0, EXIT_SLOTS * sizeof(*tc->exit_slots));
+		tc->exit_gen = 1;
+	}
+	/* Knuth's multiplicative hash: PIDs come in runs */
+	for (h = (tgid * 2654435761u) & (EXIT_SLOTS - 1);; h = (h + 1) & (EXIT_SLOTS - 1)) {
+		sl = &tc->exit_slots[h];
+		if (sl->gen != tc->exit_gen)
+			break;
+		if (tc->exits[sl->idx].tgid == tgid)
+			return &tc->exits[sl->idx];
+	}
 	if (tc->nexits >= EXIT_GROUPS_MAX) {
 		*ret_full = true;
 		return NULL;
@@ -125,6 +145,8 @@ static struct exit_group *group_of(struct taskstats_collector *tc, uint32_t tgid
 		return NULL;
 	memset(&tc->exits[tc->nexits], 0, sizeof(*tc->exits));
 	tc->exits[tc->nexits].tgid = tgid;
+	sl->gen = tc->exit_gen;
+	sl->idx = (uint32_t)tc->nexits;
 	return &tc->exits[tc->nexits++];
 }
 
@@ -358,6 +380,8 @@ void taskstats_exits_free(struct taskstats_collector *tc)
 	free(tc->exits);
 	tc->exits = NULL;
 	tc->nexits = tc->exits_cap = 0;
+	free(tc->exit_slots);
+	tc->exit_slots = NULL;
 	free(tc->credits);
 	tc->credits = NULL;
 	tc->ncredits = tc->credits_cap = 0;

@@ -762,8 +762,15 @@ static void collect_irqbalance(const struct root *r, struct topo_hint *h, struct
 		t->has_irqbalance = true;
 	} else if (!ib->running) {
 		t->has_irqbalance = for_each_entry(r, "proc", find_irqbalance, &c) >= 0;
-		if (h)
-			h->rescan_wait = ib->running ? 0 : TOPO_IRQBALANCE_RESCAN - 1;
+		if (h && ib->running) {
+			h->rescan_every = h->rescan_wait = 0;
+		} else if (h) {
+			h->rescan_every = !h->rescan_every ? TOPO_IRQBALANCE_RESCAN
+					  : 2 * h->rescan_every > TOPO_IRQBALANCE_RESCAN_MAX
+					      ? TOPO_IRQBALANCE_RESCAN_MAX
+					      : 2 * h->rescan_every;
+			h->rescan_wait = h->rescan_every - 1;
+		}
 	}
 	if (h)
 		h->irqbalance_pid = ib->running ? ib->pid : 0;

@@ -132,10 +132,15 @@ int topology_collect(const struct root *r, struct topology *t);
  * TOPO_IRQBALANCE_RESCAN-th read. Zeroed to start.
  */
 struct topo_hint {
-	int irqbalance_pid;   /* running at the last read, 0 none */
-	unsigned rescan_wait; /* reads left before /proc is searched again */
+	int irqbalance_pid;    /* running at the last read, 0 none */
+	unsigned rescan_wait;  /* reads left before /proc is searched again */
+	unsigned rescan_every; /* reads between searches that find none, 0: not yet */
 };
-#define TOPO_IRQBALANCE_RESCAN 6
+/* A search of /proc reads every /proc/PID/comm (11 ms with 2 000
+ * processes): one that found no irqbalance waits this many reads, twice as
+ * many after each such search, up to the MAX (30 reads of 10 s: 5 min). */
+#define TOPO_IRQBALANCE_RESCAN	   6
+#define TOPO_IRQBALANCE_RESCAN_MAX 30
 
 /* topology_collect() with a hint (NULL: search /proc every time). */
 int topology_collect_hint(const struct root *r, struct topo_hint *h, struct topology *t);

@@ -34,6 +34,12 @@ struct cpu_state {
 	int core_id, pkg_id;
 	struct msr_dev msr;
 	int perf_fd[PERF__THREAD];
+	/* the events in one group led by perf_fd[perf_lead] (-1: none), read
+	 * by one read() (PERF_FORMAT_GROUP): a read of another CPU's counters
+	 * is a cross-CPU call (a VM exit here), once per group instead of once
+	 * per counter; perf_slot: the value's place in it, -1 read alone */
+	int perf_lead;
+	int perf_slot[PERF__THREAD];
 	int khz_fd;
 	int idle_fd[TURBO_IDLE_MAX];
 	int temp_fd; /* hwmon coretemp "Core N" of this CPU's core */
@@ -305,8 +311,9 @@ static void cpu_state_init(struct cpu_state *s, int cpu)
 	s->msr.fd = -1;
 	s->khz_fd = -1;
 	s->temp_fd = -1;
+	s->perf_lead = -1;
 	for (int i = 0; i < PERF__THREAD; i++)
-		s->perf_fd[i] = -1;
+		s->perf_fd[i] = s->perf_slot[i] = -1;
 	for (int i = 0; i < TURBO_IDLE_MAX; i++)
 		s->idle_fd[i] = -1;
 }
@@ -331,7 +338,9 @@ static void pkg_state_close(struct pkg_state *p)
 	}
 }
 
-static long perf_open(int type, uint64_t config, int cpu)
+/* group_fd -1: alone, or the leader of a group when format is
+ * PERF_FORMAT_GROUP; else a member of group_fd's group. */
+static long perf_open_group(int type, uint64_t config, int cpu, int group_fd, uint64_t format)
 {
 	struct perf_event_attr a;
 	long fd;
@@ -340,8 +349,14 @@ static long perf_open(int type, uint64_t config, int cpu)
 	a.size = sizeof(a);
 	a.type = (uint32_t)type;
 	a.config = config;
-	fd = syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	a.read_format = format;
+	fd = syscall(SYS_perf_event_open, &a, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+static long perf_open(int type, uint64_t config, int cpu)
+{
+	return perf_open_group(type, config, cpu, -1, 0);
 }
 
 /* ---- the probe: one source per column ---- */
@@ -935,12 +950,24 @@ static int add_cpu(struct turbo_collector *tc, const struct root *r, int cpu,
 	/* errors here surface per sample as this CPU's reason */
 	if (tc->info.sources[TF_MSR].err == 0)
 		msr_open(r, cpu, &s->msr);
-	for (int i = 0; i < PERF__THREAD; i++)
-		if (p->perf_thread[i]) {
-			long fd = perf_open(tc->perf_msr_type, tc->perf_msr_cfg[i], cpu);
+	for (int i = 0, n = 0; i < PERF__THREAD; i++) {
+		int lead = s->perf_lead >= 0 ? s->perf_fd[s->perf_lead] : -1;
+		long fd;
 
-			s->perf_fd[i] = fd < 0 ? -1 : (int)fd;
+		if (!p->perf_thread[i])
+			continue;
+		fd = perf_open_group(tc->perf_msr_type, tc->perf_msr_cfg[i], cpu, lead,
+				     lead < 0 ? PERF_FORMAT_GROUP : 0);
+		if (fd >= 0) {
+			if (lead < 0)
+				s->perf_lead = i;
+			s->perf_slot[i] = n++;
+		} else {
+			/* a PMU that refuses groups: the event alone */
+			fd = perf_open(tc->perf_msr_type, tc->perf_msr_cfg[i], cpu);
 		}
+		s->perf_fd[i] = fd < 0 ? -1 : (int)fd;
+	}
 	if (p->cur_khz) {
 		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq",
 			 cpu);
@@ -1115,6 +1142,37 @@ static void rd_perf(int fd, uint64_t *v, uint32_t bit, struct turbo_cpu_raw *c)
 		c->have |= bit;
 }
 
+/* The perf msr events of one CPU: the group in one read(), the others
+ * (refused by the group) one by one. */
+static void read_perf(const struct plan *p, const struct cpu_state *s, struct turbo_cpu_raw *c)
+{
+	static const uint32_t bit[PERF__THREAD] = { TR_TSC, TR_APERF, TR_MPERF, TR_SMI };
+	uint64_t *v[PERF__THREAD] = { &c->tsc, &c->aperf, &c->mperf, &c->smi };
+	uint64_t g[1 + PERF__THREAD]; /* nr, then the values in the order opened */
+	ssize_t n = -1;
+
+	if (s->perf_lead >= 0) {
+		n = read(s->perf_fd[s->perf_lead], g, sizeof(g));
+		if (n < (ssize_t)sizeof(g[0]))
+			cpu_fail(c, n < 0 ? -errno : -EIO, "perf event group", 0);
+	}
+	for (int i = 0; i < PERF__THREAD; i++) {
+		int k = s->perf_slot[i];
+
+		if (!p->perf_thread[i])
+			continue;
+		if (k < 0) {
+			rd_perf(s->perf_fd[i], v[i], bit[i], c);
+			continue;
+		}
+		if (n >= (ssize_t)sizeof(g[0]) && (uint64_t)k < g[0] &&
+		    (size_t)n >= (size_t)(k + 2) * sizeof(g[0])) {
+			*v[i] = g[1 + k];
+			c->have |= bit[i];
+		}
+	}
+}
+
 static void read_cpu(struct turbo_collector *tc, const struct cpu_state *s, struct turbo_cpu_raw *c)
 {
 	const struct plan *p = &tc->plan;
@@ -1132,16 +1190,9 @@ static void read_cpu(struct turbo_collector *tc, const struct cpu_state *s, stru
 		rd(tc, d, MSR_IA32_APERF, &c->aperf, TR_APERF, c, false);
 		rd(tc, d, MSR_IA32_MPERF, &c->mperf, TR_MPERF, c, false);
 	}
-	if (p->perf_thread[PERF_TSC])
-		rd_perf(s->perf_fd[PERF_TSC], &c->tsc, TR_TSC, c);
-	if (p->perf_thread[PERF_APERF]) {
-		rd_perf(s->perf_fd[PERF_APERF], &c->aperf, TR_APERF, c);
-		rd_perf(s->perf_fd[PERF_MPERF], &c->mperf, TR_MPERF, c);
-	}
+	read_perf(p, s, c);
 	if (p->msr_smi)
 		rd(tc, d, MSR_SMI_COUNT, &c->smi, TR_SMI, c, true);
-	if (p->perf_thread[PERF_SMI])
-		rd_perf(s->perf_fd[PERF_SMI], &c->smi, TR_SMI, c);
 	if (c->first_in_core) {
 		if (p->msr_c3)
 			rd(tc, d, MSR_CORE_C3_RESIDENCY, &c->c3, TR_C3, c, false);

@@ -21,12 +21,24 @@ static int64_t thread_cpu_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int sample(struct workload_collector **pc, const struct root *r, bool scan,
-		  struct workload_raw **ps)
+/* CPU time of one source's read into cad->cpu_ns: what the budget weighs. */
+static void spent(struct src_cadence *cad, int64_t t0)
+{
+	if (cad)
+		cad->cpu_ns = (uint64_t)(thread_cpu_ns() - t0);
+}
+
+static bool reads(const struct src_cadence *cad, enum cad_src k)
+{
+	return !cad || !cad[k].carried;
+}
+
+int workload_sample_some(struct workload_collector **pc, const struct root *r,
+			 struct src_cadence *cad, struct workload_raw **ps)
 {
 	struct workload_collector *c = *pc;
-	int64_t t0;
 	struct workload_raw *s = *ps;
+	int64_t t0;
 	int e;
 
 	if (!c) {
@@ -44,42 +56,50 @@ static int sample(struct workload_collector **pc, const struct root *r, bool sca
 			return -ENOMEM;
 		*ps = s;
 	}
-	pressure_collect_pf(r, c->psi, &s->pressure);
+	t0 = thread_cpu_ns();
+	if (reads(cad, CAD_PRESSURE)) {
+		pressure_collect_pf(r, c->psi, &s->pressure);
+		spent(cad ? &cad[CAD_PRESSURE] : NULL, t0);
+	}
 	if (c->samples++ % WORKLOAD_SETTINGS_EVERY == 0) {
 		writeback_collect(r, &c->vmstat, &s->writeback);
 		c->wb_last = s->writeback;
 	} else {
 		writeback_collect_counters(r, &c->vmstat, &c->wb_last, &s->writeback);
 	}
-	if (cgroup_collect_cc(&c->cg, r, &s->cgroups) < 0)
-		return -ENOMEM;
-	if (!scan) {
+	t0 = thread_cpu_ns();
+	if (reads(cad, CAD_CGROUPS)) {
+		if (cgroup_collect_cc(&c->cg, r, &s->cgroups) < 0)
+			return -ENOMEM;
+		spent(cad ? &cad[CAD_CGROUPS] : NULL, t0);
+	}
+	t0 = thread_cpu_ns();
+	if (!reads(cad, CAD_PROCS)) {
 		s->procs.carried = true;
 		if (taskstats_exits_drain(&c->ts) < 0)
 			return -ENOMEM;
-		return ethtool_nl_collect(&c->en, r, &s->nics);
+	} else {
+		e = taskstats_collect(&c->ts, r, &s->procs);
+		s->procs.scan_cpu_ns = (uint64_t)(thread_cpu_ns() - t0);
+		spent(cad ? &cad[CAD_PROCS] : NULL, t0);
+		if (e == -ENOMEM)
+			return e;
+		if (e < 0) {
+			/* /proc not listable: the table says so already */
+			s->procs.n = 0;
+		}
 	}
+	if (!reads(cad, CAD_NICS))
+		return 0;
 	t0 = thread_cpu_ns();
-	e = taskstats_collect(&c->ts, r, &s->procs);
-	s->procs.scan_cpu_ns = (uint64_t)(thread_cpu_ns() - t0);
-	if (e == -ENOMEM)
-		return e;
-	if (e < 0) {
-		/* /proc not listable: the table says so already */
-		s->procs.n = 0;
-	}
-	return ethtool_nl_collect(&c->en, r, &s->nics);
+	e = ethtool_nl_collect(&c->en, r, &s->nics);
+	spent(cad ? &cad[CAD_NICS] : NULL, t0);
+	return e;
 }
 
 int workload_sample(struct workload_collector **pc, const struct root *r, struct workload_raw **ps)
 {
-	return sample(pc, r, true, ps);
-}
-
-int workload_sample_noscan(struct workload_collector **pc, const struct root *r,
-			   struct workload_raw **ps)
-{
-	return sample(pc, r, false, ps);
+	return workload_sample_some(pc, r, NULL, ps);
 }
 
 /* Copies one host file into the tree; 1 copied, 0 absent or refused. */

@@ -44,11 +44,13 @@ struct workload_collector {
  * Returns 0 or -ENOMEM (then *ps keeps whatever it held).
  */
 int workload_sample(struct workload_collector **pc, const struct root *r, struct workload_raw **ps);
-/* As workload_sample, without the per-process scan: s->procs is left as it
- * is, marked carried (the caller puts the last scan's table there), and
- * only the exit notices are drained. */
-int workload_sample_noscan(struct workload_collector **pc, const struct root *r,
-			   struct workload_raw **ps);
+/* As workload_sample, reading only the sources whose cad[CAD_*].carried
+ * is false (cad NULL: all) and putting each read's CPU time in its cpu_ns.
+ * A source not read keeps what *ps held (the sampler puts the last read's
+ * rows there); processes are marked carried and only the exit notices are
+ * drained. */
+int workload_sample_some(struct workload_collector **pc, const struct root *r,
+			 struct src_cadence *cad, struct workload_raw **ps);
 
 /* Capture: like workload_sample on the live host, and every netlink answer is
  * also written under dfd (netlink/...). 0 or -errno. */

@@ -73,16 +73,30 @@ static int cmd_snapshot(struct daemon *d, struct client *c, const struct request
 static int cmd_subscribe(struct daemon *d, struct client *c, const struct request *rq)
 {
 	struct strbuf *sb;
+	/* the optional sources the client looks at: read every sample (the
+	 * CPU budget, doc/daemon.md); "procs" is CAD_PROCS's */
+	static const char *const keys[CAD__COUNT] = {
+		[CAD_PROCS] = "procs",	   [CAD_TURBO] = "turbostat",	[CAD_NICS] = "nics",
+		[CAD_CGROUPS] = "cgroups", [CAD_PRESSURE] = "pressure",
+	};
 	int64_t every = 1;
-	int procs = request_get_bool(rq, "procs");
+	unsigned want = 0;
 
 	if (request_get_int(rq, "every", 1, 1000000, &every) < 0)
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
 					  "\"every\" must be an integer from 1 to 1000000");
-	if (procs < 0)
-		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
-					  "\"procs\" must be true or false");
-	c->want_procs = procs > 0;
+	for (int k = 0; k < CAD__COUNT; k++) {
+		int b = request_get_bool(rq, keys[k]);
+		char msg[64];
+
+		if (b < 0) {
+			snprintf(msg, sizeof(msg), "\"%s\" must be true or false", keys[k]);
+			return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST, "%s", msg);
+		}
+		if (b > 0)
+			want |= 1u << k;
+	}
+	c->want = want;
 	if (!c->subscribed)
 		d->nsubscribers++;
 	c->subscribed = true;

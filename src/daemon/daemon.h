@@ -70,7 +70,7 @@ struct client {
 	uint32_t events;   /* the epoll interest currently registered */
 	bool subscribed;
 	uint32_t every;	       /* push every Nth sample */
-	bool want_procs;       /* subscribed with "procs": true: every sample scans */
+	unsigned want;	       /* 1u << CAD_*: subscribed with "procs", "turbostat", ...: true */
 	uint64_t sub_counter;  /* samples seen since subscribing */
 	int64_t line_start_ns; /* a request line is due since then (0: none pending) */
 	int64_t reply_wait_ns; /* replies unwritten, none written since then */
@@ -291,6 +291,8 @@ struct topo_reader;
 int topo_reader_start(struct daemon *d);
 /* Read it again now (after apply/undo wrote to /proc/irq). */
 void topo_reader_request(struct daemon *d);
+/* After a sample: the reads' period follows sampler_topo_period_ns(). */
+void topo_reader_pace(struct daemon *d);
 /* The eventfd is readable: give the new topology to the sampler. */
 void topo_reader_event(struct daemon *d);
 /* Stops the thread and frees everything; accepts a daemon without one.

@@ -93,18 +93,24 @@ int loop_reopen_signals(struct daemon *d)
 	return 0;
 }
 
-/* A subscriber asked for processes: the next sample scans them all. */
-static bool want_procs(const struct daemon *d)
+/* The optional sources subscribers asked for (1u << CAD_*): the next
+ * sample reads them whatever their cadence. */
+static unsigned wanted(const struct daemon *d)
 {
+	unsigned w = 0;
+
 	for (const struct client *c = d->clients; c; c = c->next)
-		if (c->subscribed && c->want_procs && !c->dead)
-			return true;
-	return false;
+		if (c->subscribed && !c->dead)
+			w |= c->want;
+	return w;
 }
 
 void loop_status_cost(struct daemon *d, struct strbuf *sb)
 {
 	const struct sampler *s = d->sampler;
+	const struct sampler_cad *p = &s->cad[CAD_PROCS];
+	unsigned w = wanted(d);
+	bool first = true;
 
 	sb_printf(sb,
 		  ",\"cpu_budget\":{\"pct\":%g,\"budget_us\":%lld,\"sample_us\":%lld,"
@@ -113,12 +119,31 @@ void loop_status_cost(struct daemon *d, struct strbuf *sb)
 		  d->args.cpu_budget_pct,
 		  (long long)(d->args.cpu_budget_pct * (double)d->args.interval_ms * 10),
 		  (long long)(s->tick_cpu_ns / 1000), (long long)(s->base_cpu_ns / 1000),
-		  (long long)(s->scan_cpu_ns / 1000), s->scan_every, s->since_scan);
-	if (s->scan_why)
-		sb_json_str(sb, s->scan_why);
+		  (long long)(p->cost_ns / 1000), p->every, p->age);
+	if (p->why)
+		sb_json_str(sb, p->why);
 	else
 		sb_puts(sb, "null");
-	sb_puts(sb, want_procs(d) ? ",\"procs_wanted\":true}" : ",\"procs_wanted\":false}");
+	sb_puts(sb, w & (1u << CAD_PROCS) ? ",\"procs_wanted\":true" : ",\"procs_wanted\":false");
+	/* every optional source the daemon reads, by the same rule */
+	sb_puts(sb, ",\"sources\":{");
+	for (int k = 0; k < CAD__COUNT; k++) {
+		const struct sampler_cad *c = &s->cad[k];
+
+		if (d->args.core_only)
+			break;
+		sb_printf(sb, "%s\"%s\":{\"every\":%u,\"age\":%u,\"cost_us\":%lld,\"reason\":",
+			  first ? "" : ",", sampler_cad_name((enum cad_src)k), c->every, c->age,
+			  (long long)(c->cost_ns / 1000));
+		first = false;
+		if (c->why)
+			sb_json_str(sb, c->why);
+		else
+			sb_puts(sb, "null");
+		sb_puts(sb, w & (1u << k) ? ",\"wanted\":true" : ",\"wanted\":false");
+		sb_puts(sb, s->pinned & (1u << k) ? ",\"pinned\":true}" : ",\"pinned\":false}");
+	}
+	sb_puts(sb, "}}");
 }
 
 int loop_sample(struct daemon *d)
@@ -130,7 +155,7 @@ int loop_sample(struct daemon *d)
 	int64_t t0 = daemon_now_ns(), dt;
 	int r;
 
-	sampler_want_procs(d->sampler, want_procs(d));
+	sampler_want(d->sampler, wanted(d));
 	r = sampler_tick(d->sampler);
 	d->samples++;
 	if (r < 0) {
@@ -150,6 +175,7 @@ int loop_sample(struct daemon *d)
 			daemon_log(LOG_NOTICE, "sample: sources readable again");
 		d->last_sample_err = r;
 	}
+	topo_reader_pace(d);
 	rec_sample(d);
 	json = sampler_json(d->sampler, &len);
 	s = sampler_current(d->sampler);

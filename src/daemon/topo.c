@@ -4,7 +4,8 @@
  * queues) read on a thread. On a host with thousands of IRQs that is tens of
  * thousands of small file reads, far longer than a sample: done in the epoll
  * loop it would hold every subscriber's sample back. The thread reads it
- * every SAMPLER_TOPO_NS, or at once when asked (after an apply or undo),
+ * every SAMPLER_TOPO_NS while a finding stands, every SAMPLER_TOPO_IDLE_NS
+ * otherwise (topo_reader_pace), or at once when asked (after an apply or undo),
  * leaves the result in a slot and signals an eventfd; the loop hands it to
  * the sampler, which advises on the latest topology it was given.
  *
@@ -58,6 +59,9 @@ struct topo_reader {
 	bool started;
 	atomic_int fate;       /* enum topo_fate */
 	struct topo_hint hint; /* the thread's own: irqbalance's PID between reads */
+	int64_t period_ns;     /* under mu: sampler_topo_period_ns() of the last sample */
+	bool search;	       /* under mu: the next read searches /proc for irqbalance */
+	int64_t search_ns;     /* the loop's: when it last asked for a search */
 };
 
 static void topo_reader_free(struct topo_reader *t)
@@ -75,9 +79,23 @@ static void topo_reader_free(struct topo_reader *t)
 	free(t);
 }
 
+/* A finding asks for an irqbalance search at most this often: the
+ * longest wait between searches of TOPO_IRQBALANCE_RESCAN_MAX reads. */
+#define TOPO_SEARCH_NS (TOPO_IRQBALANCE_RESCAN_MAX * SAMPLER_TOPO_NS)
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void *topo_thread(void *arg)
 {
 	struct topo_reader *t = arg;
+
+	int64_t last = mono_ns();
 
 	pthread_mutex_lock(&t->mu);
 	for (;;) {
@@ -86,16 +104,24 @@ static void *topo_thread(void *arg)
 		uint64_t one = 1;
 		int e;
 
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += SAMPLER_TOPO_NS / 1000000000;
+		/* the period may change while waiting (topo_reader_pace) */
 		while (!t->stop && !t->want) {
-			if (pthread_cond_timedwait(&t->cv, &t->mu, &until) == ETIMEDOUT)
+			int64_t at = last + t->period_ns;
+
+			if (mono_ns() >= at)
 				break;
+			until.tv_sec = at / 1000000000;
+			until.tv_nsec = at % 1000000000;
+			pthread_cond_timedwait(&t->cv, &t->mu, &until);
 		}
 		if (t->stop)
 			break;
 		t->want = false;
+		if (t->search)
+			t->hint.rescan_wait = 0;
+		t->search = false;
 		pthread_mutex_unlock(&t->mu);
+		last = mono_ns();
 
 		topo = calloc(1, sizeof(*topo));
 		e = topo ? topology_collect_hint(&t->root, &t->hint, topo) : -ENOMEM;
@@ -146,6 +172,8 @@ int topo_reader_start(struct daemon *d)
 	t->root.dirfd = fcntl(d->sampler->col.root.dirfd, F_DUPFD_CLOEXEC, 0);
 	t->want = true; /* the first at once */
 	atomic_init(&t->fate, TOPO_RUNNING);
+	t->period_ns = SAMPLER_TOPO_NS;
+	t->search_ns = mono_ns(); /* the first read searches */
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -186,6 +214,30 @@ void topo_reader_request(struct daemon *d)
 	pthread_mutex_lock(&t->mu);
 	t->want = true;
 	pthread_cond_signal(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+}
+
+void topo_reader_pace(struct daemon *d)
+{
+	struct topo_reader *t = d->topo;
+	int64_t p = sampler_topo_period_ns(d->sampler), now;
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->mu);
+	if (p != t->period_ns) {
+		now = mono_ns();
+		/* a finding came: irqbalance's presence matters again; the
+		 * search (every /proc/PID/comm, 11 ms with 2 000 processes) at
+		 * most every TOPO_SEARCH_NS, findings that come and go would
+		 * otherwise search every minute */
+		if (p < t->period_ns && now - t->search_ns >= TOPO_SEARCH_NS) {
+			t->search = true;
+			t->search_ns = now;
+		}
+		t->period_ns = p;
+		pthread_cond_signal(&t->cv);
+	}
 	pthread_mutex_unlock(&t->mu);
 }
 

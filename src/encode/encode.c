@@ -236,6 +236,48 @@ static void encode_rates(struct strbuf *sb, const char *key, const struct rate_t
 	sb_putc(sb, ',');
 }
 
+static const char *const cad_key[CAD__COUNT] = {
+	[CAD_PROCS] = "processes", [CAD_TURBO] = "turbostat",	[CAD_NICS] = "nics",
+	[CAD_CGROUPS] = "cgroups", [CAD_PRESSURE] = "pressure",
+};
+
+const char *encode_cadence_name(enum cad_src k)
+{
+	return (unsigned)k < CAD__COUNT ? cad_key[k] : "?";
+}
+
+/*
+ * "cadence": how each optional section's rows were read (the sampler's CPU
+ * budget): every N samples, read by this one or age samples old (then its
+ * rates are the last read's). Absent for sections not in the document and
+ * in documents the sampler did not make (compute, a replay).
+ */
+static void encode_cadence(struct strbuf *sb, const struct snapshot *cur)
+{
+	bool any = false;
+
+	for (int k = 0; k < CAD__COUNT; k++) {
+		const struct src_cadence *c = &cur->cadence[k];
+
+		if (!c->every || !(k == CAD_TURBO ? cur->turbo != NULL : cur->workload != NULL))
+			continue;
+		sb_puts(sb, any ? "," : "\"cadence\":{");
+		any = true;
+		sb_json_key(sb, cad_key[k]);
+		sb_printf(sb, "{\"every\":%u,\"age\":%u,\"read\":%s", c->every, c->age,
+			  c->carried ? "false" : "true");
+		if (c->why[0]) {
+			sb_puts(sb, ",\"reason\":");
+			sb_json_str(sb, c->why);
+		}
+		sb_printf(sb, ",\"read_uptime_cs\":%llu,\"cpu_us\":%llu}",
+			  (unsigned long long)c->read_uptime_cs,
+			  (unsigned long long)(c->cpu_ns / 1000));
+	}
+	if (any)
+		sb_puts(sb, "},");
+}
+
 void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m,
 		   const struct encode_opts *o)
 {
@@ -257,6 +299,7 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 	sb_u64(sb, cur->uptime.uptime_cs);
 	sb_putc(sb, ',');
 	encode_sources(sb, cur);
+	encode_cadence(sb, cur);
 	if (!m) {
 		end_obj(sb, '}');
 		return;

@@ -29,4 +29,8 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
  * source the snapshot tried, with reasons), alone: the daemon's status. */
 void encode_sources_object(struct strbuf *sb, const struct snapshot *s);
 
+/* The optional source's key under "cadence" ("processes", "turbostat",
+ * "nics", "cgroups", "pressure"). */
+const char *encode_cadence_name(enum cad_src k);
+
 #endif

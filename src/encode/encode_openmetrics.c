@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode.h"
 #include "encode_openmetrics.h"
 #include "metrics_proc.h"
 #include "metrics_turbo.h"
@@ -270,6 +271,23 @@ static void meta(struct om *o, const struct snapshot *cur)
 		const char *l[] = { "source", snapshot_source_name((enum src_id)s), NULL };
 
 		sample_u64(o, "iotriage_source_up", false, l, cur->status[s].err == 0);
+	}
+	/* the CPU budget reads the optional sources every N samples: their
+	 * counters here may be that old (doc/daemon.md, "CPU budget") */
+	for (int k = 0, first = 1; k < CAD__COUNT; k++) {
+		const struct src_cadence *c = &cur->cadence[k];
+		const char *l[] = { "source", encode_cadence_name((enum cad_src)k), NULL };
+
+		if (!c->every || !(k == CAD_TURBO ? cur->turbo != NULL : cur->workload != NULL) ||
+		    !c->read_uptime_cs || c->read_uptime_cs > cur->uptime.uptime_cs)
+			continue;
+		if (first)
+			family(o, "iotriage_source_age_seconds", "gauge",
+			       "How old the optional source's counters are: the budget read it "
+			       "that long before the sample.");
+		first = 0;
+		sample_f(o, "iotriage_source_age_seconds", false, l,
+			 (double)(cur->uptime.uptime_cs - c->read_uptime_cs) / 100);
 	}
 }
 

@@ -499,6 +499,10 @@ int metrics_compute(const struct snapshot *prev, const struct snapshot *cur, uin
 	r = metrics_proc_compute(prev, cur, itv_cs, m->irq_valid ? &m->irq : NULL, &m->workload);
 	if (r < 0)
 		return r;
+	/* a sample that skipped the counters keeps the last read's rates; the
+	 * next read's span the two reads (turbo_raw.mono_ns) */
+	if (cur->cadence[CAD_TURBO].carried && m->turbo)
+		return 0;
 	return turbo_metrics_update(&m->turbo, prev, cur, itv_cs);
 }
 

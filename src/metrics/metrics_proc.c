@@ -186,9 +186,15 @@ static int irq_row_of(const struct rate_table *rt, uint32_t irq, size_t *ret)
 	return -ENOENT;
 }
 
+/*
+ * keep: ct is the table of the last read, carried (the sampler skipped the
+ * link dump), and x->nics its rows' rates: they stay; the vectors' IRQ
+ * rates, of this sample's /proc/interrupts, are computed again.
+ */
 static int nics_compute(const struct nic_table *pt, const struct nic_table *ct, uint64_t itv_cs,
-			const struct rate_table *irq, struct workload_metrics *x)
+			const struct rate_table *irq, bool keep, struct workload_metrics *x)
 {
+	keep = keep && x->nnics == ct->n;
 	x->nnics = x->nnic_irqs = 0;
 	if (ct->rtnl.err)
 		return 0;
@@ -201,6 +207,10 @@ static int nics_compute(const struct nic_table *pt, const struct nic_table *ct, 
 		const struct nic_link_stats *a, *b;
 		uint64_t d[8];
 
+		if (keep) {
+			m->cur_index = i;
+			goto irqs;
+		}
 		memset(m, 0, sizeof(*m));
 		m->cur_index = i;
 		m->valid = p && p->has_stats && c->has_stats && p->ifindex == c->ifindex;
@@ -226,6 +236,7 @@ static int nics_compute(const struct nic_table *pt, const struct nic_table *ct, 
 			m->rxdrop_s = per_s(d[6], itv_cs);
 			m->txdrop_s = per_s(d[7], itv_cs);
 		}
+irqs:
 		m->irq_off = x->nnic_irqs;
 		if (grow((void **)&x->nic_irqs, &x->nic_irqs_cap, x->nnic_irqs + c->nirqs,
 			 sizeof(*x->nic_irqs)) < 0)
@@ -308,6 +319,18 @@ static void wb_compute(const struct writeback_raw *w, struct workload_metrics *x
 		x->wb_state = WB_BELOW_BACKGROUND;
 }
 
+/* A source read after samples that carried its last read's rows: its rates
+ * span the two reads (doc/daemon.md, "CPU budget"). */
+static uint64_t cad_interval(const struct snapshot *prev, const struct snapshot *cur,
+			     enum cad_src k, uint64_t itv_cs)
+{
+	const struct src_cadence *p = &prev->cadence[k], *c = &cur->cadence[k];
+
+	if (p->carried && p->read_uptime_cs && c->read_uptime_cs > p->read_uptime_cs)
+		return c->read_uptime_cs - p->read_uptime_cs;
+	return itv_cs;
+}
+
 int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur, uint64_t itv_cs,
 			 const struct rate_table *irq, struct workload_metrics **pm)
 {
@@ -322,12 +345,17 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 			return -ENOMEM;
 		*pm = x;
 	}
-	x->nnics = x->nnic_irqs = 0;
-	memset(x->psi, 0, sizeof(x->psi));
+	/* a sample that skipped a source (snapshot.cadence) keeps the last
+	 * read's rates */
+	if (!cur->cadence[CAD_NICS].carried)
+		x->nnics = x->nnic_irqs = 0;
+	if (!cur->cadence[CAD_PRESSURE].carried)
+		memset(x->psi, 0, sizeof(x->psi));
 	x->wb_state = WB_UNKNOWN;
-	x->cgroups_valid = false;
-	x->cgroups.n = x->cgroups.ntop = x->cgroups.active = 0;
-	/* a sample that skipped the scan keeps the last scan's rates */
+	if (!cur->cadence[CAD_CGROUPS].carried) {
+		x->cgroups_valid = false;
+		x->cgroups.n = x->cgroups.ntop = x->cgroups.active = 0;
+	}
 	if (!cur->workload || !cur->workload->procs.carried) {
 		x->nprocs = x->nby_io = x->nby_delay = 0;
 		x->exited = 0;
@@ -344,16 +372,23 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 		x->nby_io = top_n(x, false, x->by_io);
 		x->nby_delay = top_n(x, true, x->by_delay);
 	}
-	e = nics_compute(&prev->workload->nics, &cur->workload->nics, itv_cs, irq, x);
+	e = nics_compute(&prev->workload->nics, &cur->workload->nics,
+			 cad_interval(prev, cur, CAD_NICS, itv_cs), irq,
+			 cur->cadence[CAD_NICS].carried, x);
 	if (e < 0)
 		return e;
-	psi_compute(&prev->workload->pressure, &cur->workload->pressure, itv_cs, x);
+	if (!cur->cadence[CAD_PRESSURE].carried)
+		psi_compute(&prev->workload->pressure, &cur->workload->pressure,
+			    cad_interval(prev, cur, CAD_PRESSURE, itv_cs), x);
 	wb_compute(&cur->workload->writeback, x);
+	if (cur->cadence[CAD_CGROUPS].carried)
+		return 0;
 	x->cgroups_valid =
 	    !prev->workload->cgroups.status.err && !cur->workload->cgroups.status.err;
 	if (x->cgroups_valid)
 		return metrics_cgroup_compute(&prev->workload->cgroups, &cur->workload->cgroups,
-					      itv_cs, &x->cgroups);
+					      cad_interval(prev, cur, CAD_CGROUPS, itv_cs),
+					      &x->cgroups);
 	return 0;
 }
 

@@ -8,6 +8,8 @@
 # each measured from /proc/PID/schedstat (CPU time, all threads): the
 # daemons per own sample, the tools per elapsed second (one report each).
 # Usage: tests/bench/bench_cost.sh BUILDDIR [SECONDS [PROCESSES]]
+# BEFORE=PATH (an older iotriaged binary) adds it, as installed, to the same
+# window: before/after of a change in one run on a noisy machine.
 # doc/PERFORMANCE.md ("Daemon cost") records a run.
 set -eu
 build=${1:?usage: bench_cost.sh BUILDDIR [SECONDS [PROCESSES]]}
@@ -67,12 +69,21 @@ start_daemon() { # NAME FLAGS...
 start_daemon default
 start_daemon core --core-only
 start_daemon every --cpu-budget 0
+before=${BEFORE:-}
+names="default core every"
+if [ -n "$before" ]; then
+	daemon_now=$daemon
+	daemon=$before
+	start_daemon before
+	daemon=$daemon_now
+	names="$names before"
+fi
 pidstat -d 1 >/dev/null &
 pid_pidstat=$!
 atop 1 >/dev/null 2>&1 </dev/null &
 pid_atop=$!
 pids="$pids $pid_pidstat $pid_atop"
-for n in default core every; do
+for n in $names; do
 	i=0
 	until [ -S "$tmp/$n.sock" ] && status_of "$tmp/$n.sock" 's["samples"]' >/dev/null 2>&1; do
 		i=$((i + 1))
@@ -84,17 +95,23 @@ done
 sleep 5
 procs=$(ls /proc | grep -c '^[0-9]')
 e0=$(uptime_cs)
-for n in default core every; do
+for n in $names; do
 	eval "c0_$n=\$(cpu_ns \$pid_$n) s0_$n=\$(status_of $tmp/$n.sock 's[\"samples\"]')"
 done
 p0=$(cpu_ns $pid_pidstat) a0=$(cpu_ns $pid_atop)
 sleep "$secs"
-for n in default core every; do
+for n in $names; do
 	eval "c1_$n=\$(cpu_ns \$pid_$n) s1_$n=\$(status_of $tmp/$n.sock 's[\"samples\"]')"
 done
 p1=$(cpu_ns $pid_pidstat) a1=$(cpu_ns $pid_atop)
 e1=$(uptime_cs)
 budget=$(status_of "$tmp/default.sock" 'json.dumps(s["cpu_budget"])')
+if [ -n "$before" ]; then
+	python3 -c 'import sys; c0, c1, n0, n1, k0, k1, m0, m1 = map(int, sys.argv[1:])
+b = (c1 - c0) / 1000 / max(n1 - n0, 1); k = (k1 - k0) / 1000 / max(m1 - m0, 1)
+print("%-36s %12.1f %9.1fx" % ("BEFORE (as installed)", b, b / k))' \
+		"$c0_before" "$c1_before" "$s0_before" "$s1_before" "$c0_core" "$c1_core" "$s0_core" "$s1_core"
+fi
 
 echo "host: $(uname -r), $(nproc) CPUs, $procs processes; load $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$((e1 - e0))" "$c0_default" "$c1_default" "$s0_default" "$s1_default" \
@@ -111,6 +128,8 @@ t = (int(a[16]) - int(a[15])) / 1000 / secs
 b = json.loads(a[17])
 print("window %.1f s; default daemon's cadence: a scan every %d samples (scan %d us, rest %d us)"
       % (secs, b["scan_every"], b["scan_us"], b["base_us"]))
+for k, v in b.get("sources", {}).items():
+    print("  %-10s every %3d  %6d us a read" % (k, v["every"], v["cost_us"]))
 print("%-36s %12s %10s" % ("", "us/sample", "x core"))
 for name, v in (("iotriaged (default, --cpu-budget 0.5)", d), ("iotriaged --core-only", c),
                 ("iotriaged --cpu-budget 0 (scan always)", e), ("pidstat -d 1", p), ("atop 1", t)):

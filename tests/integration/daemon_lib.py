@@ -42,6 +42,15 @@ def env(name):
     return v
 
 
+def free_port():
+    """A TCP port on 127.0.0.1 nobody listens on now."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
 def copy_tree(src, dst):
     shutil.copytree(src, dst, symlinks=True)
 

@@ -138,9 +138,22 @@ wanted() {
 	printf '{"cmd":"status"}\n' | socat -t 5 - "UNIX-CONNECT:$tmp/t.sock" |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["cpu_budget"]["procs_wanted"])'
 }
+src_wanted() { # the sources the subscribers asked for, as "nics pressure ..."
+	printf '{"cmd":"status"}\n' | socat -t 5 - "UNIX-CONNECT:$tmp/t.sock" |
+		python3 -c 'import json,sys; s = json.load(sys.stdin)["cpu_budget"]["sources"]
+print(" ".join(k for k in sorted(s) if s[k]["wanted"]))'
+}
 run_in tui 120 30 --socket "$tmp/t.sock"
 wait_for tui 'Disks' || fail "the TUI did not draw"
 [ "$(wanted)" = False ] || fail "procs wanted with the tables shown"
+# the main screen shows turbostat and pressure (header) and the NICs: read
+# every sample while it is shown
+n=0
+until [ "$(src_wanted)" = "nics pressure turbostat" ]; do
+	[ $n -lt 50 ] || fail "the main screen's sources not wanted: $(src_wanted)"
+	sleep 0.1
+	n=$((n + 1))
+done
 T send-keys -t tui p
 wait_for tui 'scan: every 120 samples to stay in the daemon.s CPU budget' || fail "no cadence line"
 wait_for tui 'scanned this sample' || fail "the view did not make the daemon scan"

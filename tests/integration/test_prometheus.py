@@ -32,6 +32,9 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemon_lib import free_port  # noqa: E402
+
 IOTRIAGED = os.environ.get("IOTRIAGED", "build/src/daemon/iotriaged")
 IOTRIAGE = os.environ.get("IOTRIAGE", "build/tui/iotriage")
 SRCDIR = os.environ.get("SRCDIR", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -49,13 +52,6 @@ def fail(msg):
 def ok(msg):
     print("ok: " + msg)
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def get(url, headers=None, data=None, method=None):
