@@ -334,6 +334,10 @@ bool worker_shutdown(struct daemon *d);
 int rec_start(struct daemon *d);
 /* After a sample: its bytes to the recording (logs a stop or a resume once). */
 void rec_sample(struct daemon *d);
+/* Starts --record's compaction thread: after detach() (a thread does not
+ * survive fork) and after capabilities are dropped (new threads inherit
+ * the caller's). Logs and goes on without it on failure. */
+void rec_compact_start(struct daemon *d);
 void rec_stop(struct daemon *d);
 /* ,"record":{...} for status. */
 void rec_status(struct daemon *d, struct strbuf *sb);

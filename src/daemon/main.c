@@ -451,6 +451,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* after detach(): a thread does not survive fork() */
+	rec_compact_start(&d);
 	if (so.advise) {
 		r = topo_reader_start(&d);
 		if (r < 0) {

@@ -95,19 +95,11 @@ static void *compact_main(void *arg)
 	return NULL;
 }
 
-/* Starts the compaction thread; without it the recording keeps every sample. */
-static void compact_start(struct daemon *d)
+void rec_compact_start(struct daemon *d)
 {
-	pthread_condattr_t ca;
 	int r;
 
-	pthread_mutex_init(&d->rec_cmu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&d->rec_ccond, &ca);
-	pthread_condattr_destroy(&ca);
-	d->rec_cstop = 0;
-	if (!d->args.record_compact_s)
+	if (!d->rec || !d->args.record_compact_s)
 		return;
 	/* the signals stay blocked in it (main blocked them: signalfd) */
 	r = pthread_create(&d->rec_cthread, NULL, compact_main, d);
@@ -133,6 +125,7 @@ static void compact_stop(struct daemon *d)
 int rec_start(struct daemon *d)
 {
 	struct recwriter_opts o = { 0 };
+	pthread_condattr_t ca;
 	char why[1024], boot[64] = "", host[256] = "";
 	const char *dir = d->args.record_dir;
 	int start, dfd, r;
@@ -178,7 +171,13 @@ int rec_start(struct daemon *d)
 	daemon_log(LOG_INFO, "recording to %s: at most %llu MiB%s", dir,
 		   (unsigned long long)(d->args.record_max_bytes >> 20),
 		   d->args.record_max_age_s ? ", age-limited" : "");
-	compact_start(d);
+	/* the compaction thread starts later (rec_compact_start), these now:
+	 * status reads what it counts */
+	pthread_mutex_init(&d->rec_cmu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&d->rec_ccond, &ca);
+	pthread_condattr_destroy(&ca);
 	return 0;
 }
 

@@ -16,6 +16,7 @@ daemons over trees this test owns:
   recording that reads with no problem and no sample missing that was not
   meant to be dropped; the next start removes the half-written NAME.tmp and
   compacts again;
+- a daemon that detaches (no --foreground) compacts as well;
 - both committed fixtures read: record-v1 and record-v2 (a compacted one).
 """
 import glob
@@ -30,7 +31,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from daemon_lib import Daemon, check, cleanup, env, fail, skip  # noqa: E402
+from daemon_lib import Client, Daemon, check, cleanup, env, fail, skip  # noqa: E402
 
 IOTRIAGE = env("IOTRIAGE")
 FIXTURES = env("FIXTURES")
@@ -187,6 +188,54 @@ def part_vm(tmp, daemons, procs):
     again = run("replay", rec, "--json")
     check(again.stdout == after.stdout and again.stderr == after.stderr,
           "a stale .tmp changed the replay: %s" % again.stderr)
+    os.unlink(segs[2] + ".tmp")
+    part_detached(tmp, daemons, rec, t)
+
+
+def part_detached(tmp, daemons, rec, t):
+    """A daemon that detaches (no --foreground) compacts too: its thread
+    starts after the fork."""
+    d = Daemon(tmp, root=t, interval=100, name="d",
+               extra=["--core-only", "--record", rec, "--record-compact-after", "0"])
+    daemons.append(d)
+    wait_samples(d, 10)
+    check(d.stop() == 0, "daemon d did not exit 0")
+    todo = [s for s in segments(rec) if header(s)[1] == 1]
+    check(len(todo) == 2, "full segments before the detached run: %r" % todo)
+    time.sleep(1.2)
+    sock = os.path.join(tmp, "det.sock")
+    p = subprocess.run([env("IOTRIAGED"), "--socket", sock, "--root", t, "--interval", "100",
+                        "--core-only", "--record", rec, "--record-compact-after", "1s",
+                        "--record-compact-keep", "5"], capture_output=True, text=True,
+                       timeout=60)
+    check(p.returncode == 0, "detached daemon: exit %d: %s" % (p.returncode, p.stderr))
+    pid, deadline = None, time.monotonic() + 60
+    try:
+        while True:
+            st = None
+            try:
+                c = Client(sock)
+                st = c.req({"cmd": "status"})
+                c.close()
+                pid = st["pid"]
+            except (OSError, ValueError, KeyError):
+                pass
+            if st and st.get("record", {}).get("compact", {}).get("segments", 0) >= 2:
+                break
+            if time.monotonic() > deadline:
+                fail("the detached daemon did not compact in 60 s: %r" % (st,))
+            time.sleep(0.1)
+    finally:
+        if pid:
+            os.kill(pid, signal.SIGTERM)
+            for _ in range(100):
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    break
+                time.sleep(0.1)
+    for s in todo:
+        check(header(s) == (2, 5), "%s not compacted by the detached daemon" % s)
 
 
 def part_kill(tmp, daemons, procs):
