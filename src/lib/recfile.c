@@ -173,6 +173,23 @@ static int cmp_seg(const void *a, const void *b)
 	return strcmp(((const struct seg_ent *)a)->name, ((const struct seg_ent *)b)->name);
 }
 
+/* A listing of dirfd's entries (its own descriptor: dirfd stays ours),
+ * or NULL with errno set. */
+static DIR *dir_stream(int dirfd)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		errno = ENOMEM;
+	}
+	return d;
+}
+
 /* The segments in dirfd, oldest first, regular files only (sizes from
  * fstatat without following). Returns the count or -errno. */
 static int list_segments(int dirfd, struct seg_ent **ret)
@@ -180,17 +197,10 @@ static int list_segments(int dirfd, struct seg_ent **ret)
 	struct seg_ent *v = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
-	DIR *d;
-	int fd;
+	DIR *d = dir_stream(dirfd);
 
-	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (!d)
 		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -ENOMEM;
-	}
 	while ((de = readdir(d))) {
 		struct stat st;
 		uint64_t ms;
@@ -415,17 +425,10 @@ static int seg_open(struct recwriter *w, int64_t mono, int64_t real, uint64_t fi
 static void remove_stale_tmp(int dirfd)
 {
 	struct dirent *de;
-	DIR *d;
-	int fd;
+	DIR *d = dir_stream(dirfd);
 
-	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (!d)
 		return;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
 	while ((de = readdir(d))) {
 		char seg[SEG_NAME_LEN + 1];
 		struct stat st;

@@ -32,31 +32,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemon_lib import Client, Daemon, check, cleanup, env, fail, skip  # noqa: E402
+from test_record import frames, project, run, segments, wait_samples  # noqa: E402
 
-IOTRIAGE = env("IOTRIAGE")
 FIXTURES = env("FIXTURES")
 SRCDIR = env("SRCDIR")
 ADVANCE = os.path.join(SRCDIR, "tests", "fixtures", "advance.py")
 BOOT = "0f5c4f52-8b0e-4cbb-9d35-3a0c1a1e00c1"
-
-
-def run(*args, ok=True):
-    p = subprocess.run([IOTRIAGE] + list(args), capture_output=True, text=True, timeout=300)
-    if ok and p.returncode != 0:
-        fail("iotriage %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr))
-    return p
-
-
-def wait_samples(d, n):
-    deadline = time.monotonic() + 120
-    while d.status()["samples"] < n:
-        if time.monotonic() > deadline:
-            fail("fewer than %d samples in 120 s" % n)
-        time.sleep(0.05)
-
-
-def segments(d):
-    return sorted(glob.glob(os.path.join(d, "*.iotr")))
 
 
 def header(path):
@@ -70,15 +51,7 @@ def frame_ids(path):
     """The sample ids of a segment's frames, from their headers."""
     with open(path, "rb") as f:
         data = f.read()
-    off = struct.unpack_from("<I", data, 12)[0]
-    ids = []
-    while off + 52 <= len(data):
-        magic, _flags, z = struct.unpack_from("<III", data, off)
-        if magic != 0x31524649 or off + 52 + z > len(data):
-            break
-        ids.append(struct.unpack_from("<Q", data, off + 24)[0])
-        off += 52 + z
-    return ids
+    return [struct.unpack_from("<Q", data, off + 24)[0] for off, _z, _key in frames(path)]
 
 
 def tree(tmp, name, src):
@@ -103,18 +76,23 @@ def check_thinned(full, kept, keep, what):
           % (what, len(kept), len(full), keep))
 
 
+def full_runs(tmp, daemons, t, rec, names, interval, samples):
+    """A daemon run a name, each recording every sample into a segment of its own."""
+    for name in names:
+        d = Daemon(tmp, root=t, interval=interval, name=name,
+                   extra=["--core-only", "--record", rec, "--record-compact-after", "0"])
+        daemons.append(d)
+        wait_samples(d, samples)
+        check(d.stop() == 0, "daemon %s did not exit 0" % name)
+
+
 def part_vm(tmp, daemons, procs):
     rec = os.path.join(tmp, "rec")
     t = tree(tmp, "tree", os.path.join(FIXTURES, "live-vm", "t0"))
     procs.append(subprocess.Popen([sys.executable, ADVANCE, os.path.join(FIXTURES, "live-vm"),
                                    t, "1", "--loop", "0.1"]))
     # two runs recording every sample: one segment each
-    for name in ("a", "b"):
-        d = Daemon(tmp, root=t, interval=100, name=name,
-                   extra=["--core-only", "--record", rec, "--record-compact-after", "0"])
-        daemons.append(d)
-        wait_samples(d, 40)
-        check(d.stop() == 0, "daemon %s did not exit 0" % name)
+    full_runs(tmp, daemons, t, rec, ("a", "b"), 100, 40)
     segs = segments(rec)
     check(len(segs) == 2, "segments: %r" % segs)
     full_ids = [frame_ids(s) for s in segs]
@@ -195,11 +173,7 @@ def part_vm(tmp, daemons, procs):
 def part_detached(tmp, daemons, rec, t):
     """A daemon that detaches (no --foreground) compacts too: its thread
     starts after the fork."""
-    d = Daemon(tmp, root=t, interval=100, name="d",
-               extra=["--core-only", "--record", rec, "--record-compact-after", "0"])
-    daemons.append(d)
-    wait_samples(d, 10)
-    check(d.stop() == 0, "daemon d did not exit 0")
+    full_runs(tmp, daemons, t, rec, ("d",), 100, 10)
     todo = [s for s in segments(rec) if header(s)[1] == 1]
     check(len(todo) == 2, "full segments before the detached run: %r" % todo)
     time.sleep(1.2)
@@ -247,12 +221,7 @@ def part_kill(tmp, daemons, procs):
     rec = os.path.join(tmp, "rec-big")
     procs.append(subprocess.Popen([sys.executable, ADVANCE, os.path.join(big, "big-256"), t, "0",
                                    "--loop", "0.2"]))
-    for name in ("ba", "bb"):
-        d = Daemon(tmp, root=t, interval=200, name=name,
-                   extra=["--core-only", "--record", rec, "--record-compact-after", "0"])
-        daemons.append(d)
-        wait_samples(d, 25)
-        check(d.stop() == 0, "daemon %s did not exit 0" % name)
+    full_runs(tmp, daemons, t, rec, ("ba", "bb"), 200, 25)
     procs[-1].send_signal(signal.SIGTERM)
     procs[-1].wait()
     segs = segments(rec)
@@ -304,17 +273,6 @@ def part_kill(tmp, daemons, procs):
     check(not glob.glob(os.path.join(rec, "*.tmp")), "leftovers: %r" % os.listdir(rec))
     for name, ids in full.items():
         check_thinned(ids, frame_ids(os.path.join(rec, name)), 4, name)
-
-
-def project(d):
-    """What tests/fixtures/record-v*/expected.json keep of a document."""
-    e = {k: d.get(k) for k in ("host", "mode", "sample", "timestamp_ms", "uptime_cs",
-                               "interval_ms")}
-    e["disks"] = {x["disk_device"]: [x["r/s"], x["w/s"], x["util"]] for x in d.get("disks", [])}
-    c = d.get("cpu-load")
-    e["cpu_all"] = c[0] if c else None
-    e["intr/s"] = d.get("intr/s")
-    return e
 
 
 def part_fixtures():
