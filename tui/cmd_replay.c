@@ -196,7 +196,7 @@ int cmd_replay(int argc, char **argv)
 					"iotriage: replay: from sample %llu: compacted, one sample "
 					"in %u kept (every %.3g s)\n",
 					(unsigned long long)f->id, f->keep_every,
-					f->keep_every * f->interval_ms / 1000.0);
+					(double)f->keep_every * f->interval_ms / 1000.0);
 			else
 				fprintf(stderr,
 					"iotriage: replay: from sample %llu: every sample (every "

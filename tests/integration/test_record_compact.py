@@ -17,6 +17,7 @@ daemons over trees this test owns:
   meant to be dropped; the next start removes the half-written NAME.tmp and
   compacts again;
 - a daemon that detaches (no --foreground) compacts as well;
+- segments of format version 1 are compacted into version 2;
 - both committed fixtures read: record-v1 and record-v2 (a compacted one).
 """
 import glob
@@ -212,6 +213,39 @@ def part_detached(tmp, daemons, rec, t):
         check(header(s) == (2, 5), "%s not compacted by the detached daemon" % s)
 
 
+def part_v1(tmp, daemons):
+    """Segments of format version 1 (an older iotriaged's) are compacted
+    into version 2 like any other."""
+    rec = os.path.join(tmp, "rec-v1")
+    os.mkdir(rec, 0o700)
+    for src in segments(os.path.join(FIXTURES, "record-v1", "rec")):
+        shutil.copy(src, rec)
+        os.chmod(os.path.join(rec, os.path.basename(src)), 0o600)
+    segs = segments(rec)
+    full = [frame_ids(s) for s in segs]
+    check([header(s)[0] for s in segs] == [1, 1], "the v1 fixture's headers: %r" % segs)
+    t = tree(tmp, "tree-v1", os.path.join(FIXTURES, "live-vm", "t0"))
+    d = Daemon(tmp, root=t, interval=100, name="v1",
+               extra=["--core-only", "--record", rec, "--record-compact-after", "1s",
+                      "--record-compact-keep", "3"])
+    daemons.append(d)
+    deadline = time.monotonic() + 60
+    while d.status()["record"]["compact"]["segments"] < 2:
+        if time.monotonic() > deadline:
+            fail("the v1 segments were not compacted: %r" % d.status()["record"])
+        time.sleep(0.1)
+    check(d.stop() == 0, "daemon v1 did not exit 0")
+    for s, ids in zip(segs, full):
+        check(header(s) == (2, 3), "%s: header %r after compaction" % (s, header(s)))
+        check_thinned(ids, frame_ids(s), 3, os.path.basename(s))
+    r = run("replay", rec, "--json")
+    check("skipped" not in r.stderr and "torn" not in r.stderr and
+          "compacted, one sample in 3 kept" in r.stderr, "replay of compacted v1: %s" % r.stderr)
+    got = [json.loads(x)["sample"] for x in r.stdout.splitlines()]
+    check(got[:sum(len(frame_ids(s)) for s in segs)] == frame_ids(segs[0]) + frame_ids(segs[1]),
+          "replay of compacted v1: samples %r" % got[:20])
+
+
 def part_kill(tmp, daemons, procs):
     """kill -9 while compacting the big-256 host's segments."""
     big = os.path.join(tmp, "big")
@@ -220,29 +254,34 @@ def part_kill(tmp, daemons, procs):
     t = tree(tmp, "big-tree", os.path.join(big, "big-256", "t0"))
     rec = os.path.join(tmp, "rec-big")
     procs.append(subprocess.Popen([sys.executable, ADVANCE, os.path.join(big, "big-256"), t, "0",
-                                   "--loop", "0.2"]))
-    full_runs(tmp, daemons, t, rec, ("ba", "bb"), 200, 25)
+                                   "--loop", "0.1"]))
+    full_runs(tmp, daemons, t, rec, ("ba", "bb"), 100, 60)
     procs[-1].send_signal(signal.SIGTERM)
     procs[-1].wait()
     segs = segments(rec)
     full = {os.path.basename(s): frame_ids(s) for s in segs}
-    # compaction starts at once (the segments are older than 1 s); it takes
-    # ~1 s a segment here, paced: a kill at 0.3-0.9 s lands inside it
     time.sleep(1.2)
+    # compaction starts as the daemon does (the segments are older than
+    # 1 s) and takes a few hundred ms here, paced: kills from 50 ms to 0.8 s
+    # after the start land before, inside and after it
     caught = 0
-    for attempt in range(6):
-        d = Daemon(tmp, root=t, interval=200, name="bk%d" % attempt,
-                   extra=["--core-only", "--record", rec, "--record-compact-after", "1s",
-                          "--record-compact-keep", "4"])
-        daemons.append(d)
-        time.sleep(0.3 + 0.1 * attempt)
-        d.stop(signal.SIGKILL)
+    for attempt in range(12):
+        log = open(os.path.join(tmp, "bk%d.log" % attempt), "w")
+        p = subprocess.Popen([env("IOTRIAGED"), "--foreground", "--socket",
+                              os.path.join(tmp, "bk.sock"), "--root", t, "--interval", "100",
+                              "--core-only", "--record", rec, "--record-compact-after", "1s",
+                              "--record-compact-keep", "4"], stdout=log, stderr=log)
+        time.sleep(0.05 + 0.065 * attempt)
+        p.kill()
+        p.wait()
+        log.close()
         caught += len(glob.glob(os.path.join(rec, "*.iotr.tmp")))
         # whatever the moment: every segment whole, each sample there unless
-        # its segment was compacted
+        # its segment was compacted (the killed runs' own segments may end
+        # torn: not these)
         r = run("replay", rec, "--json")
-        check(r.stderr.count("problem") == 0 and "skipped" not in r.stderr
-              and "torn" not in r.stderr, "after kill -9 #%d: %s" % (attempt, r.stderr))
+        bad = [x for x in r.stderr.splitlines() if any(n in x for n in full)]
+        check(not bad, "after kill -9 #%d: %s" % (attempt, bad))
         got = [json.loads(x)["sample"] for x in r.stdout.splitlines()]
         for name, ids in full.items():
             path = os.path.join(rec, name)
@@ -255,8 +294,9 @@ def part_kill(tmp, daemons, procs):
                 check(kept == ids, "%s: not compacted yet lost samples" % name)
             check(all(k in got for k in kept), "kill -9 #%d: samples of %s not replayed"
                   % (attempt, name))
-        if all(header(os.path.join(rec, n))[1] > 1 for n in full):
+        if caught and all(header(os.path.join(rec, n))[1] > 1 for n in full):
             break
+    print("kill -9: %d runs, %d inside a compaction (a NAME.tmp left)" % (attempt + 1, caught))
     check(caught > 0, "no kill -9 landed inside a compaction (no NAME.tmp seen): "
           "the test did not test it")
     # the next start removes the leftovers and finishes the work
@@ -299,6 +339,7 @@ def main():
     try:
         part_fixtures()
         part_vm(tmp, daemons, procs)
+        part_v1(tmp, daemons)
         part_kill(tmp, daemons, procs)
     finally:
         for p in procs:
