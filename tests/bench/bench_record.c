@@ -204,7 +204,9 @@ static int cmd_compact(const char *src, unsigned keep, int minutes)
 	recwriter_close(w);
 	close(fd);
 	if (r < 0 || !cs.frames_in) {
-		fprintf(stderr, "bench_record: compaction: %s\n", r < 0 ? strerror(-r) : "nothing");
+		fprintf(stderr, "bench_record: compaction: %s\n",
+			r < 0 ? strerror(-r) : "nothing (one segment: record more minutes)");
+		nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 		return 1;
 	}
 	thin = (double)cs.bytes_after / (double)cs.frames_in;
