@@ -87,6 +87,22 @@ def full_runs(tmp, daemons, t, rec, names, interval, samples):
         check(d.stop() == 0, "daemon %s did not exit 0" % name)
 
 
+def compacting(tmp, daemons, t, rec, name, keep, segs):
+    """A daemon compacting data older than 1 s to one sample in keep, once
+    it has rewritten segs segments."""
+    d = Daemon(tmp, root=t, interval=100, name=name,
+               extra=["--core-only", "--record", rec, "--record-compact-after", "1s",
+                      "--record-compact-keep", str(keep)])
+    daemons.append(d)
+    deadline = time.monotonic() + 60
+    while d.status()["record"]["compact"]["segments"] < segs:
+        if time.monotonic() > deadline:
+            fail("daemon %s: compaction did not happen in 60 s: %r"
+                 % (name, d.status()["record"]))
+        time.sleep(0.1)
+    return d
+
+
 def part_vm(tmp, daemons, procs):
     rec = os.path.join(tmp, "rec")
     t = tree(tmp, "tree", os.path.join(FIXTURES, "live-vm", "t0"))
@@ -108,15 +124,7 @@ def part_vm(tmp, daemons, procs):
 
     # a third run compacts both: one sample in 5 of data older than 1 s
     time.sleep(1.2)
-    d = Daemon(tmp, root=t, interval=100, name="c",
-               extra=["--core-only", "--record", rec, "--record-compact-after", "1s",
-                      "--record-compact-keep", "5"])
-    daemons.append(d)
-    deadline = time.monotonic() + 60
-    while d.status()["record"]["compact"]["segments"] < 2:
-        if time.monotonic() > deadline:
-            fail("compaction did not happen in 60 s: %r" % d.status()["record"])
-        time.sleep(0.1)
+    d = compacting(tmp, daemons, t, rec, "c", 5, 2)
     wait_samples(d, 20)
     st = d.status()["record"]
     check(d.stop() == 0, "daemon c did not exit 0")
@@ -225,15 +233,7 @@ def part_v1(tmp, daemons):
     full = [frame_ids(s) for s in segs]
     check([header(s)[0] for s in segs] == [1, 1], "the v1 fixture's headers: %r" % segs)
     t = tree(tmp, "tree-v1", os.path.join(FIXTURES, "live-vm", "t0"))
-    d = Daemon(tmp, root=t, interval=100, name="v1",
-               extra=["--core-only", "--record", rec, "--record-compact-after", "1s",
-                      "--record-compact-keep", "3"])
-    daemons.append(d)
-    deadline = time.monotonic() + 60
-    while d.status()["record"]["compact"]["segments"] < 2:
-        if time.monotonic() > deadline:
-            fail("the v1 segments were not compacted: %r" % d.status()["record"])
-        time.sleep(0.1)
+    d = compacting(tmp, daemons, t, rec, "v1", 3, 2)
     check(d.stop() == 0, "daemon v1 did not exit 0")
     for s, ids in zip(segs, full):
         check(header(s) == (2, 3), "%s: header %r after compaction" % (s, header(s)))
