@@ -136,6 +136,7 @@ int cmd_replay(int argc, char **argv)
 	bool json = false, have_at = false, advise = true;
 	int64_t step = 0;
 	unsigned long long n = 0;
+	unsigned keep = 1; /* the resolution said last: one sample in keep */
 	char why[512];
 	int c, r, ret = EXIT_FAIL;
 
@@ -225,6 +226,21 @@ int cmd_replay(int argc, char **argv)
 		cli_print_problems("replay", sampler_replay_problems(rp));
 		if (f->real_ns > to && !(have_at && n == 0))
 			break;
+		if (f->keep_every != keep) {
+			/* compacted data: their intervals are keep_every samples long */
+			if (f->keep_every > 1)
+				fprintf(stderr,
+					"iotriage: replay: from sample %llu: compacted, one sample "
+					"in %u kept (every %.3g s)\n",
+					(unsigned long long)f->id, f->keep_every,
+					(double)f->keep_every * f->interval_ms / 1000.0);
+			else
+				fprintf(stderr,
+					"iotriage: replay: from sample %llu: every sample (every "
+					"%.3g s)\n",
+					(unsigned long long)f->id, f->interval_ms / 1000.0);
+			keep = f->keep_every;
+		}
 		doc = sampler_json(s, &len);
 		if (!doc)
 			continue;

@@ -9,6 +9,7 @@
 #ifndef IOTRIAGED_DAEMON_H
 #define IOTRIAGED_DAEMON_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 
 #include "history.h"
 #include "iotriage/protocol.h"
+#include "recfile.h"
 #include "sampler.h"
 #include "strbuf.h"
 
@@ -108,6 +110,8 @@ struct daemon_args {
 	uint64_t record_max_bytes;  /* --record-max-bytes */
 	int64_t record_max_age_s;   /* --record-max-age; 0: no limit */
 	uint64_t record_min_free;   /* --record-min-free: the free-space floor */
+	int64_t record_compact_s;   /* --record-compact-after; 0: never */
+	unsigned record_keep;	    /* --record-compact-keep: one sample in N */
 };
 
 struct daemon {
@@ -141,6 +145,14 @@ struct daemon {
 	int64_t rec_sum_ns;	      /* CPU time spent recording, for status */
 	int rec_last_err;
 	bool rec_logged_on; /* what the log last said: recording or not */
+	/* rec.c's compaction thread; what it shares with the loop is under rec_cmu */
+	pthread_t rec_cthread;
+	bool rec_cthread_on;
+	pthread_mutex_t rec_cmu;
+	pthread_cond_t rec_ccond;
+	int rec_cstop; /* also read by recwriter_compact(), atomically */
+	struct recwriter_compact_stats rec_cst;
+	int rec_cerr;
 	unsigned nclients;
 	unsigned nsubscribers;
 	uint64_t busy_refused;	/* clients refused since the last "refused" log line */
@@ -327,6 +339,10 @@ bool worker_shutdown(struct daemon *d);
 int rec_start(struct daemon *d);
 /* After a sample: its bytes to the recording (logs a stop or a resume once). */
 void rec_sample(struct daemon *d);
+/* Starts --record's compaction thread: after detach() (a thread does not
+ * survive fork) and after capabilities are dropped (new threads inherit
+ * the caller's). Logs and goes on without it on failure. */
+void rec_compact_start(struct daemon *d);
 void rec_stop(struct daemon *d);
 /* ,"record":{...} for status. */
 void rec_status(struct daemon *d, struct strbuf *sb);

@@ -54,6 +54,9 @@ static const char usage[] =
     "                         no age limit, the size bound alone)\n"
     "      --record-min-free N   stop recording while the filesystem has less free\n"
     "                         (default 64M); resumes when space is back\n"
+    "      --record-compact-after AGE  keep one sample in N of recorded data older\n"
+    "                         than AGE (default 1h; 0: never)\n"
+    "      --record-compact-keep N  that N (default 10, 2-3600)\n"
     "  -v, --verbose          also log client connections\n"
     "  -h, --help             show this help\n"
     "  -V, --version          show the version\n"
@@ -153,6 +156,8 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 		{ "record-max-bytes", required_argument, NULL, 'X' },
 		{ "record-max-age", required_argument, NULL, 'A' },
 		{ "record-min-free", required_argument, NULL, 'F' },
+		{ "record-compact-after", required_argument, NULL, 'K' },
+		{ "record-compact-keep", required_argument, NULL, 'N' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -240,6 +245,26 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 			if (parse_size("--record-min-free", optarg, 0, &a->record_min_free) < 0)
 				return -1;
 			break;
+		case 'K':
+			if (parse_age("--record-compact-after", optarg, &a->record_compact_s) < 0)
+				return -1;
+			break;
+		case 'N': {
+			char *end;
+			long n;
+
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < 2 || n > 3600) {
+				fprintf(stderr,
+					"iotriaged: --record-compact-keep: '%s' is not a number "
+					"from 2 to 3600\n",
+					optarg);
+				return -1;
+			}
+			a->record_keep = (unsigned)n;
+			break;
+		}
 		case 'v':
 			daemon_log_verbose();
 			break;
@@ -324,7 +349,9 @@ int main(int argc, char **argv)
 			  .max_clients_per_uid = 16,
 			  .cpu_budget_pct = 0.5,
 			  .record_max_bytes = (uint64_t)256 << 20,
-			  .record_min_free = (uint64_t)64 << 20 },
+			  .record_min_free = (uint64_t)64 << 20,
+			  .record_compact_s = 3600,
+			  .record_keep = 10 },
 		.epfd = -1,
 		.timer.fd = -1,
 		.sig.fd = -1,
@@ -424,6 +451,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* after detach(): a thread does not survive fork() */
+	rec_compact_start(&d);
 	if (so.advise) {
 		r = topo_reader_start(&d);
 		if (r < 0) {

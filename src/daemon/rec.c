@@ -3,10 +3,13 @@
  * iotriaged --record: after each sample the bytes the collector read go to
  * the flight recorder (src/lib/recfile.c) through snapshot_collector_pack(); status
  * tells whether it records and why not; history reaches back into the
- * recording beyond the ring. The loop owns the clock: nothing here sleeps.
+ * recording beyond the ring. The loop owns the clock: nothing here sleeps;
+ * compaction (one sample in N of data older than --record-compact-after)
+ * runs in a thread of its own, paced, off the sampling path.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,12 @@
  * costs ~50 us a sample here and the loop waits for it (900: 15 minutes at
  * 1 Hz, ~50 ms). Longer spans: `iotriage replay` on the recording. */
 #define REC_HISTORY_MAX 900
+
+/* Compaction's share of one CPU while it runs (it decodes every frame of
+ * a segment: ~2 s of CPU for a 256-CPU host's 8 MiB segment), and how
+ * often it looks for segments to compact at most. */
+#define REC_COMPACT_DUTY_PCT 20
+#define REC_COMPACT_EVERY_S  60
 
 static const struct record_dir_words rec_words = {
 	.what = "the recording",
@@ -49,9 +58,74 @@ static int64_t real_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+static void *compact_main(void *arg)
+{
+	struct daemon *d = arg;
+	int64_t age = d->args.record_compact_s;
+	/* a short age (tests) is looked at more often */
+	int64_t every = age / 4 < 1			? 1
+			: age / 4 > REC_COMPACT_EVERY_S ? REC_COMPACT_EVERY_S
+							: age / 4;
+
+	pthread_mutex_lock(&d->rec_cmu);
+	while (!d->rec_cstop) {
+		struct recwriter_compact_stats st = { 0 };
+		struct timespec until;
+		int r;
+
+		pthread_mutex_unlock(&d->rec_cmu);
+		r = recwriter_compact(d->rec, real_now_ns(), age, d->args.record_keep,
+				      REC_COMPACT_DUTY_PCT, &d->rec_cstop, &st);
+		pthread_mutex_lock(&d->rec_cmu);
+		d->rec_cst.segments += st.segments;
+		d->rec_cst.frames_in += st.frames_in;
+		d->rec_cst.frames_kept += st.frames_kept;
+		d->rec_cst.bytes_before += st.bytes_before;
+		d->rec_cst.bytes_after += st.bytes_after;
+		d->rec_cst.cpu_ns += st.cpu_ns;
+		if (r < 0 && r != -ECANCELED)
+			d->rec_cerr = r;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += every;
+		while (!d->rec_cstop &&
+		       pthread_cond_timedwait(&d->rec_ccond, &d->rec_cmu, &until) == 0)
+			;
+	}
+	pthread_mutex_unlock(&d->rec_cmu);
+	return NULL;
+}
+
+void rec_compact_start(struct daemon *d)
+{
+	int r;
+
+	if (!d->rec || !d->args.record_compact_s)
+		return;
+	/* the signals stay blocked in it (main blocked them: signalfd) */
+	r = pthread_create(&d->rec_cthread, NULL, compact_main, d);
+	if (r) {
+		daemon_log(LOG_ERR, "--record: no compaction thread: %s", strerror(r));
+		return;
+	}
+	d->rec_cthread_on = true;
+}
+
+static void compact_stop(struct daemon *d)
+{
+	if (!d->rec_cthread_on)
+		return;
+	pthread_mutex_lock(&d->rec_cmu);
+	__atomic_store_n(&d->rec_cstop, 1, __ATOMIC_RELAXED);
+	pthread_cond_signal(&d->rec_ccond);
+	pthread_mutex_unlock(&d->rec_cmu);
+	pthread_join(d->rec_cthread, NULL);
+	d->rec_cthread_on = false;
+}
+
 int rec_start(struct daemon *d)
 {
 	struct recwriter_opts o = { 0 };
+	pthread_condattr_t ca;
 	char why[1024], boot[64] = "", host[256] = "";
 	const char *dir = d->args.record_dir;
 	int start, dfd, r;
@@ -97,6 +171,13 @@ int rec_start(struct daemon *d)
 	daemon_log(LOG_INFO, "recording to %s: at most %llu MiB%s", dir,
 		   (unsigned long long)(d->args.record_max_bytes >> 20),
 		   d->args.record_max_age_s ? ", age-limited" : "");
+	/* the compaction thread starts later (rec_compact_start), these now:
+	 * status reads what it counts */
+	pthread_mutex_init(&d->rec_cmu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&d->rec_ccond, &ca);
+	pthread_condattr_destroy(&ca);
 	return 0;
 }
 
@@ -131,6 +212,7 @@ void rec_sample(struct daemon *d)
 
 void rec_stop(struct daemon *d)
 {
+	compact_stop(d);
 	recwriter_close(d->rec);
 	d->rec = NULL;
 	sb_free(&d->rec_buf);
@@ -154,11 +236,28 @@ void rec_status(struct daemon *d, struct strbuf *sb)
 	}
 	sb_printf(sb,
 		  ",\"frames\":%llu,\"bytes\":%llu,\"raw_bytes\":%llu,\"segments\":%llu,"
-		  "\"removed\":%llu,\"fsyncs\":%llu,\"max_bytes\":%llu,\"cpu_us\":%lld}",
+		  "\"removed\":%llu,\"fsyncs\":%llu,\"max_bytes\":%llu,\"cpu_us\":%lld",
 		  (unsigned long long)st.frames, (unsigned long long)st.bytes,
 		  (unsigned long long)st.raw_bytes, (unsigned long long)st.segments,
 		  (unsigned long long)st.removed, (unsigned long long)st.fsyncs,
 		  (unsigned long long)d->args.record_max_bytes, (long long)(d->rec_sum_ns / 1000));
+	/* the compaction thread's totals */
+	pthread_mutex_lock(&d->rec_cmu);
+	sb_printf(
+	    sb,
+	    ",\"compact\":{\"after_s\":%lld,\"keep_every\":%u,\"segments\":%llu,"
+	    "\"frames_in\":%llu,\"frames_kept\":%llu,\"bytes_before\":%llu,"
+	    "\"bytes_after\":%llu,\"cpu_us\":%lld",
+	    (long long)d->args.record_compact_s, d->args.record_keep,
+	    (unsigned long long)d->rec_cst.segments, (unsigned long long)d->rec_cst.frames_in,
+	    (unsigned long long)d->rec_cst.frames_kept, (unsigned long long)d->rec_cst.bytes_before,
+	    (unsigned long long)d->rec_cst.bytes_after, (long long)(d->rec_cst.cpu_ns / 1000));
+	if (d->rec_cerr) {
+		sb_puts(sb, ",\"error\":");
+		sb_json_str(sb, strerror(-d->rec_cerr));
+	}
+	pthread_mutex_unlock(&d->rec_cmu);
+	sb_puts(sb, "}}");
 }
 
 struct blob *rec_history(struct daemon *d, int64_t seconds, uint64_t first_id, size_t *ret_count)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,8 +128,14 @@ static void get_str(char *dst, const unsigned char *p, size_t size)
 /* Segment header layout (RECFILE_HDR_SIZE bytes, little-endian):
  *   0 magic[8]  8 version  12 header size  16 interval_ms  20 key_every
  *  24 run_id (8)  32 created real ns (8)  40 boot_id[40]  80 host[64]
- * 144 mode[16]  160..251 zero  252 CRC32C of bytes 0..251 */
-#define H_CRC 252
+ * 144 mode[16]  160 keep_every (version 2: one sample in N of the run
+ * kept by compaction, 1 none dropped; version 1: zero)  164..251 zero
+ * 252 CRC32C of bytes 0..251 */
+#define H_KEEP 160
+#define H_CRC  252
+/* A compaction's new segment until it replaces the old: "NAME.tmp", a name
+ * no reader or retention takes for a segment */
+#define TMP_SUFFIX ".tmp"
 
 /* Frame header (RECFILE_FRAME_HDR bytes):
  *   0 magic  4 flags  8 compressed length  12 raw length  16 frame number
@@ -166,6 +173,23 @@ static int cmp_seg(const void *a, const void *b)
 	return strcmp(((const struct seg_ent *)a)->name, ((const struct seg_ent *)b)->name);
 }
 
+/* A listing of dirfd's entries (its own descriptor: dirfd stays ours),
+ * or NULL with errno set. */
+static DIR *dir_stream(int dirfd)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		errno = ENOMEM;
+	}
+	return d;
+}
+
 /* The segments in dirfd, oldest first, regular files only (sizes from
  * fstatat without following). Returns the count or -errno. */
 static int list_segments(int dirfd, struct seg_ent **ret)
@@ -173,17 +197,10 @@ static int list_segments(int dirfd, struct seg_ent **ret)
 	struct seg_ent *v = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
-	DIR *d;
-	int fd;
+	DIR *d = dir_stream(dirfd);
 
-	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (!d)
 		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -ENOMEM;
-	}
 	while ((de = readdir(d))) {
 		struct stat st;
 		uint64_t ms;
@@ -214,6 +231,11 @@ static int list_segments(int dirfd, struct seg_ent **ret)
 
 struct recwriter {
 	struct recwriter_opts o;
+	/* held around unlinking a segment and renaming a compacted one over
+	 * its original, so that compaction (another thread) never brings back a
+	 * segment retention has just removed, nor removes the one being
+	 * written; and around st.segment, which compaction reads */
+	pthread_mutex_t lock;
 	char host[64], mode[16], boot_id[40];
 	int dirfd;
 	int fd; /* current segment, -1 none */
@@ -267,10 +289,12 @@ static void retention(struct recwriter *w, int64_t now_real, uint64_t need)
 			break;
 		if (w->st.segment[0] && strcmp(v[i].name, w->st.segment) == 0)
 			break;
+		pthread_mutex_lock(&w->lock);
 		if (unlinkat(w->dirfd, v[i].name, 0) == 0) {
 			total -= v[i].size;
 			w->st.removed++;
 		}
+		pthread_mutex_unlock(&w->lock);
 		keep_from = (size_t)i + 1;
 	}
 	/* the newest alone may still be too big only if max_bytes < a segment */
@@ -287,7 +311,9 @@ static void seg_close(struct recwriter *w)
 		w->st.fsyncs++;
 	close(w->fd);
 	w->fd = -1;
+	pthread_mutex_lock(&w->lock);
 	w->st.segment[0] = '\0';
+	pthread_mutex_unlock(&w->lock);
 }
 
 static void stop(struct recwriter *w, int64_t mono, const char *fmt, ...)
@@ -327,6 +353,25 @@ static int check_floor(struct recwriter *w, int64_t mono, uint64_t need)
 	return 0;
 }
 
+/* A segment's header in h: w's options, created at real, keep_every. */
+static void seg_header(const struct recwriter *w, int64_t real, uint32_t keep_every,
+		       unsigned char h[RECFILE_HDR_SIZE])
+{
+	memset(h, 0, RECFILE_HDR_SIZE);
+	memcpy(h, seg_magic, 8);
+	put32(h + 8, RECFILE_VERSION);
+	put32(h + 12, RECFILE_HDR_SIZE);
+	put32(h + 16, w->o.interval_ms);
+	put32(h + 20, w->o.key_every);
+	put64(h + 24, w->o.run_id);
+	put64(h + 32, (uint64_t)real);
+	put_str(h + 40, 40, w->boot_id);
+	put_str(h + 80, 64, w->host);
+	put_str(h + 144, 16, w->mode);
+	put32(h + H_KEEP, keep_every);
+	put32(h + H_CRC, crc32c(0, h, H_CRC));
+}
+
 static int seg_open(struct recwriter *w, int64_t mono, int64_t real, uint64_t first_frame)
 {
 	unsigned char h[RECFILE_HDR_SIZE] = { 0 };
@@ -353,17 +398,7 @@ static int seg_open(struct recwriter *w, int64_t mono, int64_t real, uint64_t fi
 		stop(w, mono, "stopped: create segment %s: %s", name, strerror(-e));
 		return e;
 	}
-	memcpy(h, seg_magic, 8);
-	put32(h + 8, RECFILE_VERSION);
-	put32(h + 12, RECFILE_HDR_SIZE);
-	put32(h + 16, w->o.interval_ms);
-	put32(h + 20, w->o.key_every);
-	put64(h + 24, w->o.run_id);
-	put64(h + 32, (uint64_t)real);
-	put_str(h + 40, 40, w->boot_id);
-	put_str(h + 80, 64, w->host);
-	put_str(h + 144, 16, w->mode);
-	put32(h + H_CRC, crc32c(0, h, H_CRC));
+	seg_header(w, real, 1, h);
 	n = write(fd, h, sizeof(h));
 	if (n != (ssize_t)sizeof(h)) {
 		int e = n < 0 ? -errno : -ENOSPC;
@@ -379,8 +414,36 @@ static int seg_open(struct recwriter *w, int64_t mono, int64_t real, uint64_t fi
 	w->seg_frames = 0;
 	w->st.bytes += sizeof(h);
 	w->st.segments++;
+	pthread_mutex_lock(&w->lock);
 	memcpy(w->st.segment, name, sizeof(name));
+	pthread_mutex_unlock(&w->lock);
 	return 1;
+}
+
+/* Removes what a compaction cut short left: "NAME.tmp" of a segment name
+ * (its original is still there, whole: the rename never happened). */
+static void remove_stale_tmp(int dirfd)
+{
+	struct dirent *de;
+	DIR *d = dir_stream(dirfd);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char seg[SEG_NAME_LEN + 1];
+		struct stat st;
+
+		if (strlen(de->d_name) != SEG_NAME_LEN + strlen(TMP_SUFFIX) ||
+		    strcmp(de->d_name + SEG_NAME_LEN, TMP_SUFFIX) != 0)
+			continue;
+		memcpy(seg, de->d_name, SEG_NAME_LEN);
+		seg[SEG_NAME_LEN] = '\0';
+		if (seg_name_ok(seg, NULL) &&
+		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode))
+			unlinkat(dirfd, de->d_name, 0);
+	}
+	closedir(d);
 }
 
 int recwriter_open(const struct recwriter_opts *o, struct recwriter **ret_w)
@@ -410,6 +473,7 @@ int recwriter_open(const struct recwriter_opts *o, struct recwriter **ret_w)
 	if (w->seg_max > ((uint64_t)16 << 20))
 		w->seg_max = (uint64_t)16 << 20;
 	w->fd = -1;
+	pthread_mutex_init(&w->lock, NULL);
 	w->dirfd = fcntl(o->dirfd, F_DUPFD_CLOEXEC, 3);
 	if (w->dirfd < 0) {
 		e = -errno;
@@ -432,6 +496,7 @@ int recwriter_open(const struct recwriter_opts *o, struct recwriter **ret_w)
 		return -ENOMEM;
 	}
 	w->st.recording = true;
+	remove_stale_tmp(w->dirfd);
 	retention(w, 0, 0);
 	*ret_w = w;
 	return 0;
@@ -447,6 +512,7 @@ void recwriter_close(struct recwriter *w)
 	close(w->dirfd);
 	free(w->prev);
 	free(w->out);
+	pthread_mutex_destroy(&w->lock);
 	free(w);
 }
 
@@ -501,6 +567,21 @@ static int compress(struct recwriter *w, const void *payload, size_t len, bool k
 	return 0;
 }
 
+/* The header of the frame compress() left in w->out. */
+static void frame_header(struct recwriter *w, bool key, size_t z, size_t len, uint64_t id,
+			 int64_t mono_ns, int64_t real_ns)
+{
+	put32(w->out, FRAME_MAGIC);
+	put32(w->out + 4, key ? FRAME_KEY : FRAME_DIFF);
+	put32(w->out + 8, (uint32_t)z);
+	put32(w->out + 12, (uint32_t)len);
+	put64(w->out + 16, w->seg_frames);
+	put64(w->out + 24, id);
+	put64(w->out + 32, (uint64_t)mono_ns);
+	put64(w->out + 40, (uint64_t)real_ns);
+	put32(w->out + F_CRC, crc32c(crc32c(0, w->out, F_CRC), w->out + RECFILE_FRAME_HDR, z));
+}
+
 static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
 		  const void *payload, size_t len, struct strbuf *take)
 {
@@ -542,15 +623,7 @@ static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t rea
 			return e;
 		w->last_fsync_mono = mono_ns;
 	}
-	put32(w->out, FRAME_MAGIC);
-	put32(w->out + 4, key ? FRAME_KEY : FRAME_DIFF);
-	put32(w->out + 8, (uint32_t)z);
-	put32(w->out + 12, (uint32_t)len);
-	put64(w->out + 16, w->seg_frames);
-	put64(w->out + 24, id);
-	put64(w->out + 32, (uint64_t)mono_ns);
-	put64(w->out + 40, (uint64_t)real_ns);
-	put32(w->out + F_CRC, crc32c(crc32c(0, w->out, F_CRC), w->out + RECFILE_FRAME_HDR, z));
+	frame_header(w, key, z, len, id, mono_ns, real_ns);
 	e = write_all(w->fd, w->out, RECFILE_FRAME_HDR + z);
 	if (e < 0) {
 		/* no torn frame left behind: cut back to the last whole one */
@@ -616,7 +689,7 @@ struct recreader {
 	size_t cur; /* segment loaded (nsegs: none) */
 	unsigned char *data;
 	size_t size;
-	uint32_t version, interval_ms;
+	uint32_t version, interval_ms, keep_every;
 	uint64_t run_id;
 	char host[64], mode[16], boot_id[40];
 	struct fidx *fr;
@@ -851,6 +924,9 @@ static bool seg_load(struct recreader *r, size_t i)
 		return false;
 	}
 	r->interval_ms = get32(r->data + 16);
+	r->keep_every = r->version >= 2 ? get32(r->data + H_KEEP) : 0;
+	if (r->keep_every < 1)
+		r->keep_every = 1;
 	r->run_id = get64(r->data + 24);
 	get_str(r->boot_id, r->data + 40, 40);
 	get_str(r->host, r->data + 80, 64);
@@ -1010,6 +1086,7 @@ int recreader_next(struct recreader *r, struct recframe *ret)
 		ret->len = r->pb[r->which].len;
 		ret->version = r->version;
 		ret->interval_ms = r->interval_ms;
+		ret->keep_every = r->keep_every;
 		ret->run_id = r->run_id;
 		memcpy(ret->host, r->host, sizeof(ret->host));
 		memcpy(ret->mode, r->mode, sizeof(ret->mode));
@@ -1120,4 +1197,220 @@ int recwriter_append_take(struct recwriter *w, uint64_t id, int64_t mono_ns, int
 		return payload->err;
 	return append(w, id, mono_ns, real_ns, payload->buf ? payload->buf : "", payload->len,
 		      payload);
+}
+
+/* ---- compaction ---- */
+
+/* A reader of the one segment name in dirfd. */
+static int reader_at(int dirfd, const char *name, struct recreader **ret)
+{
+	struct recreader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+	r->dctx = ZSTD_createDCtx();
+	r->segs = calloc(1, sizeof(*r->segs));
+	if (r->dirfd < 0 || !r->dctx || !r->segs) {
+		recreader_close(r);
+		return -ENOMEM;
+	}
+	snprintf(r->segs[0].name, sizeof(r->segs[0].name), "%s", name);
+	seg_name_ok(r->segs[0].name, &r->segs[0].start_ms);
+	r->nsegs = 1;
+	r->cur = 1;
+	r->discontinuity = true;
+	*ret = r;
+	return 0;
+}
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Sleeps so that this thread's CPU since *mark stays under duty_pct of
+ * the time (checked every 20 ms of CPU). */
+static void pace(unsigned duty_pct, int64_t *mark)
+{
+	int64_t used = thread_cpu_ns() - *mark, ns;
+	struct timespec ts;
+
+	if (!duty_pct || duty_pct >= 100 || used < 20000000)
+		return;
+	ns = used * (100 - (int64_t)duty_pct) / (int64_t)duty_pct;
+	ts.tv_sec = ns / 1000000000;
+	ts.tv_nsec = ns % 1000000000;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	*mark = thread_cpu_ns();
+}
+
+/* Rewrites segment name keeping one sample in keep_every (doc/recording.md,
+ * "Compaction"). 1 done, 0 nothing to do (already compacted, unreadable,
+ * removed meanwhile), -errno. */
+static int compact_one(struct recwriter *w, const char *name, unsigned keep_every,
+		       unsigned duty_pct, const int *cancel, struct recwriter_compact_stats *st)
+{
+	unsigned char h[RECFILE_HDR_SIZE];
+	char tmp[SEG_NAME_LEN + sizeof(TMP_SUFFIX)];
+	struct recwriter *t = NULL;
+	struct recreader *rd = NULL;
+	struct recframe f;
+	struct stat before, now;
+	int64_t last_kept = 0, step_ns, mark = thread_cpu_ns(), cpu0 = mark;
+	uint64_t in = 0, bytes;
+	int fd, tfd = -1, e;
+
+	fd = openat(w->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (fstat(fd, &before) < 0 || !S_ISREG(before.st_mode) ||
+	    pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, seg_magic, 8) != 0 ||
+	    get32(h + H_CRC) != crc32c(0, h, H_CRC) || get32(h + 8) < 1 ||
+	    get32(h + 8) > RECFILE_VERSION || (get32(h + 8) >= 2 && get32(h + H_KEEP) > 1)) {
+		close(fd);
+		return 0; /* a stranger, damaged or done: left as it is */
+	}
+	close(fd);
+	e = reader_at(w->dirfd, name, &rd);
+	t = calloc(1, sizeof(*t));
+	if (e < 0 || !t || !(t->cctx = ZSTD_createCCtx())) {
+		e = e < 0 ? e : -ENOMEM;
+		goto out;
+	}
+	t->o = w->o;
+	t->o.interval_ms = get32(h + 16);
+	t->o.run_id = get64(h + 24);
+	get_str(t->boot_id, h + 40, 40);
+	get_str(t->host, h + 80, 64);
+	get_str(t->mode, h + 144, 16);
+	ZSTD_CCtx_setParameter(t->cctx, ZSTD_c_compressionLevel, t->o.level);
+	/* a kept sample every keep_every intervals, give or take half of one */
+	step_ns = ((int64_t)keep_every * 2 - 1) * t->o.interval_ms * INT64_C(500000);
+	snprintf(tmp, sizeof(tmp), "%s%s", name, TMP_SUFFIX);
+	for (int tries = 0; tries < 2; tries++) {
+		tfd = openat(w->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			     0600);
+		if (tfd >= 0 || errno != EEXIST)
+			break;
+		unlinkat(w->dirfd, tmp, 0); /* a crashed compaction's */
+	}
+	if (tfd < 0) {
+		e = -errno;
+		goto out;
+	}
+	seg_header(t, (int64_t)get64(h + 32), keep_every, h);
+	e = write_all(tfd, h, sizeof(h));
+	bytes = sizeof(h);
+	while (e >= 0 && (e = recreader_next(rd, &f)) > 0) {
+		size_t z;
+		bool key;
+
+		in++;
+		pace(duty_pct, &mark);
+		if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) {
+			e = -ECANCELED;
+			break;
+		}
+		if (!f.new_run && f.real_ns - last_kept < step_ns)
+			continue;
+		last_kept = f.real_ns;
+		key = t->seg_frames % t->o.key_every == 0;
+		e = compress(t, f.payload, f.len, key, &z);
+		if (e < 0)
+			break;
+		frame_header(t, key, z, f.len, f.id, f.mono_ns, f.real_ns);
+		e = write_all(tfd, t->out, RECFILE_FRAME_HDR + z);
+		if (e < 0)
+			break;
+		bytes += RECFILE_FRAME_HDR + z;
+		t->seg_frames++;
+		if (grow((void **)&t->prev, &t->prev_cap, f.len ? f.len : 1, 1) < 0) {
+			e = -ENOMEM;
+			break;
+		}
+		memcpy(t->prev, f.payload, f.len);
+		t->prev_len = f.len;
+	}
+	/* nothing readable in it: left for the reader to describe */
+	if (e >= 0 && !t->seg_frames)
+		e = 0;
+	else if (e >= 0 && fdatasync(tfd) < 0)
+		e = -errno;
+	else if (e >= 0)
+		e = 1;
+	close(tfd);
+	if (e <= 0) {
+		unlinkat(w->dirfd, tmp, 0);
+		goto out;
+	}
+	/* the new one is durable: it replaces the old unless retention has
+	 * removed that meanwhile (then it goes too) */
+	pthread_mutex_lock(&w->lock);
+	if (fstatat(w->dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now.st_dev == before.st_dev && now.st_ino == before.st_ino) {
+		if (renameat(w->dirfd, tmp, w->dirfd, name) < 0)
+			e = -errno;
+	} else {
+		e = 0;
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (e <= 0) {
+		unlinkat(w->dirfd, tmp, 0);
+		goto out;
+	}
+	fsync(w->dirfd); /* the rename itself durable: else the old one comes back, whole */
+	st->segments++;
+	st->frames_in += in;
+	st->frames_kept += t->seg_frames;
+	st->bytes_before += (uint64_t)before.st_size;
+	st->bytes_after += bytes;
+out:
+	st->cpu_ns += thread_cpu_ns() - cpu0;
+	recreader_close(rd);
+	if (t) {
+		ZSTD_freeCCtx(t->cctx);
+		sb_free(&t->diff);
+		free(t->prev);
+		free(t->out);
+		free(t);
+	}
+	return e;
+}
+
+int recwriter_compact(struct recwriter *w, int64_t now_real, int64_t older_than_s,
+		      unsigned keep_every, unsigned duty_pct, const int *cancel,
+		      struct recwriter_compact_stats *st)
+{
+	struct seg_ent *v = NULL;
+	int n, done = 0, e = 0;
+
+	if (keep_every < 2)
+		return 0;
+	n = list_segments(w->dirfd, &v);
+	if (n < 0)
+		return n;
+	/* segment i's data end where i + 1 starts: all older than the age */
+	for (int i = 0; i + 1 < n; i++) {
+		bool current;
+
+		if ((int64_t)v[i + 1].start_ms * 1000000 >=
+		    now_real - older_than_s * INT64_C(1000000000))
+			break;
+		pthread_mutex_lock(&w->lock);
+		current = strcmp(v[i].name, w->st.segment) == 0;
+		pthread_mutex_unlock(&w->lock);
+		if (current)
+			continue;
+		e = compact_one(w, v[i].name, keep_every, duty_pct, cancel, st);
+		if (e < 0)
+			break;
+		done += e;
+	}
+	free(v);
+	return e < 0 ? e : done;
 }

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 /* The format this code writes; the reader reads every version up to it. */
-#define RECFILE_VERSION	  1
+#define RECFILE_VERSION	  2
 #define RECFILE_HDR_SIZE  256
 #define RECFILE_FRAME_HDR 52
 /* A frame's payload, uncompressed: a big-256 host's sources are ~7 MB. */
@@ -90,6 +90,32 @@ void recwriter_stats(const struct recwriter *w, struct recwriter_stats *ret);
 /* fsyncs and closes the segment, frees; accepts NULL. */
 void recwriter_close(struct recwriter *w);
 
+struct recwriter_compact_stats {
+	uint64_t segments;     /* rewritten */
+	uint64_t frames_in;    /* read from them */
+	uint64_t frames_kept;  /* written to their replacements */
+	uint64_t bytes_before; /* their sizes before */
+	uint64_t bytes_after;  /* and after */
+	int64_t cpu_ns;	       /* this thread's CPU time spent */
+};
+
+/*
+ * Compaction (doc/recording.md): rewrites each segment of w's directory
+ * whose data are all older than older_than_s before now_real and that keeps
+ * every sample, keeping one sample in keep_every (the first of each run,
+ * then one every keep_every intervals): the new segment is written as
+ * NAME.tmp (O_EXCL), fdatasynced and renamed over NAME, so a crash at any
+ * point leaves the old segment or the new one, whole. Never touches the
+ * segment being written. Meant for a thread other than the one appending
+ * (the only state they share is locked); it sleeps so that its CPU time
+ * stays under duty_pct (0: no pacing) of the time it takes, and gives up
+ * (-ECANCELED, the old segment kept) when *cancel (may be NULL) becomes
+ * nonzero. Adds to *st; returns the number of segments rewritten or -errno.
+ */
+int recwriter_compact(struct recwriter *w, int64_t now_real, int64_t older_than_s,
+		      unsigned keep_every, unsigned duty_pct, const int *cancel,
+		      struct recwriter_compact_stats *st);
+
 /* One frame as the reader returns it. */
 struct recframe {
 	uint64_t id;
@@ -101,7 +127,8 @@ struct recframe {
 	size_t len;
 	/* the segment's header */
 	uint32_t version;
-	uint32_t interval_ms;
+	uint32_t interval_ms; /* the sampling interval */
+	uint32_t keep_every;  /* 1, or compacted: one sample in N of the run kept */
 	uint64_t run_id;
 	char host[64];
 	char mode[16];

@@ -9,6 +9,13 @@
  *                                  recording into OUT (a 0700 directory)
  *                                  from SRC's payloads, cycled, with
  *                                  synthetic times one second apart
+ *   bench_record compact SRC KEEP [MINUTES]  records MINUTES (default
+ *                                  60) of 1 Hz from SRC's payloads (forward,
+ *                                  then backward, and so on: no wrap), then
+ *                                  compacts all but the last segment keeping
+ *                                  one sample in KEEP: bytes/sample before
+ *                                  and after, compaction CPU per sample, and
+ *                                  what 24 h (the last hour full) average
  *   bench_record seek DIR [N]      N (default 50) seeks to random minutes of
  *                                  DIR: open + seek + first sample replayed,
  *                                  each in a fresh process state (mean, max)
@@ -17,6 +24,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +168,66 @@ static int cmd_week(const char *src, const char *out, int days)
 	return 0;
 }
 
+static int cmd_compact(const char *src, unsigned keep, int minutes)
+{
+	struct recwriter_opts o = { .interval_ms = 1000,
+				    .max_bytes = (uint64_t)1 << 40,
+				    .run_id = 9 };
+	struct recwriter_compact_stats cs = { 0 };
+	struct recwriter_stats st;
+	struct recwriter *w;
+	struct payloads pl;
+	char dir[] = "/tmp/bench_record.XXXXXX";
+	int64_t n = (int64_t)minutes * 60, base = INT64_C(1700000000) * 1000000000;
+	double t0, rec_s, full, thin, day;
+	int fd, r;
+
+	if (load(src, &pl) < 0 || !mkdtemp(dir) || (fd = mkdir_private(dir)) < 0)
+		return 1;
+	o.dirfd = fd;
+	if (recwriter_open(&o, &w) < 0)
+		return 1;
+	t0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+	for (int64_t k = 0; k < n; k++) {
+		/* 0 1 .. n-1 n-2 .. 1 0 1 ..: every step one sample's change */
+		size_t period = pl.n > 1 ? 2 * (pl.n - 1) : 1, i = (size_t)k % period;
+
+		if (i >= pl.n)
+			i = period - i;
+		recwriter_append(w, (uint64_t)k + 1, k * 1000000000, base + k * 1000000000, pl.p[i],
+				 pl.len[i]);
+	}
+	rec_s = now_s(CLOCK_PROCESS_CPUTIME_ID) - t0;
+	recwriter_stats(w, &st);
+	full = (double)(st.bytes - RECFILE_HDR_SIZE * st.segments) / (double)st.frames;
+	r = recwriter_compact(w, base + n * 1000000000, 0, keep, 0, NULL, &cs);
+	recwriter_close(w);
+	close(fd);
+	if (r < 0 || !cs.frames_in) {
+		fprintf(stderr, "bench_record: compaction: %s\n",
+			r < 0 ? strerror(-r) : "nothing (one segment: record more minutes)");
+		nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+		return 1;
+	}
+	thin = (double)cs.bytes_after / (double)cs.frames_in;
+	day = (full * 3600 + thin * 23 * 3600) / 86400;
+	printf("%zu payloads of %zu bytes from %s, %d minutes at 1 Hz: %" PRIu64 " segments\n",
+	       pl.n, pl.len[0], src, minutes, st.segments);
+	printf("recording: %.0f bytes/sample, %.0f us CPU/sample\n", full,
+	       rec_s * 1e6 / (double)st.frames);
+	printf("compacted 1 in %u: %" PRIu64 " segments, %" PRIu64 " of %" PRIu64
+	       " samples kept, %.0f bytes per original sample (%.0f per kept one), "
+	       "%.0f us CPU per original sample\n",
+	       keep, cs.segments, cs.frames_kept, cs.frames_in, thin,
+	       (double)cs.bytes_after / (double)cs.frames_kept,
+	       (double)cs.cpu_ns / 1e3 / (double)cs.frames_in);
+	printf("24 h (the last hour full, 23 h compacted): %.0f bytes/sample; 1 GiB holds %.1f "
+	       "days, 256 MiB %.1f\n",
+	       day, (double)(1 << 30) / day / 86400, (double)(256 << 20) / day / 86400);
+	nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
 static int cmd_seek(const char *dir, int n)
 {
 	double sum = 0, max = 0;
@@ -204,8 +272,12 @@ int main(int argc, char **argv)
 		return cmd_size(argv[2]);
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "week") == 0)
 		return cmd_week(argv[2], argv[3], argc == 5 ? atoi(argv[4]) : 7);
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "compact") == 0)
+		return cmd_compact(argv[2], (unsigned)atoi(argv[3]),
+				   argc == 5 ? atoi(argv[4]) : 60);
 	if ((argc == 3 || argc == 4) && strcmp(argv[1], "seek") == 0)
 		return cmd_seek(argv[2], argc == 4 ? atoi(argv[3]) : 50);
-	fprintf(stderr, "usage: bench_record size SRC | week SRC OUT [DAYS] | seek DIR [N]\n");
+	fprintf(stderr, "usage: bench_record size SRC | week SRC OUT [DAYS] | compact SRC KEEP "
+			"[MINUTES] | seek DIR [N]\n");
 	return 2;
 }
