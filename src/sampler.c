@@ -13,6 +13,7 @@
 #include "encode.h"
 #include "workload.h"
 #include "recfile.h"
+#include "recpayload.h"
 #include "sampler.h"
 
 static int dup_opt(const char *s, char **ret)
@@ -72,6 +73,7 @@ void sampler_close(struct sampler *s)
 	if (s->have_topo)
 		topology_free(&s->topo);
 	sb_free(&s->json);
+	sb_free(&s->rec_topo);
 	free(s->host);
 	free(s->mode);
 	free(s);
@@ -236,8 +238,8 @@ static void scan_account(struct sampler *s, struct snapshot *cur, int64_t spent_
 	budget = (int64_t)(s->budget_pct / 100.0 * (double)s->interval_ms * 1e6);
 	s->scan_every =
 	    s->budget_pct > 0 ? sampler_scan_every(s->scan_cpu_ns, s->base_cpu_ns, budget) : 1;
-	if (!t)
-		return;
+	if (!t || s->replaying)
+		return; /* a replayed table has the recorded cadence */
 	t->scan_every = s->scan_every;
 	t->scan_age = s->since_scan;
 	snprintf(t->scan_why, sizeof(t->scan_why), "%s", s->scan_why ? s->scan_why : "");
@@ -287,17 +289,98 @@ int sampler_tick(struct sampler *s)
 	return tick_finish(s, next, t0);
 }
 
+int sampler_pack(const struct sampler *s, struct strbuf *out)
+{
+	const struct snapshot *cur = sampler_current(s);
+
+	if (!cur)
+		return 0;
+	return snapshot_collector_pack(&s->col, cur, s->advise && s->have_topo ? &s->topo : NULL,
+				       out);
+}
+
+/* A replayed sample that skipped the scan with no scan before it in this
+ * replay (it started there, or after a lost frame): the rows are in an
+ * earlier frame, so the processes are unavailable, not an empty table. */
+static void no_rows(struct proc_table *t)
+{
+	t->n = 0;
+	t->procfs.err = -ENODATA;
+	snprintf(t->procfs.reason, sizeof(t->procfs.reason),
+		 "not in the replay: the last scan of /proc/PID/io was before its first sample");
+}
+
+/*
+ * A replayed sample that skipped the scan: the last scan's rows, as
+ * carry_procs() gives them live, with this sample's recorded cadence.
+ */
+static void carry_recorded(struct sampler *s, struct snapshot *cur, struct snapshot *prev)
+{
+	struct proc_table *now;
+
+	if (!cur->workload || !cur->workload->procs.carried)
+		return;
+	if (!s->ticks || !prev->workload) {
+		no_rows(&cur->workload->procs);
+		return;
+	}
+	carry_procs(cur, prev);
+	now = &prev->workload->procs; /* what the payload said, swapped out */
+	cur->workload->procs.scan_every = now->scan_every;
+	cur->workload->procs.scan_age = now->scan_age;
+	memcpy(cur->workload->procs.scan_why, now->scan_why, sizeof(now->scan_why));
+}
+
+/* The topology recorded with the sample, put when it changed; none
+ * recorded: no advice, as live before the topology was read. */
+static int put_recorded_topology(struct sampler *s, const void *payload, size_t len)
+{
+	struct topology t;
+	const char *p;
+	size_t n;
+	int32_t err;
+	int r;
+
+	r = recpayload_find(payload, len, REC_TAG_TOPOLOGY, &p, &n, &err);
+	if (r <= 0 || err < 0) {
+		sampler_topology_stale(s);
+		sb_reset(&s->rec_topo);
+		return r;
+	}
+	if (s->have_topo && s->rec_topo.len == n && memcmp(s->rec_topo.buf, p, n) == 0)
+		return 0;
+	sb_reset(&s->rec_topo);
+	r = recpayload_unpack_topology(p, n, &t);
+	if (r < 0) {
+		sampler_topology_stale(s);
+		return r == -ENOMEM ? r : 0;
+	}
+	sampler_put_topology(s, &t);
+	sb_append(&s->rec_topo, p, n);
+	if (s->rec_topo.err) {
+		sb_reset(&s->rec_topo); /* only the comparison is lost */
+		s->rec_topo.err = 0;
+	}
+	return 0;
+}
+
 int sampler_tick_recorded(struct sampler *s, uint64_t id, int64_t mono_ns, int64_t real_ns,
 			  const void *payload, size_t len)
 {
 	unsigned next = s->ticks ? s->cur ^ 1 : 0;
 	struct snapshot *cur = &s->snap[next];
 	int64_t t0 = snapshot_thread_cpu_ns();
+	int r;
 
 	s->scan_why = NULL; /* a recording has no processes to scan */
+	s->replaying = true;
 	s->last_err = snapshot_collector_unpack(&s->col, payload, len, cur);
-	if (s->last_err == -EBADMSG)
-		return -EBADMSG;
+	if (s->last_err == -EBADMSG || s->last_err == -ENOMEM)
+		return s->last_err;
+	r = s->advise ? put_recorded_topology(s, payload, len) : 0;
+	if (r < 0)
+		return r;
+	carry_recorded(s, cur, &s->snap[next ^ 1]);
 	cur->id = id;
 	cur->mono_ns = mono_ns;
 	cur->real_ns = real_ns;
@@ -358,7 +441,12 @@ struct sampler_replay {
 
 int sampler_replay_open(const char *path, struct sampler_replay **ret_r, char *why, size_t why_size)
 {
-	struct sampler_opts so = { .skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT };
+	/* advice on the recorded topology (topo_given: never read from here) */
+	struct sampler_opts so = {
+		.skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT,
+		.advise = true,
+		.topo_given = true,
+	};
 	struct sampler_replay *r;
 	int e;
 

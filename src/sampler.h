@@ -75,6 +75,9 @@ struct sampler {
 	int64_t scan_cpu_ns;  /* CPU time of the last scan */
 	int64_t base_cpu_ns;  /* of a sample without the scan (moving average) */
 	int64_t tick_cpu_ns;  /* of the last sample, scan included */
+	/* replay: the cadence and the topology are the recording's */
+	bool replaying;
+	struct strbuf rec_topo; /* the topology record last put, to skip an unchanged one */
 };
 
 /*
@@ -109,6 +112,13 @@ int sampler_tick(struct sampler *s);
  */
 int sampler_tick_recorded(struct sampler *s, uint64_t id, int64_t mono_ns, int64_t real_ns,
 			  const void *payload, size_t len);
+
+/*
+ * The flight recorder's payload of the current sample (doc/recording.md):
+ * snapshot_collector_pack() and, when advising, the topology the advice
+ * was computed on. Appended to out; returns out->err.
+ */
+int sampler_pack(const struct sampler *s, struct strbuf *out);
 
 /* The "host" and "mode" written in the next documents (a replay writes the
  * recording's). 0 or -ENOMEM (nothing changed). */
@@ -162,10 +172,10 @@ int sampler_last_error(const struct sampler *s);
 
 /*
  * Replay of a flight recording (doc/recording.md): a reader on DIR or one
- * segment file and a sampler with no optional sources and no advice, fed
- * the recorded bytes. Each sample's document is the one the recording
- * daemon sent (for a --core-only daemon byte for byte; a full daemon's
- * document also carried the optional sections and advice, not recorded).
+ * segment file and a sampler fed the recorded bytes (the optional
+ * sections and the advisor's topology when recorded). Each sample's
+ * document is the one the recording daemon sent (doc/recording.md says
+ * where it cannot be).
  */
 struct recframe;
 struct sampler_replay;

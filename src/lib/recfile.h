@@ -16,8 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The format this code writes; the reader reads every version up to it. */
-#define RECFILE_VERSION	  1
+/* The format this code writes; the reader reads every version up to it.
+ * 2: the payload holds the optional sections and the topology too
+ * (collect/recpayload.c); frames and header unchanged. */
+#define RECFILE_VERSION	  2
 #define RECFILE_HDR_SIZE  256
 #define RECFILE_FRAME_HDR 52
 /* A frame's payload, uncompressed: a big-256 host's sources are ~7 MB. */
