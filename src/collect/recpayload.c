@@ -1597,29 +1597,43 @@ int recpayload_unpack_topology(const char *p, size_t len, struct topology *ret)
 	return 0;
 }
 
+int recpayload_next(const char **pos, const char *end, uint16_t *ret_tag, int32_t *ret_err,
+		    const char **ret_p, size_t *ret_len)
+{
+	const unsigned char *h = (const unsigned char *)*pos;
+	uint32_t e = 0, l = 0;
+
+	if (end - *pos < 12)
+		return 0; /* a short tail is no record */
+	for (int i = 0; i < 4; i++) {
+		e |= (uint32_t)h[4 + i] << (8 * i);
+		l |= (uint32_t)h[8 + i] << (8 * i);
+	}
+	if (l > (size_t)(end - *pos) - 12)
+		return -EBADMSG;
+	*ret_tag = (uint16_t)(h[0] | h[1] << 8);
+	*ret_err = (int32_t)e;
+	*ret_p = *pos + 12;
+	*ret_len = l;
+	*pos += 12 + (size_t)l;
+	return 1;
+}
+
 int recpayload_find(const void *buf, size_t len, uint16_t tag, const char **ret_p, size_t *ret_len,
 		    int32_t *ret_err)
 {
-	const unsigned char *p = buf, *end = p + len;
+	const char *pos = buf, *end = pos + len, *p;
+	uint16_t t;
+	int32_t e;
+	size_t l;
+	int r;
 
-	while ((size_t)(end - p) >= 12) {
-		uint16_t t = (uint16_t)(p[0] | p[1] << 8);
-		uint32_t e = 0, l = 0;
-
-		for (int i = 0; i < 4; i++) {
-			e |= (uint32_t)p[4 + i] << (8 * i);
-			l |= (uint32_t)p[8 + i] << (8 * i);
-		}
-		p += 12;
-		if (l > (size_t)(end - p))
-			return -EBADMSG;
+	while ((r = recpayload_next(&pos, end, &t, &e, &p, &l)) > 0)
 		if (t == tag) {
-			*ret_p = (const char *)p;
+			*ret_p = p;
 			*ret_len = l;
-			*ret_err = (int32_t)e;
+			*ret_err = e;
 			return 1;
 		}
-		p += l;
-	}
-	return 0;
+	return r;
 }

@@ -77,6 +77,12 @@ int recpayload_pack_topology(const struct topology *t, struct strbuf *out);
  * -ENOMEM or -EBADMSG. */
 int recpayload_unpack_topology(const char *p, size_t len, struct topology *ret);
 
+/* The record at *pos (before end): 1 (its tag, err, bytes and length set,
+ * *pos past it), 0 at the end (less than a header left), -EBADMSG (its
+ * length overruns the payload). */
+int recpayload_next(const char **pos, const char *end, uint16_t *ret_tag, int32_t *ret_err,
+		    const char **ret_p, size_t *ret_len);
+
 /* The first record of tag in a payload: 1 (*ret_p, *ret_len, *ret_err
  * set), 0 none, -EBADMSG (a record overruns the payload). */
 int recpayload_find(const void *buf, size_t len, uint16_t tag, const char **ret_p, size_t *ret_len,

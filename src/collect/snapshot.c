@@ -513,33 +513,24 @@ static void rec_status(struct snapshot *s, enum src_id id, int32_t err, const ch
 
 int snapshot_collector_unpack(struct snapshot_collector *c, const void *buf, size_t len, struct snapshot *s)
 {
-	const unsigned char *p = buf, *end = p + len;
-	const unsigned char *sysblock = NULL;
-	size_t sysblock_len = 0;
-	int32_t sysblock_err = 0;
+	const char *pos = buf, *end = pos + len, *p, *sysblock = NULL;
+	size_t l, sysblock_len = 0;
+	int32_t e, sysblock_err = 0;
+	uint16_t tag;
 	bool seen[SRC__COUNT] = { false };
 	bool had_turbo = false, had_workload = false;
 	int r;
 
 	recpayload_unpack_begin(s);
-	while ((size_t)(end - p) >= 12) {
-		uint16_t tag = (uint16_t)(p[0] | p[1] << 8);
-		uint32_t e = 0, l = 0;
+	while ((r = recpayload_next(&pos, end, &tag, &e, &p, &l)) > 0) {
 		int id = -1;
 
-		for (int i = 0; i < 4; i++) {
-			e |= (uint32_t)p[4 + i] << (8 * i);
-			l |= (uint32_t)p[8 + i] << (8 * i);
-		}
-		p += 12;
-		if (l > (size_t)(end - p))
-			return -EBADMSG;
 		for (int i = 0; i < SRC__COUNT; i++)
 			if (rec_tag[i] == tag)
 				id = i;
 		if (tag >= REC_TAG_TURBO && tag != REC_TAG_TOPOLOGY) {
 			/* the optional sections (recpayload.c); a malformed one is absent */
-			r = recpayload_unpack_section(tag, (const char *)p, l, s);
+			r = recpayload_unpack_section(tag, p, l, s);
 			if (r == -ENOMEM)
 				return r;
 			if (tag == REC_TAG_TURBO)
@@ -561,8 +552,9 @@ int snapshot_collector_unpack(struct snapshot_collector *c, const void *buf, siz
 				parse_source(c, s, (enum src_id)id, r);
 			}
 		}
-		p += l;
 	}
+	if (r < 0)
+		return r; /* a record overruns the payload */
 	for (int i = 0; i < SRC__COUNT; i++) {
 		if (seen[i] || i == SRC_SYSBLOCK)
 			continue;

@@ -146,6 +146,20 @@ def project2(d):
     return e
 
 
+def fixture_replays(name, proj):
+    """A committed recording replays with no problem reported and the values
+    of its expected.json; returns them."""
+    r = run("replay", os.path.join(FIXTURES, name, "rec"), "--json")
+    check(r.stderr == "", "the %s fixture: %s" % (name, r.stderr))
+    with open(os.path.join(FIXTURES, name, "expected.json")) as f:
+        want = json.load(f)
+    got = [proj(json.loads(x)) for x in r.stdout.splitlines()]
+    check(len(got) == len(want), "%s fixture: %d samples, want %d" % (name, len(got), len(want)))
+    for g, w in zip(got, want):
+        check(g == w, "%s fixture, sample %s: %r, want %r" % (name, w["sample"], g, w))
+    return want
+
+
 def full_fidelity(tmp, daemons):
     """A full-mode daemon on this host, a ring holding every sample it sent:
     each document byte-identical in the replay, every section present."""
@@ -411,29 +425,9 @@ def main():
             check(d.stop() == 0, "daemon h did not exit 0")
             check("under the floor" in d.log_text(), "floor not logged")
 
-        # ---- the version-1 recording, forever ----
-        v1 = os.path.join(FIXTURES, "record-v1")
-        r = run("replay", os.path.join(v1, "rec"), "--json")
-        check(r.stderr == "", "the version-1 fixture: %s" % r.stderr)
-        with open(os.path.join(v1, "expected.json")) as f:
-            want = json.load(f)
-        got = [project(json.loads(x)) for x in r.stdout.splitlines()]
-        check(len(got) == len(want), "version-1 fixture: %d samples, want %d"
-              % (len(got), len(want)))
-        for g, w in zip(got, want):
-            check(g == w, "version-1 fixture, sample %s: %r, want %r" % (w["sample"], g, w))
-
-        # ---- the version-2 recording (every section), forever ----
-        v2 = os.path.join(FIXTURES, "record-v2")
-        r = run("replay", os.path.join(v2, "rec"), "--json")
-        check(r.stderr == "", "the version-2 fixture: %s" % r.stderr)
-        with open(os.path.join(v2, "expected.json")) as f:
-            want = json.load(f)
-        got = [project2(json.loads(x)) for x in r.stdout.splitlines()]
-        check(len(got) == len(want), "version-2 fixture: %d samples, want %d"
-              % (len(got), len(want)))
-        for g, w in zip(got, want):
-            check(g == w, "version-2 fixture, sample %s: %r, want %r" % (w["sample"], g, w))
+        # ---- the committed recordings of every version, forever ----
+        fixture_replays("record-v1", project)
+        want = fixture_replays("record-v2", project2)
         check(any(w["processes"] and w["processes"][1] is False for w in want) and
               any(w["findings"] is not None for w in want),
               "version-2 fixture lacks carried processes or advice")

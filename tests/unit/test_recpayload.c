@@ -190,27 +190,23 @@ static void cpu_equal(const struct turbo_cpu_raw *a, const struct turbo_cpu_raw 
 static int unpack_all(const struct strbuf *b, struct snapshot *s)
 {
 	bool had_turbo = false, had_workload = false;
-	const unsigned char *p = (const unsigned char *)b->buf, *end = p + b->len;
-	int r = 0;
+	const char *pos = b->buf ? b->buf : "", *end = pos + b->len, *p;
+	uint16_t tag;
+	int32_t err;
+	size_t l;
+	int r = 0, e;
 
 	recpayload_unpack_begin(s);
-	while (end - p >= 12) {
-		uint16_t tag = (uint16_t)(p[0] | p[1] << 8);
-		uint32_t l = (uint32_t)p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 |
-			     (uint32_t)p[11] << 24;
-		int e;
-
-		p += 12;
-		assert_true(l <= (size_t)(end - p));
-		e = recpayload_unpack_section(tag, (const char *)p, l, s);
+	while ((e = recpayload_next(&pos, end, &tag, &err, &p, &l)) > 0) {
+		e = recpayload_unpack_section(tag, p, l, s);
 		if (e < 0 && !r)
 			r = e;
 		if (tag == REC_TAG_TURBO)
 			had_turbo = e == 0;
 		else if (tag >= REC_TAG_PROCS && tag <= REC_TAG_WRITEBACK)
 			had_workload = true;
-		p += l;
 	}
+	assert_int_equal(e, 0);
 	recpayload_unpack_end(s, had_turbo, had_workload);
 	return r;
 }
