@@ -655,6 +655,13 @@ static void pack_procs(const struct proc_table *t, struct strbuf *o)
 		w_i(o, (int64_t)p->pid - (i ? t->rows[i - 1].pid : 0));
 		w_s(o, p->comm);
 		k = o->len;
+		/* most processes did no IO: their numbers would all be trimmed */
+		if (!(p->exited | p->source | p->has_delay | p->read_bytes | p->write_bytes |
+		      p->cancelled_write_bytes | p->blkio_count | p->blkio_delay_ns |
+		      p->reaped_read_bytes | p->reaped_write_bytes | p->reaped_cancelled_bytes)) {
+			w_end(o, k);
+			continue;
+		}
 		w_u(o, p->exited);
 		w_u(o, p->source);
 		w_u(o, p->read_bytes);
