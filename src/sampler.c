@@ -13,6 +13,7 @@
 #include "encode.h"
 #include "workload.h"
 #include "recfile.h"
+#include "recpayload.h"
 #include "sampler.h"
 
 static int dup_opt(const char *s, char **ret)
@@ -73,6 +74,7 @@ void sampler_close(struct sampler *s)
 	if (s->have_topo)
 		topology_free(&s->topo);
 	sb_free(&s->json);
+	sb_free(&s->rec_topo);
 	free(s->host);
 	free(s->mode);
 	free(s);
@@ -325,11 +327,8 @@ static void cost_account(struct sampler *s, struct snapshot *cur, int64_t spent_
 	if (base < 0)
 		base = 0;
 	s->tick_cpu_ns = spent_ns;
-	if (s->recorded) {
-		/* a recording's sections say nothing of this sampler's cadence */
-		memset(cur->cadence, 0, sizeof(cur->cadence));
-		return;
-	}
+	if (s->recorded)
+		return; /* the cadence is the recording's (none before version 3) */
 	/* a moving average: one slow sample (a page fault storm) must not
 	 * stretch the cadence for minutes */
 	s->base_cpu_ns = s->base_cpu_ns ? (7 * s->base_cpu_ns + base) / 8 : base;
@@ -409,19 +408,103 @@ int sampler_tick(struct sampler *s)
 	return tick_finish(s, next, t0);
 }
 
+int sampler_pack(const struct sampler *s, struct strbuf *out)
+{
+	const struct snapshot *cur = sampler_current(s);
+
+	if (!cur)
+		return 0;
+	return snapshot_collector_pack(&s->col, cur, s->advise && s->have_topo ? &s->topo : NULL,
+				       out);
+}
+
+/* A replayed sample that skipped the scan with no scan before it in this
+ * replay (it started there, or after a lost frame): the rows are in an
+ * earlier frame, so the processes are unavailable, not an empty table. */
+static void no_rows(struct proc_table *t)
+{
+	t->n = 0;
+	t->procfs.err = -ENODATA;
+	snprintf(t->procfs.reason, sizeof(t->procfs.reason),
+		 "not in the replay: the last scan of /proc/PID/io was before its first sample");
+}
+
+/*
+ * A replayed sample that skipped the scan: the last scan's rows, as
+ * carry_procs() gives them live, with this sample's recorded cadence.
+ */
+static void carry_recorded(struct sampler *s, struct snapshot *cur, struct snapshot *prev)
+{
+	struct proc_table *now;
+
+	if (!cur->workload || !cur->workload->procs.carried)
+		return;
+	if (!s->ticks || !prev->workload) {
+		no_rows(&cur->workload->procs);
+		return;
+	}
+	carry_procs(cur, prev);
+	now = &prev->workload->procs; /* what the payload said, swapped out */
+	cur->workload->procs.scan_every = now->scan_every;
+	cur->workload->procs.scan_age = now->scan_age;
+	memcpy(cur->workload->procs.scan_why, now->scan_why, sizeof(now->scan_why));
+}
+
+/* The topology recorded with the sample, put when it changed; none
+ * recorded: no advice, as live before the topology was read. */
+static int put_recorded_topology(struct sampler *s, const void *payload, size_t len)
+{
+	struct topology t;
+	const char *p;
+	size_t n;
+	int32_t err;
+	int r;
+
+	r = recpayload_find(payload, len, REC_TAG_TOPOLOGY, &p, &n, &err);
+	if (r <= 0 || err < 0) {
+		/* a recording older than its topology: the one read at replay
+		 * time, as before (a newer segment's recorded one stays put) */
+		if (s->topo_fallback && r == 0)
+			return 0;
+		sampler_topology_stale(s);
+		sb_reset(&s->rec_topo);
+		return r;
+	}
+	if (s->have_topo && s->rec_topo.len == n && memcmp(s->rec_topo.buf, p, n) == 0)
+		return 0;
+	sb_reset(&s->rec_topo);
+	r = recpayload_unpack_topology(p, n, &t);
+	if (r < 0) {
+		sampler_topology_stale(s);
+		return r == -ENOMEM ? r : 0;
+	}
+	sampler_put_topology(s, &t);
+	sb_append(&s->rec_topo, p, n);
+	if (s->rec_topo.err) {
+		sb_reset(&s->rec_topo); /* only the comparison is lost */
+		s->rec_topo.err = 0;
+	}
+	return 0;
+}
+
 int sampler_tick_recorded(struct sampler *s, uint64_t id, int64_t mono_ns, int64_t real_ns,
 			  const void *payload, size_t len)
 {
 	unsigned next = s->ticks ? s->cur ^ 1 : 0;
 	struct snapshot *cur = &s->snap[next];
 	int64_t t0 = snapshot_thread_cpu_ns();
+	int r;
 
 	for (int k = 0; k < CAD__COUNT; k++)
 		s->cad[k].why = NULL; /* a recording has no optional sources to read */
 	s->recorded = true;
 	s->last_err = snapshot_collector_unpack(&s->col, payload, len, cur);
-	if (s->last_err == -EBADMSG)
-		return -EBADMSG;
+	if (s->last_err == -EBADMSG || s->last_err == -ENOMEM)
+		return s->last_err;
+	r = s->advise ? put_recorded_topology(s, payload, len) : 0;
+	if (r < 0)
+		return r;
+	carry_recorded(s, cur, &s->snap[next ^ 1]);
 	cur->id = id;
 	cur->mono_ns = mono_ns;
 	cur->real_ns = real_ns;
@@ -493,6 +576,7 @@ static int64_t replay_slack_ns(const struct sampler_replay *r)
 
 int sampler_replay_open(const char *path, struct sampler_replay **ret_r, char *why, size_t why_size)
 {
+	/* no advice until sampler_replay_advise() (replay --core-only) */
 	struct sampler_opts so = { .skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT };
 	struct sampler_replay *r;
 	int e;
@@ -548,6 +632,7 @@ int sampler_replay_advise(struct sampler_replay *r, const char *root)
 		return e;
 	}
 	sampler_put_topology(s, &t);
+	s->topo_fallback = true;
 	sampler_close(r->s);
 	r->s = s;
 	return 0;

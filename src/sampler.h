@@ -84,7 +84,13 @@ struct sampler {
 	struct sampler_cad cad[CAD__COUNT];
 	int64_t base_cpu_ns; /* of a sample without the optional reads (moving average) */
 	int64_t tick_cpu_ns; /* of the last sample, everything included */
-	bool recorded;	     /* the current sample is a recording's: no cadence */
+	/* the current sample is a recording's: the cadence and the topology
+	 * are the recording's */
+	bool recorded;
+	/* replay with a topology read at replay time (sampler_replay_advise):
+	 * kept for the samples that recorded none */
+	bool topo_fallback;
+	struct strbuf rec_topo; /* the topology record last put, to skip an unchanged one */
 };
 
 /*
@@ -119,6 +125,13 @@ int sampler_tick(struct sampler *s);
  */
 int sampler_tick_recorded(struct sampler *s, uint64_t id, int64_t mono_ns, int64_t real_ns,
 			  const void *payload, size_t len);
+
+/*
+ * The flight recorder's payload of the current sample (doc/recording.md):
+ * snapshot_collector_pack() and, when advising, the topology the advice
+ * was computed on. Appended to out; returns out->err.
+ */
+int sampler_pack(const struct sampler *s, struct strbuf *out);
 
 /* The "host" and "mode" written in the next documents (a replay writes the
  * recording's). 0 or -ENOMEM (nothing changed). */
@@ -188,11 +201,11 @@ int sampler_last_error(const struct sampler *s);
 
 /*
  * Replay of a flight recording (doc/recording.md): a reader on DIR or one
- * segment file and a sampler with no optional sources, fed the recorded
- * bytes. Each sample's document is the one the recording daemon sent (for
- * a --core-only daemon byte for byte; a full daemon's document also carried
- * the optional sections, not recorded, and advice: see
- * sampler_replay_advise()).
+
+ * segment file and a sampler fed the recorded bytes (the optional
+ * sections, their cadence and the advisor's topology when recorded). Each
+ * sample's document is the one the recording daemon sent (doc/recording.md
+ * says where it cannot be); findings only after sampler_replay_advise().
  */
 struct recframe;
 struct sampler_replay;
@@ -205,9 +218,10 @@ void sampler_replay_close(struct sampler_replay *r);
 /*
  * Findings and suggestions in the replayed documents, as iotriaged (without
  * --core-only) and the embedded sampler put them: the same advisor on the
- * replayed snapshot and metrics. The topology it needs is not recorded: it
- * is read once, now, under root (NULL "/"), as the embedded sampler reads
- * it. Call before the first seek or next. 0 or -errno (the root cannot be
+ * replayed snapshot and metrics, on the topology recorded with each sample
+ * (format version 3); for samples that recorded none (an older recording)
+ * on the one read once, now, under root (NULL "/"), as the embedded
+ * sampler reads it. Call before the first seek or next. 0 or -errno (the root cannot be
  * opened, -ENOMEM; nothing changed).
  */
 int sampler_replay_advise(struct sampler_replay *r, const char *root);

@@ -102,7 +102,8 @@ static int emit(const struct snapshot *cur, const struct metrics *m, const struc
 	struct advice adv = { 0 };
 
 	gethostname(host, sizeof(host) - 1);
-	/* a recording holds no topology: no advice on this host's */
+	/* two instants of a recording: no advice rather than on this host's
+	 * topology (replay advises on the one recorded with each sample) */
 	if (a->recording)
 		topo_root = NULL;
 	if (a->json) {

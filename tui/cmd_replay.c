@@ -110,7 +110,7 @@ static const char replay_usage[] =
     "  --from T --to T  every sample from T to T (to: the end when absent)\n"
     "  --json         NDJSON documents instead of tables\n"
     "  --step DUR     each interval this long (10s, 1m, 10m; default: one sample)\n"
-    "  --root DIR     the advisor's topology (not recorded) is read under DIR (default /)\n"
+    "  --root DIR     the advisor's topology for a recording older than version 3 (default /)\n"
     "  --core-only    no findings in the documents: those of iotriaged --core-only\n";
 
 enum { OPT_AT = 0x100, OPT_FROM, OPT_TO, OPT_STEP, OPT_ROOT, OPT_CORE };

@@ -163,7 +163,8 @@ static int replay_start(struct source *src, const struct source_opts *o, char *e
 	if (r < 0)
 		return r;
 	/* findings for each interval: the advisor on the replayed samples,
-	 * with the topology (not recorded) of --root, or of this host */
+	 * on the topology recorded with each (version 3), else that of --root
+	 * (an older recording) or of this host */
 	r = sampler_replay_advise(src->rp, o->root);
 	if (r < 0) {
 		snprintf(err, errsz, "--root %s: %s", o->root ? o->root : "/", strerror(-r));

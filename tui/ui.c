@@ -694,7 +694,7 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 		if (!(f & UI_PASS))
 			return f;
 	}
-	/* replay: atop's keys for time (turbostat's sources are not recorded) */
+	/* replay: atop's keys for time win over the turbostat sources view's t */
 	if (source_kind(ui->src) == SOURCE_REPLAY &&
 	    (ch == 't' || ch == 'T' || ch == 'b' || ch == 'i')) {
 		if (ch == 'i') /* the interval: one sample, 10 s, 1 min, 10 min */

@@ -19,6 +19,7 @@
 #include "stat.h"
 #include "uptime.h"
 #include "numa.h"
+#include "recpayload.h"
 #include "snapshot.h"
 #include "strbuf.h"
 #include "turbo.h"
@@ -418,38 +419,21 @@ static const uint16_t rec_tag[SRC__COUNT] = {
 	[SRC_SOFTIRQS] = REC_TAG_SOFTIRQS,   [SRC_SYSBLOCK] = REC_TAG_SYSBLOCK,
 };
 
-static void rec_put(struct strbuf *out, uint16_t tag, int32_t err, const char *buf, size_t len)
-{
-	unsigned char h[12];
-	uint32_t e = (uint32_t)err, l = (uint32_t)len;
-
-	h[0] = (unsigned char)tag;
-	h[1] = (unsigned char)(tag >> 8);
-	h[2] = h[3] = 0;
-	for (int i = 0; i < 4; i++) {
-		h[4 + i] = (unsigned char)(e >> (8 * i));
-		h[8 + i] = (unsigned char)(l >> (8 * i));
-	}
-	sb_append(out, (const char *)h, sizeof(h));
-	if (len)
-		sb_append(out, buf, len);
-}
-
 int snapshot_collector_pack(const struct snapshot_collector *c, const struct snapshot *s,
-			    struct strbuf *out)
+			    const struct topology *topo, struct strbuf *out)
 {
 	for (int i = 0; i < SRC__COUNT; i++) {
 		const struct src_status *st = &s->status[i];
 
 		if (st->err) {
-			rec_put(out, rec_tag[i], st->err, st->reason, strlen(st->reason));
+			recpayload_put(out, rec_tag[i], st->err, st->reason, strlen(st->reason));
 		} else if (i != SRC_SYSBLOCK) {
-			rec_put(out, rec_tag[i], 0, c->pf[i].buf, c->pf[i].len);
+			recpayload_put(out, rec_tag[i], 0, c->pf[i].buf, c->pf[i].len);
 		} else {
 			size_t at = out->len, n;
 
 			/* a placeholder header, its length filled in below */
-			rec_put(out, REC_TAG_SYSBLOCK, 0, NULL, 0);
+			recpayload_put(out, REC_TAG_SYSBLOCK, 0, NULL, 0);
 			for (size_t k = 0; !s->status[SRC_DISKSTATS].err && k < c->nblk; k++) {
 				const struct blockinfo *b = &c->blk[k];
 
@@ -461,7 +445,12 @@ int snapshot_collector_pack(const struct snapshot_collector *c, const struct sna
 				out->buf[at + 8 + k] = (char)((uint32_t)n >> (8 * k));
 		}
 	}
-	return out->err;
+	/* turbo, cgroups, NICs, pressure, writeback, blk-mq, NUMA, the topology,
+	 * and last the processes (recpayload.c) */
+	recpayload_pack_sections(s, out);
+	if (topo)
+		recpayload_pack_topology(topo, out);
+	return recpayload_pack_procs(s, out);
 }
 
 /* A field of a sysblock line up to the next tab or newline into dst. */
@@ -536,29 +525,31 @@ static void rec_status(struct snapshot *s, enum src_id id, int32_t err, const ch
 int snapshot_collector_unpack(struct snapshot_collector *c, const void *buf, size_t len,
 			      struct snapshot *s)
 {
-	const unsigned char *p = buf, *end = p + len;
-	const unsigned char *sysblock = NULL;
-	size_t sysblock_len = 0;
-	int32_t sysblock_err = 0;
+	const char *pos = buf, *end = pos + len, *p, *sysblock = NULL;
+	size_t l, sysblock_len = 0;
+	int32_t e, sysblock_err = 0;
+	uint16_t tag;
 	bool seen[SRC__COUNT] = { false };
+	bool had_turbo = false, had_workload = false;
 	int r;
 
-	while ((size_t)(end - p) >= 12) {
-		uint16_t tag = (uint16_t)(p[0] | p[1] << 8);
-		uint32_t e = 0, l = 0;
+	recpayload_unpack_begin(s);
+	while ((r = recpayload_next(&pos, end, &tag, &e, &p, &l)) > 0) {
 		int id = -1;
 
-		for (int i = 0; i < 4; i++) {
-			e |= (uint32_t)p[4 + i] << (8 * i);
-			l |= (uint32_t)p[8 + i] << (8 * i);
-		}
-		p += 12;
-		if (l > (size_t)(end - p))
-			return -EBADMSG;
 		for (int i = 0; i < SRC__COUNT; i++)
 			if (rec_tag[i] == tag)
 				id = i;
-		if (id == SRC_SYSBLOCK) {
+		if (tag >= REC_TAG_TURBO && tag != REC_TAG_TOPOLOGY) {
+			/* the optional sections (recpayload.c); a malformed one is absent */
+			r = recpayload_unpack_section(tag, p, l, s);
+			if (r == -ENOMEM)
+				return r;
+			if (tag == REC_TAG_TURBO)
+				had_turbo = r == 0;
+			else if (tag <= REC_TAG_WRITEBACK)
+				had_workload = true;
+		} else if (id == SRC_SYSBLOCK) {
 			sysblock = p;
 			sysblock_len = l;
 			sysblock_err = (int32_t)e;
@@ -573,8 +564,9 @@ int snapshot_collector_unpack(struct snapshot_collector *c, const void *buf, siz
 				parse_source(c, s, (enum src_id)id, r);
 			}
 		}
-		p += l;
 	}
+	if (r < 0)
+		return r; /* a record overruns the payload */
 	for (int i = 0; i < SRC__COUNT; i++) {
 		if (seen[i] || i == SRC_SYSBLOCK)
 			continue;
@@ -589,6 +581,7 @@ int snapshot_collector_unpack(struct snapshot_collector *c, const void *buf, siz
 			: rec_sysblock(c, s, (const char *)sysblock, sysblock ? sysblock_len : 0);
 		set_status(c, s, SRC_SYSBLOCK, r, NULL);
 	}
+	recpayload_unpack_end(s, had_turbo, had_workload);
 	if (s->status[SRC_STAT].err && s->status[SRC_DISKSTATS].err)
 		return s->status[SRC_STAT].err;
 	return 0;

@@ -69,20 +69,26 @@ int snapshot_collector_sample(struct snapshot_collector *c, struct snapshot *s);
 /*
  * The flight recorder: the bytes the last snapshot_collector_sample() read for s
  * (each core source's file as the kernel gave it, or its failure and
- * reason; the /sys/block facts), appended to out in the payload format of
- * doc/recording.md. Returns out->err (0 or -ENOMEM).
+ * reason; the /sys/block facts), the raw tables of its optional
+ * sections (recpayload.c: turbo, the workload sources, blk-mq, NUMA) and
+ * topo (the advisor's, may be NULL), appended to out in the payload format
+ * of doc/recording.md. Returns out->err (0 or -ENOMEM).
  */
 struct strbuf;
+struct topology;
 int snapshot_collector_pack(const struct snapshot_collector *c, const struct snapshot *s,
-			    struct strbuf *out);
+			    const struct topology *topo, struct strbuf *out);
 
 /*
  * The reverse: fills s from a packed payload through the same parsers, as
  * snapshot_collector_sample() fills it from the files (s->id and the times are the
  * caller's to set). A source absent from the payload is unavailable ("not
- * in the recording"); the optional sources (turbo, workload) are not recorded.
- * Returns 0, -EBADMSG (a record overruns the payload) or the status rule of
- * snapshot_collector_sample().
+ * in the recording"); an optional section absent from the payload (a
+ * version-1 recording, a --core-only daemon) is absent from s. A carried
+ * process table (a sample that skipped the scan) comes back with no rows
+ * and procs.carried set: the caller puts the last scan's there.
+ * Returns 0, -ENOMEM, -EBADMSG (a record overruns the payload) or the
+ * status rule of snapshot_collector_sample().
  */
 int snapshot_collector_unpack(struct snapshot_collector *c, const void *buf, size_t len,
 			      struct snapshot *s);

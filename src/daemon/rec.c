@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * iotriaged --record: after each sample the bytes the collector read go to
- * the flight recorder (src/lib/recfile.c) through snapshot_collector_pack(); status
+ * the flight recorder (src/lib/recfile.c) through sampler_pack(); status
  * tells whether it records and why not; history reaches back into the
  * recording beyond the ring. The loop owns the clock: nothing here sleeps;
  * compaction (one sample in N of data older than --record-compact-after)
@@ -192,7 +192,7 @@ void rec_sample(struct daemon *d)
 		return;
 	t0 = cpu_now_ns();
 	sb_reset(&d->rec_buf);
-	r = snapshot_collector_pack(&d->sampler->col, s, &d->rec_buf);
+	r = sampler_pack(d->sampler, &d->rec_buf);
 	if (r >= 0)
 		r = recwriter_append_take(d->rec, s->id, s->mono_ns, s->real_ns, &d->rec_buf);
 	d->rec_sum_ns += cpu_now_ns() - t0;

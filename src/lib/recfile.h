@@ -16,8 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The format this code writes; the reader reads every version up to it. */
-#define RECFILE_VERSION	  2
+/* The format this code writes; the reader reads every version up to it.
+ * 2: the header's keep_every (compaction); 3: the payload holds the
+ * optional sections, their cadence and the topology too
+ * (collect/recpayload.c); frames unchanged. */
+#define RECFILE_VERSION	  3
 #define RECFILE_HDR_SIZE  256
 #define RECFILE_FRAME_HDR 52
 /* A frame's payload, uncompressed: a big-256 host's sources are ~7 MB. */

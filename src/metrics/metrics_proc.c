@@ -194,6 +194,10 @@ static int irq_row_of(const struct rate_table *rt, uint32_t irq, size_t *ret)
 static int nics_compute(const struct nic_table *pt, const struct nic_table *ct, uint64_t itv_cs,
 			const struct rate_table *irq, bool keep, struct workload_metrics *x)
 {
+	/* carried with no rates to keep (a replay starting here): prev holds
+	 * the same read, so its rows give no interval, not zeros */
+	bool carried = keep;
+
 	keep = keep && x->nnics == ct->n;
 	x->nnics = x->nnic_irqs = 0;
 	if (ct->rtnl.err)
@@ -213,7 +217,8 @@ static int nics_compute(const struct nic_table *pt, const struct nic_table *ct, 
 		}
 		memset(m, 0, sizeof(*m));
 		m->cur_index = i;
-		m->valid = p && p->has_stats && c->has_stats && p->ifindex == c->ifindex;
+		m->valid =
+		    !carried && p && p->has_stats && c->has_stats && p->ifindex == c->ifindex;
 		if (m->valid) {
 			a = &p->stats;
 			b = &c->stats;

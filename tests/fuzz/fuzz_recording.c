@@ -2,15 +2,18 @@
 /*
  * libFuzzer harness: what a flight recording's frame holds, after its CRC
  * (a recording is hostile input: anyone who could write it could make the
- * CRC match). The first byte chooses: even, the bytes are a payload for
- * snapshot_collector_unpack (the records and the /proc texts in them); odd, the
- * next two bytes are the length of a previous payload, followed by it and
- * a difference for recdiff_decode.
+ * CRC match). The first byte chooses: odd, the next two bytes are the
+ * length of a previous payload, followed by it and a difference for
+ * recdiff_decode; else with bit 1 set, the bytes are a payload replayed
+ * through the sampler (every section's record, the topology's, the
+ * metrics, advice and document of two samples); else a payload for
+ * snapshot_collector_unpack (the records and the /proc texts in them).
  */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "recdiff.h"
+#include "sampler.h"
 #include "snapshot.h"
 #include "strbuf.h"
 
@@ -26,6 +29,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 3)
 		return 0;
+	if ((data[0] & 3) == 2) {
+		/* no file is read either: advice on the recorded topology only */
+		struct sampler_opts so = { .skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT,
+					   .advise = true,
+					   .topo_given = true };
+		struct sampler *sm;
+
+		if (sampler_open(&so, &sm) < 0)
+			return 0;
+		/* twice: the second has metrics, advice and every section */
+		for (int i = 0; i < 2; i++)
+			sampler_tick_recorded(sm, (uint64_t)i + 1, i * 1000000000LL,
+					      i * 1000000000LL, data + 1, size - 1);
+		sampler_close(sm);
+		return 0;
+	}
 	if (!(data[0] & 1)) {
 		/* no file is read: the collector only lends its buffers */
 		if (!opened && snapshot_collector_open("/", &c) == 0)

@@ -5,7 +5,7 @@ daemons over trees this test owns:
 
 - two daemon runs record every sample; a third with --record-compact-after
   1s --record-compact-keep 5 rewrites their segments keeping one sample in 5
-  (format version 2, keep_every 5 in the header), the current one never;
+  (format version 3, keep_every 5 in the header), the current one never;
 - a replay across the compacted boundary reads every kept sample, says
   where the resolution changes, and the kept documents carry the same
   counters as before (uptime); compute --recording between two kept
@@ -17,7 +17,7 @@ daemons over trees this test owns:
   meant to be dropped; the next start removes the half-written NAME.tmp and
   compacts again;
 - a daemon that detaches (no --foreground) compacts as well;
-- segments of format version 1 are compacted into version 2;
+- segments of format version 1 are compacted into version 3 (the writer's);
 - both committed fixtures read: record-v1 and record-v2 (a compacted one).
 """
 import glob
@@ -137,10 +137,10 @@ def part_vm(tmp, daemons, procs):
     check(len(segs) == 3 and not glob.glob(os.path.join(rec, "*.tmp")),
           "after compaction: %r" % os.listdir(rec))
     for i in range(2):
-        check(header(segs[i]) == (2, 5), "%s: header %r, want version 2, keep 5"
+        check(header(segs[i]) == (3, 5), "%s: header %r, want version 3, keep 5"
               % (segs[i], header(segs[i])))
         check_thinned(full_ids[i], frame_ids(segs[i]), 5, os.path.basename(segs[i]))
-    check(header(segs[2]) == (2, 1), "the current segment was compacted")
+    check(header(segs[2]) == (3, 1), "the current segment was compacted")
 
     # replay across the compacted boundary
     after = run("replay", rec, "--json")
@@ -218,12 +218,12 @@ def part_detached(tmp, daemons, rec, t):
                     break
                 time.sleep(0.1)
     for s in todo:
-        check(header(s) == (2, 5), "%s not compacted by the detached daemon" % s)
+        check(header(s) == (3, 5), "%s not compacted by the detached daemon" % s)
 
 
 def part_v1(tmp, daemons):
     """Segments of format version 1 (an older iotriaged's) are compacted
-    into version 2 like any other."""
+    into version 3 like any other."""
     rec = os.path.join(tmp, "rec-v1")
     os.mkdir(rec, 0o700)
     for src in segments(os.path.join(FIXTURES, "record-v1", "rec")):
@@ -236,7 +236,7 @@ def part_v1(tmp, daemons):
     d = compacting(tmp, daemons, t, rec, "v1", 3, 2)
     check(d.stop() == 0, "daemon v1 did not exit 0")
     for s, ids in zip(segs, full):
-        check(header(s) == (2, 3), "%s: header %r after compaction" % (s, header(s)))
+        check(header(s) == (3, 3), "%s: header %r after compaction" % (s, header(s)))
         check_thinned(ids, frame_ids(s), 3, os.path.basename(s))
     r = run("replay", rec, "--json")
     check("skipped" not in r.stderr and "torn" not in r.stderr and

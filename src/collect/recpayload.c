@@ -1,0 +1,1701 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The payload's records beyond the core files: the raw tables of turbo,
+ * the workload sources, blk-mq, NUMA and the topology as tab-separated
+ * text lines, one row a line, numbers in decimal, so the frame codec
+ * (lib/recdiff.c) stores an unchanged row as a copy and a changed one as
+ * the differences of its numbers. A missing trailing field reads as 0 or
+ * "", an unknown one is ignored: a later version may append fields.
+ * Never trusts a count: rows are the lines present, each table bounded.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "recpayload.h"
+#include "turbo.h"
+#include "workload.h"
+
+void recpayload_put(struct strbuf *out, uint16_t tag, int32_t err, const char *buf, size_t len)
+{
+	unsigned char h[12];
+	uint32_t e = (uint32_t)err, l = (uint32_t)len;
+
+	h[0] = (unsigned char)tag;
+	h[1] = (unsigned char)(tag >> 8);
+	h[2] = h[3] = 0;
+	for (int i = 0; i < 4; i++) {
+		h[4 + i] = (unsigned char)(e >> (8 * i));
+		h[8 + i] = (unsigned char)(l >> (8 * i));
+	}
+	sb_append(out, (const char *)h, sizeof(h));
+	if (len)
+		sb_append(out, buf, len);
+}
+
+/* ---- writing ---- */
+
+static void w_u(struct strbuf *o, uint64_t v)
+{
+	sb_u64(o, v);
+	sb_putc(o, '\t');
+}
+
+static void w_i(struct strbuf *o, int64_t v)
+{
+	sb_i64(o, v);
+	sb_putc(o, '\t');
+}
+
+/* A double exactly: its bits (turbo's units: set once, never diffed). */
+static void w_d(struct strbuf *o, double v)
+{
+	uint64_t b;
+
+	memcpy(&b, &v, sizeof(b));
+	w_u(o, b);
+}
+
+/* A PSI average: centi-percent when that reads back exactly as pressure.c
+ * parses the kernel's "%lu.%02lu" (always, for the kernel's text), else
+ * 'x' and the bits. */
+static void w_pct(struct strbuf *o, double v)
+{
+	if (v >= 0 && v < 1e9) {
+		uint64_t c = (uint64_t)(v * 100.0 + 0.5);
+
+		if ((double)(c / 100) + (double)(c % 100) / 100.0 == v) {
+			w_u(o, c);
+			return;
+		}
+	}
+	sb_putc(o, 'x');
+	w_d(o, v);
+}
+
+/* Text with tab, newline, other control bytes and '\' as \xHH. */
+static void w_s(struct strbuf *o, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (const char *p = s, *run = s;; p++) {
+		unsigned char ch = (unsigned char)*p;
+
+		if (ch && ch >= 0x20 && ch != 0x7f && ch != '\\')
+			continue;
+		if (p > run)
+			sb_append(o, run, (size_t)(p - run));
+		if (!ch)
+			break;
+		sb_putc(o, '\\');
+		sb_putc(o, 'x');
+		sb_putc(o, hex[ch >> 4]);
+		sb_putc(o, hex[ch & 15]);
+		run = p + 1;
+	}
+	sb_putc(o, '\t');
+}
+
+static void w_st(struct strbuf *o, const struct src_status *st)
+{
+	w_i(o, st->err);
+	w_s(o, st->reason);
+}
+
+static void w_set(struct strbuf *o, const struct cpuset *c)
+{
+	size_t n = CPUSET_WORDS;
+
+	while (n && !c->w[n - 1])
+		n--;
+	w_u(o, n);
+	for (size_t i = 0; i < n; i++)
+		w_u(o, c->w[i]);
+}
+
+/* Ends a line. keep > 0: the fields from that offset on are numbers, and
+ * the trailing zeros among them go (they read back as 0). */
+static void w_end(struct strbuf *o, size_t keep)
+{
+	if (o->err)
+		return;
+	while (keep && o->len >= keep + 2 && o->buf[o->len - 1] == '\t' &&
+	       o->buf[o->len - 2] == '0' && (o->len - 2 == keep || o->buf[o->len - 3] == '\t'))
+		o->len -= 2;
+	if (o->len && o->buf[o->len - 1] == '\t')
+		o->buf[o->len - 1] = '\n';
+	else
+		sb_putc(o, '\n');
+}
+
+/*
+ * A record whose body is written after its header: returns where it
+ * starts. The body begins with an empty line: the header's length changes
+ * whenever a number gains a digit, and the frame codec compares lines, so
+ * the header is a line of its own rather than part of the first row.
+ */
+static size_t rec_open(struct strbuf *o, uint16_t tag)
+{
+	size_t at = o->len;
+
+	recpayload_put(o, tag, 0, NULL, 0);
+	sb_putc(o, '\n');
+	return at;
+}
+
+static void rec_close(struct strbuf *o, size_t at)
+{
+	uint32_t n;
+
+	if (o->err)
+		return;
+	n = (uint32_t)(o->len - at - 12);
+	for (int k = 0; k < 4; k++)
+		o->buf[at + 8 + k] = (char)(n >> (8 * k));
+}
+
+/* ---- reading ---- */
+
+struct rd {
+	const char *p, *end;  /* the record's lines left */
+	const char *f, *lend; /* the current line's fields left; f NULL: none left */
+	bool bad;
+	size_t total; /* rows of a sub-table bounded across the record */
+};
+
+static void rd_init(struct rd *r, const char *p, size_t len)
+{
+	r->p = p;
+	r->end = p + len;
+	r->f = r->lend = NULL;
+	r->bad = false;
+	r->total = 0;
+}
+
+/* The next line that is not empty: false at the end. */
+static bool rd_line(struct rd *r)
+{
+	const char *nl;
+
+	while (r->p < r->end && *r->p == '\n')
+		r->p++;
+	if (r->p >= r->end)
+		return false;
+	nl = memchr(r->p, '\n', (size_t)(r->end - r->p));
+	r->f = r->p;
+	r->lend = nl ? nl : r->end;
+	r->p = nl ? nl + 1 : r->end;
+	return true;
+}
+
+/* The next field (not NUL-terminated); an absent one is empty. */
+static size_t rd_field(struct rd *r, const char **ret)
+{
+	const char *s = r->f, *t;
+
+	if (!s) {
+		*ret = "";
+		return 0;
+	}
+	t = memchr(s, '\t', (size_t)(r->lend - s));
+	if (t) {
+		r->f = t + 1;
+	} else {
+		t = r->lend;
+		r->f = NULL;
+	}
+	*ret = s;
+	return (size_t)(t - s);
+}
+
+static uint64_t r_u(struct rd *r)
+{
+	const char *s;
+	size_t n = rd_field(r, &s);
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9 || v > (UINT64_MAX - d) / 10) {
+			r->bad = true;
+			return 0;
+		}
+		v = v * 10 + d;
+	}
+	return v;
+}
+
+static int64_t r_i(struct rd *r)
+{
+	const char *s;
+	size_t n;
+	uint64_t v = 0;
+	bool neg;
+
+	if (r->f && r->f < r->lend && *r->f == '-') {
+		r->f++;
+		neg = true;
+	} else {
+		neg = false;
+	}
+	n = rd_field(r, &s);
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9 || v > (uint64_t)INT64_MAX / 10) {
+			r->bad = true;
+			return 0;
+		}
+		v = v * 10 + d;
+	}
+	if (v > (uint64_t)INT64_MAX) {
+		r->bad = true;
+		return 0;
+	}
+	return neg ? -(int64_t)v : (int64_t)v;
+}
+
+/* Integers of a narrower type: out of its range is a malformed record. */
+static int r_int(struct rd *r)
+{
+	int64_t v = r_i(r);
+
+	if (v < INT32_MIN || v > INT32_MAX) {
+		r->bad = true;
+		return 0;
+	}
+	return (int)v;
+}
+
+static uint32_t r_u32(struct rd *r)
+{
+	uint64_t v = r_u(r);
+
+	if (v > UINT32_MAX) {
+		r->bad = true;
+		return 0;
+	}
+	return (uint32_t)v;
+}
+
+static bool r_b(struct rd *r)
+{
+	return r_u(r) != 0;
+}
+
+static double r_d(struct rd *r)
+{
+	uint64_t b = r_u(r);
+	double v;
+
+	memcpy(&v, &b, sizeof(v));
+	return v;
+}
+
+static double r_pct(struct rd *r)
+{
+	uint64_t c;
+
+	if (r->f && r->f < r->lend && *r->f == 'x') {
+		r->f++;
+		return r_d(r);
+	}
+	c = r_u(r);
+	return (double)(c / 100) + (double)(c % 100) / 100.0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Unescapes the next field into dst (cut to size - 1 bytes, NUL-terminated). */
+static void r_s(struct rd *r, char *dst, size_t size)
+{
+	const char *s;
+	size_t n = rd_field(r, &s), k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+
+		if (ch == '\\') {
+			int hi = i + 3 < n && s[i + 1] == 'x' ? hexval(s[i + 2]) : -1;
+			int lo = hi >= 0 ? hexval(s[i + 3]) : -1;
+
+			if (lo < 0) {
+				r->bad = true;
+				break;
+			}
+			ch = (char)(hi << 4 | lo);
+			i += 3;
+		}
+		if (k + 1 < size)
+			dst[k++] = ch;
+	}
+	if (size)
+		dst[k] = '\0';
+}
+
+static void r_st(struct rd *r, struct src_status *st)
+{
+	st->err = r_int(r);
+	if (st->err > 0)
+		st->err = -st->err;
+	r_s(r, st->reason, sizeof(st->reason));
+}
+
+static void r_set(struct rd *r, struct cpuset *c)
+{
+	uint64_t n = r_u(r);
+
+	memset(c, 0, sizeof(*c));
+	if (n > CPUSET_WORDS) {
+		r->bad = true;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		c->w[i] = r_u(r);
+}
+
+/* The first field of a line: its kind. */
+static char r_kind(struct rd *r)
+{
+	const char *s;
+	size_t n = rd_field(r, &s);
+
+	return n == 1 ? s[0] : '?';
+}
+
+/* ---- turbo ---- */
+
+static void pack_turbo(const struct turbo_raw *t, struct strbuf *o)
+{
+	const struct turbo_info *in = &t->info;
+	size_t at = rec_open(o, REC_TAG_TURBO), k;
+
+	sb_puts(o, "t\t");
+	w_u(o, t->has_time);
+	w_i(o, t->mono_ns);
+	w_u(o, t->energy_kind);
+	w_end(o, 0);
+	sb_puts(o, "i\t");
+	w_s(o, in->vendor);
+	w_u(o, in->family);
+	w_u(o, in->model);
+	w_u(o, in->intel_server);
+	w_d(o, in->base_mhz);
+	w_d(o, in->energy_unit_j);
+	w_d(o, in->dram_energy_unit_j);
+	w_d(o, in->time_unit_s);
+	w_d(o, in->tdp_w);
+	w_i(o, in->tj_max_c);
+	for (int i = 0; i < 3; i++)
+		w_d(o, in->perf_energy_scale_j[i]);
+	for (int i = 0; i < 3; i++)
+		w_u(o, in->powercap_range_uj[i]);
+	w_u(o, in->nidle);
+	for (int i = 0; i < TURBO_IDLE_MAX; i++)
+		w_s(o, in->idle_names[i]);
+	w_end(o, 0);
+	for (int i = 0; i < TURBO_NSOURCES; i++) {
+		sb_puts(o, "f\t");
+		w_u(o, (uint64_t)i);
+		w_i(o, in->sources[i].err);
+		w_s(o, in->sources[i].reason);
+		w_end(o, 0);
+	}
+	for (int i = 0; i < TC__COUNT; i++) {
+		sb_puts(o, "s\t");
+		w_u(o, (uint64_t)i);
+		w_u(o, in->src[i].via);
+		w_s(o, in->src[i].detail);
+		w_s(o, in->src[i].reason);
+		w_end(o, 0);
+	}
+	for (size_t i = 0; i < t->ncpu; i++) {
+		const struct turbo_cpu_raw *c = &t->cpus[i];
+
+		sb_puts(o, "c\t");
+		w_i(o, c->cpu);
+		w_i(o, c->core_id);
+		w_i(o, c->pkg_id);
+		w_u(o, c->first_in_core);
+		w_u(o, c->first_in_pkg);
+		w_i(o, c->core_idx);
+		w_i(o, c->err);
+		w_s(o, c->reason);
+		k = o->len;
+		w_u(o, c->have);
+		w_u(o, c->tsc);
+		w_u(o, c->aperf);
+		w_u(o, c->mperf);
+		w_u(o, c->smi);
+		w_u(o, c->c3);
+		w_u(o, c->c6);
+		w_u(o, c->c7);
+		w_u(o, c->core_energy);
+		w_i(o, c->core_temp_mc);
+		w_u(o, c->cur_khz);
+		for (int j = 0; j < TURBO_IDLE_MAX; j++)
+			w_u(o, c->idle_us[j]);
+		w_end(o, k);
+	}
+	for (size_t i = 0; i < t->npkg; i++) {
+		const struct turbo_pkg_raw *p = &t->pkgs[i];
+
+		sb_puts(o, "p\t");
+		w_i(o, p->pkg_id);
+		w_i(o, p->cpu);
+		w_i(o, p->err);
+		w_s(o, p->reason);
+		k = o->len;
+		w_u(o, p->have);
+		w_u(o, p->pc2);
+		w_u(o, p->pc3);
+		w_u(o, p->pc6);
+		w_u(o, p->pc7);
+		w_u(o, p->e_pkg);
+		w_u(o, p->e_cores);
+		w_u(o, p->e_dram);
+		w_u(o, p->pkg_perf);
+		w_u(o, p->dram_perf);
+		w_i(o, p->pkg_temp_mc);
+		w_end(o, k);
+	}
+	rec_close(o, at);
+}
+
+static int unpack_turbo(struct rd *r, struct turbo_raw **pt)
+{
+	struct turbo_raw *t = *pt;
+	struct turbo_info *in;
+
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		*pt = t;
+	}
+	in = &t->info;
+	t->ncpu = t->npkg = 0;
+	t->has_time = false;
+	t->mono_ns = 0;
+	t->energy_kind = TE_MSR32;
+	memset(in, 0, sizeof(*in));
+	while (!r->bad && rd_line(r)) {
+		uint64_t i;
+
+		switch (r_kind(r)) {
+		case 't':
+			t->has_time = r_b(r);
+			t->mono_ns = r_i(r);
+			i = r_u(r);
+			t->energy_kind = i == TE_PERF	    ? TE_PERF
+					 : i == TE_POWERCAP ? TE_POWERCAP
+							    : TE_MSR32;
+			break;
+		case 'i':
+			r_s(r, in->vendor, sizeof(in->vendor));
+			in->family = r_u32(r);
+			in->model = r_u32(r);
+			in->intel_server = r_b(r);
+			in->base_mhz = r_d(r);
+			in->energy_unit_j = r_d(r);
+			in->dram_energy_unit_j = r_d(r);
+			in->time_unit_s = r_d(r);
+			in->tdp_w = r_d(r);
+			in->tj_max_c = r_int(r);
+			for (int k = 0; k < 3; k++)
+				in->perf_energy_scale_j[k] = r_d(r);
+			for (int k = 0; k < 3; k++)
+				in->powercap_range_uj[k] = r_u(r);
+			in->nidle = r_u32(r);
+			if (in->nidle > TURBO_IDLE_MAX)
+				r->bad = true;
+			for (int k = 0; k < TURBO_IDLE_MAX; k++)
+				r_s(r, in->idle_names[k], sizeof(in->idle_names[k]));
+			break;
+		case 'f':
+			i = r_u(r);
+			if (i >= TURBO_NSOURCES) {
+				r->bad = true;
+				break;
+			}
+			in->sources[i].err = r_int(r);
+			r_s(r, in->sources[i].reason, sizeof(in->sources[i].reason));
+			break;
+		case 's':
+			i = r_u(r);
+			if (i >= TC__COUNT) {
+				r->bad = true;
+				break;
+			}
+			in->src[i].via = (enum turbo_via)(r_u(r) % (TV_PROC + 1));
+			r_s(r, in->src[i].detail, sizeof(in->src[i].detail));
+			r_s(r, in->src[i].reason, sizeof(in->src[i].reason));
+			break;
+		case 'c': {
+			struct turbo_cpu_raw *c;
+
+			if (t->ncpu >= RECPAYLOAD_TURBO_MAX) {
+				r->bad = true;
+				break;
+			}
+			if (grow((void **)&t->cpus, &t->cpu_cap, t->ncpu + 1, sizeof(*t->cpus)) < 0)
+				return -ENOMEM;
+			c = &t->cpus[t->ncpu++];
+			memset(c, 0, sizeof(*c));
+			c->cpu = r_int(r);
+			c->core_id = r_int(r);
+			c->pkg_id = r_int(r);
+			c->first_in_core = r_b(r);
+			c->first_in_pkg = r_b(r);
+			c->core_idx = r_int(r);
+			c->err = r_int(r);
+			r_s(r, c->reason, sizeof(c->reason));
+			c->have = r_u32(r);
+			c->tsc = r_u(r);
+			c->aperf = r_u(r);
+			c->mperf = r_u(r);
+			c->smi = r_u(r);
+			c->c3 = r_u(r);
+			c->c6 = r_u(r);
+			c->c7 = r_u(r);
+			c->core_energy = r_u(r);
+			c->core_temp_mc = r_int(r);
+			c->cur_khz = r_u32(r);
+			for (int k = 0; k < TURBO_IDLE_MAX; k++)
+				c->idle_us[k] = r_u(r);
+			break;
+		}
+		case 'p': {
+			struct turbo_pkg_raw *p;
+
+			if (t->npkg >= RECPAYLOAD_TURBO_MAX) {
+				r->bad = true;
+				break;
+			}
+			if (grow((void **)&t->pkgs, &t->pkg_cap, t->npkg + 1, sizeof(*t->pkgs)) < 0)
+				return -ENOMEM;
+			p = &t->pkgs[t->npkg++];
+			memset(p, 0, sizeof(*p));
+			p->pkg_id = r_int(r);
+			p->cpu = r_int(r);
+			p->err = r_int(r);
+			r_s(r, p->reason, sizeof(p->reason));
+			p->have = r_u32(r);
+			p->pc2 = r_u(r);
+			p->pc3 = r_u(r);
+			p->pc6 = r_u(r);
+			p->pc7 = r_u(r);
+			p->e_pkg = r_u(r);
+			p->e_cores = r_u(r);
+			p->e_dram = r_u(r);
+			p->pkg_perf = r_u(r);
+			p->dram_perf = r_u(r);
+			p->pkg_temp_mc = r_int(r);
+			break;
+		}
+		default:
+			break; /* a later version's line */
+		}
+	}
+	/* core_idx indexes cpus: a recording may not point outside */
+	for (size_t i = 0; i < t->ncpu; i++)
+		if (t->cpus[i].core_idx < 0 || (size_t)t->cpus[i].core_idx >= t->ncpu)
+			t->cpus[i].core_idx = (int32_t)i;
+	return r->bad ? -EBADMSG : 0;
+}
+
+/* ---- processes ---- */
+
+static void pack_procs(const struct proc_table *t, struct strbuf *o)
+{
+	size_t at = rec_open(o, REC_TAG_PROCS);
+
+	/* the numbers, then each text on its own line: a changed text makes
+	 * its line a literal in the frame, the numbers stay differences */
+	sb_puts(o, "h\t");
+	w_u(o, t->carried);
+	w_i(o, t->delayacct);
+	w_u(o, t->unreadable);
+	w_u(o, t->queried);
+	w_u(o, t->answered);
+	w_u(o, t->vanished);
+	w_u(o, t->exited_rows);
+	w_u(o, t->scan_uptime_cs);
+	w_u(o, t->scan_cpu_ns);
+	w_u(o, t->scan_every);
+	w_u(o, t->scan_age);
+	w_end(o, 0);
+	sb_puts(o, "w\t");
+	w_s(o, t->scan_why);
+	w_end(o, 0);
+	sb_puts(o, "s\t");
+	w_st(o, &t->procfs);
+	w_end(o, 0);
+	sb_puts(o, "s\t");
+	w_st(o, &t->taskstats);
+	w_end(o, 0);
+	/* a sample that skipped the scan carries the last scan's rows: recorded
+	 * then. A row's pid is its distance from the row before: most rows are
+	 * processes that did no IO ("1\t"), which zstd packs into almost nothing
+	 * and which stay equal lines when a process before them comes or goes */
+	for (size_t i = 0; !t->carried && i < t->n; i++) {
+		const struct proc_raw *p = &t->rows[i];
+		size_t k;
+
+		w_i(o, (int64_t)p->pid - (i ? t->rows[i - 1].pid : 0));
+		w_s(o, p->comm);
+		k = o->len;
+		/* most processes did no IO: their numbers would all be trimmed */
+		if (!(p->exited | p->source | p->has_delay | p->read_bytes | p->write_bytes |
+		      p->cancelled_write_bytes | p->blkio_count | p->blkio_delay_ns |
+		      p->reaped_read_bytes | p->reaped_write_bytes | p->reaped_cancelled_bytes)) {
+			w_end(o, k);
+			continue;
+		}
+		w_u(o, p->exited);
+		w_u(o, p->source);
+		w_u(o, p->read_bytes);
+		w_u(o, p->write_bytes);
+		w_u(o, p->cancelled_write_bytes);
+		w_u(o, p->has_delay);
+		w_u(o, p->blkio_count);
+		w_u(o, p->blkio_delay_ns);
+		w_u(o, p->reaped_read_bytes);
+		w_u(o, p->reaped_write_bytes);
+		w_u(o, p->reaped_cancelled_bytes);
+		w_end(o, k);
+	}
+	rec_close(o, at);
+}
+
+static int unpack_procs(struct rd *r, struct proc_table *t)
+{
+	int64_t d, gap, pid = 0;
+
+	t->n = 0;
+	if (!rd_line(r) || r_kind(r) != 'h')
+		return -EBADMSG;
+	t->carried = r_b(r);
+	d = r_i(r);
+	t->delayacct = (int8_t)(d > 0 ? 1 : d < 0 ? -1 : 0);
+	t->unreadable = r_u32(r);
+	t->queried = r_u32(r);
+	t->answered = r_u32(r);
+	t->vanished = r_u32(r);
+	t->exited_rows = r_u32(r);
+	t->scan_uptime_cs = r_u(r);
+	t->scan_cpu_ns = r_u(r);
+	t->scan_every = r_u32(r);
+	t->scan_age = r_u32(r);
+	if (!rd_line(r) || r_kind(r) != 'w')
+		return -EBADMSG;
+	r_s(r, t->scan_why, sizeof(t->scan_why));
+	if (!rd_line(r) || r_kind(r) != 's')
+		return -EBADMSG;
+	r_st(r, &t->procfs);
+	if (!rd_line(r) || r_kind(r) != 's')
+		return -EBADMSG;
+	r_st(r, &t->taskstats);
+	while (!r->bad && rd_line(r)) {
+		struct proc_raw *p;
+
+		if (t->carried || t->n >= RECPAYLOAD_PROCS_MAX) {
+			r->bad = true;
+			break;
+		}
+		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
+			return -ENOMEM;
+		p = &t->rows[t->n++];
+		memset(p, 0, sizeof(*p));
+		/* ascending but for a pid reused in the interval (an exited row
+		 * and a live one): kept as recorded, only bounded */
+		gap = r_i(r);
+		if (gap < INT32_MIN - pid || gap > INT32_MAX - pid) {
+			r->bad = true;
+			break;
+		}
+		pid += gap;
+		p->pid = (int32_t)pid;
+		r_s(r, p->comm, sizeof(p->comm));
+		p->exited = r_b(r);
+		p->source = r_u(r) ? PROC_SRC_TASKSTATS : PROC_SRC_PROCFS;
+		p->read_bytes = r_u(r);
+		p->write_bytes = r_u(r);
+		p->cancelled_write_bytes = r_u(r);
+		p->has_delay = r_b(r);
+		p->blkio_count = r_u(r);
+		p->blkio_delay_ns = r_u(r);
+		p->reaped_read_bytes = r_u(r);
+		p->reaped_write_bytes = r_u(r);
+		p->reaped_cancelled_bytes = r_u(r);
+	}
+	return r->bad ? -EBADMSG : 0;
+}
+
+/* ---- pressure (the host's and each cgroup's) ---- */
+
+static void w_psi(struct strbuf *o, const struct psi_line *l)
+{
+	w_u(o, l->present);
+	w_pct(o, l->avg10);
+	w_pct(o, l->avg60);
+	w_pct(o, l->avg300);
+	w_u(o, l->total_us);
+}
+
+static void r_psi(struct rd *r, struct psi_line *l)
+{
+	l->present = r_b(r);
+	l->avg10 = r_pct(r);
+	l->avg60 = r_pct(r);
+	l->avg300 = r_pct(r);
+	l->total_us = r_u(r);
+}
+
+static void pack_pressure(const struct pressure_raw *p, struct strbuf *o)
+{
+	size_t at = rec_open(o, REC_TAG_PRESSURE);
+
+	for (int i = 0; i < PSI__COUNT; i++) {
+		w_u(o, (uint64_t)i);
+		w_psi(o, &p->res[i].some);
+		w_psi(o, &p->res[i].full);
+		w_st(o, &p->res[i].status);
+		w_end(o, 0);
+	}
+	rec_close(o, at);
+}
+
+static int unpack_pressure(struct rd *r, struct pressure_raw *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (int i = 0; i < PSI__COUNT; i++) {
+		p->res[i].status.err = -ENODATA;
+		snprintf(p->res[i].status.reason, sizeof(p->res[i].status.reason),
+			 "not in the recording");
+	}
+	while (!r->bad && rd_line(r)) {
+		uint64_t i = r_u(r);
+		struct psi_raw *x;
+
+		if (i >= PSI__COUNT)
+			continue; /* a later kernel's resource */
+		x = &p->res[i];
+		r_psi(r, &x->some);
+		r_psi(r, &x->full);
+		r_st(r, &x->status);
+	}
+	return r->bad ? -EBADMSG : 0;
+}
+
+/* ---- writeback ---- */
+
+static void pack_writeback(const struct writeback_raw *w, struct strbuf *o)
+{
+	size_t at = rec_open(o, REC_TAG_WRITEBACK);
+
+	w_u(o, w->has_vmstat);
+	w_u(o, w->nr_dirty);
+	w_u(o, w->nr_writeback);
+	w_u(o, w->nr_dirty_threshold);
+	w_u(o, w->nr_dirty_bg_threshold);
+	w_u(o, w->has_thresholds);
+	w_u(o, w->page_size);
+	for (int i = 0; i < WB__COUNT; i++) {
+		w_u(o, w->has_sysctl[i]);
+		w_u(o, w->sysctl[i]);
+	}
+	w_st(o, &w->vmstat_status);
+	w_st(o, &w->sysctl_status);
+	w_end(o, 0);
+	rec_close(o, at);
+}
+
+static int unpack_writeback(struct rd *r, struct writeback_raw *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (!rd_line(r))
+		return -EBADMSG;
+	w->has_vmstat = r_b(r);
+	w->nr_dirty = r_u(r);
+	w->nr_writeback = r_u(r);
+	w->nr_dirty_threshold = r_u(r);
+	w->nr_dirty_bg_threshold = r_u(r);
+	w->has_thresholds = r_b(r);
+	w->page_size = r_u(r);
+	for (int i = 0; i < WB__COUNT; i++) {
+		w->has_sysctl[i] = r_b(r);
+		w->sysctl[i] = r_u(r);
+	}
+	r_st(r, &w->vmstat_status);
+	r_st(r, &w->sysctl_status);
+	return r->bad ? -EBADMSG : 0;
+}
+
+/* ---- cgroups ---- */
+
+static void pack_cgroups(const struct cgroup_table *t, struct strbuf *o)
+{
+	size_t at = rec_open(o, REC_TAG_CGROUPS);
+
+	sb_puts(o, "h\t");
+	w_s(o, t->top);
+	w_u(o, t->io_enabled);
+	w_u(o, t->skipped);
+	w_st(o, &t->status);
+	w_end(o, 0);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct cgroup_raw *g = &t->rows[i];
+
+		sb_puts(o, "g\t");
+		w_s(o, g->path);
+		w_u(o, g->has_stat);
+		w_u(o, g->has_psi);
+		w_psi(o, &g->some);
+		w_psi(o, &g->full);
+		w_end(o, 0);
+		for (size_t k = 0; k < g->nio && g->io_off + k < t->nio; k++) {
+			const struct cgroup_io *io = &t->io[g->io_off + k];
+
+			sb_puts(o, "i\t");
+			w_u(o, io->major);
+			w_u(o, io->minor);
+			w_u(o, io->has_discard);
+			w_u(o, io->rbytes);
+			w_u(o, io->wbytes);
+			w_u(o, io->rios);
+			w_u(o, io->wios);
+			w_u(o, io->dbytes);
+			w_u(o, io->dios);
+			w_end(o, 0);
+		}
+	}
+	rec_close(o, at);
+}
+
+static int unpack_cgroups(struct rd *r, struct cgroup_table *t)
+{
+	struct cgroup_raw *g = NULL;
+
+	t->n = t->nio = 0;
+	if (!rd_line(r) || r_kind(r) != 'h')
+		return -EBADMSG;
+	r_s(r, t->top, sizeof(t->top));
+	t->io_enabled = r_b(r);
+	t->skipped = r_u32(r);
+	r_st(r, &t->status);
+	while (!r->bad && rd_line(r)) {
+		char k = r_kind(r);
+
+		if (k == 'g') {
+			if (t->n >= CGROUP_MAX) {
+				r->bad = true;
+				break;
+			}
+			if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
+				return -ENOMEM;
+			g = &t->rows[t->n++];
+			memset(g, 0, sizeof(*g));
+			r_s(r, g->path, sizeof(g->path));
+			g->has_stat = r_b(r);
+			g->has_psi = r_b(r);
+			r_psi(r, &g->some);
+			r_psi(r, &g->full);
+			g->io_off = t->nio;
+			/* cgroup_table_find() searches by path: the rows must ascend */
+			if (t->n > 1 && strcmp(g->path, g[-1].path) <= 0)
+				r->bad = true;
+		} else if (k == 'i') {
+			struct cgroup_io *io;
+
+			if (!g || g->nio >= CGROUP_DEVS_MAX || t->nio >= RECPAYLOAD_CGIO_MAX) {
+				r->bad = true;
+				break;
+			}
+			if (grow((void **)&t->io, &t->io_cap, t->nio + 1, sizeof(*t->io)) < 0)
+				return -ENOMEM;
+			io = &t->io[t->nio++];
+			g->nio++;
+			io->major = r_u32(r);
+			io->minor = r_u32(r);
+			io->has_discard = r_b(r);
+			io->rbytes = r_u(r);
+			io->wbytes = r_u(r);
+			io->rios = r_u(r);
+			io->wios = r_u(r);
+			io->dbytes = r_u(r);
+			io->dios = r_u(r);
+		}
+	}
+	return r->bad ? -EBADMSG : 0;
+}
+
+/* ---- NICs ---- */
+
+static void pack_nics(const struct nic_table *t, struct strbuf *o)
+{
+	size_t at = rec_open(o, REC_TAG_NICS);
+
+	sb_puts(o, "h\t");
+	w_st(o, &t->rtnl);
+	w_st(o, &t->ethtool);
+	w_end(o, 0);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct nic_raw *n = &t->rows[i];
+		const struct nic_link_stats *s = &n->stats;
+		const struct nic_channels *ch = &n->channels;
+		const struct nic_coalesce *co = &n->coalesce;
+
+		sb_puts(o, "n\t");
+		w_s(o, n->ifname);
+		w_u(o, n->ifindex);
+		w_u(o, n->up);
+		w_u(o, n->running);
+		w_u(o, n->num_rx_queues);
+		w_u(o, n->num_tx_queues);
+		w_u(o, n->has_channels);
+		w_u(o, ch->rx);
+		w_u(o, ch->tx);
+		w_u(o, ch->other);
+		w_u(o, ch->combined);
+		w_u(o, ch->rx_max);
+		w_u(o, ch->tx_max);
+		w_u(o, ch->other_max);
+		w_u(o, ch->combined_max);
+		w_st(o, &n->channels_status);
+		w_u(o, n->has_coalesce);
+		w_u(o, (uint64_t)co->has_rx_usecs | (uint64_t)co->has_rx_frames << 1 |
+			   (uint64_t)co->has_tx_usecs << 2 | (uint64_t)co->has_tx_frames << 3 |
+			   (uint64_t)co->has_adaptive_rx << 4 | (uint64_t)co->has_adaptive_tx << 5 |
+			   (uint64_t)co->adaptive_rx << 6 | (uint64_t)co->adaptive_tx << 7);
+		w_u(o, co->rx_usecs);
+		w_u(o, co->rx_frames);
+		w_u(o, co->tx_usecs);
+		w_u(o, co->tx_frames);
+		w_st(o, &n->coalesce_status);
+		w_u(o, n->nirqs);
+		for (size_t k = 0; k < n->nirqs && k < NIC_IRQ_MAX; k++)
+			w_u(o, n->irqs[k]);
+		/* the counters last: a line whose text is unchanged but for them */
+		w_u(o, n->has_stats);
+		w_u(o, s->rx_packets);
+		w_u(o, s->tx_packets);
+		w_u(o, s->rx_bytes);
+		w_u(o, s->tx_bytes);
+		w_u(o, s->rx_errors);
+		w_u(o, s->tx_errors);
+		w_u(o, s->rx_dropped);
+		w_u(o, s->tx_dropped);
+		w_end(o, 0);
+	}
+	rec_close(o, at);
+}
+
+static int unpack_nics(struct rd *r, struct nic_table *t)
+{
+	t->n = 0;
+	if (!rd_line(r) || r_kind(r) != 'h')
+		return -EBADMSG;
+	r_st(r, &t->rtnl);
+	r_st(r, &t->ethtool);
+	while (!r->bad && rd_line(r)) {
+		struct nic_raw *n;
+		struct nic_link_stats *s;
+		struct nic_channels *ch;
+		struct nic_coalesce *co;
+		uint64_t bits;
+
+		if (r_kind(r) != 'n')
+			continue;
+		if (t->n >= RECPAYLOAD_NICS_MAX) {
+			r->bad = true;
+			break;
+		}
+		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
+			return -ENOMEM;
+		n = &t->rows[t->n++];
+		memset(n, 0, sizeof(*n));
+		s = &n->stats;
+		ch = &n->channels;
+		co = &n->coalesce;
+		r_s(r, n->ifname, sizeof(n->ifname));
+		n->ifindex = r_u32(r);
+		n->up = r_b(r);
+		n->running = r_b(r);
+		n->num_rx_queues = r_u32(r);
+		n->num_tx_queues = r_u32(r);
+		n->has_channels = r_b(r);
+		ch->rx = r_u32(r);
+		ch->tx = r_u32(r);
+		ch->other = r_u32(r);
+		ch->combined = r_u32(r);
+		ch->rx_max = r_u32(r);
+		ch->tx_max = r_u32(r);
+		ch->other_max = r_u32(r);
+		ch->combined_max = r_u32(r);
+		r_st(r, &n->channels_status);
+		n->has_coalesce = r_b(r);
+		bits = r_u(r);
+		co->has_rx_usecs = bits & 1;
+		co->has_rx_frames = bits >> 1 & 1;
+		co->has_tx_usecs = bits >> 2 & 1;
+		co->has_tx_frames = bits >> 3 & 1;
+		co->has_adaptive_rx = bits >> 4 & 1;
+		co->has_adaptive_tx = bits >> 5 & 1;
+		co->adaptive_rx = bits >> 6 & 1;
+		co->adaptive_tx = bits >> 7 & 1;
+		co->rx_usecs = r_u32(r);
+		co->rx_frames = r_u32(r);
+		co->tx_usecs = r_u32(r);
+		co->tx_frames = r_u32(r);
+		r_st(r, &n->coalesce_status);
+		n->nirqs = r_u(r);
+		if (n->nirqs > NIC_IRQ_MAX) {
+			n->nirqs = 0;
+			r->bad = true;
+			break;
+		}
+		for (size_t k = 0; k < n->nirqs; k++)
+			n->irqs[k] = r_u32(r);
+		n->has_stats = r_b(r);
+		s->rx_packets = r_u(r);
+		s->tx_packets = r_u(r);
+		s->rx_bytes = r_u(r);
+		s->tx_bytes = r_u(r);
+		s->rx_errors = r_u(r);
+		s->tx_errors = r_u(r);
+		s->rx_dropped = r_u(r);
+		s->tx_dropped = r_u(r);
+	}
+	return r->bad ? -EBADMSG : 0;
+}
+
+/* ---- blk-mq and NUMA ---- */
+
+static void pack_blkmq(const struct blkmq_table *t, struct strbuf *o)
+{
+	size_t at = rec_open(o, REC_TAG_BLKMQ);
+
+	for (size_t i = 0; i < t->n; i++) {
+		w_s(o, t->rows[i].disk);
+		w_u(o, t->rows[i].hctx);
+		w_s(o, t->rows[i].cpu_list);
+		w_end(o, 0);
+	}
+	rec_close(o, at);
+}
+
+static int unpack_blkmq(struct rd *r, struct blkmq_table *t)
+{
+	t->n = 0;
+	while (!r->bad && rd_line(r)) {
+		struct blkmq_queue *q;
+
+		if (t->n >= RECPAYLOAD_BLKMQ_MAX) {
+			r->bad = true;
+			break;
+		}
+		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
+			return -ENOMEM;
+		q = &t->rows[t->n++];
+		r_s(r, q->disk, sizeof(q->disk));
+		q->hctx = r_u32(r);
+		r_s(r, q->cpu_list, sizeof(q->cpu_list));
+	}
+	return r->bad ? -EBADMSG : 0;
+}
+
+static void pack_numa(const struct numa_table *t, struct strbuf *o)
+{
+	size_t at = rec_open(o, REC_TAG_NUMA);
+
+	for (size_t i = 0; i < t->n; i++) {
+		w_i(o, t->rows[i].node);
+		w_s(o, t->rows[i].cpu_list);
+		w_end(o, 0);
+	}
+	rec_close(o, at);
+}
+
+static int unpack_numa(struct rd *r, struct numa_table *t)
+{
+	t->n = 0;
+	while (!r->bad && rd_line(r)) {
+		struct numa_node *x;
+
+		if (t->n >= 1024) { /* NUMA_NODES_MAX */
+			r->bad = true;
+			break;
+		}
+		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
+			return -ENOMEM;
+		x = &t->rows[t->n++];
+		x->node = r_int(r);
+		r_s(r, x->cpu_list, sizeof(x->cpu_list));
+	}
+	return r->bad ? -EBADMSG : 0;
+}
+
+/* ---- the snapshot's sections ---- */
+
+/* ---- the optional sources' cadence ---- */
+
+/* One line a source (enum cad_src's order): carried, every, age, the read's
+ * uptime and CPU time, why it was read. Written after the sampler set them
+ * (the document says them), so a replay says the same. */
+static void pack_cadence(const struct src_cadence *cad, struct strbuf *o)
+{
+	size_t at = rec_open(o, REC_TAG_CADENCE);
+
+	for (int k = 0; k < CAD__COUNT; k++) {
+		const struct src_cadence *c = &cad[k];
+
+		sb_puts(o, "c\t");
+		w_u(o, c->carried);
+		w_u(o, c->every);
+		w_u(o, c->age);
+		w_u(o, c->read_uptime_cs);
+		w_u(o, c->cpu_ns);
+		w_s(o, c->why);
+		w_end(o, 0);
+	}
+	rec_close(o, at);
+}
+
+static int unpack_cadence(struct rd *r, struct src_cadence *cad)
+{
+	int k = 0;
+
+	while (!r->bad && rd_line(r)) {
+		struct src_cadence *c;
+
+		if (r_kind(r) != 'c')
+			continue;
+		if (k >= CAD__COUNT)
+			break; /* a newer version's source: not ours */
+		c = &cad[k++];
+		c->carried = r_b(r);
+		c->every = r_u32(r);
+		c->age = r_u32(r);
+		c->read_uptime_cs = r_u(r);
+		c->cpu_ns = r_u(r);
+		r_s(r, c->why, sizeof(c->why));
+	}
+	if (r->bad) {
+		memset(cad, 0, CAD__COUNT * sizeof(*cad));
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int recpayload_pack_sections(const struct snapshot *s, struct strbuf *out)
+{
+	const struct workload_raw *w = s->workload;
+
+	if (s->turbo)
+		pack_turbo(s->turbo, out);
+	if (w) {
+		pack_cgroups(&w->cgroups, out);
+		pack_nics(&w->nics, out);
+		pack_pressure(&w->pressure, out);
+		pack_writeback(&w->writeback, out);
+	}
+	if (s->mq.n)
+		pack_blkmq(&s->mq, out);
+	if (s->numa.n)
+		pack_numa(&s->numa, out);
+	if (s->turbo || w)
+		pack_cadence(s->cadence, out);
+	return out->err;
+}
+
+int recpayload_pack_procs(const struct snapshot *s, struct strbuf *out)
+{
+	if (s->workload)
+		pack_procs(&s->workload->procs, out);
+	return out->err;
+}
+
+/* A workload source the payload lacks: unavailable, not zeros. */
+static void not_recorded(struct src_status *st)
+{
+	st->err = -ENODATA;
+	snprintf(st->reason, sizeof(st->reason), "not in the recording");
+}
+
+/* Every workload source unavailable until its record comes; storage kept. */
+static void workload_reset(struct workload_raw *w)
+{
+	w->procs.n = 0;
+	w->procs.carried = false;
+	w->procs.delayacct = -1;
+	w->procs.unreadable = w->procs.queried = w->procs.answered = 0;
+	w->procs.vanished = w->procs.exited_rows = 0;
+	w->procs.scan_uptime_cs = w->procs.scan_cpu_ns = 0;
+	w->procs.scan_every = w->procs.scan_age = 0;
+	w->procs.scan_why[0] = '\0';
+	not_recorded(&w->procs.procfs);
+	not_recorded(&w->procs.taskstats);
+	w->nics.n = 0;
+	not_recorded(&w->nics.rtnl);
+	not_recorded(&w->nics.ethtool);
+	w->cgroups.n = w->cgroups.nio = 0;
+	w->cgroups.top[0] = '\0';
+	w->cgroups.io_enabled = false;
+	w->cgroups.skipped = 0;
+	not_recorded(&w->cgroups.status);
+	memset(&w->writeback, 0, sizeof(w->writeback));
+	not_recorded(&w->writeback.vmstat_status);
+	not_recorded(&w->writeback.sysctl_status);
+	memset(&w->pressure, 0, sizeof(w->pressure));
+	for (int i = 0; i < PSI__COUNT; i++)
+		not_recorded(&w->pressure.res[i].status);
+}
+
+void recpayload_unpack_begin(struct snapshot *s)
+{
+	if (s->workload)
+		workload_reset(s->workload);
+	s->mq.n = 0;
+	s->numa.n = 0;
+	memset(s->cadence, 0, sizeof(s->cadence)); /* none recorded before version 3 */
+}
+
+void recpayload_unpack_end(struct snapshot *s, bool had_turbo, bool had_workload)
+{
+	if (!had_turbo) {
+		turbo_raw_free(s->turbo);
+		s->turbo = NULL;
+	}
+	if (!had_workload) {
+		workload_raw_free(s->workload);
+		s->workload = NULL;
+	}
+}
+
+static int workload_of(struct snapshot *s, struct workload_raw **ret)
+{
+	struct workload_raw *w = s->workload;
+
+	if (!w) {
+		w = calloc(1, sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		workload_reset(w);
+		s->workload = w;
+	}
+	*ret = w;
+	return 0;
+}
+
+int recpayload_unpack_section(uint16_t tag, const char *p, size_t len, struct snapshot *s)
+{
+	struct workload_raw *w = NULL;
+	struct rd r;
+	int e = 0;
+
+	rd_init(&r, p, len);
+	if (tag >= REC_TAG_PROCS && tag <= REC_TAG_WRITEBACK && workload_of(s, &w) < 0)
+		return -ENOMEM;
+	switch (tag) {
+	case REC_TAG_TURBO:
+		return unpack_turbo(&r, &s->turbo);
+	case REC_TAG_PROCS:
+		e = unpack_procs(&r, &w->procs);
+		if (e == -EBADMSG) {
+			w->procs.n = 0;
+			w->procs.carried = false;
+			not_recorded(&w->procs.procfs);
+			not_recorded(&w->procs.taskstats);
+		}
+		return e;
+	case REC_TAG_CGROUPS:
+		e = unpack_cgroups(&r, &w->cgroups);
+		if (e == -EBADMSG) {
+			w->cgroups.n = w->cgroups.nio = 0;
+			not_recorded(&w->cgroups.status);
+		}
+		return e;
+	case REC_TAG_NICS:
+		e = unpack_nics(&r, &w->nics);
+		if (e == -EBADMSG) {
+			w->nics.n = 0;
+			not_recorded(&w->nics.rtnl);
+			not_recorded(&w->nics.ethtool);
+		}
+		return e;
+	case REC_TAG_PRESSURE:
+		e = unpack_pressure(&r, &w->pressure);
+		if (e == -EBADMSG)
+			for (int i = 0; i < PSI__COUNT; i++) {
+				memset(&w->pressure.res[i], 0, sizeof(w->pressure.res[i]));
+				not_recorded(&w->pressure.res[i].status);
+			}
+		return e;
+	case REC_TAG_WRITEBACK:
+		e = unpack_writeback(&r, &w->writeback);
+		if (e == -EBADMSG) {
+			memset(&w->writeback, 0, sizeof(w->writeback));
+			not_recorded(&w->writeback.vmstat_status);
+			not_recorded(&w->writeback.sysctl_status);
+		}
+		return e;
+	case REC_TAG_BLKMQ:
+		e = unpack_blkmq(&r, &s->mq);
+		if (e == -EBADMSG)
+			s->mq.n = 0;
+		return e;
+	case REC_TAG_NUMA:
+		e = unpack_numa(&r, &s->numa);
+		if (e == -EBADMSG)
+			s->numa.n = 0;
+		return e;
+	case REC_TAG_CADENCE:
+		return unpack_cadence(&r, s->cadence);
+	default:
+		return 0;
+	}
+}
+
+/* ---- the topology ---- */
+
+int recpayload_pack_topology(const struct topology *t, struct strbuf *o)
+{
+	size_t at = rec_open(o, REC_TAG_TOPOLOGY);
+	const struct topo_irqbalance *ib = &t->irqbalance;
+
+	sb_puts(o, "h\t");
+	w_u(o, t->has_online);
+	w_u(o, t->has_isolated);
+	w_u(o, t->has_nohz_full);
+	w_u(o, t->isolated_from_cmdline);
+	w_u(o, t->nohz_full_from_cmdline);
+	w_set(o, &t->online);
+	w_set(o, &t->isolated);
+	w_set(o, &t->nohz_full);
+	w_i(o, t->nr_nodes);
+	w_u(o, t->has_irqbalance);
+	w_i(o, t->rps_sock_flow_entries);
+	w_end(o, 0);
+	sb_puts(o, "b\t");
+	w_u(o, ib->running);
+	w_i(o, ib->pid);
+	w_set(o, &ib->banned_cpus);
+	w_s(o, ib->config);
+	w_u(o, ib->nbanned_irqs);
+	for (size_t i = 0; i < ib->nbanned_irqs && i < 64; i++)
+		w_u(o, ib->banned_irqs[i]);
+	w_end(o, 0);
+	for (size_t i = 0; i < t->ndevs; i++) {
+		const struct topo_dev *d = &t->devs[i];
+
+		sb_puts(o, "d\t");
+		w_s(o, d->pci);
+		w_s(o, d->driver);
+		w_u(o, d->kind);
+		w_s(o, d->name);
+		w_i(o, d->numa_node);
+		w_u(o, d->has_numa);
+		w_u(o, d->has_local);
+		w_set(o, &d->local_cpus);
+		w_u(o, d->nirqs);
+		for (size_t k = 0; k < d->nirqs; k++)
+			w_u(o, d->irqs[k]);
+		w_end(o, 0);
+	}
+	for (size_t i = 0; i < t->nirqs; i++) {
+		const struct topo_irq *q = &t->irqs[i];
+
+		sb_puts(o, "q\t");
+		w_u(o, q->irq);
+		w_u(o, q->has_smp);
+		w_u(o, q->has_eff);
+		w_u(o, q->has_hint);
+		w_u(o, q->has_node);
+		w_set(o, &q->smp_affinity);
+		w_s(o, q->smp_list);
+		w_set(o, &q->effective);
+		w_set(o, &q->hint);
+		w_i(o, q->node);
+		w_s(o, q->actions);
+		w_s(o, q->chip_name);
+		w_s(o, q->hwirq);
+		w_u(o, q->managed);
+		w_u(o, q->managed_known);
+		w_s(o, q->managed_why);
+		w_i(o, q->dev);
+		w_end(o, 0);
+	}
+	for (size_t i = 0; i < t->nnets; i++) {
+		const struct topo_net *n = &t->nets[i];
+
+		sb_puts(o, "n\t");
+		w_s(o, n->ifname);
+		w_i(o, n->dev);
+		w_u(o, n->rx_queues);
+		w_u(o, n->has_rps);
+		w_set(o, &n->rps_cpus);
+		w_s(o, n->rps_cpus_raw);
+		w_u(o, n->has_flow_cnt);
+		w_u(o, n->rps_flow_cnt);
+		w_end(o, 0);
+	}
+	for (size_t i = 0; i < t->nblocks; i++) {
+		const struct topo_block *b = &t->blocks[i];
+
+		sb_puts(o, "k\t");
+		w_s(o, b->name);
+		w_i(o, b->dev);
+		w_s(o, b->scheduler);
+		w_s(o, b->schedulers);
+		w_i(o, b->nr_requests);
+		w_i(o, b->read_ahead_kb);
+		w_i(o, b->rotational);
+		w_u(o, b->nr_hw_queues);
+		w_end(o, 0);
+	}
+	for (size_t i = 0; i < t->nmissing && i < TOPO_MISSING_MAX; i++) {
+		sb_puts(o, "m\t");
+		w_s(o, t->missing[i]);
+		w_end(o, 0);
+	}
+	rec_close(o, at);
+	return o->err;
+}
+
+/* Room for one more row of a topology table, bounded. */
+static int topo_row(void **arr, size_t *n, size_t *cap, size_t size, struct rd *r)
+{
+	if (*n >= RECPAYLOAD_TOPO_MAX) {
+		r->bad = true;
+		return -EBADMSG;
+	}
+	if (grow(arr, cap, *n + 1, size) < 0)
+		return -ENOMEM;
+	memset((char *)*arr + *n * size, 0, size);
+	(*n)++;
+	return 0;
+}
+
+static int unpack_topo_line(struct rd *r, struct topology *t)
+{
+	struct topo_irqbalance *ib = &t->irqbalance;
+	int e;
+
+	switch (r_kind(r)) {
+	case 'h':
+		t->has_online = r_b(r);
+		t->has_isolated = r_b(r);
+		t->has_nohz_full = r_b(r);
+		t->isolated_from_cmdline = r_b(r);
+		t->nohz_full_from_cmdline = r_b(r);
+		r_set(r, &t->online);
+		r_set(r, &t->isolated);
+		r_set(r, &t->nohz_full);
+		t->nr_nodes = r_int(r);
+		t->has_irqbalance = r_b(r);
+		t->rps_sock_flow_entries = (long)r_i(r);
+		return 0;
+	case 'b':
+		ib->running = r_b(r);
+		ib->pid = r_int(r);
+		r_set(r, &ib->banned_cpus);
+		r_s(r, ib->config, sizeof(ib->config));
+		ib->nbanned_irqs = r_u(r);
+		if (ib->nbanned_irqs > 64) {
+			ib->nbanned_irqs = 0;
+			r->bad = true;
+		}
+		for (size_t i = 0; i < ib->nbanned_irqs; i++)
+			ib->banned_irqs[i] = r_u32(r);
+		return 0;
+	case 'd': {
+		struct topo_dev *d;
+		uint64_t n;
+
+		e = topo_row((void **)&t->devs, &t->ndevs, &t->devs_cap, sizeof(*t->devs), r);
+		if (e < 0)
+			return e;
+		d = &t->devs[t->ndevs - 1];
+		r_s(r, d->pci, sizeof(d->pci));
+		r_s(r, d->driver, sizeof(d->driver));
+		d->kind = (enum topo_dev_kind)(r_u(r) % (TOPO_DEV_SCSI + 1));
+		r_s(r, d->name, sizeof(d->name));
+		d->numa_node = r_int(r);
+		d->has_numa = r_b(r);
+		d->has_local = r_b(r);
+		r_set(r, &d->local_cpus);
+		n = r_u(r);
+		/* all devices' vectors, bounded together */
+		if (n > RECPAYLOAD_DEVIRQS_MAX - r->total) {
+			r->bad = true;
+			return -EBADMSG;
+		}
+		r->total += (size_t)n;
+		if (n) {
+			d->irqs = calloc((size_t)n, sizeof(*d->irqs));
+			if (!d->irqs)
+				return -ENOMEM;
+			d->nirqs = (size_t)n;
+			for (size_t k = 0; k < d->nirqs; k++)
+				d->irqs[k] = r_u32(r);
+		}
+		return 0;
+	}
+	case 'q': {
+		struct topo_irq *q;
+
+		e = topo_row((void **)&t->irqs, &t->nirqs, &t->irqs_cap, sizeof(*t->irqs), r);
+		if (e < 0)
+			return e;
+		q = &t->irqs[t->nirqs - 1];
+		q->irq = r_u32(r);
+		q->has_smp = r_b(r);
+		q->has_eff = r_b(r);
+		q->has_hint = r_b(r);
+		q->has_node = r_b(r);
+		r_set(r, &q->smp_affinity);
+		r_s(r, q->smp_list, sizeof(q->smp_list));
+		r_set(r, &q->effective);
+		r_set(r, &q->hint);
+		q->node = r_int(r);
+		r_s(r, q->actions, sizeof(q->actions));
+		r_s(r, q->chip_name, sizeof(q->chip_name));
+		r_s(r, q->hwirq, sizeof(q->hwirq));
+		q->managed = r_b(r);
+		q->managed_known = r_b(r);
+		r_s(r, q->managed_why, sizeof(q->managed_why));
+		q->dev = r_int(r);
+		/* topology_irq() searches by number: they must ascend */
+		if (t->nirqs > 1 && q->irq <= q[-1].irq)
+			r->bad = true;
+		return 0;
+	}
+	case 'n': {
+		struct topo_net *n;
+
+		e = topo_row((void **)&t->nets, &t->nnets, &t->nets_cap, sizeof(*t->nets), r);
+		if (e < 0)
+			return e;
+		n = &t->nets[t->nnets - 1];
+		r_s(r, n->ifname, sizeof(n->ifname));
+		n->dev = r_int(r);
+		n->rx_queues = r_u32(r);
+		n->has_rps = r_b(r);
+		r_set(r, &n->rps_cpus);
+		r_s(r, n->rps_cpus_raw, sizeof(n->rps_cpus_raw));
+		n->has_flow_cnt = r_b(r);
+		n->rps_flow_cnt = r_u(r);
+		return 0;
+	}
+	case 'k': {
+		struct topo_block *b;
+
+		e = topo_row((void **)&t->blocks, &t->nblocks, &t->blocks_cap, sizeof(*t->blocks),
+			     r);
+		if (e < 0)
+			return e;
+		b = &t->blocks[t->nblocks - 1];
+		r_s(r, b->name, sizeof(b->name));
+		b->dev = r_int(r);
+		r_s(r, b->scheduler, sizeof(b->scheduler));
+		r_s(r, b->schedulers, sizeof(b->schedulers));
+		b->nr_requests = (long)r_i(r);
+		b->read_ahead_kb = (long)r_i(r);
+		b->rotational = r_int(r);
+		b->nr_hw_queues = r_u32(r);
+		return 0;
+	}
+	case 'm':
+		if (t->nmissing >= TOPO_MISSING_MAX) {
+			r->bad = true;
+			return -EBADMSG;
+		}
+		r_s(r, t->missing[t->nmissing], sizeof(t->missing[0]));
+		t->nmissing++;
+		return 0;
+	default:
+		return 0; /* a later version's line */
+	}
+}
+
+int recpayload_unpack_topology(const char *p, size_t len, struct topology *ret)
+{
+	struct topology t = { 0 };
+	struct rd r;
+	int e = 0;
+
+	t.rps_sock_flow_entries = -1;
+	rd_init(&r, p, len);
+	while (e >= 0 && !r.bad && rd_line(&r))
+		e = unpack_topo_line(&r, &t);
+	if (e >= 0 && r.bad)
+		e = -EBADMSG;
+	/* indexes into devs: a recording may not point outside */
+	for (size_t i = 0; e >= 0 && i < t.nirqs; i++)
+		if (t.irqs[i].dev < -1 || t.irqs[i].dev >= (int)t.ndevs)
+			e = -EBADMSG;
+	for (size_t i = 0; e >= 0 && i < t.nnets; i++)
+		if (t.nets[i].dev < -1 || t.nets[i].dev >= (int)t.ndevs)
+			e = -EBADMSG;
+	for (size_t i = 0; e >= 0 && i < t.nblocks; i++)
+		if (t.blocks[i].dev < -1 || t.blocks[i].dev >= (int)t.ndevs)
+			e = -EBADMSG;
+	if (e < 0) {
+		topology_free(&t);
+		return e;
+	}
+	*ret = t;
+	return 0;
+}
+
+int recpayload_next(const char **pos, const char *end, uint16_t *ret_tag, int32_t *ret_err,
+		    const char **ret_p, size_t *ret_len)
+{
+	const unsigned char *h = (const unsigned char *)*pos;
+	uint32_t e = 0, l = 0;
+
+	if (end - *pos < 12)
+		return 0; /* a short tail is no record */
+	for (int i = 0; i < 4; i++) {
+		e |= (uint32_t)h[4 + i] << (8 * i);
+		l |= (uint32_t)h[8 + i] << (8 * i);
+	}
+	if (l > (size_t)(end - *pos) - 12)
+		return -EBADMSG;
+	*ret_tag = (uint16_t)(h[0] | h[1] << 8);
+	*ret_err = (int32_t)e;
+	*ret_p = *pos + 12;
+	*ret_len = l;
+	*pos += 12 + (size_t)l;
+	return 1;
+}
+
+int recpayload_find(const void *buf, size_t len, uint16_t tag, const char **ret_p, size_t *ret_len,
+		    int32_t *ret_err)
+{
+	const char *pos = buf, *end = pos + len, *p;
+	uint16_t t;
+	int32_t e;
+	size_t l;
+	int r;
+
+	while ((r = recpayload_next(&pos, end, &t, &e, &p, &l)) > 0)
+		if (t == tag) {
+			*ret_p = p;
+			*ret_len = l;
+			*ret_err = e;
+			return 1;
+		}
+	return r;
+}
