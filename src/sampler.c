@@ -611,17 +611,24 @@ void sampler_replay_close(struct sampler_replay *r)
 	free(r);
 }
 
-int sampler_replay_advise(struct sampler_replay *r, const char *root)
+/* The replay's sampler again, advising (on topologies it is given). */
+static int replay_advising(struct sampler_replay *r, const char *root, struct sampler **ret_s)
 {
 	struct sampler_opts so = { .root = root,
 				   .skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT,
 				   .advise = true,
 				   .topo_given = true };
+
+	return sampler_open(&so, ret_s);
+}
+
+int sampler_replay_advise(struct sampler_replay *r, const char *root)
+{
 	struct topology t = { 0 };
 	struct sampler *s;
 	int e;
 
-	e = sampler_open(&so, &s);
+	e = replay_advising(r, root, &s);
 	if (e < 0)
 		return e;
 	/* once: it is today's topology whatever the recorded time, so reading
@@ -633,6 +640,19 @@ int sampler_replay_advise(struct sampler_replay *r, const char *root)
 	}
 	sampler_put_topology(s, &t);
 	s->topo_fallback = true;
+	sampler_close(r->s);
+	r->s = s;
+	return 0;
+}
+
+int sampler_replay_advise_recorded(struct sampler_replay *r)
+{
+	struct sampler *s;
+	int e;
+
+	e = replay_advising(r, NULL, &s);
+	if (e < 0)
+		return e;
 	sampler_close(r->s);
 	r->s = s;
 	return 0;

@@ -225,6 +225,10 @@ void sampler_replay_close(struct sampler_replay *r);
  * opened, -ENOMEM; nothing changed).
  */
 int sampler_replay_advise(struct sampler_replay *r, const char *root);
+/* The same on the recorded topologies only (a sample that recorded none
+ * has no advice): what the daemon's history sends of its own recording.
+ * 0 or -ENOMEM. */
+int sampler_replay_advise_recorded(struct sampler_replay *r);
 
 /*
  * The interval of the documents (atop's wider interval): 0, each sample's

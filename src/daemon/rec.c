@@ -280,6 +280,11 @@ struct blob *rec_history(struct daemon *d, int64_t seconds, uint64_t first_id, s
 		from = now - span;
 	if (sampler_replay_open(d->args.record_dir, &rp, why, sizeof(why)) < 0)
 		return NULL;
+	/* the advice the daemon sent, on the topology it recorded with it */
+	if (!d->args.core_only && sampler_replay_advise_recorded(rp) < 0) {
+		sampler_replay_close(rp);
+		return NULL;
+	}
 	sampler_replay_seek(rp, from, false);
 	while (n < REC_HISTORY_MAX && sampler_replay_next(rp, &f) > 0) {
 		const char *doc;

@@ -220,6 +220,21 @@ def full_fidelity(tmp, daemons):
             check(k in got, "replay --at a carried sample: no %s at all" % k)
             continue
         check(got.get(k) == docs[at].get(k), "replay --at a carried sample: %s differs" % k)
+    # history reaching into the recording of a full daemon: the advice it
+    # sent, on the topology it recorded (a ring of 1 s: the rest is replayed)
+    rec2 = os.path.join(tmp, "rec-full2")
+    d = Daemon(tmp, interval=100, name="full2", extra=["--history", "1", "--record", rec2])
+    daemons.append(d)
+    wait_samples(d, 25)
+    head, hist = history_docs(d)
+    check(d.stop() == 0, "daemon full2 did not exit 0")
+    hist = [json.loads(x) for x in hist]
+    check(head.get("recorded", 0) >= 10 and len(hist) >= 20,
+          "history of the full2 daemon: %d samples, %r recorded"
+          % (len(hist), head.get("recorded")))
+    for x in hist[1:]:
+        check("findings" in x and "suggestions" in x,
+              "history from the recording, sample %d: no advice" % x["sample"])
     return len(live)
 
 
