@@ -48,9 +48,14 @@ int cli_parse_time(const char *s, int64_t now_ns, int64_t *ret_ns);
 /* Each line of lines as "iotriage: WHAT: LINE" on stderr; lines may be NULL. */
 void cli_print_problems(const char *what, const char *lines);
 /* The recorded sample at (the first at or after) at_ns into *ret (a copy),
- * with its boot id and time. Errors are printed; 0 or -errno. */
+ * with its boot id and time, and when ret_topo is not NULL the advisor's
+ * topology recorded with it (*ret_has_topo false: none, a version 1-2 or
+ * --core-only recording; freed by topology_free). Errors are printed; 0 or
+ * -errno. */
+struct topology;
 int cli_recording_snapshot(const char *path, int64_t at_ns, struct snapshot *ret, char *ret_boot,
-			   size_t boot_size, int64_t *ret_real);
+			   size_t boot_size, int64_t *ret_real, struct topology *ret_topo,
+			   bool *ret_has_topo);
 
 int cmd_snapshot(int argc, char **argv);
 int cmd_compute(int argc, char **argv);

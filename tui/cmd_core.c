@@ -95,15 +95,16 @@ static int parse_common(int argc, char **argv, const char *usage, struct common_
 	return 0;
 }
 
+/* topo: the topology recorded with compute --recording's AFTER, else NULL;
+ * two instants of a recording without one get no advice rather than advice
+ * on this host's topology of today. */
 static int emit(const struct snapshot *cur, const struct metrics *m, const struct common_args *a,
-		const char *mode, const char *topo_root)
+		const char *mode, const char *topo_root, const struct topology *topo)
 {
 	char host[256] = "";
 	struct advice adv = { 0 };
 
 	gethostname(host, sizeof(host) - 1);
-	/* two instants of a recording: no advice rather than on this host's
-	 * topology (replay advises on the one recorded with each sample) */
 	if (a->recording)
 		topo_root = NULL;
 	if (a->json) {
@@ -111,7 +112,9 @@ static int emit(const struct snapshot *cur, const struct metrics *m, const struc
 		struct encode_opts o = { .host = host, .mode = mode, .whole_only = !a->all_disks };
 
 		/* findings and suggestions from the topology of the same root */
-		if (topo_root && suggest_advise_root(topo_root, cur, m, &adv) == 0)
+		if (topo && advise_compute(cur, m, topo, &adv) == 0)
+			o.advice = &adv;
+		else if (topo_root && suggest_advise_root(topo_root, cur, m, &adv) == 0)
 			o.advice = &adv;
 		encode_sample(&sb, cur, m, &o);
 		advice_free(&adv);
@@ -249,7 +252,7 @@ int cmd_snapshot(int argc, char **argv)
 		cli_error("compute", "%s", strerror(-r));
 		goto out;
 	}
-	ret = emit(&s1, &m, &a, "live", a.root);
+	ret = emit(&s1, &m, &a, "live", a.root, NULL);
 out:
 	metrics_free(&m);
 	snapshot_free(&s0);
@@ -268,7 +271,7 @@ static const char compute_usage[] =
 
 /* BEFORE and AFTER of compute --recording: two instants of one boot. */
 static int load_instants(const struct common_args *a, char **argv, struct snapshot *b,
-			 struct snapshot *c)
+			 struct snapshot *c, struct topology *topo, bool *has_topo)
 {
 	char boot_b[40], boot_c[40];
 	int64_t tb, tc, rb, rc, now;
@@ -282,9 +285,10 @@ static int load_instants(const struct common_args *a, char **argv, struct snapsh
 			cli_error(argv[i], "not a time (see iotriage replay --help)");
 			return -EINVAL;
 		}
-	r = cli_recording_snapshot(a->recording, tb, b, boot_b, sizeof(boot_b), &rb);
-	if (r >= 0)
-		r = cli_recording_snapshot(a->recording, tc, c, boot_c, sizeof(boot_c), &rc);
+	r = cli_recording_snapshot(a->recording, tb, b, boot_b, sizeof(boot_b), &rb, NULL, NULL);
+	if (r >= 0) /* the advice on AFTER's topology, as the daemon's on its sample */
+		r = cli_recording_snapshot(a->recording, tc, c, boot_c, sizeof(boot_c), &rc, topo,
+					   has_topo);
 	if (r < 0)
 		return r;
 	if (rc <= rb) {
@@ -336,6 +340,8 @@ int cmd_compute(int argc, char **argv)
 	struct common_args a = { 0 };
 	struct snapshot b = { 0 }, c = { 0 };
 	struct metrics m = { 0 };
+	struct topology topo = { 0 };
+	bool has_topo = false;
 	uint64_t itv;
 	int r, ret = EXIT_FAIL;
 
@@ -355,7 +361,7 @@ int cmd_compute(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (a.recording) {
-		if (load_instants(&a, argv + optind, &b, &c) < 0)
+		if (load_instants(&a, argv + optind, &b, &c, &topo, &has_topo) < 0)
 			goto out;
 		goto rates;
 	}
@@ -389,11 +395,12 @@ rates:
 		goto out;
 	}
 	report_unpaired(&b, &c, &m);
-	ret = emit(&c, &m, &a, "compute", argv[optind + 1]);
+	ret = emit(&c, &m, &a, "compute", argv[optind + 1], has_topo ? &topo : NULL);
 out:
 	metrics_free(&m);
 	snapshot_free(&b);
 	snapshot_free(&c);
+	topology_free(&topo);
 	return ret;
 }
 

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "recfile.h"
+#include "recpayload.h"
 #include "sampler.h"
 #include "ui.h"
 
@@ -277,8 +278,28 @@ int cmd_replay(int argc, char **argv)
 	return ret;
 }
 
+/* The topology recorded in a frame's payload: 1 (*ret set), 0 none, -errno. */
+static int recorded_topology(const struct recframe *f, struct topology *ret)
+{
+	const char *p;
+	size_t n;
+	int32_t err;
+	int r;
+
+	r = recpayload_find(f->payload, f->len, REC_TAG_TOPOLOGY, &p, &n, &err);
+	if (r <= 0 || err < 0)
+		return r < 0 ? r : 0;
+	r = recpayload_unpack_topology(p, n, ret);
+	if (r < 0) {
+		topology_free(ret);
+		return r;
+	}
+	return 1;
+}
+
 int cli_recording_snapshot(const char *path, int64_t at_ns, struct snapshot *ret, char *ret_boot,
-			   size_t boot_size, int64_t *ret_real)
+			   size_t boot_size, int64_t *ret_real, struct topology *ret_topo,
+			   bool *ret_has_topo)
 {
 	struct sampler_replay *rp;
 	const struct recframe *f;
@@ -300,6 +321,14 @@ int cli_recording_snapshot(const char *path, int64_t at_ns, struct snapshot *ret
 		r = snapshot_copy(ret, sampler_current(sampler_replay_sampler(rp)));
 		snprintf(ret_boot, boot_size, "%s", f->boot_id);
 		*ret_real = f->real_ns;
+		if (r >= 0 && ret_topo) {
+			int t = recorded_topology(f, ret_topo);
+
+			/* a damaged topology record: no advice, the numbers stand */
+			if (t < 0)
+				cli_error("compute", "the recorded topology: %s", strerror(-t));
+			*ret_has_topo = t > 0;
+		}
 	}
 	sampler_replay_close(rp);
 	return r;

@@ -115,6 +115,23 @@ j=$("$IOTRIAGE" replay "$rec" --root "$tree" --json --at "$calm_at" --step 10s) 
 [ "$(field "$j" "$hot and d['interval_ms'] >= 9500")" = True ] ||
 	fail "--step 10s at the calm instant does not reach the hot phase: $j"
 "$IOTRIAGE" replay "$rec" --root "$tree" --json >"$tmp/all.ndjson" || fail "replay --json"
+# compute --recording between the hot sample and the one before it: the
+# advice on the topology recorded with it (no --root), the daemon's
+prev_at=$(python3 -c '
+import json, sys
+docs = [json.loads(x) for x in open(sys.argv[1])]
+i = [d["sample"] for d in docs].index(int(sys.argv[2]))
+print("@%.3f" % (docs[i - 1]["timestamp_ms"] / 1000))' "$tmp/all.ndjson" "$hot_id") ||
+	fail "no sample before $hot_id"
+j=$("$IOTRIAGE" compute --recording "$rec" "$prev_at" "$hot_at" --json) ||
+	fail "compute --recording"
+same=$(printf '%s\n%s\n' "$hot_doc" "$j" | python3 -c '
+import json, sys
+a, b = (json.loads(x) for x in sys.stdin.read().splitlines())
+print(a["findings"] != [] and all(a[k] == b.get(k) for k in ("findings", "suggestions")))')
+[ "$same" = True ] || fail "compute --recording's advice at sample $hot_id is not the daemon's:
+daemon: $hot_doc
+compute: $j"
 # --step 1s over a 500 ms recording: after each document, the first sample
 # taken at least 750 ms later (a second less half the recording's interval)
 "$IOTRIAGE" replay "$rec" --root "$tree" --json --step 1s >"$tmp/step.ndjson" ||
