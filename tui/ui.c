@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "draw.h"
 #include "model_worker.h"
 #include "source.h"
 #include "text.h"
@@ -143,31 +144,6 @@ void ui_fmt_num(char *buf, size_t size, int w, double v)
 	snprintf(buf, size, "%*s", w, "*");
 }
 
-void view_title(struct ui *ui, enum panel_id id, struct rect r, const char *name,
-		const char *const sorts[], size_t shown, size_t total)
-{
-	view_title_sort(ui, id, r, name, sorts[ui->panels[id].sort], shown, total);
-}
-
-void view_title_sort(struct ui *ui, enum panel_id id, struct rect r, const char *name,
-		     const char *sort, size_t shown, size_t total)
-{
-	const struct panel *p = &ui->panels[id];
-	bool focused = ui->focus == id;
-	char buf[256];
-	int n;
-
-	n = snprintf(buf, sizeof(buf), "%s%s (%zu", focused ? "> " : "  ", name, shown);
-	if (shown != total && n > 0 && (size_t)n < sizeof(buf))
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " of %zu", total);
-	if (n > 0 && (size_t)n < sizeof(buf))
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ")  sort: %s", sort);
-	if (p->filter[0] && n > 0 && (size_t)n < sizeof(buf))
-		snprintf(buf + n, sizeof(buf) - (size_t)n, "  filter: %s", p->filter);
-	ui_fill(r.y, r.x, r.w, focused ? ui_attr(ui, PAIR_TITLE) : (int)A_BOLD);
-	ui_put(r.y, r.x, r.w, focused ? ui_attr(ui, PAIR_TITLE) : (int)A_BOLD, buf);
-}
-
 void view_keep_selection(struct ui *ui, enum panel_id id,
 			 const char *(*name_of)(const struct ui *ui, size_t i))
 {
@@ -227,8 +203,7 @@ static void draw_header(struct ui *ui)
 			 m->host[0] ? m->host : "?", tl);
 	}
 	(void)n;
-	ui_fill(0, 0, COLS, ui_attr(ui, PAIR_HEADER));
-	ui_put(0, 0, COLS, ui_attr(ui, PAIR_HEADER), buf);
+	draw_line(0, 0, COLS, ui_attr(ui, PAIR_HEADER), buf);
 	if (state[0]) {
 		int len = (int)strlen(state) + 2;
 		/* the state wins over the header's tail: "DISCONNECTED" must show */

@@ -190,7 +190,8 @@ static inline int ui_mix(int base, int attr)
 	return base | attr;
 }
 
-/* Draw helpers shared by the views. Strings are clipped to the width. */
+/* Draw primitives shared by the views (the widgets over them: draw.h).
+ * Strings are clipped to the width. */
 void ui_put(int y, int x, int w, int attr, const char *s);
 void ui_fill(int y, int x, int w, int attr);
 /* A number right-aligned in exactly w columns: decimals dropped, then k/M/G. */
@@ -263,14 +264,6 @@ void view_history_draw(struct ui *ui, struct rect r);
 /* The help screen over the whole terminal, scrolled to ui->help_top; returns
  * the number of lines it has (for scrolling). */
 int view_help_draw(struct ui *ui, struct rect r);
-
-/* A panel's title line with the focus, sort and filter. */
-void view_title(struct ui *ui, enum panel_id id, struct rect r, const char *name,
-		const char *const sorts[], size_t shown, size_t total);
-
-/* The same with the sort said in words (the CPUs' automatic order). */
-void view_title_sort(struct ui *ui, enum panel_id id, struct rect r, const char *name,
-		     const char *sort, size_t shown, size_t total);
 
 /* After re-ordering: find the selected row's name again, else clamp. */
 void view_keep_selection(struct ui *ui, enum panel_id id,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "model_summary.h"
 #include "ui.h"
 
@@ -34,11 +35,6 @@ static const struct model_disk *disk_row(const struct model *m, const char *name
 	return NULL;
 }
 
-static void fmt_rate(char *buf, size_t size, int w, double v)
-{
-	ui_fmt_num(buf, size, w, v);
-}
-
 void view_chain_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
@@ -57,8 +53,7 @@ void view_chain_draw(struct ui *ui, struct rect r)
 			 dr->v[MD_RAWAIT], dr->v[MD_WAWAIT], dr->v[MD_UTIL]);
 	if (!d) {
 		snprintf(buf, sizeof(buf), "> %s%s", c->disk, aw);
-		ui_fill(y, r.x, r.w, ui_attr(ui, PAIR_TITLE));
-		ui_put(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
+		draw_line(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
 		ui_put(y, r.x, r.w, A_DIM,
 		       m->blkmq_bad[0]	   ? m->blkmq_bad
 		       : !m->has_rates	   ? "  waiting for a second sample..."
@@ -73,8 +68,7 @@ void view_chain_draw(struct ui *ui, struct rect r)
 		 d->controller[0] ? " of " : "", d->controller,
 		 d->controller[0] ? "" : " (not NVMe: no interrupt per queue)", d->nqueues,
 		 d->controller[0] ? "fired" : "listed");
-	ui_fill(y, r.x, r.w, ui_attr(ui, PAIR_TITLE));
-	ui_put(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
+	draw_line(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
 	snprintf(buf, sizeof(buf), "%4s %-11s %-6s %-9s %8s %-8s %10s %8s %6s", "hctx", "CPUs",
 		 "IRQ", "queue", "irq/s", "on CPU", "%irq+%soft", "BLOCK/s", "busy%");
 	ui_put(y++, r.x, r.w, A_BOLD, buf);
@@ -100,7 +94,7 @@ void view_chain_draw(struct ui *ui, struct rect r)
 		int attr = on_hot ? ui_attr(ui, PAIR_HOT) : 0;
 
 		if (q->valid)
-			fmt_rate(rate, sizeof(rate), 8, q->irq_s);
+			ui_fmt_num(rate, sizeof(rate), 8, q->irq_s);
 		else
 			snprintf(rate, sizeof(rate), "%8s", q->has_irq ? "-" : "");
 		if (q->cpu >= 0)
@@ -108,20 +102,19 @@ void view_chain_draw(struct ui *ui, struct rect r)
 		else
 			on[0] = '\0';
 		if (q->has_load) {
-			fmt_rate(load, sizeof(load), 10, q->cpu_irq + q->cpu_soft);
-			fmt_rate(busy, sizeof(busy), 6, q->cpu_busy);
+			ui_fmt_num(load, sizeof(load), 10, q->cpu_irq + q->cpu_soft);
+			ui_fmt_num(busy, sizeof(busy), 6, q->cpu_busy);
 		} else {
 			snprintf(load, sizeof(load), "%10s", q->cpu >= 0 ? "-" : "");
 			snprintf(busy, sizeof(busy), "%6s", q->cpu >= 0 ? "-" : "");
 		}
 		if (q->has_block)
-			fmt_rate(blk, sizeof(blk), 8, q->block_s);
+			ui_fmt_num(blk, sizeof(blk), 8, q->block_s);
 		else
 			snprintf(blk, sizeof(blk), "%8s", q->cpu >= 0 ? "-" : "");
 		snprintf(buf, sizeof(buf), "%4u %-11.11s %-6.6s %-9.9s %s %-8.8s %s %s %s", q->hctx,
 			 q->cpu_list, q->irq, q->irq_name, rate, on, load, blk, busy);
-		ui_fill(y, r.x, r.w, attr);
-		ui_put(y++, r.x, r.w, attr, buf);
+		draw_line(y++, r.x, r.w, attr, buf);
 	}
 	free(order);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "grow.h"
 #include "model_summary.h"
 #include "model_worker.h"
@@ -185,41 +186,19 @@ static void turbo_cell(const struct model *m, int cpu, int k, char *buf, size_t 
 }
 
 /* The load bar: each share of the CPU's time as a run of its own character
- * and colour, so it reads the same without colour. */
+ * and colour, so it reads the same without colour; on the hot row the
+ * row's colour wins. */
 static void draw_bar(const struct ui *ui, int y, int x, int w, int base, const struct model_cpu *c)
 {
-	const struct {
-		double pct;
-		char ch;
-		enum ui_pair pair;
-	} seg[] = {
+	const struct draw_seg seg[] = {
 		{ c->usr + c->nice + c->guest + c->gnice, 'u', PAIR_GOOD },
 		{ c->sys + c->steal, 's', PAIR_CRIT },
 		{ c->irq, 'i', PAIR_IRQ },
 		{ c->soft, 'S', PAIR_SOFT },
 		{ c->iowait, 'w', PAIR_WAIT },
 	};
-	int inner = w - 2, used = 0;
 
-	if (inner < 1)
-		return;
-	ui_put(y, x, 1, base | A_BOLD, "[");
-	for (size_t s = 0; s < sizeof(seg) / sizeof(seg[0]); s++) {
-		int n = (int)(seg[s].pct * inner / 100.0 + 0.5);
-		char run[256];
-
-		if (n > inner - used)
-			n = inner - used;
-		if (n <= 0)
-			continue;
-		/* on the hot row the row's colour wins: letters tell the shares apart */
-		memset(run, ui->color && !c->hot ? '|' : seg[s].ch, sizeof(run));
-		run[n < (int)sizeof(run) ? n : (int)sizeof(run) - 1] = '\0';
-		ui_put(y, x + 1 + used, n, c->hot ? base : ui_mix(base, ui_attr(ui, seg[s].pair)),
-		       run);
-		used += n;
-	}
-	ui_put(y, x + 1 + inner, 1, base | A_BOLD, "]");
+	draw_meter(ui, y, x, w, base, seg, sizeof(seg) / sizeof(seg[0]), c->hot);
 }
 
 void view_cpus_draw(struct ui *ui, struct rect r)
@@ -243,8 +222,8 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 				 pin ? "%irq+%soft, hot first" : "cpu (none hot)");
 		else
 			snprintf(label, sizeof(label), "%s", view_cpus_sorts[sort]);
-		view_title_sort(ui, PANEL_CPUS, r, "CPUs", label, p->norder ? p->norder - 1 : 0,
-				m->ncpus ? m->ncpus - 1 : 0);
+		draw_title(ui, PANEL_CPUS, r, "CPUs", label, p->norder ? p->norder - 1 : 0,
+			   m->ncpus ? m->ncpus - 1 : 0);
 	}
 	/* a big host's heat map under the title, the table below it */
 	if (ui->heat.alloc > 0 && r.h >= 2 + ui->heat.alloc) {
@@ -285,10 +264,7 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 				      : "  waiting for the first sample...");
 		return;
 	}
-	if (p->sel < p->top)
-		p->top = p->sel;
-	if (p->sel >= p->top + (size_t)p->visible)
-		p->top = p->sel - (size_t)p->visible + 1;
+	p->top = draw_follow(p->top, p->sel, (size_t)p->visible);
 	for (int row = 0; row < p->visible && p->top + (size_t)row < p->norder; row++) {
 		size_t idx = p->top + (size_t)row;
 		const struct model_cpu *c = &m->cpus[p->order[idx]];

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "grow.h"
 #include "model_summary.h"
 #include "ui.h"
@@ -158,8 +159,6 @@ static int cell_attr(const struct ui *ui, const struct model_cpu *c)
 
 static const char *cell_glyph(const struct ui *ui, const struct model_cpu *c, char *buf)
 {
-	static const char *const blocks[] = { "\u00b7", "\u2581", "\u2582", "\u2583", "\u2584",
-					      "\u2585", "\u2586", "\u2587", "\u2588" };
 	double busy = 100.0 - c->idle;
 	int lv;
 
@@ -169,7 +168,7 @@ static const char *cell_glyph(const struct ui *ui, const struct model_cpu *c, ch
 		busy = 0;
 	if (ui->utf8) {
 		lv = busy < 5 ? 0 : 1 + (int)(busy * 8 / 100.01);
-		return blocks[lv > 8 ? 8 : lv];
+		return lv == 0 ? "\u00b7" : draw_block(lv, true);
 	}
 	/* tens of busy %: "." under 10, "#" at 100 */
 	lv = (int)(busy / 10);
@@ -202,10 +201,7 @@ void view_heat_draw(struct ui *ui, struct rect r)
 		want_line = 0;
 	if (h->top > h->nlines - 1)
 		h->top = 0;
-	if (want_line < h->top)
-		h->top = want_line;
-	if (want_line >= h->top + (size_t)r.h)
-		h->top = want_line - (size_t)r.h + 1;
+	h->top = draw_follow(h->top, want_line, (size_t)r.h);
 	for (int row = 0; row < r.h && h->top + (size_t)row < h->nlines; row++) {
 		size_t l = h->top + (size_t)row;
 		size_t from = h->line_start[l];
@@ -230,12 +226,8 @@ void view_heat_draw(struct ui *ui, struct rect r)
 				attr |= (int)A_REVERSE;
 			if (i > from && (i - from) % GROUP == 0)
 				x++;
-			/* a block is one column but three bytes: ui_put counts bytes */
-			if (x < COLS) {
-				attron(attr);
-				mvaddstr(y, x, cell_glyph(ui, c, g));
-				attroff(attr);
-			}
+			/* a block is one column but three bytes: not ui_put */
+			draw_glyph(y, x, attr, cell_glyph(ui, c, g));
 			x++;
 		}
 	}

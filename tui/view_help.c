@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "draw.h"
 #include "ui.h"
 
 #define LABEL_W 12
@@ -42,63 +43,27 @@ static const char *const keys_help[][2] = {
 	{ NULL, NULL },
 };
 
-struct out {
-	struct rect r;
-	int line; /* next logical line */
-	int top;  /* first logical line shown */
-	int attr;
-};
-
-static void emit(struct out *o, int attr, const char *s)
-{
-	int y = o->line - o->top;
-
-	if (y >= 0 && y < o->r.h)
-		ui_put(o->r.y + y, o->r.x, o->r.w, attr, s);
-	o->line++;
-}
-
 /* "  label       text" with text wrapped at word boundaries under itself. */
-static void entry(struct out *o, const char *label, const char *text)
+static void entry(struct draw_text *o, const char *label, const char *text)
 {
-	int tw = o->r.w - LABEL_W - 3;
-	const char *p = text;
-	bool first = true;
+	char first[64];
 
-	if (tw < 20)
-		tw = 20;
-	while (*p || first) {
-		char line[512];
-		int n = (int)strlen(p);
-
-		if (n > tw) {
-			n = tw;
-			while (n > 0 && p[n] != ' ')
-				n--;
-			if (n == 0)
-				n = tw;
-		}
-		snprintf(line, sizeof(line), "  %-*s %.*s", LABEL_W, first ? label : "", n, p);
-		emit(o, 0, line);
-		p += n;
-		while (*p == ' ')
-			p++;
-		first = false;
-	}
+	snprintf(first, sizeof(first), "  %-*s ", LABEL_W, label);
+	draw_text_wrap(o, 0, LABEL_W + 3, first, text);
 }
 
 int view_help_draw(struct ui *ui, struct rect r)
 {
-	struct out o = { .r = r, .top = ui->help_top };
+	struct draw_text o = { .r = r, .top = ui->help_top };
 	char line[256];
 
-	emit(&o, ui_attr(ui, PAIR_HEADER), "iotriage live view: help");
-	emit(&o, 0, "");
-	emit(&o, A_BOLD, "Keys");
+	draw_text_line(&o, ui_attr(ui, PAIR_HEADER), "iotriage live view: help");
+	draw_text_line(&o, 0, "");
+	draw_text_line(&o, A_BOLD, "Keys");
 	for (size_t i = 0; keys_help[i][0]; i++)
 		entry(&o, keys_help[i][0], keys_help[i][1]);
-	emit(&o, 0, "");
-	emit(&o, A_BOLD, "Disks: iostat -x (sysstat 12.6) columns, per whole device");
+	draw_text_line(&o, 0, "");
+	draw_text_line(&o, A_BOLD, "Disks: iostat -x (sysstat 12.6) columns, per whole device");
 	for (int c = 0; c < MD__COUNT; c++)
 		entry(&o, model_disk_cols[c].label, model_disk_cols[c].help);
 	entry(&o, "",
@@ -109,8 +74,8 @@ int view_help_draw(struct ui *ui, struct rect r)
 	      "first with its target when that device has no row: engine, rw, queue depth, "
 	      "IOPS and MB/s over the last interval, completion latency so far (avg, p99), "
 	      "seconds since it started; once ended its result stays 30 s marked done");
-	emit(&o, 0, "");
-	emit(&o, A_BOLD, "CPUs: mpstat -u and -I SUM, per core");
+	draw_text_line(&o, 0, "");
+	draw_text_line(&o, A_BOLD, "CPUs: mpstat -u and -I SUM, per core");
 	for (size_t i = 0; model_cpu_help[i][0]; i++)
 		entry(&o, model_cpu_help[i][0], model_cpu_help[i][1]);
 	entry(&o, "job",
@@ -119,26 +84,27 @@ int view_help_draw(struct ui *ui, struct rect r)
 	      "show none");
 	for (size_t i = 0; model_turbo_help[i][0]; i++)
 		entry(&o, model_turbo_help[i][0], model_turbo_help[i][1]);
-	emit(&o, 0, "");
-	emit(&o, A_BOLD, "IRQs: /proc/interrupts lines that fired (mpstat -I CPU)");
+	draw_text_line(&o, 0, "");
+	draw_text_line(&o, A_BOLD, "IRQs: /proc/interrupts lines that fired (mpstat -I CPU)");
 	for (size_t i = 0; model_irq_help[i][0]; i++)
 		entry(&o, model_irq_help[i][0], model_irq_help[i][1]);
 	for (size_t i = 0; model_nic_help[i][0]; i++)
 		entry(&o, model_nic_help[i][0], model_nic_help[i][1]);
-	emit(&o, 0, "");
-	emit(&o, A_BOLD, "Header: the lines under the title");
+	draw_text_line(&o, 0, "");
+	draw_text_line(&o, A_BOLD, "Header: the lines under the title");
 	for (size_t i = 0; model_header_help[i][0]; i++)
 		entry(&o, model_header_help[i][0], model_header_help[i][1]);
-	emit(&o, 0, "");
-	emit(&o, A_BOLD, "Processes (p): pidstat -d columns, per process (thread group)");
+	draw_text_line(&o, 0, "");
+	draw_text_line(&o, A_BOLD, "Processes (p): pidstat -d columns, per process (thread group)");
 	for (size_t i = 0; model_proc_help[i][0]; i++)
 		entry(&o, model_proc_help[i][0], model_proc_help[i][1]);
-	emit(&o, 0, "");
-	emit(&o, A_BOLD, "cgroups (c): cgroup v2 io.stat and io.pressure, per cgroup");
+	draw_text_line(&o, 0, "");
+	draw_text_line(&o, A_BOLD, "cgroups (c): cgroup v2 io.stat and io.pressure, per cgroup");
 	for (size_t i = 0; model_cgroup_help[i][0]; i++)
 		entry(&o, model_cgroup_help[i][0], model_cgroup_help[i][1]);
-	emit(&o, 0, "");
-	emit(&o, A_BOLD, "Findings (f): the advisor of iotriage suggest, on the same sample");
+	draw_text_line(&o, 0, "");
+	draw_text_line(&o, A_BOLD,
+		       "Findings (f): the advisor of iotriage suggest, on the same sample");
 	entry(&o, "severity", "critical (red), warning (yellow), info (cyan), gravest first");
 	entry(&o, "reason", "one line with the measured numbers; a finding's detail below it");
 	entry(&o, "commands",
@@ -146,14 +112,14 @@ int view_help_draw(struct ui *ui, struct rect r)
 	      "when connected, else under --root; the live host needs root)");
 	entry(&o, "undo", "the exact lines that restore the values read, which u writes");
 	entry(&o, "*", "applied from this screen; kept in the list until undone");
-	emit(&o, 0, "");
-	emit(&o, A_BOLD, "Thresholds");
+	draw_text_line(&o, 0, "");
+	draw_text_line(&o, A_BOLD, "Thresholds");
 	entry(&o, "%util", "80 or more: saturated (red)");
 	snprintf(line, sizeof(line), "above %.0f ms (--await-ms): slow (yellow)", ui->await_ms);
 	entry(&o, "r/w_await", line);
 	entry(&o, "%irq %soft", "20 or more on one core (yellow); that core is marked HOT");
-	emit(&o, 0, "");
-	emit(&o, A_BOLD, "Source");
+	draw_text_line(&o, 0, "");
+	draw_text_line(&o, A_BOLD, "Source");
 	entry(&o, "daemon",
 	      "samples from iotriaged over its socket, with its history; "
 	      "\"disconnected\" keeps the last data and reconnects by itself");

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "grow.h"
 #include "model_irqgroup.h"
 #include "ui.h"
@@ -241,9 +242,10 @@ void view_irqs_draw(struct ui *ui, struct rect r)
 		/* the counts are rows: say that lines are grouped */
 		snprintf(label, sizeof(label), "%s, by device (Enter expands)",
 			 view_irqs_sorts[p->sort]);
-		view_title_sort(ui, PANEL_IRQS, r, "IRQs", label, p->norder, p->norder);
+		draw_title(ui, PANEL_IRQS, r, "IRQs", label, p->norder, p->norder);
 	} else {
-		view_title(ui, PANEL_IRQS, r, "IRQs", view_irqs_sorts, p->norder, m->nirqs);
+		draw_title(ui, PANEL_IRQS, r, "IRQs", view_irqs_sorts[p->sort], p->norder,
+			   m->nirqs);
 	}
 	/* the NICs' lines under the title, leaving the header and a row */
 	nics = view_nics_lines(ui);
@@ -275,10 +277,7 @@ void view_irqs_draw(struct ui *ui, struct rect r)
 				       : "  no interrupts in this interval");
 		return;
 	}
-	if (p->sel < p->top)
-		p->top = p->sel;
-	if (p->sel >= p->top + (size_t)p->visible)
-		p->top = p->sel - (size_t)p->visible + 1;
+	p->top = draw_follow(p->top, p->sel, (size_t)p->visible);
 	for (int row = 0; row < p->visible && p->top + (size_t)row < p->norder; row++) {
 		size_t idx = p->top + (size_t)row;
 		const struct model_irq *q;
