@@ -32,7 +32,7 @@ static void pct(char *buf, size_t size, bool has, double v)
 		snprintf(buf, size, "%6s", "-");
 }
 
-void view_cgroups_draw(struct ui *ui, struct rect r)
+static void cgroups_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
 	const struct model_cgroups *c = &m->sections.cgroups;
@@ -108,7 +108,7 @@ void view_cgroups_draw(struct ui *ui, struct rect r)
 		ui->cgroups.top = o.line - r.h > 0 ? o.line - r.h : 0;
 }
 
-unsigned view_cgroups_key(struct ui *ui, int ch)
+static unsigned cgroups_key(struct ui *ui, int ch)
 {
 	int page = LINES - 3 > 1 ? LINES - 3 : 1;
 
@@ -148,3 +148,24 @@ unsigned view_cgroups_key(struct ui *ui, int ch)
 		return UI_PASS;
 	return 0; /* the tables' keys would act unseen */
 }
+
+static void cgroups_open(struct ui *ui)
+{
+	ui->cgroups.top = 0;
+}
+
+static const char *const cgroups_help[][2] = {
+	{ "c", "the cgroups view: which service or container does the IO, from cgroup v2 "
+	       "io.stat and io.pressure, busiest first (c or Esc returns; arrows scroll)" },
+	{ NULL, NULL },
+};
+
+const struct view_ops view_cgroups = {
+	.name = "cgroups",
+	.keys = { 'c' },
+	.open_at = offsetof(struct ui, cgroups.open),
+	.open = cgroups_open,
+	.draw = cgroups_draw,
+	.on_key = cgroups_key,
+	.help = cgroups_help,
+};

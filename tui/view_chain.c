@@ -35,7 +35,7 @@ static const struct model_disk *disk_row(const struct model *m, const char *name
 	return NULL;
 }
 
-void view_chain_draw(struct ui *ui, struct rect r)
+static void chain_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
 	struct chain_panel *c = &ui->chain;
@@ -119,7 +119,7 @@ void view_chain_draw(struct ui *ui, struct rect r)
 	free(order);
 }
 
-unsigned view_chain_key(struct ui *ui, int ch)
+static unsigned chain_key(struct ui *ui, int ch)
 {
 	struct chain_panel *c = &ui->chain;
 	int page = LINES - 4 > 1 ? LINES - 4 : 1;
@@ -162,3 +162,27 @@ unsigned view_chain_key(struct ui *ui, int ch)
 		return UI_PASS;
 	return 0;
 }
+
+/* Enter on a disk row: that disk's chain. */
+static void chain_open(struct ui *ui)
+{
+	snprintf(ui->chain.disk, sizeof(ui->chain.disk), "%s", view_selected(ui, PANEL_DISKS));
+	ui->chain.top = 0;
+}
+
+static const char *const chain_help[][2] = {
+	{ "Enter", "on a disk: its queue chain (each blk-mq queue's CPUs, NVMe interrupt, the "
+		   "CPU it lands on and that CPU's load; Enter or Esc returns); on a device's "
+		   "group of IRQ lines (big hosts): expand / fold its lines" },
+	{ NULL, NULL },
+};
+
+const struct view_ops view_chain = {
+	.name = "chain",
+	.flags = VIEW_SUMMARY,
+	.open_at = offsetof(struct ui, chain.open),
+	.open = chain_open,
+	.draw = chain_draw,
+	.on_key = chain_key,
+	.help = chain_help,
+};

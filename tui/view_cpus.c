@@ -21,7 +21,7 @@
  * by number when none is. */
 enum { SORT_AUTO, SORT_CPU, SORT_IRQSOFT, SORT_INTR, SORT_BUSY };
 
-const char *const view_cpus_sorts[] = { "auto", "cpu", "%irq+%soft", "intr/s", "busy", NULL };
+static const char *const cpus_sorts[] = { "auto", "cpu", "%irq+%soft", "intr/s", "busy", NULL };
 
 enum col {
 	C_CPU,
@@ -112,7 +112,7 @@ static const char *cpu_name(const struct ui *ui, size_t i)
 	return ui->model.cpus[i].name;
 }
 
-void view_cpus_order(struct ui *ui)
+static void cpus_order(struct ui *ui)
 {
 	struct panel *p = &ui->panels[PANEL_CPUS];
 	const struct model *m = &ui->model;
@@ -201,7 +201,7 @@ static void draw_bar(const struct ui *ui, int y, int x, int w, int base, const s
 	draw_meter(ui, y, x, w, base, seg, sizeof(seg) / sizeof(seg[0]), c->hot);
 }
 
-void view_cpus_draw(struct ui *ui, struct rect r)
+static void cpus_draw(struct ui *ui, struct rect r)
 {
 	struct panel *p = &ui->panels[PANEL_CPUS];
 	const struct model *m = &ui->model;
@@ -221,13 +221,13 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 			snprintf(label, sizeof(label), "%s",
 				 pin ? "%irq+%soft, hot first" : "cpu (none hot)");
 		else
-			snprintf(label, sizeof(label), "%s", view_cpus_sorts[sort]);
+			snprintf(label, sizeof(label), "%s", cpus_sorts[sort]);
 		draw_title(ui, PANEL_CPUS, r, "CPUs", label, p->norder ? p->norder - 1 : 0,
 			   m->ncpus ? m->ncpus - 1 : 0);
 	}
 	/* a big host's heat map under the title, the table below it */
 	if (ui->heat.alloc > 0 && r.h >= 2 + ui->heat.alloc) {
-		view_heat_draw(ui, (struct rect){ r.y + 1, r.x, ui->heat.alloc, r.w });
+		view_heat.draw(ui, (struct rect){ r.y + 1, r.x, ui->heat.alloc, r.w });
 		r.y += ui->heat.alloc;
 		r.h -= ui->heat.alloc;
 	} else {
@@ -327,3 +327,22 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 			draw_bar(ui, y, x, bar_w, base, c);
 	}
 }
+
+/* Title, header, the rows (one line when there are none) and the heat map
+ * the layout gave it. */
+static int cpus_lines(struct ui *ui, int w)
+{
+	const struct panel *p = &ui->panels[PANEL_CPUS];
+
+	(void)w;
+	return 2 + (p->norder ? (int)p->norder : 1) + ui->heat.alloc;
+}
+
+const struct view_ops view_cpus = {
+	.name = "cpus",
+	.draw = cpus_draw,
+	.lines = cpus_lines,
+	.order = cpus_order,
+	.sorts = cpus_sorts,
+	.row_name = cpu_name,
+};

@@ -20,7 +20,9 @@
 
 enum { SORT_NAME, SORT_UTIL, SORT_AWAIT, SORT_AQU, SORT_IOPS, SORT_KBS };
 
-const char *const view_disks_sorts[] = { "name", "%util", "await", "aqu-sz", "IOPS", "kB/s", NULL };
+static const char *const disks_sorts[] = {
+	"name", "%util", "await", "aqu-sz", "IOPS", "kB/s", NULL
+};
 
 static double sort_value(const struct model_disk *d, int sort)
 {
@@ -70,7 +72,7 @@ static const char *disk_name(const struct ui *ui, size_t i)
 	return ui->model.disks[i].name;
 }
 
-void view_disks_order(struct ui *ui)
+static void disks_order(struct ui *ui)
 {
 	struct panel *p = &ui->panels[PANEL_DISKS];
 	const struct model *m = &ui->model;
@@ -258,7 +260,7 @@ static void draw_row(const struct ui *ui, int y, struct rect r, const struct mod
 	}
 }
 
-void view_disks_draw(struct ui *ui, struct rect r)
+static void disks_draw(struct ui *ui, struct rect r)
 {
 	struct panel *p = &ui->panels[PANEL_DISKS];
 	const struct model *m = &ui->model;
@@ -270,7 +272,7 @@ void view_disks_draw(struct ui *ui, struct rect r)
 	bool job;
 	int x, y;
 
-	draw_title(ui, PANEL_DISKS, r, "Disks", view_disks_sorts[p->sort], p->norder, m->ndisks);
+	draw_title(ui, PANEL_DISKS, r, "Disks", disks_sorts[p->sort], p->norder, m->ndisks);
 	if (r.h < 2)
 		return;
 	ncols = pick_columns(m, r.w, cols);
@@ -317,3 +319,30 @@ void view_disks_draw(struct ui *ui, struct rect r)
 			draw_job(ui, y++, r, w, false);
 	}
 }
+
+/* Title, header, the rows (one line when there are none) and the job's line. */
+static int disks_lines(struct ui *ui, int w)
+{
+	const struct panel *p = &ui->panels[PANEL_DISKS];
+
+	(void)w;
+	return 2 + (p->norder ? (int)p->norder : 1) + (model_worker_get(&ui->model) ? 1 : 0);
+}
+
+/* Enter on a disk: its queue chain. */
+static unsigned disks_key(struct ui *ui, int ch)
+{
+	if ((ch == '\r' || ch == '\n' || ch == KEY_ENTER) && view_selected(ui, PANEL_DISKS)[0])
+		return ui_open(ui, &view_chain);
+	return UI_PASS;
+}
+
+const struct view_ops view_disks = {
+	.name = "disks",
+	.draw = disks_draw,
+	.on_key = disks_key,
+	.lines = disks_lines,
+	.order = disks_order,
+	.sorts = disks_sorts,
+	.row_name = disk_name,
+};

@@ -595,3 +595,33 @@ void view_findings_free(struct ui *ui)
 		model_findings_free_suggestion(&ui->findings.applied[i]);
 	ui->findings.napplied = 0;
 }
+
+/* "Findings(3)" on the footer: how many wait behind f, when the sample says. */
+static void findings_footer(const struct ui *ui, char *buf, size_t size)
+{
+	const struct model_advice *a = &ui->model.advice;
+
+	snprintf(buf, size, "Findings");
+	if (a->present && a->nfindings)
+		snprintf(buf, size, "Findings(%zu)", a->nfindings);
+}
+
+static const char *const findings_help[][2] = {
+	{ "f", "the findings panel: the advisor's findings and suggestions (f or Esc returns)" },
+	{ "a u", "in the findings panel: apply / undo the selected suggestion; each asks "
+		 "[y/N] on the status line and only y acts" },
+	{ NULL, NULL },
+};
+
+const struct view_ops view_findings = {
+	.name = "findings",
+	.keys = { 'f' },
+	.open_at = offsetof(struct ui, findings.open),
+	.draw = view_findings_draw,
+	.on_key = view_findings_key,
+	.help = findings_help,
+	.footer_key = "f",
+	.footer_label = "Findings",
+	.footer_fmt = findings_footer,
+	.free = view_findings_free,
+};

@@ -88,7 +88,7 @@ static int per_line(int w)
 
 /* Lays the cells out into lines: a new one when full or at a new package.
  * Fills h->line_start (index into h->cpus of each line's first cell). */
-static int heat_lines(struct ui *ui, int w)
+static int heat_layout(struct ui *ui, int w)
 {
 	struct heat_map *h = &ui->heat;
 	int pl = per_line(w), in_line = 0, pkg = -2;
@@ -112,13 +112,13 @@ static int heat_lines(struct ui *ui, int w)
 	return (int)h->nlines;
 }
 
-int view_heat_lines(struct ui *ui, int w)
+static int heat_lines(struct ui *ui, int w)
 {
 	ui->heat.shown = false;
 	if (ui->model.ncpus < HEAT_MIN_CPUS + 1 || heat_order(ui) < 0 || w < LABEL_W + GROUP)
 		return 0;
 	ui->heat.shown = true;
-	return heat_lines(ui, w);
+	return heat_layout(ui, w);
 }
 
 /* The line holding cell i. */
@@ -177,7 +177,7 @@ static const char *cell_glyph(const struct ui *ui, const struct model_cpu *c, ch
 	return buf;
 }
 
-void view_heat_draw(struct ui *ui, struct rect r)
+static void heat_draw(struct ui *ui, struct rect r)
 {
 	struct heat_map *h = &ui->heat;
 	const struct model *m = &ui->model;
@@ -266,7 +266,7 @@ static long cell_at(const struct ui *ui, int y, int x)
 	return from + (size_t)col < to ? (long)(from + (size_t)col) : -1;
 }
 
-unsigned view_heat_key(struct ui *ui, int ch)
+static unsigned heat_key(struct ui *ui, int ch)
 {
 	const char *sel = view_selected(ui, PANEL_CPUS);
 	long cur;
@@ -291,10 +291,25 @@ unsigned view_heat_key(struct ui *ui, int ch)
 	return UI_PASS;
 }
 
-void view_heat_free(struct ui *ui)
+static void heat_free(struct ui *ui)
 {
 	free(ui->heat.cpus);
 	free(ui->heat.line_start);
 	free(ui->heat.pkg);
 	memset(&ui->heat, 0, sizeof(ui->heat));
 }
+
+static const char *const heat_help[][2] = {
+	{ "[ ]", "the CPU heat map (64 CPUs and more): select the previous / next cell's CPU "
+		 "in the table; a click selects the cell clicked" },
+	{ NULL, NULL },
+};
+
+const struct view_ops view_heat = {
+	.name = "heat",
+	.draw = heat_draw,
+	.on_key = heat_key,
+	.lines = heat_lines,
+	.help = heat_help,
+	.free = heat_free,
+};

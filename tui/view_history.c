@@ -23,7 +23,7 @@ static void fmt_span(char *buf, size_t size, int64_t ms)
 		snprintf(buf, size, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
 }
 
-void view_history_draw(struct ui *ui, struct rect r)
+static void history_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
 	const char *sel = view_selected(ui, ui->focus);
@@ -94,3 +94,8 @@ void view_history_draw(struct ui *ui, struct rect r)
 		}
 	}
 }
+
+const struct view_ops view_history = {
+	.name = "history",
+	.draw = history_draw,
+};

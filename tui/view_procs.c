@@ -113,7 +113,7 @@ static void pressure(struct draw_text *o, const struct ui *ui)
 	}
 }
 
-void view_procs_draw(struct ui *ui, struct rect r)
+static void procs_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
 	const struct model_procs *p = &m->sections.procs;
@@ -174,7 +174,7 @@ void view_procs_draw(struct ui *ui, struct rect r)
 	}
 }
 
-unsigned view_procs_key(struct ui *ui, int ch)
+static unsigned procs_key(struct ui *ui, int ch)
 {
 	int page = LINES - 3 > 1 ? LINES - 3 : 1;
 
@@ -213,3 +213,26 @@ unsigned view_procs_key(struct ui *ui, int ch)
 		return UI_PASS;
 	return 0; /* the tables' keys (sort, filter, Tab) would act unseen */
 }
+
+static void procs_open(struct ui *ui)
+{
+	ui->procs.top = 0;
+}
+
+static const char *const procs_help[][2] = {
+	{ "p", "the processes view: who does the storage IO, biggest kB_rd/s + kB_wr/s first, "
+	       "with the IO pressure (p or Esc returns; arrows scroll)" },
+	{ NULL, NULL },
+};
+
+const struct view_ops view_procs = {
+	.name = "procs",
+	.keys = { 'p' },
+	.open_at = offsetof(struct ui, procs.open),
+	.open = procs_open,
+	.draw = procs_draw,
+	.on_key = procs_key,
+	.help = procs_help,
+	.footer_key = "p",
+	.footer_label = "Procs",
+};

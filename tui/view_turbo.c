@@ -158,7 +158,7 @@ static void body(struct draw_text *o, const struct ui *ui)
 	}
 }
 
-void view_turbo_draw(struct ui *ui, struct rect r)
+static void turbo_draw(struct ui *ui, struct rect r)
 {
 	const struct model_turbo *t = &ui->model.sections.turbo;
 	struct draw_text o = { .r = { r.y + 2, r.x, r.h - 2, r.w } };
@@ -204,7 +204,7 @@ void view_turbo_draw(struct ui *ui, struct rect r)
 	body(&o, ui);
 }
 
-unsigned view_turbo_key(struct ui *ui, int ch)
+static unsigned turbo_key(struct ui *ui, int ch)
 {
 	struct turbo_panel *tp = &ui->turbo;
 	int page = tp->page > 1 ? tp->page : 1;
@@ -247,3 +247,31 @@ unsigned view_turbo_key(struct ui *ui, int ch)
 		return UI_PASS;
 	return 0; /* the tables' keys (sort, filter, Tab) would act unseen */
 }
+
+static void turbo_open(struct ui *ui)
+{
+	ui->turbo.top = 0;
+}
+
+static const char *const turbo_help[][2] = {
+	{ "t", "the turbostat sources view: for each turbostat column (Avg_MHz, Busy%, Bzy_MHz, "
+	       "TSC_MHz, IRQ, SMI, CPU%c1.., CoreTmp, PkgTmp, Pkg%pc.., PkgWatt, CorWatt, "
+	       "RAMWatt, PKG_%, RAM_%) the source chosen at the first sample (msr, perf, sysfs, "
+	       "proc) and its register, event or file, or \"unavailable: why\" (not root, no "
+	       "MSR access in a VM); then the source families probed (t or Esc returns; arrows "
+	       "scroll)" },
+	{ NULL, NULL },
+};
+
+const struct view_ops view_turbo = {
+	.name = "turbo",
+	.keys = { 't' },
+	.open_at = offsetof(struct ui, turbo.open),
+	.open = turbo_open,
+	.draw = turbo_draw,
+	.on_key = turbo_key,
+	.help = turbo_help,
+	.footer_key = "t",
+	.footer_label = "Turbo",
+	.footer_optional = true,
+};
