@@ -127,6 +127,42 @@ void draw_range(char *buf, size_t size, const char *pre, int top, int h, int tot
 		 total, post);
 }
 
+unsigned draw_scroll_key(struct scroll *s, int ch, int page)
+{
+	switch (ch) {
+	case KEY_UP:
+	case 'k':
+		s->top = s->top > 0 ? s->top - 1 : 0;
+		return UI_REDRAW;
+	case KEY_DOWN:
+	case 'j':
+		if (s->top + 1 < s->nlines)
+			s->top++;
+		return UI_REDRAW;
+	case KEY_PPAGE:
+		s->top = s->top > page ? s->top - page : 0;
+		return UI_REDRAW;
+	case KEY_NPAGE:
+		if (s->top + page < s->nlines)
+			s->top += page;
+		return UI_REDRAW;
+	case KEY_HOME:
+	case 'g':
+		s->top = 0;
+		return UI_REDRAW;
+	}
+	if (ui_key_is_global(ch))
+		return UI_PASS;
+	return 0; /* the tables' keys (sort, filter, Tab) would act unseen */
+}
+
+void draw_scroll_fit(struct scroll *s, int nlines, int h)
+{
+	s->nlines = nlines;
+	if (s->top > nlines - h)
+		s->top = nlines - h > 0 ? nlines - h : 0;
+}
+
 /* ---- bars and glyphs ---- */
 
 void draw_meter(const struct ui *ui, int y, int x, int w, int base, const struct draw_seg *seg,
@@ -185,7 +221,7 @@ int draw_severity_attr(const struct ui *ui, enum model_severity s)
 
 void draw_cat(char *buf, size_t size, const char *fmt, ...)
 {
-	size_t len = strlen(buf);
+	size_t len = strnlen(buf, size);
 	va_list ap;
 
 	if (len + 1 >= size)

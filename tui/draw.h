@@ -58,6 +58,17 @@ void draw_text_wrap(struct draw_text *t, int attr, int indent, const char *first
 void draw_range(char *buf, size_t size, const char *pre, int top, int h, int total,
 		const char *post);
 
+/*
+ * The keys of a view that is one long text, after its own: Up/k, Down/j
+ * (to the last line at the top), PgUp/PgDn by page, Home/g scroll
+ * (UI_REDRAW); the loop's global keys are passed (UI_PASS); the others are
+ * taken and do nothing (0), since the tables' keys would act unseen.
+ */
+unsigned draw_scroll_key(struct scroll *s, int ch, int page);
+/* After drawing nlines lines h tall: s->nlines set, and s->top no further
+ * than the last full page (it went past after the text shrank). */
+void draw_scroll_fit(struct scroll *s, int nlines, int h);
+
 /* One share of a load bar: its percentage, its letter and colour. */
 struct draw_seg {
 	double pct;

@@ -84,19 +84,24 @@ struct findings_panel {
 	size_t napplied;
 };
 
+/* A scrolled view's position: the keys move it (draw_scroll_key), the
+ * draw keeps it on its lines (draw_scroll_fit). */
+struct scroll {
+	int top;    /* first line shown */
+	int nlines; /* lines at the last draw */
+};
+
 /* The processes view (view_procs.c): it replaces the tables while open. */
 struct procs_panel {
 	bool open;
-	int top;    /* first line shown */
-	int nlines; /* lines at the last draw */
+	struct scroll scroll;
 };
 
 /* The turbostat sources view (view_turbo.c): it replaces the tables while open. */
 struct turbo_panel {
 	bool open;
-	int top;    /* first line of the scrolled part shown */
-	int nlines; /* lines of the scrolled part at the last draw */
-	int page;   /* of them on screen at the last draw */
+	struct scroll scroll; /* of the part under the title and the header */
+	int page;	      /* lines of it on screen at the last draw */
 };
 
 /* The CPU heat map (view_heat.c) as last laid out and drawn: for the
@@ -118,9 +123,8 @@ struct heat_map {
 /* The queue chain of a disk (view_chain.c): it replaces the tables while open. */
 struct chain_panel {
 	bool open;
-	char disk[64]; /* the disk row Enter was pressed on */
-	int top;       /* first queue shown */
-	int nlines;    /* queues at the last draw */
+	char disk[64];	      /* the disk row Enter was pressed on */
+	struct scroll scroll; /* over its queues */
 };
 
 /* The IRQs panel's groups by device (view_irqs.c) and which are expanded. */

@@ -36,7 +36,7 @@ static void cgroups_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
 	const struct model_cgroups *c = &m->sections.cgroups;
-	struct draw_text o = { .r = r, .top = ui->cgroups.top };
+	struct draw_text o = { .r = r, .top = ui->cgroups.scroll.top };
 	bool discard = false;
 	int pw;
 
@@ -103,40 +103,16 @@ static void cgroups_draw(struct ui *ui, struct rect r)
 	if (c->present && c->has_rows)
 		draw_text_printf(&o, A_DIM,
 				 "io.stat is hierarchical: a slice's rows include its services'");
-	ui->cgroups.nlines = o.line;
-	if (ui->cgroups.top > 0 && o.line - ui->cgroups.top < r.h)
-		ui->cgroups.top = o.line - r.h > 0 ? o.line - r.h : 0;
+	draw_scroll_fit(&ui->cgroups.scroll, o.line, r.h);
 }
 
 static unsigned cgroups_key(struct ui *ui, int ch)
 {
-	int page = LINES - 3 > 1 ? LINES - 3 : 1;
-
 	switch (ch) {
 	case 'c':
 	case 27: /* Esc */
 		ui->cgroups.open = false;
-		ui->cgroups.top = 0;
-		return UI_REDRAW;
-	case KEY_UP:
-	case 'k':
-		ui->cgroups.top = ui->cgroups.top > 0 ? ui->cgroups.top - 1 : 0;
-		return UI_REDRAW;
-	case KEY_DOWN:
-	case 'j':
-		if (ui->cgroups.top + 1 < ui->cgroups.nlines)
-			ui->cgroups.top++;
-		return UI_REDRAW;
-	case KEY_PPAGE:
-		ui->cgroups.top = ui->cgroups.top > page ? ui->cgroups.top - page : 0;
-		return UI_REDRAW;
-	case KEY_NPAGE:
-		if (ui->cgroups.top + page < ui->cgroups.nlines)
-			ui->cgroups.top += page;
-		return UI_REDRAW;
-	case KEY_HOME:
-	case 'g':
-		ui->cgroups.top = 0;
+		ui->cgroups.scroll.top = 0;
 		return UI_REDRAW;
 	case 'f': /* another view instead */
 	case 'p':
@@ -144,14 +120,12 @@ static unsigned cgroups_key(struct ui *ui, int ch)
 		ui->cgroups.open = false;
 		return UI_PASS;
 	}
-	if (ui_key_is_global(ch))
-		return UI_PASS;
-	return 0; /* the tables' keys would act unseen */
+	return draw_scroll_key(&ui->cgroups.scroll, ch, LINES - 3 > 1 ? LINES - 3 : 1);
 }
 
 static void cgroups_open(struct ui *ui)
 {
-	ui->cgroups.top = 0;
+	ui->cgroups.scroll.top = 0;
 }
 
 static const char *const cgroups_help[][2] = {

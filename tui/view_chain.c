@@ -61,7 +61,7 @@ static void chain_draw(struct ui *ui, struct rect r)
 					     "blk-mq section"
 					   : "  no blk-mq hardware queues: a partition, a "
 					     "bio-based device (md, dm) or no mq/ in sysfs");
-		c->nlines = 0;
+		c->scroll.nlines = 0;
 		return;
 	}
 	snprintf(buf, sizeof(buf), "> %s%s %zu hctx%s%s%s, %zu %s", d->disk, aw, d->nr_hw_queues,
@@ -73,7 +73,7 @@ static void chain_draw(struct ui *ui, struct rect r)
 		 "IRQ", "queue", "irq/s", "on CPU", "%irq+%soft", "BLOCK/s", "busy%");
 	ui_put(y++, r.x, r.w, A_BOLD, buf);
 	rows = r.h - 2;
-	c->nlines = (int)d->nqueues;
+	c->scroll.nlines = (int)d->nqueues;
 	if (d->nqueues == 0) {
 		ui_put(y, r.x, r.w, A_DIM,
 		       "  no queue's interrupt fired in this interval: the disk is idle");
@@ -85,10 +85,9 @@ static void chain_draw(struct ui *ui, struct rect r)
 	for (size_t i = 0; i < d->nqueues; i++)
 		order[i] = &d->queues[i];
 	qsort(order, d->nqueues, sizeof(*order), cmp_queue);
-	if (c->top > c->nlines - 1)
-		c->top = c->nlines - 1 > 0 ? c->nlines - 1 : 0;
-	for (int row = 0; row < rows && c->top + row < c->nlines; row++) {
-		const struct model_mq_queue *q = order[c->top + row];
+	draw_scroll_fit(&c->scroll, (int)d->nqueues, 1); /* the last queue at the top at most */
+	for (int row = 0; row < rows && c->scroll.top + row < c->scroll.nlines; row++) {
+		const struct model_mq_queue *q = order[c->scroll.top + row];
 		bool on_hot = q->cpu >= 0 && q->cpu == hot_cpu;
 		char rate[16], on[16], load[16], blk[16], busy[16];
 		int attr = on_hot ? ui_attr(ui, PAIR_HOT) : 0;
@@ -122,7 +121,6 @@ static void chain_draw(struct ui *ui, struct rect r)
 static unsigned chain_key(struct ui *ui, int ch)
 {
 	struct chain_panel *c = &ui->chain;
-	int page = LINES - 4 > 1 ? LINES - 4 : 1;
 
 	switch (ch) {
 	case 27: /* Esc */
@@ -130,27 +128,7 @@ static unsigned chain_key(struct ui *ui, int ch)
 	case '\n':
 	case KEY_ENTER:
 		c->open = false;
-		c->top = 0;
-		return UI_REDRAW;
-	case KEY_UP:
-	case 'k':
-		c->top = c->top > 0 ? c->top - 1 : 0;
-		return UI_REDRAW;
-	case KEY_DOWN:
-	case 'j':
-		if (c->top + 1 < c->nlines)
-			c->top++;
-		return UI_REDRAW;
-	case KEY_PPAGE:
-		c->top = c->top > page ? c->top - page : 0;
-		return UI_REDRAW;
-	case KEY_NPAGE:
-		if (c->top + page < c->nlines)
-			c->top += page;
-		return UI_REDRAW;
-	case KEY_HOME:
-	case 'g':
-		c->top = 0;
+		c->scroll.top = 0;
 		return UI_REDRAW;
 	case 'f':
 	case 'p':
@@ -158,16 +136,14 @@ static unsigned chain_key(struct ui *ui, int ch)
 		c->open = false;
 		return UI_PASS;
 	}
-	if (ui_key_is_global(ch))
-		return UI_PASS;
-	return 0;
+	return draw_scroll_key(&c->scroll, ch, LINES - 4 > 1 ? LINES - 4 : 1);
 }
 
 /* Enter on a disk row: that disk's chain. */
 static void chain_open(struct ui *ui)
 {
 	snprintf(ui->chain.disk, sizeof(ui->chain.disk), "%s", view_selected(ui, PANEL_DISKS));
-	ui->chain.top = 0;
+	ui->chain.scroll.top = 0;
 }
 
 static const char *const chain_help[][2] = {

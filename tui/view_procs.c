@@ -117,7 +117,7 @@ static void procs_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
 	const struct model_procs *p = &m->sections.procs;
-	struct draw_text o = { .r = r, .top = ui->procs.top };
+	struct draw_text o = { .r = r, .top = ui->procs.scroll.top };
 	bool delay = false;
 
 	for (size_t i = 0; i < p->nio; i++)
@@ -166,57 +166,29 @@ static void procs_draw(struct ui *ui, struct rect r)
 		}
 	}
 	pressure(&o, ui);
-	ui->procs.nlines = o.line;
-	if (ui->procs.top > 0 && o.line - ui->procs.top < r.h) {
-		/* scrolled past the end after the list shrank: draw again from
-		 * the last full page */
-		ui->procs.top = o.line - r.h > 0 ? o.line - r.h : 0;
-	}
+	/* scrolled past the end after the list shrank: from the last full page */
+	draw_scroll_fit(&ui->procs.scroll, o.line, r.h);
 }
 
 static unsigned procs_key(struct ui *ui, int ch)
 {
-	int page = LINES - 3 > 1 ? LINES - 3 : 1;
-
 	switch (ch) {
 	case 'p':
 	case 27: /* Esc */
 		ui->procs.open = false;
-		ui->procs.top = 0;
-		return UI_REDRAW;
-	case KEY_UP:
-	case 'k':
-		ui->procs.top = ui->procs.top > 0 ? ui->procs.top - 1 : 0;
-		return UI_REDRAW;
-	case KEY_DOWN:
-	case 'j':
-		if (ui->procs.top + 1 < ui->procs.nlines)
-			ui->procs.top++;
-		return UI_REDRAW;
-	case KEY_PPAGE:
-		ui->procs.top = ui->procs.top > page ? ui->procs.top - page : 0;
-		return UI_REDRAW;
-	case KEY_NPAGE:
-		if (ui->procs.top + page < ui->procs.nlines)
-			ui->procs.top += page;
-		return UI_REDRAW;
-	case KEY_HOME:
-	case 'g':
-		ui->procs.top = 0;
+		ui->procs.scroll.top = 0;
 		return UI_REDRAW;
 	case 'f': /* the findings panel, the turbostat or cgroups view instead */
 	case 't':
 	case 'c':
 		return UI_PASS;
 	}
-	if (ui_key_is_global(ch))
-		return UI_PASS;
-	return 0; /* the tables' keys (sort, filter, Tab) would act unseen */
+	return draw_scroll_key(&ui->procs.scroll, ch, LINES - 3 > 1 ? LINES - 3 : 1);
 }
 
 static void procs_open(struct ui *ui)
 {
-	ui->procs.top = 0;
+	ui->procs.scroll.top = 0;
 }
 
 static const char *const procs_help[][2] = {

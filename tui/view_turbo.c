@@ -177,12 +177,8 @@ static void turbo_draw(struct ui *ui, struct rect r)
 	count = (struct draw_text){ .r = { o.r.y, o.r.x, 0, o.r.w } };
 	body(&count, ui);
 	total = count.line;
-	ui->turbo.nlines = total;
+	draw_scroll_fit(&ui->turbo.scroll, total, o.r.h);
 	ui->turbo.page = o.r.h > 1 ? o.r.h : 1;
-	if (ui->turbo.top > total - o.r.h)
-		ui->turbo.top = total - o.r.h > 0 ? total - o.r.h : 0;
-	if (ui->turbo.top < 0)
-		ui->turbo.top = 0;
 
 	for (size_t i = 0; i < t->ncols; i++)
 		avail += t->cols[i].st.available;
@@ -192,15 +188,15 @@ static void turbo_draw(struct ui *ui, struct rect r)
 	else
 		n = snprintf(title, sizeof(title), "> turbostat sources");
 	if (total > o.r.h && n > 0 && (size_t)n < sizeof(title))
-		draw_range(title + n, sizeof(title) - (size_t)n, "  [", ui->turbo.top, o.r.h, total,
-			   ", arrows scroll]");
+		draw_range(title + n, sizeof(title) - (size_t)n, "  [", ui->turbo.scroll.top, o.r.h,
+			   total, ", arrows scroll]");
 	draw_line(r.y, r.x, r.w, ui_attr(ui, PAIR_TITLE) | (int)A_REVERSE, title);
 	if (r.h > 1) {
 		snprintf(title, sizeof(title), "%-*s %-*s %s", NAME_W, "Column", SRC_W, "Source",
 			 "register, event or file; or why it is unavailable");
 		ui_put(r.y + 1, r.x, r.w, A_BOLD, title);
 	}
-	o.top = ui->turbo.top;
+	o.top = ui->turbo.scroll.top;
 	body(&o, ui);
 }
 
@@ -213,44 +209,27 @@ static unsigned turbo_key(struct ui *ui, int ch)
 	case 't':
 	case 27: /* Esc */
 		tp->open = false;
-		tp->top = 0;
-		return UI_REDRAW;
-	case KEY_UP:
-	case 'k':
-		tp->top = tp->top > 0 ? tp->top - 1 : 0;
+		tp->scroll.top = 0;
 		return UI_REDRAW;
 	case KEY_DOWN:
-	case 'j':
-		if (tp->top + page < tp->nlines)
-			tp->top++;
-		return UI_REDRAW;
-	case KEY_PPAGE:
-		tp->top = tp->top > page ? tp->top - page : 0;
-		return UI_REDRAW;
-	case KEY_NPAGE:
-		if (tp->top + page < tp->nlines)
-			tp->top += page;
-		return UI_REDRAW;
-	case KEY_HOME:
-	case 'g':
-		tp->top = 0;
+	case 'j': /* the last page at the most, as End */
+		if (tp->scroll.top + page < tp->scroll.nlines)
+			tp->scroll.top++;
 		return UI_REDRAW;
 	case KEY_END:
 	case 'G':
-		tp->top = INT_MAX / 2; /* the draw clamps it to the last page */
+		tp->scroll.top = INT_MAX / 2; /* the draw clamps it to the last page */
 		return UI_REDRAW;
 	case 'f': /* the findings panel, the processes view instead */
 	case 'p':
 		return UI_PASS;
 	}
-	if (ui_key_is_global(ch))
-		return UI_PASS;
-	return 0; /* the tables' keys (sort, filter, Tab) would act unseen */
+	return draw_scroll_key(&tp->scroll, ch, page);
 }
 
 static void turbo_open(struct ui *ui)
 {
-	ui->turbo.top = 0;
+	ui->turbo.scroll.top = 0;
 }
 
 static const char *const turbo_help[][2] = {
