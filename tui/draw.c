@@ -65,29 +65,40 @@ void draw_text_line(struct draw_text *t, int attr, const char *s)
 	t->line++;
 }
 
+/* A formatted line; bar: over the whole width filled with attr. */
+static void text_vline(struct draw_text *t, int attr, bool bar, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
+static void text_vline(struct draw_text *t, int attr, bool bar, const char *fmt, va_list ap)
+{
+	int y = draw_text_row(t);
+	char buf[512];
+
+	if (y >= 0) {
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		if (bar)
+			ui_fill(y, t->r.x, t->r.w, attr);
+		ui_put(y, t->r.x, t->r.w, attr, buf);
+	}
+	t->line++;
+}
+
 void draw_text_printf(struct draw_text *t, int attr, const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	text_vline(t, attr, false, fmt, ap);
 	va_end(ap);
-	draw_text_line(t, attr, buf);
 }
 
 void draw_text_bar(struct draw_text *t, int attr, const char *fmt, ...)
 {
-	int y = draw_text_row(t);
-	char buf[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	text_vline(t, attr, true, fmt, ap);
 	va_end(ap);
-	if (y >= 0)
-		draw_line(y, t->r.x, t->r.w, attr, buf);
-	t->line++;
 }
 
 void draw_text_wrap(struct draw_text *t, int attr, int indent, const char *first, const char *text)

@@ -3,7 +3,8 @@
  * The TUI's one loop: poll on the terminal, a signalfd, the source's fd and
  * the source's deadline; key handlers return UI_* flags and the loop alone
  * redraws. Owns the terminal: it is restored on every way out, fatal signals
- * included. Views draw; the source and the model fetch and decode.
+ * included. Views draw, reached only through their table (ui_views); the
+ * source and the model fetch and decode.
  */
 #include <errno.h>
 #include <getopt.h>
