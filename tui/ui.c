@@ -3,7 +3,8 @@
  * The TUI's one loop: poll on the terminal, a signalfd, the source's fd and
  * the source's deadline; key handlers return UI_* flags and the loop alone
  * redraws. Owns the terminal: it is restored on every way out, fatal signals
- * included. Views draw; the source and the model fetch and decode.
+ * included. Views draw, reached only through their table (ui_views); the
+ * source and the model fetch and decode.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,7 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "model_worker.h"
+#include "draw.h"
 #include "source.h"
 #include "text.h"
 #include "ui.h"
@@ -143,31 +144,6 @@ void ui_fmt_num(char *buf, size_t size, int w, double v)
 	snprintf(buf, size, "%*s", w, "*");
 }
 
-void view_title(struct ui *ui, enum panel_id id, struct rect r, const char *name,
-		const char *const sorts[], size_t shown, size_t total)
-{
-	view_title_sort(ui, id, r, name, sorts[ui->panels[id].sort], shown, total);
-}
-
-void view_title_sort(struct ui *ui, enum panel_id id, struct rect r, const char *name,
-		     const char *sort, size_t shown, size_t total)
-{
-	const struct panel *p = &ui->panels[id];
-	bool focused = ui->focus == id;
-	char buf[256];
-	int n;
-
-	n = snprintf(buf, sizeof(buf), "%s%s (%zu", focused ? "> " : "  ", name, shown);
-	if (shown != total && n > 0 && (size_t)n < sizeof(buf))
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " of %zu", total);
-	if (n > 0 && (size_t)n < sizeof(buf))
-		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ")  sort: %s", sort);
-	if (p->filter[0] && n > 0 && (size_t)n < sizeof(buf))
-		snprintf(buf + n, sizeof(buf) - (size_t)n, "  filter: %s", p->filter);
-	ui_fill(r.y, r.x, r.w, focused ? ui_attr(ui, PAIR_TITLE) : (int)A_BOLD);
-	ui_put(r.y, r.x, r.w, focused ? ui_attr(ui, PAIR_TITLE) : (int)A_BOLD, buf);
-}
-
 void view_keep_selection(struct ui *ui, enum panel_id id,
 			 const char *(*name_of)(const struct ui *ui, size_t i))
 {
@@ -189,6 +165,81 @@ void view_keep_selection(struct ui *ui, enum panel_id id,
 const char *view_selected(const struct ui *ui, enum panel_id id)
 {
 	return ui->panels[id].sel_key;
+}
+
+/* ---- the views ---- */
+
+/*
+ * Every view, in the order of the help screen and the footer: help, the
+ * views over the tables, then the tables' parts. The views over the tables
+ * open one at a time (opening one closes the other), so their order here
+ * is not a precedence.
+ */
+const struct view_ops *const ui_views[] = {
+	&view_help, &view_findings, &view_procs,   &view_turbo, &view_chain,
+	&view_heat, &view_cgroups,  &view_summary, &view_disks, &view_cpus,
+	&view_irqs, &view_history,  NULL,
+};
+
+/* The panels of the tables, by enum panel_id. */
+static const struct view_ops *const panels[PANEL__COUNT] = {
+	[PANEL_DISKS] = &view_disks,
+	[PANEL_CPUS] = &view_cpus,
+	[PANEL_IRQS] = &view_irqs,
+};
+
+const char *const ui_keys_help[][2] = {
+	{ "F10 q", "quit" },
+	{ "F6 s", "sort the focused panel by its next key (the title says which)" },
+	{ "/", "filter the focused panel by name: type, Enter keeps it, Esc clears it" },
+	{ "space", "pause: freeze the tables; the history keeps recording" },
+	{ "+ -", "longer / shorter interval (with a daemon: every Nth of its samples)" },
+	{ "Tab", "next panel (Shift-Tab: previous); the history strip follows the focus" },
+	{ "arrows j k", "move the selection; PgUp/PgDn/Home/End jump" },
+	{ NULL, NULL },
+};
+
+/* After every view's keys: the replay's, which take over t. */
+const char *const ui_replay_keys_help[][2] = {
+	{ "t T b i", "replay only: next / previous interval, jump to a time, the interval (one "
+		     "sample, 10 s, 1 min, 10 min); findings are recomputed for it, a and u "
+		     "refused (the recording is the past)" },
+	{ NULL, NULL },
+};
+
+static bool *open_flag(struct ui *ui, const struct view_ops *v)
+{
+	return (bool *)((char *)ui + v->open_at);
+}
+
+static bool view_is_open(const struct ui *ui, const struct view_ops *v)
+{
+	return v->open_at && *(const bool *)((const char *)ui + v->open_at);
+}
+
+/* The view drawn now instead of the tables, NULL none: the whole-terminal
+ * one (help) over the others. */
+static const struct view_ops *view_open(const struct ui *ui)
+{
+	const struct view_ops *found = NULL;
+
+	for (size_t i = 0; ui_views[i]; i++)
+		if (view_is_open(ui, ui_views[i]) && (!found || ui_views[i]->flags & VIEW_WHOLE))
+			found = ui_views[i];
+	return found;
+}
+
+unsigned ui_open(struct ui *ui, const struct view_ops *v)
+{
+	/* help goes over whatever is open, which is there again after it */
+	if (!(v->flags & VIEW_WHOLE))
+		for (size_t i = 0; ui_views[i]; i++)
+			if (ui_views[i]->open_at && !(ui_views[i]->flags & VIEW_WHOLE))
+				*open_flag(ui, ui_views[i]) = false;
+	*open_flag(ui, v) = true;
+	if (v->open)
+		v->open(ui);
+	return UI_REDRAW;
 }
 
 /* ---- drawing ---- */
@@ -227,8 +278,7 @@ static void draw_header(struct ui *ui)
 			 m->host[0] ? m->host : "?", tl);
 	}
 	(void)n;
-	ui_fill(0, 0, COLS, ui_attr(ui, PAIR_HEADER));
-	ui_put(0, 0, COLS, ui_attr(ui, PAIR_HEADER), buf);
+	draw_line(0, 0, COLS, ui_attr(ui, PAIR_HEADER), buf);
 	if (state[0]) {
 		int len = (int)strlen(state) + 2;
 		/* the state wins over the header's tail: "DISCONNECTED" must show */
@@ -245,27 +295,49 @@ static void draw_header(struct ui *ui)
 struct footer_key {
 	const char *key, *label;
 	bool optional;
+	const struct view_ops *v; /* the view it opens, NULL the loop's */
 };
+
+/* The loop's keys on the footer, after help's. */
+static const struct footer_key loop_keys[] = {
+	{ "F6", "Sort", false, NULL },	 { "/", "Filter", false, NULL },
+	{ "Spc", "Pause", false, NULL }, { "+-", "Interval", false, NULL },
+	{ "Tab", "Panel", false, NULL },
+};
+
+/* The footer's keys: each view's in the table's order, the loop's after
+ * help's, F10 last. Returns how many. */
+static size_t footer_keys(struct footer_key *k, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; ui_views[i] && n < max; i++) {
+		const struct view_ops *v = ui_views[i];
+
+		if (v->footer_key)
+			k[n++] = (struct footer_key){ v->footer_key, v->footer_label,
+						      v->footer_optional, v };
+		for (size_t j = 0;
+		     v == &view_help && j < sizeof(loop_keys) / sizeof(loop_keys[0]) && n < max;
+		     j++)
+			k[n++] = loop_keys[j];
+	}
+	if (n < max)
+		k[n++] = (struct footer_key){ "F10", "Quit", false, NULL };
+	return n;
+}
 
 static void footer_label(const struct ui *ui, const struct footer_key *k, char *buf, size_t size)
 {
-	const struct model_advice *a = &ui->model.advice;
-
 	snprintf(buf, size, "%s", k->label);
-	/* how many findings wait behind f, when the sample says */
-	if (strcmp(k->key, "f") == 0 && a->present && a->nfindings)
-		snprintf(buf, size, "Findings(%zu)", a->nfindings);
+	if (k->v && k->v->footer_fmt)
+		k->v->footer_fmt(ui, buf, size);
 }
 
 static void draw_footer(struct ui *ui, int y)
 {
-	static const struct footer_key keys[] = {
-		{ "F1", "Help", false },    { "F6", "Sort", false },	 { "/", "Filter", false },
-		{ "Spc", "Pause", false },  { "+-", "Interval", false }, { "Tab", "Panel", false },
-		{ "f", "Findings", false }, { "p", "Procs", false },	 { "t", "Turbo", true },
-		{ "F10", "Quit", false },
-	};
-	const size_t nkeys = sizeof(keys) / sizeof(keys[0]);
+	struct footer_key keys[24];
+	const size_t nkeys = footer_keys(keys, sizeof(keys) / sizeof(keys[0]));
 	const char *status;
 	char label[32];
 	int x = 0, attr = 0, width = 0;
@@ -274,11 +346,7 @@ static void draw_footer(struct ui *ui, int y)
 	if (ui->editing) {
 		char buf[128];
 
-		snprintf(buf, sizeof(buf), "filter %s: %s_",
-			 ui->focus == PANEL_DISKS  ? "disks"
-			 : ui->focus == PANEL_CPUS ? "cpus"
-						   : "irqs",
-			 ui->edit);
+		snprintf(buf, sizeof(buf), "filter %s: %s_", panels[ui->focus]->name, ui->edit);
 		if (ui->jumping) /* replay's b */
 			snprintf(buf, sizeof(buf),
 				 "jump to (YYYY-MM-DD HH:MM[:SS], HH:MM, -15m): %s_", ui->edit);
@@ -321,16 +389,10 @@ static void layout(struct ui *ui, int top, int avail, int *h)
 	bool more = true;
 
 	for (int i = 0; i < PANEL__COUNT; i++) {
-		need[i] = 2 + (ui->panels[i].norder ? (int)ui->panels[i].norder : 1);
+		/* the CPUs' include the heat map's lines, the disks' the bench
+		 * job's, the IRQs' a line per NIC */
+		need[i] = panels[i]->lines(ui, COLS);
 		/* the heat map's lines come first: the CPUs panel is given them */
-		if (i == PANEL_CPUS)
-			need[i] += ui->heat.alloc;
-		/* the bench job's line under its device's row */
-		if (i == PANEL_DISKS && model_worker_get(&ui->model))
-			need[i]++;
-		/* a line per NIC above the interrupt lines */
-		if (i == PANEL_IRQS)
-			need[i] += view_nics_lines(ui);
 		h[i] = left >= 3 ? 3 : left > 0 ? left : 0;
 		if (i == PANEL_CPUS && left - h[i] >= ui->heat.alloc)
 			h[i] += ui->heat.alloc;
@@ -380,64 +442,48 @@ static int draw_status_lines(struct ui *ui, int y)
 	return y;
 }
 
+/* A view instead of the tables: under the header (and the findings line)
+ * and over the footer, or over the whole terminal. */
+static void draw_view(struct ui *ui, const struct view_ops *v)
+{
+	struct rect r = { 1, 0, LINES - 2, COLS };
+
+	if (v->flags & VIEW_WHOLE) {
+		v->draw(ui, (struct rect){ 0, 0, LINES, COLS });
+		return;
+	}
+	draw_header(ui);
+	if (v->flags & VIEW_SUMMARY) {
+		int n = view_summary.lines(ui, COLS);
+
+		view_summary.draw(ui, (struct rect){ r.y, 0, n, COLS });
+		r.y += n;
+		r.h -= n;
+	}
+	v->draw(ui, r);
+	draw_footer(ui, LINES - 1);
+}
+
 static void draw(struct ui *ui)
 {
-	int h[PANEL__COUNT], y = 1, hist_h, avail;
-	struct rect r;
+	const struct view_ops *v;
+	int h[PANEL__COUNT], y = 1, hist_h, avail, n;
 
 	erase();
 	ui->rows = LINES;
 	ui->cols = COLS;
-	view_disks_order(ui);
-	view_cpus_order(ui);
-	view_irqs_order(ui);
-	if (ui->help) {
-		int total;
-
-		r = (struct rect){ 0, 0, LINES - 1, COLS };
-		total = view_help_draw(ui, r);
-		if (ui->help_top > total - r.h)
-			ui->help_top = total - r.h > 0 ? total - r.h : 0;
-		erase();
-		view_help_draw(ui, r);
-		ui_put(LINES - 1, 0, COLS, ui_attr(ui, PAIR_HEADER),
-		       " help: arrows/PgUp/PgDn scroll, any other key returns");
+	for (int i = 0; i < PANEL__COUNT; i++)
+		panels[i]->order(ui);
+	v = view_open(ui);
+	if (v) {
+		draw_view(ui, v);
 		refresh();
 		return;
 	}
 	draw_header(ui);
-	if (ui->findings.open) {
-		view_findings_draw(ui, (struct rect){ 1, 0, LINES - 2, COLS });
-		draw_footer(ui, LINES - 1);
-		refresh();
-		return;
-	}
-	if (ui->cgroups.open) {
-		view_cgroups_draw(ui, (struct rect){ 1, 0, LINES - 2, COLS });
-		draw_footer(ui, LINES - 1);
-		refresh();
-		return;
-	}
-	if (ui->procs.open) {
-		view_procs_draw(ui, (struct rect){ 1, 0, LINES - 2, COLS });
-		draw_footer(ui, LINES - 1);
-		refresh();
-		return;
-	}
-	if (ui->turbo.open) {
-		view_turbo_draw(ui, (struct rect){ 1, 0, LINES - 2, COLS });
-		draw_footer(ui, LINES - 1);
-		refresh();
-		return;
-	}
-	if (ui->chain.open) {
-		view_summary_draw(ui, 1);
-		view_chain_draw(ui, (struct rect){ 2, 0, LINES - 3, COLS });
-		draw_footer(ui, LINES - 1);
-		refresh();
-		return;
-	}
-	y += view_summary_draw(ui, y);
+	n = view_summary.lines(ui, COLS);
+	view_summary.draw(ui, (struct rect){ y, 0, n, COLS });
+	y += n;
 	y = draw_status_lines(ui, y);
 	/* the history strip: 3 rows when there is room, else 2, else none */
 	avail = LINES - y - 1;
@@ -445,7 +491,7 @@ static void draw(struct ui *ui)
 	/* a big host's CPU heat map: at most a quarter of the rows, and the
 	 * history strip gives way to it on a small terminal */
 	{
-		int heat = view_heat_lines(ui, COLS);
+		int heat = view_heat.lines(ui, COLS);
 
 		ui->heat.alloc = heat < avail / 4 ? heat : avail / 4;
 		if (ui->heat.alloc > 0 && avail < 30)
@@ -453,18 +499,12 @@ static void draw(struct ui *ui)
 	}
 	layout(ui, y, avail - hist_h, h);
 	for (int i = 0; i < PANEL__COUNT; i++) {
-		r = (struct rect){ y, 0, h[i], COLS };
-		if (i == PANEL_DISKS)
-			view_disks_draw(ui, r);
-		else if (i == PANEL_CPUS)
-			view_cpus_draw(ui, r);
-		else
-			view_irqs_draw(ui, r);
+		panels[i]->draw(ui, (struct rect){ y, 0, h[i], COLS });
 		y += h[i];
 	}
 	hist_h = LINES - 1 - y;
 	if (hist_h >= 2)
-		view_history_draw(ui, (struct rect){ y, 0, hist_h > 9 ? 9 : hist_h, COLS });
+		view_history.draw(ui, (struct rect){ y, 0, hist_h > 9 ? 9 : hist_h, COLS });
 	draw_footer(ui, LINES - 1);
 	refresh();
 }
@@ -494,26 +534,17 @@ static unsigned key_move(struct ui *ui, int delta, bool to_end)
 	p->sel = (size_t)sel;
 	/* the name is refreshed at the next ordering; keep it in step now */
 	p->sel_key[0] = '\0';
-	{
-		const struct model *m = &ui->model;
-		size_t i = p->order[p->sel];
-		const char *name = ui->focus == PANEL_DISKS  ? m->disks[i].name
-				   : ui->focus == PANEL_CPUS ? m->cpus[i].name
-							     : view_irqs_row_name(ui, i);
-
-		snprintf(p->sel_key, sizeof(p->sel_key), "%s", name);
-	}
+	snprintf(p->sel_key, sizeof(p->sel_key), "%s",
+		 panels[ui->focus]->row_name(ui, p->order[p->sel]));
 	return UI_REDRAW;
 }
 
 static unsigned key_sort(struct ui *ui)
 {
-	static const char *const *const sorts[PANEL__COUNT] = { view_disks_sorts, view_cpus_sorts,
-								view_irqs_sorts };
 	struct panel *p = &ui->panels[ui->focus];
 
 	p->sort++;
-	if (!sorts[ui->focus][p->sort])
+	if (!panels[ui->focus]->sorts[p->sort])
 		p->sort = 0;
 	return UI_REDRAW;
 }
@@ -582,31 +613,6 @@ static unsigned key_edit(struct ui *ui, int ch)
 	return UI_REDRAW;
 }
 
-static unsigned key_help(struct ui *ui, int ch)
-{
-	switch (ch) {
-	case KEY_UP:
-	case 'k':
-		ui->help_top = ui->help_top > 0 ? ui->help_top - 1 : 0;
-		return UI_REDRAW;
-	case KEY_DOWN:
-	case 'j':
-		ui->help_top++;
-		return UI_REDRAW;
-	case KEY_PPAGE:
-		ui->help_top = ui->help_top > LINES - 2 ? ui->help_top - (LINES - 2) : 0;
-		return UI_REDRAW;
-	case KEY_NPAGE:
-	case ' ':
-		ui->help_top += LINES - 2;
-		return UI_REDRAW;
-	case KEY_F(10):
-		return UI_QUIT;
-	}
-	ui->help = false;
-	return UI_REDRAW;
-}
-
 bool ui_key_is_global(int ch)
 {
 	switch (ch) {
@@ -650,49 +656,34 @@ static unsigned ui_wanted(const struct ui *ui)
 static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 {
 	struct panel *p = &ui->panels[ui->focus];
+	const struct view_ops *v;
 
 	if (ch == KEY_RESIZE)
 		return UI_REDRAW;
 	if (ui->editing)
 		return key_edit(ui, ch);
-	if (ui->help)
-		return key_help(ui, ch);
+	v = view_open(ui);
+	/* help takes every key and leaves the footer's note be */
+	if (v && v->flags & VIEW_WHOLE)
+		return v->on_key(ui, ch);
 	ui->note[0] = '\0';
-	if (ui->findings.open) {
-		unsigned f = view_findings_key(ui, ch);
+	if (v) {
+		unsigned f = v->on_key(ui, ch);
 
 		if (!(f & UI_PASS))
 			return f;
-	}
-	if (ui->cgroups.open) {
-		unsigned f = view_cgroups_key(ui, ch);
+	} else {
+		/* the tables' parts: the heat map, the focused panel (Enter) */
+		for (size_t i = 0; ui_views[i]; i++) {
+			const struct view_ops *t = ui_views[i];
+			unsigned f;
 
-		if (!(f & UI_PASS))
-			return f;
-	}
-	if (ui->procs.open) {
-		unsigned f = view_procs_key(ui, ch);
-
-		if (!(f & UI_PASS))
-			return f;
-	}
-	if (ui->turbo.open) {
-		unsigned f = view_turbo_key(ui, ch);
-
-		if (!(f & UI_PASS))
-			return f;
-	}
-	if (ui->chain.open) {
-		unsigned f = view_chain_key(ui, ch);
-
-		if (!(f & UI_PASS))
-			return f;
-	}
-	if (!ui->findings.open && !ui->procs.open && !ui->turbo.open) {
-		unsigned f = view_heat_key(ui, ch);
-
-		if (!(f & UI_PASS))
-			return f;
+			if (t->open_at || !t->on_key || (t->order && t != panels[ui->focus]))
+				continue;
+			f = t->on_key(ui, ch);
+			if (!(f & UI_PASS))
+				return f;
+		}
 	}
 	/* replay: atop's keys for time win over the turbostat sources view's t */
 	if (source_kind(ui->src) == SOURCE_REPLAY &&
@@ -706,40 +697,19 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 		ui->edit_len = 0;
 		return UI_REDRAW;
 	}
+	/* a view's key opens it */
+	for (size_t i = 0; ui_views[i]; i++)
+		for (size_t k = 0; k < 4 && ui_views[i]->keys[k]; k++)
+			if (ch == ui_views[i]->keys[k])
+				return ui_open(ui, ui_views[i]);
 	switch (ch) {
 	case 'q':
 	case 'Q':
 	case KEY_F(10):
 		return UI_QUIT;
-	case KEY_F(1):
-	case 'h':
-	case '?':
-		ui->help = true;
-		ui->help_top = 0;
-		return UI_REDRAW;
 	case KEY_F(6):
 	case 's':
 		return key_sort(ui);
-	case 'f':
-		ui->findings.open = true;
-		ui->procs.open = false;
-		ui->turbo.open = false;
-		return UI_REDRAW;
-	case 'p':
-		ui->procs.open = true;
-		ui->procs.top = 0;
-		ui->turbo.open = false;
-		return UI_REDRAW;
-	case 't':
-		ui->turbo.open = true;
-		ui->turbo.top = 0;
-		ui->procs.open = false;
-		return UI_REDRAW;
-	case 'c':
-		ui->cgroups.open = true;
-		ui->cgroups.top = 0;
-		ui->findings.open = ui->procs.open = ui->turbo.open = false;
-		return UI_REDRAW;
 	case '/':
 		ui->editing = true;
 		snprintf(ui->edit, sizeof(ui->edit), "%s", p->filter);
@@ -793,20 +763,6 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 	case 12: /* Ctrl-L */
 		clearok(curscr, TRUE);
 		return UI_REDRAW;
-	case '\r':
-	case '\n':
-	case KEY_ENTER: /* a device's group of interrupt lines: expand, fold */
-		if (ui->focus == PANEL_IRQS)
-			return view_irqs_toggle(ui);
-		/* a disk: its queue chain */
-		if (ui->focus == PANEL_DISKS && view_selected(ui, PANEL_DISKS)[0]) {
-			snprintf(ui->chain.disk, sizeof(ui->chain.disk), "%s",
-				 view_selected(ui, PANEL_DISKS));
-			ui->chain.open = true;
-			ui->chain.top = 0;
-			return UI_REDRAW;
-		}
-		return 0;
 	}
 	return 0;
 }
@@ -1098,9 +1054,9 @@ out_sfd:
 out_mask:
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	source_close(ui->src);
-	view_findings_free(ui);
-	view_heat_free(ui);
-	model_irq_groups_free(&ui->irqg.groups);
+	for (size_t i = 0; ui_views[i]; i++)
+		if (ui_views[i]->free)
+			ui_views[i]->free(ui);
 	model_free(&ui->model);
 	for (int i = 0; i < PANEL__COUNT; i++)
 		free(ui->panels[i].order);

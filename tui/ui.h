@@ -84,19 +84,24 @@ struct findings_panel {
 	size_t napplied;
 };
 
+/* A scrolled view's position: the keys move it (draw_scroll_key), the
+ * draw keeps it on its lines (draw_scroll_fit). */
+struct scroll {
+	int top;    /* first line shown */
+	int nlines; /* lines at the last draw */
+};
+
 /* The processes view (view_procs.c): it replaces the tables while open. */
 struct procs_panel {
 	bool open;
-	int top;    /* first line shown */
-	int nlines; /* lines at the last draw */
+	struct scroll scroll;
 };
 
 /* The turbostat sources view (view_turbo.c): it replaces the tables while open. */
 struct turbo_panel {
 	bool open;
-	int top;    /* first line of the scrolled part shown */
-	int nlines; /* lines of the scrolled part at the last draw */
-	int page;   /* of them on screen at the last draw */
+	struct scroll scroll; /* of the part under the title and the header */
+	int page;	      /* lines of it on screen at the last draw */
 };
 
 /* The CPU heat map (view_heat.c) as last laid out and drawn: for the
@@ -118,9 +123,8 @@ struct heat_map {
 /* The queue chain of a disk (view_chain.c): it replaces the tables while open. */
 struct chain_panel {
 	bool open;
-	char disk[64]; /* the disk row Enter was pressed on */
-	int top;       /* first queue shown */
-	int nlines;    /* queues at the last draw */
+	char disk[64];	      /* the disk row Enter was pressed on */
+	struct scroll scroll; /* over its queues */
 };
 
 /* The IRQs panel's groups by device (view_irqs.c) and which are expanded. */
@@ -191,48 +195,105 @@ static inline int ui_mix(int base, int attr)
 	return base | attr;
 }
 
-/* Draw helpers shared by the views. Strings are clipped to the width. */
+/* Draw primitives shared by the views (the widgets over them: draw.h).
+ * Strings are clipped to the width. */
 void ui_put(int y, int x, int w, int attr, const char *s);
 void ui_fill(int y, int x, int w, int attr);
 /* A number right-aligned in exactly w columns: decimals dropped, then k/M/G. */
 void ui_fmt_num(char *buf, size_t size, int w, double v);
 
-/* Sort, filter and order a panel's rows from the model; keeps the selection
- * on the same row name. Called by the views before drawing. */
-void view_disks_order(struct ui *ui);
-void view_cpus_order(struct ui *ui);
-void view_irqs_order(struct ui *ui);
-/* The IRQs panel's row i of its order: an interrupt line's name or a
- * device group's; Enter on a group expands or folds it. */
-const char *view_irqs_row_name(const struct ui *ui, size_t i);
-unsigned view_irqs_toggle(struct ui *ui);
-/* Names of the sort keys of each panel, for the title; NULL-terminated. */
-extern const char *const view_disks_sorts[];
-extern const char *const view_cpus_sorts[];
-extern const char *const view_irqs_sorts[];
+/*
+ * A view's operations, htop's PanelClass: the loop draws, routes keys and
+ * writes the help screen and the footer through these only, never naming a
+ * view. A view that replaces the tables while open has an open flag; the parts
+ * of the tables' screen (the findings line, the heat map, the three panels,
+ * the history strip) have none and are laid out by the loop. NULL members:
+ * the view has no such thing.
+ */
+enum {
+	VIEW_WHOLE = 1,	  /* the whole terminal, its last line its own: over every other view */
+	VIEW_SUMMARY = 2, /* under the findings line, which stays (the queue chain) */
+};
 
-void view_disks_draw(struct ui *ui, struct rect r);
-void view_cpus_draw(struct ui *ui, struct rect r);
-void view_irqs_draw(struct ui *ui, struct rect r);
-/* The findings panel over r (all but the header and the status line); its
- * keys (arrows, a, u, y, f/Esc) while open; its line for the status line
- * (the question, else the last result), NULL when it has none; free. */
+struct view_ops {
+	const char *name;
+	int keys[4];	/* the keys that open it (0 ends): from the tables, or passed */
+	unsigned flags; /* VIEW_* */
+	/* where its "open" flag is in struct ui (offsetof), 0: part of the
+	 * tables; open: what opening it resets besides */
+	size_t open_at;
+	void (*open)(struct ui *ui);
+	void (*draw)(struct ui *ui, struct rect r);
+	/* its keys while open (a panel: while focused); UI_PASS for the loop's */
+	unsigned (*on_key)(struct ui *ui, int ch);
+	/* lines it takes at width w (0: not shown) */
+	int (*lines)(struct ui *ui, int w);
+	/* a panel of the tables: sort, filter and order its rows from the
+	 * model, keeping the selection on the same row name; its sort keys'
+	 * names (NULL-terminated); its row i's name */
+	void (*order)(struct ui *ui);
+	const char *const *sorts;
+	const char *(*row_name)(const struct ui *ui, size_t i);
+	/* its keys on the help screen: { keys, what they do }, { NULL } ends */
+	const char *const (*help)[2];
+	/* its key on the footer; optional ones only where the whole line fits;
+	 * footer_fmt: a label that says more (how many findings) */
+	const char *footer_key, *footer_label;
+	bool footer_optional;
+	void (*footer_fmt)(const struct ui *ui, char *buf, size_t size);
+	void (*free)(struct ui *ui);
+};
+
+/* The help screen over the whole terminal, scrolled to ui->help_top (arrows,
+ * PgUp/PgDn; any other key closes it) (view_help.c). */
+extern const struct view_ops view_help;
+/* The findings panel (view_findings.c): findings and suggestions, apply and
+ * undo on y (arrows, a, u, y, f/Esc). */
+extern const struct view_ops view_findings;
+/* The processes view (view_procs.c), the cgroups view (view_cgroups.c): one
+ * scrolled text each (arrows, PgUp/PgDn, Home; p, c or Esc close). */
+extern const struct view_ops view_procs;
+extern const struct view_ops view_cgroups;
+/* The turbostat sources view (view_turbo.c): each column's source and
+ * detail or why it is unavailable, then the source families (arrows,
+ * PgUp/PgDn, Home/End; t/Esc close). */
+extern const struct view_ops view_turbo;
+/* The queue chain of ui->chain.disk (view_chain.c): each blk-mq hardware
+ * queue, its interrupt, the CPU it lands on and that CPU's load (arrows
+ * scroll, Enter/Esc close); opened by Enter on a disk. */
+extern const struct view_ops view_chain;
+/* The findings line under the header (view_summary.c): the worst finding
+ * in words, coloured by severity. */
+extern const struct view_ops view_summary;
+/* The CPU heat map of a big host (view_heat.c), at the top of the CPUs
+ * panel: its lines at width w (0: fewer than 64 CPUs) lay it out; drawn
+ * scrolled to the selected, else the hot CPU; [ ] and a click select a
+ * cell's CPU. */
+extern const struct view_ops view_heat;
+/* The three panels (view_disks.c, view_cpus.c, view_irqs.c), in enum
+ * panel_id order; Enter on a disk opens its queue chain, on an IRQ device
+ * group expands or folds it. */
+extern const struct view_ops view_disks;
+extern const struct view_ops view_cpus;
+extern const struct view_ops view_irqs;
+/* The sparkline of the focused panel's selected row (view_history.c). */
+extern const struct view_ops view_history;
+
+/* Every view, in the order of the help screen and the footer; NULL ends. */
+extern const struct view_ops *const ui_views[];
+/* The loop's own keys on the help screen, after help's own; { NULL } ends. */
+extern const char *const ui_keys_help[][2];
+extern const char *const ui_replay_keys_help[][2];
+/* Opens v (closing the view open, unless v is VIEW_WHOLE); UI_REDRAW. */
+unsigned ui_open(struct ui *ui, const struct view_ops *v);
+
+/* The findings panel's operations (view_findings, view_findings.c), and
+ * its line for the status line (the question, else the last result), NULL
+ * when it has none. */
 void view_findings_draw(struct ui *ui, struct rect r);
 unsigned view_findings_key(struct ui *ui, int ch);
 const char *view_findings_status(const struct ui *ui, int *ret_attr);
 void view_findings_free(struct ui *ui);
-/* The processes view over r (like the findings panel); its keys (arrows,
- * PgUp/PgDn scroll, p/Esc close), UI_PASS for the others. */
-void view_procs_draw(struct ui *ui, struct rect r);
-unsigned view_procs_key(struct ui *ui, int ch);
-void view_cgroups_draw(struct ui *ui, struct rect r);
-unsigned view_cgroups_key(struct ui *ui, int ch);
-/* The turbostat sources view over r (like the processes view): each
- * column's source and detail or why it is unavailable, then the source
- * families; its keys (arrows, PgUp/PgDn, Home/End scroll, t/Esc close),
- * UI_PASS for the global ones. */
-void view_turbo_draw(struct ui *ui, struct rect r);
-unsigned view_turbo_key(struct ui *ui, int ch);
 /* Whether ch is one of the loop's global keys (quit, help, pause, interval,
  * redraw) that a view over the tables leaves to the loop (UI_PASS). */
 bool ui_key_is_global(int ch);
@@ -242,36 +303,6 @@ int view_sections_header_draw(struct ui *ui, int y, int n);
 /* The NIC lines at the top of the IRQs panel: how many, and drawn into r. */
 int view_nics_lines(const struct ui *ui);
 void view_nics_draw(struct ui *ui, struct rect r);
-/* The findings line at row y (view_summary.c): the worst finding in words,
- * coloured by severity; returns the lines drawn (1). */
-int view_summary_draw(struct ui *ui, int y);
-/* The queue chain of ui->chain.disk over r (like the processes view):
- * each blk-mq hardware queue, its interrupt, the CPU it lands on and that
- * CPU's load; its keys (arrows scroll, Enter/Esc close), UI_PASS for the
- * global ones. */
-void view_chain_draw(struct ui *ui, struct rect r);
-unsigned view_chain_key(struct ui *ui, int ch);
-/* The CPU heat map of a big host (view_heat.c): the lines it takes at width
- * w (0: not shown, fewer than 64 CPUs), laid out for view_heat_draw; drawn
- * into r (scrolled to the selected, else the hot CPU); its keys ([ ] and a
- * click select a cell's CPU), UI_PASS for the others; free. */
-int view_heat_lines(struct ui *ui, int w);
-void view_heat_draw(struct ui *ui, struct rect r);
-unsigned view_heat_key(struct ui *ui, int ch);
-void view_heat_free(struct ui *ui);
-/* The sparkline of the focused panel's selected row. */
-void view_history_draw(struct ui *ui, struct rect r);
-/* The help screen over the whole terminal, scrolled to ui->help_top; returns
- * the number of lines it has (for scrolling). */
-int view_help_draw(struct ui *ui, struct rect r);
-
-/* A panel's title line with the focus, sort and filter. */
-void view_title(struct ui *ui, enum panel_id id, struct rect r, const char *name,
-		const char *const sorts[], size_t shown, size_t total);
-
-/* The same with the sort said in words (the CPUs' automatic order). */
-void view_title_sort(struct ui *ui, enum panel_id id, struct rect r, const char *name,
-		     const char *sort, size_t shown, size_t total);
 
 /* After re-ordering: find the selected row's name again, else clamp. */
 void view_keep_selection(struct ui *ui, enum panel_id id,

@@ -6,37 +6,11 @@
  * more than one. Replaces the tables while open. Draws the model only.
  */
 #include <ncurses.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "draw.h"
 #include "ui.h"
-
-struct out {
-	struct rect r;
-	int line; /* next logical line */
-	int top;  /* first logical line shown */
-};
-
-static void emit(struct out *o, int attr, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void emit(struct out *o, int attr, const char *fmt, ...)
-{
-	int y = o->line - o->top;
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (y >= 0 && y < o->r.h) {
-		if (attr & (int)A_REVERSE)
-			ui_fill(o->r.y + y, o->r.x, o->r.w, attr);
-		ui_put(o->r.y + y, o->r.x, o->r.w, attr, buf);
-	}
-	o->line++;
-}
 
 /* The path in w columns: its end (the service or container) when too long. */
 static void fit(const char *path, int w, char *buf, size_t size)
@@ -58,11 +32,11 @@ static void pct(char *buf, size_t size, bool has, double v)
 		snprintf(buf, size, "%6s", "-");
 }
 
-void view_cgroups_draw(struct ui *ui, struct rect r)
+static void cgroups_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
 	const struct model_cgroups *c = &m->sections.cgroups;
-	struct out o = { .r = r, .top = ui->cgroups.top };
+	struct draw_text o = { .r = r, .top = ui->cgroups.scroll.top };
 	bool discard = false;
 	int pw;
 
@@ -74,27 +48,30 @@ void view_cgroups_draw(struct ui *ui, struct rect r)
 	if (pw < 16)
 		pw = 16;
 	if (!c->present) {
-		emit(&o, ui_attr(ui, PAIR_TITLE), "> cgroups");
-		emit(&o, A_DIM, "cgroups: %s%s%s",
-		     !m->have_sample	    ? "waiting for the first sample"
-		     : c->reason[0]	    ? "unavailable ("
-		     : !m->sections.sampled ? "not in the sample (iotriaged --core-only, or older)"
-					    : "not in this sample",
-		     m->have_sample ? c->reason : "", m->have_sample && c->reason[0] ? ")" : "");
+		draw_text_printf(&o, ui_attr(ui, PAIR_TITLE), "> cgroups");
+		draw_text_printf(
+		    &o, A_DIM, "cgroups: %s%s%s",
+		    !m->have_sample	   ? "waiting for the first sample"
+		    : c->reason[0]	   ? "unavailable ("
+		    : !m->sections.sampled ? "not in the sample (iotriaged --core-only, or older)"
+					   : "not in this sample",
+		    m->have_sample ? c->reason : "", m->have_sample && c->reason[0] ? ")" : "");
 	} else {
-		emit(&o, ui_attr(ui, PAIR_TITLE) | (int)A_REVERSE,
-		     "> cgroups (v2 %s: %llu read, %llu active)  sort: rkB/s+wkB/s+dkB/s",
-		     c->hierarchy, (unsigned long long)c->count, (unsigned long long)c->active);
+		draw_text_bar(&o, ui_attr(ui, PAIR_TITLE) | (int)A_REVERSE,
+			      "> cgroups (v2 %s: %llu read, %llu active)  sort: rkB/s+wkB/s+dkB/s",
+			      c->hierarchy, (unsigned long long)c->count,
+			      (unsigned long long)c->active);
 		if (c->reason[0])
-			emit(&o, ui_attr(ui, PAIR_WARN), "note: %s", c->reason);
+			draw_text_printf(&o, ui_attr(ui, PAIR_WARN), "note: %s", c->reason);
 		if (!c->has_rows) {
-			emit(&o, A_DIM, "waiting for a second sample...");
+			draw_text_printf(&o, A_DIM, "waiting for a second sample...");
 		} else if (c->n == 0) {
-			emit(&o, A_DIM, "no cgroup did IO or stalled on it in the interval");
+			draw_text_printf(&o, A_DIM,
+					 "no cgroup did IO or stalled on it in the interval");
 		} else {
-			emit(&o, A_BOLD, "%-*s %9s %9s %9s %9s%s %6s %6s", pw, "CGROUP", "rkB/s",
-			     "wkB/s", "r/s", "w/s", discard ? "     dkB/s       d/s" : "", "some%",
-			     "full%");
+			draw_text_printf(&o, A_BOLD, "%-*s %9s %9s %9s %9s%s %6s %6s", pw, "CGROUP",
+					 "rkB/s", "wkB/s", "r/s", "w/s",
+					 discard ? "     dkB/s       d/s" : "", "some%", "full%");
 		}
 	}
 	for (size_t i = 0; c->present && i < c->n; i++) {
@@ -113,52 +90,29 @@ void view_cgroups_draw(struct ui *ui, struct rect r)
 			snprintf(d, sizeof(d), " %9.2f %9.2f", g->v.dkb_s, g->v.d_s);
 		else if (discard)
 			snprintf(d, sizeof(d), " %9s %9s", "-", "-");
-		emit(&o, 0, "%-*s %s%s %s %s", pw, path, io, d, s, f);
+		draw_text_printf(&o, 0, "%-*s %s%s %s %s", pw, path, io, d, s, f);
 		for (size_t k = 0; g->ndev > 1 && k < g->ndev; k++) {
 			const struct model_cg_dev *v = &c->devs[g->dev_off + k];
 			char name[64];
 
 			snprintf(name, sizeof(name), "  %s %s", v->dev, v->disk);
-			emit(&o, A_DIM, "%-*.*s %9.2f %9.2f %9.2f %9.2f", pw, pw, name, v->v.rkb_s,
-			     v->v.wkb_s, v->v.r_s, v->v.w_s);
+			draw_text_printf(&o, A_DIM, "%-*.*s %9.2f %9.2f %9.2f %9.2f", pw, pw, name,
+					 v->v.rkb_s, v->v.wkb_s, v->v.r_s, v->v.w_s);
 		}
 	}
 	if (c->present && c->has_rows)
-		emit(&o, A_DIM, "io.stat is hierarchical: a slice's rows include its services'");
-	ui->cgroups.nlines = o.line;
-	if (ui->cgroups.top > 0 && o.line - ui->cgroups.top < r.h)
-		ui->cgroups.top = o.line - r.h > 0 ? o.line - r.h : 0;
+		draw_text_printf(&o, A_DIM,
+				 "io.stat is hierarchical: a slice's rows include its services'");
+	draw_scroll_fit(&ui->cgroups.scroll, o.line, r.h);
 }
 
-unsigned view_cgroups_key(struct ui *ui, int ch)
+static unsigned cgroups_key(struct ui *ui, int ch)
 {
-	int page = LINES - 3 > 1 ? LINES - 3 : 1;
-
 	switch (ch) {
 	case 'c':
 	case 27: /* Esc */
 		ui->cgroups.open = false;
-		ui->cgroups.top = 0;
-		return UI_REDRAW;
-	case KEY_UP:
-	case 'k':
-		ui->cgroups.top = ui->cgroups.top > 0 ? ui->cgroups.top - 1 : 0;
-		return UI_REDRAW;
-	case KEY_DOWN:
-	case 'j':
-		if (ui->cgroups.top + 1 < ui->cgroups.nlines)
-			ui->cgroups.top++;
-		return UI_REDRAW;
-	case KEY_PPAGE:
-		ui->cgroups.top = ui->cgroups.top > page ? ui->cgroups.top - page : 0;
-		return UI_REDRAW;
-	case KEY_NPAGE:
-		if (ui->cgroups.top + page < ui->cgroups.nlines)
-			ui->cgroups.top += page;
-		return UI_REDRAW;
-	case KEY_HOME:
-	case 'g':
-		ui->cgroups.top = 0;
+		ui->cgroups.scroll.top = 0;
 		return UI_REDRAW;
 	case 'f': /* another view instead */
 	case 'p':
@@ -166,7 +120,26 @@ unsigned view_cgroups_key(struct ui *ui, int ch)
 		ui->cgroups.open = false;
 		return UI_PASS;
 	}
-	if (ui_key_is_global(ch))
-		return UI_PASS;
-	return 0; /* the tables' keys would act unseen */
+	return draw_scroll_key(&ui->cgroups.scroll, ch, LINES - 3 > 1 ? LINES - 3 : 1);
 }
+
+static void cgroups_open(struct ui *ui)
+{
+	ui->cgroups.scroll.top = 0;
+}
+
+static const char *const cgroups_help[][2] = {
+	{ "c", "the cgroups view: which service or container does the IO, from cgroup v2 "
+	       "io.stat and io.pressure, busiest first (c or Esc returns; arrows scroll)" },
+	{ NULL, NULL },
+};
+
+const struct view_ops view_cgroups = {
+	.name = "cgroups",
+	.keys = { 'c' },
+	.open_at = offsetof(struct ui, cgroups.open),
+	.open = cgroups_open,
+	.draw = cgroups_draw,
+	.on_key = cgroups_key,
+	.help = cgroups_help,
+};

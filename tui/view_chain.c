@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "model_summary.h"
 #include "ui.h"
 
@@ -34,12 +35,7 @@ static const struct model_disk *disk_row(const struct model *m, const char *name
 	return NULL;
 }
 
-static void fmt_rate(char *buf, size_t size, int w, double v)
-{
-	ui_fmt_num(buf, size, w, v);
-}
-
-void view_chain_draw(struct ui *ui, struct rect r)
+static void chain_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
 	struct chain_panel *c = &ui->chain;
@@ -57,8 +53,7 @@ void view_chain_draw(struct ui *ui, struct rect r)
 			 dr->v[MD_RAWAIT], dr->v[MD_WAWAIT], dr->v[MD_UTIL]);
 	if (!d) {
 		snprintf(buf, sizeof(buf), "> %s%s", c->disk, aw);
-		ui_fill(y, r.x, r.w, ui_attr(ui, PAIR_TITLE));
-		ui_put(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
+		draw_line(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
 		ui_put(y, r.x, r.w, A_DIM,
 		       m->blkmq_bad[0]	   ? m->blkmq_bad
 		       : !m->has_rates	   ? "  waiting for a second sample..."
@@ -66,20 +61,19 @@ void view_chain_draw(struct ui *ui, struct rect r)
 					     "blk-mq section"
 					   : "  no blk-mq hardware queues: a partition, a "
 					     "bio-based device (md, dm) or no mq/ in sysfs");
-		c->nlines = 0;
+		c->scroll.nlines = 0;
 		return;
 	}
 	snprintf(buf, sizeof(buf), "> %s%s %zu hctx%s%s%s, %zu %s", d->disk, aw, d->nr_hw_queues,
 		 d->controller[0] ? " of " : "", d->controller,
 		 d->controller[0] ? "" : " (not NVMe: no interrupt per queue)", d->nqueues,
 		 d->controller[0] ? "fired" : "listed");
-	ui_fill(y, r.x, r.w, ui_attr(ui, PAIR_TITLE));
-	ui_put(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
+	draw_line(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
 	snprintf(buf, sizeof(buf), "%4s %-11s %-6s %-9s %8s %-8s %10s %8s %6s", "hctx", "CPUs",
 		 "IRQ", "queue", "irq/s", "on CPU", "%irq+%soft", "BLOCK/s", "busy%");
 	ui_put(y++, r.x, r.w, A_BOLD, buf);
 	rows = r.h - 2;
-	c->nlines = (int)d->nqueues;
+	c->scroll.nlines = (int)d->nqueues;
 	if (d->nqueues == 0) {
 		ui_put(y, r.x, r.w, A_DIM,
 		       "  no queue's interrupt fired in this interval: the disk is idle");
@@ -91,16 +85,15 @@ void view_chain_draw(struct ui *ui, struct rect r)
 	for (size_t i = 0; i < d->nqueues; i++)
 		order[i] = &d->queues[i];
 	qsort(order, d->nqueues, sizeof(*order), cmp_queue);
-	if (c->top > c->nlines - 1)
-		c->top = c->nlines - 1 > 0 ? c->nlines - 1 : 0;
-	for (int row = 0; row < rows && c->top + row < c->nlines; row++) {
-		const struct model_mq_queue *q = order[c->top + row];
+	draw_scroll_fit(&c->scroll, (int)d->nqueues, 1); /* the last queue at the top at most */
+	for (int row = 0; row < rows && c->scroll.top + row < c->scroll.nlines; row++) {
+		const struct model_mq_queue *q = order[c->scroll.top + row];
 		bool on_hot = q->cpu >= 0 && q->cpu == hot_cpu;
 		char rate[16], on[16], load[16], blk[16], busy[16];
 		int attr = on_hot ? ui_attr(ui, PAIR_HOT) : 0;
 
 		if (q->valid)
-			fmt_rate(rate, sizeof(rate), 8, q->irq_s);
+			ui_fmt_num(rate, sizeof(rate), 8, q->irq_s);
 		else
 			snprintf(rate, sizeof(rate), "%8s", q->has_irq ? "-" : "");
 		if (q->cpu >= 0)
@@ -108,28 +101,26 @@ void view_chain_draw(struct ui *ui, struct rect r)
 		else
 			on[0] = '\0';
 		if (q->has_load) {
-			fmt_rate(load, sizeof(load), 10, q->cpu_irq + q->cpu_soft);
-			fmt_rate(busy, sizeof(busy), 6, q->cpu_busy);
+			ui_fmt_num(load, sizeof(load), 10, q->cpu_irq + q->cpu_soft);
+			ui_fmt_num(busy, sizeof(busy), 6, q->cpu_busy);
 		} else {
 			snprintf(load, sizeof(load), "%10s", q->cpu >= 0 ? "-" : "");
 			snprintf(busy, sizeof(busy), "%6s", q->cpu >= 0 ? "-" : "");
 		}
 		if (q->has_block)
-			fmt_rate(blk, sizeof(blk), 8, q->block_s);
+			ui_fmt_num(blk, sizeof(blk), 8, q->block_s);
 		else
 			snprintf(blk, sizeof(blk), "%8s", q->cpu >= 0 ? "-" : "");
 		snprintf(buf, sizeof(buf), "%4u %-11.11s %-6.6s %-9.9s %s %-8.8s %s %s %s", q->hctx,
 			 q->cpu_list, q->irq, q->irq_name, rate, on, load, blk, busy);
-		ui_fill(y, r.x, r.w, attr);
-		ui_put(y++, r.x, r.w, attr, buf);
+		draw_line(y++, r.x, r.w, attr, buf);
 	}
 	free(order);
 }
 
-unsigned view_chain_key(struct ui *ui, int ch)
+static unsigned chain_key(struct ui *ui, int ch)
 {
 	struct chain_panel *c = &ui->chain;
-	int page = LINES - 4 > 1 ? LINES - 4 : 1;
 
 	switch (ch) {
 	case 27: /* Esc */
@@ -137,27 +128,7 @@ unsigned view_chain_key(struct ui *ui, int ch)
 	case '\n':
 	case KEY_ENTER:
 		c->open = false;
-		c->top = 0;
-		return UI_REDRAW;
-	case KEY_UP:
-	case 'k':
-		c->top = c->top > 0 ? c->top - 1 : 0;
-		return UI_REDRAW;
-	case KEY_DOWN:
-	case 'j':
-		if (c->top + 1 < c->nlines)
-			c->top++;
-		return UI_REDRAW;
-	case KEY_PPAGE:
-		c->top = c->top > page ? c->top - page : 0;
-		return UI_REDRAW;
-	case KEY_NPAGE:
-		if (c->top + page < c->nlines)
-			c->top += page;
-		return UI_REDRAW;
-	case KEY_HOME:
-	case 'g':
-		c->top = 0;
+		c->scroll.top = 0;
 		return UI_REDRAW;
 	case 'f':
 	case 'p':
@@ -165,7 +136,29 @@ unsigned view_chain_key(struct ui *ui, int ch)
 		c->open = false;
 		return UI_PASS;
 	}
-	if (ui_key_is_global(ch))
-		return UI_PASS;
-	return 0;
+	return draw_scroll_key(&c->scroll, ch, LINES - 4 > 1 ? LINES - 4 : 1);
 }
+
+/* Enter on a disk row: that disk's chain. */
+static void chain_open(struct ui *ui)
+{
+	snprintf(ui->chain.disk, sizeof(ui->chain.disk), "%s", view_selected(ui, PANEL_DISKS));
+	ui->chain.scroll.top = 0;
+}
+
+static const char *const chain_help[][2] = {
+	{ "Enter", "on a disk: its queue chain (each blk-mq queue's CPUs, NVMe interrupt, the "
+		   "CPU it lands on and that CPU's load; Enter or Esc returns); on a device's "
+		   "group of IRQ lines (big hosts): expand / fold its lines" },
+	{ NULL, NULL },
+};
+
+const struct view_ops view_chain = {
+	.name = "chain",
+	.flags = VIEW_SUMMARY,
+	.open_at = offsetof(struct ui, chain.open),
+	.open = chain_open,
+	.draw = chain_draw,
+	.on_key = chain_key,
+	.help = chain_help,
+};

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "grow.h"
 #include "model_summary.h"
 #include "model_worker.h"
@@ -20,7 +21,7 @@
  * by number when none is. */
 enum { SORT_AUTO, SORT_CPU, SORT_IRQSOFT, SORT_INTR, SORT_BUSY };
 
-const char *const view_cpus_sorts[] = { "auto", "cpu", "%irq+%soft", "intr/s", "busy", NULL };
+static const char *const cpus_sorts[] = { "auto", "cpu", "%irq+%soft", "intr/s", "busy", NULL };
 
 enum col {
 	C_CPU,
@@ -111,7 +112,7 @@ static const char *cpu_name(const struct ui *ui, size_t i)
 	return ui->model.cpus[i].name;
 }
 
-void view_cpus_order(struct ui *ui)
+static void cpus_order(struct ui *ui)
 {
 	struct panel *p = &ui->panels[PANEL_CPUS];
 	const struct model *m = &ui->model;
@@ -185,44 +186,22 @@ static void turbo_cell(const struct model *m, int cpu, int k, char *buf, size_t 
 }
 
 /* The load bar: each share of the CPU's time as a run of its own character
- * and colour, so it reads the same without colour. */
+ * and colour, so it reads the same without colour; on the hot row the
+ * row's colour wins. */
 static void draw_bar(const struct ui *ui, int y, int x, int w, int base, const struct model_cpu *c)
 {
-	const struct {
-		double pct;
-		char ch;
-		enum ui_pair pair;
-	} seg[] = {
+	const struct draw_seg seg[] = {
 		{ c->usr + c->nice + c->guest + c->gnice, 'u', PAIR_GOOD },
 		{ c->sys + c->steal, 's', PAIR_CRIT },
 		{ c->irq, 'i', PAIR_IRQ },
 		{ c->soft, 'S', PAIR_SOFT },
 		{ c->iowait, 'w', PAIR_WAIT },
 	};
-	int inner = w - 2, used = 0;
 
-	if (inner < 1)
-		return;
-	ui_put(y, x, 1, base | A_BOLD, "[");
-	for (size_t s = 0; s < sizeof(seg) / sizeof(seg[0]); s++) {
-		int n = (int)(seg[s].pct * inner / 100.0 + 0.5);
-		char run[256];
-
-		if (n > inner - used)
-			n = inner - used;
-		if (n <= 0)
-			continue;
-		/* on the hot row the row's colour wins: letters tell the shares apart */
-		memset(run, ui->color && !c->hot ? '|' : seg[s].ch, sizeof(run));
-		run[n < (int)sizeof(run) ? n : (int)sizeof(run) - 1] = '\0';
-		ui_put(y, x + 1 + used, n, c->hot ? base : ui_mix(base, ui_attr(ui, seg[s].pair)),
-		       run);
-		used += n;
-	}
-	ui_put(y, x + 1 + inner, 1, base | A_BOLD, "]");
+	draw_meter(ui, y, x, w, base, seg, sizeof(seg) / sizeof(seg[0]), c->hot);
 }
 
-void view_cpus_draw(struct ui *ui, struct rect r)
+static void cpus_draw(struct ui *ui, struct rect r)
 {
 	struct panel *p = &ui->panels[PANEL_CPUS];
 	const struct model *m = &ui->model;
@@ -242,13 +221,13 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 			snprintf(label, sizeof(label), "%s",
 				 pin ? "%irq+%soft, hot first" : "cpu (none hot)");
 		else
-			snprintf(label, sizeof(label), "%s", view_cpus_sorts[sort]);
-		view_title_sort(ui, PANEL_CPUS, r, "CPUs", label, p->norder ? p->norder - 1 : 0,
-				m->ncpus ? m->ncpus - 1 : 0);
+			snprintf(label, sizeof(label), "%s", cpus_sorts[sort]);
+		draw_title(ui, PANEL_CPUS, r, "CPUs", label, p->norder ? p->norder - 1 : 0,
+			   m->ncpus ? m->ncpus - 1 : 0);
 	}
 	/* a big host's heat map under the title, the table below it */
 	if (ui->heat.alloc > 0 && r.h >= 2 + ui->heat.alloc) {
-		view_heat_draw(ui, (struct rect){ r.y + 1, r.x, ui->heat.alloc, r.w });
+		view_heat.draw(ui, (struct rect){ r.y + 1, r.x, ui->heat.alloc, r.w });
 		r.y += ui->heat.alloc;
 		r.h -= ui->heat.alloc;
 	} else {
@@ -285,10 +264,7 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 				      : "  waiting for the first sample...");
 		return;
 	}
-	if (p->sel < p->top)
-		p->top = p->sel;
-	if (p->sel >= p->top + (size_t)p->visible)
-		p->top = p->sel - (size_t)p->visible + 1;
+	p->top = draw_follow(p->top, p->sel, (size_t)p->visible);
 	for (int row = 0; row < p->visible && p->top + (size_t)row < p->norder; row++) {
 		size_t idx = p->top + (size_t)row;
 		const struct model_cpu *c = &m->cpus[p->order[idx]];
@@ -351,3 +327,22 @@ void view_cpus_draw(struct ui *ui, struct rect r)
 			draw_bar(ui, y, x, bar_w, base, c);
 	}
 }
+
+/* Title, header, the rows (one line when there are none) and the heat map
+ * the layout gave it. */
+static int cpus_lines(struct ui *ui, int w)
+{
+	const struct panel *p = &ui->panels[PANEL_CPUS];
+
+	(void)w;
+	return 2 + (p->norder ? (int)p->norder : 1) + ui->heat.alloc;
+}
+
+const struct view_ops view_cpus = {
+	.name = "cpus",
+	.draw = cpus_draw,
+	.lines = cpus_lines,
+	.order = cpus_order,
+	.sorts = cpus_sorts,
+	.row_name = cpu_name,
+};

@@ -6,12 +6,12 @@
  * device's row. Draws the model only.
  */
 #include <ncurses.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "grow.h"
 #include "model_worker.h"
 #include "ui.h"
@@ -20,7 +20,9 @@
 
 enum { SORT_NAME, SORT_UTIL, SORT_AWAIT, SORT_AQU, SORT_IOPS, SORT_KBS };
 
-const char *const view_disks_sorts[] = { "name", "%util", "await", "aqu-sz", "IOPS", "kB/s", NULL };
+static const char *const disks_sorts[] = {
+	"name", "%util", "await", "aqu-sz", "IOPS", "kB/s", NULL
+};
 
 static double sort_value(const struct model_disk *d, int sort)
 {
@@ -70,7 +72,7 @@ static const char *disk_name(const struct ui *ui, size_t i)
 	return ui->model.disks[i].name;
 }
 
-void view_disks_order(struct ui *ui)
+static void disks_order(struct ui *ui)
 {
 	struct panel *p = &ui->panels[PANEL_DISKS];
 	const struct model *m = &ui->model;
@@ -139,24 +141,6 @@ static void fmt_ms(char *buf, size_t size, double ns)
 		snprintf(buf, size, "%.0f", ms);
 }
 
-/* printf into buf at *len, clipped at size (the screen clips further). */
-static void add(char *buf, size_t size, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void add(char *buf, size_t size, size_t *len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*len >= size - 1)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *len, size - *len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
-}
-
 /*
  * "job io_uring randread qd32: 41230 IOPS 168.9 MB/s lat avg 0.774 ms p99
  * 1.30 ms 12.0s": while it runs the rates over the daemon's last interval,
@@ -172,57 +156,57 @@ static void format_job(const struct model_worker *w, bool away, char *buf, size_
 	bool both = rd->ios && wr->ios;
 	double iops[MW__DIRS], bw = 0;
 	char a[32], b[32];
-	size_t len = 0;
 
+	buf[0] = '\0';
 	for (int d = 0; d < MW__DIRS; d++) {
 		iops[d] = ended ? w->dir[d].iops : w->dir[d].iops_now;
 		bw += ended ? w->dir[d].bw_bytes : w->dir[d].bw_bytes_now;
 	}
-	add(buf, size, &len, "  job %s %s qd%u", w->engine, w->rw, w->iodepth);
+	draw_cat(buf, size, "  job %s %s qd%u", w->engine, w->rw, w->iodepth);
 	if (w->numjobs > 1)
-		add(buf, size, &len, " x%u", w->numjobs);
+		draw_cat(buf, size, " x%u", w->numjobs);
 	if (w->sweep_points)
-		add(buf, size, &len, " sweep %u/%u", w->sweep_point, w->sweep_points);
+		draw_cat(buf, size, " sweep %u/%u", w->sweep_point, w->sweep_points);
 	else if (w->precondition && !ended)
-		add(buf, size, &len, " precondition");
+		draw_cat(buf, size, " precondition");
 	if (ended || w->state == MW_STARTING)
-		add(buf, size, &len, " %s", model_worker_state_word(w->state));
-	add(buf, size, &len, ":");
+		draw_cat(buf, size, " %s", model_worker_state_word(w->state));
+	draw_cat(buf, size, ":");
 	if (w->state == MW_FAILED) {
-		add(buf, size, &len, " %s", w->error[0] ? w->error : "(no reason given)");
+		draw_cat(buf, size, " %s", w->error[0] ? w->error : "(no reason given)");
 	} else if (w->state != MW_STARTING) {
-		add(buf, size, &len, " %.0f IOPS", iops[MW_READ] + iops[MW_WRITE]);
+		draw_cat(buf, size, " %.0f IOPS", iops[MW_READ] + iops[MW_WRITE]);
 		if (both)
-			add(buf, size, &len, " (r %.0f w %.0f)", iops[MW_READ], iops[MW_WRITE]);
+			draw_cat(buf, size, " (r %.0f w %.0f)", iops[MW_READ], iops[MW_WRITE]);
 		/* MB as fio's MB/s: 10^6 bytes */
-		add(buf, size, &len, " %.1f MB/s", bw / 1e6);
+		draw_cat(buf, size, " %.1f MB/s", bw / 1e6);
 		if (both && rd->clat_n && wr->clat_n) {
 			fmt_ms(a, sizeof(a), rd->clat_mean_ns);
 			fmt_ms(b, sizeof(b), wr->clat_mean_ns);
-			add(buf, size, &len, " lat avg r %s w %s ms", a, b);
+			draw_cat(buf, size, " lat avg r %s w %s ms", a, b);
 			if (rd->has_p99 && wr->has_p99) {
 				fmt_ms(a, sizeof(a), rd->clat_p99_ns);
 				fmt_ms(b, sizeof(b), wr->clat_p99_ns);
-				add(buf, size, &len, " p99 r %s w %s ms", a, b);
+				draw_cat(buf, size, " p99 r %s w %s ms", a, b);
 			}
 		} else if (rd->clat_n || wr->clat_n) {
 			const struct model_worker_dir *d = rd->clat_n ? rd : wr;
 
 			fmt_ms(a, sizeof(a), d->clat_mean_ns);
-			add(buf, size, &len, " lat avg %s ms", a);
+			draw_cat(buf, size, " lat avg %s ms", a);
 			if (d->has_p99) {
 				fmt_ms(a, sizeof(a), d->clat_p99_ns);
-				add(buf, size, &len, " p99 %s ms", a);
+				draw_cat(buf, size, " p99 %s ms", a);
 			}
 		}
 	}
 	if (w->planned_s > 0 && w->state < MW_COMPLETED)
-		add(buf, size, &len, " %.1f/%.0fs", w->runtime_s, w->planned_s);
+		draw_cat(buf, size, " %.1f/%.0fs", w->runtime_s, w->planned_s);
 	else
-		add(buf, size, &len, " %.1fs", w->elapsed_s);
+		draw_cat(buf, size, " %.1fs", w->elapsed_s);
 	if (away || w->state == MW_STARTING)
-		add(buf, size, &len, "  on %s%s%s%s", w->filename, w->device[0] ? " (" : "",
-		    w->device, w->device[0] ? ")" : "");
+		draw_cat(buf, size, "  on %s%s%s%s", w->filename, w->device[0] ? " (" : "",
+			 w->device, w->device[0] ? ")" : "");
 }
 
 static void draw_job(const struct ui *ui, int y, struct rect r, const struct model_worker *w,
@@ -276,7 +260,7 @@ static void draw_row(const struct ui *ui, int y, struct rect r, const struct mod
 	}
 }
 
-void view_disks_draw(struct ui *ui, struct rect r)
+static void disks_draw(struct ui *ui, struct rect r)
 {
 	struct panel *p = &ui->panels[PANEL_DISKS];
 	const struct model *m = &ui->model;
@@ -288,7 +272,7 @@ void view_disks_draw(struct ui *ui, struct rect r)
 	bool job;
 	int x, y;
 
-	view_title(ui, PANEL_DISKS, r, "Disks", view_disks_sorts, p->norder, m->ndisks);
+	draw_title(ui, PANEL_DISKS, r, "Disks", disks_sorts[p->sort], p->norder, m->ndisks);
 	if (r.h < 2)
 		return;
 	ncols = pick_columns(m, r.w, cols);
@@ -317,10 +301,7 @@ void view_disks_draw(struct ui *ui, struct rect r)
 				       : "  no block devices");
 		return;
 	}
-	if (p->sel < p->top)
-		p->top = p->sel;
-	if (p->sel >= p->top + (size_t)p->visible)
-		p->top = p->sel - (size_t)p->visible + 1;
+	p->top = draw_follow(p->top, p->sel, (size_t)p->visible);
 	for (int row = 0;
 	     job && w->device[0] && row < p->visible && p->top + (size_t)row < p->norder; row++)
 		if (strcmp(m->disks[p->order[p->top + (size_t)row]].name, w->device) == 0)
@@ -338,3 +319,30 @@ void view_disks_draw(struct ui *ui, struct rect r)
 			draw_job(ui, y++, r, w, false);
 	}
 }
+
+/* Title, header, the rows (one line when there are none) and the job's line. */
+static int disks_lines(struct ui *ui, int w)
+{
+	const struct panel *p = &ui->panels[PANEL_DISKS];
+
+	(void)w;
+	return 2 + (p->norder ? (int)p->norder : 1) + (model_worker_get(&ui->model) ? 1 : 0);
+}
+
+/* Enter on a disk: its queue chain. */
+static unsigned disks_key(struct ui *ui, int ch)
+{
+	if ((ch == '\r' || ch == '\n' || ch == KEY_ENTER) && view_selected(ui, PANEL_DISKS)[0])
+		return ui_open(ui, &view_chain);
+	return UI_PASS;
+}
+
+const struct view_ops view_disks = {
+	.name = "disks",
+	.draw = disks_draw,
+	.on_key = disks_key,
+	.lines = disks_lines,
+	.order = disks_order,
+	.sorts = disks_sorts,
+	.row_name = disk_name,
+};

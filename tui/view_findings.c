@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "advise.h"
+#include "draw.h"
 #include "source.h"
 #include "ui.h"
 
@@ -145,57 +146,7 @@ static void keep_selection(struct findings_panel *fp, const struct row *v, size_
 
 /* ---- drawing ---- */
 
-static int sev_attr(const struct ui *ui, enum model_severity s)
-{
-	return ui_attr(ui, s == MODEL_SEV_CRITICAL  ? PAIR_CRIT
-			   : s == MODEL_SEV_WARNING ? PAIR_WARN
-						    : PAIR_INFO);
-}
-
-/* Lines of the detail pane, scrolled by top, clipped to r. */
-struct out {
-	struct rect r;
-	int line;
-	int top;
-};
-
-static void emit(struct out *o, int attr, const char *s)
-{
-	int y = o->line - o->top;
-
-	if (y >= 0 && y < o->r.h)
-		ui_put(o->r.y + y, o->r.x, o->r.w, attr, s);
-	o->line++;
-}
-
-/* text wrapped at spaces to the width, every line indented by indent. */
-static void wrap(struct out *o, int attr, int indent, const char *text)
-{
-	int tw = o->r.w - indent;
-	const char *p = text;
-
-	if (tw < 20)
-		tw = 20;
-	do {
-		char line[1024];
-		int n = (int)strlen(p);
-
-		if (n > tw) {
-			n = tw;
-			while (n > 0 && p[n] != ' ')
-				n--;
-			if (n == 0)
-				n = tw;
-		}
-		snprintf(line, sizeof(line), "%*s%.*s", indent, "", n, p);
-		emit(o, attr, line);
-		p += n;
-		while (*p == ' ')
-			p++;
-	} while (*p);
-}
-
-static void detail_finding(struct ui *ui, struct out *o, const struct model_finding *f)
+static void detail_finding(struct ui *ui, struct draw_text *o, const struct model_finding *f)
 {
 	const struct model_advice *a = &ui->model.advice;
 	char line[512];
@@ -203,13 +154,13 @@ static void detail_finding(struct ui *ui, struct out *o, const struct model_find
 
 	snprintf(line, sizeof(line), "Finding %s  [%s]  %s  %s", f->id, f->severity_name, f->kind,
 		 f->subject);
-	emit(o, ui_mix(A_BOLD, sev_attr(ui, f->severity)), line);
-	wrap(o, 0, 2, f->reason);
+	draw_text_line(o, ui_mix(A_BOLD, draw_severity_attr(ui, f->severity)), line);
+	draw_text_wrap(o, 0, 2, NULL, f->reason);
 	if (f->detail[0]) {
 		/* the advisor separates its items with "; ": one per line reads better */
 		const char *p = f->detail;
 
-		emit(o, A_BOLD, "Detail:");
+		draw_text_line(o, A_BOLD, "Detail:");
 		while (*p) {
 			const char *end = strstr(p, "; ");
 			size_t n = end ? (size_t)(end - p) : strlen(p);
@@ -217,7 +168,7 @@ static void detail_finding(struct ui *ui, struct out *o, const struct model_find
 
 			snprintf(item, sizeof(item), "%.*s",
 				 (int)(n < sizeof(item) ? n : sizeof(item) - 1), p);
-			wrap(o, 0, 2, item);
+			draw_text_wrap(o, 0, 2, NULL, item);
 			p += n;
 			if (end)
 				p += 2;
@@ -228,14 +179,15 @@ static void detail_finding(struct ui *ui, struct out *o, const struct model_find
 			snprintf(line, sizeof(line),
 				 "Suggestion %s answers it: select it for the commands and undo.",
 				 a->suggestions[i].id);
-			emit(o, A_BOLD, line);
+			draw_text_line(o, A_BOLD, line);
 			any = true;
 		}
 	if (!any)
-		emit(o, A_BOLD, "No suggestion answers this finding (the detail says why).");
+		draw_text_line(o, A_BOLD,
+			       "No suggestion answers this finding (the detail says why).");
 }
 
-static void detail_suggestion(struct ui *ui, struct out *o, const struct model_suggestion *s,
+static void detail_suggestion(struct ui *ui, struct draw_text *o, const struct model_suggestion *s,
 			      bool applied, bool current)
 {
 	char line[512];
@@ -245,32 +197,32 @@ static void detail_suggestion(struct ui *ui, struct out *o, const struct model_s
 		 !applied  ? ""
 		 : current ? "  APPLIED from this screen (u undoes it)"
 			   : "  APPLIED from this screen, no longer suggested (u undoes it)");
-	emit(o, ui_mix(A_BOLD, sev_attr(ui, s->severity)), line);
-	wrap(o, 0, 2, s->reason);
+	draw_text_line(o, ui_mix(A_BOLD, draw_severity_attr(ui, s->severity)), line);
+	draw_text_wrap(o, 0, 2, NULL, s->reason);
 	if (applied)
 		snprintf(line, sizeof(line), "Commands (%zu, applied):", s->ncommands);
 	else
 		snprintf(line, sizeof(line),
 			 "Commands (%zu; a applies them after a y/N question):", s->ncommands);
-	emit(o, A_BOLD, line);
+	draw_text_line(o, A_BOLD, line);
 	for (size_t i = 0; i < s->ncommands; i++)
-		wrap(o, 0, 2, s->commands[i]);
+		draw_text_wrap(o, 0, 2, NULL, s->commands[i]);
 	snprintf(line, sizeof(line),
 		 "Undo (%zu; u restores these values after a y/N question):", s->nundo);
-	emit(o, A_BOLD, line);
+	draw_text_line(o, A_BOLD, line);
 	for (size_t i = 0; i < s->nundo; i++)
-		wrap(o, 0, 2, s->undo[i]);
+		draw_text_wrap(o, 0, 2, NULL, s->undo[i]);
 	if (s->effect[0]) {
-		emit(o, A_BOLD, "Expected:");
-		wrap(o, 0, 2, s->effect);
+		draw_text_line(o, A_BOLD, "Expected:");
+		draw_text_wrap(o, 0, 2, NULL, s->effect);
 	}
 	if (s->notes[0]) {
-		emit(o, A_BOLD, "Notes:");
-		wrap(o, 0, 2, s->notes);
+		draw_text_line(o, A_BOLD, "Notes:");
+		draw_text_wrap(o, 0, 2, NULL, s->notes);
 	}
 }
 
-static void detail(struct ui *ui, struct out *o, const struct row *s)
+static void detail(struct ui *ui, struct draw_text *o, const struct row *s)
 {
 	if (s->kind == ROW_FINDING)
 		detail_finding(ui, o, s->f);
@@ -323,15 +275,14 @@ void view_findings_draw(struct ui *ui, struct rect r)
 	else
 		snprintf(buf, sizeof(buf), "> Findings (%zu)  Suggestions (%zu)", a->nfindings,
 			 a->nsuggestions);
-	ui_fill(y, r.x, r.w, ui_attr(ui, PAIR_TITLE));
-	ui_put(y, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
+	draw_line(y, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
 	y++;
 	keep_selection(fp, v, n);
 	why = why_empty(ui, buf, sizeof(buf));
 	if (why) {
-		struct out o = { .r = { y, r.x, r.y + r.h - y, r.w } };
+		struct draw_text o = { .r = { y, r.x, r.y + r.h - y, r.w } };
 
-		wrap(&o, A_BOLD, 2, why);
+		draw_text_wrap(&o, A_BOLD, 2, NULL, why);
 		y += o.line;
 		if (n == 0) {
 			free(v);
@@ -389,7 +340,8 @@ void view_findings_draw(struct ui *ui, struct rect r)
 			char id[MODEL_ADV_ID_MAX + 16];
 
 			ui_fill(row_y, r.x, r.w, base);
-			ui_put(row_y, r.x + 2, 8, ui_mix(base | A_BOLD, sev_attr(ui, v[i].sev)),
+			ui_put(row_y, r.x + 2, 8,
+			       ui_mix(base | A_BOLD, draw_severity_attr(ui, v[i].sev)),
 			       v[i].severity);
 			snprintf(id, sizeof(id), "%s%s", v[i].id, v[i].applied ? " *" : "");
 			ui_put(row_y, r.x + 11, 28, base | A_BOLD, id);
@@ -406,8 +358,8 @@ void view_findings_draw(struct ui *ui, struct rect r)
 
 	/* the selected row's detail, scrolled with PgUp/PgDn */
 	if (y + 2 <= r.y + r.h) {
-		struct out o = { .r = { y + 1, r.x, r.y + r.h - y - 1, r.w } };
-		struct out count = { .r = { 0, 0, 0, r.w } }; /* h 0: counts, draws nothing */
+		struct draw_text o = { .r = { y + 1, r.x, r.y + r.h - y - 1, r.w } };
+		struct draw_text count = { .r = { 0, 0, 0, r.w } }; /* h 0: counts, draws nothing */
 		const struct row *s = &v[fp->sel];
 
 		mvhline(y, r.x, ui->utf8 ? ACS_HLINE : '-', r.w);
@@ -420,10 +372,8 @@ void view_findings_draw(struct ui *ui, struct rect r)
 		o.top = fp->detail_top;
 		detail(ui, &o, s);
 		if (o.line > o.r.h) {
-			snprintf(buf, sizeof(buf), " %d-%d of %d lines (PgUp/PgDn) ",
-				 fp->detail_top + 1,
-				 fp->detail_top + o.r.h < o.line ? fp->detail_top + o.r.h : o.line,
-				 o.line);
+			draw_range(buf, sizeof(buf), " ", fp->detail_top, o.r.h, o.line,
+				   " lines (PgUp/PgDn) ");
 			ui_put(y, r.x + r.w - (int)strlen(buf) - 1, (int)strlen(buf), A_BOLD, buf);
 		}
 	}
@@ -651,3 +601,33 @@ void view_findings_free(struct ui *ui)
 		model_findings_free_suggestion(&ui->findings.applied[i]);
 	ui->findings.napplied = 0;
 }
+
+/* "Findings(3)" on the footer: how many wait behind f, when the sample says. */
+static void findings_footer(const struct ui *ui, char *buf, size_t size)
+{
+	const struct model_advice *a = &ui->model.advice;
+
+	snprintf(buf, size, "Findings");
+	if (a->present && a->nfindings)
+		snprintf(buf, size, "Findings(%zu)", a->nfindings);
+}
+
+static const char *const findings_help[][2] = {
+	{ "f", "the findings panel: the advisor's findings and suggestions (f or Esc returns)" },
+	{ "a u", "in the findings panel: apply / undo the selected suggestion; each asks "
+		 "[y/N] on the status line and only y acts" },
+	{ NULL, NULL },
+};
+
+const struct view_ops view_findings = {
+	.name = "findings",
+	.keys = { 'f' },
+	.open_at = offsetof(struct ui, findings.open),
+	.draw = view_findings_draw,
+	.on_key = view_findings_key,
+	.help = findings_help,
+	.footer_key = "f",
+	.footer_label = "Findings",
+	.footer_fmt = findings_footer,
+	.free = view_findings_free,
+};

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "grow.h"
 #include "model_summary.h"
 #include "ui.h"
@@ -87,7 +88,7 @@ static int per_line(int w)
 
 /* Lays the cells out into lines: a new one when full or at a new package.
  * Fills h->line_start (index into h->cpus of each line's first cell). */
-static int heat_lines(struct ui *ui, int w)
+static int heat_layout(struct ui *ui, int w)
 {
 	struct heat_map *h = &ui->heat;
 	int pl = per_line(w), in_line = 0, pkg = -2;
@@ -111,13 +112,13 @@ static int heat_lines(struct ui *ui, int w)
 	return (int)h->nlines;
 }
 
-int view_heat_lines(struct ui *ui, int w)
+static int heat_lines(struct ui *ui, int w)
 {
 	ui->heat.shown = false;
 	if (ui->model.ncpus < HEAT_MIN_CPUS + 1 || heat_order(ui) < 0 || w < LABEL_W + GROUP)
 		return 0;
 	ui->heat.shown = true;
-	return heat_lines(ui, w);
+	return heat_layout(ui, w);
 }
 
 /* The line holding cell i. */
@@ -158,8 +159,6 @@ static int cell_attr(const struct ui *ui, const struct model_cpu *c)
 
 static const char *cell_glyph(const struct ui *ui, const struct model_cpu *c, char *buf)
 {
-	static const char *const blocks[] = { "\u00b7", "\u2581", "\u2582", "\u2583", "\u2584",
-					      "\u2585", "\u2586", "\u2587", "\u2588" };
 	double busy = 100.0 - c->idle;
 	int lv;
 
@@ -169,7 +168,7 @@ static const char *cell_glyph(const struct ui *ui, const struct model_cpu *c, ch
 		busy = 0;
 	if (ui->utf8) {
 		lv = busy < 5 ? 0 : 1 + (int)(busy * 8 / 100.01);
-		return blocks[lv > 8 ? 8 : lv];
+		return lv == 0 ? "\u00b7" : draw_block(lv, true);
 	}
 	/* tens of busy %: "." under 10, "#" at 100 */
 	lv = (int)(busy / 10);
@@ -178,7 +177,7 @@ static const char *cell_glyph(const struct ui *ui, const struct model_cpu *c, ch
 	return buf;
 }
 
-void view_heat_draw(struct ui *ui, struct rect r)
+static void heat_draw(struct ui *ui, struct rect r)
 {
 	struct heat_map *h = &ui->heat;
 	const struct model *m = &ui->model;
@@ -202,10 +201,7 @@ void view_heat_draw(struct ui *ui, struct rect r)
 		want_line = 0;
 	if (h->top > h->nlines - 1)
 		h->top = 0;
-	if (want_line < h->top)
-		h->top = want_line;
-	if (want_line >= h->top + (size_t)r.h)
-		h->top = want_line - (size_t)r.h + 1;
+	h->top = draw_follow(h->top, want_line, (size_t)r.h);
 	for (int row = 0; row < r.h && h->top + (size_t)row < h->nlines; row++) {
 		size_t l = h->top + (size_t)row;
 		size_t from = h->line_start[l];
@@ -230,12 +226,8 @@ void view_heat_draw(struct ui *ui, struct rect r)
 				attr |= (int)A_REVERSE;
 			if (i > from && (i - from) % GROUP == 0)
 				x++;
-			/* a block is one column but three bytes: ui_put counts bytes */
-			if (x < COLS) {
-				attron(attr);
-				mvaddstr(y, x, cell_glyph(ui, c, g));
-				attroff(attr);
-			}
+			/* a block is one column but three bytes: not ui_put */
+			draw_glyph(y, x, attr, cell_glyph(ui, c, g));
 			x++;
 		}
 	}
@@ -274,7 +266,7 @@ static long cell_at(const struct ui *ui, int y, int x)
 	return from + (size_t)col < to ? (long)(from + (size_t)col) : -1;
 }
 
-unsigned view_heat_key(struct ui *ui, int ch)
+static unsigned heat_key(struct ui *ui, int ch)
 {
 	const char *sel = view_selected(ui, PANEL_CPUS);
 	long cur;
@@ -299,10 +291,25 @@ unsigned view_heat_key(struct ui *ui, int ch)
 	return UI_PASS;
 }
 
-void view_heat_free(struct ui *ui)
+static void heat_free(struct ui *ui)
 {
 	free(ui->heat.cpus);
 	free(ui->heat.line_start);
 	free(ui->heat.pkg);
 	memset(&ui->heat, 0, sizeof(ui->heat));
 }
+
+static const char *const heat_help[][2] = {
+	{ "[ ]", "the CPU heat map (64 CPUs and more): select the previous / next cell's CPU "
+		 "in the table; a click selects the cell clicked" },
+	{ NULL, NULL },
+};
+
+const struct view_ops view_heat = {
+	.name = "heat",
+	.draw = heat_draw,
+	.on_key = heat_key,
+	.lines = heat_lines,
+	.help = heat_help,
+	.free = heat_free,
+};

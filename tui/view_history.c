@@ -9,11 +9,8 @@
 #include <ncurses.h>
 #include <string.h>
 
+#include "draw.h"
 #include "ui.h"
-
-/* Eighths of a cell, UTF-8 block elements and an ASCII stand-in. */
-static const char *const blocks_utf8[9] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
-static const char *const blocks_ascii[9] = { " ", "_", ".", "-", "~", "=", "+", "*", "#" };
 
 static void fmt_span(char *buf, size_t size, int64_t ms)
 {
@@ -26,13 +23,12 @@ static void fmt_span(char *buf, size_t size, int64_t ms)
 		snprintf(buf, size, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
 }
 
-void view_history_draw(struct ui *ui, struct rect r)
+static void history_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
 	const char *sel = view_selected(ui, ui->focus);
 	static const char *const prefix[PANEL__COUNT] = { "d:", "c:", "i:" };
 	static const char *const what[PANEL__COUNT] = { "%util", "busy %", "interrupts/s" };
-	const char *const *blocks = ui->utf8 ? blocks_utf8 : blocks_ascii;
 	const struct model_series *s;
 	char key[MODEL_NAME_MAX + 2], title[256], span[32], num[16];
 	size_t npts, first;
@@ -94,9 +90,12 @@ void view_history_draw(struct ui *ui, struct rect r)
 
 			if (cell <= 0)
 				break;
-			attron(attr);
-			mvaddstr(r.y + r.h - 1 - k, x, blocks[cell > 8 ? 8 : cell]);
-			attroff(attr);
+			draw_glyph(r.y + r.h - 1 - k, x, attr, draw_block(cell, ui->utf8));
 		}
 	}
 }
+
+const struct view_ops view_history = {
+	.name = "history",
+	.draw = history_draw,
+};

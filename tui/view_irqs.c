@@ -11,13 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "grow.h"
 #include "model_irqgroup.h"
 #include "ui.h"
 
 enum { SORT_RATE, SORT_IRQ };
 
-const char *const view_irqs_sorts[] = { "total/s", "irq", NULL };
+static const char *const irqs_sorts[] = { "total/s", "irq", NULL };
 
 #define W_IRQ	 6
 #define W_TOTAL	 8
@@ -77,7 +78,7 @@ static bool irq_matches(const struct model_irq *q, const char *filter)
 	       strcasestr(q->chip, filter);
 }
 
-const char *view_irqs_row_name(const struct ui *ui, size_t i)
+static const char *irqs_row_name(const struct ui *ui, size_t i)
 {
 	if (i >= ui->model.nirqs)
 		return ui->irqg.groups.groups[i - ui->model.nirqs].name;
@@ -101,7 +102,7 @@ static bool grouping(const struct ui *ui, size_t fired)
 	       (m->ncpus > GROUP_MIN_CPUS || fired > GROUP_MIN_LINES);
 }
 
-void view_irqs_order(struct ui *ui)
+static void irqs_order(struct ui *ui)
 {
 	struct panel *p = &ui->panels[PANEL_IRQS];
 	const struct model *m = &ui->model;
@@ -148,18 +149,21 @@ void view_irqs_order(struct ui *ui)
 		k += g->n;
 	}
 out:
-	view_keep_selection(ui, PANEL_IRQS, view_irqs_row_name);
+	view_keep_selection(ui, PANEL_IRQS, irqs_row_name);
 }
 
-unsigned view_irqs_toggle(struct ui *ui)
+/* Enter on a device group of lines: expand or fold it. */
+static unsigned irqs_key(struct ui *ui, int ch)
 {
 	struct panel *p = &ui->panels[PANEL_IRQS];
 	struct irq_group_state *st = &ui->irqg;
 	const char *name;
 
+	if (ch != '\r' && ch != '\n' && ch != KEY_ENTER)
+		return UI_PASS;
 	if (p->norder == 0 || p->sel >= p->norder || p->order[p->sel] < ui->model.nirqs)
 		return 0;
-	name = view_irqs_row_name(ui, p->order[p->sel]);
+	name = irqs_row_name(ui, p->order[p->sel]);
 	for (size_t i = 0; i < st->nexpanded; i++)
 		if (strcmp(st->expanded[i], name) == 0) {
 			memmove(st->expanded[i], st->expanded[i + 1],
@@ -225,7 +229,7 @@ static void landed(const struct model_irq *q, char *buf, size_t size, int w)
 	}
 }
 
-void view_irqs_draw(struct ui *ui, struct rect r)
+static void irqs_draw(struct ui *ui, struct rect r)
 {
 	struct panel *p = &ui->panels[PANEL_IRQS];
 	const struct model *m = &ui->model;
@@ -240,10 +244,10 @@ void view_irqs_draw(struct ui *ui, struct rect r)
 
 		/* the counts are rows: say that lines are grouped */
 		snprintf(label, sizeof(label), "%s, by device (Enter expands)",
-			 view_irqs_sorts[p->sort]);
-		view_title_sort(ui, PANEL_IRQS, r, "IRQs", label, p->norder, p->norder);
+			 irqs_sorts[p->sort]);
+		draw_title(ui, PANEL_IRQS, r, "IRQs", label, p->norder, p->norder);
 	} else {
-		view_title(ui, PANEL_IRQS, r, "IRQs", view_irqs_sorts, p->norder, m->nirqs);
+		draw_title(ui, PANEL_IRQS, r, "IRQs", irqs_sorts[p->sort], p->norder, m->nirqs);
 	}
 	/* the NICs' lines under the title, leaving the header and a row */
 	nics = view_nics_lines(ui);
@@ -275,10 +279,7 @@ void view_irqs_draw(struct ui *ui, struct rect r)
 				       : "  no interrupts in this interval");
 		return;
 	}
-	if (p->sel < p->top)
-		p->top = p->sel;
-	if (p->sel >= p->top + (size_t)p->visible)
-		p->top = p->sel - (size_t)p->visible + 1;
+	p->top = draw_follow(p->top, p->sel, (size_t)p->visible);
 	for (int row = 0; row < p->visible && p->top + (size_t)row < p->norder; row++) {
 		size_t idx = p->top + (size_t)row;
 		const struct model_irq *q;
@@ -334,3 +335,28 @@ void view_irqs_draw(struct ui *ui, struct rect r)
 		ui_put(y, x_on, r.w - (x_on - r.x), base, line);
 	}
 }
+
+/* Title, the NICs' lines, header and the rows (one line when there are none). */
+static int irqs_lines(struct ui *ui, int w)
+{
+	const struct panel *p = &ui->panels[PANEL_IRQS];
+
+	(void)w;
+	return 2 + (p->norder ? (int)p->norder : 1) + view_nics_lines(ui);
+}
+
+static void irqs_free(struct ui *ui)
+{
+	model_irq_groups_free(&ui->irqg.groups);
+}
+
+const struct view_ops view_irqs = {
+	.name = "irqs",
+	.draw = irqs_draw,
+	.on_key = irqs_key,
+	.lines = irqs_lines,
+	.order = irqs_order,
+	.sorts = irqs_sorts,
+	.row_name = irqs_row_name,
+	.free = irqs_free,
+};

@@ -8,40 +8,14 @@
  * tables while open. Draws the model only.
  */
 #include <ncurses.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "draw.h"
 #include "ui.h"
 
-struct out {
-	struct rect r;
-	int line; /* next logical line */
-	int top;  /* first logical line shown */
-};
-
-static void emit(struct out *o, int attr, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void emit(struct out *o, int attr, const char *fmt, ...)
-{
-	int y = o->line - o->top;
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (y >= 0 && y < o->r.h) {
-		if (attr & (int)A_REVERSE)
-			ui_fill(o->r.y + y, o->r.x, o->r.w, attr);
-		ui_put(o->r.y + y, o->r.x, o->r.w, attr, buf);
-	}
-	o->line++;
-}
-
 /* Where the bytes and the delays come from, as the document says. */
-static void sources_line(struct out *o, const struct ui *ui)
+static void sources_line(struct draw_text *o, const struct ui *ui)
 {
 	const struct model_procs *p = &ui->model.sections.procs;
 	char delay[MODEL_SECTIONS_REASON_MAX + 64], why[MODEL_SECTIONS_REASON_MAX];
@@ -61,34 +35,36 @@ static void sources_line(struct out *o, const struct ui *ui)
 			 "delay: taskstats, none this sample (kernel < 5.14)");
 	else
 		snprintf(delay, sizeof(delay), "delay: taskstats, none this sample");
-	emit(o, 0, "bytes: %s  %s",
-	     strcmp(p->bytes_source, "procfs") == 0 ? "/proc/PID/io"
-	     : p->bytes_source[0]		    ? p->bytes_source
-						    : "?",
-	     delay);
+	draw_text_printf(o, 0, "bytes: %s  %s",
+			 strcmp(p->bytes_source, "procfs") == 0 ? "/proc/PID/io"
+			 : p->bytes_source[0]			? p->bytes_source
+								: "?",
+			 delay);
 	if (p->has_scan && p->scan_every > 1)
-		emit(o, 0,
-		     "scan: every %llu samples to stay in the daemon's CPU budget; %s (this view "
-		     "asks for every sample)",
-		     (unsigned long long)p->scan_every,
-		     p->scanned ? "scanned this sample" : "rows of the last scan");
+		draw_text_printf(
+		    o, 0,
+		    "scan: every %llu samples to stay in the daemon's CPU budget; %s (this view "
+		    "asks for every sample)",
+		    (unsigned long long)p->scan_every,
+		    p->scanned ? "scanned this sample" : "rows of the last scan");
 	else if (p->has_scan && !p->scanned)
-		emit(o, 0, "scan: rows of the scan %llu sample(s) ago",
-		     (unsigned long long)p->scan_age);
+		draw_text_printf(o, 0, "scan: rows of the scan %llu sample(s) ago",
+				 (unsigned long long)p->scan_age);
 	else if (p->has_scan && strcmp(p->scan_reason, "always") != 0)
-		emit(o, A_DIM, "scan: every sample%s%s%s", p->scan_reason[0] ? " (" : "",
-		     p->scan_reason, p->scan_reason[0] ? ")" : "");
+		draw_text_printf(o, A_DIM, "scan: every sample%s%s%s",
+				 p->scan_reason[0] ? " (" : "", p->scan_reason,
+				 p->scan_reason[0] ? ")" : "");
 	if (p->note[0])
-		emit(o, ui_attr(ui, PAIR_WARN), "note: %s", p->note);
+		draw_text_printf(o, ui_attr(ui, PAIR_WARN), "note: %s", p->note);
 }
 
-static void header(struct out *o, bool delay)
+static void header(struct draw_text *o, bool delay)
 {
-	emit(o, A_BOLD, "%-8s %-16s %11s %11s %11s%s", "PID", "COMMAND", "kB_rd/s", "kB_wr/s",
-	     "kB_ccwr/s", delay ? "  io_delay%   blkio/s" : "");
+	draw_text_printf(o, A_BOLD, "%-8s %-16s %11s %11s %11s%s", "PID", "COMMAND", "kB_rd/s",
+			 "kB_wr/s", "kB_ccwr/s", delay ? "  io_delay%   blkio/s" : "");
 }
 
-static void row(struct out *o, const struct model_proc *p, bool delay)
+static void row(struct draw_text *o, const struct model_proc *p, bool delay)
 {
 	char d[32] = "";
 
@@ -96,20 +72,21 @@ static void row(struct out *o, const struct model_proc *p, bool delay)
 		snprintf(d, sizeof(d), "  %9.2f %9.2f", p->io_delay_pct, p->blkio_s);
 	else if (delay)
 		snprintf(d, sizeof(d), "  %9s %9s", "-", "-");
-	emit(o, 0, "%-8d %-16.16s %11.2f %11.2f %11.2f%s%s", p->pid, p->comm[0] ? p->comm : "?",
-	     p->rd_kbs, p->wr_kbs, p->ccwr_kbs, d,
-	     p->exited	  ? "  (started, exited)"
-	     : p->started ? "  (started)"
-			  : "");
+	draw_text_printf(o, 0, "%-8d %-16.16s %11.2f %11.2f %11.2f%s%s", p->pid,
+			 p->comm[0] ? p->comm : "?", p->rd_kbs, p->wr_kbs, p->ccwr_kbs, d,
+			 p->exited    ? "  (started, exited)"
+			 : p->started ? "  (started)"
+				      : "");
 }
 
-static void pressure(struct out *o, const struct ui *ui)
+static void pressure(struct draw_text *o, const struct ui *ui)
 {
 	const struct model_sections *x = &ui->model.sections;
 
-	emit(o, 0, "%s", "");
-	emit(o, A_BOLD,
-	     "Pressure (/proc/pressure: avg10 avg60 avg300 %%, stall%% of this interval)");
+	draw_text_line(o, 0, "");
+	draw_text_printf(
+	    o, A_BOLD,
+	    "Pressure (/proc/pressure: avg10 avg60 avg300 %%, stall%% of this interval)");
 	for (int i = 0; i < MP__COUNT; i++) {
 		const struct model_psi *p = &x->psi[i];
 		const struct model_psi_line *l[2] = { &p->some, &p->full };
@@ -118,8 +95,9 @@ static void pressure(struct out *o, const struct ui *ui)
 
 		if (!p->present) {
 			model_sections_short_reason(p->reason, why, sizeof(why));
-			emit(o, A_DIM, "  %-4s unavailable%s%s%s", model_psi_names[i],
-			     why[0] ? " (" : ": not in this sample", why, why[0] ? ")" : "");
+			draw_text_printf(o, A_DIM, "  %-4s unavailable%s%s%s", model_psi_names[i],
+					 why[0] ? " (" : ": not in this sample", why,
+					 why[0] ? ")" : "");
 			continue;
 		}
 		for (int k = 0; k < 2; k++) {
@@ -129,17 +107,17 @@ static void pressure(struct out *o, const struct ui *ui)
 				continue;
 			if (l[k]->has_stall)
 				snprintf(stall, sizeof(stall), "  stall %6.2f%%", l[k]->stall_pct);
-			emit(o, 0, "  %-4s %s %6.2f %6.2f %6.2f%s", model_psi_names[i], kind[k],
-			     l[k]->avg10, l[k]->avg60, l[k]->avg300, stall);
+			draw_text_printf(o, 0, "  %-4s %s %6.2f %6.2f %6.2f%s", model_psi_names[i],
+					 kind[k], l[k]->avg10, l[k]->avg60, l[k]->avg300, stall);
 		}
 	}
 }
 
-void view_procs_draw(struct ui *ui, struct rect r)
+static void procs_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
 	const struct model_procs *p = &m->sections.procs;
-	struct out o = { .r = r, .top = ui->procs.top };
+	struct draw_text o = { .r = r, .top = ui->procs.scroll.top };
 	bool delay = false;
 
 	for (size_t i = 0; i < p->nio; i++)
@@ -148,87 +126,85 @@ void view_procs_draw(struct ui *ui, struct rect r)
 		char why[MODEL_SECTIONS_REASON_MAX];
 
 		model_sections_short_reason(p->reason, why, sizeof(why));
-		emit(&o, ui_attr(ui, PAIR_TITLE), "> Processes");
-		emit(&o, A_DIM, "processes: %s%s%s",
-		     !m->have_sample	    ? "waiting for the first sample"
-		     : why[0]		    ? "unavailable ("
-		     : !m->sections.sampled ? "not in the sample (iotriaged --core-only, or older)"
-		     : !m->has_rates	    ? "waiting for a second sample"
-					    : "not in this sample",
-		     m->have_sample ? why : "", m->have_sample && why[0] ? ")" : "");
+		draw_text_printf(&o, ui_attr(ui, PAIR_TITLE), "> Processes");
+		draw_text_printf(&o, A_DIM, "processes: %s%s%s",
+				 !m->have_sample ? "waiting for the first sample"
+				 : why[0]	 ? "unavailable ("
+				 : !m->sections.sampled
+				     ? "not in the sample (iotriaged --core-only, or older)"
+				 : !m->has_rates ? "waiting for a second sample"
+						 : "not in this sample",
+				 m->have_sample ? why : "", m->have_sample && why[0] ? ")" : "");
 	} else {
-		emit(&o, ui_attr(ui, PAIR_TITLE) | (int)A_REVERSE,
-		     "> Processes (top %zu by IO of %llu read)  sort: kB_rd/s+kB_wr/s", p->nio,
-		     (unsigned long long)p->count);
+		draw_text_bar(&o, ui_attr(ui, PAIR_TITLE) | (int)A_REVERSE,
+			      "> Processes (top %zu by IO of %llu read)  sort: kB_rd/s+kB_wr/s",
+			      p->nio, (unsigned long long)p->count);
 		sources_line(&o, ui);
 		if (!p->has_rows) {
-			emit(&o, A_DIM, "waiting for a second sample...");
+			draw_text_printf(&o, A_DIM, "waiting for a second sample...");
 		} else if (p->nio == 0) {
-			emit(&o, A_DIM, "no process did storage IO in the interval");
+			draw_text_printf(&o, A_DIM, "no process did storage IO in the interval");
 		} else {
 			header(&o, delay);
 			for (size_t i = 0; i < p->nio; i++)
 				row(&o, &p->top_io[i], delay);
 		}
 		if (p->has_rows)
-			emit(&o, A_DIM,
-			     "%llu exited since the last sample, %llu vanished while read",
-			     (unsigned long long)p->exited, (unsigned long long)p->vanished);
+			draw_text_printf(
+			    &o, A_DIM,
+			    "%llu exited since the last sample, %llu vanished while read",
+			    (unsigned long long)p->exited, (unsigned long long)p->vanished);
 		if (p->ndelay) {
-			emit(&o, 0, "%s", "");
-			emit(&o, A_BOLD,
-			     "Longest IO waits (io_delay%%: share of the interval waiting "
-			     "on block IO, iotop's IO>)");
+			draw_text_line(&o, 0, "");
+			draw_text_printf(
+			    &o, A_BOLD,
+			    "Longest IO waits (io_delay%%: share of the interval waiting "
+			    "on block IO, iotop's IO>)");
 			header(&o, true);
 			for (size_t i = 0; i < p->ndelay; i++)
 				row(&o, &p->top_delay[i], true);
 		}
 	}
 	pressure(&o, ui);
-	ui->procs.nlines = o.line;
-	if (ui->procs.top > 0 && o.line - ui->procs.top < r.h) {
-		/* scrolled past the end after the list shrank: draw again from
-		 * the last full page */
-		ui->procs.top = o.line - r.h > 0 ? o.line - r.h : 0;
-	}
+	/* scrolled past the end after the list shrank: from the last full page */
+	draw_scroll_fit(&ui->procs.scroll, o.line, r.h);
 }
 
-unsigned view_procs_key(struct ui *ui, int ch)
+static unsigned procs_key(struct ui *ui, int ch)
 {
-	int page = LINES - 3 > 1 ? LINES - 3 : 1;
-
 	switch (ch) {
 	case 'p':
 	case 27: /* Esc */
 		ui->procs.open = false;
-		ui->procs.top = 0;
-		return UI_REDRAW;
-	case KEY_UP:
-	case 'k':
-		ui->procs.top = ui->procs.top > 0 ? ui->procs.top - 1 : 0;
-		return UI_REDRAW;
-	case KEY_DOWN:
-	case 'j':
-		if (ui->procs.top + 1 < ui->procs.nlines)
-			ui->procs.top++;
-		return UI_REDRAW;
-	case KEY_PPAGE:
-		ui->procs.top = ui->procs.top > page ? ui->procs.top - page : 0;
-		return UI_REDRAW;
-	case KEY_NPAGE:
-		if (ui->procs.top + page < ui->procs.nlines)
-			ui->procs.top += page;
-		return UI_REDRAW;
-	case KEY_HOME:
-	case 'g':
-		ui->procs.top = 0;
+		ui->procs.scroll.top = 0;
 		return UI_REDRAW;
 	case 'f': /* the findings panel, the turbostat or cgroups view instead */
 	case 't':
 	case 'c':
 		return UI_PASS;
 	}
-	if (ui_key_is_global(ch))
-		return UI_PASS;
-	return 0; /* the tables' keys (sort, filter, Tab) would act unseen */
+	return draw_scroll_key(&ui->procs.scroll, ch, LINES - 3 > 1 ? LINES - 3 : 1);
 }
+
+static void procs_open(struct ui *ui)
+{
+	ui->procs.scroll.top = 0;
+}
+
+static const char *const procs_help[][2] = {
+	{ "p", "the processes view: who does the storage IO, biggest kB_rd/s + kB_wr/s first, "
+	       "with the IO pressure (p or Esc returns; arrows scroll)" },
+	{ NULL, NULL },
+};
+
+const struct view_ops view_procs = {
+	.name = "procs",
+	.keys = { 'p' },
+	.open_at = offsetof(struct ui, procs.open),
+	.open = procs_open,
+	.draw = procs_draw,
+	.on_key = procs_key,
+	.help = procs_help,
+	.footer_key = "p",
+	.footer_label = "Procs",
+};

@@ -7,28 +7,13 @@
  */
 #include <math.h>
 #include <ncurses.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "draw.h"
 #include "ui.h"
 
 #define NIC_LINES_MAX 8 /* NICs with a line of their own; the others share one */
-
-/* Appends to buf as snprintf would, never past size. */
-static void cat(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void cat(char *buf, size_t size, const char *fmt, ...)
-{
-	size_t len = strlen(buf);
-	va_list ap;
-
-	if (len + 1 >= size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, size - len, fmt, ap);
-	va_end(ap);
-}
 
 /* kB (1024 bytes) as "4 kB", "77 MB", "2.3 GB". */
 static void fmt_kb(char *buf, size_t size, uint64_t kb)
@@ -66,18 +51,18 @@ static void turbo_line(const struct ui *ui, bool brief, char *buf, size_t size)
 	snprintf(buf, size, "turbostat:");
 	for (int k = MT_PKGWATT; k <= MT_RAMWATT; k++)
 		if (t->has[k])
-			cat(buf, size, "  %s %.2f W", model_turbo_col_names[k], t->v[k]);
+			draw_cat(buf, size, "  %s %.2f W", model_turbo_col_names[k], t->v[k]);
 	for (int k = MT_PKGTMP; k <= MT_CORETMP; k++)
 		if (t->has[k])
-			cat(buf, size, "  %s %.0f%s", model_turbo_col_names[k], t->v[k], deg);
+			draw_cat(buf, size, "  %s %.0f%s", model_turbo_col_names[k], t->v[k], deg);
 	if (t->suspect)
-		cat(buf, size, "  (watts over more than the energy counter's range: suspect)");
+		draw_cat(buf, size, "  (watts over more than the energy counter's range: suspect)");
 	if (!cpu_cols) {
 		const struct model_turbo_status *s = &t->col[MT_BZY_MHZ];
 
 		model_sections_short_reason(s->reason, why, sizeof(why));
-		cat(buf, size, "  Busy%%/Bzy_MHz unavailable (%s)",
-		    s->known && !s->available && why[0] ? why : "not in this sample");
+		draw_cat(buf, size, "  Busy%%/Bzy_MHz unavailable (%s)",
+			 s->known && !s->available && why[0] ? why : "not in this sample");
 	}
 }
 
@@ -94,11 +79,11 @@ static void psi_part(const struct model_sections *x, bool brief, char *buf, size
 		if (!p->present)
 			continue;
 		any = true;
-		cat(buf, size, " %s", model_psi_names[i]);
+		draw_cat(buf, size, " %s", model_psi_names[i]);
 		if (p->some.present)
-			cat(buf, size, " some %.1f%%", p->some.avg10);
+			draw_cat(buf, size, " some %.1f%%", p->some.avg10);
 		if (p->full.present)
-			cat(buf, size, " full %.1f%%", p->full.avg10);
+			draw_cat(buf, size, " full %.1f%%", p->full.avg10);
 	}
 	if (any)
 		return;
@@ -137,21 +122,21 @@ static int wb_part(const struct ui *ui, bool brief, char *buf, size_t size)
 	fmt_kb(b, sizeof(b), w->writeback_kb);
 	snprintf(buf, size, "dirty %s, writeback %s", a, b);
 	if (strcmp(w->state, "below_background") == 0) {
-		cat(buf, size, ", below background");
+		draw_cat(buf, size, ", below background");
 	} else if (strcmp(w->state, "background") == 0) {
 		fmt_kb(a, sizeof(a), w->bg_threshold_kb);
-		cat(buf, size, ", background writeback (above %s)", a);
+		draw_cat(buf, size, ", background writeback (above %s)", a);
 		return ui_attr(ui, PAIR_WARN);
 	} else if (strcmp(w->state, "throttled") == 0) {
 		fmt_kb(a, sizeof(a), w->freerun_kb);
-		cat(buf, size, ", THROTTLED: writers wait (above %s)", a);
+		draw_cat(buf, size, ", THROTTLED: writers wait (above %s)", a);
 		return ui_attr(ui, PAIR_CRIT);
 	} else if (strcmp(w->state, "blocked") == 0) {
 		fmt_kb(a, sizeof(a), w->threshold_kb);
-		cat(buf, size, ", BLOCKED at the dirty limit %s", a);
+		draw_cat(buf, size, ", BLOCKED at the dirty limit %s", a);
 		return ui_attr(ui, PAIR_CRIT);
 	} else if (w->state[0]) {
-		cat(buf, size, ", %s", w->state);
+		draw_cat(buf, size, ", %s", w->state);
 	}
 	return 0;
 }
@@ -242,21 +227,21 @@ static void nic_irqs(const struct model *m, const struct model_nic *n, char *buf
 		const struct model_irq *line = NULL;
 
 		if (q->busiest_cpu < 0 || !q->has_rate || q->total_s <= 0) {
-			cat(idle, sizeof(idle), "%s%u", idle[0] ? " " : "", q->irq);
+			draw_cat(idle, sizeof(idle), "%s%u", idle[0] ? " " : "", q->irq);
 			continue;
 		}
 		for (size_t i = 0; i < m->nirqs && !line; i++)
 			if (m->irqs[i].numeric && m->irqs[i].irq == q->irq)
 				line = &m->irqs[i];
-		cat(buf, size, "%s%u:cpu%d", any ? " " : "", q->irq, q->busiest_cpu);
+		draw_cat(buf, size, "%s%u:cpu%d", any ? " " : "", q->irq, q->busiest_cpu);
 		/* the other CPUs it reached this interval, busiest first */
 		for (size_t c = 0; line && c < line->ncpus; c++)
 			if (line->cpus[c].cpu != q->busiest_cpu)
-				cat(buf, size, ",%d", line->cpus[c].cpu);
+				draw_cat(buf, size, ",%d", line->cpus[c].cpu);
 		any = true;
 	}
 	if (idle[0])
-		cat(buf, size, "%s%s idle", any ? ", " : "", idle);
+		draw_cat(buf, size, "%s%s idle", any ? ", " : "", idle);
 }
 
 static void nic_line(const struct ui *ui, const struct model_nic *n, char *buf, size_t size)
@@ -269,37 +254,39 @@ static void nic_line(const struct ui *ui, const struct model_nic *n, char *buf, 
 		 : n->carrier ? "up"
 			      : "no-carrier");
 	if (n->has_rates)
-		cat(buf, size, " rx %.2f kB/s %.0f pk/s  tx %.2f kB/s %.0f pk/s", n->rxkb_s,
-		    n->rxpck_s, n->txkb_s, n->txpck_s);
+		draw_cat(buf, size, " rx %.2f kB/s %.0f pk/s  tx %.2f kB/s %.0f pk/s", n->rxkb_s,
+			 n->rxpck_s, n->txkb_s, n->txpck_s);
 	else
-		cat(buf, size, " (no rates: %s)",
-		    m->has_rates ? "new in this sample" : "waiting for a second sample");
+		draw_cat(buf, size, " (no rates: %s)",
+			 m->has_rates ? "new in this sample" : "waiting for a second sample");
 	if (n->has_rates && (n->rxdrop_s + n->txdrop_s > 0 || n->rxerr_s + n->txerr_s > 0))
-		cat(buf, size, "  drop %.2f err %.2f/s", n->rxdrop_s + n->txdrop_s,
-		    n->rxerr_s + n->txerr_s);
+		draw_cat(buf, size, "  drop %.2f err %.2f/s", n->rxdrop_s + n->txdrop_s,
+			 n->rxerr_s + n->txerr_s);
 	if (n->channels == MN_SET) {
 		if (n->ch_combined_max || !(n->ch_rx_max || n->ch_tx_max))
-			cat(buf, size, "  combined %llu/%llu", (unsigned long long)n->ch_combined,
-			    (unsigned long long)n->ch_combined_max);
+			draw_cat(buf, size, "  combined %llu/%llu",
+				 (unsigned long long)n->ch_combined,
+				 (unsigned long long)n->ch_combined_max);
 		else
-			cat(buf, size, "  rx %llu/%llu tx %llu/%llu", (unsigned long long)n->ch_rx,
-			    (unsigned long long)n->ch_rx_max, (unsigned long long)n->ch_tx,
-			    (unsigned long long)n->ch_tx_max);
+			draw_cat(buf, size, "  rx %llu/%llu tx %llu/%llu",
+				 (unsigned long long)n->ch_rx, (unsigned long long)n->ch_rx_max,
+				 (unsigned long long)n->ch_tx, (unsigned long long)n->ch_tx_max);
 	} else if (n->channels == MN_UNAVAILABLE) {
 		/* "channels: not supported by the driver" */
-		cat(buf, size, "  %s", n->channels_reason[0] ? n->channels_reason : "channels n/a");
+		draw_cat(buf, size, "  %s",
+			 n->channels_reason[0] ? n->channels_reason : "channels n/a");
 	} else if (m->sections.nics.ethtool_reason[0]) {
-		cat(buf, size, "  channels: ethtool unavailable");
+		draw_cat(buf, size, "  channels: ethtool unavailable");
 	}
 	nic_irqs(m, n, irqs, sizeof(irqs));
 	if (irqs[0])
-		cat(buf, size, "  IRQs %s", irqs);
+		draw_cat(buf, size, "  IRQs %s", irqs);
 	if (n->coalesce == MN_SET) {
-		cat(buf, size, "  coalesce");
+		draw_cat(buf, size, "  coalesce");
 		if (n->has_rx_usecs)
-			cat(buf, size, " rx-usecs %llu", (unsigned long long)n->rx_usecs);
+			draw_cat(buf, size, " rx-usecs %llu", (unsigned long long)n->rx_usecs);
 		if (n->has_adaptive_rx)
-			cat(buf, size, " adaptive-rx %s", n->adaptive_rx ? "on" : "off");
+			draw_cat(buf, size, " adaptive-rx %s", n->adaptive_rx ? "on" : "off");
 	}
 }
 
@@ -334,8 +321,8 @@ void view_nics_draw(struct ui *ui, struct rect r)
 			}
 			continue;
 		}
-		cat(line, sizeof(line), "%s%s%s", line[0] ? ", " : "nic  also: ", n->name,
-		    n->up ? "" : " (down)");
+		draw_cat(line, sizeof(line), "%s%s%s", line[0] ? ", " : "nic  also: ", n->name,
+			 n->up ? "" : " (down)");
 	}
 	if (line[0] && row < r.h)
 		ui_put(r.y + row, r.x, r.w, A_DIM, line);

@@ -11,7 +11,7 @@
 #include "model_summary.h"
 #include "ui.h"
 
-int view_summary_draw(struct ui *ui, int y)
+static void summary_draw(struct ui *ui, struct rect r)
 {
 	struct model_summary s;
 	char buf[320];
@@ -43,7 +43,19 @@ int view_summary_draw(struct ui *ui, int y)
 		 !s.details ? ""
 		 : ui->utf8 ? " \u2014 f for details"
 			    : " - f for details");
-	ui_fill(y, 0, COLS, s.level == MODEL_SUM_CRITICAL ? attr : 0);
-	ui_put(y, 0, COLS, attr, buf);
+	ui_fill(r.y, r.x, r.w, s.level == MODEL_SUM_CRITICAL ? attr : 0);
+	ui_put(r.y, r.x, r.w, attr, buf);
+}
+
+static int summary_lines(struct ui *ui, int w)
+{
+	(void)ui;
+	(void)w;
 	return 1;
 }
+
+const struct view_ops view_summary = {
+	.name = "summary",
+	.draw = summary_draw,
+	.lines = summary_lines,
+};

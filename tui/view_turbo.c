@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "draw.h"
 #include "ui.h"
 
 #define NAME_W	   9 /* "Bzy_MHz", "Pkg%pc2", "powercap" */
@@ -19,26 +20,9 @@
 #define TEXT_X	   (NAME_W + 1 + SRC_W + 1)
 #define MIN_TEXT_W 20 /* narrower, the text is clipped rather than cut into crumbs */
 
-struct out {
-	struct rect r; /* the scrolled part */
-	int line;      /* next logical line */
-	int top;       /* first logical line shown */
-	bool dry;      /* count only */
-};
-
-/* The screen row of the current logical line, or -1 when not shown. */
-static int row_of(const struct out *o)
+static void put_at(const struct draw_text *o, int x, int attr, const char *s, int len)
 {
-	int y = o->line - o->top;
-
-	if (o->dry || y < 0 || y >= o->r.h)
-		return -1;
-	return o->r.y + y;
-}
-
-static void put_at(const struct out *o, int x, int attr, const char *s, int len)
-{
-	int y = row_of(o);
+	int y = draw_text_row(o);
 	char buf[512];
 
 	if (y < 0 || x >= o->r.w)
@@ -54,7 +38,7 @@ static void put_at(const struct out *o, int x, int attr, const char *s, int len)
  * two columns in. The first line is the current one; the line after the
  * last is next.
  */
-static void wrap(struct out *o, int x, int attr, const char *text)
+static void wrap(struct draw_text *o, int x, int attr, const char *text)
 {
 	int w = o->r.w - x;
 	const char *p = text;
@@ -95,19 +79,7 @@ static void wrap(struct out *o, int x, int attr, const char *text)
 	o->line++;
 }
 
-static void line(struct out *o, int attr, const char *s)
-{
-	int y = row_of(o);
-
-	if (y >= 0) {
-		if (attr & (int)A_REVERSE)
-			ui_fill(y, o->r.x, o->r.w, attr);
-		ui_put(y, o->r.x, o->r.w, attr, s);
-	}
-	o->line++;
-}
-
-static void column(struct out *o, const struct ui *ui, const struct model_turbo_column *c)
+static void column(struct draw_text *o, const struct ui *ui, const struct model_turbo_column *c)
 {
 	const struct model_turbo_status *s = &c->st;
 	char buf[MODEL_SECTIONS_REASON_MAX + 16];
@@ -151,7 +123,7 @@ static void why_none(const struct model *m, char *buf, size_t size)
 	snprintf(buf, size, "turbostat: %s%s", why, bad ? m->sections.bad : "");
 }
 
-static void body(struct out *o, const struct ui *ui)
+static void body(struct draw_text *o, const struct ui *ui)
 {
 	const struct model_turbo *t = &ui->model.sections.turbo;
 	bool any_family = false;
@@ -159,7 +131,7 @@ static void body(struct out *o, const struct ui *ui)
 
 	if (t->ncols == 0) {
 		why_none(&ui->model, buf, sizeof(buf));
-		line(o, A_DIM, buf);
+		draw_text_line(o, A_DIM, buf);
 	}
 	for (size_t i = 0; i < t->ncols; i++)
 		column(o, ui, &t->cols[i]);
@@ -167,8 +139,9 @@ static void body(struct out *o, const struct ui *ui)
 		any_family |= t->fam[i].listed;
 	if (!any_family)
 		return;
-	line(o, 0, "");
-	line(o, A_BOLD, "Source families, probed at the first sample (MSR, then perf, then sysfs)");
+	draw_text_line(o, 0, "");
+	draw_text_line(o, A_BOLD,
+		       "Source families, probed at the first sample (MSR, then perf, then sysfs)");
 	for (int i = 0; i < MODEL_TURBO_FAMILIES; i++) {
 		const struct model_turbo_family *f = &t->fam[i];
 
@@ -185,10 +158,12 @@ static void body(struct out *o, const struct ui *ui)
 	}
 }
 
-void view_turbo_draw(struct ui *ui, struct rect r)
+static void turbo_draw(struct ui *ui, struct rect r)
 {
 	const struct model_turbo *t = &ui->model.sections.turbo;
-	struct out o = { .r = { r.y + 2, r.x, r.h - 2, r.w }, .dry = true };
+	struct draw_text o = { .r = { r.y + 2, r.x, r.h - 2, r.w } };
+	struct draw_text count;
+	int total;
 	char title[256];
 	size_t avail = 0;
 	int n;
@@ -197,14 +172,13 @@ void view_turbo_draw(struct ui *ui, struct rect r)
 		return;
 	if (o.r.h < 0)
 		o.r.h = 0;
-	/* count first: the scroll is clamped before anything is drawn */
-	body(&o, ui);
-	ui->turbo.nlines = o.line;
+	/* count first (h 0 draws nothing): the scroll is clamped before
+	 * anything is drawn */
+	count = (struct draw_text){ .r = { o.r.y, o.r.x, 0, o.r.w } };
+	body(&count, ui);
+	total = count.line;
+	draw_scroll_fit(&ui->turbo.scroll, total, o.r.h);
 	ui->turbo.page = o.r.h > 1 ? o.r.h : 1;
-	if (ui->turbo.top > o.line - o.r.h)
-		ui->turbo.top = o.line - o.r.h > 0 ? o.line - o.r.h : 0;
-	if (ui->turbo.top < 0)
-		ui->turbo.top = 0;
 
 	for (size_t i = 0; i < t->ncols; i++)
 		avail += t->cols[i].st.available;
@@ -213,22 +187,20 @@ void view_turbo_draw(struct ui *ui, struct rect r)
 			     "> turbostat sources: %zu columns, %zu available", t->ncols, avail);
 	else
 		n = snprintf(title, sizeof(title), "> turbostat sources");
-	if (o.line > o.r.h && n > 0 && (size_t)n < sizeof(title))
-		snprintf(title + n, sizeof(title) - (size_t)n, "  [%d-%d of %d, arrows scroll]",
-			 ui->turbo.top + 1,
-			 ui->turbo.top + o.r.h < o.line ? ui->turbo.top + o.r.h : o.line, o.line);
-	ui_fill(r.y, r.x, r.w, ui_attr(ui, PAIR_TITLE) | (int)A_REVERSE);
-	ui_put(r.y, r.x, r.w, ui_attr(ui, PAIR_TITLE) | (int)A_REVERSE, title);
+	if (total > o.r.h && n > 0 && (size_t)n < sizeof(title))
+		draw_range(title + n, sizeof(title) - (size_t)n, "  [", ui->turbo.scroll.top, o.r.h,
+			   total, ", arrows scroll]");
+	draw_line(r.y, r.x, r.w, ui_attr(ui, PAIR_TITLE) | (int)A_REVERSE, title);
 	if (r.h > 1) {
 		snprintf(title, sizeof(title), "%-*s %-*s %s", NAME_W, "Column", SRC_W, "Source",
 			 "register, event or file; or why it is unavailable");
 		ui_put(r.y + 1, r.x, r.w, A_BOLD, title);
 	}
-	o = (struct out){ .r = o.r, .top = ui->turbo.top };
+	o.top = ui->turbo.scroll.top;
 	body(&o, ui);
 }
 
-unsigned view_turbo_key(struct ui *ui, int ch)
+static unsigned turbo_key(struct ui *ui, int ch)
 {
 	struct turbo_panel *tp = &ui->turbo;
 	int page = tp->page > 1 ? tp->page : 1;
@@ -237,37 +209,48 @@ unsigned view_turbo_key(struct ui *ui, int ch)
 	case 't':
 	case 27: /* Esc */
 		tp->open = false;
-		tp->top = 0;
-		return UI_REDRAW;
-	case KEY_UP:
-	case 'k':
-		tp->top = tp->top > 0 ? tp->top - 1 : 0;
+		tp->scroll.top = 0;
 		return UI_REDRAW;
 	case KEY_DOWN:
-	case 'j':
-		if (tp->top + page < tp->nlines)
-			tp->top++;
-		return UI_REDRAW;
-	case KEY_PPAGE:
-		tp->top = tp->top > page ? tp->top - page : 0;
-		return UI_REDRAW;
-	case KEY_NPAGE:
-		if (tp->top + page < tp->nlines)
-			tp->top += page;
-		return UI_REDRAW;
-	case KEY_HOME:
-	case 'g':
-		tp->top = 0;
+	case 'j': /* the last page at the most, as End */
+		if (tp->scroll.top + page < tp->scroll.nlines)
+			tp->scroll.top++;
 		return UI_REDRAW;
 	case KEY_END:
 	case 'G':
-		tp->top = INT_MAX / 2; /* the draw clamps it to the last page */
+		tp->scroll.top = INT_MAX / 2; /* the draw clamps it to the last page */
 		return UI_REDRAW;
 	case 'f': /* the findings panel, the processes view instead */
 	case 'p':
 		return UI_PASS;
 	}
-	if (ui_key_is_global(ch))
-		return UI_PASS;
-	return 0; /* the tables' keys (sort, filter, Tab) would act unseen */
+	return draw_scroll_key(&tp->scroll, ch, page);
 }
+
+static void turbo_open(struct ui *ui)
+{
+	ui->turbo.scroll.top = 0;
+}
+
+static const char *const turbo_help[][2] = {
+	{ "t", "the turbostat sources view: for each turbostat column (Avg_MHz, Busy%, Bzy_MHz, "
+	       "TSC_MHz, IRQ, SMI, CPU%c1.., CoreTmp, PkgTmp, Pkg%pc.., PkgWatt, CorWatt, "
+	       "RAMWatt, PKG_%, RAM_%) the source chosen at the first sample (msr, perf, sysfs, "
+	       "proc) and its register, event or file, or \"unavailable: why\" (not root, no "
+	       "MSR access in a VM); then the source families probed (t or Esc returns; arrows "
+	       "scroll)" },
+	{ NULL, NULL },
+};
+
+const struct view_ops view_turbo = {
+	.name = "turbo",
+	.keys = { 't' },
+	.open_at = offsetof(struct ui, turbo.open),
+	.open = turbo_open,
+	.draw = turbo_draw,
+	.on_key = turbo_key,
+	.help = turbo_help,
+	.footer_key = "t",
+	.footer_label = "Turbo",
+	.footer_optional = true,
+};
