@@ -229,15 +229,3 @@ int draw_severity_attr(const struct ui *ui, enum model_severity s)
 			   : s == MODEL_SEV_WARNING ? PAIR_WARN
 						    : PAIR_INFO);
 }
-
-void draw_cat(char *buf, size_t size, const char *fmt, ...)
-{
-	size_t len = strnlen(buf, size);
-	va_list ap;
-
-	if (len + 1 >= size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, size - len, fmt, ap);
-	va_end(ap);
-}

@@ -91,7 +91,4 @@ void draw_glyph(int y, int x, int attr, const char *g);
 /* The colour of a finding's severity: critical red, warning yellow, info cyan. */
 int draw_severity_attr(const struct ui *ui, enum model_severity s);
 
-/* printf appended to the string in buf, never past size. */
-void draw_cat(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 #endif

@@ -14,6 +14,7 @@
 #include "draw.h"
 #include "grow.h"
 #include "model_worker.h"
+#include "str.h"
 #include "ui.h"
 
 #define NAME_W 10
@@ -162,51 +163,51 @@ static void format_job(const struct model_worker *w, bool away, char *buf, size_
 		iops[d] = ended ? w->dir[d].iops : w->dir[d].iops_now;
 		bw += ended ? w->dir[d].bw_bytes : w->dir[d].bw_bytes_now;
 	}
-	draw_cat(buf, size, "  job %s %s qd%u", w->engine, w->rw, w->iodepth);
+	str_cat(buf, size, "  job %s %s qd%u", w->engine, w->rw, w->iodepth);
 	if (w->numjobs > 1)
-		draw_cat(buf, size, " x%u", w->numjobs);
+		str_cat(buf, size, " x%u", w->numjobs);
 	if (w->sweep_points)
-		draw_cat(buf, size, " sweep %u/%u", w->sweep_point, w->sweep_points);
+		str_cat(buf, size, " sweep %u/%u", w->sweep_point, w->sweep_points);
 	else if (w->precondition && !ended)
-		draw_cat(buf, size, " precondition");
+		str_cat(buf, size, " precondition");
 	if (ended || w->state == MW_STARTING)
-		draw_cat(buf, size, " %s", model_worker_state_word(w->state));
-	draw_cat(buf, size, ":");
+		str_cat(buf, size, " %s", model_worker_state_word(w->state));
+	str_cat(buf, size, ":");
 	if (w->state == MW_FAILED) {
-		draw_cat(buf, size, " %s", w->error[0] ? w->error : "(no reason given)");
+		str_cat(buf, size, " %s", w->error[0] ? w->error : "(no reason given)");
 	} else if (w->state != MW_STARTING) {
-		draw_cat(buf, size, " %.0f IOPS", iops[MW_READ] + iops[MW_WRITE]);
+		str_cat(buf, size, " %.0f IOPS", iops[MW_READ] + iops[MW_WRITE]);
 		if (both)
-			draw_cat(buf, size, " (r %.0f w %.0f)", iops[MW_READ], iops[MW_WRITE]);
+			str_cat(buf, size, " (r %.0f w %.0f)", iops[MW_READ], iops[MW_WRITE]);
 		/* MB as fio's MB/s: 10^6 bytes */
-		draw_cat(buf, size, " %.1f MB/s", bw / 1e6);
+		str_cat(buf, size, " %.1f MB/s", bw / 1e6);
 		if (both && rd->clat_n && wr->clat_n) {
 			fmt_ms(a, sizeof(a), rd->clat_mean_ns);
 			fmt_ms(b, sizeof(b), wr->clat_mean_ns);
-			draw_cat(buf, size, " lat avg r %s w %s ms", a, b);
+			str_cat(buf, size, " lat avg r %s w %s ms", a, b);
 			if (rd->has_p99 && wr->has_p99) {
 				fmt_ms(a, sizeof(a), rd->clat_p99_ns);
 				fmt_ms(b, sizeof(b), wr->clat_p99_ns);
-				draw_cat(buf, size, " p99 r %s w %s ms", a, b);
+				str_cat(buf, size, " p99 r %s w %s ms", a, b);
 			}
 		} else if (rd->clat_n || wr->clat_n) {
 			const struct model_worker_dir *d = rd->clat_n ? rd : wr;
 
 			fmt_ms(a, sizeof(a), d->clat_mean_ns);
-			draw_cat(buf, size, " lat avg %s ms", a);
+			str_cat(buf, size, " lat avg %s ms", a);
 			if (d->has_p99) {
 				fmt_ms(a, sizeof(a), d->clat_p99_ns);
-				draw_cat(buf, size, " p99 %s ms", a);
+				str_cat(buf, size, " p99 %s ms", a);
 			}
 		}
 	}
 	if (w->planned_s > 0 && w->state < MW_COMPLETED)
-		draw_cat(buf, size, " %.1f/%.0fs", w->runtime_s, w->planned_s);
+		str_cat(buf, size, " %.1f/%.0fs", w->runtime_s, w->planned_s);
 	else
-		draw_cat(buf, size, " %.1fs", w->elapsed_s);
+		str_cat(buf, size, " %.1fs", w->elapsed_s);
 	if (away || w->state == MW_STARTING)
-		draw_cat(buf, size, "  on %s%s%s%s", w->filename, w->device[0] ? " (" : "",
-			 w->device, w->device[0] ? ")" : "");
+		str_cat(buf, size, "  on %s%s%s%s", w->filename, w->device[0] ? " (" : "",
+			w->device, w->device[0] ? ")" : "");
 }
 
 static void draw_job(const struct ui *ui, int y, struct rect r, const struct model_worker *w,

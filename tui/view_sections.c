@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "str.h"
 #include "ui.h"
 
 #define NIC_LINES_MAX 8 /* NICs with a line of their own; the others share one */
@@ -51,18 +52,18 @@ static void turbo_line(const struct ui *ui, bool brief, char *buf, size_t size)
 	snprintf(buf, size, "turbostat:");
 	for (int k = MT_PKGWATT; k <= MT_RAMWATT; k++)
 		if (t->has[k])
-			draw_cat(buf, size, "  %s %.2f W", model_turbo_col_names[k], t->v[k]);
+			str_cat(buf, size, "  %s %.2f W", model_turbo_col_names[k], t->v[k]);
 	for (int k = MT_PKGTMP; k <= MT_CORETMP; k++)
 		if (t->has[k])
-			draw_cat(buf, size, "  %s %.0f%s", model_turbo_col_names[k], t->v[k], deg);
+			str_cat(buf, size, "  %s %.0f%s", model_turbo_col_names[k], t->v[k], deg);
 	if (t->suspect)
-		draw_cat(buf, size, "  (watts over more than the energy counter's range: suspect)");
+		str_cat(buf, size, "  (watts over more than the energy counter's range: suspect)");
 	if (!cpu_cols) {
 		const struct model_turbo_status *s = &t->col[MT_BZY_MHZ];
 
 		model_sections_short_reason(s->reason, why, sizeof(why));
-		draw_cat(buf, size, "  Busy%%/Bzy_MHz unavailable (%s)",
-			 s->known && !s->available && why[0] ? why : "not in this sample");
+		str_cat(buf, size, "  Busy%%/Bzy_MHz unavailable (%s)",
+			s->known && !s->available && why[0] ? why : "not in this sample");
 	}
 }
 
@@ -79,11 +80,11 @@ static void psi_part(const struct model_sections *x, bool brief, char *buf, size
 		if (!p->present)
 			continue;
 		any = true;
-		draw_cat(buf, size, " %s", model_psi_names[i]);
+		str_cat(buf, size, " %s", model_psi_names[i]);
 		if (p->some.present)
-			draw_cat(buf, size, " some %.1f%%", p->some.avg10);
+			str_cat(buf, size, " some %.1f%%", p->some.avg10);
 		if (p->full.present)
-			draw_cat(buf, size, " full %.1f%%", p->full.avg10);
+			str_cat(buf, size, " full %.1f%%", p->full.avg10);
 	}
 	if (any)
 		return;
@@ -122,21 +123,21 @@ static int wb_part(const struct ui *ui, bool brief, char *buf, size_t size)
 	fmt_kb(b, sizeof(b), w->writeback_kb);
 	snprintf(buf, size, "dirty %s, writeback %s", a, b);
 	if (strcmp(w->state, "below_background") == 0) {
-		draw_cat(buf, size, ", below background");
+		str_cat(buf, size, ", below background");
 	} else if (strcmp(w->state, "background") == 0) {
 		fmt_kb(a, sizeof(a), w->bg_threshold_kb);
-		draw_cat(buf, size, ", background writeback (above %s)", a);
+		str_cat(buf, size, ", background writeback (above %s)", a);
 		return ui_attr(ui, PAIR_WARN);
 	} else if (strcmp(w->state, "throttled") == 0) {
 		fmt_kb(a, sizeof(a), w->freerun_kb);
-		draw_cat(buf, size, ", THROTTLED: writers wait (above %s)", a);
+		str_cat(buf, size, ", THROTTLED: writers wait (above %s)", a);
 		return ui_attr(ui, PAIR_CRIT);
 	} else if (strcmp(w->state, "blocked") == 0) {
 		fmt_kb(a, sizeof(a), w->threshold_kb);
-		draw_cat(buf, size, ", BLOCKED at the dirty limit %s", a);
+		str_cat(buf, size, ", BLOCKED at the dirty limit %s", a);
 		return ui_attr(ui, PAIR_CRIT);
 	} else if (w->state[0]) {
-		draw_cat(buf, size, ", %s", w->state);
+		str_cat(buf, size, ", %s", w->state);
 	}
 	return 0;
 }
@@ -227,21 +228,21 @@ static void nic_irqs(const struct model *m, const struct model_nic *n, char *buf
 		const struct model_irq *line = NULL;
 
 		if (q->busiest_cpu < 0 || !q->has_rate || q->total_s <= 0) {
-			draw_cat(idle, sizeof(idle), "%s%u", idle[0] ? " " : "", q->irq);
+			str_cat(idle, sizeof(idle), "%s%u", idle[0] ? " " : "", q->irq);
 			continue;
 		}
 		for (size_t i = 0; i < m->nirqs && !line; i++)
 			if (m->irqs[i].numeric && m->irqs[i].irq == q->irq)
 				line = &m->irqs[i];
-		draw_cat(buf, size, "%s%u:cpu%d", any ? " " : "", q->irq, q->busiest_cpu);
+		str_cat(buf, size, "%s%u:cpu%d", any ? " " : "", q->irq, q->busiest_cpu);
 		/* the other CPUs it reached this interval, busiest first */
 		for (size_t c = 0; line && c < line->ncpus; c++)
 			if (line->cpus[c].cpu != q->busiest_cpu)
-				draw_cat(buf, size, ",%d", line->cpus[c].cpu);
+				str_cat(buf, size, ",%d", line->cpus[c].cpu);
 		any = true;
 	}
 	if (idle[0])
-		draw_cat(buf, size, "%s%s idle", any ? ", " : "", idle);
+		str_cat(buf, size, "%s%s idle", any ? ", " : "", idle);
 }
 
 static void nic_line(const struct ui *ui, const struct model_nic *n, char *buf, size_t size)
@@ -254,39 +255,39 @@ static void nic_line(const struct ui *ui, const struct model_nic *n, char *buf, 
 		 : n->carrier ? "up"
 			      : "no-carrier");
 	if (n->has_rates)
-		draw_cat(buf, size, " rx %.2f kB/s %.0f pk/s  tx %.2f kB/s %.0f pk/s", n->rxkb_s,
-			 n->rxpck_s, n->txkb_s, n->txpck_s);
+		str_cat(buf, size, " rx %.2f kB/s %.0f pk/s  tx %.2f kB/s %.0f pk/s", n->rxkb_s,
+			n->rxpck_s, n->txkb_s, n->txpck_s);
 	else
-		draw_cat(buf, size, " (no rates: %s)",
-			 m->has_rates ? "new in this sample" : "waiting for a second sample");
+		str_cat(buf, size, " (no rates: %s)",
+			m->has_rates ? "new in this sample" : "waiting for a second sample");
 	if (n->has_rates && (n->rxdrop_s + n->txdrop_s > 0 || n->rxerr_s + n->txerr_s > 0))
-		draw_cat(buf, size, "  drop %.2f err %.2f/s", n->rxdrop_s + n->txdrop_s,
-			 n->rxerr_s + n->txerr_s);
+		str_cat(buf, size, "  drop %.2f err %.2f/s", n->rxdrop_s + n->txdrop_s,
+			n->rxerr_s + n->txerr_s);
 	if (n->channels == MN_SET) {
 		if (n->ch_combined_max || !(n->ch_rx_max || n->ch_tx_max))
-			draw_cat(buf, size, "  combined %llu/%llu",
-				 (unsigned long long)n->ch_combined,
-				 (unsigned long long)n->ch_combined_max);
+			str_cat(buf, size, "  combined %llu/%llu",
+				(unsigned long long)n->ch_combined,
+				(unsigned long long)n->ch_combined_max);
 		else
-			draw_cat(buf, size, "  rx %llu/%llu tx %llu/%llu",
-				 (unsigned long long)n->ch_rx, (unsigned long long)n->ch_rx_max,
-				 (unsigned long long)n->ch_tx, (unsigned long long)n->ch_tx_max);
+			str_cat(buf, size, "  rx %llu/%llu tx %llu/%llu",
+				(unsigned long long)n->ch_rx, (unsigned long long)n->ch_rx_max,
+				(unsigned long long)n->ch_tx, (unsigned long long)n->ch_tx_max);
 	} else if (n->channels == MN_UNAVAILABLE) {
 		/* "channels: not supported by the driver" */
-		draw_cat(buf, size, "  %s",
-			 n->channels_reason[0] ? n->channels_reason : "channels n/a");
+		str_cat(buf, size, "  %s",
+			n->channels_reason[0] ? n->channels_reason : "channels n/a");
 	} else if (m->sections.nics.ethtool_reason[0]) {
-		draw_cat(buf, size, "  channels: ethtool unavailable");
+		str_cat(buf, size, "  channels: ethtool unavailable");
 	}
 	nic_irqs(m, n, irqs, sizeof(irqs));
 	if (irqs[0])
-		draw_cat(buf, size, "  IRQs %s", irqs);
+		str_cat(buf, size, "  IRQs %s", irqs);
 	if (n->coalesce == MN_SET) {
-		draw_cat(buf, size, "  coalesce");
+		str_cat(buf, size, "  coalesce");
 		if (n->has_rx_usecs)
-			draw_cat(buf, size, " rx-usecs %llu", (unsigned long long)n->rx_usecs);
+			str_cat(buf, size, " rx-usecs %llu", (unsigned long long)n->rx_usecs);
 		if (n->has_adaptive_rx)
-			draw_cat(buf, size, " adaptive-rx %s", n->adaptive_rx ? "on" : "off");
+			str_cat(buf, size, " adaptive-rx %s", n->adaptive_rx ? "on" : "off");
 	}
 }
 
@@ -321,8 +322,8 @@ void view_nics_draw(struct ui *ui, struct rect r)
 			}
 			continue;
 		}
-		draw_cat(line, sizeof(line), "%s%s%s", line[0] ? ", " : "nic  also: ", n->name,
-			 n->up ? "" : " (down)");
+		str_cat(line, sizeof(line), "%s%s%s", line[0] ? ", " : "nic  also: ", n->name,
+			n->up ? "" : " (down)");
 	}
 	if (line[0] && row < r.h)
 		ui_put(r.y + row, r.x, r.w, A_DIM, line);

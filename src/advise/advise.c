@@ -22,18 +22,6 @@
 #include "str.h"
 
 /* Appends to a fixed text buffer; truncates quietly (the text is a message). */
-static void __attribute__((format(printf, 3, 4))) cat(char *buf, size_t size, const char *fmt, ...)
-{
-	size_t len = strnlen(buf, size);
-	va_list ap;
-
-	if (len + 1 >= size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, size - len, fmt, ap);
-	va_end(ap);
-}
-
 /* snprintf into a fixed label; clipping a long device name is acceptable. */
 static void __attribute__((format(printf, 3, 4))) fmt(char *buf, size_t size, const char *f, ...)
 {
@@ -348,7 +336,8 @@ static void device_cpus(const struct topology *t, int dev, struct cpuset *ret, c
 			*ret = local;
 			return;
 		}
-		cat(note, note_size,
+		str_cat(
+		    note, note_size,
 		    "NUMA node %d of %s has fewer than 2 usable CPUs: spreading over all usable "
 		    "CPUs (cross-node). ",
 		    t->devs[dev].numa_node, t->devs[dev].name);
@@ -363,19 +352,19 @@ static void irqbalance_note(const struct topology *t, const uint32_t *irqs, size
 
 	if (!t->irqbalance.running)
 		return;
-	cat(buf, size, "irqbalance (pid %d) is running and rewrites IRQ affinity every 10 s: ",
-	    t->irqbalance.pid);
-	cat(buf, size, "add IRQBALANCE_ARGS=\"");
+	str_cat(buf, size, "irqbalance (pid %d) is running and rewrites IRQ affinity every 10 s: ",
+		t->irqbalance.pid);
+	str_cat(buf, size, "add IRQBALANCE_ARGS=\"");
 	for (size_t i = 0; i < n; i++) {
 		if (irq_banned(t, irqs[i]))
 			continue;
-		cat(buf, size, "%s--banirq=%u", any ? " " : "", irqs[i]);
+		str_cat(buf, size, "%s--banirq=%u", any ? " " : "", irqs[i]);
 		any = true;
 	}
-	cat(buf, size,
-	    "\" to %s and run `systemctl restart irqbalance`, or stop it with "
-	    "`systemctl stop irqbalance`. ",
-	    t->irqbalance.config[0] ? t->irqbalance.config : "/etc/default/irqbalance");
+	str_cat(buf, size,
+		"\" to %s and run `systemctl restart irqbalance`, or stop it with "
+		"`systemctl stop irqbalance`. ",
+		t->irqbalance.config[0] ? t->irqbalance.config : "/etc/default/irqbalance");
 }
 
 static int managed_finding(struct ctx *c, int cpu, const struct hot_group *g, unsigned n,
@@ -396,16 +385,16 @@ static int managed_finding(struct ctx *c, int cpu, const struct hot_group *g, un
 			 why);
 	else
 		snprintf(f->detail, sizeof(f->detail), "Known from %s. ", why);
-	cat(f->detail, sizeof(f->detail),
-	    "Managed IRQs follow blk-mq's CPU-to-queue map: a queue's interrupt fires on the "
-	    "CPUs that submit to it. Look at which processes submit IO on cpu%d (ps -eo "
-	    "pid,psr,comm), spread them, or boot with isolcpus=managed_irq,CPUS to keep "
-	    "managed IRQs off isolated CPUs.",
-	    cpu);
+	str_cat(f->detail, sizeof(f->detail),
+		"Managed IRQs follow blk-mq's CPU-to-queue map: a queue's interrupt fires on the "
+		"CPUs that submit to it. Look at which processes submit IO on cpu%d (ps -eo "
+		"pid,psr,comm), spread them, or boot with isolcpus=managed_irq,CPUS to keep "
+		"managed IRQs off isolated CPUs.",
+		cpu);
 	if (g->managed_guessed)
-		cat(f->detail, sizeof(f->detail),
-		    " To confirm: mount -t debugfs none /sys/kernel/debug and look for "
-		    "IRQD_AFFINITY_MANAGED in /sys/kernel/debug/irq/irqs/N.");
+		str_cat(f->detail, sizeof(f->detail),
+			" To confirm: mount -t debugfs none /sys/kernel/debug and look for "
+			"IRQD_AFFINITY_MANAGED in /sys/kernel/debug/irq/irqs/N.");
 	return 0;
 }
 
@@ -425,7 +414,8 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 		return g->nmanaged_hot ? managed_finding(c, cpu, g, g->nmanaged_hot, g->managed_why)
 				       : 0;
 	if (!t->has_online) {
-		cat(why, why_size,
+		str_cat(
+		    why, why_size,
 		    "no suggestion for %s: /sys/devices/system/cpu/online is missing, so offline "
 		    "CPUs cannot be excluded. ",
 		    g->label);
@@ -433,7 +423,8 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 	}
 	device_cpus(t, g->dev, &targets, note, sizeof(note));
 	if (cpuset_count(&targets) < 2) {
-		cat(why, why_size, "no suggestion for %s: fewer than 2 usable CPUs. ", g->label);
+		str_cat(why, why_size, "no suggestion for %s: fewer than 2 usable CPUs. ",
+			g->label);
 		return 0;
 	}
 	fmt(id, sizeof(id), "irq-spread-%s", g->label);
@@ -493,14 +484,15 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 		}
 	}
 	if (nmanaged) {
-		cat(note, sizeof(note), "left alone (kernel-managed%s): IRQ",
-		    managed_guessed ? ", guessed from the driver" : "");
+		str_cat(note, sizeof(note), "left alone (kernel-managed%s): IRQ",
+			managed_guessed ? ", guessed from the driver" : "");
 		for (size_t i = 0; i < nmanaged && i < 128; i++)
-			cat(note, sizeof(note), " %u", managed[i]);
-		cat(note, sizeof(note), ". ");
+			str_cat(note, sizeof(note), " %u", managed[i]);
+		str_cat(note, sizeof(note), ". ");
 	}
 	if (nguessed)
-		cat(note, sizeof(note),
+		str_cat(
+		    note, sizeof(note),
 		    "Managed or not is guessed: /sys/kernel/debug/irq/irqs/N is not readable "
 		    "(debugfs not mounted, or not root) and driver %s is not known to let the "
 		    "kernel manage these vectors; if a write fails with EIO, it does, and apply "
@@ -508,8 +500,8 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 		    g->dev >= 0 && t->devs[g->dev].driver[0] ? t->devs[g->dev].driver
 							     : "(unknown)");
 	if (nmissing)
-		cat(note, sizeof(note),
-		    "%zu IRQs without /proc/irq/N/smp_affinity_list left alone. ", nmissing);
+		str_cat(note, sizeof(note),
+			"%zu IRQs without /proc/irq/N/smp_affinity_list left alone. ", nmissing);
 	if (s->nactions == 0 || nmembers - nmanaged - nmissing < 2) {
 		/* nothing to spread: already spread, or all managed / unreadable */
 		free(s->actions);
@@ -518,13 +510,14 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 			if (managed_finding(c, cpu, g, g->nmanaged_hot, g->managed_why) < 0)
 				return -ENOMEM;
 		} else if (nmembers == 0 || nmissing) {
-			cat(why, why_size,
+			str_cat(
+			    why, why_size,
 			    "no suggestion for %s: its IRQs' /proc/irq/N/smp_affinity_list cannot "
 			    "be read (container, old kernel or no permission), so no command "
 			    "could be applied or undone. ",
 			    g->label);
 		} else {
-			cat(why, why_size, "no suggestion for %s: already spread. ", g->label);
+			str_cat(why, why_size, "no suggestion for %s: already spread. ", g->label);
 		}
 		return 0;
 	}
@@ -549,7 +542,7 @@ static int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, dou
 	irqbalance_note(t, moved, nmoved, note, sizeof(note));
 	if (t->irqbalance.running)
 		c->need_irqbalance_finding = true;
-	cat(note, sizeof(note), "IRQ affinity does not survive a reboot or a driver reload.");
+	str_cat(note, sizeof(note), "IRQ affinity does not survive a reboot or a driver reload.");
 	str_copy(s->notes, sizeof(s->notes), note);
 	c->irq_suggested = true;
 	return 0;
@@ -657,27 +650,29 @@ static int suggest_channels(struct ctx *c, const struct finding *hot, int cpu,
 
 	if (!c->cur->workload || nic_table_channels(&c->cur->workload->nics, n->ifname, &ch) < 0) {
 		channels_missing(c->cur, n->ifname, miss, sizeof(miss));
-		cat(why, why_size,
-		    "no ethtool -L suggestion for %s: its channel counts are unknown (%s). ",
-		    n->ifname, miss);
+		str_cat(why, why_size,
+			"no ethtool -L suggestion for %s: its channel counts are unknown (%s). ",
+			n->ifname, miss);
 		return 0;
 	}
 	if (ch.combined_max <= 1 && ch.rx_max <= 1) {
-		cat(why, why_size, "%s cannot have more than one channel (ethtool -l). ",
-		    n->ifname);
+		str_cat(why, why_size, "%s cannot have more than one channel (ethtool -l). ",
+			n->ifname);
 		return 0;
 	}
 	if (ch.combined_max == 0 || ch.combined == 0 || ch.rx || ch.tx) {
 		/* separate rx/tx channels: `combined N` alone would be refused or
 		 * change the wrong kind */
-		cat(why, why_size,
-		    "no ethtool -L suggestion for %s: it uses separate channels (rx %u of %u, "
-		    "tx %u of %u, combined %u of %u). ",
-		    n->ifname, ch.rx, ch.rx_max, ch.tx, ch.tx_max, ch.combined, ch.combined_max);
+		str_cat(why, why_size,
+			"no ethtool -L suggestion for %s: it uses separate channels (rx %u of %u, "
+			"tx %u of %u, combined %u of %u). ",
+			n->ifname, ch.rx, ch.rx_max, ch.tx, ch.tx_max, ch.combined,
+			ch.combined_max);
 		return 0;
 	}
 	if (!t->has_online) {
-		cat(why, why_size,
+		str_cat(
+		    why, why_size,
 		    "no ethtool -L suggestion for %s: CPU online list missing, so the usable CPUs "
 		    "are unknown. ",
 		    n->ifname);
@@ -690,9 +685,9 @@ static int suggest_channels(struct ctx *c, const struct finding *hot, int cpu,
 	want = ch.combined_max < k ? ch.combined_max : k;
 	cpuset_format_list(&targets, list, sizeof(list));
 	if (ch.combined >= want) {
-		cat(why, why_size,
-		    "%s already has %u combined channels (at most %u) for %u usable %sCPUs. ",
-		    n->ifname, ch.combined, ch.combined_max, k, local ? "local " : "");
+		str_cat(why, why_size,
+			"%s already has %u combined channels (at most %u) for %u usable %sCPUs. ",
+			n->ifname, ch.combined, ch.combined_max, k, local ? "local " : "");
 		return 0;
 	}
 	fmt(id, sizeof(id), "channels-%s", n->ifname);
@@ -715,22 +710,24 @@ static int suggest_channels(struct ctx *c, const struct finding *hot, int cpu,
 		 "interrupt: NET_RX work (%.0f/s on cpu%d) can spread over up to %u CPUs; one "
 		 "flow still stays on one queue",
 		 n->ifname, want, ch.combined, netrx, cpu, want);
-	cat(note, sizeof(note),
-	    "Most drivers rebuild their rings to change channels: a short traffic interruption "
-	    "(a link flap on some). The new queues get new IRQs: run iotriage suggest again "
-	    "afterwards to see where they landed. ");
+	str_cat(note, sizeof(note),
+		"Most drivers rebuild their rings to change channels: a short traffic interruption "
+		"(a link flap on some). The new queues get new IRQs: run iotriage suggest again "
+		"afterwards to see where they landed. ");
 	spread = spread_of(c, irqs, nirqs);
 	if (spread)
-		cat(note, sizeof(note),
+		str_cat(
+		    note, sizeof(note),
 		    "Apply this before %s, or undo that first: affinity written to %s's old IRQs "
 		    "does not survive the change. ",
 		    spread->id, n->ifname);
 	if (t->irqbalance.running)
-		cat(note, sizeof(note), "irqbalance (pid %d) is running: it places the new IRQs. ",
-		    t->irqbalance.pid);
-	cat(note, sizeof(note),
-	    "Not persistent: the driver's default returns at reboot or driver reload; "
-	    "systemd.link's CombinedChannels= (or a udev rule running ethtool) keeps it.");
+		str_cat(note, sizeof(note),
+			"irqbalance (pid %d) is running: it places the new IRQs. ",
+			t->irqbalance.pid);
+	str_cat(note, sizeof(note),
+		"Not persistent: the driver's default returns at reboot or driver reload; "
+		"systemd.link's CombinedChannels= (or a udev rule running ethtool) keeps it.");
 	str_copy(s->notes, sizeof(s->notes), note);
 	return 1;
 }
@@ -747,20 +744,20 @@ static int suggest_rps(struct ctx *c, const struct finding *hot, int cpu, const 
 	struct suggestion *s;
 
 	if (!n->has_rps) {
-		cat(why, why_size,
-		    "no RPS suggestion for %s: queues/rx-0/rps_cpus missing (kernel "
-		    "without CONFIG_RPS, or no /sys). ",
-		    n->ifname);
+		str_cat(why, why_size,
+			"no RPS suggestion for %s: queues/rx-0/rps_cpus missing (kernel "
+			"without CONFIG_RPS, or no /sys). ",
+			n->ifname);
 		return 0;
 	}
 	if (!cpuset_empty(&n->rps_cpus)) {
-		cat(why, why_size, "%s already steers packets (rps_cpus %s). ", n->ifname,
-		    n->rps_cpus_raw);
+		str_cat(why, why_size, "%s already steers packets (rps_cpus %s). ", n->ifname,
+			n->rps_cpus_raw);
 		return 0;
 	}
 	if (!t->has_online) {
-		cat(why, why_size, "no RPS suggestion for %s: CPU online list missing. ",
-		    n->ifname);
+		str_cat(why, why_size, "no RPS suggestion for %s: CPU online list missing. ",
+			n->ifname);
 		return 0;
 	}
 	device_cpus(t, n->dev, &targets, note, sizeof(note));
@@ -798,8 +795,8 @@ static int suggest_rps(struct ctx *c, const struct finding *hot, int cpu, const 
 		if (!add_action(s, "proc/sys/net/core/rps_sock_flow_entries", v, u))
 			return -ENOMEM;
 	} else if (t->rps_sock_flow_entries < 0) {
-		cat(note, sizeof(note),
-		    "RFS left off: /proc/sys/net/core/rps_sock_flow_entries missing. ");
+		str_cat(note, sizeof(note),
+			"RFS left off: /proc/sys/net/core/rps_sock_flow_entries missing. ");
 	}
 	snprintf(s->reason, sizeof(s->reason),
 		 "%s has one receive queue; its interrupt (%.0f/s) and %.1f%% of all "
@@ -810,7 +807,7 @@ static int suggest_rps(struct ctx *c, const struct finding *hot, int cpu, const 
 		 "scaling.rst); NET_RX on cpu%d should drop, the interrupt itself stays",
 		 n->ifname, cpuset_count(&targets), cpu);
 	irqbalance_note(t, NULL, 0, note, sizeof(note));
-	cat(note, sizeof(note), "Not persistent: a udev rule or sysctl.d makes it permanent.");
+	str_cat(note, sizeof(note), "Not persistent: a udev rule or sysctl.d makes it permanent.");
 	str_copy(s->notes, sizeof(s->notes), note);
 	return 0;
 }
@@ -842,11 +839,11 @@ static int suggest_net(struct ctx *c, const struct finding *hot, int cpu, double
 			return r;
 		if (r > 0) {
 			if (n->rx_queues == 1)
-				cat(why, why_size,
-				    "no RPS suggestion for %s: channels-%s gives it hardware "
-				    "receive queues, which spread the interrupt as well as the "
-				    "protocol work. ",
-				    n->ifname, n->ifname);
+				str_cat(why, why_size,
+					"no RPS suggestion for %s: channels-%s gives it hardware "
+					"receive queues, which spread the interrupt as well as the "
+					"protocol work. ",
+					n->ifname, n->ifname);
 			continue;
 		}
 		if (n->rx_queues == 1 &&
@@ -953,21 +950,22 @@ static int hot_irq_shares(struct ctx *c, const struct cpu_metrics *cm, struct fi
 			hot_group_add(c, ti, act, rate, groups, ngroups);
 	}
 	qsort(sh, nsh, sizeof(*sh), cmp_share);
-	cat(f->detail, sizeof(f->detail), "interrupts on cpu%d (%.0f/s):", cm->cpu, cm->intr_s);
+	str_cat(f->detail, sizeof(f->detail), "interrupts on cpu%d (%.0f/s):", cm->cpu, cm->intr_s);
 	for (size_t k = 0, shown = 0; k < nsh && shown < 8; k++) {
 		double pct = sh[k].rate / cm->intr_s * 100;
 
 		if (pct < ADV_SHARE_MIN)
 			break;
-		cat(f->detail, sizeof(f->detail), "%s %s %.1f%%", shown ? ";" : "", sh[k].label,
-		    pct);
+		str_cat(f->detail, sizeof(f->detail), "%s %s %.1f%%", shown ? ";" : "", sh[k].label,
+			pct);
 		shown++;
 	}
 	for (size_t gi = 0; gi < *ngroups; gi++)
 		if (groups[gi].nirqs > 1)
-			cat(f->detail, sizeof(f->detail), "; device %s: %u IRQs, %.1f%%",
-			    groups[gi].label, groups[gi].nirqs, groups[gi].rate / cm->intr_s * 100);
-	cat(f->detail, sizeof(f->detail), ". ");
+			str_cat(f->detail, sizeof(f->detail), "; device %s: %u IRQs, %.1f%%",
+				groups[gi].label, groups[gi].nirqs,
+				groups[gi].rate / cm->intr_s * 100);
+	str_cat(f->detail, sizeof(f->detail), ". ");
 	free(sh);
 	return 0;
 }
@@ -1005,7 +1003,7 @@ static void hot_softirq_shares(struct ctx *c, const struct cpu_metrics *cm, stru
 	*ret = ss;
 	if (ss.sum <= 0)
 		return;
-	cat(f->detail, sizeof(f->detail), "softirqs on cpu%d (%.0f/s):", cm->cpu, ss.sum);
+	str_cat(f->detail, sizeof(f->detail), "softirqs on cpu%d (%.0f/s):", cm->cpu, ss.sum);
 	for (size_t k = 0; k < m->softirq.n; k++) {
 		const struct rate_row *rr = &m->softirq.rows[k];
 		double pct;
@@ -1015,10 +1013,11 @@ static void hot_softirq_shares(struct ctx *c, const struct cpu_metrics *cm, stru
 		pct = m->softirq.rates[rr->rates_off + (size_t)col] / ss.sum * 100;
 		if (pct < ADV_SHARE_MIN)
 			continue;
-		cat(f->detail, sizeof(f->detail), "%s %s %.1f%%", first ? "" : ",", rr->label, pct);
+		str_cat(f->detail, sizeof(f->detail), "%s %s %.1f%%", first ? "" : ",", rr->label,
+			pct);
 		first = false;
 	}
-	cat(f->detail, sizeof(f->detail), ". ");
+	str_cat(f->detail, sizeof(f->detail), ". ");
 }
 
 /* One hot core: its finding with the IRQ and softirq shares that make it
@@ -1045,8 +1044,8 @@ static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load,
 		 "cpu%d: %%irq %.2f + %%soft %.2f = %.2f%% (peers' median %.2f%%)", cm->cpu,
 		 cm->irq, cm->soft, load, med_load);
 	if (m->irq_valid)
-		cat(f->reason, sizeof(f->reason), ", %.0f interrupts/s (peers' median %.0f/s)",
-		    cm->intr_s, med_intr);
+		str_cat(f->reason, sizeof(f->reason), ", %.0f interrupts/s (peers' median %.0f/s)",
+			cm->intr_s, med_intr);
 	r = hot_irq_shares(c, cm, f, groups, &ngroups);
 	if (r < 0)
 		return r;
@@ -1064,7 +1063,8 @@ static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load,
 		r = suggest_net(c, &c->a->findings[fidx], cm->cpu, ss.netrx,
 				ss.netrx / ss.netrx_all * 100, why, sizeof(why));
 	if (r >= 0 && why[0])
-		cat(c->a->findings[fidx].detail, sizeof(c->a->findings[fidx].detail), "%s", why);
+		str_cat(c->a->findings[fidx].detail, sizeof(c->a->findings[fidx].detail), "%s",
+			why);
 	return r;
 }
 
@@ -1156,11 +1156,11 @@ static void wb_sentence(const struct ctx *c, struct finding *f)
 {
 	if (!c->wb_throttled)
 		return;
-	cat(f->detail, sizeof(f->detail),
-	    "%sWriters are also being throttled by the dirty page cache (writeback-throttled): "
-	    "a write() stall is the kernel pacing writers to what writeback achieves, so this "
-	    "disk's latency is not the whole story.",
-	    f->detail[0] ? " " : "");
+	str_cat(f->detail, sizeof(f->detail),
+		"%sWriters are also being throttled by the dirty page cache (writeback-throttled): "
+		"a write() stall is the kernel pacing writers to what writeback achieves, so this "
+		"disk's latency is not the whole story.",
+		f->detail[0] ? " " : "");
 }
 
 static int find_writeback(struct ctx *c)
@@ -1192,19 +1192,20 @@ static int find_writeback(struct ctx *c)
 	for (int i = 0; i < WB__COUNT; i++) {
 		if (!w->has_sysctl[i])
 			continue;
-		cat(f->detail, sizeof(f->detail), "%svm.%s=%llu",
-		    any ? ", " : "settings: ", writeback_sysctl_name((enum wb_sysctl)i),
-		    (unsigned long long)w->sysctl[i]);
+		str_cat(f->detail, sizeof(f->detail), "%svm.%s=%llu",
+			any ? ", " : "settings: ", writeback_sysctl_name((enum wb_sysctl)i),
+			(unsigned long long)w->sysctl[i]);
 		any = true;
 	}
-	cat(f->detail, sizeof(f->detail), "%s", any ? ". " : "settings: vm.dirty_* not readable. ");
-	cat(f->detail, sizeof(f->detail),
-	    "A write stall now is the page cache making writers wait for writeback, not only a "
-	    "slow disk: the disks' await shows what writeback costs. No suggestion: vm.dirty_* "
-	    "is workload-specific. Seed 002's database profile (vm.dirty_background_ratio=5, "
-	    "vm.dirty_ratio=10, vm.dirty_writeback_centisecs=50, "
-	    "vm.dirty_expire_centisecs=100) starts writeback sooner and keeps each stall "
-	    "short; larger ratios absorb bursts but stall longer when full.");
+	str_cat(f->detail, sizeof(f->detail), "%s",
+		any ? ". " : "settings: vm.dirty_* not readable. ");
+	str_cat(f->detail, sizeof(f->detail),
+		"A write stall now is the page cache making writers wait for writeback, not only a "
+		"slow disk: the disks' await shows what writeback costs. No suggestion: vm.dirty_* "
+		"is workload-specific. Seed 002's database profile (vm.dirty_background_ratio=5, "
+		"vm.dirty_ratio=10, vm.dirty_writeback_centisecs=50, "
+		"vm.dirty_expire_centisecs=100) starts writeback sooner and keeps each stall "
+		"short; larger ratios absorb bursts but stall longer when full.");
 	return 0;
 }
 
@@ -1415,11 +1416,12 @@ static int find_members(struct ctx *c)
 			 raw->name, raw->dm_name[0] ? " (" : "", raw->dm_name,
 			 raw->dm_name[0] ? ")" : "", mem[worst]->name, aw[worst], med_aw, n - 1,
 			 ut[worst], med_ut);
-		cat(f->detail, sizeof(f->detail), "members:");
+		str_cat(f->detail, sizeof(f->detail), "members:");
 		for (size_t k = 0; k < n; k++)
-			cat(f->detail, sizeof(f->detail), "%s %s await %.2f ms util %.2f%%",
-			    k ? "," : "", mem[k]->name, aw[k], ut[k]);
-		cat(f->detail, sizeof(f->detail),
+			str_cat(f->detail, sizeof(f->detail), "%s %s await %.2f ms util %.2f%%",
+				k ? "," : "", mem[k]->name, aw[k], ut[k]);
+		str_cat(
+		    f->detail, sizeof(f->detail),
 		    ". Check %s's health (smartctl -a /dev/%s), its path (cable, HBA port) and, "
 		    "on a cloud VM, that volume's own limits.",
 		    mem[worst]->name, mem[worst]->name);
@@ -1477,11 +1479,11 @@ int advise_compute(const struct snapshot *cur, const struct metrics *m, const st
 			    "advice limited: %zu kinds of topology file are missing (container, "
 			    "old kernel or no permission)",
 			    t->nmissing);
-			cat(f->detail, sizeof(f->detail), "missing:");
+			str_cat(f->detail, sizeof(f->detail), "missing:");
 			for (size_t i = 0; i < t->nmissing; i++)
-				cat(f->detail, sizeof(f->detail), "%s %s", i ? "," : "",
-				    t->missing[i]);
-			cat(f->detail, sizeof(f->detail), ".");
+				str_cat(f->detail, sizeof(f->detail), "%s %s", i ? "," : "",
+					t->missing[i]);
+			str_cat(f->detail, sizeof(f->detail), ".");
 		}
 	}
 	if (r < 0) {

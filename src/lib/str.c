@@ -2,6 +2,8 @@
 /*
  * Fixed-size C strings (str.h). No allocation, no I/O.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "str.h"
@@ -29,4 +31,16 @@ bool str_u32(const char *s, uint32_t *ret)
 	}
 	*ret = (uint32_t)v;
 	return true;
+}
+
+void str_cat(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strnlen(buf, size);
+	va_list ap;
+
+	if (len + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fixed-size C strings: the one copy-with-truncation helper the fixed
- * buffers of findings, topology labels and journal entries share, and the
+ * buffers of findings, topology labels and journal entries share, one
+ * printf-append, and the
  * number a directory entry's name is (an IRQ, a queue).
  */
 #ifndef IOTRIAGE_STR_H
@@ -17,6 +18,11 @@
  * still useful; never for paths or anything compared afterwards.
  */
 void str_copy(char *dst, size_t size, const char *src);
+
+/* Appends printf's output to the NUL-terminated text in buf[size],
+ * truncating as snprintf does; nothing when buf is already full. For
+ * messages built piece by piece (a finding's note, a status line). */
+void str_cat(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* True when s is all decimal digits (at least one) worth at most
  * UINT32_MAX: a sysfs name such as msi_irqs/35 or mq/3; *ret set then. */
