@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Count results of meson testlog.json files (and fuzz-results.json).
 
-Prints the skipped tests with their reason, the failed ones, and ends with
+Prints the skipped tests with their reason, the failed ones (a build that
+failed, named by --failed-builds "NAME ...", counts as one), and ends with
 the line "N passed, N failed". Exit status 1 if anything failed or no test ran.
 """
 import json
@@ -28,8 +29,15 @@ def reason(rec):
     return lines[-1] if lines else "no reason printed"
 
 
-def main(paths):
+def main(args):
     passed = failed = skipped = 0
+    paths = list(args)
+    if paths[:1] == ["--failed-builds"]:
+        # a build that failed ran no test: it is a failure of its own
+        for b in paths[1].split():
+            print(f"FAIL build {b}: it did not build (see the log above)")
+            failed += 1
+        paths = paths[2:]
     for path in paths:
         label = path.split("/")[0]
         try:

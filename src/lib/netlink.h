@@ -8,6 +8,7 @@
 #ifndef IOTRIAGE_NETLINK_H
 #define IOTRIAGE_NETLINK_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
