@@ -61,7 +61,7 @@ static void crc_init(void)
  * 500 bytes in ~50 ns, where the tables took microseconds with the cache
  * cold, as it is once a second. Same bits as the tables (unit test). */
 __attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc, const unsigned char *p,
-							   size_t len)
+							    size_t len)
 {
 	uint64_t c = crc;
 
