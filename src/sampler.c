@@ -75,6 +75,7 @@ void sampler_close(struct sampler *s)
 		topology_free(&s->topo);
 	sb_free(&s->json);
 	sb_free(&s->rec_topo);
+	recpayload_memo_free(&s->rec_memo);
 	free(s->host);
 	free(s->mode);
 	free(s);
@@ -121,6 +122,7 @@ static void tick_advise(struct sampler *s, const struct snapshot *cur)
 			topology_free(&s->topo);
 		s->have_topo = topology_collect_hint(&s->col.root, &s->topo_hint, &s->topo) >= 0;
 		s->topo_ns = cur->mono_ns;
+		s->rec_memo.topo_ok = false;
 	}
 	s->advise_ok = s->have_topo && advise_compute(cur, &s->m, &s->topo, &s->adv) >= 0;
 }
@@ -135,6 +137,7 @@ void sampler_topology_stale(struct sampler *s)
 	if (s->have_topo)
 		topology_free(&s->topo);
 	s->have_topo = false;
+	s->rec_memo.topo_ok = false;
 }
 
 void sampler_put_topology(struct sampler *s, struct topology *t)
@@ -144,6 +147,7 @@ void sampler_put_topology(struct sampler *s, struct topology *t)
 	s->topo = *t;
 	memset(t, 0, sizeof(*t));
 	s->have_topo = true;
+	s->rec_memo.topo_ok = false;
 }
 
 const struct advice *sampler_advice(const struct sampler *s)
@@ -408,14 +412,14 @@ int sampler_tick(struct sampler *s)
 	return tick_finish(s, next, t0);
 }
 
-int sampler_pack(const struct sampler *s, struct strbuf *out)
+int sampler_pack(struct sampler *s, struct strbuf *out)
 {
 	const struct snapshot *cur = sampler_current(s);
 
 	if (!cur)
 		return 0;
 	return snapshot_collector_pack(&s->col, cur, s->advise && s->have_topo ? &s->topo : NULL,
-				       out);
+				       &s->rec_memo, out);
 }
 
 /* A replayed sample that skipped the scan with no scan before it in this

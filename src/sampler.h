@@ -15,6 +15,7 @@
 
 #include "advise.h"
 #include "metrics.h"
+#include "recpayload.h"
 #include "snapshot.h"
 #include "strbuf.h"
 #include "topology.h"
@@ -91,6 +92,7 @@ struct sampler {
 	 * kept for the samples that recorded none */
 	bool topo_fallback;
 	struct strbuf rec_topo; /* the topology record last put, to skip an unchanged one */
+	struct recpayload_memo rec_memo; /* sampler_pack's records of unchanged parts */
 };
 
 /*
@@ -131,7 +133,7 @@ int sampler_tick_recorded(struct sampler *s, uint64_t id, int64_t mono_ns, int64
  * snapshot_collector_pack() and, when advising, the topology the advice
  * was computed on. Appended to out; returns out->err.
  */
-int sampler_pack(const struct sampler *s, struct strbuf *out);
+int sampler_pack(struct sampler *s, struct strbuf *out);
 
 /* The "host" and "mode" written in the next documents (a replay writes the
  * recording's). 0 or -ENOMEM (nothing changed). */

@@ -1198,12 +1198,47 @@ static int unpack_cadence(struct rd *r, struct src_cadence *cad)
 	return 0;
 }
 
-int recpayload_pack_sections(const struct snapshot *s, struct strbuf *out)
+void recpayload_memo_free(struct recpayload_memo *m)
+{
+	sb_free(&m->topo);
+	sb_free(&m->turbo);
+	memset(m, 0, sizeof(*m));
+}
+
+/* s's turbo record, from memo when it holds this reading's: turbostat is
+ * read every few samples and its record (CPU names, sources, every
+ * counter) was a tenth of the recorder's CPU a sample. */
+static void pack_turbo_memo(const struct turbo_raw *t, struct recpayload_memo *m,
+			    struct strbuf *out)
+{
+	if (!m) {
+		pack_turbo(t, out);
+		return;
+	}
+	if (!m->turbo_ok || m->turbo_mono_ns != t->mono_ns || m->turbo_ncpu != t->ncpu ||
+	    m->turbo_npkg != t->npkg) {
+		sb_reset(&m->turbo);
+		pack_turbo(t, &m->turbo);
+		m->turbo_ok = !m->turbo.err;
+		m->turbo_mono_ns = t->mono_ns;
+		m->turbo_ncpu = t->ncpu;
+		m->turbo_npkg = t->npkg;
+		if (!m->turbo_ok) {
+			sb_reset(&m->turbo);
+			pack_turbo(t, out); /* out says -ENOMEM if it is one */
+			return;
+		}
+	}
+	sb_append(out, m->turbo.buf, m->turbo.len);
+}
+
+int recpayload_pack_sections(const struct snapshot *s, struct recpayload_memo *memo,
+			     struct strbuf *out)
 {
 	const struct workload_raw *w = s->workload;
 
 	if (s->turbo)
-		pack_turbo(s->turbo, out);
+		pack_turbo_memo(s->turbo, memo, out);
 	if (w) {
 		pack_cgroups(&w->cgroups, out);
 		pack_nics(&w->nics, out);
@@ -1471,6 +1506,25 @@ int recpayload_pack_topology(const struct topology *t, struct strbuf *o)
 	}
 	rec_close(o, at);
 	return o->err;
+}
+
+int recpayload_pack_topology_memo(const struct topology *t, struct recpayload_memo *m,
+				  struct strbuf *out)
+{
+	if (!m)
+		return recpayload_pack_topology(t, out);
+	/* formatting every IRQ's affinity each second: a tenth of the
+	 * recorder's CPU a sample, for a topology re-read every few minutes */
+	if (!m->topo_ok) {
+		sb_reset(&m->topo);
+		if (recpayload_pack_topology(t, &m->topo) < 0) {
+			sb_reset(&m->topo);
+			return recpayload_pack_topology(t, out);
+		}
+		m->topo_ok = true;
+	}
+	sb_append(out, m->topo.buf, m->topo.len);
+	return out->err;
 }
 
 /* Room for one more row of a topology table, bounded. */

@@ -48,12 +48,31 @@ enum {
 void recpayload_put(struct strbuf *out, uint16_t tag, int32_t err, const char *buf, size_t len);
 
 /*
+ * Records packed once and appended again while what they pack is
+ * unchanged, for a recorder packing every second: the topology (re-read
+ * every few minutes; its owner clears topo_ok whenever it changes) and a
+ * turbo reading (known by the time it was read: a reading the sampler
+ * carried over skipped samples is the same bytes). Zeroed to start;
+ * released by recpayload_memo_free().
+ */
+struct recpayload_memo {
+	struct strbuf topo;
+	bool topo_ok;
+	struct strbuf turbo;
+	bool turbo_ok;
+	int64_t turbo_mono_ns;
+	size_t turbo_ncpu, turbo_npkg;
+};
+void recpayload_memo_free(struct recpayload_memo *m);
+
+/*
  * Appends the records of s's optional sections: turbo, the workload but
  * its processes, blk-mq and NUMA, and their cadence (s->cadence: which were
  * read, every how many samples, why). A section s lacks is left out.
- * Returns out->err.
+ * memo (may be NULL) keeps the turbo record between calls. Returns out->err.
  */
-int recpayload_pack_sections(const struct snapshot *s, struct strbuf *out);
+int recpayload_pack_sections(const struct snapshot *s, struct recpayload_memo *memo,
+			     struct strbuf *out);
 /*
  * The processes' record: the rows only on a sample that scanned (a carried
  * table is its header line). Packed last: the rows come and go with the
@@ -75,6 +94,9 @@ void recpayload_unpack_end(struct snapshot *s, bool had_turbo, bool had_workload
 
 /* The advisor's topology as a record. Returns out->err. */
 int recpayload_pack_topology(const struct topology *t, struct strbuf *out);
+/* The same through memo (may be NULL): packed only when !memo->topo_ok. */
+int recpayload_pack_topology_memo(const struct topology *t, struct recpayload_memo *memo,
+				  struct strbuf *out);
 /* The reverse into *ret (freed by topology_free, also on failure): 0,
  * -ENOMEM or -EBADMSG. */
 int recpayload_unpack_topology(const char *p, size_t len, struct topology *ret);

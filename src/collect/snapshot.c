@@ -420,7 +420,8 @@ static const uint16_t rec_tag[SRC__COUNT] = {
 };
 
 int snapshot_collector_pack(const struct snapshot_collector *c, const struct snapshot *s,
-			    const struct topology *topo, struct strbuf *out)
+			    const struct topology *topo, struct recpayload_memo *memo,
+			    struct strbuf *out)
 {
 	for (int i = 0; i < SRC__COUNT; i++) {
 		const struct src_status *st = &s->status[i];
@@ -437,8 +438,20 @@ int snapshot_collector_pack(const struct snapshot_collector *c, const struct sna
 			for (size_t k = 0; !s->status[SRC_DISKSTATS].err && k < c->nblk; k++) {
 				const struct blockinfo *b = &c->blk[k];
 
-				sb_printf(out, "%u\t%u\t%d\t%d\t%s\t%s\n", b->major, b->minor,
-					  b->whole ? 1 : 0, b->iostats, b->dm_name, b->slaves);
+				/* "%u\t%u\t%d\t%d\t%s\t%s\n" without printf's parsing,
+				 * every second for every disk */
+				sb_u64(out, b->major);
+				sb_putc(out, '\t');
+				sb_u64(out, b->minor);
+				sb_putc(out, '\t');
+				sb_putc(out, b->whole ? '1' : '0');
+				sb_putc(out, '\t');
+				sb_i64(out, b->iostats);
+				sb_putc(out, '\t');
+				sb_puts(out, b->dm_name);
+				sb_putc(out, '\t');
+				sb_puts(out, b->slaves);
+				sb_putc(out, '\n');
 			}
 			n = out->err ? 0 : out->len - at - 12;
 			for (int k = 0; !out->err && k < 4; k++)
@@ -447,9 +460,9 @@ int snapshot_collector_pack(const struct snapshot_collector *c, const struct sna
 	}
 	/* turbo, cgroups, NICs, pressure, writeback, blk-mq, NUMA, the topology,
 	 * and last the processes (recpayload.c) */
-	recpayload_pack_sections(s, out);
+	recpayload_pack_sections(s, memo, out);
 	if (topo)
-		recpayload_pack_topology(topo, out);
+		recpayload_pack_topology_memo(topo, memo, out);
 	return recpayload_pack_procs(s, out);
 }
 

@@ -72,12 +72,15 @@ int snapshot_collector_sample(struct snapshot_collector *c, struct snapshot *s);
  * reason; the /sys/block facts), the raw tables of its optional
  * sections (recpayload.c: turbo, the workload sources, blk-mq, NUMA) and
  * topo (the advisor's, may be NULL), appended to out in the payload format
- * of doc/recording.md. Returns out->err (0 or -ENOMEM).
+ * of doc/recording.md; memo (may be NULL) keeps records of unchanged parts
+ * between calls (struct recpayload_memo). Returns out->err (0 or -ENOMEM).
  */
 struct strbuf;
 struct topology;
+struct recpayload_memo;
 int snapshot_collector_pack(const struct snapshot_collector *c, const struct snapshot *s,
-			    const struct topology *topo, struct strbuf *out);
+			    const struct topology *topo, struct recpayload_memo *memo,
+			    struct strbuf *out);
 
 /*
  * The reverse: fills s from a packed payload through the same parsers, as

@@ -56,17 +56,50 @@ static void crc_init(void)
 			    (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xff];
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* The CPU's crc32 instruction (SSE4.2) computes this very CRC: a frame's
+ * 500 bytes in ~50 ns, where the tables took microseconds with the cache
+ * cold, as it is once a second. Same bits as the tables (unit test). */
+__attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc, const unsigned char *p,
+							    size_t len)
+{
+	uint64_t c = crc;
+
+	for (; len >= 8; p += 8, len -= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		c = __builtin_ia32_crc32di(c, v);
+	}
+	while (len--)
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+	return (uint32_t)c;
+}
+#define CRC_HW 1
+#endif
+
 uint32_t crc32c(uint32_t crc, const void *buf, size_t len)
 {
+	/* 1 tables ready, 2 the instruction */
 	static int ready;
 	const unsigned char *p = buf;
+	int how = __atomic_load_n(&ready, __ATOMIC_ACQUIRE);
 
 	/* idempotent: two threads racing here write the same values */
-	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+	if (!how) {
 		crc_init();
-		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+		how = 1;
+#ifdef CRC_HW
+		if (__builtin_cpu_supports("sse4.2"))
+			how = 2;
+#endif
+		__atomic_store_n(&ready, how, __ATOMIC_RELEASE);
 	}
 	crc = ~crc;
+#ifdef CRC_HW
+	if (how == 2)
+		return ~crc32c_hw(crc, p, len);
+#endif
 	/* slicing by 8: ~1.5 GB/s, so checking a 16 MiB segment is ~10 ms */
 	while (len >= 8) {
 		uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |

@@ -213,7 +213,7 @@ static int unpack_all(const struct strbuf *b, struct snapshot *s)
 
 static void pack_all(const struct snapshot *s, struct strbuf *b)
 {
-	assert_int_equal(recpayload_pack_sections(s, b), 0);
+	assert_int_equal(recpayload_pack_sections(s, NULL, b), 0);
 	assert_int_equal(recpayload_pack_procs(s, b), 0);
 }
 
@@ -374,6 +374,51 @@ static void test_topology_roundtrip(void **state)
 	sb_free(&q);
 }
 
+/* The recorder's memo gives the very bytes packing afresh gives: a carried
+ * turbo reading from the memo, a new reading (another read time) and a
+ * changed topology (topo_ok cleared, as the sampler does) packed again. */
+static void test_memo(void **state)
+{
+	struct snapshot a = full_snapshot();
+	struct recpayload_memo m = { 0 };
+	struct strbuf fresh = { 0 }, memo = { 0 };
+	struct topology t = { 0 };
+
+	(void)state;
+	t.has_online = true;
+	cpuset_set(&t.online, 3);
+	for (int round = 0; round < 6; round++) {
+		if (round == 2) {
+			/* a new reading: other counters, another time */
+			a.turbo->mono_ns += 1000000000;
+			a.turbo->cpus[0].tsc += 12345;
+		}
+		if (round == 3) {
+			/* the same reading, another CPU count (a hotplug between
+			 * reads is a new reading too; the count guards the key) */
+			a.turbo->ncpu = 1;
+		}
+		if (round == 4) {
+			cpuset_set(&t.online, 7);
+			m.topo_ok = false;
+		}
+		sb_reset(&fresh);
+		sb_reset(&memo);
+		assert_int_equal(recpayload_pack_sections(&a, NULL, &fresh), 0);
+		assert_int_equal(recpayload_pack_topology(&t, &fresh), 0);
+		assert_int_equal(recpayload_pack_sections(&a, &m, &memo), 0);
+		assert_int_equal(recpayload_pack_topology_memo(&t, &m, &memo), 0);
+		assert_int_equal(memo.len, fresh.len);
+		assert_memory_equal(memo.buf, fresh.buf, fresh.len);
+		assert_true(m.turbo_ok);
+		assert_true(m.topo_ok);
+	}
+	recpayload_memo_free(&m);
+	snapshot_free(&a);
+	sb_free(&fresh);
+	sb_free(&memo);
+}
+
 /* One record of tag with body text into s. */
 static int unpack_text(uint16_t tag, const char *text, struct snapshot *s)
 {
@@ -452,6 +497,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_topology_roundtrip),
+		cmocka_unit_test(test_memo),
 		cmocka_unit_test(test_hostile),
 	};
 
