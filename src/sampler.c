@@ -182,18 +182,18 @@ void sampler_cadence(const int64_t cost_ns[CAD__COUNT], unsigned pinned, int64_t
 {
 	int64_t left = budget_ns - base_ns, share;
 	bool done[CAD__COUNT] = { false };
-	unsigned todo = 0;
+	unsigned unset = 0; /* sources whose cadence is still to be set */
 
 	if (base_ns > 0 && base_ns / SAMPLER_OPT_SHARE < left)
 		left = base_ns / SAMPLER_OPT_SHARE;
 	for (int k = 0; k < CAD__COUNT; k++) {
 		ret_every[k] = 1;
 		done[k] = (pinned & (1u << k)) || cost_ns[k] <= 0 || budget_ns <= 0;
-		todo += !done[k];
+		unset += !done[k];
 	}
 	/* cheapest first: what a cheap source leaves of its share goes to the
 	 * dearer ones */
-	for (; todo; todo--) {
+	for (; unset; unset--) {
 		int c = -1;
 
 		for (int k = 0; k < CAD__COUNT; k++)
@@ -204,7 +204,7 @@ void sampler_cadence(const int64_t cost_ns[CAD__COUNT], unsigned pinned, int64_t
 			ret_every[c] = SAMPLER_EVERY_MAX;
 			continue;
 		}
-		share = left / todo;
+		share = left / unset;
 		ret_every[c] =
 		    clamp_every(share > 0 ? (cost_ns[c] + share - 1) / share : SAMPLER_EVERY_MAX);
 		left -= cost_ns[c] / ret_every[c];

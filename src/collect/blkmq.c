@@ -100,10 +100,8 @@ int blkmq_read_disk(const struct root *r, const char *disk, const char *sysfs_na
 
 int blkmq_table_copy(struct blkmq_table *dst, const struct blkmq_table *src)
 {
-	if (src->n && grow((void **)&dst->rows, &dst->cap, src->n, sizeof(*dst->rows)) < 0)
+	if (grow_copy((void **)&dst->rows, &dst->cap, src->rows, src->n, sizeof(*dst->rows)) < 0)
 		return -ENOMEM;
-	if (src->n)
-		memcpy(dst->rows, src->rows, src->n * sizeof(*src->rows));
 	dst->n = src->n;
 	return 0;
 }

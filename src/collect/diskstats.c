@@ -123,10 +123,8 @@ void disk_table_free(struct disk_table *t)
 
 int disk_table_copy(struct disk_table *dst, const struct disk_table *src)
 {
-	if (grow((void **)&dst->rows, &dst->cap, src->n, sizeof(*dst->rows)) < 0)
+	if (grow_copy((void **)&dst->rows, &dst->cap, src->rows, src->n, sizeof(*dst->rows)) < 0)
 		return -ENOMEM;
-	if (src->n)
-		memcpy(dst->rows, src->rows, src->n * sizeof(*src->rows));
 	dst->n = src->n;
 	dst->nkeys = 0;
 	if (src->nkeys != src->n || !src->keys)

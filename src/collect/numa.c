@@ -67,10 +67,8 @@ int numa_read(const struct root *r, struct numa_table *t)
 
 int numa_table_copy(struct numa_table *dst, const struct numa_table *src)
 {
-	if (src->n && grow((void **)&dst->rows, &dst->cap, src->n, sizeof(*dst->rows)) < 0)
+	if (grow_copy((void **)&dst->rows, &dst->cap, src->rows, src->n, sizeof(*dst->rows)) < 0)
 		return -ENOMEM;
-	if (src->n)
-		memcpy(dst->rows, src->rows, src->n * sizeof(*src->rows));
 	dst->n = src->n;
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Makes *arr hold at least `need` elements of `size` bytes. 0 or -ENOMEM. */
 static inline int grow(void **arr, size_t *cap, size_t need, size_t size)
@@ -26,6 +27,18 @@ static inline int grow(void **arr, size_t *cap, size_t need, size_t size)
 		return -ENOMEM;
 	*arr = n;
 	*cap = ncap;
+	return 0;
+}
+
+/* Copies n elements of `size` bytes from src into *arr (grown as needed):
+ * a table's rows into another table reused sample after sample. 0 or
+ * -ENOMEM (*arr then as it was). */
+static inline int grow_copy(void **arr, size_t *cap, const void *src, size_t n, size_t size)
+{
+	if (grow(arr, cap, n, size) < 0)
+		return -ENOMEM;
+	if (n)
+		memcpy(*arr, src, n * size);
 	return 0;
 }
 

@@ -183,8 +183,8 @@ def part_detached(tmp, daemons, rec, t):
     """A daemon that detaches (no --foreground) compacts too: its thread
     starts after the fork."""
     full_runs(tmp, daemons, t, rec, ("d",), 100, 10)
-    todo = [s for s in segments(rec) if header(s)[1] == 1]
-    check(len(todo) == 2, "full segments before the detached run: %r" % todo)
+    full_segs = [s for s in segments(rec) if header(s)[1] == 1]
+    check(len(full_segs) == 2, "full segments before the detached run: %r" % full_segs)
     time.sleep(1.2)
     sock = os.path.join(tmp, "det.sock")
     p = subprocess.run([env("IOTRIAGED"), "--socket", sock, "--root", t, "--interval", "100",
@@ -217,7 +217,7 @@ def part_detached(tmp, daemons, rec, t):
                 except ProcessLookupError:
                     break
                 time.sleep(0.1)
-    for s in todo:
+    for s in full_segs:
         check(header(s) == (3, 5), "%s not compacted by the detached daemon" % s)
 
 
