@@ -145,13 +145,15 @@ struct daemon {
 	int64_t rec_sum_ns;	      /* CPU time spent recording, for status */
 	int rec_last_err;
 	bool rec_logged_on; /* what the log last said: recording or not */
-	/* rec.c's compaction thread; what it shares with the loop is under rec_cmu */
+	/* rec.c's thread (sealing, compaction); what it shares with the loop is
+	 * under rec_cmu */
 	pthread_t rec_cthread;
 	bool rec_cthread_on;
 	pthread_mutex_t rec_cmu;
 	pthread_cond_t rec_ccond;
 	int rec_cstop; /* also read by recwriter_compact(), atomically */
 	struct recwriter_compact_stats rec_cst;
+	struct recwriter_compact_stats rec_sst; /* sealing's */
 	int rec_cerr;
 	unsigned nclients;
 	unsigned nsubscribers;

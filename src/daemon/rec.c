@@ -3,9 +3,12 @@
  * iotriaged --record: after each sample the bytes the collector read go to
  * the flight recorder (src/lib/recfile.c) through sampler_pack(); status
  * tells whether it records and why not; history reaches back into the
- * recording beyond the ring. The loop owns the clock: nothing here sleeps;
- * compaction (one sample in N of data older than --record-compact-after)
- * runs in a thread of its own, paced, off the sampling path.
+ * recording beyond the ring. The loop owns the clock: nothing here sleeps
+ * and nothing compresses a small frame (it is stored: zstd cold once a
+ * second was a third of the recorder's CPU); sealing (a closed segment's
+ * frames compressed) and compaction (one sample in N of data older than
+ * --record-compact-after) run in a thread of their own, paced, off the
+ * sampling path.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,9 +30,10 @@
  * 1 Hz, ~50 ms). Longer spans: `iotriage replay` on the recording. */
 #define REC_HISTORY_MAX 900
 
-/* Compaction's share of one CPU while it runs (it decodes every frame of
- * a segment: ~2 s of CPU for a 256-CPU host's 8 MiB segment), and how
- * often it looks for segments to compact at most. */
+/* Compaction's and sealing's share of one CPU while they run (compaction
+ * decodes every frame of a segment: ~2 s of CPU for a 256-CPU host's 8 MiB
+ * segment), and how often the thread looks for segments at most (a closed
+ * segment stays uncompressed that long: a minute). */
 #define REC_COMPACT_DUTY_PCT 20
 #define REC_COMPACT_EVERY_S  60
 
@@ -58,31 +62,42 @@ static int64_t real_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+static void add_stats(struct recwriter_compact_stats *sum, const struct recwriter_compact_stats *st)
+{
+	sum->segments += st->segments;
+	sum->frames_in += st->frames_in;
+	sum->frames_kept += st->frames_kept;
+	sum->bytes_before += st->bytes_before;
+	sum->bytes_after += st->bytes_after;
+	sum->cpu_ns += st->cpu_ns;
+}
+
 static void *compact_main(void *arg)
 {
 	struct daemon *d = arg;
 	int64_t age = d->args.record_compact_s;
 	/* a short age (tests) is looked at more often */
-	int64_t every = age / 4 < 1			? 1
-			: age / 4 > REC_COMPACT_EVERY_S ? REC_COMPACT_EVERY_S
-							: age / 4;
+	int64_t every = !age || age / 4 > REC_COMPACT_EVERY_S ? REC_COMPACT_EVERY_S
+			: age / 4 < 1			      ? 1
+							      : age / 4;
 
 	pthread_mutex_lock(&d->rec_cmu);
 	while (!d->rec_cstop) {
-		struct recwriter_compact_stats st = { 0 };
+		struct recwriter_compact_stats st = { 0 }, ss = { 0 };
 		struct timespec until;
-		int r;
+		int r = 0, rs;
 
 		pthread_mutex_unlock(&d->rec_cmu);
-		r = recwriter_compact(d->rec, real_now_ns(), age, d->args.record_keep,
-				      REC_COMPACT_DUTY_PCT, &d->rec_cstop, &st);
+		/* sealed first: compaction then reads compressed frames */
+		rs = recwriter_seal(d->rec, REC_COMPACT_DUTY_PCT, &d->rec_cstop, &ss);
+		if (age)
+			r = recwriter_compact(d->rec, real_now_ns(), age, d->args.record_keep,
+					      REC_COMPACT_DUTY_PCT, &d->rec_cstop, &st);
 		pthread_mutex_lock(&d->rec_cmu);
-		d->rec_cst.segments += st.segments;
-		d->rec_cst.frames_in += st.frames_in;
-		d->rec_cst.frames_kept += st.frames_kept;
-		d->rec_cst.bytes_before += st.bytes_before;
-		d->rec_cst.bytes_after += st.bytes_after;
-		d->rec_cst.cpu_ns += st.cpu_ns;
+		add_stats(&d->rec_cst, &st);
+		add_stats(&d->rec_sst, &ss);
+		if (rs < 0 && rs != -ECANCELED)
+			d->rec_cerr = rs;
 		if (r < 0 && r != -ECANCELED)
 			d->rec_cerr = r;
 		clock_gettime(CLOCK_MONOTONIC, &until);
@@ -99,12 +114,12 @@ void rec_compact_start(struct daemon *d)
 {
 	int r;
 
-	if (!d->rec || !d->args.record_compact_s)
+	if (!d->rec)
 		return;
 	/* the signals stay blocked in it (main blocked them: signalfd) */
 	r = pthread_create(&d->rec_cthread, NULL, compact_main, d);
 	if (r) {
-		daemon_log(LOG_ERR, "--record: no compaction thread: %s", strerror(r));
+		daemon_log(LOG_ERR, "--record: no sealing and compaction thread: %s", strerror(r));
 		return;
 	}
 	d->rec_cthread_on = true;
@@ -161,6 +176,7 @@ int rec_start(struct daemon *d)
 	o.mode = "daemon";
 	o.boot_id = boot;
 	o.run_id = d->rec_run_id;
+	o.store = true; /* rec_compact_start()'s thread seals */
 	r = recwriter_open(&o, &d->rec);
 	close(dfd);
 	if (r < 0) {
@@ -236,13 +252,22 @@ void rec_status(struct daemon *d, struct strbuf *sb)
 	}
 	sb_printf(sb,
 		  ",\"frames\":%llu,\"bytes\":%llu,\"raw_bytes\":%llu,\"segments\":%llu,"
-		  "\"removed\":%llu,\"fsyncs\":%llu,\"max_bytes\":%llu,\"cpu_us\":%lld",
+		  "\"removed\":%llu,\"fsyncs\":%llu,\"stored\":%llu,\"max_bytes\":%llu,"
+		  "\"cpu_us\":%lld",
 		  (unsigned long long)st.frames, (unsigned long long)st.bytes,
 		  (unsigned long long)st.raw_bytes, (unsigned long long)st.segments,
 		  (unsigned long long)st.removed, (unsigned long long)st.fsyncs,
-		  (unsigned long long)d->args.record_max_bytes, (long long)(d->rec_sum_ns / 1000));
-	/* the compaction thread's totals */
+		  (unsigned long long)st.stored, (unsigned long long)d->args.record_max_bytes,
+		  (long long)(d->rec_sum_ns / 1000));
+	/* the thread's totals: sealing's, compaction's */
 	pthread_mutex_lock(&d->rec_cmu);
+	sb_printf(sb,
+		  ",\"seal\":{\"segments\":%llu,\"frames\":%llu,\"bytes_before\":%llu,"
+		  "\"bytes_after\":%llu,\"cpu_us\":%lld}",
+		  (unsigned long long)d->rec_sst.segments, (unsigned long long)d->rec_sst.frames_in,
+		  (unsigned long long)d->rec_sst.bytes_before,
+		  (unsigned long long)d->rec_sst.bytes_after,
+		  (long long)(d->rec_sst.cpu_ns / 1000));
 	sb_printf(
 	    sb,
 	    ",\"compact\":{\"after_s\":%lld,\"keep_every\":%u,\"segments\":%llu,"

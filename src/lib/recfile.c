@@ -31,9 +31,11 @@ static const char seg_magic[8] = { 'I', 'O', 'T', 'R', 'R', 'E', 'C', '\n' };
 #define FRAME_MAGIC 0x31524649u /* "IFR1" little-endian */
 #define FRAME_KEY   0x1u	/* zstd of the payload */
 #define FRAME_DIFF  0x2u	/* zstd of the recdiff from the previous frame's payload */
-#define FSYNC_NS    (10 * INT64_C(1000000000))
-#define RETRY_NS    (30 * INT64_C(1000000000))
-#define SEG_AGE_NS  (3600 * INT64_C(1000000000))
+/* version 4: with FRAME_KEY or FRAME_DIFF, the bytes themselves, no zstd */
+#define FRAME_STORED 0x4u
+#define FSYNC_NS     (10 * INT64_C(1000000000))
+#define RETRY_NS     (30 * INT64_C(1000000000))
+#define SEG_AGE_NS   (3600 * INT64_C(1000000000))
 /* "<13 digits of ms>-<16 hex of run id>.iotr" */
 #define SEG_NAME_LEN (13 + 1 + 16 + 5)
 
@@ -162,10 +164,12 @@ static void get_str(char *dst, const unsigned char *p, size_t size)
  *   0 magic[8]  8 version  12 header size  16 interval_ms  20 key_every
  *  24 run_id (8)  32 created real ns (8)  40 boot_id[40]  80 host[64]
  * 144 mode[16]  160 keep_every (version 2: one sample in N of the run
- * kept by compaction, 1 none dropped; version 1: zero)  164..251 zero
- * 252 CRC32C of bytes 0..251 */
-#define H_KEEP 160
-#define H_CRC  252
+ * kept by compaction, 1 none dropped; version 1: zero)  164 flags
+ * (version 4: H_STORED)  168..251 zero  252 CRC32C of bytes 0..251 */
+#define H_KEEP	 160
+#define H_FLAGS	 164
+#define H_STORED 0x1u /* may hold stored frames: recwriter_seal() compresses it */
+#define H_CRC	 252
 /* A compaction's new segment until it replaces the old: "NAME.tmp", a name
  * no reader or retention takes for a segment */
 #define TMP_SUFFIX ".tmp"
@@ -402,6 +406,7 @@ static void seg_header(const struct recwriter *w, int64_t real, uint32_t keep_ev
 	put_str(h + 80, 64, w->host);
 	put_str(h + 144, 16, w->mode);
 	put32(h + H_KEEP, keep_every);
+	put32(h + H_FLAGS, w->o.store ? H_STORED : 0);
 	put32(h + H_CRC, crc32c(0, h, H_CRC));
 }
 
@@ -573,8 +578,10 @@ static int write_all(int fd, const unsigned char *p, size_t len)
 }
 
 /* The frame's payload into w->out after the header's room: zstd of the
- * payload (key) or of its difference from the previous one. */
-static int compress(struct recwriter *w, const void *payload, size_t len, bool key, size_t *ret_z)
+ * payload (key) or of its difference from the previous one, or with
+ * o.store those bytes themselves when small (*ret_stored). */
+static int compress(struct recwriter *w, const void *payload, size_t len, bool key, size_t *ret_z,
+		    bool *ret_stored)
 {
 	const void *src = payload;
 	size_t bound, z, src_len = len;
@@ -586,9 +593,17 @@ static int compress(struct recwriter *w, const void *payload, size_t len, bool k
 		src = w->diff.buf;
 		src_len = w->diff.len;
 	}
-	bound = ZSTD_compressBound(src_len) + RECFILE_FRAME_HDR;
+	*ret_stored = w->o.store && src_len <= RECFILE_STORE_MAX;
+	bound = (*ret_stored ? src_len : ZSTD_compressBound(src_len)) + RECFILE_FRAME_HDR;
 	if (grow((void **)&w->out, &w->out_cap, bound, 1) < 0)
 		return -ENOMEM;
+	if (*ret_stored) {
+		/* at 1 Hz zstd starts cold every frame: a third of the
+		 * recorder's CPU; sealing compresses the closed segment warm */
+		memcpy(w->out + RECFILE_FRAME_HDR, src, src_len);
+		*ret_z = src_len;
+		return 0;
+	}
 	/* the parameters were set once (recwriter_open): a second's frame
 	 * should not pay for setting up zstd again */
 	ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_only);
@@ -601,11 +616,11 @@ static int compress(struct recwriter *w, const void *payload, size_t len, bool k
 }
 
 /* The header of the frame compress() left in w->out. */
-static void frame_header(struct recwriter *w, bool key, size_t z, size_t len, uint64_t id,
-			 int64_t mono_ns, int64_t real_ns)
+static void frame_header(struct recwriter *w, bool key, bool stored, size_t z, size_t len,
+			 uint64_t id, int64_t mono_ns, int64_t real_ns)
 {
 	put32(w->out, FRAME_MAGIC);
-	put32(w->out + 4, key ? FRAME_KEY : FRAME_DIFF);
+	put32(w->out + 4, (key ? FRAME_KEY : FRAME_DIFF) | (stored ? FRAME_STORED : 0));
 	put32(w->out + 8, (uint32_t)z);
 	put32(w->out + 12, (uint32_t)len);
 	put64(w->out + 16, w->seg_frames);
@@ -619,7 +634,7 @@ static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t rea
 		  const void *payload, size_t len, struct strbuf *take)
 {
 	size_t z;
-	bool key;
+	bool key, stored;
 	int e;
 
 	if (len > RECFILE_RAW_MAX)
@@ -639,14 +654,14 @@ static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t rea
 		seg_close(w);
 	/* a new segment starts with a key frame */
 	key = w->fd < 0 || w->seg_frames % w->o.key_every == 0;
-	e = compress(w, payload, len, key, &z);
+	e = compress(w, payload, len, key, &z, &stored);
 	if (e < 0)
 		return e;
 	/* a frame that would take the segment past its size: in the next one */
 	if (w->fd >= 0 && w->seg_frames && w->seg_bytes + RECFILE_FRAME_HDR + z > w->seg_max) {
 		seg_close(w);
 		key = true;
-		e = compress(w, payload, len, key, &z);
+		e = compress(w, payload, len, key, &z, &stored);
 		if (e < 0)
 			return e;
 	}
@@ -656,7 +671,7 @@ static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t rea
 			return e;
 		w->last_fsync_mono = mono_ns;
 	}
-	frame_header(w, key, z, len, id, mono_ns, real_ns);
+	frame_header(w, key, stored, z, len, id, mono_ns, real_ns);
 	e = write_all(w->fd, w->out, RECFILE_FRAME_HDR + z);
 	if (e < 0) {
 		/* no torn frame left behind: cut back to the last whole one */
@@ -671,6 +686,7 @@ static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t rea
 	w->st.frames++;
 	w->st.bytes += RECFILE_FRAME_HDR + z;
 	w->st.raw_bytes += len;
+	w->st.stored += stored;
 	if (take) {
 		/* the caller's buffer becomes the previous payload, ours its
 		 * next one: 5.8 MB not copied a second on a 256-CPU host */
@@ -710,6 +726,7 @@ struct fidx {
 	int64_t mono_ns, real_ns;
 	uint32_t zlen, rlen;
 	bool key;
+	bool stored;  /* version 4: the bytes themselves, no zstd */
 	bool bad;     /* CRC mismatch */
 	bool unknown; /* neither a key nor a delta frame */
 };
@@ -994,8 +1011,10 @@ static bool seg_load(struct recreader *r, size_t i)
 		f = &r->fr[r->nfr++];
 		f->off = off;
 		f->key = get32(h + 4) & FRAME_KEY;
+		f->stored = get32(h + 4) & FRAME_STORED;
 		/* a kind of frame this version does not know: newer, or damage */
-		f->unknown = !f->key && !(get32(h + 4) & FRAME_DIFF);
+		f->unknown =
+		    (!f->key && !(get32(h + 4) & FRAME_DIFF)) || (f->stored && r->version < 4);
 		f->zlen = zlen;
 		f->rlen = get32(h + 12);
 		f->id = get64(h + 24);
@@ -1014,30 +1033,36 @@ static int decode(struct recreader *r, const struct fidx *f)
 {
 	const unsigned char *z = r->data + f->off + RECFILE_FRAME_HDR;
 	struct strbuf *out = &r->pb[r->which ^ 1];
-	unsigned long long n = ZSTD_getFrameContentSize(z, f->zlen);
-	size_t got;
+	const unsigned char *src = z;
+	size_t got = f->zlen;
 	int e;
 
-	/* the sizes a writer of ours puts there, checked before any allocation */
-	if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR ||
-	    n > (f->key ? f->rlen : 2 * (unsigned long long)RECFILE_RAW_MAX))
-		return -EBADMSG;
-	if (grow((void **)&r->zbuf, &r->zcap, n ? (size_t)n : 1, 1) < 0)
-		return -ENOMEM;
-	ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_and_parameters);
-	ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, 28);
-	got = ZSTD_decompressDCtx(r->dctx, r->zbuf, (size_t)n, z, f->zlen);
-	if (ZSTD_isError(got) || got != n)
-		return -EBADMSG;
+	if (!f->stored) {
+		unsigned long long n = ZSTD_getFrameContentSize(z, f->zlen);
+
+		/* the sizes a writer of ours puts there, checked before any
+		 * allocation */
+		if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR ||
+		    n > (f->key ? f->rlen : 2 * (unsigned long long)RECFILE_RAW_MAX))
+			return -EBADMSG;
+		if (grow((void **)&r->zbuf, &r->zcap, n ? (size_t)n : 1, 1) < 0)
+			return -ENOMEM;
+		ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_and_parameters);
+		ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, 28);
+		got = ZSTD_decompressDCtx(r->dctx, r->zbuf, (size_t)n, z, f->zlen);
+		if (ZSTD_isError(got) || got != n)
+			return -EBADMSG;
+		src = r->zbuf;
+	}
 	if (f->key) {
 		sb_reset(out);
-		sb_append(out, (const char *)r->zbuf, got);
+		sb_append(out, (const char *)src, got);
 		e = out->err;
 	} else {
 		const struct strbuf *prev = &r->pb[r->which];
 
-		e = recdiff_decode(prev->buf ? prev->buf : "", prev->len, (const char *)r->zbuf,
-				   got, f->rlen, out);
+		e = recdiff_decode(prev->buf ? prev->buf : "", prev->len, (const char *)src, got,
+				   f->rlen, out);
 	}
 	if (e < 0)
 		return e == -ENOMEM ? e : -EBADMSG;
@@ -1283,8 +1308,9 @@ static void pace(unsigned duty_pct, int64_t *mark)
 }
 
 /* Rewrites segment name keeping one sample in keep_every (doc/recording.md,
- * "Compaction"). 1 done, 0 nothing to do (already compacted, unreadable,
- * removed meanwhile), -errno. */
+ * "Compaction"), every frame compressed; keep_every 1 seals a segment that
+ * may hold stored frames ("Sealing"). 1 done, 0 nothing to do (already
+ * compacted or sealed, unreadable, removed meanwhile), -errno. */
 static int compact_one(struct recwriter *w, const char *name, unsigned keep_every,
 		       unsigned duty_pct, const int *cancel, struct recwriter_compact_stats *st)
 {
@@ -1304,7 +1330,8 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 	if (fstat(fd, &before) < 0 || !S_ISREG(before.st_mode) ||
 	    pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, seg_magic, 8) != 0 ||
 	    get32(h + H_CRC) != crc32c(0, h, H_CRC) || get32(h + 8) < 1 ||
-	    get32(h + 8) > RECFILE_VERSION || (get32(h + 8) >= 2 && get32(h + H_KEEP) > 1)) {
+	    get32(h + 8) > RECFILE_VERSION || (get32(h + 8) >= 2 && get32(h + H_KEEP) > 1) ||
+	    (keep_every <= 1 && (get32(h + 8) < 4 || !(get32(h + H_FLAGS) & H_STORED)))) {
 		close(fd);
 		return 0; /* a stranger, damaged or done: left as it is */
 	}
@@ -1316,6 +1343,7 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 		goto out;
 	}
 	t->o = w->o;
+	t->o.store = false; /* what this rewrite is for */
 	t->o.interval_ms = get32(h + 16);
 	t->o.run_id = get64(h + 24);
 	get_str(t->boot_id, h + 40, 40);
@@ -1341,7 +1369,7 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 	bytes = sizeof(h);
 	while (e >= 0 && (e = recreader_next(rd, &f)) > 0) {
 		size_t z;
-		bool key;
+		bool key, stored;
 
 		in++;
 		pace(duty_pct, &mark);
@@ -1349,14 +1377,14 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 			e = -ECANCELED;
 			break;
 		}
-		if (!f.new_run && f.real_ns - last_kept < step_ns)
+		if (keep_every > 1 && !f.new_run && f.real_ns - last_kept < step_ns)
 			continue;
 		last_kept = f.real_ns;
 		key = t->seg_frames % t->o.key_every == 0;
-		e = compress(t, f.payload, f.len, key, &z);
+		e = compress(t, f.payload, f.len, key, &z, &stored);
 		if (e < 0)
 			break;
-		frame_header(t, key, z, f.len, f.id, f.mono_ns, f.real_ns);
+		frame_header(t, key, stored, z, f.len, f.id, f.mono_ns, f.real_ns);
 		e = write_all(tfd, t->out, RECFILE_FRAME_HDR + z);
 		if (e < 0)
 			break;
@@ -1384,7 +1412,11 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 	/* the new one is durable: it replaces the old unless retention has
 	 * removed that meanwhile (then it goes too) */
 	pthread_mutex_lock(&w->lock);
-	if (fstatat(w->dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	/* nor if it became the segment being written: a new run's first
+	 * segment exists a moment before st.segment names it, which the
+	 * listing may have caught (its frames, if any, came after) */
+	if (strcmp(name, w->st.segment) != 0 &&
+	    fstatat(w->dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    now.st_dev == before.st_dev && now.st_ino == before.st_ino) {
 		if (renameat(w->dirfd, tmp, w->dirfd, name) < 0)
 			e = -errno;
@@ -1415,24 +1447,25 @@ out:
 	return e;
 }
 
-int recwriter_compact(struct recwriter *w, int64_t now_real, int64_t older_than_s,
-		      unsigned keep_every, unsigned duty_pct, const int *cancel,
-		      struct recwriter_compact_stats *st)
+/* compact_one() over the segments but the current one: those whose data
+ * are all older than older_than_s before now_real (older_than_s < 0: all) */
+static int rewrite_segments(struct recwriter *w, int64_t now_real, int64_t older_than_s,
+			    unsigned keep_every, unsigned duty_pct, const int *cancel,
+			    struct recwriter_compact_stats *st)
 {
 	struct seg_ent *v = NULL;
 	int n, done = 0, e = 0;
 
-	if (keep_every < 2)
-		return 0;
 	n = list_segments(w->dirfd, &v);
 	if (n < 0)
 		return n;
-	/* segment i's data end where i + 1 starts: all older than the age */
-	for (int i = 0; i + 1 < n; i++) {
+	for (int i = 0; i < n; i++) {
 		bool current;
 
-		if ((int64_t)v[i + 1].start_ms * 1000000 >=
-		    now_real - older_than_s * INT64_C(1000000000))
+		/* segment i's data end where i + 1 starts: all older than the age */
+		if (older_than_s >= 0 &&
+		    (i + 1 == n || (int64_t)v[i + 1].start_ms * 1000000 >=
+				       now_real - older_than_s * INT64_C(1000000000)))
 			break;
 		pthread_mutex_lock(&w->lock);
 		current = strcmp(v[i].name, w->st.segment) == 0;
@@ -1446,4 +1479,20 @@ int recwriter_compact(struct recwriter *w, int64_t now_real, int64_t older_than_
 	}
 	free(v);
 	return e < 0 ? e : done;
+}
+
+int recwriter_compact(struct recwriter *w, int64_t now_real, int64_t older_than_s,
+		      unsigned keep_every, unsigned duty_pct, const int *cancel,
+		      struct recwriter_compact_stats *st)
+{
+	if (keep_every < 2)
+		return 0;
+	return rewrite_segments(w, now_real, older_than_s < 0 ? 0 : older_than_s, keep_every,
+				duty_pct, cancel, st);
+}
+
+int recwriter_seal(struct recwriter *w, unsigned duty_pct, const int *cancel,
+		   struct recwriter_compact_stats *st)
+{
+	return rewrite_segments(w, 0, -1, 1, duty_pct, cancel, st);
 }

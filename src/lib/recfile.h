@@ -19,8 +19,9 @@
 /* The format this code writes; the reader reads every version up to it.
  * 2: the header's keep_every (compaction); 3: the payload holds the
  * optional sections, their cadence and the topology too
- * (collect/recpayload.c); frames unchanged. */
-#define RECFILE_VERSION	  3
+ * (collect/recpayload.c); frames unchanged; 4: a frame may be stored
+ * uncompressed (a live segment, the header says so), sealed later. */
+#define RECFILE_VERSION	  4
 #define RECFILE_HDR_SIZE  256
 #define RECFILE_FRAME_HDR 52
 /* A frame's payload, uncompressed: a big-256 host's sources are ~7 MB. */
@@ -29,6 +30,11 @@
 #define RECFILE_SEG_MAX ((size_t)256 << 20)
 /* Frames between key frames unless told: a minute at 1 Hz. */
 #define RECFILE_KEY_EVERY 60
+/* With recwriter_opts.store, a frame up to this size (its difference, or a
+ * key frame's payload) goes out uncompressed; a larger one is compressed
+ * at once (its zstd is not a cold start's cost, and the live segment stays
+ * small on a big host). */
+#define RECFILE_STORE_MAX ((size_t)16 << 10)
 
 /* CRC32C (Castagnoli, reflected polynomial 0x82F63B78), seeded with crc
  * (0 to start); the usual pre/post inversion is inside. */
@@ -46,6 +52,10 @@ struct recwriter_opts {
 	const char *mode;
 	const char *boot_id; /* /proc/sys/kernel/random/boot_id's text; NULL: none */
 	uint64_t run_id;     /* tells one daemon run's segments from the next's */
+	/* frames of up to RECFILE_STORE_MAX stored uncompressed: no zstd on
+	 * the sampling path; recwriter_seal() compresses the segment once it
+	 * is closed (doc/recording.md, "Sealing") */
+	bool store;
 };
 
 struct recwriter_stats {
@@ -57,6 +67,7 @@ struct recwriter_stats {
 	uint64_t segments;  /* in the directory */
 	uint64_t removed;   /* segments removed by retention, this writer */
 	uint64_t fsyncs;
+	uint64_t stored;  /* frames written uncompressed, this writer */
 	char segment[64]; /* the current segment's name, "" when none */
 };
 
@@ -118,6 +129,16 @@ struct recwriter_compact_stats {
 int recwriter_compact(struct recwriter *w, int64_t now_real, int64_t older_than_s,
 		      unsigned keep_every, unsigned duty_pct, const int *cancel,
 		      struct recwriter_compact_stats *st);
+
+/*
+ * Sealing (doc/recording.md): rewrites each closed segment of w's directory
+ * whose header says it may hold uncompressed frames (recwriter_opts.store)
+ * with every frame compressed, every sample kept; crash-safe, paced and
+ * cancelled as compaction is, never the segment being written. Adds to *st;
+ * returns the number of segments sealed or -errno.
+ */
+int recwriter_seal(struct recwriter *w, unsigned duty_pct, const int *cancel,
+		   struct recwriter_compact_stats *st);
 
 /* One frame as the reader returns it. */
 struct recframe {

@@ -22,7 +22,9 @@ over trees this test owns:
 - a full disk (a 512 KiB tmpfs) and the free-space floor: recording stops,
   says so in status and the log, the daemon goes on sampling;
 - the committed version-1 recording is read forever (tests/fixtures/record-v1),
-  and so is the version-3 one (tests/fixtures/record-v3: every section).
+  and so are the version-3 one (tests/fixtures/record-v3: every section)
+  and the version-4 one (tests/fixtures/record-v4: a sealed segment and a
+  stored one).
 """
 import glob
 import json
@@ -98,6 +100,13 @@ def frames(path):
     return out
 
 
+def frame_flags(path):
+    """The flags of each frame (1 key, 2 delta, 4 stored uncompressed)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return [struct.unpack_from("<I", data, off + 4)[0] for off, _z, _key in frames(path)]
+
+
 def tree(tmp, name, boot):
     t = os.path.join(tmp, name)
     shutil.copytree(os.path.join(FIXTURES, "live-vm", "t0"), t)
@@ -146,6 +155,16 @@ def project2(d):
     e["numa"] = d.get("numa")
     e["findings"] = d.get("findings") and [x.get("kind") for x in d["findings"]]
     return e
+
+
+def save_fixture(rec, out, live):
+    """A fixture's make.py ends here: the recording and expected.json (the
+    project2 of the documents the daemon sent) into out."""
+    os.makedirs(out, exist_ok=True)
+    shutil.copytree(rec, os.path.join(out, "rec"))
+    with open(os.path.join(out, "expected.json"), "w") as f:
+        json.dump([project2(json.loads(x)) for x in live], f, indent=1)
+        f.write("\n")
 
 
 def fixture_replays(name, proj):
@@ -458,6 +477,12 @@ def main():
         check(any(w["processes"] and w["processes"][1] is False for w in want) and
               any(w["findings"] is not None for w in want),
               "version-3 fixture lacks carried processes or advice")
+        want = fixture_replays("record-v4", project2)
+        segs = segments(os.path.join(FIXTURES, "record-v4", "rec"))
+        check(len(want) == 20 and len(segs) == 2 and
+              not any(f & 4 for f in frame_flags(segs[0])) and
+              all(f & 4 for f in frame_flags(segs[1])),
+              "version-4 fixture: not a sealed segment and a stored one")
         print("ok")
     finally:
         for p in procs:

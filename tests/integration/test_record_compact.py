@@ -3,9 +3,13 @@
 """Compaction of a flight recording (doc/recording.md, "Compaction"), on real
 daemons over trees this test owns:
 
+- sealing: a daemon stores its frames uncompressed (the header says so);
+  the next run's thread rewrites that closed segment with every frame
+  compressed, every sample kept, and replay reads the same documents from
+  it, byte for byte; the segment being written is never sealed;
 - two daemon runs record every sample; a third with --record-compact-after
   1s --record-compact-keep 5 rewrites their segments keeping one sample in 5
-  (format version 3, keep_every 5 in the header), the current one never;
+  (format version 4, keep_every 5 in the header), the current one never;
 - a replay across the compacted boundary reads every kept sample, says
   where the resolution changes, and the kept documents carry the same
   counters as before (uptime); compute --recording between two kept
@@ -17,7 +21,7 @@ daemons over trees this test owns:
   meant to be dropped; the next start removes the half-written NAME.tmp and
   compacts again;
 - a daemon that detaches (no --foreground) compacts as well;
-- segments of format version 1 are compacted into version 3 (the writer's);
+- segments of format version 1 are compacted into version 4 (the writer's);
 - both committed fixtures read: record-v1 and record-v2 (a compacted one).
 """
 import glob
@@ -33,12 +37,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemon_lib import Client, Daemon, check, cleanup, env, fail, skip  # noqa: E402
-from test_record import frames, project, run, segments, wait_samples  # noqa: E402
+from test_record import frame_flags, frames, project, run, segments, wait_samples  # noqa: E402
 
 FIXTURES = env("FIXTURES")
 SRCDIR = env("SRCDIR")
 ADVANCE = os.path.join(SRCDIR, "tests", "fixtures", "advance.py")
 BOOT = "0f5c4f52-8b0e-4cbb-9d35-3a0c1a1e00c1"
+VERSION = 4  # the format this iotriaged writes (src/lib/recfile.h)
 
 
 def header(path):
@@ -46,6 +51,13 @@ def header(path):
     with open(path, "rb") as f:
         h = f.read(256)
     return struct.unpack_from("<I", h, 8)[0], struct.unpack_from("<I", h, 160)[0]
+
+
+def stored(path):
+    """The header says the segment may hold uncompressed frames (not sealed)."""
+    with open(path, "rb") as f:
+        h = f.read(256)
+    return bool(struct.unpack_from("<I", h, 164)[0] & 1)
 
 
 def frame_ids(path):
@@ -77,14 +89,49 @@ def check_thinned(full, kept, keep, what):
           % (what, len(kept), len(full), keep))
 
 
-def full_runs(tmp, daemons, t, rec, names, interval, samples):
-    """A daemon run a name, each recording every sample into a segment of its own."""
+def full_runs(tmp, daemons, t, rec, names, interval, samples, seal=0):
+    """A daemon run a name, each recording every sample into a segment of its
+    own; each seals seal segments (those of the runs before) before it stops."""
     for name in names:
         d = Daemon(tmp, root=t, interval=interval, name=name,
                    extra=["--core-only", "--record", rec, "--record-compact-after", "0"])
         daemons.append(d)
         wait_samples(d, samples)
+        deadline = time.monotonic() + 30
+        while d.status()["record"]["seal"]["segments"] < seal:
+            if time.monotonic() > deadline:
+                fail("daemon %s: sealing did not happen in 30 s: %r"
+                     % (name, d.status()["record"]))
+            time.sleep(0.1)
         check(d.stop() == 0, "daemon %s did not exit 0" % name)
+
+
+def part_seal(tmp, daemons, t, rec):
+    """One run stores its frames; the next seals that segment: compressed,
+    every sample kept, the same documents replayed."""
+    full_runs(tmp, daemons, t, rec, ("a",), 100, 40)
+    (seg,) = segments(rec)
+    flags = frame_flags(seg)
+    check(stored(seg) and header(seg) == (VERSION, 1) and flags and
+          all(f & 4 for f in flags), "run a's segment: header %r stored %s, frame flags %r"
+          % (header(seg), stored(seg), sorted(set(flags))))
+    ids = frame_ids(seg)
+    before = run("replay", rec, "--json")
+    check(before.stderr == "", "replay of stored frames: %s" % before.stderr)
+    size = os.path.getsize(seg)
+    full_runs(tmp, daemons, t, rec, ("b",), 100, 40, seal=1)
+    segs = segments(rec)
+    check(len(segs) == 2 and segs[0] == seg, "segments after run b: %r" % segs)
+    check(not stored(seg) and header(seg) == (VERSION, 1) and
+          not any(f & 4 for f in frame_flags(seg)) and frame_ids(seg) == ids,
+          "run a's segment not sealed: stored %s, frame flags %r"
+          % (stored(seg), sorted(set(frame_flags(seg)))))
+    check(os.path.getsize(seg) < size * 0.8, "sealed %d bytes, stored %d: not smaller"
+          % (os.path.getsize(seg), size))
+    check(stored(segs[1]), "the segment being written was sealed")
+    after = run("replay", rec, "--json")
+    check(after.stderr == "" and after.stdout.startswith(before.stdout),
+          "replay of the sealed segment differs from before sealing: %s" % after.stderr)
 
 
 def compacting(tmp, daemons, t, rec, name, keep, segs):
@@ -108,8 +155,8 @@ def part_vm(tmp, daemons, procs):
     t = tree(tmp, "tree", os.path.join(FIXTURES, "live-vm", "t0"))
     procs.append(subprocess.Popen([sys.executable, ADVANCE, os.path.join(FIXTURES, "live-vm"),
                                    t, "1", "--loop", "0.1"]))
-    # two runs recording every sample: one segment each
-    full_runs(tmp, daemons, t, rec, ("a", "b"), 100, 40)
+    # two runs recording every sample: one segment each, the first sealed
+    part_seal(tmp, daemons, t, rec)
     segs = segments(rec)
     check(len(segs) == 2, "segments: %r" % segs)
     full_ids = [frame_ids(s) for s in segs]
@@ -137,10 +184,11 @@ def part_vm(tmp, daemons, procs):
     check(len(segs) == 3 and not glob.glob(os.path.join(rec, "*.tmp")),
           "after compaction: %r" % os.listdir(rec))
     for i in range(2):
-        check(header(segs[i]) == (3, 5), "%s: header %r, want version 3, keep 5"
-              % (segs[i], header(segs[i])))
+        check(header(segs[i]) == (VERSION, 5) and not stored(segs[i]),
+              "%s: header %r, want version %d, keep 5, no stored frame"
+              % (segs[i], header(segs[i]), VERSION))
         check_thinned(full_ids[i], frame_ids(segs[i]), 5, os.path.basename(segs[i]))
-    check(header(segs[2]) == (3, 1), "the current segment was compacted")
+    check(header(segs[2]) == (VERSION, 1), "the current segment was compacted")
 
     # replay across the compacted boundary
     after = run("replay", rec, "--json")
@@ -218,12 +266,12 @@ def part_detached(tmp, daemons, rec, t):
                     break
                 time.sleep(0.1)
     for s in full_segs:
-        check(header(s) == (3, 5), "%s not compacted by the detached daemon" % s)
+        check(header(s) == (VERSION, 5), "%s not compacted by the detached daemon" % s)
 
 
 def part_v1(tmp, daemons):
     """Segments of format version 1 (an older iotriaged's) are compacted
-    into version 3 like any other."""
+    into the writer's version like any other."""
     rec = os.path.join(tmp, "rec-v1")
     os.mkdir(rec, 0o700)
     for src in segments(os.path.join(FIXTURES, "record-v1", "rec")):
@@ -236,7 +284,7 @@ def part_v1(tmp, daemons):
     d = compacting(tmp, daemons, t, rec, "v1", 3, 2)
     check(d.stop() == 0, "daemon v1 did not exit 0")
     for s, ids in zip(segs, full):
-        check(header(s) == (3, 3), "%s: header %r after compaction" % (s, header(s)))
+        check(header(s) == (VERSION, 3), "%s: header %r after compaction" % (s, header(s)))
         check_thinned(ids, frame_ids(s), 3, os.path.basename(s))
     r = run("replay", rec, "--json")
     check("skipped" not in r.stderr and "torn" not in r.stderr and

@@ -2,9 +2,12 @@
 /*
  * The flight recorder's pure parts: CRC32C's check value, the delta frame
  * codec (recdiff) round-tripping what /proc prints, and refusing what a
- * damaged or hostile recording holds without reading outside its bytes.
+ * damaged or hostile recording holds without reading outside its bytes;
+ * stored frames and sealing (format version 4) in a temporary directory.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -182,6 +187,194 @@ static void test_recdiff_hostile(void **state)
 	sb_free(&out);
 }
 
+/* Payload i of a /proc/stat-like text whose counters move; every 7th one
+ * much longer than RECFILE_STORE_MAX (compressed at once, not stored). */
+static size_t payload(char *buf, size_t size, int i)
+{
+	size_t n = 0;
+	int lines = i % 7 == 3 ? 2000 : 20;
+
+	for (int l = 0; l < lines && n + 64 < size; l++)
+		n += (size_t)snprintf(buf + n, size - n, "cpu%d %d %d %d 0 0\n", l, 1000 + i * l,
+				      7 * i, l);
+	return n;
+}
+
+/* The one segment in dir: its bytes (freed by the caller). */
+static unsigned char *segment_bytes(const char *dir, size_t *ret_len, char *name, size_t nsize)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	unsigned char *buf = NULL;
+	char path[1024];
+	FILE *f;
+	long len;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (strstr(de->d_name, ".iotr") && !strstr(de->d_name, ".tmp"))
+			snprintf(name, nsize, "%s", de->d_name);
+	closedir(d);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)len);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	*ret_len = (size_t)len;
+	return buf;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Counts the frames of a segment's bytes with their flags' stored bit. */
+static void count_frames(const unsigned char *b, size_t len, int *ret_all, int *ret_stored)
+{
+	size_t off = le32(b + 12);
+
+	*ret_all = *ret_stored = 0;
+	while (off + 52 <= len) {
+		(*ret_all)++;
+		*ret_stored += (le32(b + off + 4) & 4) != 0;
+		off += 52 + le32(b + off + 8);
+	}
+}
+
+/* Every payload read back, equal, in order, with no problem. */
+static void read_back(const char *dir, int n)
+{
+	static char want[256 << 10];
+	struct recreader *r;
+	struct recframe f;
+	char why[256];
+	int i = 0;
+
+	assert_int_equal(recreader_open(dir, &r, why, sizeof(why)), 0);
+	while (recreader_next(r, &f) == 1) {
+		size_t len = payload(want, sizeof(want), i);
+
+		assert_int_equal(f.id, (uint64_t)i + 1);
+		assert_int_equal(f.len, len);
+		assert_memory_equal(f.payload, want, len);
+		i++;
+	}
+	assert_int_equal(i, n);
+	assert_null(recreader_take_problems(r, NULL));
+	recreader_close(r);
+}
+
+static void test_store_and_seal(void **state)
+{
+	static char buf[256 << 10];
+	char dir[] = "/tmp/iotr-recfile-XXXXXX", name[256];
+	struct recwriter_opts o = {
+		.interval_ms = 1000, .host = "h", .mode = "daemon", .store = true, .run_id = 7
+	};
+	struct recwriter_compact_stats st = { 0 };
+	struct recwriter *w;
+	unsigned char *seg;
+	size_t len, before;
+	int all, stored, i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	o.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(o.dirfd >= 0);
+	assert_int_equal(recwriter_open(&o, &w), 0);
+	for (i = 0; i < 70; i++) {
+		size_t n = payload(buf, sizeof(buf), i);
+
+		assert_int_equal(
+		    recwriter_append(w, (uint64_t)i + 1, (int64_t)i * 1000000000,
+				     INT64_C(1700000000000000000) + (int64_t)i * 1000000000, buf,
+				     n),
+		    1);
+	}
+	/* the segment being written: stored, never sealed */
+	assert_int_equal(recwriter_seal(w, 0, NULL, &st), 0);
+	recwriter_close(w);
+	seg = segment_bytes(dir, &len, name, sizeof(name));
+	assert_int_equal(le32(seg + 8), RECFILE_VERSION);
+	assert_int_equal(le32(seg + 164) & 1, 1); /* the header says: stored */
+	count_frames(seg, len, &all, &stored);
+	assert_int_equal(all, 70);
+	assert_int_equal(stored, 70 - 10); /* the ten long ones compressed */
+	before = len;
+	read_back(dir, 70);
+	{
+		/* the same bytes claiming version 3, which had no stored frame:
+		 * those frames are of an unknown kind, skipped and said, never
+		 * taken for zstd or for a payload */
+		unsigned char *v3 = malloc(len);
+		char path[1024], why[256];
+		struct recreader *r;
+		struct recframe f;
+		const char *probs;
+		FILE *fp;
+		int got = 0;
+
+		assert_non_null(v3);
+		memcpy(v3, seg, len);
+		v3[8] = 3;
+		{
+			uint32_t c = crc32c(0, v3, 252);
+
+			memcpy(v3 + 252, &c, 4); /* little-endian hosts */
+		}
+		snprintf(path, sizeof(path), "%s/v3.iotr", dir);
+		fp = fopen(path, "wb");
+		assert_non_null(fp);
+		assert_int_equal(fwrite(v3, 1, len, fp), len);
+		fclose(fp);
+		assert_int_equal(recreader_open(path, &r, why, sizeof(why)), 0);
+		while (recreader_next(r, &f) == 1)
+			got++;
+		probs = recreader_take_problems(r, NULL);
+		assert_non_null(probs);
+		assert_non_null(strstr(probs, "unknown kind"));
+		assert_true(got < 70);
+		recreader_close(r);
+		unlink(path);
+		free(v3);
+	}
+	free(seg);
+
+	/* a later writer seals it: compressed, every frame kept, same bytes read */
+	o.store = false;
+	assert_int_equal(recwriter_open(&o, &w), 0);
+	assert_int_equal(recwriter_seal(w, 0, NULL, &st), 1);
+	assert_int_equal(st.segments, 1);
+	assert_int_equal(st.frames_in, 70);
+	assert_int_equal(st.frames_kept, 70);
+	/* sealed once: nothing more to do */
+	assert_int_equal(recwriter_seal(w, 0, NULL, &st), 0);
+	recwriter_close(w);
+	seg = segment_bytes(dir, &len, name, sizeof(name));
+	assert_int_equal(le32(seg + 164) & 1, 0);
+	count_frames(seg, len, &all, &stored);
+	assert_int_equal(all, 70);
+	assert_int_equal(stored, 0);
+	assert_true(len < before);
+	free(seg);
+	read_back(dir, 70);
+
+	{
+		char path[1024];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		unlink(path);
+		rmdir(dir);
+	}
+	close(o.dirfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_recdiff_roundtrip),
 		cmocka_unit_test(test_recdiff_long_lines),
 		cmocka_unit_test(test_recdiff_hostile),
+		cmocka_unit_test(test_store_and_seal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
