@@ -1307,10 +1307,86 @@ static void pace(unsigned duty_pct, int64_t *mark)
 	*mark = thread_cpu_ns();
 }
 
+/* The segment name of w's directory, if it is one to rewrite: its header
+ * in h and its identity in *before; seal: one that may hold stored frames,
+ * else one that keeps every sample. 1 yes, 0 leave it (a stranger, damaged,
+ * done, gone), -errno. */
+static int seg_claim(struct recwriter *w, const char *name, bool seal,
+		     unsigned char h[RECFILE_HDR_SIZE], struct stat *before)
+{
+	int fd = openat(w->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	bool ok;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	ok = fstat(fd, before) == 0 && S_ISREG(before->st_mode) &&
+	     pread(fd, h, RECFILE_HDR_SIZE, 0) == (ssize_t)RECFILE_HDR_SIZE &&
+	     memcmp(h, seg_magic, 8) == 0 && get32(h + H_CRC) == crc32c(0, h, H_CRC) &&
+	     get32(h + 8) >= 1 && get32(h + 8) <= RECFILE_VERSION &&
+	     (get32(h + 8) < 2 || get32(h + H_KEEP) <= 1) &&
+	     (!seal || (get32(h + 8) >= 4 && (get32(h + H_FLAGS) & H_STORED)));
+	close(fd);
+	return ok;
+}
+
+/* Creates NAME.tmp (O_EXCL; a crashed rewrite's is removed first) into tmp. */
+static int tmp_open(struct recwriter *w, const char *name, char *tmp)
+{
+	int tfd = -1;
+
+	snprintf(tmp, SEG_NAME_LEN + sizeof(TMP_SUFFIX), "%s%s", name, TMP_SUFFIX);
+	for (int tries = 0; tries < 2; tries++) {
+		tfd = openat(w->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			     0600);
+		if (tfd >= 0 || errno != EEXIST)
+			break;
+		unlinkat(w->dirfd, tmp, 0); /* a crashed rewrite's */
+	}
+	return tfd < 0 ? -errno : tfd;
+}
+
+/* Ends a rewrite: e > 0 makes tmp durable and renames it over name,
+ * unless name is no longer the file claimed (*before) or has become the
+ * segment being written; else tmp goes. Closes tfd. 1 replaced, 0 not,
+ * -errno. */
+static int seg_replace(struct recwriter *w, const char *name, const char *tmp, int tfd,
+		       const struct stat *before, int e)
+{
+	struct stat now;
+
+	if (e > 0 && fdatasync(tfd) < 0)
+		e = -errno;
+	close(tfd);
+	if (e <= 0) {
+		unlinkat(w->dirfd, tmp, 0);
+		return e;
+	}
+	/* the new one is durable: it replaces the old unless retention has
+	 * removed that meanwhile (then it goes too) */
+	pthread_mutex_lock(&w->lock);
+	/* nor if it became the segment being written: a new run's first
+	 * segment exists a moment before st.segment names it, which the
+	 * listing may have caught (its frames, if any, came after) */
+	if (strcmp(name, w->st.segment) != 0 &&
+	    fstatat(w->dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now.st_dev == before->st_dev && now.st_ino == before->st_ino) {
+		if (renameat(w->dirfd, tmp, w->dirfd, name) < 0)
+			e = -errno;
+	} else {
+		e = 0;
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (e <= 0) {
+		unlinkat(w->dirfd, tmp, 0);
+		return e;
+	}
+	fsync(w->dirfd); /* the rename itself durable: else the old one comes back, whole */
+	return 1;
+}
+
 /* Rewrites segment name keeping one sample in keep_every (doc/recording.md,
- * "Compaction"), every frame compressed; keep_every 1 seals a segment that
- * may hold stored frames ("Sealing"). 1 done, 0 nothing to do (already
- * compacted or sealed, unreadable, removed meanwhile), -errno. */
+ * "Compaction"), every frame compressed. 1 done, 0 nothing to do (already
+ * compacted, unreadable, removed meanwhile), -errno. */
 static int compact_one(struct recwriter *w, const char *name, unsigned keep_every,
 		       unsigned duty_pct, const int *cancel, struct recwriter_compact_stats *st)
 {
@@ -1319,23 +1395,14 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 	struct recwriter *t = NULL;
 	struct recreader *rd = NULL;
 	struct recframe f;
-	struct stat before, now;
+	struct stat before;
 	int64_t last_kept = 0, step_ns, mark = thread_cpu_ns(), cpu0 = mark;
 	uint64_t in = 0, bytes;
-	int fd, tfd = -1, e;
+	int tfd = -1, e;
 
-	fd = openat(w->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (fstat(fd, &before) < 0 || !S_ISREG(before.st_mode) ||
-	    pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, seg_magic, 8) != 0 ||
-	    get32(h + H_CRC) != crc32c(0, h, H_CRC) || get32(h + 8) < 1 ||
-	    get32(h + 8) > RECFILE_VERSION || (get32(h + 8) >= 2 && get32(h + H_KEEP) > 1) ||
-	    (keep_every <= 1 && (get32(h + 8) < 4 || !(get32(h + H_FLAGS) & H_STORED)))) {
-		close(fd);
-		return 0; /* a stranger, damaged or done: left as it is */
-	}
-	close(fd);
+	e = seg_claim(w, name, false, h, &before);
+	if (e <= 0)
+		return e;
 	e = reader_at(w->dirfd, name, &rd);
 	t = calloc(1, sizeof(*t));
 	if (e < 0 || !t || !(t->cctx = ZSTD_createCCtx())) {
@@ -1343,7 +1410,7 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 		goto out;
 	}
 	t->o = w->o;
-	t->o.store = false; /* what this rewrite is for */
+	t->o.store = false; /* every frame compressed */
 	t->o.interval_ms = get32(h + 16);
 	t->o.run_id = get64(h + 24);
 	get_str(t->boot_id, h + 40, 40);
@@ -1352,16 +1419,9 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 	ZSTD_CCtx_setParameter(t->cctx, ZSTD_c_compressionLevel, t->o.level);
 	/* a kept sample every keep_every intervals, give or take half of one */
 	step_ns = ((int64_t)keep_every * 2 - 1) * t->o.interval_ms * INT64_C(500000);
-	snprintf(tmp, sizeof(tmp), "%s%s", name, TMP_SUFFIX);
-	for (int tries = 0; tries < 2; tries++) {
-		tfd = openat(w->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			     0600);
-		if (tfd >= 0 || errno != EEXIST)
-			break;
-		unlinkat(w->dirfd, tmp, 0); /* a crashed compaction's */
-	}
+	tfd = tmp_open(w, name, tmp);
 	if (tfd < 0) {
-		e = -errno;
+		e = tfd;
 		goto out;
 	}
 	seg_header(t, (int64_t)get64(h + 32), keep_every, h);
@@ -1377,7 +1437,7 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 			e = -ECANCELED;
 			break;
 		}
-		if (keep_every > 1 && !f.new_run && f.real_ns - last_kept < step_ns)
+		if (!f.new_run && f.real_ns - last_kept < step_ns)
 			continue;
 		last_kept = f.real_ns;
 		key = t->seg_frames % t->o.key_every == 0;
@@ -1398,42 +1458,16 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 		t->prev_len = f.len;
 	}
 	/* nothing readable in it: left for the reader to describe */
-	if (e >= 0 && !t->seg_frames)
-		e = 0;
-	else if (e >= 0 && fdatasync(tfd) < 0)
-		e = -errno;
-	else if (e >= 0)
-		e = 1;
-	close(tfd);
-	if (e <= 0) {
-		unlinkat(w->dirfd, tmp, 0);
-		goto out;
+	if (e >= 0)
+		e = t->seg_frames ? 1 : 0;
+	e = seg_replace(w, name, tmp, tfd, &before, e);
+	if (e > 0) {
+		st->segments++;
+		st->frames_in += in;
+		st->frames_kept += t->seg_frames;
+		st->bytes_before += (uint64_t)before.st_size;
+		st->bytes_after += bytes;
 	}
-	/* the new one is durable: it replaces the old unless retention has
-	 * removed that meanwhile (then it goes too) */
-	pthread_mutex_lock(&w->lock);
-	/* nor if it became the segment being written: a new run's first
-	 * segment exists a moment before st.segment names it, which the
-	 * listing may have caught (its frames, if any, came after) */
-	if (strcmp(name, w->st.segment) != 0 &&
-	    fstatat(w->dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    now.st_dev == before.st_dev && now.st_ino == before.st_ino) {
-		if (renameat(w->dirfd, tmp, w->dirfd, name) < 0)
-			e = -errno;
-	} else {
-		e = 0;
-	}
-	pthread_mutex_unlock(&w->lock);
-	if (e <= 0) {
-		unlinkat(w->dirfd, tmp, 0);
-		goto out;
-	}
-	fsync(w->dirfd); /* the rename itself durable: else the old one comes back, whole */
-	st->segments++;
-	st->frames_in += in;
-	st->frames_kept += t->seg_frames;
-	st->bytes_before += (uint64_t)before.st_size;
-	st->bytes_after += bytes;
 out:
 	st->cpu_ns += thread_cpu_ns() - cpu0;
 	recreader_close(rd);
@@ -1444,6 +1478,102 @@ out:
 		free(t->out);
 		free(t);
 	}
+	return e;
+}
+
+/* Seals segment name ("Sealing"): each stored frame's bytes compressed as
+ * they are (a stored delta frame is already the difference: nothing to
+ * decode or re-encode), every other frame copied, header and frame
+ * headers the same but for the stored flags, lengths and CRCs. A segment
+ * with a damaged frame is left as it is (the reader reports it). 1 done,
+ * 0 nothing to do, -errno. */
+static int seal_one(struct recwriter *w, const char *name, unsigned duty_pct, const int *cancel,
+		    struct recwriter_compact_stats *st)
+{
+	unsigned char h[RECFILE_HDR_SIZE];
+	char tmp[SEG_NAME_LEN + sizeof(TMP_SUFFIX)];
+	struct recreader *rd = NULL;
+	ZSTD_CCtx *cctx = NULL;
+	unsigned char *out = NULL;
+	size_t out_cap = 0;
+	struct stat before;
+	int64_t mark = thread_cpu_ns(), cpu0 = mark;
+	uint64_t bytes = RECFILE_HDR_SIZE;
+	int tfd = -1, e;
+
+	e = seg_claim(w, name, true, h, &before);
+	if (e <= 0)
+		return e;
+	e = reader_at(w->dirfd, name, &rd);
+	if (e < 0 || !(cctx = ZSTD_createCCtx())) {
+		e = e < 0 ? e : -ENOMEM;
+		goto out;
+	}
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, w->o.level);
+	e = 0;
+	if (!seg_load(rd, 0) || !rd->nfr || rd->size != (size_t)before.st_size ||
+	    memcmp(rd->data, h, sizeof(h)) != 0)
+		goto out; /* unreadable, empty or changed: the reader will say */
+	for (size_t i = 0; i < rd->nfr; i++)
+		if (rd->fr[i].bad || rd->fr[i].unknown)
+			goto out;
+	if (recreader_take_problems(rd, NULL))
+		goto out; /* a torn tail or a resync: left whole for the reader */
+	tfd = tmp_open(w, name, tmp);
+	if (tfd < 0) {
+		e = tfd;
+		goto out;
+	}
+	put32(h + H_FLAGS, get32(h + H_FLAGS) & ~H_STORED);
+	put32(h + H_CRC, crc32c(0, h, H_CRC));
+	e = write_all(tfd, h, sizeof(h));
+	for (size_t i = 0; e >= 0 && i < rd->nfr; i++) {
+		const struct fidx *f = &rd->fr[i];
+		const unsigned char *fh = rd->data + f->off;
+		size_t z = f->zlen;
+
+		pace(duty_pct, &mark);
+		if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) {
+			e = -ECANCELED;
+			break;
+		}
+		if (grow((void **)&out, &out_cap, RECFILE_FRAME_HDR + ZSTD_compressBound(z), 1) <
+		    0) {
+			e = -ENOMEM;
+			break;
+		}
+		memcpy(out, fh, RECFILE_FRAME_HDR);
+		if (f->stored) {
+			ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
+			z = ZSTD_compress2(cctx, out + RECFILE_FRAME_HDR,
+					   out_cap - RECFILE_FRAME_HDR, fh + RECFILE_FRAME_HDR,
+					   f->zlen);
+			if (ZSTD_isError(z)) {
+				e = -ENOMEM;
+				break;
+			}
+			put32(out + 4, get32(fh + 4) & ~FRAME_STORED);
+			put32(out + 8, (uint32_t)z);
+		} else {
+			memcpy(out + RECFILE_FRAME_HDR, fh + RECFILE_FRAME_HDR, z);
+		}
+		put32(out + F_CRC, crc32c(crc32c(0, out, F_CRC), out + RECFILE_FRAME_HDR, z));
+		e = write_all(tfd, out, RECFILE_FRAME_HDR + z);
+		bytes += RECFILE_FRAME_HDR + z;
+	}
+	e = seg_replace(w, name, tmp, tfd, &before, e < 0 ? e : 1);
+	if (e > 0) {
+		st->segments++;
+		st->frames_in += rd->nfr;
+		st->frames_kept += rd->nfr;
+		st->bytes_before += (uint64_t)before.st_size;
+		st->bytes_after += bytes;
+	}
+out:
+	st->cpu_ns += thread_cpu_ns() - cpu0;
+	recreader_close(rd);
+	ZSTD_freeCCtx(cctx);
+	free(out);
 	return e;
 }
 
@@ -1472,7 +1602,8 @@ static int rewrite_segments(struct recwriter *w, int64_t now_real, int64_t older
 		pthread_mutex_unlock(&w->lock);
 		if (current)
 			continue;
-		e = compact_one(w, v[i].name, keep_every, duty_pct, cancel, st);
+		e = keep_every > 1 ? compact_one(w, v[i].name, keep_every, duty_pct, cancel, st)
+				   : seal_one(w, v[i].name, duty_pct, cancel, st);
 		if (e < 0)
 			break;
 		done += e;

@@ -19,6 +19,13 @@
  *   bench_record seek DIR [N]      N (default 50) seeks to random minutes of
  *                                  DIR: open + seek + first sample replayed,
  *                                  each in a fresh process state (mean, max)
+ *   bench_record iofloor DIR [BYTES]  the kernel's part of a frame, with the
+ *                                  caches cold as at 1 Hz (64 MiB touched
+ *                                  between frames): BYTES (default 560, a
+ *                                  stored frame here) a frame into a file in
+ *                                  DIR, an fdatasync every 10 frames, by
+ *                                  write(), by a store into a shared mapping
+ *                                  (sparse; and the file zero-filled first)
  *
  * SRC is a recording (a directory or a segment) made by iotriaged --record.
  */
@@ -29,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -266,6 +274,96 @@ static int cmd_seek(const char *dir, int n)
 	return 0;
 }
 
+/* One way of putting a frame where kill -9 cannot take it: 0 write(),
+ * 1 store into a mapping of a sparse file, 2 of a zero-filled one. */
+static int iofloor_run(const char *path, int how, size_t bytes, char *evict, size_t evict_len)
+{
+	const int frames = 200;
+	const size_t cap = (size_t)1 << 20;
+	char *frame = malloc(bytes), *map = NULL;
+	double t_put = 0, t_sync = 0;
+	size_t off = 0;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0 || !frame || bytes * frames > cap) {
+		fprintf(stderr, "bench_record: %s: %s\n", path, strerror(errno));
+		free(frame);
+		return 1;
+	}
+	memset(frame, 'x', bytes);
+	if (how == 2) {
+		char *z = calloc(1, cap);
+
+		if (!z || pwrite(fd, z, cap, 0) != (ssize_t)cap || fdatasync(fd) < 0) {
+			free(z);
+			free(frame);
+			close(fd);
+			return 1;
+		}
+		free(z);
+	} else if (how == 1 && ftruncate(fd, (off_t)cap) < 0) {
+		free(frame);
+		close(fd);
+		return 1;
+	}
+	if (how) {
+		map = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (map == MAP_FAILED) {
+			free(frame);
+			close(fd);
+			return 1;
+		}
+	}
+	for (int i = 0; i < frames; i++) {
+		struct timespec gap = { 0, 10000000 };
+		double t0;
+
+		for (size_t k = 0; k < evict_len; k += 64)
+			evict[k]++;
+		nanosleep(&gap, NULL);
+		t0 = now_s(CLOCK_THREAD_CPUTIME_ID);
+		if (how)
+			memcpy(map + off, frame, bytes);
+		else if (write(fd, frame, bytes) != (ssize_t)bytes)
+			break;
+		off += bytes;
+		t_put += now_s(CLOCK_THREAD_CPUTIME_ID) - t0;
+		if (i % 10 == 9) {
+			t0 = now_s(CLOCK_THREAD_CPUTIME_ID);
+			fdatasync(fd);
+			t_sync += now_s(CLOCK_THREAD_CPUTIME_ID) - t0;
+		}
+	}
+	printf("%-28s %6.1f us a frame + fdatasync %6.1f us a call = %5.1f us a frame\n",
+	       how == 0	  ? "write()"
+	       : how == 1 ? "store, sparse mapping"
+			  : "store, zero-filled mapping",
+	       t_put / frames * 1e6, t_sync / (frames / 10) * 1e6, (t_put + t_sync) / frames * 1e6);
+	if (map)
+		munmap(map, cap);
+	close(fd);
+	unlink(path);
+	free(frame);
+	return 0;
+}
+
+static int cmd_iofloor(const char *dir, size_t bytes)
+{
+	const size_t evict_len = (size_t)64 << 20;
+	char path[4096], *evict = malloc(evict_len);
+	int e = 0;
+
+	if (!evict)
+		return 1;
+	memset(evict, 1, evict_len);
+	snprintf(path, sizeof(path), "%s/bench_record-iofloor.%d", dir, (int)getpid());
+	printf("%zu bytes a frame, 200 frames 10 ms apart, caches cold, in %s\n", bytes, dir);
+	for (int how = 0; how < 3 && !e; how++)
+		e = iofloor_run(path, how, bytes, evict, evict_len);
+	free(evict);
+	return e;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "size") == 0)
@@ -277,7 +375,9 @@ int main(int argc, char **argv)
 				   argc == 5 ? atoi(argv[4]) : 60);
 	if ((argc == 3 || argc == 4) && strcmp(argv[1], "seek") == 0)
 		return cmd_seek(argv[2], argc == 4 ? atoi(argv[3]) : 50);
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "iofloor") == 0)
+		return cmd_iofloor(argv[2], argc == 4 ? (size_t)atol(argv[3]) : 560);
 	fprintf(stderr, "usage: bench_record size SRC | week SRC OUT [DAYS] | compact SRC KEEP "
-			"[MINUTES] | seek DIR [N]\n");
+			"[MINUTES] | seek DIR [N] | iofloor DIR [BYTES]\n");
 	return 2;
 }

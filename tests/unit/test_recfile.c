@@ -375,6 +375,58 @@ static void test_store_and_seal(void **state)
 	close(o.dirfd);
 }
 
+/* A segment with a damaged frame is not sealed: left byte for byte as it
+ * is, for the reader to report what it lost. */
+static void test_seal_leaves_damage(void **state)
+{
+	static char buf[64 << 10];
+	char dir[] = "/tmp/iotr-recfile-XXXXXX", name[256], path[1024];
+	struct recwriter_opts o = { .interval_ms = 1000, .store = true, .run_id = 9 };
+	struct recwriter_compact_stats st = { 0 };
+	struct recwriter *w;
+	unsigned char *seg, *again;
+	size_t len, len2, off;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	o.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(o.dirfd >= 0);
+	assert_int_equal(recwriter_open(&o, &w), 0);
+	for (int i = 0; i < 10; i++) {
+		size_t n = payload(buf, sizeof(buf), i == 3 ? 4 : i);
+
+		assert_int_equal(
+		    recwriter_append(w, (uint64_t)i + 1, (int64_t)i * 1000000000,
+				     INT64_C(1700000000000000000) + (int64_t)i * 1000000000, buf,
+				     n),
+		    1);
+	}
+	recwriter_close(w);
+	seg = segment_bytes(dir, &len, name, sizeof(name));
+	/* a bit of the 6th frame's bytes */
+	off = le32(seg + 12);
+	for (int k = 0; k < 5; k++)
+		off += 52 + le32(seg + off + 8);
+	seg[off + 52 + 3] ^= 0x10;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fwrite(seg, 1, len, f), len);
+	fclose(f);
+	assert_int_equal(recwriter_open(&o, &w), 0);
+	assert_int_equal(recwriter_seal(w, 0, NULL, &st), 0);
+	recwriter_close(w);
+	again = segment_bytes(dir, &len2, name, sizeof(name));
+	assert_int_equal(len2, len);
+	assert_memory_equal(again, seg, len);
+	free(again);
+	free(seg);
+	unlink(path);
+	rmdir(dir);
+	close(o.dirfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_recdiff_long_lines),
 		cmocka_unit_test(test_recdiff_hostile),
 		cmocka_unit_test(test_store_and_seal),
+		cmocka_unit_test(test_seal_leaves_damage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
