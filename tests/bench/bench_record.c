@@ -283,11 +283,16 @@ static int iofloor_run(const char *path, int how, size_t bytes, char *evict, siz
 	char *frame = malloc(bytes), *map = NULL;
 	double t_put = 0, t_sync = 0;
 	size_t off = 0;
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 
+	/* O_EXCL, O_NOFOLLOW: DIR may be /tmp, where another user could have
+	 * put a link by that name to a file of root's */
 	if (fd < 0 || !frame || bytes * frames > cap) {
-		fprintf(stderr, "bench_record: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "bench_record: %s: %s\n", path,
+			fd < 0 ? strerror(errno) : "frames too large");
 		free(frame);
+		if (fd >= 0)
+			close(fd);
 		return 1;
 	}
 	memset(frame, 'x', bytes);
@@ -298,12 +303,14 @@ static int iofloor_run(const char *path, int how, size_t bytes, char *evict, siz
 			free(z);
 			free(frame);
 			close(fd);
+			unlink(path);
 			return 1;
 		}
 		free(z);
 	} else if (how == 1 && ftruncate(fd, (off_t)cap) < 0) {
 		free(frame);
 		close(fd);
+		unlink(path);
 		return 1;
 	}
 	if (how) {
@@ -311,6 +318,7 @@ static int iofloor_run(const char *path, int how, size_t bytes, char *evict, siz
 		if (map == MAP_FAILED) {
 			free(frame);
 			close(fd);
+			unlink(path);
 			return 1;
 		}
 	}
