@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -427,6 +428,109 @@ static void test_seal_leaves_damage(void **state)
 	close(o.dirfd);
 }
 
+struct sealer {
+	struct recwriter *w;
+	int stop;
+	struct recwriter_compact_stats st;
+	uint64_t sealed; /* st.segments, for the other thread (atomic) */
+	int err;
+};
+
+static void *sealer_main(void *arg)
+{
+	struct sealer *s = arg;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		int r = recwriter_seal(s->w, 0, &s->stop, &s->st);
+
+		if (r < 0 && r != -ECANCELED)
+			s->err = r;
+		__atomic_store_n(&s->sealed, s->st.segments, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* The daemon's two threads: one appends (segments rotating every 60
+ * frames) while the other seals whatever is closed, over and over; every
+ * frame reads back, in order, equal, and the segment being written is
+ * never sealed under it (the threaded builds check the locking). */
+static void test_seal_concurrent(void **state)
+{
+	static char buf[256 << 10];
+	char dir[] = "/tmp/iotr-recfile-XXXXXX";
+	struct recwriter_opts o = {
+		.interval_ms = 1000, .store = true, .run_id = 11, .max_bytes = (uint64_t)4 << 20
+	};
+	struct recwriter_compact_stats st = { 0 };
+	struct sealer sl = { 0 };
+	pthread_t th;
+	const int n = 600;
+	DIR *d;
+	struct dirent *de;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	o.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(o.dirfd >= 0);
+	assert_int_equal(recwriter_open(&o, &sl.w), 0);
+	assert_int_equal(pthread_create(&th, NULL, sealer_main, &sl), 0);
+	for (int i = 0; i < n; i++) {
+		size_t len = payload(buf, sizeof(buf), i % 7 == 3 ? 4 : i);
+
+		/* a minute apart: a new segment every hour, every 60 frames */
+		assert_int_equal(
+		    recwriter_append(sl.w, (uint64_t)i + 1, (int64_t)i * 60000000000,
+				     INT64_C(1700000000000000000) + (int64_t)i * 60000000000, buf,
+				     len),
+		    1);
+		/* half way, until the sealer has sealed one (5 s at most),
+		 * then on while it seals the rest */
+		for (int k = 0;
+		     i == n / 2 && k < 5000 && !__atomic_load_n(&sl.sealed, __ATOMIC_ACQUIRE); k++)
+			usleep(1000);
+		if (i % 20 == 0)
+			usleep(200);
+	}
+	__atomic_store_n(&sl.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	assert_int_equal(sl.err, 0);
+	assert_true(sl.st.segments > 0); /* it did seal while the other wrote */
+	recwriter_close(sl.w);
+	/* the last one, closed now */
+	assert_int_equal(recwriter_open(&o, &sl.w), 0);
+	assert_int_equal(recwriter_seal(sl.w, 0, NULL, &st), 1);
+	recwriter_close(sl.w);
+	{
+		static char want[256 << 10];
+		struct recreader *r;
+		struct recframe f;
+		char why[256];
+		int i = 0;
+
+		assert_int_equal(recreader_open(dir, &r, why, sizeof(why)), 0);
+		assert_true(recreader_segments(r) > 5);
+		while (recreader_next(r, &f) == 1) {
+			size_t len = payload(want, sizeof(want), i % 7 == 3 ? 4 : i);
+
+			assert_int_equal(f.id, (uint64_t)i + 1);
+			assert_int_equal(f.len, len);
+			assert_memory_equal(f.payload, want, len);
+			i++;
+		}
+		assert_int_equal(i, n);
+		assert_null(recreader_take_problems(r, NULL));
+		recreader_close(r);
+	}
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			unlinkat(o.dirfd, de->d_name, 0);
+	closedir(d);
+	close(o.dirfd);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_recdiff_hostile),
 		cmocka_unit_test(test_store_and_seal),
 		cmocka_unit_test(test_seal_leaves_damage),
+		cmocka_unit_test(test_seal_concurrent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
