@@ -171,3 +171,13 @@ long cli_parse_ms(const char *s, long min_ms)
 		return -1;
 	return v;
 }
+
+long cli_interval_arg(const char *s, long min_ms)
+{
+	long v = cli_parse_ms(s, min_ms);
+
+	if (v < 0)
+		cli_error("--interval", "'%s' is not a number of milliseconds (%ld..3600000)", s,
+			  min_ms);
+	return v;
+}

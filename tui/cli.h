@@ -33,6 +33,10 @@ int cli_escape_stdio(void);
 /* Parses a positive millisecond count; -1 if invalid. */
 long cli_parse_ms(const char *s, long min_ms);
 
+/* --interval's argument: cli_parse_ms(), and when invalid says so (the
+ * range included) with cli_error and returns -1. */
+long cli_interval_arg(const char *s, long min_ms);
+
 /* Human tables: disks (iostat -x), CPUs (mpstat -u + intr/s + hottest softirq), top IRQs. */
 void report_print(FILE *f, const struct snapshot *cur, const struct metrics *m, bool all_disks);
 

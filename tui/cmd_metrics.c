@@ -129,13 +129,9 @@ int cmd_metrics(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			interval_ms = cli_parse_ms(optarg, 10);
-			if (interval_ms < 0) {
-				cli_error("--interval",
-					  "'%s' is not a number of milliseconds (10..3600000)",
-					  optarg);
+			interval_ms = cli_interval_arg(optarg, 10);
+			if (interval_ms < 0)
 				return EXIT_USAGE;
-			}
 			break;
 		case OPT_ROOT:
 			so.root = optarg;

@@ -160,13 +160,9 @@ static int parse(int argc, char **argv, const char *usage, struct args *a)
 	while ((c = getopt_long(argc, argv, "i:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			a->interval_ms = cli_parse_ms(optarg, 10);
-			if (a->interval_ms < 0) {
-				cli_error("--interval",
-					  "'%s' is not a number of milliseconds (10..3600000)",
-					  optarg);
+			a->interval_ms = cli_interval_arg(optarg, 10);
+			if (a->interval_ms < 0)
 				return -EXIT_USAGE;
-			}
 			break;
 		case 'j':
 			a->json = true;

@@ -88,12 +88,9 @@ int cmd_threads(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":i:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			interval_ms = cli_parse_ms(optarg, 10);
-			if (interval_ms < 0) {
-				cli_error("--interval", "'%s' is not a number of milliseconds",
-					  optarg);
+			interval_ms = cli_interval_arg(optarg, 10);
+			if (interval_ms < 0)
 				return EXIT_USAGE;
-			}
 			break;
 		case 'j':
 			json = true;

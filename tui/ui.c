@@ -900,13 +900,9 @@ static int parse_args(int argc, char **argv, struct ui_opts *o)
 			o->embedded = true;
 			break;
 		case 'i':
-			o->interval_ms = cli_parse_ms(optarg, 100);
-			if (o->interval_ms < 0) {
-				cli_error("--interval",
-					  "'%s' is not a number of milliseconds (100..3600000)",
-					  optarg);
+			o->interval_ms = cli_interval_arg(optarg, 100);
+			if (o->interval_ms < 0)
 				return -EXIT_USAGE;
-			}
 			break;
 		case OPT_ROOT:
 			o->root = optarg;
