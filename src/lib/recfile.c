@@ -1310,7 +1310,8 @@ static void pace(unsigned duty_pct, int64_t *mark)
 /* The segment name of w's directory, if it is one to rewrite: its header
  * in h and its identity in *before; seal: one that may hold stored frames,
  * else one that keeps every sample. 1 yes, 0 leave it (a stranger, damaged,
- * done, gone), -errno. */
+ * done, gone, or no room for its copy above the free-space floor: the
+ * copy exists beside it until the rename), -errno. */
 static int seg_claim(struct recwriter *w, const char *name, bool seal,
 		     unsigned char h[RECFILE_HDR_SIZE], struct stat *before)
 {
@@ -1325,6 +1326,13 @@ static int seg_claim(struct recwriter *w, const char *name, bool seal,
 	     get32(h + 8) >= 1 && get32(h + 8) <= RECFILE_VERSION &&
 	     (get32(h + 8) < 2 || get32(h + H_KEEP) <= 1) &&
 	     (!seal || (get32(h + 8) >= 4 && (get32(h + H_FLAGS) & H_STORED)));
+	if (ok && w->o.min_free) {
+		struct statvfs sv;
+
+		if (fstatvfs(w->dirfd, &sv) == 0 &&
+		    (uint64_t)sv.f_bavail * sv.f_frsize < w->o.min_free + (uint64_t)before->st_size)
+			ok = false;
+	}
 	close(fd);
 	return ok;
 }

@@ -347,8 +347,14 @@ static void test_store_and_seal(void **state)
 	}
 	free(seg);
 
-	/* a later writer seals it: compressed, every frame kept, same bytes read */
+	/* not while its copy would take the filesystem under the floor */
 	o.store = false;
+	o.min_free = (uint64_t)1 << 62;
+	assert_int_equal(recwriter_open(&o, &w), 0);
+	assert_int_equal(recwriter_seal(w, 0, NULL, &st), 0);
+	recwriter_close(w);
+	o.min_free = 0;
+	/* a later writer seals it: compressed, every frame kept, same bytes read */
 	assert_int_equal(recwriter_open(&o, &w), 0);
 	assert_int_equal(recwriter_seal(w, 0, NULL, &st), 1);
 	assert_int_equal(st.segments, 1);
