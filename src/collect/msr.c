@@ -34,7 +34,7 @@ int msr_open(const struct root *r, int cpu, struct msr_dev *ret_dev)
 	if (fd < 0)
 		return fd;
 	/* the host's file is the msr driver's device; a tree's is a recorded
-	 * file: a FIFO or another device there would block or lie */
+	 * file (the root refuses anything else there before opening it) */
 	if (r->host ? !S_ISCHR(st.st_mode) || major(st.st_rdev) != MSR_MAJOR
 		    : !S_ISREG(st.st_mode)) {
 		close(fd);

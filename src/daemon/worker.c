@@ -588,18 +588,36 @@ static void append_unit_hint(char *why, size_t size, int err, const char *path, 
  */
 static void append_refusal_hint(char *why, size_t size, int err, const char *target, bool write)
 {
-	char path[PATH_MAX];
-	int fd;
+	char path[PATH_MAX], link[64];
+	struct stat st;
+	int pfd, fd, e;
 
 	if ((err != -EPERM && err != -EACCES) || !under_systemd_as_root() ||
 	    !realpath(target, path))
 		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/*
+	 * The client names the path and may swap what it names between the
+	 * safety check and here (a link of its own): a device's open is the
+	 * driver's (/dev/watchdog arms the watchdog), so only a block device
+	 * is opened, and it is the inode looked at: an O_PATH handle (no
+	 * driver open) checked, then reopened through /proc/self/fd.
+	 */
+	pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
+		return;
+	if (fstat(pfd, &st) < 0 || !S_ISBLK(st.st_mode)) {
+		close(pfd);
+		return;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
+	fd = open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	e = errno;
+	close(pfd);
 	if (fd >= 0) {
 		close(fd);
 		return;
 	}
-	append_unit_hint(why, size, -errno, path, write);
+	append_unit_hint(why, size, -e, path, write);
 }
 
 /* The thread ended: join it (it is past its last instruction that matters),

@@ -73,37 +73,73 @@ static int fd_path(int fd, char *buf, size_t size)
 }
 
 /*
- * Without openat2: open an O_PATH handle (it opens nothing: no FIFO wait, no
- * device side effect), check that the kernel's name for it lies under the
- * tree's, then reopen it through /proc/self/fd. Symlinks are followed as on
- * the host, so one leading outside is refused rather than re-rooted.
+ * An O_PATH handle of rel under the tree: it opens nothing (no FIFO wait, no
+ * driver's open of a device node). With openat2, "/" and ".." stop at the
+ * tree's top as in a chroot and magic links (/proc/PID/fd/N, exe, root)
+ * are refused. Without it (old kernel, seccomp): symlinks are followed as
+ * on the host and the kernel's name for the result must lie under the
+ * tree's, so one leading outside is refused rather than re-rooted.
  */
-static int open_checked(const struct root *r, const char *rel, int flags)
+static int path_in_tree(const struct root *r, const char *rel, int flags)
 {
-	char top[4096], got[4096], link[32];
+	struct open_how how = {
+		.flags = (uint64_t)(O_PATH | O_CLOEXEC | (flags & (O_NOFOLLOW | O_DIRECTORY))),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	char top[4096], got[4096];
 	size_t n;
-	int pfd, fd, e;
+	int pfd, e;
 
-	pfd = openat(r->dirfd, rel, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW));
+	if (!r->no_openat2) {
+		pfd = (int)syscall(SYS_openat2, r->dirfd, rel, &how, sizeof(how));
+		if (pfd >= 0)
+			return pfd;
+		if (errno != ENOSYS && errno != EPERM)
+			return -errno;
+	}
+	pfd = openat(r->dirfd, rel, (int)how.flags);
 	if (pfd < 0)
 		return -errno;
 	e = fd_path(r->dirfd, top, sizeof(top));
 	if (e >= 0)
 		e = fd_path(pfd, got, sizeof(got));
-	if (e < 0)
-		goto out;
 	n = strlen(top);
 	/* the tree "/x" holds "/x/..." only, not "/xy"; " (deleted)" is not inside */
-	if (strncmp(got, top, n) != 0 || (got[n] != '/' && got[n] != '\0' && n > 1)) {
+	if (e >= 0 && (strncmp(got, top, n) != 0 || (got[n] != '/' && got[n] != '\0' && n > 1)))
 		e = -EXDEV;
-		goto out;
+	if (e < 0) {
+		close(pfd);
+		return e;
 	}
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
-	fd = open(link, flags & ~O_NOFOLLOW);
-	e = fd < 0 ? -errno : fd;
-out:
+	return pfd;
+}
+
+/*
+ * Under a tree: looks before it opens. Only a regular file or a directory
+ * is opened (through /proc/self/fd, the very inode looked at); a FIFO,
+ * socket or device node is -ROOT_ENOTREG without its open ever running: a
+ * tree's "proc/interrupts" may be /dev/watchdog's node, whose open arms
+ * the watchdog.
+ */
+static int open_in_tree(const struct root *r, const char *rel, int flags, struct stat *ret_st)
+{
+	char link[32];
+	int pfd, fd;
+
+	pfd = path_in_tree(r, rel, flags);
+	if (pfd < 0)
+		return pfd;
+	if (fstat(pfd, ret_st) < 0) {
+		fd = -errno;
+	} else if (!S_ISREG(ret_st->st_mode) && !S_ISDIR(ret_st->st_mode)) {
+		fd = -ROOT_ENOTREG;
+	} else {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
+		fd = open(link, flags & ~O_NOFOLLOW);
+		fd = fd < 0 ? -errno : fd;
+	}
 	close(pfd);
-	return e;
+	return fd;
 }
 
 int root_openat_stat(const struct root *r, const char *rel, int flags, struct stat *ret_st)
@@ -114,27 +150,11 @@ int root_openat_stat(const struct root *r, const char *rel, int flags, struct st
 	while (*rel == '/')
 		rel++;
 	flags |= O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
-	if (r->host) {
-		fd = openat(r->dirfd, rel, flags);
-		fd = fd < 0 ? -errno : fd;
-	} else if (r->no_openat2) {
-		fd = open_checked(r, rel, flags);
-	} else {
-		/* "/" and ".." stop at the tree's top, as in a chroot; magic
-		 * links (/proc/PID/fd/N, exe, root) would leave it */
-		struct open_how how = {
-			.flags = (uint64_t)flags,
-			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-		};
-
-		fd = (int)syscall(SYS_openat2, r->dirfd, rel, &how, sizeof(how));
-		if (fd < 0 && (errno == ENOSYS || errno == EPERM))
-			fd = open_checked(r, rel, flags); /* old kernel, or seccomp */
-		else if (fd < 0)
-			fd = -errno;
-	}
+	if (!r->host)
+		return open_in_tree(r, rel, flags, ret_st);
+	fd = openat(r->dirfd, rel, flags);
 	if (fd < 0)
-		return fd;
+		return -errno;
 	if (fstat(fd, &st) < 0) {
 		int e = -errno;
 

@@ -50,8 +50,10 @@ void root_close(struct root *r);
  */
 int root_openat(const struct root *r, const char *rel, int flags);
 
-/* As root_openat() but of any type: *ret_st (written on success) tells
- * which. For /dev/cpu/N/msr, a device on the host and a file in a tree. */
+/* As root_openat() but of any type on the host (/dev/cpu/N/msr, /dev/NAME
+ * are devices there); under a tree only a regular file or a directory is
+ * opened: anything else is -ROOT_ENOTREG before its open runs (a device
+ * node's open is its driver's). *ret_st (written on success) tells which. */
 int root_openat_stat(const struct root *r, const char *rel, int flags, struct stat *ret_st);
 
 /* readlinkat() of rel under the root, its directories resolved as

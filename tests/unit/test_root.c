@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -151,6 +152,69 @@ static void test_symlinks_fallback(void **state)
 	assert_string_equal(root_strerror(-EXDEV), "a symlink leads outside the tree");
 }
 
+/* A char major no driver holds here (/proc/devices), or 0: its node's
+ * open fails with ENXIO, so a caller that opened it would say so. */
+static unsigned free_char_major(void)
+{
+	static const unsigned cand[] = { 60, 61, 62, 63, 120, 121, 122, 123, 124, 125, 126, 127 };
+	char line[128];
+
+	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+		FILE *f = fopen("/proc/devices", "r");
+		bool taken = false, chr = false;
+
+		if (!f)
+			return 0;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned m;
+
+			if (strncmp(line, "Character", 9) == 0)
+				chr = true;
+			else if (strncmp(line, "Block", 5) == 0)
+				chr = false;
+			else if (chr && sscanf(line, "%u", &m) == 1 && m == cand[i])
+				taken = true;
+		}
+		fclose(f);
+		if (!taken)
+			return cand[i];
+	}
+	return 0;
+}
+
+/*
+ * A device node in a tree is refused before its open runs (a tree's
+ * proc/interrupts may be /dev/watchdog's node: its open arms the
+ * watchdog): a node of a major no driver holds, which would answer an
+ * open with ENXIO, comes back "not a regular file", with and without
+ * openat2, through every way in (root_openat, root_openat_stat, procfile).
+ */
+static void test_device_never_opened(void **state)
+{
+	struct tree *t = *state;
+	unsigned major_free = free_char_major();
+	struct procfile pf;
+	struct root r = t->r;
+	struct stat st;
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/proc/interrupts", t->dir);
+	if (!major_free || mknod(p, S_IFCHR | 0600, makedev(major_free, 0)) < 0) {
+		print_message("no free char major or mknod refused (%s): not run\n",
+			      strerror(errno));
+		return;
+	}
+	for (int fallback = 0; fallback < 2; fallback++) {
+		r.no_openat2 = fallback;
+		assert_int_equal(root_openat(&r, "proc/interrupts", O_RDONLY), -ROOT_ENOTREG);
+		assert_int_equal(root_openat_stat(&r, "proc/interrupts", O_RDONLY, &st),
+				 -ROOT_ENOTREG);
+		procfile_init(&pf, "proc/interrupts");
+		assert_int_equal(procfile_read(&pf, &r), -ROOT_ENOTREG);
+		procfile_free(&pf);
+	}
+}
+
 /* Links are read with their directories resolved inside the tree: a
  * tree's "esc -> /somewhere" does not show the host's links there. */
 static void test_readlink(void **state)
@@ -258,7 +322,8 @@ static void test_msr_fifo(void **state)
 	char p[256];
 
 	fifo_in(t, "dev/cpu/0/msr");
-	assert_int_equal(msr_open(&t->r, 0, &d), -EINVAL);
+	/* refused by the root before anything opens it */
+	assert_int_equal(msr_open(&t->r, 0, &d), -ROOT_ENOTREG);
 	snprintf(p, sizeof(p), "%s/dev/cpu/0/msr", t->dir);
 	assert_int_equal(unlink(p), 0);
 	tree_put(t->dir, "dev/cpu/0/msr", "");
@@ -380,6 +445,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_not_regular, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device_never_opened, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks_in_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readlink, setup, teardown),
