@@ -111,9 +111,27 @@ int record_openat(int dfd, const char *rel, int flags)
 	d = walk(dfd, dir, false);
 	if (d < 0)
 		return d;
-	fd = openat(d, base, (flags & ~O_CREAT) | O_NOFOLLOW | O_CLOEXEC);
+	/* looked at before it is opened: a FIFO's open would wait, a device
+	 * node's is its driver's (a planted /dev/watchdog node arms it) */
+	fd = openat(d, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	e = -errno;
 	close(d);
+	if (fd < 0)
+		return e;
+	{
+		char link[32];
+		struct stat st;
+		int pfd = fd;
+
+		if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(pfd);
+			return S_ISLNK(st.st_mode) ? -ELOOP : -EXDEV;
+		}
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
+		fd = open(link, (flags & ~(O_CREAT | O_NOFOLLOW)) | O_CLOEXEC | O_NONBLOCK);
+		e = -errno;
+		close(pfd);
+	}
 	return fd < 0 ? e : fd;
 }
 

@@ -35,8 +35,10 @@ int record_open_dir(int dfd, const char *rel, int create);
 
 /*
  * Opens rel under dfd with flags (O_RDONLY or O_WRONLY, no O_CREAT),
- * following no symbolic link on the way or at the end. Returns an fd or
- * -errno.
+ * following no symbolic link on the way or at the end, and only if it is
+ * a regular file, looked at before it is opened (no FIFO waited on, no
+ * device driver's open run): -EXDEV otherwise, -ELOOP for a link. Returns
+ * an fd (O_NONBLOCK) or -errno.
  */
 int record_openat(int dfd, const char *rel, int flags);
 

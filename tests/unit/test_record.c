@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -139,6 +140,35 @@ static void test_dir_symlink(void **state)
 	assert_untouched(t);
 }
 
+/* What apply opens under a tree: a FIFO (whose open would wait for a
+ * writer) and a device node (whose open is its driver's: a free major's
+ * answers ENXIO) where a file belongs are refused before any open runs. */
+static void test_openat_not_regular(void **state)
+{
+	struct tree *t = *state;
+	unsigned major_free = tree_free_char_major();
+	char p[256];
+	int fd;
+
+	tree_put(t->out, "proc/irq/24/smp_affinity", "3\n");
+	fd = record_openat(t->dfd, "proc/irq/24/smp_affinity", O_WRONLY);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/proc/irq/25", t->out);
+	tree_mkdirs(p, "");
+	snprintf(p, sizeof(p), "%s/proc/irq/25/smp_affinity", t->out);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	assert_int_equal(record_openat(t->dfd, "proc/irq/25/smp_affinity", O_RDONLY), -EXDEV);
+	assert_int_equal(record_openat(t->dfd, "proc/irq/25/smp_affinity", O_WRONLY), -EXDEV);
+	snprintf(p, sizeof(p), "%s/proc/irq/26/smp_affinity", t->out);
+	tree_mkdirs(t->out, "proc/irq/26");
+	if (major_free && mknod(p, S_IFCHR | 0600, makedev(major_free, 0)) == 0)
+		assert_int_equal(record_openat(t->dfd, "proc/irq/26/smp_affinity", O_WRONLY),
+				 -EXDEV);
+	else
+		print_message("no free char major or mknod refused: device case not run\n");
+}
+
 static void test_bad_names(void **state)
 {
 	struct tree *t = *state;
@@ -229,6 +259,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_file_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_openat_not_regular, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_top, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_all, setup, teardown),

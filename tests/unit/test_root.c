@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -152,36 +151,6 @@ static void test_symlinks_fallback(void **state)
 	assert_string_equal(root_strerror(-EXDEV), "a symlink leads outside the tree");
 }
 
-/* A char major no driver holds here (/proc/devices), or 0: its node's
- * open fails with ENXIO, so a caller that opened it would say so. */
-static unsigned free_char_major(void)
-{
-	static const unsigned cand[] = { 60, 61, 62, 63, 120, 121, 122, 123, 124, 125, 126, 127 };
-	char line[128];
-
-	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
-		FILE *f = fopen("/proc/devices", "r");
-		bool taken = false, chr = false;
-
-		if (!f)
-			return 0;
-		while (fgets(line, sizeof(line), f)) {
-			unsigned m;
-
-			if (strncmp(line, "Character", 9) == 0)
-				chr = true;
-			else if (strncmp(line, "Block", 5) == 0)
-				chr = false;
-			else if (chr && sscanf(line, "%u", &m) == 1 && m == cand[i])
-				taken = true;
-		}
-		fclose(f);
-		if (!taken)
-			return cand[i];
-	}
-	return 0;
-}
-
 /*
  * A device node in a tree is refused before its open runs (a tree's
  * proc/interrupts may be /dev/watchdog's node: its open arms the
@@ -192,7 +161,7 @@ static unsigned free_char_major(void)
 static void test_device_never_opened(void **state)
 {
 	struct tree *t = *state;
-	unsigned major_free = free_char_major();
+	unsigned major_free = tree_free_char_major();
 	struct procfile pf;
 	struct root r = t->r;
 	struct stat st;

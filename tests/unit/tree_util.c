@@ -8,6 +8,7 @@
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -104,4 +105,32 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 void tree_remove(const char *dir)
 {
 	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+unsigned tree_free_char_major(void)
+{
+	static const unsigned cand[] = { 60, 61, 62, 63, 120, 121, 122, 123, 124, 125, 126, 127 };
+	char line[128];
+
+	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+		FILE *f = fopen("/proc/devices", "r");
+		bool taken = false, chr = false;
+
+		if (!f)
+			return 0;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned m;
+
+			if (strncmp(line, "Character", 9) == 0)
+				chr = true;
+			else if (strncmp(line, "Block", 5) == 0)
+				chr = false;
+			else if (chr && sscanf(line, "%u", &m) == 1 && m == cand[i])
+				taken = true;
+		}
+		fclose(f);
+		if (!taken)
+			return cand[i];
+	}
+	return 0;
 }

@@ -28,6 +28,11 @@ void tree_put(const char *dir, const char *rel, const char *text);
  * bytes. Returns its length. */
 size_t tree_slurp(const char *path, void *buf, size_t size);
 
+/* A char major no driver holds here (/proc/devices), or 0 when none of the
+ * local/experimental ones is free: its node's open fails with ENXIO, so
+ * code that opened such a node where a file belongs would say so. */
+unsigned tree_free_char_major(void);
+
 /* rm -rf DIR: links are removed, never followed. */
 void tree_remove(const char *dir);
 
