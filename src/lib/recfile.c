@@ -25,6 +25,7 @@
 #include "grow.h"
 #include "recdiff.h"
 #include "recfile.h"
+#include "record.h"
 #include "strbuf.h"
 
 static const char seg_magic[8] = { 'I', 'O', 'T', 'R', 'R', 'E', 'C', '\n' };
@@ -803,9 +804,12 @@ int recreader_open(const char *path, struct recreader **ret_r, char *why, size_t
 {
 	struct recreader *r;
 	struct stat st;
+	char link[32];
 	int fd, n;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* looked at before it is opened: a recording handed over may hold a
+	 * FIFO or a device node (whose open is its driver's) by any name */
+	fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		int e = -errno;
 
@@ -813,6 +817,18 @@ int recreader_open(const char *path, struct recreader **ret_r, char *why, size_t
 		if (fd >= 0)
 			close(fd);
 		return e;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		int pfd = fd;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
+		fd = open(link, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		n = -errno;
+		close(pfd);
+		if (fd < 0) {
+			snprintf(why, why_size, "%s: %s", path, strerror(-n));
+			return n;
+		}
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -934,14 +950,16 @@ static bool seg_load(struct recreader *r, size_t i)
 	r->have_prev = false;
 	r->need_key = true;
 	if (r->dirfd >= 0)
-		fd = openat(r->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		fd = record_open_regular(r->dirfd, name, O_RDONLY | O_NOFOLLOW, &st);
 	else
-		fd = open(r->file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		fd = record_open_regular(AT_FDCWD, r->file, O_RDONLY, &st);
 	if (fd < 0) {
-		problem(r, "%s: %s", name, strerror(errno));
+		problem(r, "%s: %s", name,
+			fd == -EXDEV || fd == -ELOOP ? "not a regular file, skipped"
+						     : strerror(-fd));
 		return false;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > RECFILE_SEG_MAX) {
+	if ((uint64_t)st.st_size > RECFILE_SEG_MAX) {
 		problem(r, "%s: not a regular file of at most %zu MiB, skipped", name,
 			RECFILE_SEG_MAX >> 20);
 		close(fd);
@@ -1315,13 +1333,12 @@ static void pace(unsigned duty_pct, int64_t *mark)
 static int seg_claim(struct recwriter *w, const char *name, bool seal,
 		     unsigned char h[RECFILE_HDR_SIZE], struct stat *before)
 {
-	int fd = openat(w->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int fd = record_open_regular(w->dirfd, name, O_RDONLY | O_NOFOLLOW, before);
 	bool ok;
 
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	ok = fstat(fd, before) == 0 && S_ISREG(before->st_mode) &&
-	     pread(fd, h, RECFILE_HDR_SIZE, 0) == (ssize_t)RECFILE_HDR_SIZE &&
+		return fd == -ENOENT || fd == -EXDEV || fd == -ELOOP ? 0 : fd;
+	ok = pread(fd, h, RECFILE_HDR_SIZE, 0) == (ssize_t)RECFILE_HDR_SIZE &&
 	     memcmp(h, seg_magic, 8) == 0 && get32(h + H_CRC) == crc32c(0, h, H_CRC) &&
 	     get32(h + 8) >= 1 && get32(h + 8) <= RECFILE_VERSION &&
 	     (get32(h + 8) < 2 || get32(h + H_KEEP) <= 1) &&

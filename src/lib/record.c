@@ -99,6 +99,33 @@ int record_open_dir(int dfd, const char *rel, int create)
 	return walk(dfd, path, create != 0);
 }
 
+int record_open_regular(int dfd, const char *name, int flags, struct stat *ret_st)
+{
+	char link[32];
+	struct stat st;
+	int pfd, fd, e;
+
+	pfd = openat(dfd, name, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW));
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st) < 0) {
+		e = -errno;
+		close(pfd);
+		return e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(pfd);
+		return S_ISLNK(st.st_mode) ? -ELOOP : -EXDEV;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
+	fd = open(link, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC | O_NONBLOCK);
+	e = -errno;
+	close(pfd);
+	if (fd >= 0 && ret_st)
+		*ret_st = st;
+	return fd < 0 ? e : fd;
+}
+
 int record_openat(int dfd, const char *rel, int flags)
 {
 	char dir[PATH_MAX];
@@ -113,26 +140,9 @@ int record_openat(int dfd, const char *rel, int flags)
 		return d;
 	/* looked at before it is opened: a FIFO's open would wait, a device
 	 * node's is its driver's (a planted /dev/watchdog node arms it) */
-	fd = openat(d, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	e = -errno;
+	fd = record_open_regular(d, base, flags | O_NOFOLLOW, NULL);
 	close(d);
-	if (fd < 0)
-		return e;
-	{
-		char link[32];
-		struct stat st;
-		int pfd = fd;
-
-		if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
-			close(pfd);
-			return S_ISLNK(st.st_mode) ? -ELOOP : -EXDEV;
-		}
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
-		fd = open(link, (flags & ~(O_CREAT | O_NOFOLLOW)) | O_CLOEXEC | O_NONBLOCK);
-		e = -errno;
-		close(pfd);
-	}
-	return fd < 0 ? e : fd;
+	return fd;
 }
 
 int record_create(int dfd, const char *rel, mode_t mode)

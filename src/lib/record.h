@@ -34,6 +34,18 @@ int record_open_top(const char *dir, char *why, size_t why_size);
 int record_open_dir(int dfd, const char *rel, int create);
 
 /*
+ * Opens name under dfd (AT_FDCWD: a path) with flags (O_RDONLY or O_WRONLY;
+ * O_NOFOLLOW: not through a link at its end) only if it is a regular file,
+ * looked at first through an O_PATH handle (which opens nothing: no FIFO is
+ * waited on, no device driver's open runs), then reopened through
+ * /proc/self/fd, the very inode looked at, with O_NONBLOCK. -EXDEV for
+ * another type, -ELOOP for a link with O_NOFOLLOW, or -errno; *ret_st (may
+ * be NULL) gets its stat.
+ */
+struct stat;
+int record_open_regular(int dfd, const char *name, int flags, struct stat *ret_st);
+
+/*
  * Opens rel under dfd with flags (O_RDONLY or O_WRONLY, no O_CREAT),
  * following no symbolic link on the way or at the end, and only if it is
  * a regular file, looked at before it is opened (no FIFO waited on, no

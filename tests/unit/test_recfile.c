@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -24,6 +25,7 @@
 #include "recdiff.h"
 #include "recfile.h"
 #include "strbuf.h"
+#include "tree_util.h"
 
 static void test_crc32c(void **state)
 {
@@ -537,6 +539,78 @@ static void test_seal_concurrent(void **state)
 	rmdir(dir);
 }
 
+/* A recording handed over may hold a FIFO or a device node by a segment's
+ * name: never opened (no wait on the FIFO; a free major's node would
+ * answer its open with ENXIO): not listed as segments, refused when named
+ * on the command line, and skipped and said when a segment becomes one
+ * after it was listed. */
+static void test_reader_not_regular(void **state)
+{
+	static char buf[64 << 10];
+	char dir[] = "/tmp/iotr-recfile-XXXXXX", p[1024], name[256], why[256];
+	struct recwriter_opts o = { .interval_ms = 1000, .run_id = 5 };
+	unsigned major_free = tree_free_char_major();
+	struct recreader *r;
+	struct recwriter *w;
+	struct recframe f;
+	const char *probs;
+	unsigned char *seg;
+	size_t len;
+	DIR *d;
+	struct dirent *de;
+	int got = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	o.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(o.dirfd >= 0);
+	assert_int_equal(recwriter_open(&o, &w), 0);
+	for (int i = 0; i < 5; i++) {
+		size_t n = payload(buf, sizeof(buf), i == 3 ? 4 : i);
+
+		assert_int_equal(
+		    recwriter_append(w, (uint64_t)i + 1, (int64_t)i * 1000000000,
+				     INT64_C(1700000000000000000) + (int64_t)i * 1000000000, buf,
+				     n),
+		    1);
+	}
+	recwriter_close(w);
+	seg = segment_bytes(dir, &len, name, sizeof(name));
+	free(seg);
+	snprintf(p, sizeof(p), "%s/1600000000000-0000000000000001.iotr", dir);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	snprintf(p, sizeof(p), "%s/1600000000001-0000000000000002.iotr", dir);
+	if (!major_free || mknod(p, S_IFCHR | 0600, makedev(major_free, 0)) < 0)
+		print_message("no free char major or mknod refused: device case not run\n");
+	assert_int_equal(recreader_open(dir, &r, why, sizeof(why)), 0);
+	while (recreader_next(r, &f) == 1)
+		got++;
+	assert_int_equal(got, 5);
+	assert_null(recreader_take_problems(r, NULL));
+	recreader_close(r);
+	/* the FIFO itself, named on the command line: refused, not waited on */
+	snprintf(p, sizeof(p), "%s/1600000000000-0000000000000001.iotr", dir);
+	assert_int_equal(recreader_open(p, &r, why, sizeof(why)), -EINVAL);
+	/* a segment named on the command line that becomes a FIFO once opened */
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	assert_int_equal(recreader_open(p, &r, why, sizeof(why)), 0);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	assert_int_equal(recreader_next(r, &f), 0);
+	probs = recreader_take_problems(r, NULL);
+	assert_non_null(probs);
+	assert_non_null(strstr(probs, "not a regular file"));
+	recreader_close(r);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			unlinkat(o.dirfd, de->d_name, 0);
+	closedir(d);
+	close(o.dirfd);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -548,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_store_and_seal),
 		cmocka_unit_test(test_seal_leaves_damage),
 		cmocka_unit_test(test_seal_concurrent),
+		cmocka_unit_test(test_reader_not_regular),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
