@@ -273,6 +273,45 @@ static void read_back(const char *dir, int n)
 	recreader_close(r);
 }
 
+/* Into o->dirfd (opened on the new directory dir, a mkdtemp template),
+ * n frames of payload(i) a second apart, every 7th one long but with
+ * short_only (payload(4) there instead); the writer closed. */
+static void write_frames(char *dir, struct recwriter_opts *o, int n, bool short_only)
+{
+	static char buf[256 << 10];
+	struct recwriter *w;
+
+	assert_non_null(mkdtemp(dir));
+	o->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(o->dirfd >= 0);
+	assert_int_equal(recwriter_open(o, &w), 0);
+	for (int i = 0; i < n; i++) {
+		size_t len = payload(buf, sizeof(buf), short_only && i % 7 == 3 ? 4 : i);
+
+		assert_int_equal(
+		    recwriter_append(w, (uint64_t)i + 1, (int64_t)i * 1000000000,
+				     INT64_C(1700000000000000000) + (int64_t)i * 1000000000, buf,
+				     len),
+		    1);
+	}
+	recwriter_close(w);
+}
+
+/* rm -r of write_frames()' directory, and its fd closed. */
+static void remove_frames(const char *dir, int dirfd)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			unlinkat(dirfd, de->d_name, 0);
+	closedir(d);
+	close(dirfd);
+	rmdir(dir);
+}
+
 static void test_store_and_seal(void **state)
 {
 	static char buf[256 << 10];
@@ -388,7 +427,6 @@ static void test_store_and_seal(void **state)
  * is, for the reader to report what it lost. */
 static void test_seal_leaves_damage(void **state)
 {
-	static char buf[64 << 10];
 	char dir[] = "/tmp/iotr-recfile-XXXXXX", name[256], path[1024];
 	struct recwriter_opts o = { .interval_ms = 1000, .store = true, .run_id = 9 };
 	struct recwriter_compact_stats st = { 0 };
@@ -398,20 +436,7 @@ static void test_seal_leaves_damage(void **state)
 	FILE *f;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	o.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	assert_true(o.dirfd >= 0);
-	assert_int_equal(recwriter_open(&o, &w), 0);
-	for (int i = 0; i < 10; i++) {
-		size_t n = payload(buf, sizeof(buf), i == 3 ? 4 : i);
-
-		assert_int_equal(
-		    recwriter_append(w, (uint64_t)i + 1, (int64_t)i * 1000000000,
-				     INT64_C(1700000000000000000) + (int64_t)i * 1000000000, buf,
-				     n),
-		    1);
-	}
-	recwriter_close(w);
+	write_frames(dir, &o, 10, true);
 	seg = segment_bytes(dir, &len, name, sizeof(name));
 	/* a bit of the 6th frame's bytes */
 	off = le32(seg + 12);
@@ -473,8 +498,6 @@ static void test_seal_concurrent(void **state)
 	struct sealer sl = { 0 };
 	pthread_t th;
 	const int n = 600;
-	DIR *d;
-	struct dirent *de;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -529,14 +552,7 @@ static void test_seal_concurrent(void **state)
 		assert_null(recreader_take_problems(r, NULL));
 		recreader_close(r);
 	}
-	d = opendir(dir);
-	assert_non_null(d);
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			unlinkat(o.dirfd, de->d_name, 0);
-	closedir(d);
-	close(o.dirfd);
-	rmdir(dir);
+	remove_frames(dir, o.dirfd);
 }
 
 /* A recording handed over may hold a FIFO or a device node by a segment's
@@ -546,35 +562,18 @@ static void test_seal_concurrent(void **state)
  * after it was listed. */
 static void test_reader_not_regular(void **state)
 {
-	static char buf[64 << 10];
 	char dir[] = "/tmp/iotr-recfile-XXXXXX", p[1024], name[256], why[256];
 	struct recwriter_opts o = { .interval_ms = 1000, .run_id = 5 };
 	unsigned major_free = tree_free_char_major();
 	struct recreader *r;
-	struct recwriter *w;
 	struct recframe f;
 	const char *probs;
 	unsigned char *seg;
 	size_t len;
-	DIR *d;
-	struct dirent *de;
 	int got = 0;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	o.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	assert_true(o.dirfd >= 0);
-	assert_int_equal(recwriter_open(&o, &w), 0);
-	for (int i = 0; i < 5; i++) {
-		size_t n = payload(buf, sizeof(buf), i == 3 ? 4 : i);
-
-		assert_int_equal(
-		    recwriter_append(w, (uint64_t)i + 1, (int64_t)i * 1000000000,
-				     INT64_C(1700000000000000000) + (int64_t)i * 1000000000, buf,
-				     n),
-		    1);
-	}
-	recwriter_close(w);
+	write_frames(dir, &o, 5, true);
 	seg = segment_bytes(dir, &len, name, sizeof(name));
 	free(seg);
 	snprintf(p, sizeof(p), "%s/1600000000000-0000000000000001.iotr", dir);
@@ -601,14 +600,7 @@ static void test_reader_not_regular(void **state)
 	assert_non_null(probs);
 	assert_non_null(strstr(probs, "not a regular file"));
 	recreader_close(r);
-	d = opendir(dir);
-	assert_non_null(d);
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			unlinkat(o.dirfd, de->d_name, 0);
-	closedir(d);
-	close(o.dirfd);
-	rmdir(dir);
+	remove_frames(dir, o.dirfd);
 }
 
 int main(void)
