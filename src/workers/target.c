@@ -99,6 +99,18 @@ static int target_region(const struct job_spec *s, struct job_target *t, char *w
 	return 0;
 }
 
+/* Clears the O_NONBLOCK a target was opened with (so that its open could
+ * not wait): the engines expect blocking files (io_uring would answer
+ * EAGAIN instead of waiting on one). 0 or -errno. */
+static int blocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
 /*
  * The claim on the device alone leaves what it writes into free: a loop
  * target's backing device could be mounted under the run. safety_claim
@@ -137,7 +149,8 @@ static int target_open_blockdev(const struct job_spec *s, const struct safety_ve
 	 * out until we close it. It closes the window between our checks and
 	 * the first write.
 	 */
-	fd = open(t->path, (write ? O_RDWR | O_EXCL : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(t->path,
+		  (write ? O_RDWR | O_EXCL : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 && write)
 		return why_fmt(why, n, -errno,
 			       "%s: cannot claim it exclusively (%s): "
@@ -149,6 +162,9 @@ static int target_open_blockdev(const struct job_spec *s, const struct safety_ve
 	/* the node checked, not one put in its place since */
 	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != (dev_t)v->rdev)
 		return why_fmt(why, n, -ESTALE, "%s changed since it was checked", t->path);
+	ret = blocking(fd);
+	if (ret < 0)
+		return why_fmt(why, n, ret, "%s: %s", t->path, strerror(-ret));
 	if (write) {
 		ret = target_claim(s, v, tg, why, n);
 		if (ret < 0)
@@ -246,13 +262,19 @@ static int target_open_file(const struct job_spec *s, const struct safety_verdic
 			return ret;
 		have = 0;
 	} else {
-		/* realpath()ed by safety_check: a symlink here now was put in since */
-		t->fd = open(t->path, (write ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
+		/* realpath()ed by safety_check: a symlink here now was put in
+		 * since; O_NONBLOCK until checked: a FIFO put in its place (by
+		 * whoever owns the directory) must not hang the open */
+		t->fd = open(t->path,
+			     (write ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 		if (t->fd < 0)
 			return why_fmt(why, n, -errno, "open %s: %s", t->path, strerror(errno));
 		if (fstat(t->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_dev != (dev_t)v->dev ||
 		    st.st_ino != (ino_t)v->ino)
 			return why_fmt(why, n, -ESTALE, "%s changed since it was checked", t->path);
+		ret = blocking(t->fd);
+		if (ret < 0)
+			return why_fmt(why, n, ret, "%s: %s", t->path, strerror(-ret));
 		have = (uint64_t)st.st_size;
 	}
 	need = s->offset_pct ? 0 : s->offset + s->size;
