@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 
 #include "cgroup.h"
 #include "grow.h"
+#include "record.h"
 #include "scan.h"
 
 /* ---- pure parsing ---- */
@@ -189,19 +191,29 @@ status_set(struct src_status *st, int err, const char *fmt, ...)
 }
 
 /* One file of a cgroup directory, whole, NUL-terminated. Length or -errno
- * (-ROOT_ENOTREG not a regular file, -EFBIG too big for buf). */
-static ssize_t read_at(int dfd, const char *name, char *buf, size_t size)
+ * (-ROOT_ENOTREG not a regular file, -EFBIG too big for buf). In a tree
+ * (not the host's cgroupfs) the file is looked at before it is opened: a
+ * device node there never has its driver's open run. */
+static ssize_t read_at(int dfd, const char *name, char *buf, size_t size, bool tree)
 {
 	struct stat st;
 	ssize_t n, got = 0;
 	int fd;
 
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -ROOT_ENOTREG;
+	if (tree) {
+		fd = record_open_regular(dfd, name, O_RDONLY | O_NOFOLLOW, &st);
+		if (fd == -EXDEV || fd == -ELOOP)
+			return -ROOT_ENOTREG;
+		if (fd < 0)
+			return fd;
+	} else {
+		fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			return -ROOT_ENOTREG;
+		}
 	}
 	for (;;) {
 		if ((size_t)got + 1 >= size) {
@@ -230,6 +242,7 @@ struct walk {
 	char *buf; /* CGROUP_FILE_MAX */
 	char path[CGROUP_PATH_MAX];
 	unsigned depth; /* of the directory being read, the top's 0 */
+	bool tree;	/* a recorded tree, not the host's cgroupfs */
 };
 
 /* Reads the cgroup at dfd (path w->path) into a new row. 0 or -ENOMEM. */
@@ -251,7 +264,7 @@ static int read_cgroup(struct walk *w, int dfd)
 	row = &t->rows[t->n];
 	memset(row, 0, sizeof(*row));
 	memcpy(row->path, w->path, sizeof(row->path));
-	n = read_at(dfd, "io.stat", w->buf, CGROUP_FILE_MAX);
+	n = read_at(dfd, "io.stat", w->buf, CGROUP_FILE_MAX, w->tree);
 	if (n >= 0 &&
 	    cgroup_iostat_parse(w->buf, (size_t)n, &t->io[t->nio], CGROUP_DEVS_MAX, &nio) >= 0) {
 		row->has_stat = true;
@@ -261,7 +274,7 @@ static int read_cgroup(struct walk *w, int dfd)
 	} else if (n != -ENOENT) {
 		t->skipped++; /* malformed, too big, not a file: this cgroup's problem */
 	}
-	n = read_at(dfd, "io.pressure", w->buf, CGROUP_FILE_MAX);
+	n = read_at(dfd, "io.pressure", w->buf, CGROUP_FILE_MAX, w->tree);
 	if (n >= 0 && pressure_parse(w->buf, (size_t)n, &psi) >= 0) {
 		row->has_psi = true;
 		row->some = psi.some;
@@ -372,7 +385,7 @@ void cgroup_collector_free(struct cgroup_collector *cc)
 
 int cgroup_collect_cc(struct cgroup_collector *cc, const struct root *r, struct cgroup_table *t)
 {
-	struct walk w = { .t = t };
+	struct walk w = { .t = t, .tree = !r->host };
 	char disp[256];
 	int dfd, e;
 
