@@ -9,7 +9,8 @@ no such event), while iotriage reads the trees every way it does:
 
 - `iotriage compute` over trees with proc/interrupts, a cgroup's io.stat
   and dev/cpu/0/msr as nodes, and over an advice tree with an IRQ's
-  smp_affinity as one (the topology the advice reads);
+  smp_affinity as one (the topology the advice reads); `iotriage capture
+  --root` of such a tree;
 - `iotriaged --root` on such a tree for a few samples (every collector);
 - `iotriage replay` of a recording directory holding a node by a
   segment's name.
@@ -97,6 +98,13 @@ def main():
         check("interrupts: not a regular file" in r.stderr,
               "compute does not say proc/interrupts is not a regular file: %s" % r.stderr[:400])
         check(w.opened() == [], "compute opened device nodes")
+
+        # capture of such a tree: every file iotriage reads, copied
+        r = run("capture", os.path.join(tmp, "cap"), "--root", os.path.join(cg, "t1"), ok=False)
+        check(w.opened() == [], "capture --root opened device nodes")
+        check(not os.path.exists(os.path.join(tmp, "cap", "proc", "interrupts")) or
+              os.path.isfile(os.path.join(tmp, "cap", "proc", "interrupts")),
+              "capture copied a device node")
 
         # the advice's topology: an IRQ's affinity
         adv = os.path.join(tmp, "adv")
