@@ -588,9 +588,9 @@ static void append_unit_hint(char *why, size_t size, int err, const char *path, 
  */
 static void append_refusal_hint(char *why, size_t size, int err, const char *target, bool write)
 {
-	char path[PATH_MAX], link[64];
+	char path[PATH_MAX];
 	struct stat st;
-	int pfd, fd, e;
+	int pfd, fd;
 
 	if ((err != -EPERM && err != -EACCES) || !under_systemd_as_root() ||
 	    !realpath(target, path))
@@ -609,15 +609,13 @@ static void append_refusal_hint(char *why, size_t size, int err, const char *tar
 		close(pfd);
 		return;
 	}
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
-	fd = open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	e = errno;
+	fd = root_reopen(pfd, O_RDONLY | O_NONBLOCK);
 	close(pfd);
 	if (fd >= 0) {
 		close(fd);
 		return;
 	}
-	append_unit_hint(why, size, -e, path, write);
+	append_unit_hint(why, size, fd, path, write);
 }
 
 /* The thread ended: join it (it is past its last instruction that matters),

@@ -26,6 +26,7 @@
 #include "recdiff.h"
 #include "recfile.h"
 #include "record.h"
+#include "root.h"
 #include "strbuf.h"
 
 static const char seg_magic[8] = { 'I', 'O', 'T', 'R', 'R', 'E', 'C', '\n' };
@@ -804,7 +805,6 @@ int recreader_open(const char *path, struct recreader **ret_r, char *why, size_t
 {
 	struct recreader *r;
 	struct stat st;
-	char link[32];
 	int fd, n;
 
 	/* looked at before it is opened: a recording handed over may hold a
@@ -821,13 +821,11 @@ int recreader_open(const char *path, struct recreader **ret_r, char *why, size_t
 	if (S_ISDIR(st.st_mode)) {
 		int pfd = fd;
 
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
-		fd = open(link, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		n = -errno;
+		fd = root_reopen(pfd, O_RDONLY | O_DIRECTORY);
 		close(pfd);
 		if (fd < 0) {
-			snprintf(why, why_size, "%s: %s", path, strerror(-n));
-			return n;
+			snprintf(why, why_size, "%s: %s", path, strerror(-fd));
+			return fd;
 		}
 	}
 	r = calloc(1, sizeof(*r));

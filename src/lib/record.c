@@ -101,7 +101,6 @@ int record_open_dir(int dfd, const char *rel, int create)
 
 int record_open_regular(int dfd, const char *name, int flags, struct stat *ret_st)
 {
-	char link[32];
 	struct stat st;
 	int pfd, fd, e;
 
@@ -117,13 +116,11 @@ int record_open_regular(int dfd, const char *name, int flags, struct stat *ret_s
 		close(pfd);
 		return S_ISLNK(st.st_mode) ? -ELOOP : -EXDEV;
 	}
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
-	fd = open(link, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC | O_NONBLOCK);
-	e = -errno;
+	fd = root_reopen(pfd, (flags & ~(O_CREAT | O_EXCL)) | O_NONBLOCK);
 	close(pfd);
 	if (fd >= 0 && ret_st)
 		*ret_st = st;
-	return fd < 0 ? e : fd;
+	return fd;
 }
 
 int record_openat(int dfd, const char *rel, int flags)

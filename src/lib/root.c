@@ -114,6 +114,16 @@ static int path_in_tree(const struct root *r, const char *rel, int flags)
 	return pfd;
 }
 
+int root_reopen(int pfd, int flags)
+{
+	char link[32];
+	int fd;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
+	fd = open(link, (flags & ~O_NOFOLLOW) | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 /*
  * Under a tree: looks before it opens. Only a regular file or a directory
  * is opened (through /proc/self/fd, the very inode looked at); a FIFO,
@@ -123,7 +133,6 @@ static int path_in_tree(const struct root *r, const char *rel, int flags)
  */
 static int open_in_tree(const struct root *r, const char *rel, int flags, struct stat *ret_st)
 {
-	char link[32];
 	int pfd, fd;
 
 	pfd = path_in_tree(r, rel, flags);
@@ -134,9 +143,7 @@ static int open_in_tree(const struct root *r, const char *rel, int flags, struct
 	} else if (!S_ISREG(ret_st->st_mode) && !S_ISDIR(ret_st->st_mode)) {
 		fd = -ROOT_ENOTREG;
 	} else {
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", pfd);
-		fd = open(link, flags & ~O_NOFOLLOW);
-		fd = fd < 0 ? -errno : fd;
+		fd = root_reopen(pfd, flags);
 	}
 	close(pfd);
 	return fd;

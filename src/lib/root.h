@@ -50,6 +50,13 @@ void root_close(struct root *r);
  */
 int root_openat(const struct root *r, const char *rel, int flags);
 
+/* Opens the inode an O_PATH handle holds (pfd, left open), through
+ * /proc/self/fd, with flags (O_NOFOLLOW dropped: the link there is the
+ * kernel's). The way to open a file only after looking at it: the handle
+ * opens nothing (no FIFO wait, no device driver's open), its fstat says
+ * what it is, and this opens that very inode. An fd or -errno. */
+int root_reopen(int pfd, int flags);
+
 /* As root_openat() but of any type on the host (/dev/cpu/N/msr, /dev/NAME
  * are devices there); under a tree only a regular file or a directory is
  * opened: anything else is -ROOT_ENOTREG before its open runs (a device
