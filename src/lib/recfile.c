@@ -1370,10 +1370,12 @@ static int tmp_open(struct recwriter *w, const char *name, char *tmp)
 
 /* Ends a rewrite: e > 0 makes tmp durable and renames it over name,
  * unless name is no longer the file claimed (*before) or has become the
- * segment being written; else tmp goes. Closes tfd. 1 replaced, 0 not,
- * -errno. */
+ * segment being written; else tmp goes. Closes tfd. Replaced, it adds one
+ * segment, frames in and kept, *before's size and bytes to *st. 1
+ * replaced, 0 not, -errno. */
 static int seg_replace(struct recwriter *w, const char *name, const char *tmp, int tfd,
-		       const struct stat *before, int e)
+		       const struct stat *before, int e, uint64_t in, uint64_t kept, uint64_t bytes,
+		       struct recwriter_compact_stats *st)
 {
 	struct stat now;
 
@@ -1404,6 +1406,11 @@ static int seg_replace(struct recwriter *w, const char *name, const char *tmp, i
 		return e;
 	}
 	fsync(w->dirfd); /* the rename itself durable: else the old one comes back, whole */
+	st->segments++;
+	st->frames_in += in;
+	st->frames_kept += kept;
+	st->bytes_before += (uint64_t)before->st_size;
+	st->bytes_after += bytes;
 	return 1;
 }
 
@@ -1483,14 +1490,7 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 	/* nothing readable in it: left for the reader to describe */
 	if (e >= 0)
 		e = t->seg_frames ? 1 : 0;
-	e = seg_replace(w, name, tmp, tfd, &before, e);
-	if (e > 0) {
-		st->segments++;
-		st->frames_in += in;
-		st->frames_kept += t->seg_frames;
-		st->bytes_before += (uint64_t)before.st_size;
-		st->bytes_after += bytes;
-	}
+	e = seg_replace(w, name, tmp, tfd, &before, e, in, t->seg_frames, bytes, st);
 out:
 	st->cpu_ns += thread_cpu_ns() - cpu0;
 	recreader_close(rd);
@@ -1584,14 +1584,7 @@ static int seal_one(struct recwriter *w, const char *name, unsigned duty_pct, co
 		e = write_all(tfd, out, RECFILE_FRAME_HDR + z);
 		bytes += RECFILE_FRAME_HDR + z;
 	}
-	e = seg_replace(w, name, tmp, tfd, &before, e < 0 ? e : 1);
-	if (e > 0) {
-		st->segments++;
-		st->frames_in += rd->nfr;
-		st->frames_kept += rd->nfr;
-		st->bytes_before += (uint64_t)before.st_size;
-		st->bytes_after += bytes;
-	}
+	e = seg_replace(w, name, tmp, tfd, &before, e < 0 ? e : 1, rd->nfr, rd->nfr, bytes, st);
 out:
 	st->cpu_ns += thread_cpu_ns() - cpu0;
 	recreader_close(rd);

@@ -89,6 +89,16 @@ def check_thinned(full, kept, keep, what):
           % (what, len(kept), len(full), keep))
 
 
+def wait_rewrites(d, name, what, n):
+    """Until d's status says its thread has rewritten n segments by what
+    ("seal" or "compact"), 60 s at most."""
+    deadline = time.monotonic() + 60
+    while d.status()["record"][what]["segments"] < n:
+        if time.monotonic() > deadline:
+            fail("daemon %s: %s did not happen in 60 s: %r" % (name, what, d.status()["record"]))
+        time.sleep(0.1)
+
+
 def full_runs(tmp, daemons, t, rec, names, interval, samples, seal=0):
     """A daemon run a name, each recording every sample into a segment of its
     own; each seals seal segments (those of the runs before) before it stops."""
@@ -97,12 +107,7 @@ def full_runs(tmp, daemons, t, rec, names, interval, samples, seal=0):
                    extra=["--core-only", "--record", rec, "--record-compact-after", "0"])
         daemons.append(d)
         wait_samples(d, samples)
-        deadline = time.monotonic() + 30
-        while d.status()["record"]["seal"]["segments"] < seal:
-            if time.monotonic() > deadline:
-                fail("daemon %s: sealing did not happen in 30 s: %r"
-                     % (name, d.status()["record"]))
-            time.sleep(0.1)
+        wait_rewrites(d, name, "seal", seal)
         check(d.stop() == 0, "daemon %s did not exit 0" % name)
 
 
@@ -141,12 +146,7 @@ def compacting(tmp, daemons, t, rec, name, keep, segs):
                extra=["--core-only", "--record", rec, "--record-compact-after", "1s",
                       "--record-compact-keep", str(keep)])
     daemons.append(d)
-    deadline = time.monotonic() + 60
-    while d.status()["record"]["compact"]["segments"] < segs:
-        if time.monotonic() > deadline:
-            fail("daemon %s: compaction did not happen in 60 s: %r"
-                 % (name, d.status()["record"]))
-        time.sleep(0.1)
+    wait_rewrites(d, name, "compact", segs)
     return d
 
 
