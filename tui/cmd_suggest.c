@@ -24,6 +24,7 @@
 #include "cmd_suggest.h"
 #include "iotriage/protocol.h"
 #include "model_findings.h"
+#include "text.h"
 
 int suggest_advise_root(const char *root_dir, const struct snapshot *cur, const struct metrics *m,
 			struct advice *ret)
@@ -48,6 +49,8 @@ int suggest_advise_root(const char *root_dir, const struct snapshot *cur, const 
  * advice of a sample document, whether measured here or by iotriaged. */
 static void print_advice(FILE *f, const struct model_advice *a)
 {
+	struct strbuf id = { 0 };
+
 	if (a->nfindings == 0) {
 		fprintf(f, "No findings: nothing stands out on this host.\n");
 		return;
@@ -77,9 +80,12 @@ static void print_advice(FILE *f, const struct model_advice *a)
 			fprintf(f, "      %s\n", s->undo[k]);
 		if (s->notes[0])
 			fprintf(f, "    note: %s\n", s->notes);
-		fprintf(f, "    apply: iotriage apply %s   (undo: iotriage undo %s)\n", s->id,
-			s->id);
+		sb_reset(&id);
+		text_shell_word(&id, s->id); /* an id holds a name from the host or a tree */
+		fprintf(f, "    apply: iotriage apply %s   (undo: iotriage undo %s)\n",
+			sb_cstr(&id), sb_cstr(&id));
 	}
+	sb_free(&id);
 }
 
 /*

@@ -20,6 +20,7 @@
 #include "diskstats.h"
 #include "irqtab.h"
 #include "str.h"
+#include "text.h"
 
 /* Appends to a fixed text buffer; truncates quietly (the text is a message). */
 /* snprintf into a fixed label; clipping a long device name is acceptable. */
@@ -171,19 +172,30 @@ bool advise_ethtool_path(const char *path, char *ret_ifname, size_t size)
 	return true;
 }
 
-void advise_command(const struct advise_action *a, bool undo, struct strbuf *sb)
+void advise_command_text(const char *path, const char *v, struct strbuf *sb)
 {
-	const char *v = undo ? a->undo : a->value;
-	char ifname[IOT_NAME_MAX];
+	char ifname[IOT_NAME_MAX], host_path[ADV_PATH_MAX + 1];
 
-	if (advise_ethtool_path(a->path, ifname, sizeof(ifname))) {
-		sb_printf(sb, "ethtool -L %s combined %s", ifname, v);
+	if (advise_ethtool_path(path, ifname, sizeof(ifname))) {
+		sb_puts(sb, "ethtool -L ");
+		text_shell_word(sb, ifname);
+		sb_puts(sb, " combined ");
+		text_shell_word(sb, v);
 		return;
 	}
 
 	/* an empty cpulist cannot be written back: the kernel rejects it; a
 	 * recorded empty value is only possible for masks, printed as 0 */
-	sb_printf(sb, "echo %s > /%s", *v ? v : "0", a->path);
+	sb_puts(sb, "echo ");
+	text_shell_word(sb, *v ? v : "0");
+	sb_puts(sb, " > ");
+	snprintf(host_path, sizeof(host_path), "/%s", path);
+	text_shell_word(sb, host_path);
+}
+
+void advise_command(const struct advise_action *a, bool undo, struct strbuf *sb)
+{
+	advise_command_text(a->path, undo ? a->undo : a->value, sb);
 }
 
 void advise_commands(const struct suggestion *s, bool undo, struct strbuf *sb)

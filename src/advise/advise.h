@@ -49,8 +49,10 @@ struct finding {
 
 /* One write of a suggestion. Paths are relative to the root ("proc/irq/107/smp_affinity_list"),
  * or the pseudo path of an ethtool setting (advise_ethtool_path()). */
+#define ADV_PATH_MAX 128 /* an action's path, with its NUL */
+
 struct advise_action {
-	char path[128];
+	char path[ADV_PATH_MAX];
 	char value[TOPO_LIST_MAX]; /* what apply writes */
 	char undo[TOPO_LIST_MAX];  /* the value read now: what undo writes back */
 	bool is_irq;		   /* verify through /proc/irq/N/effective_affinity_list */
@@ -108,6 +110,9 @@ bool advise_ethtool_path(const char *path, char *ret_ifname, size_t size);
 void advise_commands(const struct suggestion *s, bool undo, struct strbuf *sb);
 /* One command line of action a: `echo V > /PATH`, or `ethtool -L IFACE combined N`. */
 void advise_command(const struct advise_action *a, bool undo, struct strbuf *sb);
+/* The command that writes v to path (an action's path): every name and value
+ * in it one shell word (text_shell_word), since they may come from a tree. */
+void advise_command_text(const char *path, const char *v, struct strbuf *sb);
 
 /* Thresholds (doc/advise.md explains each). */
 #define ADV_HOT_PCT_MIN	       25.0    /* %irq+%soft of a hot CPU ... */

@@ -111,12 +111,11 @@ static const char *meaning(int err, const char *path)
 /* The command a person would type for writing v to path. */
 static void command_text(const char *path, const char *v, char *buf, size_t size)
 {
-	char ifname[IOT_NAME_MAX];
+	struct strbuf sb = { 0 };
 
-	if (advise_ethtool_path(path, ifname, sizeof(ifname)))
-		snprintf(buf, size, "ethtool -L %s combined %s", ifname, v);
-	else
-		snprintf(buf, size, "echo %s > /%s", v, path);
+	advise_command_text(path, v, &sb);
+	snprintf(buf, size, "%s", sb.err ? "(out of memory)" : sb_cstr(&sb));
+	sb_free(&sb);
 }
 
 /* What path names, for messages: "/sys/block/sdb/queue/scheduler", or
@@ -733,6 +732,7 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 		snprintf(
 		    res.message + strlen(res.message), sizeof(res.message) - strlen(res.message),
 		    "; %u IRQs without effective_affinity_list (kernel < 4.15)", res.unverified);
+	/* id_ok() let only shell-plain bytes through */
 	snprintf(res.message + strlen(res.message), sizeof(res.message) - strlen(res.message),
 		 "; undo with: iotriage undo %s", s->id);
 out:

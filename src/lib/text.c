@@ -178,3 +178,37 @@ const char *text_safe(const char *s, char *buf, size_t size)
 	buf[o] = '\0';
 	return buf;
 }
+
+static bool shell_plain(const char *s)
+{
+	if (!*s)
+		return false;
+	for (const char *p = s; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || strchr("_./,:+@-", ch))
+			continue;
+		/* '=' first is zsh's command path expansion, '%' first a job */
+		if ((ch == '=' || ch == '%') && p != s)
+			continue;
+		return false;
+	}
+	return true;
+}
+
+void text_shell_word(struct strbuf *sb, const char *s)
+{
+	if (shell_plain(s)) {
+		sb_puts(sb, s);
+		return;
+	}
+	sb_putc(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			sb_puts(sb, "'\\''");
+		else
+			sb_putc(sb, *s);
+	}
+	sb_putc(sb, '\'');
+}

@@ -53,4 +53,13 @@ void text_escape(struct strbuf *sb, const char *s, size_t n, unsigned flags);
  */
 const char *text_safe(const char *s, char *buf, size_t size);
 
+/*
+ * Appends s to sb as one word of a POSIX shell command line: as it is when
+ * it is not empty and every byte is one no shell treats specially (letters,
+ * digits and _ . / , : + @ -, and = or % after the first byte), else between
+ * single quotes (a quote inside as '\''). For the commands printed to be
+ * pasted: a name from a recorded tree ("sdb;reboot") stays a name.
+ */
+void text_shell_word(struct strbuf *sb, const char *s);
+
 #endif

@@ -6,7 +6,9 @@
 # device node, must fail with bounded memory; an oversize file must be
 # refused naming the file and the cap; symlinks leading out of the tree are
 # resolved inside it (doc/trees.md). 50000 disks listed in opposite orders
-# must still pair (tests/bench/bench_disks.sh measures the time).
+# must still pair (tests/bench/bench_disks.sh measures the time). A disk
+# named "sdb;touch${IFS}PWNED;" (a tree's diskstats name is any word): the
+# commands suggest prints, run by sh as a person pastes them, run nothing else.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 [ -n "${IOTRIAGE:-}" ] && [ -n "${IOTRIAGED:-}" ] || { echo "SKIP: run through meson test"; exit 77; }
@@ -145,4 +147,55 @@ for x in disks:
     # r/s is rounded to 2 decimals: 0.005 x 3 s at most
     assert abs(float(x["r/s"]) * d["interval_ms"] / 1000 - (k + 1)) < 0.02, x
 PY
+# 8. a disk's name with shell syntax in it: every printed command (text and
+# JSON, commands and undo, the apply line) run by sh with its target moved
+# under $tmp/sh runs no other command (the name must stay one word)
+adv="$FIXTURES/advise/disk-saturated"
+evil='sdb;touch${IFS}PWNED;'
+rm -rf "$tmp/evil" && mkdir -p "$tmp/evil" && cp -a "$adv/t0" "$adv/t1" "$tmp/evil/" || fail "evil: copy"
+python3 - "$tmp/evil" "$evil" <<'PY' || fail "evil: rename"
+import os, sys
+top, evil = sys.argv[1], sys.argv[2]
+for t in ("t0", "t1"):
+    base = os.path.join(top, t)
+    for d, dirs, files in os.walk(base, topdown=False):
+        for n in files + dirs:
+            p = os.path.join(d, n)
+            if os.path.islink(p):
+                tg = os.readlink(p)
+                if "sdb" in tg:
+                    os.unlink(p)
+                    os.symlink(tg.replace("sdb", evil), p)
+            elif os.path.isfile(p):
+                b = open(p, "rb").read()
+                if b"sdb" in b:
+                    open(p, "wb").write(b.replace(b"sdb", evil.encode()))
+            if "sdb" in n:
+                os.rename(p, os.path.join(d, n.replace("sdb", evil)))
+PY
+"$IOTRIAGE" suggest --root "$tmp/evil/t1" --before "$tmp/evil/t0" >"$tmp/evil.txt" 2>&1 ||
+	fail "evil: suggest exit $?: $(cat "$tmp/evil.txt")"
+"$IOTRIAGE" suggest --json --root "$tmp/evil/t1" --before "$tmp/evil/t0" >"$tmp/evil.json" 2>&1 ||
+	fail "evil: suggest --json exit $?"
+grep -qF 'scheduler' "$tmp/evil.txt" || fail "evil: no scheduler suggestion to check: $(cat "$tmp/evil.txt")"
+python3 - "$tmp/evil.txt" "$tmp/evil.json" >"$tmp/evil.sh" <<'PY' || fail "evil: commands"
+import json, re, sys
+lines = [l.strip() for l in open(sys.argv[1]) if re.match(r"\s+(echo|ethtool) ", l)]
+lines += [l.strip().split("   (undo: ")[0][len("apply: "):] for l in open(sys.argv[1])
+          if l.strip().startswith("apply: ")]
+for s in json.load(open(sys.argv[2]))["suggestions"]:
+    lines += s["commands"] + s["undo"]
+assert len(lines) >= 5, lines
+for l in lines:
+    # the target a person would write, moved under the scratch directory;
+    # the apply/undo lines run a function in place of iotriage
+    l = l.replace("> /", "> ./").replace("> '/", "> './")
+    print(l)
+PY
+mkdir -p "$tmp/sh"
+(cd "$tmp/sh" && iotriage() { :; } && ethtool() { :; } && . "$tmp/evil.sh") >/dev/null 2>&1
+[ -e "$tmp/sh/PWNED" ] && fail "a printed command ran the name's command: $(cat "$tmp/evil.sh")"
+grep -qF "'/sys/block/$evil/queue/scheduler'" "$tmp/evil.txt" ||
+	fail "evil: the scheduler path is not one quoted word: $(grep -F scheduler "$tmp/evil.txt")"
+
 echo "ok"

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -81,11 +82,62 @@ static void test_escape(void **state)
 			    "abcdefgh\xe2\x82\xac");
 }
 
+/* What sh makes of word: its one argument, printed by printf, or NULL when
+ * it is not exactly one argument. */
+static char *through_sh(const char *word, char *out, size_t size)
+{
+	struct strbuf cmd = { 0 };
+	size_t n;
+	FILE *p;
+
+	sb_puts(&cmd, "set -- ");
+	sb_puts(&cmd, word);
+	sb_puts(&cmd, "; [ $# -eq 1 ] && printf '%s' \"$1\"");
+	assert_int_equal(cmd.err, 0);
+	p = popen(sb_cstr(&cmd), "r");
+	assert_non_null(p);
+	n = fread(out, 1, size - 1, p);
+	out[n] = '\0';
+	sb_free(&cmd);
+	return pclose(p) == 0 ? out : NULL;
+}
+
+static void test_shell_word(void **state)
+{
+	static const char *const plain[] = {
+		"0-3,8", "mq-deadline", "/proc/irq/24/smp_affinity_list", "eth0", "ff,00000000",
+		"a=b",	 "50%"
+	};
+	static const char *const hostile[] = {
+		"sdb;reboot", "$(id)", "`id`",	"a b",	 "",	"it's", "'",	"''",
+		"a\\b",	      "!x",    "*",	"~root", "=ls", "%1",	"a\nb", "a|b&c",
+		"x>y",	      "\"q\"", "{a,b}", "[ab]",	 "#c",	"a\tb",
+	};
+	struct strbuf sb = { 0 };
+	char out[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		sb_reset(&sb);
+		text_shell_word(&sb, plain[i]);
+		assert_string_equal(sb_cstr(&sb), plain[i]); /* what users read stays as it is */
+	}
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		sb_reset(&sb);
+		text_shell_word(&sb, hostile[i]);
+		assert_string_not_equal(sb_cstr(&sb), hostile[i]);
+		assert_non_null(through_sh(sb_cstr(&sb), out, sizeof(out)));
+		assert_string_equal(out, hostile[i]);
+	}
+	sb_free(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_shell_word),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
