@@ -393,6 +393,45 @@ static bool id_ok(const char *id)
 	return true;
 }
 
+/* A boot id as the kernel writes it: 8-4-4-4-12 lower-case hex digits. */
+static bool boot_id_ok(const char *b)
+{
+	if (strlen(b) != APPLY_BOOT_ID_MAX - 1)
+		return false;
+	for (size_t i = 0; b[i]; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? b[i] != '-'
+			 : !((b[i] >= '0' && b[i] <= '9') || (b[i] >= 'a' && b[i] <= 'f')))
+			return false;
+	}
+	return true;
+}
+
+/* The boot id of the host (or tree) r, "" when it cannot be read: what a
+ * journal is stamped with, since every setting apply writes lasts one boot. */
+static void boot_id(const struct root *r, char *buf, size_t size)
+{
+	char raw[64];
+	int n = root_read_small(r, "proc/sys/kernel/random/boot_id", raw, sizeof(raw));
+
+	if (n <= 0 || !boot_id_ok(raw) || size < APPLY_BOOT_ID_MAX) {
+		if (size)
+			buf[0] = '\0';
+		return;
+	}
+	memcpy(buf, raw, APPLY_BOOT_ID_MAX);
+}
+
+/* A journal written in another boot than r's: what it set is gone. */
+static bool journal_stale(const struct root *r, const struct apply_journal *j)
+{
+	char now[APPLY_BOOT_ID_MAX];
+
+	boot_id(r, now, sizeof(now));
+	return j->boot[0] && now[0] && strcmp(j->boot, now) != 0;
+}
+
 int apply_journal_parse(const char *buf, size_t len, struct apply_journal *ret)
 {
 	struct apply_journal *j;
@@ -424,6 +463,10 @@ int apply_journal_parse(const char *buf, size_t len, struct apply_journal *ret)
 				goto bad;
 			str_copy(j->id, sizeof(j->id), l + 3);
 			have_id = true;
+		} else if (strncmp(l, "boot ", 5) == 0 && !j->boot[0]) {
+			if (!boot_id_ok(l + 5))
+				goto bad;
+			str_copy(j->boot, sizeof(j->boot), l + 5);
 		} else if (strncmp(l, "write ", 6) == 0) {
 			char *f1 = l + 6, *f2, *f3;
 			struct apply_write *w;
@@ -477,6 +520,8 @@ static int journal_write(int dfd, const struct apply_journal *j)
 		return e;
 	}
 	fprintf(f, "%s\nid %s\n", JOURNAL_MAGIC, j->id);
+	if (j->boot[0])
+		fprintf(f, "boot %s\n", j->boot);
 	for (size_t i = 0; i < j->n; i++)
 		fprintf(f, "write %s\t%s\t%s\n", j->writes[i].path, j->writes[i].undo,
 			j->writes[i].value);
@@ -627,16 +672,22 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 		return -EINVAL;
 	}
 	journal_name(s->id, name, sizeof(name));
-	if (faccessat(state_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-		snprintf(res.message, sizeof(res.message),
-			 "%s is already applied (journal %s): undo it first", s->id, name);
-		*ret = res;
-		return -EEXIST;
-	}
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
+	if (faccessat(state_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		/* one of an earlier boot describes settings that are gone: replaced */
+		if (journal_read(state_fd, s->id, j) < 0 || !journal_stale(r, j)) {
+			snprintf(res.message, sizeof(res.message),
+				 "%s is already applied (journal %s): undo it first", s->id, name);
+			free(j);
+			*ret = res;
+			return -EEXIST;
+		}
+		memset(j, 0, sizeof(*j));
+	}
 	str_copy(j->id, sizeof(j->id), s->id);
+	boot_id(r, j->boot, sizeof(j->boot));
 	for (i = 0; i < s->nactions; i++) {
 		const struct advise_action *a = &s->actions[i];
 		struct apply_write *w = &j->writes[i];
@@ -760,6 +811,19 @@ int apply_undo(const struct root *r, int state_fd, const char *id, struct apply_
 			     ? "the undo journal is not a regular file of root's (or yours): "
 			       "refused, left in place"
 			     : strerror(-e));
+		goto out;
+	}
+	if (journal_stale(r, j)) {
+		/* the host restarted since: every value apply wrote is gone, and the
+		 * values to restore were another boot's (an IRQ number, sdb, may now
+		 * be another device): nothing is written */
+		journal_name(id, name, sizeof(name));
+		e = unlinkat(state_fd, name, 0) < 0 ? -errno : 0;
+		snprintf(res.message, sizeof(res.message),
+			 "%s: applied in an earlier boot (%.8s...); what it set did not survive "
+			 "the restart, so nothing was written%s",
+			 id, j->boot,
+			 e < 0 ? "; the journal could not be removed" : "; journal removed");
 		goto out;
 	}
 	for (size_t i = j->n; i-- > 0;) {

@@ -25,8 +25,12 @@ struct apply_write {
 };
 
 /* An undo journal: what one `apply` changed. */
+/* /proc/sys/kernel/random/boot_id: 36 characters */
+#define APPLY_BOOT_ID_MAX 37
+
 struct apply_journal {
 	char id[ADV_ID_MAX];
+	char boot[APPLY_BOOT_ID_MAX]; /* the boot it was applied in; "" unknown */
 	struct apply_write writes[APPLY_MAX_WRITES];
 	size_t n;
 };

@@ -102,6 +102,19 @@ done
 "$IOTRIAGE" undo irq-spread-host0 --root "$tmp/root" 2>"$tmp/err"; [ $? -eq 1 ] || fail "undo twice"
 grep -q 'nothing applied under this id' "$tmp/err" || fail "undo twice message"
 "$IOTRIAGE" undo --root "$tmp/root" | grep -q '^Nothing to undo' || fail "empty undo"
+# applied, then the host restarts (another boot id, the kernel's defaults):
+# undo writes nothing of the earlier boot and drops its journal
+mkdir -p "$tmp/root/proc/sys/kernel/random"
+echo 0d4f7c1e-2b3a-4c5d-8e9f-a0b1c2d3e4f5 >"$tmp/root/proc/sys/kernel/random/boot_id"
+"$IOTRIAGE" apply irq-spread-host0 --before "$A/mpt2sas/t0" --root "$tmp/root" >"$tmp/out" 2>&1 ||
+	fail "apply (boot): $(cat "$tmp/out")"
+grep -q '^boot 0d4f7c1e-' "$tmp/root/var/lib/iotriage/irq-spread-host0.undo" || fail "journal without its boot"
+echo 9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d >"$tmp/root/proc/sys/kernel/random/boot_id"
+echo 3 >"$tmp/root/proc/irq/108/smp_affinity_list"
+"$IOTRIAGE" undo --root "$tmp/root" >"$tmp/out" 2>&1 || fail "undo after restart: $(cat "$tmp/out")"
+grep -q 'applied in an earlier boot.*nothing was written' "$tmp/out" || fail "undo after restart message: $(cat "$tmp/out")"
+[ "$(cat "$tmp/root/proc/irq/108/smp_affinity_list")" = 3 ] || fail "undo wrote an earlier boot's value"
+[ ! -e "$tmp/root/var/lib/iotriage/irq-spread-host0.undo" ] || fail "earlier boot's journal kept"
 
 # --state-dir elsewhere; RPS writes three files and undoes them
 cp -a "$A/nic-single-queue/t1" "$tmp/nic"

@@ -132,6 +132,62 @@ static void test_apply_undo(void **state)
 	assert_int_equal(apply_undo(&t->root, t->state_fd, "../../etc/passwd", &res), -ENOENT);
 }
 
+#define BOOT_A "0d4f7c1e-2b3a-4c5d-8e9f-a0b1c2d3e4f5"
+#define BOOT_B "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"
+
+/*
+ * What apply writes lasts one boot: a journal of an earlier boot is never
+ * played back (its IRQ numbers and disk names may be other devices now, and
+ * the values it restores were that boot's), it is removed; and it does not
+ * block applying again.
+ */
+static void test_earlier_boot(void **state)
+{
+	struct tree *t = *state;
+	struct advise_action acts[3];
+	struct suggestion s = spread(acts);
+	struct apply_result res;
+	char buf[256], ids[4][ADV_ID_MAX];
+
+	tree_put(t->dir, "proc/sys/kernel/random/boot_id", BOOT_A "\n");
+	assert_int_equal(apply_suggestion(&t->root, t->state_fd, &s, &res), 0);
+	get(t, "var/lib/iotriage/irq-spread-test.undo", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\nboot " BOOT_A "\n"));
+
+	/* the host restarts: another boot id, the IRQs at the kernel's default */
+	tree_put(t->dir, "proc/sys/kernel/random/boot_id", BOOT_B "\n");
+	for (int irq = 200; irq < 203; irq++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "proc/irq/%d/smp_affinity_list", irq);
+		tree_put(t->dir, rel, "7\n");
+	}
+	/* applying again is not refused by the stale journal */
+	assert_int_equal(apply_suggestion(&t->root, t->state_fd, &s, &res), 0);
+	get(t, "var/lib/iotriage/irq-spread-test.undo", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\nboot " BOOT_B "\n"));
+	assert_non_null(strstr(buf, "\t7\t0\n")); /* this boot's value is the undo */
+
+	/* and restarting again, undo writes nothing and drops the journal */
+	tree_put(t->dir, "proc/sys/kernel/random/boot_id", BOOT_A "\n");
+	get(t, "proc/irq/200/smp_affinity_list", buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+	assert_int_equal(apply_undo(&t->root, t->state_fd, "irq-spread-test", &res), 0);
+	assert_int_equal(res.written, 0);
+	assert_non_null(strstr(res.message, "earlier boot"));
+	get(t, "proc/irq/200/smp_affinity_list", buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+	assert_int_equal(apply_list(t->state_fd, ids, 4), 0);
+
+	/* the same boot: undone as always */
+	tree_put(t->dir, "proc/irq/200/smp_affinity_list", "5\n");
+	assert_int_equal(apply_suggestion(&t->root, t->state_fd, &s, &res), 0);
+	assert_int_equal(apply_undo(&t->root, t->state_fd, "irq-spread-test", &res), 0);
+	assert_int_equal(res.written, 3);
+	get(t, "proc/irq/200/smp_affinity_list", buf, sizeof(buf));
+	assert_string_equal(buf, "5");
+}
+
 static void test_undo_records_current_value(void **state)
 {
 	struct tree *t = *state;
@@ -556,6 +612,11 @@ static void test_journal_parse(void **state)
 		"iotriage-undo 1\nid x\nwrite proc/irq/1/smp_affinity_list\t0\t1\t2\n",
 		"iotriage-undo 1\nid ../x\nwrite proc/irq/1/smp_affinity_list\t0\t1\n",
 		"iotriage-undo 1\nid x\nbogus\n",
+		"iotriage-undo 1\nid x\nboot 0d4f7c1e\nwrite proc/irq/1/smp_affinity_list\t0\t1\n",
+		"iotriage-undo 1\nid x\nboot 0D4F7C1E-2B3A-4C5D-8E9F-A0B1C2D3E4F5\n"
+		"write proc/irq/1/smp_affinity_list\t0\t1\n",
+		"iotriage-undo 1\nid x\nboot " BOOT_A "\nboot " BOOT_B "\n"
+		"write proc/irq/1/smp_affinity_list\t0\t1\n",
 	};
 	struct apply_journal *j = malloc(sizeof(*j));
 
@@ -566,6 +627,14 @@ static void test_journal_parse(void **state)
 	assert_int_equal(j->n, 2);
 	assert_string_equal(j->writes[0].undo, "00000000");
 	assert_string_equal(j->writes[1].value, "32768");
+	assert_string_equal(j->boot, ""); /* written before boot ids: played back */
+	{
+		static const char booted[] = "iotriage-undo 1\nid x\nboot " BOOT_A "\n"
+					     "write proc/irq/1/smp_affinity_list\t0\t1\n";
+
+		assert_int_equal(apply_journal_parse(booted, sizeof(booted) - 1, j), 0);
+		assert_string_equal(j->boot, BOOT_A);
+	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(apply_journal_parse(bad[i], strlen(bad[i]), j), -EBADMSG);
 	free(j);
@@ -636,6 +705,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_apply_undo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_earlier_boot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_undo_records_current_value, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
