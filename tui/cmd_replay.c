@@ -116,7 +116,20 @@ static const char replay_usage[] =
 
 enum { OPT_AT = 0x100, OPT_FROM, OPT_TO, OPT_STEP, OPT_ROOT, OPT_CORE };
 
-int cmd_replay(int argc, char **argv)
+struct replay_args {
+	const char *path;
+	const char *root; /* --root, NULL: / */
+	int64_t at;	  /* --at when have_at */
+	int64_t from;	  /* INT64_MIN: the start */
+	int64_t to;	  /* INT64_MAX: the end */
+	int64_t step;	  /* ns, 0: one sample */
+	bool have_at;
+	bool json;
+	bool advise; /* no --core-only */
+};
+
+/* 0: go on; 1: --help printed; -EXIT_USAGE after its message. */
+static int replay_parse(int argc, char **argv, struct replay_args *a)
 {
 	static const struct option opts[] = {
 		{ "at", required_argument, NULL, OPT_AT },
@@ -130,23 +143,15 @@ int cmd_replay(int argc, char **argv)
 		{ 0 },
 	};
 	struct timespec ts;
-	int64_t now, at = INT64_MIN, from = INT64_MIN, to = INT64_MAX;
-	struct sampler_replay *rp = NULL;
-	const struct recframe *f;
-	const char *path = CLI_RECORD_DIR, *root = NULL;
-	bool json = false, have_at = false, advise = true;
-	int64_t step = 0;
-	unsigned long long n = 0;
-	unsigned keep = 1; /* the resolution said last: one sample in keep */
-	char why[512];
-	int c, r, ret = EXIT_FAIL;
+	int64_t now;
+	int c;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		int64_t *dst = c == OPT_AT ? &at : c == OPT_FROM ? &from : &to;
+		int64_t *dst = c == OPT_AT ? &a->at : c == OPT_FROM ? &a->from : &a->to;
 
 		switch (c) {
 		case OPT_AT:
@@ -155,68 +160,65 @@ int cmd_replay(int argc, char **argv)
 			if (cli_parse_time(optarg, now, dst) < 0) {
 				cli_error(argv[optind - 1] ? argv[optind - 2] : "replay",
 					  "'%s' is not a time (try --help)", optarg);
-				return EXIT_USAGE;
+				return -EXIT_USAGE;
 			}
-			have_at |= c == OPT_AT;
+			a->have_at |= c == OPT_AT;
 			break;
 		case OPT_STEP: {
 			char rel[32]; /* "10m" as "-10m": a duration before the epoch */
 
 			snprintf(rel, sizeof(rel), "-%s", optarg);
 			if (strlen(optarg) + 1 >= sizeof(rel) || optarg[0] == '-' ||
-			    cli_parse_time(rel, 0, &step) < 0 ||
-			    -step > 86400 * INT64_C(1000000000)) {
+			    cli_parse_time(rel, 0, &a->step) < 0 ||
+			    -a->step > 86400 * INT64_C(1000000000)) {
 				cli_error("--step",
 					  "'%s' is not a duration (10s, 1m, 10m; at most 1d)",
 					  optarg);
-				return EXIT_USAGE;
+				return -EXIT_USAGE;
 			}
-			step = -step;
+			a->step = -a->step;
 			break;
 		}
 		case OPT_ROOT:
-			root = optarg;
+			a->root = optarg;
 			break;
 		case OPT_CORE:
-			advise = false;
+			a->advise = false;
 			break;
 		case 'j':
-			json = true;
+			a->json = true;
 			break;
 		case 'h':
 			printf("%s", replay_usage);
-			return EXIT_OK;
+			return 1;
 		case ':':
 			cli_error(argv[optind - 1], "needs a value (try --help)");
-			return EXIT_USAGE;
+			return -EXIT_USAGE;
 		default:
 			cli_error(argv[optind - 1], "unknown option (try --help)");
-			return EXIT_USAGE;
+			return -EXIT_USAGE;
 		}
 	}
-	if (argc - optind > 1 || (have_at && (from != INT64_MIN || to != INT64_MAX))) {
+	if (argc - optind > 1 || (a->have_at && (a->from != INT64_MIN || a->to != INT64_MAX))) {
 		fprintf(stderr, "%s", replay_usage);
-		return EXIT_USAGE;
+		return -EXIT_USAGE;
 	}
 	if (argc - optind == 1)
-		path = argv[optind];
-	if (!json && isatty(STDOUT_FILENO))
-		return ui_replay(path, have_at ? at : from, root, step);
-	cli_escape_stdio(); /* tables and documents: as every subcommand's */
-	r = sampler_replay_open(path, &rp, why, sizeof(why));
-	if (r < 0) {
-		cli_error("replay", "%s", why);
-		return EXIT_FAIL;
-	}
-	r = advise ? sampler_replay_advise(rp, root) : 0;
-	if (r < 0) {
-		cli_error("--root", "%s: %s", root ? root : "/", strerror(-r));
-		sampler_replay_close(rp);
-		return EXIT_FAIL;
-	}
-	sampler_replay_step(rp, step);
-	if (have_at)
-		from = to = at;
+		a->path = argv[optind];
+	return 0;
+}
+
+/* Prints the samples a asks for, as tables or documents; the exit code. */
+static int replay_print(struct sampler_replay *rp, const struct replay_args *a)
+{
+	/* --at: the range of that one instant */
+	int64_t from = a->have_at ? a->at : a->from, to = a->have_at ? a->at : a->to;
+	const struct recframe *f;
+	unsigned long long n = 0;
+	unsigned keep = 1; /* the resolution said last: one sample in keep */
+	int r;
+
+	sampler_replay_step(rp, a->step);
 	if (from != INT64_MIN)
 		sampler_replay_seek(rp, from, false);
 	while ((r = sampler_replay_next(rp, &f)) > 0) {
@@ -225,7 +227,7 @@ int cmd_replay(int argc, char **argv)
 		size_t len;
 
 		cli_print_problems("replay", sampler_replay_problems(rp));
-		if (f->real_ns > to && !(have_at && n == 0))
+		if (f->real_ns > to && !(a->have_at && n == 0))
 			break;
 		if (f->keep_every != keep) {
 			/* compacted data: their intervals are keep_every samples long */
@@ -245,7 +247,7 @@ int cmd_replay(int argc, char **argv)
 		doc = sampler_json(s, &len);
 		if (!doc)
 			continue;
-		if (json) {
+		if (a->json) {
 			fwrite(doc, 1, len, stdout);
 			fputc('\n', stdout);
 		} else {
@@ -263,19 +265,55 @@ int cmd_replay(int argc, char **argv)
 				printf("(the first sample of a run: no interval to rate)\n");
 		}
 		n++;
-		if (have_at)
+		if (a->have_at)
 			break;
 	}
 	cli_print_problems("replay", sampler_replay_problems(rp));
-	if (r < 0)
+	if (r < 0) {
 		cli_error("replay", "%s", strerror(-r));
-	else if (!n)
-		cli_error("replay", "%s: no recorded sample %s", path,
-			  have_at || from != INT64_MIN ? "in that time range" : "at all");
-	else
-		ret = fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+		return EXIT_FAIL;
+	}
+	if (!n) {
+		cli_error("replay", "%s: no recorded sample %s", a->path,
+			  a->have_at || from != INT64_MIN ? "in that time range" : "at all");
+		return EXIT_FAIL;
+	}
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_args a = {
+		.path = CLI_RECORD_DIR,
+		.at = INT64_MIN,
+		.from = INT64_MIN,
+		.to = INT64_MAX,
+		.advise = true,
+	};
+	struct sampler_replay *rp = NULL;
+	char why[512];
+	int r;
+
+	r = replay_parse(argc, argv, &a);
+	if (r)
+		return r > 0 ? EXIT_OK : -r;
+	if (!a.json && isatty(STDOUT_FILENO))
+		return ui_replay(a.path, a.have_at ? a.at : a.from, a.root, a.step);
+	cli_escape_stdio(); /* tables and documents: as every subcommand's */
+	r = sampler_replay_open(a.path, &rp, why, sizeof(why));
+	if (r < 0) {
+		cli_error("replay", "%s", why);
+		return EXIT_FAIL;
+	}
+	r = a.advise ? sampler_replay_advise(rp, a.root) : 0;
+	if (r < 0) {
+		cli_error("--root", "%s: %s", a.root ? a.root : "/", strerror(-r));
+		sampler_replay_close(rp);
+		return EXIT_FAIL;
+	}
+	r = replay_print(rp, &a);
 	sampler_replay_close(rp);
-	return ret;
+	return r;
 }
 
 /* The topology recorded in a frame's payload: 1 (*ret set), 0 none, -errno. */

@@ -135,27 +135,26 @@ void cgroup_table_free(struct cgroup_table *t)
 
 int cgroup_table_copy(struct cgroup_table *dst, const struct cgroup_table *src)
 {
-	struct cgroup_raw *rows = dst->rows;
-	struct cgroup_io *io = dst->io;
-	size_t cap = dst->cap, io_cap = dst->io_cap;
+	struct cgroup_table t = *src;
 
-	if (grow((void **)&rows, &cap, src->n, sizeof(*rows)) < 0 ||
-	    grow((void **)&io, &io_cap, src->nio, sizeof(*io)) < 0) {
-		dst->rows = rows;
-		dst->cap = cap;
-		dst->io = io;
-		dst->io_cap = io_cap;
+	/* src's fields, dst's storage */
+	t.rows = dst->rows;
+	t.cap = dst->cap;
+	t.io = dst->io;
+	t.io_cap = dst->io_cap;
+	/* room for the rows before anything is copied, so that the rows' copy
+	 * cannot fail: on -ENOMEM dst's rows still index its own io lines */
+	if (grow((void **)&t.rows, &t.cap, src->n, sizeof(*t.rows)) < 0 ||
+	    grow_copy((void **)&t.io, &t.io_cap, src->io, src->nio, sizeof(*t.io)) < 0 ||
+	    grow_copy((void **)&t.rows, &t.cap, src->rows, src->n, sizeof(*t.rows)) < 0) {
+		/* grown arrays may have moved: dst keeps owning them */
+		dst->rows = t.rows;
+		dst->cap = t.cap;
+		dst->io = t.io;
+		dst->io_cap = t.io_cap;
 		return -ENOMEM;
 	}
-	*dst = *src;
-	dst->rows = rows;
-	dst->cap = cap;
-	dst->io = io;
-	dst->io_cap = io_cap;
-	if (src->n)
-		memcpy(rows, src->rows, src->n * sizeof(*rows));
-	if (src->nio)
-		memcpy(io, src->io, src->nio * sizeof(*io));
+	*dst = t;
 	return 0;
 }
 

@@ -129,10 +129,9 @@ int disk_table_copy(struct disk_table *dst, const struct disk_table *src)
 	dst->nkeys = 0;
 	if (src->nkeys != src->n || !src->keys)
 		return 0;
-	if (grow((void **)&dst->keys, &dst->keys_cap, src->n, sizeof(*dst->keys)) < 0)
+	if (grow_copy((void **)&dst->keys, &dst->keys_cap, src->keys, src->n, sizeof(*dst->keys)) <
+	    0)
 		return -ENOMEM;
-	if (src->n)
-		memcpy(dst->keys, src->keys, src->n * sizeof(*src->keys));
 	dst->nkeys = src->n;
 	return 0;
 }

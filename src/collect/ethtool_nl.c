@@ -276,16 +276,14 @@ void nic_table_free(struct nic_table *t)
 
 int nic_table_copy(struct nic_table *dst, const struct nic_table *src)
 {
-	struct nic_raw *rows = dst->rows;
-	size_t cap = dst->cap;
+	struct nic_table t = *src;
 
-	if (grow((void **)&rows, &cap, src->n, sizeof(*rows)) < 0)
+	/* src's fields, dst's storage */
+	t.rows = dst->rows;
+	t.cap = dst->cap;
+	if (grow_copy((void **)&t.rows, &t.cap, src->rows, src->n, sizeof(*t.rows)) < 0)
 		return -ENOMEM;
-	*dst = *src;
-	dst->rows = rows;
-	dst->cap = cap;
-	if (src->n)
-		memcpy(rows, src->rows, src->n * sizeof(*rows));
+	*dst = t;
 	return 0;
 }
 

@@ -129,18 +129,14 @@ void stat_raw_free(struct stat_raw *t)
 
 int stat_raw_copy(struct stat_raw *dst, const struct stat_raw *src)
 {
-	struct cpu_raw *cpus;
-	size_t cap;
+	struct stat_raw t = *src;
 
-	if (grow((void **)&dst->cpus, &dst->cap, src->ncpu, sizeof(*dst->cpus)) < 0)
+	/* src's fields, dst's storage */
+	t.cpus = dst->cpus;
+	t.cap = dst->cap;
+	if (grow_copy((void **)&t.cpus, &t.cap, src->cpus, src->ncpu, sizeof(*t.cpus)) < 0)
 		return -ENOMEM;
-	cpus = dst->cpus;
-	cap = dst->cap;
-	*dst = *src;
-	dst->cpus = cpus;
-	dst->cap = cap;
-	if (src->ncpu)
-		memcpy(dst->cpus, src->cpus, src->ncpu * sizeof(*src->cpus));
+	*dst = t;
 	return 0;
 }
 

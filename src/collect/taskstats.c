@@ -233,16 +233,14 @@ void proc_table_free(struct proc_table *t)
 
 int proc_table_copy(struct proc_table *dst, const struct proc_table *src)
 {
-	struct proc_raw *rows = dst->rows;
-	size_t cap = dst->cap;
+	struct proc_table t = *src;
 
-	if (grow((void **)&rows, &cap, src->n, sizeof(*rows)) < 0)
+	/* src's fields, dst's storage */
+	t.rows = dst->rows;
+	t.cap = dst->cap;
+	if (grow_copy((void **)&t.rows, &t.cap, src->rows, src->n, sizeof(*t.rows)) < 0)
 		return -ENOMEM;
-	*dst = *src;
-	dst->rows = rows;
-	dst->cap = cap;
-	if (src->n)
-		memcpy(rows, src->rows, src->n * sizeof(*rows));
+	*dst = t;
 	return 0;
 }
 

@@ -296,6 +296,32 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 	return 0;
 }
 
+/* The socket to listen on: --socket (given) or iot_proto_default_socket(),
+ * into ret_path (size bytes). EXIT_OK, or the exit code after saying why. */
+static int socket_path_choose(const char *given, char *ret_path, size_t size)
+{
+	int r;
+
+	if (given) {
+		if (strlen(given) >= size) {
+			fprintf(stderr, "iotriaged: --socket: path longer than %zu bytes\n",
+				size - 1);
+			return EXIT_USAGE;
+		}
+		memcpy(ret_path, given, strlen(given) + 1);
+		return EXIT_OK;
+	}
+	r = iot_proto_default_socket(ret_path, size);
+	if (r < 0) {
+		daemon_log(LOG_ERR, "socket: %s",
+			   r == -ENOENT ? "not root and XDG_RUNTIME_DIR is unset; give "
+					  "--socket PATH"
+					: "$XDG_RUNTIME_DIR/iotriage.sock is too long");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
 /* Each client is a descriptor: make sure --max-clients of them fit. */
 static void raise_nofile(long max_clients)
 {
@@ -371,23 +397,9 @@ int main(int argc, char **argv)
 		return r > 0 ? EXIT_OK : EXIT_USAGE;
 	daemon_log_init();
 
-	if (d.args.socket_path) {
-		if (strlen(d.args.socket_path) >= sizeof(d.socket_path)) {
-			fprintf(stderr, "iotriaged: --socket: path longer than %zu bytes\n",
-				sizeof(d.socket_path) - 1);
-			return EXIT_USAGE;
-		}
-		memcpy(d.socket_path, d.args.socket_path, strlen(d.args.socket_path) + 1);
-	} else {
-		r = iot_proto_default_socket(d.socket_path, sizeof(d.socket_path));
-		if (r < 0) {
-			daemon_log(LOG_ERR, "socket: %s",
-				   r == -ENOENT ? "not root and XDG_RUNTIME_DIR is unset; give "
-						  "--socket PATH"
-						: "$XDG_RUNTIME_DIR/iotriage.sock is too long");
-			return EXIT_FAIL;
-		}
-	}
+	r = socket_path_choose(d.args.socket_path, d.socket_path, sizeof(d.socket_path));
+	if (r != EXIT_OK)
+		return r;
 
 	/* signals arrive through signalfd only; a gone peer is a write error */
 	sigemptyset(&mask);

@@ -482,6 +482,52 @@ void fioopts_defaults(struct job_spec *s)
 	s->registerfiles = true;
 }
 
+/* A K_FLAG option: no value, or =0/=1. 0, 1 for --help, or opt_err's -EINVAL. */
+static int apply_flag(const struct opt_def *o, const char *name, const char *val, bool has_val,
+		      struct job_spec *s, struct fioopts_error *err)
+{
+	bool b = true;
+
+	if (has_val && parse_bool(val, &b) < 0)
+		return opt_err(err, name, "takes no value, or 0 or 1 (got '%s')", val);
+	switch (o->id) {
+	case O_TIME_BASED:
+		s->time_based = b;
+		break;
+	case O_GROUP_REPORTING:
+		s->group_reporting = b;
+		break;
+	case O_THREAD:
+		break; /* workers are always threads */
+	case O_SQTHREAD_POLL:
+		s->sqpoll = b;
+		break;
+	case O_HIPRI:
+		s->hipri = b;
+		break;
+	case O_FIXEDBUFS:
+		s->fixedbufs = b;
+		break;
+	case O_REGISTERFILES:
+		s->registerfiles = b;
+		break;
+	case O_PRECONDITION:
+		s->precondition = b;
+		break;
+	case O_OVERWRITE:
+		s->overwrite = b;
+		break;
+	case O_KEEP:
+		s->keep = b;
+		break;
+	case O_HELP:
+		return b ? 1 : 0;
+	default:
+		break;
+	}
+	return 0;
+}
+
 static int apply(const struct opt_def *o, const char *name, const char *val, bool has_val,
 		 struct job_spec *s, struct fioopts_error *err)
 {
@@ -648,48 +694,8 @@ static int apply(const struct opt_def *o, const char *name, const char *val, boo
 		snprintf(s->allow_destroy, sizeof(s->allow_destroy), "%s", val);
 		return 0;
 	default:
-		break;
+		return apply_flag(o, name, val, has_val, s, err);
 	}
-	/* flags */
-	b = true;
-	if (has_val && parse_bool(val, &b) < 0)
-		return opt_err(err, name, "takes no value, or 0 or 1 (got '%s')", val);
-	switch (o->id) {
-	case O_TIME_BASED:
-		s->time_based = b;
-		break;
-	case O_GROUP_REPORTING:
-		s->group_reporting = b;
-		break;
-	case O_THREAD:
-		break; /* workers are always threads */
-	case O_SQTHREAD_POLL:
-		s->sqpoll = b;
-		break;
-	case O_HIPRI:
-		s->hipri = b;
-		break;
-	case O_FIXEDBUFS:
-		s->fixedbufs = b;
-		break;
-	case O_REGISTERFILES:
-		s->registerfiles = b;
-		break;
-	case O_PRECONDITION:
-		s->precondition = b;
-		break;
-	case O_OVERWRITE:
-		s->overwrite = b;
-		break;
-	case O_KEEP:
-		s->keep = b;
-		break;
-	case O_HELP:
-		return b ? 1 : 0;
-	default:
-		break;
-	}
-	return 0;
 }
 
 static int check(struct job_spec *s, bool uring_opts, struct fioopts_error *err)
