@@ -89,8 +89,8 @@ static void test_cadence(void **state)
 	assert_int_equal(every[CAD_TURBO], 1);
 	assert_int_equal(every[CAD_NICS], 1);
 	assert_int_equal(every[CAD_PRESSURE], 1);
-	assert_int_equal(every[CAD_CGROUPS], 2);	       /* 60 / (80 / 2) */
-	assert_int_equal(every[CAD_PROCS], SAMPLER_EVERY_MAX); /* 9 ms / 50 us */
+	assert_int_equal(every[CAD_CGROUPS], 2); /* 60 / (80 / 2) */
+	assert_int_equal(every[CAD_PROCS], 180); /* 9 ms / 50 us */
 	/* a rest past the budget: every unpinned source at the cap */
 	sampler_cadence(cost, 1u << CAD_PROCS, 6 * MS, 5 * MS, every);
 	assert_int_equal(every[CAD_PROCS], 1);
