@@ -196,6 +196,8 @@ struct taskstats_collector {
 	unsigned exit_bad;  /* notices that could not be decoded */
 };
 
+/* ---- exit notices: taskstats_exit.c (the same collector, its second socket) ---- */
+
 /*
  * Live only: registers for exit notices on the first call, then adds to t a
  * row (exited = true, bytes = the group's totals) for each process that
