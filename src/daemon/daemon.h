@@ -140,6 +140,7 @@ struct daemon {
 	struct topo_reader *topo;     /* topo.c: NULL with --core-only */
 	struct metrics_http *metrics; /* metrics_http.c: NULL without --metrics-listen */
 	struct recwriter *rec;	      /* rec.c: NULL without --record */
+	int rec_dirfd;		      /* the record directory checked at start; -1 none */
 	struct strbuf rec_buf;	      /* a sample's packed bytes */
 	uint64_t rec_run_id;	      /* this run's segments */
 	int64_t rec_sum_ns;	      /* CPU time spent recording, for status */

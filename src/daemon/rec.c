@@ -178,12 +178,15 @@ int rec_start(struct daemon *d)
 	o.run_id = d->rec_run_id;
 	o.store = true; /* rec_compact_start()'s thread seals */
 	r = recwriter_open(&o, &d->rec);
-	close(dfd);
 	if (r < 0) {
+		close(dfd);
 		daemon_log(LOG_ERR, "--record %s: %s", dir,
 			   r == -EBUSY ? "another iotriaged records there" : strerror(-r));
 		return r;
 	}
+	/* history replays what it checked and writes: the path may name
+	 * another directory by then (a relative one after detach's chdir) */
+	d->rec_dirfd = dfd;
 	daemon_log(LOG_INFO, "recording to %s: at most %llu MiB%s", dir,
 		   (unsigned long long)(d->args.record_max_bytes >> 20),
 		   d->args.record_max_age_s ? ", age-limited" : "");
@@ -231,6 +234,9 @@ void rec_stop(struct daemon *d)
 	compact_stop(d);
 	recwriter_close(d->rec);
 	d->rec = NULL;
+	if (d->rec_dirfd >= 0)
+		close(d->rec_dirfd);
+	d->rec_dirfd = -1;
 	sb_free(&d->rec_buf);
 }
 
@@ -303,7 +309,7 @@ struct blob *rec_history(struct daemon *d, int64_t seconds, uint64_t first_id, s
 	/* the newest REC_HISTORY_MAX samples before the ring, not the oldest */
 	if (now - span > from)
 		from = now - span;
-	if (sampler_replay_open(d->args.record_dir, &rp, why, sizeof(why)) < 0)
+	if (sampler_replay_open_dir(d->rec_dirfd, d->args.record_dir, &rp, why, sizeof(why)) < 0)
 		return NULL;
 	/* the advice the daemon sent, on the topology it recorded with it */
 	if (!d->args.core_only && sampler_replay_advise_recorded(rp) < 0) {
