@@ -548,10 +548,22 @@ static void client_read(struct daemon *d, struct client *c)
 		c->line_start_ns = daemon_now_ns();
 	c->in_len += (size_t)n;
 	if (c->in_len == IOT_PROTO_MAX_LINE && !memchr(c->in, '\n', c->in_len)) {
+		int64_t now = daemon_now_ns();
 		char name[64];
 
-		daemon_log(LOG_WARNING, "%s: request line over %d bytes, closing",
-			   peer_name(c, name, sizeof(name)), IOT_PROTO_MAX_LINE);
+		/* one line per 10 s at most, as for busy: anyone in the group
+		 * could else write 20000 a second, and the journal's rate limit
+		 * would then drop the daemon's other lines (apply's among them) */
+		d->too_long++;
+		if (!d->too_long_logged_ns || now - d->too_long_logged_ns >= 10000000000LL) {
+			daemon_log(LOG_WARNING,
+				   "%llu client(s) closed for a request line over %d bytes, the "
+				   "last: %s",
+				   (unsigned long long)d->too_long, IOT_PROTO_MAX_LINE,
+				   peer_name(c, name, sizeof(name)));
+			d->too_long = 0;
+			d->too_long_logged_ns = now;
+		}
 		c->in_len = 0;
 		c->closing = true;
 		if (server_reply_error(d, c, NULL, IOT_ERR_TOO_LONG,

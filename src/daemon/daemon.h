@@ -171,6 +171,8 @@ struct daemon {
 	unsigned nsubscribers;
 	uint64_t busy_refused;	/* clients refused since the last "refused" log line */
 	int64_t busy_logged_ns; /* when that line was logged */
+	uint64_t too_long;	/* clients closed for too long a line since the last such line */
+	int64_t too_long_logged_ns;
 	unsigned next_serial;
 	uint64_t samples;
 	uint64_t overruns;
