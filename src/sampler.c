@@ -578,7 +578,9 @@ static int64_t replay_slack_ns(const struct sampler_replay *r)
 	return half < r->step_ns / 2 ? half : r->step_ns / 2;
 }
 
-int sampler_replay_open(const char *path, struct sampler_replay **ret_r, char *why, size_t why_size)
+/* The replay of dirfd (>= 0, shown as path) or of path. */
+static int replay_open(int dirfd, const char *path, struct sampler_replay **ret_r, char *why,
+		       size_t why_size)
 {
 	/* no advice until sampler_replay_advise() (replay --core-only) */
 	struct sampler_opts so = { .skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT };
@@ -589,7 +591,8 @@ int sampler_replay_open(const char *path, struct sampler_replay **ret_r, char *w
 	if (!r)
 		return -ENOMEM;
 	r->target_ns = INT64_MIN;
-	e = recreader_open(path, &r->rd, why, why_size);
+	e = dirfd >= 0 ? recreader_open_dir(dirfd, path, &r->rd, why, why_size)
+		       : recreader_open(path, &r->rd, why, why_size);
 	if (e < 0) {
 		free(r);
 		return e;
@@ -604,6 +607,17 @@ int sampler_replay_open(const char *path, struct sampler_replay **ret_r, char *w
 	}
 	*ret_r = r;
 	return 0;
+}
+
+int sampler_replay_open(const char *path, struct sampler_replay **ret_r, char *why, size_t why_size)
+{
+	return replay_open(-1, path, ret_r, why, why_size);
+}
+
+int sampler_replay_open_dir(int dirfd, const char *shown, struct sampler_replay **ret_r, char *why,
+			    size_t why_size)
+{
+	return replay_open(dirfd, shown, ret_r, why, why_size);
 }
 
 void sampler_replay_close(struct sampler_replay *r)

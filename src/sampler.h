@@ -218,6 +218,10 @@ struct sampler_replay;
 /* 0 or -errno with why set; *ret_r only on success. */
 int sampler_replay_open(const char *path, struct sampler_replay **ret_r, char *why,
 			size_t why_size);
+/* The record directory dirfd (iotriaged's own, held since it was checked:
+ * never its path again), shown as shown. */
+int sampler_replay_open_dir(int dirfd, const char *shown, struct sampler_replay **ret_r, char *why,
+			    size_t why_size);
 void sampler_replay_close(struct sampler_replay *r);
 
 /*

@@ -26,6 +26,10 @@ static int parse_header(struct cursor *c, struct irq_table *t, struct parse_erro
 		cursor_init(&idc, tok + 3, tlen - 3);
 		if (scan_u64(&idc, &id) < 0 || !cursor_eof(&idc) || id > 65535)
 			return parse_fail(err, c->line, "header: bad CPU number");
+		/* the kernel prints the online CPUs ascending: a column a CPU,
+		 * at most 65536 of them, whatever a recorded file repeats */
+		if (t->ncpu && id <= (uint64_t)t->cpu_ids[t->ncpu - 1])
+			return parse_fail(err, c->line, "header: CPU numbers not ascending");
 		if (grow((void **)&t->cpu_ids, &t->cpu_cap, t->ncpu + 1, sizeof(*t->cpu_ids)) < 0)
 			return -ENOMEM;
 		t->cpu_ids[t->ncpu++] = (int)id;
@@ -126,7 +130,15 @@ static void keys_sort(struct irq_key *k, size_t n)
 	}
 }
 
-static int parse_row(struct cursor *c, bool softirqs, struct irq_table *t, struct parse_error *err)
+/*
+ * Rows with one system-wide count (ERR:, MIS:) still take a counter a
+ * column: more than a few would let a recorded file of short lines cost
+ * columns x rows counters.
+ */
+#define IRQTAB_SHARED_MAX 16
+
+static int parse_row(struct cursor *c, bool softirqs, struct irq_table *t, size_t *shared,
+		     struct parse_error *err)
 {
 	struct irq_row *row;
 	const char *tok;
@@ -193,6 +205,9 @@ static int parse_row(struct cursor *c, bool softirqs, struct irq_table *t, struc
 		row->percpu_counts = true;
 	} else if (ncounts == 1 && !row->numeric && !softirqs && scan_at_eol(c)) {
 		/* ERR: and MIS: carry one system-wide count */
+		if (++*shared > IRQTAB_SHARED_MAX)
+			return parse_fail(err, c->line,
+					  "more than 16 rows without per-CPU counters");
 		memset(counts, 0, t->ncpu * sizeof(*counts));
 		row->percpu_counts = false;
 	} else {
@@ -211,6 +226,7 @@ int irqtab_parse(const char *buf, size_t len, bool softirqs, struct irq_table *t
 		 struct parse_error *err)
 {
 	struct cursor c;
+	size_t shared = 0;
 	int r;
 
 	t->n = 0;
@@ -230,7 +246,7 @@ int irqtab_parse(const char *buf, size_t len, bool softirqs, struct irq_table *t
 			scan_next_line(&c);
 			continue;
 		}
-		r = parse_row(&c, softirqs, t, err);
+		r = parse_row(&c, softirqs, t, &shared, err);
 		if (r < 0)
 			return r;
 		scan_next_line(&c);

@@ -144,6 +144,8 @@ static void queue_consume(struct daemon *d, struct client *c, size_t n)
 			c->owned_bytes -= k;
 			d->hist_queued -= k;
 		}
+		if (s->recorded)
+			c->rec_bytes -= k;
 		n -= k;
 		if (s->len == 0) {
 			blob_unref(s->b);
@@ -308,6 +310,31 @@ static int history_finish(struct daemon *d, struct client *c)
 	return r;
 }
 
+/* The part of c's history reply from the flight recording, before the
+ * ring's samples: made now (rec_history_ready() said so). 0 or -ENOMEM. */
+static int history_recorded(struct daemon *d, struct client *c)
+{
+	const struct hist_entry *first = history_at(&d->hist, 0);
+	size_t n = 0;
+	struct blob *b;
+	int r;
+
+	c->rec_pending = false;
+	/* up to the ring's first sample now: those the ring dropped while
+	 * the reply waited are recorded, so none is missing */
+	b = rec_history(d, c, first ? first->id : UINT64_MAX, &n);
+	if (!b)
+		return 0;
+	r = client_queue_seg(c, b, 0, b->len, false);
+	if (r >= 0) {
+		c->q[c->q_head + c->q_n - 1].recorded = true;
+		c->rec_bytes += b->len;
+		c->hist_recorded = n;
+	}
+	blob_unref(b);
+	return r;
+}
+
 /*
  * Queues the next samples of c's history reply while less than
  * HIST_LOW_WATER of its replies are unwritten. Samples still holding their
@@ -322,7 +349,17 @@ bool client_history_step(struct daemon *d, struct client *c)
 	int r = 0;
 
 	c->hist_wait = false;
-	while (c->hist_active && !c->dead && client_reply_backlog(c) < HIST_LOW_WATER) {
+	if (c->hist_active && c->rec_pending) {
+		if (!rec_history_ready(d, c)) {
+			/* resumed by server_resume() once its uid's turn comes */
+			c->hist_wait = true;
+			d->rec_waiting = true;
+			return false;
+		}
+		r = history_recorded(d, c);
+		any = true;
+	}
+	while (r >= 0 && c->hist_active && !c->dead && client_reply_backlog(c) < HIST_LOW_WATER) {
 		size_t i = history_find_since(&d->hist, c->hist_after), j, len = 0;
 		const struct hist_entry *e = history_at(&d->hist, i);
 		struct blob *b;
@@ -511,10 +548,22 @@ static void client_read(struct daemon *d, struct client *c)
 		c->line_start_ns = daemon_now_ns();
 	c->in_len += (size_t)n;
 	if (c->in_len == IOT_PROTO_MAX_LINE && !memchr(c->in, '\n', c->in_len)) {
+		int64_t now = daemon_now_ns();
 		char name[64];
 
-		daemon_log(LOG_WARNING, "%s: request line over %d bytes, closing",
-			   peer_name(c, name, sizeof(name)), IOT_PROTO_MAX_LINE);
+		/* one line per 10 s at most, as for busy: anyone in the group
+		 * could else write 20000 a second, and the journal's rate limit
+		 * would then drop the daemon's other lines (apply's among them) */
+		d->too_long++;
+		if (!d->too_long_logged_ns || now - d->too_long_logged_ns >= 10000000000LL) {
+			daemon_log(LOG_WARNING,
+				   "%llu client(s) closed for a request line over %d bytes, the "
+				   "last: %s",
+				   (unsigned long long)d->too_long, IOT_PROTO_MAX_LINE,
+				   peer_name(c, name, sizeof(name)));
+			d->too_long = 0;
+			d->too_long_logged_ns = now;
+		}
 		c->in_len = 0;
 		c->closing = true;
 		if (server_reply_error(d, c, NULL, IOT_ERR_TOO_LONG,
@@ -527,6 +576,13 @@ void server_client_event(struct daemon *d, struct client *c, uint32_t events)
 {
 	if (c->dead)
 		return;
+	/* gone while its history reply waits (nothing queued, nothing read
+	 * meanwhile): the reply can never be read, and the HUP, reported
+	 * whatever the interest, would wake the loop until the client goes */
+	if ((events & (EPOLLHUP | EPOLLERR)) && c->hist_wait) {
+		client_kill(d, c, LOG_DEBUG, "gone while its history reply waited");
+		return;
+	}
 	if (events & EPOLLOUT)
 		client_flush(d, c);
 	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->closing && !c->eof && !c->dead &&
@@ -620,11 +676,17 @@ void server_publish_event(struct daemon *d, struct blob *b)
 
 void server_resume(struct daemon *d)
 {
-	if (!d->hist_waiting || d->hist_queued >= HIST_QUEUED_MAX)
+	/* for the budget of history chunks, or for a turn to replay the
+	 * recording (looked at again after every batch) */
+	bool room = d->hist_waiting && d->hist_queued < HIST_QUEUED_MAX;
+
+	if (!room && !d->rec_waiting)
 		return;
-	d->hist_waiting = false;
+	if (room)
+		d->hist_waiting = false;
+	d->rec_waiting = false;
 	for (struct client *c = d->clients; c; c = c->next) {
-		if (c->dead || !c->hist_wait)
+		if (c->dead || !c->hist_wait || (!room && !c->rec_pending))
 			continue;
 		c->hist_wait = false;
 		client_service(d, c);

@@ -152,21 +152,12 @@ static int cmd_history(struct daemon *d, struct client *c, const struct request 
 	else
 		from = history_find_since(&d->hist, (uint64_t)since);
 	/* older than the ring: the flight recording's samples (rec.c), sent
-	 * first, whole; the ring's follow with their comma */
+	 * first, whole, when client_history_step() may make them (paced per
+	 * uid); the ring's follow with their comma */
 	c->hist_recorded = 0;
-	if (r1 && from == 0) {
-		size_t nold = 0;
-		struct blob *old =
-		    rec_history(d, seconds, last ? history_at(&d->hist, 0)->id : UINT64_MAX, &nold);
-
-		if (old) {
-			r = client_queue_seg(c, old, 0, old->len, false);
-			blob_unref(old);
-			if (r < 0)
-				return r;
-			c->hist_recorded = nold;
-		}
-	}
+	c->rec_pending = false;
+	if (r1 && from == 0)
+		rec_history_ask(d, c, seconds);
 	/* ids only increase (from 1): everything after the one before from */
 	c->hist_after = from < d->hist.n ? history_at(&d->hist, from)->id - 1 : c->hist_last;
 	return 0;

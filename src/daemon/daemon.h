@@ -55,8 +55,9 @@ struct oseg {
 	struct blob *b;
 	size_t off;
 	size_t len;
-	bool push;  /* a pushed sample: counts against IOT_PROTO_MAX_PUSH_BACKLOG */
-	bool owned; /* a history chunk made for this reply: counts in hist_queued */
+	bool push;     /* a pushed sample: counts against IOT_PROTO_MAX_PUSH_BACKLOG */
+	bool owned;    /* a history chunk made for this reply: counts in hist_queued */
+	bool recorded; /* a history reply's part from the recording: counts in rec_bytes */
 };
 
 struct client {
@@ -84,8 +85,13 @@ struct client {
 	uint64_t hist_first_sent;
 	size_t hist_count;    /* samples sent so far */
 	size_t hist_recorded; /* of which, before them, from the flight recording */
-	size_t owned_bytes;   /* of q_bytes, history chunks made for it */
-	struct blob **held;   /* events pushed while a history reply is written */
+	/* the reply reaches into the recording: its part from there is made
+	 * when rec_history_ready() says so (rec.c), from this real time on */
+	bool rec_pending;
+	int64_t rec_from_ns;
+	size_t rec_bytes;   /* of q_bytes, that part, not yet written */
+	size_t owned_bytes; /* of q_bytes, history chunks made for it */
+	struct blob **held; /* events pushed while a history reply is written */
 	size_t held_n, held_cap, held_bytes;
 	bool eof;     /* the peer shut down its side */
 	bool closing; /* no more requests: close once the queue is written */
@@ -140,9 +146,15 @@ struct daemon {
 	struct topo_reader *topo;     /* topo.c: NULL with --core-only */
 	struct metrics_http *metrics; /* metrics_http.c: NULL without --metrics-listen */
 	struct recwriter *rec;	      /* rec.c: NULL without --record */
-	struct strbuf rec_buf;	      /* a sample's packed bytes */
-	uint64_t rec_run_id;	      /* this run's segments */
-	int64_t rec_sum_ns;	      /* CPU time spent recording, for status */
+	int rec_dirfd;		      /* the record directory checked at start; -1 none */
+	/* history's replays of the recording: when each uid (but root's and
+	 * ours) may have its next one (rec.c); whether a reply waits for it */
+	struct rec_pace *rec_pace;
+	size_t rec_pace_n, rec_pace_cap;
+	bool rec_waiting;
+	struct strbuf rec_buf; /* a sample's packed bytes */
+	uint64_t rec_run_id;   /* this run's segments */
+	int64_t rec_sum_ns;    /* CPU time spent recording, for status */
 	int rec_last_err;
 	bool rec_logged_on; /* what the log last said: recording or not */
 	/* rec.c's thread (sealing, compaction); what it shares with the loop is
@@ -159,6 +171,8 @@ struct daemon {
 	unsigned nsubscribers;
 	uint64_t busy_refused;	/* clients refused since the last "refused" log line */
 	int64_t busy_logged_ns; /* when that line was logged */
+	uint64_t too_long;	/* clients closed for too long a line since the last such line */
+	int64_t too_long_logged_ns;
 	unsigned next_serial;
 	uint64_t samples;
 	uint64_t overruns;
@@ -205,7 +219,8 @@ void server_client_event(struct daemon *d, struct client *c, uint32_t events);
 void server_publish(struct daemon *d, const struct hist_entry *e);
 /* Frees the clients marked dead. */
 void server_reap(struct daemon *d);
-/* After each batch: resumes history replies that waited for memory. */
+/* After each batch: resumes history replies that waited for memory or for
+ * their turn to replay the recording. */
 void server_resume(struct daemon *d);
 /* Closes clients past IOT_PROTO_REQUEST_TIMEOUT_MS or
  * IOT_PROTO_REPLY_TIMEOUT_MS. Returns the epoll_wait timeout (ms, -1: none)
@@ -348,10 +363,22 @@ void rec_compact_start(struct daemon *d);
 void rec_stop(struct daemon *d);
 /* ,"record":{...} for status. */
 void rec_status(struct daemon *d, struct strbuf *sb);
-/* The documents of the recorded samples of the last seconds that the ring
- * no longer holds (older than sample first_id of this run), joined by ',',
- * at most REC_HISTORY_MAX of them; *ret_count their number. NULL when none. */
-struct blob *rec_history(struct daemon *d, int64_t seconds, uint64_t first_id, size_t *ret_count);
+/* history with "seconds" reaching past the ring: c's reply gets the
+ * recorded samples of those seconds first (rec_pending), without --record
+ * none. */
+void rec_history_ask(struct daemon *d, struct client *c, int64_t seconds);
+/* Whether c's recorded part may be made now: always for root and the
+ * daemon's uid; for another uid, once its previous replay's pause is over
+ * (REC_HISTORY_CPU_PCT) and no other client of that uid has such a part
+ * unwritten. */
+bool rec_history_ready(struct daemon *d, const struct client *c);
+/* The documents of the recorded samples since c->rec_from_ns that the ring
+ * no longer holds (older than sample first_id of this run), joined by ',':
+ * the newest, at most REC_HISTORY_MAX of them and REC_HISTORY_MAX_BYTES
+ * (but one); *ret_count their number. NULL when none. Its CPU time is
+ * charged to c's uid. */
+struct blob *rec_history(struct daemon *d, const struct client *c, uint64_t first_id,
+			 size_t *ret_count);
 
 /* ---- loop.c ---- */
 

@@ -381,6 +381,7 @@ int main(int argc, char **argv)
 		.epfd = -1,
 		.timer.fd = -1,
 		.sig.fd = -1,
+		.rec_dirfd = -1,
 		.listen.fd = -1,
 		.socket_dirfd = -1,
 		.exit_code = EXIT_OK,

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "grow.h"
 #include "recfile.h"
 #include "record.h"
 
@@ -29,6 +30,19 @@
  * costs ~50 us a sample here and the loop waits for it (900: 15 minutes at
  * 1 Hz, ~50 ms). Longer spans: `iotriage replay` on the recording. */
 #define REC_HISTORY_MAX 900
+/* ... and the most bytes: the part is built whole and queued as it is
+ * (900 documents of a big host would be hundreds of MB); the newest kept */
+#define REC_HISTORY_MAX_BYTES ((size_t)8 << 20)
+/* A uid other than root's and ours gets at most this share of one CPU for
+ * its replays: after one that took T of CPU its next waits 9 T. With one
+ * part unwritten a uid at a time, a member of the socket's group asking
+ * again and again, or never reading, costs the daemon no more. */
+#define REC_HISTORY_CPU_PCT 10
+
+struct rec_pace {
+	uid_t uid;
+	int64_t next_ns; /* CLOCK_MONOTONIC: its next replay not before */
+};
 
 /* Compaction's and sealing's share of one CPU while they run (compaction
  * decodes every frame of a segment: ~2 s of CPU for a 256-CPU host's 8 MiB
@@ -178,12 +192,15 @@ int rec_start(struct daemon *d)
 	o.run_id = d->rec_run_id;
 	o.store = true; /* rec_compact_start()'s thread seals */
 	r = recwriter_open(&o, &d->rec);
-	close(dfd);
 	if (r < 0) {
+		close(dfd);
 		daemon_log(LOG_ERR, "--record %s: %s", dir,
 			   r == -EBUSY ? "another iotriaged records there" : strerror(-r));
 		return r;
 	}
+	/* history replays what it checked and writes: the path may name
+	 * another directory by then (a relative one after detach's chdir) */
+	d->rec_dirfd = dfd;
 	daemon_log(LOG_INFO, "recording to %s: at most %llu MiB%s", dir,
 		   (unsigned long long)(d->args.record_max_bytes >> 20),
 		   d->args.record_max_age_s ? ", age-limited" : "");
@@ -231,6 +248,12 @@ void rec_stop(struct daemon *d)
 	compact_stop(d);
 	recwriter_close(d->rec);
 	d->rec = NULL;
+	if (d->rec_dirfd >= 0)
+		close(d->rec_dirfd);
+	d->rec_dirfd = -1;
+	free(d->rec_pace);
+	d->rec_pace = NULL;
+	d->rec_pace_n = d->rec_pace_cap = 0;
 	sb_free(&d->rec_buf);
 }
 
@@ -285,11 +308,68 @@ void rec_status(struct daemon *d, struct strbuf *sb)
 	sb_puts(sb, "}}");
 }
 
-struct blob *rec_history(struct daemon *d, int64_t seconds, uint64_t first_id, size_t *ret_count)
+void rec_history_ask(struct daemon *d, struct client *c, int64_t seconds)
 {
-	int64_t now = real_now_ns(), from = now - seconds * INT64_C(1000000000);
+	c->rec_pending = d->rec && seconds > 0;
+	c->rec_from_ns = real_now_ns() - seconds * INT64_C(1000000000);
+}
+
+/* uid's entry, the expired ones dropped on the way; NULL when none. */
+static struct rec_pace *pace_find(struct daemon *d, uid_t uid, int64_t now)
+{
+	struct rec_pace *found = NULL;
+
+	for (size_t i = 0; i < d->rec_pace_n;) {
+		struct rec_pace *p = &d->rec_pace[i];
+
+		if (p->next_ns <= now) {
+			*p = d->rec_pace[--d->rec_pace_n];
+			continue;
+		}
+		if (p->uid == uid)
+			found = p;
+		i++;
+	}
+	return found;
+}
+
+bool rec_history_ready(struct daemon *d, const struct client *c)
+{
+	if (server_client_privileged(c))
+		return true;
+	for (const struct client *o = d->clients; o; o = o->next)
+		if (o != c && !o->dead && o->cred.uid == c->cred.uid && o->rec_bytes)
+			return false;
+	return !pace_find(d, c->cred.uid, daemon_now_ns());
+}
+
+/* Its next replay waits (100 - PCT) / PCT times what this one took. */
+static void pace_charge(struct daemon *d, const struct client *c, int64_t cpu_ns)
+{
+	int64_t now = daemon_now_ns();
+	struct rec_pace *p;
+
+	if (server_client_privileged(c) || cpu_ns <= 0)
+		return;
+	p = pace_find(d, c->cred.uid, now);
+	if (!p) {
+		if (grow((void **)&d->rec_pace, &d->rec_pace_cap, d->rec_pace_n + 1,
+			 sizeof(*d->rec_pace)) < 0)
+			return; /* out of memory: this one unpaced */
+		p = &d->rec_pace[d->rec_pace_n++];
+		p->uid = c->cred.uid;
+	}
+	p->next_ns = now + cpu_ns * (100 - REC_HISTORY_CPU_PCT) / REC_HISTORY_CPU_PCT;
+}
+
+struct blob *rec_history(struct daemon *d, const struct client *c, uint64_t first_id,
+			 size_t *ret_count)
+{
+	int64_t now = real_now_ns(), from = c->rec_from_ns, cpu0 = cpu_now_ns();
 	int64_t span =
 	    d->args.interval_ms * INT64_C(1000000) * (REC_HISTORY_MAX + (int64_t)d->hist.n);
+	/* where each document starts in out; those before head are dropped */
+	size_t *at = NULL, head = 0;
 	struct sampler_replay *rp = NULL;
 	const struct recframe *f;
 	struct strbuf out = { 0 };
@@ -298,18 +378,18 @@ struct blob *rec_history(struct daemon *d, int64_t seconds, uint64_t first_id, s
 	size_t n = 0;
 
 	*ret_count = 0;
-	if (!d->rec || seconds <= 0)
+	if (!d->rec)
 		return NULL;
 	/* the newest REC_HISTORY_MAX samples before the ring, not the oldest */
 	if (now - span > from)
 		from = now - span;
-	if (sampler_replay_open(d->args.record_dir, &rp, why, sizeof(why)) < 0)
-		return NULL;
+	at = calloc(REC_HISTORY_MAX, sizeof(*at));
+	if (!at ||
+	    sampler_replay_open_dir(d->rec_dirfd, d->args.record_dir, &rp, why, sizeof(why)) < 0)
+		goto out;
 	/* the advice the daemon sent, on the topology it recorded with it */
-	if (!d->args.core_only && sampler_replay_advise_recorded(rp) < 0) {
-		sampler_replay_close(rp);
-		return NULL;
-	}
+	if (!d->args.core_only && sampler_replay_advise_recorded(rp) < 0)
+		goto out;
 	sampler_replay_seek(rp, from, false);
 	while (n < REC_HISTORY_MAX && sampler_replay_next(rp, &f) > 0) {
 		const char *doc;
@@ -323,15 +403,30 @@ struct blob *rec_history(struct daemon *d, int64_t seconds, uint64_t first_id, s
 			continue;
 		if (n)
 			sb_putc(&out, ',');
+		at[n++] = out.len;
 		sb_append(&out, doc, len);
-		n++;
+		/* over the bytes: the oldest go (one is always kept), and
+		 * their room once it is as much again */
+		while (n - head > 1 && out.len - at[head] > REC_HISTORY_MAX_BYTES)
+			head++;
+		if (at[head] > REC_HISTORY_MAX_BYTES && !out.err) {
+			size_t cut = at[head];
+
+			memmove(out.buf, out.buf + cut, out.len - cut);
+			out.len -= cut;
+			for (size_t i = head; i < n; i++)
+				at[i] -= cut;
+		}
 	}
 	if (n && !out.err) {
-		b = blob_new(out.buf, out.len);
+		b = blob_new(out.buf + at[head], out.len - at[head]);
 		if (b)
-			*ret_count = n;
+			*ret_count = n - head;
 	}
+out:
 	sampler_replay_close(rp);
 	sb_free(&out);
+	free(at);
+	pace_charge(d, c, cpu_now_ns() - cpu0);
 	return b;
 }

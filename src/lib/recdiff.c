@@ -377,6 +377,8 @@ int recdiff_decode(const char *prev, size_t prev_len, const char *diff, size_t d
 				if (a >= ae)
 					return -EBADMSG;
 				an = line_len(a, ae);
+				if (an > max - out->len)
+					return -EFBIG;
 				sb_append(out, a, an);
 				a += an;
 			}
@@ -385,6 +387,8 @@ int recdiff_decode(const char *prev, size_t prev_len, const char *diff, size_t d
 				return e;
 			if (n > (uint64_t)(ae - a))
 				return -EBADMSG;
+			if (n > max - out->len)
+				return -EFBIG;
 			sb_append(out, a, (size_t)n);
 			a += n;
 		} else if (op == OP_NUMS || op == OP_SPARSE) {
@@ -401,6 +405,12 @@ int recdiff_decode(const char *prev, size_t prev_len, const char *diff, size_t d
 			while (a < le) {
 				size_t na;
 				uint64_t v, d = 0;
+
+				/* a changed number may print longer than it was
+				 * ("0" - 1 is 20 digits): the bound holds within
+				 * the line, not only after it */
+				if (out->len > max)
+					return -EFBIG;
 
 				if (op == OP_SPARSE) {
 					/* the unchanged text up to the next changed
@@ -459,6 +469,8 @@ int recdiff_decode(const char *prev, size_t prev_len, const char *diff, size_t d
 				return e;
 			if (n > (uint64_t)(pe - p))
 				return -EBADMSG;
+			if (n > max - out->len)
+				return -EFBIG;
 			sb_append(out, (const char *)p, (size_t)n);
 			p += n;
 			if (a < ae)

@@ -801,11 +801,70 @@ size_t recreader_segments(const struct recreader *r)
 	return r->nsegs;
 }
 
-int recreader_open(const char *path, struct recreader **ret_r, char *why, size_t why_size)
+/* A reader of the directory fd (taken) or, fd < 0, of the one file path. */
+static int reader_new(int fd, const char *path, struct recreader **ret_r, char *why,
+		      size_t why_size)
 {
 	struct recreader *r;
+	int n;
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		if (fd >= 0)
+			close(fd);
+		return -ENOMEM;
+	}
+	r->dirfd = fd;
+	r->dctx = ZSTD_createDCtx();
+	if (!r->dctx) {
+		recreader_close(r);
+		return -ENOMEM;
+	}
+	if (fd >= 0) {
+		n = list_segments(fd, &r->segs);
+		if (n < 0) {
+			snprintf(why, why_size, "%s: %s", path, strerror(-n));
+			recreader_close(r);
+			return n;
+		}
+		r->nsegs = (size_t)n;
+	} else {
+		const char *base = strrchr(path, '/');
+
+		r->file = strdup(path);
+		r->segs = calloc(1, sizeof(*r->segs));
+		if (!r->file || !r->segs) {
+			recreader_close(r);
+			return -ENOMEM;
+		}
+		snprintf(r->segs[0].name, sizeof(r->segs[0].name), "%s", base ? base + 1 : path);
+		seg_name_ok(r->segs[0].name, &r->segs[0].start_ms);
+		r->nsegs = 1;
+	}
+	r->cur = r->nsegs;
+	r->discontinuity = true;
+	*ret_r = r;
+	return 0;
+}
+
+int recreader_open_dir(int dirfd, const char *shown, struct recreader **ret_r, char *why,
+		       size_t why_size)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		int e = -errno;
+
+		snprintf(why, why_size, "%s: %s", shown, strerror(-e));
+		return e;
+	}
+	return reader_new(fd, shown, ret_r, why, why_size);
+}
+
+int recreader_open(const char *path, struct recreader **ret_r, char *why, size_t why_size)
+{
 	struct stat st;
-	int fd, n;
+	int fd;
 
 	/* looked at before it is opened: a recording handed over may hold a
 	 * FIFO or a device node (whose open is its driver's) by any name */
@@ -827,51 +886,14 @@ int recreader_open(const char *path, struct recreader **ret_r, char *why, size_t
 			snprintf(why, why_size, "%s: %s", path, strerror(-fd));
 			return fd;
 		}
+		return reader_new(fd, path, ret_r, why, why_size);
 	}
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		close(fd);
-		return -ENOMEM;
-	}
-	r->dctx = ZSTD_createDCtx();
-	if (!r->dctx) {
-		close(fd);
-		free(r);
-		return -ENOMEM;
-	}
-	r->dirfd = -1;
-	if (S_ISDIR(st.st_mode)) {
-		r->dirfd = fd;
-		n = list_segments(fd, &r->segs);
-		if (n < 0) {
-			snprintf(why, why_size, "%s: %s", path, strerror(-n));
-			recreader_close(r);
-			return n;
-		}
-		r->nsegs = (size_t)n;
-	} else if (S_ISREG(st.st_mode)) {
-		const char *base = strrchr(path, '/');
-
-		close(fd);
-		r->file = strdup(path);
-		r->segs = calloc(1, sizeof(*r->segs));
-		if (!r->file || !r->segs) {
-			recreader_close(r);
-			return -ENOMEM;
-		}
-		snprintf(r->segs[0].name, sizeof(r->segs[0].name), "%s", base ? base + 1 : path);
-		seg_name_ok(r->segs[0].name, &r->segs[0].start_ms);
-		r->nsegs = 1;
-	} else {
-		close(fd);
+	close(fd);
+	if (!S_ISREG(st.st_mode)) {
 		snprintf(why, why_size, "%s: neither a record directory nor a segment file", path);
-		recreader_close(r);
 		return -EINVAL;
 	}
-	r->cur = r->nsegs;
-	r->discontinuity = true;
-	*ret_r = r;
-	return 0;
+	return reader_new(-1, path, ret_r, why, why_size);
 }
 
 void recreader_close(struct recreader *r)

@@ -167,6 +167,10 @@ struct recreader;
  * one segment file. 0 or -errno with why set; *ret_r only on success.
  */
 int recreader_open(const char *path, struct recreader **ret_r, char *why, size_t why_size);
+/* The record directory dirfd (a descriptor of its own: dirfd stays the
+ * caller's), named shown in why; as recreader_open(). */
+int recreader_open_dir(int dirfd, const char *shown, struct recreader **ret_r, char *why,
+		       size_t why_size);
 void recreader_close(struct recreader *r);
 
 /*

@@ -12,7 +12,11 @@
 #    keep the daemon's peak RSS within a stated bound (the replies are
 #    written as the sockets drain, with a daemon-wide budget), while a reader
 #    gets the whole history and a subscriber's samples follow its history
-#    reply without a cut line.
+#    reply without a cut line;
+#  - with --record, history reaching into the recording (replayed in the
+#    loop, built whole): 16 of the user's replies left unread cost the
+#    daemon about one, and the user asking again and again holds the
+#    daemon under a third of a CPU (10% of replays) while root is served.
 # Runs as root (it makes a user and a group, removed at exit).
 set -u
 fx="$FIXTURES/live-vm/t0"
@@ -79,6 +83,51 @@ def attacker(sock, n):
     return subprocess.Popen(["setpriv", "--reuid=%d" % uid, "--regid=%d" % gid,
                              "--groups=%d" % gid, "--inh-caps=-all",
                              sys.executable, "-c", ATTACKER, sock, str(n)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+# the user's side of 5.: N connections asking for history an hour back;
+# "unread" reads none of it (reports, then waits to be told to go),
+# "again" asks again as each reply ends, for 5 s
+RECORDED = r'''
+import json, select, socket, sys, time
+path, mode, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+req = b'{"cmd":"history","seconds":3600}\n'
+conns = []
+for i in range(n):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(path)
+    s.sendall(req)
+    conns.append(s)
+if mode == "unread":
+    print(json.dumps({"sent": n}), flush=True)
+    sys.stdin.readline()
+    sys.exit(0)
+bufs = {s: b"" for s in conns}
+replies, recorded, t0 = 0, 0, time.monotonic()
+while time.monotonic() - t0 < 5:
+    for s in select.select(conns, [], [], 0.2)[0]:
+        chunk = s.recv(1 << 20)
+        if not chunk:
+            sys.exit("closed by the daemon")
+        bufs[s] += chunk
+        if bufs[s].endswith(b"\n"):
+            tail = bufs[s][-200:].decode(errors="replace")
+            if '"recorded":' in tail:
+                recorded = max(recorded, int(tail.split('"recorded":')[1].split(",")[0]))
+            replies += 1
+            bufs[s] = b""
+            s.sendall(req)
+print(json.dumps({"replies": replies, "recorded": recorded,
+                  "secs": time.monotonic() - t0}), flush=True)
+'''
+
+
+def recorded_attacker(sock, mode, n):
+    return subprocess.Popen(["setpriv", "--reuid=%d" % uid, "--regid=%d" % gid,
+                             "--groups=%d" % gid, "--inh-caps=-all",
+                             sys.executable, "-c", RECORDED, sock, mode, str(n)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
@@ -230,6 +279,71 @@ try:
     for c in stalled:
         c.close()
     check(d.stop() == 0, "exit code of the history daemon")
+
+    # 5. history reaching into the flight recording: each such reply is
+    # replayed from the segments (~50 us a sample, in the loop) and built
+    # whole. A member of the group asking again and again, or never
+    # reading, gets one at a time and at most a tenth of a CPU of replays;
+    # root is served meanwhile.
+    rec = os.path.join(tmp, "rec")
+    d = Daemon(run, root=fx, interval=100, name="rec",
+               extra=["--group", name, "--history", "1", "--record", rec])
+    daemons.append(d)
+    time.sleep(15)  # ~140 samples recorded before the 1 s ring
+
+    def root_history():
+        c = d.client()
+        t0 = time.monotonic()
+        c.send({"cmd": "history", "seconds": 3600})
+        raw = c.line()
+        c.close()
+        r = json.loads(raw)
+        check(r.get("ok") and r.get("recorded", 0) >= 100, "root's history: %r" % raw[:300])
+        return len(raw), time.monotonic() - t0
+
+    size, _ = root_history()
+
+    def rss_kib():
+        with open("/proc/%d/status" % d.p.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+
+    def cpu_s():
+        with open("/proc/%d/stat" % d.p.pid) as f:
+            x = f.read().rsplit(")", 1)[1].split()
+        return (int(x[11]) + int(x[12])) / os.sysconf("SC_CLK_TCK")
+
+    # 16 connections of the user, each asking and reading nothing
+    base = rss_kib()
+    p = recorded_attacker(d.sock, "unread", 16)
+    r = report(p)
+    check(r["sent"] == 16, "the user's unread requests: %r" % r)
+    time.sleep(2.0)
+    grown = rss_kib() - base
+    check(grown < 2 * size // 1024 + 4096,
+          "16 unread history replies reaching into the recording (%d KiB each) grew the "
+          "daemon by %d KiB" % (size // 1024, grown))
+    p.stdin.close()
+    p.wait(TIMEOUT)
+    print("16 unread history replies from the recording (%d KiB each): RSS +%d KiB" %
+          (size // 1024, grown))
+
+    # 4 connections of the user asking again as soon as each reply is read
+    c0, w0 = cpu_s(), time.monotonic()
+    p = recorded_attacker(d.sock, "again", 4)
+    time.sleep(1.0)
+    took = max(root_history()[1] for _ in range(3))
+    r = report(p)
+    share = (cpu_s() - c0) / (time.monotonic() - w0)
+    check(r["replies"] >= 1 and r["recorded"] >= 100,
+          "the user's repeated history replies: %r" % r)
+    check(share < 0.3, "%d history replies from the recording in %.1f s took %.0f%% of a CPU"
+          % (r["replies"], r["secs"], 100 * share))
+    check(took < 2.0, "root's history took %.1f s while the user asked again and again" % took)
+    print("a user asking again and again: %d replies in %.1f s, the daemon at %.0f%% of a CPU; "
+          "root's history in %.2f s" % (r["replies"], r["secs"], 100 * share, took))
+    check(d.stop() == 0, "exit code of the recording daemon")
 finally:
     cleanup(daemons)
 print("ok")

@@ -14,6 +14,7 @@
 #include "diskstats.h"
 #include "irqtab.h"
 #include "stat.h"
+#include "strbuf.h"
 #include "uptime.h"
 
 static void test_diskstats_forms(void **state)
@@ -190,6 +191,41 @@ static void test_interrupts_bad(void **state)
 	assert_int_equal(irqtab_parse(nohdr, strlen(nohdr), false, &t, &pe), -EBADMSG);
 	assert_int_equal(irqtab_parse("", 0, false, &t, &pe), -EBADMSG);
 	irq_table_free(&t);
+}
+
+/*
+ * A recorded /proc/interrupts (a tree, a recording handed over) whose
+ * header repeats CPU0 and whose rows carry one count each (as ERR: does):
+ * each such row took a counter a column, so 240 KB of text took 3.2 GB.
+ * The kernel prints its CPUs ascending and two such rows (ERR, MIS).
+ */
+static void test_interrupts_amplify(void **state)
+{
+	const size_t n = 4000;
+	struct irq_table t = { 0 };
+	struct parse_error pe = { 0 };
+	struct strbuf same = { 0 }, asc = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		sb_puts(&same, " CPU0");
+		sb_printf(&asc, " CPU%zu", i);
+	}
+	sb_putc(&same, '\n');
+	sb_putc(&asc, '\n');
+	for (size_t i = 0; i < n; i++) {
+		sb_puts(&same, "ERR: 0\n");
+		sb_puts(&asc, "ERR: 0\n");
+	}
+	assert_false(same.err || asc.err);
+	assert_int_equal(irqtab_parse(same.buf, same.len, false, &t, &pe), -EBADMSG);
+	assert_int_equal(pe.line, 1);
+	assert_int_equal(irqtab_parse(asc.buf, asc.len, false, &t, &pe), -EBADMSG);
+	/* a few rows' worth, not 4000 x 4000 counters (128 MB) */
+	assert_true(t.counts_cap * sizeof(*t.counts) < ((size_t)4 << 20));
+	irq_table_free(&t);
+	sb_free(&same);
+	sb_free(&asc);
 }
 
 static void test_softirqs(void **state)
@@ -404,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_interrupts),
 		cmocka_unit_test(test_interrupts_bad),
+		cmocka_unit_test(test_interrupts_amplify),
 		cmocka_unit_test(test_softirqs),
 		cmocka_unit_test(test_uptime),
 		cmocka_unit_test(test_reuse),

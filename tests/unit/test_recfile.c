@@ -190,6 +190,43 @@ static void test_recdiff_hostile(void **state)
 	sb_free(&out);
 }
 
+/*
+ * A difference that grows its line: each "0 " of the previous payload
+ * changed by -1 reads back as 18446744073709551615, a 1-byte varint for
+ * 20 bytes out. Over a line of a million of them, a few kilobytes of zstd
+ * would decode to 21 MB against a bound of 2: the bound holds inside the
+ * line, not only after it.
+ */
+static void test_recdiff_bomb(void **state)
+{
+	const size_t nums = 1000000, max = 2 * nums + 1;
+	struct strbuf prev = { 0 }, diff = { 0 }, out = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < nums; i++)
+		sb_append(&prev, "0 ", 2);
+	sb_putc(&prev, '\n');
+	sb_putc(&diff, 2); /* NUMS */
+	for (size_t i = 0; i < nums; i++)
+		sb_putc(&diff, 1); /* zigzag 1: -1 */
+	assert_false(prev.err || diff.err);
+	assert_int_equal(recdiff_decode(prev.buf, prev.len, diff.buf, diff.len, max, &out), -EFBIG);
+	/* what the decoder held: about the bound, never ten times it */
+	assert_true(out.cap <= 2 * max + 64);
+	/* the same through SPARSE: a million pairs (0 unchanged before, -1) */
+	sb_reset(&diff);
+	sb_putc(&diff, 4);
+	sb_append(&diff, "\xc0\x84\x3d", 3); /* varint 1000000 */
+	for (size_t i = 0; i < nums; i++)
+		sb_append(&diff, "\x00\x01", 2);
+	sb_free(&out);
+	assert_int_equal(recdiff_decode(prev.buf, prev.len, diff.buf, diff.len, max, &out), -EFBIG);
+	assert_true(out.cap <= 2 * max + 64);
+	sb_free(&prev);
+	sb_free(&diff);
+	sb_free(&out);
+}
+
 /* Payload i of a /proc/stat-like text whose counters move; every 7th one
  * much longer than RECFILE_STORE_MAX (compressed at once, not stored). */
 static size_t payload(char *buf, size_t size, int i)
@@ -596,6 +633,7 @@ int main(void)
 		cmocka_unit_test(test_recdiff_roundtrip),
 		cmocka_unit_test(test_recdiff_long_lines),
 		cmocka_unit_test(test_recdiff_hostile),
+		cmocka_unit_test(test_recdiff_bomb),
 		cmocka_unit_test(test_store_and_seal),
 		cmocka_unit_test(test_seal_leaves_damage),
 		cmocka_unit_test(test_seal_concurrent),
