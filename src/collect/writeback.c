@@ -30,8 +30,16 @@ const char *writeback_sysctl_name(enum wb_sysctl k)
 
 int writeback_vmstat_parse(const char *buf, size_t len, struct writeback_raw *ret)
 {
-	static const char *const keys[] = { "nr_dirty", "nr_writeback", "nr_dirty_threshold",
-					    "nr_dirty_background_threshold" };
+#define KEY(s)                   \
+	{                        \
+		s, sizeof(s) - 1 \
+	}
+	static const struct {
+		const char *name;
+		size_t len;
+	} keys[] = { KEY("nr_dirty"), KEY("nr_writeback"), KEY("nr_dirty_threshold"),
+		     KEY("nr_dirty_background_threshold") };
+#undef KEY
 	uint64_t v[4] = { 0 };
 	unsigned seen = 0;
 	struct cursor c;
@@ -39,12 +47,13 @@ int writeback_vmstat_parse(const char *buf, size_t len, struct writeback_raw *re
 	if (len && buf[len - 1] != '\n')
 		return -EBADMSG;
 	cursor_init(&c, buf, len);
-	while (!cursor_eof(&c)) {
+	/* the four come before the ~120 event counters: done once all are seen */
+	while (!cursor_eof(&c) && seen != 15) {
 		const char *tok;
 		size_t n = scan_token(&c, &tok);
 
-		for (unsigned i = 0; n && i < 4; i++) {
-			if (strlen(keys[i]) != n || memcmp(tok, keys[i], n) != 0)
+		for (unsigned i = 0; n > 2 && tok[0] == 'n' && i < 4; i++) {
+			if (keys[i].len != n || memcmp(tok, keys[i].name, n) != 0)
 				continue;
 			if (seen & (1u << i))
 				return -EBADMSG;
