@@ -17,7 +17,7 @@
 #include <json-c/json.h>
 
 #include "advise.h"
-#include "advise_json.h"
+#include "encode_advice.h"
 #include "apply.h"
 #include "cli.h"
 #include "client.h"
@@ -90,7 +90,7 @@ static void print_advice(FILE *f, const struct model_advice *a)
 
 /*
  * Prints the "findings" and "suggestions" of doc (a sample, or the object
- * advise_json_encode() wrote): as that JSON object with --json, else as
+ * encode_advice() wrote): as that JSON object with --json, else as
  * text. Returns an exit code; a document without advice is an error.
  */
 static int print_doc(json_object *doc, bool json, const char *from)
@@ -343,7 +343,7 @@ int cmd_suggest(int argc, char **argv)
 		return EXIT_FAIL;
 	/* one printer: the advice goes through the JSON a sample carries */
 	sb_putc(&sb, '{');
-	advise_json_encode(&sb, &adv);
+	encode_advice(&sb, &adv);
 	sb.len--; /* the trailing comma */
 	sb_putc(&sb, '}');
 	doc = sb.err ? NULL : json_tokener_parse(sb_cstr(&sb));

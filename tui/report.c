@@ -154,7 +154,7 @@ static void print_turbo(FILE *f, const struct metrics *m)
 {
 	struct strbuf sb = { 0 };
 
-	turbo_format_table(&sb, m->turbo);
+	encode_turbo_table(&sb, m->turbo);
 	if (sb.len) {
 		fputc('\n', f);
 		fwrite(sb.buf, 1, sb.len, f);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "advise_json.h"
+#include "encode_advice.h"
 #include "encode_blkmq.h"
 #include "encode.h"
 #include "encode_workload.h"
@@ -362,6 +362,6 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 	encode_turbo(sb, m->turbo);
 	encode_workload_sections(sb, cur, m);
 	if (o && o->advice)
-		advise_json_encode(sb, o->advice);
+		encode_advice(sb, o->advice);
 	end_obj(sb, '}');
 }

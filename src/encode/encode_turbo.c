@@ -191,7 +191,7 @@ static bool has_cell(const struct turbo_metrics *m, const struct turbo_row *row,
 	return (m->cols & BIT(c)) && (row->have & BIT(c));
 }
 
-void turbo_format_table(struct strbuf *sb, const struct turbo_metrics *m)
+void encode_turbo_table(struct strbuf *sb, const struct turbo_metrics *m)
 {
 	int order[TC__COUNT + TURBO_IDLE_MAX], n;
 

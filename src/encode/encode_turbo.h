@@ -18,6 +18,6 @@ void encode_turbo_sources(struct strbuf *sb, const struct turbo_raw *raw);
 
 /* The turbostat table as turbostat prints it (tab-separated, its precision),
  * then one line per unavailable column with its reason. */
-void turbo_format_table(struct strbuf *sb, const struct turbo_metrics *m);
+void encode_turbo_table(struct strbuf *sb, const struct turbo_metrics *m);
 
 #endif

@@ -152,7 +152,7 @@ static void test_suspect_and_clamp(void **state)
 	assert_int_equal(turbo_compute(&p->s0, &p->s1, 300000, &m), 0);
 	assert_true(row_of(&m, 0)->suspect & BIT(TC_PKGWATT));
 	assert_true(m.summary.suspect & BIT(TC_PKGWATT));
-	turbo_format_table(&sb, &m);
+	encode_turbo_table(&sb, &m);
 	assert_non_null(strstr(sb_cstr(&sb), "**"));
 	sb_free(&sb);
 	/* MPERF + C3 + C6 > TSC (non-atomic reads): C1 is 0, not negative */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * model_findings: the "findings" and "suggestions" arrays of a sample
- * document (written by src/encode/advise_json.c) decoded for the findings panel.
+ * document (written by src/encode/encode_advice.c) decoded for the findings panel.
  * Keys and meanings are doc/json.md's. Malformed advice is reported, not
  * fatal: the sample's tables do not depend on the advisor. No I/O.
  */

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "advise_json.h"
+#include "encode_advice.h"
 
 static void kv_str(struct strbuf *sb, const char *key, const char *v, bool comma)
 {
@@ -84,7 +84,7 @@ static void encode_suggestion(struct strbuf *sb, const struct suggestion *s)
 	sb_puts(sb, "]}");
 }
 
-void advise_json_encode(struct strbuf *sb, const struct advice *a)
+void encode_advice(struct strbuf *sb, const struct advice *a)
 {
 	sb_json_key(sb, "findings");
 	sb_putc(sb, '[');

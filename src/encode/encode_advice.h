@@ -4,14 +4,14 @@
  * doc/json.md, written into a sample's document by encode.c or alone by
  * `iotriage suggest --json`.
  */
-#ifndef IOTRIAGE_ADVISE_JSON_H
-#define IOTRIAGE_ADVISE_JSON_H
+#ifndef IOTRIAGE_ENCODE_ADVICE_H
+#define IOTRIAGE_ENCODE_ADVICE_H
 
 #include "advise.h"
 #include "strbuf.h"
 
 /* Appends "findings":[...],"suggestions":[...], (with the trailing comma the
  * encoder's object writer expects). */
-void advise_json_encode(struct strbuf *sb, const struct advice *a);
+void encode_advice(struct strbuf *sb, const struct advice *a);
 
 #endif
