@@ -33,6 +33,59 @@ static const char metrics_usage[] =
     "                   it *.prom\n";
 
 /*
+ * The directory of PATH (path up to its last '/', n bytes), walked from "/"
+ * or "." one component at a time without following a symbolic link: the
+ * textfile collector's directory is often the exporter's own, under its
+ * home (/var/lib/prometheus), and whoever owns a directory on the way could
+ * swap the next one for a link to /etc/logrotate.d. "" and "." steps are
+ * skipped; ".." is -EINVAL. An fd or -errno, with *what set.
+ */
+static int textfile_dir(const char *path, size_t n, const char **what)
+{
+	char rel[4096];
+	size_t o = 0;
+	int start, dfd;
+
+	for (size_t i = 0; i < n;) {
+		size_t len;
+
+		while (i < n && path[i] == '/')
+			i++;
+		for (len = 0; i + len < n && path[i + len] != '/'; len++)
+			;
+		if (!len || (len == 1 && path[i] == '.')) {
+			i += len;
+			continue;
+		}
+		if (o + len + 2 > sizeof(rel)) {
+			*what = "directory";
+			return -ENAMETOOLONG;
+		}
+		if (o)
+			rel[o++] = '/';
+		memcpy(rel + o, path + i, len);
+		o += len;
+		i += len;
+	}
+	rel[o] = '\0';
+	start = open(path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (start < 0) {
+		*what = "directory";
+		return -errno;
+	}
+	dfd = record_open_dir(start, rel, 0);
+	close(start);
+	if (dfd == -ELOOP || dfd == -ENOTDIR)
+		*what = "directory (a symbolic link on the way, which is not followed: name "
+			"the real directory, realpath; or not a directory)";
+	else if (dfd == -EINVAL)
+		*what = "directory (no \"..\" in its path: name it directly)";
+	else if (dfd < 0)
+		*what = "directory";
+	return dfd;
+}
+
+/*
  * PATH replaced in one rename: a scraper reads the old file or the new one,
  * never half of one. The temporary name starts with a dot and does not end
  * in .prom, so the textfile collector never reads it. 0 or -errno, with
@@ -40,7 +93,7 @@ static const char metrics_usage[] =
  */
 static int write_atomic(const char *path, const char *buf, size_t len, const char **what)
 {
-	char dir[4096], tmpname[300];
+	char tmpname[300];
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 	int dfd, fd = -1, r;
@@ -49,23 +102,9 @@ static int write_atomic(const char *path, const char *buf, size_t len, const cha
 		*what = "not a file name";
 		return -EINVAL;
 	}
-	if (slash) {
-		size_t n = slash == path ? 1 : (size_t)(slash - path);
-
-		if (n >= sizeof(dir)) {
-			*what = "directory";
-			return -ENAMETOOLONG;
-		}
-		memcpy(dir, path, n);
-		dir[n] = '\0';
-	} else {
-		strcpy(dir, ".");
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		*what = "directory";
-		return -errno;
-	}
+	dfd = textfile_dir(path, slash ? (size_t)(slash - path) : 0, what);
+	if (dfd < 0)
+		return dfd;
 	snprintf(tmpname, sizeof(tmpname), ".%.200s.tmp-%ld-%ld", base, (long)getpid(),
 		 (long)time(NULL));
 	fd = openat(dfd, tmpname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
