@@ -966,6 +966,7 @@ struct cap_ctx {
 /* Copies one small file (sysfs attributes, /proc/irq); absent is not an error. */
 static void cap_copy(struct cap_ctx *c, const char *rel)
 {
+	mode_t mode;
 	ssize_t n;
 	int fd;
 
@@ -973,8 +974,9 @@ static void cap_copy(struct cap_ctx *c, const char *rel)
 	if (fd < 0)
 		return;
 	n = read(fd, c->buf, sizeof(c->buf));
+	mode = record_copy_mode(fd);
 	close(fd);
-	if (n >= 0 && record_write(c->dfd, rel, c->buf, (size_t)n) == 0)
+	if (n >= 0 && record_write_mode(c->dfd, rel, c->buf, (size_t)n, mode) == 0)
 		c->files++;
 }
 

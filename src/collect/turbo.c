@@ -1510,6 +1510,7 @@ int turbo_raw_copy(struct turbo_raw **dst, const struct turbo_raw *src)
 static int cap_copy(const struct root *src, int dfd, const char *rel, unsigned *files)
 {
 	char buf[4096];
+	mode_t mode;
 	ssize_t n;
 	int in, e = 0;
 
@@ -1518,10 +1519,11 @@ static int cap_copy(const struct root *src, int dfd, const char *rel, unsigned *
 		return in;
 	n = read(in, buf, sizeof(buf));
 	e = n < 0 ? -errno : 0;
+	mode = record_copy_mode(in);
 	close(in);
 	if (e < 0)
 		return e;
-	e = record_write(dfd, rel, buf, (size_t)n);
+	e = record_write_mode(dfd, rel, buf, (size_t)n, mode);
 	if (!e)
 		(*files)++;
 	return e;

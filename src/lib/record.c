@@ -189,9 +189,14 @@ int record_write_all(int fd, const void *buf, size_t len)
 
 int record_write(int dfd, const char *rel, const void *buf, size_t len)
 {
+	return record_write_mode(dfd, rel, buf, len, 0644);
+}
+
+int record_write_mode(int dfd, const char *rel, const void *buf, size_t len, mode_t mode)
+{
 	int fd, e;
 
-	fd = record_create(dfd, rel, 0644);
+	fd = record_create(dfd, rel, mode);
 	if (fd < 0)
 		return fd;
 	e = record_write_all(fd, buf, len);
@@ -200,16 +205,25 @@ int record_write(int dfd, const char *rel, const void *buf, size_t len)
 	return e;
 }
 
+mode_t record_copy_mode(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && (st.st_mode & S_IROTH) ? 0644 : 0600;
+}
+
 int record_copy(const struct root *src, int dfd, const char *rel, struct procfile *pf)
 {
+	mode_t mode;
 	int e;
 
 	pf->rel = rel;
 	e = procfile_read(pf, src);
+	mode = e >= 0 ? record_copy_mode(pf->fd) : 0600;
 	procfile_close(pf);
 	if (e < 0)
 		return e;
-	return record_write(dfd, rel, pf->buf, pf->len);
+	return record_write_mode(dfd, rel, pf->buf, pf->len, mode);
 }
 
 int record_symlink(int dfd, const char *rel, const char *target)

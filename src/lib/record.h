@@ -68,6 +68,16 @@ int record_write_all(int fd, const void *buf, size_t len);
 
 /* record_create() with mode 0644, then len bytes of buf. 0 or -errno. */
 int record_write(int dfd, const char *rel, const void *buf, size_t len);
+/* The same with mode (record_copy_mode()'s, or 0600 for what only root may ask). */
+int record_write_mode(int dfd, const char *rel, const void *buf, size_t len, mode_t mode);
+/*
+ * The mode a copy of the file open at fd is written with: 0644 when others
+ * may read it where it was read, else 0600. A process's /proc/PID/io
+ * (0400: its byte counts can time someone's typing), a powercap energy
+ * counter (root's since PLATYPUS) or a debugfs file stay root's in a
+ * capture, not every local user's.
+ */
+mode_t record_copy_mode(int fd);
 
 /* Copies the host file rel under src to rel under dfd, read whole through pf
  * (left closed, its buffer kept for the next copy). 0 or -errno (the

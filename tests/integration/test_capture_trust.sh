@@ -57,4 +57,15 @@ grep -q "not empty (holds 'notes')" "$tmp/err" || fail "non-empty DIR message: $
 [ -s "$tmp/empty/proc/stat" ] && [ ! -L "$tmp/empty/proc/stat" ] || fail "empty DIR: no proc/stat"
 "$IOTRIAGE" capture "$tmp/new/" 2>"$tmp/err" || fail "capture into a new DIR/: $(cat "$tmp/err")"
 [ -s "$tmp/new/proc/diskstats" ] || fail "new DIR: no proc/diskstats"
+
+# what only root reads on the host stays root's in the capture: every
+# process's io (0400 on the host) is written 0600, what anyone reads 0644
+[ "$(stat -c %a "$tmp/new/proc/diskstats")" = 644 ] || fail "proc/diskstats not 0644"
+n=0
+for f in "$tmp"/new/proc/[0-9]*/io; do
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	[ "$(stat -c %a "$f")" = 600 ] || fail "$f: mode $(stat -c %a "$f"), readable by others"
+done
+[ $n -gt 0 ] || fail "capture holds no proc/PID/io to check"
 echo "ok"

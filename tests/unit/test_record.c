@@ -19,7 +19,9 @@
 
 #include <cmocka.h>
 
+#include "procfile.h"
 #include "record.h"
+#include "root.h"
 #include "tree_util.h"
 
 struct tree {
@@ -254,6 +256,36 @@ static void test_write_all(void **state)
 	free(back);
 }
 
+/* A copy keeps others out of what others could not read where it was read
+ * (a process's io is 0400 on the host): written 0600; the rest 0644. */
+static void test_copy_mode(void **state)
+{
+	struct tree *t = *state;
+	char src[128];
+	struct procfile pf;
+	struct root r;
+	struct stat st;
+
+	snprintf(src, sizeof(src), "%s/src", t->dir);
+	tree_put(src, "proc/10/io", "rchar: 1\n");
+	tree_put(src, "proc/stat", "cpu 1\n");
+	snprintf(src, sizeof(src), "%s/src/proc/10/io", t->dir);
+	assert_int_equal(chmod(src, 0400), 0);
+	snprintf(src, sizeof(src), "%s/src/proc/stat", t->dir);
+	assert_int_equal(chmod(src, 0444), 0);
+	snprintf(src, sizeof(src), "%s/src", t->dir);
+	assert_int_equal(root_open(src, &r), 0);
+	procfile_init(&pf, NULL);
+	assert_int_equal(record_copy(&r, t->dfd, "proc/10/io", &pf), 0);
+	assert_int_equal(record_copy(&r, t->dfd, "proc/stat", &pf), 0);
+	procfile_free(&pf);
+	root_close(&r);
+	assert_int_equal(fstatat(t->dfd, "proc/10/io", &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(fstatat(t->dfd, "proc/stat", &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +295,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_top, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_copy_mode, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
