@@ -56,8 +56,10 @@ struct sampler_cad {
  * reading it costs milliseconds on a big host, the samples microseconds. */
 #define SAMPLER_TOPO_NS (10 * INT64_C(1000000000))
 /* ... and only this often while no finding stands: then nothing uses it
- * (2 ms a read on the development VM, 4 000 IRQ lines cost more). */
-#define SAMPLER_TOPO_IDLE_NS (60 * INT64_C(1000000000))
+ * (~1-2 ms a read on the development VM, 4 000 IRQ lines cost more); a
+ * finding that comes makes the thread read it at once (topo_reader_pace),
+ * so only that first sample's advice is on the older one. */
+#define SAMPLER_TOPO_IDLE_NS (300 * INT64_C(1000000000))
 
 struct sampler {
 	struct snapshot_collector col;
