@@ -486,13 +486,13 @@ fail:
 	return r;
 }
 
-int suggest_daemon_apply(struct client_conn *c, const char *id, bool undo, char *ret_msg,
-			 size_t size)
+int suggest_daemon_apply(struct client_conn *c, const char *id, bool undo,
+			 const struct model_suggestion *shown, char *ret_msg, size_t size)
 {
 	const char *what = undo ? "undo" : "apply";
-	struct strbuf sb = { 0 };
+	struct strbuf sb = { 0 }, req = { 0 };
 	json_object *root = NULL, *ok, *v, *err;
-	char req[256], refused[4200], e[96];
+	char refused[4200], e[96];
 	int r;
 
 	r = daemon_hello(c, refused, sizeof(refused));
@@ -501,12 +501,26 @@ int suggest_daemon_apply(struct client_conn *c, const char *id, bool undo, char 
 			 r == -EPROTO ? refused : client_strerror(r, e, sizeof(e)));
 		return r;
 	}
-	/* ids are [A-Za-z0-9._:@-]: safe inside a JSON string as they are */
-	if (id)
-		snprintf(req, sizeof(req), "{\"cmd\":\"%s\",\"suggestion\":\"%.63s\"}\n", what, id);
-	else
-		snprintf(req, sizeof(req), "{\"cmd\":\"undo\"}\n");
-	r = daemon_exchange(c, req, &sb);
+	sb_printf(&req, "{\"cmd\":\"%s\"", id ? what : "undo");
+	if (id) {
+		sb_puts(&req, ",\"suggestion\":");
+		sb_json_str(&req, id);
+	}
+	if (id && !undo && shown && shown->nwrites) {
+		/* what the screen showed: the daemon writes that or nothing */
+		sb_puts(&req, ",\"writes\":[");
+		for (size_t i = 0; i < shown->nwrites; i++) {
+			sb_puts(&req, i ? ",{\"path\":" : "{\"path\":");
+			sb_json_str(&req, shown->writes[i].path);
+			sb_puts(&req, ",\"value\":");
+			sb_json_str(&req, shown->writes[i].value);
+			sb_putc(&req, '}');
+		}
+		sb_putc(&req, ']');
+	}
+	sb_puts(&req, "}\n");
+	r = req.err ? -ENOMEM : daemon_exchange(c, sb_cstr(&req), &sb);
+	sb_free(&req);
 	if (r == 0) {
 		root = json_tokener_parse(sb_cstr(&sb));
 		if (!root || !json_object_object_get_ex(root, "ok", &ok))
@@ -544,7 +558,7 @@ static int daemon_apply(struct client_conn *c, const char *path, const char *wha
 	char msg[4096];
 	int r;
 
-	r = suggest_daemon_apply(c, id, undo, msg, sizeof(msg));
+	r = suggest_daemon_apply(c, id, undo, NULL, msg, sizeof(msg));
 	if (r < 0) {
 		cli_error(path, "%s", msg);
 		return EXIT_FAIL;

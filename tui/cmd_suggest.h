@@ -33,12 +33,15 @@ int suggest_daemon_sample(struct client_conn *c, struct strbuf *ret_reply,
 
 /*
  * hello, then apply id (undo false), undo id, or undo everything (undo true,
- * id NULL) on c. Returns 0 when the daemon did it (ret_msg: its message),
+ * id NULL) on c. With shown (apply only: the suggestion as a screen showed
+ * it), the daemon writes only if its suggestion id still writes exactly
+ * shown's writes, else refuses. Returns 0 when the daemon did it (ret_msg: its message),
  * 1 when it refused (ret_msg: its error message, "" if it gave none), or
  * -errno when the exchange failed (ret_msg: "hello failed: ..." or
  * "apply: ..."). ret_msg is always written.
  */
-int suggest_daemon_apply(struct client_conn *c, const char *id, bool undo, char *ret_msg,
-			 size_t size);
+struct model_suggestion;
+int suggest_daemon_apply(struct client_conn *c, const char *id, bool undo,
+			 const struct model_suggestion *shown, char *ret_msg, size_t size);
 
 #endif

@@ -926,7 +926,8 @@ const char *source_replay_refusal(bool undo)
 
 /* Through iotriaged: a connection of its own, so the subscription's stream
  * is never mixed with this reply. 0 done, else failed; msg says which. */
-static int daemon_act(const struct source *src, const char *id, bool undo, char *msg, size_t size)
+static int daemon_act(const struct source *src, const struct model_advice *advice, const char *id,
+		      bool undo, char *msg, size_t size)
 {
 	const char *path = src->path;
 	char reply[700], why[CLIENT_WHY_MAX];
@@ -941,7 +942,9 @@ static int daemon_act(const struct source *src, const char *id, bool undo, char 
 			 undo ? "undo" : "apply", path, why);
 		return -1;
 	}
-	r = suggest_daemon_apply(&c, id, undo, reply, sizeof(reply));
+	/* the writes on the screen: the daemon applies those or nothing */
+	r = suggest_daemon_apply(&c, id, undo, undo ? NULL : model_findings_suggestion(advice, id),
+				 reply, sizeof(reply));
 	client_close(&c);
 	if (r == 0) {
 		snprintf(msg, size, "iotriaged: %s", reply);
@@ -1034,7 +1037,7 @@ int source_apply(const struct source *src, const struct model_advice *advice, co
 		return -1;
 	}
 	if (src->kind == SOURCE_DAEMON)
-		return daemon_act(src, id, undo, msg, size);
+		return daemon_act(src, advice, id, undo, msg, size);
 	if (!undo)
 		return embedded_apply(advice, root_dir, id, msg, size);
 	r = apply_undo_by_id(root_dir, NULL, id, &res) < 0 ? -1 : 0;

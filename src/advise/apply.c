@@ -931,8 +931,21 @@ int apply_list(int state_fd, char (*ret_ids)[ADV_ID_MAX], size_t max)
 	return (int)(n < max ? n : max);
 }
 
+/* Whether s writes exactly expect[0..n), in order. */
+static bool writes_match(const struct suggestion *s, const struct advise_action *expect, size_t n)
+{
+	if (s->nactions != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(s->actions[i].path, expect[i].path) != 0 ||
+		    strcmp(s->actions[i].value, expect[i].value) != 0)
+			return false;
+	return true;
+}
+
 int apply_by_id(const char *root_dir, const char *state_dir, const struct snapshot *cur,
-		const struct metrics *m, const char *id, struct apply_result *ret)
+		const struct metrics *m, const char *id, const struct advise_action *expect,
+		size_t nexpect, struct apply_result *ret)
 {
 	struct apply_result res = { 0 };
 	struct advice adv = { 0 };
@@ -964,6 +977,18 @@ int apply_by_id(const char *root_dir, const char *state_dir, const struct snapsh
 		snprintf(res.message, sizeof(res.message),
 			 "%.*s: no such suggestion now (%zu suggested now): run iotriage suggest",
 			 ADV_ID_MAX, id, adv.nsuggestions);
+		goto out;
+	}
+	if (expect && !writes_match(s, expect, nexpect)) {
+		struct strbuf now = { 0 };
+
+		advise_command(&s->actions[0], false, &now);
+		e = -ESTALE;
+		snprintf(res.message, sizeof(res.message),
+			 "%s changed since it was shown (now %zu writes, the first: %s); nothing "
+			 "written: look at it again",
+			 s->id, s->nactions, now.err ? "?" : sb_cstr(&now));
+		sb_free(&now);
 		goto out;
 	}
 	fd = apply_state_open(&r, state_dir, why, sizeof(why));

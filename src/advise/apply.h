@@ -86,11 +86,15 @@ int apply_list(int state_fd, char (*ret_ids)[ADV_ID_MAX], size_t max);
 /*
  * The whole path for a caller that holds a sample (the daemon, the CLI):
  * reads the topology under root_dir, advises on (cur, m), and applies the
- * suggestion id if it is a current one (-ENOENT otherwise). state_dir as in
- * apply_state_open(). *ret always says what happened.
+ * suggestion id if it is a current one (-ENOENT otherwise). With expect
+ * (nexpect writes: path, root-relative, and value), only if the suggestion
+ * writes exactly those, in that order: what a person confirmed on a screen
+ * is what is written, or nothing (-ESTALE, the message says what it is
+ * now). state_dir as in apply_state_open(). *ret always says what happened.
  */
 int apply_by_id(const char *root_dir, const char *state_dir, const struct snapshot *cur,
-		const struct metrics *m, const char *id, struct apply_result *ret);
+		const struct metrics *m, const char *id, const struct advise_action *expect,
+		size_t nexpect, struct apply_result *ret);
 /* Undoes id, or every journaled suggestion (newest first) when id is NULL. */
 int apply_undo_by_id(const char *root_dir, const char *state_dir, const char *id,
 		     struct apply_result *ret);

@@ -226,6 +226,55 @@ static const char *suggestion_arg(const struct request *rq)
 	return json_object_get_string(v);
 }
 
+/*
+ * apply's optional "writes": [{"path": "/proc/irq/24/smp_affinity_list",
+ * "value": "3"}, ...], what the client showed and the person confirmed.
+ * 0 none given (*ret NULL), n > 0 parsed into *ret (host paths made
+ * root-relative), -EINVAL malformed, -ENOMEM.
+ */
+static int expected_writes(const struct request *rq, struct advise_action **ret)
+{
+	struct advise_action *a;
+	json_object *arr;
+	size_t n;
+
+	*ret = NULL;
+	if (!json_object_object_get_ex(rq->root, "writes", &arr))
+		return 0;
+	if (!json_object_is_type(arr, json_type_array))
+		return -EINVAL;
+	n = json_object_array_length(arr);
+	if (n == 0 || n > APPLY_MAX_WRITES)
+		return -EINVAL;
+	a = calloc(n, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *w = json_object_array_get_idx(arr, i), *p, *v;
+		const char *ps, *vs;
+
+		if (!json_object_is_type(w, json_type_object) ||
+		    !json_object_object_get_ex(w, "path", &p) ||
+		    !json_object_object_get_ex(w, "value", &v) ||
+		    !json_object_is_type(p, json_type_string) ||
+		    !json_object_is_type(v, json_type_string) || !request_text_ok(p) ||
+		    !request_text_ok(v))
+			goto bad;
+		ps = json_object_get_string(p);
+		vs = json_object_get_string(v);
+		if (ps[0] != '/' || strlen(ps + 1) >= sizeof(a[i].path) ||
+		    strlen(vs) >= sizeof(a[i].value))
+			goto bad;
+		memcpy(a[i].path, ps + 1, strlen(ps + 1) + 1);
+		memcpy(a[i].value, vs, strlen(vs) + 1);
+	}
+	*ret = a;
+	return (int)n;
+bad:
+	free(a);
+	return -EINVAL;
+}
+
 static int reply_apply(struct daemon *d, struct client *c, const struct request *rq, int e,
 		       const struct apply_result *res, const char *key)
 {
@@ -235,7 +284,8 @@ static int reply_apply(struct daemon *d, struct client *c, const struct request 
 		return e;
 	if (e < 0)
 		return server_reply_error(d, c, rq->id,
-					  e == -ENOENT || e == -EEXIST || e == -EINVAL
+					  e == -ENOENT || e == -EEXIST || e == -EINVAL ||
+						  e == -ESTALE
 					      ? IOT_ERR_BAD_REQUEST
 					      : IOT_ERR_INTERNAL,
 					  "%s", res->message);
@@ -250,17 +300,31 @@ static int cmd_apply(struct daemon *d, struct client *c, const struct request *r
 {
 	const struct metrics *m = sampler_metrics(d->sampler);
 	const char *id = suggestion_arg(rq);
+	struct advise_action *expect;
 	struct apply_result res;
-	int e;
+	int e, n;
 
 	if (!id)
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
 					  "apply needs \"suggestion\", a suggestion id string "
 					  "without NUL");
-	if (!m)
+	n = expected_writes(rq, &expect);
+	if (n == -ENOMEM)
+		return n;
+	if (n < 0)
+		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
+					  "apply's \"writes\" is an array of 1 to %d objects "
+					  "{\"path\": \"/...\", \"value\": \"...\"} (strings "
+					  "without NUL)",
+					  APPLY_MAX_WRITES);
+	if (!m) {
+		free(expect);
 		return server_reply_error(d, c, rq->id, IOT_ERR_NO_SAMPLE,
 					  "no interval measured yet: apply needs two samples");
-	e = apply_by_id(d->args.root, NULL, sampler_current(d->sampler), m, id, &res);
+	}
+	e = apply_by_id(d->args.root, NULL, sampler_current(d->sampler), m, id, expect, (size_t)n,
+			&res);
+	free(expect);
 	if (e >= 0) { /* advise again on what is now, not on what was */
 		sampler_topology_stale(d->sampler);
 		topo_reader_request(d);
@@ -292,9 +356,9 @@ static int cmd_undo(struct daemon *d, struct client *c, const struct request *rq
 }
 
 /*
- * The dispatch table. Later requests add one entry each: "worker.start"
- * (issue 6) and "apply" (issue 5) with .privileged = true, so the peer's
- * SO_PEERCRED uid is checked before their handler runs.
+ * The dispatch table: one entry a request; .privileged ones (apply, undo,
+ * worker.*) have the peer's SO_PEERCRED uid checked before their handler
+ * runs.
  */
 static const struct server_cmd commands[] = {
 	{ "hello", false, cmd_hello },

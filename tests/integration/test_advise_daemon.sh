@@ -42,6 +42,12 @@ try:
     check(c.req({"cmd": "hello", "version": 1})["ok"], "hello")
     r = c.req({"cmd": "apply"})
     check(r["ok"] is False and r["error"]["code"] == "bad_request", "apply without id: %r" % r)
+    for bad in ("x", [], [{"path": "proc/irq/1/smp_affinity_list", "value": "1"}],
+                [{"path": "/proc/irq/1/smp_affinity_list"}], [{"path": "/p", "value": 1}],
+                [{"path": "/p\u0000x", "value": "1"}], [{"path": "/p", "value": "1"}] * 257):
+        r = c.req({"cmd": "apply", "suggestion": "irq-spread-host0", "writes": bad})
+        check(r["ok"] is False and r["error"]["code"] == "bad_request"
+              and '"writes"' in r["error"]["message"], "apply with writes %.60r: %r" % (bad, r))
     deadline = time.monotonic() + TIMEOUT
     while d.status()["samples"] < 2:  # an interval needs two samples
         check(time.monotonic() < deadline, "no second sample")
@@ -70,7 +76,23 @@ try:
         check("findings" in smp and "suggestions" in smp, "sample without advice: %r"
               % sorted(smp))
         sugg = [x["id"] for x in smp["suggestions"]]
-        r = c.req({"cmd": "apply", "suggestion": "irq-spread-host0"})
+        shown = [{"path": w["path"], "value": w["value"]}
+                 for x in smp["suggestions"] if x["id"] == "irq-spread-host0" for w in x["writes"]]
+        # what a screen showed is what is written, or nothing: a write that
+        # differs (another CPU) or one fewer is refused, nothing changed
+        if shown:
+            other = [dict(w) for w in shown]
+            other[0]["value"] = "5" if other[0]["value"] != "5" else "6"
+            for bad in (other, shown[1:]):
+                r = c.req({"cmd": "apply", "suggestion": "irq-spread-host0", "writes": bad})
+                if r["ok"] or "no such suggestion now" not in r["error"]["message"]:
+                    check(not r["ok"] and r["error"]["code"] == "bad_request"
+                          and "changed since it was shown" in r["error"]["message"],
+                          "apply of other writes than the daemon's: %r" % r)
+            with open(os.path.join(root, "proc/irq/108/smp_affinity_list")) as f:
+                check(f.read().strip() != "1", "a refused apply wrote IRQ 108")
+        r = c.req({"cmd": "apply", "suggestion": "irq-spread-host0", "writes": shown} if shown
+                  else {"cmd": "apply", "suggestion": "irq-spread-host0"})
         if r["ok"]:
             check("irq-spread-host0" in sugg, "applied a suggestion the sample lacked: %r" % sugg)
             check("hot-cpu-cpu1" in [x["id"] for x in smp["findings"]],
