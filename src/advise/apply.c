@@ -423,12 +423,9 @@ static void boot_id(const struct root *r, char *buf, size_t size)
 	memcpy(buf, raw, APPLY_BOOT_ID_MAX);
 }
 
-/* A journal written in another boot than r's: what it set is gone. */
-static bool journal_stale(const struct root *r, const struct apply_journal *j)
+/* A journal written in another boot than now (boot_id()'s): what it set is gone. */
+static bool journal_stale(const struct apply_journal *j, const char *now)
 {
-	char now[APPLY_BOOT_ID_MAX];
-
-	boot_id(r, now, sizeof(now));
 	return j->boot[0] && now[0] && strcmp(j->boot, now) != 0;
 }
 
@@ -663,6 +660,7 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 	struct apply_result res = { 0 };
 	struct apply_journal *j;
 	char name[ADV_ID_MAX + 16], extra[256] = "", what[TOPO_LIST_MAX + 160];
+	char now[APPLY_BOOT_ID_MAX];
 	size_t i;
 	int e = 0;
 
@@ -675,9 +673,12 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
-	if (faccessat(state_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-		/* one of an earlier boot describes settings that are gone: replaced */
-		if (journal_read(state_fd, s->id, j) < 0 || !journal_stale(r, j)) {
+	boot_id(r, now, sizeof(now));
+	e = journal_read(state_fd, s->id, j);
+	if (e != -ENOENT) {
+		/* one of an earlier boot describes settings that are gone: replaced;
+		 * any other, even one that cannot be read, is refused */
+		if (e < 0 || !journal_stale(j, now)) {
 			snprintf(res.message, sizeof(res.message),
 				 "%s is already applied (journal %s): undo it first", s->id, name);
 			free(j);
@@ -686,8 +687,9 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 		}
 		memset(j, 0, sizeof(*j));
 	}
+	e = 0;
 	str_copy(j->id, sizeof(j->id), s->id);
-	boot_id(r, j->boot, sizeof(j->boot));
+	memcpy(j->boot, now, sizeof(now));
 	for (i = 0; i < s->nactions; i++) {
 		const struct advise_action *a = &s->actions[i];
 		struct apply_write *w = &j->writes[i];
@@ -796,7 +798,7 @@ int apply_undo(const struct root *r, int state_fd, const char *id, struct apply_
 {
 	struct apply_result res = { 0 };
 	struct apply_journal *j;
-	char name[ADV_ID_MAX + 16];
+	char name[ADV_ID_MAX + 16], now[APPLY_BOOT_ID_MAX];
 	int e;
 
 	j = calloc(1, sizeof(*j));
@@ -813,7 +815,8 @@ int apply_undo(const struct root *r, int state_fd, const char *id, struct apply_
 			     : strerror(-e));
 		goto out;
 	}
-	if (journal_stale(r, j)) {
+	boot_id(r, now, sizeof(now));
+	if (journal_stale(j, now)) {
 		/* the host restarted since: every value apply wrote is gone, and the
 		 * values to restore were another boot's (an IRQ number, sdb, may now
 		 * be another device): nothing is written */
