@@ -52,6 +52,7 @@ int sampler_open(const struct sampler_opts *o, struct sampler **ret_s)
 	}
 	s->all_disks = o && o->all_disks;
 	s->advise = o && o->advise;
+	s->steady = o && o->steady;
 	s->topo_given = o && o->topo_given;
 	s->col.skip = o ? o->skip : 0;
 	s->budget_pct = o ? o->cpu_budget_pct : 0;
@@ -71,6 +72,7 @@ void sampler_close(struct sampler *s)
 	snapshot_free(&s->snap[1]);
 	metrics_free(&s->m);
 	advice_free(&s->adv);
+	advise_hold_free(&s->hold);
 	if (s->have_topo)
 		topology_free(&s->topo);
 	sb_free(&s->json);
@@ -125,6 +127,11 @@ static void tick_advise(struct sampler *s, const struct snapshot *cur)
 		s->rec_memo.topo_ok = false;
 	}
 	s->advise_ok = s->have_topo && advise_compute(cur, &s->m, &s->topo, &s->adv) >= 0;
+	/* one judgement for every reader of the document: steadied here */
+	if (s->advise_ok && s->steady && advise_hold_step(&s->hold, &s->adv) < 0) {
+		advice_free(&s->adv);
+		s->advise_ok = false;
+	}
 }
 
 int64_t sampler_topo_period_ns(const struct sampler *s)
@@ -534,6 +541,7 @@ void sampler_restart(struct sampler *s)
 {
 	s->ticks = 0;
 	s->have_metrics = false;
+	advise_hold_free(&s->hold); /* a new run judges afresh, as its daemon did */
 }
 
 const char *sampler_json(const struct sampler *s, size_t *ret_len)
@@ -635,6 +643,7 @@ static int replay_advising(struct sampler_replay *r, const char *root, struct sa
 	struct sampler_opts so = { .root = root,
 				   .skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT,
 				   .advise = true,
+				   .steady = true,
 				   .topo_given = true };
 
 	return sampler_open(&so, ret_s);
@@ -690,7 +699,24 @@ int sampler_replay_seek(struct sampler_replay *r, int64_t real_ns, bool before)
 		e = recreader_seek(r->rd, real_ns,
 				   RECREADER_WITH_PREV | (before ? RECREADER_BEFORE : 0), &t);
 		r->target_ns = t;
-		return e;
+		if (e <= 0)
+			return e;
+		/* the findings' hysteresis (advise_hold): the samples that decide
+		 * the target's findings are sampled too, not shown, so a replayed
+		 * instant shows what the live view showed then */
+		if (!r->f.interval_ms) {
+			e = recreader_next(r->rd, &r->f);
+			if (e <= 0)
+				return e < 0 ? e : 1;
+		}
+		base =
+		    t -
+		    (int64_t)(ADV_RISE_SAMPLES + ADV_CLEAR_SAMPLES) * r->f.interval_ms * 1000000 -
+		    replay_slack_ns(r);
+		e = recreader_seek(r->rd, base, RECREADER_BEFORE, NULL);
+		if (e == 0)
+			e = recreader_seek(r->rd, base, 0, NULL);
+		return e < 0 ? e : 1;
 	}
 	/* a wider interval: the target, then its start, the last frame a step
 	 * before it (the recording's first when there is none); the frames in
@@ -732,6 +758,9 @@ int sampler_replay_next(struct sampler_replay *r, const struct recframe **ret_f)
 				return e;
 		} else if (r->step_ns && r->f.real_ns < r->target_ns)
 			continue; /* inside the step: only the interval's ends are sampled */
+		/* a --step document is one wide interval judged on its own; the
+		 * recording's own samples are steadied as the live view was */
+		r->s->steady = r->s->advise && !r->step_ns;
 		e = sampler_tick_recorded(r->s, r->f.id, r->f.mono_ns, r->f.real_ns, r->f.payload,
 					  r->f.len);
 		if (e == -ENOMEM)

@@ -28,6 +28,7 @@ struct sampler_opts {
 	unsigned skip;	  /* COLLECT_SKIP_* (snapshot.h): optional sources left out */
 	bool advise;	  /* findings and suggestions in each document (doc/advise.md) */
 	bool topo_given;  /* advise: the caller reads the topology (sampler_put_topology) */
+	bool steady;	  /* advise: findings rise and clear with hysteresis (advise_hold) */
 	/* The CPU budget (doc/PERFORMANCE.md, "Daemon cost"): percent of one
 	 * CPU; > 0 makes the per-process scan adapt its cadence to stay in it,
 	 * 0 scans every sample. interval_ms: the caller's tick (0: 1000). */
@@ -75,12 +76,14 @@ struct sampler {
 	char *mode;
 	bool all_disks;
 	bool advise;
+	bool steady;
 	bool topo_given;
 	bool have_topo;	 /* topo holds a topology read at topo_ns */
 	int64_t topo_ns; /* CLOCK_MONOTONIC of the snapshot it was read with */
 	struct topology topo;
 	struct topo_hint topo_hint; /* irqbalance between topology reads */
-	struct advice adv;	    /* of the current sample when advise_ok */
+	struct advice adv;	    /* of the current sample when advise_ok, steadied by hold */
+	struct advise_hold hold;    /* findings rise and clear with hysteresis */
 	bool advise_ok;
 	/* the CPU budget: the optional sources' cadence (enum cad_src) */
 	double budget_pct;

@@ -315,7 +315,7 @@ void source_replay_timeline(const struct source *src, char *buf, size_t size, in
 static int embedded_start(struct source *src, const char *root, char *err, size_t errsz)
 {
 	struct sampler_opts so = {
-		.root = root, .host = src->host, .mode = "live", .advise = true
+		.root = root, .host = src->host, .mode = "live", .advise = true, .steady = true
 	};
 	int r;
 

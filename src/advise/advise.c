@@ -58,6 +58,9 @@ const char *advise_kind_name(enum finding_kind k)
 		[FIND_IRQBALANCE] = "irqbalance",
 		[FIND_TOPOLOGY_MISSING] = "topology_missing",
 		[FIND_WRITEBACK_THROTTLED] = "writeback_throttled",
+		[FIND_CPU_SATURATED] = "cpu_saturated",
+		[FIND_STEAL] = "steal",
+		[FIND_IOWAIT] = "iowait",
 	};
 
 	return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
@@ -310,7 +313,9 @@ struct hot_group {
 	double rate; /* on the hot CPU */
 	unsigned nirqs;
 	unsigned nmanaged_hot; /* of those, kernel-managed */
-	bool managed_guessed;  /* the first of those: from its driver, not debugfs */
+	uint32_t irq;	       /* the first IRQ added (the only one when nirqs is 1) */
+	bool has_irq;
+	bool managed_guessed; /* the first of those: from its driver, not debugfs */
 	char managed_why[96];
 };
 
@@ -905,6 +910,10 @@ static void hot_group_add(struct ctx *c, const struct topo_irq *ti, const char *
 		(*ngroups)++;
 	}
 	groups[gi].rate += rate;
+	if (!groups[gi].nirqs && ti) {
+		groups[gi].irq = ti->irq;
+		groups[gi].has_irq = true;
+	}
 	groups[gi].nirqs++;
 	if (ti && ti->managed) {
 		if (!groups[gi].nmanaged_hot) {
@@ -984,7 +993,7 @@ static int hot_irq_shares(struct ctx *c, const struct cpu_metrics *cm, struct fi
 
 /* The softirqs on the hot CPU: their sum, NET_RX there and everywhere. */
 struct soft_shares {
-	double sum, netrx, netrx_all; /* per second */
+	double sum, netrx, netrx_all, block; /* per second */
 };
 
 /* Appends the softirq shares on cm's CPU to f->detail; *ret gets the sums. */
@@ -1011,6 +1020,8 @@ static void hot_softirq_shares(struct ctx *c, const struct cpu_metrics *cm, stru
 			ss.netrx = m->softirq.rates[rr->rates_off + (size_t)col];
 			ss.netrx_all = rr->total_s;
 		}
+		if (strcmp(rr->label, "BLOCK") == 0)
+			ss.block = m->softirq.rates[rr->rates_off + (size_t)col];
 	}
 	*ret = ss;
 	if (ss.sum <= 0)
@@ -1032,32 +1043,213 @@ static void hot_softirq_shares(struct ctx *c, const struct cpu_metrics *cm, stru
 	str_cat(f->detail, sizeof(f->detail), ". ");
 }
 
+/* The usable CPUs of device dev's node (as device_cpus) other than cpu, the
+ * one with the least busy time (%usr+%nice+%sys+%irq+%soft); -1 none. */
+static int quietest_cpu(const struct ctx *c, int dev, int cpu)
+{
+	struct cpuset targets;
+	char note[ADV_TEXT_MAX];
+	double best_load = 0;
+	int best = -1;
+
+	device_cpus(c->t, dev, &targets, note, sizeof(note));
+	for (size_t i = 0; i < c->m->ncpu; i++) {
+		const struct cpu_metrics *cm = &c->m->cpus[i];
+		double l;
+
+		if (!cm->valid || cm->cpu == cpu || cm->cpu < 0 ||
+		    !cpuset_has(&targets, (unsigned)cm->cpu))
+			continue;
+		l = cm->usr + cm->nice + cm->sys + cm->irq + cm->soft;
+		if (best < 0 || l < best_load) {
+			best = cm->cpu;
+			best_load = l;
+		}
+	}
+	return best;
+}
+
+/* The driver's own setting for more vectors, as advice text (never applied). */
+static void more_vectors_text(const char *driver, char *buf, size_t size)
+{
+	if (strcmp(driver, "mpt3sas") == 0 || strcmp(driver, "mpt2sas") == 0)
+		snprintf(buf, size,
+			 "More vectors come from the driver: %s's module parameter "
+			 "max_msix_vectors (-1, the default, asks for one per CPU up to the HBA's "
+			 "limit; check it with cat /sys/module/%s/parameters/max_msix_vectors) "
+			 "and msix_disable=0; a reload or reboot applies it. ",
+			 driver, driver);
+	else if (strcmp(driver, "megaraid_sas") == 0)
+		snprintf(buf, size,
+			 "More vectors come from the driver: megaraid_sas's module parameter "
+			 "msix_vectors (and smp_affinity_enable=1); a reload or reboot applies "
+			 "it. ");
+	else
+		snprintf(buf, size,
+			 "More vectors, if the hardware has them, come from the driver's own "
+			 "settings (modinfo %s | grep -iE 'msix|vector|queue'); a reload or reboot "
+			 "applies them. ",
+			 driver[0] ? driver : "DRIVER");
+}
+
+/*
+ * One movable vector of a device loads the hot core: nothing to spread, so
+ * (doc/advise.md "irq-single"): rq_affinity=2 for the disks behind the
+ * device when BLOCK softirqs are a real share of the core's (completions go
+ * back to the CPUs that submitted, taking that share with them); the vector
+ * moved to the quietest usable CPU of its node when the hot core also carries
+ * other work; the driver's setting for more vectors as text. Whatever is not
+ * suggested says why in *why.
+ */
+static int suggest_single(struct ctx *c, const struct finding *hot, const struct cpu_metrics *cm,
+			  const struct hot_group *g, const struct soft_shares *ss, char *why,
+			  size_t why_size)
+{
+	const struct topology *t = c->t;
+	const struct topo_irq *ti = g->has_irq ? topology_irq(t, g->irq) : NULL;
+	const char *driver = g->dev >= 0 ? t->devs[g->dev].driver : "";
+	double other = cm->usr + cm->nice + cm->sys;
+	char id[ADV_ID_MAX], path[ADV_PATH_MAX], v[16], text[ADV_TEXT_MAX];
+	struct suggestion *s = NULL;
+	size_t nblocks = 0, nset = 0;
+
+	/* completions of the disks behind it */
+	for (size_t i = 0; g->dev >= 0 && i < t->nblocks; i++) {
+		const struct topo_block *b = &t->blocks[i];
+
+		if (b->dev != g->dev)
+			continue;
+		nblocks++;
+		if (b->rq_affinity < 0 || b->rq_affinity >= 2)
+			continue;
+		if (ss->sum <= 0 || ss->block / ss->sum * 100 < ADV_SINGLE_BLOCK_PCT)
+			continue;
+		if (!s) {
+			fmt(id, sizeof(id), "rq-affinity-%s", g->label);
+			s = add_suggestion(c->a, id, hot->severity, hot->id);
+			if (!s)
+				return -ENOMEM;
+		}
+		fmt(path, sizeof(path), "sys/block/%s/queue/rq_affinity", b->name);
+		snprintf(v, sizeof(v), "%ld", b->rq_affinity);
+		if (!add_action(s, path, "2", v))
+			return -ENOMEM;
+		nset++;
+	}
+	if (s) {
+		snprintf(s->reason, sizeof(s->reason),
+			 "one vector of %s (IRQ %u) takes its completions to cpu%d: BLOCK softirqs "
+			 "are %.0f%% of cpu%d's (%.0f/s); rq_affinity=2 completes each request "
+			 "on the CPU that submitted it",
+			 g->label, g->irq, cm->cpu, ss->block / ss->sum * 100, cm->cpu, ss->block);
+		snprintf(s->effect, sizeof(s->effect),
+			 "the BLOCK softirq work (%.1f%% of cpu%d in %%soft) moves to the "
+			 "submitting CPUs; the hard interrupt stays on cpu%d",
+			 cm->soft, cm->cpu, cm->cpu);
+		snprintf(s->notes, sizeof(s->notes),
+			 "%zu disk(s) behind %s. Not persistent: use a udev rule "
+			 "(ATTR{queue/rq_affinity}=\"2\").",
+			 nset, g->label);
+	} else if (nblocks == 0) {
+		str_cat(why, why_size,
+			"no rq_affinity suggestion for %s: no disk is known behind it. ", g->label);
+	} else {
+		str_cat(why, why_size,
+			"no rq_affinity suggestion for %s: its disks already complete on the "
+			"submitting CPU (rq_affinity 2), or BLOCK is under %.0f%% of cpu%d's "
+			"softirqs, or rq_affinity was not read. ",
+			g->label, ADV_SINGLE_BLOCK_PCT, cm->cpu);
+	}
+
+	/* the vector itself, when the core also runs other work */
+	if (!ti || !ti->has_smp || ti->managed) {
+		str_cat(why, why_size, "IRQ %u of %s is not moved: %s. ", g->irq, g->label,
+			!ti	      ? "its /proc/irq entry is unknown"
+			: ti->managed ? "the kernel manages its affinity"
+				      : "its smp_affinity_list cannot be read (no undo value)");
+	} else if (other < ADV_SINGLE_OTHER_PCT) {
+		str_cat(why, why_size,
+			"IRQ %u is not moved: cpu%d runs little else (%%usr+%%nice+%%sys %.1f%%), "
+			"so moving the interrupt would only move the hot spot. ",
+			g->irq, cm->cpu, other);
+	} else if (!t->has_online) {
+		str_cat(why, why_size,
+			"IRQ %u is not moved: /sys/devices/system/cpu/online is missing. ", g->irq);
+	} else {
+		int to = quietest_cpu(c, g->dev, cm->cpu);
+
+		if (to < 0) {
+			str_cat(why, why_size,
+				"IRQ %u is not moved: no other usable CPU on its node. ", g->irq);
+		} else {
+			struct advise_action *ac;
+			uint32_t moved = g->irq;
+
+			fmt(id, sizeof(id), "irq-move-%u", g->irq);
+			s = add_suggestion(c->a, id, hot->severity, hot->id);
+			if (!s)
+				return -ENOMEM;
+			fmt(path, sizeof(path), "proc/irq/%u/smp_affinity_list", g->irq);
+			snprintf(v, sizeof(v), "%d", to);
+			ac = add_action(s, path, v, ti->smp_list);
+			if (!ac)
+				return -ENOMEM;
+			ac->is_irq = true;
+			ac->irq = g->irq;
+			snprintf(s->reason, sizeof(s->reason),
+				 "IRQ %u (%s) is the only vector of %s on cpu%d, which also runs "
+				 "%.1f%% %%usr+%%nice+%%sys: move it to cpu%d, the quietest usable "
+				 "CPU of its node",
+				 g->irq, ti->actions[0] ? ti->actions : g->label, g->label, cm->cpu,
+				 other, to);
+			snprintf(s->effect, sizeof(s->effect),
+				 "cpu%d keeps its %.1f%% of application work without the %.1f%% of "
+				 "%%irq+%%soft; cpu%d takes the interrupt",
+				 cm->cpu, other, cm->irq + cm->soft, to);
+			s->notes[0] = '\0';
+			irqbalance_note(t, &moved, 1, s->notes, sizeof(s->notes));
+			if (t->irqbalance.running)
+				c->need_irqbalance_finding = true;
+			str_cat(s->notes, sizeof(s->notes),
+				"IRQ affinity does not survive a reboot or a driver reload.");
+			c->irq_suggested = true;
+		}
+	}
+	more_vectors_text(driver, text, sizeof(text));
+	str_cat(why, why_size, "%s", text);
+	return 0;
+}
+
 /* One hot core: its finding with the IRQ and softirq shares that make it
- * hot, then the suggestions (multi-vector devices first, then RPS). */
-static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load, double med_intr)
+ * hot, then the suggestions (multi-vector devices first, a single vector,
+ * then RPS). Critical only when the core is hurt by its time in irq+soft. */
+static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load, double dev_intr,
+		   double med_dev_intr)
 {
 	const struct metrics *m = c->m;
 	double load = cm->irq + cm->soft;
-	char subject[16], why[ADV_TEXT_MAX] = "";
+	char subject[16], why[2 * ADV_TEXT_MAX] = "";
 	struct hot_group groups[HOT_GROUPS_MAX];
 	size_t ngroups = 0;
 	struct soft_shares ss;
 	struct finding *f;
-	size_t fidx;
+	size_t fidx, nsugg = c->a->nsuggestions;
 	int r;
 
 	snprintf(subject, sizeof(subject), "cpu%d", cm->cpu);
 	fidx = c->a->nfindings;
-	f = add_finding(c->a, FIND_HOT_CPU, load >= 80 || cm->idle < 5 ? ADV_CRITICAL : ADV_WARNING,
+	f = add_finding(c->a, FIND_HOT_CPU, load >= ADV_HOT_CRIT_PCT ? ADV_CRITICAL : ADV_WARNING,
 			subject);
 	if (!f)
 		return -ENOMEM;
+	f->harm = 100 + load;
 	snprintf(f->reason, sizeof(f->reason),
 		 "cpu%d: %%irq %.2f + %%soft %.2f = %.2f%% (peers' median %.2f%%)", cm->cpu,
 		 cm->irq, cm->soft, load, med_load);
 	if (m->irq_valid)
-		str_cat(f->reason, sizeof(f->reason), ", %.0f interrupts/s (peers' median %.0f/s)",
-			cm->intr_s, med_intr);
+		str_cat(f->reason, sizeof(f->reason),
+			", %.0f interrupts/s, %.0f/s from devices (peers' median %.0f/s)",
+			cm->intr_s, dev_intr, med_dev_intr);
 	r = hot_irq_shares(c, cm, f, groups, &ngroups);
 	if (r < 0)
 		return r;
@@ -1065,25 +1257,63 @@ static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load,
 
 	/* the suggestions may add findings: f is re-read by index after them */
 	for (size_t gi = 0; gi < ngroups && r >= 0; gi++) {
-		if (groups[gi].rate / cm->intr_s * 100 < ADV_SHARE_MIN)
+		if (cm->intr_s <= 0 || groups[gi].rate / cm->intr_s * 100 < ADV_SHARE_MIN)
 			continue;
-		r = suggest_spread(c, &c->a->findings[fidx], cm->cpu, cm->intr_s, load, &groups[gi],
-				   why, sizeof(why));
+		/* a NIC's lone queue vector is answered by RPS and channels below */
+		if (groups[gi].nirqs == 1 && !groups[gi].nmanaged_hot &&
+		    (groups[gi].dev < 0 || c->t->devs[groups[gi].dev].kind != TOPO_DEV_NET))
+			r = suggest_single(c, &c->a->findings[fidx], cm, &groups[gi], &ss, why,
+					   sizeof(why));
+		else if (groups[gi].nirqs > 1 || groups[gi].nmanaged_hot)
+			r = suggest_spread(c, &c->a->findings[fidx], cm->cpu, cm->intr_s, load,
+					   &groups[gi], why, sizeof(why));
 	}
 	if (r >= 0 && ss.netrx_all > 0 && ss.netrx / ss.netrx_all >= 0.8 && ss.sum > 0 &&
 	    ss.netrx / ss.sum >= 0.3)
 		r = suggest_net(c, &c->a->findings[fidx], cm->cpu, ss.netrx,
 				ss.netrx / ss.netrx_all * 100, why, sizeof(why));
-	if (r >= 0 && why[0])
-		str_cat(c->a->findings[fidx].detail, sizeof(c->a->findings[fidx].detail), "%s",
-			why);
-	return r;
+	if (r < 0)
+		return r;
+	f = &c->a->findings[fidx];
+	if (c->a->nsuggestions == nsugg && !why[0])
+		str_copy(why, sizeof(why),
+			 "No suggestion: no device interrupt line carries 5% or more of this "
+			 "core's interrupts, so its irq+soft time is not one device's to move; "
+			 "the softirq shares above say which kernel work it is. ");
+	if (why[0])
+		str_cat(f->detail, sizeof(f->detail), "%s", why);
+	return 0;
 }
 
+/* Interrupts per second from device lines (numbered IRQs) on column col of
+ * the IRQ table; the per-CPU system lines (LOC, RES, CAL, TLB, ...) never
+ * make a core hot. */
+static double device_intr(const struct ctx *c, int col)
+{
+	const struct metrics *m = c->m;
+	double sum = 0;
+
+	if (col < 0)
+		return 0;
+	for (size_t k = 0; k < m->irq.n; k++) {
+		const struct rate_row *rr = &m->irq.rows[k];
+		const struct irq_row *row = rate_irq_row(c, rr);
+
+		if (row && rr->valid && row->numeric)
+			sum += m->irq.rates[rr->rates_off + (size_t)col];
+	}
+	return sum;
+}
+
+/*
+ * A core is hot by time: %irq+%soft >= ADV_HOT_PCT_MIN and well above its
+ * peers; or by device interrupts (numbered lines only) far above its peers'
+ * while its irq+soft time is there too (>= ADV_HOT_INTR_PCT).
+ */
 static int find_hot_cpus(struct ctx *c)
 {
 	const struct metrics *m = c->m;
-	double *load = NULL, *intr = NULL;
+	double *load = NULL, *intr = NULL, *dev = NULL;
 	size_t n = 0;
 	int r = 0;
 
@@ -1091,15 +1321,19 @@ static int find_hot_cpus(struct ctx *c)
 		return 0;
 	load = calloc(m->ncpu, sizeof(*load));
 	intr = calloc(m->ncpu, sizeof(*intr));
-	if (!load || !intr) {
+	dev = calloc(m->ncpu, sizeof(*dev));
+	if (!load || !intr || !dev) {
 		r = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < m->ncpu; i++) {
-		if (!m->cpus[i].valid)
+		const struct cpu_metrics *cm = &m->cpus[i];
+
+		dev[i] = m->irq_valid ? device_intr(c, rate_col(&m->irq, cm->cpu)) : 0;
+		if (!cm->valid)
 			continue;
-		load[n] = m->cpus[i].irq + m->cpus[i].soft;
-		intr[n] = m->cpus[i].intr_s;
+		load[n] = cm->irq + cm->soft;
+		intr[n] = dev[i];
 		n++;
 	}
 	if (n < 2)
@@ -1115,16 +1349,17 @@ static int find_hot_cpus(struct ctx *c)
 			continue;
 		l = cm->irq + cm->soft;
 		ml = median_without(load, n, l);
-		mi = m->irq_valid ? median_without(intr, n, cm->intr_s) : 0;
+		mi = m->irq_valid ? median_without(intr, n, dev[i]) : 0;
 		hot = l >= ADV_HOT_PCT_MIN && l >= 2 * ml + ADV_HOT_PCT_ABOVE;
-		hot = hot || (m->irq_valid && cm->intr_s >= ADV_HOT_INTR_MIN &&
-			      cm->intr_s >= ADV_HOT_INTR_FACTOR * mi);
+		hot = hot || (m->irq_valid && dev[i] >= ADV_HOT_INTR_MIN &&
+			      dev[i] >= ADV_HOT_INTR_FACTOR * mi && l >= ADV_HOT_INTR_PCT);
 		if (hot)
-			r = hot_cpu(c, cm, ml, mi);
+			r = hot_cpu(c, cm, ml, dev[i], mi);
 	}
 out:
 	free(load);
 	free(intr);
+	free(dev);
 	return r;
 }
 
@@ -1275,6 +1510,107 @@ static int suggest_queue(struct ctx *c, const struct finding *f, const struct di
 	return 0;
 }
 
+/* ---- harm: pressure and culprits ---- */
+
+/* The some-stall share of resource r this interval, -1 when unknown. */
+static double psi_some(const struct ctx *c, enum psi_res r)
+{
+	const struct workload_metrics *x = c->m->workload;
+
+	return x && x->psi[r].some_valid ? x->psi[r].some_pct : -1;
+}
+
+static double psi_full(const struct ctx *c, enum psi_res r)
+{
+	const struct workload_metrics *x = c->m->workload;
+
+	return x && x->psi[r].full_valid ? x->psi[r].full_pct : -1;
+}
+
+/* Pressure says the workload waits on r now. */
+static bool psi_hurts(const struct ctx *c, enum psi_res r)
+{
+	return psi_some(c, r) >= ADV_PSI_CRIT || psi_full(c, r) >= ADV_PSI_FULL_CRIT;
+}
+
+static void psi_text(const struct ctx *c, enum psi_res r, char *buf, size_t size)
+{
+	double some = psi_some(c, r), full = psi_full(c, r);
+
+	if (some < 0)
+		snprintf(buf, size, "%s pressure unknown", pressure_name(r));
+	else if (full < 0)
+		snprintf(buf, size, "%s pressure some %.0f%%", pressure_name(r), some);
+	else
+		snprintf(buf, size, "%s pressure some %.0f%% full %.0f%%", pressure_name(r), some,
+			 full);
+}
+
+/* "pid 812 postgres: 15/main: checkpointer" and what is known of who runs it. */
+static void proc_label(const struct proc_metrics *p, char *buf, size_t size)
+{
+	char comm[PROC_COMM_MAX * 4 + 1];
+
+	snprintf(buf, size, "pid %d %s", p->pid, text_safe(p->comm, comm, sizeof(comm)));
+}
+
+/* The processes doing the most IO (all disks: per-process counters do not
+ * say which) and the cgroups doing the most on disk d, into f->culprit. */
+static void io_culprits(const struct ctx *c, struct finding *f, const struct disk_metrics *d)
+{
+	const struct workload_metrics *x = c->m->workload;
+	char label[ADV_TEXT_MAX];
+	unsigned shown = 0;
+
+	if (!x || !x->procs_valid)
+		return; /* unknown: the culprit stays "" */
+	for (size_t k = 0; k < x->nby_io && shown < 3; k++) {
+		const struct proc_metrics *p = &x->procs[x->by_io[k]];
+
+		if (p->rkb_s + p->wkb_s < 1)
+			continue;
+		proc_label(p, label, sizeof(label));
+		str_cat(f->culprit, sizeof(f->culprit), "%s%s (%.0f kB/s read, %.0f kB/s written)",
+			shown ? "; " : "", label, p->rkb_s, p->wkb_s);
+		shown++;
+	}
+	if (!d || !x->cgroups_valid || !c->cur->workload)
+		return;
+	shown = 0;
+	for (size_t k = 0; k < x->cgroups.ntop && shown < 2; k++) {
+		const struct cgroup_metrics *cg = &x->cgroups.rows[x->cgroups.top[k]];
+		const struct cgroup_table *ct = &c->cur->workload->cgroups;
+
+		if (!cg->valid || cg->cur_index >= ct->n)
+			continue;
+		for (size_t j = 0; j < cg->ndev; j++) {
+			const struct cgroup_dev_metrics *dm = &x->cgroups.devs[cg->dev_off + j];
+
+			if (dm->major != d->major || dm->minor != d->minor ||
+			    dm->rkb_s + dm->wkb_s < 1)
+				continue;
+			text_safe(ct->rows[cg->cur_index].path, label, sizeof(label));
+			str_cat(f->culprit, sizeof(f->culprit), "%scgroup %s: %.0f kB/s on %s",
+				f->culprit[0] ? "; " : "", label[0] ? label : "/",
+				dm->rkb_s + dm->wkb_s, d->name);
+			shown++;
+		}
+	}
+}
+
+/* A saturated disk without a queue setting to change: why, and what helps. */
+static void no_queue_fix(const struct ctx *c, struct finding *f, const struct disk_metrics *d)
+{
+	(void)c;
+	str_cat(f->detail, sizeof(f->detail),
+		"%sNo suggestion: %s already does all it can (util %.0f%%) and no queue setting "
+		"of %s is known to be wrong (nr_requests and the scheduler are suggested only "
+		"with evidence). What helps is less IO from the processes named in the culprit "
+		"(throttle or move a neighbour: systemctl set-property UNIT IOWriteBandwidthMax=), "
+		"or a faster device.",
+		f->detail[0] ? " " : "", d->name, d->util, d->name);
+}
+
 static int find_disks(struct ctx *c)
 {
 	const struct metrics *m = c->m;
@@ -1330,31 +1666,51 @@ static int find_disks(struct ctx *c)
 		if (d->util >= ADV_SAT_UTIL && d->aqu_sz >= ADV_SAT_AQU &&
 		    aw >= ADV_SAT_WAIT_FACTOR * d->svctm &&
 		    (!b || b->rotational != 0 || aw >= ADV_SAT_SSD_AWAIT)) {
-			f = add_finding(c->a, FIND_DISK_SATURATED, ADV_WARNING, d->name);
+			bool queueing =
+			    d->util >= ADV_SAT_CRIT_UTIL && aw >= ADV_SAT_CRIT_FACTOR * d->svctm;
+			char psi[64];
+
+			f = add_finding(
+			    c->a, FIND_DISK_SATURATED,
+			    queueing || psi_hurts(c, PSI_IO) ? ADV_CRITICAL : ADV_WARNING, d->name);
 			if (!f)
 				return -ENOMEM;
+			psi_text(c, PSI_IO, psi, sizeof(psi));
+			f->harm =
+			    200 + (psi_some(c, PSI_IO) > 0 ? psi_some(c, PSI_IO) : 0) + d->util;
 			snprintf(f->reason, sizeof(f->reason),
 				 "%s saturated: util %.2f%%, aqu-sz %.2f, await %.2f ms vs %.2f ms "
-				 "of service per IO (%.2f r/s, %.2f w/s): requests queue for the "
-				 "device",
-				 d->name, d->util, d->aqu_sz, aw, d->svctm, d->r_s, d->w_s);
+				 "of service per IO (%.2f r/s, %.2f w/s), %s: requests queue for "
+				 "the device",
+				 d->name, d->util, d->aqu_sz, aw, d->svctm, d->r_s, d->w_s, psi);
+			io_culprits(c, f, d);
 			if (b && b->rotational == 0)
 				snprintf(
 				    f->detail, sizeof(f->detail),
 				    "util counts time with at least one IO in flight; an SSD/NVMe "
 				    "serves many at once, so judge it by await and aqu-sz.");
 			wb_sentence(c, f);
-			if (suggest_queue(c, &c->a->findings[c->a->nfindings - 1], d) < 0)
-				return -ENOMEM;
+			{
+				size_t fidx = c->a->nfindings - 1, nsugg = c->a->nsuggestions;
+
+				if (suggest_queue(c, &c->a->findings[fidx], d) < 0)
+					return -ENOMEM;
+				if (c->a->nsuggestions == nsugg)
+					no_queue_fix(c, &c->a->findings[fidx], d);
+			}
 			continue;
 		}
 		slow_ms = !b || b->rotational < 0 ? ADV_SLOW_AWAIT_UNKNOWN
 			  : b->rotational	  ? ADV_SLOW_AWAIT_HDD
 						  : ADV_SLOW_AWAIT_SSD;
 		if (d->util < ADV_SLOW_UTIL && aw >= slow_ms) {
-			f = add_finding(c->a, FIND_DISK_SLOW, ADV_WARNING, d->name);
+			f = add_finding(c->a, FIND_DISK_SLOW,
+					psi_hurts(c, PSI_IO) ? ADV_CRITICAL : ADV_WARNING, d->name);
 			if (!f)
 				return -ENOMEM;
+			f->harm = 100 + (psi_some(c, PSI_IO) > 0 ? psi_some(c, PSI_IO) : 0) +
+				  (aw < 100 ? aw : 100);
+			io_culprits(c, f, d);
 			snprintf(f->reason, sizeof(f->reason),
 				 "%s slow: await %.2f ms at util %.2f%% (%.2f IO/s, aqu-sz %.2f): "
 				 "each IO is slow while the device is mostly idle",
@@ -1363,7 +1719,8 @@ static int find_disks(struct ctx *c)
 				 "Not a load problem: the device or what is behind it is slow "
 				 "(%s threshold %.0f ms). Check a cloud volume's IOPS/throughput "
 				 "limits and burst credits, a RAID controller's cache/battery, or "
-				 "the disk's health (smartctl -a /dev/%s).",
+				 "the disk's health (smartctl -a /dev/%s). No suggestion: no "
+				 "setting of this host makes the device faster.",
 				 !b || b->rotational < 0 ? "unknown media"
 				 : b->rotational	 ? "rotational"
 							 : "non-rotational",
@@ -1441,6 +1798,180 @@ static int find_members(struct ctx *c)
 	return 0;
 }
 
+/* ---- CPUs as a whole ---- */
+
+/* The processes using the most CPU, into f->culprit. */
+static void cpu_culprits(const struct ctx *c, struct finding *f)
+{
+	(void)c;
+	str_cat(f->culprit, sizeof(f->culprit), "processes' CPU time not sampled");
+}
+
+/* "%usr 12.0 %nice 80.5 %sys 3.0 %steal 0.0 %irq+%soft 0.5" of the whole host. */
+static void cpu_split(const struct cpu_metrics *a, char *buf, size_t size)
+{
+	snprintf(buf, size,
+		 "%%usr %.1f %%nice %.1f %%sys %.1f %%iowait %.1f %%irq+%%soft %.1f %%steal %.1f "
+		 "%%idle %.1f",
+		 a->usr, a->nice, a->sys, a->iowait, a->irq + a->soft, a->steal, a->idle);
+}
+
+/*
+ * Every CPU busy (not idle, not waiting on IO) and tasks waiting for one:
+ * cpu_saturated, critical under cpu pressure; a hypervisor taking the time:
+ * steal.
+ */
+static int find_cpus(struct ctx *c)
+{
+	const struct cpu_metrics *a = &c->m->all;
+	double busy, some = psi_some(c, PSI_CPU);
+	char split[256], psi[64];
+	struct finding *f;
+
+	/* an interval without a tick (a tree that did not advance) says nothing */
+	if (!c->m->cpu_valid || !a->valid ||
+	    a->usr + a->nice + a->sys + a->iowait + a->irq + a->soft + a->steal + a->idle < 99)
+		return 0;
+	busy = 100 - a->idle - a->iowait;
+	cpu_split(a, split, sizeof(split));
+	psi_text(c, PSI_CPU, psi, sizeof(psi));
+	if (busy >= ADV_CPU_BUSY && (some < 0 || some >= ADV_CPU_PSI)) {
+		f = add_finding(c->a, FIND_CPU_SATURATED,
+				psi_hurts(c, PSI_CPU) ? ADV_CRITICAL : ADV_WARNING, "cpus");
+		if (!f)
+			return -ENOMEM;
+		f->harm = 150 + (some > 0 ? some : 0);
+		snprintf(f->reason, sizeof(f->reason),
+			 "all %zu CPUs %.0f%% busy (%s), %s: runnable tasks wait for a CPU",
+			 c->m->ncpu, busy, split, psi);
+		cpu_culprits(c, f);
+		if (a->nice >= a->usr && a->nice >= 25)
+			str_cat(f->detail, sizeof(f->detail),
+				"Most of it is %%nice: work started under nice(1). It yields to "
+				"normal-priority tasks in the scheduler but still takes every idle "
+				"cycle and its cache and memory bandwidth. ");
+		if (a->steal >= ADV_STEAL_PCT)
+			str_cat(f->detail, sizeof(f->detail),
+				"%.0f%% of the time is stolen by the hypervisor (see steal). ",
+				a->steal);
+		str_cat(
+		    f->detail, sizeof(f->detail),
+		    "No suggestion: which work may have the CPUs is yours to decide: renice the "
+		    "processes in the culprit (renice -n 19 -p PID), cap a unit "
+		    "(systemctl set-property UNIT CPUQuota=50%%), or add CPUs.");
+	}
+	if (a->steal >= ADV_STEAL_PCT) {
+		f = add_finding(c->a, FIND_STEAL,
+				a->steal >= ADV_STEAL_CRIT && psi_hurts(c, PSI_CPU) ? ADV_CRITICAL
+										    : ADV_WARNING,
+				"cpus");
+		if (!f)
+			return -ENOMEM;
+		f->harm = 120 + a->steal;
+		snprintf(f->reason, sizeof(f->reason),
+			 "%%steal %.1f: the hypervisor ran other guests on this VM's CPUs for "
+			 "%.0f%% of the time (%s)",
+			 a->steal, a->steal, psi);
+		snprintf(f->detail, sizeof(f->detail),
+			 "A noisy neighbour on the same host, or CPU credits used up (burstable "
+			 "instances). No suggestion: nothing inside the guest fixes it; ask the "
+			 "provider, move to dedicated or larger instances, or migrate the VM.");
+	}
+	return 0;
+}
+
+/* Tasks wait on IO (iowait, io pressure) while no disk is saturated or slow. */
+static int find_iowait(struct ctx *c)
+{
+	const struct cpu_metrics *a = &c->m->all;
+	const struct workload_metrics *x = c->m->workload;
+	double some = psi_some(c, PSI_IO);
+	char psi[64], label[ADV_TEXT_MAX];
+	struct finding *f;
+	unsigned shown = 0;
+
+	if (!c->m->cpu_valid || !a->valid || a->iowait < ADV_IOWAIT_PCT)
+		return 0;
+	if (some >= 0 && some < ADV_IOWAIT_PSI)
+		return 0;
+	for (size_t i = 0; i < c->a->nfindings; i++)
+		if (c->a->findings[i].kind == FIND_DISK_SATURATED ||
+		    c->a->findings[i].kind == FIND_DISK_SLOW)
+			return 0;
+	psi_text(c, PSI_IO, psi, sizeof(psi));
+	f = add_finding(c->a, FIND_IOWAIT, psi_hurts(c, PSI_IO) ? ADV_CRITICAL : ADV_WARNING, "io");
+	if (!f)
+		return -ENOMEM;
+	f->harm = 90 + a->iowait;
+	snprintf(f->reason, sizeof(f->reason),
+		 "%%iowait %.1f, %s, while no local disk is saturated or slow: tasks wait on IO "
+		 "that the disk counters do not show",
+		 a->iowait, psi);
+	snprintf(f->detail, sizeof(f->detail),
+		 "Where such waits come from: a network filesystem (NFS, CIFS: nfsiostat), a "
+		 "cgroup's io.max or blkio throttle, the dirty page cache throttling writers "
+		 "(see writeback), swap-in, or a device whose queue/iostats is 0. No "
+		 "suggestion: the cause is outside the disks measured here. ");
+	if (!x || !x->procs_valid)
+		return 0;
+	for (size_t k = 0; k < x->nby_delay && shown < 3; k++) {
+		const struct proc_metrics *p = &x->procs[x->by_delay[k]];
+
+		if (p->io_delay < 1)
+			continue;
+		proc_label(p, label, sizeof(label));
+		str_cat(f->culprit, sizeof(f->culprit), "%s%s waits %.0f%% of the time on IO",
+			shown ? "; " : "", label, p->io_delay);
+		shown++;
+	}
+	return 0;
+}
+
+/* ---- rank ---- */
+
+static int cmp_finding(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+
+	if (x->severity != y->severity)
+		return x->severity > y->severity ? -1 : 1;
+	if (x->harm != y->harm)
+		return x->harm > y->harm ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank; /* as found */
+}
+
+void advise_rank(struct advice *a)
+{
+	for (size_t i = 0; i < a->nfindings; i++)
+		a->findings[i].rank = (unsigned)i; /* keeps the order of equals */
+	qsort(a->findings, a->nfindings, sizeof(*a->findings), cmp_finding);
+	for (size_t i = 0; i < a->nfindings; i++)
+		a->findings[i].rank = (unsigned)i + 1;
+}
+
+/* What a finding kind weighs when nothing measured sets it: the side
+ * findings (managed IRQs, irqbalance, topology, frozen counters) come after
+ * what hurts. */
+static double kind_harm(enum finding_kind k)
+{
+	switch (k) {
+	case FIND_MEMBER_IMBALANCE:
+		return 110;
+	case FIND_WRITEBACK_THROTTLED:
+		return 80;
+	case FIND_MANAGED_IRQS:
+		return 30;
+	case FIND_IRQBALANCE:
+		return 20;
+	case FIND_IOSTATS_OFF:
+		return 15;
+	case FIND_TOPOLOGY_MISSING:
+		return 10;
+	default:
+		return 0;
+	}
+}
+
 int advise_compute(const struct snapshot *cur, const struct metrics *m, const struct topology *t,
 		   struct advice *ret)
 {
@@ -1476,6 +2007,10 @@ int advise_compute(const struct snapshot *cur, const struct metrics *m, const st
 		r = find_members(&c);
 	if (r >= 0)
 		r = find_writeback(&c);
+	if (r >= 0)
+		r = find_cpus(&c);
+	if (r >= 0)
+		r = find_iowait(&c);
 	/* missing topology only lowers the interrupt advice: say so there */
 	for (size_t i = 0; i < a.nfindings && r >= 0; i++)
 		if (a.findings[i].kind == FIND_HOT_CPU)
@@ -1502,6 +2037,10 @@ int advise_compute(const struct snapshot *cur, const struct metrics *m, const st
 		advice_free(&a);
 		return r;
 	}
+	for (size_t i = 0; i < a.nfindings; i++)
+		if (a.findings[i].harm == 0)
+			a.findings[i].harm = kind_harm(a.findings[i].kind);
+	advise_rank(&a);
 	*ret = a;
 	return 0;
 }

@@ -33,6 +33,9 @@ enum finding_kind {
 	FIND_IRQBALANCE,	  /* irqbalance will undo manual affinity */
 	FIND_TOPOLOGY_MISSING,	  /* advice lowered: files the kernel did not offer */
 	FIND_WRITEBACK_THROTTLED, /* dirty page cache past the point writers are throttled */
+	FIND_CPU_SATURATED,	  /* every CPU busy and tasks waiting for one (cpu pressure) */
+	FIND_STEAL,		  /* the hypervisor takes the CPUs' time (a noisy neighbour) */
+	FIND_IOWAIT,		  /* tasks wait on IO while no disk is saturated or slow */
 };
 
 #define ADV_ID_MAX   64
@@ -45,6 +48,10 @@ struct finding {
 	char subject[IOT_NAME_MAX];    /* "cpu1", "sda", "md0" */
 	char reason[ADV_TEXT_MAX];     /* one line, with the measured numbers */
 	char detail[2 * ADV_TEXT_MAX]; /* shares per IRQ/softirq/device, why no suggestion */
+	char culprit[ADV_TEXT_MAX];    /* who causes it: processes, cgroups ("" unknown) */
+	double harm;		       /* ranks findings of one severity: bigger first */
+	unsigned rank;		       /* 1 = the headline; findings[] is in rank order */
+	unsigned held; /* advise_hold: samples since it was last measured (0: now) */
 };
 
 /* One write of a suggestion. Paths are relative to the root ("proc/irq/107/smp_affinity_list"),
@@ -81,7 +88,10 @@ struct advice {
 /*
  * Fills *ret (an empty or freed advice) from the current snapshot, the
  * metrics of (previous, current) and the topology read with the current
- * snapshot. Returns 0 or -ENOMEM (*ret untouched).
+ * snapshot: findings ranked by harm (findings[0] is the headline: critical
+ * before warning before info, then by harm). One interval, no memory: a
+ * live view steadies it with advise_hold_step(). Returns 0 or -ENOMEM
+ * (*ret untouched).
  */
 int advise_compute(const struct snapshot *cur, const struct metrics *m, const struct topology *t,
 		   struct advice *ret);
@@ -92,6 +102,28 @@ const struct finding *advice_finding(const struct advice *a, const char *id);
 
 const char *advise_severity_name(enum advise_severity s);
 const char *advise_kind_name(enum finding_kind k);
+
+/* Sorts a->findings by severity, then harm, and numbers their ranks. */
+void advise_rank(struct advice *a);
+
+/*
+ * Hysteresis over a stream of advice (doc/advise.md, "Stable"): a finding
+ * is shown once it stood ADV_RISE_SAMPLES samples in a row and stays until
+ * it was absent ADV_CLEAR_SAMPLES samples in a row (shown then as last
+ * seen, with its suggestions). advise_hold_step() rewrites *a in place to
+ * what is shown; 0 or -ENOMEM (then *a is the raw advice).
+ */
+#define ADV_RISE_SAMPLES  2
+#define ADV_CLEAR_SAMPLES 5
+struct advise_hold_entry;
+struct advise_hold {
+	struct advise_hold_entry *e;
+	size_t n, cap;
+};
+int advise_hold_step(struct advise_hold *h, struct advice *a);
+void advise_hold_free(struct advise_hold *h);
+/* Deep copy of a suggestion (its actions too): 0 or -ENOMEM. */
+int advise_suggestion_copy(const struct suggestion *s, struct suggestion *ret);
 
 /*
  * `ethtool -L IFACE combined N` is not a file write: its action's path is
@@ -117,9 +149,23 @@ void advise_command_text(const char *path, const char *v, struct strbuf *sb);
 /* Thresholds (doc/advise.md explains each). */
 #define ADV_HOT_PCT_MIN	       25.0    /* %irq+%soft of a hot CPU ... */
 #define ADV_HOT_PCT_ABOVE      15.0    /* ... and this many points above twice the peers' median */
-#define ADV_HOT_INTR_MIN       10000.0 /* intr/s of a hot CPU ... */
-#define ADV_HOT_INTR_FACTOR    4.0     /* ... and this many times the peers' median */
+#define ADV_HOT_INTR_MIN       10000.0 /* device intr/s of a hot CPU ... */
+#define ADV_HOT_INTR_FACTOR    4.0     /* ... and this many times the peers' median ... */
+#define ADV_HOT_INTR_PCT       10.0    /* ... and at least this %irq+%soft (time, not counts) */
+#define ADV_HOT_CRIT_PCT       80.0    /* %irq+%soft of a core that is hurt now: critical */
+#define ADV_PSI_CRIT	       20.0    /* % some-stall of a resource: the workload waits */
+#define ADV_PSI_FULL_CRIT      10.0    /* % full-stall of a resource */
+#define ADV_SAT_CRIT_UTIL      95.0    /* util near 100% ... */
+#define ADV_SAT_CRIT_FACTOR    4.0     /* ... and await this many times svctm: critical */
+#define ADV_CPU_BUSY	       90.0    /* % of all CPUs busy (not idle, not iowait) */
+#define ADV_CPU_PSI	       10.0    /* cpu some-stall that makes it saturated */
+#define ADV_STEAL_PCT	       10.0    /* %steal of all CPUs: the hypervisor's share */
+#define ADV_STEAL_CRIT	       25.0    /* with cpu pressure: critical */
+#define ADV_IOWAIT_PCT	       20.0    /* %iowait of all CPUs ... */
+#define ADV_IOWAIT_PSI	       10.0    /* ... with io some-stall, and no disk finding */
 #define ADV_SHARE_MIN	       5.0     /* % of a hot CPU's load to be named */
+#define ADV_SINGLE_BLOCK_PCT   30.0    /* BLOCK share of a core's softirqs for rq_affinity=2 */
+#define ADV_SINGLE_OTHER_PCT   10.0    /* %usr+%nice+%sys that makes a lone vector move */
 #define ADV_SAT_UTIL	       90.0    /* util of a saturated disk ... */
 #define ADV_SAT_AQU	       1.0     /* ... with at least this queue ... */
 #define ADV_SAT_WAIT_FACTOR    2.0     /* ... and await this many times svctm */

@@ -142,6 +142,7 @@ static const char *const writable[] = {
 	"sys/class/net/@/queues/rx-#/rps_cpus", "sys/class/net/@/queues/rx-#/rps_flow_cnt",
 	"sys/block/%/queue/scheduler",		"sys/block/%/queue/nr_requests",
 	"sys/block/%/queue/read_ahead_kb",	"sys/block/%/queue/iostats",
+	"sys/block/%/queue/rq_affinity",
 };
 
 /* Length of the name at p (up to '/' or the end), 0 when not a valid one. */

@@ -51,7 +51,8 @@ static int cap_disk(int dfd, const char *name, unsigned char type, void *ctx)
 					     "queue/scheduler",
 					     "queue/nr_requests",
 					     "queue/read_ahead_kb",
-					     "queue/rotational" };
+					     "queue/rotational",
+					     "queue/rq_affinity" };
 	struct block_cap *c = ctx;
 	char rel[512];
 	int sfd;

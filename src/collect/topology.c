@@ -670,6 +670,8 @@ static int add_block(const char *name, void *ctx)
 	b.read_ahead_kb = read_long(r, rel);
 	snprintf(rel, sizeof(rel), "sys/block/%s/queue/rotational", name);
 	b.rotational = (int)read_long(r, rel);
+	snprintf(rel, sizeof(rel), "sys/block/%s/queue/rq_affinity", name);
+	b.rq_affinity = read_long(r, rel);
 	snprintf(rel, sizeof(rel), "sys/block/%s/mq", name);
 	c->count = 0;
 	if (for_each_entry(r, rel, count_entry, c) >= 0)

@@ -78,6 +78,7 @@ struct topo_block {
 	char schedulers[96];   /* every one offered */
 	long nr_requests;      /* -1 unknown */
 	long read_ahead_kb;    /* -1 unknown */
+	long rq_affinity;      /* queue/rq_affinity: 0, 1, 2; -1 unknown */
 	int rotational;	       /* 1, 0, -1 unknown */
 	unsigned nr_hw_queues; /* entries of mq/, 0 unknown or single-queue path */
 };

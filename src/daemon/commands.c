@@ -322,6 +322,15 @@ static int cmd_apply(struct daemon *d, struct client *c, const struct request *r
 		return server_reply_error(d, c, rq->id, IOT_ERR_NO_SAMPLE,
 					  "no interval measured yet: apply needs two samples");
 	}
+	/* only what the documents show (the steadied advice): a suggestion of a
+	 * finding that has not risen yet is not offered, so not applied */
+	if (!sampler_advice(d->sampler) || !advice_suggestion(sampler_advice(d->sampler), id)) {
+		free(expect);
+		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
+					  "%s: no such suggestion now (its finding is not shown "
+					  "yet, or is gone): run iotriage suggest",
+					  id);
+	}
 	e = apply_by_id(d->args.root, NULL, sampler_current(d->sampler), m, id, expect, (size_t)n,
 			&res);
 	free(expect);

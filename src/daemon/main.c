@@ -416,6 +416,7 @@ int main(int argc, char **argv)
 	if (d.args.core_only)
 		so.skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT;
 	so.advise = !d.args.core_only;
+	so.steady = so.advise;
 	so.cpu_budget_pct = d.args.cpu_budget_pct;
 	so.interval_ms = d.args.interval_ms;
 	so.topo_given = so.advise; /* read on topo.c's thread */

@@ -24,7 +24,9 @@ static void encode_finding(struct strbuf *sb, const struct finding *f)
 	kv_str(sb, "severity", advise_severity_name(f->severity), true);
 	kv_str(sb, "subject", f->subject, true);
 	kv_str(sb, "reason", f->reason, true);
-	kv_str(sb, "detail", f->detail, false);
+	kv_str(sb, "detail", f->detail, true);
+	kv_str(sb, "culprit", f->culprit, true);
+	sb_printf(sb, "\"rank\":%u,\"held\":%u", f->rank, f->held);
 	sb_putc(sb, '}');
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # apply and undo through iotriaged: a daemon on a copy of the mpt2sas
-# scenario's t0 that the test rewrites to t1 between two samples (paused in
-# epoll_wait, as daemon_lib does), so its latest interval shows CPU 1 hot;
+# scenario's t0 that the test advances a step between samples (paused in
+# epoll_wait, as daemon_lib does), so its latest intervals show CPU 1 hot;
 # "apply" writes the 16 affinities and journals them, "undo" restores them.
 # Bad requests: no "suggestion", an unknown one, a non-root peer. And
 # `ethtool -L` (channels-eth0) applied and undone through the daemon on a
@@ -58,14 +58,18 @@ try:
     r = c.req({"cmd": "undo"})
     check(r["ok"] is True and "nothing to undo" in r["message"], "empty undo: %r" % r)
 
-    # t0 -> t1 between two samples; a later sample would see t1 -> t1 (no
-    # rates), so on a very slow machine the cycle is simply tried again
+    # steps 0, 1, 2 of the scenario (t0, t1, t1 + (t1 - t0)) one a sample:
+    # two intervals in a row show CPU 1 hot, so the finding has risen
+    # (doc/advise.md "Stable": it rises after 2 samples); a later sample
+    # would see no rates, so on a very slow machine the cycle is tried again
+    import subprocess
+    advance = os.path.join(os.environ["SRCDIR"], "tests/fixtures/advance.py")
     applied = None
     for attempt in range(10):
-        for tree in ("t0", "t1"):
+        for step in range(3):
             before = d.status()["samples"]
             d.pause_idle()
-            put_counters(os.path.join(fx, tree))
+            subprocess.run([advance, fx, root, str(step)], check=True)
             d.resume()
             deadline = time.monotonic() + TIMEOUT
             while d.status()["samples"] <= before:

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -782,10 +783,84 @@ static void test_old_kernel(void **state)
 	unload(&sc);
 }
 
+/* A copy of sc's advice (what advise_compute gave), for advise_hold_step. */
+static void advice_dup(const struct advice *a, struct advice *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->nfindings = ret->findings_cap = a->nfindings;
+	ret->findings = calloc(a->nfindings ? a->nfindings : 1, sizeof(*ret->findings));
+	assert_non_null(ret->findings);
+	memcpy(ret->findings, a->findings, a->nfindings * sizeof(*a->findings));
+	ret->nsuggestions = ret->suggestions_cap = a->nsuggestions;
+	ret->suggestions = calloc(a->nsuggestions ? a->nsuggestions : 1, sizeof(*ret->suggestions));
+	assert_non_null(ret->suggestions);
+	for (size_t i = 0; i < a->nsuggestions; i++)
+		assert_int_equal(advise_suggestion_copy(&a->suggestions[i], &ret->suggestions[i]),
+				 0);
+}
+
+/* One step of the hold over the scenario's advice (present) or none. */
+static size_t hold_step(struct advise_hold *h, const struct advice *src, bool present,
+			struct advice *out)
+{
+	struct advice empty = { 0 };
+
+	advice_free(out);
+	if (present)
+		advice_dup(src, out);
+	else
+		*out = empty;
+	assert_int_equal(advise_hold_step(h, out), 0);
+	return out->nfindings;
+}
+
+/* Stable: a finding rises after ADV_RISE_SAMPLES samples in a row and clears
+ * after ADV_CLEAR_SAMPLES absent in a row; a gap shorter than that does not
+ * make it flicker; its suggestions come and go with it. */
+static void test_hold(void **state)
+{
+	struct advise_hold h = { 0 };
+	struct advice out = { 0 };
+	struct scenario sc;
+
+	(void)state;
+	load("mpt2sas", &sc);
+	assert_int_equal(ADV_RISE_SAMPLES, 2);
+	assert_int_equal(hold_step(&h, &sc.a, true, &out), 0);
+	assert_int_equal(out.nsuggestions, 0);
+	/* one sample, then gone: never shown */
+	assert_int_equal(hold_step(&h, &sc.a, false, &out), 0);
+	assert_int_equal(hold_step(&h, &sc.a, true, &out), 0);
+	assert_int_equal(hold_step(&h, &sc.a, true, &out), 1);
+	assert_string_equal(out.findings[0].id, "hot-cpu-cpu1");
+	assert_int_equal(out.findings[0].rank, 1);
+	assert_int_equal(out.findings[0].held, 0);
+	assert_non_null(advice_suggestion(&out, "irq-spread-host0"));
+	/* gaps shorter than ADV_CLEAR_SAMPLES: shown throughout, as last seen */
+	for (int round = 0; round < 3; round++) {
+		for (unsigned k = 1; k < ADV_CLEAR_SAMPLES; k++) {
+			assert_int_equal(hold_step(&h, &sc.a, false, &out), 1);
+			assert_int_equal(out.findings[0].held, k);
+			assert_non_null(advice_suggestion(&out, "irq-spread-host0"));
+		}
+		assert_int_equal(hold_step(&h, &sc.a, true, &out), 1);
+		assert_int_equal(out.findings[0].held, 0);
+	}
+	/* ADV_CLEAR_SAMPLES in a row: cleared, suggestion too */
+	for (unsigned k = 1; k < ADV_CLEAR_SAMPLES; k++)
+		assert_int_equal(hold_step(&h, &sc.a, false, &out), 1);
+	assert_int_equal(hold_step(&h, &sc.a, false, &out), 0);
+	assert_int_equal(out.nsuggestions, 0);
+	advice_free(&out);
+	advise_hold_free(&h);
+	unload(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mpt2sas),
+		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_nvme_managed),
 		cmocka_unit_test(test_nic_single_queue),
 		cmocka_unit_test(test_irqbalance),

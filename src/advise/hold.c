@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Hysteresis over a stream of advice: a finding is shown once it stood
+ * ADV_RISE_SAMPLES samples in a row and stays, as last seen, until it was
+ * absent ADV_CLEAR_SAMPLES samples in a row. One judgement drawn once per
+ * sample for the headline, the HOT mark, /metrics and the alert rules, so
+ * none of them flickers when a finding's numbers hover at a threshold.
+ * Pure: its only input is the advice it is given, sample after sample.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advise.h"
+#include "grow.h"
+
+#define HOLD_MAX 256 /* findings remembered at once; a new one past them waits */
+
+struct advise_hold_entry {
+	struct finding f;     /* as last seen */
+	struct suggestion *s; /* its suggestions as last seen (deep copies) */
+	size_t ns;
+	unsigned seen, absent; /* samples in a row present / absent */
+	bool shown, present;
+};
+
+int advise_suggestion_copy(const struct suggestion *s, struct suggestion *ret)
+{
+	struct suggestion c = *s;
+
+	c.actions = NULL;
+	if (s->nactions) {
+		c.actions = malloc(s->nactions * sizeof(*c.actions));
+		if (!c.actions)
+			return -ENOMEM;
+		memcpy(c.actions, s->actions, s->nactions * sizeof(*c.actions));
+	}
+	*ret = c;
+	return 0;
+}
+
+static void entry_free_suggestions(struct advise_hold_entry *e)
+{
+	for (size_t i = 0; i < e->ns; i++)
+		free(e->s[i].actions);
+	free(e->s);
+	e->s = NULL;
+	e->ns = 0;
+}
+
+/* e's suggestions become copies of a's that answer e's finding. */
+static int entry_take_suggestions(struct advise_hold_entry *e, const struct advice *a)
+{
+	size_t n = 0, k = 0;
+	struct suggestion *s;
+
+	for (size_t i = 0; i < a->nsuggestions; i++)
+		n += strcmp(a->suggestions[i].finding, e->f.id) == 0;
+	entry_free_suggestions(e);
+	if (!n)
+		return 0;
+	s = calloc(n, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->nsuggestions; i++) {
+		if (strcmp(a->suggestions[i].finding, e->f.id) != 0)
+			continue;
+		if (advise_suggestion_copy(&a->suggestions[i], &s[k]) < 0) {
+			e->s = s;
+			e->ns = k;
+			entry_free_suggestions(e);
+			return -ENOMEM;
+		}
+		k++;
+	}
+	e->s = s;
+	e->ns = k;
+	return 0;
+}
+
+static struct advise_hold_entry *hold_find(struct advise_hold *h, const char *id)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (strcmp(h->e[i].f.id, id) == 0)
+			return &h->e[i];
+	return NULL;
+}
+
+/* The shown entries, as an advice of their own. */
+static int hold_advice(const struct advise_hold *h, struct advice *ret)
+{
+	struct advice o = { 0 };
+
+	for (size_t i = 0; i < h->n; i++) {
+		const struct advise_hold_entry *e = &h->e[i];
+
+		if (!e->shown)
+			continue;
+		if (grow((void **)&o.findings, &o.findings_cap, o.nfindings + 1,
+			 sizeof(*o.findings)) < 0)
+			goto nomem;
+		o.findings[o.nfindings] = e->f;
+		o.findings[o.nfindings].held = e->absent;
+		o.nfindings++;
+		for (size_t k = 0; k < e->ns; k++) {
+			if (grow((void **)&o.suggestions, &o.suggestions_cap, o.nsuggestions + 1,
+				 sizeof(*o.suggestions)) < 0 ||
+			    advise_suggestion_copy(&e->s[k], &o.suggestions[o.nsuggestions]) < 0)
+				goto nomem;
+			o.nsuggestions++;
+		}
+	}
+	advise_rank(&o);
+	*ret = o;
+	return 0;
+nomem:
+	advice_free(&o);
+	return -ENOMEM;
+}
+
+int advise_hold_step(struct advise_hold *h, struct advice *a)
+{
+	struct advice shown;
+	size_t w = 0;
+
+	for (size_t i = 0; i < h->n; i++)
+		h->e[i].present = false;
+	for (size_t i = 0; i < a->nfindings; i++) {
+		const struct finding *f = &a->findings[i];
+		struct advise_hold_entry *e = hold_find(h, f->id);
+
+		if (!e) {
+			if (h->n >= HOLD_MAX)
+				continue;
+			if (grow((void **)&h->e, &h->cap, h->n + 1, sizeof(*h->e)) < 0)
+				return -ENOMEM;
+			e = &h->e[h->n++];
+			memset(e, 0, sizeof(*e));
+		}
+		e->f = *f;
+		e->present = true;
+		e->absent = 0;
+		e->seen++;
+		if (e->seen >= ADV_RISE_SAMPLES)
+			e->shown = true;
+		if (entry_take_suggestions(e, a) < 0)
+			return -ENOMEM;
+	}
+	/* the absent: a shown one stays until ADV_CLEAR_SAMPLES in a row */
+	for (size_t i = 0; i < h->n; i++) {
+		struct advise_hold_entry *e = &h->e[i];
+
+		if (!e->present) {
+			e->seen = 0;
+			e->absent++;
+			if (!e->shown || e->absent >= ADV_CLEAR_SAMPLES) {
+				entry_free_suggestions(e);
+				continue;
+			}
+		}
+		h->e[w++] = *e;
+	}
+	h->n = w;
+	if (hold_advice(h, &shown) < 0)
+		return -ENOMEM;
+	advice_free(a);
+	*a = shown;
+	return 0;
+}
+
+void advise_hold_free(struct advise_hold *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		entry_free_suggestions(&h->e[i]);
+	free(h->e);
+	memset(h, 0, sizeof(*h));
+}
