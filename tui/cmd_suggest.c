@@ -62,6 +62,8 @@ static void print_advice(FILE *f, const struct model_advice *a)
 		fprintf(f, "  [%s] %s: %s\n", fd->severity_name, fd->id, fd->reason);
 		if (fd->detail[0])
 			fprintf(f, "      %s\n", fd->detail);
+		if (fd->culprit && fd->culprit[0])
+			fprintf(f, "      culprit: %s\n", fd->culprit);
 	}
 	if (a->nsuggestions == 0) {
 		fprintf(f, "\nNo suggestion.\n");

@@ -783,6 +783,103 @@ static void test_old_kernel(void **state)
 	unload(&sc);
 }
 
+/* Issue 22's false critical: local-timer interrupts on a busy CPU are never
+ * a hot core; the saturated disk under io pressure is the headline. */
+static void test_loc_storm(void **state)
+{
+	struct scenario sc;
+
+	(void)state;
+	load("loc-storm", &sc);
+	assert_int_equal(sc.a.nfindings, 1);
+	assert_null(advice_finding(&sc.a, "hot-cpu-cpu0"));
+	assert_string_equal(sc.a.findings[0].id, "disk-saturated-vda");
+	assert_int_equal(sc.a.findings[0].severity, ADV_CRITICAL);
+	assert_int_equal(sc.a.findings[0].rank, 1);
+	assert_non_null(strstr(sc.a.findings[0].reason, "io pressure some 88% full 70%"));
+	assert_non_null(strstr(sc.a.findings[0].detail, "No suggestion:"));
+	/* the loop devices stacked beside it are idle: no finding */
+	for (size_t i = 0; i < sc.a.nfindings; i++)
+		assert_null(strstr(sc.a.findings[i].subject, "loop"));
+	unload(&sc);
+}
+
+/* A lone, movable HBA vector on a 256-CPU host: rq_affinity=2 for the disks
+ * behind it, the vector moved to the quietest CPU of its node, the driver's
+ * setting named. */
+static void test_hba_single_vector(void **state)
+{
+	const struct suggestion *s;
+	const struct finding *f;
+	struct scenario sc;
+
+	(void)state;
+	load("hba-single-vector", &sc);
+	f = advice_finding(&sc.a, "hot-cpu-cpu200");
+	assert_non_null(f);
+	assert_int_equal(f->severity, ADV_CRITICAL); /* 85% irq+soft */
+	assert_int_equal(f->rank, 1);
+	assert_non_null(strstr(f->detail, "max_msix_vectors"));
+	s = advice_suggestion(&sc.a, "rq-affinity-host7");
+	assert_non_null(s);
+	assert_int_equal(s->nactions, 4);
+	assert_action(s, "sys/block/sda/queue/rq_affinity", "2", "1");
+	assert_action(s, "sys/block/sdd/queue/rq_affinity", "2", "1");
+	s = advice_suggestion(&sc.a, "irq-move-471");
+	assert_non_null(s);
+	assert_int_equal(s->nactions, 1);
+	assert_action(s, "proc/irq/471/smp_affinity_list", "128", "200");
+	assert_true(s->actions[0].is_irq);
+	/* the core runs little else: the interrupt stays, and the finding says why */
+	sc.m.cpus[200].usr = 1;
+	sc.m.cpus[200].sys = 1;
+	readvise(&sc);
+	assert_null(advice_suggestion(&sc.a, "irq-move-471"));
+	assert_non_null(advice_suggestion(&sc.a, "rq-affinity-host7"));
+	assert_non_null(strstr(advice_finding(&sc.a, "hot-cpu-cpu200")->detail,
+			       "IRQ 471 is not moved: cpu200 runs little else"));
+	unload(&sc);
+}
+
+/* CPU burners under nice: not "OK". */
+static void test_cpu_nice(void **state)
+{
+	const struct finding *f;
+	struct scenario sc;
+
+	(void)state;
+	load("cpu-nice", &sc);
+	assert_int_equal(sc.a.nfindings, 1);
+	f = advice_finding(&sc.a, "cpu-saturated-cpus");
+	assert_non_null(f);
+	assert_int_equal(f->kind, FIND_CPU_SATURATED);
+	assert_int_equal(f->severity, ADV_CRITICAL);
+	assert_non_null(strstr(f->reason, "%nice 88.0"));
+	assert_non_null(strstr(f->reason, "cpu pressure some 60%"));
+	assert_non_null(strstr(f->detail, "Most of it is %nice"));
+	assert_non_null(strstr(f->detail, "No suggestion:"));
+	/* no cpu pressure: the CPUs are busy, nobody waits */
+	sc.m.workload->psi[PSI_CPU].some_pct = 2;
+	readvise(&sc);
+	assert_null(advice_finding(&sc.a, "cpu-saturated-cpus"));
+	unload(&sc);
+}
+
+static void test_steal(void **state)
+{
+	const struct finding *f;
+	struct scenario sc;
+
+	(void)state;
+	load("steal", &sc);
+	f = advice_finding(&sc.a, "steal-cpus");
+	assert_non_null(f);
+	assert_int_equal(f->severity, ADV_CRITICAL);
+	assert_non_null(strstr(f->reason, "%steal 30.0"));
+	assert_null(advice_finding(&sc.a, "cpu-saturated-cpus")); /* 80% busy */
+	unload(&sc);
+}
+
 /* A copy of sc's advice (what advise_compute gave), for advise_hold_step. */
 static void advice_dup(const struct advice *a, struct advice *ret)
 {
@@ -861,6 +958,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mpt2sas),
 		cmocka_unit_test(test_hold),
+		cmocka_unit_test(test_loc_storm),
+		cmocka_unit_test(test_hba_single_vector),
+		cmocka_unit_test(test_cpu_nice),
+		cmocka_unit_test(test_steal),
 		cmocka_unit_test(test_nvme_managed),
 		cmocka_unit_test(test_nic_single_queue),
 		cmocka_unit_test(test_irqbalance),

@@ -10,6 +10,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "grow.h"
@@ -68,7 +70,7 @@ const char *const model_cpu_help[][2] = {
 	{ "intr/s", "interrupts per second delivered to this CPU (mpstat -I SUM)" },
 	{ "softirq", "the softirq with the highest rate on this CPU, per second" },
 	{ "load", "u/s user+system, i irq, S softirq, w iowait, as a bar of the CPU's time" },
-	{ "HOT", "%irq+%soft >= 20, or more than half of all interrupts (>= 1000/s) on one core" },
+	{ "HOT", "the advisor finds this core hot (a hot_cpu finding stands: doc/advise.md)" },
 	{ NULL, NULL },
 };
 
@@ -367,36 +369,43 @@ static void decode_numa(struct json_object *arr, struct tables *t)
 	}
 }
 
-/* Marks at most one core as hot: see MODEL_HOT_* and the help screen. */
-static void mark_hot(struct tables *t)
+/*
+ * HOT marks the cores of the document's standing hot_cpu findings: the
+ * advisor's one judgement (doc/advise.md), so the mark, the headline and
+ * suggest never disagree. A document without advice marks none.
+ */
+static void mark_hot(struct tables *t, struct json_object *doc)
 {
-	struct model_cpu *best = NULL, *busiest = NULL;
-	double sum_intr = 0;
-	size_t ncpu = 0;
+	struct json_object *a = mj_get(doc, "findings");
+	size_t n;
 
-	for (size_t i = 0; i < t->ncpus; i++) {
-		struct model_cpu *c = &t->cpus[i];
+	if (!a || !json_object_is_type(a, json_type_array))
+		return;
+	n = json_object_array_length(a);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *f = json_object_array_get_idx(a, i);
+		struct json_object *kind = f ? mj_get(f, "kind") : NULL;
+		struct json_object *subj = f ? mj_get(f, "subject") : NULL;
+		const char *k, *sj;
+		char *end;
+		long cpu;
 
-		if (c->cpu < 0 || !c->valid)
+		if (!kind || !subj || !json_object_is_type(kind, json_type_string) ||
+		    !json_object_is_type(subj, json_type_string))
 			continue;
-		ncpu++;
-		if (!best || c->irq + c->soft > best->irq + best->soft)
-			best = c;
-		if (c->has_intr) {
-			sum_intr += c->intr_s;
-			if (!busiest || c->intr_s > busiest->intr_s)
-				busiest = c;
-		}
+		k = json_object_get_string(kind);
+		sj = json_object_get_string(subj);
+		if (!k || !sj || strcmp(k, "hot_cpu") != 0 || strncmp(sj, "cpu", 3) != 0 ||
+		    !isdigit((unsigned char)sj[3]))
+			continue;
+		errno = 0;
+		cpu = strtol(sj + 3, &end, 10);
+		if (errno || *end || cpu < 0 || cpu > INT32_MAX)
+			continue;
+		for (size_t c = 0; c < t->ncpus; c++)
+			if (t->cpus[c].cpu == (int)cpu)
+				t->cpus[c].hot = true;
 	}
-	if (ncpu < 2)
-		return;
-	if (best && best->irq + best->soft >= MODEL_HOT_PCT) {
-		best->hot = true;
-		return;
-	}
-	if (busiest && sum_intr >= MODEL_HOT_MIN_INTR_S &&
-	    busiest->intr_s >= sum_intr * (MODEL_HOT_SHARE + MODEL_HOT_SHARE / (double)ncpu))
-		busiest->hot = true;
 }
 
 /* Affinities come from /proc/irq, not from the document: keep the last ones
@@ -550,7 +559,7 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 		tables_free(&t);
 		return r;
 	}
-	mark_hot(&t);
+	mark_hot(&t, doc);
 	if (flags & MODEL_HISTORY)
 		history_record(&m->hist, ts, &t);
 	if (!(flags & MODEL_VIEW)) {

@@ -66,12 +66,9 @@ extern const char *const model_irq_help[][2];
 #define MODEL_REASON_MAX 160
 #define MODEL_LIST_MAX	 192 /* a cpulist as the kernel prints it */
 
-/* A core stands out when %irq + %soft reaches this ... */
+/* %irq or %soft cells at this or more are drawn to stand out (yellow); the
+ * HOT mark itself is the advisor's hot_cpu finding (model_cpu.hot). */
 #define MODEL_HOT_PCT 20.0
-/* ... or when it takes this share (plus half a CPU's fair share) of all
- * interrupts, at MODEL_HOT_MIN_INTR_S or more in total. */
-#define MODEL_HOT_SHARE	     0.5
-#define MODEL_HOT_MIN_INTR_S 1000.0
 
 struct model_disk {
 	char name[MODEL_NAME_MAX];
@@ -93,7 +90,7 @@ struct model_cpu {
 	double intr_s;	   /* interrupts per second on this CPU (mpstat -I SUM) */
 	char hot_soft[32]; /* softirq with the highest rate on this CPU, "" none */
 	double hot_soft_s;
-	bool hot; /* the core that stands out, see MODEL_HOT_* */
+	bool hot; /* a hot_cpu finding stands for this core (doc/advise.md) */
 	int node; /* its NUMA node (the document's "numa"), -1 unknown */
 };
 

@@ -76,6 +76,7 @@ static void finding_free(struct model_finding *f)
 {
 	free(f->reason);
 	free(f->detail);
+	free(f->culprit);
 }
 
 void model_findings_free_suggestion(struct model_suggestion *s)
@@ -139,8 +140,17 @@ static int decode_finding(struct json_object *o, size_t i, struct model_finding 
 	r = jdup(o, "reason", &f->reason);
 	if (r == 0)
 		r = jdup(o, "detail", &f->detail);
+	if (r == 0)
+		r = jdup(o, "culprit", &f->culprit); /* absent (older daemons): "" */
 	if (r == -EBADMSG)
-		return bad(c, "findings", i, "reason or detail");
+		return bad(c, "findings", i, "reason, detail or culprit");
+	{
+		struct json_object *h = mj_get(o, "held");
+
+		f->held = h && json_object_is_type(h, json_type_int) && json_object_get_int64(h) > 0
+				  ? (unsigned)json_object_get_int64(h)
+				  : 0;
+	}
 	return r;
 }
 

@@ -30,6 +30,8 @@ struct model_finding {
 	char subject[64];	      /* "cpu1", "sda", "md0" */
 	char *reason;		      /* one line with the measured numbers; never NULL */
 	char *detail;		      /* shares, why no suggestion; "" when empty */
+	char *culprit;		      /* who causes it (processes, cgroups); "" unknown */
+	unsigned held;		      /* samples since last measured (hysteresis), 0 now */
 };
 
 /* One write of a suggestion: a host path ("/proc/irq/107/smp_affinity_list"),
