@@ -60,6 +60,9 @@
 #define METRICS_WINDOW_MS   100
 #define METRICS_WINDOW_WORK 20
 #define METRICS_WINDOW_RUNS 50
+/* what the kernel holds while the port is paused: a scraper's connection
+ * waits there for the next window rather than have its SYN dropped */
+#define METRICS_BACKLOG 128
 /* MHD's per-connection pool: the headers, their parsed table and the reply's
  * headers; past it MHD answers 431 itself */
 #define METRICS_REQUEST_MEM_BYTES (32 * 1024)
@@ -489,7 +492,7 @@ int metrics_http_start(struct daemon *d)
 	}
 	setsockopt(mh->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(mh->listen_fd, (struct sockaddr *)&ss, sl) < 0 ||
-	    listen(mh->listen_fd, METRICS_MAX_CONNECTIONS) < 0) {
+	    listen(mh->listen_fd, METRICS_BACKLOG) < 0) {
 		r = -errno;
 		goto fail_log;
 	}
