@@ -98,6 +98,34 @@ def loris(src, stop, opened, closed):
         closed.append(time.monotonic() - t0)
 
 
+def kept_loris(result):
+    """One scrape, then the next request on the same connection trickled:
+    its headers too have the deadline, from its request line."""
+    try:
+        s = conn("127.0.0.4")
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        r = read_reply(s)
+        if r is None or r[0] != 200:
+            result.append("first request: %r" % ((r and r[:2]),))
+            return
+        s.sendall(b"GET /metrics HTTP/1.1\r\n")
+        t0 = time.monotonic()
+        s.settimeout(0.5)
+        while time.monotonic() - t0 < DEADLINE_S + 10:
+            try:
+                s.sendall(b"X")
+                if not s.recv(4096):
+                    break
+            except socket.timeout:
+                pass
+            except OSError:
+                break
+        result.append(time.monotonic() - t0)
+        s.close()
+    except OSError as e:
+        result.append("kept-alive trickle: %s" % e)
+
+
 # the interval is long on purpose: before, libmicrohttpd only ran on a sample
 d = Daemon(tmp, interval=1000, extra=("--metrics-listen", "127.0.0.1:%d" % PORT))
 try:
@@ -185,6 +213,9 @@ try:
     while len(opened) < 16 and time.monotonic() < deadline:
         time.sleep(0.05)
     check(len(opened) == 16, "only %d slow connections opened" % len(opened))
+    kept = []
+    kt = threading.Thread(target=kept_loris, args=(kept,), daemon=True)
+    kt.start()
     time.sleep(1)
     try:
         for i in range(3):
@@ -207,6 +238,11 @@ try:
               % (16 - len(closed), DEADLINE_S + 10))
         print("slow connections closed after %.1f-%.1f s" % (min(closed), max(closed)))
         check(max(closed) < DEADLINE_S + 3, "a slow connection held %.1f s" % max(closed))
+        kt.join(DEADLINE_S + 15)
+        check(kept and not isinstance(kept[0], str), "kept-alive trickle: %r" % kept)
+        check(kept[0] < DEADLINE_S + 3, "a kept-alive connection's trickled request held %.1f s"
+              % kept[0])
+        print("a kept-alive connection's trickled request closed after %.1f s" % kept[0])
         h = d.status()["http"]
         check(h["shed"] >= 1 and h["shed"] + h["late"] >= 16, "status http %r" % h)
     finally:
