@@ -349,9 +349,9 @@ static void shed(struct metrics_http *mh, struct mh_conn *mc)
 /*
  * Past the cap, the connection whose unfinished request started longest ago
  * goes (a trickling request, or a kept-alive one idle longest); one being
- * answered only when every other is too (a client not reading its reply). A
- * scrape's headers arrive in one packet and are answered in the same run,
- * so sixteen slow clients cannot keep it out.
+ * answered only when every other is too (clients not reading their replies);
+ * never the newcomer. A scrape's headers arrive in one packet and are
+ * answered in the same run, so sixteen slow clients cannot keep it out.
  */
 static bool worse(const struct mh_conn *a, const struct mh_conn *b)
 {
@@ -360,7 +360,7 @@ static bool worse(const struct mh_conn *a, const struct mh_conn *b)
 	return a->start_ns <= b->start_ns;
 }
 
-static void shed_oldest(struct metrics_http *mh)
+static void shed_oldest(struct metrics_http *mh, const struct mh_conn *newcomer)
 {
 	struct mh_conn *old = NULL;
 	unsigned live = 0;
@@ -369,7 +369,7 @@ static void shed_oldest(struct metrics_http *mh)
 		if (mc->shed)
 			continue;
 		live++;
-		if (!old || worse(mc, old))
+		if (mc != newcomer && (!old || worse(mc, old)))
 			old = mc;
 	}
 	if (live > METRICS_MAX_CONNECTIONS && old) {
@@ -406,7 +406,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 		mh->conns = mc;
 		mh->nconns++;
 		*socket_context = mc;
-		shed_oldest(mh);
+		shed_oldest(mh, mc);
 	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && mc) {
 		if (mc->prev)
 			mc->prev->next = mc->next;
