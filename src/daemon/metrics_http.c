@@ -607,7 +607,9 @@ int metrics_http_timeout(struct daemon *d, int timeout_ms)
 	}
 	if (!mh->paused && MHD_get_timeout(mh->mhd, &mt) == MHD_YES &&
 	    (timeout_ms < 0 || mt < (unsigned)timeout_ms))
-		timeout_ms = (int)mt;
+		/* at most its idle timeout; bounded so the int cannot wrap */
+		timeout_ms =
+		    (int)(mt < METRICS_KEEPALIVE_S * 1000 ? mt : METRICS_KEEPALIVE_S * 1000);
 	return timeout_ms;
 }
 
