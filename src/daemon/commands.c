@@ -198,6 +198,7 @@ static int cmd_status(struct daemon *d, struct client *c, const struct request *
 	sb_json_str(sb, d->args.root ? d->args.root : "/");
 	sb_puts(sb, d->args.core_only ? ",\"core_only\":true" : ",\"core_only\":false");
 	rec_status(d, sb);
+	metrics_http_status(d, sb);
 	loop_status_cost(d, sb); /* the CPU budget and the process scan's cadence */
 	sb_puts(sb, ",\"sources\":");
 	if (s)

@@ -306,11 +306,18 @@ int metrics_http_parse_addr(const char *s, struct sockaddr_storage *ret, socklen
 /* Binds and starts serving when --metrics-listen is given (0 otherwise);
  * logs its own errors; 0 or -errno. */
 int metrics_http_start(struct daemon *d);
-/* Lets libmicrohttpd work: its epoll fd is readable, or a sample was taken
- * (its idle timeouts are checked then). */
+/* Lets libmicrohttpd work (its epoll fd is readable) and closes the
+ * requests past their deadline. */
 void metrics_http_run(struct daemon *d);
-/* Scrapes answered since start, for status. */
-uint64_t metrics_http_scrapes(const struct daemon *d);
+/* The loop's epoll_wait timeout (ms, -1: none) shortened to what MHD and
+ * the earliest request deadline need. */
+int metrics_http_timeout(struct daemon *d, int timeout_ms);
+/* After each loop batch: runs MHD when MHD_get_timeout() says it is due
+ * (work it holds that no fd will signal) and closes late requests. */
+void metrics_http_due(struct daemon *d);
+/* status's "http": connections, scrapes answered, bodies rendered, shed
+ * and late connections, throttled windows; null without the port. */
+void metrics_http_status(const struct daemon *d, struct strbuf *sb);
 void metrics_http_stop(struct daemon *d);
 
 /* ---- topo.c: the advisor's topology, read on a thread ---- */

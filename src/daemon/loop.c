@@ -226,8 +226,6 @@ static void on_timer(struct daemon *d)
 	if (expirations > 1)
 		d->overruns += expirations - 1;
 	loop_sample(d);
-	/* libmicrohttpd's connection timeouts are checked when it runs */
-	metrics_http_run(d);
 }
 
 static void on_signal(struct daemon *d)
@@ -256,8 +254,9 @@ int loop_run(struct daemon *d)
 	struct epoll_event evs[64];
 
 	while (!d->quit) {
-		/* wakes at least once a second while clients are connected */
-		int n = epoll_wait(d->epfd, evs, 64, server_timeouts(d));
+		/* wakes at least once a second while clients are connected, and
+		 * when libmicrohttpd or an HTTP request's deadline asks */
+		int n = epoll_wait(d->epfd, evs, 64, metrics_http_timeout(d, server_timeouts(d)));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -293,6 +292,7 @@ int loop_run(struct daemon *d)
 		server_reap(d);
 		/* after the reap: dead clients' history chunks are freed */
 		server_resume(d);
+		metrics_http_due(d);
 	}
 	return d->exit_code;
 }
