@@ -17,6 +17,9 @@
 #include "root.h"
 
 #define PROC_COMM_MAX 32 /* TS_COMM_LEN; /proc/PID/comm is at most 16 */
+#define PROC_USER_MAX 33    /* a login name (32, useradd's bound) or a uid's digits, + NUL */
+#define PROC_CMDLINE_MAX 161 /* 160 bytes of the escaped command line + NUL */
+#define PROC_UNIT_MAX 65     /* the last two cgroup path components, 64 bytes + NUL */
 /* Taskstats questions per sample: each is one sendmsg + one recvmsg, and
  * the rest of the processes keep their /proc/PID/io bytes. */
 #define TASKSTATS_MAX_QUERIES 64
@@ -42,6 +45,22 @@ struct proc_raw {
 	 * (exit notices' ppid), cumulative since the collector started: the
 	 * process's own IO is the counters less these (doc/netlink.md) */
 	uint64_t reaped_read_bytes, reaped_write_bytes, reaped_cancelled_bytes;
+	/* /proc/PID/stat (world-readable): the thread group's CPU time in
+	 * clock ticks (USER_HZ), dead threads included, children not */
+	bool has_stat;
+	bool kthread;	      /* PF_KTHREAD in stat's flags */
+	bool io_unknown;      /* IO bytes neither readable nor asked: zeros, not "no IO" */
+	uint64_t utime_ticks; /* guest time included, as the kernel counts it */
+	uint64_t stime_ticks;
+	uint64_t gtime_ticks;
+	uint64_t start_ticks; /* starttime: with pid, the process's identity */
+	/* who (read for the processes that moved, cached per pid + start):
+	 * has_who false leaves the rest empty */
+	bool has_who;
+	uint32_t uid; /* real uid (/proc/PID/status) */
+	char user[PROC_USER_MAX];
+	char cmdline[PROC_CMDLINE_MAX]; /* escaped; "[comm]" for a kernel thread */
+	char unit[PROC_UNIT_MAX];	/* cgroup path's last two components */
 };
 
 struct proc_table {
@@ -94,6 +113,11 @@ int taskstats_procio_parse(const char *buf, size_t len, struct proc_raw *ret);
  * as pidstat takes it. Writes ret (NUL-terminated) and returns its length, or
  * -EBADMSG without the parentheses. */
 int taskstats_stat_comm(const char *buf, size_t len, char *ret, size_t size);
+
+/* /proc/PID/stat: fills ret's comm, kthread, utime_ticks, stime_ticks,
+ * gtime_ticks (0 before field 43 existed), start_ticks and has_stat.
+ * 0 or -EBADMSG (ret untouched). */
+int taskstats_stat_parse(const char *buf, size_t len, struct proc_raw *ret);
 
 /* One exit notice: the final counters of one task, and its group. */
 struct taskstats_exit_msg {
@@ -158,7 +182,8 @@ struct taskstats_collector {
 	/* /proc/PID/io descriptors kept from the previous sample, ascending pid */
 	struct io_fd {
 		int32_t pid;
-		int fd; /* -1 once taken over by this sample */
+		int fd;	 /* /proc/PID/io; -1 once taken over by this sample */
+		int sfd; /* /proc/PID/stat, the same */
 	} * iofd, *iofd_next;
 	size_t niofd, iofd_cap, niofd_next, iofd_next_cap;
 	size_t iofd_budget; /* at most this many kept open */

@@ -517,6 +517,91 @@ static void test_metrics_churn(void **state)
 	metrics_proc_free(x);
 }
 
+/* pidstat -u: %CPU of a process that did no IO, a new one behind a reused
+ * PID (another start time), and the top-N by CPU. */
+static void test_metrics_cpu(void **state)
+{
+	struct proc_raw prev_rows[] = {
+		{ .pid = 20, .has_stat = true, .utime_ticks = 100, .stime_ticks = 50, .start_ticks = 7 },
+		{ .pid = 21, .has_stat = true, .utime_ticks = 500, .gtime_ticks = 100, .start_ticks = 8 },
+		{ .pid = 22, .has_stat = true, .utime_ticks = 9000, .start_ticks = 9 },
+		{ .pid = 23, .has_stat = true, .utime_ticks = 10, .start_ticks = 9 }, /* idle */
+	};
+	struct proc_raw cur_rows[] = {
+		{ .pid = 20, .has_stat = true, .utime_ticks = 250, .stime_ticks = 100, .start_ticks = 7,
+		  .has_who = true, .uid = 999, .user = "pg", .cmdline = "postgres: checkpointer",
+		  .unit = "system.slice/postgresql@15-main.service" },
+		{ .pid = 21, .has_stat = true, .utime_ticks = 600, .gtime_ticks = 150, .start_ticks = 8 },
+		/* pid 22 reused: 30 ticks since its start, not 30 - 9000 */
+		{ .pid = 22, .has_stat = true, .utime_ticks = 30, .start_ticks = 500 },
+		{ .pid = 23, .has_stat = true, .utime_ticks = 10, .start_ticks = 9 },
+	};
+	struct workload_raw pe = { 0 }, ce = { 0 };
+	struct snapshot prev = { .workload = &pe }, cur = { .workload = &ce };
+	struct workload_metrics *x = NULL;
+	const struct proc_metrics *m;
+
+	(void)state;
+	pe.procs.rows = prev_rows;
+	pe.procs.n = 4;
+	ce.procs.rows = cur_rows;
+	ce.procs.n = 4;
+	pe.nics.rtnl.err = ce.nics.rtnl.err = -ENOENT;
+	/* two seconds */
+	assert_int_equal(metrics_proc_compute(&prev, &cur, 200, NULL, &x), 0);
+	assert_int_equal(x->nprocs, 3); /* no IO, but CPU: 20, 21, 22; not 23 */
+	assert_int_equal(x->nby_io, 0);
+	assert_int_equal(x->nby_cpu, 3);
+	m = &x->procs[x->by_cpu[0]];
+	assert_int_equal(m->pid, 20);
+	assert_true(m->has_cpu && m->has_who);
+	assert_true(m->cpu_pct > 99.99 && m->cpu_pct < 100.01); /* (150 + 50) / 2 s */
+	assert_true(m->usr_pct > 74.99 && m->usr_pct < 75.01);
+	assert_true(m->sys_pct > 24.99 && m->sys_pct < 25.01);
+	assert_int_equal(m->uid, 999);
+	assert_string_equal(m->user, "pg");
+	assert_string_equal(m->cmdline, "postgres: checkpointer");
+	assert_string_equal(m->unit, "system.slice/postgresql@15-main.service");
+	m = &x->procs[x->by_cpu[1]];
+	assert_int_equal(m->pid, 21); /* 100 ticks, half of them guest */
+	assert_true(m->cpu_pct > 49.99 && m->cpu_pct < 50.01);
+	assert_true(m->usr_pct > 24.99 && m->usr_pct < 25.01);
+	m = &x->procs[x->by_cpu[2]];
+	assert_int_equal(m->pid, 22);
+	assert_true(m->started);
+	assert_true(m->cpu_pct > 14.99 && m->cpu_pct < 15.01);
+	metrics_proc_free(x);
+}
+
+/* /proc/PID/stat: a name with ") (" in it, a kernel thread's flags. */
+static void test_stat_parse(void **state)
+{
+	static const char line[] =
+	    "4242 (a) (b c) R 1 4242 4242 0 -1 4194560 100 0 0 0 1234 567 0 0 20 0 3 0 "
+	    "98765 1000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 7 89 0 0\n";
+	static const char kthread[] = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 3 0 0 20 0 1 "
+				      "0 2 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 "
+				      "0 0 0 0 0 0 0 0 0\n";
+	struct proc_raw p = { 0 };
+
+	(void)state;
+	assert_int_equal(taskstats_stat_parse(line, sizeof(line) - 1, &p), 0);
+	assert_string_equal(p.comm, "a) (b c");
+	assert_true(p.has_stat);
+	assert_false(p.kthread);
+	assert_int_equal(p.utime_ticks, 1234);
+	assert_int_equal(p.stime_ticks, 567);
+	assert_int_equal(p.start_ticks, 98765);
+	assert_int_equal(p.gtime_ticks, 89);
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(taskstats_stat_parse(kthread, sizeof(kthread) - 1, &p), 0);
+	assert_true(p.kthread);
+	assert_int_equal(p.stime_ticks, 3);
+	/* cut before starttime */
+	assert_int_equal(taskstats_stat_parse(line, 60, &p), -EBADMSG);
+	assert_int_equal(taskstats_stat_parse("12 R 1", 6, &p), -EBADMSG);
+}
+
 /* One thread's answer (TASKSTATS_TYPE_AGGR_PID) carries its bytes. */
 static void test_threads(void **state)
 {
@@ -830,6 +915,8 @@ int main(void)
 		cmocka_unit_test(test_genl_first),
 		cmocka_unit_test(test_fetch_recorded),
 		cmocka_unit_test(test_taskstats_exit),
+		cmocka_unit_test(test_metrics_cpu),
+		cmocka_unit_test(test_stat_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
