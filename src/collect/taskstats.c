@@ -20,6 +20,7 @@
 #include <netlink/msg.h>
 
 #include "grow.h"
+#include "procwho.h"
 #include "scan.h"
 #include "record.h"
 #include "taskstats.h"
@@ -279,6 +280,8 @@ void taskstats_collector_free(struct taskstats_collector *tc)
 	free(tc->seen);
 	free(tc->next);
 	free(tc->order);
+	procwho_cache_free(tc->who);
+	free(tc->who);
 	taskstats_exits_free(tc);
 	memset(tc, 0, sizeof(*tc));
 }
@@ -771,6 +774,7 @@ static int remember(struct taskstats_collector *tc, const struct proc_table *t)
 
 		n->pid = p->pid;
 		n->io_bytes = io_total(p);
+		n->cpu_ticks = p->utime_ticks + p->stime_ticks;
 		n->delay_ns = s ? s->delay_ns : 0;
 		n->delay_grew = false;
 		if (p->source == PROC_SRC_TASKSTATS) {
@@ -786,6 +790,20 @@ static int remember(struct taskstats_collector *tc, const struct proc_table *t)
 	tc->next = tmp;
 	tc->next_cap = tcap;
 	return 0;
+}
+
+/* Whether a row did IO or ran since the previous scan: who it is matters */
+static bool row_moved(const struct proc_raw *p, void *ctx)
+{
+	const struct taskstats_collector *tc = ctx;
+	const struct proc_seen *s;
+
+	if (!tc->nseen)
+		return false; /* the first scan: nothing to compare with */
+	s = seen_find(tc, p->pid);
+	if (!s)
+		return p->utime_ticks + p->stime_ticks + io_total(p) > 0;
+	return p->utime_ticks + p->stime_ticks > s->cpu_ticks || io_total(p) > s->io_bytes;
 }
 
 int taskstats_collect(struct taskstats_collector *tc, const struct root *r, struct proc_table *t)
@@ -909,6 +927,14 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 				 "between two scans)",
 				 len ? "; " : "", tc->exit_lost);
 	}
+	if (!tc->who) {
+		tc->who = calloc(1, sizeof(*tc->who));
+		if (!tc->who)
+			return -ENOMEM;
+	}
+	e = procwho_fill(tc->who, r, t, row_moved, tc);
+	if (e < 0)
+		return e;
 	return remember(tc, t);
 }
 

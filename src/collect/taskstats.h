@@ -16,10 +16,10 @@
 #include "netlink.h"
 #include "root.h"
 
-#define PROC_COMM_MAX 32 /* TS_COMM_LEN; /proc/PID/comm is at most 16 */
-#define PROC_USER_MAX 33    /* a login name (32, useradd's bound) or a uid's digits, + NUL */
+#define PROC_COMM_MAX	 32  /* TS_COMM_LEN; /proc/PID/comm is at most 16 */
+#define PROC_USER_MAX	 33  /* a login name (32, useradd's bound) or a uid's digits, + NUL */
 #define PROC_CMDLINE_MAX 161 /* 160 bytes of the escaped command line + NUL */
-#define PROC_UNIT_MAX 65     /* the last two cgroup path components, 64 bytes + NUL */
+#define PROC_UNIT_MAX	 65  /* the last two cgroup path components, 64 bytes + NUL */
 /* Taskstats questions per sample: each is one sendmsg + one recvmsg, and
  * the rest of the processes keep their /proc/PID/io bytes. */
 #define TASKSTATS_MAX_QUERIES 64
@@ -157,14 +157,18 @@ struct thread_table {
 /* What the collector remembers between samples to pick whom to ask. */
 struct proc_seen {
 	int32_t pid;
-	uint64_t io_bytes; /* read + write + cancelled at the last sample */
-	uint64_t delay_ns; /* blkio delay at the last answer */
-	bool delay_grew;   /* keep asking while its delay keeps growing */
+	uint64_t io_bytes;  /* read + write + cancelled at the last sample */
+	uint64_t delay_ns;  /* blkio delay at the last answer */
+	uint64_t cpu_ticks; /* utime + stime at the last sample */
+	bool delay_grew;    /* keep asking while its delay keeps growing */
 };
 
+struct procwho_cache;
+
 struct taskstats_collector {
-	bool live;   /* root is "/": ask the kernel; else read netlink/taskstats/ */
-	bool record; /* capture: also write each live answer under record_dfd */
+	struct procwho_cache *who; /* procwho.h: who each process is, per pid + start */
+	bool live;		   /* root is "/": ask the kernel; else read netlink/taskstats/ */
+	bool record;		   /* capture: also write each live answer under record_dfd */
 	int record_dfd;
 	bool opened;  /* the socket was tried */
 	int open_err; /* netlink_open_genl()'s result */

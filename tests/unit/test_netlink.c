@@ -28,6 +28,7 @@
 #include "pressure.h"
 #include "rtnl.h"
 #include "snapshot.h"
+#include "procwho.h"
 #include "taskstats.h"
 #include "tree_util.h"
 #include "writeback.h"
@@ -522,16 +523,35 @@ static void test_metrics_churn(void **state)
 static void test_metrics_cpu(void **state)
 {
 	struct proc_raw prev_rows[] = {
-		{ .pid = 20, .has_stat = true, .utime_ticks = 100, .stime_ticks = 50, .start_ticks = 7 },
-		{ .pid = 21, .has_stat = true, .utime_ticks = 500, .gtime_ticks = 100, .start_ticks = 8 },
+		{ .pid = 20,
+		  .has_stat = true,
+		  .utime_ticks = 100,
+		  .stime_ticks = 50,
+		  .start_ticks = 7 },
+		{ .pid = 21,
+		  .has_stat = true,
+		  .utime_ticks = 500,
+		  .gtime_ticks = 100,
+		  .start_ticks = 8 },
 		{ .pid = 22, .has_stat = true, .utime_ticks = 9000, .start_ticks = 9 },
 		{ .pid = 23, .has_stat = true, .utime_ticks = 10, .start_ticks = 9 }, /* idle */
 	};
 	struct proc_raw cur_rows[] = {
-		{ .pid = 20, .has_stat = true, .utime_ticks = 250, .stime_ticks = 100, .start_ticks = 7,
-		  .has_who = true, .uid = 999, .user = "pg", .cmdline = "postgres: checkpointer",
+		{ .pid = 20,
+		  .has_stat = true,
+		  .utime_ticks = 250,
+		  .stime_ticks = 100,
+		  .start_ticks = 7,
+		  .has_who = true,
+		  .uid = 999,
+		  .user = "pg",
+		  .cmdline = "postgres: checkpointer",
 		  .unit = "system.slice/postgresql@15-main.service" },
-		{ .pid = 21, .has_stat = true, .utime_ticks = 600, .gtime_ticks = 150, .start_ticks = 8 },
+		{ .pid = 21,
+		  .has_stat = true,
+		  .utime_ticks = 600,
+		  .gtime_ticks = 150,
+		  .start_ticks = 8 },
 		/* pid 22 reused: 30 ticks since its start, not 30 - 9000 */
 		{ .pid = 22, .has_stat = true, .utime_ticks = 30, .start_ticks = 500 },
 		{ .pid = 23, .has_stat = true, .utime_ticks = 10, .start_ticks = 9 },
@@ -600,6 +620,54 @@ static void test_stat_parse(void **state)
 	/* cut before starttime */
 	assert_int_equal(taskstats_stat_parse(line, 60, &p), -EBADMSG);
 	assert_int_equal(taskstats_stat_parse("12 R 1", 6, &p), -EBADMSG);
+}
+
+/* Who a process is: cmdline escaped and bounded, the unit of v2 and v1
+ * hosts, the uid and its name. */
+static void test_procwho(void **state)
+{
+	static const char cmd[] = "postgres: 15/main: checkpointer\0\0\0";
+	static const char evil[] = "sh\0-c\0echo \x1b[2J\\\n\xff\0";
+	static const char v2[] = "0::/system.slice/postgresql@15-main.service\n";
+	static const char v1[] = "12:pids:/user.slice\n4:cpu,cpuacct:/system.slice/mysql.service\n"
+				 "3:blkio:/x/y/z\n1:name=systemd:/a/b\n";
+	static const char v1b[] = "3:blkio:/a/b/c\n1:name=systemd:/d/e\n";
+	static const char status[] = "Name:\tpostgres\nUmask:\t0077\nUid:\t105\t105\t105\t105\n";
+	static const char passwd[] =
+	    "root:x:0:0:root:/root:/bin/bash\n"
+	    "broken line\n"
+	    "postgres:x:105:111:PostgreSQL administrator:/var/lib/postgresql:/bin/bash\n";
+	char out[PROC_CMDLINE_MAX], unit[PROC_UNIT_MAX], user[PROC_USER_MAX], big[400];
+	uint32_t uid = 0;
+
+	(void)state;
+	assert_int_equal(procwho_cmdline(cmd, sizeof(cmd) - 1, out, sizeof(out)), 31);
+	assert_string_equal(out, "postgres: 15/main: checkpointer");
+	procwho_cmdline(evil, sizeof(evil) - 1, out, sizeof(out));
+	assert_string_equal(out, "sh -c echo \\x1b[2J\\x5c\\x0a\\xff");
+	assert_int_equal(procwho_cmdline("", 0, out, sizeof(out)), 0);
+	/* bounded, never cut inside an escape */
+	memset(big, '\n', sizeof(big));
+	assert_true(procwho_cmdline(big, sizeof(big), out, sizeof(out)) <= PROC_CMDLINE_MAX - 1);
+	assert_int_equal(strlen(out) % 4, 0);
+	assert_int_equal(procwho_cgroup_unit(v2, sizeof(v2) - 1, unit, sizeof(unit)), 0);
+	assert_string_equal(unit, "system.slice/postgresql@15-main.service");
+	assert_int_equal(procwho_cgroup_unit(v1, sizeof(v1) - 1, unit, sizeof(unit)), 0);
+	assert_string_equal(unit, "system.slice/mysql.service");
+	assert_int_equal(procwho_cgroup_unit(v1b, sizeof(v1b) - 1, unit, sizeof(unit)), 0);
+	assert_string_equal(unit, "b/c");
+	assert_int_equal(procwho_cgroup_unit("0::/\n", 4, unit, sizeof(unit)), 0);
+	assert_string_equal(unit, "/");
+	assert_int_equal(procwho_cgroup_unit("garbage", 7, unit, sizeof(unit)), -ENOENT);
+	assert_int_equal(procwho_status_uid(status, sizeof(status) - 1, &uid), 0);
+	assert_int_equal(uid, 105);
+	assert_int_equal(procwho_status_uid("Name: x\n", 8, &uid), -EBADMSG);
+	assert_int_equal(procwho_passwd_name(passwd, sizeof(passwd) - 1, 105, user, sizeof(user)),
+			 0);
+	assert_string_equal(user, "postgres");
+	assert_int_equal(procwho_passwd_name(passwd, sizeof(passwd) - 1, 4242, user, sizeof(user)),
+			 -ENOENT);
+	assert_string_equal(user, "4242");
 }
 
 /* One thread's answer (TASKSTATS_TYPE_AGGR_PID) carries its bytes. */
@@ -917,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_taskstats_exit),
 		cmocka_unit_test(test_metrics_cpu),
 		cmocka_unit_test(test_stat_parse),
+		cmocka_unit_test(test_procwho),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
