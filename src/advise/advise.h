@@ -33,6 +33,9 @@ enum finding_kind {
 	FIND_IRQBALANCE,	  /* irqbalance will undo manual affinity */
 	FIND_TOPOLOGY_MISSING,	  /* advice lowered: files the kernel did not offer */
 	FIND_WRITEBACK_THROTTLED, /* dirty page cache past the point writers are throttled */
+	FIND_CPU_SATURATED,	  /* every CPU busy and tasks waiting for one (cpu pressure) */
+	FIND_STEAL,		  /* the hypervisor takes the CPUs' time (a noisy neighbour) */
+	FIND_IOWAIT,		  /* tasks wait on IO while no disk is saturated or slow */
 };
 
 #define ADV_ID_MAX   64

@@ -129,6 +129,11 @@ struct model_proc {
 	bool has_delay;
 	double io_delay_pct; /* io_delay%: iotop's IO> */
 	double blkio_s;	     /* blkio/s */
+	bool has_cpu;
+	double cpu_pct, usr_pct, sys_pct; /* pidstat -u %CPU %usr %system */
+	char user[33];			  /* "" when the document has none */
+	char cmdline[161];
+	char unit[65];
 };
 
 struct model_procs {
@@ -151,6 +156,8 @@ struct model_procs {
 	size_t nio, io_cap;
 	struct model_proc *top_delay; /* biggest io_delay% first */
 	size_t ndelay, delay_cap;
+	struct model_proc *top_cpu; /* biggest cpu_pct first */
+	size_t ncpu, cpu_cap;
 };
 
 /* ---- NICs ---- */
