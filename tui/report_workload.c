@@ -40,7 +40,8 @@ static void print_procs(FILE *f, const struct workload_raw *x, const struct work
 		fprintf(f, "\nprocesses: unavailable: %s\n", t->procfs.reason);
 		return;
 	}
-	fprintf(f, "\nprocesses: bytes from /proc/PID/io; delay ");
+	fprintf(f, "\nprocesses: bytes from /proc/PID/io%s; delay ",
+		t->ts_io_rows ? " (taskstats for those refused)" : "");
 	if (t->taskstats.err)
 		fprintf(f, "unavailable: %s\n", t->taskstats.reason);
 	else if (t->delayacct == 0)

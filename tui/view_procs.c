@@ -38,8 +38,10 @@ static void sources_line(struct draw_text *o, const struct ui *ui)
 		snprintf(delay, sizeof(delay), "delay: taskstats, none this sample");
 	draw_text_printf(o, 0, "bytes: %s  %s",
 			 strcmp(p->bytes_source, "procfs") == 0 ? "/proc/PID/io"
-			 : p->bytes_source[0]			? p->bytes_source
-								: "?",
+			 : strcmp(p->bytes_source, "procfs+taskstats") == 0
+			     ? "/proc/PID/io, taskstats for other users'"
+			 : p->bytes_source[0] ? p->bytes_source
+					      : "?",
 			 delay);
 	if (p->has_scan && p->scan_every > 1)
 		draw_text_printf(

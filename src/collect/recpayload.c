@@ -644,6 +644,8 @@ static void pack_procs(const struct proc_table *t, struct strbuf *o)
 	w_u(o, t->scan_cpu_ns);
 	w_u(o, t->scan_every);
 	w_u(o, t->scan_age);
+	w_u(o, t->ts_io_rows);
+	w_u(o, t->ts_io_asked);
 	w_end(o, 0);
 	sb_puts(o, "w\t");
 	w_s(o, t->scan_why);
@@ -669,7 +671,7 @@ static void pack_procs(const struct proc_table *t, struct strbuf *o)
 		if (!(p->exited | p->source | p->has_delay | p->read_bytes | p->write_bytes |
 		      p->cancelled_write_bytes | p->blkio_count | p->blkio_delay_ns |
 		      p->reaped_read_bytes | p->reaped_write_bytes | p->reaped_cancelled_bytes |
-		      p->has_stat | p->io_unknown | p->has_who)) {
+		      p->has_stat | p->io_unknown | p->io_taskstats | p->has_who)) {
 			w_end(o, k);
 			continue;
 		}
@@ -692,6 +694,7 @@ static void pack_procs(const struct proc_table *t, struct strbuf *o)
 		w_u(o, p->stime_ticks);
 		w_u(o, p->gtime_ticks);
 		w_u(o, p->start_ticks);
+		w_u(o, p->io_taskstats);
 		w_u(o, p->has_who);
 		if (p->has_who) {
 			/* texts after numbers: '=' keeps a "0" from being trimmed */
@@ -727,6 +730,8 @@ static int unpack_procs(struct rd *r, struct proc_table *t)
 	t->scan_cpu_ns = r_u(r);
 	t->scan_every = r_u32(r);
 	t->scan_age = r_u32(r);
+	t->ts_io_rows = r_u32(r);
+	t->ts_io_asked = r_u32(r);
 	if (!rd_line(r) || r_kind(r) != 'w')
 		return -EBADMSG;
 	r_s(r, t->scan_why, sizeof(t->scan_why));
@@ -775,6 +780,7 @@ static int unpack_procs(struct rd *r, struct proc_table *t)
 		p->stime_ticks = r_u(r);
 		p->gtime_ticks = r_u(r);
 		p->start_ticks = r_u(r);
+		p->io_taskstats = r_b(r);
 		p->has_who = r_b(r);
 		if (p->has_who) {
 			p->uid = r_u32(r);

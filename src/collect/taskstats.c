@@ -775,6 +775,12 @@ static int remember(struct taskstats_collector *tc, const struct proc_table *t)
 		n->pid = p->pid;
 		n->io_bytes = io_total(p);
 		n->cpu_ticks = p->utime_ticks + p->stime_ticks;
+		n->start_ticks = p->start_ticks;
+		n->io_taskstats = p->io_taskstats;
+		n->rd = p->read_bytes;
+		n->wr = p->write_bytes;
+		n->cw = p->cancelled_write_bytes;
+		n->blkio_count = p->blkio_count;
 		n->delay_ns = s ? s->delay_ns : 0;
 		n->delay_grew = false;
 		if (p->source == PROC_SRC_TASKSTATS) {
@@ -790,6 +796,78 @@ static int remember(struct taskstats_collector *tc, const struct proc_table *t)
 	tc->next = tmp;
 	tc->next_cap = tcap;
 	return 0;
+}
+
+/*
+ * The bytes of a process whose /proc/PID/io is refused (another user's,
+ * without CAP_SYS_PTRACE): the sum of its threads' taskstats answers, which
+ * need only CAP_NET_ADMIN (the thread group's answer carries no bytes:
+ * fill_stats_for_tgid() sums delays only). Asked only when the process ran
+ * since the last scan (utime + stime moved: IO is issued by a running task),
+ * else the last answer is carried. Threads that ended took their bytes
+ * with them: the sum goes back, and metrics drop that interval's rate.
+ */
+static int ts_io_fill(struct taskstats_collector *tc, const struct root *r, struct proc_table *t)
+{
+	struct thread_table tt = { 0 };
+	unsigned asked = 0;
+	int e = 0;
+
+	t->ts_io_rows = t->ts_io_asked = 0;
+	for (size_t i = 0; i < t->n && e >= 0; i++) {
+		struct proc_raw *p = &t->rows[i];
+		const struct proc_seen *s = seen_find(tc, p->pid);
+		bool known = s && s->io_taskstats && s->start_ticks == p->start_ticks;
+		uint64_t sum[5] = { 0 };
+
+		if (!p->io_unknown)
+			continue;
+		if (known && p->utime_ticks + p->stime_ticks == s->cpu_ticks) {
+			/* idle since: the same bytes */
+			p->read_bytes = s->rd;
+			p->write_bytes = s->wr;
+			p->cancelled_write_bytes = s->cw;
+			p->blkio_count = s->blkio_count;
+			p->blkio_delay_ns = s->delay_ns;
+			p->io_unknown = false;
+			p->io_taskstats = true;
+			p->source = PROC_SRC_TASKSTATS;
+			p->has_delay = t->delayacct != 0;
+			t->ts_io_rows++;
+			continue;
+		}
+		/* never ran: no IO to ask about, and the first answer is a baseline */
+		if (!known && p->utime_ticks + p->stime_ticks == 0)
+			continue;
+		if (asked >= TASKSTATS_MAX_IO_THREADS)
+			continue;
+		e = taskstats_threads_collect(tc, r, p->pid, &tt);
+		if (e < 0)
+			break;
+		if (tt.status.err)
+			continue;
+		asked += (unsigned)tt.n;
+		for (size_t k = 0; k < tt.n; k++) {
+			sum[0] += tt.rows[k].read_bytes;
+			sum[1] += tt.rows[k].write_bytes;
+			sum[2] += tt.rows[k].cancelled_write_bytes;
+			sum[3] += tt.rows[k].blkio_count;
+			sum[4] += tt.rows[k].blkio_delay_ns;
+		}
+		p->read_bytes = sum[0];
+		p->write_bytes = sum[1];
+		p->cancelled_write_bytes = sum[2];
+		p->blkio_count = sum[3];
+		p->blkio_delay_ns = sum[4];
+		p->io_unknown = false;
+		p->io_taskstats = true;
+		p->source = PROC_SRC_TASKSTATS;
+		p->has_delay = tt.delayacct != 0;
+		t->ts_io_rows++;
+	}
+	t->ts_io_asked = asked;
+	thread_table_free(&tt);
+	return e;
 }
 
 /* Whether a row did IO or ran since the previous scan: who it is matters */
@@ -926,6 +1004,16 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 				 "%sexit notices dropped %u time(s) (socket full, or 8192 groups "
 				 "between two scans)",
 				 len ? "; " : "", tc->exit_lost);
+	}
+	if (tc->live && !tc->open_err && t->unreadable) {
+		size_t len = strlen(t->procfs.reason);
+
+		e = ts_io_fill(tc, r, t);
+		if (e < 0)
+			return e;
+		snprintf(t->procfs.reason + len, sizeof(t->procfs.reason) - len,
+			 ": their bytes from taskstats, asked for those that ran (%u thread(s))",
+			 t->ts_io_asked);
 	}
 	if (!tc->who) {
 		tc->who = calloc(1, sizeof(*tc->who));

@@ -23,6 +23,9 @@
 /* Taskstats questions per sample: each is one sendmsg + one recvmsg, and
  * the rest of the processes keep their /proc/PID/io bytes. */
 #define TASKSTATS_MAX_QUERIES 64
+/* Threads asked per scan for the bytes of processes whose /proc/PID/io is
+ * refused (another user's, without CAP_SYS_PTRACE): only those that ran */
+#define TASKSTATS_MAX_IO_THREADS 512
 
 enum proc_io_source {
 	PROC_SRC_PROCFS,    /* bytes from /proc/PID/io, no delay asked */
@@ -50,6 +53,7 @@ struct proc_raw {
 	bool has_stat;
 	bool kthread;	      /* PF_KTHREAD in stat's flags */
 	bool io_unknown;      /* IO bytes neither readable nor asked: zeros, not "no IO" */
+	bool io_taskstats;    /* /proc/PID/io refused: bytes are its threads' taskstats sum */
 	uint64_t utime_ticks; /* guest time included, as the kernel counts it */
 	uint64_t stime_ticks;
 	uint64_t gtime_ticks;
@@ -72,6 +76,8 @@ struct proc_table {
 	unsigned answered;
 	unsigned vanished;    /* exited between listing and reading: dropped */
 	unsigned exited_rows; /* rows of processes that started and ended in the interval */
+	unsigned ts_io_rows;  /* rows whose bytes came from taskstats (io refused) */
+	unsigned ts_io_asked; /* threads asked for them this scan */
 	/* The scan's cadence (issue 17): on a sample that skips the scan the
 	 * table is the last scan's, carried (the sampler moves it over) */
 	bool carried;		 /* not scanned this sample: rows of the last scan */
@@ -160,7 +166,11 @@ struct proc_seen {
 	uint64_t io_bytes;  /* read + write + cancelled at the last sample */
 	uint64_t delay_ns;  /* blkio delay at the last answer */
 	uint64_t cpu_ticks; /* utime + stime at the last sample */
-	bool delay_grew;    /* keep asking while its delay keeps growing */
+	uint64_t start_ticks;
+	bool io_taskstats; /* its bytes below came from taskstats: carried while idle */
+	uint64_t rd, wr, cw;
+	uint64_t blkio_count;
+	bool delay_grew; /* keep asking while its delay keeps growing */
 };
 
 struct procwho_cache;

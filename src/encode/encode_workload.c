@@ -118,8 +118,14 @@ static void encode_procs(struct strbuf *sb, const struct workload_raw *x,
 		return;
 	sb_json_key(sb, "processes");
 	sb_putc(sb, '{');
-	/* bytes are always the thread group's /proc/PID/io; delays need taskstats */
-	sb_puts(sb, "\"bytes_source\":\"procfs\",");
+	/* bytes are the thread group's /proc/PID/io, or where it was refused
+	 * the sum of its threads' taskstats answers; delays need taskstats */
+	sb_puts(sb, t->ts_io_rows ? "\"bytes_source\":\"procfs+taskstats\","
+				  : "\"bytes_source\":\"procfs\",");
+	if (t->ts_io_rows) {
+		kvu(sb, "taskstats_bytes_rows", t->ts_io_rows);
+		kvu(sb, "taskstats_bytes_threads", t->ts_io_asked);
+	}
 	sb_puts(sb, !t->taskstats.err && t->answered ? "\"delay_source\":\"taskstats\","
 						     : "\"delay_source\":null,");
 	sb_json_key(sb, "delay_accounting");

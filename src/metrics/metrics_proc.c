@@ -160,10 +160,19 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 			zero.has_stat = c->has_stat;
 			p = &zero;
 		}
-		if (!delta(p->read_bytes, c->read_bytes, &dr) ||
-		    !delta(p->write_bytes, c->write_bytes, &dw) ||
-		    !delta(p->cancelled_write_bytes, c->cancelled_write_bytes, &dc))
-			continue;
+		/* bytes of one kind in both rows (a process whose /proc/PID/io
+		 * was refused has taskstats' thread sums, and a first answer is a
+		 * baseline), else no IO rate this interval */
+		if (c->io_unknown ||
+		    (p != &zero && (p->io_unknown || p->io_taskstats != c->io_taskstats))) {
+			dr = dw = dc = 0;
+		} else if (!delta(p->read_bytes, c->read_bytes, &dr) ||
+			   !delta(p->write_bytes, c->write_bytes, &dw) ||
+			   !delta(p->cancelled_write_bytes, c->cancelled_write_bytes, &dc)) {
+			/* went back (a thread's bytes gone with it): no IO rate;
+			 * its CPU time is still the process's */
+			dr = dw = dc = 0;
+		}
 		/* the children's IO the kernel folded in at wait(): already shown
 		 * on the children's own rows (doc/netlink.md, double count) */
 		dd = reaped(p->reaped_read_bytes, c->reaped_read_bytes);

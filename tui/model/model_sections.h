@@ -140,10 +140,10 @@ struct model_procs {
 	bool present; /* "processes" was in the document */
 	/* absent: why (sources.procfs_io's reason, or the sample has none) */
 	char reason[MODEL_SECTIONS_REASON_MAX];
-	char note[MODEL_SECTIONS_REASON_MAX];	       /* procfs_io's note: "N not readable" */
-	char bytes_source[16];			       /* "procfs": /proc/PID/io */
-	char delay_source[16];			       /* "taskstats", "" none this sample */
-	char delay_accounting[16];		       /* "on" "off" "unknown" "unavailable" */
+	char note[MODEL_SECTIONS_REASON_MAX]; /* procfs_io's note: "N not readable" */
+	char bytes_source[24];		      /* "procfs": /proc/PID/io; "procfs+taskstats" */
+	char delay_source[16];		      /* "taskstats", "" none this sample */
+	char delay_accounting[16];	      /* "on" "off" "unknown" "unavailable" */
 	char taskstats_why[MODEL_SECTIONS_REASON_MAX]; /* taskstats' reason or note, "" */
 	uint64_t count, queries, answers, vanished, exited;
 	/* "scan": the cadence of the /proc/PID/io scan (daemon cost) */
