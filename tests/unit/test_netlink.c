@@ -593,6 +593,70 @@ static void test_metrics_cpu(void **state)
 	metrics_proc_free(x);
 }
 
+/* Another user's process (/proc/PID/io refused): a first taskstats sum is
+ * a baseline, not a burst; then its rate; a sum that went back (a thread
+ * ended with its bytes) gives no IO rate but keeps the CPU. */
+static void test_metrics_ts_bytes(void **state)
+{
+	struct proc_raw r0[] = {
+		{ .pid = 30,
+		  .has_stat = true,
+		  .utime_ticks = 10,
+		  .start_ticks = 5,
+		  .io_unknown = true },
+	};
+	struct proc_raw r1[] = {
+		{ .pid = 30,
+		  .has_stat = true,
+		  .utime_ticks = 20,
+		  .start_ticks = 5,
+		  .io_taskstats = true,
+		  .write_bytes = 1u << 30 },
+	};
+	struct proc_raw r2[] = {
+		{ .pid = 30,
+		  .has_stat = true,
+		  .utime_ticks = 30,
+		  .start_ticks = 5,
+		  .io_taskstats = true,
+		  .write_bytes = (1u << 30) + 102400 },
+	};
+	struct proc_raw r3[] = {
+		{ .pid = 30,
+		  .has_stat = true,
+		  .utime_ticks = 90,
+		  .start_ticks = 5,
+		  .io_taskstats = true,
+		  .write_bytes = 4096 },
+	};
+	struct workload_raw a = { 0 }, b = { 0 };
+	struct snapshot prev = { .workload = &a }, cur = { .workload = &b };
+	struct workload_metrics *x = NULL;
+
+	(void)state;
+	a.nics.rtnl.err = b.nics.rtnl.err = -ENOENT;
+	a.procs.rows = r0;
+	a.procs.n = 1;
+	b.procs.rows = r1;
+	b.procs.n = 1;
+	assert_int_equal(metrics_proc_compute(&prev, &cur, 100, NULL, &x), 0);
+	assert_int_equal(x->nby_io, 0); /* the baseline: not 1 GiB in a second */
+	assert_int_equal(x->nby_cpu, 1);
+	a.procs.rows = r1;
+	b.procs.rows = r2;
+	assert_int_equal(metrics_proc_compute(&prev, &cur, 100, NULL, &x), 0);
+	assert_int_equal(x->nby_io, 1);
+	assert_true(x->procs[x->by_io[0]].wkb_s > 99.99 && x->procs[x->by_io[0]].wkb_s < 100.01);
+	a.procs.rows = r2;
+	b.procs.rows = r3;
+	assert_int_equal(metrics_proc_compute(&prev, &cur, 100, NULL, &x), 0);
+	assert_int_equal(x->nby_io, 0);
+	assert_int_equal(x->nby_cpu, 1);
+	assert_true(x->procs[x->by_cpu[0]].cpu_pct > 59.99 &&
+		    x->procs[x->by_cpu[0]].cpu_pct < 60.01);
+	metrics_proc_free(x);
+}
+
 /* /proc/PID/stat: a name with ") (" in it, a kernel thread's flags. */
 static void test_stat_parse(void **state)
 {
@@ -985,6 +1049,7 @@ int main(void)
 		cmocka_unit_test(test_taskstats_exit),
 		cmocka_unit_test(test_metrics_cpu),
 		cmocka_unit_test(test_stat_parse),
+		cmocka_unit_test(test_metrics_ts_bytes),
 		cmocka_unit_test(test_procwho),
 	};
 
