@@ -227,12 +227,45 @@ static unsigned finding_needs(const struct sampler *s)
 	for (size_t i = 0; s->advise_ok && i < s->adv.nfindings; i++) {
 		enum finding_kind k = s->adv.findings[i].kind;
 
-		if (k == FIND_DISK_SATURATED || k == FIND_DISK_SLOW || k == FIND_MEMBER_IMBALANCE)
-			need |= 1u << CAD_PROCS; /* who does the IO */
+		if (k == FIND_DISK_SATURATED || k == FIND_DISK_SLOW || k == FIND_MEMBER_IMBALANCE ||
+		    k == FIND_CPU_SATURATED || k == FIND_STEAL || k == FIND_IOWAIT)
+			need |= 1u << CAD_PROCS; /* who does the IO, who takes the CPUs */
 		if (k == FIND_HOT_CPU)
 			need |= 1u << CAD_NICS; /* the NIC queues behind the IRQs */
 	}
 	return need;
+}
+
+/* Load at which the processes are read every sample even before a finding
+ * rises (issue 22: a 156 MB/s writer must not be 30 s old): a disk this busy
+ * is where a finding comes from, and its culprit must be fresh when it does */
+#define BUSY_DISK_UTIL 50.0
+#define BUSY_CPU_PCT   90.0
+/* ... while a scan costs at most this many times the whole budget: on a
+ * host whose scan costs more the cadence stands (doc/PERFORMANCE.md) */
+#define BUSY_BUDGET_X 4
+
+static bool virtual_disk(const char *name)
+{
+	/* loop, zram and ram disks: busy on behalf of another (a file, memory) */
+	return strncmp(name, "loop", 4) == 0 || strncmp(name, "zram", 4) == 0 ||
+	       strncmp(name, "ram", 3) == 0;
+}
+
+/* The sources the current sample's load asks for every sample. */
+static unsigned busy_needs(const struct sampler *s, int64_t budget_ns)
+{
+	const struct metrics *m = &s->m;
+
+	if (!s->have_metrics || s->cad[CAD_PROCS].cost_ns > BUSY_BUDGET_X * budget_ns)
+		return 0;
+	if (m->cpu_valid && m->all.valid && 100.0 - m->all.idle - m->all.iowait >= BUSY_CPU_PCT)
+		return 1u << CAD_PROCS;
+	for (size_t i = 0; i < m->ndisks; i++)
+		if (m->disks[i].valid && m->disks[i].util >= BUSY_DISK_UTIL &&
+		    !virtual_disk(m->disks[i].name))
+			return 1u << CAD_PROCS;
+	return 0;
 }
 
 /* Why the next sample reads source k, NULL when it need not. */
@@ -244,8 +277,10 @@ static const char *read_reason(const struct sampler *s, enum cad_src k)
 		return "start"; /* the first rates need two reads */
 	if (s->wanted & (1u << k))
 		return "client";
-	if (s->pinned & (1u << k))
+	if (s->pinned & ~s->busy & (1u << k))
 		return "finding";
+	if (s->busy & (1u << k))
+		return "busy";
 	if (s->cad[k].age + 1 >= s->cad[k].every)
 		return "cadence";
 	return NULL;
@@ -344,9 +379,10 @@ static void cost_account(struct sampler *s, struct snapshot *cur, int64_t spent_
 	 * stretch the cadence for minutes */
 	s->base_cpu_ns = s->base_cpu_ns ? (7 * s->base_cpu_ns + base) / 8 : base;
 	budget = (int64_t)(s->budget_pct / 100.0 * (double)s->interval_ms * 1e6);
-	s->pinned = s->wanted | finding_needs(s);
 	if (s->budget_pct <= 0)
 		budget = 0;
+	s->busy = budget ? busy_needs(s, budget) & ~(s->wanted | finding_needs(s)) : 0;
+	s->pinned = s->wanted | finding_needs(s) | s->busy;
 	/* a pinned source is read every sample anyway and says the cadence it
 	 * will have once unpinned; the others share what it leaves */
 	sampler_cadence(cost, 0, s->base_cpu_ns, budget, unpinned);

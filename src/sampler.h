@@ -90,6 +90,7 @@ struct sampler {
 	long interval_ms;
 	unsigned wanted; /* 1u << CAD_*: a client looks at it (sampler_want) */
 	unsigned pinned; /* read every sample now: wanted, or a finding needs it */
+	unsigned busy;	 /* of pinned: a disk or the CPUs are busy (sampler.c busy_needs) */
 	struct sampler_cad cad[CAD__COUNT];
 	int64_t base_cpu_ns; /* of a sample without the optional reads (moving average) */
 	int64_t tick_cpu_ns; /* of the last sample, everything included */

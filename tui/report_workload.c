@@ -20,6 +20,15 @@ static void proc_line(FILE *f, const struct proc_metrics *p)
 		p->ckb_s);
 	if (p->has_delay)
 		fprintf(f, " %9.2f", p->io_delay);
+	else
+		fprintf(f, " %9s", "-");
+	if (p->has_cpu)
+		fprintf(f, " %6.1f", p->cpu_pct);
+	else
+		fprintf(f, " %6s", "-");
+	/* cmdline and unit come escaped (procwho.c); user too */
+	if (p->has_who)
+		fprintf(f, " %-8s %s  %s", p->user, p->unit[0] ? p->unit : "-", p->cmdline);
 	fputc('\n', f);
 }
 
@@ -31,7 +40,8 @@ static void print_procs(FILE *f, const struct workload_raw *x, const struct work
 		fprintf(f, "\nprocesses: unavailable: %s\n", t->procfs.reason);
 		return;
 	}
-	fprintf(f, "\nprocesses: bytes from /proc/PID/io; delay ");
+	fprintf(f, "\nprocesses: bytes from /proc/PID/io%s; delay ",
+		t->ts_io_rows ? " (taskstats for those refused)" : "");
 	if (t->taskstats.err)
 		fprintf(f, "unavailable: %s\n", t->taskstats.reason);
 	else if (t->delayacct == 0)
@@ -40,18 +50,21 @@ static void print_procs(FILE *f, const struct workload_raw *x, const struct work
 		fprintf(f, "from taskstats (%u asked)\n", t->queried);
 	if (!em || !em->procs_valid)
 		return;
-	if (!em->nby_io && !em->nby_delay) {
+	fprintf(f, "%-8s %-16s %11s %11s %11s %9s %6s %-8s %s  %s\n", "PID", "COMMAND", "kB_rd/s",
+		"kB_wr/s", "kB_ccwr/s", "io_delay%", "%CPU", "USER", "UNIT", "CMDLINE");
+	if (!em->nby_io && !em->nby_delay)
 		fprintf(f, "no process did storage IO in the interval\n");
-		return;
-	}
-	fprintf(f, "%-8s %-16s %11s %11s %11s %9s\n", "PID", "COMMAND", "kB_rd/s", "kB_wr/s",
-		"kB_ccwr/s", "io_delay%");
 	for (size_t i = 0; i < em->nby_io; i++)
 		proc_line(f, &em->procs[em->by_io[i]]);
 	if (em->nby_delay) {
 		fprintf(f, "by IO delay:\n");
 		for (size_t i = 0; i < em->nby_delay; i++)
 			proc_line(f, &em->procs[em->by_delay[i]]);
+	}
+	if (em->nby_cpu) {
+		fprintf(f, "by CPU (pidstat -u %%CPU):\n");
+		for (size_t i = 0; i < em->nby_cpu; i++)
+			proc_line(f, &em->procs[em->by_cpu[i]]);
 	}
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The processes view (p): who does the storage IO, biggest kB_rd/s +
- * kB_wr/s first, as the sample's "processes" section lists it (pidstat -d
+ * kB_wr/s first, each with its user and command line (its unit on a wide
+ * screen), then who is busiest on CPU, as the sample's "processes" section lists it (pidstat -d
  * columns, iotop's IO> as io_delay%), with where the numbers come from
  * (/proc/PID/io, taskstats) and why delays are missing when they are; then
  * the longest IO waits and the pressure the kernel reports. Replaces the
@@ -37,8 +38,10 @@ static void sources_line(struct draw_text *o, const struct ui *ui)
 		snprintf(delay, sizeof(delay), "delay: taskstats, none this sample");
 	draw_text_printf(o, 0, "bytes: %s  %s",
 			 strcmp(p->bytes_source, "procfs") == 0 ? "/proc/PID/io"
-			 : p->bytes_source[0]			? p->bytes_source
-								: "?",
+			 : strcmp(p->bytes_source, "procfs+taskstats") == 0
+			     ? "/proc/PID/io, taskstats for other users'"
+			 : p->bytes_source[0] ? p->bytes_source
+					      : "?",
 			 delay);
 	if (p->has_scan && p->scan_every > 1)
 		draw_text_printf(
@@ -58,25 +61,88 @@ static void sources_line(struct draw_text *o, const struct ui *ui)
 		draw_text_printf(o, ui_attr(ui, PAIR_WARN), "note: %s", p->note);
 }
 
-static void header(struct draw_text *o, bool delay)
+/* Columns of a table: the command line takes what the numbers leave
+ * (16 at least, as comm), the unit a column of its own on a wide screen. */
+struct proc_cols {
+	int cmd_w;  /* COMMAND */
+	int unit_w; /* UNIT, 0: not shown */
+};
+
+#define PROC_UNIT_COL 28
+
+static struct proc_cols proc_cols(int width, int numbers_w)
 {
-	draw_text_printf(o, A_BOLD, "%-8s %-16s %11s %11s %11s%s", "PID", "COMMAND", "kB_rd/s",
-			 "kB_wr/s", "kB_ccwr/s", delay ? "  io_delay%   blkio/s" : "");
+	/* PID USER ... %CPU: 8 + 1 + 8 + 1, the command's space, 7 */
+	int left = width - 18 - 1 - numbers_w - 7 - 14; /* 14: "  (started)" */
+	struct proc_cols c = { .cmd_w = 16, .unit_w = 0 };
+
+	if (left >= 16 + 40 + PROC_UNIT_COL + 1) {
+		c.unit_w = PROC_UNIT_COL;
+		left -= PROC_UNIT_COL + 1;
+	}
+	if (left > 16)
+		c.cmd_w = left > 160 ? 160 : left;
+	return c;
 }
 
-static void row(struct draw_text *o, const struct model_proc *p, bool delay)
+static void header(struct draw_text *o, bool delay, struct proc_cols c)
 {
-	char d[32] = "";
+	draw_text_printf(o, A_BOLD, "%-8s %-8s %-*s%s%-*s %11s %11s %11s%s %6s", "PID", "USER",
+			 c.unit_w, c.unit_w ? "UNIT" : "", c.unit_w ? " " : "", c.cmd_w, "COMMAND",
+			 "kB_rd/s", "kB_wr/s", "kB_ccwr/s", delay ? "  io_delay%   blkio/s" : "",
+			 "%CPU");
+}
+
+/* The command line where the document has one, else the name. */
+static const char *command(const struct model_proc *p)
+{
+	return p->cmdline[0] ? p->cmdline : p->comm[0] ? p->comm : "?";
+}
+
+static void row(struct draw_text *o, const struct model_proc *p, bool delay, struct proc_cols c)
+{
+	char d[32] = "", cpu[16] = "     -";
 
 	if (delay && p->has_delay)
 		snprintf(d, sizeof(d), "  %9.2f %9.2f", p->io_delay_pct, p->blkio_s);
 	else if (delay)
 		snprintf(d, sizeof(d), "  %9s %9s", "-", "-");
-	draw_text_printf(o, 0, "%-8d %-16.16s %11.2f %11.2f %11.2f%s%s", p->pid,
-			 p->comm[0] ? p->comm : "?", p->rd_kbs, p->wr_kbs, p->ccwr_kbs, d,
+	if (p->has_cpu)
+		snprintf(cpu, sizeof(cpu), "%6.1f", p->cpu_pct);
+	draw_text_printf(o, 0, "%-8d %-8.8s %-*.*s%s%-*.*s %11.2f %11.2f %11.2f%s %s%s", p->pid,
+			 p->user[0] ? p->user : "-", c.unit_w, c.unit_w, p->unit,
+			 c.unit_w ? " " : "", c.cmd_w, c.cmd_w, command(p), p->rd_kbs, p->wr_kbs,
+			 p->ccwr_kbs, d, cpu,
 			 p->exited    ? "  (started, exited)"
 			 : p->started ? "  (started)"
 				      : "");
+}
+
+/* The busiest on CPU (pidstat -u), IO or not: the culprit of a CPU finding. */
+static void cpu_table(struct draw_text *o, const struct model_procs *p, int width)
+{
+	int cmd_w = width - 8 - 1 - 8 - 1 - 3 * 7 - 1 - PROC_UNIT_COL - 1;
+
+	if (!p->ncpu)
+		return;
+	if (cmd_w < 16)
+		cmd_w = 16;
+	if (cmd_w > 160)
+		cmd_w = 160;
+	draw_text_line(o, 0, "");
+	draw_text_printf(o, A_BOLD,
+			 "Busiest on CPU (pidstat -u: %%CPU = utime + stime of all its threads, "
+			 "percent of one CPU)");
+	draw_text_printf(o, A_BOLD, "%-8s %-8s %6s %6s %6s %-*s %s", "PID", "USER", "%CPU", "%usr",
+			 "%sys", PROC_UNIT_COL, "UNIT", "COMMAND");
+	for (size_t i = 0; i < p->ncpu; i++) {
+		const struct model_proc *q = &p->top_cpu[i];
+
+		draw_text_printf(o, 0, "%-8d %-8.8s %6.1f %6.1f %6.1f %-*.*s %.*s", q->pid,
+				 q->user[0] ? q->user : "-", q->cpu_pct, q->usr_pct, q->sys_pct,
+				 PROC_UNIT_COL, PROC_UNIT_COL, q->unit[0] ? q->unit : "-", cmd_w,
+				 command(q));
+	}
 }
 
 static void pressure(struct draw_text *o, const struct ui *ui)
@@ -118,10 +184,13 @@ static void procs_draw(struct ui *ui, struct rect r)
 	const struct model *m = &ui->model;
 	const struct model_procs *p = &m->sections.procs;
 	struct draw_text o = { .r = r, .top = ui->procs.scroll.top };
+	struct proc_cols cols, dcols;
 	bool delay = false;
 
 	for (size_t i = 0; i < p->nio; i++)
 		delay |= p->top_io[i].has_delay;
+	cols = proc_cols(r.w, 3 * 12 + (delay ? 22 : 0));
+	dcols = proc_cols(r.w, 3 * 12 + 22);
 	if (!p->present) {
 		char why[MODEL_SECTIONS_REASON_MAX];
 
@@ -145,9 +214,9 @@ static void procs_draw(struct ui *ui, struct rect r)
 		} else if (p->nio == 0) {
 			draw_text_printf(&o, A_DIM, "no process did storage IO in the interval");
 		} else {
-			header(&o, delay);
+			header(&o, delay, cols);
 			for (size_t i = 0; i < p->nio; i++)
-				row(&o, &p->top_io[i], delay);
+				row(&o, &p->top_io[i], delay, cols);
 		}
 		if (p->has_rows)
 			draw_text_printf(
@@ -160,10 +229,11 @@ static void procs_draw(struct ui *ui, struct rect r)
 			    &o, A_BOLD,
 			    "Longest IO waits (io_delay%%: share of the interval waiting "
 			    "on block IO, iotop's IO>)");
-			header(&o, true);
+			header(&o, true, dcols);
 			for (size_t i = 0; i < p->ndelay; i++)
-				row(&o, &p->top_delay[i], true);
+				row(&o, &p->top_delay[i], true, dcols);
 		}
+		cpu_table(&o, p, r.w);
 	}
 	pressure(&o, ui);
 	/* scrolled past the end after the list shrank: from the last full page */

@@ -343,6 +343,16 @@ static void r_s(struct rd *r, char *dst, size_t size)
 		dst[k] = '\0';
 }
 
+/* A text written after numbers ('=' first): r_s without the '='. */
+static void r_text(struct rd *r, char *dst, size_t size)
+{
+	if (r->f && r->f < r->lend && *r->f == '=')
+		r->f++;
+	else
+		r->bad = r->bad || (r->f && r->f < r->lend);
+	r_s(r, dst, size);
+}
+
 static void r_st(struct rd *r, struct src_status *st)
 {
 	st->err = r_int(r);
@@ -634,6 +644,8 @@ static void pack_procs(const struct proc_table *t, struct strbuf *o)
 	w_u(o, t->scan_cpu_ns);
 	w_u(o, t->scan_every);
 	w_u(o, t->scan_age);
+	w_u(o, t->ts_io_rows);
+	w_u(o, t->ts_io_asked);
 	w_end(o, 0);
 	sb_puts(o, "w\t");
 	w_s(o, t->scan_why);
@@ -658,7 +670,8 @@ static void pack_procs(const struct proc_table *t, struct strbuf *o)
 		/* most processes did no IO: their numbers would all be trimmed */
 		if (!(p->exited | p->source | p->has_delay | p->read_bytes | p->write_bytes |
 		      p->cancelled_write_bytes | p->blkio_count | p->blkio_delay_ns |
-		      p->reaped_read_bytes | p->reaped_write_bytes | p->reaped_cancelled_bytes)) {
+		      p->reaped_read_bytes | p->reaped_write_bytes | p->reaped_cancelled_bytes |
+		      p->has_stat | p->io_unknown | p->io_taskstats | p->has_who)) {
 			w_end(o, k);
 			continue;
 		}
@@ -673,6 +686,26 @@ static void pack_procs(const struct proc_table *t, struct strbuf *o)
 		w_u(o, p->reaped_read_bytes);
 		w_u(o, p->reaped_write_bytes);
 		w_u(o, p->reaped_cancelled_bytes);
+		/* CPU time and who (later fields: an older reader stops before) */
+		w_u(o, p->has_stat);
+		w_u(o, p->kthread);
+		w_u(o, p->io_unknown);
+		w_u(o, p->utime_ticks);
+		w_u(o, p->stime_ticks);
+		w_u(o, p->gtime_ticks);
+		w_u(o, p->start_ticks);
+		w_u(o, p->io_taskstats);
+		w_u(o, p->has_who);
+		if (p->has_who) {
+			/* texts after numbers: '=' keeps a "0" from being trimmed */
+			w_u(o, p->uid);
+			sb_putc(o, '=');
+			w_s(o, p->user);
+			sb_putc(o, '=');
+			w_s(o, p->cmdline);
+			sb_putc(o, '=');
+			w_s(o, p->unit);
+		}
 		w_end(o, k);
 	}
 	rec_close(o, at);
@@ -697,6 +730,8 @@ static int unpack_procs(struct rd *r, struct proc_table *t)
 	t->scan_cpu_ns = r_u(r);
 	t->scan_every = r_u32(r);
 	t->scan_age = r_u32(r);
+	t->ts_io_rows = r_u32(r);
+	t->ts_io_asked = r_u32(r);
 	if (!rd_line(r) || r_kind(r) != 'w')
 		return -EBADMSG;
 	r_s(r, t->scan_why, sizeof(t->scan_why));
@@ -738,6 +773,21 @@ static int unpack_procs(struct rd *r, struct proc_table *t)
 		p->reaped_read_bytes = r_u(r);
 		p->reaped_write_bytes = r_u(r);
 		p->reaped_cancelled_bytes = r_u(r);
+		p->has_stat = r_b(r);
+		p->kthread = r_b(r);
+		p->io_unknown = r_b(r);
+		p->utime_ticks = r_u(r);
+		p->stime_ticks = r_u(r);
+		p->gtime_ticks = r_u(r);
+		p->start_ticks = r_u(r);
+		p->io_taskstats = r_b(r);
+		p->has_who = r_b(r);
+		if (p->has_who) {
+			p->uid = r_u32(r);
+			r_text(r, p->user, sizeof(p->user));
+			r_text(r, p->cmdline, sizeof(p->cmdline));
+			r_text(r, p->unit, sizeof(p->unit));
+		}
 	}
 	return r->bad ? -EBADMSG : 0;
 }

@@ -20,6 +20,7 @@
 #include <netlink/msg.h>
 
 #include "grow.h"
+#include "procwho.h"
 #include "scan.h"
 #include "record.h"
 #include "taskstats.h"
@@ -266,9 +267,12 @@ void taskstats_collector_free(struct taskstats_collector *tc)
 {
 	if (!tc)
 		return;
-	for (size_t i = 0; i < tc->niofd; i++)
+	for (size_t i = 0; i < tc->niofd; i++) {
 		if (tc->iofd[i].fd >= 0)
 			close(tc->iofd[i].fd);
+		if (tc->iofd[i].sfd >= 0)
+			close(tc->iofd[i].sfd);
+	}
 	free(tc->iofd);
 	free(tc->iofd_next);
 	netlink_close(&tc->conn);
@@ -276,6 +280,8 @@ void taskstats_collector_free(struct taskstats_collector *tc)
 	free(tc->seen);
 	free(tc->next);
 	free(tc->order);
+	procwho_cache_free(tc->who);
+	free(tc->who);
 	taskstats_exits_free(tc);
 	memset(tc, 0, sizeof(*tc));
 }
@@ -309,8 +315,9 @@ void proc_table_sort(struct proc_table *t)
 		qsort(t->rows, t->n, sizeof(*t->rows), cmp_pid);
 }
 
-/* Reads fd from offset 0 into buf (NUL-terminated). Length or -errno. */
-static ssize_t read_fd(int fd, char *buf, size_t size)
+/* Reads fd from offset 0 into buf (NUL-terminated); stat: the file is one
+ * line, complete at its newline. Length or -errno. */
+static ssize_t read_fd(int fd, char *buf, size_t size, bool stat)
 {
 	ssize_t n, got = 0;
 
@@ -326,7 +333,7 @@ static ssize_t read_fd(int fd, char *buf, size_t size)
 		/* cancelled_write_bytes is /proc/PID/io's last line (since 2.6.20):
 		 * once it is complete the EOF read is a syscall per process saved */
 		buf[got] = '\0';
-		if (buf[got - 1] == '\n' && strstr(buf, "\ncancelled_write_bytes:"))
+		if (buf[got - 1] == '\n' && (stat || strstr(buf, "\ncancelled_write_bytes:")))
 			break;
 	}
 	buf[got] = '\0';
@@ -357,8 +364,9 @@ static struct io_fd *iofd_find(struct taskstats_collector *tc, int32_t pid)
 	return NULL;
 }
 
-/* Descriptors kept open between samples: half the soft RLIMIT_NOFILE, less
- * a margin for everything else the process opens, at most 8192. */
+/* Processes whose descriptors are kept open between samples (two each:
+ * io and stat): a quarter of the soft RLIMIT_NOFILE, less a margin for
+ * everything else the process opens, at most 4096. */
 static size_t iofd_budget(void)
 {
 	struct rlimit rl;
@@ -367,56 +375,61 @@ static size_t iofd_budget(void)
 		return 0;
 	if (rl.rlim_cur < 512)
 		return 0;
-	return (rl.rlim_cur - 256) / 2 < 8192 ? (rl.rlim_cur - 256) / 2 : 8192;
+	return (rl.rlim_cur - 256) / 4 < 4096 ? (rl.rlim_cur - 256) / 4 : 4096;
 }
 
-static void iofd_keep(struct taskstats_collector *tc, int32_t pid, int fd)
+static void iofd_keep(struct taskstats_collector *tc, int32_t pid, int fd, int sfd)
 {
+	if (fd < 0 && sfd < 0)
+		return;
 	if (tc->niofd_next >= tc->iofd_budget ||
 	    grow((void **)&tc->iofd_next, &tc->iofd_next_cap, tc->niofd_next + 1,
 		 sizeof(*tc->iofd_next)) < 0) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+		if (sfd >= 0)
+			close(sfd);
 		return;
 	}
-	tc->iofd_next[tc->niofd_next++] = (struct io_fd){ .pid = pid, .fd = fd };
+	tc->iofd_next[tc->niofd_next++] = (struct io_fd){ .pid = pid, .fd = fd, .sfd = sfd };
 }
 
 /*
- * /proc/PID/io of one process. The descriptor of the previous sample is
- * re-read with pread (one syscall instead of open, read, close): it stays
- * bound to the process it was opened for, so once that process is gone it
- * answers ESRCH, even when the number now names another process, and is
- * reopened. Length or -errno.
+ * /proc/PID/NAME of one process into buf, through *fd: the descriptor of
+ * the previous sample is re-read with pread (one syscall instead of open,
+ * read, close): it stays bound to the process it was opened for, so once
+ * that process is gone it answers ESRCH, even when the number now names
+ * another process, and is reopened. *fd is left open on success (-1 on
+ * failure). Length or -errno.
  */
-static ssize_t read_io(struct taskstats_collector *tc, const struct root *r, int32_t pid, char *buf,
-		       size_t size)
+static ssize_t read_kept(const struct root *r, int32_t pid, const char *name, int *fd, char *buf,
+			 size_t size)
 {
-	struct io_fd *old = iofd_find(tc, pid);
+	bool stat = strcmp(name, "stat") == 0;
 	char rel[32];
 	ssize_t n;
-	int fd;
 
-	if (old && old->fd >= 0) {
-		fd = old->fd;
-		old->fd = -1;
-		n = read_fd(fd, buf, size);
-		if (n >= 0) {
-			iofd_keep(tc, pid, fd);
+	if (*fd >= 0) {
+		n = read_fd(*fd, buf, size, stat);
+		if (n >= 0)
 			return n;
-		}
-		close(fd);
+		close(*fd);
+		*fd = -1;
 	}
 	/* through the root: in a recorded tree proc/PID/io may be a FIFO or a
 	 * symlink out of it, and must not block or leave the tree */
-	snprintf(rel, sizeof(rel), "proc/%d/io", pid);
-	fd = root_openat(r, rel, O_RDONLY);
-	if (fd < 0)
-		return fd;
-	n = read_fd(fd, buf, size);
-	if (n >= 0)
-		iofd_keep(tc, pid, fd);
-	else
-		close(fd);
+	snprintf(rel, sizeof(rel), "proc/%d/%s", pid, name);
+	*fd = root_openat(r, rel, O_RDONLY);
+	if (*fd < 0) {
+		n = *fd;
+		*fd = -1;
+		return n;
+	}
+	n = read_fd(*fd, buf, size, stat);
+	if (n < 0) {
+		close(*fd);
+		*fd = -1;
+	}
 	return n;
 }
 
@@ -426,9 +439,12 @@ static void iofd_swap(struct taskstats_collector *tc)
 	struct io_fd *tmp = tc->iofd;
 	size_t cap = tc->iofd_cap;
 
-	for (size_t i = 0; i < tc->niofd; i++)
+	for (size_t i = 0; i < tc->niofd; i++) {
 		if (tc->iofd[i].fd >= 0)
 			close(tc->iofd[i].fd);
+		if (tc->iofd[i].sfd >= 0)
+			close(tc->iofd[i].sfd);
+	}
 	if (tc->niofd_next)
 		qsort(tc->iofd_next, tc->niofd_next, sizeof(*tc->iofd_next), cmp_iofd);
 	tc->iofd = tc->iofd_next;
@@ -471,13 +487,26 @@ static int scan_pid(int dfd, const char *name, unsigned char type, void *ctx)
 	struct procfs_scan *s = ctx;
 	struct proc_table *t = s->t;
 	struct proc_raw row = { 0 };
-	char buf[512], rel[32];
-	ssize_t n;
+	char buf[512], sbuf[1024], rel[32];
+	struct io_fd *old;
+	int fd = -1, sfd = -1;
+	ssize_t n, ns;
 
 	if (!parse_pid(name, &row.pid))
 		return 0;
+	old = iofd_find(s->tc, row.pid);
+	if (old) {
+		fd = old->fd;
+		sfd = old->sfd;
+		old->fd = old->sfd = -1;
+	}
 	snprintf(rel, sizeof(rel), "%d/io", row.pid);
-	n = read_io(s->tc, s->r, row.pid, buf, sizeof(buf));
+	n = read_kept(s->r, row.pid, "io", &fd, buf, sizeof(buf));
+	/* stat is world-readable: the CPU time of a process whose io is refused */
+	ns = read_kept(s->r, row.pid, "stat", &sfd, sbuf, sizeof(sbuf));
+	iofd_keep(s->tc, row.pid, fd, sfd);
+	if (ns > 0)
+		(void)taskstats_stat_parse(sbuf, (size_t)ns, &row);
 	if (n == -ENOENT || n == -ESRCH) {
 		t->vanished++; /* exited since readdir: no row, no stale data */
 		return 0;
@@ -485,9 +514,10 @@ static int scan_pid(int dfd, const char *name, unsigned char type, void *ctx)
 	if (n == -EACCES || n == -EPERM) {
 		t->unreadable++;
 		s->err = (int)n;
-		return 0;
-	}
-	if (n < 0 || taskstats_procio_parse(buf, (size_t)n, &row) < 0) {
+		if (!row.has_stat)
+			return 0;
+		row.io_unknown = true;
+	} else if (n < 0 || taskstats_procio_parse(buf, (size_t)n, &row) < 0) {
 		/* a malformed file is that process's problem, not the table's */
 		if (!s->err) {
 			s->err = n < 0 ? (int)n : -EBADMSG;
@@ -616,6 +646,56 @@ int taskstats_stat_comm(const char *buf, size_t len, char *ret, size_t size)
 	return (int)n;
 }
 
+#define PF_KTHREAD_FLAG 0x00200000u /* include/linux/sched.h PF_KTHREAD */
+
+int taskstats_stat_parse(const char *buf, size_t len, struct proc_raw *ret)
+{
+	char comm[PROC_COMM_MAX];
+	const char *close_p = NULL;
+	uint64_t v[44] = { 0 }; /* v[k]: field k (1-based, proc(5)) from 3 on */
+	const char *tok;
+	unsigned k = 3;
+	struct cursor c;
+
+	if (taskstats_stat_comm(buf, len, comm, sizeof(comm)) < 0)
+		return -EBADMSG;
+	for (const char *q = buf + len; q > buf; q--) {
+		if (q[-1] == ')') {
+			close_p = q;
+			break;
+		}
+	}
+	cursor_init(&c, close_p, len - (size_t)(close_p - buf));
+	/* field 3 is the state letter: skipped as a token */
+	if (!scan_token(&c, &tok))
+		return -EBADMSG;
+	for (k = 4; k < 44; k++) {
+		if (scan_at_eol(&c))
+			break;
+		/* some fields are signed (priority, nice, tty_nr): those read
+		 * 0, none of them is used */
+		scan_blanks(&c);
+		if (c.p < c.end && *c.p == '-') {
+			if (!scan_token(&c, &tok))
+				return -EBADMSG;
+			continue;
+		}
+		if (scan_u64(&c, &v[k]) < 0)
+			return -EBADMSG;
+	}
+	/* starttime (22) is the last one this reader needs to trust */
+	if (k <= 22)
+		return -EBADMSG;
+	memcpy(ret->comm, comm, sizeof(comm));
+	ret->kthread = (v[9] & PF_KTHREAD_FLAG) != 0;
+	ret->utime_ticks = v[14];
+	ret->stime_ticks = v[15];
+	ret->start_ticks = v[22];
+	ret->gtime_ticks = k > 43 ? v[43] : 0;
+	ret->has_stat = true;
+	return 0;
+}
+
 static void read_comm(const struct root *r, struct proc_raw *p)
 {
 	char rel[32], stat[512]; /* pid, then a name of at most 64 bytes in "(...)" */
@@ -694,6 +774,13 @@ static int remember(struct taskstats_collector *tc, const struct proc_table *t)
 
 		n->pid = p->pid;
 		n->io_bytes = io_total(p);
+		n->cpu_ticks = p->utime_ticks + p->stime_ticks;
+		n->start_ticks = p->start_ticks;
+		n->io_taskstats = p->io_taskstats;
+		n->rd = p->read_bytes;
+		n->wr = p->write_bytes;
+		n->cw = p->cancelled_write_bytes;
+		n->blkio_count = p->blkio_count;
 		n->delay_ns = s ? s->delay_ns : 0;
 		n->delay_grew = false;
 		if (p->source == PROC_SRC_TASKSTATS) {
@@ -709,6 +796,92 @@ static int remember(struct taskstats_collector *tc, const struct proc_table *t)
 	tc->next = tmp;
 	tc->next_cap = tcap;
 	return 0;
+}
+
+/*
+ * The bytes of a process whose /proc/PID/io is refused (another user's,
+ * without CAP_SYS_PTRACE): the sum of its threads' taskstats answers, which
+ * need only CAP_NET_ADMIN (the thread group's answer carries no bytes:
+ * fill_stats_for_tgid() sums delays only). Asked only when the process ran
+ * since the last scan (utime + stime moved: IO is issued by a running task),
+ * else the last answer is carried. Threads that ended took their bytes
+ * with them: the sum goes back, and metrics drop that interval's rate.
+ */
+static int ts_io_fill(struct taskstats_collector *tc, const struct root *r, struct proc_table *t)
+{
+	struct thread_table tt = { 0 };
+	unsigned asked = 0;
+	int e = 0;
+
+	t->ts_io_rows = t->ts_io_asked = 0;
+	for (size_t i = 0; i < t->n && e >= 0; i++) {
+		struct proc_raw *p = &t->rows[i];
+		const struct proc_seen *s = seen_find(tc, p->pid);
+		bool known = s && s->io_taskstats && s->start_ticks == p->start_ticks;
+		uint64_t sum[5] = { 0 };
+
+		if (!p->io_unknown)
+			continue;
+		if (known && p->utime_ticks + p->stime_ticks == s->cpu_ticks) {
+			/* idle since: the same bytes */
+			p->read_bytes = s->rd;
+			p->write_bytes = s->wr;
+			p->cancelled_write_bytes = s->cw;
+			p->blkio_count = s->blkio_count;
+			p->blkio_delay_ns = s->delay_ns;
+			p->io_unknown = false;
+			p->io_taskstats = true;
+			p->source = PROC_SRC_TASKSTATS;
+			p->has_delay = t->delayacct != 0;
+			t->ts_io_rows++;
+			continue;
+		}
+		/* never ran: no IO to ask about, and the first answer is a baseline */
+		if (!known && p->utime_ticks + p->stime_ticks == 0)
+			continue;
+		if (asked >= TASKSTATS_MAX_IO_THREADS)
+			continue;
+		e = taskstats_threads_collect(tc, r, p->pid, &tt);
+		if (e < 0)
+			break;
+		if (tt.status.err)
+			continue;
+		asked += (unsigned)tt.n;
+		for (size_t k = 0; k < tt.n; k++) {
+			sum[0] += tt.rows[k].read_bytes;
+			sum[1] += tt.rows[k].write_bytes;
+			sum[2] += tt.rows[k].cancelled_write_bytes;
+			sum[3] += tt.rows[k].blkio_count;
+			sum[4] += tt.rows[k].blkio_delay_ns;
+		}
+		p->read_bytes = sum[0];
+		p->write_bytes = sum[1];
+		p->cancelled_write_bytes = sum[2];
+		p->blkio_count = sum[3];
+		p->blkio_delay_ns = sum[4];
+		p->io_unknown = false;
+		p->io_taskstats = true;
+		p->source = PROC_SRC_TASKSTATS;
+		p->has_delay = tt.delayacct != 0;
+		t->ts_io_rows++;
+	}
+	t->ts_io_asked = asked;
+	thread_table_free(&tt);
+	return e;
+}
+
+/* Whether a row did IO or ran since the previous scan: who it is matters */
+static bool row_moved(const struct proc_raw *p, void *ctx)
+{
+	const struct taskstats_collector *tc = ctx;
+	const struct proc_seen *s;
+
+	if (!tc->nseen)
+		return false; /* the first scan: nothing to compare with */
+	s = seen_find(tc, p->pid);
+	if (!s)
+		return p->utime_ticks + p->stime_ticks + io_total(p) > 0;
+	return p->utime_ticks + p->stime_ticks > s->cpu_ticks || io_total(p) > s->io_bytes;
 }
 
 int taskstats_collect(struct taskstats_collector *tc, const struct root *r, struct proc_table *t)
@@ -832,6 +1005,24 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 				 "between two scans)",
 				 len ? "; " : "", tc->exit_lost);
 	}
+	if (tc->live && !tc->open_err && t->unreadable) {
+		size_t len = strlen(t->procfs.reason);
+
+		e = ts_io_fill(tc, r, t);
+		if (e < 0)
+			return e;
+		snprintf(t->procfs.reason + len, sizeof(t->procfs.reason) - len,
+			 ": their bytes from taskstats, asked for those that ran (%u thread(s))",
+			 t->ts_io_asked);
+	}
+	if (!tc->who) {
+		tc->who = calloc(1, sizeof(*tc->who));
+		if (!tc->who)
+			return -ENOMEM;
+	}
+	e = procwho_fill(tc->who, r, t, row_moved, tc);
+	if (e < 0)
+		return e;
 	return remember(tc, t);
 }
 

@@ -16,10 +16,16 @@
 #include "netlink.h"
 #include "root.h"
 
-#define PROC_COMM_MAX 32 /* TS_COMM_LEN; /proc/PID/comm is at most 16 */
+#define PROC_COMM_MAX	 32  /* TS_COMM_LEN; /proc/PID/comm is at most 16 */
+#define PROC_USER_MAX	 33  /* a login name (32, useradd's bound) or a uid's digits, + NUL */
+#define PROC_CMDLINE_MAX 161 /* 160 bytes of the escaped command line + NUL */
+#define PROC_UNIT_MAX	 65  /* the last two cgroup path components, 64 bytes + NUL */
 /* Taskstats questions per sample: each is one sendmsg + one recvmsg, and
  * the rest of the processes keep their /proc/PID/io bytes. */
 #define TASKSTATS_MAX_QUERIES 64
+/* Threads asked per scan for the bytes of processes whose /proc/PID/io is
+ * refused (another user's, without CAP_SYS_PTRACE): only those that ran */
+#define TASKSTATS_MAX_IO_THREADS 512
 
 enum proc_io_source {
 	PROC_SRC_PROCFS,    /* bytes from /proc/PID/io, no delay asked */
@@ -42,6 +48,23 @@ struct proc_raw {
 	 * (exit notices' ppid), cumulative since the collector started: the
 	 * process's own IO is the counters less these (doc/netlink.md) */
 	uint64_t reaped_read_bytes, reaped_write_bytes, reaped_cancelled_bytes;
+	/* /proc/PID/stat (world-readable): the thread group's CPU time in
+	 * clock ticks (USER_HZ), dead threads included, children not */
+	bool has_stat;
+	bool kthread;	      /* PF_KTHREAD in stat's flags */
+	bool io_unknown;      /* IO bytes neither readable nor asked: zeros, not "no IO" */
+	bool io_taskstats;    /* /proc/PID/io refused: bytes are its threads' taskstats sum */
+	uint64_t utime_ticks; /* guest time included, as the kernel counts it */
+	uint64_t stime_ticks;
+	uint64_t gtime_ticks;
+	uint64_t start_ticks; /* starttime: with pid, the process's identity */
+	/* who (read for the processes that moved, cached per pid + start):
+	 * has_who false leaves the rest empty */
+	bool has_who;
+	uint32_t uid; /* real uid (/proc/PID/status) */
+	char user[PROC_USER_MAX];
+	char cmdline[PROC_CMDLINE_MAX]; /* escaped; "[comm]" for a kernel thread */
+	char unit[PROC_UNIT_MAX];	/* cgroup path's last two components */
 };
 
 struct proc_table {
@@ -53,6 +76,8 @@ struct proc_table {
 	unsigned answered;
 	unsigned vanished;    /* exited between listing and reading: dropped */
 	unsigned exited_rows; /* rows of processes that started and ended in the interval */
+	unsigned ts_io_rows;  /* rows whose bytes came from taskstats (io refused) */
+	unsigned ts_io_asked; /* threads asked for them this scan */
 	/* The scan's cadence (issue 17): on a sample that skips the scan the
 	 * table is the last scan's, carried (the sampler moves it over) */
 	bool carried;		 /* not scanned this sample: rows of the last scan */
@@ -95,6 +120,11 @@ int taskstats_procio_parse(const char *buf, size_t len, struct proc_raw *ret);
  * -EBADMSG without the parentheses. */
 int taskstats_stat_comm(const char *buf, size_t len, char *ret, size_t size);
 
+/* /proc/PID/stat: fills ret's comm, kthread, utime_ticks, stime_ticks,
+ * gtime_ticks (0 before field 43 existed), start_ticks and has_stat.
+ * 0 or -EBADMSG (ret untouched). */
+int taskstats_stat_parse(const char *buf, size_t len, struct proc_raw *ret);
+
 /* One exit notice: the final counters of one task, and its group. */
 struct taskstats_exit_msg {
 	uint32_t pid, tgid;
@@ -133,14 +163,22 @@ struct thread_table {
 /* What the collector remembers between samples to pick whom to ask. */
 struct proc_seen {
 	int32_t pid;
-	uint64_t io_bytes; /* read + write + cancelled at the last sample */
-	uint64_t delay_ns; /* blkio delay at the last answer */
-	bool delay_grew;   /* keep asking while its delay keeps growing */
+	uint64_t io_bytes;  /* read + write + cancelled at the last sample */
+	uint64_t delay_ns;  /* blkio delay at the last answer */
+	uint64_t cpu_ticks; /* utime + stime at the last sample */
+	uint64_t start_ticks;
+	bool io_taskstats; /* its bytes below came from taskstats: carried while idle */
+	uint64_t rd, wr, cw;
+	uint64_t blkio_count;
+	bool delay_grew; /* keep asking while its delay keeps growing */
 };
 
+struct procwho_cache;
+
 struct taskstats_collector {
-	bool live;   /* root is "/": ask the kernel; else read netlink/taskstats/ */
-	bool record; /* capture: also write each live answer under record_dfd */
+	struct procwho_cache *who; /* procwho.h: who each process is, per pid + start */
+	bool live;		   /* root is "/": ask the kernel; else read netlink/taskstats/ */
+	bool record;		   /* capture: also write each live answer under record_dfd */
 	int record_dfd;
 	bool opened;  /* the socket was tried */
 	int open_err; /* netlink_open_genl()'s result */
@@ -158,7 +196,8 @@ struct taskstats_collector {
 	/* /proc/PID/io descriptors kept from the previous sample, ascending pid */
 	struct io_fd {
 		int32_t pid;
-		int fd; /* -1 once taken over by this sample */
+		int fd;	 /* /proc/PID/io; -1 once taken over by this sample */
+		int sfd; /* /proc/PID/stat, the same */
 	} * iofd, *iofd_next;
 	size_t niofd, iofd_cap, niofd_next, iofd_next_cap;
 	size_t iofd_budget; /* at most this many kept open */

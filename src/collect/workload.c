@@ -135,6 +135,10 @@ static unsigned copy_files(const struct root *r, int dfd, const struct workload_
 		files += (unsigned)copy_file(r, dfd, rel, &pf);
 		snprintf(rel, sizeof(rel), "proc/%d/comm", s->procs.rows[i].pid);
 		files += (unsigned)copy_file(r, dfd, rel, &pf);
+		/* CPU time (cpu_pct); cmdline, status and cgroup are read only
+		 * for processes that moved between two scans, not captured */
+		snprintf(rel, sizeof(rel), "proc/%d/stat", s->procs.rows[i].pid);
+		files += (unsigned)copy_file(r, dfd, rel, &pf);
 	}
 	/* the cgroup hierarchy: its top's controllers, each cgroup's two files */
 	if (s->cgroups.top[0]) {

@@ -88,6 +88,23 @@ static void proc_row(struct strbuf *sb, const struct proc_metrics *p)
 		kv(sb, "io_delay%", p->io_delay);
 		kv(sb, "blkio/s", p->blkio_s);
 	}
+	if (p->has_cpu) {
+		kv(sb, "cpu_pct", p->cpu_pct);
+		kv(sb, "usr_pct", p->usr_pct);
+		kv(sb, "sys_pct", p->sys_pct);
+	}
+	if (p->has_who) {
+		kvu(sb, "uid", p->uid);
+		sb_json_key(sb, "user");
+		sb_json_str(sb, p->user);
+		sb_putc(sb, ',');
+		sb_json_key(sb, "cmdline");
+		sb_json_str(sb, p->cmdline);
+		sb_putc(sb, ',');
+		sb_json_key(sb, "unit");
+		sb_json_str(sb, p->unit);
+		sb_putc(sb, ',');
+	}
 	close_obj(sb, '}');
 	sb_putc(sb, ',');
 }
@@ -101,8 +118,14 @@ static void encode_procs(struct strbuf *sb, const struct workload_raw *x,
 		return;
 	sb_json_key(sb, "processes");
 	sb_putc(sb, '{');
-	/* bytes are always the thread group's /proc/PID/io; delays need taskstats */
-	sb_puts(sb, "\"bytes_source\":\"procfs\",");
+	/* bytes are the thread group's /proc/PID/io, or where it was refused
+	 * the sum of its threads' taskstats answers; delays need taskstats */
+	sb_puts(sb, t->ts_io_rows ? "\"bytes_source\":\"procfs+taskstats\","
+				  : "\"bytes_source\":\"procfs\",");
+	if (t->ts_io_rows) {
+		kvu(sb, "taskstats_bytes_rows", t->ts_io_rows);
+		kvu(sb, "taskstats_bytes_threads", t->ts_io_asked);
+	}
 	sb_puts(sb, !t->taskstats.err && t->answered ? "\"delay_source\":\"taskstats\","
 						     : "\"delay_source\":null,");
 	sb_json_key(sb, "delay_accounting");
@@ -142,6 +165,12 @@ static void encode_procs(struct strbuf *sb, const struct workload_raw *x,
 		sb_putc(sb, '[');
 		for (size_t i = 0; i < em->nby_delay; i++)
 			proc_row(sb, &em->procs[em->by_delay[i]]);
+		close_obj(sb, ']');
+		sb_putc(sb, ',');
+		sb_json_key(sb, "top_cpu");
+		sb_putc(sb, '[');
+		for (size_t i = 0; i < em->nby_cpu; i++)
+			proc_row(sb, &em->procs[em->by_cpu[i]]);
 		close_obj(sb, ']');
 		sb_putc(sb, ',');
 	}

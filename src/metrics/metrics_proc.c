@@ -72,9 +72,74 @@ static uint64_t procs_interval(const struct proc_table *pt, const struct proc_ta
 	return itv_cs;
 }
 
+/* CPU ticks of the interval into *ret_d (utime, stime, guest): false
+ * without /proc/PID/stat in both, or counters that went back. */
+static bool cpu_delta(const struct proc_raw *p, const struct proc_raw *c, uint64_t ret_d[3])
+{
+	return p->has_stat && c->has_stat && delta(p->utime_ticks, c->utime_ticks, &ret_d[0]) &&
+	       delta(p->stime_ticks, c->stime_ticks, &ret_d[1]) &&
+	       delta(p->gtime_ticks, c->gtime_ticks, &ret_d[2]);
+}
+
+/* pidstat -u over USER_HZ (100) ticks: %usr leaves guest time out
+ * (utime holds it), %CPU is utime + stime, percent of one CPU. */
+static void cpu_rates(struct proc_metrics *m, const uint64_t d[3], uint64_t itv_cs)
+{
+	m->has_cpu = true;
+	m->usr_pct = per_s(d[0] > d[2] ? d[0] - d[2] : 0, itv_cs);
+	m->sys_pct = per_s(d[1], itv_cs);
+	m->cpu_pct = per_s(d[0] + d[1], itv_cs);
+}
+
+static void who_copy(struct proc_metrics *m, const struct proc_raw *c)
+{
+	m->has_who = c->has_who;
+	m->uid = c->uid;
+	memcpy(m->user, c->user, sizeof(m->user));
+	memcpy(m->cmdline, c->cmdline, sizeof(m->cmdline));
+	memcpy(m->unit, c->unit, sizeof(m->unit));
+}
+
+/* CPU-only rows kept: the PROC_TOP_N with the most ticks, by insertion */
+struct cpu_only {
+	size_t row[PROC_TOP_N]; /* in ct */
+	uint64_t ticks[PROC_TOP_N];
+	size_t n;
+};
+
+static void cpu_only_add(struct cpu_only *o, size_t row, uint64_t ticks)
+{
+	size_t j;
+
+	if (o->n == PROC_TOP_N && ticks <= o->ticks[o->n - 1])
+		return;
+	j = o->n < PROC_TOP_N ? o->n++ : o->n - 1;
+	while (j > 0 && ticks > o->ticks[j - 1]) {
+		o->row[j] = o->row[j - 1];
+		o->ticks[j] = o->ticks[j - 1];
+		j--;
+	}
+	o->row[j] = row;
+	o->ticks[j] = ticks;
+}
+
+/* The previous row of c: none (a new process) when the pid now names a
+ * process started at another time. */
+static const struct proc_raw *prev_row(const struct proc_table *pt, const struct proc_raw *c)
+{
+	const struct proc_raw *p = proc_table_find(pt, c->pid);
+
+	if (p && p->has_stat && c->has_stat && p->start_ticks != c->start_ticks)
+		return NULL;
+	return p;
+}
+
 static int procs_compute(const struct proc_table *pt, const struct proc_table *ct, uint64_t itv_cs,
 			 struct workload_metrics *x)
 {
+	struct cpu_only busy = { .n = 0 };
+	struct proc_raw zero = { 0 };
+
 	x->nprocs = 0;
 	x->exited = 0;
 	x->procs_valid = !pt->procfs.err && !ct->procfs.err;
@@ -85,19 +150,29 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 			x->exited++;
 	for (size_t i = 0; i < ct->n; i++) {
 		const struct proc_raw *c = &ct->rows[i];
-		const struct proc_raw *p = proc_table_find(pt, c->pid);
-		struct proc_raw zero = { 0 };
-		uint64_t dr, dw, dc, dd = 0, dn = 0, dgone;
+		const struct proc_raw *p = prev_row(pt, c);
+		uint64_t dr, dw, dc, dd = 0, dn = 0, dgone, dcpu[3];
 		struct proc_metrics *m;
-		bool dly;
+		bool dly, cpu;
 
 		/* a PID absent before started during the interval: all its IO is ours */
-		if (!p)
+		if (!p) {
+			zero.has_stat = c->has_stat;
 			p = &zero;
-		if (!delta(p->read_bytes, c->read_bytes, &dr) ||
-		    !delta(p->write_bytes, c->write_bytes, &dw) ||
-		    !delta(p->cancelled_write_bytes, c->cancelled_write_bytes, &dc))
-			continue;
+		}
+		/* bytes of one kind in both rows (a process whose /proc/PID/io
+		 * was refused has taskstats' thread sums, and a first answer is a
+		 * baseline), else no IO rate this interval */
+		if (c->io_unknown ||
+		    (p != &zero && (p->io_unknown || p->io_taskstats != c->io_taskstats))) {
+			dr = dw = dc = 0;
+		} else if (!delta(p->read_bytes, c->read_bytes, &dr) ||
+			   !delta(p->write_bytes, c->write_bytes, &dw) ||
+			   !delta(p->cancelled_write_bytes, c->cancelled_write_bytes, &dc)) {
+			/* went back (a thread's bytes gone with it): no IO rate;
+			 * its CPU time is still the process's */
+			dr = dw = dc = 0;
+		}
 		/* the children's IO the kernel folded in at wait(): already shown
 		 * on the children's own rows (doc/netlink.md, double count) */
 		dd = reaped(p->reaped_read_bytes, c->reaped_read_bytes);
@@ -112,8 +187,12 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		dly = c->has_delay && p->has_delay &&
 		      delta(p->blkio_delay_ns, c->blkio_delay_ns, &dd) &&
 		      delta(p->blkio_count, c->blkio_count, &dn);
-		if (!dr && !dw && !dc && !dd)
+		cpu = cpu_delta(p, c, dcpu);
+		if (!dr && !dw && !dc && !dd) {
+			if (cpu && dcpu[0] + dcpu[1])
+				cpu_only_add(&busy, i, dcpu[0] + dcpu[1]);
 			continue;
+		}
 		if (grow((void **)&x->procs, &x->procs_cap, x->nprocs + 1, sizeof(*x->procs)) < 0)
 			return -ENOMEM;
 		m = &x->procs[x->nprocs++];
@@ -133,16 +212,54 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 			m->io_delay = (double)dd / ((double)itv_cs * 1e5);
 			m->blkio_s = per_s(dn, itv_cs);
 		}
+		if (cpu)
+			cpu_rates(m, dcpu, itv_cs);
+		who_copy(m, c);
+	}
+	/* the busiest that did no IO: a CPU culprit is a row too */
+	for (size_t k = 0; k < busy.n; k++) {
+		const struct proc_raw *c = &ct->rows[busy.row[k]];
+		const struct proc_raw *p = prev_row(pt, c);
+		uint64_t dcpu[3];
+		struct proc_metrics *m;
+
+		if (!p) {
+			zero.has_stat = c->has_stat;
+			p = &zero;
+		}
+		if (grow((void **)&x->procs, &x->procs_cap, x->nprocs + 1, sizeof(*x->procs)) < 0)
+			return -ENOMEM;
+		m = &x->procs[x->nprocs++];
+		memset(m, 0, sizeof(*m));
+		m->pid = c->pid;
+		memcpy(m->comm, c->comm, sizeof(m->comm));
+		m->source = c->source;
+		m->started = p == &zero;
+		m->exited = c->exited;
+		if (cpu_delta(p, c, dcpu))
+			cpu_rates(m, dcpu, itv_cs);
+		who_copy(m, c);
 	}
 	return 0;
 }
 
+enum proc_order { BY_IO, BY_DELAY, BY_CPU };
+
+static double order_value(const struct proc_metrics *p, enum proc_order by)
+{
+	if (by == BY_DELAY)
+		return p->has_delay ? p->io_delay : 0;
+	if (by == BY_CPU)
+		return p->cpu_pct;
+	return p->rkb_s + p->wkb_s;
+}
+
 /* <0 when row a ranks before row b: bigger first, then lower PID */
-static int rank(const struct workload_metrics *x, bool delay, size_t a, size_t b)
+static int rank(const struct workload_metrics *x, enum proc_order by, size_t a, size_t b)
 {
 	const struct proc_metrics *p = &x->procs[a], *q = &x->procs[b];
-	double vp = delay ? p->io_delay : p->rkb_s + p->wkb_s;
-	double vq = delay ? q->io_delay : q->rkb_s + q->wkb_s;
+	double vp = order_value(p, by);
+	double vq = order_value(q, by);
 
 	if (vp != vq)
 		return vp > vq ? -1 : 1;
@@ -150,20 +267,19 @@ static int rank(const struct workload_metrics *x, bool delay, size_t a, size_t b
 }
 
 /* Top PROC_TOP_N rows into out by insertion: linear in the row count. */
-static size_t top_n(const struct workload_metrics *x, bool delay, size_t *out)
+static size_t top_n(const struct workload_metrics *x, enum proc_order by, size_t *out)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < x->nprocs; i++) {
-		const struct proc_metrics *m = &x->procs[i];
 		size_t j;
 
-		if (delay ? !m->has_delay || m->io_delay <= 0 : m->rkb_s + m->wkb_s <= 0)
+		if (order_value(&x->procs[i], by) <= 0)
 			continue;
-		if (k == PROC_TOP_N && rank(x, delay, i, out[k - 1]) >= 0)
+		if (k == PROC_TOP_N && rank(x, by, i, out[k - 1]) >= 0)
 			continue;
 		j = k < PROC_TOP_N ? k++ : k - 1;
-		while (j > 0 && rank(x, delay, i, out[j - 1]) < 0) {
+		while (j > 0 && rank(x, by, i, out[j - 1]) < 0) {
 			out[j] = out[j - 1];
 			j--;
 		}
@@ -362,7 +478,7 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 		x->cgroups.n = x->cgroups.ntop = x->cgroups.active = 0;
 	}
 	if (!cur->workload || !cur->workload->procs.carried) {
-		x->nprocs = x->nby_io = x->nby_delay = 0;
+		x->nprocs = x->nby_io = x->nby_delay = x->nby_cpu = 0;
 		x->exited = 0;
 		x->procs_valid = false;
 	}
@@ -374,8 +490,9 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 		    procs_interval(&prev->workload->procs, &cur->workload->procs, itv_cs), x);
 		if (e < 0)
 			return e;
-		x->nby_io = top_n(x, false, x->by_io);
-		x->nby_delay = top_n(x, true, x->by_delay);
+		x->nby_io = top_n(x, BY_IO, x->by_io);
+		x->nby_delay = top_n(x, BY_DELAY, x->by_delay);
+		x->nby_cpu = top_n(x, BY_CPU, x->by_cpu);
 	}
 	e = nics_compute(&prev->workload->nics, &cur->workload->nics,
 			 cad_interval(prev, cur, CAD_NICS, itv_cs), irq,
@@ -413,7 +530,7 @@ int metrics_proc_threads(const struct thread_table *prev, const struct thread_ta
 			return -ENOMEM;
 		*pm = x;
 	}
-	x->nby_io = x->nby_delay = 0;
+	x->nby_io = x->nby_delay = x->nby_cpu = 0;
 	/* another process behind the same number is not a rate */
 	if (prev->pid != cur->pid) {
 		x->nprocs = 0;
@@ -423,7 +540,8 @@ int metrics_proc_threads(const struct thread_table *prev, const struct thread_ta
 	e = procs_compute(&p, &c, itv_cs, x);
 	if (e < 0)
 		return e;
-	x->nby_io = top_n(x, false, x->by_io);
-	x->nby_delay = top_n(x, true, x->by_delay);
+	x->nby_io = top_n(x, BY_IO, x->by_io);
+	x->nby_delay = top_n(x, BY_DELAY, x->by_delay);
+	x->nby_cpu = top_n(x, BY_CPU, x->by_cpu);
 	return 0;
 }

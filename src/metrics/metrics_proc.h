@@ -28,6 +28,16 @@ struct proc_metrics {
 	double reaped_kb_s; /* reaped children's bytes taken out of the three above */
 	double io_delay;    /* percent of the interval waiting on sync block IO (iotop IO>) */
 	double blkio_s;	    /* such waits per second */
+	/* pidstat -u: Δ(utime + stime) of the thread group (children not)
+	 * over the interval, percent of one CPU; %usr without guest time */
+	double cpu_pct;
+	double usr_pct, sys_pct;
+	bool has_cpu; /* /proc/PID/stat in both samples */
+	bool has_who; /* uid, user, cmdline, unit below were read */
+	uint32_t uid;
+	char user[PROC_USER_MAX];	/* login name from /etc/passwd, else the uid */
+	char cmdline[PROC_CMDLINE_MAX]; /* NULs as spaces, escaped, bounded; "[comm]" */
+	char unit[PROC_UNIT_MAX];	/* cgroup, last two components */
 };
 
 struct nic_irq_metrics {
@@ -60,10 +70,13 @@ enum wb_state {
 };
 
 struct workload_metrics {
-	struct proc_metrics *procs; /* processes that did IO (or waited) this interval */
+	/* processes that did IO (or waited) this interval, and the PROC_TOP_N
+	 * busiest on CPU that did neither */
+	struct proc_metrics *procs;
 	size_t nprocs, procs_cap;
 	size_t by_io[PROC_TOP_N], nby_io;	/* indices in procs, biggest rkB/s + wkB/s */
 	size_t by_delay[PROC_TOP_N], nby_delay; /* biggest io_delay, has_delay only */
+	size_t by_cpu[PROC_TOP_N], nby_cpu;	/* biggest cpu_pct, > 0 only */
 	unsigned exited;			/* in prev, gone now */
 	bool procs_valid;			/* procfs readable in both samples */
 	struct nic_metrics *nics;

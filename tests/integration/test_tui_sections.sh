@@ -207,8 +207,9 @@ fi
 
 T send-keys -t live p
 wait_for live '^> Processes \(top [0-9]+ by IO of [0-9]+ read\)' || fail "p opens the processes view"
-wait_for live '^[0-9]+ +iot-writer +[0-9.]+ +[1-9][0-9]*\.[0-9]{2} ' ||
-	fail "processes: the writer's row with its kB_wr/s"
+# PID USER COMMAND (the command line, as wide as the screen allows) kB_rd/s kB_wr/s
+wait_for live '^[0-9]+ +[^ ]+ +.*python[^ ]* [^ ]*/iot-writer .* +[0-9.]+ +[1-9][0-9]*\.[0-9]{2} ' ||
+	fail "processes: the writer's row with its user, command line and kB_wr/s"
 grep -Eq '^bytes: /proc/PID/io  ' "$tmp/screen" || fail "processes: the bytes' source"
 case $delay in
 off) grep -q 'delay accounting off (sysctl kernel.task_delayacct=0)' "$tmp/screen" ||
@@ -223,11 +224,15 @@ v = []
 for l in open(sys.argv[1]):
     if "exited since the last sample" in l:
         break  # the longest IO waits follow, sorted by delay
-    m = re.match(r"^\d+ +.{16} +([\d.]+) +([\d.]+) ", l)
+    # from the end: kB_rd/s kB_wr/s kB_ccwr/s [io_delay% blkio/s] %CPU [(started)]
+    m = re.search(r" ([\d.]+) +([\d.]+) +[\d.]+(?: +[\d.-]+ +[\d.-]+)? +(?:[\d.]+|-)(?:  \(.*\))? *$", l)
+    if not re.match(r"^\d+ ", l):
+        m = None
     if m:
         v.append(float(m.group(1)) + float(m.group(2)))
 assert v and v == sorted(v, reverse=True), v
 PY
+grep -q '^Busiest on CPU ' "$tmp/screen" || fail "processes: the busiest on CPU"
 grep -q '^Pressure ' "$tmp/screen" || fail "processes: the pressure block"
 T send-keys -t live p
 wait_for live '^> Disks' || fail "p returns to the tables"

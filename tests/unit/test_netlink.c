@@ -28,6 +28,7 @@
 #include "pressure.h"
 #include "rtnl.h"
 #include "snapshot.h"
+#include "procwho.h"
 #include "taskstats.h"
 #include "tree_util.h"
 #include "writeback.h"
@@ -517,6 +518,222 @@ static void test_metrics_churn(void **state)
 	metrics_proc_free(x);
 }
 
+/* pidstat -u: %CPU of a process that did no IO, a new one behind a reused
+ * PID (another start time), and the top-N by CPU. */
+static void test_metrics_cpu(void **state)
+{
+	struct proc_raw prev_rows[] = {
+		{ .pid = 20,
+		  .has_stat = true,
+		  .utime_ticks = 100,
+		  .stime_ticks = 50,
+		  .start_ticks = 7 },
+		{ .pid = 21,
+		  .has_stat = true,
+		  .utime_ticks = 500,
+		  .gtime_ticks = 100,
+		  .start_ticks = 8 },
+		{ .pid = 22, .has_stat = true, .utime_ticks = 9000, .start_ticks = 9 },
+		{ .pid = 23, .has_stat = true, .utime_ticks = 10, .start_ticks = 9 }, /* idle */
+	};
+	struct proc_raw cur_rows[] = {
+		{ .pid = 20,
+		  .has_stat = true,
+		  .utime_ticks = 250,
+		  .stime_ticks = 100,
+		  .start_ticks = 7,
+		  .has_who = true,
+		  .uid = 999,
+		  .user = "pg",
+		  .cmdline = "postgres: checkpointer",
+		  .unit = "system.slice/postgresql@15-main.service" },
+		{ .pid = 21,
+		  .has_stat = true,
+		  .utime_ticks = 600,
+		  .gtime_ticks = 150,
+		  .start_ticks = 8 },
+		/* pid 22 reused: 30 ticks since its start, not 30 - 9000 */
+		{ .pid = 22, .has_stat = true, .utime_ticks = 30, .start_ticks = 500 },
+		{ .pid = 23, .has_stat = true, .utime_ticks = 10, .start_ticks = 9 },
+	};
+	struct workload_raw pe = { 0 }, ce = { 0 };
+	struct snapshot prev = { .workload = &pe }, cur = { .workload = &ce };
+	struct workload_metrics *x = NULL;
+	const struct proc_metrics *m;
+
+	(void)state;
+	pe.procs.rows = prev_rows;
+	pe.procs.n = 4;
+	ce.procs.rows = cur_rows;
+	ce.procs.n = 4;
+	pe.nics.rtnl.err = ce.nics.rtnl.err = -ENOENT;
+	/* two seconds */
+	assert_int_equal(metrics_proc_compute(&prev, &cur, 200, NULL, &x), 0);
+	assert_int_equal(x->nprocs, 3); /* no IO, but CPU: 20, 21, 22; not 23 */
+	assert_int_equal(x->nby_io, 0);
+	assert_int_equal(x->nby_cpu, 3);
+	m = &x->procs[x->by_cpu[0]];
+	assert_int_equal(m->pid, 20);
+	assert_true(m->has_cpu && m->has_who);
+	assert_true(m->cpu_pct > 99.99 && m->cpu_pct < 100.01); /* (150 + 50) / 2 s */
+	assert_true(m->usr_pct > 74.99 && m->usr_pct < 75.01);
+	assert_true(m->sys_pct > 24.99 && m->sys_pct < 25.01);
+	assert_int_equal(m->uid, 999);
+	assert_string_equal(m->user, "pg");
+	assert_string_equal(m->cmdline, "postgres: checkpointer");
+	assert_string_equal(m->unit, "system.slice/postgresql@15-main.service");
+	m = &x->procs[x->by_cpu[1]];
+	assert_int_equal(m->pid, 21); /* 100 ticks, half of them guest */
+	assert_true(m->cpu_pct > 49.99 && m->cpu_pct < 50.01);
+	assert_true(m->usr_pct > 24.99 && m->usr_pct < 25.01);
+	m = &x->procs[x->by_cpu[2]];
+	assert_int_equal(m->pid, 22);
+	assert_true(m->started);
+	assert_true(m->cpu_pct > 14.99 && m->cpu_pct < 15.01);
+	metrics_proc_free(x);
+}
+
+/* Another user's process (/proc/PID/io refused): a first taskstats sum is
+ * a baseline, not a burst; then its rate; a sum that went back (a thread
+ * ended with its bytes) gives no IO rate but keeps the CPU. */
+static void test_metrics_ts_bytes(void **state)
+{
+	struct proc_raw r0[] = {
+		{ .pid = 30,
+		  .has_stat = true,
+		  .utime_ticks = 10,
+		  .start_ticks = 5,
+		  .io_unknown = true },
+	};
+	struct proc_raw r1[] = {
+		{ .pid = 30,
+		  .has_stat = true,
+		  .utime_ticks = 20,
+		  .start_ticks = 5,
+		  .io_taskstats = true,
+		  .write_bytes = 1u << 30 },
+	};
+	struct proc_raw r2[] = {
+		{ .pid = 30,
+		  .has_stat = true,
+		  .utime_ticks = 30,
+		  .start_ticks = 5,
+		  .io_taskstats = true,
+		  .write_bytes = (1u << 30) + 102400 },
+	};
+	struct proc_raw r3[] = {
+		{ .pid = 30,
+		  .has_stat = true,
+		  .utime_ticks = 90,
+		  .start_ticks = 5,
+		  .io_taskstats = true,
+		  .write_bytes = 4096 },
+	};
+	struct workload_raw a = { 0 }, b = { 0 };
+	struct snapshot prev = { .workload = &a }, cur = { .workload = &b };
+	struct workload_metrics *x = NULL;
+
+	(void)state;
+	a.nics.rtnl.err = b.nics.rtnl.err = -ENOENT;
+	a.procs.rows = r0;
+	a.procs.n = 1;
+	b.procs.rows = r1;
+	b.procs.n = 1;
+	assert_int_equal(metrics_proc_compute(&prev, &cur, 100, NULL, &x), 0);
+	assert_int_equal(x->nby_io, 0); /* the baseline: not 1 GiB in a second */
+	assert_int_equal(x->nby_cpu, 1);
+	a.procs.rows = r1;
+	b.procs.rows = r2;
+	assert_int_equal(metrics_proc_compute(&prev, &cur, 100, NULL, &x), 0);
+	assert_int_equal(x->nby_io, 1);
+	assert_true(x->procs[x->by_io[0]].wkb_s > 99.99 && x->procs[x->by_io[0]].wkb_s < 100.01);
+	a.procs.rows = r2;
+	b.procs.rows = r3;
+	assert_int_equal(metrics_proc_compute(&prev, &cur, 100, NULL, &x), 0);
+	assert_int_equal(x->nby_io, 0);
+	assert_int_equal(x->nby_cpu, 1);
+	assert_true(x->procs[x->by_cpu[0]].cpu_pct > 59.99 &&
+		    x->procs[x->by_cpu[0]].cpu_pct < 60.01);
+	metrics_proc_free(x);
+}
+
+/* /proc/PID/stat: a name with ") (" in it, a kernel thread's flags. */
+static void test_stat_parse(void **state)
+{
+	static const char line[] =
+	    "4242 (a) (b c) R 1 4242 4242 0 -1 4194560 100 0 0 0 1234 567 0 0 20 0 3 0 "
+	    "98765 1000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 7 89 0 0\n";
+	static const char kthread[] = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 3 0 0 20 0 1 "
+				      "0 2 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 "
+				      "0 0 0 0 0 0 0 0 0\n";
+	struct proc_raw p = { 0 };
+
+	(void)state;
+	assert_int_equal(taskstats_stat_parse(line, sizeof(line) - 1, &p), 0);
+	assert_string_equal(p.comm, "a) (b c");
+	assert_true(p.has_stat);
+	assert_false(p.kthread);
+	assert_int_equal(p.utime_ticks, 1234);
+	assert_int_equal(p.stime_ticks, 567);
+	assert_int_equal(p.start_ticks, 98765);
+	assert_int_equal(p.gtime_ticks, 89);
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(taskstats_stat_parse(kthread, sizeof(kthread) - 1, &p), 0);
+	assert_true(p.kthread);
+	assert_int_equal(p.stime_ticks, 3);
+	/* cut before starttime */
+	assert_int_equal(taskstats_stat_parse(line, 60, &p), -EBADMSG);
+	assert_int_equal(taskstats_stat_parse("12 R 1", 6, &p), -EBADMSG);
+}
+
+/* Who a process is: cmdline escaped and bounded, the unit of v2 and v1
+ * hosts, the uid and its name. */
+static void test_procwho(void **state)
+{
+	static const char cmd[] = "postgres: 15/main: checkpointer\0\0\0";
+	static const char evil[] = "sh\0-c\0echo \x1b[2J\\\n\xff\0";
+	static const char v2[] = "0::/system.slice/postgresql@15-main.service\n";
+	static const char v1[] = "12:pids:/user.slice\n4:cpu,cpuacct:/system.slice/mysql.service\n"
+				 "3:blkio:/x/y/z\n1:name=systemd:/a/b\n";
+	static const char v1b[] = "3:blkio:/a/b/c\n1:name=systemd:/d/e\n";
+	static const char status[] = "Name:\tpostgres\nUmask:\t0077\nUid:\t105\t105\t105\t105\n";
+	static const char passwd[] =
+	    "root:x:0:0:root:/root:/bin/bash\n"
+	    "broken line\n"
+	    "postgres:x:105:111:PostgreSQL administrator:/var/lib/postgresql:/bin/bash\n";
+	char out[PROC_CMDLINE_MAX], unit[PROC_UNIT_MAX], user[PROC_USER_MAX], big[400];
+	uint32_t uid = 0;
+
+	(void)state;
+	assert_int_equal(procwho_cmdline(cmd, sizeof(cmd) - 1, out, sizeof(out)), 31);
+	assert_string_equal(out, "postgres: 15/main: checkpointer");
+	procwho_cmdline(evil, sizeof(evil) - 1, out, sizeof(out));
+	assert_string_equal(out, "sh -c echo \\x1b[2J\\x5c\\x0a\\xff");
+	assert_int_equal(procwho_cmdline("", 0, out, sizeof(out)), 0);
+	/* bounded, never cut inside an escape */
+	memset(big, '\n', sizeof(big));
+	assert_true(procwho_cmdline(big, sizeof(big), out, sizeof(out)) <= PROC_CMDLINE_MAX - 1);
+	assert_int_equal(strlen(out) % 4, 0);
+	assert_int_equal(procwho_cgroup_unit(v2, sizeof(v2) - 1, unit, sizeof(unit)), 0);
+	assert_string_equal(unit, "system.slice/postgresql@15-main.service");
+	assert_int_equal(procwho_cgroup_unit(v1, sizeof(v1) - 1, unit, sizeof(unit)), 0);
+	assert_string_equal(unit, "system.slice/mysql.service");
+	assert_int_equal(procwho_cgroup_unit(v1b, sizeof(v1b) - 1, unit, sizeof(unit)), 0);
+	assert_string_equal(unit, "b/c");
+	assert_int_equal(procwho_cgroup_unit("0::/\n", 4, unit, sizeof(unit)), 0);
+	assert_string_equal(unit, "/");
+	assert_int_equal(procwho_cgroup_unit("garbage", 7, unit, sizeof(unit)), -ENOENT);
+	assert_int_equal(procwho_status_uid(status, sizeof(status) - 1, &uid), 0);
+	assert_int_equal(uid, 105);
+	assert_int_equal(procwho_status_uid("Name: x\n", 8, &uid), -EBADMSG);
+	assert_int_equal(procwho_passwd_name(passwd, sizeof(passwd) - 1, 105, user, sizeof(user)),
+			 0);
+	assert_string_equal(user, "postgres");
+	assert_int_equal(procwho_passwd_name(passwd, sizeof(passwd) - 1, 4242, user, sizeof(user)),
+			 -ENOENT);
+	assert_string_equal(user, "4242");
+}
+
 /* One thread's answer (TASKSTATS_TYPE_AGGR_PID) carries its bytes. */
 static void test_threads(void **state)
 {
@@ -830,6 +1047,10 @@ int main(void)
 		cmocka_unit_test(test_genl_first),
 		cmocka_unit_test(test_fetch_recorded),
 		cmocka_unit_test(test_taskstats_exit),
+		cmocka_unit_test(test_metrics_cpu),
+		cmocka_unit_test(test_stat_parse),
+		cmocka_unit_test(test_metrics_ts_bytes),
+		cmocka_unit_test(test_procwho),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

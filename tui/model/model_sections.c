@@ -74,6 +74,12 @@ const char *const model_proc_help[][2] = {
 	{ "kB_ccwr/s", "kilobytes per second of writes cancelled (dirtied, then truncated)" },
 	{ "io_delay%", "percent of the interval it waited for synchronous block IO (iotop's IO>)" },
 	{ "blkio/s", "such waits per second" },
+	{ "%CPU", "percent of one CPU the process used in the interval, its threads included "
+		  "(pidstat -u %CPU: utime + stime)" },
+	{ "USER", "the process's real user (its name in /etc/passwd, else the uid)" },
+	{ "COMMAND", "its command line (escaped, 160 bytes; [name] for a kernel thread), "
+		     "else its name" },
+	{ "UNIT", "its cgroup: the last two components (the systemd unit or container)" },
 	{ "started", "the process began during the interval: all its IO is this interval's" },
 	{ "exited", "it also ended before the sample: seen through the kernel's exit notices" },
 	{ NULL, NULL },
@@ -378,7 +384,24 @@ static int decode_proc(struct json_object *o, struct model_proc *p)
 	if (n < 0 || mj_num(o, "blkio/s", &p->blkio_s) < 0)
 		return -EBADMSG;
 	p->has_delay = n > 0;
+	n = mj_num(o, "cpu_pct", &p->cpu_pct);
+	if (n < 0 || mj_num(o, "usr_pct", &p->usr_pct) < 0 ||
+	    mj_num(o, "sys_pct", &p->sys_pct) < 0 ||
+	    mj_str(o, "user", p->user, sizeof(p->user)) < 0 ||
+	    mj_str(o, "cmdline", p->cmdline, sizeof(p->cmdline)) < 0 ||
+	    mj_str(o, "unit", p->unit, sizeof(p->unit)) < 0)
+		return -EBADMSG;
+	p->has_cpu = n > 0;
 	return 0;
+}
+
+static int cmp_proc_cpu(const void *a, const void *b)
+{
+	const struct model_proc *x = a, *y = b;
+
+	if (x->cpu_pct != y->cpu_pct)
+		return x->cpu_pct < y->cpu_pct ? 1 : -1;
+	return x->pid - y->pid;
 }
 
 static int cmp_proc_io(const void *a, const void *b)
@@ -460,8 +483,12 @@ static int decode_procs(struct json_object *doc, struct model_procs *p, struct c
 	r = decode_proc_list(o, "top_io", &p->top_io, &p->nio, &p->io_cap, c);
 	if (r >= 0)
 		r = decode_proc_list(o, "top_delay", &p->top_delay, &p->ndelay, &p->delay_cap, c);
+	if (r >= 0)
+		r = decode_proc_list(o, "top_cpu", &p->top_cpu, &p->ncpu, &p->cpu_cap, c);
 	if (r < 0)
 		return r;
+	if (p->ncpu > 1)
+		qsort(p->top_cpu, p->ncpu, sizeof(*p->top_cpu), cmp_proc_cpu);
 	/* the encoder sends them in this order; a view must not depend on it */
 	if (p->nio > 1)
 		qsort(p->top_io, p->nio, sizeof(*p->top_io), cmp_proc_io);
@@ -709,6 +736,7 @@ static void procs_free(struct model_procs *p)
 {
 	free(p->top_io);
 	free(p->top_delay);
+	free(p->top_cpu);
 	memset(p, 0, sizeof(*p));
 }
 

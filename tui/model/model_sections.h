@@ -129,16 +129,21 @@ struct model_proc {
 	bool has_delay;
 	double io_delay_pct; /* io_delay%: iotop's IO> */
 	double blkio_s;	     /* blkio/s */
+	bool has_cpu;
+	double cpu_pct, usr_pct, sys_pct; /* pidstat -u %CPU %usr %system */
+	char user[33];			  /* "" when the document has none */
+	char cmdline[161];
+	char unit[65];
 };
 
 struct model_procs {
 	bool present; /* "processes" was in the document */
 	/* absent: why (sources.procfs_io's reason, or the sample has none) */
 	char reason[MODEL_SECTIONS_REASON_MAX];
-	char note[MODEL_SECTIONS_REASON_MAX];	       /* procfs_io's note: "N not readable" */
-	char bytes_source[16];			       /* "procfs": /proc/PID/io */
-	char delay_source[16];			       /* "taskstats", "" none this sample */
-	char delay_accounting[16];		       /* "on" "off" "unknown" "unavailable" */
+	char note[MODEL_SECTIONS_REASON_MAX]; /* procfs_io's note: "N not readable" */
+	char bytes_source[24];		      /* "procfs": /proc/PID/io; "procfs+taskstats" */
+	char delay_source[16];		      /* "taskstats", "" none this sample */
+	char delay_accounting[16];	      /* "on" "off" "unknown" "unavailable" */
 	char taskstats_why[MODEL_SECTIONS_REASON_MAX]; /* taskstats' reason or note, "" */
 	uint64_t count, queries, answers, vanished, exited;
 	/* "scan": the cadence of the /proc/PID/io scan (daemon cost) */
@@ -151,6 +156,8 @@ struct model_procs {
 	size_t nio, io_cap;
 	struct model_proc *top_delay; /* biggest io_delay% first */
 	size_t ndelay, delay_cap;
+	struct model_proc *top_cpu; /* biggest cpu_pct first */
+	size_t ncpu, cpu_cap;
 };
 
 /* ---- NICs ---- */
