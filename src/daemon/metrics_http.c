@@ -152,7 +152,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "no sample yet\n", NULL);
 	o.format = om_negotiate(
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
-	o.top_irqs = (unsigned)d->args.metrics_top_irqs;
+	o.device_exclude = d->args.metrics_exclude_re;
 	if (om_render(&sb, cur, sampler_metrics(d->sampler), sampler_advice(d->sampler), &o) < 0) {
 		sb_free(&sb);
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", NULL);
