@@ -8,7 +8,8 @@
 # removed on exit, and
 # the io controller given back to the state it was found in. Exits 77 when
 # the machine has no cgroup v2 hierarchy or its io controller is elsewhere
-# (the hybrid layout binds it to cgroup v1 blkio).
+# (the hybrid layout binds it to cgroup v1 blkio: then capture must record
+# the blkio hierarchy instead, and test_cgroup_v1_live.sh attributes IO).
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 [ -n "${IOTRIAGED:-}" ] || { echo "SKIP: \$IOTRIAGED not set"; exit 77; }
@@ -18,13 +19,19 @@ for t in /sys/fs/cgroup /sys/fs/cgroup/unified; do
 	[ -f "$t/cgroup.controllers" ] && { top=$t; break; }
 done
 [ -n "$top" ] || { echo "SKIP: no cgroup v2 hierarchy (no cgroup.controllers)"; exit 77; }
+# the collector's choice: v2 with io, else v1 blkio, else v2 without io
+first=cgroup.controllers
+if ! grep -qw io "$top/cgroup.controllers" &&
+	[ -f /sys/fs/cgroup/blkio/blkio.throttle.io_service_bytes ]; then
+	top=/sys/fs/cgroup/blkio first=blkio.throttle.io_service_bytes
+fi
 # capture records the hierarchy, whatever its controllers, and compute
 # reads it back under --root
 cap=$(mktemp -d)
 rmdir "$cap"
 "$IOTRIAGE" capture "$cap" >/dev/null 2>&1 || { rm -rf "$cap"; fail "capture"; }
 rel=${top#/}
-[ -f "$cap/$rel/cgroup.controllers" ] || { rm -rf "$cap"; fail "capture lacks $rel/cgroup.controllers"; }
+[ -f "$cap/$rel/$first" ] || { rm -rf "$cap"; fail "capture lacks $rel/$first"; }
 if [ -f "$top/io.pressure" ] && [ ! -f "$cap/$rel/io.pressure" ]; then
 	rm -rf "$cap"
 	fail "capture lacks $rel/io.pressure"
