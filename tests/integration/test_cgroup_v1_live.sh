@@ -46,45 +46,26 @@ echo "$dev 1099511627776" > "$cg/blkio.throttle.write_bps_device" ||
 	{ echo "SKIP: no throttle rule for $dev (not a request-based disk?)"; exit 77; }
 
 PYTHONPATH="$SRCDIR/tests/integration" python3 - "$tmp" "$cg" "$name" "$data" <<'PY' || fail "cgroup v1 attribution"
-import os, subprocess, sys, time
+import os, subprocess, sys
 from daemon_lib import *
+from cgroup_lib import dd_attributed_kb
 
 tmp, cg, name, data = sys.argv[1:5]
+
+
+def v1(g):
+    check(g["hierarchy"] == "/sys/fs/cgroup/blkio" and g["version"] == 1 and g["io_controller"],
+          "cgroups %r" % {k: v for k, v in g.items() if k != "top"})
+
+
 # every sample reads the cgroups (no CPU budget): each sample's rates
 # cover its own interval, so their sum is the bytes written
 d = Daemon(tmp, interval=500, extra=["--cpu-budget", "0"])
 try:
-    c = d.client()
-    check(c.req({"cmd": "subscribe"})["ok"], "subscribe")
-    # the shell moves itself into the cgroup, then becomes dd
-    dd = subprocess.Popen(["sh", "-c", 'echo $$ > "$1/cgroup.procs" && exec dd if=/dev/zero '
-                           'of="$2/f" bs=1M count=64 oflag=direct status=none', "sh", cg, data])
-    total_kb, seen = 0.0, False
-    deadline = time.monotonic() + TIMEOUT
-    quiet = 0
-    while quiet < 3:  # until three samples after dd ended
-        check(time.monotonic() < deadline, "no end of dd in sight")
-        e, _ = c.event()
-        s = e["sample"]
-        if "cgroups" not in s:
-            continue
-        check(s["sources"]["cgroup_io"]["available"], "cgroup_io %r" % s["sources"]["cgroup_io"])
-        g = s["cgroups"]
-        check(g["hierarchy"] == "/sys/fs/cgroup/blkio" and g["version"] == 1
-              and g["io_controller"], "cgroups %r" % {k: v for k, v in g.items() if k != "top"})
-        row = [r for r in g.get("top", []) if r["path"] == "/" + name]
-        itv = s.get("interval_ms", 500) / 1000.0
-        if row:
-            seen = True
-            total_kb += row[0].get("wkB/s", 0) * itv
-        if dd.poll() is not None:
-            quiet += 1
-    check(dd.returncode == 0, "dd failed: %d" % dd.returncode)
-    check(seen, "the cgroup never showed in cgroups.top")
+    total_kb = dd_attributed_kb(d, cg, data, lambda r: r["path"] == "/" + name, v1)
     print("blkio cgroup %s: %.0f kB written by the samples' rates (dd wrote 65536)"
           % (name, total_kb))
     check(abs(total_kb - 65536) < 6554, "rates sum to %.0f kB, not 64 MiB" % total_kb)
-    c.close()
 finally:
     d.stop()
 # capture records the cgroup's two files, and compute reads them back
