@@ -18,7 +18,8 @@ falling idle), and /metrics is scraped after each sample:
     refused (exit 2);
   - on the live host (its loop devices, its virtio IRQs while a file is
     written with O_DIRECT) the same: loop devices absent by default, the IRQ
-    series stable over the scrapes.
+    series stable over the scrapes; `iotriage metrics` excludes them too,
+    and --device-exclude '' brings them back.
 """
 import json
 import mmap
@@ -399,6 +400,19 @@ def live_phase(tmp):
         if 'device="%s"' % loops[0] not in body:
             fail("live: %s missing with --metrics-device-exclude ''" % loops[0])
         ok("live host: %s exported with --metrics-device-exclude ''" % loops[0])
+        # iotriage metrics (the textfile's exposition): the same default and option
+        cli = os.environ.get("IOTRIAGE", "build/tui/iotriage")
+        out = [subprocess.run([cli, "metrics", "--interval", "100"] + extra,
+                              capture_output=True, text=True, timeout=60)
+               for extra in ([], ["--device-exclude", ""])]
+        if out[0].returncode != 0 or out[1].returncode != 0:
+            fail("iotriage metrics: %s %s" % (out[0].stderr, out[1].stderr))
+        if 'device="%s"' % loops[0] in out[0].stdout:
+            fail("iotriage metrics exports %s by default" % loops[0])
+        if 'device="%s"' % loops[0] not in out[1].stdout:
+            fail("iotriage metrics --device-exclude '': no %s" % loops[0])
+        ok("iotriage metrics: %s left out by default, there with --device-exclude ''"
+           % loops[0])
 
 
 def main():
