@@ -4,9 +4,10 @@
  * kernfs file each, so the cost grows with the cgroup count (tens to a few
  * thousand), not the process count. Where the io controller is bound to
  * cgroup v1 instead (RHEL 8's default), the blkio hierarchy's
- * blkio.throttle.io_service_bytes and io_serviced in the same rows. The walk opens one directory level at a
- * time with O_NOFOLLOW below the hierarchy's top, so a recorded tree cannot
- * lead it elsewhere; the parser is pure over bytes.
+ * blkio.throttle.io_service_bytes and io_serviced in the same rows. The walk
+ * opens one directory level at a time with O_NOFOLLOW below the hierarchy's
+ * top, so a recorded tree cannot lead it elsewhere; the parsers are pure
+ * over bytes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -149,7 +150,7 @@ static int blkio_file(const char *buf, size_t len, unsigned which, struct cgroup
 		struct cgroup_io dev = { 0 }, *io;
 		const char *tok;
 		size_t tn = scan_token(&c, &tok);
-		uint64_t v, *dst[2][3];
+		uint64_t v;
 		unsigned k;
 
 		if (!tn) { /* an empty line */
@@ -180,11 +181,11 @@ static int blkio_file(const char *buf, size_t len, unsigned which, struct cgroup
 			seen[(*n)++] = 0;
 		}
 		if (k < 3) { /* Sync, Async and Total are sums of these */
+			uint64_t *dst[2][3] = { { &io->rbytes, &io->wbytes, &io->dbytes },
+						{ &io->rios, &io->wios, &io->dios } };
 			unsigned bit = 1u << (which * 3 + k);
 			unsigned char *s = &seen[io - ret];
 
-			dst[0][0] = &io->rbytes, dst[0][1] = &io->wbytes, dst[0][2] = &io->dbytes;
-			dst[1][0] = &io->rios, dst[1][1] = &io->wios, dst[1][2] = &io->dios;
 			if (*s & bit)
 				return -EBADMSG;
 			*s |= (unsigned char)bit;
