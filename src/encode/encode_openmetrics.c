@@ -689,7 +689,7 @@ static void writeback(struct om *o, const struct snapshot *cur, const struct met
 /* turbostat's columns in base units: MHz as hertz, % as ratios. */
 struct om_turbo_col {
 	const char *name;
-	double scale; /* 0: per second over the interval (IRQ, SMI counts) */
+	double scale;
 	const char *help;
 };
 
@@ -698,9 +698,8 @@ static const struct om_turbo_col om_turbo_cols[TC__COUNT] = {
 	[TC_BUSY] = { "iotriage_turbostat_busy_ratio", 0.01, "turbostat Busy% / 100." },
 	[TC_BZY_MHZ] = { "iotriage_turbostat_busy_hertz", 1e6, "turbostat Bzy_MHz." },
 	[TC_TSC_MHZ] = { "iotriage_turbostat_tsc_hertz", 1e6, "turbostat TSC_MHz." },
-	[TC_IRQ] = { "iotriage_turbostat_irq_per_second", 0, "turbostat IRQ per second." },
-	[TC_SMI] = { "iotriage_turbostat_smi_per_second", 0,
-		     "turbostat SMI per second: system management interrupts stall every core." },
+	/* IRQ and SMI are counts, exported as counters (rate() is turbostat's
+	 * number): iotriage_cpu_interrupts_total, iotriage_turbostat_smi_total */
 	[TC_C1] = { "iotriage_turbostat_cpu_c1_ratio", 0.01, "turbostat CPU%c1 / 100." },
 	[TC_C3] = { "iotriage_turbostat_cpu_c3_ratio", 0.01, "turbostat CPU%c3 / 100." },
 	[TC_C6] = { "iotriage_turbostat_cpu_c6_ratio", 0.01, "turbostat CPU%c6 / 100." },
@@ -719,6 +718,31 @@ static const struct om_turbo_col om_turbo_cols[TC__COUNT] = {
 	[TC_RAM_PCT] = { "iotriage_turbostat_ram_throttled_ratio", 0.01,
 			 "turbostat RAM_% / 100: time DRAM was power-limited." },
 };
+
+/* MSR_SMI_COUNT of each CPU as read, a counter (32 bits wide: rate() takes
+ * its wrap for a reset), labelled as the turbostat gauges. */
+static void turbo_smi(struct om *o, const struct turbo_raw *t)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < t->ncpu; i++) {
+		const struct turbo_cpu_raw *c = &t->cpus[i];
+		char cpu[16], core[16], pkg[16];
+		const char *l[] = { "cpu", cpu, "core", core, "package", pkg, NULL };
+
+		if (!(c->have & TR_SMI))
+			continue;
+		if (!header)
+			family(o, "iotriage_turbostat_smi", "counter",
+			       "System management interrupts (MSR_SMI_COUNT, 32 bits): each stalls "
+			       "every core; rate() is turbostat SMI per second.");
+		header = true;
+		snprintf(cpu, sizeof(cpu), "%d", c->cpu);
+		snprintf(core, sizeof(core), "%d", c->core_id);
+		snprintf(pkg, sizeof(pkg), "%d", c->pkg_id);
+		sample_u64(o, "iotriage_turbostat_smi", true, l, (uint32_t)c->smi);
+	}
+}
 
 /* Gauges per CPU row (a package or core column only on the row turbostat
  * prints it on), labelled with the row's cpu, core and package. */
@@ -740,11 +764,7 @@ static void turbo(struct om *o, const struct turbo_metrics *t)
 
 			if (!row->valid || !(row->have & (1u << c)))
 				continue;
-			v = row->v[c];
-			if (tf->scale == 0)
-				v = t->interval_s > 0 ? v / t->interval_s : NAN;
-			else
-				v *= tf->scale;
+			v = row->v[c] * tf->scale;
 			if (!header) {
 				family(o, tf->name, "gauge", tf->help);
 				header = true;
@@ -777,6 +797,8 @@ int om_render(struct strbuf *sb, const struct snapshot *cur, const struct metric
 	}
 	pressure(&o, cur);
 	writeback(&o, cur, m);
+	if (cur->turbo)
+		turbo_smi(&o, cur->turbo);
 	if (r >= 0 && m && m->turbo)
 		turbo(&o, m->turbo);
 	if (o.f == OM_OPENMETRICS)

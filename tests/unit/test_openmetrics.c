@@ -20,6 +20,7 @@
 #include "metrics.h"
 #include "snapshot.h"
 #include "topology.h"
+#include "turbo.h"
 
 struct scenario {
 	struct snapshot s0, s1;
@@ -316,6 +317,33 @@ static void test_device_exclude(void **state)
 	unload(&sc);
 }
 
+/* turbostat's counts are counters, not per-second gauges: SMI as read
+ * (32 bits), IRQ as iotriage_cpu_interrupts_total already has it. */
+static void test_turbo_counters(void **state)
+{
+	struct scenario sc;
+	struct turbo_cpu_raw cpus[2] = {
+		{ .cpu = 0, .core_id = 0, .pkg_id = 0, .have = TR_SMI, .smi = 0x100000007ULL },
+		{ .cpu = 1, .core_id = 0, .pkg_id = 0, .have = TR_TSC },
+	};
+	struct turbo_raw t = { .cpus = cpus, .ncpu = 2 };
+	struct om_opts o = { 0 };
+	char *text;
+
+	(void)state;
+	load("disk-saturated", &sc);
+	sc.s1.turbo = &t;
+	text = render_opts(&sc.s1, &sc.m, &sc.a, &o);
+	sc.s1.turbo = NULL;
+	assert_non_null(
+	    strstr(text, "# TYPE iotriage_turbostat_smi_total counter\n"
+			 "iotriage_turbostat_smi_total{cpu=\"0\",core=\"0\",package=\"0\"} 7\n"));
+	assert_int_equal(count_lines(text, "iotriage_turbostat_smi_total{"), 1);
+	assert_null(strstr(text, "_per_second"));
+	free(text);
+	unload(&sc);
+}
+
 /* The first sample: counters and no rates, no findings, no NaN. */
 static void test_first_sample(void **state)
 {
@@ -344,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_labels),
 		cmocka_unit_test(test_irq_lines_and_hot_core),
 		cmocka_unit_test(test_device_exclude),
+		cmocka_unit_test(test_turbo_counters),
 		cmocka_unit_test(test_first_sample),
 	};
 
