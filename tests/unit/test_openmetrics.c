@@ -326,15 +326,16 @@ static void test_turbo_counters(void **state)
 		{ .cpu = 0, .core_id = 0, .pkg_id = 0, .have = TR_SMI, .smi = 0x100000007ULL },
 		{ .cpu = 1, .core_id = 0, .pkg_id = 0, .have = TR_TSC },
 	};
-	struct turbo_raw t = { .cpus = cpus, .ncpu = 2 };
+	struct turbo_raw t = { .cpus = cpus, .ncpu = 2 }, *own;
 	struct om_opts o = { 0 };
 	char *text;
 
 	(void)state;
 	load("disk-saturated", &sc);
+	own = sc.s1.turbo; /* the tree's, freed with the snapshot */
 	sc.s1.turbo = &t;
 	text = render_opts(&sc.s1, &sc.m, &sc.a, &o);
-	sc.s1.turbo = NULL;
+	sc.s1.turbo = own;
 	assert_non_null(
 	    strstr(text, "# TYPE iotriage_turbostat_smi_total counter\n"
 			 "iotriage_turbostat_smi_total{cpu=\"0\",core=\"0\",package=\"0\"} 7\n"));
