@@ -22,12 +22,14 @@
 #include "sampler.h"
 
 static const char metrics_usage[] =
-    "Usage: iotriage metrics [--interval MS] [--root DIR] [--openmetrics] [--top-irqs N]\n"
-    "                        [--textfile PATH]\n"
+    "Usage: iotriage metrics [--interval MS] [--root DIR] [--openmetrics]\n"
+    "                        [--device-exclude REGEX] [--textfile PATH]\n"
     "Measure one interval (default 1000 ms) and print the Prometheus exposition\n"
     "iotriaged serves on /metrics (doc/prometheus.md).\n"
     "  --openmetrics    OpenMetrics 1.0 instead of the text format 0.0.4\n"
-    "  --top-irqs N     IRQ lines with a rate series (default 20)\n"
+    "  --device-exclude REGEX  disks left out (default\n"
+    "                   '" OM_DEVICE_EXCLUDE_DEFAULT "', as node_exporter; '': none)\n"
+    "  --top-irqs N     no effect (every IRQ line has its counter)\n"
     "  --textfile PATH  write PATH atomically (temporary file + rename in its\n"
     "                   directory), for node_exporter's textfile collector; name\n"
     "                   it *.prom\n";
@@ -140,7 +142,7 @@ out:
 	return r;
 }
 
-enum { OPT_ROOT = 0x100, OPT_OM, OPT_TOP, OPT_TEXTFILE };
+enum { OPT_ROOT = 0x100, OPT_OM, OPT_TOP, OPT_TEXTFILE, OPT_EXCLUDE };
 
 int cmd_metrics(int argc, char **argv)
 {
@@ -149,13 +151,16 @@ int cmd_metrics(int argc, char **argv)
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "openmetrics", no_argument, NULL, OPT_OM },
 		{ "top-irqs", required_argument, NULL, OPT_TOP },
+		{ "device-exclude", required_argument, NULL, OPT_EXCLUDE },
 		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct sampler_opts so = { .advise = true };
 	struct om_opts o = { 0 };
-	const char *textfile = NULL, *what = NULL;
+	const char *textfile = NULL, *what = NULL, *exclude = OM_DEVICE_EXCLUDE_DEFAULT;
+	regex_t *exclude_re = NULL;
+	unsigned long top;
 	struct sampler *s = NULL;
 	struct strbuf sb = { 0 };
 	struct timespec ts;
@@ -179,10 +184,10 @@ int cmd_metrics(int argc, char **argv)
 			o.format = OM_OPENMETRICS;
 			break;
 		case OPT_TOP:
+			/* accepted for old scripts: every IRQ line has its counter */
 			errno = 0;
-			o.top_irqs = (unsigned)strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || o.top_irqs < 1 ||
-			    o.top_irqs > OM_TOP_IRQS_MAX) {
+			top = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || top < 1 || top > OM_TOP_IRQS_MAX) {
 				cli_error("--top-irqs", "'%s' is not a number from 1 to %d", optarg,
 					  OM_TOP_IRQS_MAX);
 				return EXIT_USAGE;
@@ -190,6 +195,9 @@ int cmd_metrics(int argc, char **argv)
 			break;
 		case OPT_TEXTFILE:
 			textfile = optarg;
+			break;
+		case OPT_EXCLUDE:
+			exclude = optarg;
 			break;
 		case 'h':
 			printf("%s", metrics_usage);
@@ -213,9 +221,17 @@ int cmd_metrics(int argc, char **argv)
 					"0.0.4 only: no --openmetrics with it");
 		return EXIT_USAGE;
 	}
+	r = om_exclude_compile(exclude, &exclude_re);
+	if (r < 0) {
+		cli_error("--device-exclude", "'%s': %s", exclude,
+			  r == -EINVAL ? "not a POSIX extended regular expression" : strerror(-r));
+		return r == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	}
+	o.device_exclude = exclude_re;
 	r = sampler_open(&so, &s);
 	if (r < 0) {
 		cli_error(so.root ? so.root : "/", "%s", strerror(-r));
+		om_exclude_free(exclude_re);
 		return EXIT_FAIL;
 	}
 	r = sampler_tick(s);
@@ -250,5 +266,6 @@ int cmd_metrics(int argc, char **argv)
 out:
 	sb_free(&sb);
 	sampler_close(s);
+	om_exclude_free(exclude_re);
 	return ret;
 }

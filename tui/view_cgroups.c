@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The cgroups view (c): which service or container does the IO, from each
- * cgroup v2's io.stat and io.pressure as the sample's "cgroups" section
+ * cgroup v2's io.stat and io.pressure (or, where the io controller is on
+ * cgroup v1, blkio's throttle counters) as the sample's "cgroups" section
  * lists them, busiest first, with a line per device where a cgroup uses
  * more than one. Replaces the tables while open. Draws the model only.
  */
@@ -58,9 +59,9 @@ static void cgroups_draw(struct ui *ui, struct rect r)
 		    m->have_sample ? c->reason : "", m->have_sample && c->reason[0] ? ")" : "");
 	} else {
 		draw_text_bar(&o, ui_attr(ui, PAIR_TITLE) | (int)A_REVERSE,
-			      "> cgroups (v2 %s: %llu read, %llu active)  sort: rkB/s+wkB/s+dkB/s",
-			      c->hierarchy, (unsigned long long)c->count,
-			      (unsigned long long)c->active);
+			      "> cgroups (%s %s: %llu read, %llu active)  sort: rkB/s+wkB/s+dkB/s",
+			      c->version == 1 ? "v1" : "v2", c->hierarchy,
+			      (unsigned long long)c->count, (unsigned long long)c->active);
 		if (c->reason[0])
 			draw_text_printf(&o, ui_attr(ui, PAIR_WARN), "note: %s", c->reason);
 		if (!c->has_rows) {
@@ -101,8 +102,12 @@ static void cgroups_draw(struct ui *ui, struct rect r)
 		}
 	}
 	if (c->present && c->has_rows)
-		draw_text_printf(&o, A_DIM,
-				 "io.stat is hierarchical: a slice's rows include its services'");
+		draw_text_printf(
+		    &o, A_DIM, "%s",
+		    c->version == 1
+			? "blkio.throttle counts each cgroup's own IO: a slice's rows "
+			  "exclude its services'"
+			: "io.stat is hierarchical: a slice's rows include its services'");
 	draw_scroll_fit(&ui->cgroups.scroll, o.line, r.h);
 }
 
@@ -130,7 +135,8 @@ static void cgroups_open(struct ui *ui)
 
 static const char *const cgroups_help[][2] = {
 	{ "c", "the cgroups view: which service or container does the IO, from cgroup v2 "
-	       "io.stat and io.pressure, busiest first (c or Esc returns; arrows scroll)" },
+	       "io.stat and io.pressure (or v1 blkio.throttle), busiest first (c or Esc returns; "
+	       "arrows scroll)" },
 	{ NULL, NULL },
 };
 

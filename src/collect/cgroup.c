@@ -2,9 +2,12 @@
 /*
  * cgroup v2 io.stat and io.pressure, every cgroup, every sample: one small
  * kernfs file each, so the cost grows with the cgroup count (tens to a few
- * thousand), not the process count. The walk opens one directory level at a
- * time with O_NOFOLLOW below the hierarchy's top, so a recorded tree cannot
- * lead it elsewhere; the parser is pure over bytes.
+ * thousand), not the process count. Where the io controller is bound to
+ * cgroup v1 instead (RHEL 8's default), the blkio hierarchy's
+ * blkio.throttle.io_service_bytes and io_serviced in the same rows. The walk
+ * opens one directory level at a time with O_NOFOLLOW below the hierarchy's
+ * top, so a recorded tree cannot lead it elsewhere; the parsers are pure
+ * over bytes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -115,6 +118,103 @@ int cgroup_iostat_parse(const char *buf, size_t len, struct cgroup_io *ret, size
 			return -E2BIG;
 		ret[n++] = io;
 		scan_next_line(&c);
+	}
+	*ret_n = n;
+	return 0;
+}
+
+/* The row of dev in ret[0..n): lines of one device come together, so the
+ * last row is looked at first. */
+static struct cgroup_io *blkio_row(struct cgroup_io *ret, size_t n, const struct cgroup_io *dev)
+{
+	for (size_t i = n; i > 0; i--)
+		if (ret[i - 1].major == dev->major && ret[i - 1].minor == dev->minor)
+			return &ret[i - 1];
+	return NULL;
+}
+
+/*
+ * One blkio.throttle file into ret: which (0 bytes, 1 IOs), seen[] the
+ * Read/Write/Discard bits per row (3 per file). "MAJ:MIN Read|Write|Sync|
+ * Async|Discard|Total N" per device, then "Total N" once.
+ */
+static int blkio_file(const char *buf, size_t len, unsigned which, struct cgroup_io *ret,
+		      unsigned char *seen, size_t max, size_t *n)
+{
+	static const char *const keys[] = { "Read", "Write", "Discard" };
+	bool total = false;
+	struct cursor c;
+
+	cursor_init(&c, buf, len);
+	while (!cursor_eof(&c)) {
+		struct cgroup_io dev = { 0 }, *io;
+		const char *tok;
+		size_t tn = scan_token(&c, &tok);
+		uint64_t v;
+		unsigned k;
+
+		if (!tn) { /* an empty line */
+			scan_next_line(&c);
+			continue;
+		}
+		if (tn == 5 && memcmp(tok, "Total", 5) == 0) { /* the cgroup's sum, once */
+			if (total || scan_u64(&c, &v) < 0 || !scan_at_eol(&c))
+				return -EBADMSG;
+			total = true;
+			scan_next_line(&c);
+			continue;
+		}
+		if (total || parse_dev(tok, tn, &dev) < 0)
+			return -EBADMSG;
+		tn = scan_token(&c, &tok);
+		if (!tn || scan_u64(&c, &v) < 0 || !scan_at_eol(&c))
+			return -EBADMSG;
+		for (k = 0; k < 3; k++)
+			if (strlen(keys[k]) == tn && memcmp(tok, keys[k], tn) == 0)
+				break;
+		io = blkio_row(ret, *n, &dev);
+		if (!io) {
+			if (*n == max)
+				return -E2BIG;
+			io = &ret[*n];
+			*io = dev;
+			seen[(*n)++] = 0;
+		}
+		if (k < 3) { /* Sync, Async and Total are sums of these */
+			uint64_t *dst[2][3] = { { &io->rbytes, &io->wbytes, &io->dbytes },
+						{ &io->rios, &io->wios, &io->dios } };
+			unsigned bit = 1u << (which * 3 + k);
+			unsigned char *s = &seen[io - ret];
+
+			if (*s & bit)
+				return -EBADMSG;
+			*s |= (unsigned char)bit;
+			*dst[which][k] = v;
+		}
+		scan_next_line(&c);
+	}
+	return 0;
+}
+
+int cgroup_blkio_parse(const char *bytes, size_t bytes_len, const char *ios, size_t ios_len,
+		       struct cgroup_io *ret, size_t max, size_t *ret_n)
+{
+	unsigned char seen[CGROUP_DEVS_MAX];
+	size_t n = 0;
+	int r;
+
+	if (max > CGROUP_DEVS_MAX)
+		max = CGROUP_DEVS_MAX;
+	r = blkio_file(bytes, bytes_len, 0, ret, seen, max, &n);
+	if (r >= 0)
+		r = blkio_file(ios, ios_len, 1, ret, seen, max, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		/* Read and Write in both files; Discard (4.19 on) in both or neither */
+		if ((seen[i] & 0x1b) != 0x1b || ((seen[i] & 0x24) != 0 && (seen[i] & 0x24) != 0x24))
+			return -EBADMSG;
+		ret[i].has_discard = (seen[i] & 0x24) == 0x24;
 	}
 	*ret_n = n;
 	return 0;
@@ -242,7 +342,31 @@ struct walk {
 	char path[CGROUP_PATH_MAX];
 	unsigned depth; /* of the directory being read, the top's 0 */
 	bool tree;	/* a recorded tree, not the host's cgroupfs */
+	bool blkio;	/* the cgroup v1 blkio hierarchy */
 };
+
+/* A v1 blkio cgroup's two throttle files into row (a new row of w->t):
+ * its own IO, not its children's; no pressure file in v1. 0. */
+static int read_blkio(struct walk *w, int dfd, struct cgroup_raw *row)
+{
+	struct cgroup_table *t = w->t;
+	size_t half = CGROUP_FILE_MAX / 2, nio = 0;
+	ssize_t nb, ni;
+
+	nb = read_at(dfd, CGROUP_BLKIO_BYTES, w->buf, half, w->tree);
+	ni = nb < 0 ? nb : read_at(dfd, CGROUP_BLKIO_IOS, w->buf + half, half, w->tree);
+	if (ni >= 0 && cgroup_blkio_parse(w->buf, (size_t)nb, w->buf + half, (size_t)ni,
+					  &t->io[t->nio], CGROUP_DEVS_MAX, &nio) >= 0) {
+		row->has_stat = true;
+		row->io_off = t->nio;
+		row->nio = nio;
+		t->nio += nio;
+		t->n++;
+	} else if (nb != -ENOENT && ni != -ENOENT) {
+		t->skipped++; /* malformed, too big, not a file: this cgroup's problem */
+	}
+	return 0;
+}
 
 /* Reads the cgroup at dfd (path w->path) into a new row. 0 or -ENOMEM. */
 static int read_cgroup(struct walk *w, int dfd)
@@ -263,6 +387,8 @@ static int read_cgroup(struct walk *w, int dfd)
 	row = &t->rows[t->n];
 	memset(row, 0, sizeof(*row));
 	memcpy(row->path, w->path, sizeof(row->path));
+	if (w->blkio)
+		return read_blkio(w, dfd, row);
 	n = read_at(dfd, "io.stat", w->buf, CGROUP_FILE_MAX, w->tree);
 	if (n >= 0 &&
 	    cgroup_iostat_parse(w->buf, (size_t)n, &t->io[t->nio], CGROUP_DEVS_MAX, &nio) >= 0) {
@@ -337,12 +463,30 @@ static bool has_io(const char *s)
 	return false;
 }
 
-/* Finds and opens the hierarchy's top into cc. */
+bool cgroup_top_is_blkio(const char *top)
+{
+	return strcmp(top, CGROUP_BLKIO_TOP) == 0;
+}
+
+/* The v1 blkio hierarchy's top, with its throttle counters: the fd or
+ * -errno. */
+static int blkio_top(const struct root *r)
+{
+	char buf[64];
+	int e = root_read_small(r, CGROUP_BLKIO_TOP "/" CGROUP_BLKIO_BYTES, buf, sizeof(buf));
+
+	if (e < 0)
+		return e;
+	return root_openat(r, CGROUP_BLKIO_TOP, O_RDONLY | O_DIRECTORY);
+}
+
+/* Finds and opens the hierarchy's top into cc: cgroup v2 with the io
+ * controller, else v1 blkio, else v2 without io (io.pressure only). */
 static void find_top(struct cgroup_collector *cc, const struct root *r)
 {
 	static const char *const tops[] = { "sys/fs/cgroup", "sys/fs/cgroup/unified" };
 	char ctl[512], disp[256];
-	int dfd = -ENOENT;
+	int dfd = -ENOENT, bfd;
 
 	if (cc->opened && cc->top_fd >= 0)
 		close(cc->top_fd);
@@ -365,11 +509,22 @@ static void find_top(struct cgroup_collector *cc, const struct root *r)
 			break;
 		}
 	}
-	if (dfd < 0) {
-		root_display(r, "sys/fs/cgroup", disp, sizeof(disp));
-		status_set(&cc->status, dfd, "%s: no cgroup v2 hierarchy (cgroup.controllers): %s",
-			   disp, strerror(-dfd));
-		return;
+	if (dfd < 0 || !cc->io_enabled) {
+		bfd = blkio_top(r);
+		if (bfd >= 0) {
+			if (dfd >= 0)
+				close(dfd);
+			dfd = bfd;
+			snprintf(cc->top, sizeof(cc->top), "%s", CGROUP_BLKIO_TOP);
+			cc->io_enabled = true;
+		} else if (dfd < 0) {
+			root_display(r, "sys/fs/cgroup", disp, sizeof(disp));
+			status_set(&cc->status, dfd,
+				   "%s: no cgroup v2 hierarchy (cgroup.controllers): %s; no cgroup "
+				   "v1 blkio (blkio/" CGROUP_BLKIO_BYTES "): %s",
+				   disp, strerror(-dfd), strerror(-bfd));
+			return;
+		}
 	}
 	cc->top_fd = dfd;
 }
@@ -398,6 +553,7 @@ int cgroup_collect_cc(struct cgroup_collector *cc, const struct root *r, struct 
 	t->status = cc->status;
 	if (cc->top_fd < 0)
 		return 0;
+	w.blkio = cgroup_top_is_blkio(t->top);
 	/* a description of its own: the walk's readdir must start at the top */
 	dfd = openat(cc->top_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
@@ -420,8 +576,8 @@ int cgroup_collect_cc(struct cgroup_collector *cc, const struct root *r, struct 
 	root_display(r, t->top, disp, sizeof(disp));
 	if (!t->io_enabled)
 		status_set(&t->status, 0,
-			   "%s: the io controller is not in cgroup v2 (bound to v1 blkio?): "
-			   "io.pressure only",
+			   "%s: the io controller is neither in cgroup v2 nor a cgroup v1 blkio "
+			   "hierarchy: io.pressure only",
 			   disp);
 	else if (t->skipped)
 		status_set(&t->status, 0,

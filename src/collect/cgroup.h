@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cgroup v2 IO attribution: each cgroup's io.stat (bytes, IOs and discards
+ * cgroup IO attribution: each cgroup v2's io.stat (bytes, IOs and discards
  * per device, hierarchical: a parent's lines include its children's) and
  * io.pressure, read every sample so "which service or container does the
- * IO" needs no per-process scan. Collect and parse only; rates are in
- * metrics_cgroup.c.
+ * IO" needs no per-process scan; where the io controller is on cgroup v1
+ * (RHEL 8), the blkio hierarchy's throttle counters (each cgroup's own IO)
+ * in the same rows. Collect and parse only; rates are in metrics_cgroup.c.
  */
 #ifndef IOTRIAGE_CGROUP_H
 #define IOTRIAGE_CGROUP_H
@@ -22,6 +23,11 @@
 #define CGROUP_PATH_MAX	 256  /* a kubepods container's path is ~180 bytes */
 #define CGROUP_DEVS_MAX	 256  /* io.stat lines of one cgroup */
 #define CGROUP_FILE_MAX	 (64 * 1024)
+
+/* cgroup v1: the blkio hierarchy and its two counter files */
+#define CGROUP_BLKIO_TOP   "sys/fs/cgroup/blkio"
+#define CGROUP_BLKIO_BYTES "blkio.throttle.io_service_bytes"
+#define CGROUP_BLKIO_IOS   "blkio.throttle.io_serviced"
 
 /* One io.stat line: "MAJ:MIN rbytes= wbytes= rios= wios= dbytes= dios=". */
 struct cgroup_io {
@@ -43,8 +49,9 @@ struct cgroup_table {
 	size_t n, cap;
 	struct cgroup_io *io;
 	size_t nio, io_cap;
-	char top[32];	  /* "sys/fs/cgroup" or "sys/fs/cgroup/unified" (hybrid) */
-	bool io_enabled;  /* "io" in the top's cgroup.controllers */
+	char top[32];	  /* "sys/fs/cgroup", "sys/fs/cgroup/unified" (hybrid) or
+			     CGROUP_BLKIO_TOP (cgroup v1) */
+	bool io_enabled;  /* "io" in the top's cgroup.controllers; true for v1 blkio */
 	unsigned skipped; /* cgroups beyond CGROUP_MAX/DEPTH/PATH, or unreadable files */
 	struct src_status status;
 };
@@ -59,10 +66,26 @@ int cgroup_iostat_parse(const char *buf, size_t len, struct cgroup_io *ret, size
 			size_t *ret_n);
 
 /*
+ * Parses a cgroup v1 blkio cgroup's blkio.throttle.io_service_bytes (bytes)
+ * and blkio.throttle.io_serviced (ios): "MAJ:MIN Read|Write|Sync|Async|
+ * Discard|Total N" lines, then "Total N", into io.stat's rows (Read and
+ * Write required for each device in both files, Discard in both or
+ * neither; Sync, Async and Total, sums of them, skipped). At most max
+ * (<= CGROUP_DEVS_MAX) rows to ret, their count to *ret_n. 0, -EBADMSG,
+ * -E2BIG.
+ */
+int cgroup_blkio_parse(const char *bytes, size_t bytes_len, const char *ios, size_t ios_len,
+		       struct cgroup_io *ret, size_t max, size_t *ret_n);
+
+/* True when top is the cgroup v1 blkio hierarchy's (a table's top). */
+bool cgroup_top_is_blkio(const char *top);
+
+/*
  * Walks the cgroup v2 hierarchy under r (/sys/fs/cgroup, or the hybrid
  * layout's /sys/fs/cgroup/unified) and reads io.stat and io.pressure of
- * each cgroup into t (storage reused). No hierarchy is t->status. Never
- * follows a symbolic link. 0 or -ENOMEM.
+ * each cgroup into t (storage reused); where the io controller is not on
+ * v2, the v1 blkio hierarchy's throttle counters. No hierarchy is
+ * t->status. Never follows a symbolic link. 0 or -ENOMEM.
  */
 int cgroup_collect(const struct root *r, struct cgroup_table *t);
 

@@ -147,11 +147,16 @@ static unsigned copy_files(const struct root *r, int dfd, const struct workload_
 	}
 	for (size_t i = 0; i < s->cgroups.n; i++) {
 		const struct cgroup_raw *g = &s->cgroups.rows[i];
-		char crel[sizeof(s->cgroups.top) + CGROUP_PATH_MAX + 16];
+		char crel[sizeof(s->cgroups.top) + CGROUP_PATH_MAX + 48];
+		bool v1 = cgroup_top_is_blkio(s->cgroups.top);
 
-		snprintf(crel, sizeof(crel), "%s%s%s/io.stat", s->cgroups.top,
-			 g->path[0] ? "/" : "", g->path);
+		snprintf(crel, sizeof(crel), "%s%s%s/%s", s->cgroups.top, g->path[0] ? "/" : "",
+			 g->path, v1 ? CGROUP_BLKIO_BYTES : "io.stat");
 		if (g->has_stat)
+			files += (unsigned)copy_file(r, dfd, crel, &pf);
+		snprintf(crel, sizeof(crel), "%s%s%s/" CGROUP_BLKIO_IOS, s->cgroups.top,
+			 g->path[0] ? "/" : "", g->path);
+		if (g->has_stat && v1)
 			files += (unsigned)copy_file(r, dfd, crel, &pf);
 		snprintf(crel, sizeof(crel), "%s%s%s/io.pressure", s->cgroups.top,
 			 g->path[0] ? "/" : "", g->path);

@@ -10,6 +10,7 @@
 #define IOTRIAGED_DAEMON_H
 
 #include <pthread.h>
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -110,7 +111,7 @@ struct daemon_args {
 	bool foreground;
 	bool core_only; /* --core-only: no turbostat, no processes/NICs/pressure/writeback */
 	const char *metrics_listen; /* --metrics-listen ADDR:PORT; NULL: no /metrics */
-	long metrics_top_irqs;	    /* --metrics-top-irqs: IRQ lines with a rate series */
+	long metrics_top_irqs;	    /* --metrics-top-irqs: accepted, no effect (every line) */
 	double cpu_budget_pct;	    /* --cpu-budget: the per-process scan's cadence, 0 off */
 	const char *record_dir;	    /* --record DIR; NULL: no flight recorder */
 	uint64_t record_max_bytes;  /* --record-max-bytes */
@@ -118,6 +119,9 @@ struct daemon_args {
 	uint64_t record_min_free;   /* --record-min-free: the free-space floor */
 	int64_t record_compact_s;   /* --record-compact-after; 0: never */
 	unsigned record_keep;	    /* --record-compact-keep: one sample in N */
+
+	const char *metrics_device_exclude; /* --metrics-device-exclude REGEX; "": none */
+	regex_t *metrics_exclude_re;	    /* compiled from it; NULL: every device */
 };
 
 struct daemon {

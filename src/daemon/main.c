@@ -43,7 +43,11 @@ static const char usage[] =
     "                         no processes, NICs, pressure or writeback): the cheapest\n"
     "      --metrics-listen ADDR:PORT  serve Prometheus /metrics there (a PORT alone:\n"
     "                         127.0.0.1:PORT); off by default\n"
-    "      --metrics-top-irqs N  IRQ lines with a rate series in /metrics (default 20)\n"
+    "      --metrics-device-exclude REGEX  disks left out of /metrics (default\n"
+    "                         '" OM_DEVICE_EXCLUDE_DEFAULT "', as node_exporter;\n"
+    "                         '': none)\n"
+    "      --metrics-top-irqs N  accepted for old configurations, no effect: every IRQ\n"
+    "                         line has its counter\n"
     "      --cpu-budget PCT   keep the daemon under PCT % of one CPU by reading the\n"
     "                         optional sources (processes, turbostat, NICs, cgroups,\n"
     "                         pressure) less often (default 0.5; 0: every sample)\n"
@@ -150,6 +154,7 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 		{ "core-only", no_argument, NULL, 'C' },
 		{ "metrics-listen", required_argument, NULL, 'M' },
 		{ "metrics-top-irqs", required_argument, NULL, 'T' },
+		{ "metrics-device-exclude", required_argument, NULL, 'E' },
 		{ "max-clients-per-uid", required_argument, NULL, 'U' },
 		{ "cpu-budget", required_argument, NULL, 'B' },
 		{ "record", required_argument, NULL, 'R' },
@@ -213,6 +218,9 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 			    parse_long("--metrics-top-irqs", optarg, 1, OM_TOP_IRQS_MAX);
 			if (a->metrics_top_irqs < 0)
 				return -1;
+			break;
+		case 'E':
+			a->metrics_device_exclude = optarg;
 			break;
 		case 'B': {
 			char *end;
@@ -377,7 +385,8 @@ int main(int argc, char **argv)
 			  .record_max_bytes = (uint64_t)256 << 20,
 			  .record_min_free = (uint64_t)64 << 20,
 			  .record_compact_s = 3600,
-			  .record_keep = 10 },
+			  .record_keep = 10,
+			  .metrics_device_exclude = OM_DEVICE_EXCLUDE_DEFAULT },
 		.epfd = -1,
 		.timer.fd = -1,
 		.sig.fd = -1,
@@ -401,6 +410,13 @@ int main(int argc, char **argv)
 	r = socket_path_choose(d.args.socket_path, d.socket_path, sizeof(d.socket_path));
 	if (r != EXIT_OK)
 		return r;
+	r = om_exclude_compile(d.args.metrics_device_exclude, &d.args.metrics_exclude_re);
+	if (r < 0) {
+		fprintf(stderr, "iotriaged: --metrics-device-exclude: '%s': %s\n",
+			d.args.metrics_device_exclude,
+			r == -EINVAL ? "not a POSIX extended regular expression" : strerror(-r));
+		return r == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	}
 
 	/* signals arrive through signalfd only; a gone peer is a write error */
 	sigemptyset(&mask);
@@ -502,6 +518,7 @@ out:
 	history_free(&d.hist);
 	sampler_close(d.sampler);
 	sb_free(&d.sb);
+	om_exclude_free(d.args.metrics_exclude_re);
 	if (adrift) {
 		/*
 		 * A job or topology thread left behind still runs (its device

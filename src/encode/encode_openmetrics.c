@@ -88,7 +88,35 @@ enum om_format om_negotiate(const char *accept)
 struct om {
 	struct strbuf *sb;
 	enum om_format f;
+	const regex_t *exclude; /* devices left out; NULL: none */
 };
+
+int om_exclude_compile(const char *pattern, regex_t **ret_re)
+{
+	regex_t *re;
+
+	if (!*pattern) {
+		*ret_re = NULL;
+		return 0;
+	}
+	re = malloc(sizeof(*re));
+	if (!re)
+		return -ENOMEM;
+	if (regcomp(re, pattern, REG_EXTENDED | REG_NOSUB) != 0) {
+		free(re);
+		return -EINVAL;
+	}
+	*ret_re = re;
+	return 0;
+}
+
+void om_exclude_free(regex_t *re)
+{
+	if (!re)
+		return;
+	regfree(re);
+	free(re);
+}
 
 /*
  * A family's header. name is the sample name without "_total"; counters
@@ -336,18 +364,25 @@ static const struct disk_counter disk_counters[] = {
 	  DF_FL_TICKS, 17, DC_MS },
 };
 
-static void disks(struct om *o, const struct snapshot *cur)
+/* The disk families, without the excluded devices (each matched once). */
+static int disks(struct om *o, const struct snapshot *cur)
 {
 	const struct disk_table *t = &cur->disks;
+	bool *skip;
 
 	if (cur->status[SRC_DISKSTATS].err || !t->n)
-		return;
+		return 0;
+	skip = calloc(t->n, sizeof(*skip));
+	if (!skip)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++)
+		skip[i] = o->exclude && regexec(o->exclude, t->rows[i].name, 0, NULL, 0) == 0;
 	for (size_t k = 0; k < sizeof(disk_counters) / sizeof(disk_counters[0]); k++) {
 		const struct disk_counter *dc = &disk_counters[k];
 		bool any = false;
 
 		for (size_t i = 0; i < t->n && !any; i++)
-			any = t->rows[i].ncounters >= dc->min_counters;
+			any = !skip[i] && t->rows[i].ncounters >= dc->min_counters;
 		if (!any)
 			continue;
 		family(o, dc->name, "counter", dc->help);
@@ -356,7 +391,7 @@ static void disks(struct om *o, const struct snapshot *cur)
 			const char *l[] = { "device", d->name, NULL };
 			uint64_t v = d->v[dc->field];
 
-			if (d->ncounters < dc->min_counters)
+			if (skip[i] || d->ncounters < dc->min_counters)
 				continue;
 			if (dc->unit == DC_MS)
 				sample_ms(o, dc->name, l, v);
@@ -365,12 +400,19 @@ static void disks(struct om *o, const struct snapshot *cur)
 					   dc->unit == DC_SECTORS ? v * SECTOR_BYTES : v);
 		}
 	}
-	family(o, "iotriage_disk_io_now", "gauge", "IOs in flight (diskstats field 9).");
-	for (size_t i = 0; i < t->n; i++) {
+	for (size_t i = 0, first = 1; i < t->n; i++) {
 		const char *l[] = { "device", t->rows[i].name, NULL };
 
+		if (skip[i])
+			continue;
+		if (first)
+			family(o, "iotriage_disk_io_now", "gauge",
+			       "IOs in flight (diskstats field 9).");
+		first = 0;
 		sample_u64(o, "iotriage_disk_io_now", false, l, t->rows[i].v[DF_IN_FLIGHT]);
 	}
+	free(skip);
+	return 0;
 }
 
 static const char *const cpu_modes[CF__COUNT] = {
@@ -485,66 +527,31 @@ static void softirqs(struct om *o, const struct snapshot *cur)
 	}
 }
 
-struct irq_rank {
-	size_t row; /* in m->irq.rows */
-	double rate;
-};
-
-static int cmp_rank(const void *a, const void *b)
-{
-	const struct irq_rank *x = a, *y = b;
-
-	if (x->rate != y->rate)
-		return x->rate > y->rate ? -1 : 1;
-	return x->row < y->row ? -1 : x->row > y->row;
-}
-
 /*
- * The busiest IRQ lines (the cardinality cap: node_exporter's interrupts
- * collector is off by default because every line times every CPU is too
- * many series), each with its rate and the CPU taking most of it.
+ * Every IRQ line's count summed over CPUs, as a counter keyed by the line
+ * and its actions only: the set of series is the set of lines in
+ * /proc/interrupts, whatever the load (no ranking, no "which CPU" label
+ * that would make series come and go with each scrape). rate() of it is
+ * mpstat -I's per-line number; per CPU the load is in
+ * iotriage_cpu_interrupts_total and the softirq counters, and one series
+ * per line and CPU (node_exporter's interrupts collector, off by default
+ * for it) would be lines x CPUs.
  */
-static int top_irqs(struct om *o, const struct snapshot *cur, const struct metrics *m, unsigned top)
+static void irq_lines(struct om *o, const struct snapshot *cur)
 {
-	const struct rate_table *rt = &m->irq;
-	struct irq_rank *rk;
-	size_t n = 0;
+	const struct irq_table *t = &cur->irqs;
 
-	if (!m->irq_valid || !rt->n)
-		return 0;
-	rk = calloc(rt->n, sizeof(*rk));
-	if (!rk)
-		return -ENOMEM;
-	for (size_t i = 0; i < rt->n; i++)
-		if (rt->rows[i].valid && rt->rows[i].total_s > 0)
-			rk[n++] = (struct irq_rank){ i, rt->rows[i].total_s };
-	qsort(rk, n, sizeof(*rk), cmp_rank);
-	if (n > top)
-		n = top;
-	family(o, "iotriage_irq_interrupts_per_second", "gauge",
-	       "Interrupts per second of the busiest IRQ lines over the last interval (at most "
-	       "--metrics-top-irqs lines), with the CPU that takes most of each.");
-	for (size_t k = 0; k < n; k++) {
-		const struct rate_row *rr = &rt->rows[rk[k].row];
-		const struct irq_row *row =
-		    rr->cur_index < cur->irqs.n ? &cur->irqs.rows[rr->cur_index] : NULL;
-		double best = -1;
-		char hot[16] = "";
-		const char *l[] = { "irq",     rr->label, "actions", row ? row->actions : "",
-				    "hot_cpu", hot,	  NULL };
+	if (cur->status[SRC_INTERRUPTS].err || !t->n)
+		return;
+	family(o, "iotriage_irq_interrupts", "counter",
+	       "Interrupts of each /proc/interrupts line, summed over CPUs (devices: its "
+	       "actions, as node_exporter labels them).");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct irq_row *r = &t->rows[i];
+		const char *l[] = { "irq", r->label, "devices", r->actions, NULL };
 
-		for (size_t c = 0; c < rt->ncpu; c++) {
-			double v = rt->rates[rr->rates_off + c];
-
-			if (v > best) {
-				best = v;
-				snprintf(hot, sizeof(hot), "%d", rt->cpu_ids[c]);
-			}
-		}
-		sample_f(o, "iotriage_irq_interrupts_per_second", false, l, rk[k].rate);
+		sample_u64(o, "iotriage_irq_interrupts", true, l, r->total);
 	}
-	free(rk);
-	return 0;
 }
 
 static void findings(struct om *o, const struct advice *a)
@@ -682,7 +689,7 @@ static void writeback(struct om *o, const struct snapshot *cur, const struct met
 /* turbostat's columns in base units: MHz as hertz, % as ratios. */
 struct om_turbo_col {
 	const char *name;
-	double scale; /* 0: per second over the interval (IRQ, SMI counts) */
+	double scale;
 	const char *help;
 };
 
@@ -691,9 +698,8 @@ static const struct om_turbo_col om_turbo_cols[TC__COUNT] = {
 	[TC_BUSY] = { "iotriage_turbostat_busy_ratio", 0.01, "turbostat Busy% / 100." },
 	[TC_BZY_MHZ] = { "iotriage_turbostat_busy_hertz", 1e6, "turbostat Bzy_MHz." },
 	[TC_TSC_MHZ] = { "iotriage_turbostat_tsc_hertz", 1e6, "turbostat TSC_MHz." },
-	[TC_IRQ] = { "iotriage_turbostat_irq_per_second", 0, "turbostat IRQ per second." },
-	[TC_SMI] = { "iotriage_turbostat_smi_per_second", 0,
-		     "turbostat SMI per second: system management interrupts stall every core." },
+	/* IRQ and SMI are counts, exported as counters (rate() is turbostat's
+	 * number): iotriage_cpu_interrupts_total, iotriage_turbostat_smi_total */
 	[TC_C1] = { "iotriage_turbostat_cpu_c1_ratio", 0.01, "turbostat CPU%c1 / 100." },
 	[TC_C3] = { "iotriage_turbostat_cpu_c3_ratio", 0.01, "turbostat CPU%c3 / 100." },
 	[TC_C6] = { "iotriage_turbostat_cpu_c6_ratio", 0.01, "turbostat CPU%c6 / 100." },
@@ -712,6 +718,31 @@ static const struct om_turbo_col om_turbo_cols[TC__COUNT] = {
 	[TC_RAM_PCT] = { "iotriage_turbostat_ram_throttled_ratio", 0.01,
 			 "turbostat RAM_% / 100: time DRAM was power-limited." },
 };
+
+/* MSR_SMI_COUNT of each CPU as read, a counter (32 bits wide: rate() takes
+ * its wrap for a reset), labelled as the turbostat gauges. */
+static void turbo_smi(struct om *o, const struct turbo_raw *t)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < t->ncpu; i++) {
+		const struct turbo_cpu_raw *c = &t->cpus[i];
+		char cpu[16], core[16], pkg[16];
+		const char *l[] = { "cpu", cpu, "core", core, "package", pkg, NULL };
+
+		if (!(c->have & TR_SMI))
+			continue;
+		if (!header)
+			family(o, "iotriage_turbostat_smi", "counter",
+			       "System management interrupts (MSR_SMI_COUNT, 32 bits): each stalls "
+			       "every core; rate() is turbostat SMI per second.");
+		header = true;
+		snprintf(cpu, sizeof(cpu), "%d", c->cpu);
+		snprintf(core, sizeof(core), "%d", c->core_id);
+		snprintf(pkg, sizeof(pkg), "%d", c->pkg_id);
+		sample_u64(o, "iotriage_turbostat_smi", true, l, (uint32_t)c->smi);
+	}
+}
 
 /* Gauges per CPU row (a package or core column only on the row turbostat
  * prints it on), labelled with the row's cpu, core and package. */
@@ -733,11 +764,7 @@ static void turbo(struct om *o, const struct turbo_metrics *t)
 
 			if (!row->valid || !(row->have & (1u << c)))
 				continue;
-			v = row->v[c];
-			if (tf->scale == 0)
-				v = t->interval_s > 0 ? v / t->interval_s : NAN;
-			else
-				v *= tf->scale;
+			v = row->v[c] * tf->scale;
 			if (!header) {
 				family(o, tf->name, "gauge", tf->help);
 				header = true;
@@ -753,19 +780,16 @@ static void turbo(struct om *o, const struct turbo_metrics *t)
 int om_render(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m,
 	      const struct advice *a, const struct om_opts *opts)
 {
-	struct om o = { sb, opts->format };
-	unsigned top = opts->top_irqs ? opts->top_irqs : OM_TOP_IRQS_DEFAULT;
+	struct om o = { sb, opts->format, opts->device_exclude };
 	int r = 0;
 
-	if (top > OM_TOP_IRQS_MAX)
-		top = OM_TOP_IRQS_MAX;
 	meta(&o, cur);
-	disks(&o, cur);
+	r = disks(&o, cur);
 	cpus(&o, cur, m);
-	r = interrupts(&o, cur);
+	if (r >= 0)
+		r = interrupts(&o, cur);
 	softirqs(&o, cur);
-	if (r >= 0 && m)
-		r = top_irqs(&o, cur, m, top);
+	irq_lines(&o, cur);
 	if (r >= 0 && a) {
 		findings(&o, a);
 		if (m)
@@ -773,6 +797,8 @@ int om_render(struct strbuf *sb, const struct snapshot *cur, const struct metric
 	}
 	pressure(&o, cur);
 	writeback(&o, cur, m);
+	if (cur->turbo)
+		turbo_smi(&o, cur->turbo);
 	if (r >= 0 && m && m->turbo)
 		turbo(&o, m->turbo);
 	if (o.f == OM_OPENMETRICS)

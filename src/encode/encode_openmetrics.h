@@ -2,13 +2,14 @@
 /*
  * The Prometheus exposition of one sample (encode_openmetrics.c): the raw
  * kernel counters as `_total` counters in base units, the gauges, and what
- * only iotriage has (findings, the hot core's share, the top IRQ lines).
+ * only iotriage has (findings, the hot core's share, every IRQ line).
  * Pure: rendered from a snapshot, its metrics and advice, no I/O.
  * doc/prometheus.md lists every family.
  */
 #ifndef IOTRIAGE_ENCODE_OPENMETRICS_H
 #define IOTRIAGE_ENCODE_OPENMETRICS_H
 
+#include <regex.h>
 #include <stdbool.h>
 
 #include "advise.h"
@@ -21,16 +22,30 @@ enum om_format {
 	OM_OPENMETRICS, /* application/openmetrics-text; version=1.0.0 */
 };
 
-/* IRQ lines exported with their rate (the cardinality cap): the busiest
- * this many by interrupts per second, summed over CPUs. */
-#define OM_TOP_IRQS_DEFAULT 20
-#define OM_TOP_IRQS_MAX	    1000
+/* The range the old top-N option took (iotriaged --metrics-top-irqs,
+ * iotriage metrics --top-irqs): still accepted, without effect, since
+ * every IRQ line has its counter. */
+#define OM_TOP_IRQS_MAX 1000
+
+/* The devices left out of the disk families unless told otherwise:
+ * node_exporter's diskstats default without its partitions (RAM disks,
+ * zram, loop and floppy devices come and go and stack over real disks). */
+#define OM_DEVICE_EXCLUDE_DEFAULT "^(z?ram|loop|fd)[0-9]+$"
 
 struct om_opts {
 	enum om_format format;
-	unsigned top_irqs; /* 0: OM_TOP_IRQS_DEFAULT */
-	const char *host;  /* not a label: Prometheus adds instance; NULL */
+	const regex_t *device_exclude; /* from om_exclude_compile(); NULL: every device */
+	const char *host;	       /* not a label: Prometheus adds instance; NULL */
 };
+
+/*
+ * Compiles a device exclusion pattern (POSIX extended regex, matched
+ * against the diskstats name) into *ret_re, to be freed with
+ * om_exclude_free(); "" gives NULL (exclude nothing). -EINVAL when the
+ * pattern does not compile, -ENOMEM.
+ */
+int om_exclude_compile(const char *pattern, regex_t **ret_re);
+void om_exclude_free(regex_t *re);
 
 /* The Content-Type of a format, for the HTTP reply. */
 const char *om_content_type(enum om_format f);

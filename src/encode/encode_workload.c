@@ -483,6 +483,8 @@ static void encode_cgroups(struct strbuf *sb, const struct snapshot *cur,
 		close_obj(sb, ']');
 		sb_putc(sb, ',');
 	}
+	/* 1: the v1 blkio hierarchy's throttle counters, each cgroup's own IO */
+	kvu(sb, "version", cgroup_top_is_blkio(t->top) ? 1 : 2);
 	close_obj(sb, '}');
 	sb_putc(sb, ',');
 }

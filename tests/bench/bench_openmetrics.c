@@ -50,6 +50,7 @@ int main(int argc, char **argv)
 	unsigned rounds = argc > 2 ? (unsigned)atoi(argv[2]) : 200;
 	double *render, *load;
 	size_t series = 0, bytes;
+	regex_t *exclude = NULL;
 
 	if (argc < 2 || rounds == 0) {
 		fprintf(stderr, "usage: bench_openmetrics DIR [ROUNDS]\n");
@@ -68,12 +69,16 @@ int main(int argc, char **argv)
 		root_close(&r);
 		advise_compute(&s1, &m, &t, &a);
 	}
+	/* what the daemon serves: its default device exclusion */
+	if (om_exclude_compile(OM_DEVICE_EXCLUDE_DEFAULT, &exclude) < 0)
+		return 1;
 	render = calloc(rounds, sizeof(*render));
 	load = calloc(rounds, sizeof(*load));
 	if (!render || !load)
 		return 1;
 	for (unsigned i = 0; i < rounds; i++) {
-		struct om_opts o = { .format = i % 2 ? OM_OPENMETRICS : OM_PROMETHEUS };
+		struct om_opts o = { .format = i % 2 ? OM_OPENMETRICS : OM_PROMETHEUS,
+				     .device_exclude = exclude };
 		double c0 = cpu_s();
 
 		sb_reset(&sb);
@@ -87,7 +92,8 @@ int main(int argc, char **argv)
 		load[i] = cpu_s() - c0;
 	}
 	sb_reset(&sb);
-	om_render(&sb, &s1, &m, &a, &(struct om_opts){ .format = OM_PROMETHEUS });
+	om_render(&sb, &s1, &m, &a,
+		  &(struct om_opts){ .format = OM_PROMETHEUS, .device_exclude = exclude });
 	bytes = sb.len;
 	for (size_t i = 0; i < sb.len; i++)
 		if ((i == 0 || sb.buf[i - 1] == '\n') && sb.buf[i] != '#')
@@ -102,6 +108,7 @@ int main(int argc, char **argv)
 	printf("load the recorded sample (read + parse): median %.1f us\n", load[rounds / 2] * 1e6);
 	printf("ratio render / load: %.2f\n", render[rounds / 2] / load[rounds / 2]);
 	sb_free(&sb);
+	om_exclude_free(exclude);
 	advice_free(&a);
 	topology_free(&t);
 	metrics_free(&m);

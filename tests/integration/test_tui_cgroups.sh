@@ -5,7 +5,9 @@
 # interval again and again, c opens the view and postgresql.service's row
 # shows the rates of the fixture's README (rkB/s 10240, wkB/s 2560, r/s
 # 1280, w/s 612, some 25 %, full 10 %) with a line per device; Esc returns
-# to the tables. On a tree without a hierarchy the view says why.
+# to the tables. On the cgroups-v1 pair (the io controller on cgroup v1)
+# the view shows the same rows from blkio and says so. On a tree without a
+# hierarchy the view says why.
 # Assertions wait for the screen (up to $WAIT s), never for a fixed time.
 set -u
 WAIT=${TUI_TEST_WAIT:-30}
@@ -57,6 +59,26 @@ wait_gone cg 'cgroups \(v2' ||
 	fail "wait_gone cgroups (v2"
 wait_for cg 'Disks' ||
 	fail "wait_for Disks"
+
+# a host whose io controller is on cgroup v1 (tests/fixtures/cgroups-v1):
+# the same view from blkio's throttle counters, saying so; no pressure
+src1="$SRCDIR/tests/fixtures/cgroups-v1"
+cp -a "$src1/t0" "$tmp/tree1" || fail "copying cgroups-v1/t0"
+"$SRCDIR/tests/fixtures/advance.py" "$src1" "$tmp/tree1" 1 --loop 0.1 &
+gen_pid="$gen_pid $!"
+run_in v1 120 30 --embedded --root "$tmp/tree1" --interval 200
+wait_for v1 'Disks' ||
+	fail "wait_for Disks (v1)"
+T send-keys -t v1 c
+wait_for v1 'cgroups \(v1 /sys/fs/cgroup/blkio: 5 read, 2 active\)  sort: rkB/s' ||
+	fail "wait_for cgroups (v1 /sys/fs/cgroup/blkio: 5 read, 2 active)"
+wait_for v1 'postgresql.service +10240\.00 +2560\.00 +1280\.00 +612\.00 +1024\.00 +10\.00 +- +-' ||
+	fail "wait_for postgresql.service +10240.00 ... - - (v1)"
+wait_for v1 'cron.service +100\.00 +0\.00 +25\.00 +0\.00' ||
+	fail "wait_for cron.service +100.00 +0.00 +25.00 +0.00 (v1)"
+wait_for v1 "counts each cgroup's own IO" ||
+	fail "wait_for counts each cgroup's own IO"
+T kill-session -t v1
 
 # a tree without a cgroup hierarchy: the view says why
 # (a copy under $tmp: the reason names the path, which must fit the line

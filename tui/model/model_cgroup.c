@@ -114,6 +114,7 @@ int model_cgroups_decode(struct json_object *doc, struct model_cgroups *ret)
 	int r = 0;
 
 	reason_of(doc, &x);
+	x.version = 2; /* older daemons: v2 only */
 	if (!o) {
 		*ret = x;
 		return 0;
@@ -121,6 +122,7 @@ int model_cgroups_decode(struct json_object *doc, struct model_cgroups *ret)
 	if (!json_object_is_type(o, json_type_object) ||
 	    mj_str(o, "hierarchy", x.hierarchy, sizeof(x.hierarchy)) < 0 ||
 	    mj_bool(o, "io_controller", &x.io_controller) < 0 ||
+	    mj_uint(o, "version", &x.version) < 0 || (x.version != 1 && x.version != 2) ||
 	    mj_uint(o, "count", &x.count) < 0 || mj_uint(o, "active", &x.active) < 0) {
 		r = -EBADMSG;
 		goto bad;

@@ -40,6 +40,7 @@ struct model_cgroups {
 	bool present;			  /* the document had "cgroups" */
 	char reason[MODEL_CG_REASON_MAX]; /* absent: cgroup_io's reason; present: its note */
 	char hierarchy[64];		  /* "/sys/fs/cgroup" */
+	uint64_t version;		  /* 2; 1: v1 blkio, each cgroup's own IO */
 	bool io_controller;
 	uint64_t count, active;
 	bool has_rows;	    /* "top" was there: not the first sample */
