@@ -6,9 +6,10 @@
 #     short line (zstd: a few KB): replay --json refuses the source with a
 #     clear error, quickly, in bounded memory (before: 5 GB, 560 MB of JSON
 #     a sample);
-#  2. the same diskstats and a /proc/interrupts of millions of short lines
+#  2. the same diskstats and a /proc/interrupts of a million short lines
 #     in a recorded tree: compute --json the same (before: 1.7 GB a file);
-#  3. stdout under memory pressure: a replay whose documents are ~5 MB, run
+#  3. stdout: compute --json > /dev/full fails (exit 1, "iotriage: stdout:
+#     ..."); a replay whose documents are ~5 MB, run
 #     with an address-space limit just above what the same replay needs
 #     without writing them, writes them whole (the escaping stream copied a
 #     document twice whole and, when that allocation failed, returned -1 to
@@ -102,7 +103,15 @@ for src, why in (("diskstats", "more than 65536 devices"),
 if rss > MAX_RSS_KB:
     fail("compute: peak RSS %d kB" % rss)
 
-# 3. stdout's escaping stream under an address-space limit
+# 3. stdout: a write that fails is a failure (it exited 0 with nothing out)
+mpt = os.path.join(fixtures, "advise", "mpt2sas")
+with open("/dev/full", "wb") as full:
+    p = subprocess.run([exe, "compute", mpt + "/t0", mpt + "/t1", "--json"], stdout=full,
+                       stderr=subprocess.PIPE, text=True, timeout=60)
+if p.returncode != 1 or "iotriage: stdout: " not in p.stderr:
+    fail("compute --json > /dev/full: exit %d, %r" % (p.returncode, p.stderr))
+
+# and the escaping stream under an address-space limit
 n = 16384
 disk = b"".join(b"8 %d s%d 1 2 3 4 5 6 7 8 9 10 11\n" % (i, i) for i in range(n))
 sysb = b"".join(b"8\t%d\t1\t1\t\t\n" % i for i in range(n))
