@@ -52,30 +52,48 @@ struct escape_out {
 	struct strbuf in, out;
 };
 
+/* Bytes escaped at a time: a 500 MB document written at once used to be
+ * copied whole twice more (in, out), and an allocation failing there was
+ * the write that crashed glibc (below). */
+#define ESCAPE_CHUNK ((size_t)64 << 10)
+
+/*
+ * fopencookie(3): the write function returns the bytes taken, "or 0 on
+ * error. (The function must not return a negative value.)": here the
+ * bytes of the chunks written before the error. glibc's
+ * new_do_write() keeps the count in a size_t: a -1 (what this returned
+ * when an allocation failed, under `ulimit -v`) became SIZE_MAX, the
+ * stream's pointers past its buffer, and the next fwrite crashed.
+ */
 static ssize_t escape_write(void *cookie, const char *buf, size_t size)
 {
 	struct escape_out *o = cookie;
-	size_t keep, n;
+	size_t done = 0;
 
-	sb_reset(&o->in);
-	sb_reset(&o->out);
-	sb_append(&o->in, o->held, o->nheld);
-	sb_append(&o->in, buf, size);
-	if (o->in.err) {
-		errno = ENOMEM;
-		return -1;
+	while (done < size) {
+		size_t step = size - done < ESCAPE_CHUNK ? size - done : ESCAPE_CHUNK, keep, n;
+
+		sb_reset(&o->in);
+		sb_reset(&o->out);
+		sb_append(&o->in, o->held, o->nheld);
+		sb_append(&o->in, buf + done, step);
+		if (o->in.err) {
+			errno = ENOMEM;
+			return (ssize_t)done;
+		}
+		n = o->in.len;
+		keep = n - text_utf8_cut(o->in.buf, n);
+		text_escape(&o->out, o->in.buf, n - keep, TEXT_KEEP_NL);
+		if (o->out.err) {
+			errno = ENOMEM;
+			return (ssize_t)done;
+		}
+		if (record_write_all(o->fd, o->out.buf, o->out.len) < 0)
+			return (ssize_t)done; /* errno from write(2) */
+		memcpy(o->held, o->in.buf + n - keep, keep);
+		o->nheld = keep;
+		done += step;
 	}
-	n = o->in.len;
-	keep = n - text_utf8_cut(o->in.buf, n);
-	memcpy(o->held, o->in.buf + n - keep, keep);
-	o->nheld = keep;
-	text_escape(&o->out, o->in.buf, n - keep, TEXT_KEEP_NL);
-	if (o->out.err) {
-		errno = ENOMEM;
-		return -1;
-	}
-	if (record_write_all(o->fd, o->out.buf, o->out.len) < 0)
-		return -1;
 	return (ssize_t)size;
 }
 

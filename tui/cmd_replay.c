@@ -208,6 +208,29 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 	return 0;
 }
 
+/*
+ * A core source the recording holds but that could not be decoded (past a
+ * bound of doc/recording.md, or malformed), said once on stderr when its
+ * reason first appears or changes: its documents say it every sample. A
+ * source the payload does not hold ("not in the recording") is not news.
+ */
+static void replay_sources(const struct snapshot *cur, uint64_t id, char (*last)[IOT_REASON_MAX])
+{
+	for (int i = 0; i < SRC__COUNT; i++) {
+		const struct src_status *st = &cur->status[i];
+
+		if (!st->err || st->err == -ENODATA) {
+			last[i][0] = '\0';
+			continue;
+		}
+		if (strcmp(last[i], st->reason) == 0)
+			continue;
+		snprintf(last[i], IOT_REASON_MAX, "%s", st->reason);
+		cli_error("replay", "sample %llu: %s unavailable: %s", (unsigned long long)id,
+			  snapshot_source_name((enum src_id)i), st->reason);
+	}
+}
+
 /* Prints the samples a asks for, as tables or documents; the exit code. */
 static int replay_print(struct sampler_replay *rp, const struct replay_args *a)
 {
@@ -216,6 +239,7 @@ static int replay_print(struct sampler_replay *rp, const struct replay_args *a)
 	const struct recframe *f;
 	unsigned long long n = 0;
 	unsigned keep = 1; /* the resolution said last: one sample in keep */
+	char last[SRC__COUNT][IOT_REASON_MAX] = { { 0 } };
 	int r;
 
 	sampler_replay_step(rp, a->step);
@@ -244,6 +268,7 @@ static int replay_print(struct sampler_replay *rp, const struct replay_args *a)
 					(unsigned long long)f->id, f->interval_ms / 1000.0);
 			keep = f->keep_every;
 		}
+		replay_sources(sampler_current(s), f->id, last);
 		doc = sampler_json(s, &len);
 		if (!doc)
 			continue;

@@ -3,6 +3,7 @@
  * iotriage: dispatch to a subcommand. With none, the live view on a
  * terminal, the live snapshot table on a pipe.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,6 +46,20 @@ static const struct command commands[] = {
 	{ "metrics", cmd_metrics },   { "replay", cmd_replay },
 };
 
+/*
+ * A command whose output could not all be written (a full disk, a closed
+ * pipe, memory the escaping stream could not get) failed, whatever it
+ * returned: `compute --json > /dev/full` used to exit 0 with nothing out.
+ */
+static int finish(int rc)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	cli_error("stdout", "%s", errno ? strerror(errno) : "the output could not all be written");
+	return rc == EXIT_OK ? EXIT_FAIL : rc;
+}
+
 /* No command: the live view on a terminal; a pipe or a script gets one
  * snapshot table, as before the TUI existed. */
 static int live(int argc, char **argv)
@@ -52,7 +67,7 @@ static int live(int argc, char **argv)
 	if (isatty(STDOUT_FILENO))
 		return cmd_tui(argc, argv);
 	cli_escape_stdio();
-	return cmd_snapshot(argc, argv);
+	return finish(cmd_snapshot(argc, argv));
 }
 
 int main(int argc, char **argv)
@@ -75,7 +90,7 @@ int main(int argc, char **argv)
 			 * it is: it escapes its text output itself. */
 			if (commands[i].run != cmd_replay)
 				cli_escape_stdio();
-			return commands[i].run(argc - 1, argv + 1);
+			return finish(commands[i].run(argc - 1, argv + 1));
 		}
 	if (argv[1][0] == '-')
 		return live(argc, argv);

@@ -13,6 +13,15 @@
 #define IOT_NAME_MAX   64  /* device / IRQ label / softirq name, NUL included */
 #define IOT_REASON_MAX 320 /* "read /proc/stat: Permission denied" and the like */
 
+/* What a host can have, so what a file of a recorded tree or a recording's
+ * record may make a parser allocate (doc/trees.md, "Bounds"): past one, the
+ * file is malformed and its source unavailable with the reason. */
+#define IOT_CPUS_MAX	  8192	     /* CPU numbers 0..8191: NR_CPUS at its largest (MAXSMP) */
+#define IOT_DISKS_MAX	  65536	     /* /proc/diskstats rows: disks and partitions */
+#define IOT_IRQ_LINES_MAX 65536	     /* /proc/interrupts rows */
+#define IOT_IRQ_CELLS_MAX (1u << 24) /* their rows x CPU columns: 128 MiB of counters */
+#define IOT_SOFTIRQS_MAX  64	     /* /proc/softirqs rows: the kernel has 10 */
+
 /* Every source collect reads; status is kept per source. */
 enum src_id {
 	SRC_UPTIME,

@@ -19,6 +19,7 @@
 #include "netlink.h"
 #include "diskstats.h"
 #include "irqtab.h"
+#include "kname.h"
 #include "str.h"
 #include "text.h"
 
@@ -157,15 +158,8 @@ bool advise_ethtool_path(const char *path, char *ret_ifname, size_t size)
 	if (len <= ls || strcmp(name + len - ls, ADV_ETHTOOL_COMBINED) != 0)
 		return false;
 	n = len - ls;
-	/* an interface name as dev_valid_name() takes it: < IFNAMSIZ (16), no
-	 * '/', no white space, not "." or ".." */
-	if (n >= 16 || n >= IOT_NAME_MAX || (n == 1 && name[0] == '.') ||
-	    (n == 2 && name[0] == '.' && name[1] == '.'))
+	if (n >= IOT_NAME_MAX || !kname_valid(KNAME_IFACE, name, n))
 		return false;
-	for (size_t i = 0; i < n; i++)
-		if (name[i] == '/' || name[i] == ':' || (unsigned char)name[i] <= ' ' ||
-		    name[i] == 0x7f)
-			return false;
 	if (ret_ifname) {
 		if (size <= n)
 			return false;
@@ -173,6 +167,75 @@ bool advise_ethtool_path(const char *path, char *ret_ifname, size_t size)
 		ret_ifname[n] = '\0';
 	}
 	return true;
+}
+
+/*
+ * The files a suggestion may write, whole paths (a prefix such as
+ * "sys/block/" would admit sys/block/sda/device/delete, "sys/class/net/"
+ * .../device/remove): '#' is 1 to 10 digits, '@' an interface name, '%' a
+ * block device's name under /sys/block ('!' for '/'), each as kname_valid()
+ * takes it.
+ */
+static const char *const writable[] = {
+	"proc/irq/#/smp_affinity_list",		"proc/sys/net/core/rps_sock_flow_entries",
+	"sys/class/net/@/queues/rx-#/rps_cpus", "sys/class/net/@/queues/rx-#/rps_flow_cnt",
+	"sys/block/%/queue/scheduler",		"sys/block/%/queue/nr_requests",
+	"sys/block/%/queue/read_ahead_kb",	"sys/block/%/queue/iostats",
+	"sys/block/%/queue/rq_affinity",
+};
+
+static bool path_match(const char *pat, const char *p)
+{
+	for (; *pat; pat++) {
+		size_t n = 0;
+
+		if (*pat == '#') {
+			while (p[n] >= '0' && p[n] <= '9')
+				n++;
+			if (n == 0 || n > 10)
+				return false;
+		} else if (*pat == '@' || *pat == '%') {
+			n = strcspn(p, "/");
+			if (!kname_valid(*pat == '@' ? KNAME_IFACE : KNAME_DISK, p, n))
+				return false;
+		} else if (*p == *pat) {
+			n = 1;
+		} else {
+			return false;
+		}
+		p += n;
+	}
+	return *p == '\0';
+}
+
+bool advise_path_allowed(const char *p)
+{
+	/* not a file: a NIC's combined channel count, set through netlink */
+	if (strncmp(p, ADV_ETHTOOL_PREFIX, strlen(ADV_ETHTOOL_PREFIX)) == 0)
+		return advise_ethtool_path(p, NULL, 0);
+	for (size_t i = 0; i < sizeof(writable) / sizeof(writable[0]); i++)
+		if (path_match(writable[i], p))
+			return true;
+	return false;
+}
+
+/*
+ * The path of a file under a device's /sys directory into buf[size]:
+ * dir + the name's sysfs form (kname_sysfs(): cciss/c0d0 is cciss!c0d0) +
+ * file. False, buf unusable, when the name is not one the kernel gives (a
+ * recorded "../../../../tmp/X/pwn") or the path is not one
+ * advise_path_allowed() takes: such a name gets no command.
+ */
+static bool device_path(char *buf, size_t size, const char *dir, enum kname_kind kind,
+			const char *name, const char *file)
+{
+	char sname[IOT_NAME_MAX];
+	int n;
+
+	if (kname_sysfs(kind, name, sname, sizeof(sname)) < 0)
+		return false;
+	n = snprintf(buf, size, "%s%s%s", dir, sname, file);
+	return n > 0 && (size_t)n < size && n < ADV_PATH_MAX && advise_path_allowed(buf);
 }
 
 void advise_command_text(const char *path, const char *v, struct strbuf *sb)
@@ -187,6 +250,12 @@ void advise_command_text(const char *path, const char *v, struct strbuf *sb)
 		return;
 	}
 
+	/* the one builder of commands refuses what apply refuses: a path is
+	 * never printed for pasting unless it is a setting iotriage writes */
+	if (!advise_path_allowed(path)) {
+		sb_puts(sb, "# refused: not a file iotriage writes");
+		return;
+	}
 	/* an empty cpulist cannot be written back: the kernel rejects it; a
 	 * recorded empty value is only possible for masks, printed as 0 */
 	sb_puts(sb, "echo ");
@@ -707,11 +776,18 @@ static int suggest_channels(struct ctx *c, const struct finding *hot, int cpu,
 			n->ifname, ch.combined, ch.combined_max, k, local ? "local " : "");
 		return 0;
 	}
+	if (!device_path(path, sizeof(path), ADV_ETHTOOL_PREFIX, KNAME_IFACE, n->ifname,
+			 ADV_ETHTOOL_COMBINED)) {
+		str_cat(why, why_size,
+			"no ethtool -L suggestion for %s: not a name the kernel gives an "
+			"interface. ",
+			n->ifname);
+		return 0;
+	}
 	fmt(id, sizeof(id), "channels-%s", n->ifname);
 	s = add_suggestion(c->a, id, ADV_WARNING, hot->id);
 	if (!s)
 		return -ENOMEM;
-	fmt(path, sizeof(path), ADV_ETHTOOL_PREFIX "%s" ADV_ETHTOOL_COMBINED, n->ifname);
 	fmt(v, sizeof(v), "%u", want);
 	fmt(u, sizeof(u), "%u", ch.combined);
 	if (!add_action(s, path, v, u))
@@ -777,6 +853,13 @@ static int suggest_rps(struct ctx *c, const struct finding *hot, int cpu, const 
 			n->ifname);
 		return 0;
 	}
+	if (!device_path(path, sizeof(path), "sys/class/net/", KNAME_IFACE, n->ifname,
+			 "/queues/rx-0/rps_cpus")) {
+		str_cat(why, why_size,
+			"no RPS suggestion for %s: not a name the kernel gives an interface. ",
+			n->ifname);
+		return 0;
+	}
 	device_cpus(t, n->dev, &targets, note, sizeof(note));
 	if (cpuset_count(&targets) < 2)
 		return 0;
@@ -786,7 +869,6 @@ static int suggest_rps(struct ctx *c, const struct finding *hot, int cpu, const 
 		return -ENOMEM;
 	cpuset_format_mask(&targets, mask, sizeof(mask));
 	cpuset_format_list(&targets, list, sizeof(list));
-	snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-0/rps_cpus", n->ifname);
 	{
 		struct advise_action *ac = add_action(s, path, mask, n->rps_cpus_raw);
 
@@ -797,8 +879,9 @@ static int suggest_rps(struct ctx *c, const struct finding *hot, int cpu, const 
 	if (n->has_flow_cnt && n->rps_flow_cnt < ADV_RPS_FLOWS) {
 		char v[24], u[24];
 
-		snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-0/rps_flow_cnt",
-			 n->ifname);
+		if (!device_path(path, sizeof(path), "sys/class/net/", KNAME_IFACE, n->ifname,
+				 "/queues/rx-0/rps_flow_cnt"))
+			return -EINVAL; /* the same name passed for rps_cpus */
 		snprintf(v, sizeof(v), "%d", ADV_RPS_FLOWS);
 		snprintf(u, sizeof(u), "%llu", (unsigned long long)n->rps_flow_cnt);
 		if (!add_action(s, path, v, u))
@@ -1120,8 +1203,10 @@ static int suggest_single(struct ctx *c, const struct finding *hot, const struct
 		if (b->dev != g->dev)
 			continue;
 		nblocks++;
-		if (b->rq_affinity < 0 || b->rq_affinity >= 2)
-			continue;
+		if (b->rq_affinity < 0 || b->rq_affinity >= 2 ||
+		    !device_path(path, sizeof(path), "sys/block/", KNAME_DISK, b->name,
+				 "/queue/rq_affinity"))
+			continue; /* a name the kernel does not give gets no command */
 		if (ss->sum <= 0 || ss->block / ss->sum * 100 < ADV_SINGLE_BLOCK_PCT)
 			continue;
 		if (!s) {
@@ -1130,7 +1215,6 @@ static int suggest_single(struct ctx *c, const struct finding *hot, const struct
 			if (!s)
 				return -ENOMEM;
 		}
-		fmt(path, sizeof(path), "sys/block/%s/queue/rq_affinity", b->name);
 		snprintf(v, sizeof(v), "%ld", b->rq_affinity);
 		if (!add_action(s, path, "2", v))
 			return -ENOMEM;
@@ -1462,7 +1546,9 @@ static int suggest_queue(struct ctx *c, const struct finding *f, const struct di
 	char id[ADV_ID_MAX], path[160], v[32], u[32];
 	struct suggestion *s;
 
-	if (!b)
+	/* a name that is not one the kernel gives (a recorded tree's
+	 * "../../x") is never put in a path: no queue suggestion for it */
+	if (!b || !kname_ok(KNAME_DISK, d->name))
 		return 0;
 	/* the queue is full: requests wait for a tag before the device sees them */
 	if (b->nr_requests > 0 && b->rotational == 0 && d->aqu_sz >= 0.9 * (double)b->nr_requests &&
@@ -1471,7 +1557,9 @@ static int suggest_queue(struct ctx *c, const struct finding *f, const struct di
 		s = add_suggestion(c->a, id, ADV_INFO, f->id);
 		if (!s)
 			return -ENOMEM;
-		snprintf(path, sizeof(path), "sys/block/%s/queue/nr_requests", d->name);
+		if (!device_path(path, sizeof(path), "sys/block/", KNAME_DISK, d->name,
+				 "/queue/nr_requests"))
+			return -EINVAL; /* kname_ok() above */
 		snprintf(v, sizeof(v), "%ld", b->nr_requests * 2);
 		snprintf(u, sizeof(u), "%ld", b->nr_requests);
 		if (!add_action(s, path, v, u))
@@ -1495,7 +1583,9 @@ static int suggest_queue(struct ctx *c, const struct finding *f, const struct di
 		s = add_suggestion(c->a, id, ADV_INFO, f->id);
 		if (!s)
 			return -ENOMEM;
-		snprintf(path, sizeof(path), "sys/block/%s/queue/scheduler", d->name);
+		if (!device_path(path, sizeof(path), "sys/block/", KNAME_DISK, d->name,
+				 "/queue/scheduler"))
+			return -EINVAL; /* kname_ok() above */
 		if (!add_action(s, path, "mq-deadline", "none"))
 			return -ENOMEM;
 		snprintf(s->reason, sizeof(s->reason),
@@ -1638,11 +1728,18 @@ static int find_disks(struct ctx *c)
 				 "%s: queue/iostats is 0: its counters are frozen, so no metric of "
 				 "%s can be trusted (zeros here mean nothing)",
 				 d->name, d->name);
+			if (!device_path(path, sizeof(path), "sys/block/", KNAME_DISK, d->name,
+					 "/queue/iostats")) {
+				snprintf(f->detail, sizeof(f->detail),
+					 "no suggestion: %s is not a name the kernel gives a disk, "
+					 "so it is put in no path or command",
+					 d->name);
+				continue;
+			}
 			s = add_suggestion(c->a, "", ADV_INFO, f->id);
 			if (!s)
 				return -ENOMEM;
 			fmt(s->id, sizeof(s->id), "iostats-%s", d->name);
-			snprintf(path, sizeof(path), "sys/block/%s/queue/iostats", d->name);
 			if (!add_action(s, path, "1", "0"))
 				return -ENOMEM;
 			snprintf(s->reason, sizeof(s->reason),

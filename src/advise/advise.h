@@ -137,13 +137,20 @@ int advise_suggestion_copy(const struct suggestion *s, struct suggestion *ret);
 #define ADV_ETHTOOL_COMBINED "/channels/combined"
 bool advise_ethtool_path(const char *path, char *ret_ifname, size_t size);
 
+/* True for the root-relative paths a suggestion may write, whole paths
+ * (apply.h's apply_path_allowed() is this list): every device or interface
+ * name in them one kname_valid() takes, in its sysfs form ('!' for '/'). */
+bool advise_path_allowed(const char *path);
+
 /* The exact shell commands of s, one per line ("echo 3 > /proc/irq/107/smp_affinity_list"),
  * or its undo commands (in reverse order). Host paths, not --root ones. */
 void advise_commands(const struct suggestion *s, bool undo, struct strbuf *sb);
 /* One command line of action a: `echo V > /PATH`, or `ethtool -L IFACE combined N`. */
 void advise_command(const struct advise_action *a, bool undo, struct strbuf *sb);
 /* The command that writes v to path (an action's path): every name and value
- * in it one shell word (text_shell_word), since they may come from a tree. */
+ * in it one shell word (text_shell_word), since they may come from a tree.
+ * A path advise_path_allowed() refuses prints as a shell comment saying so,
+ * never as a command. Every printed command is built here. */
 void advise_command_text(const char *path, const char *v, struct strbuf *sb);
 
 /* Thresholds (doc/advise.md explains each). */

@@ -130,70 +130,10 @@ static void target_text(const char *path, char *buf, size_t size)
 		snprintf(buf, size, "/%s", path);
 }
 
-/*
- * The files apply writes, whole paths (a prefix such as "sys/block/" would
- * admit sys/block/sda/device/delete, "sys/class/net/" .../device/remove):
- * '#' is 1 to 10 digits, '@' an interface name (1 to 15 bytes, as
- * dev_valid_name() takes it), '%' a block device name (1 to 31 bytes,
- * DISK_NAME_LEN); neither is "." or "..", nor holds '/', ':' or white space.
- */
-static const char *const writable[] = {
-	"proc/irq/#/smp_affinity_list",		"proc/sys/net/core/rps_sock_flow_entries",
-	"sys/class/net/@/queues/rx-#/rps_cpus", "sys/class/net/@/queues/rx-#/rps_flow_cnt",
-	"sys/block/%/queue/scheduler",		"sys/block/%/queue/nr_requests",
-	"sys/block/%/queue/read_ahead_kb",	"sys/block/%/queue/iostats",
-	"sys/block/%/queue/rq_affinity",
-};
-
-/* Length of the name at p (up to '/' or the end), 0 when not a valid one. */
-static size_t name_len(const char *p, size_t max)
-{
-	size_t n = 0;
-
-	for (; p[n] && p[n] != '/'; n++) {
-		unsigned char ch = (unsigned char)p[n];
-
-		if (ch <= ' ' || ch == 0x7f || ch == ':' || n + 1 > max)
-			return 0;
-	}
-	if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-		return 0;
-	return n;
-}
-
-static bool path_match(const char *pat, const char *p)
-{
-	for (; *pat; pat++) {
-		size_t n = 0;
-
-		if (*pat == '#') {
-			while (p[n] >= '0' && p[n] <= '9')
-				n++;
-			if (n == 0 || n > 10)
-				return false;
-		} else if (*pat == '@' || *pat == '%') {
-			n = name_len(p, *pat == '@' ? 15 : 31);
-			if (n == 0)
-				return false;
-		} else if (*p == *pat) {
-			n = 1;
-		} else {
-			return false;
-		}
-		p += n;
-	}
-	return *p == '\0';
-}
-
 bool apply_path_allowed(const char *p)
 {
-	/* not a file: a NIC's combined channel count, set through netlink */
-	if (strncmp(p, ADV_ETHTOOL_PREFIX, strlen(ADV_ETHTOOL_PREFIX)) == 0)
-		return advise_ethtool_path(p, NULL, 0);
-	for (size_t i = 0; i < sizeof(writable) / sizeof(writable[0]); i++)
-		if (path_match(writable[i], p))
-			return true;
-	return false;
+	/* the one allow-list, shared with every printed command */
+	return advise_path_allowed(p);
 }
 
 /*

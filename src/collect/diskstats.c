@@ -38,6 +38,10 @@ int diskstats_parse(const char *buf, size_t len, struct disk_table *t, struct pa
 		tlen = scan_token(&c, &tok);
 		if (tlen == 0)
 			return parse_fail(err, c.line, "missing device name");
+		/* a row is ~560 bytes, and so is its copy and its blockinfo: 63 MiB
+		 * of one short line were 1.5 million rows, 1.7 GB */
+		if (t->n == IOT_DISKS_MAX)
+			return parse_fail(err, c.line, "more than 65536 devices");
 		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
 			return -ENOMEM;
 		d = &t->rows[t->n];

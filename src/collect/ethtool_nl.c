@@ -19,6 +19,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
+#include "kname.h"
 #include "ethtool_nl.h"
 #include "grow.h"
 #include "rtnl.h"
@@ -184,7 +185,11 @@ int ethtool_nl_channels_patch(void *buf, size_t len, uint32_t combined)
 
 static int channels_rel(const char *ifname, char *buf, size_t size)
 {
-	int n = snprintf(buf, size, "netlink/ethtool/%s/channels.bin", ifname);
+	int n;
+
+	if (!kname_ok(KNAME_IFACE, ifname))
+		return -EINVAL; /* a recorded "../x" is put in no path (kname.h) */
+	n = snprintf(buf, size, "netlink/ethtool/%s/channels.bin", ifname);
 
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
@@ -395,6 +400,19 @@ static int nic_settings(struct ethtool_nl_collector *ec, const struct root *r, s
 	const char *what = NULL;
 	int e;
 
+	/* a link name from a recorded dump becomes part of a path only when it
+	 * is one the kernel gives an interface (kname.h) */
+	if (!kname_ok(KNAME_IFACE, n->ifname)) {
+		static const char why[] = "not a name the kernel gives an interface";
+
+		n->has_channels = n->has_coalesce = false;
+		n->channels_status.err = n->coalesce_status.err = -EINVAL;
+		snprintf(n->channels_status.reason, sizeof(n->channels_status.reason),
+			 "channels: %s", why);
+		snprintf(n->coalesce_status.reason, sizeof(n->coalesce_status.reason),
+			 "coalesce: %s", why);
+		return 0;
+	}
 	snprintf(rel, sizeof(rel), "netlink/ethtool/%s/channels.bin", n->ifname);
 	e = fetch(ec, r, rel,
 		  ec->live

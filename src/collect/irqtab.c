@@ -24,10 +24,13 @@ static int parse_header(struct cursor *c, struct irq_table *t, struct parse_erro
 		if (tlen < 4 || memcmp(tok, "CPU", 3) != 0)
 			return parse_fail(err, c->line, "header: expected CPUn columns");
 		cursor_init(&idc, tok + 3, tlen - 3);
-		if (scan_u64(&idc, &id) < 0 || !cursor_eof(&idc) || id > 65535)
+		if (scan_u64(&idc, &id) < 0 || !cursor_eof(&idc))
 			return parse_fail(err, c->line, "header: bad CPU number");
+		if (id >= IOT_CPUS_MAX)
+			return parse_fail(err, c->line,
+					  "header: CPU number past 8191 (NR_CPUS's largest)");
 		/* the kernel prints the online CPUs ascending: a column a CPU,
-		 * at most 65536 of them, whatever a recorded file repeats */
+		 * at most IOT_CPUS_MAX of them, whatever a recorded file repeats */
 		if (t->ncpu && id <= (uint64_t)t->cpu_ids[t->ncpu - 1])
 			return parse_fail(err, c->line, "header: CPU numbers not ascending");
 		if (grow((void **)&t->cpu_ids, &t->cpu_cap, t->ncpu + 1, sizeof(*t->cpu_ids)) < 0)
@@ -151,6 +154,14 @@ static int parse_row(struct cursor *c, bool softirqs, struct irq_table *t, size_
 	if (tlen < 2 || tok[tlen - 1] != ':')
 		return parse_fail(err, c->line, "expected \"LABEL:\"");
 	tlen--;
+	/* a row is 224 bytes and its counters 8 a CPU: a file of short lines
+	 * ("1: 0") would otherwise cost 40 times its size */
+	if (t->n == (softirqs ? IOT_SOFTIRQS_MAX : IOT_IRQ_LINES_MAX))
+		return parse_fail(err, c->line,
+				  softirqs ? "more than 64 softirq rows"
+					   : "more than 65536 IRQ lines");
+	if ((t->n + 1) * t->ncpu > IOT_IRQ_CELLS_MAX)
+		return parse_fail(err, c->line, "more than 2^24 counters (IRQ lines x CPUs)");
 	if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
 		return -ENOMEM;
 	if (grow((void **)&t->counts, &t->counts_cap, (t->n + 1) * t->ncpu, sizeof(*t->counts)) <

@@ -21,6 +21,7 @@
 #include "numa.h"
 #include "recpayload.h"
 #include "snapshot.h"
+#include "kname.h"
 #include "strbuf.h"
 #include "turbo.h"
 
@@ -104,16 +105,6 @@ static int64_t now_ns(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* /sys/block uses '!' where the device name has '/' (cciss/c0d0). */
-static void sysfs_name(const char *name, char *buf, size_t size)
-{
-	size_t i;
-
-	for (i = 0; name[i] && i + 1 < size; i++)
-		buf[i] = name[i] == '/' ? '!' : name[i];
-	buf[i] = '\0';
-}
-
 struct name_list {
 	char *buf;
 	size_t size, len;
@@ -152,16 +143,21 @@ static void blockinfo_fill(const struct root *r, struct blockinfo *b)
 	char sname[IOT_NAME_MAX], rel[IOT_NAME_MAX + 32], val[16];
 	int fd;
 
-	sysfs_name(b->name, sname, sizeof(sname));
+	b->dm_name[0] = '\0';
+	b->slaves[0] = '\0';
+	b->iostats = -1;
+	/* /sys/block's name ('!' for '/': cciss!c0d0), and only for a name
+	 * the kernel gives: a recorded "../x" is put in no path (kname.h) */
+	if (kname_sysfs(KNAME_DISK, b->name, sname, sizeof(sname)) < 0) {
+		b->whole = false;
+		return;
+	}
 	snprintf(rel, sizeof(rel), "sys/block/%s", sname);
 	/* partitions live under their disk, not directly in /sys/block */
 	fd = root_openat(r, rel, O_RDONLY | O_DIRECTORY);
 	b->whole = fd >= 0;
 	if (fd >= 0)
 		close(fd);
-	b->dm_name[0] = '\0';
-	b->slaves[0] = '\0';
-	b->iostats = -1;
 	if (!b->whole)
 		return;
 	snprintf(rel, sizeof(rel), "sys/block/%s/dm/name", sname);
@@ -195,8 +191,8 @@ static int refresh_blockinfo(struct snapshot_collector *c, struct disk_table *t)
 			memcpy(b->name, t->rows[i].name, sizeof(b->name));
 			blockinfo_fill(&c->root, b);
 			/* the hardware queues: as static as the rest of /sys/block */
-			sysfs_name(b->name, sname, sizeof(sname));
 			if (b->whole &&
+			    kname_sysfs(KNAME_DISK, b->name, sname, sizeof(sname)) == 0 &&
 			    blkmq_read_disk(&c->root, b->name, sname, &c->mq) == -ENOMEM)
 				return -ENOMEM;
 		}

@@ -73,8 +73,12 @@ int stat_parse(const char *buf, size_t len, struct stat_raw *t, struct parse_err
 				struct cpu_raw *cr;
 
 				cursor_init(&idc, tok + 3, tlen - 3);
-				if (scan_u64(&idc, &id) < 0 || !cursor_eof(&idc) || id > 65535)
+				if (scan_u64(&idc, &id) < 0 || !cursor_eof(&idc))
 					return parse_fail(err, c.line, "bad cpu number");
+				if (id >= IOT_CPUS_MAX)
+					return parse_fail(
+					    err, c.line,
+					    "cpu number past 8191 (NR_CPUS's largest)");
 				if (t->ncpu && (int)id <= t->cpus[t->ncpu - 1].cpu)
 					return parse_fail(err, c.line, "cpu lines out of order");
 				r = grow((void **)&t->cpus, &t->cap, t->ncpu + 1, sizeof(*t->cpus));

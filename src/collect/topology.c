@@ -936,10 +936,20 @@ const struct topo_irq *topology_irq(const struct topology *t, uint32_t irq)
 	return NULL;
 }
 
+/* Whether a /sys/block entry's name is a disk's name from /proc/diskstats:
+ * sysfs has '!' where the disk's name has '/' (cciss!c0d0, cciss/c0d0). */
+static bool sysfs_name_is(const char *sysfs, const char *name)
+{
+	for (; *sysfs && *name; sysfs++, name++)
+		if (*sysfs != (*name == '/' ? '!' : *name))
+			return false;
+	return *sysfs == *name;
+}
+
 const struct topo_block *topology_block(const struct topology *t, const char *name)
 {
 	for (size_t i = 0; i < t->nblocks; i++)
-		if (strcmp(t->blocks[i].name, name) == 0)
+		if (sysfs_name_is(t->blocks[i].name, name))
 			return &t->blocks[i];
 	return NULL;
 }

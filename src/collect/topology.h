@@ -147,7 +147,8 @@ struct topo_hint {
 int topology_collect_hint(const struct root *r, struct topo_hint *h, struct topology *t);
 void topology_free(struct topology *t);
 
-/* Lookups; NULL when absent. */
+/* Lookups; NULL when absent. A block by its /proc/diskstats name (cciss/c0d0
+ * finds /sys/block/cciss!c0d0). */
 const struct topo_irq *topology_irq(const struct topology *t, uint32_t irq);
 const struct topo_block *topology_block(const struct topology *t, const char *name);
 bool topology_missing(const struct topology *t, const char *pattern);

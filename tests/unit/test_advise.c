@@ -953,6 +953,40 @@ static void test_hold(void **state)
 	unload(&sc);
 }
 
+/* The one builder of printed commands (issue 24, R2): sysfs's '!' for '/',
+ * and a path apply would refuse is never printed as a command. */
+static void test_command_builder(void **state)
+{
+	static const struct {
+		const char *path, *want;
+	} cases[] = {
+		{ "sys/block/cciss!c0d0/queue/iostats",
+		  "echo 1 > '/sys/block/cciss!c0d0/queue/iostats'" },
+		{ "sys/block/sdb/queue/iostats", "echo 1 > /sys/block/sdb/queue/iostats" },
+		{ "sys/block/../../../../tmp/X/pwn/queue/iostats",
+		  "# refused: not a file iotriage writes" },
+		{ "sys/block/..!..!tmp!X!pwn/queue/iostats",
+		  "# refused: not a file iotriage writes" },
+		{ "sys/block/sda/device/delete", "# refused: not a file iotriage writes" },
+		{ "sys/class/net/e\xc3\xa9"
+		  "0/queues/rx-0/rps_cpus",
+		  "echo 1 > '/sys/class/net/e\xc3\xa9"
+		  "0/queues/rx-0/rps_cpus'" },
+		{ "netlink/ethtool/eth0/channels/combined", "ethtool -L eth0 combined 1" },
+		{ "netlink/ethtool/e\n0/channels/combined",
+		  "# refused: not a file iotriage writes" },
+	};
+	struct strbuf sb = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sb_reset(&sb);
+		advise_command_text(cases[i].path, "1", &sb);
+		assert_string_equal(sb_cstr(&sb), cases[i].want);
+	}
+	sb_free(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -986,6 +1020,7 @@ int main(void)
 		cmocka_unit_test(test_spread_offline_cpu),
 		cmocka_unit_test(test_ssd_queue_full),
 		cmocka_unit_test(test_isolated_cmdline),
+		cmocka_unit_test(test_command_builder),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -657,6 +657,7 @@ static void test_journal_parse(void **state)
 			"sys/block/dm-0/queue/nr_requests",
 			"sys/block/sda/queue/read_ahead_kb",
 			"sys/block/cciss!c0d0/queue/iostats",
+			"sys/block/md_a;b/queue/iostats", /* md's new_array takes any name */
 		};
 		static const char *const no[] = {
 			"sys/block/sda/device/delete",
@@ -685,6 +686,14 @@ static void test_journal_parse(void **state)
 			"proc/irq/5/../../sys/kernel/core_pattern",
 			"proc/sys/net/core/rps_sock_flow_entries/x",
 			"proc/sys/net/core/somaxconn",
+			/* a recorded "../../../../tmp/X/pwn" in sysfs's form (issue 24) */
+			"sys/block/..!..!..!..!tmp!X!pwn/queue/iostats",
+			"sys/block/cciss!!c0d0/queue/iostats",
+			"sys/block/!c0d0/queue/iostats",
+			"sys/block/sda\x1b/queue/iostats",
+			"sys/block/sd\xc3\xa9/queue/iostats",
+			"sys/class/net/e\x1b[2J/queues/rx-0/rps_cpus",
+			"sys/class/net/e\xc2\x9b/queues/rx-0/rps_cpus",
 			"",
 		};
 

@@ -228,6 +228,77 @@ static void test_interrupts_amplify(void **state)
 	sb_free(&asc);
 }
 
+/* What a host can have bounds what a file makes us allocate (issue 24, R3):
+ * 63 MiB of one short diskstats line were 1.5 million rows, 1.7 GB. Each
+ * bound is taken exactly and refused one past it. */
+static void test_host_bounds(void **state)
+{
+	struct disk_table d = { 0 };
+	struct irq_table t = { 0 };
+	struct stat_raw st = { 0 };
+	struct parse_error pe = { 0 };
+	struct strbuf sb = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < IOT_DISKS_MAX; i++)
+		sb_printf(&sb, "8 %zu sda 1 2 3 4 5 6 7 8 9 10 11\n", i);
+	assert_false(sb.err);
+	assert_int_equal(diskstats_parse(sb.buf, sb.len, &d, &pe), 0);
+	assert_int_equal(d.n, IOT_DISKS_MAX);
+	sb_puts(&sb, "8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n");
+	assert_int_equal(diskstats_parse(sb.buf, sb.len, &d, &pe), -EBADMSG);
+	assert_int_equal(pe.line, IOT_DISKS_MAX + 1);
+	assert_non_null(strstr(pe.what, "more than 65536 devices"));
+
+	/* IRQ lines: a row each, one CPU column */
+	sb_reset(&sb);
+	sb_puts(&sb, "CPU0\n");
+	for (size_t i = 0; i < IOT_IRQ_LINES_MAX; i++)
+		sb_printf(&sb, "%zu: 0\n", i);
+	assert_int_equal(irqtab_parse(sb.buf, sb.len, false, &t, &pe), 0);
+	sb_puts(&sb, "65536: 0\n");
+	assert_int_equal(irqtab_parse(sb.buf, sb.len, false, &t, &pe), -EBADMSG);
+	assert_non_null(strstr(pe.what, "more than 65536 IRQ lines"));
+	/* softirqs: the kernel has 10 */
+	sb_reset(&sb);
+	sb_puts(&sb, "CPU0\n");
+	for (size_t i = 0; i <= IOT_SOFTIRQS_MAX; i++)
+		sb_printf(&sb, "S%zu: 0\n", i);
+	assert_int_equal(irqtab_parse(sb.buf, sb.len, true, &t, &pe), -EBADMSG);
+	assert_non_null(strstr(pe.what, "more than 64 softirq rows"));
+	/* counters: 8192 CPU columns x 2049 lines is past 2^24 */
+	sb_reset(&sb);
+	for (size_t i = 0; i < IOT_CPUS_MAX; i++)
+		sb_printf(&sb, " CPU%zu", i);
+	sb_putc(&sb, '\n');
+	for (size_t l = 0; l <= IOT_IRQ_CELLS_MAX / IOT_CPUS_MAX; l++) {
+		sb_printf(&sb, "%zu:", l);
+		for (size_t i = 0; i < IOT_CPUS_MAX; i++)
+			sb_puts(&sb, " 0");
+		sb_putc(&sb, '\n');
+	}
+	assert_false(sb.err);
+	assert_int_equal(irqtab_parse(sb.buf, sb.len, false, &t, &pe), -EBADMSG);
+	assert_int_equal(pe.line, IOT_IRQ_CELLS_MAX / IOT_CPUS_MAX + 2);
+	assert_non_null(strstr(pe.what, "more than 2^24 counters"));
+	/* CPU numbers: NR_CPUS is at most 8192 */
+	sb_reset(&sb);
+	sb_puts(&sb, " CPU0 CPU8192\n0: 1 2\n");
+	assert_int_equal(irqtab_parse(sb.buf, sb.len, false, &t, &pe), -EBADMSG);
+	assert_non_null(strstr(pe.what, "past 8191"));
+	sb_reset(&sb);
+	sb_puts(&sb, "cpu  1 2 3 4\ncpu8191 1 2 3 4\n");
+	assert_int_equal(stat_parse(sb.buf, sb.len, &st, &pe), 0);
+	sb_reset(&sb);
+	sb_puts(&sb, "cpu  1 2 3 4\ncpu8192 1 2 3 4\n");
+	assert_int_equal(stat_parse(sb.buf, sb.len, &st, &pe), -EBADMSG);
+	assert_non_null(strstr(pe.what, "past 8191"));
+	stat_raw_free(&st);
+	irq_table_free(&t);
+	disk_table_free(&d);
+	sb_free(&sb);
+}
+
 static void test_softirqs(void **state)
 {
 	const char buf[] = "                    CPU0       CPU1       \n"
@@ -373,7 +444,8 @@ static void irq_pair_all(const struct irq_table *prev, const struct irq_table *c
 static void test_irq_index(void **state)
 {
 	struct irq_table prev = { 0 }, cur = { 0 }, copy = { 0 }, hand = { 0 };
-	size_t n = 4000, big = 200000, len, hint = 0;
+	/* big: near IOT_IRQ_LINES_MAX (irq_text adds 12 named rows) */
+	size_t n = 4000, big = 60000, len, hint = 0;
 	size_t *perm = malloc(big * sizeof(*perm));
 	const char *sevens = "CPU0\n007: 1\n7: 2\nX: 3\n";
 	char *buf;
@@ -441,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_interrupts),
 		cmocka_unit_test(test_interrupts_bad),
 		cmocka_unit_test(test_interrupts_amplify),
+		cmocka_unit_test(test_host_bounds),
 		cmocka_unit_test(test_softirqs),
 		cmocka_unit_test(test_uptime),
 		cmocka_unit_test(test_reuse),

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * make_recording DIR PAYLOAD...: writes a flight recording into DIR (made
+ * 0700) with one frame a PAYLOAD file, one second apart, through the
+ * recorder's own writer (lib/recfile.c), zstd level 1 as iotriaged's. For
+ * tests that replay what a hostile recording decodes to: a payload is the
+ * records doc/recording.md describes, built byte for byte by the test.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recfile.h"
+
+static char *slurp(const char *path, size_t *ret_len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (len == cap) {
+			char *nb = realloc(buf, cap ? cap * 2 : 1 << 20);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+			cap = cap ? cap * 2 : 1 << 20;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		if (n == 0)
+			break;
+		len += n;
+	}
+	fclose(f);
+	*ret_len = len;
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	struct recwriter_opts o = { 0 };
+	struct recwriter *w;
+	struct timespec ts;
+	int64_t real_ns;
+	int dfd, r;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: make_recording DIR PAYLOAD...\n");
+		return 2;
+	}
+	if (mkdir(argv[1], 0700) < 0 && errno != EEXIST) {
+		perror(argv[1]);
+		return 1;
+	}
+	dfd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	real_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - (int64_t)argc * 1000000000;
+	o.dirfd = dfd;
+	o.interval_ms = 1000;
+	o.host = "made";
+	o.mode = "daemon";
+	o.boot_id = "00000000-0000-0000-0000-000000000000";
+	o.run_id = 1;
+	r = recwriter_open(&o, &w);
+	if (r < 0) {
+		fprintf(stderr, "make_recording: open: %s\n", strerror(-r));
+		return 1;
+	}
+	for (int i = 2; i < argc; i++) {
+		size_t len = 0;
+		char *p = slurp(argv[i], &len);
+
+		if (!p) {
+			perror(argv[i]);
+			return 1;
+		}
+		r = recwriter_append(w, (uint64_t)(i - 1), (int64_t)(i - 1) * 1000000000,
+				     real_ns + (int64_t)(i - 1) * 1000000000, p, len);
+		free(p);
+		if (r != 1) {
+			fprintf(stderr, "make_recording: %s: %s\n", argv[i],
+				r < 0 ? strerror(-r) : "not written");
+			return 1;
+		}
+	}
+	recwriter_close(w);
+	close(dfd);
+	return 0;
+}
