@@ -108,7 +108,8 @@ static int text(struct ui *ui, struct draw_text *o)
 	entry(o, "%util", "80 or more: saturated (red)");
 	snprintf(line, sizeof(line), "above %.0f ms (--await-ms): slow (yellow)", ui->await_ms);
 	entry(o, "r/w_await", line);
-	entry(o, "%irq %soft", "20 or more on one core (yellow); HOT marks a core the advisor finds hot");
+	entry(o, "%irq %soft",
+	      "20 or more on one core (yellow); HOT marks a core the advisor finds hot");
 	draw_text_line(o, 0, "");
 	draw_text_line(o, A_BOLD, "Source");
 	entry(o, "daemon",

@@ -1636,12 +1636,19 @@ static void psi_text(const struct ctx *c, enum psi_res r, char *buf, size_t size
 			 full);
 }
 
-/* "pid 812 postgres: 15/main: checkpointer" and what is known of who runs it. */
+/* "pid 812 postgres: 15/main: checkpointer (user postgres, unit
+ * system.slice/postgresql@15-main.service)", or "pid 812 postgres" when who
+ * runs it was not read. cmdline is escaped by the collector already. */
 static void proc_label(const struct proc_metrics *p, char *buf, size_t size)
 {
 	char comm[PROC_COMM_MAX * 4 + 1];
 
-	snprintf(buf, size, "pid %d %s", p->pid, text_safe(p->comm, comm, sizeof(comm)));
+	if (!p->has_who || !p->cmdline[0]) {
+		snprintf(buf, size, "pid %d %s", p->pid, text_safe(p->comm, comm, sizeof(comm)));
+		return;
+	}
+	snprintf(buf, size, "pid %d %.120s (user %s%s%s)", p->pid, p->cmdline, p->user,
+		 p->unit[0] ? ", unit " : "", p->unit);
 }
 
 /* The processes doing the most IO (all disks: per-process counters do not
@@ -1900,8 +1907,22 @@ static int find_members(struct ctx *c)
 /* The processes using the most CPU, into f->culprit. */
 static void cpu_culprits(const struct ctx *c, struct finding *f)
 {
-	(void)c;
-	str_cat(f->culprit, sizeof(f->culprit), "processes' CPU time not sampled");
+	const struct workload_metrics *x = c->m->workload;
+	char label[ADV_TEXT_MAX];
+	unsigned shown = 0;
+
+	if (!x || !x->procs_valid)
+		return;
+	for (size_t k = 0; k < x->nby_cpu && shown < 3; k++) {
+		const struct proc_metrics *p = &x->procs[x->by_cpu[k]];
+
+		if (p->cpu_pct < 1)
+			continue;
+		proc_label(p, label, sizeof(label));
+		str_cat(f->culprit, sizeof(f->culprit), "%s%s %%CPU %.0f (usr %.0f sys %.0f)",
+			shown ? "; " : "", label, p->cpu_pct, p->usr_pct, p->sys_pct);
+		shown++;
+	}
 }
 
 /* "%usr 12.0 %nice 80.5 %sys 3.0 %steal 0.0 %irq+%soft 0.5" of the whole host. */

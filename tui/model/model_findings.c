@@ -148,8 +148,8 @@ static int decode_finding(struct json_object *o, size_t i, struct model_finding 
 		struct json_object *h = mj_get(o, "held");
 
 		f->held = h && json_object_is_type(h, json_type_int) && json_object_get_int64(h) > 0
-				  ? (unsigned)json_object_get_int64(h)
-				  : 0;
+			      ? (unsigned)json_object_get_int64(h)
+			      : 0;
 	}
 	return r;
 }
