@@ -39,6 +39,9 @@ static void fix_crcs(unsigned char *b, size_t n)
 	if (n < RECFILE_HDR_SIZE)
 		return;
 	put_le32(b + 252, crc32c(0, b, 252));
+	/* version 5: the header's copy */
+	if (n >= 2 * RECFILE_HDR_SIZE && !memcmp(b + RECFILE_HDR_SIZE, b, 8))
+		put_le32(b + RECFILE_HDR_SIZE + 252, crc32c(0, b + RECFILE_HDR_SIZE, 252));
 	off = le32(b + 12);
 	while (off >= RECFILE_HDR_SIZE && off <= n && n - off >= RECFILE_FRAME_HDR) {
 		size_t z = le32(b + off + 8);

@@ -22,9 +22,10 @@ over trees this test owns:
 - a full disk (a 512 KiB tmpfs) and the free-space floor: recording stops,
   says so in status and the log, the daemon goes on sampling;
 - the committed version-1 recording is read forever (tests/fixtures/record-v1),
-  and so are the version-3 one (tests/fixtures/record-v3: every section)
-  and the version-4 one (tests/fixtures/record-v4: a sealed segment and a
-  stored one).
+  and so are the version-3 one (tests/fixtures/record-v3: every section),
+  the version-4 one (tests/fixtures/record-v4: a sealed segment and a
+  stored one) and the version-5 one (tests/fixtures/record-v5: the same,
+  each segment header written twice).
 """
 import glob
 import json
@@ -448,13 +449,15 @@ def main():
             d = Daemon(tmp, root=os.path.join(big, "big-256", "t0"), interval=200, name="g",
                        extra=["--core-only", "--record", full, "--record-min-free", "0"])
             daemons.append(d)
-            deadline = time.monotonic() + 60
+            # ~300 samples of big-256 (a ~90 KB key frame a minute) fill it
+            deadline = time.monotonic() + 150
             while d.status()["record"]["recording"]:
                 check(time.monotonic() < deadline, "recording never stopped on a full disk")
                 time.sleep(0.1)
             st = d.status()
             n = st["samples"]
-            check("No space left on device" in st["record"]["reason"], "reason: %r" % st["record"])
+            check("No space left on device" in st["record"]["reason"] and
+                  ".iotr: " in st["record"]["reason"], "reason: %r" % st["record"])
             wait_samples(d, n + 3)  # sampling goes on
             check(d.stop() == 0, "daemon g did not exit 0")
             check("recording stopped" in d.log_text(), "log: %r" % d.log_text()[-500:])
@@ -483,6 +486,18 @@ def main():
               not any(f & 4 for f in frame_flags(segs[0])) and
               all(f & 4 for f in frame_flags(segs[1])),
               "version-4 fixture: not a sealed segment and a stored one")
+        want = fixture_replays("record-v5", project2)
+        segs = segments(os.path.join(FIXTURES, "record-v5", "rec"))
+        heads = []
+        for s in segs:
+            with open(s, "rb") as f:
+                heads.append(f.read(512))
+        check(len(want) == 20 and len(segs) == 2 and
+              all(struct.unpack_from("<II", h, 8) == (5, 512) and h[:256] == h[256:]
+                  for h in heads) and
+              not any(f & 4 for f in frame_flags(segs[0])) and
+              any(f & 4 for f in frame_flags(segs[1])),
+              "version-5 fixture: not a sealed segment and a stored one, each header twice")
         print("ok")
     finally:
         for p in procs:
