@@ -468,7 +468,7 @@ static int put_recorded_topology(struct sampler *s, const void *payload, size_t 
 	if (r <= 0 || err < 0) {
 		/* a recording older than its topology: the one read at replay
 		 * time, as before (a newer segment's recorded one stays put) */
-		if (s->topo_fallback && r == 0)
+		if (s->topo_fallback && !s->topo_recorded && r == 0)
 			return 0;
 		sampler_topology_stale(s);
 		sb_reset(&s->rec_topo);
@@ -732,6 +732,7 @@ int sampler_replay_next(struct sampler_replay *r, const struct recframe **ret_f)
 				return e;
 		} else if (r->step_ns && r->f.real_ns < r->target_ns)
 			continue; /* inside the step: only the interval's ends are sampled */
+		r->s->topo_recorded = r->f.version >= 3;
 		e = sampler_tick_recorded(r->s, r->f.id, r->f.mono_ns, r->f.real_ns, r->f.payload,
 					  r->f.len);
 		if (e == -ENOMEM)
