@@ -323,6 +323,7 @@ struct recwriter {
 	unsigned nspare;
 	bool qstop;
 	bool drop_next;		    /* frames were dropped: the next queued says so */
+	bool gap_next;		    /* a sample was not written: the next frame says so */
 	struct recwriter_stats pub; /* st as the thread last published it */
 };
 
@@ -694,6 +695,10 @@ static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t rea
 	bool key, stored;
 	int e;
 
+	/* a sample not written (stopped, failed, dropped before the queue):
+	 * the next frame written says so, and replay starts a new run there */
+	dropped |= w->gap_next;
+	w->gap_next = true;
 	if (len > RECFILE_RAW_MAX)
 		return -EFBIG;
 	if (w->stopped) {
@@ -742,6 +747,7 @@ static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t rea
 		stop(w, mono_ns, "stopped: write %s: %s", seg, strerror(-e));
 		return e;
 	}
+	w->gap_next = false;
 	w->seg_bytes += RECFILE_FRAME_HDR + z;
 	w->seg_frames++;
 	w->st.frames++;
@@ -1513,9 +1519,12 @@ static int enqueue(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t re
 {
 	struct qent *e;
 
-	if (payload->len > RECFILE_RAW_MAX)
-		return -EFBIG;
 	pthread_mutex_lock(&w->qlock);
+	if (payload->len > RECFILE_RAW_MAX) {
+		w->drop_next = true;
+		pthread_mutex_unlock(&w->qlock);
+		return -EFBIG;
+	}
 	if (w->qn == w->o.queue_max || (w->qn && w->qbytes + payload->len > RECFILE_QUEUE_BYTES)) {
 		w->pub.dropped++;
 		w->drop_next = true;
@@ -1599,8 +1608,10 @@ int recwriter_append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t 
 
 	if (!w->thread_on)
 		return append(w, id, mono_ns, real_ns, payload, len, NULL, false);
-	if (len > RECFILE_RAW_MAX)
-		return -EFBIG;
+	if (len > RECFILE_RAW_MAX) {
+		copy.len = len; /* enqueue() refuses it, and says so in the next frame */
+		return enqueue(w, id, mono_ns, real_ns, &copy);
+	}
 	sb_append(&copy, payload, len);
 	r = copy.err ? copy.err : enqueue(w, id, mono_ns, real_ns, &copy);
 	sb_free(&copy);

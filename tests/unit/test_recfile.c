@@ -836,6 +836,57 @@ static void test_writer_thread(void **state)
 	remove_frames(dir, o.dirfd);
 }
 
+/* A sample that is not written (here: too big) makes the next frame
+ * written start a new run in the reader (frame flag 8), with the writer's
+ * thread or without: a replay never carries rows across a missing sample. */
+static void test_gap_after_unwritten(void **state)
+{
+	static char buf[256 << 10];
+
+	(void)state;
+	for (int threaded = 0; threaded < 2; threaded++) {
+		char dir[] = "/tmp/iotr-recfile-XXXXXX", why[256];
+		struct recwriter_opts o = { .interval_ms = 1000, .run_id = 8, .key_every = 10 };
+		struct recwriter *w;
+		struct recreader *r;
+		struct recframe f;
+		int i, n = 0;
+
+		o.store = true;
+		assert_non_null(mkdtemp(dir));
+		o.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_true(o.dirfd >= 0);
+		assert_int_equal(recwriter_open(&o, &w), 0);
+		if (threaded)
+			assert_int_equal(recwriter_start_thread(w), 0);
+		for (i = 0; i < 12; i++) {
+			size_t len = i == 5 ? RECFILE_RAW_MAX + 1
+					    : payload(buf, sizeof(buf), i % 7 == 3 ? 4 : i);
+
+			assert_int_equal(
+			    recwriter_append(w, (uint64_t)i + 1, (int64_t)i * 1000000000,
+					     INT64_C(1700000000000000000) + (int64_t)i * 1000000000,
+					     buf, len),
+			    i == 5 ? -EFBIG : 1);
+		}
+		recwriter_close(w);
+		assert_int_equal(recreader_open(dir, &r, why, sizeof(why)), 0);
+		while (recreader_next(r, &f) == 1) {
+			size_t len = payload(buf, sizeof(buf), f.id % 7 == 4 ? 4 : (int)f.id - 1);
+
+			assert_int_not_equal(f.id, 6);
+			assert_int_equal(f.len, len);
+			assert_memory_equal(f.payload, buf, len);
+			assert_int_equal(f.new_run, f.id == 1 || f.id == 7);
+			n++;
+		}
+		assert_int_equal(n, 11);
+		assert_null(recreader_take_problems(r, NULL));
+		recreader_close(r);
+		remove_frames(dir, o.dirfd);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -852,6 +903,7 @@ int main(void)
 		cmocka_unit_test(test_damaged_frame_header),
 		cmocka_unit_test(test_damaged_segment_header),
 		cmocka_unit_test(test_writer_thread),
+		cmocka_unit_test(test_gap_after_unwritten),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
