@@ -511,7 +511,7 @@ static int put_recorded_topology(struct sampler *s, const void *payload, size_t 
 	if (r <= 0 || err < 0) {
 		/* a recording older than its topology: the one read at replay
 		 * time, as before (a newer segment's recorded one stays put) */
-		if (s->topo_fallback && r == 0)
+		if (s->topo_fallback && !s->topo_recorded && r == 0)
 			return 0;
 		sampler_topology_stale(s);
 		sb_reset(&s->rec_topo);
@@ -797,6 +797,7 @@ int sampler_replay_next(struct sampler_replay *r, const struct recframe **ret_f)
 		/* a --step document is one wide interval judged on its own; the
 		 * recording's own samples are steadied as the live view was */
 		r->s->steady = r->s->advise && !r->step_ns;
+		r->s->topo_recorded = r->f.version >= 3;
 		e = sampler_tick_recorded(r->s, r->f.id, r->f.mono_ns, r->f.real_ns, r->f.payload,
 					  r->f.len);
 		if (e == -ENOMEM)

@@ -100,6 +100,10 @@ struct sampler {
 	/* replay with a topology read at replay time (sampler_replay_advise):
 	 * kept for the samples that recorded none */
 	bool topo_fallback;
+	/* the frame being replayed is of format 3 or later: its topology is
+	 * the one recorded with it or none (a daemon that had not read it
+	 * yet), never the fallback */
+	bool topo_recorded;
 	struct strbuf rec_topo; /* the topology record last put, to skip an unchanged one */
 	struct recpayload_memo rec_memo; /* sampler_pack's records of unchanged parts */
 };

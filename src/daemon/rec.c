@@ -3,9 +3,11 @@
  * iotriaged --record: after each sample the bytes the collector read go to
  * the flight recorder (src/lib/recfile.c) through sampler_pack(); status
  * tells whether it records and why not; history reaches back into the
- * recording beyond the ring. The loop owns the clock: nothing here sleeps
- * and nothing compresses a small frame (it is stored: zstd cold once a
- * second was a third of the recorder's CPU); sealing (a closed segment's
+ * recording beyond the ring. The loop owns the clock: nothing here sleeps,
+ * waits on the disk (the writer's own thread writes and fsyncs; a frame
+ * that finds its queue full is dropped and counted) or compresses a small
+ * frame (it is stored: zstd cold once a second was a third of the
+ * recorder's CPU); sealing (a closed segment's
  * frames compressed) and compaction (one sample in N of data older than
  * --record-compact-after) run in a thread of their own, paced, off the
  * sampling path.
@@ -50,6 +52,8 @@ struct rec_pace {
  * segment stays uncompressed that long: a minute). */
 #define REC_COMPACT_DUTY_PCT 20
 #define REC_COMPACT_EVERY_S  60
+/* Samples the writer's queue dropped are logged at most this often. */
+#define REC_DROP_LOG_NS (60 * INT64_C(1000000000))
 
 static const struct record_dir_words rec_words = {
 	.what = "the recording",
@@ -130,6 +134,11 @@ void rec_compact_start(struct daemon *d)
 
 	if (!d->rec)
 		return;
+	/* the writer's own: from now on a sample never waits on the disk */
+	r = recwriter_start_thread(d->rec);
+	if (r < 0)
+		daemon_log(LOG_ERR, "--record: no writer thread (samples wait on the disk): %s",
+			   strerror(-r));
 	/* the signals stay blocked in it (main blocked them: signalfd) */
 	r = pthread_create(&d->rec_cthread, NULL, compact_main, d);
 	if (r) {
@@ -241,6 +250,17 @@ void rec_sample(struct daemon *d)
 		daemon_log(LOG_ERR, "recording: %s", strerror(-r));
 	}
 	d->rec_last_err = r < 0 ? r : 0;
+	/* the queue overflowed: said once a minute at most, with the total */
+	if (st.dropped > d->rec_drop_logged &&
+	    (!d->rec_drop_logged || s->mono_ns - d->rec_drop_log_ns >= REC_DROP_LOG_NS)) {
+		daemon_log(LOG_WARNING,
+			   "recording: %llu samples not recorded: the record disk is slower "
+			   "than sampling (writer queue of %u full; slowest write %lld ms)",
+			   (unsigned long long)st.dropped, st.queue_max,
+			   (long long)(st.write_max_ns / 1000000));
+		d->rec_drop_logged = st.dropped;
+		d->rec_drop_log_ns = s->mono_ns;
+	}
 }
 
 void rec_stop(struct daemon *d)
@@ -276,12 +296,15 @@ void rec_status(struct daemon *d, struct strbuf *sb)
 	sb_printf(sb,
 		  ",\"frames\":%llu,\"bytes\":%llu,\"raw_bytes\":%llu,\"segments\":%llu,"
 		  "\"removed\":%llu,\"fsyncs\":%llu,\"stored\":%llu,\"max_bytes\":%llu,"
-		  "\"cpu_us\":%lld",
+		  "\"cpu_us\":%lld,\"queue\":{\"max\":%u,\"queued\":%u,\"peak\":%u,"
+		  "\"dropped\":%llu,\"write_max_us\":%lld}",
 		  (unsigned long long)st.frames, (unsigned long long)st.bytes,
 		  (unsigned long long)st.raw_bytes, (unsigned long long)st.segments,
 		  (unsigned long long)st.removed, (unsigned long long)st.fsyncs,
 		  (unsigned long long)st.stored, (unsigned long long)d->args.record_max_bytes,
-		  (long long)(d->rec_sum_ns / 1000));
+		  (long long)((d->rec_sum_ns + st.write_cpu_ns) / 1000), st.queue_max, st.queued,
+		  st.queue_peak, (unsigned long long)st.dropped,
+		  (long long)(st.write_max_ns / 1000));
 	/* the thread's totals: sealing's, compaction's */
 	pthread_mutex_lock(&d->rec_cmu);
 	sb_printf(sb,

@@ -35,6 +35,10 @@ static const char seg_magic[8] = { 'I', 'O', 'T', 'R', 'R', 'E', 'C', '\n' };
 #define FRAME_DIFF  0x2u	/* zstd of the recdiff from the previous frame's payload */
 /* version 4: with FRAME_KEY or FRAME_DIFF, the bytes themselves, no zstd */
 #define FRAME_STORED 0x4u
+/* version 5: samples before it were not recorded (the async writer's queue
+ * was full): the reader starts a new run there (a replay never carries
+ * across what it did not see); older readers ignore it */
+#define FRAME_DROPPED 0x8u
 #define FSYNC_NS     (10 * INT64_C(1000000000))
 #define RETRY_NS     (30 * INT64_C(1000000000))
 #define SEG_AGE_NS   (3600 * INT64_C(1000000000))
@@ -268,6 +272,20 @@ static int list_segments(int dirfd, struct seg_ent **ret)
 
 /* ---- writer ---- */
 
+/* A queued frame of an async writer. */
+struct qent {
+	struct strbuf buf;
+	uint64_t id;
+	int64_t mono_ns, real_ns;
+	bool dropped; /* frames were dropped right before it */
+};
+
+/* Emptied payload buffers kept for the sampling path's next frames (the
+ * last freed first: two or three circulate while the disk keeps up). */
+#define QUEUE_SPARE 4
+
+static void async_stop(struct recwriter *w);
+
 struct recwriter {
 	struct recwriter_opts o;
 	/* held around unlinking a segment and renaming a compacted one over
@@ -292,6 +310,21 @@ struct recwriter {
 	ZSTD_CCtx *cctx;
 	struct strbuf diff; /* a delta frame before compression */
 	struct recwriter_stats st;
+	/* recwriter_start_thread(): the queue the sampling path fills and the thread empties;
+	 * qlock is never held across I/O, so neither side waits on the disk */
+	pthread_t thread;
+	bool thread_on;
+	pthread_mutex_t qlock;
+	pthread_cond_t qcond;
+	struct qent *q; /* a ring of o.queue_max */
+	unsigned qhead, qn;
+	size_t qbytes;
+	struct strbuf spare[QUEUE_SPARE]; /* emptied buffers, the last freed on top */
+	unsigned nspare;
+	bool qstop;
+	bool drop_next;		    /* frames were dropped: the next queued says so */
+	bool gap_next;		    /* a sample was not written: the next frame says so */
+	struct recwriter_stats pub; /* st as the thread last published it */
 };
 
 static void fmt_bytes(char *buf, size_t size, uint64_t b)
@@ -399,7 +432,7 @@ static void seg_header(const struct recwriter *w, int64_t real, uint32_t keep_ev
 	memset(h, 0, RECFILE_HDR_SIZE);
 	memcpy(h, seg_magic, 8);
 	put32(h + 8, RECFILE_VERSION);
-	put32(h + 12, RECFILE_HDR_SIZE);
+	put32(h + 12, RECFILE_HDR_BYTES);
 	put32(h + 16, w->o.interval_ms);
 	put32(h + 20, w->o.key_every);
 	put64(h + 24, w->o.run_id);
@@ -412,15 +445,29 @@ static void seg_header(const struct recwriter *w, int64_t real, uint32_t keep_ev
 	put32(h + H_CRC, crc32c(0, h, H_CRC));
 }
 
+/* h as a segment of its version starts: from version 5 twice (one flipped
+ * byte in the header costs nothing: the reader takes the copy); into
+ * ret_hdr, returns the length. */
+static size_t seg_header_bytes(const unsigned char h[RECFILE_HDR_SIZE],
+			       unsigned char ret_hdr[RECFILE_HDR_BYTES])
+{
+	memcpy(ret_hdr, h, RECFILE_HDR_SIZE);
+	if (get32(h + 8) < 5)
+		return RECFILE_HDR_SIZE;
+	memcpy(ret_hdr + RECFILE_HDR_SIZE, h, RECFILE_HDR_SIZE);
+	return 2 * RECFILE_HDR_SIZE;
+}
+
 static int seg_open(struct recwriter *w, int64_t mono, int64_t real, uint64_t first_frame)
 {
-	unsigned char h[RECFILE_HDR_SIZE] = { 0 };
+	unsigned char h[RECFILE_HDR_SIZE] = { 0 }, hh[RECFILE_HDR_BYTES];
+	size_t hlen;
 	uint64_t ms = real > 0 ? (uint64_t)real / 1000000 : 0;
 	char name[SEG_NAME_LEN + 1];
 	ssize_t n;
 	int fd = -1;
 
-	retention(w, real, RECFILE_HDR_SIZE + first_frame);
+	retention(w, real, RECFILE_HDR_BYTES + first_frame);
 	if (w->o.min_free && !check_floor(w, mono, w->o.min_free))
 		return 0;
 	/* a name taken (a restart within the same ms): the next ms */
@@ -439,8 +486,9 @@ static int seg_open(struct recwriter *w, int64_t mono, int64_t real, uint64_t fi
 		return e;
 	}
 	seg_header(w, real, 1, h);
-	n = write(fd, h, sizeof(h));
-	if (n != (ssize_t)sizeof(h)) {
+	hlen = seg_header_bytes(h, hh);
+	n = write(fd, hh, hlen);
+	if (n != (ssize_t)hlen) {
 		int e = n < 0 ? -errno : -ENOSPC;
 
 		close(fd);
@@ -449,10 +497,10 @@ static int seg_open(struct recwriter *w, int64_t mono, int64_t real, uint64_t fi
 		return e;
 	}
 	w->fd = fd;
-	w->seg_bytes = sizeof(h);
+	w->seg_bytes = hlen;
 	w->seg_start_real = real;
 	w->seg_frames = 0;
-	w->st.bytes += sizeof(h);
+	w->st.bytes += hlen;
 	w->st.segments++;
 	pthread_mutex_lock(&w->lock);
 	memcpy(w->st.segment, name, sizeof(name));
@@ -546,6 +594,7 @@ void recwriter_close(struct recwriter *w)
 {
 	if (!w)
 		return;
+	async_stop(w);
 	seg_close(w);
 	ZSTD_freeCCtx(w->cctx);
 	sb_free(&w->diff);
@@ -556,9 +605,15 @@ void recwriter_close(struct recwriter *w)
 	free(w);
 }
 
-void recwriter_stats(const struct recwriter *w, struct recwriter_stats *ret)
+void recwriter_stats(struct recwriter *w, struct recwriter_stats *ret)
 {
-	*ret = w->st;
+	if (!w->thread_on) {
+		*ret = w->st;
+		return;
+	}
+	pthread_mutex_lock(&w->qlock);
+	*ret = w->pub;
+	pthread_mutex_unlock(&w->qlock);
 }
 
 static int write_all(int fd, const unsigned char *p, size_t len)
@@ -618,11 +673,12 @@ static int compress(struct recwriter *w, const void *payload, size_t len, bool k
 }
 
 /* The header of the frame compress() left in w->out. */
-static void frame_header(struct recwriter *w, bool key, bool stored, size_t z, size_t len,
-			 uint64_t id, int64_t mono_ns, int64_t real_ns)
+static void frame_header(struct recwriter *w, bool key, bool stored, bool dropped, size_t z,
+			 size_t len, uint64_t id, int64_t mono_ns, int64_t real_ns)
 {
 	put32(w->out, FRAME_MAGIC);
-	put32(w->out + 4, (key ? FRAME_KEY : FRAME_DIFF) | (stored ? FRAME_STORED : 0));
+	put32(w->out + 4, (key ? FRAME_KEY : FRAME_DIFF) | (stored ? FRAME_STORED : 0) |
+			      (dropped ? FRAME_DROPPED : 0));
 	put32(w->out + 8, (uint32_t)z);
 	put32(w->out + 12, (uint32_t)len);
 	put64(w->out + 16, w->seg_frames);
@@ -633,12 +689,16 @@ static void frame_header(struct recwriter *w, bool key, bool stored, size_t z, s
 }
 
 static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
-		  const void *payload, size_t len, struct strbuf *take)
+		  const void *payload, size_t len, struct strbuf *take, bool dropped)
 {
 	size_t z;
 	bool key, stored;
 	int e;
 
+	/* a sample not written (stopped, failed, dropped before the queue):
+	 * the next frame written says so, and replay starts a new run there */
+	dropped |= w->gap_next;
+	w->gap_next = true;
 	if (len > RECFILE_RAW_MAX)
 		return -EFBIG;
 	if (w->stopped) {
@@ -673,16 +733,21 @@ static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t rea
 			return e;
 		w->last_fsync_mono = mono_ns;
 	}
-	frame_header(w, key, stored, z, len, id, mono_ns, real_ns);
+	frame_header(w, key, stored, dropped, z, len, id, mono_ns, real_ns);
 	e = write_all(w->fd, w->out, RECFILE_FRAME_HDR + z);
 	if (e < 0) {
+		char seg[sizeof(w->st.segment)];
+
 		/* no torn frame left behind: cut back to the last whole one */
 		if (ftruncate(w->fd, (off_t)w->seg_bytes) < 0) {
 			/* the reader skips a torn tail anyway */
 		}
-		stop(w, mono_ns, "stopped: write %s: %s", w->st.segment, strerror(-e));
+		/* stop() closes the segment, which forgets its name */
+		memcpy(seg, w->st.segment, sizeof(seg));
+		stop(w, mono_ns, "stopped: write %s: %s", seg, strerror(-e));
 		return e;
 	}
+	w->gap_next = false;
 	w->seg_bytes += RECFILE_FRAME_HDR + z;
 	w->seg_frames++;
 	w->st.frames++;
@@ -731,6 +796,11 @@ struct fidx {
 	bool stored;  /* version 4: the bytes themselves, no zstd */
 	bool bad;     /* CRC mismatch */
 	bool unknown; /* neither a key nor a delta frame */
+	/* frames are missing right before it (a damaged header skipped, a
+	 * frame number skipped): nothing decodes until the next key frame */
+	bool gap;
+	bool dropped; /* the writer dropped samples right before it (a full queue) */
+	uint64_t num; /* its frame number: the header's, or the one expected there (CRC failed) */
 };
 
 struct recreader {
@@ -762,6 +832,9 @@ struct recreader {
 	struct strbuf probs;
 	struct strbuf taken; /* what recreader_take_problems() returned last */
 	uint64_t nprobs;
+	/* bytes resync() may still check a candidate frame's CRC over, this
+	 * segment: a file of false frame magics costs linear time, not square */
+	uint64_t resync_budget;
 };
 
 static void problem(struct recreader *r, const char *fmt, ...)
@@ -941,13 +1014,66 @@ static int read_whole(int fd, size_t size, unsigned char **ret)
 	return (int)(got > INT32_MAX ? INT32_MAX : got);
 }
 
-/* Finds the next plausible frame header after off (a resync after damage). */
-static size_t resync(const struct recreader *r, size_t off)
+/* Whether h (len bytes on) starts with a segment header that holds. */
+static bool header_ok(const unsigned char *h, size_t len)
 {
-	for (size_t o = off; o + RECFILE_FRAME_HDR <= r->size; o++)
-		if (get32(r->data + o) == FRAME_MAGIC &&
-		    get32(r->data + o + 8) <= r->size - o - RECFILE_FRAME_HDR)
+	return len >= RECFILE_HDR_SIZE && memcmp(h, seg_magic, 8) == 0 &&
+	       get32(h + H_CRC) == crc32c(0, h, H_CRC);
+}
+
+/* Whether a frame header that is plausible starts at off: its magic, a
+ * length within the segment, a payload length within the bound. */
+static bool frame_plausible(const struct recreader *r, size_t off)
+{
+	const unsigned char *h = r->data + off;
+
+	return r->size - off >= RECFILE_FRAME_HDR && get32(h) == FRAME_MAGIC &&
+	       get32(h + 8) <= r->size - off - RECFILE_FRAME_HDR &&
+	       get32(h + 12) <= RECFILE_RAW_MAX;
+}
+
+/* Whether the plausible frame at off passes its CRC. */
+static bool frame_crc_ok(const struct recreader *r, size_t off)
+{
+	const unsigned char *h = r->data + off;
+
+	return get32(h + F_CRC) == crc32c(crc32c(0, h, F_CRC), h + RECFILE_FRAME_HDR, get32(h + 8));
+}
+
+/* Whether the frame after one that failed its CRC may be at off: the end,
+ * a frame that holds, or a torn one (the tail the loop reports). */
+static bool frame_lands(const struct recreader *r, size_t off)
+{
+	const unsigned char *h = r->data + off;
+
+	if (r->size - off < 4)
+		return true;
+	if (get32(h) != FRAME_MAGIC)
+		return false;
+	if (r->size - off < RECFILE_FRAME_HDR)
+		return true;
+	if (frame_plausible(r, off))
+		return frame_crc_ok(r, off);
+	return get32(h + 8) > r->size - off - RECFILE_FRAME_HDR;
+}
+
+/* Finds the next frame after damage at or after off: a plausible header
+ * whose CRC holds (a magic inside a payload is not taken for a frame);
+ * once the segment's budget of checked bytes is spent, a plausible one. */
+static size_t resync(struct recreader *r, size_t off)
+{
+	for (size_t o = off; o + RECFILE_FRAME_HDR <= r->size; o++) {
+		uint32_t z;
+
+		if (!frame_plausible(r, o))
+			continue;
+		z = get32(r->data + o + 8);
+		if (r->resync_budget < z + RECFILE_FRAME_HDR)
 			return o;
+		r->resync_budget -= z + RECFILE_FRAME_HDR;
+		if (frame_crc_ok(r, o))
+			return o;
+	}
 	return r->size;
 }
 
@@ -956,7 +1082,10 @@ static size_t resync(const struct recreader *r, size_t off)
 static bool seg_load(struct recreader *r, size_t i)
 {
 	const char *name = r->segs[i].name;
+	const unsigned char *hd;
 	struct stat st;
+	uint64_t expect = 0;
+	bool gap = false;
 	size_t off;
 	int fd, n;
 
@@ -992,16 +1121,23 @@ static bool seg_load(struct recreader *r, size_t i)
 		return false;
 	}
 	r->size = (size_t)n;
-	if (r->size < RECFILE_HDR_SIZE || memcmp(r->data, seg_magic, 8) != 0) {
-		problem(r, "%s: not an iotriage recording (no header), skipped", name);
-		return false;
+	hd = r->data;
+	if (!header_ok(r->data, r->size)) {
+		/* version 5: the copy right after it */
+		hd = r->data + RECFILE_HDR_SIZE;
+		if (r->size < RECFILE_HDR_SIZE || !header_ok(hd, r->size - RECFILE_HDR_SIZE) ||
+		    get32(hd + 8) < 5) {
+			if (r->size < RECFILE_HDR_SIZE || memcmp(r->data, seg_magic, 8) != 0)
+				problem(r, "%s: not an iotriage recording (no header), skipped",
+					name);
+			else
+				problem(r, "%s: header CRC mismatch, segment skipped", name);
+			return false;
+		}
+		problem(r, "%s: header damaged, its copy used", name);
 	}
-	if (get32(r->data + H_CRC) != crc32c(0, r->data, H_CRC)) {
-		problem(r, "%s: header CRC mismatch, segment skipped", name);
-		return false;
-	}
-	r->version = get32(r->data + 8);
-	off = get32(r->data + 12);
+	r->version = get32(hd + 8);
+	off = get32(hd + 12);
 	if (r->version < 1 || r->version > RECFILE_VERSION) {
 		problem(r, "%s: format version %u, this iotriage reads 1 to %u: skipped", name,
 			r->version, RECFILE_VERSION);
@@ -1011,14 +1147,15 @@ static bool seg_load(struct recreader *r, size_t i)
 		problem(r, "%s: header size %zu out of range, skipped", name, off);
 		return false;
 	}
-	r->interval_ms = get32(r->data + 16);
-	r->keep_every = r->version >= 2 ? get32(r->data + H_KEEP) : 0;
+	r->interval_ms = get32(hd + 16);
+	r->keep_every = r->version >= 2 ? get32(hd + H_KEEP) : 0;
 	if (r->keep_every < 1)
 		r->keep_every = 1;
-	r->run_id = get64(r->data + 24);
-	get_str(r->boot_id, r->data + 40, 40);
-	get_str(r->host, r->data + 80, 64);
-	get_str(r->mode, r->data + 144, 16);
+	r->run_id = get64(hd + 24);
+	get_str(r->boot_id, hd + 40, 40);
+	get_str(r->host, hd + 80, 64);
+	get_str(r->mode, hd + 144, 16);
+	r->resync_budget = 4 * (uint64_t)r->size;
 	while (off < r->size) {
 		const unsigned char *h = r->data + off;
 		struct fidx *f;
@@ -1029,9 +1166,7 @@ static bool seg_load(struct recreader *r, size_t i)
 				r->size - off);
 			break;
 		}
-		zlen = get32(h + 8);
-		if (get32(h) != FRAME_MAGIC || zlen > r->size - off - RECFILE_FRAME_HDR ||
-		    get32(h + 12) > RECFILE_RAW_MAX) {
+		if (!frame_plausible(r, off)) {
 			size_t next = resync(r, off + 1);
 
 			if (next >= r->size && get32(h) == FRAME_MAGIC)
@@ -1039,11 +1174,14 @@ static bool seg_load(struct recreader *r, size_t i)
 					off, r->size - off);
 			else
 				problem(r,
-					"%s: damaged frame header at offset %zu, %zu bytes skipped",
-					name, off, next - off);
+					"%s: damaged frame header at offset %zu (frame %" PRIu64
+					"), %zu bytes skipped",
+					name, off, expect, next - off);
 			off = next;
+			gap = true;
 			continue;
 		}
+		zlen = get32(h + 8);
 		if (grow((void **)&r->fr, &r->fr_cap, r->nfr + 1, sizeof(*r->fr)) < 0)
 			return false;
 		f = &r->fr[r->nfr++];
@@ -1058,9 +1196,22 @@ static bool seg_load(struct recreader *r, size_t i)
 		f->id = get64(h + 24);
 		f->mono_ns = (int64_t)get64(h + 32);
 		f->real_ns = (int64_t)get64(h + 40);
-		f->bad =
-		    get32(h + F_CRC) != crc32c(crc32c(0, h, F_CRC), h + RECFILE_FRAME_HDR, zlen);
+		f->dropped = get32(h + 4) & FRAME_DROPPED;
+		f->bad = !frame_crc_ok(r, off);
+		/* a writer numbers a segment's frames from 0 without a gap: a
+		 * number skipped is a frame lost, which a delta frame needs */
+		f->num = f->bad ? expect : get64(h + 16);
+		f->gap = gap || f->num != expect;
+		gap = false;
+		expect = f->num + 1;
 		off += RECFILE_FRAME_HDR + zlen;
+		/* a frame that fails its CRC may lie about its length: the next
+		 * frame is where it says only if one that holds starts there
+		 * (or a torn one, or the end); else the next one that holds */
+		if (f->bad && !frame_lands(r, off)) {
+			off = resync(r, f->off + 1);
+			gap = true;
+		}
 	}
 	return true;
 }
@@ -1130,17 +1281,25 @@ int recreader_next(struct recreader *r, struct recframe *ret)
 			continue;
 		}
 		f = &r->fr[r->pos];
+		if (f->gap) {
+			/* frames lost before it: a delta frame has no base */
+			r->need_key = true;
+			r->have_prev = false;
+		}
 		if (f->bad) {
-			problem(r, "%s: frame %zu (sample %" PRIu64 ") fails its CRC, skipped",
-				r->segs[r->cur].name, r->pos, f->id);
+			problem(r,
+				"%s: frame %" PRIu64 " (sample %" PRIu64 ") fails its CRC, skipped",
+				r->segs[r->cur].name, f->num, f->id);
 			r->need_key = true;
 			r->have_prev = false;
 			r->pos++;
 			continue;
 		}
 		if (f->unknown) {
-			problem(r, "%s: frame %zu (sample %" PRIu64 ") of an unknown kind, skipped",
-				r->segs[r->cur].name, r->pos, f->id);
+			problem(r,
+				"%s: frame %" PRIu64 " (sample %" PRIu64
+				") of an unknown kind, skipped",
+				r->segs[r->cur].name, f->num, f->id);
 			r->need_key = true;
 			r->have_prev = false;
 			r->pos++;
@@ -1148,9 +1307,9 @@ int recreader_next(struct recreader *r, struct recframe *ret)
 		}
 		if (!f->key && (r->need_key || !r->have_prev)) {
 			problem(r,
-				"%s: frame %zu (sample %" PRIu64
+				"%s: frame %" PRIu64 " (sample %" PRIu64
 				") depends on a lost frame, skipped",
-				r->segs[r->cur].name, r->pos, f->id);
+				r->segs[r->cur].name, f->num, f->id);
 			r->pos++;
 			continue;
 		}
@@ -1159,14 +1318,15 @@ int recreader_next(struct recreader *r, struct recframe *ret)
 			return e;
 		if (e < 0) {
 			problem(r,
-				"%s: frame %zu (sample %" PRIu64 ") does not decompress, skipped",
-				r->segs[r->cur].name, r->pos, f->id);
+				"%s: frame %" PRIu64 " (sample %" PRIu64
+				") does not decompress, skipped",
+				r->segs[r->cur].name, f->num, f->id);
 			r->need_key = true;
 			r->have_prev = false;
 			r->pos++;
 			continue;
 		}
-		if (f->key && r->need_key && r->pos > 0)
+		if ((f->key && r->need_key && (r->pos > 0 || f->gap)) || f->dropped)
 			lost = true;
 		r->need_key = false;
 		r->have_prev = true;
@@ -1280,10 +1440,182 @@ int recreader_span(struct recreader *r, int64_t *ret_first, int64_t *ret_last)
 	return 1;
 }
 
+/* ---- the async writer: the disk's waits in a thread of their own ---- */
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Under qlock: st as the thread left it, with the queue's counts. */
+static void publish(struct recwriter *w)
+{
+	struct recwriter_stats keep = w->pub;
+
+	w->pub = w->st;
+	w->pub.queued = w->qn;
+	w->pub.queue_peak = keep.queue_peak;
+	w->pub.queue_max = w->o.queue_max;
+	w->pub.dropped = keep.dropped;
+	w->pub.write_max_ns = keep.write_max_ns;
+	w->pub.write_cpu_ns = keep.write_cpu_ns;
+	w->pub.last_err = keep.last_err;
+}
+
+static void *writer_main(void *arg)
+{
+	struct recwriter *w = arg;
+
+	pthread_mutex_lock(&w->qlock);
+	for (;;) {
+		struct qent e;
+		int64_t t0, cpu0;
+		int r;
+
+		while (!w->qn && !w->qstop)
+			pthread_cond_wait(&w->qcond, &w->qlock);
+		if (!w->qn)
+			break; /* stopped and drained */
+		e = w->q[w->qhead];
+		memset(&w->q[w->qhead].buf, 0, sizeof(e.buf));
+		w->qhead = (w->qhead + 1) % w->o.queue_max;
+		w->qn--;
+		w->qbytes -= e.buf.len;
+		pthread_mutex_unlock(&w->qlock);
+		t0 = clock_ns(CLOCK_MONOTONIC);
+		cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		r = append(w, e.id, e.mono_ns, e.real_ns, e.buf.buf ? e.buf.buf : "", e.buf.len,
+			   &e.buf, e.dropped);
+		cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+		t0 = clock_ns(CLOCK_MONOTONIC) - t0;
+		pthread_mutex_lock(&w->qlock);
+		publish(w);
+		w->pub.write_cpu_ns += cpu0;
+		if (t0 > w->pub.write_max_ns)
+			w->pub.write_max_ns = t0;
+		if (r < 0)
+			w->pub.last_err = r;
+		/* its buffer (the previous payload's, after a swap) for a next frame */
+		if (w->nspare < QUEUE_SPARE) {
+			sb_reset(&e.buf);
+			e.buf.err = 0;
+			w->spare[w->nspare++] = e.buf;
+		} else {
+			sb_free(&e.buf);
+		}
+	}
+	pthread_mutex_unlock(&w->qlock);
+	return NULL;
+}
+
+/* Queues payload's bytes (its buffer taken, another given back) for the
+ * thread, or drops the frame when the queue is full. Never waits on I/O:
+ * qlock is held by the thread only between its writes. */
+static int enqueue(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
+		   struct strbuf *payload)
+{
+	struct qent *e;
+
+	pthread_mutex_lock(&w->qlock);
+	if (payload->len > RECFILE_RAW_MAX) {
+		w->drop_next = true;
+		pthread_mutex_unlock(&w->qlock);
+		return -EFBIG;
+	}
+	if (w->qn == w->o.queue_max || (w->qn && w->qbytes + payload->len > RECFILE_QUEUE_BYTES)) {
+		w->pub.dropped++;
+		w->drop_next = true;
+		pthread_mutex_unlock(&w->qlock);
+		return 0;
+	}
+	e = &w->q[(w->qhead + w->qn) % w->o.queue_max];
+	e->buf = *payload;
+	if (w->nspare)
+		*payload = w->spare[--w->nspare];
+	else
+		memset(payload, 0, sizeof(*payload));
+	sb_reset(payload);
+	e->id = id;
+	e->mono_ns = mono_ns;
+	e->real_ns = real_ns;
+	e->dropped = w->drop_next;
+	w->drop_next = false;
+	w->qn++;
+	w->qbytes += e->buf.len;
+	if (w->qn > w->pub.queue_peak)
+		w->pub.queue_peak = w->qn;
+	w->pub.queued = w->qn;
+	pthread_cond_signal(&w->qcond);
+	pthread_mutex_unlock(&w->qlock);
+	return 1;
+}
+
+int recwriter_start_thread(struct recwriter *w)
+{
+	int e;
+
+	if (w->thread_on)
+		return 0;
+	if (!w->o.queue_max)
+		w->o.queue_max = RECFILE_QUEUE_MAX;
+	w->q = calloc(w->o.queue_max, sizeof(*w->q));
+	if (!w->q)
+		return -ENOMEM;
+	pthread_mutex_init(&w->qlock, NULL);
+	pthread_cond_init(&w->qcond, NULL);
+	w->pub = w->st;
+	w->pub.queue_max = w->o.queue_max;
+	e = pthread_create(&w->thread, NULL, writer_main, w);
+	if (e) {
+		pthread_cond_destroy(&w->qcond);
+		pthread_mutex_destroy(&w->qlock);
+		free(w->q);
+		w->q = NULL;
+		return -e;
+	}
+	w->thread_on = true;
+	return 0;
+}
+
+/* Lets the thread write what is queued, then joins it. */
+static void async_stop(struct recwriter *w)
+{
+	if (!w->thread_on)
+		return;
+	pthread_mutex_lock(&w->qlock);
+	w->qstop = true;
+	pthread_cond_signal(&w->qcond);
+	pthread_mutex_unlock(&w->qlock);
+	pthread_join(w->thread, NULL);
+	w->thread_on = false;
+	for (unsigned i = 0; i < w->o.queue_max; i++)
+		sb_free(&w->q[i].buf);
+	for (unsigned i = 0; i < w->nspare; i++)
+		sb_free(&w->spare[i]);
+	free(w->q);
+	pthread_cond_destroy(&w->qcond);
+	pthread_mutex_destroy(&w->qlock);
+}
+
 int recwriter_append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
 		     const void *payload, size_t len)
 {
-	return append(w, id, mono_ns, real_ns, payload, len, NULL);
+	struct strbuf copy = { 0 };
+	int r;
+
+	if (!w->thread_on)
+		return append(w, id, mono_ns, real_ns, payload, len, NULL, false);
+	if (len > RECFILE_RAW_MAX) {
+		copy.len = len; /* enqueue() refuses it, and says so in the next frame */
+		return enqueue(w, id, mono_ns, real_ns, &copy);
+	}
+	sb_append(&copy, payload, len);
+	r = copy.err ? copy.err : enqueue(w, id, mono_ns, real_ns, &copy);
+	sb_free(&copy);
+	return r;
 }
 
 int recwriter_append_take(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
@@ -1291,8 +1623,10 @@ int recwriter_append_take(struct recwriter *w, uint64_t id, int64_t mono_ns, int
 {
 	if (payload->err)
 		return payload->err;
+	if (w->thread_on)
+		return enqueue(w, id, mono_ns, real_ns, payload);
 	return append(w, id, mono_ns, real_ns, payload->buf ? payload->buf : "", payload->len,
-		      payload);
+		      payload, false);
 }
 
 /* ---- compaction ---- */
@@ -1442,7 +1776,7 @@ static int seg_replace(struct recwriter *w, const char *name, const char *tmp, i
 static int compact_one(struct recwriter *w, const char *name, unsigned keep_every,
 		       unsigned duty_pct, const int *cancel, struct recwriter_compact_stats *st)
 {
-	unsigned char h[RECFILE_HDR_SIZE];
+	unsigned char h[RECFILE_HDR_SIZE], hh[RECFILE_HDR_BYTES];
 	char tmp[SEG_NAME_LEN + sizeof(TMP_SUFFIX)];
 	struct recwriter *t = NULL;
 	struct recreader *rd = NULL;
@@ -1477,8 +1811,8 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 		goto out;
 	}
 	seg_header(t, (int64_t)get64(h + 32), keep_every, h);
-	e = write_all(tfd, h, sizeof(h));
-	bytes = sizeof(h);
+	bytes = seg_header_bytes(h, hh);
+	e = write_all(tfd, hh, bytes);
 	while (e >= 0 && (e = recreader_next(rd, &f)) > 0) {
 		size_t z;
 		bool key, stored;
@@ -1496,7 +1830,7 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 		e = compress(t, f.payload, f.len, key, &z, &stored);
 		if (e < 0)
 			break;
-		frame_header(t, key, stored, z, f.len, f.id, f.mono_ns, f.real_ns);
+		frame_header(t, key, stored, false, z, f.len, f.id, f.mono_ns, f.real_ns);
 		e = write_all(tfd, t->out, RECFILE_FRAME_HDR + z);
 		if (e < 0)
 			break;
@@ -1535,7 +1869,7 @@ out:
 static int seal_one(struct recwriter *w, const char *name, unsigned duty_pct, const int *cancel,
 		    struct recwriter_compact_stats *st)
 {
-	unsigned char h[RECFILE_HDR_SIZE];
+	unsigned char h[RECFILE_HDR_SIZE], hh[RECFILE_HDR_BYTES];
 	char tmp[SEG_NAME_LEN + sizeof(TMP_SUFFIX)];
 	struct recreader *rd = NULL;
 	ZSTD_CCtx *cctx = NULL;
@@ -1543,7 +1877,7 @@ static int seal_one(struct recwriter *w, const char *name, unsigned duty_pct, co
 	size_t out_cap = 0;
 	struct stat before;
 	int64_t mark = thread_cpu_ns(), cpu0 = mark;
-	uint64_t bytes = RECFILE_HDR_SIZE;
+	uint64_t bytes;
 	int tfd = -1, e;
 
 	e = seg_claim(w, name, true, h, &before);
@@ -1571,7 +1905,9 @@ static int seal_one(struct recwriter *w, const char *name, unsigned duty_pct, co
 	}
 	put32(h + H_FLAGS, get32(h + H_FLAGS) & ~H_STORED);
 	put32(h + H_CRC, crc32c(0, h, H_CRC));
-	e = write_all(tfd, h, sizeof(h));
+	/* the frames after the header as the segment had it (its copy too) */
+	bytes = seg_header_bytes(h, hh);
+	e = write_all(tfd, hh, bytes);
 	for (size_t i = 0; e >= 0 && i < rd->nfr; i++) {
 		const struct fidx *f = &rd->fr[i];
 		const unsigned char *fh = rd->data + f->off;

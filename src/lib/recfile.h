@@ -20,9 +20,14 @@
  * 2: the header's keep_every (compaction); 3: the payload holds the
  * optional sections, their cadence and the topology too
  * (collect/recpayload.c); frames unchanged; 4: a frame may be stored
- * uncompressed (a live segment, the header says so), sealed later. */
-#define RECFILE_VERSION	  4
+ * uncompressed (a live segment, the header says so), sealed later; 5: the
+ * header twice (a flipped byte in one costs nothing), a frame flag for
+ * samples the writer's queue dropped before it. */
+#define RECFILE_VERSION	  5
 #define RECFILE_HDR_SIZE  256
+/* What precedes the frames in a segment of this version: the header and
+ * its copy (versions 1-4: the header alone) */
+#define RECFILE_HDR_BYTES (2 * RECFILE_HDR_SIZE)
 #define RECFILE_FRAME_HDR 52
 /* A frame's payload, uncompressed: a big-256 host's sources are ~7 MB. */
 #define RECFILE_RAW_MAX ((size_t)192 << 20)
@@ -56,7 +61,14 @@ struct recwriter_opts {
 	 * the sampling path; recwriter_seal() compresses the segment once it
 	 * is closed (doc/recording.md, "Sealing") */
 	bool store;
+	unsigned queue_max; /* recwriter_start_thread()'s queue; 0: RECFILE_QUEUE_MAX */
 };
+
+/* The queue of an async writer: a minute at 1 Hz of a disk that does not
+ * take a write, at most this many bytes of payloads (a big host's are MBs;
+ * one frame always fits). */
+#define RECFILE_QUEUE_MAX   64
+#define RECFILE_QUEUE_BYTES ((size_t)64 << 20)
 
 struct recwriter_stats {
 	bool recording;	    /* false: stopped, reason says why */
@@ -69,6 +81,15 @@ struct recwriter_stats {
 	uint64_t fsyncs;
 	uint64_t stored;  /* frames written uncompressed, this writer */
 	char segment[64]; /* the current segment's name, "" when none */
+	/* async: frames waiting for the thread, the most that ever waited,
+	 * the queue's size, frames dropped because it was full, the longest
+	 * the thread took to write one (its write, fsync, rotation), the
+	 * thread's CPU time writing them */
+	uint32_t queued, queue_peak, queue_max;
+	uint64_t dropped;
+	int64_t write_max_ns;
+	int64_t write_cpu_ns;
+	int last_err; /* the thread's last append failure (-errno), 0 none */
 };
 
 struct recwriter;
@@ -81,13 +102,26 @@ struct recwriter;
 int recwriter_open(const struct recwriter_opts *o, struct recwriter **ret_w);
 
 /*
+ * Starts w's own thread: from then on appends are queued to it, and it
+ * writes, fsyncs, rotates and removes, so that recwriter_append() never
+ * waits on the disk; a frame that finds the queue full (o.queue_max
+ * frames, or RECFILE_QUEUE_BYTES of payloads) is dropped and counted, and
+ * the next frame written says so (doc/recording.md, "Never waits on the
+ * disk"). Start it after any fork (a thread does not survive one). 0 or
+ * -errno (appends stay synchronous).
+ */
+int recwriter_start_thread(struct recwriter *w);
+
+/*
  * Appends one frame: payload (len bytes, <= RECFILE_RAW_MAX) of the sample
  * id taken at mono_ns/real_ns. One write() per frame (a kill -9 loses at
  * most the frame being written); fsync at most every 10 s of mono_ns and
  * at each segment close. Returns 1 written, 0 not written because
  * recording is stopped (free-space floor, a full disk: stats say why, and
  * it resumes by itself when space comes back), or -errno the first time a
- * failure stops it (the caller logs that once).
+ * failure stops it (the caller logs that once). With the thread: 1 queued
+ * (the thread writes it; its failures are in the stats), 0 dropped (the
+ * queue full: counted), never waiting on the thread's I/O.
  */
 int recwriter_append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
 		     const void *payload, size_t len);
@@ -99,7 +133,9 @@ struct strbuf;
 int recwriter_append_take(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
 			  struct strbuf *payload);
 
-void recwriter_stats(const struct recwriter *w, struct recwriter_stats *ret);
+/* A copy of w's counts; with the thread, as it last published them
+ * (never waits on its I/O). */
+void recwriter_stats(struct recwriter *w, struct recwriter_stats *ret);
 
 /* fsyncs and closes the segment, frees; accepts NULL. */
 void recwriter_close(struct recwriter *w);

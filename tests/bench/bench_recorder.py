@@ -4,7 +4,8 @@
 "Flight recorder"): three daemons side by side on this host, full mode,
 1 Hz: NEW not recording, OLD recording, NEW recording (each into a 0700
 directory of its own); after a 15 s warm-up, SECONDS of deltas of `status`
-(record.cpu_us / record.frames: the sampling path's recorder) and of the
+(record.cpu_us / record.frames: the recorder, on the sampling path and,
+from format 5, in its writer thread) and of the
 process's CPU (every thread's /proc/PID/task/TID/schedstat). Then a NEW
 daemon starts on NEW's recording and seals its segment (doc/recording.md,
 "Sealing"): its thread's CPU a frame and the bytes before and after.
@@ -77,7 +78,7 @@ def main():
             ra, rb = a[i]["record"], b[i]["record"]
             fr = rb["frames"] - ra["frames"]
             line += "; recorder %5.1f us a frame (%d frames), %.0f B a frame on disk" % (
-                (rb["cpu_us"] - ra["cpu_us"]) / fr, fr, (rb["bytes"] - 256) / rb["frames"])
+                (rb["cpu_us"] - ra["cpu_us"]) / fr, fr, (rb["bytes"] - rb.get("segments", 1) * 512) / rb["frames"])
         print(line)
     sock = os.path.join(base, "seal.sock")
     p = subprocess.Popen([new, "-f", "-s", sock, "--record", os.path.join(base, "new")],
