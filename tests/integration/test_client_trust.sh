@@ -32,7 +32,13 @@ trap 'exit 1' INT TERM
 useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user" ||
 	skip "useradd $user refused"
 uid=$(id -u "$user")
-imp="$SRCDIR/tests/integration/impostor.py"
+# what the user runs, copied where it may read it: the checkout may sit
+# under a directory only root can enter (a clone in /root)
+. "$SRCDIR/tests/integration/user_lib.sh"
+user_copy "$tmp/share" "$SRCDIR/tests/integration/impostor.py" "$IOTRIAGE" ||
+	fail "copying the impostor and the client for $user"
+imp="$tmp/share/impostor.py"
+ucli="$tmp/share/${IOTRIAGE##*/}"
 # the system's python: another uid may not reach a per-user one (pyenv)
 py=/usr/bin/python3
 [ -x "$py" ] || py=$(command -v python3)
@@ -132,9 +138,9 @@ for c in "snapshot --json" suggest "apply irq-spread-x" undo "worker status"; do
 done
 [ ! -s "$tmp/u/other.log" ] || fail "a request reached the foreign server: $(cat "$tmp/u/other.log")"
 # the user's own server, and root's, are trusted by that user
-runuser -u "$user" -- "$IOTRIAGE" snapshot --socket "$tmp/u/other.sock" --json >"$tmp/out" \
+runuser -u "$user" -- "$ucli" snapshot --socket "$tmp/u/other.sock" --json >"$tmp/out" \
 	2>"$tmp/err" || fail "the user's own server refused: $(cat "$tmp/err")"
-runuser -u "$user" -- "$IOTRIAGE" snapshot --socket "$tmp/root.sock" --json >"$tmp/out" \
+runuser -u "$user" -- "$ucli" snapshot --socket "$tmp/root.sock" --json >"$tmp/out" \
 	2>"$tmp/err" || fail "root's server refused by a user: $(cat "$tmp/err")"
 rm -f "$tmp/u/other.log" # those were the user's own requests
 
