@@ -13,7 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 PYTHONPATH="$SRCDIR/tests/integration" python3 - "$tmp" <<'PY' || exit 1
-import errno, os, resource, socket, sys, threading, time
+import errno, os, resource, select, socket, sys, threading, time
 from daemon_lib import *
 
 tmp = sys.argv[1]
@@ -56,6 +56,19 @@ try:
     cs = [d.client() for _ in range(200)]
     for i, c in enumerate(cs):
         c.send_raw(b'{"cmd":"hello","version":1,"id":%d}\n{"cmd":"snapshot","id":%d}\n' % (i, i))
+    # every socket drained as its bytes come, parsed after: the daemon cuts
+    # off a client whose replies sit unread for 30 s, and reading 200
+    # snapshots one client after another took longer on a loaded machine
+    left = {c.s: c for c in cs}
+    deadline = time.monotonic() + TIMEOUT * 4
+    while left:
+        check(time.monotonic() < deadline, "%d clients without both replies" % len(left))
+        for sk in select.select(list(left), [], [], 1.0)[0]:
+            c = left[sk]
+            chunk = sk.recv(1 << 20)
+            c.buf += chunk
+            if not chunk or c.buf.count(b"\n") >= 2:
+                del left[sk]  # recv() below reports an early end
     for i, c in enumerate(cs):
         r = c.recv()
         check(r["ok"] and r["id"] == i and r["version"] == 1, "client %d hello %r" % (i, r))
