@@ -88,9 +88,9 @@ try:
     base_rss = d.rss_kib()
     stalled = d.client(rcvbuf=4096)
     stalled.send({"cmd": "subscribe"})
-    # the reader asks for every 10th sample (2.6 MB/s is 260 KB/s then): 1 MiB
-    # of backlog is 4 s of slack, where at every sample a reader descheduled
-    # for half a second on a loaded machine was cut off with the stalled one
+    # the reader asks for every 10th sample (~480 KB each): 1 MiB of backlog
+    # is then ~2 s of slack, where at every sample (0.2 s) a reader
+    # descheduled on a loaded machine was cut off with the stalled one
     EVERY = 10
     reader = d.client()
     r = reader.req({"cmd": "subscribe", "every": EVERY})
@@ -102,7 +102,7 @@ try:
 
     def next_sample():
         """The next sample's number, read from its first bytes (parsing each
-        260 KB sample in Python is slow under load)."""
+        ~480 KB sample in Python is slow under load)."""
         while True:
             raw = reader.line()
             check(raw, "the reader's connection closed: %s" % d.log_text()[-400:])
