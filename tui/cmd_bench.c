@@ -456,6 +456,8 @@ static int bench_supervise(struct job_spec *spec)
 			    now_ns(CLOCK_MONOTONIC) + (int64_t)BENCH_STOP_DEADLINE_MS * 1000000;
 	}
 	out = (unsigned long long)atomic_load(&ctl->inflight);
+	/* killed first: its status line thread draws no more */
+	kill(pid, SIGKILL);
 	if (spec->output == OUTPUT_NORMAL && isatty(STDOUT_FILENO))
 		fputs("\r\033[K", stdout); /* the child's status line, left as it was */
 	fflush(stdout);
@@ -465,7 +467,6 @@ static int bench_supervise(struct job_spec *spec)
 		  "(pid %d) is killed and ends, releasing the device, when the device completes it",
 		  BENCH_STOP_DEADLINE_MS / 1000, out, out == 1 ? "" : "s", spec->filename,
 		  (int)pid);
-	kill(pid, SIGKILL);
 	return EXIT_FAIL;
 }
 
