@@ -57,4 +57,7 @@ T kill-session -t json
 	fail "bench to a file: $(cat "$tmp/file.err")"
 grep -q 'read: IOPS=' "$tmp/file.out" || fail "bench to a file: no result"
 grep -q "eta \|$cr\|$esc" "$tmp/file.out" "$tmp/file.err" && fail "a status line in a file: $(od -c "$tmp/file.out" | head)"
+# the status line's thread under a sanitizer: nothing reported (stderr of the tmux runs)
+grep -lE 'Sanitizer|runtime error' "$tmp"/san-* "$tmp/file.err" 2>/dev/null &&
+	fail "a sanitizer report: $(grep -hE -A5 'Sanitizer|runtime error' "$tmp"/san-* "$tmp/file.err")"
 echo ok
