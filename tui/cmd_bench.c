@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_progress.h"
 #include "bench_report.h"
 #include "cli.h"
 #include "fioopts.h"
@@ -166,18 +167,30 @@ static void emit(struct strbuf *sb)
 	fflush(stdout);
 }
 
+struct sweep_arg {
+	const struct job_spec *spec;
+	const struct job_target *t;
+	struct bench_progress *prog;
+};
+
 static void sweep_point(void *arg, unsigned k, unsigned iodepth)
 {
-	const struct job_spec *spec = arg;
+	const struct sweep_arg *a = arg;
+	struct job_spec s = *a->spec;
 
-	(void)k;
-	if (spec->output == OUTPUT_NORMAL)
+	s.iodepth = iodepth;
+	bench_progress_hold(a->prog);
+	if (s.output == OUTPUT_NORMAL)
 		fprintf(stderr, "iotriage: bench: iodepth=%u ...\n", iodepth);
+	bench_progress_phase(a->prog, &s, a->t, false, k, s.nsweep);
+	bench_progress_release(a->prog);
 }
 
 static int run_sweep(const struct job_spec *spec, const struct job_target *t,
-		     struct job_control *ctl, const struct job_result *pre, bool *ret_failed)
+		     struct job_control *ctl, const struct job_result *pre,
+		     struct bench_progress **prog, bool *ret_failed)
 {
+	struct sweep_arg arg = { .spec = spec, .t = t, .prog = *prog };
 	struct job_result *pts;
 	struct strbuf sb = { 0 };
 	struct bench_sweep sw;
@@ -187,7 +200,10 @@ static int run_sweep(const struct job_spec *spec, const struct job_target *t,
 	pts = calloc(spec->nsweep, sizeof(*pts));
 	if (!pts)
 		return -ENOMEM;
-	r = job_sweep(spec, t, ctl, pts, &n, sweep_point, (void *)spec);
+	r = job_sweep(spec, t, ctl, pts, &n, sweep_point, &arg);
+	/* the result replaces the status line */
+	bench_progress_stop(*prog);
+	*prog = NULL;
 	if (n && report_errors(&pts[n - 1], 1, "bench"))
 		*ret_failed = true;
 	if (r >= 0) {
@@ -211,7 +227,8 @@ static int run_sweep(const struct job_spec *spec, const struct job_target *t,
 }
 
 static int run_single(const struct job_spec *spec, const struct job_target *t,
-		      struct job_control *ctl, const struct job_result *pre, bool *ret_failed)
+		      struct job_control *ctl, const struct job_result *pre,
+		      struct bench_progress **prog, bool *ret_failed)
 {
 	struct job_result *rs, merged;
 	struct disk_probe dp;
@@ -221,7 +238,11 @@ static int run_single(const struct job_spec *spec, const struct job_target *t,
 
 	disk_probe_init(&dp, t->fd);
 	disk_probe_read(&dp, &dp.t0, &dp.t0_ns);
+	bench_progress_phase(*prog, spec, t, false, 0, 0);
 	r = job_run(spec, t, ctl, &rs);
+	/* the result replaces the status line */
+	bench_progress_stop(*prog);
+	*prog = NULL;
 	if (r < 0) {
 		disk_probe_free(&dp);
 		return r;
@@ -272,6 +293,7 @@ static int bench_run(struct job_spec *spec, struct job_control *ctl)
 	struct target tg;
 	struct root root;
 	struct sigaction sa;
+	struct bench_progress *prog = NULL;
 	char why[SAFETY_WHY_MAX];
 	bool write, failed = false, have_pre = false;
 	int r, ret = EXIT_FAIL;
@@ -305,11 +327,15 @@ static int bench_run(struct job_spec *spec, struct job_control *ctl)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* no status line is no reason to fail the run */
+	(void)bench_progress_start(spec, ctl, &prog);
 
 	if (spec->precondition) {
 		if (spec->output == OUTPUT_NORMAL)
 			fprintf(stderr, "iotriage: bench: preconditioning %s ...\n", tg.t.path);
+		bench_progress_phase(prog, spec, &tg.t, true, 0, 0);
 		r = job_precondition(spec, &tg.t, ctl, &pre);
+		bench_progress_hold(prog);
 		if (r < 0) {
 			cli_error("precondition", "%s", strerror(-r));
 			goto out;
@@ -317,11 +343,12 @@ static int bench_run(struct job_spec *spec, struct job_control *ctl)
 		have_pre = true;
 		if (report_errors(&pre, 1, "precondition"))
 			goto out;
+		bench_progress_release(prog);
 	}
 	if (spec->nsweep)
-		r = run_sweep(spec, &tg.t, ctl, have_pre ? &pre : NULL, &failed);
+		r = run_sweep(spec, &tg.t, ctl, have_pre ? &pre : NULL, &prog, &failed);
 	else
-		r = run_single(spec, &tg.t, ctl, have_pre ? &pre : NULL, &failed);
+		r = run_single(spec, &tg.t, ctl, have_pre ? &pre : NULL, &prog, &failed);
 	if (r < 0)
 		cli_error("bench", "%s", strerror(-r));
 	else if (atomic_load(&ctl->stop))
@@ -329,6 +356,7 @@ static int bench_run(struct job_spec *spec, struct job_control *ctl)
 	else if (!failed)
 		ret = EXIT_OK;
 out:
+	bench_progress_stop(prog);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	bench_ctl = NULL;
@@ -428,13 +456,17 @@ static int bench_supervise(struct job_spec *spec)
 			    now_ns(CLOCK_MONOTONIC) + (int64_t)BENCH_STOP_DEADLINE_MS * 1000000;
 	}
 	out = (unsigned long long)atomic_load(&ctl->inflight);
+	/* killed first: its status line thread draws no more */
+	kill(pid, SIGKILL);
+	if (spec->output == OUTPUT_NORMAL && isatty(STDOUT_FILENO))
+		fputs("\r\033[K", stdout); /* the child's status line, left as it was */
+	fflush(stdout);
 	cli_error("bench",
 		  "did not stop within %d s of the signal: %llu IO%s still outstanding; IO may "
 		  "still be in flight on %s, which does not answer; the process that issued it "
 		  "(pid %d) is killed and ends, releasing the device, when the device completes it",
 		  BENCH_STOP_DEADLINE_MS / 1000, out, out == 1 ? "" : "s", spec->filename,
 		  (int)pid);
-	kill(pid, SIGKILL);
 	return EXIT_FAIL;
 }
 

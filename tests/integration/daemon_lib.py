@@ -55,6 +55,22 @@ def copy_tree(src, dst):
     shutil.copytree(src, dst, symlinks=True)
 
 
+def user_copy(dirpath, *paths):
+    """Copies paths (binaries, scripts) into dirpath, made 0755 with copies
+    readable by all, for another uid to run: the checkout may sit under a
+    directory that uid cannot enter (a clone in /root, issue 26). dirpath's
+    parents must let that uid through. Returns the copies' paths."""
+    os.makedirs(dirpath, exist_ok=True)
+    os.chmod(dirpath, 0o755)
+    out = []
+    for p in paths:
+        dst = os.path.join(dirpath, os.path.basename(p))
+        shutil.copy2(p, dst)
+        os.chmod(dst, os.stat(dst).st_mode | 0o444 | (0o111 if os.access(p, os.X_OK) else 0))
+        out.append(dst)
+    return out
+
+
 def rewrite_tree(src, dst):
     """Overwrites every file of dst/proc with src's in place: same inode, so
     the daemon's open descriptors read the new bytes."""

@@ -49,20 +49,25 @@ grep -qx "iotriage: capture $tmp/noparent/t: No such file or directory" "$tmp/er
 # an unwritable parent; root writes anywhere, so as root run as nobody when setpriv can
 mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
 as_user=
+ucli=$IOTRIAGE
 if [ "$(id -u)" -eq 0 ]; then
 	as_user=skip
 	if command -v setpriv >/dev/null 2>&1; then
 		chmod 755 "$tmp"
-		setpriv --reuid=65534 --regid=65534 --clear-groups "$IOTRIAGE" --version >/dev/null 2>&1 &&
+		# a copy nobody may run: the checkout may sit under a 0700 directory
+		. "$SRCDIR/tests/integration/user_lib.sh"
+		user_copy "$tmp/bin" "$IOTRIAGE" || fail "copying the client for nobody"
+		ucli="$tmp/bin/${IOTRIAGE##*/}"
+		(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups "$ucli" --version) >/dev/null 2>&1 &&
 			as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
 	fi
 fi
 if [ "$as_user" != skip ]; then
-	$as_user "$IOTRIAGE" capture "$tmp/ro/t" 2>"$tmp/err"; rc=$?
+	(cd / && $as_user "$ucli" capture "$tmp/ro/t") 2>"$tmp/err"; rc=$?
 	[ $rc -eq 1 ] || fail "capture into an unwritable directory exit $rc"
 	grep -qx "iotriage: capture $tmp/ro/t: Permission denied" "$tmp/err" || fail "capture into an unwritable directory message: $(cat "$tmp/err")"
 else
-	echo "capture into an unwritable directory: not checked (root without setpriv)"
+	echo "capture into an unwritable directory: not checked (root without setpriv, or nobody cannot run a copy of the client in $tmp)"
 fi
 chmod 700 "$tmp"
 # a missing required source names the file

@@ -98,12 +98,18 @@ try:
             pass
         s.close()
     # the daemon frees each slot as it reads that connection's end: until
-    # it has read all 500, a new one may still be told "busy"
-    for _ in range(100):
+    # it has read all 500, a new one may still be told "busy", and closed
+    # before our request is out (a broken pipe); on a loaded machine that
+    # takes more than the 5 s this waited once
+    deadline = time.monotonic() + 30
+    while True:
         c = d.client()
-        r = c.req({"cmd": "status", "id": "alive"})
+        try:
+            r = c.req({"cmd": "status", "id": "alive"})
+        except (BrokenPipeError, ConnectionResetError):
+            r = {"ok": False, "error": {"code": "busy"}}
         c.close()
-        if r["ok"] or r.get("error", {}).get("code") != "busy":
+        if r["ok"] or r.get("error", {}).get("code") != "busy" or time.monotonic() > deadline:
             break
         time.sleep(0.05)
     alive()

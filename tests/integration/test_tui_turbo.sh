@@ -289,14 +289,20 @@ if [ "$(id -u)" != 0 ]; then
 	nr_skip="not root: cannot make the MSR files root-only and run the client as nobody"
 elif ! id nobody >/dev/null 2>&1; then
 	nr_skip="no user nobody"
-elif ! (cd / && $as_nobody "$IOTRIAGE" --help) >/dev/null 2>&1; then
-	nr_skip="nobody cannot run $IOTRIAGE (a build directory nobody may not enter?)"
+else
+	# the client copied where nobody may run it: the checkout may sit under
+	# a directory only root can enter (a clone in /root)
+	nrdir=$(mktemp -d)
+	chmod 755 "$nrdir"
+	. "$SRCDIR/tests/integration/user_lib.sh"
+	user_copy "$nrdir/bin" "$IOTRIAGE" || fail "copying the client for nobody"
+	nrcli="$nrdir/bin/${IOTRIAGE##*/}"
+	(cd / && $as_nobody "$nrcli" --help) >/dev/null 2>&1 ||
+		nr_skip="nobody cannot run $nrcli (a temporary directory nobody may not enter?)"
 fi
 if [ -n "$nr_skip" ]; then
 	echo "SKIP (non-root case): $nr_skip"
 else
-	nrdir=$(mktemp -d)
-	chmod 755 "$nrdir"
 	for t in t0 t1; do
 		cp -a "$tmp/gen/intel/$t" "$nrdir/$t" || fail "copying $t for nobody"
 	done
@@ -305,13 +311,13 @@ else
 	chmod 0600 "$nrdir"/*/dev/cpu/*/msr
 	(cd / && $as_nobody cat "$nrdir/tree/dev/cpu/0/msr") >/dev/null 2>&1 &&
 		fail "nobody can read a root-only 0600 file"
-	(cd / && $as_nobody "$IOTRIAGE" compute --json "$nrdir/t0" "$nrdir/t1") \
+	(cd / && $as_nobody "$nrcli" compute --json "$nrdir/t0" "$nrdir/t1") \
 		>"$tmp/nobody.json" 2>/dev/null || fail "compute as nobody"
 	advance "$tmp/gen/intel" "$nrdir/tree"
 	: >"$tmp/seen"
-	RUN_AS="cd / && $as_nobody"
+	cli=$IOTRIAGE IOTRIAGE=$nrcli RUN_AS="cd / && $as_nobody"
 	run_in nr 200 50 --embedded --root "$nrdir/tree"
-	RUN_AS=
+	IOTRIAGE=$cli RUN_AS=
 	wait_for nr "^ turbostat: unavailable \\($nrdir/tree/dev/cpu/0/msr: needs root \\(CAP_SYS_RAWIO\\)\\)" ||
 		fail "nobody: the header says the MSRs need root"
 	T send-keys -t nr t

@@ -34,7 +34,10 @@ def reads_of():
 def run(args, user=None):
     if user:
         args = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + args
-    return subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT)
+        if args[4] == cli:  # a copy nobody may run: the checkout may sit under a 0700 directory
+            args[4] = user_copy(os.path.join(tmp, "bin"), cli)[0]
+    return subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT,
+                          cwd="/" if user else None)
 
 
 d = Daemon(tmp, interval=200)

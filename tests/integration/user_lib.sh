@@ -15,3 +15,18 @@ temp_user() {
 	useradd -M -N -g "$name" -s /usr/sbin/nologin -d /nonexistent "$name" ||
 		{ echo "SKIP: useradd failed"; exit 77; }
 }
+
+# user_copy DIR FILE...: copies FILE... (binaries, scripts) into DIR, made
+# 0755 with its copies readable by all, for another uid to run: the
+# checkout may sit under a directory that uid cannot enter (a clone in
+# /root, issue 26), and what it runs must not come from there. DIR's own
+# parents must let that uid through (a mktemp -d under /tmp does); the
+# copies are DIR/$(basename FILE). Returns non-zero when a copy fails.
+user_copy() {
+	_d=$1
+	shift
+	mkdir -p "$_d" && chmod 755 "$_d" || return 1
+	for _f in "$@"; do
+		cp "$_f" "$_d/" && chmod a+rX "$_d/${_f##*/}" || return 1
+	done
+}
