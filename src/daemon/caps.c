@@ -32,8 +32,9 @@ static const struct {
 	{ CAP_NET_ADMIN, "cap_net_admin" },
 	/* /proc/PID/io of other users' processes: the kernel's ptrace check on
 	 * read, and the file is 0400 owned by that user: the open needs one of
-	 * the DAC capabilities, this one reads and never writes (the unit
-	 * keeps this one, not CAP_DAC_OVERRIDE) */
+	 * the DAC capabilities, this one reads and never writes. Kept where the
+	 * daemon has them (a plain root start); the packaged unit bounds them
+	 * away and those bytes come from taskstats instead (doc/security.md) */
 	{ CAP_SYS_PTRACE, "cap_sys_ptrace" },
 	{ CAP_DAC_READ_SEARCH, "cap_dac_read_search" },
 	/* apply and worker.start act for a root peer on files root may not own */
