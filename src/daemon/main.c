@@ -22,6 +22,7 @@
 #include "caps.h"
 #include "daemon.h"
 #include "encode_openmetrics.h"
+#include "trace.h"
 
 static const char usage[] =
     "Usage: iotriaged [OPTIONS]\n"
@@ -47,6 +48,11 @@ static const char usage[] =
     "      --cpu-budget PCT   keep the daemon under PCT % of one CPU by reading the\n"
     "                         optional sources (processes, turbostat, NICs, cgroups,\n"
     "                         pressure) less often (default 0.5; 0: every sample)\n"
+    "      --trace            time per IRQ line and softirq vector, IO latency percentiles,\n"
+    "                         from BPF tracepoints (root, or CAP_BPF and CAP_PERFMON;\n"
+    "                         doc/trace.md); off by default\n"
+    "      --trace-budget PCT switch a probe off when it uses more than PCT % of one CPU\n"
+    "                         (default 2; 0: no budget)\n"
     "      --record DIR       keep a flight recording of every sample's raw counters in\n"
     "                         DIR (root-owned, 0700; created if absent); see iotriage replay\n"
     "      --record-max-bytes N  the recording's size bound (default 256M; K, M, G, T)\n"
@@ -152,6 +158,8 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 		{ "metrics-top-irqs", required_argument, NULL, 'T' },
 		{ "max-clients-per-uid", required_argument, NULL, 'U' },
 		{ "cpu-budget", required_argument, NULL, 'B' },
+		{ "trace", no_argument, NULL, 'E' },
+		{ "trace-budget", required_argument, NULL, 'b' },
 		{ "record", required_argument, NULL, 'R' },
 		{ "record-max-bytes", required_argument, NULL, 'X' },
 		{ "record-max-age", required_argument, NULL, 'A' },
@@ -225,6 +233,25 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 					"iotriaged: --cpu-budget: '%s' is not a percent from 0 to "
 					"100\n",
 					optarg);
+				return -1;
+			}
+			break;
+		}
+		case 'E':
+			a->trace = true;
+			break;
+		case 'b': {
+			char *end;
+
+			errno = 0;
+			a->trace_budget_pct = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(a->trace_budget_pct >= 0) ||
+			    a->trace_budget_pct > 100) {
+				fprintf(
+				    stderr,
+				    "iotriaged: --trace-budget: '%s' is not a percent from 0 to "
+				    "100\n",
+				    optarg);
 				return -1;
 			}
 			break;
@@ -374,6 +401,7 @@ int main(int argc, char **argv)
 			  .max_clients = 64,
 			  .max_clients_per_uid = 16,
 			  .cpu_budget_pct = 0.5,
+			  .trace_budget_pct = TRACE_BUDGET_DEFAULT_PCT,
 			  .record_max_bytes = (uint64_t)256 << 20,
 			  .record_min_free = (uint64_t)64 << 20,
 			  .record_compact_s = 3600,
@@ -420,11 +448,16 @@ int main(int argc, char **argv)
 	so.interval_ms = d.args.interval_ms;
 	so.topo_given = so.advise; /* read on topo.c's thread */
 	so.host = host;
+	so.trace = d.args.trace;
+	so.trace_budget_pct = d.args.trace_budget_pct;
 	r = sampler_open(&so, &d.sampler);
 	if (r < 0) {
 		daemon_log(LOG_ERR, "--root %s: %s", d.args.root ? d.args.root : "/", strerror(-r));
 		goto out;
 	}
+	if (sampler_trace_unavailable(d.sampler))
+		daemon_log(LOG_WARNING, "tracing: unavailable (%s)",
+			   sampler_trace_unavailable(d.sampler));
 	/* --history 0 still keeps the latest sample: snapshot needs it */
 	cap = (size_t)(d.args.history_s * 1000 / d.args.interval_ms);
 	if (cap == 0)
