@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The tracing stage (doc/trace.md), as root on the live kernel.
 
-Each probe loads and reports; its numbers agree within 5 % with
-libbpf-tools' softirqs, hardirqs and biolatency -D over the same windows
-(the window starts when the tool says it is tracing and ends when it
-prints), under a bounded fio load on a loop device over a file in /dev/shm
+Each probe loads and reports; its numbers agree with libbpf-tools'
+softirqs and biolatency -D within 5 %, hardirqs within 10 %, over the same
+window to the microsecond (the tool runs beside us and trace_window reads
+its maps right after ours at both edges), under a bounded fio load on a loop device over a file in /dev/shm
 and direct reads of a file on the root disk (hardirqs); a tiny budget
 switches the probes off with a reason; with no BTF or no capabilities
 (setpriv) iotriaged says "tracing: unavailable (...)" once and samples as
@@ -25,11 +25,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemon_lib import check, env, fail, skip  # noqa: E402
 
 TOL = 0.05
-# Time (softirqs, hardirqs) agrees within 15 % only, ours always the higher:
-# with both tracers attached each span holds some of the other's program
-# run time, and the window edges are one pipe wake-up apart. Counts of IOs
-# and histogram buckets (biolatency) hold within 5 %. doc/trace.md.
-TOL_TIME = 0.15
+# hardirq time per line within 10 %: a virtio handler runs ~2.5 µs, and with
+# both tracers on one tracepoint each span holds the other's entry or exit
+# program (0.3-0.6 µs a run each, printed below), which no window can line
+# up; softirq runs are long enough for 5 % (doc/trace.md).
+TOL_HARD = 0.10
 WINDOW_S = 4
 failures = []
 
@@ -44,6 +44,7 @@ class Window:
     """trace_window driven line by line."""
 
     def __init__(self, *args):
+        before = set(progs())
         self.p = subprocess.Popen([env("TRACE_WINDOW"), *args], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.p.stdout.readline().strip()
@@ -53,58 +54,123 @@ class Window:
             if self.p.returncode == 77:
                 skip(err.strip())
             fail("trace_window: %r %s" % (line, err))
+        self.ids = {i: p[0] for i, p in progs().items() if i not in before}
 
-    def read(self):
-        self.p.stdin.write("read\n")
+    def read(self, ids=()):
+        """Reads our maps, then the maps ids at once after; returns (our
+        "trace" section or None on the first read, {id: [(key, value)]})."""
+        self.p.stdin.write(" ".join(["read"] + [str(i) for i in ids]) + "\n")
         self.p.stdin.flush()
         line = self.p.stdout.readline()
-        return None if line.strip() == "read" else json.loads(line)["trace"]
+        ours = None if line.strip() == "read" else json.loads(line)["trace"]
+        if not ids:
+            return ours
+        maps = json.loads(self.p.stdout.readline())["maps"]
+        return ours, {int(k): [(bytes.fromhex(a), bytes.fromhex(b)) for a, b in v]
+                      for k, v in maps.items()}
 
     def close(self):
         self.p.stdin.close()
         self.p.wait(timeout=20)
 
 
-def tool_window(win, argv):
-    """Runs a libbpf-tool for one interval; our window opens when it says
-    it traces and closes when it starts printing. Returns (ours, its lines)."""
-    t = subprocess.Popen(["stdbuf", "-oL", *argv], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    line = t.stdout.readline()
-    if not line.startswith("Tracing"):
-        t.kill()
-        fail("%s: %r %s" % (argv[0], line, t.stderr.read()))
-    win.read()
-    line = t.stdout.readline()
-    ours = win.read()
-    rest = [line] + t.stdout.readlines()
-    t.wait(timeout=20)
-    return ours, rest
+def progs():
+    """Every loaded BPF program: id -> (name, run_time_ns, run_cnt)."""
+    r = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True)
+    out = {}
+    for p in json.loads(r.stdout or "[]"):
+        out[p["id"]] = (p.get("name", ""), p.get("run_time_ns", 0), p.get("run_cnt", 0))
+    return out
+
+
+def softirq_counts():
+    """/proc/softirqs: vector -> entries on every CPU."""
+    out = {}
+    with open("/proc/softirqs") as f:
+        f.readline()
+        for ln in f:
+            name, _, rest = ln.partition(":")
+            out[name.strip()] = sum(int(x) for x in rest.split())
+    return out
+
+
+def avg_ns(p0, p1, ids):
+    """The mean run time of one run of programs ids between two progs()."""
+    ns = sum(p1[i][1] - p0[i][1] for i in ids if i in p0 and i in p1)
+    cnt = sum(p1[i][2] - p0[i][2] for i in ids if i in p0 and i in p1)
+    return ns / cnt if cnt else 0.0
+
+
+def maps_named(names):
+    r = subprocess.run(["bpftool", "map", "show", "-j"], capture_output=True, text=True)
+    return {m["id"]: m.get("name", "") for m in json.loads(r.stdout or "[]")
+            if m.get("name", "") in names}
+
+
+class ToolMaps:
+    """A libbpf-tool left running while we read its maps in the same instant
+    as ours (trace_window "read ID..."), at both edges of one window: the
+    same interval to the microsecond, whatever the machine's load. Its own
+    printing interval is longer than the window; it is stopped after."""
+
+    def __init__(self, win, argv, names):
+        before = set(maps_named(names))
+        before_progs = set(progs())
+        t = subprocess.Popen(["stdbuf", "-oL", *argv], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            line = t.stdout.readline()
+            if not line.startswith("Tracing"):
+                fail("%s: %r %s" % (argv[0], line, t.stderr.read()))
+            ids = [i for i in maps_named(names) if i not in before]
+            check(ids, "%s: no map named %s" % (argv[0], names))
+            self.s0 = softirq_counts()
+            _, m0 = win.read(ids)
+            self.p0 = progs()
+            time.sleep(WINDOW_S)
+            self.ours, m1 = win.read(ids)
+            self.s1 = softirq_counts()
+            self.p1 = progs()
+        finally:
+            t.kill()
+            t.wait()
+        self.tool_progs = [i for i in self.p0 if i not in before_progs]
+        self.before = {i: dict(m0[i]) for i in ids}
+        self.after = {i: dict(m1[i]) for i in ids}
 
 
 def close_enough(a, b, tol=TOL):
     return abs(a - b) <= tol * max(a, b)
 
 
+def u64(b, off=0):
+    return int.from_bytes(b[off:off + 8], "little")
+
+
 def agree_softirqs(win):
-    ours, lines = tool_window(win, ["softirqs", str(WINDOW_S), "1"])
-    theirs = {}
-    for ln in lines:
-        f = ln.split()
-        if len(f) == 2 and f[1].isdigit():
-            theirs[f[0].upper()] = int(f[1])
-    check(theirs, "softirqs printed nothing: %r" % lines)
+    # softirqs.bss: __u64 counts[NR_SOFTIRQS] first (libbpf-tools softirqs.bpf.c):
+    # µs, each run's ns / 1000
+    tm = ToolMaps(win, ["softirqs", "60", "1"], ("softirqs.bss",))
+    ours = tm.ours
+    (mid,) = tm.after
+    b0, b1 = tm.before[mid][b"\0\0\0\0"], tm.after[mid][b"\0\0\0\0"]
+    names = ["HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
+             "HRTIMER", "RCU"]
     total_o = total_t = 0
-    for vec, us in theirs.items():
+    for v, vec in enumerate(names):
+        n = tm.s1.get(vec, 0) - tm.s0.get(vec, 0)  # runs, /proc/softirqs
+        # the tool adds each run's time truncated to whole µs: on average
+        # half a µs a run less than the time it measured
+        us = u64(b1, 8 * v) - u64(b0, 8 * v) + 0.5 * n
         mine = sum(c["soft_us_s"][vec] for c in ours["cpus"]) * ours["interval_ms"] / 1000
         total_o += mine
         total_t += us
-        print("softirq %-8s ours %10.0f us  softirqs %10d us" % (vec, mine, us))
+        print("softirq %-8s ours %10.0f us  softirqs %10.0f us  (%d runs)" % (vec, mine, us, n))
         if us >= 2000:
-            soft_check(close_enough(mine, us, TOL_TIME), "softirq %s: %.0f us, softirqs %d us" %
+            soft_check(close_enough(mine, us), "softirq %s: %.0f us, softirqs %.0f us" %
                        (vec, mine, us))
-    soft_check(close_enough(total_o, total_t, TOL_TIME),
-               "softirq total: %.0f us, softirqs %d us" % (total_o, total_t))
+    soft_check(close_enough(total_o, total_t),
+               "softirq total: %.0f us, softirqs %.0f us" % (total_o, total_t))
 
 
 def irq_names():
@@ -123,65 +189,79 @@ def irq_names():
 
 
 def agree_hardirqs(win):
-    ours, lines = tool_window(win, ["hardirqs", str(WINDOW_S), "1"])
+    # infos: key char name[32], value struct info { __u64 count; ... } (µs a run, summed)
+    tm = ToolMaps(win, ["hardirqs", "60", "1"], ("infos",))
+    ours = tm.ours
+    (mid,) = tm.after
     theirs = {}
-    for ln in lines:
-        f = ln.split()
-        if len(f) == 2 and f[1].isdigit():
-            theirs[f[0]] = int(f[1])
-    check(theirs, "hardirqs printed nothing: %r" % lines)
+    for k, v in tm.after[mid].items():
+        name = k.split(b"\0")[0].decode()
+        theirs[name] = u64(v) - u64(tm.before[mid].get(k, bytes(8)))
     names = irq_names()
-    mine_by_irq = {r["irq"]: r["us_s"] * ours["interval_ms"] / 1000 for r in ours["irqs"]}
+    itv = ours["interval_ms"] / 1000
+    mine_by_irq = {r["irq"]: r["us_s"] * itv for r in ours["irqs"]}
+    te = [i for i in tm.tool_progs if "entry" in tm.p0[i][0]]
+    tx = [i for i in tm.tool_progs if "exit" in tm.p0[i][0]]
+    oe = [i for i, n in win.ids.items() if n == "hard_entry"]
+    ox = [i for i, n in win.ids.items() if n == "hard_exit"]
+    print("per run: tool entry %.0f exit %.0f ns, ours entry %.0f exit %.0f ns" %
+          tuple(avg_ns(tm.p0, tm.p1, x) for x in (te, tx, oe, ox)))
+    runs = {r["irq"]: r["count_s"] * itv for r in ours["irqs"]}
     compared = 0
     for irq, ns in names.items():
         tool = [theirs[n] for n in ns if n in theirs]
         if len(tool) != len(ns) or not tool:
             continue
-        us = sum(tool)
+        # each run truncated to whole µs by the tool, as softirqs
+        us = sum(tool) + 0.5 * runs.get(irq, 0)
         mine = mine_by_irq.get(irq, 0.0)
-        print("hardirq %4d %-24s ours %9.0f us  hardirqs %9d us" % (irq, ",".join(ns), mine, us))
+        print("hardirq %4d %-24s ours %9.0f us  hardirqs %9.0f us  (%.0f runs)" %
+              (irq, ",".join(ns), mine, us, runs.get(irq, 0)))
         if us >= 2000:
             compared += 1
-            soft_check(close_enough(mine, us, TOL_TIME), "hardirq %d (%s): %.0f us, hardirqs %d us" %
-                       (irq, ",".join(ns), mine, us))
-    total_t = sum(theirs.values())
+            soft_check(close_enough(mine, us, TOL_HARD), "hardirq %d (%s): %.0f us, hardirqs %.0f us"
+                       % (irq, ",".join(ns), mine, us))
+    total_t = sum(theirs.values()) + 0.5 * sum(runs.values())
     total_o = sum(mine_by_irq.values())
-    print("hardirq total ours %.0f us, hardirqs %d us (%d lines compared)" %
+    print("hardirq total ours %.0f us, hardirqs %.0f us (%d lines compared)" %
           (total_o, total_t, compared))
     if total_t >= 2000:
-        soft_check(close_enough(total_o, total_t, TOL_TIME),
-                   "hardirq total: %.0f us, hardirqs %d us" % (total_o, total_t))
+        soft_check(close_enough(total_o, total_t, TOL_HARD),
+                   "hardirq total: %.0f us, hardirqs %.0f us" % (total_o, total_t))
 
 
 def agree_biolatency(win, loop):
-    major, minor = os.major(os.stat(loop).st_rdev), os.minor(os.stat(loop).st_rdev)
-    ours, lines = tool_window(win, ["biolatency", "-D", str(WINDOW_S), "1"])
+    # hists: key struct hist_key { __u32 cmd_flags; __u32 dev; }, value __u32 slots[27]
+    rdev = os.stat(loop).st_rdev
+    major, minor = os.major(rdev), os.minor(rdev)
+    tm = ToolMaps(win, ["biolatency", "-D", "60", "1"], ("hists",))
+    ours = tm.ours
+    (mid,) = tm.after
     name = os.path.basename(loop)
-    hist, cur = {}, None
-    for ln in lines:
-        m = re.match(r"disk = (\S+)", ln)
-        if m:
-            cur = m.group(1)
+    hist = [0] * 27
+    for k, v in tm.after[mid].items():
+        if int.from_bytes(k[4:8], "little") != (major << 20 | minor):
             continue
-        m = re.match(r"\s*(\d+) -> (\d+)\s*: (\d+)", ln)
-        if m and cur == name:
-            hist[int(m.group(1))] = int(m.group(3))
-    check(hist, "biolatency -D shows no %s: %r" % (name, lines[:20]))
+        old = tm.before[mid].get(k, bytes(108))
+        for i in range(27):
+            hist[i] += (int.from_bytes(v[4 * i:4 * i + 4], "little") -
+                        int.from_bytes(old[4 * i:4 * i + 4], "little"))
     disk = [d for d in ours["disks"] if d["major"] == major and d["minor"] == minor]
     check(disk, "no latency rows for %s in %r" % (name, ours["disks"]))
-    mine = {}
+    mine = [0] * 27
     for op in disk[0]["lat"].values():
         for i, n in enumerate(op.get("device", {}).get("hist", [])):
-            lo = 0 if i == 0 else 1 << i
-            mine[lo] = mine.get(lo, 0) + n
-    total_t, total_o = sum(hist.values()), sum(mine.values())
+            mine[min(i, 26)] += n
+    total_t, total_o = sum(hist), sum(mine)
     print("biolatency %s: ours %d IOs, biolatency %d IOs" % (name, total_o, total_t))
+    print("  buckets ours       %r" % mine[:16])
+    print("  buckets biolatency %r" % hist[:16])
     check(total_t >= 1000, "too few IOs on %s to compare: %d" % (name, total_t))
     soft_check(close_enough(total_o, total_t), "IOs: %d, biolatency %d" % (total_o, total_t))
-    for lo, n in sorted(hist.items()):
+    for i, n in enumerate(hist):
         if n >= total_t // 20:  # the buckets holding >= 5 % of the IOs
-            soft_check(close_enough(mine.get(lo, 0), n), "bucket %d us: %d, biolatency %d" %
-                       (lo, mine.get(lo, 0), n))
+            soft_check(close_enough(mine[i], n), "bucket %d us: %d, biolatency %d" %
+                       (1 << i if i else 0, mine[i], n))
     lat = list(disk[0]["lat"].values())[0]["device"]
     check(lat["p50_us"] <= lat["p90_us"] <= lat["p99_us"] <= lat["p99.9_us"] <= lat["max_us"],
           "percentiles out of order: %r" % lat)
