@@ -216,15 +216,22 @@ SEC("tp_btf/block_rq_issue")
 int BPF_PROG(blk_issue, struct request *rq)
 {
 	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
-	struct inflight *f = bpf_map_lookup_elem(&inflight, &key);
+	struct inflight n = { .issue_ns = now, .cpu = bpf_get_smp_processor_id() }, *f;
 
-	if (f) {
+	/* blk-mq issues most requests directly, never inserted: one update
+	 * then, and a lookup only for the inserted ones (a lookup that
+	 * missed first cost a third more a request) */
+	if (bpf_map_update_elem(&inflight, &key, &n, BPF_NOEXIST) == 0)
+		return 0;
+	f = bpf_map_lookup_elem(&inflight, &key);
+	if (!f)
+		return 0;
+	/* issued before and never completed: an earlier life of this request
+	 * whose completion we missed, not an insert of this one */
+	if (f->issue_ns)
+		*f = n;
+	else
 		f->issue_ns = now;
-	} else {
-		struct inflight n = { .issue_ns = now, .cpu = bpf_get_smp_processor_id() };
-
-		bpf_map_update_elem(&inflight, &key, &n, BPF_ANY);
-	}
 	return 0;
 }
 
