@@ -330,6 +330,24 @@ def daemon_fallback(tmp, prefix, extra_env, want):
     print("fallback: %s" % lines[0])
 
 
+def client_snapshot(tmp):
+    """iotriage snapshot --trace: one interval traced; the one line without BTF."""
+    r = subprocess.run([env("IOTRIAGE"), "snapshot", "--trace", "--json", "--interval", "500"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, "snapshot --trace: %s" % r.stderr)
+    t = json.loads(r.stdout)["trace"]
+    check(t["available"] and all(p["on"] for p in t["probes"].values()) and t["cpus"],
+          "snapshot --trace: %r" % t)
+    r = subprocess.run([env("IOTRIAGE"), "snapshot", "--trace", "--json", "--interval", "200"],
+                       capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, IOTRIAGE_TRACE_BTF=os.path.join(tmp, "absent")))
+    doc = json.loads(r.stdout)
+    check(r.returncode == 0 and r.stderr.count("tracing: unavailable (no BTF") == 1 and
+          doc["trace"]["available"] is False and doc["disks"] is not None,
+          "snapshot --trace without BTF: %s %r" % (r.stderr, doc.get("trace")))
+    print("snapshot --trace: probes on; without BTF: %s" % r.stderr.strip())
+
+
 def main():
     if os.geteuid() != 0:
         skip("needs root (loads BPF programs, makes a loop device)")
@@ -367,6 +385,7 @@ def main():
         agree_biolatency(win, loop)
         win.close()
         budget()
+        client_snapshot(tmp)
         daemon_fallback(tmp, [], {"IOTRIAGE_TRACE_BTF": os.path.join(tmp, "absent")},
                         "no BTF")
         daemon_fallback(tmp, ["setpriv", "--inh-caps=-all", "--bounding-set=-all"], {},
