@@ -70,6 +70,22 @@ static const char usage[] =
     "Protocol: newline-delimited JSON, see doc/protocol.md.\n"
     "Exit status: 0 stopped by SIGTERM/SIGINT, 1 failure, 2 usage error.\n";
 
+/* A percent from 0 to 100 in *ret; 0, or -1 with the message printed. */
+static int parse_pct(const char *opt, const char *s, double *ret)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0) || v > 100) {
+		fprintf(stderr, "iotriaged: %s: '%s' is not a percent from 0 to 100\n", opt, s);
+		return -1;
+	}
+	*ret = v;
+	return 0;
+}
+
 static long parse_long(const char *opt, const char *s, long min, long max)
 {
 	char *end;
@@ -222,40 +238,17 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 			if (a->metrics_top_irqs < 0)
 				return -1;
 			break;
-		case 'B': {
-			char *end;
-
-			errno = 0;
-			a->cpu_budget_pct = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(a->cpu_budget_pct >= 0) ||
-			    a->cpu_budget_pct > 100) {
-				fprintf(stderr,
-					"iotriaged: --cpu-budget: '%s' is not a percent from 0 to "
-					"100\n",
-					optarg);
+		case 'B':
+			if (parse_pct("--cpu-budget", optarg, &a->cpu_budget_pct) < 0)
 				return -1;
-			}
 			break;
-		}
 		case 'E':
 			a->trace = true;
 			break;
-		case 'b': {
-			char *end;
-
-			errno = 0;
-			a->trace_budget_pct = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(a->trace_budget_pct >= 0) ||
-			    a->trace_budget_pct > 100) {
-				fprintf(
-				    stderr,
-				    "iotriaged: --trace-budget: '%s' is not a percent from 0 to "
-				    "100\n",
-				    optarg);
+		case 'b':
+			if (parse_pct("--trace-budget", optarg, &a->trace_budget_pct) < 0)
 				return -1;
-			}
 			break;
-		}
 		case 'R':
 			a->record_dir = optarg;
 			break;
