@@ -299,8 +299,10 @@ def budget():
     print("budget: %r" % {k: v.get("reason") for k, v in t["probes"].items()})
 
 
-def daemon_fallback(tmp, prefix, extra_env, want):
-    sock = os.path.join(tmp, "s-" + want.split()[0])
+def daemon_sample(tmp, prefix, extra_env, name, ready):
+    """Starts iotriaged --trace, returns (its first sample where ready(doc),
+    its stderr after it stopped)."""
+    sock = os.path.join(tmp, "s-" + name)
     e = dict(os.environ, **extra_env)
     d = subprocess.Popen(prefix + [env("IOTRIAGED"), "--foreground", "--trace", "--socket",
                                    sock, "--interval", "200"],
@@ -313,13 +315,34 @@ def daemon_fallback(tmp, prefix, extra_env, want):
                                capture_output=True, text=True)
             if r.returncode == 0:
                 doc = json.loads(r.stdout)
-                if "interval_ms" in doc:
+                if ready(doc):
                     break
             time.sleep(0.2)
-        check(doc and "interval_ms" in doc, "no sample from iotriaged %s" % prefix)
+        check(doc and ready(doc), "no sample from iotriaged %s: %r" % (prefix, doc))
     finally:
         d.terminate()
         err = d.communicate(timeout=20)[1]
+    return doc, err
+
+
+def daemon_traces(tmp, loop):
+    """iotriaged --trace: the section with every probe on, the loop device
+    named from /proc/diskstats, no "tracing:" line."""
+    name = os.path.basename(loop)
+    doc, err = daemon_sample(tmp, [], {}, "on", lambda d: "interval_ms" in d.get("trace", {})
+                             and any(x["disk"] == name for x in d["trace"]["disks"]))
+    t = doc["trace"]
+    check(all(p["on"] for p in t["probes"].values()), "probes: %r" % t["probes"])
+    check("tracing:" not in err, "iotriaged said: %s" % err)
+    d = [x for x in t["disks"] if x["disk"] == name][0]
+    print("iotriaged --trace: %s read p99 %s us, %d completed, remote %s %%" %
+          (name, d["lat"].get("read", {}).get("device", {}).get("p99_us"), d["completed"],
+           d.get("remote_pct")))
+
+
+def daemon_fallback(tmp, prefix, extra_env, want):
+    doc, err = daemon_sample(tmp, prefix, extra_env, want.split()[0],
+                             lambda d: "interval_ms" in d)
     lines = [ln for ln in err.splitlines() if "tracing:" in ln]
     check(len(lines) == 1 and "tracing: unavailable (%s" % want in lines[0],
           "want one line 'tracing: unavailable (%s...)', got %r" % (want, err))
@@ -388,6 +411,7 @@ def main():
         win.close()
         budget()
         client_snapshot(tmp)
+        daemon_traces(tmp, loop)
         daemon_fallback(tmp, [], {"IOTRIAGE_TRACE_BTF": os.path.join(tmp, "absent")},
                         "no BTF")
         daemon_fallback(tmp, ["setpriv", "--inh-caps=-all", "--bounding-set=-all"], {},
