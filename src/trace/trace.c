@@ -27,7 +27,8 @@
 struct trace {
 	struct trace_bpf *skel;
 	struct bpf_link *links[16];
-	int stats_fd; /* BPF_ENABLE_STATS: run_time_ns counted while held; -1 none */
+	int stats_fd;	   /* BPF_ENABLE_STATS: run_time_ns counted while held; -1 none */
+	bool stats_sysctl; /* ... or kernel.bpf_stats_enabled was 1 at start */
 	char stats_reason[IOT_REASON_MAX];
 	double budget_pct;
 	int ncpu;
@@ -101,6 +102,20 @@ static const char *lockdown(void)
 	if (strstr(buf, "[integrity]"))
 		return "integrity";
 	return NULL;
+}
+
+/* kernel.bpf_stats_enabled = 1: run time counted for everyone */
+static bool stats_sysctl_on(void)
+{
+	char c = '0';
+	int fd = open("/proc/sys/kernel/bpf_stats_enabled", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (read(fd, &c, 1) != 1)
+		c = '0';
+	close(fd);
+	return c == '1';
 }
 
 static enum trace_probe prog_probe(const struct bpf_program *p)
@@ -248,9 +263,17 @@ int trace_open(const struct trace_opts *o, struct trace **ret_t, char *why, size
 	/* run_time_ns is counted only while someone holds stats on: held
 	 * for as long as the probes run, dropped with them */
 	t->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	if (t->stats_fd < 0)
-		snprintf(t->stats_reason, sizeof(t->stats_reason),
-			 "no BPF run-time stats: %s (budget not enforced)", strerror(errno));
+	if (t->stats_fd < 0) {
+		int e = errno;
+
+		/* without CAP_SYS_ADMIN (the unit's drop-in): the sysctl may be on */
+		t->stats_sysctl = stats_sysctl_on();
+		if (!t->stats_sysctl)
+			snprintf(t->stats_reason, sizeof(t->stats_reason),
+				 "no BPF run-time stats: %s, and kernel.bpf_stats_enabled is "
+				 "0 (budget not enforced)",
+				 strerror(e));
+	}
 	*ret_t = t;
 	return 0;
 }
@@ -455,12 +478,14 @@ static void read_run_time(struct trace *t)
 {
 	struct bpf_program *p;
 
+	bool on = t->stats_fd >= 0 || t->stats_sysctl;
+
 	for (int k = 0; k < TRACE__COUNT; k++) {
-		t->probe[k].has_run = t->stats_fd >= 0;
+		t->probe[k].has_run = on;
 		t->probe[k].run_ns = 0;
 		t->probe[k].run_cnt = 0;
 	}
-	if (t->stats_fd < 0)
+	if (!on)
 		return;
 	bpf_object__for_each_program(p, t->skel->obj)
 	{
@@ -558,7 +583,7 @@ int trace_read(struct trace *t, struct trace_raw *r)
 	}
 	enforce_budget(t, r->mono_ns);
 	memcpy(r->probe, t->probe, sizeof(r->probe));
-	r->stats = t->stats_fd >= 0;
+	r->stats = t->stats_fd >= 0 || t->stats_sysctl;
 	snprintf(r->stats_reason, sizeof(r->stats_reason), "%s", t->stats_reason);
 	r->budget_pct = t->budget_pct;
 	r->valid = true;
