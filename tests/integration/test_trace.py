@@ -3,8 +3,9 @@
 """The tracing stage (doc/trace.md), as root on the live kernel.
 
 Each probe loads and reports; its numbers agree with libbpf-tools'
-softirqs and biolatency -D within 5 %, hardirqs within 10 %, over the same
-window to the microsecond (the tool runs beside us and trace_window reads
+softirqs, hardirqs and biolatency -D within 5 % (time: or within the other
+tracer's program time inside the spans, measured), over the same window to
+the microsecond (the tool runs beside us and trace_window reads
 its maps right after ours at both edges), under a bounded fio load on a loop device over a file in /dev/shm
 and direct reads of a file on the root disk (hardirqs); a tiny budget
 switches the probes off with a reason; with no BTF or no capabilities
@@ -25,11 +26,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemon_lib import check, env, fail, skip  # noqa: E402
 
 TOL = 0.05
-# hardirq time per line within 10 %: a virtio handler runs ~2.5 µs, and with
-# both tracers on one tracepoint each span holds the other's entry or exit
-# program (0.3-0.6 µs a run each, printed below), which no window can line
-# up; softirq runs are long enough for 5 % (doc/trace.md).
-TOL_HARD = 0.10
 WINDOW_S = 4
 failures = []
 
@@ -143,6 +139,20 @@ def close_enough(a, b, tol=TOL):
     return abs(a - b) <= tol * max(a, b)
 
 
+def span_slack_ns(win, tm, ours_prefix):
+    """The most one program of either tracer costs a run (BPF run-time stats
+    over the window): with both on one tracepoint, one of the other's
+    programs runs inside each span, so a short run can differ by that."""
+    theirs = [[i] for i in tm.tool_progs]
+    mine = [[i] for i, n in win.ids.items() if n.startswith(ours_prefix)]
+    return max([avg_ns(tm.p0, tm.p1, x) for x in theirs + mine] + [0.0])
+
+
+def agree(mine, theirs, runs, slack_ns, tol=TOL):
+    """Within tol, or within the other tracer's program time in the runs."""
+    return abs(mine - theirs) <= max(tol * max(mine, theirs), runs * slack_ns / 1000)
+
+
 def u64(b, off=0):
     return int.from_bytes(b[off:off + 8], "little")
 
@@ -156,7 +166,9 @@ def agree_softirqs(win):
     b0, b1 = tm.before[mid][b"\0\0\0\0"], tm.after[mid][b"\0\0\0\0"]
     names = ["HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
              "HRTIMER", "RCU"]
-    total_o = total_t = 0
+    slack = span_slack_ns(win, tm, "soft_")
+    print("softirq: a program of either tracer costs at most %.0f ns a run" % slack)
+    total_o = total_t = runs = 0
     for v, vec in enumerate(names):
         n = tm.s1.get(vec, 0) - tm.s0.get(vec, 0)  # runs, /proc/softirqs
         # the tool adds each run's time truncated to whole µs: on average
@@ -165,11 +177,12 @@ def agree_softirqs(win):
         mine = sum(c["soft_us_s"][vec] for c in ours["cpus"]) * ours["interval_ms"] / 1000
         total_o += mine
         total_t += us
+        runs += n
         print("softirq %-8s ours %10.0f us  softirqs %10.0f us  (%d runs)" % (vec, mine, us, n))
         if us >= 2000:
-            soft_check(close_enough(mine, us), "softirq %s: %.0f us, softirqs %.0f us" %
+            soft_check(agree(mine, us, n, slack), "softirq %s: %.0f us, softirqs %.0f us" %
                        (vec, mine, us))
-    soft_check(close_enough(total_o, total_t),
+    soft_check(agree(total_o, total_t, runs, slack),
                "softirq total: %.0f us, softirqs %.0f us" % (total_o, total_t))
 
 
@@ -200,12 +213,8 @@ def agree_hardirqs(win):
     names = irq_names()
     itv = ours["interval_ms"] / 1000
     mine_by_irq = {r["irq"]: r["us_s"] * itv for r in ours["irqs"]}
-    te = [i for i in tm.tool_progs if "entry" in tm.p0[i][0]]
-    tx = [i for i in tm.tool_progs if "exit" in tm.p0[i][0]]
-    oe = [i for i, n in win.ids.items() if n == "hard_entry"]
-    ox = [i for i, n in win.ids.items() if n == "hard_exit"]
-    print("per run: tool entry %.0f exit %.0f ns, ours entry %.0f exit %.0f ns" %
-          tuple(avg_ns(tm.p0, tm.p1, x) for x in (te, tx, oe, ox)))
+    slack = span_slack_ns(win, tm, "hard_")
+    print("hardirq: a program of either tracer costs at most %.0f ns a run" % slack)
     runs = {r["irq"]: r["count_s"] * itv for r in ours["irqs"]}
     compared = 0
     for irq, ns in names.items():
@@ -219,14 +228,14 @@ def agree_hardirqs(win):
               (irq, ",".join(ns), mine, us, runs.get(irq, 0)))
         if us >= 2000:
             compared += 1
-            soft_check(close_enough(mine, us, TOL_HARD), "hardirq %d (%s): %.0f us, hardirqs %.0f us"
+            soft_check(agree(mine, us, runs.get(irq, 0), slack), "hardirq %d (%s): %.0f us, hardirqs %.0f us"
                        % (irq, ",".join(ns), mine, us))
     total_t = sum(theirs.values()) + 0.5 * sum(runs.values())
     total_o = sum(mine_by_irq.values())
     print("hardirq total ours %.0f us, hardirqs %.0f us (%d lines compared)" %
           (total_o, total_t, compared))
     if total_t >= 2000:
-        soft_check(close_enough(total_o, total_t, TOL_HARD),
+        soft_check(agree(total_o, total_t, sum(runs.values()), slack),
                    "hardirq total: %.0f us, hardirqs %.0f us" % (total_o, total_t))
 
 
@@ -353,6 +362,23 @@ def daemon_fallback(tmp, prefix, extra_env, want):
     print("fallback: %s" % lines[0])
 
 
+def bpf_caps_only():
+    """CAP_BPF and CAP_PERFMON without CAP_SYS_ADMIN (the unit's drop-in):
+    every probe runs; the budget, unmeasurable, says why."""
+    with open("/proc/sys/kernel/bpf_stats_enabled") as f:
+        if f.read().strip() != "0":
+            print("caps: not checked (kernel.bpf_stats_enabled is on)")
+            return
+    p = subprocess.run(["setpriv", "--inh-caps=-all", "--bounding-set=-sys_admin",
+                        env("TRACE_WINDOW")], input="read\nread\n", capture_output=True,
+                       text=True, timeout=60)
+    check(p.returncode == 0, "trace_window without CAP_SYS_ADMIN: %s" % p.stderr)
+    t = json.loads(p.stdout.splitlines()[-1])["trace"]
+    check(all(x["on"] for x in t["probes"].values()), "probes: %r" % t["probes"])
+    check("budget not enforced" in t.get("stats_reason", ""), "stats: %r" % t)
+    print("CAP_BPF+CAP_PERFMON only: %s" % t["stats_reason"])
+
+
 def client_snapshot(tmp):
     """iotriage snapshot --trace: one interval traced; the one line without BTF."""
     r = subprocess.run([env("IOTRIAGE"), "snapshot", "--trace", "--json", "--interval", "500"],
@@ -411,6 +437,7 @@ def main():
         win.close()
         budget()
         client_snapshot(tmp)
+        bpf_caps_only()
         daemon_traces(tmp, loop)
         daemon_fallback(tmp, [], {"IOTRIAGE_TRACE_BTF": os.path.join(tmp, "absent")},
                         "no BTF")
