@@ -446,9 +446,14 @@ static int cmp_lat(const void *a, const void *b)
 static int sort_irqs(struct trace_raw *r)
 {
 	size_t n = r->nirq, nc = r->ncpu;
-	uint32_t(*idx)[2] = malloc(n * sizeof(*idx));
-	uint64_t *ns = malloc(n * nc * sizeof(*ns)), *cnt = malloc(n * nc * sizeof(*cnt));
+	uint32_t(*idx)[2];
+	uint64_t *ns, *cnt;
 
+	if (n < 2)
+		return 0; /* sorted; and malloc(0) may be NULL */
+	idx = malloc(n * sizeof(*idx));
+	ns = malloc(n * nc * sizeof(*ns));
+	cnt = malloc(n * nc * sizeof(*cnt));
 	if (!idx || !ns || !cnt) {
 		free(idx);
 		free(ns);
@@ -579,7 +584,8 @@ int trace_read(struct trace *t, struct trace_raw *r)
 			t->probe[TRACE_BLOCK].read = false;
 			probe_off(t, TRACE_BLOCK, "cannot read its map: %s", strerror(-e));
 		}
-		qsort(r->lat, r->nlat, sizeof(*r->lat), cmp_lat);
+		if (r->nlat > 1)
+			qsort(r->lat, r->nlat, sizeof(*r->lat), cmp_lat);
 	}
 	enforce_budget(t, r->mono_ns);
 	memcpy(r->probe, t->probe, sizeof(r->probe));
