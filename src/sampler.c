@@ -65,7 +65,13 @@ int sampler_open(const struct sampler_opts *o, struct sampler **ret_s)
 					 .budget_pct = o->trace_budget_pct };
 
 		s->trace_wanted = true;
-		r = trace_open(&to, &s->trace, s->trace_why, sizeof(s->trace_why));
+		/* the live kernel's tracepoints beside a recorded tree's counters
+		 * would mix two hosts */
+		if (o->root && *o->root && strcmp(o->root, "/"))
+			snprintf(s->trace_why, sizeof(s->trace_why),
+				 "--root %s: a tree has no tracepoints", o->root);
+		else
+			r = trace_open(&to, &s->trace, s->trace_why, sizeof(s->trace_why));
 		if (r == -ENOMEM) {
 			sampler_close(s);
 			return r;

@@ -293,9 +293,14 @@ int cmd_snapshot(int argc, char **argv)
 		cli_error(a.root ? a.root : "/", "%s", strerror(-r));
 		return EXIT_FAIL;
 	}
-	if (a.trace &&
-	    trace_open(&(struct trace_opts){ .budget_pct = 0 }, &tr, why, sizeof(why)) < 0)
+	/* the live kernel's tracepoints beside a tree's counters would mix hosts */
+	if (a.trace && a.root && strcmp(a.root, "/")) {
+		snprintf(why, sizeof(why), "--root %s: a tree has no tracepoints", a.root);
 		fprintf(stderr, "iotriage: tracing: unavailable (%s)\n", why);
+	} else if (a.trace &&
+		   trace_open(&(struct trace_opts){ .budget_pct = 0 }, &tr, why, sizeof(why)) < 0) {
+		fprintf(stderr, "iotriage: tracing: unavailable (%s)\n", why);
+	}
 	r = snapshot_collector_sample(&c, &s0);
 	if (r < 0) {
 		report_sources(&s0, NULL);

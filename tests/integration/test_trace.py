@@ -398,6 +398,13 @@ def client_snapshot(tmp):
           doc["trace"]["available"] is False and doc["disks"] is not None,
           "snapshot --trace without BTF: %s %r" % (r.stderr, doc.get("trace")))
     print("snapshot --trace: probes on; without BTF: %s" % r.stderr.strip())
+    # a recorded tree beside the live kernel's tracepoints would mix two hosts
+    tree = os.path.join(env("FIXTURES"), "live-vm", "t0")
+    r = subprocess.run([env("IOTRIAGE"), "snapshot", "--trace", "--json", "--root", tree,
+                        "--interval", "100"], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and "tracing: unavailable (--root " in r.stderr and
+          json.loads(r.stdout)["trace"]["available"] is False,
+          "snapshot --trace --root: %s" % r.stderr)
 
 
 def main():
