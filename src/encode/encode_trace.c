@@ -121,6 +121,14 @@ static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
 
 	sb_puts(sb, "\"cpus\":[");
 	for (size_t c = 0; c < nc; c++) {
+		double any = m->on[TRACE_HARDIRQ] ? m->hard_us_s[c] : 0;
+
+		for (unsigned v = 0; m->on[TRACE_SOFTIRQ] && v < TRACE_NR_SOFTIRQS; v++)
+			any += m->soft_us_s[c * TRACE_NR_SOFTIRQS + v];
+		/* the maps have a row per possible CPU: leave out those that took
+		 * no time (offline, or hotplug slots a VM never fills) */
+		if (any <= 0)
+			continue;
 		sb_puts(sb, "{\"cpu\":");
 		sb_u64(sb, c);
 		if (m->on[TRACE_HARDIRQ]) {

@@ -219,12 +219,37 @@ static void test_encode_probe_off(void **state)
 	trace_raw_free(&a);
 }
 
+static void test_encode_idle_cpus_left_out(void **state)
+{
+	struct trace_raw a, b;
+	struct trace_metrics m = { 0 };
+	struct strbuf sb = { 0 };
+
+	raw_init(&a, 0);
+	raw_init(&b, 1000000000);
+	b.soft_ns[1 * TRACE_NR_SOFTIRQS + 1] = 5000; /* CPU 1, TIMER: 5 us/s */
+	assert_int_equal(metrics_trace_compute(&a, &b, NULL, &m), 0);
+	encode_trace(&sb, NULL, &b, &m);
+	/* CPU 0 (a possible CPU that took no time) is left out */
+	assert_non_null(strstr(sb.buf, "\"cpus\":[{\"cpu\":1,"));
+	assert_null(strstr(sb.buf, "\"cpu\":0"));
+	assert_non_null(strstr(sb.buf, "\"TIMER\":5.00"));
+	sb_free(&sb);
+	metrics_trace_free(&m);
+	trace_raw_free(&a);
+	trace_raw_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_softirq_rates),	   cmocka_unit_test(test_irq_pairing),
-		cmocka_unit_test(test_quantiles),	   cmocka_unit_test(test_latency_rows),
-		cmocka_unit_test(test_encode_unavailable), cmocka_unit_test(test_encode_probe_off),
+		cmocka_unit_test(test_softirq_rates),
+		cmocka_unit_test(test_irq_pairing),
+		cmocka_unit_test(test_quantiles),
+		cmocka_unit_test(test_latency_rows),
+		cmocka_unit_test(test_encode_unavailable),
+		cmocka_unit_test(test_encode_probe_off),
+		cmocka_unit_test(test_encode_idle_cpus_left_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
