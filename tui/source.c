@@ -316,14 +316,13 @@ void source_replay_timeline(const struct source *src, char *buf, size_t size, in
 
 static int embedded_start(struct source *src, const char *root, char *err, size_t errsz)
 {
-	struct sampler_opts so = { .root = root,
-				   .host = src->host,
-				   .mode = "live",
-				   .advise = true,
-				   .trace = src->trace,
-				   .trace_budget_pct = TRACE_BUDGET_DEFAULT_PCT };
+	struct sampler_opts so = {
+		.root = root, .host = src->host, .mode = "live", .advise = true
+	};
 	int r;
 
+	so.trace = src->trace; /* --trace */
+	so.trace_budget_pct = TRACE_BUDGET_DEFAULT_PCT;
 	r = sampler_open(&so, &src->sampler);
 	if (r < 0) {
 		snprintf(err, errsz, "--root %s: %s", root ? root : "/", strerror(-r));
