@@ -71,7 +71,8 @@ def main():
             t, ids = start_tool(argv)
             procs.append(t)
             tools[argv[0]] = (t, ids)
-        fio = subprocess.Popen(["fio", "--name=bench", "--filename=" + loop, "--rw=randread",
+        fio = subprocess.Popen(["fio", "--name=bench", "--thread", "--filename=" + loop,
+                                "--rw=randread",
                                 "--bs=4k", "--ioengine=libaio", "--direct=1",
                                 "--iodepth=%d" % a.iodepth, "--time_based",
                                 "--runtime=%d" % (a.seconds + 30), "--output=/dev/null"],
