@@ -15,6 +15,8 @@
 #include "recfile.h"
 #include "recpayload.h"
 #include "sampler.h"
+#include "encode_trace.h"
+#include "trace.h"
 
 static int dup_opt(const char *s, char **ret)
 {
@@ -59,14 +61,40 @@ int sampler_open(const struct sampler_opts *o, struct sampler **ret_s)
 	s->interval_ms = o && o->interval_ms > 0 ? o->interval_ms : 1000;
 	for (int k = 0; k < CAD__COUNT; k++)
 		s->cad[k].every = 1;
+	if (o && o->trace) {
+		struct trace_opts to = { .btf_path = o->trace_btf,
+					 .budget_pct = o->trace_budget_pct };
+
+		s->trace_wanted = true;
+		/* the live kernel's tracepoints beside a recorded tree's counters
+		 * would mix two hosts */
+		if (o->root && *o->root && strcmp(o->root, "/"))
+			snprintf(s->trace_why, sizeof(s->trace_why),
+				 "--root %s: a tree has no tracepoints", o->root);
+		else
+			r = trace_open(&to, &s->trace, s->trace_why, sizeof(s->trace_why));
+		if (r == -ENOMEM) {
+			sampler_close(s);
+			return r;
+		}
+	}
 	*ret_s = s;
 	return 0;
+}
+
+const char *sampler_trace_unavailable(const struct sampler *s)
+{
+	return s->trace_wanted && !s->trace ? s->trace_why : NULL;
 }
 
 void sampler_close(struct sampler *s)
 {
 	if (!s)
 		return;
+	trace_close(s->trace);
+	trace_raw_free(&s->traw[0]);
+	trace_raw_free(&s->traw[1]);
+	metrics_trace_free(&s->tm);
 	snapshot_collector_close(&s->col);
 	snapshot_free(&s->snap[0]);
 	snapshot_free(&s->snap[1]);
@@ -406,6 +434,30 @@ static void cost_account(struct sampler *s, struct snapshot *cur, int64_t spent_
 		 s->cad[CAD_PROCS].why ? s->cad[CAD_PROCS].why : "");
 }
 
+/*
+ * --trace: the metrics of the two last reads of the maps, and the "trace"
+ * section in the document just encoded (its closing brace reopened: the
+ * section is the document's last, beside the others, not inside them).
+ */
+static void tick_trace(struct sampler *s, unsigned next)
+{
+	const struct trace_metrics *m = NULL;
+
+	if (!s->trace_wanted || s->recorded || s->json.err || !s->json.len ||
+	    s->json.buf[s->json.len - 1] != '}')
+		return;
+	if (s->trace && s->ticks > 1 &&
+	    metrics_trace_compute(&s->traw[next ^ 1], &s->traw[next], &s->snap[next].disks,
+				  &s->tm) >= 0)
+		m = &s->tm;
+	s->json.len--;
+	sb_putc(&s->json, ',');
+	encode_trace(&s->json, s->trace ? NULL : s->trace_why, &s->traw[next], m);
+	if (s->json.len && s->json.buf[s->json.len - 1] == ',')
+		s->json.len--;
+	sb_putc(&s->json, '}');
+}
+
 /* After cur (the next snapshot slot) was filled: metrics, advice, the
  * costs and the next cadence, the document. t0: the thread's CPU clock when
  * the sample began. */
@@ -434,6 +486,7 @@ static int tick_finish(struct sampler *s, unsigned next, int64_t t0)
 		eo.advice = &s->adv;
 	sb_reset(&s->json);
 	encode_sample(&s->json, cur, s->have_metrics ? &s->m : NULL, &eo);
+	tick_trace(s, next);
 	return s->json.err;
 }
 
@@ -450,6 +503,8 @@ int sampler_tick(struct sampler *s)
 			s->col.noread |= 1u << k;
 	}
 	s->last_err = snapshot_collector_sample(&s->col, &s->snap[next]);
+	if (s->trace && trace_read(s->trace, &s->traw[next]) == -ENOMEM)
+		s->traw[next].valid = false;
 	if (s->ticks)
 		carry(&s->snap[next], &s->snap[next ^ 1]);
 	return tick_finish(s, next, t0);

@@ -19,6 +19,7 @@
 #include "snapshot.h"
 #include "strbuf.h"
 #include "topology.h"
+#include "metrics_trace.h"
 
 struct sampler_opts {
 	const char *root; /* --root DIR; NULL or "" = "/" */
@@ -34,6 +35,12 @@ struct sampler_opts {
 	 * 0 scans every sample. interval_ms: the caller's tick (0: 1000). */
 	double cpu_budget_pct;
 	long interval_ms;
+	/* --trace (doc/trace.md): the BPF tracing stage; trace_budget_pct per
+	 * probe in % of one CPU (<= 0 none), trace_btf the kernel BTF (NULL:
+	 * the default) */
+	bool trace;
+	double trace_budget_pct;
+	const char *trace_btf;
 };
 
 /* At most this many samples between two reads of an optional source (5 min
@@ -106,6 +113,14 @@ struct sampler {
 	bool topo_recorded;
 	struct strbuf rec_topo; /* the topology record last put, to skip an unchanged one */
 	struct recpayload_memo rec_memo; /* sampler_pack's records of unchanged parts */
+	/* --trace: the stage (NULL when off or unavailable: trace_why says
+	 * why), its reads beside snap[], the metrics of the last two */
+	bool trace_wanted;
+	struct trace *trace;
+	char trace_why[IOT_REASON_MAX];
+	struct trace_raw traw[2];
+	struct trace_metrics tm;
+	bool tm_ok;
 };
 
 /*
@@ -117,6 +132,11 @@ int sampler_open(const struct sampler_opts *o, struct sampler **ret_s);
 
 /* Frees everything; accepts NULL. */
 void sampler_close(struct sampler *s);
+
+/* With --trace: why tracing is unavailable ("no BTF: ..."), NULL when it
+ * runs or was not asked for. The caller prints it once as
+ * "tracing: unavailable (WHY)". */
+const char *sampler_trace_unavailable(const struct sampler *s);
 
 /*
  * Takes one sample, computes metrics against the previous one (the first

@@ -21,11 +21,13 @@
 #include "cmd_suggest.h"
 #include "advise.h"
 #include "encode.h"
+#include "encode_trace.h"
+#include "trace.h"
 #include "diskstats.h"
 #include "strbuf.h"
 #include "text.h"
 
-enum { OPT_ROOT = 0x100, OPT_ALL, OPT_SOCKET, OPT_RECORDING };
+enum { OPT_ROOT = 0x100, OPT_ALL, OPT_SOCKET, OPT_RECORDING, OPT_TRACE };
 
 static const struct option common_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
@@ -34,6 +36,7 @@ static const struct option common_opts[] = {
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "socket", required_argument, NULL, OPT_SOCKET },
 	{ "recording", required_argument, NULL, OPT_RECORDING },
+	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -43,9 +46,24 @@ struct common_args {
 	bool json;
 	bool all_disks;
 	const char *root;
-	const char *socket;    /* snapshot only: a daemon's socket */
-	const char *recording; /* compute only: BEFORE and AFTER are instants of it */
+	const char *socket;	   /* snapshot only: a daemon's socket */
+	const char *recording;	   /* compute only: BEFORE and AFTER are instants of it */
+	bool trace;		   /* snapshot only: the BPF tracing stage (doc/trace.md) */
+	struct strbuf *trace_json; /* its "trace":{...}, section, put in the JSON */
+	const struct trace_metrics *trace_m; /* ... and its tables' numbers */
 };
+
+static const char snapshot_usage[] =
+    "Usage: iotriage snapshot [--interval MS] [--json] [--all] [--root DIR] [--trace]\n"
+    "       iotriage snapshot --socket PATH --json\n"
+    "Measure one interval (default 1000 ms) on the live host and print it.\n"
+    "  --all          every device: partitions and never-used devices too\n"
+    "  --socket PATH  instead, print the latest sample of the iotriaged at PATH\n"
+    "                 as it sent it (JSON only: the tables are made from a\n"
+    "                 measurement here)\n"
+    "  --trace        also time per IRQ line and softirq vector and IO latency\n"
+    "                 percentiles over the interval, from BPF (root; doc/trace.md):\n"
+    "                 the JSON's \"trace\"\n";
 
 static int parse_common(int argc, char **argv, const char *usage, struct common_args *a)
 {
@@ -75,6 +93,15 @@ static int parse_common(int argc, char **argv, const char *usage, struct common_
 		case OPT_RECORDING:
 			a->recording = optarg;
 			break;
+		case OPT_TRACE:
+			/* a measurement of its own: compute and capture have none */
+			if (usage != snapshot_usage) {
+				cli_error("--trace", "only snapshot traces (a measurement of its "
+						     "own)");
+				return -EXIT_USAGE;
+			}
+			a->trace = true;
+			break;
 		case 'h':
 			printf("%s", usage);
 			return 1;
@@ -89,6 +116,44 @@ static int parse_common(int argc, char **argv, const char *usage, struct common_
 		}
 	}
 	return 0;
+}
+
+/* snapshot --trace without --json: softirq and hardirq time per CPU, the
+ * device latency percentiles per disk and op. */
+static void report_trace(FILE *f, const struct trace_metrics *m)
+{
+	fprintf(f, "\ntracing (us/s)\nCPU   ");
+	for (unsigned v = 0; v < TRACE_NR_SOFTIRQS; v++)
+		fprintf(f, " %9s", trace_softirq_name(v));
+	fprintf(f, " %9s\n", "hardirq");
+	for (size_t c = 0; c < m->ncpu; c++) {
+		fprintf(f, "%-6zu", c);
+		for (unsigned v = 0; v < TRACE_NR_SOFTIRQS; v++)
+			fprintf(f, " %9.1f",
+				m->on[TRACE_SOFTIRQ] ? m->soft_us_s[c * TRACE_NR_SOFTIRQS + v]
+						     : 0.0);
+		fprintf(f, " %9.1f\n", m->on[TRACE_HARDIRQ] ? m->hard_us_s[c] : 0.0);
+	}
+	if (!m->on[TRACE_BLOCK] || !m->ndisk)
+		return;
+	fprintf(f, "\n%-12s %-8s %8s %10s %10s %10s %10s %10s %8s\n", "device (us)", "op", "IOs",
+		"p50", "p90", "p99", "p99.9", "max", "remote%");
+	for (size_t i = 0; i < m->ndisk; i++) {
+		const struct trace_disk_metrics *d = &m->disks[i];
+
+		for (unsigned op = 0; op < TRACE_OP__COUNT; op++) {
+			const struct trace_lat_metrics *l = &d->lat[op][TRACE_LAT_DEVICE];
+
+			if (!d->has[op][TRACE_LAT_DEVICE] || !l->count)
+				continue;
+			fprintf(f, "%-12s %-8s %8llu %10.1f %10.1f %10.1f %10.1f %10.1f %8.1f\n",
+				d->name[0] ? d->name : "?", trace_op_name(op),
+				(unsigned long long)l->count, l->p50_us, l->p90_us, l->p99_us,
+				l->p999_us, l->max_us,
+				d->completed ? 100.0 * (double)d->remote / (double)d->completed
+					     : 0);
+		}
+	}
 }
 
 /* topo: the topology recorded with compute --recording's AFTER, else NULL;
@@ -114,6 +179,13 @@ static int emit(const struct snapshot *cur, const struct metrics *m, const struc
 			o.advice = &adv;
 		encode_sample(&sb, cur, m, &o);
 		advice_free(&adv);
+		/* the tracing stage's section, the document's last (as the sampler's) */
+		if (a->trace_json && sb.len && sb.buf[sb.len - 1] == '}') {
+			sb.len--;
+			sb_putc(&sb, ',');
+			sb_append(&sb, a->trace_json->buf, a->trace_json->len - 1);
+			sb_putc(&sb, '}');
+		}
 		sb_putc(&sb, '\n');
 		if (sb.err) {
 			cli_error("encode", "%s", strerror(-sb.err));
@@ -124,18 +196,11 @@ static int emit(const struct snapshot *cur, const struct metrics *m, const struc
 		sb_free(&sb);
 	} else {
 		report_print(stdout, cur, m, a->all_disks);
+		if (a->trace_m)
+			report_trace(stdout, a->trace_m);
 	}
 	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
-
-static const char snapshot_usage[] =
-    "Usage: iotriage snapshot [--interval MS] [--json] [--all] [--root DIR]\n"
-    "       iotriage snapshot --socket PATH --json\n"
-    "Measure one interval (default 1000 ms) on the live host and print it.\n"
-    "  --all          every device: partitions and never-used devices too\n"
-    "  --socket PATH  instead, print the latest sample of the iotriaged at PATH\n"
-    "                 as it sent it (JSON only: the tables are made from a\n"
-    "                 measurement here)\n";
 
 /*
  * snapshot --socket: the daemon's latest sample, printed as the daemon
@@ -190,6 +255,11 @@ int cmd_snapshot(int argc, char **argv)
 	struct snapshot s0 = { 0 }, s1 = { 0 };
 	struct metrics m = { 0 };
 	struct snapshot_collector c;
+	struct trace *tr = NULL;
+	struct trace_raw t0 = { 0 }, t1 = { 0 };
+	struct trace_metrics tm = { 0 };
+	struct strbuf tj = { 0 };
+	char why[IOT_REASON_MAX];
 	struct timespec ts;
 	uint64_t itv;
 	int r, ret = EXIT_FAIL;
@@ -202,9 +272,11 @@ int cmd_snapshot(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (a.socket) {
-		if (a.root || a.interval_ms || a.all_disks) {
-			cli_error("--socket", "the daemon samples with its own root, interval and "
-					      "devices: no --root, --interval or --all with it");
+		if (a.root || a.interval_ms || a.all_disks || a.trace) {
+			cli_error("--socket",
+				  "the daemon samples with its own root, interval, "
+				  "devices and tracing: no --root, --interval, --all or "
+				  "--trace with it");
 			return EXIT_USAGE;
 		}
 		if (!a.json) {
@@ -221,11 +293,21 @@ int cmd_snapshot(int argc, char **argv)
 		cli_error(a.root ? a.root : "/", "%s", strerror(-r));
 		return EXIT_FAIL;
 	}
+	/* the live kernel's tracepoints beside a tree's counters would mix hosts */
+	if (a.trace && a.root && strcmp(a.root, "/")) {
+		snprintf(why, sizeof(why), "--root %s: a tree has no tracepoints", a.root);
+		fprintf(stderr, "iotriage: tracing: unavailable (%s)\n", why);
+	} else if (a.trace &&
+		   trace_open(&(struct trace_opts){ .budget_pct = 0 }, &tr, why, sizeof(why)) < 0) {
+		fprintf(stderr, "iotriage: tracing: unavailable (%s)\n", why);
+	}
 	r = snapshot_collector_sample(&c, &s0);
 	if (r < 0) {
 		report_sources(&s0, NULL);
 		goto out;
 	}
+	if (tr && trace_read(tr, &t0) < 0)
+		t0.valid = false;
 	ts.tv_sec = a.interval_ms / 1000;
 	ts.tv_nsec = (a.interval_ms % 1000) * 1000000L;
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
@@ -234,6 +316,15 @@ int cmd_snapshot(int argc, char **argv)
 	if (r < 0) {
 		report_sources(&s1, NULL);
 		goto out;
+	}
+	if (tr && trace_read(tr, &t1) < 0)
+		t1.valid = false;
+	if (a.trace) {
+		bool ok = tr && metrics_trace_compute(&t0, &t1, &s1.disks, &tm) >= 0;
+
+		encode_trace(&tj, tr ? NULL : why, &t1, ok ? &tm : NULL);
+		a.trace_json = tj.err ? NULL : &tj;
+		a.trace_m = ok ? &tm : NULL;
 	}
 	report_sources(&s1, NULL);
 	itv = metrics_interval_cs(&s0, &s1);
@@ -250,6 +341,11 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	ret = emit(&s1, &m, &a, "live", a.root, NULL);
 out:
+	trace_close(tr);
+	trace_raw_free(&t0);
+	trace_raw_free(&t1);
+	metrics_trace_free(&tm);
+	sb_free(&tj);
 	metrics_free(&m);
 	snapshot_free(&s0);
 	snapshot_free(&s1);

@@ -28,6 +28,7 @@
 #include "model_worker.h"
 #include "recfile.h"
 #include "root.h"
+#include "trace.h"
 #include "sampler.h"
 #include "source.h"
 #include "ui.h"
@@ -48,6 +49,7 @@ struct source {
 
 	/* embedded */
 	struct sampler *sampler;
+	bool trace; /* --trace */
 	long interval_ms;
 	int64_t next_tick_ns;
 
@@ -320,6 +322,8 @@ static int embedded_start(struct source *src, const char *root, char *err, size_
 	};
 	int r;
 
+	so.trace = src->trace; /* --trace */
+	so.trace_budget_pct = TRACE_BUDGET_DEFAULT_PCT;
 	r = sampler_open(&so, &src->sampler);
 	if (r < 0) {
 		snprintf(err, errsz, "--root %s: %s", root ? root : "/", strerror(-r));
@@ -725,6 +729,7 @@ int source_open(const struct source_opts *o, struct source **ret_src, char *err,
 	}
 	src->fd = -1;
 	src->every = 1;
+	src->trace = o->trace;
 	src->interval_ms = o->interval_ms > 0 ? o->interval_ms : 1000;
 	gethostname(src->host, sizeof(src->host) - 1);
 	if (o->root) {
@@ -791,6 +796,11 @@ int source_open(const struct source_opts *o, struct source **ret_src, char *err,
 fail:
 	source_close(src);
 	return r;
+}
+
+const char *source_trace_unavailable(const struct source *src)
+{
+	return src->sampler ? sampler_trace_unavailable(src->sampler) : NULL;
 }
 
 void source_close(struct source *src)

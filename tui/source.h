@@ -29,6 +29,7 @@ struct source_opts {
 	const char *root;   /* --root: sampled tree, /proc/irq; replay: the topology */
 	const char *replay; /* a flight recording (DIR or FILE): replay it, nothing live */
 	int64_t replay_at;  /* its first sample shown: at or after this real ns */
+	bool trace;	    /* --trace: the embedded sampler runs the BPF stage */
 };
 
 struct source;
@@ -41,6 +42,9 @@ struct source;
  * success.
  */
 int source_open(const struct source_opts *o, struct source **ret_src, char *err, size_t errsz);
+
+/* --trace: why tracing is unavailable in the embedded sampler, else NULL. */
+const char *source_trace_unavailable(const struct source *src);
 
 /* Closes the connection or the sampler; accepts NULL. */
 void source_close(struct source *src);

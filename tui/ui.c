@@ -864,6 +864,8 @@ static const char tui_usage[] =
     "  --root DIR      read /proc and /sys under DIR (a recorded or rewritten tree)\n"
     "  --no-color      no colours (as the NO_COLOR environment variable)\n"
     "  --await-ms MS   colour r_await/w_await above MS (default 20)\n"
+    "  --trace         embedded, with BPF tracing: IRQ/softirq time, IO latency\n"
+    "                  percentiles (root, or CAP_BPF and CAP_PERFMON; doc/trace.md)\n"
     "Keys: F1/h/? help, F10/q quit, F6/s sort, / filter, space pause, +/- interval,\n"
     "Tab panel, arrows/jk move, f findings (a apply, u undo: each asks y/N),\n"
     "p processes by IO, t turbostat sources (each column's, or why unavailable),\n"
@@ -873,7 +875,7 @@ static const char tui_usage[] =
     "When stdout is not a terminal, iotriage prints one snapshot (iotriage snapshot)\n"
     "instead.\n";
 
-enum { OPT_SOCKET = 0x100, OPT_EMBEDDED, OPT_ROOT, OPT_NO_COLOR, OPT_AWAIT };
+enum { OPT_SOCKET = 0x100, OPT_EMBEDDED, OPT_ROOT, OPT_NO_COLOR, OPT_AWAIT, OPT_TRACE };
 
 static int parse_args(int argc, char **argv, struct ui_opts *o)
 {
@@ -884,6 +886,7 @@ static int parse_args(int argc, char **argv, struct ui_opts *o)
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 		{ "await-ms", required_argument, NULL, OPT_AWAIT },
+		{ "trace", no_argument, NULL, OPT_TRACE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -909,6 +912,10 @@ static int parse_args(int argc, char **argv, struct ui_opts *o)
 			break;
 		case OPT_NO_COLOR:
 			o->no_color = true;
+			break;
+		case OPT_TRACE:
+			/* the daemon traces with its own --trace */
+			o->trace = o->embedded = true;
 			break;
 		case OPT_AWAIT:
 			o->await_ms = strtod(optarg, &end);
@@ -987,13 +994,17 @@ static int tui_run(const struct ui_opts *op, const char *replay, int64_t at_ns)
 				   .interval_ms = o.interval_ms,
 				   .root = o.root,
 				   .replay = replay,
-				   .replay_at = at_ns };
+				   .replay_at = at_ns,
+				   .trace = o.trace };
 	r = source_open(&so, &ui->src, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "iotriage: %s\n", err);
 		free(ui);
 		return EXIT_FAIL;
 	}
+	if (source_trace_unavailable(ui->src))
+		fprintf(stderr, "iotriage: tracing: unavailable (%s)\n",
+			source_trace_unavailable(ui->src));
 
 	/* quit signals arrive on a signalfd, so the loop leaves through endwin() */
 	sigemptyset(&mask);

@@ -170,6 +170,7 @@ struct ui_opts {
 	const char *root;   /* --root */
 	bool no_color;	    /* --no-color (NO_COLOR does the same) */
 	double await_ms;    /* --await-ms */
+	bool trace;	    /* --trace: embedded, with the BPF tracing stage */
 };
 
 /* `iotriage [OPTIONS]` on a terminal: runs the TUI, returns the exit status. */

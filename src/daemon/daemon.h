@@ -113,6 +113,8 @@ struct daemon_args {
 	const char *metrics_listen; /* --metrics-listen ADDR:PORT; NULL: no /metrics */
 	long metrics_top_irqs;	    /* --metrics-top-irqs: accepted, no effect (every line) */
 	double cpu_budget_pct;	    /* --cpu-budget: the per-process scan's cadence, 0 off */
+	bool trace;		    /* --trace: the BPF tracing stage (doc/trace.md) */
+	double trace_budget_pct;    /* --trace-budget: per probe, % of one CPU, 0 none */
 	const char *record_dir;	    /* --record DIR; NULL: no flight recorder */
 	uint64_t record_max_bytes;  /* --record-max-bytes */
 	int64_t record_max_age_s;   /* --record-max-age; 0: no limit */

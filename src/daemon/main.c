@@ -22,6 +22,7 @@
 #include "caps.h"
 #include "daemon.h"
 #include "encode_openmetrics.h"
+#include "trace.h"
 
 static const char usage[] =
     "Usage: iotriaged [OPTIONS]\n"
@@ -51,6 +52,11 @@ static const char usage[] =
     "      --cpu-budget PCT   keep the daemon under PCT % of one CPU by reading the\n"
     "                         optional sources (processes, turbostat, NICs, cgroups,\n"
     "                         pressure) less often (default 0.5; 0: every sample)\n"
+    "      --trace            time per IRQ line and softirq vector, IO latency percentiles,\n"
+    "                         from BPF tracepoints (root, or CAP_BPF and CAP_PERFMON;\n"
+    "                         doc/trace.md); off by default\n"
+    "      --trace-budget PCT switch a probe off when it uses more than PCT % of one CPU\n"
+    "                         (default 2; 0: no budget)\n"
     "      --record DIR       keep a flight recording of every sample's raw counters in\n"
     "                         DIR (root-owned, 0700; created if absent); see iotriage replay\n"
     "      --record-max-bytes N  the recording's size bound (default 256M; K, M, G, T)\n"
@@ -67,6 +73,22 @@ static const char usage[] =
     "\n"
     "Protocol: newline-delimited JSON, see doc/protocol.md.\n"
     "Exit status: 0 stopped by SIGTERM/SIGINT, 1 failure, 2 usage error.\n";
+
+/* A percent from 0 to 100 in *ret; 0, or -1 with the message printed. */
+static int parse_pct(const char *opt, const char *s, double *ret)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0) || v > 100) {
+		fprintf(stderr, "iotriaged: %s: '%s' is not a percent from 0 to 100\n", opt, s);
+		return -1;
+	}
+	*ret = v;
+	return 0;
+}
 
 static long parse_long(const char *opt, const char *s, long min, long max)
 {
@@ -157,6 +179,8 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 		{ "metrics-device-exclude", required_argument, NULL, 'E' },
 		{ "max-clients-per-uid", required_argument, NULL, 'U' },
 		{ "cpu-budget", required_argument, NULL, 'B' },
+		{ "trace", no_argument, NULL, 'Z' },
+		{ "trace-budget", required_argument, NULL, 'b' },
 		{ "record", required_argument, NULL, 'R' },
 		{ "record-max-bytes", required_argument, NULL, 'X' },
 		{ "record-max-age", required_argument, NULL, 'A' },
@@ -222,21 +246,17 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 		case 'E':
 			a->metrics_device_exclude = optarg;
 			break;
-		case 'B': {
-			char *end;
-
-			errno = 0;
-			a->cpu_budget_pct = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(a->cpu_budget_pct >= 0) ||
-			    a->cpu_budget_pct > 100) {
-				fprintf(stderr,
-					"iotriaged: --cpu-budget: '%s' is not a percent from 0 to "
-					"100\n",
-					optarg);
+		case 'B':
+			if (parse_pct("--cpu-budget", optarg, &a->cpu_budget_pct) < 0)
 				return -1;
-			}
 			break;
-		}
+		case 'Z':
+			a->trace = true;
+			break;
+		case 'b':
+			if (parse_pct("--trace-budget", optarg, &a->trace_budget_pct) < 0)
+				return -1;
+			break;
 		case 'R':
 			a->record_dir = optarg;
 			break;
@@ -382,6 +402,7 @@ int main(int argc, char **argv)
 			  .max_clients = 64,
 			  .max_clients_per_uid = 16,
 			  .cpu_budget_pct = 0.5,
+			  .trace_budget_pct = TRACE_BUDGET_DEFAULT_PCT,
 			  .record_max_bytes = (uint64_t)256 << 20,
 			  .record_min_free = (uint64_t)64 << 20,
 			  .record_compact_s = 3600,
@@ -437,11 +458,16 @@ int main(int argc, char **argv)
 	so.interval_ms = d.args.interval_ms;
 	so.topo_given = so.advise; /* read on topo.c's thread */
 	so.host = host;
+	so.trace = d.args.trace;
+	so.trace_budget_pct = d.args.trace_budget_pct;
 	r = sampler_open(&so, &d.sampler);
 	if (r < 0) {
 		daemon_log(LOG_ERR, "--root %s: %s", d.args.root ? d.args.root : "/", strerror(-r));
 		goto out;
 	}
+	if (sampler_trace_unavailable(d.sampler))
+		daemon_log(LOG_WARNING, "tracing: unavailable (%s)",
+			   sampler_trace_unavailable(d.sampler));
 	/* --history 0 still keeps the latest sample: snapshot needs it */
 	cap = (size_t)(d.args.history_s * 1000 / d.args.interval_ms);
 	if (cap == 0)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The house reads as the pipeline: src/lib <- collect <- metrics <- advise <-
+# The house reads as the pipeline: src/lib <- collect, trace <- metrics <- advise <-
 # encode <- src/sampler.c <- daemon and the client. A file may include headers
 # of its own stage and of the stages below it, never above: this walks every
 # #include "..." of src/ and tui/ and fails naming each one that points up.
@@ -13,21 +13,24 @@ allowed() {
 	case $1 in
 	src/lib) echo "src/lib" ;;
 	src/collect) echo "src/lib src/collect" ;;
-	src/metrics) echo "src/lib src/collect src/metrics" ;;
-	src/advise) echo "src/lib src/collect src/metrics src/advise" ;;
-	src/encode) echo "src/lib src/collect src/metrics src/advise src/encode" ;;
-	src) echo "src/lib src/collect src/metrics src/advise src/encode src" ;;
+	src/trace) echo "src/lib src/trace" ;;
+	src/metrics) echo "src/lib src/collect src/trace src/metrics" ;;
+	src/advise) echo "src/lib src/collect src/trace src/metrics src/advise" ;;
+	src/encode) echo "src/lib src/collect src/trace src/metrics src/advise src/encode" ;;
+	src) echo "src/lib src/collect src/trace src/metrics src/advise src/encode src" ;;
 	src/workers) echo "src/lib src/workers" ;;
-	src/daemon) echo "src/lib src/collect src/metrics src/advise src/encode src src/workers src/daemon" ;;
-	tui/model) echo "src/lib src/collect src/metrics src/advise src/encode tui/model" ;;
-	tui) echo "src/lib src/collect src/metrics src/advise src/encode src src/workers tui/model tui" ;;
+	src/daemon) echo "src/lib src/collect src/trace src/metrics src/advise src/encode src src/workers src/daemon" ;;
+	tui/model) echo "src/lib src/collect src/trace src/metrics src/advise src/encode tui/model" ;;
+	tui) echo "src/lib src/collect src/trace src/metrics src/advise src/encode src src/workers tui/model tui" ;;
 	*) echo "" ;;
 	esac
 }
-stages="src/lib src/collect src/metrics src/advise src/encode src src/workers src/daemon tui/model tui"
+stages="src/lib src/collect src/trace src/metrics src/advise src/encode src src/workers src/daemon tui/model tui"
 
 # where a header lives: the one stage folder that holds it
 where() {
+	# generated at build time (src/trace: the kernel's types, the BPF skeleton)
+	case $1 in vmlinux.h | *.skel.h) echo include; return ;; esac
 	for s in $stages; do
 		[ -f "$s/$1" ] && { echo "$s"; return; }
 	done

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * "trace" in the sample document: the probes and their cost, softirq and
+ * hardirq time per CPU, time per IRQ line, IO latency per disk and op.
+ * Writes bytes only; every number comes from metrics_trace.c.
+ */
+#include "encode_trace.h"
+
+static void close_with(struct strbuf *sb, char close)
+{
+	/* replace a trailing comma */
+	if (sb->len && sb->buf[sb->len - 1] == ',')
+		sb->len--;
+	sb_putc(sb, close);
+}
+
+static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
+			  const struct trace_metrics *m)
+{
+	sb_puts(sb, "\"probes\":{");
+	for (int k = 0; k < TRACE__COUNT; k++) {
+		const struct trace_probe_status *p = &raw->probe[k];
+
+		sb_json_key(sb, trace_probe_name((enum trace_probe)k));
+		sb_puts(sb, p->on ? "{\"on\":true" : "{\"on\":false,\"reason\":");
+		if (!p->on)
+			sb_json_str(sb, p->reason);
+		if (m && m->probe_cpu_pct[k] >= 0) {
+			sb_puts(sb, ",\"cpu_pct\":");
+			sb_printf(sb, "%.4f", m->probe_cpu_pct[k]);
+		}
+		if (p->has_run) {
+			sb_puts(sb, ",\"run_ns\":");
+			sb_u64(sb, p->run_ns);
+			sb_puts(sb, ",\"run_cnt\":");
+			sb_u64(sb, p->run_cnt);
+		}
+		sb_puts(sb, "},");
+	}
+	close_with(sb, '}');
+	sb_putc(sb, ',');
+}
+
+static void encode_lat(struct strbuf *sb, const struct trace_lat_metrics *l)
+{
+	int top = -1;
+
+	sb_puts(sb, "{\"count\":");
+	sb_u64(sb, l->count);
+	sb_puts(sb, ",\"mean_us\":");
+	sb_fixed2(sb, l->mean_us);
+	sb_puts(sb, ",\"p50_us\":");
+	sb_fixed2(sb, l->p50_us);
+	sb_puts(sb, ",\"p90_us\":");
+	sb_fixed2(sb, l->p90_us);
+	sb_puts(sb, ",\"p99_us\":");
+	sb_fixed2(sb, l->p99_us);
+	sb_puts(sb, ",\"p99.9_us\":");
+	sb_fixed2(sb, l->p999_us);
+	sb_puts(sb, ",\"max_us\":");
+	sb_fixed2(sb, l->max_us);
+	/* the log2 buckets up to the last one that holds an IO */
+	for (int i = 0; i < TRACE_HIST_SLOTS; i++)
+		if (l->slots[i])
+			top = i;
+	sb_puts(sb, ",\"hist\":[");
+	for (int i = 0; i <= top; i++) {
+		sb_u64(sb, l->slots[i]);
+		sb_putc(sb, ',');
+	}
+	close_with(sb, ']');
+	sb_putc(sb, '}');
+}
+
+static void encode_disks(struct strbuf *sb, const struct trace_metrics *m)
+{
+	static const char *const kinds[TRACE_LAT__COUNT] = { "queued", "device" };
+
+	sb_puts(sb, "\"disks\":[");
+	for (size_t i = 0; i < m->ndisk; i++) {
+		const struct trace_disk_metrics *d = &m->disks[i];
+
+		sb_puts(sb, "{\"disk\":");
+		sb_json_str(sb, d->name);
+		sb_puts(sb, ",\"major\":");
+		sb_u64(sb, d->major);
+		sb_puts(sb, ",\"minor\":");
+		sb_u64(sb, d->minor);
+		sb_puts(sb, ",\"completed\":");
+		sb_u64(sb, d->completed);
+		if (d->completed) {
+			sb_puts(sb, ",\"remote_pct\":");
+			sb_fixed2(sb, 100.0 * (double)d->remote / (double)d->completed);
+		}
+		sb_puts(sb, ",\"lat\":{");
+		for (int op = 0; op < TRACE_OP__COUNT; op++) {
+			if (!d->has[op][0] && !d->has[op][1])
+				continue;
+			sb_json_key(sb, trace_op_name((unsigned)op));
+			sb_putc(sb, '{');
+			for (int k = 0; k < TRACE_LAT__COUNT; k++) {
+				if (!d->has[op][k])
+					continue;
+				sb_json_key(sb, kinds[k]);
+				encode_lat(sb, &d->lat[op][k]);
+				sb_putc(sb, ',');
+			}
+			close_with(sb, '}');
+			sb_putc(sb, ',');
+		}
+		close_with(sb, '}');
+		sb_puts(sb, "},");
+	}
+	close_with(sb, ']');
+	sb_putc(sb, ',');
+}
+
+static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
+{
+	size_t nc = m->ncpu;
+
+	sb_puts(sb, "\"cpus\":[");
+	for (size_t c = 0; c < nc; c++) {
+		double any = m->on[TRACE_HARDIRQ] ? m->hard_us_s[c] : 0;
+
+		for (unsigned v = 0; m->on[TRACE_SOFTIRQ] && v < TRACE_NR_SOFTIRQS; v++)
+			any += m->soft_us_s[c * TRACE_NR_SOFTIRQS + v];
+		/* the maps have a row per possible CPU: leave out those that took
+		 * no time (offline, or hotplug slots a VM never fills) */
+		if (any <= 0)
+			continue;
+		sb_puts(sb, "{\"cpu\":");
+		sb_u64(sb, c);
+		if (m->on[TRACE_HARDIRQ]) {
+			sb_puts(sb, ",\"hard_us_s\":");
+			sb_fixed2(sb, m->hard_us_s[c]);
+		}
+		if (m->on[TRACE_SOFTIRQ]) {
+			sb_puts(sb, ",\"soft_us_s\":{");
+			for (unsigned v = 0; v < TRACE_NR_SOFTIRQS; v++) {
+				sb_json_key(sb, trace_softirq_name(v));
+				sb_fixed2(sb, m->soft_us_s[c * TRACE_NR_SOFTIRQS + v]);
+				sb_putc(sb, ',');
+			}
+			close_with(sb, '}');
+		}
+		sb_puts(sb, "},");
+	}
+	close_with(sb, ']');
+	sb_putc(sb, ',');
+	if (!m->on[TRACE_HARDIRQ])
+		return;
+	sb_puts(sb, "\"irqs\":[");
+	for (size_t i = 0; i < m->nirq; i++) {
+		double us = 0, cnt = 0;
+
+		for (size_t c = 0; c < nc; c++) {
+			us += m->irq_us_s[i * nc + c];
+			cnt += m->irq_cnt_s[i * nc + c];
+		}
+		sb_puts(sb, "{\"irq\":");
+		sb_u64(sb, m->irq[i]);
+		sb_puts(sb, ",\"us_s\":");
+		sb_fixed2(sb, us);
+		sb_puts(sb, ",\"count_s\":");
+		sb_fixed2(sb, cnt);
+		sb_puts(sb, ",\"cpus_us_s\":[");
+		for (size_t c = 0; c < nc; c++) {
+			sb_fixed2(sb, m->irq_us_s[i * nc + c]);
+			sb_putc(sb, ',');
+		}
+		close_with(sb, ']');
+		sb_puts(sb, "},");
+	}
+	close_with(sb, ']');
+	sb_putc(sb, ',');
+}
+
+void encode_trace(struct strbuf *sb, const char *why, const struct trace_raw *raw,
+		  const struct trace_metrics *m)
+{
+	sb_puts(sb, "\"trace\":{");
+	if (why || !raw || !raw->valid) {
+		sb_puts(sb, "\"available\":false,\"reason\":");
+		sb_json_str(sb, why ? why : "not read yet");
+		sb_puts(sb, "},");
+		return;
+	}
+	sb_puts(sb, "\"available\":true,\"budget_pct\":");
+	sb_fixed2(sb, raw->budget_pct);
+	sb_putc(sb, ',');
+	if (!raw->stats) {
+		sb_puts(sb, "\"stats_reason\":");
+		sb_json_str(sb, raw->stats_reason);
+		sb_putc(sb, ',');
+	}
+	encode_probes(sb, raw, m);
+	if (m) {
+		sb_puts(sb, "\"interval_ms\":");
+		sb_fixed2(sb, m->itv_s * 1000.0);
+		sb_putc(sb, ',');
+		encode_time(sb, m);
+		if (m->on[TRACE_BLOCK])
+			encode_disks(sb, m);
+	}
+	close_with(sb, '}');
+	sb_putc(sb, ',');
+}

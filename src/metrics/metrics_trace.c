@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Rates and percentiles of the tracing stage: pure over two trace_raw reads.
+ * Rows pair by identity (IRQ line, disk+op+stage), never by position; a
+ * counter that went down (its map entry re-created) gives no row.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diskstats.h"
+#include "metrics_trace.h"
+
+void metrics_trace_free(struct trace_metrics *m)
+{
+	if (!m)
+		return;
+	free(m->soft_us_s);
+	free(m->hard_us_s);
+	free(m->irq);
+	free(m->irq_us_s);
+	free(m->irq_cnt_s);
+	free(m->disks);
+	memset(m, 0, sizeof(*m));
+}
+
+/* bucket i holds [2^i, 2^(i+1)) µs, bucket 0 [0, 2) (biolatency's log2) */
+static double slot_lo(int i)
+{
+	return i ? ldexp(1.0, i) : 0.0;
+}
+
+static double slot_hi(int i)
+{
+	return ldexp(1.0, i + 1);
+}
+
+double metrics_trace_quantile(const uint64_t slots[TRACE_HIST_SLOTS], uint64_t n, double q)
+{
+	double rank, cum = 0;
+
+	if (!n)
+		return 0;
+	rank = q * (double)n;
+	for (int i = 0; i < TRACE_HIST_SLOTS; i++) {
+		double c = (double)slots[i];
+
+		if (c > 0 && cum + c >= rank)
+			return slot_lo(i) + (slot_hi(i) - slot_lo(i)) * ((rank - cum) / c);
+		cum += c;
+	}
+	return slot_hi(TRACE_HIST_SLOTS - 1);
+}
+
+static void lat_compute(const struct trace_lat_raw *p, const struct trace_lat_raw *c,
+			struct trace_lat_metrics *l)
+{
+	uint64_t n = 0;
+
+	memset(l, 0, sizeof(*l));
+	for (int i = 0; i < TRACE_HIST_SLOTS; i++) {
+		l->slots[i] = c->slots[i] - (p ? p->slots[i] : 0);
+		n += l->slots[i];
+		if (l->slots[i])
+			l->max_us = slot_hi(i);
+	}
+	l->count = n;
+	if (!n)
+		return;
+	l->mean_us = (double)(c->sum_ns - (p ? p->sum_ns : 0)) / 1000.0 / (double)n;
+	l->p50_us = metrics_trace_quantile(l->slots, n, 0.50);
+	l->p90_us = metrics_trace_quantile(l->slots, n, 0.90);
+	l->p99_us = metrics_trace_quantile(l->slots, n, 0.99);
+	l->p999_us = metrics_trace_quantile(l->slots, n, 0.999);
+}
+
+/* a counter that went down: the entry was re-created, no difference */
+static bool lat_reset(const struct trace_lat_raw *p, const struct trace_lat_raw *c)
+{
+	if (c->count < p->count || c->sum_ns < p->sum_ns || c->remote < p->remote)
+		return true;
+	for (int i = 0; i < TRACE_HIST_SLOTS; i++)
+		if (c->slots[i] < p->slots[i])
+			return true;
+	return false;
+}
+
+static int cmp_lat_key(const struct trace_lat_raw *x, const struct trace_lat_raw *y)
+{
+	if (x->major != y->major)
+		return x->major < y->major ? -1 : 1;
+	if (x->minor != y->minor)
+		return x->minor < y->minor ? -1 : 1;
+	if (x->op != y->op)
+		return x->op < y->op ? -1 : 1;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+static int disks_compute(const struct trace_raw *prev, const struct trace_raw *cur,
+			 const struct disk_table *names, struct trace_metrics *m)
+{
+	size_t j = 0;
+	void *a;
+
+	m->ndisk = 0;
+	a = realloc(m->disks, (cur->nlat ? cur->nlat : 1) * sizeof(*m->disks));
+	if (!a)
+		return -ENOMEM;
+	m->disks = a;
+	/* both reads are sorted by (major, minor, op, kind): one merge */
+	for (size_t i = 0; i < cur->nlat; i++) {
+		const struct trace_lat_raw *c = &cur->lat[i], *p = NULL;
+		struct trace_disk_metrics *d;
+
+		while (j < prev->nlat && cmp_lat_key(&prev->lat[j], c) < 0)
+			j++;
+		if (j < prev->nlat && cmp_lat_key(&prev->lat[j], c) == 0)
+			p = &prev->lat[j];
+		if (p && lat_reset(p, c))
+			continue;
+		d = m->ndisk ? &m->disks[m->ndisk - 1] : NULL;
+		if (!d || d->major != c->major || d->minor != c->minor) {
+			const struct disk_raw *row =
+			    names ? disk_table_find(names, c->major, c->minor, NULL) : NULL;
+
+			d = &m->disks[m->ndisk++];
+			memset(d, 0, sizeof(*d));
+			d->major = c->major;
+			d->minor = c->minor;
+			if (row)
+				memcpy(d->name, row->name, sizeof(d->name));
+		}
+		d->has[c->op][c->kind] = true;
+		lat_compute(p, c, &d->lat[c->op][c->kind]);
+		if (c->kind == TRACE_LAT_DEVICE) {
+			d->completed += d->lat[c->op][c->kind].count;
+			d->remote += c->remote - (p ? p->remote : 0);
+		}
+	}
+	return 0;
+}
+
+static int irqs_compute(const struct trace_raw *prev, const struct trace_raw *cur,
+			struct trace_metrics *m)
+{
+	size_t nc = cur->ncpu, j = 0;
+	void *a, *b, *c;
+
+	m->nirq = 0;
+	a = realloc(m->irq, (cur->nirq ? cur->nirq : 1) * sizeof(*m->irq));
+	if (a)
+		m->irq = a;
+	b = realloc(m->irq_us_s, (cur->nirq ? cur->nirq : 1) * nc * sizeof(*m->irq_us_s));
+	if (b)
+		m->irq_us_s = b;
+	c = realloc(m->irq_cnt_s, (cur->nirq ? cur->nirq : 1) * nc * sizeof(*m->irq_cnt_s));
+	if (c)
+		m->irq_cnt_s = c;
+	if (!a || !b || !c)
+		return -ENOMEM;
+	for (size_t i = 0; i < cur->nirq; i++) {
+		const uint64_t *pn = NULL, *pc = NULL, *cn = &cur->irq_ns[i * nc];
+		const uint64_t *cc = &cur->irq_count[i * nc];
+		bool any = false, reset = false;
+
+		while (j < prev->nirq && prev->irq[j] < cur->irq[i])
+			j++;
+		if (j < prev->nirq && prev->irq[j] == cur->irq[i]) {
+			pn = &prev->irq_ns[j * nc];
+			pc = &prev->irq_count[j * nc];
+		}
+		for (size_t k = 0; k < nc; k++) {
+			reset |= pn && (cn[k] < pn[k] || cc[k] < pc[k]);
+			any |= cc[k] != (pc ? pc[k] : 0);
+		}
+		if (reset || !any)
+			continue;
+		for (size_t k = 0; k < nc; k++) {
+			double us_s = (double)(cn[k] - (pn ? pn[k] : 0)) / 1000.0 / m->itv_s;
+
+			m->irq_us_s[m->nirq * nc + k] = us_s;
+			m->irq_cnt_s[m->nirq * nc + k] =
+			    (double)(cc[k] - (pc ? pc[k] : 0)) / m->itv_s;
+			m->hard_us_s[k] += us_s;
+		}
+		m->irq[m->nirq++] = cur->irq[i];
+	}
+	return 0;
+}
+
+int metrics_trace_compute(const struct trace_raw *prev, const struct trace_raw *cur,
+			  const struct disk_table *names, struct trace_metrics *m)
+{
+	size_t nc = cur->ncpu, ns = nc * TRACE_NR_SOFTIRQS;
+	double *a, *b;
+	int r;
+
+	if (!prev->valid || !cur->valid || prev->ncpu != cur->ncpu || !nc ||
+	    cur->mono_ns <= prev->mono_ns)
+		return -EINVAL;
+	m->itv_s = (double)(cur->mono_ns - prev->mono_ns) / 1e9;
+	m->ncpu = cur->ncpu;
+	a = realloc(m->soft_us_s, ns * sizeof(*m->soft_us_s));
+	if (a)
+		m->soft_us_s = a;
+	b = realloc(m->hard_us_s, nc * sizeof(*m->hard_us_s));
+	if (b)
+		m->hard_us_s = b;
+	if (!a || !b)
+		return -ENOMEM;
+	memset(m->hard_us_s, 0, nc * sizeof(*m->hard_us_s));
+	for (int k = 0; k < TRACE__COUNT; k++) {
+		const struct trace_probe_status *p = &prev->probe[k], *c = &cur->probe[k];
+
+		/* a probe switched off at cur's read was still read then */
+		m->on[k] = p->read && c->read;
+		m->probe_cpu_pct[k] = -1;
+		if (p->has_run && c->has_run && c->run_ns >= p->run_ns)
+			m->probe_cpu_pct[k] = (double)(c->run_ns - p->run_ns) / 1e7 / m->itv_s;
+	}
+	for (size_t i = 0; i < ns; i++)
+		m->soft_us_s[i] =
+		    cur->soft_ns[i] >= prev->soft_ns[i]
+			? (double)(cur->soft_ns[i] - prev->soft_ns[i]) / 1000.0 / m->itv_s
+			: 0;
+	r = irqs_compute(prev, cur, m);
+	if (r >= 0)
+		r = disks_compute(prev, cur, names, m);
+	return r;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The tracing stage's metrics, pure over two reads of its maps (trace_raw.h):
+ * µs per second of softirq time per vector and of hardirq time per IRQ line
+ * on each CPU, and per disk and op the latency percentiles of the interval
+ * from the log2 histograms' differences. No I/O, no clock.
+ */
+#ifndef IOTRIAGE_METRICS_TRACE_H
+#define IOTRIAGE_METRICS_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iotriage/types.h"
+#include "trace_raw.h"
+
+/* One latency distribution over the interval, µs. The percentiles are
+ * interpolated linearly inside their log2 bucket; max is the upper bound
+ * of the highest bucket that holds an IO (doc/trace.md). */
+struct trace_lat_metrics {
+	uint64_t count;
+	double mean_us;
+	double p50_us, p90_us, p99_us, p999_us, max_us;
+	uint64_t slots[TRACE_HIST_SLOTS]; /* the interval's histogram */
+};
+
+struct trace_disk_metrics {
+	uint32_t major;
+	uint32_t minor;
+	char name[IOT_NAME_MAX]; /* from the sample's disk table; "" unknown */
+	bool has[TRACE_OP__COUNT][TRACE_LAT__COUNT];
+	struct trace_lat_metrics lat[TRACE_OP__COUNT][TRACE_LAT__COUNT];
+	uint64_t completed; /* IOs completed in the interval (every op) */
+	uint64_t remote;    /* ... on another CPU than the submitting one */
+};
+
+struct trace_metrics {
+	double itv_s; /* between the two reads */
+	uint32_t ncpu;
+	/* the probes' CPU use over the interval, % of one CPU; < 0 unknown */
+	double probe_cpu_pct[TRACE__COUNT];
+	/* which probes' rows are in this interval (on in both reads) */
+	bool on[TRACE__COUNT];
+	double *soft_us_s; /* [cpu * TRACE_NR_SOFTIRQS + vector] */
+	double *hard_us_s; /* [cpu]: every IRQ line */
+	size_t nirq;
+	uint32_t *irq;	   /* lines that ran in the interval, ascending */
+	double *irq_us_s;  /* [i * ncpu + cpu] */
+	double *irq_cnt_s; /* handler runs per second [i * ncpu + cpu] */
+	size_t ndisk;
+	struct trace_disk_metrics *disks;
+};
+
+/*
+ * The metrics of (prev, cur), disks named from the sample's table (may be
+ * NULL). Returns 0, -EINVAL when the reads do not pair (invalid, CPU count
+ * changed, no time between them), -ENOMEM. *m's storage is reused; release
+ * it with metrics_trace_free().
+ */
+int metrics_trace_compute(const struct trace_raw *prev, const struct trace_raw *cur,
+			  const struct disk_table *names, struct trace_metrics *m);
+
+void metrics_trace_free(struct trace_metrics *m);
+
+/* The q quantile (0 < q <= 1) of a log2 µs histogram of n IOs, interpolated
+ * linearly in its bucket; 0 when n is 0. */
+double metrics_trace_quantile(const uint64_t slots[TRACE_HIST_SLOTS], uint64_t n, double q);
+
+#endif

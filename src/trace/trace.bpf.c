@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The tracing stage's programs: time per hardirq line and per softirq vector
+ * on each CPU, and block IO latency as log2 histograms per disk, op and
+ * stage (queued, device). Everything lands in per-CPU maps that user space
+ * reads once a sample (trace.c); nothing is sent per event, nothing pinned.
+ * Built with clang -target bpf against the build host's vmlinux.h (CO-RE).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "trace_abi.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* the handler or softirq running on this CPU: its start, 0 none */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2); /* 0 hardirq, 1 softirq */
+	__type(key, __u32);
+	__type(value, __u64);
+} start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, TRACE_MAX_IRQS);
+	__type(key, __u32);
+	__type(value, struct trace_time);
+} hard_time SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TRACE_NR_SOFTIRQS);
+	__type(key, __u32);
+	__type(value, struct trace_time);
+} soft_time SEC(".maps");
+
+struct inflight {
+	__u64 insert_ns;
+	__u64 issue_ns;
+	__u32 cpu; /* where the request was first seen: its submitter */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACE_MAX_INFLIGHT);
+	__type(key, __u64);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, TRACE_MAX_LAT);
+	__type(key, struct trace_lat_key);
+	__type(value, struct trace_lat_val);
+} lat_hist SEC(".maps");
+
+/* a zeroed histogram to create entries from (too big for the stack) */
+const volatile struct trace_lat_val zero_lat = {};
+
+static __always_inline __u64 *start_of(__u32 which)
+{
+	return bpf_map_lookup_elem(&start, &which);
+}
+
+static __always_inline void time_add(struct trace_time *t, __u64 delta)
+{
+	t->ns += delta;
+	t->count++;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(hard_entry, int irq, struct irqaction *action)
+{
+	__u64 *ts = start_of(0);
+
+	if (ts)
+		*ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(hard_exit, int irq, struct irqaction *action, int ret)
+{
+	struct trace_time zero = {}, *t;
+	__u64 *ts = start_of(0), now = bpf_ktime_get_ns();
+	__u32 key = irq;
+
+	if (!ts || !*ts || now < *ts)
+		return 0;
+	t = bpf_map_lookup_elem(&hard_time, &key);
+	if (!t) {
+		bpf_map_update_elem(&hard_time, &key, &zero, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&hard_time, &key);
+	}
+	if (t)
+		time_add(t, now - *ts);
+	*ts = 0;
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(soft_entry, unsigned int vec)
+{
+	__u64 *ts = start_of(1);
+
+	if (ts)
+		*ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(soft_exit, unsigned int vec)
+{
+	__u64 *ts = start_of(1), now = bpf_ktime_get_ns();
+	struct trace_time *t;
+	__u32 key = vec;
+
+	if (!ts || !*ts || now < *ts)
+		return 0;
+	t = bpf_map_lookup_elem(&soft_time, &key);
+	if (t)
+		time_add(t, now - *ts);
+	*ts = 0;
+	return 0;
+}
+
+/* the disk of a request on kernels before and after 5.17 (rq_disk went to q->disk) */
+struct request___old {
+	struct gendisk *rq_disk;
+} __attribute__((preserve_access_index));
+
+struct request_queue___new {
+	struct gendisk *disk;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 rq_dev(struct request *rq)
+{
+	struct gendisk *disk;
+
+	if (bpf_core_field_exists(((struct request___old *)rq)->rq_disk)) {
+		disk = BPF_CORE_READ((struct request___old *)rq, rq_disk);
+	} else {
+		struct request_queue___new *q = (void *)BPF_CORE_READ(rq, q);
+
+		disk = BPF_CORE_READ(q, disk);
+	}
+	if (!disk)
+		return 0;
+	return (BPF_CORE_READ(disk, major) << 20) | BPF_CORE_READ(disk, first_minor);
+}
+
+/* libbpf-tools' bits.bpf.h log2l, so the buckets are biolatency's */
+static __always_inline __u64 log2_32(__u32 v)
+{
+	__u32 shift, r;
+
+	r = (v > 0xFFFF) << 4;
+	v >>= r;
+	shift = (v > 0xFF) << 3;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xF) << 2;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0x3) << 1;
+	v >>= shift;
+	r |= shift;
+	r |= (v >> 1);
+	return r;
+}
+
+static __always_inline __u64 log2l(__u64 v)
+{
+	__u32 hi = v >> 32;
+
+	return hi ? log2_32(hi) + 32 : log2_32(v);
+}
+
+static __always_inline void lat_add(__u32 dev, __u8 op, __u8 kind, __u64 delta_ns, int remote)
+{
+	struct trace_lat_key k = { .dev = dev, .op = op, .kind = kind };
+	struct trace_lat_val *v;
+	__u64 slot;
+
+	v = bpf_map_lookup_elem(&lat_hist, &k);
+	if (!v) {
+		bpf_map_update_elem(&lat_hist, &k, (void *)&zero_lat, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&lat_hist, &k);
+		if (!v)
+			return;
+	}
+	slot = log2l(delta_ns / 1000);
+	if (slot >= TRACE_HIST_SLOTS)
+		slot = TRACE_HIST_SLOTS - 1;
+	v->slots[slot]++;
+	v->count++;
+	v->sum_ns += delta_ns;
+	v->remote += remote;
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(blk_insert, struct request *rq)
+{
+	struct inflight f = { .insert_ns = bpf_ktime_get_ns(), .cpu = bpf_get_smp_processor_id() };
+	__u64 key = (__u64)rq;
+
+	bpf_map_update_elem(&inflight, &key, &f, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(blk_issue, struct request *rq)
+{
+	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
+	struct inflight n = { .issue_ns = now, .cpu = bpf_get_smp_processor_id() }, *f;
+
+	/* blk-mq issues most requests directly, never inserted: one update
+	 * then, and a lookup only for the inserted ones (a lookup that
+	 * missed first cost a third more a request) */
+	if (bpf_map_update_elem(&inflight, &key, &n, BPF_NOEXIST) == 0)
+		return 0;
+	f = bpf_map_lookup_elem(&inflight, &key);
+	if (!f)
+		return 0;
+	/* issued before and never completed: an earlier life of this request
+	 * whose completion we missed, not an insert of this one */
+	if (f->issue_ns)
+		*f = n;
+	else
+		f->issue_ns = now;
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
+	struct inflight *f = bpf_map_lookup_elem(&inflight, &key);
+	__u32 op, dev;
+
+	if (!f)
+		return 0;
+	/* REQ_OP_READ 0, WRITE 1, FLUSH 2, DISCARD 3 (include/linux/blk_types.h) */
+	op = BPF_CORE_READ(rq, cmd_flags) & 0xff;
+	dev = rq_dev(rq);
+	if (op < TRACE_OP__COUNT && f->issue_ns && now >= f->issue_ns) {
+		lat_add(dev, op, TRACE_LAT_DEVICE, now - f->issue_ns,
+			f->cpu != bpf_get_smp_processor_id());
+		if (f->insert_ns && f->issue_ns >= f->insert_ns)
+			lat_add(dev, op, TRACE_LAT_QUEUED, f->issue_ns - f->insert_ns, 0);
+	}
+	bpf_map_delete_elem(&inflight, &key);
+	return 0;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the BPF programs (trace.bpf.c) and their reader (trace.c) agree on:
+ * map keys, values and sizes. Included by both sides, so it uses only the
+ * kernel's __u* types and no libc.
+ */
+#ifndef IOTRIAGE_TRACE_ABI_H
+#define IOTRIAGE_TRACE_ABI_H
+
+#define TRACE_NR_SOFTIRQS  10	 /* NR_SOFTIRQS: HI .. RCU (include/linux/interrupt.h) */
+#define TRACE_MAX_IRQS	   4096	 /* IRQ lines kept; a line past it is not timed */
+#define TRACE_MAX_LAT	   1024	 /* (disk, op, kind) histograms kept */
+#define TRACE_MAX_INFLIGHT 65536 /* requests between insert/issue and completion */
+/* log2 buckets of microseconds as libbpf-tools' biolatency: bucket i holds
+ * [2^i, 2^(i+1)) us, bucket 0 also 0 us; the last one everything above */
+#define TRACE_HIST_SLOTS 32
+
+enum {
+	TRACE_OP_READ,
+	TRACE_OP_WRITE,
+	TRACE_OP_FLUSH,
+	TRACE_OP_DISCARD,
+	TRACE_OP__COUNT,
+};
+
+enum {
+	TRACE_LAT_QUEUED, /* block_rq_insert -> block_rq_issue: in the kernel's queue */
+	TRACE_LAT_DEVICE, /* block_rq_issue -> block_rq_complete: at the device */
+	TRACE_LAT__COUNT,
+};
+
+/* hard_time (by IRQ line) and soft_time (by vector): per CPU */
+struct trace_time {
+	__u64 ns;
+	__u64 count;
+};
+
+struct trace_lat_key {
+	__u32 dev; /* major << 20 | first minor, the kernel's dev_t */
+	__u8 op;   /* TRACE_OP_* */
+	__u8 kind; /* TRACE_LAT_* */
+	__u16 pad;
+};
+
+/* lat_hist: per CPU */
+struct trace_lat_val {
+	__u64 slots[TRACE_HIST_SLOTS];
+	__u64 count;
+	__u64 sum_ns;
+	__u64 remote; /* DEVICE only: completed on another CPU than submitted on */
+};
+
+#endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One read of the tracing stage's maps (trace.c): cumulative time per
+ * softirq vector and per IRQ line on each CPU, and IO latency histograms per
+ * disk, op and stage, as the programs counted them since they were loaded.
+ * Raw counters only: the rates and percentiles are metrics_trace.c's. Plain
+ * C, no libbpf, so the pure stages can include it on any build.
+ */
+#ifndef IOTRIAGE_TRACE_RAW_H
+#define IOTRIAGE_TRACE_RAW_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iotriage/types.h"
+#include "trace_abi.h"
+
+/* The probes, each switched on and off as one (its programs). */
+enum trace_probe {
+	TRACE_HARDIRQ, /* irq:irq_handler_entry/exit */
+	TRACE_SOFTIRQ, /* irq:softirq_entry/exit */
+	TRACE_BLOCK,   /* block:block_rq_insert/issue/complete */
+	TRACE__COUNT,
+};
+
+struct trace_probe_status {
+	bool on;		     /* attached (after this read's budget check) */
+	bool read;		     /* its maps were read this sample */
+	char reason[IOT_REASON_MAX]; /* why off; "" when on */
+	bool has_run;		     /* run_ns/run_cnt measured (kernel BPF stats) */
+	uint64_t run_ns;	     /* its programs' run time since loaded */
+	uint64_t run_cnt;	     /* their runs since loaded */
+};
+
+/* One (disk, op, stage) histogram, summed over the CPUs. */
+struct trace_lat_raw {
+	uint32_t major;
+	uint32_t minor;
+	uint8_t op;   /* TRACE_OP_* */
+	uint8_t kind; /* TRACE_LAT_* */
+	uint64_t slots[TRACE_HIST_SLOTS];
+	uint64_t count;
+	uint64_t sum_ns;
+	uint64_t remote;
+};
+
+struct trace_raw {
+	bool valid;	 /* read; false: nothing below is meaningful */
+	int64_t mono_ns; /* CLOCK_MONOTONIC of the read */
+	bool stats;	 /* the kernel's BPF run-time stats are on (probe run_ns) */
+	char stats_reason[IOT_REASON_MAX]; /* why not */
+	double budget_pct;		   /* per probe, % of one CPU; 0 none */
+	struct trace_probe_status probe[TRACE__COUNT];
+	uint32_t ncpu; /* possible CPUs: the per-CPU rows below */
+	/* [cpu * TRACE_NR_SOFTIRQS + vector] */
+	uint64_t *soft_ns;
+	uint64_t *soft_count;
+	/* IRQ lines by ascending number; time and handler runs [i * ncpu + cpu] */
+	size_t nirq;
+	uint32_t *irq;
+	uint64_t *irq_ns;
+	uint64_t *irq_count;
+	/* by ascending (major, minor, op, kind) */
+	size_t nlat;
+	struct trace_lat_raw *lat;
+};
+
+/* Frees the arrays and zeroes r; accepts NULL. */
+void trace_raw_free(struct trace_raw *r);
+
+/* "hardirq", "softirq", "block" */
+const char *trace_probe_name(enum trace_probe p);
+
+/* "HI", "TIMER", "NET_TX", ... as /proc/softirqs names the vectors */
+const char *trace_softirq_name(unsigned vec);
+
+/* "read", "write", "flush", "discard" */
+const char *trace_op_name(unsigned op);
+
+#endif

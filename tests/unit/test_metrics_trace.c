@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * metrics_trace.c and encode_trace.c on hand-made reads of the tracing
+ * stage's maps: rates from differences, rows paired by identity (not by
+ * position), a counter that went down gives no row, percentiles inside
+ * their log2 bucket, and the JSON of an unavailable stage.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "encode_trace.h"
+#include "metrics_trace.h"
+
+#define NCPU 2
+
+/* a read with every probe on, at t_ns */
+static void raw_init(struct trace_raw *r, int64_t t_ns)
+{
+	memset(r, 0, sizeof(*r));
+	r->valid = true;
+	r->mono_ns = t_ns;
+	r->ncpu = NCPU;
+	for (int k = 0; k < TRACE__COUNT; k++)
+		r->probe[k].on = r->probe[k].read = true;
+	r->soft_ns = calloc(NCPU * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
+	r->soft_count = calloc(NCPU * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
+	assert_non_null(r->soft_ns);
+	assert_non_null(r->soft_count);
+}
+
+static void raw_irqs(struct trace_raw *r, size_t n, const uint32_t *irq, const uint64_t *ns,
+		     const uint64_t *cnt)
+{
+	r->nirq = n;
+	r->irq = malloc(n * sizeof(*r->irq));
+	r->irq_ns = malloc(n * NCPU * sizeof(*r->irq_ns));
+	r->irq_count = malloc(n * NCPU * sizeof(*r->irq_count));
+	assert_non_null(r->irq);
+	memcpy(r->irq, irq, n * sizeof(*irq));
+	memcpy(r->irq_ns, ns, n * NCPU * sizeof(*ns));
+	memcpy(r->irq_count, cnt, n * NCPU * sizeof(*cnt));
+}
+
+static void test_softirq_rates(void **state)
+{
+	struct trace_raw a, b;
+	struct trace_metrics m = { 0 };
+
+	raw_init(&a, 1000000000);
+	raw_init(&b, 3000000000);			 /* 2 s later */
+	a.soft_ns[1 * TRACE_NR_SOFTIRQS + 4] = 1000000;	 /* CPU 1, BLOCK */
+	b.soft_ns[1 * TRACE_NR_SOFTIRQS + 4] = 5000000;	 /* +4 ms in 2 s */
+	b.soft_ns[0 * TRACE_NR_SOFTIRQS + 3] = 20000000; /* CPU 0, NET_RX: +20 ms */
+	assert_int_equal(metrics_trace_compute(&a, &b, NULL, &m), 0);
+	assert_true(m.itv_s > 1.999 && m.itv_s < 2.001);
+	assert_true(m.soft_us_s[1 * TRACE_NR_SOFTIRQS + 4] > 1999.9 &&
+		    m.soft_us_s[1 * TRACE_NR_SOFTIRQS + 4] < 2000.1);
+	assert_true(m.soft_us_s[0 * TRACE_NR_SOFTIRQS + 3] > 9999.9 &&
+		    m.soft_us_s[0 * TRACE_NR_SOFTIRQS + 3] < 10000.1);
+	/* no time between the reads, or reads of different shapes: no metrics */
+	assert_int_equal(metrics_trace_compute(&b, &b, NULL, &m), -EINVAL);
+	b.ncpu = 1;
+	assert_int_equal(metrics_trace_compute(&a, &b, NULL, &m), -EINVAL);
+	b.ncpu = NCPU;
+	metrics_trace_free(&m);
+	trace_raw_free(&a);
+	trace_raw_free(&b);
+}
+
+static void test_irq_pairing(void **state)
+{
+	/* prev has lines 5, 9, 12; cur has 3 (new), 9, 12 (reset: went down) */
+	const uint32_t pi[] = { 5, 9, 12 }, ci[] = { 3, 9, 12 };
+	const uint64_t pn[] = { 100, 100, 1000, 2000, 9000, 9000 };
+	const uint64_t pc[] = { 1, 1, 10, 20, 90, 90 };
+	const uint64_t cn[] = { 0, 3000, 1000, 6000, 10, 10 };
+	const uint64_t cc[] = { 0, 3, 10, 24, 1, 1 };
+	struct trace_raw a, b;
+	struct trace_metrics m = { 0 };
+
+	raw_init(&a, 0);
+	raw_init(&b, 1000000000);
+	raw_irqs(&a, 3, pi, pn, pc);
+	raw_irqs(&b, 3, ci, cn, cc);
+	assert_int_equal(metrics_trace_compute(&a, &b, NULL, &m), 0);
+	assert_int_equal(m.nirq, 2);
+	assert_int_equal(m.irq[0], 3); /* new: rated from zero */
+	assert_true(m.irq_us_s[0 * NCPU + 1] > 2.99 && m.irq_us_s[0 * NCPU + 1] < 3.01);
+	assert_int_equal(m.irq[1], 9); /* paired by number, not by row */
+	assert_true(m.irq_us_s[1 * NCPU + 0] < 0.001);
+	assert_true(m.irq_us_s[1 * NCPU + 1] > 3.99 && m.irq_us_s[1 * NCPU + 1] < 4.01);
+	assert_true(m.irq_cnt_s[1 * NCPU + 1] > 3.99 && m.irq_cnt_s[1 * NCPU + 1] < 4.01);
+	assert_true(m.hard_us_s[1] > 6.99 && m.hard_us_s[1] < 7.01);
+	metrics_trace_free(&m);
+	trace_raw_free(&a);
+	trace_raw_free(&b);
+}
+
+static void test_quantiles(void **state)
+{
+	uint64_t slots[TRACE_HIST_SLOTS] = { 0 };
+
+	assert_true(metrics_trace_quantile(slots, 0, 0.5) == 0);
+	/* 100 IOs in [8, 16) µs: the median halfway through the bucket */
+	slots[3] = 100;
+	assert_true(metrics_trace_quantile(slots, 100, 0.5) > 11.99 &&
+		    metrics_trace_quantile(slots, 100, 0.5) < 12.01);
+	/* one slow IO in [1024, 2048) µs among 1000: p99.9 reaches it, p99 not */
+	slots[3] = 999;
+	slots[10] = 1;
+	assert_true(metrics_trace_quantile(slots, 1000, 0.99) < 16);
+	assert_true(metrics_trace_quantile(slots, 1000, 0.999) >= 15.99);
+	assert_true(metrics_trace_quantile(slots, 1000, 1.0) > 2047.9);
+	/* bucket 0 holds 0 and 1 µs */
+	memset(slots, 0, sizeof(slots));
+	slots[0] = 10;
+	assert_true(metrics_trace_quantile(slots, 10, 0.5) > 0.99 &&
+		    metrics_trace_quantile(slots, 10, 0.5) < 1.01);
+}
+
+static void test_latency_rows(void **state)
+{
+	struct trace_raw a, b;
+	struct trace_metrics m = { 0 };
+	struct trace_lat_raw *l;
+
+	raw_init(&a, 0);
+	raw_init(&b, 1000000000);
+	b.nlat = 3;
+	b.lat = calloc(3, sizeof(*b.lat));
+	a.nlat = 1;
+	a.lat = calloc(1, sizeof(*a.lat));
+	assert_non_null(b.lat);
+	assert_non_null(a.lat);
+	/* 7:0 read device: 10 IOs before, 110 now (100 in [64, 128) µs) */
+	a.lat[0] = (struct trace_lat_raw){ .major = 7,
+					   .op = TRACE_OP_READ,
+					   .kind = TRACE_LAT_DEVICE,
+					   .count = 10,
+					   .sum_ns = 1000000 };
+	a.lat[0].slots[6] = 10;
+	l = &b.lat[0];
+	*l = a.lat[0];
+	l->slots[6] += 100;
+	l->count += 100;
+	l->sum_ns += 100 * 100000; /* 100 µs each */
+	l->remote = 25;
+	/* 7:0 write queued: new */
+	b.lat[1] = (struct trace_lat_raw){ .major = 7,
+					   .op = TRACE_OP_WRITE,
+					   .kind = TRACE_LAT_QUEUED,
+					   .count = 4,
+					   .sum_ns = 8000 };
+	b.lat[1].slots[1] = 4;
+	/* 8:16 flush device */
+	b.lat[2] = (struct trace_lat_raw){ .major = 8,
+					   .minor = 16,
+					   .op = TRACE_OP_FLUSH,
+					   .kind = TRACE_LAT_DEVICE,
+					   .count = 2,
+					   .sum_ns = 2000000 };
+	b.lat[2].slots[9] = 2;
+	assert_int_equal(metrics_trace_compute(&a, &b, NULL, &m), 0);
+	assert_int_equal(m.ndisk, 2);
+	assert_int_equal(m.disks[0].major, 7);
+	assert_true(m.disks[0].has[TRACE_OP_READ][TRACE_LAT_DEVICE]);
+	assert_false(m.disks[0].has[TRACE_OP_READ][TRACE_LAT_QUEUED]);
+	assert_int_equal(m.disks[0].lat[TRACE_OP_READ][TRACE_LAT_DEVICE].count, 100);
+	assert_true(m.disks[0].lat[TRACE_OP_READ][TRACE_LAT_DEVICE].mean_us > 99.99 &&
+		    m.disks[0].lat[TRACE_OP_READ][TRACE_LAT_DEVICE].mean_us < 100.01);
+	assert_true(m.disks[0].lat[TRACE_OP_READ][TRACE_LAT_DEVICE].max_us == 128);
+	assert_int_equal(m.disks[0].completed, 100); /* queued rows are not completions */
+	assert_int_equal(m.disks[0].remote, 25);
+	assert_int_equal(m.disks[0].lat[TRACE_OP_WRITE][TRACE_LAT_QUEUED].count, 4);
+	assert_int_equal(m.disks[1].minor, 16);
+	assert_int_equal(m.disks[1].completed, 2);
+	/* a histogram that went down (re-created entry) gives no row */
+	b.lat[0].slots[6] = 5;
+	assert_int_equal(metrics_trace_compute(&a, &b, NULL, &m), 0);
+	assert_false(m.disks[0].has[TRACE_OP_READ][TRACE_LAT_DEVICE]);
+	metrics_trace_free(&m);
+	trace_raw_free(&a);
+	trace_raw_free(&b);
+}
+
+static void test_encode_unavailable(void **state)
+{
+	struct strbuf sb = { 0 };
+
+	encode_trace(&sb, "no BTF: /x: No such file or directory", NULL, NULL);
+	assert_non_null(sb.buf);
+	assert_string_equal(sb.buf, "\"trace\":{\"available\":false,\"reason\":\"no BTF: /x: No "
+				    "such file or directory\"},");
+	sb_free(&sb);
+}
+
+static void test_encode_probe_off(void **state)
+{
+	struct trace_raw a;
+	struct strbuf sb = { 0 };
+
+	raw_init(&a, 0);
+	a.budget_pct = 2;
+	a.stats = true;
+	a.probe[TRACE_BLOCK].on = false;
+	strcpy(a.probe[TRACE_BLOCK].reason, "over budget: 3.000 % of a CPU > 2.000 %");
+	encode_trace(&sb, NULL, &a, NULL);
+	assert_non_null(strstr(sb.buf, "\"block\":{\"on\":false,\"reason\":\"over budget: "
+				       "3.000 % of a CPU > 2.000 %\"}"));
+	assert_non_null(strstr(sb.buf, "\"hardirq\":{\"on\":true}"));
+	sb_free(&sb);
+	trace_raw_free(&a);
+}
+
+static void test_encode_idle_cpus_left_out(void **state)
+{
+	struct trace_raw a, b;
+	struct trace_metrics m = { 0 };
+	struct strbuf sb = { 0 };
+
+	raw_init(&a, 0);
+	raw_init(&b, 1000000000);
+	b.soft_ns[1 * TRACE_NR_SOFTIRQS + 1] = 5000; /* CPU 1, TIMER: 5 us/s */
+	assert_int_equal(metrics_trace_compute(&a, &b, NULL, &m), 0);
+	encode_trace(&sb, NULL, &b, &m);
+	/* CPU 0 (a possible CPU that took no time) is left out */
+	assert_non_null(strstr(sb.buf, "\"cpus\":[{\"cpu\":1,"));
+	assert_null(strstr(sb.buf, "\"cpu\":0"));
+	assert_non_null(strstr(sb.buf, "\"TIMER\":5.00"));
+	sb_free(&sb);
+	metrics_trace_free(&m);
+	trace_raw_free(&a);
+	trace_raw_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_softirq_rates),
+		cmocka_unit_test(test_irq_pairing),
+		cmocka_unit_test(test_quantiles),
+		cmocka_unit_test(test_latency_rows),
+		cmocka_unit_test(test_encode_unavailable),
+		cmocka_unit_test(test_encode_probe_off),
+		cmocka_unit_test(test_encode_idle_cpus_left_out),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
