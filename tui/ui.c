@@ -192,6 +192,9 @@ const char *const ui_keys_help[][2] = {
 	{ "F10 q", "quit" },
 	{ "F6 s", "sort the focused panel by its next key (the title says which)" },
 	{ "/", "filter the focused panel by name: type, Enter keeps it, Esc clears it" },
+	{ "z", "show / hide the rows without activity in the interval (disks without IO, "
+	       "interrupt lines that did not fire, NICs without traffic): hidden by default, "
+	       "as iostat -z, the panel's title counts them" },
 	{ "space", "pause: freeze the tables; the history keeps recording" },
 	{ "+ -", "longer / shorter interval (with a daemon: every Nth of its samples)" },
 	{ "Tab", "next panel (Shift-Tab: previous); the history strip follows the focus" },
@@ -720,6 +723,9 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 		return UI_REDRAW;
 	case ' ':
 		ui->paused = !ui->paused;
+		return UI_REDRAW;
+	case 'z':
+		ui->show_idle = !ui->show_idle;
 		return UI_REDRAW;
 	case '+':
 	case '=':

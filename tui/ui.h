@@ -160,6 +160,11 @@ struct ui {
 	struct irq_group_state irqg;
 	struct chain_panel chain;
 	struct procs_panel cgroups; /* the cgroups view (view_cgroups.c), as procs */
+	/* z: the rows without activity in the interval shown too (iostat
+	 * -z's opposite); how many each panel hid at its last ordering: disks
+	 * without IO, interrupt lines that did not fire, NICs without traffic */
+	bool show_idle;
+	size_t disks_hidden, irqs_hidden, nics_hidden;
 };
 
 /* Options of `iotriage` without a subcommand. */

@@ -187,21 +187,66 @@ static bool nic_own_line(const struct model_nic *n)
 	return n->up || n->nirqs > 0;
 }
 
-static void nic_split(const struct model *m, size_t *own, size_t *rest)
+/* No packet, drop or error in the interval: hidden as an idle disk is
+ * (iostat -z) unless z shows the idle rows. A NIC without rates is not
+ * idle: its line says why. */
+static bool nic_idle(const struct model_nic *n)
 {
-	*own = *rest = 0;
-	for (size_t i = 0; i < m->sections.nics.n; i++) {
-		if (nic_own_line(&m->sections.nics.v[i]) && *own < NIC_LINES_MAX)
-			(*own)++;
-		else
+	return n->has_rates && n->rxpck_s + n->txpck_s + n->rxdrop_s + n->txdrop_s +
+				       n->rxerr_s + n->txerr_s ==
+				   0;
+}
+
+static double nic_traffic(const struct model_nic *n)
+{
+	return n->has_rates ? n->rxkb_s + n->txkb_s : -1;
+}
+
+/*
+ * The NICs with a line of their own, busiest (kB/s in and out) first, at
+ * most NIC_LINES_MAX, as indexes into the model's list in own[]; *rest
+ * those sharing the last line, *hidden the idle ones left out (z shows them).
+ */
+static size_t nic_pick(const struct ui *ui, size_t own[NIC_LINES_MAX], size_t *rest,
+		       size_t *hidden)
+{
+	const struct model_nics *x = &ui->model.sections.nics;
+	size_t n = 0;
+
+	*rest = *hidden = 0;
+	for (size_t i = 0; i < x->n; i++) {
+		const struct model_nic *c = &x->v[i];
+		size_t k;
+
+		if (!nic_own_line(c)) {
 			(*rest)++;
+			continue;
+		}
+		if (!ui->show_idle && nic_idle(c)) {
+			(*hidden)++;
+			continue;
+		}
+		/* insertion by traffic: the list is a handful long */
+		for (k = n; k > 0 && nic_traffic(&x->v[own[k - 1]]) < nic_traffic(c); k--)
+			if (k < NIC_LINES_MAX)
+				own[k] = own[k - 1];
+		if (k < NIC_LINES_MAX) {
+			own[k] = i;
+			if (n < NIC_LINES_MAX)
+				n++;
+			else
+				(*rest)++; /* the least busy one went to the shared line */
+		} else {
+			(*rest)++;
+		}
 	}
+	return n;
 }
 
 int view_nics_lines(const struct ui *ui)
 {
 	const struct model *m = &ui->model;
-	size_t own, rest;
+	size_t own[NIC_LINES_MAX], n, rest, hidden;
 
 	if (!m->have_sample)
 		return 0;
@@ -210,8 +255,8 @@ int view_nics_lines(const struct ui *ui)
 		return m->sections.nics.reason[0] && LINES >= 30 ? 1 : 0;
 	if (m->sections.nics.n == 0)
 		return 0;
-	nic_split(m, &own, &rest);
-	return (int)own + (rest ? 1 : 0);
+	n = nic_pick(ui, own, &rest, &hidden);
+	return (int)n + (rest || hidden ? 1 : 0);
 }
 
 /* The CPUs the NIC's vectors landed on: "38:cpu0 39:cpu1, 37 idle". The
@@ -295,6 +340,7 @@ void view_nics_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
 	const struct model_nics *x = &m->sections.nics;
+	size_t own[NIC_LINES_MAX], n, rest, hidden;
 	char line[1024];
 	int row = 0;
 
@@ -308,22 +354,33 @@ void view_nics_draw(struct ui *ui, struct rect r)
 		ui_put(r.y, r.x, r.w, A_DIM, line);
 		return;
 	}
-	line[0] = '\0';
-	for (size_t i = 0, own = 0; i < x->n; i++) {
-		const struct model_nic *n = &x->v[i];
+	n = nic_pick(ui, own, &rest, &hidden);
+	ui->nics_hidden = hidden;
+	for (size_t k = 0; k < n; k++) {
+		const struct model_nic *c = &x->v[own[k]];
+		char buf[1024];
 
-		if (nic_own_line(n) && own < NIC_LINES_MAX) {
-			own++;
-			if (row < r.h) {
-				char buf[1024];
-
-				nic_line(ui, n, buf, sizeof(buf));
-				ui_put(r.y + row++, r.x, r.w, n->up && n->carrier ? 0 : A_DIM, buf);
-			}
-			continue;
+		if (row < r.h) {
+			nic_line(ui, c, buf, sizeof(buf));
+			ui_put(r.y + row++, r.x, r.w, c->up && c->carrier ? 0 : A_DIM, buf);
 		}
-		str_cat(line, sizeof(line), "%s%s%s", line[0] ? ", " : "nic  also: ", n->name,
-			n->up ? "" : " (down)");
+	}
+	line[0] = '\0';
+	if (hidden)
+		str_cat(line, sizeof(line), "nic  %zu idle hidden: z shows", hidden);
+	for (size_t i = 0; i < x->n; i++) {
+		const struct model_nic *c = &x->v[i];
+		bool drawn = false;
+
+		for (size_t k = 0; k < n; k++)
+			drawn |= own[k] == i;
+		if (drawn || (nic_own_line(c) && !ui->show_idle && nic_idle(c)))
+			continue;
+		str_cat(line, sizeof(line), "%s%s%s",
+			!line[0]    ? "nic  also: "
+			: hidden && !strstr(line, "also:") ? "; also: "
+							   : ", ",
+			c->name, c->up ? "" : " (down)");
 	}
 	if (line[0] && row < r.h)
 		ui_put(r.y + row, r.x, r.w, A_DIM, line);

@@ -18,18 +18,24 @@
 
 #define MODEL_JSON_VERSION 1 /* doc/json.md version this client reads */
 
-/* Widths fit "99999.99"; larger values lose decimals, then get k/M/G. */
+/*
+ * Widths fit "99999.99"; larger values lose decimals, then get k/M/G.
+ * Priorities (lower kept first as the terminal narrows, doc/tui.md): what
+ * says "saturated or slow, reads or writes" first (%util, aqu-sz, r_await,
+ * w_await, r/s, w/s, rkB/s, wkB/s: all eight fit at 80 columns), then svctm,
+ * the merges, the request sizes, discards and flushes.
+ */
 const struct model_col model_disk_cols[MD__COUNT] = {
 	[MD_RS] = { "r/s", "r/s", 8, 4, "reads completed per second (after merging)" },
 	[MD_WS] = { "w/s", "w/s", 8, 5, "writes completed per second (after merging)" },
 	[MD_RKBS] = { "rkB/s", "rkB/s", 8, 6, "kilobytes read per second (1 kB = 1024 bytes)" },
 	[MD_WKBS] = { "wkB/s", "wkB/s", 8, 7, "kilobytes written per second" },
-	[MD_RRQMS] = { "rrqm/s", "rrqm/s", 7, 10,
+	[MD_RRQMS] = { "rrqm/s", "rrqm/s", 7, 9,
 		       "read requests merged per second before going to the device; non-zero "
 		       "means sequential reads the block layer could batch" },
-	[MD_WRQMS] = { "wrqm/s", "wrqm/s", 7, 11, "write requests merged per second" },
-	[MD_RRQM] = { "rrqm", "%rrqm", 6, 12, "percentage of read requests that were merged" },
-	[MD_WRQM] = { "wrqm", "%wrqm", 6, 13, "percentage of write requests that were merged" },
+	[MD_WRQMS] = { "wrqm/s", "wrqm/s", 7, 10, "write requests merged per second" },
+	[MD_RRQM] = { "rrqm", "%rrqm", 6, 13, "percentage of read requests that were merged" },
+	[MD_WRQM] = { "wrqm", "%wrqm", 6, 14, "percentage of write requests that were merged" },
 	[MD_RAWAIT] = { "r_await", "r_await", 7, 2,
 			"average time of a read, queueing included (ms); coloured above "
 			"--await-ms" },
@@ -39,23 +45,23 @@ const struct model_col model_disk_cols[MD__COUNT] = {
 	[MD_AQU] = { "aqu-sz", "aqu-sz", 6, 1,
 		     "average queue length (requests in flight); a sustained high value "
 		     "means the device is the bottleneck" },
-	[MD_RAREQ] = { "rareq-sz", "rareq-sz", 8, 8, "average size of a read (kB)" },
-	[MD_WAREQ] = { "wareq-sz", "wareq-sz", 8, 9, "average size of a write (kB)" },
-	[MD_SVCTM] = { "svctm", "svctm", 6, 5,
+	[MD_RAREQ] = { "rareq-sz", "rareq-sz", 8, 11, "average size of a read (kB)" },
+	[MD_WAREQ] = { "wareq-sz", "wareq-sz", 8, 12, "average size of a write (kB)" },
+	[MD_SVCTM] = { "svctm", "svctm", 6, 8,
 		       "ms of device busy time per completed IO; await close to svctm: little "
 		       "queueing, await far above it: requests wait in the queue" },
 	[MD_UTIL] = { "util", "%util", 6, 0,
 		      "percentage of time the device had IO in flight; near 100% a "
 		      "single-queue disk is saturated (NVMe/RAID may still have headroom: check "
 		      "aqu-sz and await); coloured at 80% and above" },
-	[MD_DS] = { "d/s", "d/s", 7, 14, "discards completed per second" },
-	[MD_DKBS] = { "dkB/s", "dkB/s", 8, 15, "kilobytes discarded per second" },
-	[MD_DRQMS] = { "drqm/s", "drqm/s", 7, 18, "discard requests merged per second" },
-	[MD_DRQM] = { "drqm", "%drqm", 6, 19, "percentage of discard requests merged" },
-	[MD_DAWAIT] = { "d_await", "d_await", 7, 16, "average time of a discard (ms)" },
-	[MD_DAREQ] = { "dareq-sz", "dareq-sz", 8, 20, "average size of a discard (kB)" },
-	[MD_FS] = { "f/s", "f/s", 7, 17, "flush requests completed per second" },
-	[MD_FAWAIT] = { "f_await", "f_await", 7, 21, "average time of a flush (ms)" },
+	[MD_DS] = { "d/s", "d/s", 7, 15, "discards completed per second" },
+	[MD_DKBS] = { "dkB/s", "dkB/s", 8, 16, "kilobytes discarded per second" },
+	[MD_DRQMS] = { "drqm/s", "drqm/s", 7, 19, "discard requests merged per second" },
+	[MD_DRQM] = { "drqm", "%drqm", 6, 20, "percentage of discard requests merged" },
+	[MD_DAWAIT] = { "d_await", "d_await", 7, 17, "average time of a discard (ms)" },
+	[MD_DAREQ] = { "dareq-sz", "dareq-sz", 8, 21, "average size of a discard (kB)" },
+	[MD_FS] = { "f/s", "f/s", 7, 18, "flush requests completed per second" },
+	[MD_FAWAIT] = { "f_await", "f_await", 7, 22, "average time of a flush (ms)" },
 };
 
 const char *const model_cpu_help[][2] = {
