@@ -297,6 +297,10 @@ unsigned ui_open(struct ui *ui, const struct view_ops *v);
  * when it has none. */
 void view_findings_draw(struct ui *ui, struct rect r);
 unsigned view_findings_key(struct ui *ui, int ch);
+/* 'a' on the tables: the findings panel on the headline's fix (the
+ * suggestion answering the first finding), asking y/N; on the finding
+ * when there is none. */
+unsigned view_findings_fix(struct ui *ui);
 const char *view_findings_status(const struct ui *ui, int *ret_attr);
 void view_findings_free(struct ui *ui);
 /* Whether ch is one of the loop's global keys (quit, help, pause, interval,

@@ -142,9 +142,36 @@ static int wb_part(const struct ui *ui, bool brief, char *buf, size_t size)
 	return 0;
 }
 
+/* parts joined by sep into buf, each whole: a part that does not fit in
+ * width columns is cut at its last ", " that fits (a clause, never a
+ * number in two) or left out. */
+static void fit_parts(char *buf, size_t size, int width, const char *sep,
+		      const char *const *parts, size_t n)
+{
+	snprintf(buf, size, " ");
+	for (size_t i = 0; i < n; i++) {
+		int room = width - (int)strlen(buf) - (i ? (int)strlen(sep) : 0);
+		int len = (int)strlen(parts[i]);
+
+		if (!parts[i][0])
+			continue;
+		while (len > room) {
+			const char *p = parts[i] + len;
+
+			/* back to the previous ", " */
+			while (p > parts[i] && !(p[0] == ',' && p[1] == ' '))
+				p--;
+			len = (int)(p - parts[i]);
+		}
+		if (len <= 0)
+			continue;
+		str_cat(buf, size, "%s%.*s", i && buf[1] ? sep : "", len, parts[i]);
+	}
+}
+
 int view_sections_header_draw(struct ui *ui, int y, int n)
 {
-	char turbo[512], psi[512], wb[512], line[1600];
+	char turbo[512], psi[512], wb[512], line[1600], why[MODEL_SECTIONS_REASON_MAX];
 	int wb_attr, drawn = 0;
 
 	if (n <= 0 || !ui->model.have_sample)
@@ -157,23 +184,38 @@ int view_sections_header_draw(struct ui *ui, int y, int n)
 			ui_put(y + 1, 0, COLS, A_DIM, "");
 		return n > 1 ? 2 : 1;
 	}
+	/* turbostat without watts or temperatures has no line of its own:
+	 * "n/a" with the others, its reason once on the unavailable line */
+	model_sections_turbo_why(&ui->model.sections, true, why, sizeof(why));
+	if (why[0])
+		n = 1;
 	turbo_line(ui, n == 1, turbo, sizeof(turbo));
 	psi_part(&ui->model.sections, n == 1, psi, sizeof(psi));
 	wb_attr = wb_part(ui, n == 1, wb, sizeof(wb));
 	if (n == 1) {
 		/* one line: what moves first, turbostat's last; what is not
-		 * available only says so (its reason is on the unavailable line
-		 * of a taller terminal) */
-		snprintf(line, sizeof(line), " %s | %s | %s", psi, wb, turbo);
+		 * available only says so (its reason is on the unavailable line) */
+		const char *parts[] = { psi, wb, turbo };
+
+		fit_parts(line, sizeof(line), COLS, " | ", parts, 3);
 		ui_put(y, 0, COLS, wb_attr, line);
 		return 1;
 	}
-	snprintf(line, sizeof(line), " %s", turbo);
-	ui_put(y + drawn++, 0, COLS, 0, line);
+	{
+		const char *parts[] = { turbo };
+
+		fit_parts(line, sizeof(line), COLS, "", parts, 1);
+		ui_put(y + drawn++, 0, COLS, 0, line);
+	}
 	snprintf(line, sizeof(line), " %s  |  ", psi);
 	ui_put(y + drawn, 0, COLS, 0, line);
-	if ((int)strlen(line) < COLS)
-		ui_put(y + drawn, (int)strlen(line), COLS - (int)strlen(line), wb_attr, wb);
+	if ((int)strlen(line) < COLS) {
+		const char *parts[] = { wb };
+		char w2[600];
+
+		fit_parts(w2, sizeof(w2), COLS - (int)strlen(line) + 1, "", parts, 1);
+		ui_put(y + drawn, (int)strlen(line), COLS - (int)strlen(line), wb_attr, w2 + 1);
+	}
 	drawn++;
 	return drawn;
 }

@@ -15,6 +15,7 @@
 #include "grow.h"
 #include "json_get.h"
 #include "model.h"
+#include "str.h"
 
 #define MODEL_JSON_VERSION 1 /* doc/json.md version this client reads */
 
@@ -429,30 +430,126 @@ static void carry_affinity(struct tables *t, const struct model *m)
 	}
 }
 
-static void decode_sources(struct json_object *src, char *buf, size_t size)
+/* What a reason says after its path: "busy/t1/proc/vmstat: No such file"
+ * is "No such file"; the first of "; "-separated reasons only. */
+static void reason_tail(const char *reason, char *buf, size_t size)
+{
+	size_t n = strcspn(reason, ";");
+	const char *t = reason;
+
+	for (const char *p = reason; p < reason + n; p++)
+		if (p[0] == ':' && p[1] == ' ')
+			t = p + 2;
+	snprintf(buf, size, "%.*s", (int)(reason + n - t), t);
+}
+
+static bool name_in(const char *name, const char *const *set)
+{
+	for (; *set; set++)
+		if (strcmp(name, *set) == 0)
+			return true;
+	return false;
+}
+
+size_t model_unavailable_group(const char *const *names, const char *const *reasons,
+			       const bool *avail, size_t n,
+			       char causes[MODEL_CAUSES_MAX][MODEL_CAUSE_MAX])
+{
+	static const char *const turbo[] = { "msr",	 "perf",  "cpufreq",
+					     "cpuidle", "powercap", "hwmon", NULL };
+	static const char *const psi[] = { "pressure_io", "pressure_cpu", "pressure_irq", NULL };
+	char tails[MODEL_CAUSES_MAX][MODEL_CAUSE_MAX];
+	size_t nc = 0;
+
+	/* the families first: each is one cause however many files it has */
+	for (int fam = 0; fam < 2; fam++) {
+		const char *const *set = fam ? psi : turbo;
+		char no[MODEL_CAUSE_MAX] = "", shown[MODEL_CAUSE_MAX] = "";
+		char why[MODEL_CAUSE_MAX] = "";
+
+		for (size_t i = 0; i < n; i++) {
+			const char *short_name = fam ? names[i] + strlen("pressure_") : names[i];
+
+			if (!name_in(names[i], set))
+				continue;
+			if (avail[i]) {
+				str_cat(shown, sizeof(shown), "%s%s", shown[0] ? " " : "",
+					short_name);
+				continue;
+			}
+			str_cat(no, sizeof(no), "%s%s", no[0] ? " " : "", short_name);
+			if (!why[0])
+				reason_tail(reasons[i], why, sizeof(why));
+		}
+		if (!no[0] || nc == MODEL_CAUSES_MAX)
+			continue;
+		/* none of the family: the names say nothing more than "no source" */
+		snprintf(causes[nc], MODEL_CAUSE_MAX, "%s: no %s%s%s%s", fam ? "PSI" : "turbostat",
+			 shown[0] ? no : "source", why[0] ? " (" : "", why, why[0] ? ")" : "");
+		if (shown[0] && !fam)
+			str_cat(causes[nc], MODEL_CAUSE_MAX, "; %s shown", shown);
+		tails[nc][0] = '\0';
+		nc++;
+	}
+	/* the others: one line per reason, naming every source it stops */
+	for (size_t i = 0; i < n; i++) {
+		char why[MODEL_CAUSE_MAX - 40]; /* room for the names before it */
+		size_t k;
+
+		if (avail[i] || name_in(names[i], turbo) || name_in(names[i], psi))
+			continue;
+		reason_tail(reasons[i], why, sizeof(why));
+		for (k = 0; k < nc; k++)
+			if (tails[k][0] && strcmp(tails[k], why) == 0)
+				break;
+		if (k < nc) {
+			/* "vmstat: why" becomes "vmstat rtnetlink: why" */
+			char *colon = strstr(causes[k], ": ");
+			char tmp[MODEL_CAUSE_MAX];
+
+			if (!colon)
+				continue;
+			snprintf(tmp, sizeof(tmp), "%.*s %s%s", (int)(colon - causes[k]), causes[k],
+				 names[i], colon);
+			snprintf(causes[k], MODEL_CAUSE_MAX, "%s", tmp);
+			continue;
+		}
+		if (nc == MODEL_CAUSES_MAX)
+			break;
+		snprintf(tails[nc], MODEL_CAUSE_MAX, "%s", why);
+		snprintf(causes[nc], MODEL_CAUSE_MAX, "%s: %s", names[i],
+			 why[0] ? why : "unavailable");
+		nc++;
+	}
+	return nc;
+}
+
+#define SOURCES_MAX 64 /* the document has two dozen */
+
+static void decode_sources(struct json_object *src, struct model *m)
 {
 	struct json_object_iterator it, end;
-	size_t len = 0;
+	const char *names[SOURCES_MAX], *reasons[SOURCES_MAX];
+	char reason_buf[SOURCES_MAX][MODEL_REASON_MAX];
+	bool avail[SOURCES_MAX];
+	size_t n = 0;
 
-	buf[0] = '\0';
+	m->nunavailable = 0;
 	if (!src || !json_object_is_type(src, json_type_object))
 		return;
 	it = json_object_iter_begin(src);
 	end = json_object_iter_end(src);
-	for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+	for (; !json_object_iter_equal(&it, &end) && n < SOURCES_MAX; json_object_iter_next(&it)) {
 		struct json_object *o = json_object_iter_peek_value(&it);
-		char reason[MODEL_REASON_MAX];
-		int n;
 
-		if (jbool(o, "available", true))
-			continue;
-		mj_str(o, "reason", reason, sizeof(reason));
-		n = snprintf(buf + len, size - len, "%s%s: %s", len ? "; " : "",
-			     json_object_iter_peek_name(&it), reason[0] ? reason : "unavailable");
-		if (n < 0 || (size_t)n >= size - len)
-			return; /* truncated: the header shows what fits */
-		len += (size_t)n;
+		names[n] = json_object_iter_peek_name(&it);
+		avail[n] = jbool(o, "available", true);
+		reason_buf[n][0] = '\0';
+		mj_str(o, "reason", reason_buf[n], sizeof(reason_buf[n]));
+		reasons[n] = reason_buf[n];
+		n++;
 	}
+	m->nunavailable = model_unavailable_group(names, reasons, avail, n, m->unavailable);
 }
 
 /* ---- history ---- */
@@ -600,7 +697,7 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 	m->timestamp_ms = ts;
 	mj_str(doc, "host", m->host, sizeof(m->host));
 	mj_str(doc, "mode", m->mode, sizeof(m->mode));
-	decode_sources(mj_get(doc, "sources"), m->unavailable, sizeof(m->unavailable));
+	decode_sources(mj_get(doc, "sources"), m);
 	m->has_intr_all = jnum(doc, "intr/s", &m->intr_all_s);
 	carry_affinity(&t, m);
 
