@@ -19,6 +19,15 @@ static void summary_draw(struct ui *ui, struct rect r)
 	char buf[320];
 	int attr;
 
+	/* cut off from the daemon: why, whole, where the headline goes (the
+	 * top line keeps only the word); the tables are the last ones seen */
+	if (!source_connected(ui->src) && source_state(ui->src)[0]) {
+		snprintf(buf, sizeof(buf), " %s", source_state(ui->src));
+		attr = ui_attr(ui, PAIR_CRIT) | (int)A_BOLD;
+		ui_fill(r.y, r.x, r.w, 0);
+		ui_put(r.y, r.x, r.w, attr, buf);
+		return;
+	}
 	model_summary_get(&ui->model, &s);
 	switch (s.level) {
 	case MODEL_SUM_CRITICAL:
