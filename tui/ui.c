@@ -511,15 +511,33 @@ static int draw_status_lines(struct ui *ui, int y)
 		for (size_t i = 0; i < m->nunavailable; i++) {
 			size_t after = m->nunavailable - i - 1;
 			int need = (int)(strlen(buf) + strlen(m->unavailable[i])) + (shown ? 3 : 0) +
-				   (after ? (int)strlen(" | +99 more: t") : 0);
+				   (after ? (int)strlen(" | +99 more") : 0);
 
-			if (need > COLS)
+			if (need > COLS && shown)
 				break;
+			if (need > COLS) {
+				/* the first cause alone is too long: its clauses
+				 * that fit, cut before "; " or " (", else none */
+				const char *c = m->unavailable[i];
+				int room = COLS - (int)strlen(buf) -
+					   (after ? (int)strlen(" | +99 more") : 0);
+				int cut = 0;
+
+				for (int k = 1; c[k] && k <= room; k++)
+					if ((c[k] == ';' && c[k + 1] == ' ') ||
+					    (c[k] == ' ' && c[k + 1] == '('))
+						cut = k;
+				if (!cut)
+					break;
+				str_cat(buf, sizeof(buf), "%.*s", cut, c);
+				shown++;
+				continue;
+			}
 			str_cat(buf, sizeof(buf), "%s%s", shown ? " | " : "", m->unavailable[i]);
 			shown++;
 		}
 		if (shown < m->nunavailable)
-			str_cat(buf, sizeof(buf), "%s+%zu more: t", shown ? " | " : "",
+			str_cat(buf, sizeof(buf), "%s+%zu more", shown ? " | " : "",
 				m->nunavailable - shown);
 		ui_put(y++, 0, COLS, ui_attr(ui, PAIR_WARN), buf);
 	}

@@ -40,7 +40,9 @@ static void turbo_line(const struct ui *ui, bool brief, char *buf, size_t size)
 	bool cpu_cols = t->any_busy || t->any_bzy;
 
 	model_sections_turbo_why(x, ui->model.has_rates, why, sizeof(why));
-	if (why[0] && brief) {
+	/* brief: the sources' reason is on the unavailable line; a section
+	 * the sample does not carry says why here */
+	if (why[0] && brief && t->present) {
 		snprintf(buf, size, "turbostat n/a");
 		return;
 	}
@@ -89,7 +91,7 @@ static void psi_part(const struct model_sections *x, bool brief, char *buf, size
 	if (any)
 		return;
 	/* the first resource's reason says it for all (PSI off, old kernel) */
-	if (brief) {
+	if (brief && x->psi[MP_IO].reason[0]) {
 		snprintf(buf, size, "PSI n/a");
 	} else if (x->psi[MP_IO].reason[0]) {
 		char why[MODEL_SECTIONS_REASON_MAX];
@@ -107,7 +109,7 @@ static int wb_part(const struct ui *ui, bool brief, char *buf, size_t size)
 	const struct model_writeback *w = &ui->model.sections.wb;
 	char a[32], b[32];
 
-	if ((!w->present || !w->has_dirty) && brief) {
+	if ((!w->present || !w->has_dirty) && brief && w->reason[0]) {
 		snprintf(buf, size, "writeback n/a");
 		return 0;
 	}
@@ -143,8 +145,8 @@ static int wb_part(const struct ui *ui, bool brief, char *buf, size_t size)
 }
 
 /* parts joined by sep into buf, each whole: a part that does not fit in
- * width columns is cut at its last ", " that fits (a clause, never a
- * number in two) or left out. */
+ * width columns is cut at its last ", " or "  " that fits (a clause or a
+ * column, never a number in two) or left out. */
 static void fit_parts(char *buf, size_t size, int width, const char *sep,
 		      const char *const *parts, size_t n)
 {
@@ -153,13 +155,14 @@ static void fit_parts(char *buf, size_t size, int width, const char *sep,
 		int room = width - (int)strlen(buf) - (i ? (int)strlen(sep) : 0);
 		int len = (int)strlen(parts[i]);
 
-		if (!parts[i][0])
+		if (!parts[i][0] || room <= 0)
 			continue;
-		while (len > room) {
-			const char *p = parts[i] + len;
+		while (len > room && len > 0) {
+			const char *p = parts[i] + len - 1; /* not the cut we are at */
 
-			/* back to the previous ", " */
-			while (p > parts[i] && !(p[0] == ',' && p[1] == ' '))
+			/* back to the previous ", " or "  " (turbostat's columns) */
+			while (p > parts[i] && !(p[0] == ',' && p[1] == ' ') &&
+			       !(p[0] == ' ' && p[1] == ' ' && p[-1] != ':'))
 				p--;
 			len = (int)(p - parts[i]);
 		}
@@ -187,11 +190,13 @@ int view_sections_header_draw(struct ui *ui, int y, int n)
 	/* turbostat without watts or temperatures has no line of its own:
 	 * "n/a" with the others, its reason once on the unavailable line */
 	model_sections_turbo_why(&ui->model.sections, true, why, sizeof(why));
-	if (why[0])
+	if (why[0] && ui->model.sections.turbo.present)
 		n = 1;
+	/* what is not available only says so: its reason is on the
+	 * unavailable line, once (ui.c) */
 	turbo_line(ui, n == 1, turbo, sizeof(turbo));
-	psi_part(&ui->model.sections, n == 1, psi, sizeof(psi));
-	wb_attr = wb_part(ui, n == 1, wb, sizeof(wb));
+	psi_part(&ui->model.sections, true, psi, sizeof(psi));
+	wb_attr = wb_part(ui, true, wb, sizeof(wb));
 	if (n == 1) {
 		/* one line: what moves first, turbostat's last; what is not
 		 * available only says so (its reason is on the unavailable line) */
