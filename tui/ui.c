@@ -257,6 +257,26 @@ struct header_field {
 
 enum { HF_NAME, HF_MODE, HF_PAUSED, HF_EVERY, HF_HOST, HF_TIMELINE, HF_CLOCK, HF__COUNT };
 
+/* replay: where we are in the recording (atop's habit, on the top line),
+ * in the room left; it says the sample's date and time, so the clock goes */
+static void place_timeline(struct ui *ui, struct header_field *tl, struct header_field *clock,
+			   int *left)
+{
+	if (source_kind(ui->src) != SOURCE_REPLAY || *left <= 12)
+		return;
+	source_replay_timeline(ui->src, tl->text, sizeof(tl->text), *left - 2);
+	if (tl->text[0] == ' ')
+		memmove(tl->text, tl->text + 1, strlen(tl->text));
+	tl->on = tl->text[0] && (int)strlen(tl->text) + 2 <= *left;
+	if (!tl->on)
+		return;
+	*left -= (int)strlen(tl->text) + 2;
+	if (clock->on) {
+		clock->on = false;
+		*left += (int)strlen(clock->text) + 2;
+	}
+}
+
 /*
  * The top line: " iotriage  daemon PATH  PAUSED  every 1s  host db1  12:00:00"
  * and the source's state (DISCONNECTED, connecting...) on the right. Each
@@ -297,7 +317,7 @@ static void draw_header(struct ui *ui)
 	f[HF_EVERY].prio = 3;
 	snprintf(f[HF_HOST].text, sizeof(f[0].text), "host %s", m->host[0] ? m->host : "?");
 	f[HF_HOST].prio = 4;
-	f[HF_TIMELINE].prio = 6; /* sized last: it takes the room left */
+	f[HF_TIMELINE].prio = 6; /* in its turn, the room left then */
 	if (m->have_sample) {
 		time_t t = (time_t)(m->timestamp_ms / 1000);
 		struct tm tm;
@@ -317,27 +337,17 @@ static void draw_header(struct ui *ui)
 		for (int i = 0; i < HF__COUNT; i++) {
 			int w = (int)strlen(f[i].text) + 2;
 
-			if (f[i].prio != prio || i == HF_TIMELINE || !f[i].text[0] || w > left)
+			if (f[i].prio != prio)
+				continue;
+			if (i == HF_TIMELINE) {
+				place_timeline(ui, &f[HF_TIMELINE], &f[HF_CLOCK], &left);
+				continue;
+			}
+			if (!f[i].text[0] || w > left)
 				continue;
 			f[i].on = true;
 			left -= w;
 		}
-	if (replay && left > 12) {
-		/* where we are in the recording: atop's habit, on the top line */
-		source_replay_timeline(ui->src, f[HF_TIMELINE].text, sizeof(f[0].text), left - 2);
-		if (f[HF_TIMELINE].text[0] == ' ')
-			memmove(f[HF_TIMELINE].text, f[HF_TIMELINE].text + 1,
-				strlen(f[HF_TIMELINE].text));
-		f[HF_TIMELINE].on = f[HF_TIMELINE].text[0] &&
-				    (int)strlen(f[HF_TIMELINE].text) + 2 <= left;
-		if (f[HF_TIMELINE].on)
-			left -= (int)strlen(f[HF_TIMELINE].text) + 2;
-		/* the timeline says the sample's date and time */
-		if (f[HF_TIMELINE].on && f[HF_CLOCK].on) {
-			f[HF_CLOCK].on = false;
-			left += (int)strlen(f[HF_CLOCK].text) + 2;
-		}
-	}
 	if (state[0] && strcmp(word, state) != 0 && (int)strlen(state) - (int)strlen(word) <= left) {
 		full_state = true;
 		state_w = (int)strlen(state) + 2;

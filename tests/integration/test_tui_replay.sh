@@ -17,7 +17,7 @@ trap 'T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 rec="$FIXTURES/record-v1/rec"
 
 RUN_AS="env TZ=UTC" run_in r 120 30 replay "$rec" --at @1795599812.559
-wait_for r 'replay.*2026-11-25 09:43:32 #3 ' || fail "no replay header at sample 3"
+wait_for r 'REPLAY.*2026-11-25 09:43:32 #3 ' || fail "no replay header at sample 3"
 wait_for r 'vda' || fail "the recorded disk vda is not shown"
 screen_has '\[-*\|-*\]' || fail "no timeline"
 T send-keys -t r t
