@@ -67,7 +67,10 @@ const struct model_col model_disk_cols[MD__COUNT] = {
 
 const char *const model_cpu_help[][2] = {
 	{ "CPU", "CPU number, \"all\" is the whole machine; HOT marks the core that stands out" },
-	{ "%usr %sys", "time in user space and in the kernel (mpstat -u)" },
+	{ "%usr %nice %sys", "time in user space (niced apart) and in the kernel (mpstat -u); "
+			     "the eight percentages up to %idle add up to 100" },
+	{ "%steal", "time a hypervisor ran something else while this virtual CPU waited" },
+	{ "%guest", "time running a guest (guest + gnice), shown when a CPU ran one" },
 	{ "%iowait", "idle while IO was outstanding: a symptom, not a load" },
 	{ "%irq", "time servicing hardware interrupts" },
 	{ "%soft", "time in softirqs (network receive, block completion, timers)" },
