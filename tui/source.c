@@ -186,8 +186,8 @@ static void replay_affinity(struct source *src, struct model *m)
 			continue;
 		q->has_smp = ti->has_smp;
 		snprintf(q->smp_list, sizeof(q->smp_list), "%s", ti->smp_list);
-		q->has_eff = ti->has_eff &&
-			     cpuset_format_list(&ti->effective, q->eff_list, sizeof(q->eff_list)) >= 0;
+		q->has_eff = ti->has_eff && cpuset_format_list(&ti->effective, q->eff_list,
+							       sizeof(q->eff_list)) >= 0;
 	}
 }
 

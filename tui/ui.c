@@ -348,7 +348,8 @@ static void draw_header(struct ui *ui)
 			f[i].on = true;
 			left -= w;
 		}
-	if (state[0] && strcmp(word, state) != 0 && (int)strlen(state) - (int)strlen(word) <= left) {
+	if (state[0] && strcmp(word, state) != 0 &&
+	    (int)strlen(state) - (int)strlen(word) <= left) {
 		full_state = true;
 		state_w = (int)strlen(state) + 2;
 	}
@@ -520,8 +521,8 @@ static int draw_status_lines(struct ui *ui, int y)
 		snprintf(buf, sizeof(buf), " unavailable: ");
 		for (size_t i = 0; i < m->nunavailable; i++) {
 			size_t after = m->nunavailable - i - 1;
-			int need = (int)(strlen(buf) + strlen(m->unavailable[i])) + (shown ? 3 : 0) +
-				   (after ? (int)strlen(" | +99 more") : 0);
+			int need = (int)(strlen(buf) + strlen(m->unavailable[i])) +
+				   (shown ? 3 : 0) + (after ? (int)strlen(" | +99 more") : 0);
 
 			if (need > COLS && shown)
 				break;

@@ -51,13 +51,20 @@ static const struct {
 	int width;
 	int prio;
 } cols[C__COUNT] = {
-	[C_CPU] = { "CPU", 7, 0 },	    [C_USR] = { "%usr", 6, 1 },
-	[C_NICE] = { "%nice", 6, 2 },	    [C_SYS] = { "%sys", 6, 3 },
-	[C_IOWAIT] = { "%iowait", 7, 4 },   [C_IRQ] = { "%irq", 6, 5 },
-	[C_SOFT] = { "%soft", 6, 6 },	    [C_STEAL] = { "%steal", 6, 7 },
-	[C_GUEST] = { "%guest", 6, 9 },	    [C_IDLE] = { "%idle", 6, 8 },
-	[C_INTR] = { "intr/s", 8, 10 },	    [C_SOFTIRQ] = { "softirq", 16, 11 },
-	[C_BUSY] = { "Busy%", 6, 13 },	    [C_BZY] = { "Bzy_MHz", 7, 12 },
+	[C_CPU] = { "CPU", 7, 0 },
+	[C_USR] = { "%usr", 6, 1 },
+	[C_NICE] = { "%nice", 6, 2 },
+	[C_SYS] = { "%sys", 6, 3 },
+	[C_IOWAIT] = { "%iowait", 7, 4 },
+	[C_IRQ] = { "%irq", 6, 5 },
+	[C_SOFT] = { "%soft", 6, 6 },
+	[C_STEAL] = { "%steal", 6, 7 },
+	[C_GUEST] = { "%guest", 6, 9 },
+	[C_IDLE] = { "%idle", 6, 8 },
+	[C_INTR] = { "intr/s", 8, 10 },
+	[C_SOFTIRQ] = { "softirq", 16, 11 },
+	[C_BUSY] = { "Busy%", 6, 13 },
+	[C_BZY] = { "Bzy_MHz", 7, 12 },
 	[C_DEEP] = { "deepest C-state", 15, 14 },
 };
 

@@ -346,12 +346,11 @@ static void disks_draw(struct ui *ui, struct rect r)
 		/* the embedded sampler's first document has no disk rows yet:
 		 * that is "measuring", not "no devices" */
 		ui_put(y, r.x, r.w, A_DIM,
-		       !m->have_sample ? "  waiting for the first sample..."
-		       : p->filter[0]  ? "  no device matches the filter"
-		       : ui->disks_hidden
-			   ? "  no IO in this interval on any device (z shows them)"
-		       : !m->has_rates ? "  measuring the first interval..."
-				       : "  no block devices");
+		       !m->have_sample	  ? "  waiting for the first sample..."
+		       : p->filter[0]	  ? "  no device matches the filter"
+		       : ui->disks_hidden ? "  no IO in this interval on any device (z shows them)"
+		       : !m->has_rates	  ? "  measuring the first interval..."
+					  : "  no block devices");
 		return;
 	}
 	p->top = draw_follow(p->top, p->sel, (size_t)p->visible);

@@ -127,7 +127,8 @@ static void irqs_order(struct ui *ui)
 	if (grow((void **)&p->order, &p->order_cap, m->nirqs + gs->ngroups, sizeof(*p->order)) < 0)
 		goto out;
 	for (size_t i = 0; i < m->nirqs; i++)
-		if (irq_matches(&m->irqs[i], p->filter, ui->show_idle) && (!grouped || gs->group_of[i] < 0))
+		if (irq_matches(&m->irqs[i], p->filter, ui->show_idle) &&
+		    (!grouped || gs->group_of[i] < 0))
 			p->order[p->norder++] = i;
 	for (size_t g = 0; g < gs->ngroups; g++)
 		p->order[p->norder++] = m->nirqs + g;
@@ -249,8 +250,7 @@ static void irqs_draw(struct ui *ui, struct rect r)
 		/* the counts are rows: say that lines are grouped */
 		snprintf(label, sizeof(label), "%s, by device (Enter expands)",
 			 irqs_sorts[p->sort]);
-		draw_title(ui, PANEL_IRQS, r, "IRQs", label, p->norder, p->norder,
-			   ui->irqs_hidden);
+		draw_title(ui, PANEL_IRQS, r, "IRQs", label, p->norder, p->norder, ui->irqs_hidden);
 	} else {
 		draw_title(ui, PANEL_IRQS, r, "IRQs", irqs_sorts[p->sort], p->norder,
 			   p->norder + ui->irqs_hidden, ui->irqs_hidden);

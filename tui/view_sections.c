@@ -147,8 +147,8 @@ static int wb_part(const struct ui *ui, bool brief, char *buf, size_t size)
 /* parts joined by sep into buf, each whole: a part that does not fit in
  * width columns is cut at its last ", " or "  " that fits (a clause or a
  * column, never a number in two) or left out. */
-static void fit_parts(char *buf, size_t size, int width, const char *sep,
-		      const char *const *parts, size_t n)
+static void fit_parts(char *buf, size_t size, int width, const char *sep, const char *const *parts,
+		      size_t n)
 {
 	snprintf(buf, size, " ");
 	for (size_t i = 0; i < n; i++) {
@@ -239,9 +239,8 @@ static bool nic_own_line(const struct model_nic *n)
  * idle: its line says why. */
 static bool nic_idle(const struct model_nic *n)
 {
-	return n->has_rates && n->rxpck_s + n->txpck_s + n->rxdrop_s + n->txdrop_s +
-				       n->rxerr_s + n->txerr_s ==
-				   0;
+	return n->has_rates &&
+	       n->rxpck_s + n->txpck_s + n->rxdrop_s + n->txdrop_s + n->rxerr_s + n->txerr_s == 0;
 }
 
 static double nic_traffic(const struct model_nic *n)
@@ -254,8 +253,7 @@ static double nic_traffic(const struct model_nic *n)
  * most NIC_LINES_MAX, as indexes into the model's list in own[]; *rest
  * those sharing the last line, *hidden the idle ones left out (z shows them).
  */
-static size_t nic_pick(const struct ui *ui, size_t own[NIC_LINES_MAX], size_t *rest,
-		       size_t *hidden)
+static size_t nic_pick(const struct ui *ui, size_t own[NIC_LINES_MAX], size_t *rest, size_t *hidden)
 {
 	const struct model_nics *x = &ui->model.sections.nics;
 	size_t n = 0;
@@ -424,7 +422,7 @@ void view_nics_draw(struct ui *ui, struct rect r)
 		if (drawn || (nic_own_line(c) && !ui->show_idle && nic_idle(c)))
 			continue;
 		str_cat(line, sizeof(line), "%s%s%s",
-			!line[0]    ? "nic  also: "
+			!line[0]			   ? "nic  also: "
 			: hidden && !strstr(line, "also:") ? "; also: "
 							   : ", ",
 			c->name, c->up ? "" : " (down)");

@@ -231,8 +231,8 @@ static void test_affinity_kept(void **state)
 static void test_unavailable_group(void **state)
 {
 	static const char *const names[] = {
-		"stat",	    "msr",	   "perf",	  "cpufreq",	  "cpuidle",
-		"powercap", "hwmon",	   "pressure_io", "pressure_cpu", "pressure_irq",
+		"stat",	    "msr",	 "perf",	"cpufreq",	"cpuidle",
+		"powercap", "hwmon",	 "pressure_io", "pressure_cpu", "pressure_irq",
 		"vmstat",   "rtnetlink", "taskstats",
 	};
 	static const char *const reasons[] = {
@@ -269,10 +269,9 @@ static void test_unavailable_group(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decode),
-		cmocka_unit_test(test_unavailable_group),	      cmocka_unit_test(test_hot_by_share),
-		cmocka_unit_test(test_refused),	      cmocka_unit_test(test_history),
-		cmocka_unit_test(test_affinity_kept),
+		cmocka_unit_test(test_decode),	     cmocka_unit_test(test_unavailable_group),
+		cmocka_unit_test(test_hot_by_share), cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_history),	     cmocka_unit_test(test_affinity_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

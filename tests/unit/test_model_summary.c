@@ -107,14 +107,16 @@ static void test_headline_line(void **state)
 	assert_string_equal(s.fix, "scheduler-sdb");
 	assert_int_equal(s.more, 2);
 	w = model_summary_line(&s, false, true, 200, buf, sizeof(buf));
-	assert_string_equal(buf, " WARN sdb saturated: util 99.50%, aqu-sz 28.00, await 142.00 ms vs "
-				 "4.97 ms of service per IO (180.00 r/s, 20.00 w/s): requests "
-				 "queue for the device - a apply the fix; +2 more: f");
+	assert_string_equal(buf,
+			    " WARN sdb saturated: util 99.50%, aqu-sz 28.00, await 142.00 ms vs "
+			    "4.97 ms of service per IO (180.00 r/s, 20.00 w/s): requests "
+			    "queue for the device - a apply the fix; +2 more: f");
 	assert_int_equal(w, (int)strlen(buf));
 	/* 80: the clauses after the proof drop first, whole */
 	w = model_summary_line(&s, false, true, 80, buf, sizeof(buf));
-	assert_string_equal(buf, " WARN sdb saturated: util 99.50%, aqu-sz 28.00 - a apply the fix; +2 "
-				 "more: f");
+	assert_string_equal(buf,
+			    " WARN sdb saturated: util 99.50%, aqu-sz 28.00 - a apply the fix; +2 "
+			    "more: f");
 	assert_true(w <= 80);
 	/* narrower: the count goes, then the key; the proof stays */
 	model_summary_line(&s, false, true, 50, buf, sizeof(buf));
@@ -131,7 +133,8 @@ static void test_headline_line(void **state)
 	load(&m, advice, true);
 	model_summary_get(&m, &s);
 	model_summary_line(&s, false, true, 80, buf, sizeof(buf));
-	assert_string_equal(buf, " CRIT cpu2 irq+soft 48%: IRQ 24 nvme0q0 80% - f why no fix; +2 more: f");
+	assert_string_equal(
+	    buf, " CRIT cpu2 irq+soft 48%: IRQ 24 nvme0q0 80% - f why no fix; +2 more: f");
 	model_free(&m);
 }
 
@@ -269,10 +272,10 @@ static void test_irq_groups(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_worst_finding),
-		cmocka_unit_test(test_headline_line),	    cmocka_unit_test(test_no_advice),
-		cmocka_unit_test(test_healthy_and_waiting), cmocka_unit_test(test_top_irq),
-		cmocka_unit_test(test_irq_device),	    cmocka_unit_test(test_irq_groups),
+		cmocka_unit_test(test_worst_finding), cmocka_unit_test(test_headline_line),
+		cmocka_unit_test(test_no_advice),     cmocka_unit_test(test_healthy_and_waiting),
+		cmocka_unit_test(test_top_irq),	      cmocka_unit_test(test_irq_device),
+		cmocka_unit_test(test_irq_groups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -458,8 +458,8 @@ size_t model_unavailable_group(const char *const *names, const char *const *reas
 			       const bool *avail, size_t n,
 			       char causes[MODEL_CAUSES_MAX][MODEL_CAUSE_MAX])
 {
-	static const char *const turbo[] = { "msr",	 "perf",  "cpufreq",
-					     "cpuidle", "powercap", "hwmon", NULL };
+	static const char *const turbo[] = { "msr",	 "perf",  "cpufreq", "cpuidle",
+					     "powercap", "hwmon", NULL };
 	static const char *const psi[] = { "pressure_io", "pressure_cpu", "pressure_irq", NULL };
 	char tails[MODEL_CAUSES_MAX][MODEL_CAUSE_MAX];
 	size_t nc = 0;

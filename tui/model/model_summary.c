@@ -173,7 +173,8 @@ static size_t text_cut(const char *text, size_t max, size_t *ret_min)
 	bool digit = false;
 
 	for (size_t i = 0; i < len; i++) {
-		bool cut = text[i + 1] == ' ' && (text[i] == ',' || text[i] == ';' || text[i] == ':');
+		bool cut =
+		    text[i + 1] == ' ' && (text[i] == ',' || text[i] == ';' || text[i] == ':');
 
 		cut |= text[i] == ' ' && text[i + 1] == '(';
 		digit |= text[i] >= '0' && text[i] <= '9';
@@ -233,7 +234,6 @@ int model_summary_line(const struct model_summary *s, bool utf8, bool can_apply,
 		while (cut > 0 && cut < len && s->text[cut] != ' ')
 			cut--;
 	}
-	snprintf(buf, size, "%s%.*s%s%s%s", lead, (int)cut, s->text, fix[0] ? dash : "", fix,
-		 more);
+	snprintf(buf, size, "%s%.*s%s%s%s", lead, (int)cut, s->text, fix[0] ? dash : "", fix, more);
 	return lead_w + (int)cut + fix_w + more_w;
 }
