@@ -193,9 +193,7 @@ const char *const ui_keys_help[][2] = {
 	{ "F10 q", "quit" },
 	{ "F6 s", "sort the focused panel by its next key (the title says which)" },
 	{ "/", "filter the focused panel by name: type, Enter keeps it, Esc clears it" },
-	{ "z", "show / hide the rows without activity in the interval (disks without IO, "
-	       "interrupt lines that did not fire, NICs without traffic): hidden by default, "
-	       "as iostat -z, the panel's title counts them" },
+	{ "z", "show / hide the rows idle in the interval (hidden as iostat -z)" },
 	{ "space", "pause: freeze the tables; the history keeps recording" },
 	{ "+ -", "longer / shorter interval (with a daemon: every Nth of its samples)" },
 	{ "Tab", "next panel (Shift-Tab: previous); the history strip follows the focus" },

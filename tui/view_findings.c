@@ -620,9 +620,7 @@ static void findings_footer(const struct ui *ui, char *buf, size_t size)
 
 static const char *const findings_help[][2] = {
 	{ "f", "the findings panel: the advisor's findings and suggestions (f or Esc returns)" },
-	{ "a", "on the tables: the headline's fix: the findings panel opens on the "
-	       "suggestion answering the first finding (its exact commands and undo) and asks "
-	       "[y/N]; without one, on the finding, whose detail says why there is none" },
+	{ "a", "on the tables: the headline's fix, its commands and undo, [y/N]" },
 	{ "a u", "in the findings panel: apply / undo the selected suggestion; each asks "
 		 "[y/N] on the status line and only y acts" },
 	{ NULL, NULL },
