@@ -19,7 +19,7 @@ void draw_line(int y, int x, int w, int attr, const char *s)
 }
 
 void draw_title(struct ui *ui, enum panel_id id, struct rect r, const char *name, const char *sort,
-		size_t shown, size_t total)
+		size_t shown, size_t total, size_t idle_hidden)
 {
 	const struct panel *p = &ui->panels[id];
 	bool focused = ui->focus == id;
@@ -29,6 +29,9 @@ void draw_title(struct ui *ui, enum panel_id id, struct rect r, const char *name
 	n = snprintf(buf, sizeof(buf), "%s%s (%zu", focused ? "> " : "  ", name, shown);
 	if (shown != total && n > 0 && (size_t)n < sizeof(buf))
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " of %zu", total);
+	if (idle_hidden && n > 0 && (size_t)n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", %zu idle hidden: z shows",
+			      idle_hidden);
 	if (n > 0 && (size_t)n < sizeof(buf))
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ")  sort: %s", sort);
 	if (p->filter[0] && n > 0 && (size_t)n < sizeof(buf))

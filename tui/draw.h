@@ -19,9 +19,11 @@
 void draw_line(int y, int x, int w, int attr, const char *s);
 
 /* A panel's title line over r: "> Name (shown of total)  sort: S  filter: F",
- * in the title's colour when the panel has the focus. */
+ * in the title's colour when the panel has the focus; hidden rows not
+ * matched by the filter but left out as idle (iostat -z) are said after the
+ * count: "(1 of 65, 64 idle hidden: z shows)". */
 void draw_title(struct ui *ui, enum panel_id id, struct rect r, const char *name, const char *sort,
-		size_t shown, size_t total);
+		size_t shown, size_t total, size_t idle_hidden);
 
 /* The first row to show of a list rows tall so that row sel is on screen,
  * moving top as little as possible. */

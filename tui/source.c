@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "cpuset.h"
 #include "client.h"
 #include "cmd_suggest.h"
 #include "grow.h"
@@ -154,6 +155,45 @@ static void refresh_affinity(struct source *src, struct model *m)
 
 /* ---- replay ---- */
 
+/*
+ * A replayed sample's IRQ affinities as recorded with it (the topology
+ * record, format version 3: the one its findings were made on), never read
+ * from this host's /proc/irq; a line the topology does not list has none.
+ */
+static void replay_affinity(struct source *src, struct model *m)
+{
+	const struct sampler *s = sampler_replay_sampler(src->rp);
+	const struct topology *t = s && s->have_topo ? &s->topo : NULL;
+
+	for (size_t i = 0; i < m->nirqs; i++) {
+		struct model_irq *q = &m->irqs[i];
+		const struct topo_irq *ti = NULL;
+		size_t lo = 0, hi = t ? t->nirqs : 0;
+
+		q->has_smp = q->has_eff = false;
+		if (!q->numeric)
+			continue;
+		while (lo < hi) { /* the topology's IRQs are in ascending order */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (t->irqs[mid].irq == q->irq) {
+				ti = &t->irqs[mid];
+				break;
+			}
+			if (t->irqs[mid].irq < q->irq)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!ti)
+			continue;
+		q->has_smp = ti->has_smp;
+		snprintf(q->smp_list, sizeof(q->smp_list), "%s", ti->smp_list);
+		q->has_eff = ti->has_eff && cpuset_format_list(&ti->effective, q->eff_list,
+							       sizeof(q->eff_list)) >= 0;
+	}
+}
+
 /* What i steps through: atop's habit of widening the interval. */
 static const int64_t replay_steps_ns[] = { 0, 10 * INT64_C(1000000000), 60 * INT64_C(1000000000),
 					   600 * INT64_C(1000000000) };
@@ -240,6 +280,7 @@ static unsigned replay_dispatch(struct source *src, struct model *m)
 		set_state(src, "sample %llu: cannot decode", (unsigned long long)f->id);
 		return UI_REDRAW;
 	}
+	replay_affinity(src, m);
 	p = sampler_replay_problems(src->rp);
 	if (p)
 		set_state(src, "skipped: %.*s", (int)strcspn(p, "\n"), p);

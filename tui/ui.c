@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "draw.h"
 #include "source.h"
+#include "str.h"
 #include "text.h"
 #include "ui.h"
 
@@ -192,6 +193,7 @@ const char *const ui_keys_help[][2] = {
 	{ "F10 q", "quit" },
 	{ "F6 s", "sort the focused panel by its next key (the title says which)" },
 	{ "/", "filter the focused panel by name: type, Enter keeps it, Esc clears it" },
+	{ "z", "show / hide the rows idle in the interval (hidden as iostat -z)" },
 	{ "space", "pause: freeze the tables; the history keeps recording" },
 	{ "+ -", "longer / shorter interval (with a daemon: every Nth of its samples)" },
 	{ "Tab", "next panel (Shift-Tab: previous); the history strip follows the focus" },
@@ -244,13 +246,54 @@ unsigned ui_open(struct ui *ui, const struct view_ops *v)
 
 /* ---- drawing ---- */
 
+/* One field of the top line: shown whole or not at all. */
+struct header_field {
+	char text[320];
+	int prio; /* lower is kept first as the terminal narrows */
+	bool on;
+};
+
+enum { HF_NAME, HF_MODE, HF_PAUSED, HF_EVERY, HF_HOST, HF_TIMELINE, HF_CLOCK, HF__COUNT };
+
+/* replay: where we are in the recording (atop's habit, on the top line),
+ * in the room left; it says the sample's date and time, so the clock goes */
+static void place_timeline(struct ui *ui, struct header_field *tl, struct header_field *clock,
+			   int *left)
+{
+	if (source_kind(ui->src) != SOURCE_REPLAY || *left <= 12)
+		return;
+	source_replay_timeline(ui->src, tl->text, sizeof(tl->text), *left - 2);
+	if (tl->text[0] == ' ')
+		memmove(tl->text, tl->text + 1, strlen(tl->text));
+	tl->on = tl->text[0] && (int)strlen(tl->text) + 2 <= *left;
+	if (!tl->on)
+		return;
+	*left -= (int)strlen(tl->text) + 2;
+	if (clock->on) {
+		clock->on = false;
+		*left += (int)strlen(clock->text) + 2;
+	}
+}
+
+/*
+ * The top line: " iotriage  daemon PATH  PAUSED  every 1s  host db1  12:00:00"
+ * and the source's state (DISCONNECTED, connecting...) on the right. Each
+ * field owns its place: they are laid out by priority (the state's word,
+ * PAUSED, the mode with the socket path, the clock first; then the
+ * interval, the host, the replay's timeline, the name, the state's detail)
+ * and a field that does not fit is left out whole, so no status word is
+ * ever written over another or over the path.
+ */
 static void draw_header(struct ui *ui)
 {
 	const struct model *m = &ui->model;
 	const char *state = source_state(ui->src);
-	char buf[512], itv[32], when[16] = "";
+	bool replay = source_kind(ui->src) == SOURCE_REPLAY;
+	struct header_field f[HF__COUNT] = { 0 };
+	char itv[32], word[64], line[1024];
 	long ms = source_interval_ms(ui->src);
-	int n;
+	int left = COLS - 1, state_w = 0, x;
+	bool full_state = false;
 
 	if (ms <= 0)
 		snprintf(itv, sizeof(itv), "-");
@@ -258,35 +301,70 @@ static void draw_header(struct ui *ui)
 		snprintf(itv, sizeof(itv), "%lds", ms / 1000);
 	else
 		snprintf(itv, sizeof(itv), "%.1fs", (double)ms / 1000.0);
+	snprintf(f[HF_NAME].text, sizeof(f[0].text), "iotriage");
+	f[HF_NAME].prio = 7;
+	if (source_kind(ui->src) == SOURCE_DAEMON)
+		snprintf(f[HF_MODE].text, sizeof(f[0].text), "daemon %s", source_socket(ui->src));
+	else
+		snprintf(f[HF_MODE].text, sizeof(f[0].text), "%s", replay ? "REPLAY" : "embedded");
+	f[HF_MODE].prio = 1;
+	if (ui->paused)
+		snprintf(f[HF_PAUSED].text, sizeof(f[0].text), "PAUSED");
+	f[HF_PAUSED].prio = 0;
+	snprintf(f[HF_EVERY].text, sizeof(f[0].text), "every %s", itv);
+	f[HF_EVERY].prio = 3;
+	snprintf(f[HF_HOST].text, sizeof(f[0].text), "host %s", m->host[0] ? m->host : "?");
+	f[HF_HOST].prio = 4;
+	f[HF_TIMELINE].prio = 6; /* in its turn, the room left then */
 	if (m->have_sample) {
 		time_t t = (time_t)(m->timestamp_ms / 1000);
 		struct tm tm;
 
 		if (localtime_r(&t, &tm))
-			strftime(when, sizeof(when), "%H:%M:%S", &tm);
+			strftime(f[HF_CLOCK].text, sizeof(f[0].text), "%H:%M:%S", &tm);
 	}
-	n = snprintf(buf, sizeof(buf), " iotriage  %s%s%s  every %s  host %s  %s",
-		     source_kind(ui->src) == SOURCE_DAEMON ? "daemon " : "embedded",
-		     source_kind(ui->src) == SOURCE_DAEMON ? source_socket(ui->src) : "",
-		     ui->paused ? "  PAUSED" : "", itv, m->host[0] ? m->host : "?", when);
-	if (source_kind(ui->src) == SOURCE_REPLAY) {
-		char tl[256];
-
-		/* where we are in the recording: atop's habit, on the top line */
-		source_replay_timeline(ui->src, tl, sizeof(tl), COLS - 40);
-		snprintf(buf, sizeof(buf), " iotriage  replay  every %s  host %s %s", itv,
-			 m->host[0] ? m->host : "?", tl);
-	}
-	(void)n;
-	draw_line(0, 0, COLS, ui_attr(ui, PAIR_HEADER), buf);
+	f[HF_CLOCK].prio = 2;
+	/* the state's word ("DISCONNECTED" of "DISCONNECTED: ...; retrying")
+	 * first; the whole of it only when everything else fits too */
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(state, ":"), state);
 	if (state[0]) {
-		int len = (int)strlen(state) + 2;
-		/* the state wins over the header's tail: "DISCONNECTED" must show */
-		int x = COLS - len > 0 ? COLS - len : 0;
+		state_w = (int)strlen(word) + 2;
+		left -= state_w;
+	}
+	for (int prio = 0; prio <= 7; prio++)
+		for (int i = 0; i < HF__COUNT; i++) {
+			int w = (int)strlen(f[i].text) + 2;
+
+			if (f[i].prio != prio)
+				continue;
+			if (i == HF_TIMELINE) {
+				place_timeline(ui, &f[HF_TIMELINE], &f[HF_CLOCK], &left);
+				continue;
+			}
+			if (!f[i].text[0] || w > left)
+				continue;
+			f[i].on = true;
+			left -= w;
+		}
+	if (state[0] && strcmp(word, state) != 0 &&
+	    (int)strlen(state) - (int)strlen(word) <= left) {
+		full_state = true;
+		state_w = (int)strlen(state) + 2;
+	}
+	line[0] = '\0';
+	for (int i = 0; i < HF__COUNT; i++)
+		if (f[i].on)
+			str_cat(line, sizeof(line), "%s%s", line[0] ? "  " : " ", f[i].text);
+	draw_line(0, 0, COLS, ui_attr(ui, PAIR_HEADER), line);
+	if (state[0]) {
 		int attr = source_connected(ui->src) ? ui_attr(ui, PAIR_HEADER)
 						     : ui_attr(ui, PAIR_CRIT) | (int)A_REVERSE;
 
-		ui_put(0, x, COLS - x, attr, state);
+		/* right-aligned, with a space on each side: its own place */
+		x = COLS - state_w;
+		if (x < 0)
+			x = 0;
+		ui_put(0, x + 1, COLS - x - 1, attr, full_state ? state : word);
 	}
 }
 
@@ -423,7 +501,7 @@ static void layout(struct ui *ui, int top, int avail, int *h)
 static int draw_status_lines(struct ui *ui, int y)
 {
 	const struct model *m = &ui->model;
-	bool unavail = m->unavailable[0] && LINES >= 16;
+	bool unavail = m->nunavailable && LINES >= 16;
 
 	if (LINES >= 30)
 		y += view_sections_header_draw(ui, y, 2);
@@ -434,9 +512,42 @@ static int draw_status_lines(struct ui *ui, int y)
 		unavail = unavail && n == 0;
 	}
 	if (unavail) {
-		char buf[300];
+		char buf[1024];
+		size_t shown = 0;
 
-		snprintf(buf, sizeof(buf), " unavailable: %s", m->unavailable);
+		/* one entry per cause, whole: those that do not fit are counted */
+		snprintf(buf, sizeof(buf), " unavailable: ");
+		for (size_t i = 0; i < m->nunavailable; i++) {
+			size_t after = m->nunavailable - i - 1;
+			int need = (int)(strlen(buf) + strlen(m->unavailable[i])) +
+				   (shown ? 3 : 0) + (after ? (int)strlen(" | +99 more") : 0);
+
+			if (need > COLS && shown)
+				break;
+			if (need > COLS) {
+				/* the first cause alone is too long: its clauses
+				 * that fit, cut before "; " or " (", else none */
+				const char *c = m->unavailable[i];
+				int room = COLS - (int)strlen(buf) -
+					   (after ? (int)strlen(" | +99 more") : 0);
+				int cut = 0;
+
+				for (int k = 1; c[k] && k <= room; k++)
+					if ((c[k] == ';' && c[k + 1] == ' ') ||
+					    (c[k] == ' ' && c[k + 1] == '('))
+						cut = k;
+				if (!cut)
+					break;
+				str_cat(buf, sizeof(buf), "%.*s", cut, c);
+				shown++;
+				continue;
+			}
+			str_cat(buf, sizeof(buf), "%s%s", shown ? " | " : "", m->unavailable[i]);
+			shown++;
+		}
+		if (shown < m->nunavailable)
+			str_cat(buf, sizeof(buf), "%s+%zu more", shown ? " | " : "",
+				m->nunavailable - shown);
 		ui_put(y++, 0, COLS, ui_attr(ui, PAIR_WARN), buf);
 	}
 	return y;
@@ -721,6 +832,11 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 	case ' ':
 		ui->paused = !ui->paused;
 		return UI_REDRAW;
+	case 'z':
+		ui->show_idle = !ui->show_idle;
+		return UI_REDRAW;
+	case 'a': /* the headline's fix */
+		return view_findings_fix(ui);
 	case '+':
 	case '=':
 	case '-':

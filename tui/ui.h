@@ -160,6 +160,11 @@ struct ui {
 	struct irq_group_state irqg;
 	struct chain_panel chain;
 	struct procs_panel cgroups; /* the cgroups view (view_cgroups.c), as procs */
+	/* z: the rows without activity in the interval shown too (iostat
+	 * -z's opposite); how many each panel hid at its last ordering: disks
+	 * without IO, interrupt lines that did not fire, NICs without traffic */
+	bool show_idle;
+	size_t disks_hidden, irqs_hidden, nics_hidden;
 };
 
 /* Options of `iotriage` without a subcommand. */
@@ -293,6 +298,10 @@ unsigned ui_open(struct ui *ui, const struct view_ops *v);
  * when it has none. */
 void view_findings_draw(struct ui *ui, struct rect r);
 unsigned view_findings_key(struct ui *ui, int ch);
+/* 'a' on the tables: the findings panel on the headline's fix (the
+ * suggestion answering the first finding), asking y/N; on the finding
+ * when there is none. */
+unsigned view_findings_fix(struct ui *ui);
 const char *view_findings_status(const struct ui *ui, int *ret_attr);
 void view_findings_free(struct ui *ui);
 /* Whether ch is one of the loop's global keys (quit, help, pause, interval,

@@ -23,13 +23,19 @@ enum { SORT_AUTO, SORT_CPU, SORT_IRQSOFT, SORT_INTR, SORT_BUSY };
 
 static const char *const cpus_sorts[] = { "auto", "cpu", "%irq+%soft", "intr/s", "busy", NULL };
 
+/* mpstat -u's columns first, all of them, so a row adds up to 100 at any
+ * width >= 80 (%guest, guest and gnice together, only when some CPU ran a
+ * guest); then the interrupt columns, then turbostat's. */
 enum col {
 	C_CPU,
 	C_USR,
+	C_NICE,
 	C_SYS,
 	C_IOWAIT,
 	C_IRQ,
 	C_SOFT,
+	C_STEAL,
+	C_GUEST,
 	C_IDLE,
 	C_INTR,
 	C_SOFTIRQ,
@@ -39,17 +45,27 @@ enum col {
 	C__COUNT
 };
 
+/* prio: lower is kept first as the terminal narrows (doc/tui.md). */
 static const struct {
 	const char *label;
 	int width;
 	int prio;
 } cols[C__COUNT] = {
-	[C_CPU] = { "CPU", 7, 0 },	    [C_USR] = { "%usr", 6, 5 },
-	[C_SYS] = { "%sys", 6, 6 },	    [C_IOWAIT] = { "%iowait", 7, 7 },
-	[C_IRQ] = { "%irq", 6, 1 },	    [C_SOFT] = { "%soft", 6, 2 },
-	[C_IDLE] = { "%idle", 6, 8 },	    [C_INTR] = { "intr/s", 8, 3 },
-	[C_SOFTIRQ] = { "softirq", 16, 4 }, [C_BUSY] = { "Busy%", 6, 10 },
-	[C_BZY] = { "Bzy_MHz", 7, 9 },	    [C_DEEP] = { "deepest C-state", 15, 11 },
+	[C_CPU] = { "CPU", 7, 0 },
+	[C_USR] = { "%usr", 6, 1 },
+	[C_NICE] = { "%nice", 6, 2 },
+	[C_SYS] = { "%sys", 6, 3 },
+	[C_IOWAIT] = { "%iowait", 7, 4 },
+	[C_IRQ] = { "%irq", 6, 5 },
+	[C_SOFT] = { "%soft", 6, 6 },
+	[C_STEAL] = { "%steal", 6, 7 },
+	[C_GUEST] = { "%guest", 6, 9 },
+	[C_IDLE] = { "%idle", 6, 8 },
+	[C_INTR] = { "intr/s", 8, 10 },
+	[C_SOFTIRQ] = { "softirq", 16, 11 },
+	[C_BUSY] = { "Busy%", 6, 13 },
+	[C_BZY] = { "Bzy_MHz", 7, 12 },
+	[C_DEEP] = { "deepest C-state", 15, 14 },
 };
 
 #define BAR_MIN 12 /* below this the load bar says nothing */
@@ -136,31 +152,41 @@ static void cpus_order(struct ui *ui)
 	view_keep_selection(ui, PANEL_CPUS, cpu_name);
 }
 
-/* A column's width: the CPU column widens while a core is marked "job". */
-static int col_w(int c, int cpu_w)
+/* A column's width: the CPU column widens while a core is marked "job";
+ * %iowait is "%iow" in 6 when the percentages would not fit otherwise. */
+static int col_w(int c, int cpu_w, bool compact)
 {
+	if (c == C_IOWAIT && compact)
+		return 6;
 	return c == C_CPU ? cpu_w : cols[c].width;
 }
 
-/* Columns that fit, by priority, leaving BAR_MIN for the load bar if
- * possible; turbostat's only when some CPU row has them (have). */
-static int pick(int width, int cpu_w, const bool *have, bool *want)
+static const char *col_label(int c, bool compact)
+{
+	return c == C_IOWAIT && compact ? "%iow" : cols[c].label;
+}
+
+/* Columns that fit, strictly by priority (the first that does not fit
+ * ends the list: fields drop whole, never a later one in an earlier one's
+ * place), leaving BAR_MIN for the load bar after the essentials;
+ * turbostat's only when some CPU row has them (have). */
+static int pick(int width, int cpu_w, bool compact, const bool *have, bool *want)
 {
 	int left = width;
 
 	for (int prio = 0; prio < C__COUNT; prio++)
 		for (int c = 0; c < C__COUNT; c++) {
-			int w = col_w(c, cpu_w);
+			int w = col_w(c, cpu_w, compact);
 
 			if (cols[c].prio != prio || !have[c])
 				continue;
 			/* after the essentials, keep room for the bar */
 			if (prio > cols[C_SOFTIRQ].prio && left - (w + 1) < BAR_MIN + 1)
-				continue;
-			if (w + 1 <= left) {
-				want[c] = true;
-				left -= w + 1;
-			}
+				return left;
+			if (w + 1 > left)
+				return left;
+			want[c] = true;
+			left -= w + 1;
 		}
 	return left;
 }
@@ -210,6 +236,7 @@ static void cpus_draw(struct ui *ui, struct rect r)
 	const struct model_turbo *t = &m->sections.turbo;
 	bool job = model_worker_has_irq_cpus(m);
 	int cpu_w = job ? CPU_JOB_W : cols[C_CPU].width;
+	bool compact;
 	int bar_w, x;
 
 	{
@@ -223,7 +250,7 @@ static void cpus_draw(struct ui *ui, struct rect r)
 		else
 			snprintf(label, sizeof(label), "%s", cpus_sorts[sort]);
 		draw_title(ui, PANEL_CPUS, r, "CPUs", label, p->norder ? p->norder - 1 : 0,
-			   m->ncpus ? m->ncpus - 1 : 0);
+			   m->ncpus ? m->ncpus - 1 : 0, 0);
 	}
 	/* a big host's heat map under the title, the table below it */
 	if (ui->heat.alloc > 0 && r.h >= 2 + ui->heat.alloc) {
@@ -237,21 +264,33 @@ static void cpus_draw(struct ui *ui, struct rect r)
 		return;
 	for (int c = 0; c < C__COUNT; c++)
 		have[c] = true;
+	have[C_GUEST] = false;
+	for (size_t i = 0; i < m->ncpus; i++)
+		have[C_GUEST] |= m->cpus[i].valid && m->cpus[i].guest + m->cpus[i].gnice > 0;
 	have[C_BUSY] = t->present && t->any_busy;
 	have[C_BZY] = t->present && t->any_bzy;
 	have[C_DEEP] = t->present && t->any_deep;
-	bar_w = pick(r.w, cpu_w, have, want);
+	/* compact: the mpstat columns need all their width, the CPU column's included */
+	{
+		int need = cpu_w + 1;
+
+		for (int c = C_USR; c <= C_IDLE; c++)
+			need += have[c] ? cols[c].width + 1 : 0;
+		compact = need > r.w;
+	}
+	bar_w = pick(r.w, cpu_w, compact, have, want);
 	x = r.x;
 	for (int c = 0; c < C__COUNT; c++) {
 		char lab[24];
+		int w = col_w(c, cpu_w, compact);
 
 		if (!want[c])
 			continue;
 		snprintf(lab, sizeof(lab),
-			 c == C_CPU || c == C_SOFTIRQ || c == C_DEEP ? "%-*s" : "%*s",
-			 col_w(c, cpu_w), cols[c].label);
-		ui_put(r.y + 1, x, col_w(c, cpu_w), A_BOLD, lab);
-		x += col_w(c, cpu_w) + 1;
+			 c == C_CPU || c == C_SOFTIRQ || c == C_DEEP ? "%-*s" : "%*s", w,
+			 col_label(c, compact));
+		ui_put(r.y + 1, x, w, A_BOLD, lab);
+		x += w + 1;
 	}
 	if (bar_w >= BAR_MIN)
 		ui_put(r.y + 1, x, bar_w, A_BOLD, "load");
@@ -260,8 +299,9 @@ static void cpus_draw(struct ui *ui, struct rect r)
 		return;
 	if (p->norder == 0) {
 		ui_put(r.y + 2, r.x, r.w, A_DIM,
-		       m->have_sample ? "  /proc/stat unavailable"
-				      : "  waiting for the first sample...");
+		       !m->have_sample ? "  waiting for the first sample..."
+		       : !m->has_rates ? "  measuring the first interval..."
+				       : "  /proc/stat unavailable");
 		return;
 	}
 	p->top = draw_follow(p->top, p->sel, (size_t)p->visible);
@@ -289,7 +329,10 @@ static void cpus_draw(struct ui *ui, struct rect r)
 			continue;
 		}
 		v[C_USR] = c->usr;
+		v[C_NICE] = c->nice;
 		v[C_SYS] = c->sys;
+		v[C_STEAL] = c->steal;
+		v[C_GUEST] = c->guest + c->gnice;
 		v[C_IOWAIT] = c->iowait;
 		v[C_IRQ] = c->irq;
 		v[C_SOFT] = c->soft;
@@ -318,10 +361,10 @@ static void cpus_draw(struct ui *ui, struct rect r)
 
 				if ((k == C_IRQ || k == C_SOFT) && v[k] >= MODEL_HOT_PCT && !c->hot)
 					attr = ui_attr(ui, PAIR_WARN);
-				ui_fmt_num(buf, sizeof(buf), cols[k].width, v[k]);
-				ui_put(y, x, cols[k].width, ui_mix(base, attr), buf);
+				ui_fmt_num(buf, sizeof(buf), col_w(k, cpu_w, compact), v[k]);
+				ui_put(y, x, col_w(k, cpu_w, compact), ui_mix(base, attr), buf);
 			}
-			x += cols[k].width + 1;
+			x += col_w(k, cpu_w, compact) + 1;
 		}
 		if (bar_w >= BAR_MIN)
 			draw_bar(ui, y, x, bar_w, base, c);

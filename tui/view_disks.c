@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The disks panel: iostat -x columns of each device, as many as the width
- * allows (most telling first), %util and await coloured over their
- * thresholds, and the daemon's bench job on a line of its own under its
- * device's row. Draws the model only.
+ * allows (by model_disk_cols' priority: the saturated-or-slow, reads-or-
+ * writes columns first), %util and await coloured over their thresholds,
+ * and the daemon's bench job on a line of its own under its device's row.
+ * The busy devices first: by %util then IOPS, devices without IO in the
+ * interval hidden (iostat -z) until z, loop/zram/ram under the disks.
+ * Draws the model only.
  */
 #include <ncurses.h>
 #include <stdint.h>
@@ -19,11 +22,34 @@
 
 #define NAME_W 10
 
-enum { SORT_NAME, SORT_UTIL, SORT_AWAIT, SORT_AQU, SORT_IOPS, SORT_KBS };
+/* The first is the default: the busy device first. */
+enum { SORT_UTIL, SORT_IOPS, SORT_AWAIT, SORT_AQU, SORT_KBS, SORT_NAME };
 
 static const char *const disks_sorts[] = {
-	"name", "%util", "await", "aqu-sz", "IOPS", "kB/s", NULL
+	"%util", "IOPS", "await", "aqu-sz", "kB/s", "name", NULL
 };
+
+/* Devices whose IO is another device's (a loop file's disk, compressed
+ * RAM): under the disks whatever their numbers, so four idle or busy loop
+ * devices never push the disk they sit on off the first screen. */
+static bool disk_virtual(const struct model_disk *d)
+{
+	return strncmp(d->name, "loop", 4) == 0 || strncmp(d->name, "zram", 4) == 0 ||
+	       strncmp(d->name, "ram", 3) == 0;
+}
+
+static double disk_iops(const struct model_disk *d)
+{
+	return d->v[MD_RS] + d->v[MD_WS] + d->v[MD_DS] + d->v[MD_FS];
+}
+
+/* No IO in the interval, as iostat -z omits it: no request completed and
+ * none in flight. A row without rates is not idle: it says why. */
+static bool disk_idle(const struct model *m, const struct model_disk *d)
+{
+	return m->has_rates && d->valid && disk_iops(d) == 0 && d->v[MD_UTIL] == 0 &&
+	       d->v[MD_AQU] == 0 && d->in_flight == 0;
+}
 
 static double sort_value(const struct model_disk *d, int sort)
 {
@@ -37,7 +63,7 @@ static double sort_value(const struct model_disk *d, int sort)
 	case SORT_AQU:
 		return d->v[MD_AQU];
 	case SORT_IOPS:
-		return d->v[MD_RS] + d->v[MD_WS] + d->v[MD_DS] + d->v[MD_FS];
+		return disk_iops(d);
 	case SORT_KBS:
 		return d->v[MD_RKBS] + d->v[MD_WKBS] + d->v[MD_DKBS];
 	}
@@ -54,9 +80,16 @@ static int cmp_disk(const void *a, const void *b)
 	const struct model_disk *y = &sort_model->disks[*(const size_t *)b];
 	double vx, vy;
 
+	if (disk_virtual(x) != disk_virtual(y))
+		return disk_virtual(x) ? 1 : -1;
 	if (sort_key != SORT_NAME) {
 		vx = sort_value(x, sort_key);
 		vy = sort_value(y, sort_key);
+		if (vx != vy)
+			return vx < vy ? 1 : -1;
+		/* %util ties (two saturated disks, many idle ones): by IOPS */
+		vx = sort_value(x, SORT_IOPS);
+		vy = sort_value(y, SORT_IOPS);
 		if (vx != vy)
 			return vx < vy ? 1 : -1;
 	}
@@ -84,9 +117,17 @@ static void disks_order(struct ui *ui)
 		view_keep_selection(ui, PANEL_DISKS, disk_name);
 		return;
 	}
-	for (size_t i = 0; i < m->ndisks; i++)
-		if (disk_matches(&m->disks[i], p->filter))
-			p->order[p->norder++] = i;
+	ui->disks_hidden = 0;
+	for (size_t i = 0; i < m->ndisks; i++) {
+		if (!disk_matches(&m->disks[i], p->filter))
+			continue;
+		/* a filter names what it wants: idle or not */
+		if (!ui->show_idle && !p->filter[0] && disk_idle(m, &m->disks[i])) {
+			ui->disks_hidden++;
+			continue;
+		}
+		p->order[p->norder++] = i;
+	}
 	sort_model = m;
 	sort_key = p->sort;
 	if (p->norder > 1)
@@ -105,13 +146,18 @@ static size_t pick_columns(const struct model *m, int width, int *ret_cols)
 	for (size_t i = 0; i < m->ndisks; i++)
 		for (int c = 0; c < MD__COUNT; c++)
 			present[c] |= m->disks[i].has[c];
+	/* strictly by priority: the first column that does not fit ends the
+	 * list, so a narrow merge column never takes a wider throughput's place */
 	for (int prio = 0; prio < MD__COUNT * 2; prio++)
-		for (int c = 0; c < MD__COUNT; c++)
-			if (model_disk_cols[c].prio == prio && present[c] && !want[c] &&
-			    model_disk_cols[c].width + 1 <= left) {
-				want[c] = true;
-				left -= model_disk_cols[c].width + 1;
-			}
+		for (int c = 0; c < MD__COUNT; c++) {
+			if (model_disk_cols[c].prio != prio || !present[c] || want[c])
+				continue;
+			if (model_disk_cols[c].width + 1 > left)
+				goto done;
+			want[c] = true;
+			left -= model_disk_cols[c].width + 1;
+		}
+done:
 	for (int c = 0; c < MD__COUNT; c++)
 		if (want[c])
 			ret_cols[n++] = c;
@@ -273,7 +319,8 @@ static void disks_draw(struct ui *ui, struct rect r)
 	bool job;
 	int x, y;
 
-	draw_title(ui, PANEL_DISKS, r, "Disks", disks_sorts[p->sort], p->norder, m->ndisks);
+	draw_title(ui, PANEL_DISKS, r, "Disks", disks_sorts[p->sort], p->norder, m->ndisks,
+		   ui->disks_hidden);
 	if (r.h < 2)
 		return;
 	ncols = pick_columns(m, r.w, cols);
@@ -296,10 +343,14 @@ static void disks_draw(struct ui *ui, struct rect r)
 	if (p->norder == 0) {
 		if (job)
 			draw_job(ui, y++, r, w, true);
+		/* the embedded sampler's first document has no disk rows yet:
+		 * that is "measuring", not "no devices" */
 		ui_put(y, r.x, r.w, A_DIM,
-		       !m->have_sample ? "  waiting for the first sample..."
-		       : p->filter[0]  ? "  no device matches the filter"
-				       : "  no block devices");
+		       !m->have_sample	  ? "  waiting for the first sample..."
+		       : p->filter[0]	  ? "  no device matches the filter"
+		       : ui->disks_hidden ? "  no IO in this interval on any device (z shows them)"
+		       : !m->has_rates	  ? "  measuring the first interval..."
+					  : "  no block devices");
 		return;
 	}
 	p->top = draw_follow(p->top, p->sel, (size_t)p->visible);

@@ -17,6 +17,7 @@
 
 #include "advise.h"
 #include "draw.h"
+#include "model_summary.h"
 #include "source.h"
 #include "ui.h"
 
@@ -43,28 +44,13 @@ static const struct model_suggestion *applied_find(const struct findings_panel *
 	return NULL;
 }
 
-/* Gravest first; the document's order among equals. */
-static void sort_rows(struct row *v, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		struct row x = v[i];
-		size_t k = i;
-
-		while (k > 0 && v[k - 1].sev < x.sev) {
-			v[k] = v[k - 1];
-			k--;
-		}
-		v[k] = x;
-	}
-}
-
 /* The rows of the panel now; *ret free()d by the caller. Returns the count
  * (0 with *ret NULL when there are none or memory ran out). */
 static size_t rows_build(const struct ui *ui, struct row **ret)
 {
 	const struct model_advice *a = &ui->model.advice;
 	const struct findings_panel *fp = &ui->findings;
-	size_t n = 0, nf;
+	size_t n = 0;
 	struct row *v;
 
 	*ret = NULL;
@@ -80,8 +66,8 @@ static size_t rows_build(const struct ui *ui, struct row **ret)
 		    (struct row){ ROW_FINDING, f->id, f->severity_name, f->severity, f->reason, f,
 				  NULL,	       false };
 	}
-	sort_rows(v, n);
-	nf = n;
+	/* the advisor's order (ranked by harm, the first is the headline's):
+	 * never re-ranked here */
 	for (size_t i = 0; i < a->nsuggestions; i++) {
 		const struct model_suggestion *s = &a->suggestions[i];
 
@@ -94,7 +80,6 @@ static size_t rows_build(const struct ui *ui, struct row **ret)
 				       s,
 				       applied_find(fp, s->id) != NULL };
 	}
-	sort_rows(v + nf, n - nf);
 	/* applied here and no longer suggested (the spread is in place) */
 	for (size_t i = fp->napplied; i-- > 0;) {
 		const struct model_suggestion *s = &fp->applied[i];
@@ -516,6 +501,27 @@ static unsigned select_row(struct ui *ui, long delta, bool to_end)
 	return UI_REDRAW;
 }
 
+unsigned view_findings_fix(struct ui *ui)
+{
+	struct findings_panel *fp = &ui->findings;
+	struct model_summary s;
+
+	model_summary_get(&ui->model, &s);
+	ui_open(ui, &view_findings);
+	fp->detail_top = 0;
+	fp->top = 0;
+	if (!s.fix[0]) {
+		/* no fix: the headline's finding, whose detail says why */
+		fp->sel_key[0] = '\0';
+		if (ui->model.advice.nfindings)
+			snprintf(fp->sel_key, sizeof(fp->sel_key), "%c:%s", ROW_FINDING,
+				 ui->model.advice.findings[0].id);
+		return UI_REDRAW;
+	}
+	snprintf(fp->sel_key, sizeof(fp->sel_key), "%c:%s", ROW_SUGGESTION, s.fix);
+	return ask(ui, false);
+}
+
 unsigned view_findings_key(struct ui *ui, int ch)
 {
 	struct findings_panel *fp = &ui->findings;
@@ -614,6 +620,7 @@ static void findings_footer(const struct ui *ui, char *buf, size_t size)
 
 static const char *const findings_help[][2] = {
 	{ "f", "the findings panel: the advisor's findings and suggestions (f or Esc returns)" },
+	{ "a", "on the tables: the headline's fix, its commands and undo, [y/N]" },
 	{ "a u", "in the findings panel: apply / undo the selected suggestion; each asks "
 		 "[y/N] on the status line and only y acts" },
 	{ NULL, NULL },

@@ -70,10 +70,11 @@ static int cmp_irq(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static bool irq_matches(const struct model_irq *q, const char *filter)
+/* Without a filter, only what fired this interval unless z shows the idle lines too. */
+static bool irq_matches(const struct model_irq *q, const char *filter, bool show_idle)
 {
 	if (!filter[0])
-		return q->valid && q->total_s > 0; /* only what fired this interval */
+		return show_idle || (q->valid && q->total_s > 0);
 	return strcasestr(q->name, filter) || strcasestr(q->actions, filter) ||
 	       strcasestr(q->chip, filter);
 }
@@ -112,10 +113,13 @@ static void irqs_order(struct ui *ui)
 
 	p->norder = 0;
 	gs->ngroups = 0;
+	ui->irqs_hidden = 0;
 	if (!m->nirqs)
 		goto out;
 	for (size_t i = 0; i < m->nirqs; i++)
-		fired += irq_matches(&m->irqs[i], p->filter);
+		fired += irq_matches(&m->irqs[i], p->filter, ui->show_idle);
+	/* a line that did not fire is hidden as iostat -z hides an idle disk */
+	ui->irqs_hidden = p->filter[0] || !m->has_rates ? 0 : m->nirqs - fired;
 	grouped = grouping(ui, fired) && model_irq_groups_build(m, gs) >= 0;
 	if (!grouped)
 		gs->ngroups = 0;
@@ -123,7 +127,8 @@ static void irqs_order(struct ui *ui)
 	if (grow((void **)&p->order, &p->order_cap, m->nirqs + gs->ngroups, sizeof(*p->order)) < 0)
 		goto out;
 	for (size_t i = 0; i < m->nirqs; i++)
-		if (irq_matches(&m->irqs[i], p->filter) && (!grouped || gs->group_of[i] < 0))
+		if (irq_matches(&m->irqs[i], p->filter, ui->show_idle) &&
+		    (!grouped || gs->group_of[i] < 0))
 			p->order[p->norder++] = i;
 	for (size_t g = 0; g < gs->ngroups; g++)
 		p->order[p->norder++] = m->nirqs + g;
@@ -245,9 +250,10 @@ static void irqs_draw(struct ui *ui, struct rect r)
 		/* the counts are rows: say that lines are grouped */
 		snprintf(label, sizeof(label), "%s, by device (Enter expands)",
 			 irqs_sorts[p->sort]);
-		draw_title(ui, PANEL_IRQS, r, "IRQs", label, p->norder, p->norder);
+		draw_title(ui, PANEL_IRQS, r, "IRQs", label, p->norder, p->norder, ui->irqs_hidden);
 	} else {
-		draw_title(ui, PANEL_IRQS, r, "IRQs", irqs_sorts[p->sort], p->norder, m->nirqs);
+		draw_title(ui, PANEL_IRQS, r, "IRQs", irqs_sorts[p->sort], p->norder,
+			   p->norder + ui->irqs_hidden, ui->irqs_hidden);
 	}
 	/* the NICs' lines under the title, leaving the header and a row */
 	nics = view_nics_lines(ui);

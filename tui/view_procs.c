@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "source.h"
 #include "ui.h"
 
 /* Where the bytes and the delays come from, as the document says. */
@@ -45,11 +46,12 @@ static void sources_line(struct draw_text *o, const struct ui *ui)
 			 delay);
 	if (p->has_scan && p->scan_every > 1)
 		draw_text_printf(
-		    o, 0,
-		    "scan: every %llu samples to stay in the daemon's CPU budget; %s (this view "
-		    "asks for every sample)",
+		    o, 0, "scan: every %llu samples to stay in the daemon's CPU budget; %s (%s)",
 		    (unsigned long long)p->scan_every,
-		    p->scanned ? "scanned this sample" : "rows of the last scan");
+		    p->scanned ? "scanned this sample" : "rows of the last scan",
+		    /* a recording is what the daemon read then: nothing asks now */
+		    source_kind(ui->src) == SOURCE_REPLAY ? "as recorded"
+							  : "this view asks for every sample");
 	else if (p->has_scan && !p->scanned)
 		draw_text_printf(o, 0, "scan: rows of the scan %llu sample(s) ago",
 				 (unsigned long long)p->scan_age);

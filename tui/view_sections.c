@@ -40,7 +40,9 @@ static void turbo_line(const struct ui *ui, bool brief, char *buf, size_t size)
 	bool cpu_cols = t->any_busy || t->any_bzy;
 
 	model_sections_turbo_why(x, ui->model.has_rates, why, sizeof(why));
-	if (why[0] && brief) {
+	/* brief: the sources' reason is on the unavailable line; a section
+	 * the sample does not carry says why here */
+	if (why[0] && brief && t->present) {
 		snprintf(buf, size, "turbostat n/a");
 		return;
 	}
@@ -89,7 +91,7 @@ static void psi_part(const struct model_sections *x, bool brief, char *buf, size
 	if (any)
 		return;
 	/* the first resource's reason says it for all (PSI off, old kernel) */
-	if (brief) {
+	if (brief && x->psi[MP_IO].reason[0]) {
 		snprintf(buf, size, "PSI n/a");
 	} else if (x->psi[MP_IO].reason[0]) {
 		char why[MODEL_SECTIONS_REASON_MAX];
@@ -107,7 +109,7 @@ static int wb_part(const struct ui *ui, bool brief, char *buf, size_t size)
 	const struct model_writeback *w = &ui->model.sections.wb;
 	char a[32], b[32];
 
-	if ((!w->present || !w->has_dirty) && brief) {
+	if ((!w->present || !w->has_dirty) && brief && w->reason[0]) {
 		snprintf(buf, size, "writeback n/a");
 		return 0;
 	}
@@ -142,9 +144,37 @@ static int wb_part(const struct ui *ui, bool brief, char *buf, size_t size)
 	return 0;
 }
 
+/* parts joined by sep into buf, each whole: a part that does not fit in
+ * width columns is cut at its last ", " or "  " that fits (a clause or a
+ * column, never a number in two) or left out. */
+static void fit_parts(char *buf, size_t size, int width, const char *sep, const char *const *parts,
+		      size_t n)
+{
+	snprintf(buf, size, " ");
+	for (size_t i = 0; i < n; i++) {
+		int room = width - (int)strlen(buf) - (i ? (int)strlen(sep) : 0);
+		int len = (int)strlen(parts[i]);
+
+		if (!parts[i][0] || room <= 0)
+			continue;
+		while (len > room && len > 0) {
+			const char *p = parts[i] + len - 1; /* not the cut we are at */
+
+			/* back to the previous ", " or "  " (turbostat's columns) */
+			while (p > parts[i] && !(p[0] == ',' && p[1] == ' ') &&
+			       !(p[0] == ' ' && p[1] == ' ' && p[-1] != ':'))
+				p--;
+			len = (int)(p - parts[i]);
+		}
+		if (len <= 0)
+			continue;
+		str_cat(buf, size, "%s%.*s", i && buf[1] ? sep : "", len, parts[i]);
+	}
+}
+
 int view_sections_header_draw(struct ui *ui, int y, int n)
 {
-	char turbo[512], psi[512], wb[512], line[1600];
+	char turbo[512], psi[512], wb[512], line[1600], why[MODEL_SECTIONS_REASON_MAX];
 	int wb_attr, drawn = 0;
 
 	if (n <= 0 || !ui->model.have_sample)
@@ -157,23 +187,40 @@ int view_sections_header_draw(struct ui *ui, int y, int n)
 			ui_put(y + 1, 0, COLS, A_DIM, "");
 		return n > 1 ? 2 : 1;
 	}
+	/* turbostat without watts or temperatures has no line of its own:
+	 * "n/a" with the others, its reason once on the unavailable line */
+	model_sections_turbo_why(&ui->model.sections, true, why, sizeof(why));
+	if (why[0] && ui->model.sections.turbo.present)
+		n = 1;
+	/* what is not available only says so: its reason is on the
+	 * unavailable line, once (ui.c) */
 	turbo_line(ui, n == 1, turbo, sizeof(turbo));
-	psi_part(&ui->model.sections, n == 1, psi, sizeof(psi));
-	wb_attr = wb_part(ui, n == 1, wb, sizeof(wb));
+	psi_part(&ui->model.sections, true, psi, sizeof(psi));
+	wb_attr = wb_part(ui, true, wb, sizeof(wb));
 	if (n == 1) {
 		/* one line: what moves first, turbostat's last; what is not
-		 * available only says so (its reason is on the unavailable line
-		 * of a taller terminal) */
-		snprintf(line, sizeof(line), " %s | %s | %s", psi, wb, turbo);
+		 * available only says so (its reason is on the unavailable line) */
+		const char *parts[] = { psi, wb, turbo };
+
+		fit_parts(line, sizeof(line), COLS, " | ", parts, 3);
 		ui_put(y, 0, COLS, wb_attr, line);
 		return 1;
 	}
-	snprintf(line, sizeof(line), " %s", turbo);
-	ui_put(y + drawn++, 0, COLS, 0, line);
+	{
+		const char *parts[] = { turbo };
+
+		fit_parts(line, sizeof(line), COLS, "", parts, 1);
+		ui_put(y + drawn++, 0, COLS, 0, line);
+	}
 	snprintf(line, sizeof(line), " %s  |  ", psi);
 	ui_put(y + drawn, 0, COLS, 0, line);
-	if ((int)strlen(line) < COLS)
-		ui_put(y + drawn, (int)strlen(line), COLS - (int)strlen(line), wb_attr, wb);
+	if ((int)strlen(line) < COLS) {
+		const char *parts[] = { wb };
+		char w2[600];
+
+		fit_parts(w2, sizeof(w2), COLS - (int)strlen(line) + 1, "", parts, 1);
+		ui_put(y + drawn, (int)strlen(line), COLS - (int)strlen(line), wb_attr, w2 + 1);
+	}
 	drawn++;
 	return drawn;
 }
@@ -187,21 +234,64 @@ static bool nic_own_line(const struct model_nic *n)
 	return n->up || n->nirqs > 0;
 }
 
-static void nic_split(const struct model *m, size_t *own, size_t *rest)
+/* No packet, drop or error in the interval: hidden as an idle disk is
+ * (iostat -z) unless z shows the idle rows. A NIC without rates is not
+ * idle: its line says why. */
+static bool nic_idle(const struct model_nic *n)
 {
-	*own = *rest = 0;
-	for (size_t i = 0; i < m->sections.nics.n; i++) {
-		if (nic_own_line(&m->sections.nics.v[i]) && *own < NIC_LINES_MAX)
-			(*own)++;
-		else
+	return n->has_rates &&
+	       n->rxpck_s + n->txpck_s + n->rxdrop_s + n->txdrop_s + n->rxerr_s + n->txerr_s == 0;
+}
+
+static double nic_traffic(const struct model_nic *n)
+{
+	return n->has_rates ? n->rxkb_s + n->txkb_s : -1;
+}
+
+/*
+ * The NICs with a line of their own, busiest (kB/s in and out) first, at
+ * most NIC_LINES_MAX, as indexes into the model's list in own[]; *rest
+ * those sharing the last line, *hidden the idle ones left out (z shows them).
+ */
+static size_t nic_pick(const struct ui *ui, size_t own[NIC_LINES_MAX], size_t *rest, size_t *hidden)
+{
+	const struct model_nics *x = &ui->model.sections.nics;
+	size_t n = 0;
+
+	*rest = *hidden = 0;
+	for (size_t i = 0; i < x->n; i++) {
+		const struct model_nic *c = &x->v[i];
+		size_t k;
+
+		if (!nic_own_line(c)) {
 			(*rest)++;
+			continue;
+		}
+		if (!ui->show_idle && nic_idle(c)) {
+			(*hidden)++;
+			continue;
+		}
+		/* insertion by traffic: the list is a handful long */
+		for (k = n; k > 0 && nic_traffic(&x->v[own[k - 1]]) < nic_traffic(c); k--)
+			if (k < NIC_LINES_MAX)
+				own[k] = own[k - 1];
+		if (k < NIC_LINES_MAX) {
+			own[k] = i;
+			if (n < NIC_LINES_MAX)
+				n++;
+			else
+				(*rest)++; /* the least busy one went to the shared line */
+		} else {
+			(*rest)++;
+		}
 	}
+	return n;
 }
 
 int view_nics_lines(const struct ui *ui)
 {
 	const struct model *m = &ui->model;
-	size_t own, rest;
+	size_t own[NIC_LINES_MAX], n, rest, hidden;
 
 	if (!m->have_sample)
 		return 0;
@@ -210,8 +300,8 @@ int view_nics_lines(const struct ui *ui)
 		return m->sections.nics.reason[0] && LINES >= 30 ? 1 : 0;
 	if (m->sections.nics.n == 0)
 		return 0;
-	nic_split(m, &own, &rest);
-	return (int)own + (rest ? 1 : 0);
+	n = nic_pick(ui, own, &rest, &hidden);
+	return (int)n + (rest || hidden ? 1 : 0);
 }
 
 /* The CPUs the NIC's vectors landed on: "38:cpu0 39:cpu1, 37 idle". The
@@ -295,6 +385,7 @@ void view_nics_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
 	const struct model_nics *x = &m->sections.nics;
+	size_t own[NIC_LINES_MAX], n, rest, hidden;
 	char line[1024];
 	int row = 0;
 
@@ -308,22 +399,33 @@ void view_nics_draw(struct ui *ui, struct rect r)
 		ui_put(r.y, r.x, r.w, A_DIM, line);
 		return;
 	}
-	line[0] = '\0';
-	for (size_t i = 0, own = 0; i < x->n; i++) {
-		const struct model_nic *n = &x->v[i];
+	n = nic_pick(ui, own, &rest, &hidden);
+	ui->nics_hidden = hidden;
+	for (size_t k = 0; k < n; k++) {
+		const struct model_nic *c = &x->v[own[k]];
+		char buf[1024];
 
-		if (nic_own_line(n) && own < NIC_LINES_MAX) {
-			own++;
-			if (row < r.h) {
-				char buf[1024];
-
-				nic_line(ui, n, buf, sizeof(buf));
-				ui_put(r.y + row++, r.x, r.w, n->up && n->carrier ? 0 : A_DIM, buf);
-			}
-			continue;
+		if (row < r.h) {
+			nic_line(ui, c, buf, sizeof(buf));
+			ui_put(r.y + row++, r.x, r.w, c->up && c->carrier ? 0 : A_DIM, buf);
 		}
-		str_cat(line, sizeof(line), "%s%s%s", line[0] ? ", " : "nic  also: ", n->name,
-			n->up ? "" : " (down)");
+	}
+	line[0] = '\0';
+	if (hidden)
+		str_cat(line, sizeof(line), "nic  %zu idle hidden: z shows", hidden);
+	for (size_t i = 0; i < x->n; i++) {
+		const struct model_nic *c = &x->v[i];
+		bool drawn = false;
+
+		for (size_t k = 0; k < n; k++)
+			drawn |= own[k] == i;
+		if (drawn || (nic_own_line(c) && !ui->show_idle && nic_idle(c)))
+			continue;
+		str_cat(line, sizeof(line), "%s%s%s",
+			!line[0]			   ? "nic  also: "
+			: hidden && !strstr(line, "also:") ? "; also: "
+							   : ", ",
+			c->name, c->up ? "" : " (down)");
 	}
 	if (line[0] && row < r.h)
 		ui_put(r.y + row, r.x, r.w, A_DIM, line);

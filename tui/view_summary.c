@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The findings line under the header: always there on the tables' screen,
- * the worst finding in words (model_summary.c says what), coloured by its
- * severity, so a hot core is named before any key is pressed. Draws the
- * model only.
+ * the advisor's first finding in words with the number that proves it and
+ * the key to its fix (model_summary.c says what and how it drops fields to
+ * fit), coloured by its severity, so the culprit is named before any key
+ * is pressed. Draws the model only.
  */
 #include <ncurses.h>
 #include <stdio.h>
 
 #include "model_summary.h"
+#include "source.h"
 #include "ui.h"
 
 static void summary_draw(struct ui *ui, struct rect r)
@@ -17,6 +19,15 @@ static void summary_draw(struct ui *ui, struct rect r)
 	char buf[320];
 	int attr;
 
+	/* cut off from the daemon: why, whole, where the headline goes (the
+	 * top line keeps only the word); the tables are the last ones seen */
+	if (!source_connected(ui->src) && source_state(ui->src)[0]) {
+		snprintf(buf, sizeof(buf), " %s", source_state(ui->src));
+		attr = ui_attr(ui, PAIR_CRIT) | (int)A_BOLD;
+		ui_fill(r.y, r.x, r.w, 0);
+		ui_put(r.y, r.x, r.w, attr, buf);
+		return;
+	}
 	model_summary_get(&ui->model, &s);
 	switch (s.level) {
 	case MODEL_SUM_CRITICAL:
@@ -39,10 +50,8 @@ static void summary_draw(struct ui *ui, struct rect r)
 		attr = (int)A_DIM;
 		break;
 	}
-	snprintf(buf, sizeof(buf), " %s%s%s%s", s.word, s.word[0] ? " " : "", s.text,
-		 !s.details ? ""
-		 : ui->utf8 ? " \u2014 f for details"
-			    : " - f for details");
+	model_summary_line(&s, ui->utf8, source_kind(ui->src) != SOURCE_REPLAY, r.w, buf,
+			   sizeof(buf));
 	ui_fill(r.y, r.x, r.w, s.level == MODEL_SUM_CRITICAL ? attr : 0);
 	ui_put(r.y, r.x, r.w, attr, buf);
 }

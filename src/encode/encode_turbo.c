@@ -242,12 +242,102 @@ void encode_turbo_table(struct strbuf *sb, const struct turbo_metrics *m)
 			sb_putc(sb, '\n');
 		}
 	}
+	encode_turbo_unavailable(sb, m);
+}
+
+/* The n bytes of the first "; "-separated cause at s, and where the next
+ * starts. */
+static size_t cause_len(const char *s, const char **ret_next)
+{
+	const char *semi = strstr(s, "; ");
+
+	*ret_next = semi ? semi + 2 : s + strlen(s);
+	return semi ? (size_t)(semi - s) : strlen(s);
+}
+
+/* Whether the cause (p, n) is the first of reason (first) or any after it. */
+static bool has_cause(const char *reason, bool first, const char *p, size_t n)
+{
+	const char *next;
+
+	for (const char *q = reason; *q; q = next) {
+		size_t k = cause_len(q, &next);
+
+		if (!first && q == reason)
+			continue;
+		if (k == n && memcmp(q, p, n) == 0)
+			return true;
+		if (first)
+			return false;
+	}
+	return false;
+}
+
+void encode_turbo_unavailable(struct strbuf *sb, const struct turbo_metrics *m)
+{
+	bool fallbacks = false;
+
+	/* noise once (issue 23): a line per first cause with the columns it
+	 * stops (a missing MSR stops most), then the fallbacks that were
+	 * missing too (cpufreq for Bzy_MHz...), each once, on one line */
 	for (int c = 0; c < TC__COUNT; c++) {
 		const struct turbo_source *src = &m->info.src[c];
+		const char *next;
+		size_t n;
+		bool seen = false;
 
-		if (src->via == TV_NONE)
-			sb_printf(sb, "%s: unavailable: %s\n", turbo_col_name(c), src->reason);
-		else if (src->reason[0])
-			sb_printf(sb, "%s: %s\n", turbo_col_name(c), src->reason);
+		if (src->via != TV_NONE) {
+			if (src->reason[0])
+				sb_printf(sb, "%s: %s\n", turbo_col_name(c), src->reason);
+			continue;
+		}
+		if (!src->reason[0]) {
+			sb_printf(sb, "unavailable: %s\n", turbo_col_name(c));
+			continue;
+		}
+		n = cause_len(src->reason, &next);
+		fallbacks |= *next != '\0';
+		for (int e = 0; e < c && !seen; e++)
+			seen = m->info.src[e].via == TV_NONE &&
+			       has_cause(m->info.src[e].reason, true, src->reason, n);
+		if (seen)
+			continue;
+		sb_printf(sb, "unavailable (%.*s):", (int)n, src->reason);
+		for (int k = c; k < TC__COUNT; k++)
+			if (m->info.src[k].via == TV_NONE &&
+			    has_cause(m->info.src[k].reason, true, src->reason, n))
+				sb_printf(sb, " %s", turbo_col_name(k));
+		sb_putc(sb, '\n');
 	}
+	if (!fallbacks)
+		return;
+	sb_puts(sb, "fallbacks missing too:");
+	for (int c = 0, any = 0; c < TC__COUNT; c++) {
+		const struct turbo_source *src = &m->info.src[c];
+		const char *next;
+
+		if (src->via != TV_NONE)
+			continue;
+		cause_len(src->reason, &next);
+		for (const char *p = next; *p; p = next) {
+			size_t n = cause_len(p, &next);
+			bool seen = false;
+
+			for (int e = 0; e < c && !seen; e++)
+				seen = m->info.src[e].via == TV_NONE &&
+				       has_cause(m->info.src[e].reason, false, p, n);
+			/* earlier in this column's own list */
+			for (const char *q = src->reason; !seen && q < p;) {
+				const char *qn;
+				size_t k = cause_len(q, &qn);
+
+				seen = q != src->reason && k == n && memcmp(q, p, n) == 0;
+				q = qn;
+			}
+			if (seen)
+				continue;
+			sb_printf(sb, "%s %.*s", any++ ? ";" : "", (int)n, p);
+		}
+	}
+	sb_putc(sb, '\n');
 }

@@ -17,7 +17,13 @@ void encode_turbo_columns(struct strbuf *sb, const struct turbo_metrics *m);
 void encode_turbo_sources(struct strbuf *sb, const struct turbo_raw *raw);
 
 /* The turbostat table as turbostat prints it (tab-separated, its precision),
- * then one line per unavailable column with its reason. */
+ * then encode_turbo_unavailable's lines. */
 void encode_turbo_table(struct strbuf *sb, const struct turbo_metrics *m);
+
+/* One line per cause of unavailable columns, naming the columns it stops
+ * ("unavailable (/dev/cpu/0/msr: ...): Avg_MHz Busy% ..."; a reason of
+ * several "; "-separated causes counts under each), then "COL: note" for a
+ * column shown with a caveat. */
+void encode_turbo_unavailable(struct strbuf *sb, const struct turbo_metrics *m);
 
 #endif

@@ -63,7 +63,7 @@ wait_for h256 '^ WARN cpu200 irq\+soft 48%: IRQ 75 nvme0q51 100%' ||
 [ "$(line_of '^ WARN cpu200')" = 2 ] || fail "256: the findings line is not under the header"
 grep -Eq 'CPUs \(256\) +sort: %irq\+%soft, hot first' "$tmp/screen" ||
 	fail "256: the CPU panel's title says the sort"
-grep -Eq '^200 HOT +5\.00 +5\.00 +30\.00 +18\.00 +39[0-9]{4}' "$tmp/screen" ||
+grep -Eq '^200 HOT +5\.00 +0\.00 +5\.00 +0\.00 +30\.00 +18\.00 +0\.00 +42\.00 +39[0-9]{4}' "$tmp/screen" ||
 	fail "256: the hot core's row is not on the first screen"
 a=$(line_of '^all ')
 b=$(line_of '^200 HOT')
@@ -92,7 +92,7 @@ T send-keys -t h256 ']' ']'
 wait_for h256 '^255 +5\.00' || fail "256: ] selects cpu255 again, and stops at the last cell"
 # the IRQs grouped by device: nvme0's 17 lines that fired are one row
 # (their total, on how many CPUs, the hottest and its share); Enter expands
-grep -Eq 'IRQs \([0-9]+\) +sort: total/s, by device \(Enter expands\)' "$tmp/screen" ||
+grep -Eq 'IRQs \([0-9]+(, [0-9]+ idle hidden: z shows)?\) +sort: total/s, by device \(Enter expands\)' "$tmp/screen" ||
 	fail "256: the IRQs title does not say they are grouped"
 group_row='^\[17\] +392800\.0 \+ nvme0 +17 CPUs, hottest 200:392\.0k 100%'
 grep -Eq "$group_row" "$tmp/screen" || fail "256: nvme0's group row"
@@ -157,7 +157,7 @@ wait_for h1024 '^ WARN cpu700 irq\+soft 48%: IRQ 68 nvme0q44 100%' ||
 	fail "1024: the findings line names cpu700"
 grep -Eq 'CPUs \(1024\) +sort: %irq\+%soft, hot first' "$tmp/screen" ||
 	fail "1024: the CPU panel's title says the sort"
-grep -Eq '^700 HOT +5\.00 +5\.00 +30\.00 +18\.00 ' "$tmp/screen" ||
+grep -Eq '^700 HOT +5\.00 +0\.00 +5\.00 +0\.00 +30\.00 +18\.00 +0\.00 +42\.00 ' "$tmp/screen" ||
 	fail "1024: the hot core's row is not on the first screen"
 grep -Eq '^n5 +640 ([▁]{8} ){7}[▁]{4}▅[▁]{3}$' "$tmp/screen" ||
 	fail "1024: the heat map does not show cpu700's line"

@@ -31,17 +31,34 @@ static const char doc_fmt[] =
     "{\"name\":\"24\",\"chip\":\"IR-PCI-MSIX\",\"actions\":\"nvme0q0\",\"total/s\":1000.0,"
     "\"cpus\":{\"2\":1000.0}}],\"softirqs\":[]}";
 
+/* ranked by harm, as the advisor sends them: the first is the headline */
 static const char advice[] =
-    "\"findings\":[{\"id\":\"advice-limited\",\"kind\":\"advice_limited\",\"severity\":\"info\","
-    "\"subject\":\"host\",\"reason\":\"advice limited: files missing\"},"
-    "{\"id\":\"hot-cpu-cpu2\",\"kind\":\"hot_cpu\",\"severity\":\"critical\","
+    "\"findings\":[{\"id\":\"hot-cpu-cpu2\",\"kind\":\"hot_cpu\",\"severity\":\"critical\","
     "\"subject\":\"cpu2\",\"reason\":\"cpu2: %irq 30.00 + %soft 18.00 = 48.00%\"},"
+    "{\"id\":\"advice-limited\",\"kind\":\"advice_limited\",\"severity\":\"info\","
+    "\"subject\":\"host\",\"reason\":\"advice limited: files missing\"},"
     "{\"id\":\"disk-sda\",\"kind\":\"disk_saturated\",\"severity\":\"warning\","
     "\"subject\":\"sda\",\"reason\":\"%util 100\"}],\"suggestions\":[],";
 
+/* a saturated disk first, a graver-looking one after it: the first stays
+ * the headline (never re-ranked), its suggestion is the fix */
+static const char advice_disk[] =
+    "\"findings\":[{\"id\":\"disk-saturated-sdb\",\"kind\":\"disk_saturated\","
+    "\"severity\":\"warning\",\"subject\":\"sdb\",\"reason\":\"sdb saturated: util 99.50%, "
+    "aqu-sz 28.00, await 142.00 ms vs 4.97 ms of service per IO (180.00 r/s, 20.00 w/s): "
+    "requests queue for the device\"},"
+    "{\"id\":\"hot-cpu-cpu2\",\"kind\":\"hot_cpu\",\"severity\":\"critical\","
+    "\"subject\":\"cpu2\",\"reason\":\"cpu2: %irq 30.00 + %soft 18.00 = 48.00%\"},"
+    "{\"id\":\"advice-limited\",\"kind\":\"advice_limited\",\"severity\":\"info\","
+    "\"subject\":\"host\",\"reason\":\"advice limited\"}],"
+    "\"suggestions\":[{\"id\":\"scheduler-sdb\",\"finding\":\"disk-saturated-sdb\","
+    "\"severity\":\"info\",\"reason\":\"r\",\"effect\":\"e\",\"notes\":\"\","
+    "\"commands\":[\"echo mq-deadline > /sys/block/sdb/queue/scheduler\"],"
+    "\"undo\":[\"echo none > /sys/block/sdb/queue/scheduler\"],\"writes\":[]}],";
+
 static void load(struct model *m, const char *members, bool rates)
 {
-	char doc[sizeof(doc_fmt) + sizeof(advice) + 32];
+	char doc[sizeof(doc_fmt) + sizeof(advice_disk) + 32];
 
 	snprintf(doc, sizeof(doc), doc_fmt, rates ? members : "");
 	if (rates) {
@@ -66,8 +83,58 @@ static void test_worst_finding(void **state)
 	assert_int_equal(s.level, MODEL_SUM_CRITICAL);
 	assert_string_equal(s.word, "CRIT");
 	/* said from the tables: IRQ 24's 1000/s of cpu2's 1250/s */
-	assert_string_equal(s.text, "cpu2 irq+soft 48%: IRQ 24 nvme0q0 80% (+2 more)");
+	assert_string_equal(s.text, "cpu2 irq+soft 48%: IRQ 24 nvme0q0 80%");
+	assert_int_equal(s.more, 2);
+	assert_string_equal(s.fix, "");
 	assert_true(s.details);
+	model_free(&m);
+}
+
+/* The headline line at a width: the proof, the fix's key, the count; fields
+ * drop whole by priority and nothing is cut mid-word (issue 23). */
+static void test_headline_line(void **state)
+{
+	struct model m = { 0 };
+	struct model_summary s;
+	char buf[512];
+	int w;
+
+	(void)state;
+	load(&m, advice_disk, true);
+	model_summary_get(&m, &s);
+	/* the first finding, although a later one is critical */
+	assert_int_equal(s.level, MODEL_SUM_WARNING);
+	assert_string_equal(s.fix, "scheduler-sdb");
+	assert_int_equal(s.more, 2);
+	w = model_summary_line(&s, false, true, 200, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    " WARN sdb saturated: util 99.50%, aqu-sz 28.00, await 142.00 ms vs "
+			    "4.97 ms of service per IO (180.00 r/s, 20.00 w/s): requests "
+			    "queue for the device - a apply the fix; +2 more: f");
+	assert_int_equal(w, (int)strlen(buf));
+	/* 80: the clauses after the proof drop first, whole */
+	w = model_summary_line(&s, false, true, 80, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    " WARN sdb saturated: util 99.50%, aqu-sz 28.00 - a apply the fix; +2 "
+			    "more: f");
+	assert_true(w <= 80);
+	/* narrower: the count goes, then the key; the proof stays */
+	model_summary_line(&s, false, true, 50, buf, sizeof(buf));
+	assert_string_equal(buf, " WARN sdb saturated: util 99.50% - a apply the fix");
+	model_summary_line(&s, false, true, 36, buf, sizeof(buf));
+	assert_string_equal(buf, " WARN sdb saturated: util 99.50%");
+	/* narrower than the proof: whole words */
+	model_summary_line(&s, false, true, 25, buf, sizeof(buf));
+	assert_string_equal(buf, " WARN sdb saturated: util");
+	/* a replay cannot apply: f shows the fix */
+	model_summary_line(&s, false, false, 80, buf, sizeof(buf));
+	assert_non_null(strstr(buf, " - f the fix; +2 more: f"));
+	/* no suggestion: f says why */
+	load(&m, advice, true);
+	model_summary_get(&m, &s);
+	model_summary_line(&s, false, true, 80, buf, sizeof(buf));
+	assert_string_equal(
+	    buf, " CRIT cpu2 irq+soft 48%: IRQ 24 nvme0q0 80% - f why no fix; +2 more: f");
 	model_free(&m);
 }
 
@@ -206,9 +273,10 @@ static void test_irq_groups(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_worst_finding),	    cmocka_unit_test(test_no_advice),
-		cmocka_unit_test(test_healthy_and_waiting), cmocka_unit_test(test_top_irq),
-		cmocka_unit_test(test_irq_device),	    cmocka_unit_test(test_irq_groups),
+		cmocka_unit_test(test_worst_finding), cmocka_unit_test(test_headline_line),
+		cmocka_unit_test(test_no_advice),     cmocka_unit_test(test_healthy_and_waiting),
+		cmocka_unit_test(test_top_irq),	      cmocka_unit_test(test_irq_device),
+		cmocka_unit_test(test_irq_groups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

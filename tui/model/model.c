@@ -17,21 +17,28 @@
 #include "grow.h"
 #include "json_get.h"
 #include "model.h"
+#include "str.h"
 
 #define MODEL_JSON_VERSION 1 /* doc/json.md version this client reads */
 
-/* Widths fit "99999.99"; larger values lose decimals, then get k/M/G. */
+/*
+ * Widths fit "99999.99"; larger values lose decimals, then get k/M/G.
+ * Priorities (lower kept first as the terminal narrows, doc/tui.md): what
+ * says "saturated or slow, reads or writes" first (%util, aqu-sz, r_await,
+ * w_await, r/s, w/s, rkB/s, wkB/s: all eight fit at 80 columns), then svctm,
+ * the merges, the request sizes, discards and flushes.
+ */
 const struct model_col model_disk_cols[MD__COUNT] = {
 	[MD_RS] = { "r/s", "r/s", 8, 4, "reads completed per second (after merging)" },
 	[MD_WS] = { "w/s", "w/s", 8, 5, "writes completed per second (after merging)" },
 	[MD_RKBS] = { "rkB/s", "rkB/s", 8, 6, "kilobytes read per second (1 kB = 1024 bytes)" },
 	[MD_WKBS] = { "wkB/s", "wkB/s", 8, 7, "kilobytes written per second" },
-	[MD_RRQMS] = { "rrqm/s", "rrqm/s", 7, 10,
+	[MD_RRQMS] = { "rrqm/s", "rrqm/s", 7, 9,
 		       "read requests merged per second before going to the device; non-zero "
 		       "means sequential reads the block layer could batch" },
-	[MD_WRQMS] = { "wrqm/s", "wrqm/s", 7, 11, "write requests merged per second" },
-	[MD_RRQM] = { "rrqm", "%rrqm", 6, 12, "percentage of read requests that were merged" },
-	[MD_WRQM] = { "wrqm", "%wrqm", 6, 13, "percentage of write requests that were merged" },
+	[MD_WRQMS] = { "wrqm/s", "wrqm/s", 7, 10, "write requests merged per second" },
+	[MD_RRQM] = { "rrqm", "%rrqm", 6, 13, "percentage of read requests that were merged" },
+	[MD_WRQM] = { "wrqm", "%wrqm", 6, 14, "percentage of write requests that were merged" },
 	[MD_RAWAIT] = { "r_await", "r_await", 7, 2,
 			"average time of a read, queueing included (ms); coloured above "
 			"--await-ms" },
@@ -41,28 +48,31 @@ const struct model_col model_disk_cols[MD__COUNT] = {
 	[MD_AQU] = { "aqu-sz", "aqu-sz", 6, 1,
 		     "average queue length (requests in flight); a sustained high value "
 		     "means the device is the bottleneck" },
-	[MD_RAREQ] = { "rareq-sz", "rareq-sz", 8, 8, "average size of a read (kB)" },
-	[MD_WAREQ] = { "wareq-sz", "wareq-sz", 8, 9, "average size of a write (kB)" },
-	[MD_SVCTM] = { "svctm", "svctm", 6, 5,
+	[MD_RAREQ] = { "rareq-sz", "rareq-sz", 8, 11, "average size of a read (kB)" },
+	[MD_WAREQ] = { "wareq-sz", "wareq-sz", 8, 12, "average size of a write (kB)" },
+	[MD_SVCTM] = { "svctm", "svctm", 6, 8,
 		       "ms of device busy time per completed IO; await close to svctm: little "
 		       "queueing, await far above it: requests wait in the queue" },
 	[MD_UTIL] = { "util", "%util", 6, 0,
 		      "percentage of time the device had IO in flight; near 100% a "
 		      "single-queue disk is saturated (NVMe/RAID may still have headroom: check "
 		      "aqu-sz and await); coloured at 80% and above" },
-	[MD_DS] = { "d/s", "d/s", 7, 14, "discards completed per second" },
-	[MD_DKBS] = { "dkB/s", "dkB/s", 8, 15, "kilobytes discarded per second" },
-	[MD_DRQMS] = { "drqm/s", "drqm/s", 7, 18, "discard requests merged per second" },
-	[MD_DRQM] = { "drqm", "%drqm", 6, 19, "percentage of discard requests merged" },
-	[MD_DAWAIT] = { "d_await", "d_await", 7, 16, "average time of a discard (ms)" },
-	[MD_DAREQ] = { "dareq-sz", "dareq-sz", 8, 20, "average size of a discard (kB)" },
-	[MD_FS] = { "f/s", "f/s", 7, 17, "flush requests completed per second" },
-	[MD_FAWAIT] = { "f_await", "f_await", 7, 21, "average time of a flush (ms)" },
+	[MD_DS] = { "d/s", "d/s", 7, 15, "discards completed per second" },
+	[MD_DKBS] = { "dkB/s", "dkB/s", 8, 16, "kilobytes discarded per second" },
+	[MD_DRQMS] = { "drqm/s", "drqm/s", 7, 19, "discard requests merged per second" },
+	[MD_DRQM] = { "drqm", "%drqm", 6, 20, "percentage of discard requests merged" },
+	[MD_DAWAIT] = { "d_await", "d_await", 7, 17, "average time of a discard (ms)" },
+	[MD_DAREQ] = { "dareq-sz", "dareq-sz", 8, 21, "average size of a discard (kB)" },
+	[MD_FS] = { "f/s", "f/s", 7, 18, "flush requests completed per second" },
+	[MD_FAWAIT] = { "f_await", "f_await", 7, 22, "average time of a flush (ms)" },
 };
 
 const char *const model_cpu_help[][2] = {
 	{ "CPU", "CPU number, \"all\" is the whole machine; HOT marks the core that stands out" },
-	{ "%usr %sys", "time in user space and in the kernel (mpstat -u)" },
+	{ "%usr %nice %sys", "time in user space (niced apart) and in the kernel (mpstat -u); "
+			     "the eight percentages up to %idle add up to 100" },
+	{ "%steal", "time a hypervisor ran something else while this virtual CPU waited" },
+	{ "%guest", "time running a guest (guest + gnice), shown when a CPU ran one" },
 	{ "%iowait", "idle while IO was outstanding: a symptom, not a load" },
 	{ "%irq", "time servicing hardware interrupts" },
 	{ "%soft", "time in softirqs (network receive, block completion, timers)" },
@@ -432,30 +442,126 @@ static void carry_affinity(struct tables *t, const struct model *m)
 	}
 }
 
-static void decode_sources(struct json_object *src, char *buf, size_t size)
+/* What a reason says after its path: "busy/t1/proc/vmstat: No such file"
+ * is "No such file"; the first of "; "-separated reasons only. */
+static void reason_tail(const char *reason, char *buf, size_t size)
+{
+	size_t n = strcspn(reason, ";");
+	const char *t = reason;
+
+	for (const char *p = reason; p < reason + n; p++)
+		if (p[0] == ':' && p[1] == ' ')
+			t = p + 2;
+	snprintf(buf, size, "%.*s", (int)(reason + n - t), t);
+}
+
+static bool name_in(const char *name, const char *const *set)
+{
+	for (; *set; set++)
+		if (strcmp(name, *set) == 0)
+			return true;
+	return false;
+}
+
+size_t model_unavailable_group(const char *const *names, const char *const *reasons,
+			       const bool *avail, size_t n,
+			       char causes[MODEL_CAUSES_MAX][MODEL_CAUSE_MAX])
+{
+	static const char *const turbo[] = { "msr",	 "perf",  "cpufreq", "cpuidle",
+					     "powercap", "hwmon", NULL };
+	static const char *const psi[] = { "pressure_io", "pressure_cpu", "pressure_irq", NULL };
+	char tails[MODEL_CAUSES_MAX][MODEL_CAUSE_MAX];
+	size_t nc = 0;
+
+	/* the families first: each is one cause however many files it has */
+	for (int fam = 0; fam < 2; fam++) {
+		const char *const *set = fam ? psi : turbo;
+		char no[MODEL_CAUSE_MAX] = "", shown[MODEL_CAUSE_MAX] = "";
+		char why[MODEL_CAUSE_MAX] = "";
+
+		for (size_t i = 0; i < n; i++) {
+			const char *short_name = fam ? names[i] + strlen("pressure_") : names[i];
+
+			if (!name_in(names[i], set))
+				continue;
+			if (avail[i]) {
+				str_cat(shown, sizeof(shown), "%s%s", shown[0] ? " " : "",
+					short_name);
+				continue;
+			}
+			str_cat(no, sizeof(no), "%s%s", no[0] ? " " : "", short_name);
+			if (!why[0])
+				reason_tail(reasons[i], why, sizeof(why));
+		}
+		if (!no[0] || nc == MODEL_CAUSES_MAX)
+			continue;
+		/* none of the family: the names say nothing more than "no source" */
+		snprintf(causes[nc], MODEL_CAUSE_MAX, "%s: no %s%s%s%s", fam ? "PSI" : "turbostat",
+			 shown[0] ? no : "source", why[0] ? " (" : "", why, why[0] ? ")" : "");
+		if (shown[0] && !fam)
+			str_cat(causes[nc], MODEL_CAUSE_MAX, "; %s shown", shown);
+		tails[nc][0] = '\0';
+		nc++;
+	}
+	/* the others: one line per reason, naming every source it stops */
+	for (size_t i = 0; i < n; i++) {
+		char why[MODEL_CAUSE_MAX - 40]; /* room for the names before it */
+		size_t k;
+
+		if (avail[i] || name_in(names[i], turbo) || name_in(names[i], psi))
+			continue;
+		reason_tail(reasons[i], why, sizeof(why));
+		for (k = 0; k < nc; k++)
+			if (tails[k][0] && strcmp(tails[k], why) == 0)
+				break;
+		if (k < nc) {
+			/* "vmstat: why" becomes "vmstat rtnetlink: why" */
+			char *colon = strstr(causes[k], ": ");
+			char tmp[MODEL_CAUSE_MAX];
+
+			if (!colon)
+				continue;
+			snprintf(tmp, sizeof(tmp), "%.*s %s%s", (int)(colon - causes[k]), causes[k],
+				 names[i], colon);
+			snprintf(causes[k], MODEL_CAUSE_MAX, "%s", tmp);
+			continue;
+		}
+		if (nc == MODEL_CAUSES_MAX)
+			break;
+		snprintf(tails[nc], MODEL_CAUSE_MAX, "%s", why);
+		snprintf(causes[nc], MODEL_CAUSE_MAX, "%s: %s", names[i],
+			 why[0] ? why : "unavailable");
+		nc++;
+	}
+	return nc;
+}
+
+#define SOURCES_MAX 64 /* the document has two dozen */
+
+static void decode_sources(struct json_object *src, struct model *m)
 {
 	struct json_object_iterator it, end;
-	size_t len = 0;
+	const char *names[SOURCES_MAX], *reasons[SOURCES_MAX];
+	char reason_buf[SOURCES_MAX][MODEL_REASON_MAX];
+	bool avail[SOURCES_MAX];
+	size_t n = 0;
 
-	buf[0] = '\0';
+	m->nunavailable = 0;
 	if (!src || !json_object_is_type(src, json_type_object))
 		return;
 	it = json_object_iter_begin(src);
 	end = json_object_iter_end(src);
-	for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+	for (; !json_object_iter_equal(&it, &end) && n < SOURCES_MAX; json_object_iter_next(&it)) {
 		struct json_object *o = json_object_iter_peek_value(&it);
-		char reason[MODEL_REASON_MAX];
-		int n;
 
-		if (jbool(o, "available", true))
-			continue;
-		mj_str(o, "reason", reason, sizeof(reason));
-		n = snprintf(buf + len, size - len, "%s%s: %s", len ? "; " : "",
-			     json_object_iter_peek_name(&it), reason[0] ? reason : "unavailable");
-		if (n < 0 || (size_t)n >= size - len)
-			return; /* truncated: the header shows what fits */
-		len += (size_t)n;
+		names[n] = json_object_iter_peek_name(&it);
+		avail[n] = jbool(o, "available", true);
+		reason_buf[n][0] = '\0';
+		mj_str(o, "reason", reason_buf[n], sizeof(reason_buf[n]));
+		reasons[n] = reason_buf[n];
+		n++;
 	}
+	m->nunavailable = model_unavailable_group(names, reasons, avail, n, m->unavailable);
 }
 
 /* ---- history ---- */
@@ -603,7 +709,7 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 	m->timestamp_ms = ts;
 	mj_str(doc, "host", m->host, sizeof(m->host));
 	mj_str(doc, "mode", m->mode, sizeof(m->mode));
-	decode_sources(mj_get(doc, "sources"), m->unavailable, sizeof(m->unavailable));
+	decode_sources(mj_get(doc, "sources"), m);
 	m->has_intr_all = jnum(doc, "intr/s", &m->intr_all_s);
 	carry_affinity(&t, m);
 

@@ -63,6 +63,8 @@ extern const char *const model_cpu_help[][2];
 extern const char *const model_irq_help[][2];
 
 #define MODEL_NAME_MAX	 64
+#define MODEL_CAUSES_MAX 12  /* causes of unavailable sources kept */
+#define MODEL_CAUSE_MAX	 200 /* one cause's line */
 #define MODEL_REASON_MAX 160
 #define MODEL_LIST_MAX	 192 /* a cpulist as the kernel prints it */
 
@@ -140,7 +142,12 @@ struct model {
 	uint64_t sample;
 	int64_t timestamp_ms;
 	long interval_ms;
-	char unavailable[256]; /* "interrupts: no such file; ..." or "" */
+	/* the sources the sample says are unavailable, one line per cause
+	 * (model_unavailable_group): "turbostat: no msr cpufreq (a VM without
+	 * MSR access); perf cpuidle shown", "vmstat rtnetlink: No such file or
+	 * directory" */
+	char unavailable[MODEL_CAUSES_MAX][MODEL_CAUSE_MAX];
+	size_t nunavailable;
 
 	struct model_disk *disks;
 	size_t ndisks, disks_cap;
@@ -191,6 +198,19 @@ static inline float model_series_at(const struct model *m, const struct model_se
 
 	return s->v[k];
 }
+
+/*
+ * The unavailable sources of a sample, one line per cause, into causes
+ * (MODEL_CAUSES_MAX lines): turbostat's sources (msr perf cpufreq cpuidle
+ * powercap hwmon) as one, with the first one's reason and those that are
+ * shown instead; PSI's (pressure_*) as one; the others grouped by their
+ * reason's last part (the path before it is the source's own). names and
+ * reasons are n sources, avail[] whether each is available. Returns the
+ * number of lines.
+ */
+size_t model_unavailable_group(const char *const *names, const char *const *reasons,
+			       const bool *avail, size_t n,
+			       char causes[MODEL_CAUSES_MAX][MODEL_CAUSE_MAX]);
 
 void model_free(struct model *m);
 

@@ -129,9 +129,8 @@ void model_summary_get(const struct model *m, struct model_summary *ret)
 		*ret = s;
 		return;
 	}
-	for (size_t i = 0; i < a->nfindings; i++)
-		if (!worst || a->findings[i].severity > worst->severity)
-			worst = &a->findings[i];
+	/* the advisor ranks by harm: its first finding is the headline */
+	worst = a->nfindings ? &a->findings[0] : NULL;
 	if (!worst) {
 		s.level = MODEL_SUM_OK;
 		snprintf(s.word, sizeof(s.word), "OK");
@@ -153,10 +152,88 @@ void model_summary_get(const struct model *m, struct model_summary *ret)
 		else
 			snprintf(what, sizeof(what), "%s: %s", worst->subject, worst->reason);
 	}
-	if (a->nfindings > 1)
-		snprintf(s.text, sizeof(s.text), "%s (+%zu more)", what, a->nfindings - 1);
-	else
-		snprintf(s.text, sizeof(s.text), "%s", what);
+	snprintf(s.text, sizeof(s.text), "%s", what);
+	s.more = a->nfindings - 1;
+	for (size_t i = 0; i < a->nsuggestions; i++)
+		if (strcmp(a->suggestions[i].finding, worst->id) == 0) {
+			snprintf(s.fix, sizeof(s.fix), "%s", a->suggestions[i].id);
+			break;
+		}
 	s.details = true;
 	*ret = s;
+}
+
+/* Where text may be cut: before ", ", "; ", ": ", " (" or " - " that come
+ * after its first digit (the number that proves it). The first such place
+ * in *ret_min, the cut of at most max bytes (at least *ret_min) returned;
+ * the whole text when no cut is needed. */
+static size_t text_cut(const char *text, size_t max, size_t *ret_min)
+{
+	size_t len = strlen(text), best = 0, min = 0;
+	bool digit = false;
+
+	for (size_t i = 0; i < len; i++) {
+		bool cut =
+		    text[i + 1] == ' ' && (text[i] == ',' || text[i] == ';' || text[i] == ':');
+
+		cut |= text[i] == ' ' && text[i + 1] == '(';
+		digit |= text[i] >= '0' && text[i] <= '9';
+		if (!cut || !digit)
+			continue;
+		if (!min)
+			min = i;
+		if (i <= max)
+			best = i;
+	}
+	if (!min)
+		min = len;
+	*ret_min = min;
+	if (len <= max)
+		return len;
+	return best > min ? best : min;
+}
+
+int model_summary_line(const struct model_summary *s, bool utf8, bool can_apply, int width,
+		       char *buf, size_t size)
+{
+	const char *dash = utf8 ? " \u2014 " : " - ";
+	/* in bytes: the em dash is one column but three bytes, and the line
+	 * is clipped by bytes (ui_put): never a byte over the width */
+	int dash_w = (int)strlen(dash);
+	char fix[96] = "", more[32] = "", lead[16];
+	size_t min, cut, len = strlen(s->text);
+	int room, lead_w, fix_w, more_w;
+
+	if (width < 1 || size < 2) {
+		if (size)
+			buf[0] = '\0';
+		return 0;
+	}
+	snprintf(lead, sizeof(lead), " %s%s", s->word, s->word[0] ? " " : "");
+	if (s->details && s->fix[0])
+		snprintf(fix, sizeof(fix), "%s", can_apply ? "a apply the fix" : "f the fix");
+	else if (s->details)
+		snprintf(fix, sizeof(fix), "f why no fix");
+	if (s->more)
+		snprintf(more, sizeof(more), "; +%zu more: f", s->more);
+	lead_w = (int)strlen(lead);
+	fix_w = fix[0] ? dash_w + (int)strlen(fix) : 0;
+	more_w = (int)strlen(more);
+	room = width - lead_w;
+	cut = text_cut(s->text, room > 0 ? (size_t)room : 0, &min);
+	/* drop whole fields, the least telling first, until the proof fits */
+	if ((int)min + fix_w + more_w > room)
+		more[0] = '\0', more_w = 0;
+	if ((int)min + fix_w > room)
+		fix[0] = '\0', fix_w = 0;
+	room -= fix_w + more_w;
+	cut = text_cut(s->text, room > 0 ? (size_t)room : 0, &min);
+	if ((int)cut > room) {
+		/* the proof alone is too long: the words that fit, whole */
+		cut = room > 0 ? (size_t)room : 0;
+		while (cut > 0 && cut < len && s->text[cut] != ' ')
+			cut--;
+	}
+	snprintf(buf, size, "%s%.*s%s%s%s", lead, (int)cut, s->text, fix[0] ? dash : "", fix, more);
+	return lead_w + (int)cut + fix_w + more_w;
 }

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "model_findings.h"
+
 struct model;
 
 /* How grave the line is, in rising order (the view colours by it). */
@@ -28,16 +30,32 @@ struct model_summary {
 	char word[8];	/* "CRIT", "WARN", "INFO", "OK", "" */
 	char text[256]; /* "cpu200 irq+soft 48%: IRQ 24 nvme0q0 98%" */
 	bool details;	/* the findings panel (f) has more to say */
+	size_t more;	/* findings standing besides the headline's */
+	/* the suggestion answering the headline's finding, "" none */
+	char fix[MODEL_ADV_ID_MAX];
 };
 
 /*
- * The line under the header for m: the gravest finding (the first of the
- * gravest, as the advisor orders them) in words; a hot_cpu finding is said
- * from the tables ("cpu200 irq+soft 48%: IRQ 24 nvme0q0 98%": its %irq +
- * %soft, then the interrupt line delivering most of its interrupts and that
- * line's share of them). Without advice, the model's hot core the same way.
+ * The line under the header for m: the advisor's first finding (it ranks
+ * them by harm: findings[0] is the headline, never re-ranked here) in
+ * words; a hot_cpu finding is said from the tables ("cpu200 irq+soft 48%:
+ * IRQ 24 nvme0q0 98%": its %irq + %soft, then the interrupt line
+ * delivering most of its interrupts and that line's share of them), any
+ * other by its reason. Without advice, the model's hot core the same way.
  */
 void model_summary_get(const struct model *m, struct model_summary *ret);
+
+/*
+ * s as one line of at most width columns (buf of size bytes): " WORD "
+ * then the text, the fix's key ("a apply the fix" when apply is possible,
+ * else "f the fix"; "f why no fix" when the finding has none), how many
+ * more findings stand ("+2 more: f"). Fields drop whole, by priority: the
+ * text's clauses after its first number go first (the text is cut only at
+ * ", ", "; ", ": " or " (" after the number that proves it), then the
+ * count, then the key; never a word cut in two. Returns the columns used.
+ */
+int model_summary_line(const struct model_summary *s, bool utf8, bool can_apply, int width,
+		       char *buf, size_t size);
 
 /* The index in m->cpus of the core marked hot, -1 when none is. */
 long model_hot_cpu(const struct model *m);
