@@ -83,6 +83,7 @@ struct advice {
 	size_t nfindings, findings_cap;
 	struct suggestion *suggestions;
 	size_t nsuggestions, suggestions_cap;
+	size_t nrising; /* advise_hold: findings measured but not shown yet (rising) */
 };
 
 /*

@@ -163,6 +163,8 @@ int advise_hold_step(struct advise_hold *h, struct advice *a)
 	h->n = w;
 	if (hold_advice(h, &shown) < 0)
 		return -ENOMEM;
+	for (size_t i = 0; i < h->n; i++)
+		shown.nrising += h->e[i].present && !h->e[i].shown;
 	advice_free(a);
 	*a = shown;
 	return 0;

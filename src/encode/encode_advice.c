@@ -104,4 +104,8 @@ void encode_advice(struct strbuf *sb, const struct advice *a)
 		encode_suggestion(sb, &a->suggestions[i]);
 	}
 	sb_puts(sb, "],");
+	/* findings measured but not shown yet (doc/advise.md "Stable"): an
+	 * empty findings array then means "judging", not "healthy" */
+	if (a->nrising)
+		sb_printf(sb, "\"findings_rising\":%zu,", a->nrising);
 }

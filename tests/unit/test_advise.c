@@ -925,6 +925,7 @@ static void test_hold(void **state)
 	assert_int_equal(ADV_RISE_SAMPLES, 2);
 	assert_int_equal(hold_step(&h, &sc.a, true, &out), 0);
 	assert_int_equal(out.nsuggestions, 0);
+	assert_int_equal(out.nrising, 1); /* measured, rising: not "healthy" */
 	/* one sample, then gone: never shown */
 	assert_int_equal(hold_step(&h, &sc.a, false, &out), 0);
 	assert_int_equal(hold_step(&h, &sc.a, true, &out), 0);

@@ -170,6 +170,11 @@ static void test_healthy_and_waiting(void **state)
 	model_summary_get(&m, &s);
 	assert_int_equal(s.level, MODEL_SUM_OK);
 	assert_string_equal(s.word, "OK");
+	/* a finding measured once, not shown yet: judging, not OK */
+	load(&m, "\"findings\":[],\"suggestions\":[],\"findings_rising\":1,", true);
+	model_summary_get(&m, &s);
+	assert_int_equal(s.level, MODEL_SUM_WAIT);
+	assert_non_null(strstr(s.text, "judging: 1 finding rising"));
 	model_free(&m);
 }
 

@@ -312,6 +312,13 @@ int model_findings_decode(struct json_object *doc, struct model_advice *ret)
 		goto done;
 	}
 	a.present = true;
+	{
+		struct json_object *rv = mj_get(doc, "findings_rising");
+
+		if (rv && json_object_is_type(rv, json_type_int) && json_object_get_int64(rv) > 0 &&
+		    json_object_get_int64(rv) < 1000000)
+			a.rising = (unsigned)json_object_get_int64(rv);
+	}
 done:
 	*ret = a;
 	return 0;

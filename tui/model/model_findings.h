@@ -65,6 +65,7 @@ struct model_advice {
 	size_t nfindings;
 	struct model_suggestion *suggestions;
 	size_t nsuggestions;
+	unsigned rising; /* findings_rising: measured, not shown yet (hysteresis) */
 };
 
 /*

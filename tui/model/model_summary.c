@@ -131,6 +131,15 @@ void model_summary_get(const struct model *m, struct model_summary *ret)
 	}
 	/* the advisor ranks by harm: its first finding is the headline */
 	worst = a->nfindings ? &a->findings[0] : NULL;
+	if (!worst && a->rising) {
+		/* measured once, shown once it stands a second sample: not "OK" */
+		s.level = MODEL_SUM_WAIT;
+		snprintf(s.text, sizeof(s.text),
+			 "judging: %u finding%s rising (shown once it stands 2 samples)", a->rising,
+			 a->rising == 1 ? "" : "s");
+		*ret = s;
+		return;
+	}
 	if (!worst) {
 		s.level = MODEL_SUM_OK;
 		snprintf(s.word, sizeof(s.word), "OK");
