@@ -327,6 +327,8 @@ static int cmd_apply(struct daemon *d, struct client *c, const struct request *r
 	 * finding that has not risen yet is not offered, so not applied */
 	if (!sampler_advice(d->sampler) || !advice_suggestion(sampler_advice(d->sampler), id)) {
 		free(expect);
+		daemon_log(LOG_WARNING, "apply %s (uid %u): no such suggestion shown now", id,
+			   (unsigned)c->cred.uid);
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
 					  "%s: no such suggestion now (its finding is not shown "
 					  "yet, or is gone): run iotriage suggest",

@@ -162,7 +162,7 @@ struct daemon {
 	uint64_t rec_run_id;   /* this run's segments */
 	int64_t rec_sum_ns;    /* CPU time spent recording, for status */
 	int rec_last_err;
-	bool rec_logged_on; /* what the log last said: recording or not */
+	bool rec_logged_on;	  /* what the log last said: recording or not */
 	uint64_t rec_drop_logged; /* the writer queue's drops as last logged */
 	int64_t rec_drop_log_ns;  /* CLOCK_MONOTONIC of that line */
 	/* rec.c's thread (sealing, compaction); what it shares with the loop is

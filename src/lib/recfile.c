@@ -39,9 +39,9 @@ static const char seg_magic[8] = { 'I', 'O', 'T', 'R', 'R', 'E', 'C', '\n' };
  * was full): the reader starts a new run there (a replay never carries
  * across what it did not see); older readers ignore it */
 #define FRAME_DROPPED 0x8u
-#define FSYNC_NS     (10 * INT64_C(1000000000))
-#define RETRY_NS     (30 * INT64_C(1000000000))
-#define SEG_AGE_NS   (3600 * INT64_C(1000000000))
+#define FSYNC_NS      (10 * INT64_C(1000000000))
+#define RETRY_NS      (30 * INT64_C(1000000000))
+#define SEG_AGE_NS    (3600 * INT64_C(1000000000))
 /* "<13 digits of ms>-<16 hex of run id>.iotr" */
 #define SEG_NAME_LEN (13 + 1 + 16 + 5)
 

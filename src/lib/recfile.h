@@ -23,8 +23,8 @@
  * uncompressed (a live segment, the header says so), sealed later; 5: the
  * header twice (a flipped byte in one costs nothing), a frame flag for
  * samples the writer's queue dropped before it. */
-#define RECFILE_VERSION	  5
-#define RECFILE_HDR_SIZE  256
+#define RECFILE_VERSION	 5
+#define RECFILE_HDR_SIZE 256
 /* What precedes the frames in a segment of this version: the header and
  * its copy (versions 1-4: the header alone) */
 #define RECFILE_HDR_BYTES (2 * RECFILE_HDR_SIZE)

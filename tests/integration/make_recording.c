@@ -16,6 +16,10 @@
 #include <unistd.h>
 
 #include "recfile.h"
+#include "recpayload.h"
+#include "root.h"
+#include "strbuf.h"
+#include "topology.h"
 
 static char *slurp(const char *path, size_t *ret_len)
 {
@@ -55,8 +59,26 @@ int main(int argc, char **argv)
 	int64_t real_ns;
 	int dfd, r;
 
+	struct strbuf topo = { 0 };
+
+	/* -t ROOT: the advisor's topology read under ROOT recorded with every
+	 * sample, as iotriaged records it (a frame without one had no advice) */
+	if (argc > 3 && strcmp(argv[1], "-t") == 0) {
+		struct topology t = { 0 };
+		struct root rt;
+
+		if (root_open(argv[2], &rt) < 0 || topology_collect(&rt, &t) < 0 ||
+		    recpayload_pack_topology(&t, &topo) < 0) {
+			fprintf(stderr, "make_recording: the topology of %s\n", argv[2]);
+			return 1;
+		}
+		topology_free(&t);
+		root_close(&rt);
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: make_recording DIR PAYLOAD...\n");
+		fprintf(stderr, "usage: make_recording [-t ROOT] DIR PAYLOAD...\n");
 		return 2;
 	}
 	if (mkdir(argv[1], 0700) < 0 && errno != EEXIST) {
@@ -89,6 +111,17 @@ int main(int argc, char **argv)
 			perror(argv[i]);
 			return 1;
 		}
+		if (topo.len) {
+			char *np = realloc(p, len + topo.len);
+
+			if (!np) {
+				free(p);
+				return 1;
+			}
+			p = np;
+			memcpy(p + len, topo.buf, topo.len);
+			len += topo.len;
+		}
 		r = recwriter_append(w, (uint64_t)(i - 1), (int64_t)(i - 1) * 1000000000,
 				     real_ns + (int64_t)(i - 1) * 1000000000, p, len);
 		free(p);
@@ -100,5 +133,6 @@ int main(int argc, char **argv)
 	}
 	recwriter_close(w);
 	close(dfd);
+	sb_free(&topo);
 	return 0;
 }

@@ -105,7 +105,10 @@ for who, name in (("evil", EVIL), ("cciss", "cciss/c0d0")):
     for i, t in enumerate(("t0", "t1", "t1")):
         ps.append(os.path.join(tmp, "%s.%s.%d" % (who, t, i)))
         payload(t, name, ps[-1])
-    subprocess.run([make_rec, os.path.join(tmp, "rec-" + who)] + ps, check=True)
+    # the topology recorded with each sample, as iotriaged does (a sample
+    # recorded without one had no advice, and replays without)
+    subprocess.run([make_rec, "-t", os.path.join(A, "iostats-off", "t1"),
+                    os.path.join(tmp, "rec-" + who)] + ps, check=True)
     out = iotriage("replay", os.path.join(tmp, "rec-" + who), "--from", "@0", "--json")
     if '"iostats-off-' not in out:
         fail("%s: replay found no frozen counters: %s" % (who, out))

@@ -158,7 +158,7 @@ print(sum(1 for d in docs if "interval_ms" in d and "findings" not in d))' "$tmp
 line2_has() { sed -n 2p "$tmp/screen" | grep -Eq -- "$1"; }
 line2_lacks() { ! line2_has "$1"; }
 RUN_AS="env TZ=UTC" run_in r 160 40 replay "$rec" --root "$tree" --at "$hot_at"
-wait_for r "replay .*#$hot_id " || fail "no replay header at sample $hot_id"
+wait_for r "REPLAY .*#$hot_id " || fail "no replay header at sample $hot_id"
 screen_wait r line2_has 'cpu1' || fail "the findings line does not name cpu1 at the hot instant"
 # forward to the calm instant, one t a sample
 i=$hot_id
@@ -171,13 +171,13 @@ screen_wait r line2_lacks 'cpu1' || fail "the findings line still names cpu1 at 
 screen_wait r line2_has 'no findings' || fail "the calm instant does not say no findings"
 # i: every 10 s, over the calm instant, reaches back into the hot phase
 T send-keys -t r i
-wait_for r 'replay  every 10s' || fail "i did not set a 10 s interval"
+wait_for r 'REPLAY  every 10s' || fail "i did not set a 10 s interval"
 screen_wait r line2_has 'cpu1' || fail "the 10 s interval does not name cpu1"
 T send-keys -t r i i i
 # every wider interval (10s, 60s, 600s) is passed through on the way: wait
 # until none shows, not for any 'every Ns' (the screen already had one)
-wait_gone r 'replay  every (10|60|600)s  ' || fail "i did not come back to one sample"
-wait_for r 'replay  every [0-9.]+s  ' || fail "no interval in the header after i"
+wait_gone r 'REPLAY  every (10|60|600)s  ' || fail "i did not come back to one sample"
+wait_for r 'REPLAY  every [0-9.]+s  ' || fail "no interval in the header after i"
 screen_wait r line2_lacks 'cpu1' || fail "back to one sample, still cpu1"
 # back to the hot instant, T a sample
 i=$calm_id

@@ -280,9 +280,12 @@ static void test_unavailable_group(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decode),	     cmocka_unit_test(test_unavailable_group),
-		cmocka_unit_test(test_hot_from_findings), cmocka_unit_test(test_refused),
-		cmocka_unit_test(test_history),	     cmocka_unit_test(test_affinity_kept),
+		cmocka_unit_test(test_decode),
+		cmocka_unit_test(test_unavailable_group),
+		cmocka_unit_test(test_hot_from_findings),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_history),
+		cmocka_unit_test(test_affinity_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
