@@ -2062,7 +2062,8 @@ void advise_rank(struct advice *a)
 {
 	for (size_t i = 0; i < a->nfindings; i++)
 		a->findings[i].rank = (unsigned)i; /* keeps the order of equals */
-	qsort(a->findings, a->nfindings, sizeof(*a->findings), cmp_finding);
+	if (a->nfindings > 1) /* none: findings may be NULL, which qsort may not take */
+		qsort(a->findings, a->nfindings, sizeof(*a->findings), cmp_finding);
 	for (size_t i = 0; i < a->nfindings; i++)
 		a->findings[i].rank = (unsigned)i + 1;
 }

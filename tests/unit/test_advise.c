@@ -887,7 +887,8 @@ static void advice_dup(const struct advice *a, struct advice *ret)
 	ret->nfindings = ret->findings_cap = a->nfindings;
 	ret->findings = calloc(a->nfindings ? a->nfindings : 1, sizeof(*ret->findings));
 	assert_non_null(ret->findings);
-	memcpy(ret->findings, a->findings, a->nfindings * sizeof(*a->findings));
+	if (a->nfindings)
+		memcpy(ret->findings, a->findings, a->nfindings * sizeof(*a->findings));
 	ret->nsuggestions = ret->suggestions_cap = a->nsuggestions;
 	ret->suggestions = calloc(a->nsuggestions ? a->nsuggestions : 1, sizeof(*ret->suggestions));
 	assert_non_null(ret->suggestions);
