@@ -627,16 +627,19 @@ s.settimeout(10)
 s.connect(sock)
 f = s.makefile("rwb")
 note, last = None, None
-# the unit's default CPU budget scans every few seconds, and taskstats' first
-# answer for a process is its baseline: two scans after dd starts (45 s of
-# the feeder's 60 s at most)
+# as the processes view does: a subscriber that wants the processes has them
+# read every sample (doc/daemon.md), so a writer shows within two samples
+# (taskstats' first answer for a process is its baseline)
+f.write(b'{"cmd":"subscribe","procs":true}\n')
+f.flush()
 deadline = time.monotonic() + 45
 while time.monotonic() < deadline:
-    f.write(b'{"cmd":"snapshot"}\n')
-    f.flush()
     # a comm is the kernel's 15 bytes, not necessarily UTF-8 whole
-    rep = json.loads(f.readline().decode("utf-8", "replace"))
-    smp = rep.get("sample") if rep.get("ok") else None
+    line = f.readline()
+    if not line:
+        break
+    rep = json.loads(line.decode("utf-8", "replace"))
+    smp = rep.get("sample") if rep.get("event") == "sample" else None
     if smp and smp.get("sample") != last:
         last = smp.get("sample")
         note = smp.get("sources", {}).get("procfs_io")
@@ -646,7 +649,6 @@ while time.monotonic() < deadline:
                 print("%s (pid %d, nobody) writes %.0f kB/s in sample %d" %
                       (row["comm"], pid, row["kB_wr/s"], last))
                 sys.exit(0)
-    time.sleep(0.1)
 sys.exit("pid %d (nobody) is in no processes.top_io row for 45 s; procfs_io: %s" % (pid, note))
 EOF
 	if [ $? -eq 0 ]; then
