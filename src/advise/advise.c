@@ -1696,9 +1696,8 @@ static void io_culprits(const struct ctx *c, struct finding *f, const struct dis
 }
 
 /* A saturated disk without a queue setting to change: why, and what helps. */
-static void no_queue_fix(const struct ctx *c, struct finding *f, const struct disk_metrics *d)
+static void no_queue_fix(struct finding *f, const struct disk_metrics *d)
 {
-	(void)c;
 	str_cat(f->detail, sizeof(f->detail),
 		"%sNo suggestion: %s already does all it can (util %.0f%%) and no queue setting "
 		"of %s is known to be wrong (nr_requests and the scheduler are suggested only "
@@ -1800,7 +1799,7 @@ static int find_disks(struct ctx *c)
 				if (suggest_queue(c, &c->a->findings[fidx], d) < 0)
 					return -ENOMEM;
 				if (c->a->nsuggestions == nsugg)
-					no_queue_fix(c, &c->a->findings[fidx], d);
+					no_queue_fix(&c->a->findings[fidx], d);
 			}
 			continue;
 		}

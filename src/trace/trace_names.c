@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The tracing stage's names and its raw table's destructor: built with or
- * without BPF, so the pure stages and the stub link the same.
+ * without BPF, so the pure stages and trace_off.c link the same.
  */
 #include <stdlib.h>
 #include <string.h>
