@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "encode.h"
+#include "kname.h"
 #include "workload.h"
 #include "recfile.h"
 #include "recpayload.h"
@@ -273,13 +274,6 @@ static unsigned finding_needs(const struct sampler *s)
  * host whose scan costs more the cadence stands (doc/PERFORMANCE.md) */
 #define BUSY_BUDGET_X 4
 
-static bool virtual_disk(const char *name)
-{
-	/* loop, zram and ram disks: busy on behalf of another (a file, memory) */
-	return strncmp(name, "loop", 4) == 0 || strncmp(name, "zram", 4) == 0 ||
-	       strncmp(name, "ram", 3) == 0;
-}
-
 /* The sources the current sample's load asks for every sample. */
 static unsigned busy_needs(const struct sampler *s, int64_t budget_ns)
 {
@@ -291,7 +285,7 @@ static unsigned busy_needs(const struct sampler *s, int64_t budget_ns)
 		return 1u << CAD_PROCS;
 	for (size_t i = 0; i < m->ndisks; i++)
 		if (m->disks[i].valid && m->disks[i].util >= BUSY_DISK_UTIL &&
-		    !virtual_disk(m->disks[i].name))
+		    !kname_virtual_disk(m->disks[i].name))
 			return 1u << CAD_PROCS;
 	return 0;
 }

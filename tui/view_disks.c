@@ -16,6 +16,7 @@
 
 #include "draw.h"
 #include "grow.h"
+#include "kname.h"
 #include "model_worker.h"
 #include "str.h"
 #include "ui.h"
@@ -28,15 +29,6 @@ enum { SORT_UTIL, SORT_IOPS, SORT_AWAIT, SORT_AQU, SORT_KBS, SORT_NAME };
 static const char *const disks_sorts[] = {
 	"%util", "IOPS", "await", "aqu-sz", "kB/s", "name", NULL
 };
-
-/* Devices whose IO is another device's (a loop file's disk, compressed
- * RAM): under the disks whatever their numbers, so four idle or busy loop
- * devices never push the disk they sit on off the first screen. */
-static bool disk_virtual(const struct model_disk *d)
-{
-	return strncmp(d->name, "loop", 4) == 0 || strncmp(d->name, "zram", 4) == 0 ||
-	       strncmp(d->name, "ram", 3) == 0;
-}
 
 static double disk_iops(const struct model_disk *d)
 {
@@ -80,8 +72,10 @@ static int cmp_disk(const void *a, const void *b)
 	const struct model_disk *y = &sort_model->disks[*(const size_t *)b];
 	double vx, vy;
 
-	if (disk_virtual(x) != disk_virtual(y))
-		return disk_virtual(x) ? 1 : -1;
+	/* loop/zram/ram under the disks whatever their numbers, so four idle or
+	 * busy loop devices never push the disk they sit on off the first screen */
+	if (kname_virtual_disk(x->name) != kname_virtual_disk(y->name))
+		return kname_virtual_disk(x->name) ? 1 : -1;
 	if (sort_key != SORT_NAME) {
 		vx = sort_value(x, sort_key);
 		vy = sort_value(y, sort_key);

@@ -1722,8 +1722,7 @@ static int find_disks(struct ctx *c)
 			continue;
 		/* zram, brd and loop turn accounting off by design (zram keeps its own
 		 * io_stat): frozen counters there are not news */
-		if (raw && raw->iostats == 0 && strncmp(d->name, "zram", 4) != 0 &&
-		    strncmp(d->name, "ram", 3) != 0 && strncmp(d->name, "loop", 4) != 0) {
+		if (raw && raw->iostats == 0 && !kname_virtual_disk(d->name)) {
 			struct suggestion *s;
 			char path[160];
 

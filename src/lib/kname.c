@@ -94,3 +94,9 @@ int kname_sysfs(enum kname_kind kind, const char *name, char *buf, size_t size)
 	buf[n] = '\0';
 	return 0;
 }
+
+bool kname_virtual_disk(const char *name)
+{
+	return strncmp(name, "loop", 4) == 0 || strncmp(name, "zram", 4) == 0 ||
+	       strncmp(name, "ram", 3) == 0;
+}

@@ -42,4 +42,13 @@ bool kname_ok(enum kname_kind kind, const char *name);
  */
 int kname_sysfs(enum kname_kind kind, const char *name, char *buf, size_t size);
 
+/*
+ * Whether a block device's IO is another device's or memory's: loop (a file
+ * on another disk), zram (compressed RAM) and ram (brd). Such a disk is
+ * listed under the real ones on screen, never makes the process scan urgent,
+ * and turns its own accounting off by design. /metrics leaves them out by
+ * its own regex (OM_DEVICE_EXCLUDE_DEFAULT), which a user may change.
+ */
+bool kname_virtual_disk(const char *name);
+
 #endif
