@@ -16,7 +16,8 @@
 #     in the sample;
 #  3. as root only: the embedded client run as nobody on a copy of the tree
 #     whose dev/cpu/N/msr files are root's, mode 0600: every MSR column says
-#     "needs root (CAP_SYS_RAWIO)", and so does the header.
+#     "needs root (CAP_SYS_RAWIO)" (once, as a shared cause [k] the
+#     columns and the msr family refer to), and so does the header.
 # Assertions wait for the screen (up to $WAIT s), never for a fixed time.
 # Skips (77) without tmux or python3.
 set -u
@@ -47,7 +48,11 @@ trap 'exit 1' INT TERM
 # family of the t view on the screen whose lines are all in view says what
 # DOC's "columns" and "sources" say (FROM replaced by TO in DOC's reasons:
 # another copy of the tree); the title's counts are DOC's. Appends what it
-# checked to $tmp/seen ("col NAME", "fam NAME").
+# checked to $tmp/seen ("col NAME", "fam NAME"). A clause two reasons share
+# is listed once on top as [k] (numbered by first appearance, columns then
+# families) and written [k] where it stands: the view's [k] are expanded
+# from the causes computed here from DOC, and the causes on the screen must
+# be those.
 cat >"$tmp/check.py" <<'PY'
 import json, re, sys
 screen, doc_file, seen_file = sys.argv[1:4]
@@ -76,6 +81,20 @@ for name in ("msr", "perf", "cpufreq", "cpuidle", "powercap", "hwmon"):
     s = d["sources"][name]
     want["fam " + name] = ("", "available" if s["available"] else
                            sub("unavailable: " + s["reason"]))
+reasons = [c["reason"] for c in d["turbostat"]["columns"].values()
+           if not c["available"] and c.get("reason")]
+reasons += [d["sources"][f]["reason"] for f in ("msr", "perf", "cpufreq", "cpuidle",
+                                                "powercap", "hwmon")
+            if f in d["sources"] and not d["sources"][f]["available"]
+            and d["sources"][f].get("reason")]
+causes = []
+for r in reasons:
+    for cl in r.split("; "):
+        if cl not in causes and sum(cl in x.split("; ") for x in reasons) >= 2:
+            causes.append(cl)
+causes = causes[:16]
+def expand(text):
+    return norm(re.sub(r"\[(\d+)\]", lambda m: causes[int(m.group(1)) - 1], text))
 
 scr = open(screen).read().split("\n")
 ti = [i for i, l in enumerate(scr) if l.startswith("> turbostat sources:")]
@@ -99,6 +118,7 @@ while body and not body[-1].strip() and not at_end:
 
 col_re = re.compile(r"^(\S+) +(msr|perf|sysfs|proc|-|\?) +(\S.*)$")
 fam_re = re.compile(r"^(\S+) +(available|unavailable: .*)$")
+cause_re = re.compile(r"^\[(\d+)\] (\S.*)$")
 entries, cur = [], None
 def close(complete):
     global cur
@@ -106,7 +126,7 @@ def close(complete):
         entries.append((cur[0], cur[1], norm(" ".join(cur[2])), complete))
     cur = None
 for l in body:
-    if not l.strip() or l.startswith("Source families"):
+    if not l.strip() or l.startswith("Source families") or l.startswith("Shared causes"):
         close(True)
         continue
     if l.startswith(" "):
@@ -114,8 +134,10 @@ for l in body:
             cur[2].append(l)
         continue
     close(True)
-    mc, mf = col_re.match(l), fam_re.match(l)
-    if mc:
+    mc, mf, mk = col_re.match(l), fam_re.match(l), cause_re.match(l)
+    if mk:
+        cur = ["cause " + mk.group(1), "", [mk.group(2)]]
+    elif mc:
         cur = ["col " + mc.group(1), mc.group(2), [mc.group(3)]]
     elif mf:
         cur = ["fam " + mf.group(1), "", [mf.group(2)]]
@@ -127,6 +149,12 @@ checked = []
 for key, src, text, complete in entries:
     if not complete:
         continue
+    if key.startswith("cause "):
+        k = int(key[6:])
+        if k > len(causes) or text != sub(causes[k - 1]):
+            sys.exit("%s: screen %r, document %r" % (key, text, causes[k - 1:k]))
+        continue
+    text = sub(expand(text))
     if key not in want:
         sys.exit("%s is on the screen, not in the document" % key)
     if (src, text) != want[key]:
@@ -331,9 +359,14 @@ else
 	screen_wait nr check_view "$tmp/nobody.json" "$nrdir/t0/=$nrdir/tree/" \
 		"$nrdir/t1/=$nrdir/tree/" --msr-needs-root "$tmp/turbo.json" || fail "nobody: $(cat "$tmp/check")"
 	all_seen "$tmp/nobody.json" || fail "nobody: not every column was on screen"
-	grep -Eq '^Bzy_MHz +- +unavailable: .*/dev/cpu/0/msr: needs root \(CAP_SYS_RAWIO\)' \
-		"$tmp/screen" || fail "nobody: Bzy_MHz needs root"
-	grep -Eq '^msr +unavailable: .*needs root \(CAP_SYS_RAWIO\)$' "$tmp/screen" ||
+	# said once, as a shared cause, and referred to by its number
+	k=$(sed -n 's|^\[\([0-9]*\)\] .*/dev/cpu/0/msr: needs root (CAP_SYS_RAWIO)$|\1|p' "$tmp/screen")
+	[ -n "$k" ] || fail "nobody: no shared cause says /dev/cpu/0/msr needs root"
+	[ "$(grep -c 'needs root (CAP_SYS_RAWIO)' "$tmp/screen")" = 1 ] ||
+		fail "nobody: 'needs root' is written more than once"
+	grep -Eq "^Bzy_MHz +- +unavailable: (.*; )?\[$k\](;|\$)" "$tmp/screen" ||
+		fail "nobody: Bzy_MHz needs root"
+	grep -Eq "^msr +unavailable: \[$k\]\$" "$tmp/screen" ||
 		fail "nobody: the msr family needs root"
 	echo "nobody: $(grep -c 'needs root (CAP_SYS_RAWIO)' "$tmp/screen") lines say needs root (CAP_SYS_RAWIO)"
 	T send-keys -t nr q
