@@ -131,6 +131,27 @@ static void keep_selection(struct findings_panel *fp, const struct row *v, size_
 
 /* ---- drawing ---- */
 
+/* title, then text's items (the advisor separates them with "; "), one
+ * per line: reads better than one long paragraph */
+static void draw_items(struct draw_text *o, const char *title, const char *text)
+{
+	const char *p = text;
+
+	draw_text_line(o, A_BOLD, title);
+	while (*p) {
+		const char *end = strstr(p, "; ");
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char item[1024];
+
+		snprintf(item, sizeof(item), "%.*s", (int)(n < sizeof(item) ? n : sizeof(item) - 1),
+			 p);
+		draw_text_wrap(o, 0, 2, NULL, item);
+		p += n;
+		if (end)
+			p += 2;
+	}
+}
+
 static void detail_finding(struct ui *ui, struct draw_text *o, const struct model_finding *f)
 {
 	const struct model_advice *a = &ui->model.advice;
@@ -141,24 +162,11 @@ static void detail_finding(struct ui *ui, struct draw_text *o, const struct mode
 		 f->subject);
 	draw_text_line(o, ui_mix(A_BOLD, draw_severity_attr(ui, f->severity)), line);
 	draw_text_wrap(o, 0, 2, NULL, f->reason);
-	if (f->detail[0]) {
-		/* the advisor separates its items with "; ": one per line reads better */
-		const char *p = f->detail;
-
-		draw_text_line(o, A_BOLD, "Detail:");
-		while (*p) {
-			const char *end = strstr(p, "; ");
-			size_t n = end ? (size_t)(end - p) : strlen(p);
-			char item[1024];
-
-			snprintf(item, sizeof(item), "%.*s",
-				 (int)(n < sizeof(item) ? n : sizeof(item) - 1), p);
-			draw_text_wrap(o, 0, 2, NULL, item);
-			p += n;
-			if (end)
-				p += 2;
-		}
-	}
+	/* who, before why: the processes and cgroups doing it */
+	if (f->culprit && f->culprit[0])
+		draw_items(o, "Culprit:", f->culprit);
+	if (f->detail[0])
+		draw_items(o, "Detail:", f->detail);
 	for (size_t i = 0; i < a->nsuggestions; i++)
 		if (strcmp(a->suggestions[i].finding, f->id) == 0) {
 			snprintf(line, sizeof(line),

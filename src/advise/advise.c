@@ -1651,6 +1651,39 @@ static void proc_label(const struct proc_metrics *p, char *buf, size_t size)
 		 p->unit[0] ? ", unit " : "", p->unit);
 }
 
+/* A process in a word, or in the title it set: "fio" (the command's base
+ * name), "postgres: 15/main: checkpointer" (a first word ending in ':' is
+ * a title, as PostgreSQL and sshd set), the comm when the command line was
+ * not read. */
+static void proc_short(const struct proc_metrics *p, char *buf, size_t size)
+{
+	const char *cl = p->cmdline, *sp, *base;
+	char comm[PROC_COMM_MAX * 4 + 1];
+	size_t n;
+
+	if (!p->has_who || !cl[0] || cl[0] == '[') {
+		snprintf(buf, size, "%s", text_safe(p->comm, comm, sizeof(comm)));
+		return;
+	}
+	sp = strchr(cl, ' ');
+	if (sp && sp > cl && sp[-1] == ':') {
+		n = strlen(cl);
+		if (n > 40) { /* the title's words that fit, whole */
+			n = 40;
+			while (n > 0 && cl[n] != ' ')
+				n--;
+		}
+		snprintf(buf, size, "%.*s", (int)n, cl);
+		return;
+	}
+	n = sp ? (size_t)(sp - cl) : strlen(cl);
+	base = cl;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (cl[i] == '/')
+			base = cl + i + 1;
+	snprintf(buf, size, "%.*s", (int)(n - (size_t)(base - cl)), base);
+}
+
 /* The processes doing the most IO (all disks: per-process counters do not
  * say which) and the cgroups doing the most on disk d, into f->culprit. */
 static void io_culprits(const struct ctx *c, struct finding *f, const struct disk_metrics *d)
@@ -1666,6 +1699,13 @@ static void io_culprits(const struct ctx *c, struct finding *f, const struct dis
 
 		if (p->rkb_s + p->wkb_s < 1)
 			continue;
+		if (!shown) {
+			double kbs = p->rkb_s + p->wkb_s;
+
+			proc_short(p, label, sizeof(label));
+			str_cat(f->who, sizeof(f->who), "%s pid %d %.0f %s", label, p->pid,
+				 kbs >= 1024 ? kbs / 1024 : kbs, kbs >= 1024 ? "MB/s" : "kB/s");
+		}
 		proc_label(p, label, sizeof(label));
 		str_cat(f->culprit, sizeof(f->culprit), "%s%s (%.0f kB/s read, %.0f kB/s written)",
 			shown ? "; " : "", label, p->rkb_s, p->wkb_s);
@@ -1916,6 +1956,11 @@ static void cpu_culprits(const struct ctx *c, struct finding *f)
 
 		if (p->cpu_pct < 1)
 			continue;
+		if (!shown) {
+			proc_short(p, label, sizeof(label));
+			str_cat(f->who, sizeof(f->who), "%s pid %d %%CPU %.0f", label, p->pid,
+				 p->cpu_pct);
+		}
 		proc_label(p, label, sizeof(label));
 		str_cat(f->culprit, sizeof(f->culprit), "%s%s %%CPU %.0f (usr %.0f sys %.0f)",
 			shown ? "; " : "", label, p->cpu_pct, p->usr_pct, p->sys_pct);
@@ -2035,6 +2080,11 @@ static int find_iowait(struct ctx *c)
 
 		if (p->io_delay < 1)
 			continue;
+		if (!shown) {
+			proc_short(p, label, sizeof(label));
+			str_cat(f->who, sizeof(f->who), "%s pid %d waits %.0f%% on IO", label,
+				 p->pid, p->io_delay);
+		}
 		proc_label(p, label, sizeof(label));
 		str_cat(f->culprit, sizeof(f->culprit), "%s%s waits %.0f%% of the time on IO",
 			shown ? "; " : "", label, p->io_delay);

@@ -40,6 +40,7 @@ enum finding_kind {
 
 #define ADV_ID_MAX   64
 #define ADV_TEXT_MAX 512
+#define ADV_WHO_MAX  80
 
 struct finding {
 	char id[ADV_ID_MAX]; /* stable across samples: "hot-cpu-1", "disk-slow-sdb" */
@@ -49,6 +50,9 @@ struct finding {
 	char reason[ADV_TEXT_MAX];     /* one line, with the measured numbers */
 	char detail[2 * ADV_TEXT_MAX]; /* shares per IRQ/softirq/device, why no suggestion */
 	char culprit[ADV_TEXT_MAX];    /* who causes it: processes, cgroups ("" unknown) */
+	/* the culprit's first in a few words, for a headline: "fio pid 31729
+	 * 871 MB/s", "postgres: 15/main: checkpointer pid 812 40 MB/s" */
+	char who[ADV_WHO_MAX];
 	double harm;		       /* ranks findings of one severity: bigger first */
 	unsigned rank;		       /* 1 = the headline; findings[] is in rank order */
 	unsigned held; /* advise_hold: samples since it was last measured (0: now) */

@@ -98,6 +98,9 @@ class Screen:
             time.sleep(0.1)
         fail("the live view never showed it; screen:\n" + s)
 
+    def keys(self, *k):
+        subprocess.run(self.t + ["send-keys", "-t", "v"] + list(k), check=True)
+
     def close(self):
         subprocess.run(self.t + ["kill-server"], capture_output=True)
 
@@ -209,6 +212,7 @@ def main():
         check(f["severity"] == "critical" and f["rank"] == 1,
               "disk: the saturated disk is not a critical headline: %r" % f)
         check("fio" in f["culprit"], "disk: fio not named: %r" % f["culprit"])
+        check(f["who"].startswith("fio pid "), "disk: who is not fio: %r" % f["who"])
         for x in doc["findings"]:
             check(not x["subject"].startswith("loop"), "disk: a finding on a loop device %r" % x)
             check(x["kind"] != "hot_cpu" or x["severity"] != "critical",
@@ -224,6 +228,15 @@ def main():
         took = time.monotonic() - t0
         check(any(line.startswith(disk + " ") for line in scr.splitlines()),
               "disk: %s's row is not on the 80x24 screen:\n%s" % (disk, scr))
+        head = [line for line in scr.splitlines()[:3] if disk in line and "CRIT" in line][0]
+        check("fio pid " in head, "disk: the headline does not name fio: %r" % head)
+        # the fix key: the finding, who (each process whole) before why
+        s.keys("a")
+        scr = s.wait(lambda x: "Culprit:" in x)
+        lines = scr.splitlines()
+        at = lines.index("Culprit:")
+        check(lines[at + 1].startswith("  pid ") and "fio" in lines[at + 1],
+              "disk: the findings panel's culprit is not fio:\n%s" % scr)
         print("ok: disk: the live view's headline after %.1f s (goal <= 3 s at 1 Hz)" % took)
         s.close()
         screens.remove(s)

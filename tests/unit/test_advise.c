@@ -865,6 +865,51 @@ static void test_cpu_nice(void **state)
 	unload(&sc);
 }
 
+/* The culprit in a few words for the headline: a command's base name, a
+ * title the process set (postgres), the comm of a kernel thread. */
+static void test_cpu_who(void **state)
+{
+	struct proc_metrics rows[3] = {
+		{ .pid = 812, .comm = "postgres", .cpu_pct = 90, .has_cpu = true, .has_who = true,
+		  .user = "postgres", .cmdline = "postgres: 15/main: checkpointer",
+		  .unit = "system.slice/postgresql@15-main.service" },
+		{ .pid = 31729, .comm = "fio", .cpu_pct = 50, .has_cpu = true, .has_who = true,
+		  .user = "root", .cmdline = "/usr/bin/fio --name=neighbour --rw=write" },
+		{ .pid = 77, .comm = "kworker/1:2H", .cpu_pct = 20, .has_cpu = true,
+		  .has_who = true, .user = "root", .cmdline = "[kworker/1:2H]" },
+	};
+	struct workload_metrics *x, saved;
+	const struct finding *f;
+	struct scenario sc;
+
+	(void)state;
+	load("cpu-nice", &sc);
+	x = sc.m.workload;
+	saved = *x;
+	x->procs = rows;
+	x->nprocs = 3;
+	x->procs_valid = true;
+	x->nby_cpu = 3;
+	for (size_t i = 0; i < 3; i++)
+		x->by_cpu[i] = i;
+	readvise(&sc);
+	f = advice_finding(&sc.a, "cpu-saturated-cpus");
+	assert_non_null(f);
+	assert_string_equal(f->who, "postgres: 15/main: checkpointer pid 812 %CPU 90");
+	assert_non_null(strstr(f->culprit, "pid 812 postgres: 15/main: checkpointer (user "
+					   "postgres, unit system.slice/postgresql@15-main.service)"));
+	x->by_cpu[0] = 1, x->by_cpu[1] = 2, x->nby_cpu = 2;
+	readvise(&sc);
+	assert_string_equal(advice_finding(&sc.a, "cpu-saturated-cpus")->who,
+			    "fio pid 31729 %CPU 50");
+	x->by_cpu[0] = 2, x->nby_cpu = 1;
+	readvise(&sc);
+	assert_string_equal(advice_finding(&sc.a, "cpu-saturated-cpus")->who,
+			    "kworker/1:2H pid 77 %CPU 20");
+	*x = saved; /* the rows are this test's */
+	unload(&sc);
+}
+
 static void test_steal(void **state)
 {
 	const struct finding *f;
@@ -997,6 +1042,7 @@ int main(void)
 		cmocka_unit_test(test_loc_storm),
 		cmocka_unit_test(test_hba_single_vector),
 		cmocka_unit_test(test_cpu_nice),
+		cmocka_unit_test(test_cpu_who),
 		cmocka_unit_test(test_steal),
 		cmocka_unit_test(test_nvme_managed),
 		cmocka_unit_test(test_nic_single_queue),

@@ -56,6 +56,15 @@ static const char advice_disk[] =
     "\"commands\":[\"echo mq-deadline > /sys/block/sdb/queue/scheduler\"],"
     "\"undo\":[\"echo none > /sys/block/sdb/queue/scheduler\"],\"writes\":[]}],";
 
+/* a saturated disk whose culprit the advisor named, no suggestion */
+static const char advice_who[] =
+    "\"findings\":[{\"id\":\"disk-saturated-vda\",\"kind\":\"disk_saturated\","
+    "\"severity\":\"critical\",\"subject\":\"vda\",\"reason\":\"vda saturated: util "
+    "100.00%, aqu-sz 43.27, await 15.60 ms\",\"culprit\":\"pid 812 fio --name=x (user "
+    "root, unit /) (0 kB/s read, 891653 kB/s written)\",\"who\":\"fio pid 812 871 MB/s\"},"
+    "{\"id\":\"advice-limited\",\"kind\":\"advice_limited\",\"severity\":\"info\","
+    "\"subject\":\"host\",\"reason\":\"advice limited\"}],\"suggestions\":[],";
+
 static void load(struct model *m, const char *members, bool rates)
 {
 	char doc[sizeof(doc_fmt) + sizeof(advice_disk) + 32];
@@ -135,6 +144,35 @@ static void test_headline_line(void **state)
 	model_summary_line(&s, false, true, 80, buf, sizeof(buf));
 	assert_string_equal(
 	    buf, " CRIT cpu2 irq+soft 48%: IRQ 24 nvme0q0 80% - f why no fix; +2 more: f");
+	model_free(&m);
+}
+
+/* Who causes the headline's finding, in a few words after the proof; it
+ * drops after the count and before the fix's key. */
+static void test_headline_who(void **state)
+{
+	struct model m = { 0 };
+	struct model_summary s;
+	char buf[512];
+
+	(void)state;
+	load(&m, advice_who, true);
+	assert_string_equal(m.advice.findings[0].who, "fio pid 812 871 MB/s");
+	model_summary_get(&m, &s);
+	assert_string_equal(s.who, "fio pid 812 871 MB/s");
+	model_summary_line(&s, false, true, 200, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    " CRIT vda saturated: util 100.00%, aqu-sz 43.27, await 15.60 ms - "
+			    "fio pid 812 871 MB/s - f why no fix; +1 more: f");
+	model_summary_line(&s, false, true, 80, buf, sizeof(buf));
+	assert_string_equal(
+	    buf, " CRIT vda saturated: util 100.00% - fio pid 812 871 MB/s - f why no fix");
+	model_summary_line(&s, false, true, 60, buf, sizeof(buf));
+	assert_string_equal(buf, " CRIT vda saturated: util 100.00% - f why no fix");
+	model_free(&m);
+	/* an older daemon's finding without "who": "" and nothing drawn for it */
+	load(&m, advice_disk, true);
+	assert_string_equal(m.advice.findings[0].who, "");
 	model_free(&m);
 }
 
@@ -278,10 +316,10 @@ static void test_irq_groups(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_worst_finding), cmocka_unit_test(test_headline_line),
-		cmocka_unit_test(test_no_advice),     cmocka_unit_test(test_healthy_and_waiting),
-		cmocka_unit_test(test_top_irq),	      cmocka_unit_test(test_irq_device),
-		cmocka_unit_test(test_irq_groups),
+		cmocka_unit_test(test_worst_finding),	    cmocka_unit_test(test_headline_line),
+		cmocka_unit_test(test_headline_who),	    cmocka_unit_test(test_no_advice),
+		cmocka_unit_test(test_healthy_and_waiting), cmocka_unit_test(test_top_irq),
+		cmocka_unit_test(test_irq_device),	    cmocka_unit_test(test_irq_groups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

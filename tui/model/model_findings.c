@@ -77,6 +77,7 @@ static void finding_free(struct model_finding *f)
 	free(f->reason);
 	free(f->detail);
 	free(f->culprit);
+	free(f->who);
 }
 
 void model_findings_free_suggestion(struct model_suggestion *s)
@@ -142,8 +143,10 @@ static int decode_finding(struct json_object *o, size_t i, struct model_finding 
 		r = jdup(o, "detail", &f->detail);
 	if (r == 0)
 		r = jdup(o, "culprit", &f->culprit); /* absent (older daemons): "" */
+	if (r == 0)
+		r = jdup(o, "who", &f->who); /* absent (older daemons): "" */
 	if (r == -EBADMSG)
-		return bad(c, "findings", i, "reason, detail or culprit");
+		return bad(c, "findings", i, "reason, detail, culprit or who");
 	{
 		struct json_object *h = mj_get(o, "held");
 

@@ -31,6 +31,7 @@ struct model_finding {
 	char *reason;		      /* one line with the measured numbers; never NULL */
 	char *detail;		      /* shares, why no suggestion; "" when empty */
 	char *culprit;		      /* who causes it (processes, cgroups); "" unknown */
+	char *who;		      /* the culprit in a few words ("fio pid 812 40 MB/s") */
 	unsigned held;		      /* samples since last measured (hysteresis), 0 now */
 };
 

@@ -162,6 +162,8 @@ void model_summary_get(const struct model *m, struct model_summary *ret)
 			snprintf(what, sizeof(what), "%s: %s", worst->subject, worst->reason);
 	}
 	snprintf(s.text, sizeof(s.text), "%s", what);
+	if (worst->who)
+		snprintf(s.who, sizeof(s.who), "%s", worst->who);
 	s.more = a->nfindings - 1;
 	for (size_t i = 0; i < a->nsuggestions; i++)
 		if (strcmp(a->suggestions[i].finding, worst->id) == 0) {
@@ -211,7 +213,7 @@ int model_summary_line(const struct model_summary *s, bool utf8, bool can_apply,
 	int dash_w = (int)strlen(dash);
 	char fix[96] = "", more[32] = "", lead[16];
 	size_t min, cut, len = strlen(s->text);
-	int room, lead_w, fix_w, more_w;
+	int room, lead_w, fix_w, more_w, who_w;
 
 	if (width < 1 || size < 2) {
 		if (size)
@@ -228,14 +230,17 @@ int model_summary_line(const struct model_summary *s, bool utf8, bool can_apply,
 	lead_w = (int)strlen(lead);
 	fix_w = fix[0] ? dash_w + (int)strlen(fix) : 0;
 	more_w = (int)strlen(more);
+	who_w = s->who[0] ? dash_w + (int)strlen(s->who) : 0;
 	room = width - lead_w;
 	cut = text_cut(s->text, room > 0 ? (size_t)room : 0, &min);
 	/* drop whole fields, the least telling first, until the proof fits */
-	if ((int)min + fix_w + more_w > room)
+	if ((int)min + fix_w + who_w + more_w > room)
 		more[0] = '\0', more_w = 0;
+	if ((int)min + fix_w + who_w > room)
+		who_w = 0;
 	if ((int)min + fix_w > room)
 		fix[0] = '\0', fix_w = 0;
-	room -= fix_w + more_w;
+	room -= fix_w + who_w + more_w;
 	cut = text_cut(s->text, room > 0 ? (size_t)room : 0, &min);
 	if ((int)cut > room) {
 		/* the proof alone is too long: the words that fit, whole */
@@ -243,6 +248,7 @@ int model_summary_line(const struct model_summary *s, bool utf8, bool can_apply,
 		while (cut > 0 && cut < len && s->text[cut] != ' ')
 			cut--;
 	}
-	snprintf(buf, size, "%s%.*s%s%s%s", lead, (int)cut, s->text, fix[0] ? dash : "", fix, more);
-	return lead_w + (int)cut + fix_w + more_w;
+	snprintf(buf, size, "%s%.*s%s%s%s%s%s", lead, (int)cut, s->text, who_w ? dash : "",
+		 who_w ? s->who : "", fix[0] ? dash : "", fix, more);
+	return lead_w + (int)cut + who_w + fix_w + more_w;
 }

@@ -33,6 +33,8 @@ struct model_summary {
 	size_t more;	/* findings standing besides the headline's */
 	/* the suggestion answering the headline's finding, "" none */
 	char fix[MODEL_ADV_ID_MAX];
+	/* the headline's culprit in a few words, "" unknown: "fio pid 812 871 MB/s" */
+	char who[96];
 };
 
 /*
@@ -47,12 +49,13 @@ void model_summary_get(const struct model *m, struct model_summary *ret);
 
 /*
  * s as one line of at most width columns (buf of size bytes): " WORD "
- * then the text, the fix's key ("a apply the fix" when apply is possible,
- * else "f the fix"; "f why no fix" when the finding has none), how many
- * more findings stand ("+2 more: f"). Fields drop whole, by priority: the
- * text's clauses after its first number go first (the text is cut only at
- * ", ", "; ", ": " or " (" after the number that proves it), then the
- * count, then the key; never a word cut in two. Returns the columns used.
+ * then the text, who causes it ("fio pid 812 871 MB/s"), the fix's key
+ * ("a apply the fix" when apply is possible, else "f the fix"; "f why no
+ * fix" when the finding has none), how many more findings stand ("+2 more:
+ * f"). Fields drop whole, by priority: the text's clauses after its first
+ * number go first (the text is cut only at ", ", "; ", ": " or " (" after
+ * the number that proves it), then the count, then who, then the key;
+ * never a word cut in two. Returns the columns used.
  */
 int model_summary_line(const struct model_summary *s, bool utf8, bool can_apply, int width,
 		       char *buf, size_t size);
