@@ -13,8 +13,8 @@
 #include "encode.h"
 #include "kname.h"
 #include "workload.h"
-#include "recfile.h"
-#include "recpayload.h"
+#include "rec_file.h"
+#include "rec_payload.h"
 #include "sampler.h"
 #include "encode_trace.h"
 #include "trace.h"
@@ -106,7 +106,7 @@ void sampler_close(struct sampler *s)
 		topology_free(&s->topo);
 	sb_free(&s->json);
 	sb_free(&s->rec_topo);
-	recpayload_memo_free(&s->rec_memo);
+	rec_payload_memo_free(&s->rec_memo);
 	free(s->host);
 	free(s->mode);
 	free(s);
@@ -556,7 +556,7 @@ static int put_recorded_topology(struct sampler *s, const void *payload, size_t 
 	int32_t err;
 	int r;
 
-	r = recpayload_find(payload, len, REC_TAG_TOPOLOGY, &p, &n, &err);
+	r = rec_payload_find(payload, len, REC_TAG_TOPOLOGY, &p, &n, &err);
 	if (r <= 0 || err < 0) {
 		/* a recording older than its topology: the one read at replay
 		 * time, as before (a newer segment's recorded one stays put) */
@@ -569,7 +569,7 @@ static int put_recorded_topology(struct sampler *s, const void *payload, size_t 
 	if (s->have_topo && s->rec_topo.len == n && memcmp(s->rec_topo.buf, p, n) == 0)
 		return 0;
 	sb_reset(&s->rec_topo);
-	r = recpayload_unpack_topology(p, n, &t);
+	r = rec_payload_unpack_topology(p, n, &t);
 	if (r < 0) {
 		sampler_topology_stale(s);
 		return r == -ENOMEM ? r : 0;

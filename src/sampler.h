@@ -15,7 +15,7 @@
 
 #include "advise.h"
 #include "metrics.h"
-#include "recpayload.h"
+#include "rec_payload.h"
 #include "snapshot.h"
 #include "strbuf.h"
 #include "topology.h"
@@ -112,7 +112,7 @@ struct sampler {
 	 * yet), never the fallback */
 	bool topo_recorded;
 	struct strbuf rec_topo; /* the topology record last put, to skip an unchanged one */
-	struct recpayload_memo rec_memo; /* sampler_pack's records of unchanged parts */
+	struct rec_payload_memo rec_memo; /* sampler_pack's records of unchanged parts */
 	/* --trace: the stage (NULL when off or unavailable: trace_why says
 	 * why), its reads beside snap[], the metrics of the last two */
 	bool trace_wanted;

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "record.h"
+#include "treewrite.h"
 #include "strbuf.h"
 #include "text.h"
 
@@ -88,7 +88,7 @@ static ssize_t escape_write(void *cookie, const char *buf, size_t size)
 			errno = ENOMEM;
 			return (ssize_t)done;
 		}
-		if (record_write_all(o->fd, o->out.buf, o->out.len) < 0)
+		if (treewrite_write_all(o->fd, o->out.buf, o->out.len) < 0)
 			return (ssize_t)done; /* errno from write(2) */
 		memcpy(o->held, o->in.buf + n - keep, keep);
 		o->nheld = keep;
@@ -105,7 +105,7 @@ static int escape_close(void *cookie)
 	if (o->nheld) { /* a sequence that never finished: its bytes escaped */
 		sb_reset(&o->out);
 		text_escape(&o->out, o->held, o->nheld, TEXT_KEEP_NL);
-		r = o->out.err || record_write_all(o->fd, o->out.buf, o->out.len) < 0 ? -1 : 0;
+		r = o->out.err || treewrite_write_all(o->fd, o->out.buf, o->out.len) < 0 ? -1 : 0;
 	}
 	sb_free(&o->in);
 	sb_free(&o->out);
@@ -130,7 +130,7 @@ static void escape_at_exit(void)
 		text_escape(&o->out, o->held, o->nheld, TEXT_KEEP_NL);
 		o->nheld = 0;
 		if (!o->out.err)
-			record_write_all(o->fd, o->out.buf, o->out.len);
+			treewrite_write_all(o->fd, o->out.buf, o->out.len);
 	}
 }
 

@@ -18,7 +18,7 @@
 
 #include "cli.h"
 #include "encode_openmetrics.h"
-#include "record.h"
+#include "treewrite.h"
 #include "sampler.h"
 
 static const char metrics_usage[] =
@@ -75,7 +75,7 @@ static int textfile_dir(const char *path, size_t n, const char **what)
 		*what = "directory";
 		return -errno;
 	}
-	dfd = record_open_dir(start, rel, 0);
+	dfd = treewrite_open_dir(start, rel, 0);
 	close(start);
 	if (dfd == -ELOOP || dfd == -ENOTDIR)
 		*what = "directory (a symbolic link on the way, which is not followed: name "
@@ -115,7 +115,7 @@ static int write_atomic(const char *path, const char *buf, size_t len, const cha
 		r = -errno;
 		goto out;
 	}
-	r = record_write_all(fd, buf, len);
+	r = treewrite_write_all(fd, buf, len);
 	if (r < 0) {
 		*what = "write";
 		goto out;

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "recfile.h"
-#include "recpayload.h"
+#include "rec_file.h"
+#include "rec_payload.h"
 #include "sampler.h"
 #include "ui.h"
 
@@ -349,10 +349,10 @@ static int recorded_topology(const struct recframe *f, struct topology *ret)
 	int32_t err;
 	int r;
 
-	r = recpayload_find(f->payload, f->len, REC_TAG_TOPOLOGY, &p, &n, &err);
+	r = rec_payload_find(f->payload, f->len, REC_TAG_TOPOLOGY, &p, &n, &err);
 	if (r <= 0 || err < 0)
 		return r < 0 ? r : 0;
-	r = recpayload_unpack_topology(p, n, ret);
+	r = rec_payload_unpack_topology(p, n, ret);
 	if (r < 0) {
 		topology_free(ret);
 		return r;

@@ -27,7 +27,7 @@
 #include "model_findings.h"
 #include "irqaff.h"
 #include "model_worker.h"
-#include "recfile.h"
+#include "rec_file.h"
 #include "root.h"
 #include "trace.h"
 #include "sampler.h"

@@ -21,7 +21,7 @@
 
 #include "apply.h"
 #include "ethtool_nl.h"
-#include "record.h"
+#include "treewrite.h"
 #include "root.h"
 #include "str.h"
 
@@ -141,7 +141,7 @@ bool apply_path_allowed(const char *p)
  * O_CREAT). Live ("/"): resolved beneath "/" without magic links, the file
  * itself no symlink, and on procfs or sysfs: nothing else is a setting.
  * A recorded tree is someone's files: no symlink anywhere on the way
- * (record_openat()). Either way a regular file (sysfs attributes are).
+ * (treewrite_openat()). Either way a regular file (sysfs attributes are).
  * Returns an fd or -errno (-ELOOP/-ENOTDIR a symlink, -EXDEV not a plain
  * /proc or /sys file).
  */
@@ -170,7 +170,7 @@ static int open_target(const struct root *r, const char *path, int flags)
 			return -EXDEV;
 		}
 	} else {
-		fd = record_openat(r->dirfd, path, flags);
+		fd = treewrite_openat(r->dirfd, path, flags);
 		if (fd < 0)
 			return fd;
 	}
@@ -447,7 +447,7 @@ static int journal_write(int dfd, const struct apply_journal *j)
 	journal_name(j->id, name, sizeof(name));
 	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
 	/* a stale temporary file of a crash, or a planted link: replaced, never followed */
-	fd = record_create(dfd, tmp, 0600);
+	fd = treewrite_create(dfd, tmp, 0600);
 	if (fd < 0)
 		return fd;
 	f = fdopen(fd, "w");
@@ -518,7 +518,7 @@ static int journal_read(int dfd, const char *id, struct apply_journal *ret)
 	return e;
 }
 
-static const struct record_dir_words journal_words = {
+static const struct treewrite_dir_words journal_words = {
 	.what = "the undo journal",
 	.risk = "or whoever else can write there can plant a journal that undo replays; "
 		"check its *.undo files, then",
@@ -550,7 +550,7 @@ int apply_state_open(const struct root *r, const char *state_dir, char *why, siz
 		snprintf(why, why_size, "%s: %s", shown, strerror(-e));
 		return e;
 	}
-	e = record_private_dir(cur, shown, rel, &journal_words, why, why_size);
+	e = treewrite_private_dir(cur, shown, rel, &journal_words, why, why_size);
 	close(cur);
 	return e;
 }

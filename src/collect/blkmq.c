@@ -15,7 +15,7 @@
 #include "blkmq.h"
 #include "grow.h"
 #include "procfile.h"
-#include "record.h"
+#include "treewrite.h"
 #include "scan.h"
 #include "str.h"
 
@@ -127,7 +127,7 @@ unsigned blkmq_capture_disk(const struct root *src, int dfd, const char *sysfs_n
 		char rel[IOT_NAME_MAX + 48];
 
 		snprintf(rel, sizeof(rel), "sys/block/%s/mq/%u/cpu_list", sysfs_name, ids[i]);
-		if (record_copy(src, dfd, rel, pf) == 0)
+		if (treewrite_copy(src, dfd, rel, pf) == 0)
 			files++;
 	}
 	free(ids);

@@ -17,7 +17,7 @@
 #include "capture.h"
 #include "workload.h"
 #include "procfile.h"
-#include "record.h"
+#include "treewrite.h"
 #include "turbo.h"
 #include "topology.h"
 
@@ -39,7 +39,7 @@ static int cap_slave(int dfd, const char *name, unsigned char type, void *ctx)
 	if (name[0] == '.')
 		return 0;
 	snprintf(srel, sizeof(srel), "%s/%s", c->slaves, name);
-	record_write(c->dfd, srel, "", 0);
+	treewrite_write(c->dfd, srel, "", 0);
 	return 0;
 }
 
@@ -60,13 +60,13 @@ static int cap_disk(int dfd, const char *name, unsigned char type, void *ctx)
 	if (name[0] == '.')
 		return 0;
 	snprintf(rel, sizeof(rel), "sys/block/%s", name);
-	sfd = record_open_dir(c->dfd, rel, 1);
+	sfd = treewrite_open_dir(c->dfd, rel, 1);
 	if (sfd < 0)
 		return 0;
 	close(sfd);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(rel, sizeof(rel), "sys/block/%s/%s", name, files[i]);
-		if (record_copy(c->src, c->dfd, rel, c->pf) == 0)
+		if (treewrite_copy(c->src, c->dfd, rel, c->pf) == 0)
 			c->res->files++;
 	}
 	/* blk-mq hardware queues: mq/N/cpu_list (the per-queue chain) */
@@ -103,12 +103,12 @@ int capture_tree(const struct root *src, const char *dst, struct capture_result 
 	int dfd, r = 0;
 
 	/* capture runs as root: DIR must not hold links planted by someone else */
-	dfd = record_open_top(dst, why, why_size);
+	dfd = treewrite_open_top(dst, why, why_size);
 	if (dfd < 0)
 		return dfd;
 	procfile_init(&pf, NULL);
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
-		int e = record_copy(src, dfd, required[i], &pf);
+		int e = treewrite_copy(src, dfd, required[i], &pf);
 
 		if (e < 0) {
 			/* the first one is the reason; the rest is still recorded */
@@ -121,7 +121,7 @@ int capture_tree(const struct root *src, const char *dst, struct capture_result 
 		}
 	}
 	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
-		if (record_copy(src, dfd, optional[i], &pf) == 0)
+		if (treewrite_copy(src, dfd, optional[i], &pf) == 0)
 			res.files++;
 		else
 			res.missing++;

@@ -18,8 +18,8 @@ struct capture_result {
 /*
  * Writes the tree under dst (created if absent, its parent is not; an
  * existing one must be a directory, not a symlink, owned by the caller and
- * empty: record_open_top()). Nothing is written through a symlink inside
- * dst (record.h). Returns 0 with *ret_res filled, or -errno with why set
+ * empty: treewrite_open_top()). Nothing is written through a symlink inside
+ * dst (treewrite.h). Returns 0 with *ret_res filled, or -errno with why set
  * and *ret_res untouched: for dst itself why is the errno's text ("Not a
  * directory") or what is wrong and the fix, for the first required source that could not be copied
  * (proc/stat, proc/diskstats, proc/uptime) it names the file

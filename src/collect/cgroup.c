@@ -22,7 +22,7 @@
 
 #include "cgroup.h"
 #include "grow.h"
-#include "record.h"
+#include "treewrite.h"
 #include "scan.h"
 
 /* ---- pure parsing ---- */
@@ -300,7 +300,7 @@ static ssize_t read_at(int dfd, const char *name, char *buf, size_t size, bool t
 	int fd;
 
 	if (tree) {
-		fd = record_open_regular(dfd, name, O_RDONLY | O_NOFOLLOW, &st);
+		fd = treewrite_open_regular(dfd, name, O_RDONLY | O_NOFOLLOW, &st);
 		if (fd == -EXDEV || fd == -ELOOP)
 			return -ROOT_ENOTREG;
 		if (fd < 0)

@@ -19,7 +19,7 @@
 #include "stat.h"
 #include "uptime.h"
 #include "numa.h"
-#include "recpayload.h"
+#include "rec_payload.h"
 #include "snapshot.h"
 #include "kname.h"
 #include "strbuf.h"
@@ -416,21 +416,21 @@ static const uint16_t rec_tag[SRC__COUNT] = {
 };
 
 int snapshot_collector_pack(const struct snapshot_collector *c, const struct snapshot *s,
-			    const struct topology *topo, struct recpayload_memo *memo,
+			    const struct topology *topo, struct rec_payload_memo *memo,
 			    struct strbuf *out)
 {
 	for (int i = 0; i < SRC__COUNT; i++) {
 		const struct src_status *st = &s->status[i];
 
 		if (st->err) {
-			recpayload_put(out, rec_tag[i], st->err, st->reason, strlen(st->reason));
+			rec_payload_put(out, rec_tag[i], st->err, st->reason, strlen(st->reason));
 		} else if (i != SRC_SYSBLOCK) {
-			recpayload_put(out, rec_tag[i], 0, c->pf[i].buf, c->pf[i].len);
+			rec_payload_put(out, rec_tag[i], 0, c->pf[i].buf, c->pf[i].len);
 		} else {
 			size_t at = out->len, n;
 
 			/* a placeholder header, its length filled in below */
-			recpayload_put(out, REC_TAG_SYSBLOCK, 0, NULL, 0);
+			rec_payload_put(out, REC_TAG_SYSBLOCK, 0, NULL, 0);
 			for (size_t k = 0; !s->status[SRC_DISKSTATS].err && k < c->nblk; k++) {
 				const struct blockinfo *b = &c->blk[k];
 
@@ -455,11 +455,11 @@ int snapshot_collector_pack(const struct snapshot_collector *c, const struct sna
 		}
 	}
 	/* turbo, cgroups, NICs, pressure, writeback, blk-mq, NUMA, the topology,
-	 * and last the processes (recpayload.c) */
-	recpayload_pack_sections(s, memo, out);
+	 * and last the processes (rec_payload.c) */
+	rec_payload_pack_sections(s, memo, out);
 	if (topo)
-		recpayload_pack_topology_memo(topo, memo, out);
-	return recpayload_pack_procs(s, out);
+		rec_payload_pack_topology_memo(topo, memo, out);
+	return rec_payload_pack_procs(s, out);
 }
 
 /* A field of a sysblock line up to the next tab or newline into dst. */
@@ -542,16 +542,16 @@ int snapshot_collector_unpack(struct snapshot_collector *c, const void *buf, siz
 	bool had_turbo = false, had_workload = false;
 	int r;
 
-	recpayload_unpack_begin(s);
-	while ((r = recpayload_next(&pos, end, &tag, &e, &p, &l)) > 0) {
+	rec_payload_unpack_begin(s);
+	while ((r = rec_payload_next(&pos, end, &tag, &e, &p, &l)) > 0) {
 		int id = -1;
 
 		for (int i = 0; i < SRC__COUNT; i++)
 			if (rec_tag[i] == tag)
 				id = i;
 		if (tag >= REC_TAG_TURBO && tag != REC_TAG_TOPOLOGY) {
-			/* the optional sections (recpayload.c); a malformed one is absent */
-			r = recpayload_unpack_section(tag, p, l, s);
+			/* the optional sections (rec_payload.c); a malformed one is absent */
+			r = rec_payload_unpack_section(tag, p, l, s);
 			if (r == -ENOMEM)
 				return r;
 			if (tag == REC_TAG_TURBO)
@@ -590,7 +590,7 @@ int snapshot_collector_unpack(struct snapshot_collector *c, const void *buf, siz
 			: rec_sysblock(c, s, (const char *)sysblock, sysblock ? sysblock_len : 0);
 		set_status(c, s, SRC_SYSBLOCK, r, NULL);
 	}
-	recpayload_unpack_end(s, had_turbo, had_workload);
+	rec_payload_unpack_end(s, had_turbo, had_workload);
 	if (s->status[SRC_STAT].err && s->status[SRC_DISKSTATS].err)
 		return s->status[SRC_STAT].err;
 	return 0;

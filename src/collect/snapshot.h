@@ -70,16 +70,16 @@ int snapshot_collector_sample(struct snapshot_collector *c, struct snapshot *s);
  * The flight recorder: the bytes the last snapshot_collector_sample() read for s
  * (each core source's file as the kernel gave it, or its failure and
  * reason; the /sys/block facts), the raw tables of its optional
- * sections (recpayload.c: turbo, the workload sources, blk-mq, NUMA) and
+ * sections (rec_payload.c: turbo, the workload sources, blk-mq, NUMA) and
  * topo (the advisor's, may be NULL), appended to out in the payload format
  * of doc/recording.md; memo (may be NULL) keeps records of unchanged parts
- * between calls (struct recpayload_memo). Returns out->err (0 or -ENOMEM).
+ * between calls (struct rec_payload_memo). Returns out->err (0 or -ENOMEM).
  */
 struct strbuf;
 struct topology;
-struct recpayload_memo;
+struct rec_payload_memo;
 int snapshot_collector_pack(const struct snapshot_collector *c, const struct snapshot *s,
-			    const struct topology *topo, struct recpayload_memo *memo,
+			    const struct topology *topo, struct rec_payload_memo *memo,
 			    struct strbuf *out);
 
 /*

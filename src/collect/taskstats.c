@@ -22,7 +22,7 @@
 #include "grow.h"
 #include "procwho.h"
 #include "scan.h"
-#include "record.h"
+#include "treewrite.h"
 #include "taskstats.h"
 
 /* ---- pure decoding ---- */
@@ -723,7 +723,7 @@ static int ask(struct taskstats_collector *tc, const struct root *r, int attr, i
 
 	/* an answer only CAP_NET_ADMIN gets: root's in a capture */
 	if (e >= 0 && tc->record)
-		record_write_mode(tc->record_dfd, rel, tc->reply.buf, tc->reply.len, 0600);
+		treewrite_write_mode(tc->record_dfd, rel, tc->reply.buf, tc->reply.len, 0600);
 	return e;
 }
 

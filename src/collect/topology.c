@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "grow.h"
-#include "record.h"
+#include "treewrite.h"
 #include "topology.h"
 #include "str.h"
 
@@ -986,9 +986,9 @@ static void cap_copy(struct cap_ctx *c, const char *rel)
 	if (fd < 0)
 		return;
 	n = read(fd, c->buf, sizeof(c->buf));
-	mode = record_copy_mode(fd);
+	mode = treewrite_copy_mode(fd);
 	close(fd);
-	if (n >= 0 && record_write_mode(c->dfd, rel, c->buf, (size_t)n, mode) == 0)
+	if (n >= 0 && treewrite_write_mode(c->dfd, rel, c->buf, (size_t)n, mode) == 0)
 		c->files++;
 }
 
@@ -1001,7 +1001,7 @@ static void cap_link(struct cap_ctx *c, const char *rel)
 	if (n <= 0)
 		return;
 	target[n] = '\0';
-	if (record_symlink(c->dfd, rel, target) == 0)
+	if (treewrite_symlink(c->dfd, rel, target) == 0)
 		c->files++;
 }
 
@@ -1200,7 +1200,7 @@ static int cap_irqbalance(const char *name, void *ctx)
 		}
 		i += (ssize_t)len + 1;
 	}
-	if (record_write(c->dfd, rel, c->buf, out) == 0)
+	if (treewrite_write(c->dfd, rel, c->buf, out) == 0)
 		c->files++;
 	return 0;
 }
@@ -1235,7 +1235,7 @@ static void cap_cmdline(struct cap_ctx *c)
 	}
 	if (n >= 0) {
 		c->buf[out++] = '\n';
-		if (record_write(c->dfd, "proc/cmdline", c->buf, out) == 0)
+		if (treewrite_write(c->dfd, "proc/cmdline", c->buf, out) == 0)
 			c->files++;
 	}
 }

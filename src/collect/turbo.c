@@ -22,7 +22,7 @@
 #include "grow.h"
 #include "msr.h"
 #include "procfile.h"
-#include "record.h"
+#include "treewrite.h"
 #include "scan.h"
 #include "turbo.h"
 
@@ -1519,11 +1519,11 @@ static int cap_copy(const struct root *src, int dfd, const char *rel, unsigned *
 		return in;
 	n = read(in, buf, sizeof(buf));
 	e = n < 0 ? -errno : 0;
-	mode = record_copy_mode(in);
+	mode = treewrite_copy_mode(in);
 	close(in);
 	if (e < 0)
 		return e;
-	e = record_write_mode(dfd, rel, buf, (size_t)n, mode);
+	e = treewrite_write_mode(dfd, rel, buf, (size_t)n, mode);
 	if (!e)
 		(*files)++;
 	return e;
@@ -1569,7 +1569,7 @@ static void cap_msr(const struct root *src, int dfd, int cpu, unsigned *files)
 	if (msr_open(src, cpu, &d) < 0)
 		return;
 	snprintf(rel, sizeof(rel), "dev/cpu/%d/msr", cpu);
-	out = record_create(dfd, rel, 0600);
+	out = treewrite_create(dfd, rel, 0600);
 	if (out < 0) {
 		msr_close(&d);
 		return;

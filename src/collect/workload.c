@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "workload.h"
-#include "record.h"
+#include "treewrite.h"
 
 static int64_t thread_cpu_ns(void)
 {
@@ -105,7 +105,7 @@ int workload_sample(struct workload_collector **pc, const struct root *r, struct
 /* Copies one host file into the tree; 1 copied, 0 absent or refused. */
 static int copy_file(const struct root *r, int dfd, const char *rel, struct procfile *pf)
 {
-	return record_copy(r, dfd, rel, pf) == 0;
+	return treewrite_copy(r, dfd, rel, pf) == 0;
 }
 
 static unsigned copy_files(const struct root *r, int dfd, const struct workload_raw *s)

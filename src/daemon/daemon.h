@@ -21,7 +21,7 @@
 
 #include "history.h"
 #include "iotriage/protocol.h"
-#include "recfile.h"
+#include "rec_file.h"
 #include "sampler.h"
 #include "strbuf.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * iotriaged --record: after each sample the bytes the collector read go to
- * the flight recorder (src/lib/recfile.c) through sampler_pack(); status
+ * rec: iotriaged --record: after each sample the bytes the collector read
+ * go to the flight recorder (src/lib/rec_file.c) through sampler_pack(); status
  * tells whether it records and why not; history reaches back into the
  * recording beyond the ring. The loop owns the clock: nothing here sleeps,
  * waits on the disk (the writer's own thread writes and fsyncs; a frame
@@ -11,6 +11,11 @@
  * frames compressed) and compaction (one sample in N of data older than
  * --record-compact-after) run in a thread of their own, paced, off the
  * sampling path.
+ *
+ * One of the flight recorder's four files, rec_*: collect/rec_payload.c
+ * packs a sample's sections, lib/rec_diff.c makes a frame the difference
+ * from the last, lib/rec_file.c writes and reads the segments, daemon/rec.c
+ * drives them from iotriaged's loop (doc/recording.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,8 +30,8 @@
 
 #include "daemon.h"
 #include "grow.h"
-#include "recfile.h"
-#include "record.h"
+#include "rec_file.h"
+#include "treewrite.h"
 
 /* The most samples one history reply takes from the recording: replaying
  * costs ~50 us a sample here and the loop waits for it (900: 15 minutes at
@@ -55,7 +60,7 @@ struct rec_pace {
 /* Samples the writer's queue dropped are logged at most this often. */
 #define REC_DROP_LOG_NS (60 * INT64_C(1000000000))
 
-static const struct record_dir_words rec_words = {
+static const struct treewrite_dir_words rec_words = {
 	.what = "the recording",
 	.risk = "or whoever else can write there can plant or swap the segments that "
 		"replay and history read back; fix",
@@ -175,8 +180,8 @@ int rec_start(struct daemon *d)
 		daemon_log(LOG_ERR, "--record %s: %s", dir, strerror(errno));
 		return -errno;
 	}
-	dfd =
-	    record_private_dir(start, dir[0] == '/' ? "/" : ".", dir, &rec_words, why, sizeof(why));
+	dfd = treewrite_private_dir(start, dir[0] == '/' ? "/" : ".", dir, &rec_words, why,
+				    sizeof(why));
 	close(start);
 	if (dfd < 0) {
 		daemon_log(LOG_ERR, "--record: %s", why);

@@ -22,7 +22,7 @@
 
 #include "grow.h"
 #include "netlink.h"
-#include "record.h"
+#include "treewrite.h"
 #include "root.h"
 
 void nlreply_free(struct nlreply *r)
@@ -337,5 +337,5 @@ int netlink_read_recorded(const struct root *r, const char *rel, struct nlreply 
 
 int netlink_record(int dfd, const char *rel, const struct nlreply *out)
 {
-	return record_write(dfd, rel, out->buf, out->len);
+	return treewrite_write(dfd, rel, out->buf, out->len);
 }

@@ -95,7 +95,7 @@ int netlink_genl_first(const void *buf, size_t len, uint8_t cmd, const struct nl
 struct root;
 int netlink_read_recorded(const struct root *r, const char *rel, struct nlreply *out);
 
-/* Capture: writes out's bytes to rel under dfd through record_write() (its
+/* Capture: writes out's bytes to rel under dfd through treewrite_write() (its
  * directories created, no symlink followed, the file created anew). 0 or -errno. */
 int netlink_record(int dfd, const char *rel, const struct nlreply *out);
 

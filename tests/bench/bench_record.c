@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recfile.h"
+#include "rec_file.h"
 #include "sampler.h"
 
 struct payloads {
@@ -140,7 +140,7 @@ static int cmd_size(const char *src)
 		recwriter_close(w);
 		close(fd);
 		printf("%-6d %14.0f %14.0f\n", levels[l],
-		       (double)(st.bytes - RECFILE_HDR_BYTES * st.segments) / (double)st.frames,
+		       (double)(st.bytes - REC_FILE_HDR_BYTES * st.segments) / (double)st.frames,
 		       t0 * 1e6 / (double)st.frames);
 	}
 	/* the re-recordings are scratch (written in /tmp, ours alone) */
@@ -207,7 +207,7 @@ static int cmd_compact(const char *src, unsigned keep, int minutes)
 	}
 	rec_s = now_s(CLOCK_PROCESS_CPUTIME_ID) - t0;
 	recwriter_stats(w, &st);
-	full = (double)(st.bytes - RECFILE_HDR_BYTES * st.segments) / (double)st.frames;
+	full = (double)(st.bytes - REC_FILE_HDR_BYTES * st.segments) / (double)st.frames;
 	r = recwriter_compact(w, base + n * 1000000000, 0, keep, 0, NULL, &cs);
 	recwriter_close(w);
 	close(fd);

@@ -4,7 +4,7 @@
  * (a recording is hostile input: anyone who could write it could make the
  * CRC match). The first byte chooses: odd, the next two bytes are the
  * length of a previous payload, followed by it and a difference for
- * recdiff_decode; else with bit 1 set, the bytes are a payload replayed
+ * rec_diff_decode; else with bit 1 set, the bytes are a payload replayed
  * through the sampler (every section's record, the topology's, the
  * metrics, advice and document of two samples); else a payload for
  * snapshot_collector_unpack (the records and the /proc texts in them).
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recdiff.h"
+#include "rec_diff.h"
 #include "sampler.h"
 #include "snapshot.h"
 #include "strbuf.h"
@@ -57,8 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = (size_t)data[1] | (size_t)data[2] << 8;
 	if (n > size - 3)
 		n = size - 3;
-	recdiff_decode((const char *)data + 3, n, (const char *)data + 3 + n, size - 3 - n, 1 << 20,
-		       &out);
+	rec_diff_decode((const char *)data + 3, n, (const char *)data + 3 + n, size - 3 - n,
+			1 << 20, &out);
 	sb_free(&out);
 	return 0;
 }

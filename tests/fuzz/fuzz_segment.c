@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "recfile.h"
+#include "rec_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -36,21 +36,21 @@ static void fix_crcs(unsigned char *b, size_t n)
 {
 	size_t off;
 
-	if (n < RECFILE_HDR_SIZE)
+	if (n < REC_FILE_HDR_SIZE)
 		return;
 	put_le32(b + 252, crc32c(0, b, 252));
 	/* version 5: the header's copy */
-	if (n >= 2 * RECFILE_HDR_SIZE && !memcmp(b + RECFILE_HDR_SIZE, b, 8))
-		put_le32(b + RECFILE_HDR_SIZE + 252, crc32c(0, b + RECFILE_HDR_SIZE, 252));
+	if (n >= 2 * REC_FILE_HDR_SIZE && !memcmp(b + REC_FILE_HDR_SIZE, b, 8))
+		put_le32(b + REC_FILE_HDR_SIZE + 252, crc32c(0, b + REC_FILE_HDR_SIZE, 252));
 	off = le32(b + 12);
-	while (off >= RECFILE_HDR_SIZE && off <= n && n - off >= RECFILE_FRAME_HDR) {
+	while (off >= REC_FILE_HDR_SIZE && off <= n && n - off >= REC_FILE_FRAME_HDR) {
 		size_t z = le32(b + off + 8);
 
-		if (z > n - off - RECFILE_FRAME_HDR)
+		if (z > n - off - REC_FILE_FRAME_HDR)
 			break;
 		put_le32(b + off + 48,
-			 crc32c(crc32c(0, b + off, 48), b + off + RECFILE_FRAME_HDR, z));
-		off += RECFILE_FRAME_HDR + z;
+			 crc32c(crc32c(0, b + off, 48), b + off + REC_FILE_FRAME_HDR, z));
+		off += REC_FILE_FRAME_HDR + z;
 	}
 }
 

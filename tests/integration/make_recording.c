@@ -2,7 +2,7 @@
 /*
  * make_recording DIR PAYLOAD...: writes a flight recording into DIR (made
  * 0700) with one frame a PAYLOAD file, one second apart, through the
- * recorder's own writer (lib/recfile.c), zstd level 1 as iotriaged's. For
+ * recorder's own writer (lib/rec_file.c), zstd level 1 as iotriaged's. For
  * tests that replay what a hostile recording decodes to: a payload is the
  * records doc/recording.md describes, built byte for byte by the test.
  */
@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recfile.h"
-#include "recpayload.h"
+#include "rec_file.h"
+#include "rec_payload.h"
 #include "root.h"
 #include "strbuf.h"
 #include "topology.h"
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 		struct root rt;
 
 		if (root_open(argv[2], &rt) < 0 || topology_collect(&rt, &t) < 0 ||
-		    recpayload_pack_topology(&t, &topo) < 0) {
+		    rec_payload_pack_topology(&t, &topo) < 0) {
 			fprintf(stderr, "make_recording: the topology of %s\n", argv[2]);
 			return 1;
 		}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Writing recorded trees. capture runs as root to read root-only files, and
+ * treewrite: writing captured trees (not the flight recorder's recordings:
+ * those are rec_*.c). capture runs as root to read root-only files, and
  * DIR, or a tree under --root that apply rewrites, may hold what another
  * user planted: so a path is walked one component at a time with
  * O_NOFOLLOW under a directory fd opened once, "." and ".." are refused,
@@ -16,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record.h"
+#include "treewrite.h"
 #include "root.h"
 
 static bool name_ok(const char *c)
@@ -86,7 +87,7 @@ static int split(const char *rel, char *buf, size_t size, const char **ret_base)
 	return name_ok(*ret_base) ? 0 : -EINVAL;
 }
 
-int record_open_dir(int dfd, const char *rel, int create)
+int treewrite_open_dir(int dfd, const char *rel, int create)
 {
 	char path[PATH_MAX];
 	size_t len = strlen(rel);
@@ -99,7 +100,7 @@ int record_open_dir(int dfd, const char *rel, int create)
 	return walk(dfd, path, create != 0);
 }
 
-int record_open_regular(int dfd, const char *name, int flags, struct stat *ret_st)
+int treewrite_open_regular(int dfd, const char *name, int flags, struct stat *ret_st)
 {
 	struct stat st;
 	int pfd, fd, e;
@@ -123,7 +124,7 @@ int record_open_regular(int dfd, const char *name, int flags, struct stat *ret_s
 	return fd;
 }
 
-int record_openat(int dfd, const char *rel, int flags)
+int treewrite_openat(int dfd, const char *rel, int flags)
 {
 	char dir[PATH_MAX];
 	const char *base;
@@ -137,12 +138,12 @@ int record_openat(int dfd, const char *rel, int flags)
 		return d;
 	/* looked at before it is opened: a FIFO's open would wait, a device
 	 * node's is its driver's (a planted /dev/watchdog node arms it) */
-	fd = record_open_regular(d, base, flags | O_NOFOLLOW, NULL);
+	fd = treewrite_open_regular(d, base, flags | O_NOFOLLOW, NULL);
 	close(d);
 	return fd;
 }
 
-int record_create(int dfd, const char *rel, mode_t mode)
+int treewrite_create(int dfd, const char *rel, mode_t mode)
 {
 	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
 	char dir[PATH_MAX];
@@ -168,7 +169,7 @@ int record_create(int dfd, const char *rel, mode_t mode)
 	return fd < 0 ? e : fd;
 }
 
-int record_write_all(int fd, const void *buf, size_t len)
+int treewrite_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 
@@ -187,46 +188,46 @@ int record_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int record_write(int dfd, const char *rel, const void *buf, size_t len)
+int treewrite_write(int dfd, const char *rel, const void *buf, size_t len)
 {
-	return record_write_mode(dfd, rel, buf, len, 0644);
+	return treewrite_write_mode(dfd, rel, buf, len, 0644);
 }
 
-int record_write_mode(int dfd, const char *rel, const void *buf, size_t len, mode_t mode)
+int treewrite_write_mode(int dfd, const char *rel, const void *buf, size_t len, mode_t mode)
 {
 	int fd, e;
 
-	fd = record_create(dfd, rel, mode);
+	fd = treewrite_create(dfd, rel, mode);
 	if (fd < 0)
 		return fd;
-	e = record_write_all(fd, buf, len);
+	e = treewrite_write_all(fd, buf, len);
 	if (close(fd) < 0 && !e)
 		e = -errno;
 	return e;
 }
 
-mode_t record_copy_mode(int fd)
+mode_t treewrite_copy_mode(int fd)
 {
 	struct stat st;
 
 	return fstat(fd, &st) == 0 && (st.st_mode & S_IROTH) ? 0644 : 0600;
 }
 
-int record_copy(const struct root *src, int dfd, const char *rel, struct procfile *pf)
+int treewrite_copy(const struct root *src, int dfd, const char *rel, struct procfile *pf)
 {
 	mode_t mode;
 	int e;
 
 	pf->rel = rel;
 	e = procfile_read(pf, src);
-	mode = e >= 0 ? record_copy_mode(pf->fd) : 0600;
+	mode = e >= 0 ? treewrite_copy_mode(pf->fd) : 0600;
 	procfile_close(pf);
 	if (e < 0)
 		return e;
-	return record_write_mode(dfd, rel, pf->buf, pf->len, mode);
+	return treewrite_write_mode(dfd, rel, pf->buf, pf->len, mode);
 }
 
-int record_symlink(int dfd, const char *rel, const char *target)
+int treewrite_symlink(int dfd, const char *rel, const char *target)
 {
 	char dir[PATH_MAX];
 	const char *base;
@@ -270,7 +271,7 @@ static int dir_empty(int fd, char *ret_name, size_t size)
 	return r < 0 ? r : r == 0;
 }
 
-int record_open_top(const char *dir, char *why, size_t why_size)
+int treewrite_open_top(const char *dir, char *why, size_t why_size)
 {
 	char path[PATH_MAX], first[256]; /* a d_name: 255 bytes + NUL */
 	size_t len = strlen(dir);
@@ -347,7 +348,7 @@ int record_open_top(const char *dir, char *why, size_t why_size)
  * back as root, or swap the directory. 0 or -EPERM with why.
  */
 static int private_dir_check(int fd, const char *shown, bool final,
-			     const struct record_dir_words *w, char *why, size_t size)
+			     const struct treewrite_dir_words *w, char *why, size_t size)
 {
 	const char *me = geteuid() == 0 ? "root:root" : "$(id -un)";
 	struct stat st;
@@ -394,8 +395,8 @@ static bool more_steps(const char *s)
 	return false;
 }
 
-int record_private_dir(int start_fd, const char *start_shown, const char *rel_in,
-		       const struct record_dir_words *w, char *why, size_t why_size)
+int treewrite_private_dir(int start_fd, const char *start_shown, const char *rel_in,
+			  const struct treewrite_dir_words *w, char *why, size_t why_size)
 {
 	char rel[4096], shown[4096];
 	bool final_done = false;

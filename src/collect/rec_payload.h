@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The flight recorder's payload beyond the core files (doc/recording.md,
- * "Payload"): the turbostat counters, the workload sources (processes,
+ * rec_payload: the flight recorder's payload beyond the core files
+ * (doc/recording.md, "Payload"): the turbostat counters, the workload sources (processes,
  * cgroups, NICs, pressure, writeback), the blk-mq queues, the NUMA nodes
  * and the advisor's topology, each a record of tab-separated text lines
  * of the raw counters the collector read. Pack and unpack only; a recorded
  * payload is hostile input: every count is bounded, every index checked.
  */
-#ifndef IOTRIAGE_RECPAYLOAD_H
-#define IOTRIAGE_RECPAYLOAD_H
+#ifndef IOTRIAGE_REC_PAYLOAD_H
+#define IOTRIAGE_REC_PAYLOAD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,16 +36,16 @@ enum {
  * a row is a line of a few bytes, its struct up to a few KB, so each
  * table is capped (worst case some tens of MB a payload, not its 192 MiB
  * times the struct's size), well above what a real host has. */
-#define RECPAYLOAD_PROCS_MAX   (1u << 18) /* processes (and exited ones) a scan */
-#define RECPAYLOAD_NICS_MAX    1024
-#define RECPAYLOAD_TURBO_MAX   CPUSET_MAX /* CPUs, packages */
-#define RECPAYLOAD_CGIO_MAX    (1u << 18) /* io.stat lines of all cgroups */
-#define RECPAYLOAD_TOPO_MAX    16384	  /* IRQs, devices, nets, blocks each */
-#define RECPAYLOAD_DEVIRQS_MAX 65536	  /* MSI vectors of all PCI functions */
-#define RECPAYLOAD_BLKMQ_MAX   16384	  /* hardware queues of all disks */
+#define REC_PAYLOAD_PROCS_MAX	(1u << 18) /* processes (and exited ones) a scan */
+#define REC_PAYLOAD_NICS_MAX	1024
+#define REC_PAYLOAD_TURBO_MAX	CPUSET_MAX /* CPUs, packages */
+#define REC_PAYLOAD_CGIO_MAX	(1u << 18) /* io.stat lines of all cgroups */
+#define REC_PAYLOAD_TOPO_MAX	16384	   /* IRQs, devices, nets, blocks each */
+#define REC_PAYLOAD_DEVIRQS_MAX 65536	   /* MSI vectors of all PCI functions */
+#define REC_PAYLOAD_BLKMQ_MAX	16384	   /* hardware queues of all disks */
 
 /* One record: 12-byte header (u16 tag, u16 0, i32 err, u32 length, LE), then the bytes. */
-void recpayload_put(struct strbuf *out, uint16_t tag, int32_t err, const char *buf, size_t len);
+void rec_payload_put(struct strbuf *out, uint16_t tag, int32_t err, const char *buf, size_t len);
 
 /*
  * Records packed once and appended again while what they pack is
@@ -53,9 +53,9 @@ void recpayload_put(struct strbuf *out, uint16_t tag, int32_t err, const char *b
  * every few minutes; its owner clears topo_ok whenever it changes) and a
  * turbo reading (known by the time it was read: a reading the sampler
  * carried over skipped samples is the same bytes). Zeroed to start;
- * released by recpayload_memo_free().
+ * released by rec_payload_memo_free().
  */
-struct recpayload_memo {
+struct rec_payload_memo {
 	struct strbuf topo;
 	bool topo_ok;
 	struct strbuf turbo;
@@ -63,7 +63,7 @@ struct recpayload_memo {
 	int64_t turbo_mono_ns;
 	size_t turbo_ncpu, turbo_npkg;
 };
-void recpayload_memo_free(struct recpayload_memo *m);
+void rec_payload_memo_free(struct rec_payload_memo *m);
 
 /*
  * Appends the records of s's optional sections: turbo, the workload but
@@ -71,15 +71,15 @@ void recpayload_memo_free(struct recpayload_memo *m);
  * read, every how many samples, why). A section s lacks is left out.
  * memo (may be NULL) keeps the turbo record between calls. Returns out->err.
  */
-int recpayload_pack_sections(const struct snapshot *s, struct recpayload_memo *memo,
-			     struct strbuf *out);
+int rec_payload_pack_sections(const struct snapshot *s, struct rec_payload_memo *memo,
+			      struct strbuf *out);
 /*
  * The processes' record: the rows only on a sample that scanned (a carried
  * table is its header line). Packed last: the rows come and go with the
  * scans, and the frame codec compares lines by position, so nothing after
  * them shifts. Returns out->err.
  */
-int recpayload_pack_procs(const struct snapshot *s, struct strbuf *out);
+int rec_payload_pack_procs(const struct snapshot *s, struct strbuf *out);
 
 /*
  * Unpacking a payload's sections into s (storage reused): begin, each
@@ -88,28 +88,28 @@ int recpayload_pack_procs(const struct snapshot *s, struct strbuf *out);
  * then end, told whether a turbo and a workload record came: a section
  * the payload lacks is absent from s (NULL), never zeros.
  */
-void recpayload_unpack_begin(struct snapshot *s);
-int recpayload_unpack_section(uint16_t tag, const char *p, size_t len, struct snapshot *s);
-void recpayload_unpack_end(struct snapshot *s, bool had_turbo, bool had_workload);
+void rec_payload_unpack_begin(struct snapshot *s);
+int rec_payload_unpack_section(uint16_t tag, const char *p, size_t len, struct snapshot *s);
+void rec_payload_unpack_end(struct snapshot *s, bool had_turbo, bool had_workload);
 
 /* The advisor's topology as a record. Returns out->err. */
-int recpayload_pack_topology(const struct topology *t, struct strbuf *out);
+int rec_payload_pack_topology(const struct topology *t, struct strbuf *out);
 /* The same through memo (may be NULL): packed only when !memo->topo_ok. */
-int recpayload_pack_topology_memo(const struct topology *t, struct recpayload_memo *memo,
-				  struct strbuf *out);
+int rec_payload_pack_topology_memo(const struct topology *t, struct rec_payload_memo *memo,
+				   struct strbuf *out);
 /* The reverse into *ret (freed by topology_free, also on failure): 0,
  * -ENOMEM or -EBADMSG. */
-int recpayload_unpack_topology(const char *p, size_t len, struct topology *ret);
+int rec_payload_unpack_topology(const char *p, size_t len, struct topology *ret);
 
 /* The record at *pos (before end): 1 (its tag, err, bytes and length set,
  * *pos past it), 0 at the end (less than a header left), -EBADMSG (its
  * length overruns the payload). */
-int recpayload_next(const char **pos, const char *end, uint16_t *ret_tag, int32_t *ret_err,
-		    const char **ret_p, size_t *ret_len);
+int rec_payload_next(const char **pos, const char *end, uint16_t *ret_tag, int32_t *ret_err,
+		     const char **ret_p, size_t *ret_len);
 
 /* The first record of tag in a payload: 1 (*ret_p, *ret_len, *ret_err
  * set), 0 none, -EBADMSG (a record overruns the payload). */
-int recpayload_find(const void *buf, size_t len, uint16_t tag, const char **ret_p, size_t *ret_len,
-		    int32_t *ret_err);
+int rec_payload_find(const void *buf, size_t len, uint16_t tag, const char **ret_p, size_t *ret_len,
+		     int32_t *ret_err);
 
 #endif

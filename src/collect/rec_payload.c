@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The payload's records beyond the core files: the raw tables of turbo,
- * the workload sources, blk-mq, NUMA and the topology as tab-separated
+ * rec_payload: the flight recorder's payload records beyond the core
+ * files: the raw tables of turbo, the workload sources, blk-mq, NUMA and the topology as tab-separated
  * text lines, one row a line, numbers in decimal, so the frame codec
- * (lib/recdiff.c) stores an unchanged row as a copy and a changed one as
+ * (lib/rec_diff.c) stores an unchanged row as a copy and a changed one as
  * the differences of its numbers. A missing trailing field reads as 0 or
  * "", an unknown one is ignored: a later version may append fields.
  * Never trusts a count: rows are the lines present, each table bounded.
+ *
+ * One of the flight recorder's four files, rec_*: collect/rec_payload.c
+ * packs a sample's sections, lib/rec_diff.c makes a frame the difference
+ * from the last, lib/rec_file.c writes and reads the segments, daemon/rec.c
+ * drives them from iotriaged's loop (doc/recording.md).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,11 +19,11 @@
 #include <string.h>
 
 #include "grow.h"
-#include "recpayload.h"
+#include "rec_payload.h"
 #include "turbo.h"
 #include "workload.h"
 
-void recpayload_put(struct strbuf *out, uint16_t tag, int32_t err, const char *buf, size_t len)
+void rec_payload_put(struct strbuf *out, uint16_t tag, int32_t err, const char *buf, size_t len)
 {
 	unsigned char h[12];
 	uint32_t e = (uint32_t)err, l = (uint32_t)len;
@@ -140,7 +145,7 @@ static size_t rec_open(struct strbuf *o, uint16_t tag)
 {
 	size_t at = o->len;
 
-	recpayload_put(o, tag, 0, NULL, 0);
+	rec_payload_put(o, tag, 0, NULL, 0);
 	sb_putc(o, '\n');
 	return at;
 }
@@ -554,7 +559,7 @@ static int unpack_turbo(struct rd *r, struct turbo_raw **pt)
 		case 'c': {
 			struct turbo_cpu_raw *c;
 
-			if (t->ncpu >= RECPAYLOAD_TURBO_MAX) {
+			if (t->ncpu >= REC_PAYLOAD_TURBO_MAX) {
 				r->bad = true;
 				break;
 			}
@@ -588,7 +593,7 @@ static int unpack_turbo(struct rd *r, struct turbo_raw **pt)
 		case 'p': {
 			struct turbo_pkg_raw *p;
 
-			if (t->npkg >= RECPAYLOAD_TURBO_MAX) {
+			if (t->npkg >= REC_PAYLOAD_TURBO_MAX) {
 				r->bad = true;
 				break;
 			}
@@ -744,7 +749,7 @@ static int unpack_procs(struct rd *r, struct proc_table *t)
 	while (!r->bad && rd_line(r)) {
 		struct proc_raw *p;
 
-		if (t->carried || t->n >= RECPAYLOAD_PROCS_MAX) {
+		if (t->carried || t->n >= REC_PAYLOAD_PROCS_MAX) {
 			r->bad = true;
 			break;
 		}
@@ -968,7 +973,7 @@ static int unpack_cgroups(struct rd *r, struct cgroup_table *t)
 		} else if (k == 'i') {
 			struct cgroup_io *io;
 
-			if (!g || g->nio >= CGROUP_DEVS_MAX || t->nio >= RECPAYLOAD_CGIO_MAX) {
+			if (!g || g->nio >= CGROUP_DEVS_MAX || t->nio >= REC_PAYLOAD_CGIO_MAX) {
 				r->bad = true;
 				break;
 			}
@@ -1067,7 +1072,7 @@ static int unpack_nics(struct rd *r, struct nic_table *t)
 
 		if (r_kind(r) != 'n')
 			continue;
-		if (t->n >= RECPAYLOAD_NICS_MAX) {
+		if (t->n >= REC_PAYLOAD_NICS_MAX) {
 			r->bad = true;
 			break;
 		}
@@ -1151,7 +1156,7 @@ static int unpack_blkmq(struct rd *r, struct blkmq_table *t)
 	while (!r->bad && rd_line(r)) {
 		struct blkmq_queue *q;
 
-		if (t->n >= RECPAYLOAD_BLKMQ_MAX) {
+		if (t->n >= REC_PAYLOAD_BLKMQ_MAX) {
 			r->bad = true;
 			break;
 		}
@@ -1248,7 +1253,7 @@ static int unpack_cadence(struct rd *r, struct src_cadence *cad)
 	return 0;
 }
 
-void recpayload_memo_free(struct recpayload_memo *m)
+void rec_payload_memo_free(struct rec_payload_memo *m)
 {
 	sb_free(&m->topo);
 	sb_free(&m->turbo);
@@ -1258,7 +1263,7 @@ void recpayload_memo_free(struct recpayload_memo *m)
 /* s's turbo record, from memo when it holds this reading's: turbostat is
  * read every few samples and its record (CPU names, sources, every
  * counter) was a tenth of the recorder's CPU a sample. */
-static void pack_turbo_memo(const struct turbo_raw *t, struct recpayload_memo *m,
+static void pack_turbo_memo(const struct turbo_raw *t, struct rec_payload_memo *m,
 			    struct strbuf *out)
 {
 	if (!m) {
@@ -1282,8 +1287,8 @@ static void pack_turbo_memo(const struct turbo_raw *t, struct recpayload_memo *m
 	sb_append(out, m->turbo.buf, m->turbo.len);
 }
 
-int recpayload_pack_sections(const struct snapshot *s, struct recpayload_memo *memo,
-			     struct strbuf *out)
+int rec_payload_pack_sections(const struct snapshot *s, struct rec_payload_memo *memo,
+			      struct strbuf *out)
 {
 	const struct workload_raw *w = s->workload;
 
@@ -1304,7 +1309,7 @@ int recpayload_pack_sections(const struct snapshot *s, struct recpayload_memo *m
 	return out->err;
 }
 
-int recpayload_pack_procs(const struct snapshot *s, struct strbuf *out)
+int rec_payload_pack_procs(const struct snapshot *s, struct strbuf *out)
 {
 	if (s->workload)
 		pack_procs(&s->workload->procs, out);
@@ -1347,7 +1352,7 @@ static void workload_reset(struct workload_raw *w)
 		not_recorded(&w->pressure.res[i].status);
 }
 
-void recpayload_unpack_begin(struct snapshot *s)
+void rec_payload_unpack_begin(struct snapshot *s)
 {
 	if (s->workload)
 		workload_reset(s->workload);
@@ -1356,7 +1361,7 @@ void recpayload_unpack_begin(struct snapshot *s)
 	memset(s->cadence, 0, sizeof(s->cadence)); /* none recorded before version 3 */
 }
 
-void recpayload_unpack_end(struct snapshot *s, bool had_turbo, bool had_workload)
+void rec_payload_unpack_end(struct snapshot *s, bool had_turbo, bool had_workload)
 {
 	if (!had_turbo) {
 		turbo_raw_free(s->turbo);
@@ -1383,7 +1388,7 @@ static int workload_of(struct snapshot *s, struct workload_raw **ret)
 	return 0;
 }
 
-int recpayload_unpack_section(uint16_t tag, const char *p, size_t len, struct snapshot *s)
+int rec_payload_unpack_section(uint16_t tag, const char *p, size_t len, struct snapshot *s)
 {
 	struct workload_raw *w = NULL;
 	struct rd r;
@@ -1454,7 +1459,7 @@ int recpayload_unpack_section(uint16_t tag, const char *p, size_t len, struct sn
 
 /* ---- the topology ---- */
 
-int recpayload_pack_topology(const struct topology *t, struct strbuf *o)
+int rec_payload_pack_topology(const struct topology *t, struct strbuf *o)
 {
 	size_t at = rec_open(o, REC_TAG_TOPOLOGY);
 	const struct topo_irqbalance *ib = &t->irqbalance;
@@ -1558,18 +1563,18 @@ int recpayload_pack_topology(const struct topology *t, struct strbuf *o)
 	return o->err;
 }
 
-int recpayload_pack_topology_memo(const struct topology *t, struct recpayload_memo *m,
-				  struct strbuf *out)
+int rec_payload_pack_topology_memo(const struct topology *t, struct rec_payload_memo *m,
+				   struct strbuf *out)
 {
 	if (!m)
-		return recpayload_pack_topology(t, out);
+		return rec_payload_pack_topology(t, out);
 	/* formatting every IRQ's affinity each second: a tenth of the
 	 * recorder's CPU a sample, for a topology re-read every few minutes */
 	if (!m->topo_ok) {
 		sb_reset(&m->topo);
-		if (recpayload_pack_topology(t, &m->topo) < 0) {
+		if (rec_payload_pack_topology(t, &m->topo) < 0) {
 			sb_reset(&m->topo);
-			return recpayload_pack_topology(t, out);
+			return rec_payload_pack_topology(t, out);
 		}
 		m->topo_ok = true;
 	}
@@ -1580,7 +1585,7 @@ int recpayload_pack_topology_memo(const struct topology *t, struct recpayload_me
 /* Room for one more row of a topology table, bounded. */
 static int topo_row(void **arr, size_t *n, size_t *cap, size_t size, struct rd *r)
 {
-	if (*n >= RECPAYLOAD_TOPO_MAX) {
+	if (*n >= REC_PAYLOAD_TOPO_MAX) {
 		r->bad = true;
 		return -EBADMSG;
 	}
@@ -1641,7 +1646,7 @@ static int unpack_topo_line(struct rd *r, struct topology *t)
 		r_set(r, &d->local_cpus);
 		n = r_u(r);
 		/* all devices' vectors, bounded together */
-		if (n > RECPAYLOAD_DEVIRQS_MAX - r->total) {
+		if (n > REC_PAYLOAD_DEVIRQS_MAX - r->total) {
 			r->bad = true;
 			return -EBADMSG;
 		}
@@ -1733,7 +1738,7 @@ static int unpack_topo_line(struct rd *r, struct topology *t)
 	}
 }
 
-int recpayload_unpack_topology(const char *p, size_t len, struct topology *ret)
+int rec_payload_unpack_topology(const char *p, size_t len, struct topology *ret)
 {
 	struct topology t = { 0 };
 	struct rd r;
@@ -1763,8 +1768,8 @@ int recpayload_unpack_topology(const char *p, size_t len, struct topology *ret)
 	return 0;
 }
 
-int recpayload_next(const char **pos, const char *end, uint16_t *ret_tag, int32_t *ret_err,
-		    const char **ret_p, size_t *ret_len)
+int rec_payload_next(const char **pos, const char *end, uint16_t *ret_tag, int32_t *ret_err,
+		     const char **ret_p, size_t *ret_len)
 {
 	const unsigned char *h = (const unsigned char *)*pos;
 	uint32_t e = 0, l = 0;
@@ -1785,8 +1790,8 @@ int recpayload_next(const char **pos, const char *end, uint16_t *ret_tag, int32_
 	return 1;
 }
 
-int recpayload_find(const void *buf, size_t len, uint16_t tag, const char **ret_p, size_t *ret_len,
-		    int32_t *ret_err)
+int rec_payload_find(const void *buf, size_t len, uint16_t tag, const char **ret_p, size_t *ret_len,
+		     int32_t *ret_err)
 {
 	const char *pos = buf, *end = pos + len, *p;
 	uint16_t t;
@@ -1794,7 +1799,7 @@ int recpayload_find(const void *buf, size_t len, uint16_t tag, const char **ret_
 	size_t l;
 	int r;
 
-	while ((r = recpayload_next(&pos, end, &t, &e, &p, &l)) > 0)
+	while ((r = rec_payload_next(&pos, end, &t, &e, &p, &l)) > 0)
 		if (t == tag) {
 			*ret_p = p;
 			*ret_len = l;

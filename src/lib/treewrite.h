@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * record: writing a recorded tree (iotriage capture, and the recorded
+ * treewrite: writing a captured tree (iotriage capture, and the recorded
  * answers apply rewrites under --root). Every path is resolved one
  * component at a time under a directory fd without following a symbolic
  * link, and every file is created anew, so a tree prepared by someone else
  * cannot redirect a write outside it. Never prints.
  */
-#ifndef IOTRIAGE_RECORD_H
-#define IOTRIAGE_RECORD_H
+#ifndef IOTRIAGE_TREEWRITE_H
+#define IOTRIAGE_TREEWRITE_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -23,7 +23,7 @@
  * or what is wrong and the fix (-ELOOP a symlink, -EPERM another owner,
  * -ENOTEMPTY not empty).
  */
-int record_open_top(const char *dir, char *why, size_t why_size);
+int treewrite_open_top(const char *dir, char *why, size_t why_size);
 
 /*
  * Opens the directory rel under dfd (rel relative, no "." or ".."
@@ -31,7 +31,7 @@ int record_open_top(const char *dir, char *why, size_t why_size);
  * is set. A symbolic link on the way is -ELOOP (or -ENOTDIR), never
  * followed. Returns an fd (O_DIRECTORY, O_CLOEXEC) or -errno.
  */
-int record_open_dir(int dfd, const char *rel, int create);
+int treewrite_open_dir(int dfd, const char *rel, int create);
 
 /*
  * Opens name under dfd (AT_FDCWD: a path) with flags (O_RDONLY or O_WRONLY;
@@ -43,7 +43,7 @@ int record_open_dir(int dfd, const char *rel, int create);
  * be NULL) gets its stat.
  */
 struct stat;
-int record_open_regular(int dfd, const char *name, int flags, struct stat *ret_st);
+int treewrite_open_regular(int dfd, const char *name, int flags, struct stat *ret_st);
 
 /*
  * Opens rel under dfd with flags (O_RDONLY or O_WRONLY, no O_CREAT),
@@ -52,24 +52,24 @@ int record_open_regular(int dfd, const char *name, int flags, struct stat *ret_s
  * device driver's open run): -EXDEV otherwise, -ELOOP for a link. Returns
  * an fd (O_NONBLOCK) or -errno.
  */
-int record_openat(int dfd, const char *rel, int flags);
+int treewrite_openat(int dfd, const char *rel, int flags);
 
 /*
- * Creates the file rel under dfd (its directories as record_open_dir()
+ * Creates the file rel under dfd (its directories as treewrite_open_dir()
  * does) with mode, write-only. One already there (an earlier write of the
  * same run, or anything planted: a symlink, a hard link) is unlinked first,
  * never opened. Returns an fd (O_CLOEXEC) or -errno.
  */
-int record_create(int dfd, const char *rel, mode_t mode);
+int treewrite_create(int dfd, const char *rel, mode_t mode);
 
 /* All len bytes of buf to fd, through short writes and EINTR. 0 or -errno
  * (-ENOSPC for a write that takes nothing). */
-int record_write_all(int fd, const void *buf, size_t len);
+int treewrite_write_all(int fd, const void *buf, size_t len);
 
-/* record_create() with mode 0644, then len bytes of buf. 0 or -errno. */
-int record_write(int dfd, const char *rel, const void *buf, size_t len);
-/* The same with mode (record_copy_mode()'s, or 0600 for what only root may ask). */
-int record_write_mode(int dfd, const char *rel, const void *buf, size_t len, mode_t mode);
+/* treewrite_create() with mode 0644, then len bytes of buf. 0 or -errno. */
+int treewrite_write(int dfd, const char *rel, const void *buf, size_t len);
+/* The same with mode (treewrite_copy_mode()'s, or 0600 for what only root may ask). */
+int treewrite_write_mode(int dfd, const char *rel, const void *buf, size_t len, mode_t mode);
 /*
  * The mode a copy of the file open at fd is written with: 0644 when others
  * may read it where it was read, else 0600. A process's /proc/PID/io
@@ -77,19 +77,19 @@ int record_write_mode(int dfd, const char *rel, const void *buf, size_t len, mod
  * counter (root's since PLATYPUS) or a debugfs file stay root's in a
  * capture, not every local user's.
  */
-mode_t record_copy_mode(int fd);
+mode_t treewrite_copy_mode(int fd);
 
 /* Copies the host file rel under src to rel under dfd, read whole through pf
  * (left closed, its buffer kept for the next copy). 0 or -errno (the
  * source's -ENOENT etc. for the caller to judge). */
-int record_copy(const struct root *src, int dfd, const char *rel, struct procfile *pf);
+int treewrite_copy(const struct root *src, int dfd, const char *rel, struct procfile *pf);
 
 /* Creates rel under dfd as a symbolic link holding target (its text only:
  * it is never followed while recording). 0 or -errno. */
-int record_symlink(int dfd, const char *rel, const char *target);
+int treewrite_symlink(int dfd, const char *rel, const char *target);
 
-/* How record_private_dir() names the directory in its refusals. */
-struct record_dir_words {
+/* How treewrite_private_dir() names the directory in its refusals. */
+struct treewrite_dir_words {
 	const char *what;   /* "the undo journal" */
 	const char *risk;   /* what another writer could do, ending before the fix */
 	const char *option; /* the option that names another directory */
@@ -106,7 +106,7 @@ struct record_dir_words {
  * (O_DIRECTORY, O_CLOEXEC) or -errno with why set: the directory at fault,
  * what is wrong and the fix ("chown root:root DIR && chmod 0700 DIR").
  */
-int record_private_dir(int start_fd, const char *start_shown, const char *rel,
-		       const struct record_dir_words *w, char *why, size_t why_size);
+int treewrite_private_dir(int start_fd, const char *start_shown, const char *rel,
+			  const struct treewrite_dir_words *w, char *why, size_t why_size);
 
 #endif

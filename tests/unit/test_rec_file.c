@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The flight recorder's pure parts: CRC32C's check value, the delta frame
- * codec (recdiff) round-tripping what /proc prints, and refusing what a
+ * codec (rec_diff) round-tripping what /proc prints, and refusing what a
  * damaged or hostile recording holds without reading outside its bytes;
  * stored frames and sealing (format version 4) in a temporary directory.
  */
@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "recdiff.h"
-#include "recfile.h"
+#include "rec_diff.h"
+#include "rec_file.h"
 #include "strbuf.h"
 #include "tree_util.h"
 
@@ -70,8 +70,8 @@ static void roundtrip_n(const char *a, size_t an, const char *b, size_t bn)
 {
 	struct strbuf d = { 0 }, out = { 0 };
 
-	assert_int_equal(recdiff_encode(a, an, b, bn, &d), 0);
-	assert_int_equal(recdiff_decode(a, an, d.buf ? d.buf : "", d.len, 1 << 20, &out), 0);
+	assert_int_equal(rec_diff_encode(a, an, b, bn, &d), 0);
+	assert_int_equal(rec_diff_decode(a, an, d.buf ? d.buf : "", d.len, 1 << 20, &out), 0);
 	assert_int_equal(out.len, bn);
 	assert_memory_equal(out.buf ? out.buf : "", b, out.len);
 	sb_free(&d);
@@ -83,7 +83,7 @@ static void roundtrip(const char *a, const char *b)
 	roundtrip_n(a, strlen(a), b, strlen(b));
 }
 
-static void test_recdiff_roundtrip(void **state)
+static void test_rec_diff_roundtrip(void **state)
 {
 	(void)state;
 	roundtrip("", "");
@@ -121,7 +121,7 @@ static void test_recdiff_roundtrip(void **state)
  * few changed: the encoder counts the unchanged numbers eight bytes at a
  * time, so runs cross word boundaries at every offset; a miscount would
  * put a change on the wrong number and fail the round trip. */
-static void test_recdiff_long_lines(void **state)
+static void test_rec_diff_long_lines(void **state)
 {
 	static char a[8192], b[8192];
 
@@ -152,7 +152,7 @@ static void test_recdiff_long_lines(void **state)
 	}
 }
 
-static void test_recdiff_hostile(void **state)
+static void test_rec_diff_hostile(void **state)
 {
 	static const char prev[] = "cpu 1 2 3\nintr 5\n";
 	struct strbuf out = { 0 };
@@ -160,24 +160,25 @@ static void test_recdiff_hostile(void **state)
 
 	(void)state;
 	/* unknown op, truncated varint, SAME past the end, RAW overrunning */
-	assert_int_equal(recdiff_decode(prev, sizeof(prev) - 1, "\x09", 1, 1 << 20, &out),
+	assert_int_equal(rec_diff_decode(prev, sizeof(prev) - 1, "\x09", 1, 1 << 20, &out),
 			 -EBADMSG);
-	assert_int_equal(recdiff_decode(prev, sizeof(prev) - 1, "\x01\x80", 2, 1 << 20, &out),
+	assert_int_equal(rec_diff_decode(prev, sizeof(prev) - 1, "\x01\x80", 2, 1 << 20, &out),
 			 -EBADMSG);
-	assert_int_equal(recdiff_decode(prev, sizeof(prev) - 1, "\x01\x7f", 2, 1 << 20, &out),
+	assert_int_equal(rec_diff_decode(prev, sizeof(prev) - 1, "\x01\x7f", 2, 1 << 20, &out),
 			 -EBADMSG);
-	assert_int_equal(recdiff_decode(prev, sizeof(prev) - 1,
-					"\x03\x7f"
-					"ab",
-					4, 1 << 20, &out),
+	assert_int_equal(rec_diff_decode(prev, sizeof(prev) - 1,
+					 "\x03\x7f"
+					 "ab",
+					 4, 1 << 20, &out),
 			 -EBADMSG);
 	/* NUMS with too few changes; SPARSE with changes for numbers not there */
-	assert_int_equal(recdiff_decode(prev, sizeof(prev) - 1, "\x02\x00", 2, 1 << 20, &out),
+	assert_int_equal(rec_diff_decode(prev, sizeof(prev) - 1, "\x02\x00", 2, 1 << 20, &out),
 			 -EBADMSG);
 	assert_int_equal(
-	    recdiff_decode(prev, sizeof(prev) - 1, "\x04\x01\x05\x02", 4, 1 << 20, &out), -EBADMSG);
+	    rec_diff_decode(prev, sizeof(prev) - 1, "\x04\x01\x05\x02", 4, 1 << 20, &out),
+	    -EBADMSG);
 	/* the output bound */
-	assert_int_equal(recdiff_decode(prev, sizeof(prev) - 1, "\x01\x02", 2, 4, &out), -EFBIG);
+	assert_int_equal(rec_diff_decode(prev, sizeof(prev) - 1, "\x01\x02", 2, 4, &out), -EFBIG);
 	/* random bytes never crash (ASan builds check the reads) */
 	srand(1);
 	for (int i = 0; i < 20000; i++) {
@@ -185,7 +186,7 @@ static void test_recdiff_hostile(void **state)
 
 		for (size_t k = 0; k < n; k++)
 			junk[k] = (char)(rand() % 6);
-		recdiff_decode(prev, sizeof(prev) - 1, junk, n, 1 << 16, &out);
+		rec_diff_decode(prev, sizeof(prev) - 1, junk, n, 1 << 16, &out);
 	}
 	sb_free(&out);
 }
@@ -197,7 +198,7 @@ static void test_recdiff_hostile(void **state)
  * would decode to 21 MB against a bound of 2: the bound holds inside the
  * line, not only after it.
  */
-static void test_recdiff_bomb(void **state)
+static void test_rec_diff_bomb(void **state)
 {
 	const size_t nums = 1000000, max = 2 * nums + 1;
 	struct strbuf prev = { 0 }, diff = { 0 }, out = { 0 };
@@ -210,7 +211,8 @@ static void test_recdiff_bomb(void **state)
 	for (size_t i = 0; i < nums; i++)
 		sb_putc(&diff, 1); /* zigzag 1: -1 */
 	assert_false(prev.err || diff.err);
-	assert_int_equal(recdiff_decode(prev.buf, prev.len, diff.buf, diff.len, max, &out), -EFBIG);
+	assert_int_equal(rec_diff_decode(prev.buf, prev.len, diff.buf, diff.len, max, &out),
+			 -EFBIG);
 	/* what the decoder held: about the bound, never ten times it */
 	assert_true(out.cap <= 2 * max + 64);
 	/* the same through SPARSE: a million pairs (0 unchanged before, -1) */
@@ -220,7 +222,8 @@ static void test_recdiff_bomb(void **state)
 	for (size_t i = 0; i < nums; i++)
 		sb_append(&diff, "\x00\x01", 2);
 	sb_free(&out);
-	assert_int_equal(recdiff_decode(prev.buf, prev.len, diff.buf, diff.len, max, &out), -EFBIG);
+	assert_int_equal(rec_diff_decode(prev.buf, prev.len, diff.buf, diff.len, max, &out),
+			 -EFBIG);
 	assert_true(out.cap <= 2 * max + 64);
 	sb_free(&prev);
 	sb_free(&diff);
@@ -228,7 +231,7 @@ static void test_recdiff_bomb(void **state)
 }
 
 /* Payload i of a /proc/stat-like text whose counters move; every 7th one
- * much longer than RECFILE_STORE_MAX (compressed at once, not stored). */
+ * much longer than REC_FILE_STORE_MAX (compressed at once, not stored). */
 static size_t payload(char *buf, size_t size, int i)
 {
 	size_t n = 0;
@@ -357,7 +360,7 @@ static void remove_frames(const char *dir, int dirfd)
 static void test_store_and_seal(void **state)
 {
 	static char buf[256 << 10];
-	char dir[] = "/tmp/iotr-recfile-XXXXXX", name[256];
+	char dir[] = "/tmp/iotr-rec_file-XXXXXX", name[256];
 	struct recwriter_opts o = {
 		.interval_ms = 1000, .host = "h", .mode = "daemon", .store = true, .run_id = 7
 	};
@@ -385,7 +388,7 @@ static void test_store_and_seal(void **state)
 	assert_int_equal(recwriter_seal(w, 0, NULL, &st), 0);
 	recwriter_close(w);
 	seg = segment_bytes(dir, &len, name, sizeof(name));
-	assert_int_equal(le32(seg + 8), RECFILE_VERSION);
+	assert_int_equal(le32(seg + 8), REC_FILE_VERSION);
 	assert_int_equal(le32(seg + 164) & 1, 1); /* the header says: stored */
 	count_frames(seg, len, &all, &stored);
 	assert_int_equal(all, 70);
@@ -469,7 +472,7 @@ static void test_store_and_seal(void **state)
  * is, for the reader to report what it lost. */
 static void test_seal_leaves_damage(void **state)
 {
-	char dir[] = "/tmp/iotr-recfile-XXXXXX", name[256], path[1024];
+	char dir[] = "/tmp/iotr-rec_file-XXXXXX", name[256], path[1024];
 	struct recwriter_opts o = { .interval_ms = 1000, .store = true, .run_id = 9 };
 	struct recwriter_compact_stats st = { 0 };
 	struct recwriter *w;
@@ -532,7 +535,7 @@ static void *sealer_main(void *arg)
 static void test_seal_concurrent(void **state)
 {
 	static char buf[256 << 10];
-	char dir[] = "/tmp/iotr-recfile-XXXXXX";
+	char dir[] = "/tmp/iotr-rec_file-XXXXXX";
 	struct recwriter_opts o = {
 		.interval_ms = 1000, .store = true, .run_id = 11, .max_bytes = (uint64_t)4 << 20
 	};
@@ -584,7 +587,7 @@ static void test_seal_concurrent(void **state)
  * after it was listed. */
 static void test_reader_not_regular(void **state)
 {
-	char dir[] = "/tmp/iotr-recfile-XXXXXX", p[1024], name[256], why[256];
+	char dir[] = "/tmp/iotr-rec_file-XXXXXX", p[1024], name[256], why[256];
 	struct recwriter_opts o = { .interval_ms = 1000, .run_id = 5 };
 	unsigned major_free = tree_free_char_major();
 	struct recreader *r;
@@ -678,7 +681,7 @@ static void test_damaged_frame_header(void **state)
 
 	(void)state;
 	for (int store = 0; store < 2; store++) {
-		char dir[] = "/tmp/iotr-recfile-XXXXXX", name[256], path[1024];
+		char dir[] = "/tmp/iotr-rec_file-XXXXXX", name[256], path[1024];
 		struct recwriter_opts o = { .interval_ms = 1000, .run_id = 3, .key_every = KEY };
 		unsigned char *seg, *copy;
 		size_t len, off;
@@ -718,7 +721,7 @@ static void test_damaged_frame_header(void **state)
  * damage said once. */
 static void test_damaged_segment_header(void **state)
 {
-	char dir[] = "/tmp/iotr-recfile-XXXXXX", name[256], path[1024];
+	char dir[] = "/tmp/iotr-rec_file-XXXXXX", name[256], path[1024];
 	struct recwriter_opts o = { .interval_ms = 1000, .run_id = 4, .key_every = 10 };
 	enum { N = 12 };
 	unsigned char *seg, *copy;
@@ -729,12 +732,12 @@ static void test_damaged_segment_header(void **state)
 	o.store = true;
 	write_frames(dir, &o, N, true);
 	seg = segment_bytes(dir, &len, name, sizeof(name));
-	assert_int_equal(le32(seg + 8), RECFILE_VERSION);
-	assert_int_equal(le32(seg + 12), RECFILE_HDR_BYTES);
+	assert_int_equal(le32(seg + 8), REC_FILE_VERSION);
+	assert_int_equal(le32(seg + 12), REC_FILE_HDR_BYTES);
 	snprintf(path, sizeof(path), "%s/copy-%s", dir, name);
 	copy = malloc(len);
 	assert_non_null(copy);
-	for (size_t at = 0; at < RECFILE_HDR_BYTES; at++)
+	for (size_t at = 0; at < REC_FILE_HDR_BYTES; at++)
 		for (int w = 0; w < 2; w++) {
 			memcpy(copy, seg, len);
 			copy[at] ^= w ? 0xff : 0x01;
@@ -764,7 +767,7 @@ static void put_le32(unsigned char *p, uint32_t v)
 static void test_writer_thread(void **state)
 {
 	static char buf[256 << 10];
-	char dir[] = "/tmp/iotr-recfile-XXXXXX", name[256], path[1024], why[256];
+	char dir[] = "/tmp/iotr-rec_file-XXXXXX", name[256], path[1024], why[256];
 	struct recwriter_opts o = { .interval_ms = 1000, .run_id = 6, .key_every = 10 };
 	struct recwriter_stats st;
 	struct recwriter *w;
@@ -799,7 +802,7 @@ static void test_writer_thread(void **state)
 		    1);
 	}
 	recwriter_stats(w, &st);
-	assert_int_equal(st.queue_max, RECFILE_QUEUE_MAX);
+	assert_int_equal(st.queue_max, REC_FILE_QUEUE_MAX);
 	assert_int_equal(st.dropped, 0);
 	recwriter_close(w);
 	sb_free(&sb);
@@ -845,7 +848,7 @@ static void test_gap_after_unwritten(void **state)
 
 	(void)state;
 	for (int threaded = 0; threaded < 2; threaded++) {
-		char dir[] = "/tmp/iotr-recfile-XXXXXX", why[256];
+		char dir[] = "/tmp/iotr-rec_file-XXXXXX", why[256];
 		struct recwriter_opts o = { .interval_ms = 1000, .run_id = 8, .key_every = 10 };
 		struct recwriter *w;
 		struct recreader *r;
@@ -860,7 +863,7 @@ static void test_gap_after_unwritten(void **state)
 		if (threaded)
 			assert_int_equal(recwriter_start_thread(w), 0);
 		for (i = 0; i < 12; i++) {
-			size_t len = i == 5 ? RECFILE_RAW_MAX + 1
+			size_t len = i == 5 ? REC_FILE_RAW_MAX + 1
 					    : payload(buf, sizeof(buf), i % 7 == 3 ? 4 : i);
 
 			assert_int_equal(
@@ -892,10 +895,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crc32c),
 		cmocka_unit_test(test_crc32c_every_length),
-		cmocka_unit_test(test_recdiff_roundtrip),
-		cmocka_unit_test(test_recdiff_long_lines),
-		cmocka_unit_test(test_recdiff_hostile),
-		cmocka_unit_test(test_recdiff_bomb),
+		cmocka_unit_test(test_rec_diff_roundtrip),
+		cmocka_unit_test(test_rec_diff_long_lines),
+		cmocka_unit_test(test_rec_diff_hostile),
+		cmocka_unit_test(test_rec_diff_bomb),
 		cmocka_unit_test(test_store_and_seal),
 		cmocka_unit_test(test_seal_leaves_damage),
 		cmocka_unit_test(test_seal_concurrent),

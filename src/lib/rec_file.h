@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * recfile: the flight recorder's segment files (doc/recording.md). A
+ * rec_file: the flight recorder's segment files (doc/recording.md). A
  * segment is a 256-byte header (magic, format version, host, boot id, run
  * id, interval) followed by frames, one per sample: a 52-byte header (sample
  * id, times, lengths, CRC32C) and a zstd payload, a key frame (the payload
- * itself) every key_every frames and delta frames (its recdiff from the
+ * itself) every key_every frames and delta frames (its rec_diff from the
  * previous payload) between. The payload is opaque here: collect packs and
  * unpacks it. The writer appends, rotates and deletes segments through one
  * directory fd; the reader treats every byte as hostile. Never prints.
  */
-#ifndef IOTRIAGE_RECFILE_H
-#define IOTRIAGE_RECFILE_H
+#ifndef IOTRIAGE_REC_FILE_H
+#define IOTRIAGE_REC_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,27 +19,27 @@
 /* The format this code writes; the reader reads every version up to it.
  * 2: the header's keep_every (compaction); 3: the payload holds the
  * optional sections, their cadence and the topology too
- * (collect/recpayload.c); frames unchanged; 4: a frame may be stored
+ * (collect/rec_payload.c); frames unchanged; 4: a frame may be stored
  * uncompressed (a live segment, the header says so), sealed later; 5: the
  * header twice (a flipped byte in one costs nothing), a frame flag for
  * samples the writer's queue dropped before it. */
-#define RECFILE_VERSION	 5
-#define RECFILE_HDR_SIZE 256
+#define REC_FILE_VERSION  5
+#define REC_FILE_HDR_SIZE 256
 /* What precedes the frames in a segment of this version: the header and
  * its copy (versions 1-4: the header alone) */
-#define RECFILE_HDR_BYTES (2 * RECFILE_HDR_SIZE)
-#define RECFILE_FRAME_HDR 52
+#define REC_FILE_HDR_BYTES (2 * REC_FILE_HDR_SIZE)
+#define REC_FILE_FRAME_HDR 52
 /* A frame's payload, uncompressed: a big-256 host's sources are ~7 MB. */
-#define RECFILE_RAW_MAX ((size_t)192 << 20)
+#define REC_FILE_RAW_MAX ((size_t)192 << 20)
 /* A segment the reader loads whole: the writer's segments are <= 16 MiB. */
-#define RECFILE_SEG_MAX ((size_t)256 << 20)
+#define REC_FILE_SEG_MAX ((size_t)256 << 20)
 /* Frames between key frames unless told: a minute at 1 Hz. */
-#define RECFILE_KEY_EVERY 60
+#define REC_FILE_KEY_EVERY 60
 /* With recwriter_opts.store, a frame up to this size (its difference, or a
  * key frame's payload) goes out uncompressed; a larger one is compressed
  * at once (its zstd is not a cold start's cost, and the live segment stays
  * small on a big host). */
-#define RECFILE_STORE_MAX ((size_t)16 << 10)
+#define REC_FILE_STORE_MAX ((size_t)16 << 10)
 
 /* CRC32C (Castagnoli, reflected polynomial 0x82F63B78), seeded with crc
  * (0 to start); the usual pre/post inversion is inside. */
@@ -51,24 +51,24 @@ struct recwriter_opts {
 	uint64_t max_bytes;   /* all segments together; 0: 256 MiB */
 	int64_t max_age_s;    /* segments whose data are all older are removed; 0: no limit */
 	uint64_t min_free;    /* stop recording under this many free bytes; 0: no floor */
-	unsigned key_every;   /* 0: RECFILE_KEY_EVERY */
+	unsigned key_every;   /* 0: REC_FILE_KEY_EVERY */
 	int level;	      /* zstd level; 0: 1 */
 	const char *host;
 	const char *mode;
 	const char *boot_id; /* /proc/sys/kernel/random/boot_id's text; NULL: none */
 	uint64_t run_id;     /* tells one daemon run's segments from the next's */
-	/* frames of up to RECFILE_STORE_MAX stored uncompressed: no zstd on
+	/* frames of up to REC_FILE_STORE_MAX stored uncompressed: no zstd on
 	 * the sampling path; recwriter_seal() compresses the segment once it
 	 * is closed (doc/recording.md, "Sealing") */
 	bool store;
-	unsigned queue_max; /* recwriter_start_thread()'s queue; 0: RECFILE_QUEUE_MAX */
+	unsigned queue_max; /* recwriter_start_thread()'s queue; 0: REC_FILE_QUEUE_MAX */
 };
 
 /* The queue of an async writer: a minute at 1 Hz of a disk that does not
  * take a write, at most this many bytes of payloads (a big host's are MBs;
  * one frame always fits). */
-#define RECFILE_QUEUE_MAX   64
-#define RECFILE_QUEUE_BYTES ((size_t)64 << 20)
+#define REC_FILE_QUEUE_MAX   64
+#define REC_FILE_QUEUE_BYTES ((size_t)64 << 20)
 
 struct recwriter_stats {
 	bool recording;	    /* false: stopped, reason says why */
@@ -105,7 +105,7 @@ int recwriter_open(const struct recwriter_opts *o, struct recwriter **ret_w);
  * Starts w's own thread: from then on appends are queued to it, and it
  * writes, fsyncs, rotates and removes, so that recwriter_append() never
  * waits on the disk; a frame that finds the queue full (o.queue_max
- * frames, or RECFILE_QUEUE_BYTES of payloads) is dropped and counted, and
+ * frames, or REC_FILE_QUEUE_BYTES of payloads) is dropped and counted, and
  * the next frame written says so (doc/recording.md, "Never waits on the
  * disk"). Start it after any fork (a thread does not survive one). 0 or
  * -errno (appends stay synchronous).
@@ -113,7 +113,7 @@ int recwriter_open(const struct recwriter_opts *o, struct recwriter **ret_w);
 int recwriter_start_thread(struct recwriter *w);
 
 /*
- * Appends one frame: payload (len bytes, <= RECFILE_RAW_MAX) of the sample
+ * Appends one frame: payload (len bytes, <= REC_FILE_RAW_MAX) of the sample
  * id taken at mono_ns/real_ns. One write() per frame (a kill -9 loses at
  * most the frame being written); fsync at most every 10 s of mono_ns and
  * at each segment close. Returns 1 written, 0 not written because

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The flight recorder's payload beyond the core files (collect/recpayload.c):
+ * The flight recorder's payload beyond the core files (collect/rec_payload.c):
  * every section's raw table round-trips through its record, a section the
  * payload lacks stays absent, and a hostile record is refused (its source
  * unavailable) without reading outside its bytes or allocating past a bound.
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "recpayload.h"
+#include "rec_payload.h"
 #include "snapshot.h"
 #include "strbuf.h"
 #include "turbo.h"
@@ -196,9 +196,9 @@ static int unpack_all(const struct strbuf *b, struct snapshot *s)
 	size_t l;
 	int r = 0, e;
 
-	recpayload_unpack_begin(s);
-	while ((e = recpayload_next(&pos, end, &tag, &err, &p, &l)) > 0) {
-		e = recpayload_unpack_section(tag, p, l, s);
+	rec_payload_unpack_begin(s);
+	while ((e = rec_payload_next(&pos, end, &tag, &err, &p, &l)) > 0) {
+		e = rec_payload_unpack_section(tag, p, l, s);
 		if (e < 0 && !r)
 			r = e;
 		if (tag == REC_TAG_TURBO)
@@ -207,14 +207,14 @@ static int unpack_all(const struct strbuf *b, struct snapshot *s)
 			had_workload = true;
 	}
 	assert_int_equal(e, 0);
-	recpayload_unpack_end(s, had_turbo, had_workload);
+	rec_payload_unpack_end(s, had_turbo, had_workload);
 	return r;
 }
 
 static void pack_all(const struct snapshot *s, struct strbuf *b)
 {
-	assert_int_equal(recpayload_pack_sections(s, NULL, b), 0);
-	assert_int_equal(recpayload_pack_procs(s, b), 0);
+	assert_int_equal(rec_payload_pack_sections(s, NULL, b), 0);
+	assert_int_equal(rec_payload_pack_procs(s, b), 0);
 }
 
 static void test_roundtrip(void **state)
@@ -342,8 +342,8 @@ static void test_topology_roundtrip(void **state)
 					   .rotational = 0 };
 	snprintf(t.missing[0], sizeof(t.missing[0]), "/proc/irq/N/effective_affinity_list");
 	t.nmissing = 1;
-	assert_int_equal(recpayload_pack_topology(&t, &p), 0);
-	assert_int_equal(recpayload_unpack_topology(p.buf + 12, p.len - 12, &u), 0);
+	assert_int_equal(rec_payload_pack_topology(&t, &p), 0);
+	assert_int_equal(rec_payload_unpack_topology(p.buf + 12, p.len - 12, &u), 0);
 	assert_true(cpuset_has(&u.online, 1000));
 	assert_int_equal(u.nirqs, 2);
 	assert_int_equal(u.irqs[0].irq, 37);
@@ -359,7 +359,7 @@ static void test_topology_roundtrip(void **state)
 	assert_int_equal(u.blocks[0].nr_requests, 256);
 	assert_int_equal(u.blocks[0].read_ahead_kb, -1);
 	assert_string_equal(u.missing[0], t.missing[0]);
-	assert_int_equal(recpayload_pack_topology(&u, &q), 0);
+	assert_int_equal(rec_payload_pack_topology(&u, &q), 0);
 	assert_int_equal(q.len, p.len);
 	assert_memory_equal(q.buf, p.buf, p.len);
 	topology_free(&u);
@@ -367,8 +367,8 @@ static void test_topology_roundtrip(void **state)
 	/* an IRQ pointing past the devices: refused, nothing returned */
 	t.irqs[1].dev = 1;
 	sb_reset(&p);
-	assert_int_equal(recpayload_pack_topology(&t, &p), 0);
-	assert_int_equal(recpayload_unpack_topology(p.buf + 12, p.len - 12, &v), -EBADMSG);
+	assert_int_equal(rec_payload_pack_topology(&t, &p), 0);
+	assert_int_equal(rec_payload_unpack_topology(p.buf + 12, p.len - 12, &v), -EBADMSG);
 	topology_free(&t);
 	sb_free(&p);
 	sb_free(&q);
@@ -380,7 +380,7 @@ static void test_topology_roundtrip(void **state)
 static void test_memo(void **state)
 {
 	struct snapshot a = full_snapshot();
-	struct recpayload_memo m = { 0 };
+	struct rec_payload_memo m = { 0 };
 	struct strbuf fresh = { 0 }, memo = { 0 };
 	struct topology t = { 0 };
 
@@ -404,16 +404,16 @@ static void test_memo(void **state)
 		}
 		sb_reset(&fresh);
 		sb_reset(&memo);
-		assert_int_equal(recpayload_pack_sections(&a, NULL, &fresh), 0);
-		assert_int_equal(recpayload_pack_topology(&t, &fresh), 0);
-		assert_int_equal(recpayload_pack_sections(&a, &m, &memo), 0);
-		assert_int_equal(recpayload_pack_topology_memo(&t, &m, &memo), 0);
+		assert_int_equal(rec_payload_pack_sections(&a, NULL, &fresh), 0);
+		assert_int_equal(rec_payload_pack_topology(&t, &fresh), 0);
+		assert_int_equal(rec_payload_pack_sections(&a, &m, &memo), 0);
+		assert_int_equal(rec_payload_pack_topology_memo(&t, &m, &memo), 0);
 		assert_int_equal(memo.len, fresh.len);
 		assert_memory_equal(memo.buf, fresh.buf, fresh.len);
 		assert_true(m.turbo_ok);
 		assert_true(m.topo_ok);
 	}
-	recpayload_memo_free(&m);
+	rec_payload_memo_free(&m);
 	snapshot_free(&a);
 	sb_free(&fresh);
 	sb_free(&memo);
@@ -422,7 +422,7 @@ static void test_memo(void **state)
 /* One record of tag with body text into s. */
 static int unpack_text(uint16_t tag, const char *text, struct snapshot *s)
 {
-	return recpayload_unpack_section(tag, text, strlen(text), s);
+	return rec_payload_unpack_section(tag, text, strlen(text), s);
 }
 
 static void test_hostile(void **state)
@@ -440,7 +440,7 @@ static void test_hostile(void **state)
 	int n;
 
 	(void)state;
-	recpayload_unpack_begin(&s);
+	rec_payload_unpack_begin(&s);
 	for (size_t i = 0; i < sizeof(bad_procs) / sizeof(bad_procs[0]); i++) {
 		assert_int_equal(unpack_text(REC_TAG_PROCS, bad_procs[i], &s), -EBADMSG);
 		/* the source is unavailable, not a half table */
@@ -477,16 +477,16 @@ static void test_hostile(void **state)
 
 		for (int i = 0; i <= TOPO_MISSING_MAX; i++)
 			sb_puts(&b, "m\tx\n");
-		assert_int_equal(recpayload_unpack_topology(b.buf, b.len, &t), -EBADMSG);
+		assert_int_equal(rec_payload_unpack_topology(b.buf, b.len, &t), -EBADMSG);
 		sb_reset(&b);
-		/* more vectors than RECPAYLOAD_DEVIRQS_MAX, in one device or in all */
-		sb_printf(&b, "d\tp\td\t0\tn\t-1\t0\t0\t0\t%u\n", RECPAYLOAD_DEVIRQS_MAX + 1);
-		assert_int_equal(recpayload_unpack_topology(b.buf, b.len, &t), -EBADMSG);
+		/* more vectors than REC_PAYLOAD_DEVIRQS_MAX, in one device or in all */
+		sb_printf(&b, "d\tp\td\t0\tn\t-1\t0\t0\t0\t%u\n", REC_PAYLOAD_DEVIRQS_MAX + 1);
+		assert_int_equal(rec_payload_unpack_topology(b.buf, b.len, &t), -EBADMSG);
 		sb_reset(&b);
 		for (int i = 0; i < 3; i++)
 			sb_printf(&b, "d\tp\td\t0\tn\t-1\t0\t0\t0\t%u\n",
-				  RECPAYLOAD_DEVIRQS_MAX / 2);
-		assert_int_equal(recpayload_unpack_topology(b.buf, b.len, &t), -EBADMSG);
+				  REC_PAYLOAD_DEVIRQS_MAX / 2);
+		assert_int_equal(rec_payload_unpack_topology(b.buf, b.len, &t), -EBADMSG);
 		sb_free(&b);
 	}
 	snapshot_free(&s);

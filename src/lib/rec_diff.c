@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The flight recorder's delta frames: lines of the previous payload kept,
- * numbers of a changed line stored as differences. Ops (one byte, then
+ * rec_diff: the flight recorder's delta frames: lines of the previous
+ * payload kept, numbers of a changed line stored as differences. Ops (one byte, then
  * their operands):
  *   1 SAME n       the next n lines are the previous payload's
  *   2 NUMS d...    the next line is the previous one's with each number
@@ -17,13 +17,18 @@
  * A changed digit run takes part only when it reads back as printed: at
  * most 19 digits, no leading zero (so a changed "%010u" or "0.05" makes
  * its line RAW); an unchanged one is copied as text.
+ *
+ * One of the flight recorder's four files, rec_*: collect/rec_payload.c
+ * packs a sample's sections, lib/rec_diff.c makes a frame the difference
+ * from the last, lib/rec_file.c writes and reads the segments, daemon/rec.c
+ * drives them from iotriaged's loop (doc/recording.md).
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "recdiff.h"
+#include "rec_diff.h"
 #include "strbuf.h"
 
 enum { OP_SAME = 1, OP_NUMS = 2, OP_RAW = 3, OP_SPARSE = 4, OP_COPY = 5 };
@@ -306,8 +311,8 @@ static size_t line_len(const char *p, const char *end)
 	return nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
 }
 
-int recdiff_encode(const char *prev, size_t prev_len, const char *cur, size_t cur_len,
-		   struct strbuf *out)
+int rec_diff_encode(const char *prev, size_t prev_len, const char *cur, size_t cur_len,
+		    struct strbuf *out)
 {
 	const char *a = prev, *ae = prev + prev_len, *b = cur, *be = cur + cur_len;
 	struct strbuf pairs = { 0 };
@@ -356,8 +361,8 @@ static void put_dec(struct strbuf *out, uint64_t v)
 	sb_append(out, b + n, sizeof(b) - n);
 }
 
-int recdiff_decode(const char *prev, size_t prev_len, const char *diff, size_t diff_len, size_t max,
-		   struct strbuf *out)
+int rec_diff_decode(const char *prev, size_t prev_len, const char *diff, size_t diff_len,
+		    size_t max, struct strbuf *out)
 {
 	const unsigned char *p = (const unsigned char *)diff, *pe = p + diff_len;
 	const char *a = prev, *ae = prev + prev_len;

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The flight recorder's segment files: writer (append, rotate, retention,
- * free-space floor, bounded fsync cadence) and reader (every byte hostile:
+ * rec_file: the flight recorder's segment files: writer (append, rotate,
+ * retention, free-space floor, bounded fsync cadence) and reader (every byte hostile:
  * a torn tail, a bad CRC, a header that lies about lengths are skipped and
  * described, never trusted). The payload is opaque: collect packs it.
+ *
+ * One of the flight recorder's four files, rec_*: collect/rec_payload.c
+ * packs a sample's sections, lib/rec_diff.c makes a frame the difference
+ * from the last, lib/rec_file.c writes and reads the segments, daemon/rec.c
+ * drives them from iotriaged's loop (doc/recording.md).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,16 +28,16 @@
 #include <zstd.h>
 
 #include "grow.h"
-#include "recdiff.h"
-#include "recfile.h"
-#include "record.h"
+#include "rec_diff.h"
+#include "rec_file.h"
+#include "treewrite.h"
 #include "root.h"
 #include "strbuf.h"
 
 static const char seg_magic[8] = { 'I', 'O', 'T', 'R', 'R', 'E', 'C', '\n' };
 #define FRAME_MAGIC 0x31524649u /* "IFR1" little-endian */
 #define FRAME_KEY   0x1u	/* zstd of the payload */
-#define FRAME_DIFF  0x2u	/* zstd of the recdiff from the previous frame's payload */
+#define FRAME_DIFF  0x2u	/* zstd of the rec_diff from the previous frame's payload */
 /* version 4: with FRAME_KEY or FRAME_DIFF, the bytes themselves, no zstd */
 #define FRAME_STORED 0x4u
 /* version 5: samples before it were not recorded (the async writer's queue
@@ -166,7 +171,7 @@ static void get_str(char *dst, const unsigned char *p, size_t size)
 	dst[n] = '\0';
 }
 
-/* Segment header layout (RECFILE_HDR_SIZE bytes, little-endian):
+/* Segment header layout (REC_FILE_HDR_SIZE bytes, little-endian):
  *   0 magic[8]  8 version  12 header size  16 interval_ms  20 key_every
  *  24 run_id (8)  32 created real ns (8)  40 boot_id[40]  80 host[64]
  * 144 mode[16]  160 keep_every (version 2: one sample in N of the run
@@ -180,7 +185,7 @@ static void get_str(char *dst, const unsigned char *p, size_t size)
  * no reader or retention takes for a segment */
 #define TMP_SUFFIX ".tmp"
 
-/* Frame header (RECFILE_FRAME_HDR bytes):
+/* Frame header (REC_FILE_FRAME_HDR bytes):
  *   0 magic  4 flags  8 compressed length  12 raw length  16 frame number
  *  in the segment (8)  24 sample id (8)  32 mono ns (8)  40 real ns (8)
  *  48 CRC32C of bytes 0..47 and the compressed payload */
@@ -427,12 +432,12 @@ static int check_floor(struct recwriter *w, int64_t mono, uint64_t need)
 
 /* A segment's header in h: w's options, created at real, keep_every. */
 static void seg_header(const struct recwriter *w, int64_t real, uint32_t keep_every,
-		       unsigned char h[RECFILE_HDR_SIZE])
+		       unsigned char h[REC_FILE_HDR_SIZE])
 {
-	memset(h, 0, RECFILE_HDR_SIZE);
+	memset(h, 0, REC_FILE_HDR_SIZE);
 	memcpy(h, seg_magic, 8);
-	put32(h + 8, RECFILE_VERSION);
-	put32(h + 12, RECFILE_HDR_BYTES);
+	put32(h + 8, REC_FILE_VERSION);
+	put32(h + 12, REC_FILE_HDR_BYTES);
 	put32(h + 16, w->o.interval_ms);
 	put32(h + 20, w->o.key_every);
 	put64(h + 24, w->o.run_id);
@@ -448,26 +453,26 @@ static void seg_header(const struct recwriter *w, int64_t real, uint32_t keep_ev
 /* h as a segment of its version starts: from version 5 twice (one flipped
  * byte in the header costs nothing: the reader takes the copy); into
  * ret_hdr, returns the length. */
-static size_t seg_header_bytes(const unsigned char h[RECFILE_HDR_SIZE],
-			       unsigned char ret_hdr[RECFILE_HDR_BYTES])
+static size_t seg_header_bytes(const unsigned char h[REC_FILE_HDR_SIZE],
+			       unsigned char ret_hdr[REC_FILE_HDR_BYTES])
 {
-	memcpy(ret_hdr, h, RECFILE_HDR_SIZE);
+	memcpy(ret_hdr, h, REC_FILE_HDR_SIZE);
 	if (get32(h + 8) < 5)
-		return RECFILE_HDR_SIZE;
-	memcpy(ret_hdr + RECFILE_HDR_SIZE, h, RECFILE_HDR_SIZE);
-	return 2 * RECFILE_HDR_SIZE;
+		return REC_FILE_HDR_SIZE;
+	memcpy(ret_hdr + REC_FILE_HDR_SIZE, h, REC_FILE_HDR_SIZE);
+	return 2 * REC_FILE_HDR_SIZE;
 }
 
 static int seg_open(struct recwriter *w, int64_t mono, int64_t real, uint64_t first_frame)
 {
-	unsigned char h[RECFILE_HDR_SIZE] = { 0 }, hh[RECFILE_HDR_BYTES];
+	unsigned char h[REC_FILE_HDR_SIZE] = { 0 }, hh[REC_FILE_HDR_BYTES];
 	size_t hlen;
 	uint64_t ms = real > 0 ? (uint64_t)real / 1000000 : 0;
 	char name[SEG_NAME_LEN + 1];
 	ssize_t n;
 	int fd = -1;
 
-	retention(w, real, RECFILE_HDR_BYTES + first_frame);
+	retention(w, real, REC_FILE_HDR_BYTES + first_frame);
 	if (w->o.min_free && !check_floor(w, mono, w->o.min_free))
 		return 0;
 	/* a name taken (a restart within the same ms): the next ms */
@@ -546,7 +551,7 @@ int recwriter_open(const struct recwriter_opts *o, struct recwriter **ret_w)
 	if (!w->o.max_bytes)
 		w->o.max_bytes = (uint64_t)256 << 20;
 	if (!w->o.key_every)
-		w->o.key_every = RECFILE_KEY_EVERY;
+		w->o.key_every = REC_FILE_KEY_EVERY;
 	/* level 1: as small as 3 on these differences (bench_record size), and
 	 * its smaller tables are cheaper to set up at each second's frame */
 	if (!w->o.level)
@@ -645,26 +650,26 @@ static int compress(struct recwriter *w, const void *payload, size_t len, bool k
 
 	if (!key) {
 		sb_reset(&w->diff);
-		if (recdiff_encode((const char *)w->prev, w->prev_len, payload, len, &w->diff) < 0)
+		if (rec_diff_encode((const char *)w->prev, w->prev_len, payload, len, &w->diff) < 0)
 			return -ENOMEM;
 		src = w->diff.buf;
 		src_len = w->diff.len;
 	}
-	*ret_stored = w->o.store && src_len <= RECFILE_STORE_MAX;
-	bound = (*ret_stored ? src_len : ZSTD_compressBound(src_len)) + RECFILE_FRAME_HDR;
+	*ret_stored = w->o.store && src_len <= REC_FILE_STORE_MAX;
+	bound = (*ret_stored ? src_len : ZSTD_compressBound(src_len)) + REC_FILE_FRAME_HDR;
 	if (grow((void **)&w->out, &w->out_cap, bound, 1) < 0)
 		return -ENOMEM;
 	if (*ret_stored) {
 		/* at 1 Hz zstd starts cold every frame: a third of the
 		 * recorder's CPU; sealing compresses the closed segment warm */
-		memcpy(w->out + RECFILE_FRAME_HDR, src, src_len);
+		memcpy(w->out + REC_FILE_FRAME_HDR, src, src_len);
 		*ret_z = src_len;
 		return 0;
 	}
 	/* the parameters were set once (recwriter_open): a second's frame
 	 * should not pay for setting up zstd again */
 	ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_only);
-	z = ZSTD_compress2(w->cctx, w->out + RECFILE_FRAME_HDR, bound - RECFILE_FRAME_HDR, src,
+	z = ZSTD_compress2(w->cctx, w->out + REC_FILE_FRAME_HDR, bound - REC_FILE_FRAME_HDR, src,
 			   src_len);
 	if (ZSTD_isError(z))
 		return -ENOMEM;
@@ -685,7 +690,7 @@ static void frame_header(struct recwriter *w, bool key, bool stored, bool droppe
 	put64(w->out + 24, id);
 	put64(w->out + 32, (uint64_t)mono_ns);
 	put64(w->out + 40, (uint64_t)real_ns);
-	put32(w->out + F_CRC, crc32c(crc32c(0, w->out, F_CRC), w->out + RECFILE_FRAME_HDR, z));
+	put32(w->out + F_CRC, crc32c(crc32c(0, w->out, F_CRC), w->out + REC_FILE_FRAME_HDR, z));
 }
 
 static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t real_ns,
@@ -699,7 +704,7 @@ static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t rea
 	 * the next frame written says so, and replay starts a new run there */
 	dropped |= w->gap_next;
 	w->gap_next = true;
-	if (len > RECFILE_RAW_MAX)
+	if (len > REC_FILE_RAW_MAX)
 		return -EFBIG;
 	if (w->stopped) {
 		if (mono_ns < w->retry_mono)
@@ -720,7 +725,7 @@ static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t rea
 	if (e < 0)
 		return e;
 	/* a frame that would take the segment past its size: in the next one */
-	if (w->fd >= 0 && w->seg_frames && w->seg_bytes + RECFILE_FRAME_HDR + z > w->seg_max) {
+	if (w->fd >= 0 && w->seg_frames && w->seg_bytes + REC_FILE_FRAME_HDR + z > w->seg_max) {
 		seg_close(w);
 		key = true;
 		e = compress(w, payload, len, key, &z, &stored);
@@ -728,13 +733,13 @@ static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t rea
 			return e;
 	}
 	if (w->fd < 0) {
-		e = seg_open(w, mono_ns, real_ns, RECFILE_FRAME_HDR + z);
+		e = seg_open(w, mono_ns, real_ns, REC_FILE_FRAME_HDR + z);
 		if (e <= 0)
 			return e;
 		w->last_fsync_mono = mono_ns;
 	}
 	frame_header(w, key, stored, dropped, z, len, id, mono_ns, real_ns);
-	e = write_all(w->fd, w->out, RECFILE_FRAME_HDR + z);
+	e = write_all(w->fd, w->out, REC_FILE_FRAME_HDR + z);
 	if (e < 0) {
 		char seg[sizeof(w->st.segment)];
 
@@ -748,10 +753,10 @@ static int append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t rea
 		return e;
 	}
 	w->gap_next = false;
-	w->seg_bytes += RECFILE_FRAME_HDR + z;
+	w->seg_bytes += REC_FILE_FRAME_HDR + z;
 	w->seg_frames++;
 	w->st.frames++;
-	w->st.bytes += RECFILE_FRAME_HDR + z;
+	w->st.bytes += REC_FILE_FRAME_HDR + z;
 	w->st.raw_bytes += len;
 	w->st.stored += stored;
 	if (take) {
@@ -1017,7 +1022,7 @@ static int read_whole(int fd, size_t size, unsigned char **ret)
 /* Whether h (len bytes on) starts with a segment header that holds. */
 static bool header_ok(const unsigned char *h, size_t len)
 {
-	return len >= RECFILE_HDR_SIZE && memcmp(h, seg_magic, 8) == 0 &&
+	return len >= REC_FILE_HDR_SIZE && memcmp(h, seg_magic, 8) == 0 &&
 	       get32(h + H_CRC) == crc32c(0, h, H_CRC);
 }
 
@@ -1027,9 +1032,9 @@ static bool frame_plausible(const struct recreader *r, size_t off)
 {
 	const unsigned char *h = r->data + off;
 
-	return r->size - off >= RECFILE_FRAME_HDR && get32(h) == FRAME_MAGIC &&
-	       get32(h + 8) <= r->size - off - RECFILE_FRAME_HDR &&
-	       get32(h + 12) <= RECFILE_RAW_MAX;
+	return r->size - off >= REC_FILE_FRAME_HDR && get32(h) == FRAME_MAGIC &&
+	       get32(h + 8) <= r->size - off - REC_FILE_FRAME_HDR &&
+	       get32(h + 12) <= REC_FILE_RAW_MAX;
 }
 
 /* Whether the plausible frame at off passes its CRC. */
@@ -1037,7 +1042,8 @@ static bool frame_crc_ok(const struct recreader *r, size_t off)
 {
 	const unsigned char *h = r->data + off;
 
-	return get32(h + F_CRC) == crc32c(crc32c(0, h, F_CRC), h + RECFILE_FRAME_HDR, get32(h + 8));
+	return get32(h + F_CRC) ==
+	       crc32c(crc32c(0, h, F_CRC), h + REC_FILE_FRAME_HDR, get32(h + 8));
 }
 
 /* Whether the frame after one that failed its CRC may be at off: the end,
@@ -1050,11 +1056,11 @@ static bool frame_lands(const struct recreader *r, size_t off)
 		return true;
 	if (get32(h) != FRAME_MAGIC)
 		return false;
-	if (r->size - off < RECFILE_FRAME_HDR)
+	if (r->size - off < REC_FILE_FRAME_HDR)
 		return true;
 	if (frame_plausible(r, off))
 		return frame_crc_ok(r, off);
-	return get32(h + 8) > r->size - off - RECFILE_FRAME_HDR;
+	return get32(h + 8) > r->size - off - REC_FILE_FRAME_HDR;
 }
 
 /* Finds the next frame after damage at or after off: a plausible header
@@ -1062,15 +1068,15 @@ static bool frame_lands(const struct recreader *r, size_t off)
  * once the segment's budget of checked bytes is spent, a plausible one. */
 static size_t resync(struct recreader *r, size_t off)
 {
-	for (size_t o = off; o + RECFILE_FRAME_HDR <= r->size; o++) {
+	for (size_t o = off; o + REC_FILE_FRAME_HDR <= r->size; o++) {
 		uint32_t z;
 
 		if (!frame_plausible(r, o))
 			continue;
 		z = get32(r->data + o + 8);
-		if (r->resync_budget < z + RECFILE_FRAME_HDR)
+		if (r->resync_budget < z + REC_FILE_FRAME_HDR)
 			return o;
-		r->resync_budget -= z + RECFILE_FRAME_HDR;
+		r->resync_budget -= z + REC_FILE_FRAME_HDR;
 		if (frame_crc_ok(r, o))
 			return o;
 	}
@@ -1099,18 +1105,18 @@ static bool seg_load(struct recreader *r, size_t i)
 	r->have_prev = false;
 	r->need_key = true;
 	if (r->dirfd >= 0)
-		fd = record_open_regular(r->dirfd, name, O_RDONLY | O_NOFOLLOW, &st);
+		fd = treewrite_open_regular(r->dirfd, name, O_RDONLY | O_NOFOLLOW, &st);
 	else
-		fd = record_open_regular(AT_FDCWD, r->file, O_RDONLY, &st);
+		fd = treewrite_open_regular(AT_FDCWD, r->file, O_RDONLY, &st);
 	if (fd < 0) {
 		problem(r, "%s: %s", name,
 			fd == -EXDEV || fd == -ELOOP ? "not a regular file, skipped"
 						     : strerror(-fd));
 		return false;
 	}
-	if ((uint64_t)st.st_size > RECFILE_SEG_MAX) {
+	if ((uint64_t)st.st_size > REC_FILE_SEG_MAX) {
 		problem(r, "%s: not a regular file of at most %zu MiB, skipped", name,
-			RECFILE_SEG_MAX >> 20);
+			REC_FILE_SEG_MAX >> 20);
 		close(fd);
 		return false;
 	}
@@ -1124,10 +1130,10 @@ static bool seg_load(struct recreader *r, size_t i)
 	hd = r->data;
 	if (!header_ok(r->data, r->size)) {
 		/* version 5: the copy right after it */
-		hd = r->data + RECFILE_HDR_SIZE;
-		if (r->size < RECFILE_HDR_SIZE || !header_ok(hd, r->size - RECFILE_HDR_SIZE) ||
+		hd = r->data + REC_FILE_HDR_SIZE;
+		if (r->size < REC_FILE_HDR_SIZE || !header_ok(hd, r->size - REC_FILE_HDR_SIZE) ||
 		    get32(hd + 8) < 5) {
-			if (r->size < RECFILE_HDR_SIZE || memcmp(r->data, seg_magic, 8) != 0)
+			if (r->size < REC_FILE_HDR_SIZE || memcmp(r->data, seg_magic, 8) != 0)
 				problem(r, "%s: not an iotriage recording (no header), skipped",
 					name);
 			else
@@ -1138,12 +1144,12 @@ static bool seg_load(struct recreader *r, size_t i)
 	}
 	r->version = get32(hd + 8);
 	off = get32(hd + 12);
-	if (r->version < 1 || r->version > RECFILE_VERSION) {
+	if (r->version < 1 || r->version > REC_FILE_VERSION) {
 		problem(r, "%s: format version %u, this iotriage reads 1 to %u: skipped", name,
-			r->version, RECFILE_VERSION);
+			r->version, REC_FILE_VERSION);
 		return false;
 	}
-	if (off < RECFILE_HDR_SIZE || off > r->size) {
+	if (off < REC_FILE_HDR_SIZE || off > r->size) {
 		problem(r, "%s: header size %zu out of range, skipped", name, off);
 		return false;
 	}
@@ -1161,7 +1167,7 @@ static bool seg_load(struct recreader *r, size_t i)
 		struct fidx *f;
 		uint32_t zlen;
 
-		if (r->size - off < RECFILE_FRAME_HDR) {
+		if (r->size - off < REC_FILE_FRAME_HDR) {
 			problem(r, "%s: torn tail at offset %zu (%zu bytes), ignored", name, off,
 				r->size - off);
 			break;
@@ -1204,7 +1210,7 @@ static bool seg_load(struct recreader *r, size_t i)
 		f->gap = gap || f->num != expect;
 		gap = false;
 		expect = f->num + 1;
-		off += RECFILE_FRAME_HDR + zlen;
+		off += REC_FILE_FRAME_HDR + zlen;
 		/* a frame that fails its CRC may lie about its length: the next
 		 * frame is where it says only if one that holds starts there
 		 * (or a torn one, or the end); else the next one that holds */
@@ -1220,7 +1226,7 @@ static bool seg_load(struct recreader *r, size_t i)
  * the other buffer. 0, -EBADMSG or -ENOMEM. */
 static int decode(struct recreader *r, const struct fidx *f)
 {
-	const unsigned char *z = r->data + f->off + RECFILE_FRAME_HDR;
+	const unsigned char *z = r->data + f->off + REC_FILE_FRAME_HDR;
 	struct strbuf *out = &r->pb[r->which ^ 1];
 	const unsigned char *src = z;
 	size_t got = f->zlen;
@@ -1232,7 +1238,7 @@ static int decode(struct recreader *r, const struct fidx *f)
 		/* the sizes a writer of ours puts there, checked before any
 		 * allocation */
 		if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR ||
-		    n > (f->key ? f->rlen : 2 * (unsigned long long)RECFILE_RAW_MAX))
+		    n > (f->key ? f->rlen : 2 * (unsigned long long)REC_FILE_RAW_MAX))
 			return -EBADMSG;
 		if (grow((void **)&r->zbuf, &r->zcap, n ? (size_t)n : 1, 1) < 0)
 			return -ENOMEM;
@@ -1250,8 +1256,8 @@ static int decode(struct recreader *r, const struct fidx *f)
 	} else {
 		const struct strbuf *prev = &r->pb[r->which];
 
-		e = recdiff_decode(prev->buf ? prev->buf : "", prev->len, (const char *)src, got,
-				   f->rlen, out);
+		e = rec_diff_decode(prev->buf ? prev->buf : "", prev->len, (const char *)src, got,
+				    f->rlen, out);
 	}
 	if (e < 0)
 		return e == -ENOMEM ? e : -EBADMSG;
@@ -1520,12 +1526,12 @@ static int enqueue(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t re
 	struct qent *e;
 
 	pthread_mutex_lock(&w->qlock);
-	if (payload->len > RECFILE_RAW_MAX) {
+	if (payload->len > REC_FILE_RAW_MAX) {
 		w->drop_next = true;
 		pthread_mutex_unlock(&w->qlock);
 		return -EFBIG;
 	}
-	if (w->qn == w->o.queue_max || (w->qn && w->qbytes + payload->len > RECFILE_QUEUE_BYTES)) {
+	if (w->qn == w->o.queue_max || (w->qn && w->qbytes + payload->len > REC_FILE_QUEUE_BYTES)) {
 		w->pub.dropped++;
 		w->drop_next = true;
 		pthread_mutex_unlock(&w->qlock);
@@ -1560,7 +1566,7 @@ int recwriter_start_thread(struct recwriter *w)
 	if (w->thread_on)
 		return 0;
 	if (!w->o.queue_max)
-		w->o.queue_max = RECFILE_QUEUE_MAX;
+		w->o.queue_max = REC_FILE_QUEUE_MAX;
 	w->q = calloc(w->o.queue_max, sizeof(*w->q));
 	if (!w->q)
 		return -ENOMEM;
@@ -1608,7 +1614,7 @@ int recwriter_append(struct recwriter *w, uint64_t id, int64_t mono_ns, int64_t 
 
 	if (!w->thread_on)
 		return append(w, id, mono_ns, real_ns, payload, len, NULL, false);
-	if (len > RECFILE_RAW_MAX) {
+	if (len > REC_FILE_RAW_MAX) {
 		copy.len = len; /* enqueue() refuses it, and says so in the next frame */
 		return enqueue(w, id, mono_ns, real_ns, &copy);
 	}
@@ -1685,16 +1691,16 @@ static void pace(unsigned duty_pct, int64_t *mark)
  * done, gone, or no room for its copy above the free-space floor: the
  * copy exists beside it until the rename), -errno. */
 static int seg_claim(struct recwriter *w, const char *name, bool seal,
-		     unsigned char h[RECFILE_HDR_SIZE], struct stat *before)
+		     unsigned char h[REC_FILE_HDR_SIZE], struct stat *before)
 {
-	int fd = record_open_regular(w->dirfd, name, O_RDONLY | O_NOFOLLOW, before);
+	int fd = treewrite_open_regular(w->dirfd, name, O_RDONLY | O_NOFOLLOW, before);
 	bool ok;
 
 	if (fd < 0)
 		return fd == -ENOENT || fd == -EXDEV || fd == -ELOOP ? 0 : fd;
-	ok = pread(fd, h, RECFILE_HDR_SIZE, 0) == (ssize_t)RECFILE_HDR_SIZE &&
+	ok = pread(fd, h, REC_FILE_HDR_SIZE, 0) == (ssize_t)REC_FILE_HDR_SIZE &&
 	     memcmp(h, seg_magic, 8) == 0 && get32(h + H_CRC) == crc32c(0, h, H_CRC) &&
-	     get32(h + 8) >= 1 && get32(h + 8) <= RECFILE_VERSION &&
+	     get32(h + 8) >= 1 && get32(h + 8) <= REC_FILE_VERSION &&
 	     (get32(h + 8) < 2 || get32(h + H_KEEP) <= 1) &&
 	     (!seal || (get32(h + 8) >= 4 && (get32(h + H_FLAGS) & H_STORED)));
 	if (ok && w->o.min_free) {
@@ -1776,7 +1782,7 @@ static int seg_replace(struct recwriter *w, const char *name, const char *tmp, i
 static int compact_one(struct recwriter *w, const char *name, unsigned keep_every,
 		       unsigned duty_pct, const int *cancel, struct recwriter_compact_stats *st)
 {
-	unsigned char h[RECFILE_HDR_SIZE], hh[RECFILE_HDR_BYTES];
+	unsigned char h[REC_FILE_HDR_SIZE], hh[REC_FILE_HDR_BYTES];
 	char tmp[SEG_NAME_LEN + sizeof(TMP_SUFFIX)];
 	struct recwriter *t = NULL;
 	struct recreader *rd = NULL;
@@ -1831,10 +1837,10 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 		if (e < 0)
 			break;
 		frame_header(t, key, stored, false, z, f.len, f.id, f.mono_ns, f.real_ns);
-		e = write_all(tfd, t->out, RECFILE_FRAME_HDR + z);
+		e = write_all(tfd, t->out, REC_FILE_FRAME_HDR + z);
 		if (e < 0)
 			break;
-		bytes += RECFILE_FRAME_HDR + z;
+		bytes += REC_FILE_FRAME_HDR + z;
 		t->seg_frames++;
 		if (grow((void **)&t->prev, &t->prev_cap, f.len ? f.len : 1, 1) < 0) {
 			e = -ENOMEM;
@@ -1869,7 +1875,7 @@ out:
 static int seal_one(struct recwriter *w, const char *name, unsigned duty_pct, const int *cancel,
 		    struct recwriter_compact_stats *st)
 {
-	unsigned char h[RECFILE_HDR_SIZE], hh[RECFILE_HDR_BYTES];
+	unsigned char h[REC_FILE_HDR_SIZE], hh[REC_FILE_HDR_BYTES];
 	char tmp[SEG_NAME_LEN + sizeof(TMP_SUFFIX)];
 	struct recreader *rd = NULL;
 	ZSTD_CCtx *cctx = NULL;
@@ -1918,16 +1924,16 @@ static int seal_one(struct recwriter *w, const char *name, unsigned duty_pct, co
 			e = -ECANCELED;
 			break;
 		}
-		if (grow((void **)&out, &out_cap, RECFILE_FRAME_HDR + ZSTD_compressBound(z), 1) <
+		if (grow((void **)&out, &out_cap, REC_FILE_FRAME_HDR + ZSTD_compressBound(z), 1) <
 		    0) {
 			e = -ENOMEM;
 			break;
 		}
-		memcpy(out, fh, RECFILE_FRAME_HDR);
+		memcpy(out, fh, REC_FILE_FRAME_HDR);
 		if (f->stored) {
 			ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
-			z = ZSTD_compress2(cctx, out + RECFILE_FRAME_HDR,
-					   out_cap - RECFILE_FRAME_HDR, fh + RECFILE_FRAME_HDR,
+			z = ZSTD_compress2(cctx, out + REC_FILE_FRAME_HDR,
+					   out_cap - REC_FILE_FRAME_HDR, fh + REC_FILE_FRAME_HDR,
 					   f->zlen);
 			if (ZSTD_isError(z)) {
 				e = -ENOMEM;
@@ -1936,11 +1942,11 @@ static int seal_one(struct recwriter *w, const char *name, unsigned duty_pct, co
 			put32(out + 4, get32(fh + 4) & ~FRAME_STORED);
 			put32(out + 8, (uint32_t)z);
 		} else {
-			memcpy(out + RECFILE_FRAME_HDR, fh + RECFILE_FRAME_HDR, z);
+			memcpy(out + REC_FILE_FRAME_HDR, fh + REC_FILE_FRAME_HDR, z);
 		}
-		put32(out + F_CRC, crc32c(crc32c(0, out, F_CRC), out + RECFILE_FRAME_HDR, z));
-		e = write_all(tfd, out, RECFILE_FRAME_HDR + z);
-		bytes += RECFILE_FRAME_HDR + z;
+		put32(out + F_CRC, crc32c(crc32c(0, out, F_CRC), out + REC_FILE_FRAME_HDR, z));
+		e = write_all(tfd, out, REC_FILE_FRAME_HDR + z);
+		bytes += REC_FILE_FRAME_HDR + z;
 	}
 	e = seg_replace(w, name, tmp, tfd, &before, e < 0 ? e : 1, rd->nfr, rd->nfr, bytes, st);
 out:
