@@ -1704,7 +1704,7 @@ static void io_culprits(const struct ctx *c, struct finding *f, const struct dis
 
 			proc_short(p, label, sizeof(label));
 			str_cat(f->who, sizeof(f->who), "%s pid %d %.0f %s", label, p->pid,
-				 kbs >= 1024 ? kbs / 1024 : kbs, kbs >= 1024 ? "MB/s" : "kB/s");
+				kbs >= 1024 ? kbs / 1024 : kbs, kbs >= 1024 ? "MB/s" : "kB/s");
 		}
 		proc_label(p, label, sizeof(label));
 		str_cat(f->culprit, sizeof(f->culprit), "%s%s (%.0f kB/s read, %.0f kB/s written)",
@@ -1959,7 +1959,7 @@ static void cpu_culprits(const struct ctx *c, struct finding *f)
 		if (!shown) {
 			proc_short(p, label, sizeof(label));
 			str_cat(f->who, sizeof(f->who), "%s pid %d %%CPU %.0f", label, p->pid,
-				 p->cpu_pct);
+				p->cpu_pct);
 		}
 		proc_label(p, label, sizeof(label));
 		str_cat(f->culprit, sizeof(f->culprit), "%s%s %%CPU %.0f (usr %.0f sys %.0f)",
@@ -2083,7 +2083,7 @@ static int find_iowait(struct ctx *c)
 		if (!shown) {
 			proc_short(p, label, sizeof(label));
 			str_cat(f->who, sizeof(f->who), "%s pid %d waits %.0f%% on IO", label,
-				 p->pid, p->io_delay);
+				p->pid, p->io_delay);
 		}
 		proc_label(p, label, sizeof(label));
 		str_cat(f->culprit, sizeof(f->culprit), "%s%s waits %.0f%% of the time on IO",

@@ -53,8 +53,8 @@ struct finding {
 	/* the culprit's first in a few words, for a headline: "fio pid 31729
 	 * 871 MB/s", "postgres: 15/main: checkpointer pid 812 40 MB/s" */
 	char who[ADV_WHO_MAX];
-	double harm;		       /* ranks findings of one severity: bigger first */
-	unsigned rank;		       /* 1 = the headline; findings[] is in rank order */
+	double harm;   /* ranks findings of one severity: bigger first */
+	unsigned rank; /* 1 = the headline; findings[] is in rank order */
 	unsigned held; /* advise_hold: samples since it was last measured (0: now) */
 };
 

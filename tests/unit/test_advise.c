@@ -870,13 +870,28 @@ static void test_cpu_nice(void **state)
 static void test_cpu_who(void **state)
 {
 	struct proc_metrics rows[3] = {
-		{ .pid = 812, .comm = "postgres", .cpu_pct = 90, .has_cpu = true, .has_who = true,
-		  .user = "postgres", .cmdline = "postgres: 15/main: checkpointer",
+		{ .pid = 812,
+		  .comm = "postgres",
+		  .cpu_pct = 90,
+		  .has_cpu = true,
+		  .has_who = true,
+		  .user = "postgres",
+		  .cmdline = "postgres: 15/main: checkpointer",
 		  .unit = "system.slice/postgresql@15-main.service" },
-		{ .pid = 31729, .comm = "fio", .cpu_pct = 50, .has_cpu = true, .has_who = true,
-		  .user = "root", .cmdline = "/usr/bin/fio --name=neighbour --rw=write" },
-		{ .pid = 77, .comm = "kworker/1:2H", .cpu_pct = 20, .has_cpu = true,
-		  .has_who = true, .user = "root", .cmdline = "[kworker/1:2H]" },
+		{ .pid = 31729,
+		  .comm = "fio",
+		  .cpu_pct = 50,
+		  .has_cpu = true,
+		  .has_who = true,
+		  .user = "root",
+		  .cmdline = "/usr/bin/fio --name=neighbour --rw=write" },
+		{ .pid = 77,
+		  .comm = "kworker/1:2H",
+		  .cpu_pct = 20,
+		  .has_cpu = true,
+		  .has_who = true,
+		  .user = "root",
+		  .cmdline = "[kworker/1:2H]" },
 	};
 	struct workload_metrics *x, saved;
 	const struct finding *f;
@@ -896,8 +911,9 @@ static void test_cpu_who(void **state)
 	f = advice_finding(&sc.a, "cpu-saturated-cpus");
 	assert_non_null(f);
 	assert_string_equal(f->who, "postgres: 15/main: checkpointer pid 812 %CPU 90");
-	assert_non_null(strstr(f->culprit, "pid 812 postgres: 15/main: checkpointer (user "
-					   "postgres, unit system.slice/postgresql@15-main.service)"));
+	assert_non_null(strstr(f->culprit,
+			       "pid 812 postgres: 15/main: checkpointer (user "
+			       "postgres, unit system.slice/postgresql@15-main.service)"));
 	x->by_cpu[0] = 1, x->by_cpu[1] = 2, x->nby_cpu = 2;
 	readvise(&sc);
 	assert_string_equal(advice_finding(&sc.a, "cpu-saturated-cpus")->who,
