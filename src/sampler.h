@@ -120,6 +120,7 @@ struct sampler {
 	char trace_why[IOT_REASON_MAX];
 	struct trace_raw traw[2];
 	struct trace_metrics tm;
+	bool have_tm; /* tm is this sample's interval (the advice used it) */
 	bool tm_ok;
 };
 
