@@ -323,7 +323,7 @@ struct ctx {
 	struct advice *a;
 	bool irq_suggested;
 	bool need_irqbalance_finding;
-	bool wb_throttled; /* writers throttled by the dirty page cache this sample */
+	bool wb_throttled;		/* writers throttled by the dirty page cache this sample */
 	const struct trace_metrics *tm; /* the tracing stage's interval, NULL none */
 	bool timed;	  /* its hardirq and softirq probes ran: a core is judged by time */
 	bool block_timed; /* its block probe ran: latency tails, completion locality */
