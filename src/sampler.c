@@ -655,6 +655,17 @@ const struct metrics *sampler_metrics(const struct sampler *s)
 	return s->have_metrics ? &s->m : NULL;
 }
 
+const struct trace_raw *sampler_trace_raw(const struct sampler *s)
+{
+	return s->trace && s->ticks && !s->recorded && s->traw[s->cur].valid ? &s->traw[s->cur]
+									     : NULL;
+}
+
+const struct trace_metrics *sampler_trace_metrics(const struct sampler *s)
+{
+	return s->have_tm ? &s->tm : NULL;
+}
+
 int sampler_last_error(const struct sampler *s)
 {
 	return s->last_err;
