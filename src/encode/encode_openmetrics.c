@@ -586,7 +586,24 @@ static void findings(struct om *o, const struct advice *a)
 
 /* The hot cores' share: the cpu_irq_soft_ratio of the CPUs a hot-cpu
  * finding names, so an alert needs no threshold of its own. */
-static void hot_cores(struct om *o, const struct metrics *m, const struct advice *a)
+/* The irq+soft share of cpu the advisor judged by: measured by the tracing
+ * stage when its hardirq and softirq probes ran (advise_compute_trace()),
+ * else mpstat's. */
+static double judged_share(const struct cpu_metrics *c, const struct trace_metrics *tm)
+{
+	double us;
+
+	if (!tm || !tm->on[TRACE_HARDIRQ] || !tm->on[TRACE_SOFTIRQ] || !tm->hard_us_s ||
+	    !tm->soft_us_s || c->cpu < 0 || (uint32_t)c->cpu >= tm->ncpu)
+		return (c->irq + c->soft) / 100;
+	us = tm->hard_us_s[c->cpu];
+	for (unsigned v = 0; v < TRACE_NR_SOFTIRQS; v++)
+		us += tm->soft_us_s[(size_t)c->cpu * TRACE_NR_SOFTIRQS + v];
+	return us / 1e6;
+}
+
+static void hot_cores(struct om *o, const struct metrics *m, const struct advice *a,
+		      const struct trace_metrics *tm)
 {
 	bool header = false;
 
@@ -608,11 +625,12 @@ static void hot_cores(struct om *o, const struct metrics *m, const struct advice
 				continue;
 			if (!header) {
 				family(o, "iotriage_hot_cpu_irq_soft_ratio", "gauge",
-				       "(%irq + %soft) / 100 of each CPU a hot-cpu finding names.");
+				       "(%irq + %soft) / 100 of each CPU a hot-cpu finding names "
+				       "(with --trace, its measured hardirq + softirq time).");
 				header = true;
 			}
 			sample_f(o, "iotriage_hot_cpu_irq_soft_ratio", false, l,
-				 (c->irq + c->soft) / 100);
+				 judged_share(c, tm));
 		}
 	}
 }
@@ -968,7 +986,7 @@ int om_render(struct strbuf *sb, const struct snapshot *cur, const struct metric
 	if (r >= 0 && a) {
 		findings(&o, a);
 		if (m)
-			hot_cores(&o, m, a);
+			hot_cores(&o, m, a, opts->trace_m);
 	}
 	pressure(&o, cur);
 	writeback(&o, cur, m);

@@ -421,7 +421,25 @@ static void test_trace_families(void **state)
 				     "\"read\",stage=\"device\"} 1.963880\n"));
 	assert_non_null(strstr(text, "\niotriage_trace_io_latency_seconds_count{device=\"vda\",op="
 				     "\"read\",stage=\"device\"} 9014\n"));
+	/* the hot core's share is mpstat's until the time is measured */
+	assert_non_null(strstr(text, "\niotriage_hot_cpu_irq_soft_ratio{cpu=\"1\"} 0.42\n"));
 	free(text);
+	{
+		double soft_us[4 * TRACE_NR_SOFTIRQS] = { 0 }, hard_us[4] = { 0, 112000, 0, 0 };
+
+		/* measured: 112 ms/s hardirq + 688 ms/s softirq, as the advice judged */
+		soft_us[1 * TRACE_NR_SOFTIRQS + 4] = 670000;
+		soft_us[1 * TRACE_NR_SOFTIRQS + 1] = 18000;
+		tm.ncpu = 4;
+		tm.on[TRACE_HARDIRQ] = tm.on[TRACE_SOFTIRQ] = true;
+		tm.soft_us_s = soft_us;
+		tm.hard_us_s = hard_us;
+		text = render_opts(&sc.s1, &sc.m, &sc.a, &o);
+		assert_non_null(strstr(text, "\niotriage_hot_cpu_irq_soft_ratio{cpu=\"1\"} 0.8\n"));
+		free(text);
+		tm.soft_us_s = tm.hard_us_s = NULL;
+		tm.on[TRACE_HARDIRQ] = tm.on[TRACE_SOFTIRQ] = false;
+	}
 
 	/* OpenMetrics: the family names without _total, the histogram's as is */
 	o.format = OM_OPENMETRICS;
