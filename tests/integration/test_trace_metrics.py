@@ -186,6 +186,11 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     if d and d.returncode not in (0, -signal.SIGTERM):
         fail("iotriaged exited %d" % d.returncode)
+    if d:
+        log.seek(0)
+        err = log.read()
+        # a sanitized build: UBSan reports without exiting
+        check("runtime error" not in err and "Sanitizer" not in err, "iotriaged: " + err)
     print("ok")
 
 
