@@ -155,7 +155,8 @@ static void tick_advise(struct sampler *s, const struct snapshot *cur)
 		s->topo_ns = cur->mono_ns;
 		s->rec_memo.topo_ok = false;
 	}
-	s->advise_ok = s->have_topo && advise_compute(cur, &s->m, &s->topo, &s->adv) >= 0;
+	s->advise_ok = s->have_topo && advise_compute_trace(cur, &s->m, s->have_tm ? &s->tm : NULL,
+							    &s->topo, &s->adv) >= 0;
 	/* one judgement for every reader of the document: steadied here */
 	if (s->advise_ok && s->steady && advise_hold_step(&s->hold, &s->adv) < 0) {
 		advice_free(&s->adv);
@@ -435,15 +436,11 @@ static void cost_account(struct sampler *s, struct snapshot *cur, int64_t spent_
  */
 static void tick_trace(struct sampler *s, unsigned next)
 {
-	const struct trace_metrics *m = NULL;
+	const struct trace_metrics *m = s->have_tm ? &s->tm : NULL;
 
 	if (!s->trace_wanted || s->recorded || s->json.err || !s->json.len ||
 	    s->json.buf[s->json.len - 1] != '}')
 		return;
-	if (s->trace && s->ticks > 1 &&
-	    metrics_trace_compute(&s->traw[next ^ 1], &s->traw[next], &s->snap[next].disks,
-				  &s->tm) >= 0)
-		m = &s->tm;
 	s->json.len--;
 	sb_putc(&s->json, ',');
 	encode_trace(&s->json, s->trace ? NULL : s->trace_why, &s->traw[next], m);
@@ -474,6 +471,10 @@ static int tick_finish(struct sampler *s, unsigned next, int64_t t0)
 		}
 		s->have_metrics = r >= 0;
 	}
+	/* the trace's interval first: the advice judges by its measured time */
+	s->have_tm =
+	    s->trace && !s->recorded && s->ticks > 1 &&
+	    metrics_trace_compute(&s->traw[next ^ 1], &s->traw[next], &cur->disks, &s->tm) >= 0;
 	tick_advise(s, cur);
 	cost_account(s, cur, snapshot_thread_cpu_ns() - t0);
 	if (s->advise_ok)
@@ -646,6 +647,17 @@ const struct snapshot *sampler_current(const struct sampler *s)
 const struct metrics *sampler_metrics(const struct sampler *s)
 {
 	return s->have_metrics ? &s->m : NULL;
+}
+
+const struct trace_raw *sampler_trace_raw(const struct sampler *s)
+{
+	return s->trace && s->ticks && !s->recorded && s->traw[s->cur].valid ? &s->traw[s->cur]
+									     : NULL;
+}
+
+const struct trace_metrics *sampler_trace_metrics(const struct sampler *s)
+{
+	return s->have_tm ? &s->tm : NULL;
 }
 
 int sampler_last_error(const struct sampler *s)

@@ -120,6 +120,7 @@ struct sampler {
 	char trace_why[IOT_REASON_MAX];
 	struct trace_raw traw[2];
 	struct trace_metrics tm;
+	bool have_tm; /* tm is this sample's interval (the advice used it) */
 	bool tm_ok;
 };
 
@@ -229,6 +230,12 @@ void sampler_cadence(const int64_t cost_ns[CAD__COUNT], unsigned pinned, int64_t
 
 /* The metrics of (previous, current), NULL until two samples exist. */
 const struct metrics *sampler_metrics(const struct sampler *s);
+
+/* With --trace: the stage's read of the current sample (counters since it
+ * was loaded), NULL when not tracing or the read failed; and the metrics
+ * of its last interval (what the advice judged by), NULL until two reads. */
+const struct trace_raw *sampler_trace_raw(const struct sampler *s);
+const struct trace_metrics *sampler_trace_metrics(const struct sampler *s);
 
 /* 0, or snapshot_collector_sample()'s -errno when neither /proc/stat nor
  * /proc/diskstats could be read for the current sample. */

@@ -6,6 +6,7 @@
  * evidence). Pure: reads only its arguments. doc/advise.md is its reference.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -322,8 +323,72 @@ struct ctx {
 	struct advice *a;
 	bool irq_suggested;
 	bool need_irqbalance_finding;
-	bool wb_throttled; /* writers throttled by the dirty page cache this sample */
+	bool wb_throttled;		/* writers throttled by the dirty page cache this sample */
+	const struct trace_metrics *tm; /* the tracing stage's interval, NULL none */
+	bool timed;	  /* its hardirq and softirq probes ran: a core is judged by time */
+	bool block_timed; /* its block probe ran: latency tails, completion locality */
 };
+
+/* ---- measured time (--trace, doc/advise.md "Measured time") ---- */
+
+#define SOFTIRQ_BLOCK 4 /* BLOCK_SOFTIRQ's vector (include/linux/interrupt.h) */
+
+/* The measured irq+soft time of cpu in µs/s (hardirq of every line plus
+ * every softirq vector); -1 when not traced. */
+static double trace_cpu_us(const struct ctx *c, int cpu)
+{
+	const struct trace_metrics *tm = c->tm;
+	double us;
+
+	if (!c->timed || cpu < 0 || (uint32_t)cpu >= tm->ncpu)
+		return -1;
+	us = tm->hard_us_s[cpu];
+	for (unsigned v = 0; v < TRACE_NR_SOFTIRQS; v++)
+		us += tm->soft_us_s[(size_t)cpu * TRACE_NR_SOFTIRQS + v];
+	return us;
+}
+
+static double trace_soft_us(const struct ctx *c, int cpu)
+{
+	double us = 0;
+
+	for (unsigned v = 0; v < TRACE_NR_SOFTIRQS; v++)
+		us += c->tm->soft_us_s[(size_t)cpu * TRACE_NR_SOFTIRQS + v];
+	return us;
+}
+
+/* Hardirq µs/s of IRQ line irq on cpu; 0 when it did not run there. */
+static double trace_irq_us(const struct ctx *c, uint32_t irq, int cpu)
+{
+	const struct trace_metrics *tm = c->tm;
+
+	if (!c->timed || cpu < 0 || (uint32_t)cpu >= tm->ncpu)
+		return 0;
+	for (size_t i = 0; i < tm->nirq; i++)
+		if (tm->irq[i] == irq)
+			return tm->irq_us_s[i * tm->ncpu + (size_t)cpu];
+	return 0;
+}
+
+/* A core's irq+soft load in % of the interval: measured time when traced,
+ * else mpstat's %irq + %soft. */
+static double cpu_load(const struct ctx *c, const struct cpu_metrics *cm)
+{
+	double us = trace_cpu_us(c, cm->cpu);
+
+	return us >= 0 ? us / 1e4 : cm->irq + cm->soft;
+}
+
+/* The block probe's numbers of the disk called name; NULL none. */
+static const struct trace_disk_metrics *trace_disk(const struct ctx *c, const char *name)
+{
+	if (!c->block_timed)
+		return NULL;
+	for (size_t i = 0; i < c->tm->ndisk; i++)
+		if (c->tm->disks[i].name[0] && strcmp(c->tm->disks[i].name, name) == 0)
+			return &c->tm->disks[i];
+	return NULL;
+}
 
 static int rate_col(const struct rate_table *rt, int cpu)
 {
@@ -380,6 +445,7 @@ struct hot_group {
 	int dev;
 	char label[IOT_NAME_MAX];
 	double rate; /* on the hot CPU */
+	double us;   /* measured hardirq µs/s of its lines on the hot CPU (--trace) */
 	unsigned nirqs;
 	unsigned nmanaged_hot; /* of those, kernel-managed */
 	uint32_t irq;	       /* the first IRQ added (the only one when nirqs is 1) */
@@ -972,7 +1038,7 @@ static int cmp_share(const void *a, const void *b)
  * the HOT_GROUPS_MAX first is left out of the grouping (its share is still
  * listed). */
 static void hot_group_add(struct ctx *c, const struct topo_irq *ti, const char *act, double rate,
-			  struct hot_group *groups, size_t *ngroups)
+			  double us, struct hot_group *groups, size_t *ngroups)
 {
 	const struct topology *t = c->t;
 	char key[IOT_NAME_MAX + 8];
@@ -993,6 +1059,7 @@ static void hot_group_add(struct ctx *c, const struct topo_irq *ti, const char *
 		(*ngroups)++;
 	}
 	groups[gi].rate += rate;
+	groups[gi].us += us;
 	if (!groups[gi].nirqs && ti) {
 		groups[gi].irq = ti->irq;
 		groups[gi].has_irq = true;
@@ -1018,6 +1085,7 @@ static int hot_irq_shares(struct ctx *c, const struct cpu_metrics *cm, struct fi
 {
 	const struct metrics *m = c->m;
 	const struct topology *t = c->t;
+	double load_us = trace_cpu_us(c, cm->cpu);
 	struct share *sh;
 	size_t nsh = 0;
 	int col;
@@ -1032,7 +1100,7 @@ static int hot_irq_shares(struct ctx *c, const struct cpu_metrics *cm, struct fi
 		const struct rate_row *rr = &m->irq.rows[k];
 		const struct irq_row *row = rate_irq_row(c, rr);
 		const struct topo_irq *ti;
-		double rate;
+		double rate, us;
 		const char *act;
 
 		if (!row || !rr->valid || !row->percpu_counts)
@@ -1050,8 +1118,12 @@ static int hot_irq_shares(struct ctx *c, const struct cpu_metrics *cm, struct fi
 			fmt(sh[nsh].label, sizeof(sh[nsh].label), "%s%s %s",
 			    row->numeric ? "IRQ " : "", row->label, act);
 		nsh++;
-		if (row->numeric && rate / cm->intr_s * 100 >= 1)
-			hot_group_add(c, ti, act, rate, groups, ngroups);
+		/* measured: the lines that take 1% of the core's irq+soft time, not
+		 * those with the most interrupts */
+		us = row->numeric ? trace_irq_us(c, row->irq, cm->cpu) : 0;
+		if (row->numeric && (c->timed ? load_us > 0 && us / load_us * 100 >= 1
+					      : rate / cm->intr_s * 100 >= 1))
+			hot_group_add(c, ti, act, rate, us, groups, ngroups);
 	}
 	qsort(sh, nsh, sizeof(*sh), cmp_share);
 	str_cat(f->detail, sizeof(f->detail), "interrupts on cpu%d (%.0f/s):", cm->cpu, cm->intr_s);
@@ -1077,6 +1149,8 @@ static int hot_irq_shares(struct ctx *c, const struct cpu_metrics *cm, struct fi
 /* The softirqs on the hot CPU: their sum, NET_RX there and everywhere. */
 struct soft_shares {
 	double sum, netrx, netrx_all, block; /* per second */
+	bool timed;			     /* --trace: the measured time below */
+	double sum_us, block_us;	     /* softirq and BLOCK µs/s on the CPU */
 };
 
 /* Appends the softirq shares on cm's CPU to f->detail; *ret gets the sums. */
@@ -1193,8 +1267,16 @@ static int suggest_single(struct ctx *c, const struct finding *hot, const struct
 	const char *driver = g->dev >= 0 ? t->devs[g->dev].driver : "";
 	double other = cm->usr + cm->nice + cm->sys;
 	char id[ADV_ID_MAX], path[ADV_PATH_MAX], v[16], text[ADV_TEXT_MAX];
+	char remote[ADV_TEXT_MAX] = "", local[ADV_TEXT_MAX] = "";
 	struct suggestion *s = NULL;
 	size_t nblocks = 0, nset = 0;
+	/* measured: BLOCK's share of the core's softirq time, else of its softirqs */
+	double block_pct = 0;
+
+	if (ss->timed && ss->sum_us > 0)
+		block_pct = ss->block_us / ss->sum_us * 100;
+	else if (!ss->timed && ss->sum > 0)
+		block_pct = ss->block / ss->sum * 100;
 
 	/* completions of the disks behind it */
 	for (size_t i = 0; g->dev >= 0 && i < t->nblocks; i++) {
@@ -1207,8 +1289,29 @@ static int suggest_single(struct ctx *c, const struct finding *hot, const struct
 		    !device_path(path, sizeof(path), "sys/block/", KNAME_DISK, b->name,
 				 "/queue/rq_affinity"))
 			continue; /* a name the kernel does not give gets no command */
-		if (ss->sum <= 0 || ss->block / ss->sum * 100 < ADV_SINGLE_BLOCK_PCT)
+		if (block_pct < ADV_SINGLE_BLOCK_PCT)
 			continue;
+		/* measured locality: rq_affinity=2 moves only completions that run
+		 * away from their submitter (here, on the hot core) */
+		if (c->block_timed) {
+			const struct trace_disk_metrics *td = trace_disk(c, b->name);
+			double pct = td && td->completed
+					 ? (double)td->remote / (double)td->completed * 100
+					 : 0;
+
+			if (!td || !td->completed) {
+				str_cat(local, sizeof(local), "%s%s (no completion measured)",
+					local[0] ? ", " : "", b->name);
+				continue;
+			}
+			if (pct < ADV_RQ_REMOTE_PCT) {
+				str_cat(local, sizeof(local), "%s%s %.0f%% remote",
+					local[0] ? ", " : "", b->name, pct);
+				continue;
+			}
+			str_cat(remote, sizeof(remote), "%s%s %.0f%% of %" PRIu64,
+				remote[0] ? ", " : "", b->name, pct, td->completed);
+		}
 		if (!s) {
 			fmt(id, sizeof(id), "rq-affinity-%s", g->label);
 			s = add_suggestion(c->a, id, hot->severity, hot->id);
@@ -1220,12 +1323,22 @@ static int suggest_single(struct ctx *c, const struct finding *hot, const struct
 			return -ENOMEM;
 		nset++;
 	}
-	if (s) {
+	if (s && ss->timed) {
+		snprintf(s->reason, sizeof(s->reason),
+			 "one vector of %s (IRQ %u) takes its completions to cpu%d: BLOCK is "
+			 "%.0f%% of cpu%d's softirq time (%.1f ms/s, measured) and completions "
+			 "run away from the submitting CPU (%s completions, measured); "
+			 "rq_affinity=2 completes each request on the CPU that submitted it",
+			 g->label, g->irq, cm->cpu, block_pct, cm->cpu, ss->block_us / 1000,
+			 remote[0] ? remote : "not traced");
+	} else if (s) {
 		snprintf(s->reason, sizeof(s->reason),
 			 "one vector of %s (IRQ %u) takes its completions to cpu%d: BLOCK softirqs "
 			 "are %.0f%% of cpu%d's (%.0f/s); rq_affinity=2 completes each request "
 			 "on the CPU that submitted it",
 			 g->label, g->irq, cm->cpu, ss->block / ss->sum * 100, cm->cpu, ss->block);
+	}
+	if (s) {
 		snprintf(s->effect, sizeof(s->effect),
 			 "the BLOCK softirq work (%.1f%% of cpu%d in %%soft) moves to the "
 			 "submitting CPUs; the hard interrupt stays on cpu%d",
@@ -1234,6 +1347,14 @@ static int suggest_single(struct ctx *c, const struct finding *hot, const struct
 			 "%zu disk(s) behind %s. Not persistent: use a udev rule "
 			 "(ATTR{queue/rq_affinity}=\"2\").",
 			 nset, g->label);
+	}
+	if (local[0])
+		str_cat(why, why_size,
+			"no rq_affinity=2 for %s: measured, under %.0f%% of the completions ran "
+			"away from the submitting CPU, so it would move nothing. ",
+			local, ADV_RQ_REMOTE_PCT);
+	if (s || local[0]) {
+		/* suggested, or said why above */
 	} else if (nblocks == 0) {
 		str_cat(why, why_size,
 			"no rq_affinity suggestion for %s: no disk is known behind it. ", g->label);
@@ -1304,6 +1425,64 @@ static int suggest_single(struct ctx *c, const struct finding *hot, const struct
 	return 0;
 }
 
+/*
+ * --trace: the proof of a hot core in its reason (the IRQ line and the
+ * softirq vector that take the most of its measured time) and, in its
+ * detail, each line and vector with ADV_SHARE_MIN % or more of that time.
+ */
+static void hot_time_text(const struct ctx *c, const struct cpu_metrics *cm, double med_load,
+			  struct finding *f)
+{
+	const struct trace_metrics *tm = c->tm;
+	size_t nc = tm->ncpu, cpu = (size_t)cm->cpu, top = SIZE_MAX;
+	const double *soft = &tm->soft_us_s[cpu * TRACE_NR_SOFTIRQS];
+	double total = trace_cpu_us(c, cm->cpu), soft_us = trace_soft_us(c, cm->cpu), top_us = 0;
+	char line[IOT_NAME_MAX + 32] = "", vec[32] = "";
+	unsigned v = 0, shown = 0;
+
+	for (size_t i = 0; i < tm->nirq; i++)
+		if (tm->irq_us_s[i * nc + cpu] > top_us) {
+			top_us = tm->irq_us_s[i * nc + cpu];
+			top = i;
+		}
+	for (unsigned k = 1; k < TRACE_NR_SOFTIRQS; k++)
+		if (soft[k] > soft[v])
+			v = k;
+	if (top != SIZE_MAX) {
+		const struct irq_row *row = cur_irq_row(c, tm->irq[top]);
+		const char *act = row ? irq_actions(c, row, topology_irq(c->t, tm->irq[top])) : "";
+
+		fmt(line, sizeof(line), "IRQ %u%s%s", tm->irq[top], act[0] ? " " : "", act);
+	}
+	if (soft[v] > 0)
+		fmt(vec, sizeof(vec), "%s softirq", trace_softirq_name(v));
+	snprintf(f->reason, sizeof(f->reason),
+		 "cpu%d %.0f%% in %s%s%s (measured): hardirq %.2f%% + softirq %.2f%% (peers' "
+		 "median %.2f%%); mpstat %%irq %.2f + %%soft %.2f",
+		 cm->cpu, total / 1e4, line, line[0] && vec[0] ? " + " : "", vec,
+		 tm->hard_us_s[cpu] / 1e4, soft_us / 1e4, med_load, cm->irq, cm->soft);
+	if (total <= 0)
+		return;
+	str_cat(f->detail, sizeof(f->detail), "measured time on cpu%d (%.1f ms/s):", cm->cpu,
+		total / 1000);
+	for (size_t i = 0; i < tm->nirq; i++) {
+		double us = tm->irq_us_s[i * nc + cpu];
+		const struct irq_row *row;
+
+		if (us / total * 100 < ADV_SHARE_MIN)
+			continue;
+		row = cur_irq_row(c, tm->irq[i]);
+		str_cat(f->detail, sizeof(f->detail), "%s IRQ %u %s %.1f%%", shown++ ? "," : "",
+			tm->irq[i], row ? irq_actions(c, row, topology_irq(c->t, tm->irq[i])) : "",
+			us / total * 100);
+	}
+	for (unsigned k = 0; k < TRACE_NR_SOFTIRQS; k++)
+		if (soft[k] / total * 100 >= ADV_SHARE_MIN)
+			str_cat(f->detail, sizeof(f->detail), "%s %s softirq %.1f%%",
+				shown++ ? "," : "", trace_softirq_name(k), soft[k] / total * 100);
+	str_cat(f->detail, sizeof(f->detail), ". ");
+}
+
 /* One hot core: its finding with the IRQ and softirq shares that make it
  * hot, then the suggestions (multi-vector devices first, a single vector,
  * then RPS). Critical only when the core is hurt by its time in irq+soft. */
@@ -1311,7 +1490,7 @@ static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load,
 		   double med_dev_intr)
 {
 	const struct metrics *m = c->m;
-	double load = cm->irq + cm->soft;
+	double load = cpu_load(c, cm), load_us = trace_cpu_us(c, cm->cpu);
 	char subject[16], why[2 * ADV_TEXT_MAX] = "";
 	struct hot_group groups[HOT_GROUPS_MAX];
 	size_t ngroups = 0;
@@ -1327,9 +1506,12 @@ static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load,
 	if (!f)
 		return -ENOMEM;
 	f->harm = 100 + load;
-	snprintf(f->reason, sizeof(f->reason),
-		 "cpu%d: %%irq %.2f + %%soft %.2f = %.2f%% (peers' median %.2f%%)", cm->cpu,
-		 cm->irq, cm->soft, load, med_load);
+	if (c->timed)
+		hot_time_text(c, cm, med_load, f);
+	else
+		snprintf(f->reason, sizeof(f->reason),
+			 "cpu%d: %%irq %.2f + %%soft %.2f = %.2f%% (peers' median %.2f%%)", cm->cpu,
+			 cm->irq, cm->soft, load, med_load);
 	if (m->irq_valid)
 		str_cat(f->reason, sizeof(f->reason),
 			", %.0f interrupts/s, %.0f/s from devices (peers' median %.0f/s)",
@@ -1338,10 +1520,18 @@ static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load,
 	if (r < 0)
 		return r;
 	hot_softirq_shares(c, cm, f, &ss);
+	if (c->timed) {
+		ss.timed = true;
+		ss.sum_us = trace_soft_us(c, cm->cpu);
+		ss.block_us = c->tm->soft_us_s[(size_t)cm->cpu * TRACE_NR_SOFTIRQS + SOFTIRQ_BLOCK];
+	}
 
 	/* the suggestions may add findings: f is re-read by index after them */
 	for (size_t gi = 0; gi < ngroups && r >= 0; gi++) {
-		if (cm->intr_s <= 0 || groups[gi].rate / cm->intr_s * 100 < ADV_SHARE_MIN)
+		/* measured: a line's share of the core's time, not of its interrupts */
+		if (c->timed
+			? load_us <= 0 || groups[gi].us / load_us * 100 < ADV_SHARE_MIN
+			: cm->intr_s <= 0 || groups[gi].rate / cm->intr_s * 100 < ADV_SHARE_MIN)
 			continue;
 		/* a NIC's lone queue vector is answered by RPS and channels below */
 		if (groups[gi].nirqs == 1 && !groups[gi].nmanaged_hot &&
@@ -1359,7 +1549,12 @@ static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load,
 	if (r < 0)
 		return r;
 	f = &c->a->findings[fidx];
-	if (c->a->nsuggestions == nsugg && !why[0])
+	if (c->a->nsuggestions == nsugg && !why[0] && c->timed)
+		str_copy(why, sizeof(why),
+			 "No suggestion: no movable device interrupt line takes 5% or more of this "
+			 "core's measured irq+soft time; the measured shares above say which "
+			 "kernel work it is. ");
+	else if (c->a->nsuggestions == nsugg && !why[0])
 		str_copy(why, sizeof(why),
 			 "No suggestion: no device interrupt line carries 5% or more of this "
 			 "core's interrupts, so its irq+soft time is not one device's to move; "
@@ -1416,7 +1611,7 @@ static int find_hot_cpus(struct ctx *c)
 		dev[i] = m->irq_valid ? device_intr(c, rate_col(&m->irq, cm->cpu)) : 0;
 		if (!cm->valid)
 			continue;
-		load[n] = cm->irq + cm->soft;
+		load[n] = cpu_load(c, cm);
 		intr[n] = dev[i];
 		n++;
 	}
@@ -1431,7 +1626,7 @@ static int find_hot_cpus(struct ctx *c)
 
 		if (!cm->valid)
 			continue;
-		l = cm->irq + cm->soft;
+		l = cpu_load(c, cm);
 		ml = median_without(load, n, l);
 		mi = m->irq_valid ? median_without(intr, n, dev[i]) : 0;
 		hot = l >= ADV_HOT_PCT_MIN && l >= 2 * ml + ADV_HOT_PCT_ABOVE;
@@ -1747,6 +1942,43 @@ static void no_queue_fix(struct finding *f, const struct disk_metrics *d)
 		f->detail[0] ? " " : "", d->name, d->util, d->name);
 }
 
+/* --trace: the op whose time at the device (issue to completion) has the
+ * highest p99 over ADV_TAIL_MIN_IOS IOs or more in the interval. */
+struct disk_tail {
+	unsigned op;
+	uint64_t n;
+	double p99_us, mean_us;
+};
+
+static bool disk_tail(const struct ctx *c, const char *name, struct disk_tail *ret)
+{
+	const struct trace_disk_metrics *td = trace_disk(c, name);
+	bool found = false;
+
+	for (unsigned op = 0; td && op < TRACE_OP__COUNT; op++) {
+		const struct trace_lat_metrics *l = &td->lat[op][TRACE_LAT_DEVICE];
+
+		if (!td->has[op][TRACE_LAT_DEVICE] || l->count < ADV_TAIL_MIN_IOS)
+			continue;
+		if (!found || l->p99_us > ret->p99_us) {
+			ret->op = op;
+			ret->n = l->count;
+			ret->p99_us = l->p99_us;
+			ret->mean_us = l->mean_us;
+			found = true;
+		}
+	}
+	return found;
+}
+
+static void tail_sentence(const struct disk_tail *tl, struct finding *f)
+{
+	str_cat(f->detail, sizeof(f->detail),
+		"%sMeasured at the device: %s p99 %.2f ms, mean %.2f ms over %" PRIu64 " IOs.",
+		f->detail[0] ? " " : "", trace_op_name(tl->op), tl->p99_us / 1000,
+		tl->mean_us / 1000, tl->n);
+}
+
 static int find_disks(struct ctx *c)
 {
 	const struct metrics *m = c->m;
@@ -1756,6 +1988,8 @@ static int find_disks(struct ctx *c)
 		const struct disk_raw *raw = raw_of(c, d);
 		const struct topo_block *b = topology_block(c->t, d->name);
 		double ios, aw, slow_ms;
+		struct disk_tail tl = { 0 };
+		bool has_tail, by_tail;
 		struct finding *f;
 
 		if (!d->whole)
@@ -1802,6 +2036,7 @@ static int find_disks(struct ctx *c)
 		if (ios < ADV_MIN_IOPS)
 			continue;
 		aw = disk_await(d);
+		has_tail = disk_tail(c, d->name, &tl);
 		/* an SSD/NVMe at 100% util with microsecond awaits is busy, not
 		 * saturated: it serves many requests at once, so its queueing must
 		 * also cost the application real time */
@@ -1831,6 +2066,8 @@ static int find_disks(struct ctx *c)
 				    f->detail, sizeof(f->detail),
 				    "util counts time with at least one IO in flight; an SSD/NVMe "
 				    "serves many at once, so judge it by await and aqu-sz.");
+			if (has_tail)
+				tail_sentence(&tl, f);
 			wb_sentence(c, f);
 			{
 				size_t fidx = c->a->nfindings - 1, nsugg = c->a->nsuggestions;
@@ -1845,18 +2082,34 @@ static int find_disks(struct ctx *c)
 		slow_ms = !b || b->rotational < 0 ? ADV_SLOW_AWAIT_UNKNOWN
 			  : b->rotational	  ? ADV_SLOW_AWAIT_HDD
 						  : ADV_SLOW_AWAIT_SSD;
-		if (d->util < ADV_SLOW_UTIL && aw >= slow_ms) {
+		/* measured: a mean that looks fine over a tail that is not */
+		by_tail = has_tail && aw < slow_ms && tl.mean_us > 0 &&
+			  tl.p99_us / 1000 >= slow_ms && tl.p99_us >= ADV_TAIL_FACTOR * tl.mean_us;
+		if (d->util < ADV_SLOW_UTIL && (aw >= slow_ms || by_tail)) {
+			double ms = by_tail ? tl.p99_us / 1000 : aw;
+
 			f = add_finding(c->a, FIND_DISK_SLOW,
 					psi_hurts(c, PSI_IO) ? ADV_CRITICAL : ADV_WARNING, d->name);
 			if (!f)
 				return -ENOMEM;
 			f->harm = 100 + (psi_some(c, PSI_IO) > 0 ? psi_some(c, PSI_IO) : 0) +
-				  (aw < 100 ? aw : 100);
+				  (ms < 100 ? ms : 100);
 			io_culprits(c, f, d);
-			snprintf(f->reason, sizeof(f->reason),
-				 "%s slow: await %.2f ms at util %.2f%% (%.2f IO/s, aqu-sz %.2f): "
-				 "each IO is slow while the device is mostly idle",
-				 d->name, aw, d->util, ios, d->aqu_sz);
+			if (by_tail)
+				snprintf(
+				    f->reason, sizeof(f->reason),
+				    "%s slow by its tail: %s p99 %.2f ms at the device, %.1fx its "
+				    "mean %.2f ms (measured, %" PRIu64 " IOs), while await is "
+				    "%.2f ms at util %.2f%% (%.2f IO/s): one IO in a hundred is "
+				    "very slow while the device is mostly idle",
+				    d->name, trace_op_name(tl.op), tl.p99_us / 1000,
+				    tl.p99_us / tl.mean_us, tl.mean_us / 1000, tl.n, aw, d->util,
+				    ios);
+			else
+				snprintf(f->reason, sizeof(f->reason),
+					 "%s slow: await %.2f ms at util %.2f%% (%.2f IO/s, aqu-sz "
+					 "%.2f): each IO is slow while the device is mostly idle",
+					 d->name, aw, d->util, ios, d->aqu_sz);
 			snprintf(f->detail, sizeof(f->detail),
 				 "Not a load problem: the device or what is behind it is slow "
 				 "(%s threshold %.0f ms). Check a cloud volume's IOPS/throughput "
@@ -1867,6 +2120,8 @@ static int find_disks(struct ctx *c)
 				 : b->rotational	 ? "rotational"
 							 : "non-rotational",
 				 slow_ms, d->name);
+			if (has_tail)
+				tail_sentence(&tl, f);
 			wb_sentence(c, f);
 		}
 	}
@@ -2142,10 +2397,22 @@ static double kind_harm(enum finding_kind k)
 int advise_compute(const struct snapshot *cur, const struct metrics *m, const struct topology *t,
 		   struct advice *ret)
 {
+	return advise_compute_trace(cur, m, NULL, t, ret);
+}
+
+int advise_compute_trace(const struct snapshot *cur, const struct metrics *m,
+			 const struct trace_metrics *tm, const struct topology *t,
+			 struct advice *ret)
+{
 	struct advice a = { 0 };
-	struct ctx c = { .cur = cur, .m = m, .t = t, .a = &a };
+	struct ctx c = { .cur = cur, .m = m, .t = t, .a = &a, .tm = tm };
 	bool hot = false;
 	int r;
+
+	/* both probes or neither: half the time would judge a core by half */
+	c.timed = tm && tm->on[TRACE_HARDIRQ] && tm->on[TRACE_SOFTIRQ] && tm->ncpu &&
+		  tm->soft_us_s && tm->hard_us_s;
+	c.block_timed = tm && tm->on[TRACE_BLOCK];
 
 	r = find_hot_cpus(&c);
 	if (r >= 0 && c.need_irqbalance_finding) {

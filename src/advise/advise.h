@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "metrics.h"
+#include "metrics_trace.h"
 #include "strbuf.h"
 #include "topology.h"
 
@@ -100,6 +101,16 @@ struct advice {
  */
 int advise_compute(const struct snapshot *cur, const struct metrics *m, const struct topology *t,
 		   struct advice *ret);
+/*
+ * advise_compute() with the tracing stage's metrics of the same interval
+ * (doc/advise.md, "Measured time"): a core judged by its measured
+ * irq+softirq time and the lines that take it, rq_affinity by completion
+ * locality, disks by their latency tails. tm NULL, or its probes off: the
+ * judgement is advise_compute()'s, byte for byte.
+ */
+int advise_compute_trace(const struct snapshot *cur, const struct metrics *m,
+			 const struct trace_metrics *tm, const struct topology *t,
+			 struct advice *ret);
 void advice_free(struct advice *a);
 
 const struct suggestion *advice_suggestion(const struct advice *a, const char *id);
@@ -191,5 +202,9 @@ void advise_command_text(const char *path, const char *v, struct strbuf *sb);
 #define ADV_MEMBER_MIN_MS      5.0   /* ... and at least this many ms more */
 #define ADV_MEMBER_UTIL_GAP    25.0  /* or util this many points above the median */
 #define ADV_RPS_FLOWS	       32768 /* scaling.rst's value for a moderately loaded server */
+/* With --trace (measured time, doc/advise.md) */
+#define ADV_RQ_REMOTE_PCT 25.0 /* % of a disk's completions away from the submitting CPU */
+#define ADV_TAIL_MIN_IOS  100  /* IOs of an op in the interval for its p99 to mean anything */
+#define ADV_TAIL_FACTOR	  4.0  /* p99 this many times the mean: a disk slow by its tail */
 
 #endif

@@ -219,7 +219,10 @@ static struct MHD_Response *body_for(struct daemon *d, struct metrics_http *mh, 
 {
 	struct mh_cached *c = &mh->cache[(unsigned)f < MH_FORMATS ? f : 0];
 	struct strbuf sb = { 0 };
-	struct om_opts o = { .format = f, .device_exclude = d->args.metrics_exclude_re };
+	struct om_opts o = { .format = f,
+			     .device_exclude = d->args.metrics_exclude_re,
+			     .trace = sampler_trace_raw(d->sampler),
+			     .trace_m = sampler_trace_metrics(d->sampler) };
 	struct MHD_Response *resp;
 
 	if (c->resp && c->sample == d->samples)

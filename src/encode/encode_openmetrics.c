@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diskstats.h"
 #include "encode.h"
 #include "encode_openmetrics.h"
+#include "irqtab.h"
 #include "metrics_proc.h"
 #include "metrics_turbo.h"
 
@@ -584,7 +586,24 @@ static void findings(struct om *o, const struct advice *a)
 
 /* The hot cores' share: the cpu_irq_soft_ratio of the CPUs a hot-cpu
  * finding names, so an alert needs no threshold of its own. */
-static void hot_cores(struct om *o, const struct metrics *m, const struct advice *a)
+/* The irq+soft share of cpu the advisor judged by: measured by the tracing
+ * stage when its hardirq and softirq probes ran (advise_compute_trace()),
+ * else mpstat's. */
+static double judged_share(const struct cpu_metrics *c, const struct trace_metrics *tm)
+{
+	double us;
+
+	if (!tm || !tm->on[TRACE_HARDIRQ] || !tm->on[TRACE_SOFTIRQ] || !tm->hard_us_s ||
+	    !tm->soft_us_s || c->cpu < 0 || (uint32_t)c->cpu >= tm->ncpu)
+		return (c->irq + c->soft) / 100;
+	us = tm->hard_us_s[c->cpu];
+	for (unsigned v = 0; v < TRACE_NR_SOFTIRQS; v++)
+		us += tm->soft_us_s[(size_t)c->cpu * TRACE_NR_SOFTIRQS + v];
+	return us / 1e6;
+}
+
+static void hot_cores(struct om *o, const struct metrics *m, const struct advice *a,
+		      const struct trace_metrics *tm)
 {
 	bool header = false;
 
@@ -606,11 +625,12 @@ static void hot_cores(struct om *o, const struct metrics *m, const struct advice
 				continue;
 			if (!header) {
 				family(o, "iotriage_hot_cpu_irq_soft_ratio", "gauge",
-				       "(%irq + %soft) / 100 of each CPU a hot-cpu finding names.");
+				       "(%irq + %soft) / 100 of each CPU a hot-cpu finding names "
+				       "(with --trace, its measured hardirq + softirq time).");
 				header = true;
 			}
 			sample_f(o, "iotriage_hot_cpu_irq_soft_ratio", false, l,
-				 (c->irq + c->soft) / 100);
+				 judged_share(c, tm));
 		}
 	}
 }
@@ -777,6 +797,179 @@ static void turbo(struct om *o, const struct turbo_metrics *t)
 	}
 }
 
+/* ---- the tracing stage (--trace, doc/trace.md) ---- */
+
+/* Nanoseconds as seconds, exactly to the microsecond. */
+static void sample_ns(struct om *o, const char *name, bool counter, const char *const *labels,
+		      uint64_t ns)
+{
+	uint64_t us = ns / 1000;
+
+	sample_start(o, name, counter, labels);
+	sample_fixed(o->sb, us / 1000000, (unsigned)(us % 1000000), 6);
+}
+
+/*
+ * The histogram's bucket bounds: a fixed subset of the stage's log2
+ * buckets, every fourfold from 16 µs to 4.19 s (doc/prometheus.md), the
+ * same for every series whatever the load. Bucket le = 2^k µs counts the
+ * slots below k (slot i holds [2^i, 2^(i+1)) µs), exactly.
+ */
+static const struct om_le {
+	unsigned k;
+	const char *le;
+} om_lat_le[] = {
+	{ 4, "1.6e-05" },   { 6, "6.4e-05" },	{ 8, "0.000256" },  { 10, "0.001024" },
+	{ 12, "0.004096" }, { 14, "0.016384" }, { 16, "0.065536" }, { 18, "0.262144" },
+	{ 20, "1.048576" }, { 22, "4.194304" },
+};
+
+static void trace_probes(struct om *o, const struct trace_raw *r, const struct trace_metrics *m)
+{
+	family(o, "iotriage_trace_probe_on", "gauge",
+	       "1 while the tracing probe is attached and read, 0 when it is off (the reason is in "
+	       "the sample's trace.probes).");
+	for (int k = 0; k < TRACE__COUNT; k++) {
+		const char *l[] = { "probe", trace_probe_name((enum trace_probe)k), NULL };
+
+		sample_u64(o, "iotriage_trace_probe_on", false, l,
+			   r->probe[k].on && r->probe[k].read);
+	}
+	for (int k = 0, first = 1; m && k < TRACE__COUNT; k++) {
+		const char *l[] = { "probe", trace_probe_name((enum trace_probe)k), NULL };
+
+		if (m->probe_cpu_pct[k] < 0)
+			continue; /* not measured: no BPF run-time stats */
+		if (first)
+			family(
+			    o, "iotriage_trace_probe_cpu_ratio", "gauge",
+			    "Share of one CPU the probe's BPF programs ran over the last interval "
+			    "(its cpu_pct / 100; the budget switches it off above "
+			    "--trace-budget).");
+		first = 0;
+		sample_f(o, "iotriage_trace_probe_cpu_ratio", false, l, m->probe_cpu_pct[k] / 100);
+	}
+}
+
+/* Softirq time per CPU and vector, labelled as iotriage_softirqs_total: the
+ * CPUs of the sample's /proc/softirqs (its online CPUs), else every CPU the
+ * stage counted time on. */
+static void trace_softirqs(struct om *o, const struct snapshot *cur, const struct trace_raw *r)
+{
+	const struct irq_table *t = &cur->softirqs;
+	bool table = !cur->status[SRC_SOFTIRQS].err && t->ncpu;
+	size_t n = table ? t->ncpu : r->ncpu;
+	char num[16];
+
+	if (!r->probe[TRACE_SOFTIRQ].read || !r->soft_ns)
+		return;
+	family(o, "iotriage_trace_softirq_seconds", "counter",
+	       "Time spent in softirq handlers per CPU and type (irq:softirq_entry/exit), since "
+	       "the tracing stage was loaded: rate() is the share of the CPU.");
+	for (unsigned v = 0; v < TRACE_NR_SOFTIRQS; v++)
+		for (size_t i = 0; i < n; i++) {
+			int cpu = table ? t->cpu_ids[i] : (int)i;
+			const char *l[] = { "cpu", num, "type", trace_softirq_name(v), NULL };
+			uint64_t ns;
+
+			if (cpu < 0 || (uint32_t)cpu >= r->ncpu)
+				continue;
+			ns = r->soft_ns[(size_t)cpu * TRACE_NR_SOFTIRQS + v];
+			if (!table && !ns)
+				continue;
+			snprintf(num, sizeof(num), "%d", cpu);
+			sample_ns(o, "iotriage_trace_softirq_seconds", true, l, ns);
+		}
+}
+
+/* Hardirq time per IRQ line summed over CPUs, keyed as
+ * iotriage_irq_interrupts_total (the line and its actions). */
+static void trace_hardirqs(struct om *o, const struct snapshot *cur, const struct trace_raw *r)
+{
+	char num[16];
+
+	if (!r->probe[TRACE_HARDIRQ].read || !r->nirq)
+		return;
+	family(o, "iotriage_trace_hardirq_seconds", "counter",
+	       "Time spent in each IRQ line's handlers, summed over CPUs "
+	       "(irq:irq_handler_entry/exit), since the tracing stage was loaded.");
+	for (size_t i = 0; i < r->nirq; i++) {
+		const struct irq_row *row;
+		const char *l[] = { "irq", num, "devices", "", NULL };
+		uint64_t ns = 0;
+
+		snprintf(num, sizeof(num), "%u", r->irq[i]);
+		row =
+		    cur->status[SRC_INTERRUPTS].err ? NULL : irq_table_find(&cur->irqs, num, NULL);
+		if (row)
+			l[3] = row->actions;
+		for (size_t k = 0; k < r->ncpu; k++)
+			ns += r->irq_ns[i * r->ncpu + k];
+		sample_ns(o, "iotriage_trace_hardirq_seconds", true, l, ns);
+	}
+}
+
+/* IO latency per disk, op and stage as a Prometheus histogram. */
+static void trace_latency(struct om *o, const struct snapshot *cur, const struct trace_raw *r)
+{
+	static const char *const stage[TRACE_LAT__COUNT] = { "queued", "device" };
+	const char *const name = "iotriage_trace_io_latency_seconds";
+	bool first = true;
+
+	if (!r->probe[TRACE_BLOCK].read)
+		return;
+	for (size_t i = 0; i < r->nlat; i++) {
+		const struct trace_lat_raw *h = &r->lat[i];
+		const struct disk_raw *d = disk_table_find(&cur->disks, h->major, h->minor, NULL);
+		const char *l[] = { "device", "",
+				    "op",     trace_op_name(h->op),
+				    "stage",  stage[h->kind < TRACE_LAT__COUNT ? h->kind : 0],
+				    "le",     "",
+				    NULL };
+		uint64_t cum = 0, total = 0;
+		size_t slot = 0;
+		char bucket[80];
+
+		/* a disk the sample does not list has no name to join on */
+		if (!d || (o->exclude && regexec(o->exclude, d->name, 0, NULL, 0) == 0))
+			continue;
+		l[1] = d->name;
+		if (first)
+			family(o, name, "histogram",
+			       "IO latency per device, op (read, write, flush, discard) and stage "
+			       "(queued: insert to issue; device: issue to completion), since the "
+			       "tracing stage was loaded (block:block_rq_insert/issue/complete).");
+		first = false;
+		for (size_t k = 0; k < TRACE_HIST_SLOTS; k++)
+			total += h->slots[k];
+		snprintf(bucket, sizeof(bucket), "%s_bucket", name);
+		for (size_t b = 0; b < sizeof(om_lat_le) / sizeof(om_lat_le[0]); b++) {
+			for (; slot < om_lat_le[b].k; slot++)
+				cum += h->slots[slot];
+			l[7] = om_lat_le[b].le;
+			sample_u64(o, bucket, false, l, cum);
+		}
+		l[7] = "+Inf";
+		sample_u64(o, bucket, false, l, total);
+		l[6] = NULL; /* _sum and _count without le */
+		snprintf(bucket, sizeof(bucket), "%s_sum", name);
+		sample_ns(o, bucket, false, l, h->sum_ns);
+		snprintf(bucket, sizeof(bucket), "%s_count", name);
+		sample_u64(o, bucket, false, l, total);
+	}
+}
+
+static void trace_families(struct om *o, const struct snapshot *cur, const struct trace_raw *r,
+			   const struct trace_metrics *m)
+{
+	if (!r || !r->valid)
+		return;
+	trace_probes(o, r, m);
+	trace_softirqs(o, cur, r);
+	trace_hardirqs(o, cur, r);
+	trace_latency(o, cur, r);
+}
+
 int om_render(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m,
 	      const struct advice *a, const struct om_opts *opts)
 {
@@ -793,7 +986,7 @@ int om_render(struct strbuf *sb, const struct snapshot *cur, const struct metric
 	if (r >= 0 && a) {
 		findings(&o, a);
 		if (m)
-			hot_cores(&o, m, a);
+			hot_cores(&o, m, a, opts->trace_m);
 	}
 	pressure(&o, cur);
 	writeback(&o, cur, m);
@@ -801,6 +994,7 @@ int om_render(struct strbuf *sb, const struct snapshot *cur, const struct metric
 		turbo_smi(&o, cur->turbo);
 	if (r >= 0 && m && m->turbo)
 		turbo(&o, m->turbo);
+	trace_families(&o, cur, opts->trace, opts->trace_m);
 	if (o.f == OM_OPENMETRICS)
 		sb_puts(sb, "# EOF\n");
 	if (r >= 0 && sb->err)

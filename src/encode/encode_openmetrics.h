@@ -14,6 +14,7 @@
 
 #include "advise.h"
 #include "metrics.h"
+#include "metrics_trace.h"
 #include "snapshot.h"
 #include "strbuf.h"
 
@@ -36,6 +37,11 @@ struct om_opts {
 	enum om_format format;
 	const regex_t *device_exclude; /* from om_exclude_compile(); NULL: every device */
 	const char *host;	       /* not a label: Prometheus adds instance; NULL */
+	/* --trace: the stage's read of this sample (its counters are cumulative
+	 * since it was loaded) and the interval's metrics (the probes' CPU
+	 * share); NULL: no trace families */
+	const struct trace_raw *trace;
+	const struct trace_metrics *trace_m;
 };
 
 /*

@@ -16,6 +16,7 @@
 #include "workload.h"
 #include "metrics.h"
 #include "metrics_proc.h"
+#include "metrics_trace.h"
 #include "snapshot.h"
 #include "topology.h"
 
@@ -1016,6 +1017,255 @@ static void test_hold(void **state)
 	unload(&sc);
 }
 
+/* ---- measured time (--trace): the advisor's input from the tracing stage ---- */
+
+/* One IRQ line's hardirq time on one CPU, µs and handler runs in 1 s. */
+struct tr_line {
+	uint32_t irq;
+	int cpu;
+	uint64_t us, runs;
+};
+
+/*
+ * The tracing stage's interval as metrics_trace_compute() makes it from two
+ * reads of the maps 1 s apart (the first empty, as just after loading):
+ * soft_us[cpu][vector], the lines (ascending, one CPU each), the latency
+ * histograms (ascending by disk, op, stage). on[] says which probes ran.
+ */
+static void trace_build(const struct snapshot *cur, uint32_t ncpu,
+			const uint64_t soft_us[][TRACE_NR_SOFTIRQS], const struct tr_line *lines,
+			size_t nlines, const struct trace_lat_raw *lat, size_t nlat,
+			const bool on[TRACE__COUNT], struct trace_metrics *ret)
+{
+	struct trace_raw p = { 0 }, c = { 0 };
+
+	p.valid = c.valid = true;
+	p.mono_ns = 1000000000;
+	c.mono_ns = 2000000000;
+	p.ncpu = c.ncpu = ncpu;
+	for (int k = 0; k < TRACE__COUNT; k++)
+		p.probe[k].read = c.probe[k].read = on[k];
+	p.soft_ns = calloc(ncpu * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
+	p.soft_count = calloc(ncpu * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
+	c.soft_ns = calloc(ncpu * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
+	c.soft_count = calloc(ncpu * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
+	c.irq = calloc(nlines + 1, sizeof(*c.irq));
+	c.irq_ns = calloc((nlines + 1) * ncpu, sizeof(uint64_t));
+	c.irq_count = calloc((nlines + 1) * ncpu, sizeof(uint64_t));
+	c.lat = calloc(nlat + 1, sizeof(*c.lat));
+	assert_true(p.soft_ns && p.soft_count && c.soft_ns && c.soft_count && c.irq && c.irq_ns &&
+		    c.irq_count && c.lat);
+	for (uint32_t cpu = 0; soft_us && cpu < ncpu; cpu++)
+		for (unsigned v = 0; v < TRACE_NR_SOFTIRQS; v++)
+			c.soft_ns[cpu * TRACE_NR_SOFTIRQS + v] = soft_us[cpu][v] * 1000;
+	for (size_t i = 0; i < nlines; i++) {
+		c.irq[i] = lines[i].irq;
+		c.irq_ns[i * ncpu + (size_t)lines[i].cpu] = lines[i].us * 1000;
+		c.irq_count[i * ncpu + (size_t)lines[i].cpu] = lines[i].runs;
+	}
+	c.nirq = nlines;
+	if (nlat)
+		memcpy(c.lat, lat, nlat * sizeof(*lat));
+	c.nlat = nlat;
+	memset(ret, 0, sizeof(*ret));
+	assert_int_equal(metrics_trace_compute(&p, &c, &cur->disks, ret), 0);
+	trace_raw_free(&p);
+	trace_raw_free(&c);
+}
+
+/* The device-stage histogram of loop0's reads in the recorded run
+ * (tests/fixtures/trace/loop-fio/trace.json: 9014 reads, mean 217.87 µs,
+ * p99 3778 µs, 54.06% of the disk's completions remote), moved up by
+ * shift log2 buckets (a device 2^shift times slower). */
+static void recorded_reads(uint32_t major, uint32_t minor, unsigned shift, double remote_pct,
+			   struct trace_lat_raw *ret)
+{
+	static const uint64_t hist[] = {
+		0, 4, 40, 194, 2918, 2815, 1540, 763, 175, 88, 179, 246, 52
+	};
+
+	memset(ret, 0, sizeof(*ret));
+	ret->major = major;
+	ret->minor = minor;
+	ret->op = TRACE_OP_READ;
+	ret->kind = TRACE_LAT_DEVICE;
+	for (size_t i = 0; i < sizeof(hist) / sizeof(hist[0]); i++) {
+		ret->slots[i + shift] = hist[i];
+		ret->count += hist[i];
+	}
+	assert_int_equal(ret->count, 9014);
+	ret->sum_ns = (uint64_t)(217.87 * 1000 * 9014) << shift;
+	ret->remote = (uint64_t)(remote_pct / 100 * 9014 + 0.5);
+}
+
+static void readvise_trace(struct scenario *sc, const struct trace_metrics *tm)
+{
+	advice_free(&sc->a);
+	assert_int_equal(advise_compute_trace(&sc->s1, &sc->m, tm, &sc->t, &sc->a), 0);
+}
+
+/*
+ * virtio-time: by counts the USB line is cpu1's load and the one moved; by
+ * measured time IRQ 31 (the disk's lone vector) and the BLOCK softirq take
+ * the core: the finding says so and the suggestion moves IRQ 31, and
+ * rq_affinity=2 comes only with completions measured away from their
+ * submitter.
+ */
+static void test_trace_hot_by_time(void **state)
+{
+	static const bool all[TRACE__COUNT] = { true, true, true };
+	/* cpu1: 112 ms/s hardirq (110 of them IRQ 31), 308 ms/s softirq (290 BLOCK) */
+	static const uint64_t soft[4][TRACE_NR_SOFTIRQS] = {
+		{ 0, 300, 0, 0, 0, 0, 0, 190, 0, 1800 },
+		{ 0, 8000, 0, 0, 290000, 0, 0, 3000, 0, 7000 },
+		{ 0, 300, 0, 0, 0, 0, 0, 190, 0, 1800 },
+		{ 0, 300, 0, 0, 0, 0, 0, 190, 0, 1800 },
+	};
+	static const struct tr_line lines[] = {
+		{ 30, 1, 2000, 20000 },
+		{ 31, 1, 110000, 500 },
+	};
+	const struct suggestion *s;
+	const struct finding *f;
+	struct trace_lat_raw lat;
+	struct trace_metrics tm;
+	struct scenario sc;
+
+	(void)state;
+	load("virtio-time", &sc);
+	/* counts alone (no trace): the line with the most interrupts is moved */
+	f = advice_finding(&sc.a, "hot-cpu-cpu1");
+	assert_non_null(f);
+	assert_non_null(strstr(f->reason, "cpu1: %irq 15.00 + %soft 27.00 = 42.00%"));
+	assert_non_null(advice_suggestion(&sc.a, "irq-move-30"));
+	assert_null(advice_suggestion(&sc.a, "irq-move-31"));
+	assert_null(advice_suggestion(&sc.a, "rq-affinity-0000:00:05.0"));
+
+	/* measured: completions remote as in the recorded run */
+	recorded_reads(254, 0, 0, 54.06, &lat);
+	trace_build(&sc.s1, 4, soft, lines, 2, &lat, 1, all, &tm);
+	readvise_trace(&sc, &tm);
+	f = advice_finding(&sc.a, "hot-cpu-cpu1");
+	assert_non_null(f);
+	assert_int_equal(f->severity, ADV_WARNING);
+	assert_non_null(strstr(f->reason, "cpu1 42% in IRQ 31 virtio1-req.0 + BLOCK softirq "
+					  "(measured): hardirq 11.20% + softirq 30.80%"));
+	assert_non_null(strstr(f->detail, "measured time on cpu1 (420.0 ms/s): IRQ 31 "
+					  "virtio1-req.0 26.2%, BLOCK softirq 69.0%"));
+	assert_null(advice_suggestion(&sc.a, "irq-move-30"));
+	s = advice_suggestion(&sc.a, "irq-move-31");
+	assert_non_null(s);
+	assert_action(s, "proc/irq/31/smp_affinity_list", "0", "1");
+	s = advice_suggestion(&sc.a, "rq-affinity-0000:00:05.0");
+	assert_non_null(s);
+	assert_int_equal(s->nactions, 1);
+	assert_action(s, "sys/block/vda/queue/rq_affinity", "2", "1");
+	assert_non_null(strstr(s->reason, "(vda 54% of 9014 completions, measured)"));
+	metrics_trace_free(&tm);
+
+	/* completions already on their submitter: rq_affinity=2 would move nothing */
+	recorded_reads(254, 0, 0, 3.0, &lat);
+	trace_build(&sc.s1, 4, soft, lines, 2, &lat, 1, all, &tm);
+	readvise_trace(&sc, &tm);
+	assert_null(advice_suggestion(&sc.a, "rq-affinity-0000:00:05.0"));
+	assert_non_null(advice_suggestion(&sc.a, "irq-move-31"));
+	assert_non_null(strstr(advice_finding(&sc.a, "hot-cpu-cpu1")->detail,
+			       "no rq_affinity=2 for vda 3% remote: measured"));
+	metrics_trace_free(&tm);
+
+	/* a measured core at 85% is hurt now: critical, whatever mpstat says */
+	{
+		uint64_t hot[4][TRACE_NR_SOFTIRQS];
+
+		memcpy(hot, soft, sizeof(hot));
+		hot[1][4] = 720000;
+		trace_build(&sc.s1, 4, hot, lines, 2, &lat, 1, all, &tm);
+		readvise_trace(&sc, &tm);
+		f = advice_finding(&sc.a, "hot-cpu-cpu1");
+		assert_non_null(f);
+		assert_int_equal(f->severity, ADV_CRITICAL);
+		assert_non_null(strstr(f->reason, "cpu1 85% in IRQ 31"));
+		metrics_trace_free(&tm);
+	}
+	unload(&sc);
+}
+
+static void assert_same_advice(const struct advice *x, const struct advice *y)
+{
+	assert_int_equal(x->nfindings, y->nfindings);
+	assert_int_equal(x->nsuggestions, y->nsuggestions);
+	for (size_t i = 0; i < x->nfindings; i++) {
+		assert_string_equal(x->findings[i].id, y->findings[i].id);
+		assert_int_equal(x->findings[i].severity, y->findings[i].severity);
+		assert_string_equal(x->findings[i].reason, y->findings[i].reason);
+		assert_string_equal(x->findings[i].detail, y->findings[i].detail);
+	}
+	for (size_t i = 0; i < x->nsuggestions; i++) {
+		assert_string_equal(x->suggestions[i].id, y->suggestions[i].id);
+		assert_string_equal(x->suggestions[i].reason, y->suggestions[i].reason);
+		assert_int_equal(x->suggestions[i].nactions, y->suggestions[i].nactions);
+	}
+}
+
+/* No trace, or its probes off: the judgement of counts, unchanged. */
+static void test_trace_off_same(void **state)
+{
+	static const bool none[TRACE__COUNT] = { false, false, false };
+	static const char *const names[] = { "hba-single-vector", "virtio-time", "healthy",
+					     "disk-slow" };
+	struct trace_metrics tm;
+	struct advice before;
+	struct scenario sc;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		load(names[i], &sc);
+		advice_dup(&sc.a, &before);
+		readvise_trace(&sc, NULL);
+		assert_same_advice(&before, &sc.a);
+		trace_build(&sc.s1, (uint32_t)sc.m.ncpu, NULL, NULL, 0, NULL, 0, none, &tm);
+		readvise_trace(&sc, &tm);
+		assert_same_advice(&before, &sc.a);
+		metrics_trace_free(&tm);
+		advice_free(&before);
+		unload(&sc);
+	}
+}
+
+/* A disk slow by its tail: the mean and await say fine, p99 does not. */
+static void test_trace_disk_tail(void **state)
+{
+	static const bool block[TRACE__COUNT] = { false, false, true };
+	const struct finding *f;
+	struct trace_lat_raw lat;
+	struct trace_metrics tm;
+	struct scenario sc;
+
+	(void)state;
+	load("healthy", &sc);
+	assert_int_equal(sc.a.nfindings, 0);
+	/* the recorded tail (p99 3.78 ms, 17x the mean): under the SSD's 10 ms */
+	recorded_reads(259, 0, 0, 54.06, &lat);
+	trace_build(&sc.s1, 4, NULL, NULL, 0, &lat, 1, block, &tm);
+	readvise_trace(&sc, &tm);
+	assert_int_equal(sc.a.nfindings, 0);
+	metrics_trace_free(&tm);
+	/* a device four times slower: p99 15 ms while await is 0.14 ms */
+	recorded_reads(259, 0, 2, 54.06, &lat);
+	trace_build(&sc.s1, 4, NULL, NULL, 0, &lat, 1, block, &tm);
+	readvise_trace(&sc, &tm);
+	assert_int_equal(sc.a.nfindings, 1);
+	f = advice_finding(&sc.a, "disk-slow-nvme0n1");
+	assert_non_null(f);
+	assert_int_equal(f->severity, ADV_WARNING);
+	assert_non_null(strstr(f->reason, "nvme0n1 slow by its tail: read p99 15.11 ms at the "
+					  "device, 17.3x its mean 0.87 ms (measured, 9014 IOs)"));
+	assert_non_null(strstr(f->detail, "Measured at the device: read p99 15.11 ms"));
+	assert_int_equal(sc.a.nsuggestions, 0);
+	metrics_trace_free(&tm);
+	unload(&sc);
+}
+
 /* The one builder of printed commands (issue 24, R2): sysfs's '!' for '/',
  * and a path apply would refuse is never printed as a command. */
 static void test_command_builder(void **state)
@@ -1085,6 +1335,9 @@ int main(void)
 		cmocka_unit_test(test_ssd_queue_full),
 		cmocka_unit_test(test_isolated_cmdline),
 		cmocka_unit_test(test_command_builder),
+		cmocka_unit_test(test_trace_hot_by_time),
+		cmocka_unit_test(test_trace_off_same),
+		cmocka_unit_test(test_trace_disk_tail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -317,6 +317,156 @@ static void test_device_exclude(void **state)
 	unload(&sc);
 }
 
+/*
+ * --trace: the stage's counters as Prometheus families. The raw read is
+ * virtio-time's host with the recorded run's numbers
+ * (tests/fixtures/trace/loop-fio/trace.json: loop0's 9014 reads at the
+ * device, the block probe's 1.165 % of a CPU) put on its disk vda.
+ */
+static void trace_read_build(struct trace_raw *r)
+{
+	static const uint64_t hist[] = {
+		0, 4, 40, 194, 2918, 2815, 1540, 763, 175, 88, 179, 246, 52
+	};
+
+	memset(r, 0, sizeof(*r));
+	r->valid = true;
+	r->ncpu = 4;
+	for (int k = 0; k < TRACE__COUNT; k++)
+		r->probe[k].on = r->probe[k].read = true;
+	r->soft_ns = calloc(4 * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
+	r->soft_count = calloc(4 * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
+	r->irq = calloc(2, sizeof(*r->irq));
+	r->irq_ns = calloc(2 * 4, sizeof(uint64_t));
+	r->irq_count = calloc(2 * 4, sizeof(uint64_t));
+	r->lat = calloc(1, sizeof(*r->lat));
+	assert_true(r->soft_ns && r->soft_count && r->irq && r->irq_ns && r->irq_count && r->lat);
+	r->soft_ns[1 * TRACE_NR_SOFTIRQS + 4] = 290000000;    /* cpu1 BLOCK */
+	r->soft_ns[0 * TRACE_NR_SOFTIRQS + 1] = 304310123456; /* cpu0 TIMER */
+	r->nirq = 2;
+	r->irq[0] = 30;
+	r->irq[1] = 31;
+	r->irq_ns[0 * 4 + 1] = 2000000;
+	r->irq_ns[1 * 4 + 1] = 110000000;
+	r->irq_ns[1 * 4 + 2] = 1500;
+	r->nlat = 1;
+	r->lat[0].major = 254;
+	r->lat[0].minor = 0;
+	r->lat[0].op = TRACE_OP_READ;
+	r->lat[0].kind = TRACE_LAT_DEVICE;
+	for (size_t i = 0; i < sizeof(hist) / sizeof(hist[0]); i++) {
+		r->lat[0].slots[i] = hist[i];
+		r->lat[0].count += hist[i];
+	}
+	r->lat[0].sum_ns = 1963880180; /* 9014 x 217.87 µs */
+}
+
+static void test_trace_families(void **state)
+{
+	static const char *const buckets[] = {
+		"le=\"1.6e-05\"} 238\n",   "le=\"6.4e-05\"} 5971\n",  "le=\"0.000256\"} 8274\n",
+		"le=\"0.001024\"} 8537\n", "le=\"0.004096\"} 8962\n", "le=\"0.016384\"} 9014\n",
+		"le=\"0.065536\"} 9014\n", "le=\"0.262144\"} 9014\n", "le=\"1.048576\"} 9014\n",
+		"le=\"4.194304\"} 9014\n", "le=\"+Inf\"} 9014\n",
+	};
+	const char *pfx = "iotriage_trace_io_latency_seconds_bucket{device=\"vda\",op=\"read\","
+			  "stage=\"device\",";
+	struct trace_metrics tm = { 0 };
+	struct om_opts o = { 0 };
+	struct trace_raw r;
+	struct scenario sc;
+	regex_t *re = NULL;
+	char *text, want[256];
+
+	(void)state;
+	load("virtio-time", &sc);
+	/* no trace: no trace family */
+	text = render(&sc, OM_PROMETHEUS);
+	assert_null(strstr(text, "iotriage_trace_"));
+	free(text);
+
+	trace_read_build(&r);
+	for (int k = 0; k < TRACE__COUNT; k++)
+		tm.probe_cpu_pct[k] = -1;
+	tm.probe_cpu_pct[TRACE_BLOCK] = 1.165;
+	o.trace = &r;
+	o.trace_m = &tm;
+	text = render_opts(&sc.s1, &sc.m, &sc.a, &o);
+	assert_non_null(strstr(text, "\niotriage_trace_probe_on{probe=\"hardirq\"} 1\n"));
+	assert_non_null(strstr(text, "\niotriage_trace_probe_on{probe=\"block\"} 1\n"));
+	assert_non_null(
+	    strstr(text, "\niotriage_trace_probe_cpu_ratio{probe=\"block\"} 0.01165\n"));
+	assert_null(strstr(text, "iotriage_trace_probe_cpu_ratio{probe=\"softirq\"}"));
+	/* counters in seconds, exact to the µs; one per online CPU and type */
+	assert_non_null(strstr(text, "# TYPE iotriage_trace_softirq_seconds_total counter\n"));
+	assert_non_null(strstr(
+	    text, "\niotriage_trace_softirq_seconds_total{cpu=\"1\",type=\"BLOCK\"} 0.290000\n"));
+	assert_non_null(strstr(
+	    text, "\niotriage_trace_softirq_seconds_total{cpu=\"0\",type=\"TIMER\"} 304.310123\n"));
+	assert_int_equal(count_lines(text, "iotriage_trace_softirq_seconds_total{"),
+			 4 * TRACE_NR_SOFTIRQS);
+	assert_non_null(strstr(text, "\niotriage_trace_hardirq_seconds_total{irq=\"31\",devices="
+				     "\"virtio1-req.0\"} 0.110001\n"));
+	assert_non_null(strstr(text, "\niotriage_trace_hardirq_seconds_total{irq=\"30\",devices="
+				     "\"xhci_hcd\"} 0.002000\n"));
+	/* the histogram: fixed, cumulative buckets, +Inf equal to _count */
+	assert_non_null(strstr(text, "# TYPE iotriage_trace_io_latency_seconds histogram\n"));
+	assert_int_equal(count_lines(text, pfx), 11);
+	for (size_t i = 0; i < sizeof(buckets) / sizeof(buckets[0]); i++) {
+		snprintf(want, sizeof(want), "\n%s%s", pfx, buckets[i]);
+		if (!strstr(text, want))
+			fail_msg("no %s", want);
+	}
+	assert_non_null(strstr(text, "\niotriage_trace_io_latency_seconds_sum{device=\"vda\",op="
+				     "\"read\",stage=\"device\"} 1.963880\n"));
+	assert_non_null(strstr(text, "\niotriage_trace_io_latency_seconds_count{device=\"vda\",op="
+				     "\"read\",stage=\"device\"} 9014\n"));
+	/* the hot core's share is mpstat's until the time is measured */
+	assert_non_null(strstr(text, "\niotriage_hot_cpu_irq_soft_ratio{cpu=\"1\"} 0.42\n"));
+	free(text);
+	{
+		double soft_us[4 * TRACE_NR_SOFTIRQS] = { 0 }, hard_us[4] = { 0, 112000, 0, 0 };
+
+		/* measured: 112 ms/s hardirq + 688 ms/s softirq, as the advice judged */
+		soft_us[1 * TRACE_NR_SOFTIRQS + 4] = 670000;
+		soft_us[1 * TRACE_NR_SOFTIRQS + 1] = 18000;
+		tm.ncpu = 4;
+		tm.on[TRACE_HARDIRQ] = tm.on[TRACE_SOFTIRQ] = true;
+		tm.soft_us_s = soft_us;
+		tm.hard_us_s = hard_us;
+		text = render_opts(&sc.s1, &sc.m, &sc.a, &o);
+		assert_non_null(strstr(text, "\niotriage_hot_cpu_irq_soft_ratio{cpu=\"1\"} 0.8\n"));
+		free(text);
+		tm.soft_us_s = tm.hard_us_s = NULL;
+		tm.on[TRACE_HARDIRQ] = tm.on[TRACE_SOFTIRQ] = false;
+	}
+
+	/* OpenMetrics: the family names without _total, the histogram's as is */
+	o.format = OM_OPENMETRICS;
+	text = render_opts(&sc.s1, &sc.m, &sc.a, &o);
+	assert_non_null(strstr(text, "# TYPE iotriage_trace_softirq_seconds counter\n"));
+	assert_non_null(strstr(text, "# TYPE iotriage_trace_io_latency_seconds histogram\n"));
+	assert_non_null(strstr(text, "le=\"+Inf\"} 9014\n"));
+	free(text);
+
+	/* a probe switched off: its gauge says 0 and its counters are left out
+	 * (its map is not read: zeros would be a counter reset) */
+	o.format = OM_PROMETHEUS;
+	r.probe[TRACE_SOFTIRQ].on = r.probe[TRACE_SOFTIRQ].read = false;
+	assert_int_equal(om_exclude_compile("^vda$", &re), 0);
+	o.device_exclude = re;
+	text = render_opts(&sc.s1, &sc.m, &sc.a, &o);
+	assert_non_null(strstr(text, "\niotriage_trace_probe_on{probe=\"softirq\"} 0\n"));
+	assert_null(strstr(text, "iotriage_trace_softirq_seconds"));
+	/* the device exclusion holds for the histogram too */
+	assert_null(strstr(text, "iotriage_trace_io_latency_seconds"));
+	assert_non_null(strstr(text, "iotriage_trace_hardirq_seconds_total{irq=\"31\""));
+	free(text);
+	om_exclude_free(re);
+	trace_raw_free(&r);
+	unload(&sc);
+}
+
 /* turbostat's counts are counters, not per-second gauges: SMI as read
  * (32 bits), IRQ as iotriage_cpu_interrupts_total already has it. */
 static void test_turbo_counters(void **state)
@@ -375,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_device_exclude),
 		cmocka_unit_test(test_turbo_counters),
 		cmocka_unit_test(test_first_sample),
+		cmocka_unit_test(test_trace_families),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
