@@ -98,8 +98,8 @@ struct model_cpu {
 	double intr_s;	   /* interrupts per second on this CPU (mpstat -I SUM) */
 	char hot_soft[32]; /* softirq with the highest rate on this CPU, "" none */
 	double hot_soft_s;
-	bool hot; /* a hot_cpu finding stands for this core (doc/advise.md) */
-	int node; /* its NUMA node (the document's "numa"), -1 unknown */
+	bool hot;		      /* a hot_cpu finding stands for this core (doc/advise.md) */
+	int node;		      /* its NUMA node (the document's "numa"), -1 unknown */
 	struct model_cpu_trace trace; /* softirq time by vector, hardirq time (--trace) */
 };
 
