@@ -190,12 +190,14 @@ static bool any_soft_time(const struct model *m)
 	return false;
 }
 
-/* The line under the header with --trace: the selected CPU's (else the
- * first row's) %soft by vector in full and its hardirq time. */
+/* The line under the header with --trace: %soft by vector in full and the
+ * hardirq time of the selected CPU while the panel has the focus, else of
+ * the hot core (the one the headline names), else of the first row. */
 static void draw_detail(const struct ui *ui, int y, struct rect r)
 {
 	const struct panel *p = &ui->panels[PANEL_CPUS];
 	const struct model *m = &ui->model;
+	long hot = model_hot_cpu(m);
 	const struct model_cpu *c;
 	char split[256], buf[384];
 
@@ -203,12 +205,15 @@ static void draw_detail(const struct ui *ui, int y, struct rect r)
 		ui_fill(y, r.x, r.w, 0);
 		return;
 	}
-	c = &m->cpus[p->order[p->sel < p->norder ? p->sel : 0]];
+	if (ui->focus != PANEL_CPUS && hot >= 0)
+		c = &m->cpus[hot];
+	else
+		c = &m->cpus[p->order[p->sel < p->norder ? p->sel : 0]];
 	model_trace_soft_split(&c->trace, 2, (int)sizeof(split) - 1, split, sizeof(split));
 	if (c->cpu < 0)
 		snprintf(buf, sizeof(buf), " all CPUs by time:");
 	else
-		snprintf(buf, sizeof(buf), " cpu %s by time:", c->name);
+		snprintf(buf, sizeof(buf), " cpu %s%s by time:", c->name, c->hot ? " HOT" : "");
 	if (c->trace.has_soft)
 		str_cat(buf, sizeof(buf), " %%soft %s", split[0] ? split : "none");
 	if (c->trace.has_hard)

@@ -256,6 +256,28 @@ static void test_draw_80(void **state)
 	term_close(&t);
 }
 
+/* A hot core: the split line is its own while another panel has the focus
+ * (the disks panel's, the default), the selected row's in the CPUs panel. */
+static void test_hot(void **state)
+{
+	struct term t;
+	struct json_object *doc, *f, *f0;
+
+	(void)state;
+	term_open(&t, 80, 24);
+	doc = load_sample();
+	json_object_object_get_ex(doc, "findings", &f);
+	f0 = json_object_array_get_idx(f, 0);
+	json_object_object_add(f0, "kind", json_object_new_string("hot_cpu"));
+	json_object_object_add(f0, "subject", json_object_new_string("cpu1"));
+	term_draw(&t, json_object_get(doc)); /* kept for the second frame */
+	expect(&t, " cpu 1 HOT by time: %soft BLOCK 3.79 RCU 0.28 TIMER 0.03 SCHED 0.02 | hardirq");
+	t.ui->focus = PANEL_CPUS;
+	term_draw(&t, doc);
+	expect(&t, " all CPUs by time: %soft BLOCK 1.93");
+	term_close(&t);
+}
+
 /* The queue chain of loop0: its latency by op and where it completed. */
 static void test_chain(void **state)
 {
@@ -351,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_model),	cmocka_unit_test(test_draw_100),
 		cmocka_unit_test(test_draw_80), cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_absent),	cmocka_unit_test(test_unavailable),
+		cmocka_unit_test(test_hot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
