@@ -123,6 +123,16 @@ static void expect_not(const struct term *t, const char *s)
 	}
 }
 
+/* The row starting with prefix under the line containing after has s. */
+static void expect_row(const struct term *t, const char *after, const char *prefix, const char *s)
+{
+	for (int y = line_with(t, after); y >= 0 && y < t->rows; y++)
+		if (strncmp(t->lines[y], prefix, strlen(prefix)) == 0 && strstr(t->lines[y], s))
+			return;
+	dump(t);
+	fail_msg("no row \"%s\" with \"%s\" under \"%s\"", prefix, s, after);
+}
+
 /* The numbers the model takes from the section: unit changes only. */
 static void test_model(void **state)
 {
@@ -195,47 +205,19 @@ static void test_model(void **state)
 static void test_draw_100(void **state)
 {
 	struct term t;
-	int y;
 
 	(void)state;
 	term_open(&t, 100, 30);
 	term_draw(&t, load_sample());
 	expect(&t, "r_await   r_p99 w_await   w_p99 aqu-sz");
-	y = line_with(&t, "loop0 ");
-	assert_true(y >= 0);
 	/* r_await 0.45, r_p99 5.98, w_await 0.45, w_p99 6.17 */
-	if (!strstr(t.lines[y], "0.45    5.98    0.45    6.17")) {
-		dump(&t);
-		fail_msg("loop0's awaits and p99s");
-	}
+	expect_row(&t, "Device ", "loop0 ", "0.45    5.98    0.45    6.17");
 	expect(&t, "%soft by vector");
 	expect(&t,
 	       " all CPUs by time: %soft BLOCK 1.93 RCU 0.26 TIMER 0.04 SCHED 0.03 | hardirq 0.01");
-	y = line_with(&t, "%soft by vector");
 	/* CPU 1's row: its vectors, the busiest first */
-	{
-		bool found = false;
-
-		for (int k = y + 1; k < t.rows && !found; k++)
-			found = strncmp(t.lines[k], "1 ", 2) == 0 &&
-				strstr(t.lines[k], "BLOCK 3.8 RCU 0.3");
-		if (!found) {
-			dump(&t);
-			fail_msg("CPU 1's row has no vectors");
-		}
-	}
-	expect(&t, "IRQ     total/s   %cpu device");
-	y = line_with(&t, "IRQ     total/s   %cpu device");
-	{
-		bool found = false;
-
-		for (int k = y + 1; k < t.rows && !found; k++)
-			found = strncmp(t.lines[k], "36 ", 3) == 0 && strstr(t.lines[k], " 0.014 ");
-		if (!found) {
-			dump(&t);
-			fail_msg("IRQ 36's time");
-		}
-	}
+	expect_row(&t, "%soft by vector", "1 ", "BLOCK 3.8 RCU 0.3");
+	expect_row(&t, "IRQ     total/s   %cpu device", "36 ", " 0.014 ");
 	/* all probes on: nothing said about tracing */
 	expect_not(&t, "tracing");
 	term_close(&t);
