@@ -6,8 +6,8 @@
  * the daemon's bench job's device interrupts say "job"; turbostat's Busy%,
  * Bzy_MHz and deepest C-state when the sample has them. With the tracing
  * stage's softirq time (--trace) the softirq column is "%soft by vector"
- * and a line under the header splits the selected CPU's %soft in full,
- * with its hardirq time. Draws the model only.
+ * and a line under the header splits one CPU's %soft in full (the
+ * selected or the hot one), with its hardirq time. Draws the model only.
  */
 #include <ncurses.h>
 #include <stdlib.h>

@@ -94,7 +94,13 @@ static void term_close(struct term *t)
 	delscreen(t->scr);
 	fclose(t->out);
 	source_close(t->ui->src);
+	/* as the live view's exit does */
+	for (size_t i = 0; ui_views[i]; i++)
+		if (ui_views[i]->free)
+			ui_views[i]->free(t->ui);
 	model_free(&t->ui->model);
+	for (int i = 0; i < PANEL__COUNT; i++)
+		free(t->ui->panels[i].order);
 	free(t->ui);
 }
 
