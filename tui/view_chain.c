@@ -4,8 +4,10 @@
  * queues, each queue's interrupt (nvme0qN), the CPU the interrupt landed on
  * and that CPU's %irq+%soft, BLOCK softirqs and busy share, beside the
  * disk's await, busiest queue first: "this disk is slow because its
- * completions land on the drowning core" in one look. Draws the model's
- * "blk-mq" section only.
+ * completions land on the drowning core" in one look. With the tracing
+ * stage (--trace), a line of the disk's latency percentiles by op and
+ * where its completions ran, and each CPU's BLOCK softirq time. Draws the
+ * model's "blk-mq" section and the rows' trace numbers only.
  */
 #include <ncurses.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 
 #include "draw.h"
 #include "model_summary.h"
+#include "str.h"
 #include "ui.h"
 
 static int cmp_queue(const void *a, const void *b)
@@ -35,6 +38,59 @@ static const struct model_disk *disk_row(const struct model *m, const char *name
 	return NULL;
 }
 
+/* ms from µs with the decimals that matter at that size */
+static void fmt_ms(char *buf, size_t size, double us)
+{
+	double ms = us / 1e3;
+
+	snprintf(buf, size, ms < 1 ? "%.3f" : ms < 100 ? "%.2f" : "%.0f", ms);
+}
+
+/*
+ * "  trace: read p50 0.047 p99 5.98 max 8.19 ms (queued p99 0.008), write
+ * ...; 95.1% completed on another CPU": the device's percentiles (issue to
+ * complete) by op, the time queued before issue where there was some; ""
+ * without the block probe's numbers.
+ */
+static void lat_line(const struct model_disk *dr, char *buf, size_t size)
+{
+	static const char *const ops[MT__OPS] = { "read", "write", "flush", "discard" };
+	const struct model_disk_trace *t = dr ? &dr->trace : NULL;
+	bool any = false;
+
+	buf[0] = '\0';
+	if (!t || !t->has_lat)
+		return;
+	snprintf(buf, size, "  trace:");
+	for (int op = 0; op < MT__OPS; op++) {
+		const struct model_lat *d = &t->lat[op][MT_DEVICE], *q = &t->lat[op][MT_QUEUED];
+		char a[24], b[24], c[24];
+
+		if (!d->has)
+			continue;
+		fmt_ms(a, sizeof(a), d->p50_us);
+		fmt_ms(b, sizeof(b), d->p99_us);
+		fmt_ms(c, sizeof(c), d->max_us);
+		str_cat(buf, size, "%s %s p50 %s p99 %s max %s ms", any ? "," : "", ops[op], a, b,
+			c);
+		if (q->has) {
+			fmt_ms(a, sizeof(a), q->p99_us);
+			str_cat(buf, size, " (queued p99 %s)", a);
+		}
+		any = true;
+	}
+	if (t->has_remote)
+		str_cat(buf, size, "; %.1f%% completed on another CPU", t->remote_pct);
+}
+
+static const struct model_cpu *cpu_of(const struct model *m, int cpu)
+{
+	for (size_t i = 0; i < m->ncpus; i++)
+		if (m->cpus[i].cpu == cpu)
+			return &m->cpus[i];
+	return NULL;
+}
+
 static void chain_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
@@ -44,7 +100,8 @@ static void chain_draw(struct ui *ui, struct rect r)
 	long hot = model_hot_cpu(m);
 	int hot_cpu = hot >= 0 ? m->cpus[hot].cpu : -1;
 	const struct model_mq_queue **order;
-	char buf[320], aw[96] = "";
+	char buf[320], aw[96] = "", lat[320];
+	bool block_time = false;
 	int y = r.y, rows;
 
 	/* the disk's await first: at 80 columns the title is cut on the right */
@@ -54,6 +111,9 @@ static void chain_draw(struct ui *ui, struct rect r)
 	if (!d) {
 		snprintf(buf, sizeof(buf), "> %s%s", c->disk, aw);
 		draw_line(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
+		lat_line(dr, lat, sizeof(lat));
+		if (lat[0])
+			ui_put(y++, r.x, r.w, 0, lat);
 		ui_put(y, r.x, r.w, A_DIM,
 		       m->blkmq_bad[0]	   ? m->blkmq_bad
 		       : !m->has_rates	   ? "  waiting for a second sample..."
@@ -69,10 +129,16 @@ static void chain_draw(struct ui *ui, struct rect r)
 		 d->controller[0] ? "" : " (not NVMe: no interrupt per queue)", d->nqueues,
 		 d->controller[0] ? "fired" : "listed");
 	draw_line(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
-	snprintf(buf, sizeof(buf), "%4s %-11s %-6s %-9s %8s %-8s %10s %8s %6s", "hctx", "CPUs",
-		 "IRQ", "queue", "irq/s", "on CPU", "%irq+%soft", "BLOCK/s", "busy%");
+	lat_line(dr, lat, sizeof(lat));
+	if (lat[0])
+		ui_put(y++, r.x, r.w, 0, lat);
+	for (size_t i = 0; i < m->ncpus; i++)
+		block_time |= m->cpus[i].trace.has_soft;
+	snprintf(buf, sizeof(buf), "%4s %-11s %-6s %-9s %8s %-8s %10s %8s %6s%s", "hctx", "CPUs",
+		 "IRQ", "queue", "irq/s", "on CPU", "%irq+%soft", "BLOCK/s", "busy%",
+		 block_time ? " BLOCK%" : "");
 	ui_put(y++, r.x, r.w, A_BOLD, buf);
-	rows = r.h - 2;
+	rows = r.h - 2 - (lat[0] ? 1 : 0);
 	c->scroll.nlines = (int)d->nqueues;
 	if (d->nqueues == 0) {
 		ui_put(y, r.x, r.w, A_DIM,
@@ -113,6 +179,16 @@ static void chain_draw(struct ui *ui, struct rect r)
 			snprintf(blk, sizeof(blk), "%8s", q->cpu >= 0 ? "-" : "");
 		snprintf(buf, sizeof(buf), "%4u %-11.11s %-6.6s %-9.9s %s %-8.8s %s %s %s", q->hctx,
 			 q->cpu_list, q->irq, q->irq_name, rate, on, load, blk, busy);
+		if (block_time) {
+			/* the BLOCK softirq's time on the CPU it landed on */
+			const struct model_cpu *mc = q->cpu >= 0 ? cpu_of(m, q->cpu) : NULL;
+
+			if (mc && mc->trace.has_soft)
+				str_cat(buf, sizeof(buf), " %6.2f",
+					mc->trace.soft_pct[MODEL_SOFT_BLOCK]);
+			else
+				str_cat(buf, sizeof(buf), " %6s", q->cpu >= 0 ? "-" : "");
+		}
 		draw_line(y++, r.x, r.w, attr, buf);
 	}
 	free(order);
@@ -148,8 +224,9 @@ static void chain_open(struct ui *ui)
 
 static const char *const chain_help[][2] = {
 	{ "Enter", "on a disk: its queue chain (each blk-mq queue's CPUs, NVMe interrupt, the "
-		   "CPU it lands on and that CPU's load; Enter or Esc returns); on a device's "
-		   "group of IRQ lines (big hosts): expand / fold its lines" },
+		   "CPU it lands on and that CPU's load, with --trace the disk's latency "
+		   "percentiles and that CPU's BLOCK softirq time; Enter or Esc returns); on a "
+		   "device's group of IRQ lines (big hosts): expand / fold its lines" },
 	{ NULL, NULL },
 };
 

@@ -4,7 +4,10 @@
  * softirq and a load bar, "all" first; the hot core the model marked is
  * drawn so it stands out, in colour and in text (HOT), and the cores taking
  * the daemon's bench job's device interrupts say "job"; turbostat's Busy%,
- * Bzy_MHz and deepest C-state when the sample has them. Draws the model only.
+ * Bzy_MHz and deepest C-state when the sample has them. With the tracing
+ * stage's softirq time (--trace) the softirq column is "%soft by vector"
+ * and a line under the header splits one CPU's %soft in full (the
+ * selected or the hot one), with its hardirq time. Draws the model only.
  */
 #include <ncurses.h>
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 #include "draw.h"
 #include "grow.h"
 #include "model_summary.h"
+#include "str.h"
 #include "model_worker.h"
 #include "ui.h"
 
@@ -69,6 +73,14 @@ static const struct {
 };
 
 #define BAR_MIN 12 /* below this the load bar says nothing */
+/* The softirq column with --trace, "BLOCK 37.9 RCU 2.8 TIMER 0.3": as wide
+ * as the width leaves, from the softirq column's up to SOFTV_MAX. */
+#define SOFTV_MAX 40
+
+/* Whether this sample has softirq time by vector, and that column's
+ * width now (set by cpus_draw and pick). */
+static bool soft_time;
+static int softv_w;
 /* The CPU column while some core is marked "job": fits "127 HOT job". */
 #define CPU_JOB_W 11
 
@@ -158,12 +170,57 @@ static int col_w(int c, int cpu_w, bool compact)
 {
 	if (c == C_IOWAIT && compact)
 		return 6;
+	if (c == C_SOFTIRQ && soft_time)
+		return softv_w;
 	return c == C_CPU ? cpu_w : cols[c].width;
 }
 
 static const char *col_label(int c, bool compact)
 {
+	if (c == C_SOFTIRQ && soft_time)
+		return "%soft by vector";
 	return c == C_IOWAIT && compact ? "%iow" : cols[c].label;
+}
+
+static bool any_soft_time(const struct model *m)
+{
+	for (size_t i = 0; i < m->ncpus; i++)
+		if (m->cpus[i].trace.has_soft || m->cpus[i].trace.has_hard)
+			return true;
+	return false;
+}
+
+/* The line under the header with --trace: %soft by vector in full and the
+ * hardirq time of the selected CPU while the panel has the focus, else of
+ * the hot core (the one the headline names), else of the first row. */
+static void draw_detail(const struct ui *ui, int y, struct rect r)
+{
+	const struct panel *p = &ui->panels[PANEL_CPUS];
+	const struct model *m = &ui->model;
+	long hot = model_hot_cpu(m);
+	const struct model_cpu *c;
+	char split[256], buf[384];
+
+	if (!p->norder) {
+		ui_fill(y, r.x, r.w, 0);
+		return;
+	}
+	if (ui->focus != PANEL_CPUS && hot >= 0)
+		c = &m->cpus[hot];
+	else
+		c = &m->cpus[p->order[p->sel < p->norder ? p->sel : 0]];
+	model_trace_soft_split(&c->trace, 2, (int)sizeof(split) - 1, split, sizeof(split));
+	if (c->cpu < 0)
+		snprintf(buf, sizeof(buf), " all CPUs by time:");
+	else
+		snprintf(buf, sizeof(buf), " cpu %s%s by time:", c->name, c->hot ? " HOT" : "");
+	if (c->trace.has_soft)
+		str_cat(buf, sizeof(buf), " %%soft %s", split[0] ? split : "none");
+	if (c->trace.has_hard)
+		str_cat(buf, sizeof(buf), "%s hardirq %.2f", c->trace.has_soft ? " |" : "",
+			c->trace.hard_pct);
+	ui_fill(y, r.x, r.w, 0);
+	ui_put(y, r.x, r.w, ui_attr(ui, PAIR_SOFT), buf);
 }
 
 /* Columns that fit, strictly by priority (the first that does not fit
@@ -176,10 +233,16 @@ static int pick(int width, int cpu_w, bool compact, const bool *have, bool *want
 
 	for (int prio = 0; prio < C__COUNT; prio++)
 		for (int c = 0; c < C__COUNT; c++) {
-			int w = col_w(c, cpu_w, compact);
+			int w;
 
 			if (cols[c].prio != prio || !have[c])
 				continue;
+			/* --trace: the vectors take what is left, up to SOFTV_MAX */
+			if (c == C_SOFTIRQ && soft_time)
+				softv_w = left - 1 < SOFTV_MAX ? left - 1 : SOFTV_MAX;
+			w = col_w(c, cpu_w, compact);
+			if (c == C_SOFTIRQ && soft_time && w < cols[C_SOFTIRQ].width)
+				return left;
 			/* after the essentials, keep room for the bar */
 			if (prio > cols[C_SOFTIRQ].prio && left - (w + 1) < BAR_MIN + 1)
 				return left;
@@ -262,6 +325,7 @@ static void cpus_draw(struct ui *ui, struct rect r)
 	}
 	if (r.h < 2)
 		return;
+	soft_time = any_soft_time(m);
 	for (int c = 0; c < C__COUNT; c++)
 		have[c] = true;
 	have[C_GUEST] = false;
@@ -294,6 +358,12 @@ static void cpus_draw(struct ui *ui, struct rect r)
 	}
 	if (bar_w >= BAR_MIN)
 		ui_put(r.y + 1, x, bar_w, A_BOLD, "load");
+	/* --trace: the selected CPU's split in full, under the header */
+	if (soft_time && r.h >= 4) {
+		draw_detail(ui, r.y + 2, r);
+		r.y++;
+		r.h--;
+	}
 	p->visible = r.h - 2;
 	if (p->visible <= 0)
 		return;
@@ -345,6 +415,9 @@ static void cpus_draw(struct ui *ui, struct rect r)
 			if (k >= C_BUSY) {
 				turbo_cell(m, c->cpu, k, buf, sizeof(buf));
 				ui_put(y, x, cols[k].width, base, buf);
+			} else if (k == C_SOFTIRQ && soft_time) {
+				model_trace_soft_split(&c->trace, 1, softv_w, buf, sizeof(buf));
+				ui_put(y, x, softv_w, base, buf);
 			} else if (k == C_SOFTIRQ) {
 				char num[16];
 
@@ -378,7 +451,8 @@ static int cpus_lines(struct ui *ui, int w)
 	const struct panel *p = &ui->panels[PANEL_CPUS];
 
 	(void)w;
-	return 2 + (p->norder ? (int)p->norder : 1) + ui->heat.alloc;
+	return 2 + (p->norder ? (int)p->norder : 1) + ui->heat.alloc +
+	       (any_soft_time(&ui->model) ? 1 : 0);
 }
 
 const struct view_ops view_cpus = {

@@ -3,7 +3,9 @@
  * The disks panel: iostat -x columns of each device, as many as the width
  * allows (by model_disk_cols' priority: the saturated-or-slow, reads-or-
  * writes columns first), %util and await coloured over their thresholds,
- * and the daemon's bench job on a line of its own under its device's row.
+ * and the daemon's bench job on a line of its own under its device's row;
+ * with --trace the p99 of reads and writes beside their mean await (where
+ * the width allows: they come after the eight).
  * The busy devices first: by %util then IOPS, devices without IO in the
  * interval hidden (iostat -z) until z, loop/zram/ram under the disks.
  * Draws the model only.

@@ -5,7 +5,9 @@
  * interval, busiest first, where they landed and where they are allowed to
  * go (the affinities the source read from /proc/irq/N). On big hosts the
  * lines of a device (nvme0's 64 queues) are one row with its total, spread
- * and hottest CPU (model_irqgroup.c); Enter expands it. Draws the model only.
+ * and hottest CPU (model_irqgroup.c); Enter expands it. With the tracing
+ * stage's hardirq time (--trace), each line's handler time as % of a CPU
+ * beside its count. Draws the model only.
  */
 #include <ncurses.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@ static const char *const irqs_sorts[] = { "total/s", "irq", NULL };
 #define W_DEV	 16
 #define W_AFF	 9
 #define W_ONCPUS 12 /* least width worth showing */
+#define W_TIME	 6  /* "%cpu": handler time, --trace only */
 
 /* Big hosts group the lines by device (model_irqgroup.c): from this many
  * CPUs, or this many lines fired. */
@@ -234,13 +237,59 @@ static void landed(const struct model_irq *q, char *buf, size_t size, int w)
 	}
 }
 
+/* Whether the sample times the lines' handlers (--trace, hardirq probe on). */
+static bool any_time(const struct model *m)
+{
+	return m->trace.hard;
+}
+
+/* % of a CPU in W_TIME: a line's handlers often take a few µs a second,
+ * which two decimals would show as 0 */
+static void fmt_pct(char *buf, size_t size, double pct)
+{
+	snprintf(buf, size, pct < 1 ? "%*.3f" : pct < 100 ? "%*.2f" : "%*.1f", W_TIME, pct);
+}
+
+/* A line's handler time as % of one CPU; "-" for a numbered line the probe
+ * did not time this interval, "" for the per-CPU system lines (LOC, RES:
+ * no irq_handler_entry). */
+static void time_cell(const struct model_irq *q, char *buf, size_t size)
+{
+	if (q->has_time)
+		fmt_pct(buf, size, q->time_us_s / 1e4);
+	else
+		snprintf(buf, size, "%*s", W_TIME, q->numeric ? "-" : "");
+}
+
+/* A group's: its lines' handler time together. */
+static void group_time(const struct model *m, const struct model_irq_groups *gs,
+		       const struct model_irq_group *g, char *buf, size_t size)
+{
+	double us = 0;
+	bool any = false;
+
+	for (size_t k = 0; k < g->n; k++) {
+		const struct model_irq *q = &m->irqs[gs->members[g->first + k]];
+
+		us += q->has_time ? q->time_us_s : 0;
+		any |= q->has_time;
+	}
+	if (any)
+		fmt_pct(buf, size, us / 1e4);
+	else
+		snprintf(buf, size, "%*s", W_TIME, "-");
+}
+
 static void irqs_draw(struct ui *ui, struct rect r)
 {
 	struct panel *p = &ui->panels[PANEL_IRQS];
 	const struct model *m = &ui->model;
 	bool focused = ui->focus == PANEL_IRQS;
-	bool aff = r.w >= W_IRQ + W_TOTAL + W_DEV + 2 * W_AFF + W_ONCPUS + 5;
-	int x_on = r.x + W_IRQ + 1 + W_TOTAL + 1 + W_DEV + 1 + (aff ? 2 * (W_AFF + 1) : 0);
+	bool timed = any_time(m);
+	int wt = timed ? W_TIME + 1 : 0; /* the time column and its space */
+	bool aff = r.w >= W_IRQ + W_TOTAL + wt + W_DEV + 2 * W_AFF + W_ONCPUS + 5;
+	int x_dev = r.x + W_IRQ + 1 + W_TOTAL + 1 + wt;
+	int x_on = x_dev + W_DEV + 1 + (aff ? 2 * (W_AFF + 1) : 0);
 	char hdr[256];
 	int nics;
 
@@ -266,8 +315,12 @@ static void irqs_draw(struct ui *ui, struct rect r)
 	}
 	if (r.h < 2)
 		return;
-	snprintf(hdr, sizeof(hdr), "%-*s %*s %-*s", W_IRQ, "IRQ", W_TOTAL, "total/s", W_DEV,
-		 "device");
+	if (timed)
+		snprintf(hdr, sizeof(hdr), "%-*s %*s %*s %-*s", W_IRQ, "IRQ", W_TOTAL, "total/s",
+			 W_TIME, "%cpu", W_DEV, "device");
+	else
+		snprintf(hdr, sizeof(hdr), "%-*s %*s %-*s", W_IRQ, "IRQ", W_TOTAL, "total/s", W_DEV,
+			 "device");
 	ui_put(r.y + 1, r.x, r.w, A_BOLD, hdr);
 	if (aff) {
 		snprintf(hdr, sizeof(hdr), "%-*s %-*s", W_AFF, "affinity", W_AFF, "effective");
@@ -303,8 +356,12 @@ static void irqs_draw(struct ui *ui, struct rect r)
 			ui_put(y, r.x, W_IRQ, base | A_BOLD, line);
 			ui_fmt_num(num, sizeof(num), W_TOTAL, g->total_s);
 			ui_put(y, r.x + W_IRQ + 1, W_TOTAL, base, num);
+			if (timed) {
+				group_time(m, &ui->irqg.groups, g, num, sizeof(num));
+				ui_put(y, x_dev - wt, W_TIME, base, num);
+			}
 			snprintf(line, sizeof(line), "%s %s", open ? "-" : "+", g->name);
-			ui_put(y, r.x + W_IRQ + W_TOTAL + 2, W_DEV, base | A_BOLD, line);
+			ui_put(y, x_dev, W_DEV, base | A_BOLD, line);
 			group_spread(g, line, sizeof(line));
 			ui_put(y, aff ? x_on - 2 * (W_AFF + 1) : x_on,
 			       r.w - ((aff ? x_on - 2 * (W_AFF + 1) : x_on) - r.x), base, line);
@@ -317,13 +374,16 @@ static void irqs_draw(struct ui *ui, struct rect r)
 		else
 			snprintf(num, sizeof(num), "%*s", W_TOTAL, "-");
 		ui_put(y, r.x + W_IRQ + 1, W_TOTAL, base, num);
+		if (timed) {
+			time_cell(q, num, sizeof(num));
+			ui_put(y, x_dev - wt, W_TIME, base, num);
+		}
 		if (ui->irqg.groups.ngroups && ui->irqg.groups.group_of[p->order[idx]] >= 0) {
 			/* a line of an expanded group, indented under it */
 			snprintf(line, sizeof(line), "  %s", q->actions);
-			ui_put(y, r.x + W_IRQ + W_TOTAL + 2, W_DEV, base, line);
+			ui_put(y, x_dev, W_DEV, base, line);
 		} else {
-			ui_put(y, r.x + W_IRQ + W_TOTAL + 2, W_DEV, base,
-			       q->actions[0] ? q->actions : q->chip);
+			ui_put(y, x_dev, W_DEV, base, q->actions[0] ? q->actions : q->chip);
 		}
 		if (aff) {
 			int xa = x_on - 2 * (W_AFF + 1);

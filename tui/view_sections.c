@@ -172,6 +172,22 @@ static void fit_parts(char *buf, size_t size, int width, const char *sep, const 
 	}
 }
 
+/* --trace not running whole, said on the one line (its reason is on the
+ * unavailable line from 30 rows): "tracing n/a", "tracing: block off";
+ * "" when it runs or was not asked for. */
+static const char *trace_part(const struct model_trace *t)
+{
+	static char buf[64];
+
+	if (!t->present || (t->available && !t->malformed && !t->off[0]))
+		return "";
+	if (!t->available || t->malformed)
+		return "tracing n/a";
+	snprintf(buf, sizeof(buf), "tracing:%s%s%s off", t->hard ? "" : " hardirq",
+		 t->soft ? "" : " softirq", t->block ? "" : " block");
+	return buf;
+}
+
 int view_sections_header_draw(struct ui *ui, int y, int n)
 {
 	char turbo[512], psi[512], wb[512], line[1600], why[MODEL_SECTIONS_REASON_MAX];
@@ -200,9 +216,9 @@ int view_sections_header_draw(struct ui *ui, int y, int n)
 	if (n == 1) {
 		/* one line: what moves first, turbostat's last; what is not
 		 * available only says so (its reason is on the unavailable line) */
-		const char *parts[] = { psi, wb, turbo };
+		const char *parts[] = { psi, wb, trace_part(&ui->model.trace), turbo };
 
-		fit_parts(line, sizeof(line), COLS, " | ", parts, 3);
+		fit_parts(line, sizeof(line), COLS, " | ", parts, 4);
 		ui_put(y, 0, COLS, wb_attr, line);
 		return 1;
 	}

@@ -25,46 +25,53 @@
  * Widths fit "99999.99"; larger values lose decimals, then get k/M/G.
  * Priorities (lower kept first as the terminal narrows, doc/tui.md): what
  * says "saturated or slow, reads or writes" first (%util, aqu-sz, r_await,
- * w_await, r/s, w/s, rkB/s, wkB/s: all eight fit at 80 columns), then svctm,
- * the merges, the request sizes, discards and flushes.
+ * w_await, r/s, w/s, rkB/s, wkB/s: all eight fit at 80 columns), then the
+ * tracing stage's r_p99 and w_p99 (only with a "trace" section: from 100
+ * columns), svctm, the merges, the request sizes, discards and flushes.
  */
 const struct model_col model_disk_cols[MD__COUNT] = {
 	[MD_RS] = { "r/s", "r/s", 8, 4, "reads completed per second (after merging)" },
 	[MD_WS] = { "w/s", "w/s", 8, 5, "writes completed per second (after merging)" },
 	[MD_RKBS] = { "rkB/s", "rkB/s", 8, 6, "kilobytes read per second (1 kB = 1024 bytes)" },
 	[MD_WKBS] = { "wkB/s", "wkB/s", 8, 7, "kilobytes written per second" },
-	[MD_RRQMS] = { "rrqm/s", "rrqm/s", 7, 9,
+	[MD_RRQMS] = { "rrqm/s", "rrqm/s", 7, 11,
 		       "read requests merged per second before going to the device; non-zero "
 		       "means sequential reads the block layer could batch" },
-	[MD_WRQMS] = { "wrqm/s", "wrqm/s", 7, 10, "write requests merged per second" },
-	[MD_RRQM] = { "rrqm", "%rrqm", 6, 13, "percentage of read requests that were merged" },
-	[MD_WRQM] = { "wrqm", "%wrqm", 6, 14, "percentage of write requests that were merged" },
+	[MD_WRQMS] = { "wrqm/s", "wrqm/s", 7, 12, "write requests merged per second" },
+	[MD_RRQM] = { "rrqm", "%rrqm", 6, 15, "percentage of read requests that were merged" },
+	[MD_WRQM] = { "wrqm", "%wrqm", 6, 16, "percentage of write requests that were merged" },
 	[MD_RAWAIT] = { "r_await", "r_await", 7, 2,
 			"average time of a read, queueing included (ms); coloured above "
 			"--await-ms" },
+	[MD_RP99] = { NULL, "r_p99", 7, 8,
+		      "--trace: 99th percentile of a read's time at the device (issue to "
+		      "complete, ms; BPF, doc/trace.md); the time queued before issue is in "
+		      "the queue chain view (Enter)" },
 	[MD_WAWAIT] = { "w_await", "w_await", 7, 3,
 			"average time of a write, queueing included (ms); coloured above "
 			"--await-ms" },
+	[MD_WP99] = { NULL, "w_p99", 7, 9,
+		      "--trace: 99th percentile of a write's time at the device (ms)" },
 	[MD_AQU] = { "aqu-sz", "aqu-sz", 6, 1,
 		     "average queue length (requests in flight); a sustained high value "
 		     "means the device is the bottleneck" },
-	[MD_RAREQ] = { "rareq-sz", "rareq-sz", 8, 11, "average size of a read (kB)" },
-	[MD_WAREQ] = { "wareq-sz", "wareq-sz", 8, 12, "average size of a write (kB)" },
-	[MD_SVCTM] = { "svctm", "svctm", 6, 8,
+	[MD_RAREQ] = { "rareq-sz", "rareq-sz", 8, 13, "average size of a read (kB)" },
+	[MD_WAREQ] = { "wareq-sz", "wareq-sz", 8, 14, "average size of a write (kB)" },
+	[MD_SVCTM] = { "svctm", "svctm", 6, 10,
 		       "ms of device busy time per completed IO; await close to svctm: little "
 		       "queueing, await far above it: requests wait in the queue" },
 	[MD_UTIL] = { "util", "%util", 6, 0,
 		      "percentage of time the device had IO in flight; near 100% a "
 		      "single-queue disk is saturated (NVMe/RAID may still have headroom: check "
 		      "aqu-sz and await); coloured at 80% and above" },
-	[MD_DS] = { "d/s", "d/s", 7, 15, "discards completed per second" },
-	[MD_DKBS] = { "dkB/s", "dkB/s", 8, 16, "kilobytes discarded per second" },
-	[MD_DRQMS] = { "drqm/s", "drqm/s", 7, 19, "discard requests merged per second" },
-	[MD_DRQM] = { "drqm", "%drqm", 6, 20, "percentage of discard requests merged" },
-	[MD_DAWAIT] = { "d_await", "d_await", 7, 17, "average time of a discard (ms)" },
-	[MD_DAREQ] = { "dareq-sz", "dareq-sz", 8, 21, "average size of a discard (kB)" },
-	[MD_FS] = { "f/s", "f/s", 7, 18, "flush requests completed per second" },
-	[MD_FAWAIT] = { "f_await", "f_await", 7, 22, "average time of a flush (ms)" },
+	[MD_DS] = { "d/s", "d/s", 7, 17, "discards completed per second" },
+	[MD_DKBS] = { "dkB/s", "dkB/s", 8, 18, "kilobytes discarded per second" },
+	[MD_DRQMS] = { "drqm/s", "drqm/s", 7, 21, "discard requests merged per second" },
+	[MD_DRQM] = { "drqm", "%drqm", 6, 22, "percentage of discard requests merged" },
+	[MD_DAWAIT] = { "d_await", "d_await", 7, 19, "average time of a discard (ms)" },
+	[MD_DAREQ] = { "dareq-sz", "dareq-sz", 8, 23, "average size of a discard (kB)" },
+	[MD_FS] = { "f/s", "f/s", 7, 20, "flush requests completed per second" },
+	[MD_FAWAIT] = { "f_await", "f_await", 7, 24, "average time of a flush (ms)" },
 };
 
 const char *const model_cpu_help[][2] = {
@@ -79,6 +86,10 @@ const char *const model_cpu_help[][2] = {
 	{ "%idle", "idle time without outstanding IO" },
 	{ "intr/s", "interrupts per second delivered to this CPU (mpstat -I SUM)" },
 	{ "softirq", "the softirq with the highest rate on this CPU, per second" },
+	{ "%soft by vector", "--trace: the CPU's softirq time by vector (NET_RX, BLOCK, TIMER, "
+			     "RCU, SCHED ...), % of its time, busiest first, in place of "
+			     "softirq; the selected CPU's in full on the line under the header, "
+			     "with its hardirq time" },
 	{ "load", "u/s user+system, i irq, S softirq, w iowait, as a bar of the CPU's time" },
 	{ "HOT", "the advisor finds this core hot (a hot_cpu finding stands: doc/advise.md)" },
 	{ NULL, NULL },
@@ -87,6 +98,8 @@ const char *const model_cpu_help[][2] = {
 const char *const model_irq_help[][2] = {
 	{ "IRQ", "the /proc/interrupts label: an IRQ number, or LOC, RES, CAL..." },
 	{ "total/s", "interrupts per second of this line, all CPUs (mpstat -I CPU)" },
+	{ "%cpu", "--trace: time in this line's handlers, all CPUs, % of one CPU (BPF: "
+		  "µs per second / 10 000)" },
 	{ "device", "the handler (actions), e.g. nvme0q1, eth0-rx-0" },
 	{ "affinity", "/proc/irq/N/smp_affinity_list: the CPUs it may be sent to" },
 	{ "effective", "/proc/irq/N/effective_affinity_list: where the kernel sends it now" },
@@ -173,7 +186,8 @@ static int decode_disks(struct json_object *arr, struct tables *t)
 		if (jint(o, "in_flight", &fl) && fl >= 0)
 			d->in_flight = (uint64_t)fl;
 		for (int c = 0; c < MD__COUNT; c++)
-			d->has[c] = jnum(o, model_disk_cols[c].key, &d->v[c]);
+			d->has[c] =
+			    model_disk_cols[c].key && jnum(o, model_disk_cols[c].key, &d->v[c]);
 		if (!d->has[MD_UTIL])
 			d->valid = false;
 		t->ndisks++;
@@ -636,6 +650,7 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 	struct tables t = { 0 };
 	struct model_advice adv;
 	struct model_sections sections;
+	struct model_trace trace;
 	struct json_object *a;
 	int64_t version = 0, sample = 0, ts = 0, itv = 0;
 	int r = 0;
@@ -661,6 +676,9 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 	a = mj_get(doc, "softirqs");
 	if (r >= 0 && a && json_object_is_type(a, json_type_array))
 		r = decode_softirqs(a, &t);
+	if (r >= 0)
+		r = model_trace_decode(doc, t.cpus, t.ncpus, t.irqs, t.nirqs, t.disks, t.ndisks,
+				       &trace);
 	if (r < 0) {
 		tables_free(&t);
 		return r;
@@ -710,6 +728,23 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 	mj_str(doc, "host", m->host, sizeof(m->host));
 	mj_str(doc, "mode", m->mode, sizeof(m->mode));
 	decode_sources(mj_get(doc, "sources"), m);
+	m->trace = trace;
+	/* tracing asked for (--trace) but not running whole: one cause, the
+	 * first, so the line's "+N more" never hides what was asked for */
+	{
+		char cause[MODEL_CAUSE_MAX];
+
+		model_trace_cause(&trace, cause, sizeof(cause));
+		if (cause[0]) {
+			size_t keep = m->nunavailable < MODEL_CAUSES_MAX ? m->nunavailable
+									 : MODEL_CAUSES_MAX - 1;
+
+			memmove(m->unavailable[1], m->unavailable[0],
+				keep * sizeof(m->unavailable[0]));
+			memcpy(m->unavailable[0], cause, sizeof(cause));
+			m->nunavailable = keep + 1;
+		}
+	}
 	m->has_intr_all = jnum(doc, "intr/s", &m->intr_all_s);
 	carry_affinity(&t, m);
 

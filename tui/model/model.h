@@ -14,12 +14,15 @@
 #include <stdint.h>
 
 #include "model_blkmq.h"
+#include "model_trace.h"
 #include "model_sections.h"
 #include "model_findings.h"
 
 struct json_object;
 
-/* iostat -x columns of a disk row, in iostat's order, then discard and flush. */
+/* iostat -x columns of a disk row, in iostat's order, then discard and
+ * flush; r_p99 and w_p99 (the tracing stage's, not iostat's) beside the
+ * mean awaits. */
 enum model_disk_col {
 	MD_RS,
 	MD_WS,
@@ -30,7 +33,9 @@ enum model_disk_col {
 	MD_RRQM,
 	MD_WRQM,
 	MD_RAWAIT,
+	MD_RP99, /* from the document's "trace" (model_trace.c), not the disk's row */
 	MD_WAWAIT,
+	MD_WP99,
 	MD_AQU,
 	MD_RAREQ,
 	MD_WAREQ,
@@ -49,7 +54,7 @@ enum model_disk_col {
 
 /* One column of a table: its JSON key, its header, its width and what it means. */
 struct model_col {
-	const char *key;   /* key in the sample document */
+	const char *key;   /* key in the disk's row of the document, NULL: from "trace" */
 	const char *label; /* column header, iostat's spelling */
 	int width;	   /* characters, without the separating space */
 	int prio;	   /* lower is kept first when the terminal is narrow */
@@ -80,6 +85,7 @@ struct model_disk {
 	bool has[MD__COUNT]; /* key present in the document */
 	double v[MD__COUNT];
 	uint64_t in_flight;
+	struct model_disk_trace trace; /* the tracing stage's, has_lat false without */
 };
 
 struct model_cpu {
@@ -92,8 +98,9 @@ struct model_cpu {
 	double intr_s;	   /* interrupts per second on this CPU (mpstat -I SUM) */
 	char hot_soft[32]; /* softirq with the highest rate on this CPU, "" none */
 	double hot_soft_s;
-	bool hot; /* a hot_cpu finding stands for this core (doc/advise.md) */
-	int node; /* its NUMA node (the document's "numa"), -1 unknown */
+	bool hot;		      /* a hot_cpu finding stands for this core (doc/advise.md) */
+	int node;		      /* its NUMA node (the document's "numa"), -1 unknown */
+	struct model_cpu_trace trace; /* softirq time by vector, hardirq time (--trace) */
 };
 
 struct model_irq_cpu {
@@ -109,6 +116,8 @@ struct model_irq {
 	char actions[96];
 	bool valid;
 	double total_s;
+	bool has_time;		    /* the tracing stage timed this line's handlers */
+	double time_us_s;	    /* their time, all CPUs: µs per second */
 	struct model_irq_cpu *cpus; /* CPUs with a non-zero rate, highest first */
 	size_t ncpus, cpus_cap;
 	/* Filled by the source from /proc/irq/N (not part of the document). */
@@ -164,6 +173,9 @@ struct model {
 	 * could not be decoded, "" when fine */
 	struct model_blkmq blkmq;
 	char blkmq_bad[64];
+	/* the "trace" section's state (model_trace.h); its numbers are in
+	 * the rows: model_cpu.trace, model_irq.time_us_s, model_disk.trace */
+	struct model_trace trace;
 
 	struct model_history hist;
 	struct model_worker *worker; /* the daemon's bench job (model_worker.h), NULL none */

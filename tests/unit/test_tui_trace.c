@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The tracing stage's numbers as the live view draws them (issue 25, "Where
+ * it shows"), from a real daemon sample with a "trace" section
+ * (tests/fixtures/trace-live/sample.json, its README says how it was
+ * recorded): the document is decoded into the TUI's model and the screen is
+ * drawn into an ncurses terminal whose output goes to /dev/null; the lines
+ * are read back from the screen. No BPF, no tty, no clock.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <ncurses.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model.h"
+#include "source.h"
+#include "ui.h"
+
+#define SAMPLE FIXTURES_DIR "/trace-live/sample.json"
+
+static struct json_object *load_sample(void)
+{
+	struct json_object *o = json_object_from_file(SAMPLE);
+
+	assert_non_null(o);
+	return o;
+}
+
+struct term {
+	struct ui *ui;
+	SCREEN *scr;
+	FILE *out;
+	char lines[64][512];
+	int rows, cols;
+};
+
+static void term_open(struct term *t, int cols, int rows)
+{
+	struct source_opts so = { .embedded = true, .root = FIXTURES_DIR "/nvme-chain/t0" };
+	char err[256];
+
+	memset(t, 0, sizeof(*t));
+	t->ui = calloc(1, sizeof(*t->ui));
+	assert_non_null(t->ui);
+	assert_int_equal(source_open(&so, &t->ui->src, err, sizeof(err)), 0);
+	t->ui->utf8 = false;
+	t->ui->await_ms = 20;
+	t->out = fopen("/dev/null", "w");
+	assert_non_null(t->out);
+	setenv("TERM", "xterm", 1);
+	t->scr = newterm(NULL, t->out, stdin);
+	assert_non_null(t->scr);
+	resizeterm(rows, cols);
+	t->rows = rows;
+	t->cols = cols;
+}
+
+static void dump(const struct term *t)
+{
+	for (int y = 0; y < t->rows; y++)
+		fprintf(stderr, "|%s\n", t->lines[y]);
+}
+
+/* Draws doc (a sample document; consumed) and reads the screen back. */
+static void term_draw(struct term *t, struct json_object *doc)
+{
+	assert_int_equal(model_apply(&t->ui->model, doc, MODEL_VIEW), 0);
+	json_object_put(doc);
+	/* twice: the first frame orders the panels, the second lays them out
+	 * with their row counts, as the live loop's next frame does */
+	ui_draw(t->ui);
+	ui_draw(t->ui);
+	for (int y = 0; y < t->rows && y < 64; y++) {
+		mvinnstr(y, 0, t->lines[y], t->cols);
+		/* trailing blanks off */
+		for (size_t n = strlen(t->lines[y]); n && t->lines[y][n - 1] == ' ';)
+			t->lines[y][--n] = '\0';
+	}
+	if (getenv("TUI_TRACE_DUMP")) /* to see the screens */
+		dump(t);
+}
+
+static void term_close(struct term *t)
+{
+	endwin();
+	delscreen(t->scr);
+	fclose(t->out);
+	source_close(t->ui->src);
+	/* as the live view's exit does */
+	for (size_t i = 0; ui_views[i]; i++)
+		if (ui_views[i]->free)
+			ui_views[i]->free(t->ui);
+	model_free(&t->ui->model);
+	for (int i = 0; i < PANEL__COUNT; i++)
+		free(t->ui->panels[i].order);
+	free(t->ui);
+}
+
+/* The screen's first line containing s, -1 none. */
+static int line_with(const struct term *t, const char *s)
+{
+	for (int y = 0; y < t->rows; y++)
+		if (strstr(t->lines[y], s))
+			return y;
+	return -1;
+}
+
+static void expect(const struct term *t, const char *s)
+{
+	if (line_with(t, s) < 0) {
+		dump(t);
+		fail_msg("not on the screen: \"%s\"", s);
+	}
+}
+
+static void expect_not(const struct term *t, const char *s)
+{
+	if (line_with(t, s) >= 0) {
+		dump(t);
+		fail_msg("on the screen: \"%s\"", s);
+	}
+}
+
+/* The row starting with prefix under the line containing after has s. */
+static void expect_row(const struct term *t, const char *after, const char *prefix, const char *s)
+{
+	for (int y = line_with(t, after); y >= 0 && y < t->rows; y++)
+		if (strncmp(t->lines[y], prefix, strlen(prefix)) == 0 && strstr(t->lines[y], s))
+			return;
+	dump(t);
+	fail_msg("no row \"%s\" with \"%s\" under \"%s\"", prefix, s, after);
+}
+
+/* The numbers the model takes from the section: unit changes only. */
+static void test_model(void **state)
+{
+	struct model m = { 0 };
+	struct json_object *doc = load_sample();
+	const struct model_cpu *c1 = NULL, *all = NULL;
+	const struct model_disk *loop0 = NULL, *loop1 = NULL;
+	const struct model_irq *q36 = NULL, *loc = NULL;
+	char buf[128];
+
+	(void)state;
+	assert_int_equal(model_apply(&m, doc, MODEL_VIEW), 0);
+	json_object_put(doc);
+	assert_true(m.trace.present && m.trace.available && m.trace.soft && m.trace.hard &&
+		    m.trace.block);
+	assert_string_equal(m.trace.off, "");
+	for (size_t i = 0; i < m.ncpus; i++) {
+		if (m.cpus[i].cpu == 1)
+			c1 = &m.cpus[i];
+		if (m.cpus[i].cpu == -1)
+			all = &m.cpus[i];
+	}
+	if (!c1 || !all) {
+		fail_msg("no CPU 1 or all");
+		return;
+	}
+	/* "BLOCK": 37883.86 µs/s on CPU 1: 3.79 % of it; "all": over 2 CPUs */
+	assert_float_equal(c1->trace.soft_pct[MODEL_SOFT_BLOCK], 3.788386, 1e-6);
+	assert_float_equal(all->trace.soft_pct[MODEL_SOFT_BLOCK], (726.17 + 37883.86) / 2e4, 1e-6);
+	assert_float_equal(c1->trace.hard_pct, 160.9 / 1e4, 1e-9);
+	model_trace_soft_split(&c1->trace, 1, 40, buf, sizeof(buf));
+	assert_string_equal(buf, "BLOCK 3.8 RCU 0.3");
+	model_trace_soft_split(&c1->trace, 1, 12, buf, sizeof(buf));
+	assert_string_equal(buf, "BLOCK 3.8");
+	for (size_t i = 0; i < m.ndisks; i++) {
+		if (strcmp(m.disks[i].name, "loop0") == 0)
+			loop0 = &m.disks[i];
+		if (strcmp(m.disks[i].name, "loop1") == 0)
+			loop1 = &m.disks[i];
+	}
+	if (!loop0 || !loop1) {
+		fail_msg("no loop0 or loop1");
+		return;
+	}
+	assert_true(loop0->has[MD_RP99] && loop0->has[MD_WP99]);
+	assert_float_equal(loop0->v[MD_RP99], 5.9758, 1e-9);
+	assert_float_equal(loop0->v[MD_WP99], 6.16763, 1e-9);
+	assert_true(loop0->trace.has_remote);
+	assert_float_equal(loop0->trace.remote_pct, 95.11, 1e-9);
+	/* no IO: no latency, "-", never 0 */
+	assert_false(loop1->has[MD_RP99] || loop1->trace.has_lat);
+	for (size_t i = 0; i < m.nirqs; i++) {
+		if (strcmp(m.irqs[i].name, "36") == 0)
+			q36 = &m.irqs[i];
+		if (strcmp(m.irqs[i].name, "LOC") == 0)
+			loc = &m.irqs[i];
+	}
+	if (!q36) {
+		fail_msg("no IRQ 36");
+		return;
+	}
+	assert_true(q36->has_time);
+	assert_float_equal(q36->time_us_s, 144.17, 1e-9);
+	assert_true(!loc || !loc->has_time);
+	model_free(&m);
+}
+
+/* 100x30: p99 beside the mean awaits, %soft by vector in the CPU rows and
+ * the selected CPU's in full, hardirq time per IRQ line. */
+static void test_draw_100(void **state)
+{
+	struct term t;
+
+	(void)state;
+	term_open(&t, 100, 30);
+	term_draw(&t, load_sample());
+	expect(&t, "r_await   r_p99 w_await   w_p99 aqu-sz");
+	/* r_await 0.45, r_p99 5.98, w_await 0.45, w_p99 6.17 */
+	expect_row(&t, "Device ", "loop0 ", "0.45    5.98    0.45    6.17");
+	expect(&t, "%soft by vector");
+	expect(&t,
+	       " all CPUs by time: %soft BLOCK 1.93 RCU 0.26 TIMER 0.04 SCHED 0.03 | hardirq 0.01");
+	/* CPU 1's row: its vectors, the busiest first */
+	expect_row(&t, "%soft by vector", "1 ", "BLOCK 3.8 RCU 0.3");
+	expect_row(&t, "IRQ     total/s   %cpu device", "36 ", " 0.014 ");
+	/* all probes on: nothing said about tracing */
+	expect_not(&t, "tracing");
+	term_close(&t);
+}
+
+/* 80x24: the eight saturated-or-slow columns stay; the split on its line. */
+static void test_draw_80(void **state)
+{
+	struct term t;
+
+	(void)state;
+	term_open(&t, 80, 24);
+	term_draw(&t, load_sample());
+	expect(&t, "Device          r/s      w/s    rkB/s    wkB/s r_await w_await aqu-sz  %util");
+	expect_not(&t, "p99");
+	expect(&t, " all CPUs by time: %soft BLOCK 1.93 RCU 0.26");
+	expect(&t, "IRQ     total/s   %cpu device");
+	term_close(&t);
+}
+
+/* A hot core: the split line is its own while another panel has the focus
+ * (the disks panel's, the default), the selected row's in the CPUs panel. */
+static void test_hot(void **state)
+{
+	struct term t;
+	struct json_object *doc, *f, *f0;
+
+	(void)state;
+	term_open(&t, 80, 24);
+	doc = load_sample();
+	json_object_object_get_ex(doc, "findings", &f);
+	f0 = json_object_array_get_idx(f, 0);
+	json_object_object_add(f0, "kind", json_object_new_string("hot_cpu"));
+	json_object_object_add(f0, "subject", json_object_new_string("cpu1"));
+	term_draw(&t, json_object_get(doc)); /* kept for the second frame */
+	expect(&t, " cpu 1 HOT by time: %soft BLOCK 3.79 RCU 0.28 TIMER 0.03 SCHED 0.02 | hardirq");
+	t.ui->focus = PANEL_CPUS;
+	term_draw(&t, doc);
+	expect(&t, " all CPUs by time: %soft BLOCK 1.93");
+	term_close(&t);
+}
+
+/* The queue chain of loop0: its latency by op and where it completed. */
+static void test_chain(void **state)
+{
+	struct term t;
+
+	(void)state;
+	term_open(&t, 120, 30);
+	t.ui->chain.open = true;
+	snprintf(t.ui->chain.disk, sizeof(t.ui->chain.disk), "loop0");
+	term_draw(&t, load_sample());
+	expect(&t, "> loop0 r_await 0.45 w_await 0.45 ms");
+	expect(&t, "  trace: read p50 0.047 p99 5.98 max 8.19 ms, write p50 0.048 p99 6.17 max "
+		   "8.19 ms; 95.1% completed on another CPU");
+	/* vda: the time queued before issue too */
+	snprintf(t.ui->chain.disk, sizeof(t.ui->chain.disk), "vda");
+	term_draw(&t, load_sample());
+	expect(&t, "read p50 0.192 p99 0.255 max 0.256 ms (queued p99 0.008)");
+	term_close(&t);
+}
+
+/* Without "trace" nothing changes: no empty column, no line. */
+static void test_absent(void **state)
+{
+	struct term t;
+	struct json_object *doc;
+
+	(void)state;
+	term_open(&t, 100, 30);
+	doc = load_sample();
+	json_object_object_del(doc, "trace");
+	term_draw(&t, doc);
+	expect(&t, "r_await w_await aqu-sz");
+	expect_not(&t, "p99");
+	expect_not(&t, "by vector");
+	expect_not(&t, "by time");
+	expect_not(&t, "%cpu");
+	expect_not(&t, "tracing");
+	expect(&t, "IRQ     total/s device");
+	term_close(&t);
+}
+
+/* Unavailable, or a probe off over budget: said once, in the header. */
+static void test_unavailable(void **state)
+{
+	struct term t;
+	struct json_object *doc, *tr, *probes, *block;
+
+	(void)state;
+	term_open(&t, 100, 30);
+	doc = load_sample();
+	tr = json_object_new_object();
+	json_object_object_add(tr, "available", json_object_new_boolean(0));
+	json_object_object_add(tr, "reason", json_object_new_string("no BTF: /x: No such file"));
+	json_object_object_add(doc, "trace", tr);
+	term_draw(&t, doc);
+	expect(&t, "tracing: unavailable (no BTF: /x: No such file)");
+	expect_not(&t, "p99");
+	expect_not(&t, "by time");
+	term_close(&t);
+
+	/* 80x24: the one line under the header says it; its reason from 30 rows */
+	term_open(&t, 80, 24);
+	doc = load_sample();
+	tr = json_object_new_object();
+	json_object_object_add(tr, "available", json_object_new_boolean(0));
+	json_object_object_add(tr, "reason", json_object_new_string("no BTF"));
+	json_object_object_add(doc, "trace", tr);
+	term_draw(&t, doc);
+	expect(&t, "tracing n/a");
+	term_close(&t);
+
+	term_open(&t, 100, 30);
+	doc = load_sample();
+	json_object_object_get_ex(doc, "trace", &tr);
+	json_object_object_get_ex(tr, "probes", &probes);
+	block = json_object_new_object();
+	json_object_object_add(block, "on", json_object_new_boolean(0));
+	json_object_object_add(block, "reason",
+			       json_object_new_string("over budget: 3.10 % of a CPU > 2.00 %"));
+	json_object_object_add(probes, "block", block);
+	term_draw(&t, doc);
+	expect(&t, "tracing: block off (over budget: 3.10 % of a CPU > 2.00 %)");
+	expect_not(&t, "p99");
+	/* the other probes go on */
+	expect(&t, "%soft by vector");
+	expect(&t, "%cpu");
+	term_close(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_model),	cmocka_unit_test(test_draw_100),
+		cmocka_unit_test(test_draw_80), cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_absent),	cmocka_unit_test(test_unavailable),
+		cmocka_unit_test(test_hot),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The "trace" section of the sample document (doc/json.md, doc/trace.md) as
+ * the views draw it: softirq time by vector and hardirq time on each CPU
+ * row, handler time on each IRQ line, IO latency percentiles and
+ * completion locality on each disk, and whether tracing runs (one cause
+ * for the header when it does not, or a probe is off). Decodes only: the
+ * numbers are the document's, in the units the panels show (% of a CPU,
+ * ms); no I/O, no rates.
+ */
+#ifndef IOTRIAGE_TUI_MODEL_TRACE_H
+#define IOTRIAGE_TUI_MODEL_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_object;
+struct model_cpu;
+struct model_irq;
+struct model_disk;
+
+/* The softirq vectors, as /proc/softirqs and the document name them. */
+#define MODEL_SOFT_VECS 10
+extern const char *const model_soft_vec_names[MODEL_SOFT_VECS];
+#define MODEL_SOFT_BLOCK 4 /* "BLOCK" in model_soft_vec_names */
+
+enum model_lat_op { MT_READ, MT_WRITE, MT_FLUSH, MT_DISCARD, MT__OPS };
+/* queued: insert -> issue (absent under blk-mq direct issue); device:
+ * issue -> complete */
+enum model_lat_kind { MT_QUEUED, MT_DEVICE, MT__KINDS };
+
+struct model_lat {
+	bool has; /* the document has it and it counted an IO */
+	double count, mean_us, p50_us, p90_us, p99_us, p999_us, max_us;
+};
+
+struct model_disk_trace {
+	bool has_lat; /* the block probe timed this disk's IO in the interval */
+	struct model_lat lat[MT__OPS][MT__KINDS];
+	bool has_remote;
+	double remote_pct; /* % of completions on another CPU than the submitter */
+};
+
+struct model_cpu_trace {
+	bool has_soft;			  /* the softirq probe is on */
+	double soft_pct[MODEL_SOFT_VECS]; /* % of the CPU's time ("all": of all CPUs) */
+	bool has_hard;			  /* the hardirq probe is on */
+	double hard_pct;		  /* every IRQ line's handler time, % */
+};
+
+#define MODEL_TRACE_LINE_MAX 200
+
+struct model_trace {
+	bool present;		/* the sample has "trace" (--trace) */
+	bool available;		/* it runs; else reason says why */
+	bool malformed;		/* present but not decodable: shown as absent */
+	bool soft, hard, block; /* each probe is on */
+	char reason[MODEL_TRACE_LINE_MAX];
+	char off[MODEL_TRACE_LINE_MAX]; /* the probes off and why, "" none */
+};
+
+/*
+ * Decodes doc's "trace" into *ret and the rows it times: cpus (the "all"
+ * row, cpu -1, gets the average over the CPU rows), irqs (by IRQ number),
+ * disks (by name; their MD_RP99 and MD_WP99 columns, ms). Absent: present
+ * false, the rows untouched. A malformed section is shown as absent
+ * (malformed true), never as zeros. Returns 0 or -ENOMEM.
+ */
+int model_trace_decode(struct json_object *doc, struct model_cpu *cpus, size_t ncpus,
+		       struct model_irq *irqs, size_t nirqs, struct model_disk *disks,
+		       size_t ndisks, struct model_trace *ret);
+
+/* The header's one cause when tracing does not run or a probe is off:
+ * "tracing: unavailable (no BTF: ...)", "tracing: block off (over budget:
+ * ...)"; "" when it runs whole or is absent. */
+void model_trace_cause(const struct model_trace *t, char *buf, size_t size);
+
+/* A CPU's %soft by vector, the busiest first, "NET_RX 30.1 BLOCK 12.0"
+ * with decimals (1 or 2) decimals, those that show as more than zero, as
+ * many whole items as fit in width columns; "" when it has none. */
+void model_trace_soft_split(const struct model_cpu_trace *c, int decimals, int width, char *buf,
+			    size_t size);
+
+#endif
