@@ -22,7 +22,17 @@ users run it) and the live view at 80x24 in tmux.
    "postgres". Skipped with a note where PostgreSQL is not installed.
 4. quiet: once the load is gone, no critical finding and no hot core.
 
-Needs root (loop devices), fio and tmux; exits 77 otherwise.
+All along, /metrics is scraped every second as Prometheus scrapes it, and
+the shipped rules (packaging/prometheus/iotriage.rules.yml) are run by
+`promtool test rules` over each incident's real series, the stretch from
+the finding's rise on repeated past the rules' for: (alerts_lib.py): fio
+raises exactly IotriageDiskSaturated for the disk (critical), the burners
+IotriageCpuSaturated, the quiet host nothing; no hot core, no slow disk,
+in any. The finding must stand in every scrape of its stretch with one
+label set (a gap or a severity that flips resets for:), and the same
+scrapes with one flicker put in must fire nothing: the test can fail.
+
+Needs root (loop devices), fio, tmux and promtool; exits 77 otherwise.
 """
 import glob
 import json
@@ -35,10 +45,18 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.environ.get("SRCDIR", "."), "tests", "integration"))
-from daemon_lib import Daemon, check, cleanup, fail, skip  # noqa: E402
+from daemon_lib import Daemon, check, cleanup, fail, free_port, skip  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import alerts_lib  # noqa: E402
 
 IOTRIAGE = os.environ.get("IOTRIAGE", "")
 WAIT = 60.0  # seconds, an upper bound only
+RULES = os.path.join(os.environ.get("SRCDIR", "."), "packaging/prometheus/iotriage.rules.yml")
+# seconds of /metrics an incident keeps after its finding rose (the stretch
+# repeated over the rules' for:, alerts_lib): shorter than every expected
+# alert's for:, long enough for a flicker the hold lets through to show
+STRETCH = 20
+QUIET = 15  # seconds of the quiet host's /metrics, repeated likewise
 
 
 def sample(d):
@@ -60,6 +78,96 @@ def wait_doc(d, what, pred, timeout=WAIT):
         time.sleep(0.3)
     fail("%s: never seen; last findings: %s" % (
         what, json.dumps(last.get("findings"))[:1500]))
+
+
+def finding_series(kind, subject=None):
+    """A predicate on series names: the finding's iotriage_finding series."""
+    def match(n):
+        if not n.startswith("iotriage_finding{"):
+            return False
+        lab = alerts_lib.labels_of(n)
+        return lab.get("kind") == kind and (subject is None or lab.get("subject") == subject)
+    return match
+
+
+def hold_stretch(scr, a, match, what):
+    """Waits until the finding's series (match) has been scraped for STRETCH
+    seconds since it first appeared after tick a; returns (rise, b): its
+    first tick and the end of the window [a, b)."""
+    deadline = time.monotonic() + WAIT
+    rise = None
+    while rise is None and time.monotonic() < deadline:
+        for t, s in enumerate(scr.window(a, scr.tick() + 1)):
+            if isinstance(s, dict) and any(match(n) for n in s):
+                rise = a + t
+                break
+        else:
+            time.sleep(0.2)
+    check(rise is not None, "%s: the finding never appeared in /metrics" % what)
+    b = rise + STRETCH
+    check(scr.wait_tick(b - 1, STRETCH + WAIT), "%s: /metrics not scraped to tick %d" % (what, b))
+    return rise, b
+
+
+def flicker(scrape, match, how):
+    """scrape with the finding's series (match) absent, or relabelled with
+    the other severity."""
+    out = {}
+    for n, v in scrape.items():
+        if not match(n):
+            out[n] = v
+        elif how == "relabelled":
+            sev = alerts_lib.labels_of(n)["severity"]
+            out[n.replace('severity="%s"' % sev, 'severity="%s"' % (
+                "warning" if sev == "critical" else "critical"))] = v
+    return out
+
+
+def judge_alerts(tmp, scr, what, a, rise, b, match, expect, ignore=()):
+    """The shipped rules over the scrapes of [a, b), the stretch from rise
+    repeated (alerts_lib.rules_test): exactly expect fires, and nothing else
+    but what ignore names (the machine's other load). match picks the
+    finding's series, shown scrape by scrape; the same scrapes with it
+    flickering once must fire nothing (the test can fail)."""
+    ticks = scr.window(a, b)
+    ok, out, eval_s = alerts_lib.rules_test(tmp, what, RULES, ticks, rise - a, expect, ignore,
+                                            instance="127.0.0.1:%d" % scr.port)
+    if match is not None:
+        # a letter per label set of the finding's series in each scrape: a
+        # changed letter is a new series (a severity changed); - absent, x
+        # a failed scrape, ? a tick not scraped, + two series at once
+        sets = []
+        marks = ""
+        for sc in ticks[rise - a:]:
+            got = [n for n in sc if match(n)] if isinstance(sc, dict) else []
+            for n in got:
+                if n not in sets:
+                    sets.append(n)
+            marks += ("?" if sc == "skip" else "x" if sc is None else "-" if not got else
+                      "+" if len(got) > 1 else "abcdefghijklmnopqrstuvwxyz"[sets.index(got[0]) % 26])
+        print("%s: the finding from its rise (%d s after the start) on: %s (%s)" % (
+            what, rise - a, marks, ", ".join("%s %s" % (
+                "abcdefghijklmnopqrstuvwxyz"[i % 26], n) for i, n in enumerate(sets))))
+    check(ok, "%s: promtool test rules (the scrapes of %d s, from the rise on repeated to %d "
+          "s): not exactly %s:\n%s" % (what, b - a, eval_s, expect, out[-4000:]))
+    if match is None:
+        print("ok: %s: the shipped rules on %d s of its /metrics (repeated to %d s): no alert"
+              % (what, b - a, eval_s))
+        return
+    # the same scrapes with one flicker in the middle of the stretch must
+    # fire nothing: the finding absent from one scrape (Prometheus writes a
+    # staleness marker), or its label set changed in one (a severity that
+    # flips makes another series and another alert)
+    mid = rise - a + (b - rise) // 2
+    for how in ("absent", "relabelled"):
+        bad = list(ticks)
+        bad[mid] = flicker(ticks[mid], match, how)
+        ok, out, _ = alerts_lib.rules_test(tmp, what + "-" + how, RULES, bad, rise - a, {},
+                                           ignore, instance="127.0.0.1:%d" % scr.port)
+        check(ok, "%s: with the finding %s in one scrape, promtool test rules did not see "
+              "the flicker:\n%s" % (what, how, out[-3000:]))
+    print("ok: %s: the shipped rules on %d s of its /metrics (from the rise on repeated to "
+          "%d s): %s; none with one flicker" % (what, b - a, eval_s, json.dumps(expect)))
 
 
 def disk_of(path):
@@ -173,12 +281,13 @@ def postgres_incident(d):
 def main():
     if os.geteuid() != 0:
         skip("needs root (loop devices, the daemon reading every process)")
-    for tool in ("fio", "tmux", "losetup"):
+    for tool in ("fio", "tmux", "losetup", "promtool"):
         if not shutil.which(tool):
             skip("%s not installed" % tool)
     tmp = tempfile.mkdtemp(prefix="iot-incident-", dir=os.environ.get("BUILDDIR"))
     shm = tempfile.mkdtemp(prefix="iot-incident-", dir="/dev/shm")
     loops, procs, daemons, screens = [], [], [], []
+    scraper = None
     try:
         disk = disk_of(tmp)
         if not disk or disk.startswith(("loop", "zram", "ram")):
@@ -192,10 +301,16 @@ def main():
             if r.returncode != 0:
                 skip("losetup refused: %s" % r.stderr.strip())
             loops.append(r.stdout.strip())
-        d = Daemon(tmp, interval=1000, name="inc")
+        port = free_port()
+        d = Daemon(tmp, interval=1000, name="inc",
+                   extra=["--metrics-listen", "127.0.0.1:%d" % port])
         daemons.append(d)
+        # /metrics scraped as Prometheus does, every second, all along
+        scraper = alerts_lib.Scraper(port)
+        scraper.start()
 
         # ---- 1. a neighbour saturates the disk under the checkout ----
+        a = scraper.tick()
         fio = subprocess.Popen(
             ["fio", "--name=neighbour", "--filename=" + os.path.join(tmp, "fio.dat"),
              "--size=1G", "--rw=write", "--bs=1M", "--direct=1", "--ioengine=libaio",
@@ -219,14 +334,19 @@ def main():
         t0 = time.monotonic()
         s = Screen(tmp, [IOTRIAGE, "--embedded"])
         screens.append(s)
-        scr = s.wait(lambda x: any(disk in line and "CRIT" in line
+        screen = s.wait(lambda x: any(disk in line and "CRIT" in line
                                    for line in x.splitlines()[:3]))
         took = time.monotonic() - t0
-        check(any(line.startswith(disk + " ") for line in scr.splitlines()),
-              "disk: %s's row is not on the 80x24 screen:\n%s" % (disk, scr))
+        check(any(line.startswith(disk + " ") for line in screen.splitlines()),
+              "disk: %s's row is not on the 80x24 screen:\n%s" % (disk, screen))
         print("ok: disk: the live view's headline after %.1f s (goal <= 3 s at 1 Hz)" % took)
         s.close()
         screens.remove(s)
+        match = finding_series("disk_saturated", disk)
+        rise, b = hold_stretch(scraper, a, match, "disk")
+        # CPUs saturated by other work on the machine may alert beside it
+        judge_alerts(tmp, scraper, "disk", a, rise, b, match, {"IotriageDiskSaturated": [
+            {"subject": disk, "severity": "critical"}]}, ignore=("IotriageCpuSaturated",))
         fio.terminate()
         fio.wait()
         procs.remove(fio)
@@ -234,16 +354,25 @@ def main():
             y["kind"] == "disk_saturated" for y in x["findings"]))
 
         # ---- 2. CPU burners under nice ----
+        a = scraper.tick()
         for _ in range(4):
             procs.append(subprocess.Popen(["nice", "-n", "19", sys.executable, "-c",
                                            "while True: pass", "iotriage-burner"]))
-        doc = wait_doc(d, "cpu: cpu_saturated", lambda x: any(
-            y["kind"] == "cpu_saturated" for y in x["findings"]))
+        # the burners named: on a machine busy before them, the finding
+        # may stand with other culprits until the burners' time is counted
+        doc = wait_doc(d, "cpu: cpu_saturated naming the burners", lambda x: any(
+            y["kind"] == "cpu_saturated" and "iotriage-burner" in y["culprit"]
+            for y in x["findings"]))
         f = [y for y in doc["findings"] if y["kind"] == "cpu_saturated"][0]
         check("%nice" in f["reason"], "cpu: the split lacks %%nice: %r" % f["reason"])
         check("iotriage-burner" in f["culprit"], "cpu: the burners not named: %r" % f["culprit"])
         print("ok: cpu: %s [%s]: %s; culprit: %s" % (f["id"], f["severity"], f["reason"],
                                                      f["culprit"][:200]))
+        match = finding_series("cpu_saturated")
+        rise, b = hold_stretch(scraper, a, match, "cpu")
+        judge_alerts(tmp, scraper, "cpu", a, rise, b, match, {"IotriageCpuSaturated": [
+            {"kind": "cpu_saturated", "severity": f["severity"]}]},
+            ignore=("IotriageDiskSaturated",))
         for p in procs:
             p.terminate()
         for p in procs:
@@ -260,6 +389,9 @@ def main():
             check(x["severity"] != "critical" and x["kind"] != "hot_cpu",
                   "quiet: %r" % x)
         print("ok: quiet: %d findings, none critical, no hot core" % len(doc["findings"]))
+        a = scraper.tick()
+        check(scraper.wait_tick(a + QUIET, QUIET + WAIT), "quiet: /metrics not scraped")
+        judge_alerts(tmp, scraper, "quiet", a, a, a + QUIET, None, {})
     finally:
         for s in screens:
             s.close()
@@ -271,6 +403,8 @@ def main():
             subprocess.run(["losetup", "-d", lo], capture_output=True)
         shutil.rmtree(shm, ignore_errors=True)
         shutil.rmtree(tmp, ignore_errors=True)
+        if scraper is not None:
+            scraper.stop()
     print("ok")
 
 
