@@ -125,13 +125,16 @@ def flicker(scrape, match, how):
 
 def judge_alerts(tmp, scr, what, a, rise, b, match, expect, ignore=()):
     """The shipped rules over the scrapes of [a, b), the stretch from rise
-    repeated (alerts_lib.rules_test): exactly expect fires, and nothing else
+    repeated (alerts_lib.rules_case): exactly expect fires, and nothing else
     but what ignore names (the machine's other load). match picks the
     finding's series, shown scrape by scrape; the same scrapes with it
     flickering once must fire nothing (the test can fail)."""
     ticks = scr.window(a, b)
-    ok, out, eval_s = alerts_lib.rules_test(tmp, what, RULES, ticks, rise - a, expect, ignore,
-                                            instance="127.0.0.1:%d" % scr.port)
+    rules = alerts_lib.load_rules(RULES)
+    inst = "127.0.0.1:%d" % scr.port
+    group, eval_s = alerts_lib.rules_case(rules, ticks, rise - a, expect, ignore, instance=inst)
+    group["name"] = what + ": the real scrapes"
+    groups = [group]
     if match is not None:
         # a letter per label set of the finding's series in each scrape: a
         # changed letter is a new series (a severity changed); - absent, x
@@ -148,26 +151,27 @@ def judge_alerts(tmp, scr, what, a, rise, b, match, expect, ignore=()):
         print("%s: the finding from its rise (%d s after the start) on: %s (%s)" % (
             what, rise - a, marks, ", ".join("%s %s" % (
                 "abcdefghijklmnopqrstuvwxyz"[i % 26], n) for i, n in enumerate(sets))))
-    check(ok, "%s: promtool test rules (the scrapes of %d s, from the rise on repeated to %d "
-          "s): not exactly %s:\n%s" % (what, b - a, eval_s, expect, out[-4000:]))
-    if match is None:
-        print("ok: %s: the shipped rules on %d s of its /metrics (repeated to %d s): no alert"
-              % (what, b - a, eval_s))
-        return
-    # the same scrapes with one flicker in the middle of the stretch must
-    # fire nothing: the finding absent from one scrape (Prometheus writes a
-    # staleness marker), or its label set changed in one (a severity that
-    # flips makes another series and another alert)
-    mid = rise - a + (b - rise) // 2
-    for how in ("absent", "relabelled"):
-        bad = list(ticks)
-        bad[mid] = flicker(ticks[mid], match, how)
-        ok, out, _ = alerts_lib.rules_test(tmp, what + "-" + how, RULES, bad, rise - a, {},
-                                           ignore, instance="127.0.0.1:%d" % scr.port)
-        check(ok, "%s: with the finding %s in one scrape, promtool test rules did not see "
-              "the flicker:\n%s" % (what, how, out[-3000:]))
-    print("ok: %s: the shipped rules on %d s of its /metrics (from the rise on repeated to "
-          "%d s): %s; none with one flicker" % (what, b - a, eval_s, json.dumps(expect)))
+        # the same scrapes with one flicker in the middle of the stretch
+        # must fire nothing: the finding absent from one scrape (Prometheus
+        # writes a staleness marker), or its label set changed in one (a
+        # severity that flips makes another series and another alert)
+        mid = rise - a + (b - rise) // 2
+        while mid < len(ticks) - 1 and not isinstance(ticks[mid], dict):
+            mid += 1
+        for how in ("absent", "relabelled"):
+            bad = list(ticks)
+            bad[mid] = flicker(ticks[mid], match, how)
+            g, _ = alerts_lib.rules_case(rules, bad, rise - a, {}, ignore, instance=inst)
+            g["name"] = "%s: the finding %s in one scrape must fire nothing" % (what, how)
+            groups.append(g)
+    ok, out = alerts_lib.rules_test(tmp, what, RULES, groups)
+    check(ok, "%s: promtool test rules on the scrapes of %d s, from the rise on repeated to "
+          "%d s (exactly %s%s):\n%s" % (what, b - a, eval_s, expect or "no alert",
+                                        ", ignoring " + ", ".join(ignore) if ignore else "",
+                                        out[-4000:]))
+    print("ok: %s: the shipped rules on %d s of its /metrics (repeated to %d s): %s%s" % (
+        what, b - a, eval_s, json.dumps(expect) if expect else "no alert",
+        "; nothing with one flicker put in" if match else ""))
 
 
 def disk_of(path):
