@@ -17,7 +17,7 @@ end is repeated until the longest `for:` has passed: an alert fires only if
 its series stood unbroken in every scrape of the real stretch (a gap, a
 staleness marker or a changed label set, once in the stretch, recurs in
 every copy and resets `for:`; the stretch is never longer than the
-expected alerts' `for:`, so a copy always lies inside the window). The
+expected alerts' `for:`, so their window holds every scrape of it). The
 assumption is the incident's: a stationary load (the same fio, the same
 burners) looks in the next minute as in the one measured.
 """
@@ -150,15 +150,6 @@ def values_by_series(ticks):
             prev = here
         out[n] = vals
     return out
-
-
-def unbroken(vals):
-    """(first, gaps): the first index with a value, and the indices after it
-    where the series has none that Prometheus would see (stale)."""
-    first = next((i for i, v in enumerate(vals) if v not in (None, STALE)), None)
-    if first is None:
-        return None, []
-    return first, [i for i in range(first, len(vals)) if vals[i] == STALE]
 
 
 def load_rules(path):

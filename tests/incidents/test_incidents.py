@@ -146,19 +146,17 @@ def judge_alerts(tmp, scr, what, a, rise, b, match, expect, ignore=()):
         # a letter per label set of the finding's series in each scrape: a
         # changed letter is a new series (a severity changed); - absent, x
         # a failed scrape, ? a tick not scraped, + two series at once
+        letters = "abcdefghijklmnopqrstuvwxyz"
         sets = []
         marks = ""
         for sc in ticks[rise - a:]:
             got = [n for n in sc if match(n)] if isinstance(sc, dict) else []
-            for n in got:
-                if n not in sets:
-                    sets.append(n)
+            sets += [n for n in got if n not in sets]
             marks += ("?" if sc == "skip" else "x" if sc is None else "-" if not got else
-                      "+" if len(got) > 1 else "abcdefghijklmnopqrstuvwxyz"[sets.index(got[0]) % 26])
-        print("%s: the finding from its rise at the alert's severity (%d s after the "
-              "start) on: %s (%s)" % (
-            what, rise - a, marks, ", ".join("%s %s" % (
-                "abcdefghijklmnopqrstuvwxyz"[i % 26], n) for i, n in enumerate(sets))))
+                      "+" if len(got) > 1 else letters[sets.index(got[0]) % 26])
+        print("%s: the finding from its rise at the alert's severity (%d s after the start) "
+              "on: %s (%s)" % (what, rise - a, marks, ", ".join(
+                  "%s %s" % (letters[i % 26], n) for i, n in enumerate(sets))))
         # the same scrapes with one flicker in the middle of the stretch
         # must fire nothing: the finding absent from one scrape (Prometheus
         # writes a staleness marker), or its label set changed in one (a
@@ -172,6 +170,9 @@ def judge_alerts(tmp, scr, what, a, rise, b, match, expect, ignore=()):
             g, _ = alerts_lib.rules_case(rules, bad, rise - a, {}, ignore, instance=inst)
             g["name"] = "%s: the finding %s in one scrape must fire nothing" % (what, how)
             groups.append(g)
+    if scr.errors:
+        print("%s: scrapes failed so far: %d, the last: %s" % (what, len(scr.errors),
+                                                             scr.errors[-1]))
     t0 = time.monotonic()
     ok, out = alerts_lib.rules_test(tmp, what, RULES, groups)
     took = time.monotonic() - t0
