@@ -29,7 +29,10 @@ import subprocess
 import threading
 import time
 
-import yaml
+try:
+    import yaml
+except ImportError:  # the caller skips: python3-yaml (scripts/deps-debian.txt)
+    yaml = None
 
 ACCEPT = ("application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
           "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1")  # Prometheus 2.42's

@@ -300,6 +300,8 @@ def main():
     for tool in ("fio", "tmux", "losetup", "promtool"):
         if not shutil.which(tool):
             skip("%s not installed" % tool)
+    if alerts_lib.yaml is None:
+        skip("python3-yaml not installed (the alert rules are read with it)")
     tmp = tempfile.mkdtemp(prefix="iot-incident-", dir=os.environ.get("BUILDDIR"))
     shm = tempfile.mkdtemp(prefix="iot-incident-", dir="/dev/shm")
     loops, procs, daemons, screens = [], [], [], []
