@@ -28,7 +28,7 @@ the shipped rules (packaging/prometheus/iotriage.rules.yml) are run by
 the finding's rise on repeated past the rules' for: (alerts_lib.py): fio
 raises exactly IotriageDiskSaturated for the disk (critical), the burners
 IotriageCpuSaturated, the quiet host nothing; no hot core, no slow disk,
-in any. The finding must stand in every scrape of its stretch with one
+in any (PostgreSQL's included). The finding must stand in every scrape of its stretch with one
 label set (a gap or a severity that flips resets for:), and the same
 scrapes with one flicker put in must fire nothing: the test can fail.
 
