@@ -234,11 +234,14 @@ def rules_case(rules, ticks, rise, expect, ignore=(), interval=1, job="iotriage"
 
 def rules_test(tmp, name, rules_path, groups, interval=1):
     """Runs `promtool test rules` with the rules file as shipped, evaluated
-    every interval, on groups (rules_case's); (ok, promtool's output)."""
+    every interval, on groups (rules_case's); (ok, promtool's output). The
+    test file and promtool's storage (TMPDIR) go in tmp: best in memory, as
+    promtool writes a TSDB that queues behind a saturated disk."""
     doc = {"rule_files": [os.path.abspath(rules_path)],
            "evaluation_interval": "%ds" % interval, "tests": groups}
     path = os.path.join(tmp, "alerts-%s.yml" % name)
     with open(path, "w") as f:
         json.dump(doc, f)  # YAML is a superset of JSON
-    r = subprocess.run(["promtool", "test", "rules", path], capture_output=True, text=True)
+    r = subprocess.run(["promtool", "test", "rules", path], capture_output=True, text=True,
+                       env=dict(os.environ, TMPDIR=tmp))
     return r.returncode == 0, r.stdout + r.stderr

@@ -262,10 +262,10 @@ def postgres_incident(d, tmp, scraper):
                         capture_output=True, text=True)
         check(r.returncode == 0, "postgres: start: %s" % r.stderr[-500:])
         started = True
+        start = scraper.tick()  # the incident: pgbench's load from its -i on
         r = as_postgres([b + "/pgbench", "-i", "-s", "10", "-q"] + conn, capture_output=True,
                         text=True)
         check(r.returncode == 0, "postgres: pgbench -i: %s" % r.stderr[-500:])
-        a = scraper.tick()
         load.append(subprocess.Popen(
             ["runuser", "-u", "postgres", "--", b + "/pgbench", "-c", "4", "-j", "2", "-T",
              "60"] + conn, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
@@ -287,9 +287,9 @@ def postgres_incident(d, tmp, scraper):
         print("ok: postgres: named in the IO rows: %s" % ", ".join(sorted(seen.values())))
         # the checkpoints may saturate the disk, the CPUs or the page cache
         # here, truly; never a hot core or a slow disk
-        b = scraper.tick()
-        check(scraper.wait_tick(b - 1), "postgres: /metrics not scraped")
-        judge_alerts(tmp, scraper, "postgres", a, a, b, None, {}, ignore=(
+        end = scraper.tick()
+        check(scraper.wait_tick(end - 1), "postgres: /metrics not scraped")
+        judge_alerts(tmp, scraper, "postgres", start, start, end, None, {}, ignore=(
             "IotriageDiskSaturated", "IotriageCpuSaturated", "IotriageWritebackThrottled"))
     finally:
         for p in load:
@@ -371,12 +371,12 @@ def main():
         match = finding_series("disk_saturated", disk)
         rise, b = hold_stretch(scraper, a, finding_series("disk_saturated", disk, "critical"),
                                "disk")
-        # CPUs saturated by other work on the machine may alert beside it
-        judge_alerts(tmp, scraper, "disk", a, rise, b, match, {"IotriageDiskSaturated": [
-            {"subject": disk, "severity": "critical"}]}, ignore=("IotriageCpuSaturated",))
         fio.terminate()
         fio.wait()
         procs.remove(fio)
+        # CPUs saturated by other work on the machine may alert beside it
+        judge_alerts(shm, scraper, "disk", a, rise, b, match, {"IotriageDiskSaturated": [
+            {"subject": disk, "severity": "critical"}]}, ignore=("IotriageCpuSaturated",))
         wait_doc(d, "disk: the finding clears", lambda x: not any(
             y["kind"] == "disk_saturated" for y in x["findings"]))
 
@@ -400,17 +400,17 @@ def main():
         match = finding_series("cpu_saturated")
         rise, b = hold_stretch(scraper, a, finding_series("cpu_saturated", None, "critical"),
                                "cpu")
-        judge_alerts(tmp, scraper, "cpu", a, rise, b, match, {"IotriageCpuSaturated": [
-            {"kind": "cpu_saturated", "severity": "critical"}]},
-            ignore=("IotriageDiskSaturated",))
         for p in procs:
             p.terminate()
         for p in procs:
             p.wait()
         procs.clear()
+        judge_alerts(shm, scraper, "cpu", a, rise, b, match, {"IotriageCpuSaturated": [
+            {"kind": "cpu_saturated", "severity": "critical"}]},
+            ignore=("IotriageDiskSaturated",))
 
         # ---- 3. PostgreSQL under pgbench with checkpoints ----
-        postgres_incident(d, tmp, scraper)
+        postgres_incident(d, shm, scraper)
 
         # ---- 4. quiet again ----
         doc = wait_doc(d, "quiet: no cpu_saturated", lambda x: not any(
@@ -421,7 +421,7 @@ def main():
         print("ok: quiet: %d findings, none critical, no hot core" % len(doc["findings"]))
         a = scraper.tick()
         check(scraper.wait_tick(a + QUIET, QUIET + WAIT), "quiet: /metrics not scraped")
-        judge_alerts(tmp, scraper, "quiet", a, a, a + QUIET, None, {})
+        judge_alerts(shm, scraper, "quiet", a, a, a + QUIET, None, {})
     finally:
         for s in screens:
             s.close()
