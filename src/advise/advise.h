@@ -126,7 +126,9 @@ void advise_rank(struct advice *a);
  * Hysteresis over a stream of advice (doc/advise.md, "Stable"): a finding
  * is shown once it stood ADV_RISE_SAMPLES samples in a row and stays until
  * it was absent ADV_CLEAR_SAMPLES samples in a row (shown then as last
- * seen, with its suggestions). advise_hold_step() rewrites *a in place to
+ * seen, with its suggestions); a shown finding's severity moves up after
+ * ADV_RISE_SAMPLES samples in a row measured above it, down after
+ * ADV_CLEAR_SAMPLES below it. advise_hold_step() rewrites *a in place to
  * what is shown; 0 or -ENOMEM (then *a is the raw advice).
  */
 #define ADV_RISE_SAMPLES  2

@@ -2,9 +2,13 @@
 /*
  * Hysteresis over a stream of advice: a finding is shown once it stood
  * ADV_RISE_SAMPLES samples in a row and stays, as last seen, until it was
- * absent ADV_CLEAR_SAMPLES samples in a row. One judgement drawn once per
+ * absent ADV_CLEAR_SAMPLES samples in a row; a shown finding's severity
+ * likewise moves up after ADV_RISE_SAMPLES samples in a row measured above
+ * it and down after ADV_CLEAR_SAMPLES below it. One judgement drawn once per
  * sample for the headline, the HOT mark, /metrics and the alert rules, so
- * none of them flickers when a finding's numbers hover at a threshold.
+ * none of them flickers when a finding's numbers hover at a threshold (a
+ * severity is a label of the finding's series: a flip is a new series and
+ * restarts an alert's for:).
  * Pure: its only input is the advice it is given, sample after sample.
  */
 #include <errno.h>
@@ -21,6 +25,7 @@ struct advise_hold_entry {
 	struct suggestion *s; /* its suggestions as last seen (deep copies) */
 	size_t ns;
 	unsigned seen, absent; /* samples in a row present / absent */
+	unsigned above, below; /* samples in a row measured above / below f.severity */
 	bool shown, present;
 };
 
@@ -118,6 +123,31 @@ nomem:
 	return -ENOMEM;
 }
 
+/* e's finding becomes f as measured, with a shown one's severity held. */
+static void hold_severity(struct advise_hold_entry *e, const struct finding *f)
+{
+	enum advise_severity sev = e->f.severity;
+
+	if (!e->shown || f->severity == sev) {
+		e->above = e->below = 0;
+		sev = f->severity;
+	} else if (f->severity > sev) {
+		e->below = 0;
+		if (++e->above >= ADV_RISE_SAMPLES) {
+			e->above = 0;
+			sev = f->severity;
+		}
+	} else {
+		e->above = 0;
+		if (++e->below >= ADV_CLEAR_SAMPLES) {
+			e->below = 0;
+			sev = f->severity;
+		}
+	}
+	e->f = *f;
+	e->f.severity = sev;
+}
+
 int advise_hold_step(struct advise_hold *h, struct advice *a)
 {
 	struct advice shown;
@@ -137,7 +167,7 @@ int advise_hold_step(struct advise_hold *h, struct advice *a)
 			e = &h->e[h->n++];
 			memset(e, 0, sizeof(*e));
 		}
-		e->f = *f;
+		hold_severity(e, f);
 		e->present = true;
 		e->absent = 0;
 		e->seen++;
@@ -151,7 +181,7 @@ int advise_hold_step(struct advise_hold *h, struct advice *a)
 		struct advise_hold_entry *e = &h->e[i];
 
 		if (!e->present) {
-			e->seen = 0;
+			e->seen = e->above = e->below = 0;
 			e->absent++;
 			if (!e->shown || e->absent >= ADV_CLEAR_SAMPLES) {
 				entry_free_suggestions(e);

@@ -1263,6 +1263,62 @@ static void test_trace_disk_tail(void **state)
 	assert_non_null(strstr(f->detail, "Measured at the device: read p99 15.11 ms"));
 	assert_int_equal(sc.a.nsuggestions, 0);
 	metrics_trace_free(&tm);
+
+/* One step of the hold over the scenario's advice with finding id measured
+ * at severity sev; returns the severity shown for it. */
+static enum advise_severity hold_step_sev(struct advise_hold *h, const struct advice *src,
+					  const char *id, enum advise_severity sev,
+					  struct advice *out)
+{
+	const struct finding *f;
+
+	advice_free(out);
+	advice_dup(src, out);
+	for (size_t i = 0; i < out->nfindings; i++)
+		if (strcmp(out->findings[i].id, id) == 0)
+			out->findings[i].severity = sev;
+	assert_int_equal(advise_hold_step(h, out), 0);
+	f = advice_finding(out, id);
+	assert_non_null(f);
+	return f->severity;
+}
+
+/* Stable severity: a shown finding's severity is a label of its /metrics
+ * series and of its alert, so one that hovers at the critical threshold
+ * must not flip it each sample (a new series restarts the alert's for:).
+ * Up after ADV_RISE_SAMPLES in a row measured above, down after
+ * ADV_CLEAR_SAMPLES below. */
+static void test_hold_severity(void **state)
+{
+	const char *id = "hot-cpu-cpu1";
+	struct advise_hold h = { 0 };
+	struct advice out = { 0 };
+	struct scenario sc;
+
+	(void)state;
+	load("mpt2sas", &sc);
+	assert_non_null(advice_finding(&sc.a, id));
+	assert_int_equal(hold_step(&h, &sc.a, true, &out), 0); /* rising */
+	assert_int_equal(hold_step_sev(&h, &sc.a, id, ADV_CRITICAL, &out), ADV_CRITICAL);
+	/* hovering: below for fewer than ADV_CLEAR_SAMPLES, then critical again */
+	for (int round = 0; round < 3; round++) {
+		for (unsigned k = 1; k < ADV_CLEAR_SAMPLES; k++)
+			assert_int_equal(hold_step_sev(&h, &sc.a, id, ADV_WARNING, &out),
+					 ADV_CRITICAL);
+		assert_int_equal(hold_step_sev(&h, &sc.a, id, ADV_CRITICAL, &out), ADV_CRITICAL);
+	}
+	/* ADV_CLEAR_SAMPLES below in a row: down */
+	for (unsigned k = 1; k < ADV_CLEAR_SAMPLES; k++)
+		assert_int_equal(hold_step_sev(&h, &sc.a, id, ADV_WARNING, &out), ADV_CRITICAL);
+	assert_int_equal(hold_step_sev(&h, &sc.a, id, ADV_WARNING, &out), ADV_WARNING);
+	/* a one-sample spike above raises nothing; ADV_RISE_SAMPLES in a row do */
+	assert_int_equal(ADV_RISE_SAMPLES, 2);
+	assert_int_equal(hold_step_sev(&h, &sc.a, id, ADV_CRITICAL, &out), ADV_WARNING);
+	assert_int_equal(hold_step_sev(&h, &sc.a, id, ADV_WARNING, &out), ADV_WARNING);
+	assert_int_equal(hold_step_sev(&h, &sc.a, id, ADV_CRITICAL, &out), ADV_WARNING);
+	assert_int_equal(hold_step_sev(&h, &sc.a, id, ADV_CRITICAL, &out), ADV_CRITICAL);
+	advice_free(&out);
+	advise_hold_free(&h);
 	unload(&sc);
 }
 
@@ -1305,6 +1361,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mpt2sas),
 		cmocka_unit_test(test_hold),
+		cmocka_unit_test(test_hold_severity),
 		cmocka_unit_test(test_loc_storm),
 		cmocka_unit_test(test_hba_single_vector),
 		cmocka_unit_test(test_cpu_nice),
