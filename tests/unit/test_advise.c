@@ -1263,6 +1263,8 @@ static void test_trace_disk_tail(void **state)
 	assert_non_null(strstr(f->detail, "Measured at the device: read p99 15.11 ms"));
 	assert_int_equal(sc.a.nsuggestions, 0);
 	metrics_trace_free(&tm);
+	unload(&sc);
+}
 
 /* One step of the hold over the scenario's advice with finding id measured
  * at severity sev; returns the severity shown for it. */
