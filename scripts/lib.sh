@@ -30,7 +30,8 @@ install_deps() {
 	fi
 }
 
-# build DIR [meson options...]: configure once, then compile.
+# build DIR [meson options...]: configure once, then compile everything.
+# IOTRIAGE_TARGETS (space-separated target names) compiles only those.
 build() {
 	dir=$1
 	shift
@@ -39,5 +40,6 @@ build() {
 	else
 		meson configure "$ROOT_DIR/$dir" "$@" >/dev/null
 	fi
-	meson compile -C "$ROOT_DIR/$dir" >&2
+	# shellcheck disable=SC2086
+	meson compile -C "$ROOT_DIR/$dir" ${IOTRIAGE_TARGETS:-} >&2
 }

@@ -250,7 +250,7 @@ static void body(struct draw_text *o, const struct ui *ui)
 	if (cs.n) {
 		draw_text_line(o, A_BOLD, "Shared causes, referred to below by their number");
 		for (size_t k = 0; k < cs.n; k++) {
-			char num[16];
+			char num[24];
 
 			snprintf(num, sizeof(num), "[%zu]", k + 1);
 			put_at(o, 0, A_BOLD, num, (int)strlen(num));
