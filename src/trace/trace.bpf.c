@@ -37,7 +37,18 @@ struct {
 	__type(value, struct trace_time);
 } soft_time SEC(".maps");
 
+/*
+ * A request between insert/issue and completion, in the slot its address
+ * hashes to (rq_slot): an array, so the issue probe writes its own slot
+ * with no hash map's lock, allocation or lookup helper. Two requests in
+ * flight at once that share a slot: the later one wins, the earlier one's
+ * completion finds another request there and is not counted. blk-mq's
+ * requests are preallocated in rows of equal stride, and the Fibonacci
+ * hash of such a row spreads it over the slots, so this is rare (measured
+ * in doc/trace.md).
+ */
 struct inflight {
+	__u64 rq; /* the request's address; 0 free */
 	__u64 insert_ns;
 	__u64 issue_ns;
 	__u32 cpu; /* where the request was first seen: its submitter */
@@ -45,9 +56,9 @@ struct inflight {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TRACE_MAX_INFLIGHT);
-	__type(key, __u64);
+	__type(key, __u32);
 	__type(value, struct inflight);
 } inflight SEC(".maps");
 
@@ -144,13 +155,12 @@ static __always_inline __u32 rq_dev(struct request *rq)
 	if (bpf_core_field_exists(((struct request___old *)rq)->rq_disk)) {
 		disk = BPF_CORE_READ((struct request___old *)rq, rq_disk);
 	} else {
-		struct request_queue___new *q = (void *)BPF_CORE_READ(rq, q);
-
-		disk = BPF_CORE_READ(q, disk);
+		/* plain loads through BTF pointers (the verifier guards them) */
+		disk = ((struct request_queue___new *)rq->q)->disk;
 	}
 	if (!disk)
 		return 0;
-	return (BPF_CORE_READ(disk, major) << 20) | BPF_CORE_READ(disk, first_minor);
+	return (disk->major << 20) | disk->first_minor;
 }
 
 /* libbpf-tools' bits.bpf.h log2l, so the buckets are biolatency's */
@@ -202,57 +212,96 @@ static __always_inline void lat_add(__u32 dev, __u8 op, __u8 kind, __u64 delta_n
 	v->remote += remote;
 }
 
+/* a word to turn a pointer into a number (rq_slot) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} scratch SEC(".maps");
+
+/* the top bits of the Fibonacci hash of the address; requests are at
+ * least cache-line aligned, so the low 6 bits say nothing */
+static __always_inline __u32 rq_slot(struct request *rq)
+{
+	__u32 zero = 0;
+	volatile __u64 *s = bpf_map_lookup_elem(&scratch, &zero);
+	__u64 a;
+
+	if (!s)
+		return 0;
+	/* the verifier forbids arithmetic on a pointer (and reading part of
+	 * its spill on the stack); a pointer stored in a map and read back is
+	 * a plain number (allowed to CAP_PERFMON, which loading needs) */
+	*s = (__u64)rq;
+	a = *s;
+	return (a >> 6) * 0x9E3779B97F4A7C15ull >> (64 - TRACE_INFLIGHT_BITS);
+}
+
+static __always_inline struct inflight *inflight_of(struct request *rq)
+{
+	__u32 k = rq_slot(rq);
+
+	return bpf_map_lookup_elem(&inflight, &k);
+}
+
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(blk_insert, struct request *rq)
 {
-	struct inflight f = { .insert_ns = bpf_ktime_get_ns(), .cpu = bpf_get_smp_processor_id() };
-	__u64 key = (__u64)rq;
+	struct inflight *f = inflight_of(rq);
 
-	bpf_map_update_elem(&inflight, &key, &f, BPF_ANY);
+	if (!f)
+		return 0;
+	f->rq = (__u64)rq;
+	f->insert_ns = bpf_ktime_get_ns();
+	f->issue_ns = 0;
+	f->cpu = bpf_get_smp_processor_id();
 	return 0;
 }
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(blk_issue, struct request *rq)
 {
-	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
-	struct inflight n = { .issue_ns = now, .cpu = bpf_get_smp_processor_id() }, *f;
+	struct inflight *f = inflight_of(rq);
+	__u64 now = bpf_ktime_get_ns();
 
-	/* blk-mq issues most requests directly, never inserted: one update
-	 * then, and a lookup only for the inserted ones (a lookup that
-	 * missed first cost a third more a request) */
-	if (bpf_map_update_elem(&inflight, &key, &n, BPF_NOEXIST) == 0)
-		return 0;
-	f = bpf_map_lookup_elem(&inflight, &key);
 	if (!f)
 		return 0;
-	/* issued before and never completed: an earlier life of this request
-	 * whose completion we missed, not an insert of this one */
-	if (f->issue_ns)
-		*f = n;
-	else
+	/* inserted and not yet issued: this life of the request. Anything
+	 * else (blk-mq's direct issue, never inserted; an earlier life whose
+	 * completion we missed; another request in the slot) starts anew */
+	if (f->rq == (__u64)rq && f->insert_ns && !f->issue_ns) {
 		f->issue_ns = now;
+		return 0;
+	}
+	f->rq = (__u64)rq;
+	f->insert_ns = 0;
+	f->issue_ns = now;
+	f->cpu = bpf_get_smp_processor_id();
 	return 0;
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
-	struct inflight *f = bpf_map_lookup_elem(&inflight, &key);
-	__u32 op, dev;
+	struct inflight *f = inflight_of(rq);
+	__u64 now = bpf_ktime_get_ns(), issue_ns, insert_ns;
+	__u32 op, dev, cpu;
 
-	if (!f)
+	if (!f || f->rq != (__u64)rq)
 		return 0;
-	/* REQ_OP_READ 0, WRITE 1, FLUSH 2, DISCARD 3 (include/linux/blk_types.h) */
-	op = BPF_CORE_READ(rq, cmd_flags) & 0xff;
+	issue_ns = f->issue_ns;
+	insert_ns = f->insert_ns;
+	cpu = f->cpu;
+	f->rq = 0;
+	/* REQ_OP_READ 0, WRITE 1, FLUSH 2, DISCARD 3 (include/linux/blk_types.h);
+	 * tp_btf's rq is a trusted pointer: plain loads, no probe-read helper */
+	op = rq->cmd_flags & 0xff;
+	if (op >= TRACE_OP__COUNT || !issue_ns || now < issue_ns)
+		return 0;
 	dev = rq_dev(rq);
-	if (op < TRACE_OP__COUNT && f->issue_ns && now >= f->issue_ns) {
-		lat_add(dev, op, TRACE_LAT_DEVICE, now - f->issue_ns,
-			f->cpu != bpf_get_smp_processor_id());
-		if (f->insert_ns && f->issue_ns >= f->insert_ns)
-			lat_add(dev, op, TRACE_LAT_QUEUED, f->issue_ns - f->insert_ns, 0);
-	}
-	bpf_map_delete_elem(&inflight, &key);
+	lat_add(dev, op, TRACE_LAT_DEVICE, now - issue_ns, cpu != bpf_get_smp_processor_id());
+	if (insert_ns && issue_ns >= insert_ns)
+		lat_add(dev, op, TRACE_LAT_QUEUED, issue_ns - insert_ns, 0);
 	return 0;
 }

@@ -126,6 +126,10 @@ def main():
         ev = [i for i in ids if "exit" in p0.get(i, ("",))[0] or
               "complete" in p0.get(i, ("",))[0]]
         row(tool, ids, ev, c1[tool] - c0[tool])
+    for i, n in sorted(ours.items(), key=lambda x: x[1]):
+        if n.startswith("blk_"):
+            ns, cnt = d([i], 1), d([i], 2)
+            print("  %-20s %10d runs/s %6.0f ns/run" % (n, cnt / wall, ns / cnt if cnt else 0))
     allo = [i for i in ours]
     allt = [i for _, (_, ids) in tools.items() for i in ids]
     print("ours, all probes: %.3f %% of one CPU in the kernel + %.3f %% reading (user+sys);"
