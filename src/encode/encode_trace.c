@@ -29,6 +29,10 @@ static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 			sb_puts(sb, ",\"cpu_pct\":");
 			sb_printf(sb, "%.4f", m->probe_cpu_pct[k]);
 		}
+		if (k == TRACE_BLOCK && raw->block_sample) {
+			sb_puts(sb, ",\"sampled\":");
+			sb_u64(sb, raw->block_sample);
+		}
 		if (p->has_run) {
 			sb_puts(sb, ",\"run_ns\":");
 			sb_u64(sb, p->run_ns);

@@ -51,8 +51,8 @@ struct inflight {
 	__u64 rq; /* the request's address; 0 free */
 	__u64 insert_ns;
 	__u64 issue_ns;
-	__u32 cpu; /* where the request was first seen: its submitter */
-	__u32 pad;
+	__u32 cpu;    /* where the request was first seen: its submitter */
+	__u32 weight; /* block_sample when it was chosen: the IOs it stands for */
 };
 
 struct {
@@ -190,7 +190,9 @@ static __always_inline __u64 log2l(__u64 v)
 	return hi ? log2_32(hi) + 32 : log2_32(v);
 }
 
-static __always_inline void lat_add(__u32 dev, __u8 op, __u8 kind, __u64 delta_ns, int remote)
+/* one timed IO that stands for w (1 unless sampled), remote of them elsewhere */
+static __always_inline void lat_add(__u32 dev, __u8 op, __u8 kind, __u64 delta_ns, __u32 w,
+				    __u32 remote)
 {
 	struct trace_lat_key k = { .dev = dev, .op = op, .kind = kind };
 	struct trace_lat_val *v;
@@ -206,11 +208,16 @@ static __always_inline void lat_add(__u32 dev, __u8 op, __u8 kind, __u64 delta_n
 	slot = log2l(delta_ns / 1000);
 	if (slot >= TRACE_HIST_SLOTS)
 		slot = TRACE_HIST_SLOTS - 1;
-	v->slots[slot]++;
-	v->count++;
-	v->sum_ns += delta_ns;
+	v->slots[slot] += w;
+	v->count += w;
+	v->sum_ns += delta_ns * w;
 	v->remote += remote;
 }
+
+/* 1 in block_sample requests is timed (a power of two, at most
+ * TRACE_SAMPLE_MAX; trace.c lowers the rate when the probe is over its
+ * budget), and each timed one counts as block_sample IOs */
+__u32 block_sample = 1;
 
 /* a word to turn a pointer into a number (rq_slot) */
 struct {
@@ -238,6 +245,21 @@ static __always_inline __u32 rq_slot(struct request *rq)
 	return (a >> 6) * 0x9E3779B97F4A7C15ull >> (64 - TRACE_INFLIGHT_BITS);
 }
 
+/* Whether this life of the request is timed: the same answer at its insert,
+ * issue and completion from two numbers fixed for that life (its first
+ * sector and blk-mq's allocation stamp, 0 without iostats), spread by a
+ * Fibonacci hash. Two plain loads and a multiply: what an IO that is not
+ * timed costs beyond the program's entry. */
+static __always_inline bool sampled(struct request *rq, __u32 n)
+{
+	__u64 h;
+
+	if (n <= 1)
+		return true;
+	h = (rq->__sector ^ rq->start_time_ns) * 0x9E3779B97F4A7C15ull;
+	return ((h >> 40) & (n - 1)) == 0;
+}
+
 static __always_inline struct inflight *inflight_of(struct request *rq)
 {
 	__u32 k = rq_slot(rq);
@@ -248,25 +270,35 @@ static __always_inline struct inflight *inflight_of(struct request *rq)
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(blk_insert, struct request *rq)
 {
-	struct inflight *f = inflight_of(rq);
+	__u32 n = block_sample;
+	struct inflight *f;
 
+	if (!sampled(rq, n))
+		return 0;
+	f = inflight_of(rq);
 	if (!f)
 		return 0;
 	f->rq = (__u64)rq;
 	f->insert_ns = bpf_ktime_get_ns();
 	f->issue_ns = 0;
 	f->cpu = bpf_get_smp_processor_id();
+	f->weight = n;
 	return 0;
 }
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(blk_issue, struct request *rq)
 {
-	struct inflight *f = inflight_of(rq);
-	__u64 now = bpf_ktime_get_ns();
+	__u32 n = block_sample;
+	struct inflight *f;
+	__u64 now;
 
+	if (!sampled(rq, n))
+		return 0;
+	f = inflight_of(rq);
 	if (!f)
 		return 0;
+	now = bpf_ktime_get_ns();
 	/* inserted and not yet issued: this life of the request. Anything
 	 * else (blk-mq's direct issue, never inserted; an earlier life whose
 	 * completion we missed; another request in the slot) starts anew */
@@ -278,21 +310,27 @@ int BPF_PROG(blk_issue, struct request *rq)
 	f->insert_ns = 0;
 	f->issue_ns = now;
 	f->cpu = bpf_get_smp_processor_id();
+	f->weight = n;
 	return 0;
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	struct inflight *f = inflight_of(rq);
-	__u64 now = bpf_ktime_get_ns(), issue_ns, insert_ns;
-	__u32 op, dev, cpu;
+	__u64 now, issue_ns, insert_ns;
+	__u32 op, dev, cpu, w;
+	struct inflight *f;
 
+	if (!sampled(rq, block_sample))
+		return 0;
+	f = inflight_of(rq);
 	if (!f || f->rq != (__u64)rq)
 		return 0;
+	now = bpf_ktime_get_ns();
 	issue_ns = f->issue_ns;
 	insert_ns = f->insert_ns;
 	cpu = f->cpu;
+	w = f->weight;
 	f->rq = 0;
 	/* REQ_OP_READ 0, WRITE 1, FLUSH 2, DISCARD 3 (include/linux/blk_types.h);
 	 * tp_btf's rq is a trusted pointer: plain loads, no probe-read helper */
@@ -300,8 +338,9 @@ int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 	if (op >= TRACE_OP__COUNT || !issue_ns || now < issue_ns)
 		return 0;
 	dev = rq_dev(rq);
-	lat_add(dev, op, TRACE_LAT_DEVICE, now - issue_ns, cpu != bpf_get_smp_processor_id());
+	lat_add(dev, op, TRACE_LAT_DEVICE, now - issue_ns, w,
+		cpu != bpf_get_smp_processor_id() ? w : 0);
 	if (insert_ns && issue_ns >= insert_ns)
-		lat_add(dev, op, TRACE_LAT_QUEUED, issue_ns - insert_ns, 0);
+		lat_add(dev, op, TRACE_LAT_QUEUED, issue_ns - insert_ns, w, 0);
 	return 0;
 }

@@ -20,6 +20,7 @@
 
 #include "trace.h"
 #include "trace.skel.h"
+#include "trace_budget.h"
 
 /* a batch read of a hash map's entries takes at most this many bytes of values */
 #define TRACE_BATCH_BYTES (1u << 20)
@@ -169,7 +170,8 @@ void trace_close(struct trace *t)
 	free(t);
 }
 
-static int load(struct trace *t, const char *btf, bool custom, char *why, size_t why_size)
+static int load(struct trace *t, const char *btf, bool custom, const struct trace_opts *o,
+		char *why, size_t why_size)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = custom ? btf : NULL);
 	const char *ld;
@@ -183,6 +185,9 @@ static int load(struct trace *t, const char *btf, bool custom, char *why, size_t
 			 libbpf_last[0] ? ": " : "", libbpf_last);
 		return r;
 	}
+	if (o && o->block_sample > 1 && o->block_sample <= TRACE_SAMPLE_MAX &&
+	    !(o->block_sample & (o->block_sample - 1)))
+		t->skel->data->block_sample = o->block_sample;
 	r = trace_bpf__load(t->skel);
 	if (r >= 0)
 		return 0;
@@ -254,7 +259,7 @@ int trace_open(const struct trace_opts *o, struct trace **ret_t, char *why, size
 		return r;
 	}
 	libbpf_set_print(libbpf_keep);
-	r = load(t, btf, custom, why, why_size);
+	r = load(t, btf, custom, o, why, why_size);
 	if (r < 0) {
 		trace_close(t);
 		return r;
@@ -507,23 +512,35 @@ static void read_run_time(struct trace *t)
 	}
 }
 
-/* Switches off each probe that ran more than the budget since the last read. */
+/* Keeps each probe within the budget since the last read: the block probe
+ * times fewer requests, a probe that cannot is switched off
+ * (trace_budget_sample). */
 static void enforce_budget(struct trace *t, int64_t now)
 {
 	int64_t dt = now - t->last_ns;
 
 	if (t->have_last && t->budget_pct > 0 && dt > 0) {
 		for (int k = 0; k < TRACE__COUNT; k++) {
+			bool block = k == TRACE_BLOCK;
+			uint32_t cur = block ? t->skel->data->block_sample : 1, next;
 			double pct;
 
 			if (!t->probe[k].on || !t->probe[k].has_run ||
 			    t->probe[k].run_ns < t->last_run_ns[k])
 				continue;
 			pct = (double)(t->probe[k].run_ns - t->last_run_ns[k]) / (double)dt * 100.0;
-			if (pct > t->budget_pct)
+			next = trace_budget_sample(pct, t->budget_pct, cur, block);
+			if (!next && block)
+				probe_off(t, (enum trace_probe)k,
+					  "over budget: %.3f %% of a CPU > %.3f %% timing 1 in %u "
+					  "requests",
+					  pct, t->budget_pct, (unsigned)cur);
+			else if (!next)
 				probe_off(t, (enum trace_probe)k,
 					  "over budget: %.3f %% of a CPU > %.3f %%", pct,
 					  t->budget_pct);
+			else if (block)
+				t->skel->data->block_sample = next;
 		}
 	}
 	for (int k = 0; k < TRACE__COUNT; k++)
@@ -592,6 +609,7 @@ int trace_read(struct trace *t, struct trace_raw *r)
 	r->stats = t->stats_fd >= 0 || t->stats_sysctl;
 	snprintf(r->stats_reason, sizeof(r->stats_reason), "%s", t->stats_reason);
 	r->budget_pct = t->budget_pct;
+	r->block_sample = t->skel->data->block_sample;
 	r->valid = true;
 	return 0;
 }

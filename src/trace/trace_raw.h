@@ -52,6 +52,10 @@ struct trace_raw {
 	bool stats;	 /* the kernel's BPF run-time stats are on (probe run_ns) */
 	char stats_reason[IOT_REASON_MAX]; /* why not */
 	double budget_pct;		   /* per probe, % of one CPU; 0 none */
+	/* the block probe times 1 in block_sample requests (a power of two,
+	 * set by the budget; 1: every one) and counts each as block_sample
+	 * IOs: the histograms below are already scaled */
+	uint32_t block_sample;
 	struct trace_probe_status probe[TRACE__COUNT];
 	uint32_t ncpu; /* possible CPUs: the per-CPU rows below */
 	/* [cpu * TRACE_NR_SOFTIRQS + vector] */

@@ -219,6 +219,21 @@ static void test_encode_probe_off(void **state)
 	trace_raw_free(&a);
 }
 
+/* the block probe's sampling (1 in N requests timed) is said in its entry */
+static void test_encode_sampled(void **state)
+{
+	struct trace_raw a;
+	struct strbuf sb = { 0 };
+
+	raw_init(&a, 0);
+	a.block_sample = 4;
+	encode_trace(&sb, NULL, &a, NULL);
+	assert_non_null(strstr(sb.buf, "\"block\":{\"on\":true,\"sampled\":4}"));
+	assert_non_null(strstr(sb.buf, "\"softirq\":{\"on\":true}"));
+	sb_free(&sb);
+	trace_raw_free(&a);
+}
+
 static void test_encode_idle_cpus_left_out(void **state)
 {
 	struct trace_raw a, b;
@@ -250,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_encode_unavailable),
 		cmocka_unit_test(test_encode_probe_off),
 		cmocka_unit_test(test_encode_idle_cpus_left_out),
+		cmocka_unit_test(test_encode_sampled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
