@@ -52,7 +52,8 @@ static void test_over_budget_samples(void **state)
 static void test_back_up_without_flapping(void **state)
 {
 	uint32_t n = 64;
-	double per_timed = 0.1, floor_pct = 0.05; /* % of a CPU: at 1 in n, floor + per_timed * 64 / n */
+	/* % of a CPU at 1 in n: floor_pct + per_timed * 64 / n */
+	double per_timed = 0.1, floor_pct = 0.05;
 
 	(void)state;
 	assert_int_equal(trace_budget_sample(0.4, 2, 64, true), 32);
