@@ -15,10 +15,16 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* the handler or softirq running on this CPU: its start, 0 none */
+/* the handler or softirq running on this CPU: its start, 0 none; and inside
+ * a softirq, its vector + 1 and the end of the time already handed to a
+ * queue (NAPI or disk hardware queue) */
+#define START_HARD	0
+#define START_SOFT	1
+#define START_SOFT_MARK 2
+#define START_SOFT_VEC1 3
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2); /* 0 hardirq, 1 softirq */
+	__uint(max_entries, 4);
 	__type(key, __u32);
 	__type(value, __u64);
 } start SEC(".maps");
@@ -64,6 +70,44 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, TRACE_MAX_NAPI);
+	__type(key, __u32);
+	__type(value, struct trace_napi_val);
+} napi_time SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, TRACE_MAX_BLKQ);
+	__type(key, struct trace_blkq_key);
+	__type(value, struct trace_blkq_val);
+} blkq_time SEC(".maps");
+
+/* per CPU: the queue of the last request completed inside this BLOCK run,
+ * and the last NAPI polled inside this NET_RX run */
+struct blkq_last {
+	struct trace_blkq_key k;
+	__u32 valid;
+	__u32 napi_valid;
+	__u32 napi_id;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct blkq_last);
+} blkq_last SEC(".maps");
+
+static __always_inline struct blkq_last *blkq_last_of(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&blkq_last, &zero);
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, TRACE_MAX_LAT);
 	__type(key, struct trace_lat_key);
 	__type(value, struct trace_lat_val);
@@ -86,7 +130,7 @@ static __always_inline void time_add(struct trace_time *t, __u64 delta)
 SEC("tp_btf/irq_handler_entry")
 int BPF_PROG(hard_entry, int irq, struct irqaction *action)
 {
-	__u64 *ts = start_of(0);
+	__u64 *ts = start_of(START_HARD);
 
 	if (ts)
 		*ts = bpf_ktime_get_ns();
@@ -97,7 +141,7 @@ SEC("tp_btf/irq_handler_exit")
 int BPF_PROG(hard_exit, int irq, struct irqaction *action, int ret)
 {
 	struct trace_time zero = {}, *t;
-	__u64 *ts = start_of(0), now = bpf_ktime_get_ns();
+	__u64 *ts = start_of(START_HARD), now = bpf_ktime_get_ns();
 	__u32 key = irq;
 
 	if (!ts || !*ts || now < *ts)
@@ -116,26 +160,142 @@ int BPF_PROG(hard_exit, int irq, struct irqaction *action, int ret)
 SEC("tp_btf/softirq_entry")
 int BPF_PROG(soft_entry, unsigned int vec)
 {
-	__u64 *ts = start_of(1);
+	__u64 *ts = start_of(START_SOFT), *mark = start_of(START_SOFT_MARK);
+	__u64 *vec1 = start_of(START_SOFT_VEC1), now = bpf_ktime_get_ns();
+	struct blkq_last *l = blkq_last_of();
 
+	if (l) {
+		l->valid = 0;
+		l->napi_valid = 0;
+	}
 	if (ts)
-		*ts = bpf_ktime_get_ns();
+		*ts = now;
+	if (mark)
+		*mark = now;
+	if (vec1)
+		*vec1 = vec + 1;
 	return 0;
+}
+
+static __always_inline void blkq_add(struct trace_blkq_key *k, __u64 d, __u32 n)
+{
+	struct trace_blkq_val *v = bpf_map_lookup_elem(&blkq_time, k);
+
+	if (!v) {
+		struct trace_blkq_val z = {};
+
+		bpf_map_update_elem(&blkq_time, k, &z, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&blkq_time, k);
+		if (!v)
+			return;
+	}
+	v->ns += d;
+	v->count += n;
+}
+
+static __always_inline void napi_add(__u32 id, __u64 d, __u32 polls)
+{
+	struct trace_napi_val *v = bpf_map_lookup_elem(&napi_time, &id);
+
+	if (v) {
+		v->ns += d;
+		v->polls += polls;
+	}
+}
+
+/* Inside softirq vec on this CPU: the time since its entry or the last
+ * queue's share (now - mark), and moves the mark to now; 0 elsewhere. Time
+ * of hardirqs taken meanwhile is in it, as it is in the vector's. */
+static __always_inline __u64 soft_share(__u32 vec, __u64 now)
+{
+	__u64 *mark = start_of(START_SOFT_MARK), *vec1 = start_of(START_SOFT_VEC1), d;
+
+	if (!mark || !vec1 || *vec1 != vec + 1 || !*mark || now < *mark)
+		return 0;
+	d = now - *mark;
+	*mark = now;
+	return d;
 }
 
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(soft_exit, unsigned int vec)
 {
-	__u64 *ts = start_of(1), now = bpf_ktime_get_ns();
+	__u64 *ts = start_of(START_SOFT), now = bpf_ktime_get_ns();
 	struct trace_time *t;
 	__u32 key = vec;
 
+	__u64 *vec1 = start_of(START_SOFT_VEC1);
+	struct blkq_last *l = blkq_last_of();
+
+	/* the rest of the run (a NAPI's GRO flush, deferred frees; the last
+	 * request's bio completions) to the last queue */
+	if (l && l->valid) {
+		if (vec == TRACE_SOFTIRQ_BLOCK)
+			blkq_add(&l->k, soft_share(TRACE_SOFTIRQ_BLOCK, now), 0);
+		l->valid = 0;
+	}
+	if (l && l->napi_valid) {
+		if (vec == TRACE_SOFTIRQ_NET_RX)
+			napi_add(l->napi_id, soft_share(TRACE_SOFTIRQ_NET_RX, now), 0);
+		l->napi_valid = 0;
+	}
+	if (vec1)
+		*vec1 = 0;
 	if (!ts || !*ts || now < *ts)
 		return 0;
 	t = bpf_map_lookup_elem(&soft_time, &key);
 	if (t)
 		time_add(t, now - *ts);
 	*ts = 0;
+	return 0;
+}
+
+static __always_inline struct trace_napi_val *napi_val(struct napi_struct *napi)
+{
+	__u32 key = napi->napi_id;
+	struct trace_napi_val *v = bpf_map_lookup_elem(&napi_time, &key);
+	struct trace_napi_val n = { .irq = -1, .index = -1, .named = 1 };
+	struct net_device *dev;
+
+	if (v)
+		return v;
+	/* the backlog has no device, and no IRQ or queue of its own */
+	dev = napi->dev;
+	if (dev) {
+		if (bpf_core_field_exists(napi->irq))
+			n.irq = napi->irq;
+		if (bpf_core_field_exists(napi->index))
+			n.index = napi->index;
+		n.ifindex = dev->ifindex;
+		bpf_probe_read_kernel_str(n.dev, sizeof(n.dev), dev->name);
+	}
+	bpf_map_update_elem(&napi_time, &key, &n, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&napi_time, &key);
+}
+
+/* One NAPI poll inside NET_RX: the softirq's time since its entry or the
+ * previous poll's end is this NAPI's (the rest after the last poll too,
+ * at softirq_exit). Named soft_*: part of the softirq probe (switched with
+ * it). Polls outside NET_RX (threaded NAPI, busy polling) are not counted. */
+SEC("tp_btf/napi_poll")
+int BPF_PROG(soft_napi, struct napi_struct *napi, int work, int budget)
+{
+	__u64 d = soft_share(TRACE_SOFTIRQ_NET_RX, bpf_ktime_get_ns());
+	struct blkq_last *l = blkq_last_of();
+	struct trace_napi_val *v;
+
+	if (!d)
+		return 0;
+	v = napi_val(napi);
+	if (!v)
+		return 0;
+	v->ns += d;
+	v->polls++;
+	v->work += work > 0 ? work : 0;
+	if (l) {
+		l->napi_id = napi->napi_id;
+		l->napi_valid = 1;
+	}
 	return 0;
 }
 
@@ -314,19 +474,48 @@ int BPF_PROG(blk_issue, struct request *rq)
 	return 0;
 }
 
+/* A request completed inside BLOCK: the softirq's time from its
+ * completion's start to the next one's (or the softirq's end) is its
+ * queue's, the work after the tracepoint (bio completions) included */
+static __always_inline void blkq_complete(struct request *rq, __u64 now)
+{
+	struct trace_blkq_key k = { .dev = rq_dev(rq) };
+	struct blk_mq_hw_ctx *h = rq->mq_hctx;
+	struct blkq_last *l = blkq_last_of();
+	__u64 d = soft_share(TRACE_SOFTIRQ_BLOCK, now);
+
+	if (!l)
+		return;
+	if (h)
+		k.hctx = h->queue_num;
+	if (l->valid && (l->k.dev != k.dev || l->k.hctx != k.hctx)) {
+		blkq_add(&l->k, d, 0);
+		d = 0;
+	}
+	blkq_add(&k, d, 1);
+	l->k = k;
+	l->valid = 1;
+}
+
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	__u64 now, issue_ns, insert_ns;
+	__u64 now = 0, issue_ns, insert_ns, *vec1 = start_of(START_SOFT_VEC1);
 	__u32 op, dev, cpu, w;
 	struct inflight *f;
 
+	/* every completion inside BLOCK (not only sampled ones): its share */
+	if (vec1 && *vec1 == TRACE_SOFTIRQ_BLOCK + 1) {
+		now = bpf_ktime_get_ns();
+		blkq_complete(rq, now);
+	}
 	if (!sampled(rq, block_sample))
 		return 0;
 	f = inflight_of(rq);
 	if (!f || f->rq != (__u64)rq)
 		return 0;
-	now = bpf_ktime_get_ns();
+	if (!now)
+		now = bpf_ktime_get_ns();
 	issue_ns = f->issue_ns;
 	insert_ns = f->insert_ns;
 	cpu = f->cpu;

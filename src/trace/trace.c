@@ -133,6 +133,20 @@ static enum trace_probe prog_probe(const struct bpf_program *p)
 static void probe_off(struct trace *t, enum trace_probe k, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The softirq probe's "inside vector" mark on every CPU cleared: with its
+ * exit program detached it would stay set, and the block probe would go on
+ * handing time to the disks' queues. */
+static void soft_vec_clear(struct trace *t)
+{
+	uint32_t key = 3; /* START_SOFT_VEC1 (trace.bpf.c) */
+	uint64_t *zero = calloc((size_t)t->ncpu, sizeof(*zero));
+
+	if (!zero)
+		return;
+	bpf_map_update_elem(bpf_map__fd(t->skel->maps.start), &key, zero, BPF_ANY);
+	free(zero);
+}
+
 /* Detaches probe k's programs and says why. */
 static void probe_off(struct trace *t, enum trace_probe k, const char *fmt, ...)
 {
@@ -151,6 +165,8 @@ static void probe_off(struct trace *t, enum trace_probe k, const char *fmt, ...)
 		i++;
 	}
 	t->probe[k].on = false;
+	if (k == TRACE_SOFTIRQ)
+		soft_vec_clear(t);
 	va_start(ap, fmt);
 	vsnprintf(t->probe[k].reason, sizeof(t->probe[k].reason), fmt, ap);
 	va_end(ap);
@@ -430,6 +446,89 @@ static int each_lat(struct trace *t, struct trace_raw *out, const void *keys, co
 	return 0;
 }
 
+static int each_napi(struct trace *t, struct trace_raw *out, const void *keys, const void *vals,
+		     uint32_t n)
+{
+	const struct trace_napi_val *v = vals;
+	size_t nc = (size_t)t->ncpu;
+	struct trace_napi_raw *a;
+
+	a = realloc(out->napi, (out->nnapi + n) * sizeof(*out->napi));
+	if (!a)
+		return -ENOMEM;
+	out->napi = a;
+	for (uint32_t i = 0; i < n; i++) {
+		struct trace_napi_raw *q = &out->napi[out->nnapi++];
+		bool named = false;
+
+		memset(q, 0, sizeof(*q));
+		q->napi_id = ((const uint32_t *)keys)[i];
+		q->irq = -1;
+		q->index = -1;
+		for (size_t k = 0; k < nc; k++) {
+			const struct trace_napi_val *x = &v[i * nc + k];
+
+			q->ns += x->ns;
+			q->polls += x->polls;
+			q->work += x->work;
+			/* the CPU that created the entry filled its names */
+			if (!named && x->named) {
+				named = true;
+				q->irq = x->irq;
+				q->index = x->index;
+				q->ifindex = x->ifindex;
+				memcpy(q->dev, x->dev, sizeof(q->dev));
+				q->dev[sizeof(q->dev) - 1] = '\0';
+			}
+		}
+	}
+	return 0;
+}
+
+static int each_blkq(struct trace *t, struct trace_raw *out, const void *keys, const void *vals,
+		     uint32_t n)
+{
+	const struct trace_blkq_key *key = keys;
+	const struct trace_blkq_val *v = vals;
+	size_t nc = (size_t)t->ncpu;
+	struct trace_blkq_raw *a;
+
+	a = realloc(out->blkq, (out->nblkq + n) * sizeof(*out->blkq));
+	if (!a)
+		return -ENOMEM;
+	out->blkq = a;
+	for (uint32_t i = 0; i < n; i++) {
+		struct trace_blkq_raw *q = &out->blkq[out->nblkq++];
+
+		memset(q, 0, sizeof(*q));
+		q->major = key[i].dev >> 20;
+		q->minor = key[i].dev & 0xfffff;
+		q->hctx = key[i].hctx;
+		for (size_t k = 0; k < nc; k++) {
+			q->ns += v[i * nc + k].ns;
+			q->count += v[i * nc + k].count;
+		}
+	}
+	return 0;
+}
+
+static int cmp_napi(const void *a, const void *b)
+{
+	uint32_t x = ((const struct trace_napi_raw *)a)->napi_id;
+	uint32_t y = ((const struct trace_napi_raw *)b)->napi_id;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_blkq(const void *a, const void *b)
+{
+	const struct trace_blkq_raw *x = a, *y = b;
+	uint64_t kx = (uint64_t)x->major << 52 | (uint64_t)x->minor << 32 | x->hctx;
+	uint64_t ky = (uint64_t)y->major << 52 | (uint64_t)y->minor << 32 | y->hctx;
+
+	return kx < ky ? -1 : kx > ky;
+}
+
 static int cmp_u32_rows(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -559,6 +658,10 @@ int trace_read(struct trace *t, struct trace_raw *r)
 	r->ncpu = (uint32_t)t->ncpu;
 	r->nirq = 0;
 	r->nlat = 0;
+	r->nnapi = 0;
+	r->nblkq = 0;
+	r->napi_read = false;
+	r->blkq_read = false;
 	if (!r->soft_ns) {
 		r->soft_ns = calloc(nc * TRACE_NR_SOFTIRQS, sizeof(*r->soft_ns));
 		r->soft_count = calloc(nc * TRACE_NR_SOFTIRQS, sizeof(*r->soft_count));
@@ -603,6 +706,25 @@ int trace_read(struct trace *t, struct trace_raw *r)
 		}
 		if (r->nlat > 1)
 			qsort(r->lat, r->nlat, sizeof(*r->lat), cmp_lat);
+	}
+	/* the per-queue split: marked by the softirq probe's programs */
+	if (t->probe[TRACE_SOFTIRQ].on) {
+		e = read_map(t, t->skel->maps.napi_time, sizeof(uint32_t),
+			     sizeof(struct trace_napi_val), each_napi, r);
+		if (e == -ENOMEM)
+			return e;
+		r->napi_read = e >= 0;
+		if (r->napi_read && r->nnapi > 1)
+			qsort(r->napi, r->nnapi, sizeof(*r->napi), cmp_napi);
+	}
+	if (t->probe[TRACE_SOFTIRQ].on && t->probe[TRACE_BLOCK].on) {
+		e = read_map(t, t->skel->maps.blkq_time, sizeof(struct trace_blkq_key),
+			     sizeof(struct trace_blkq_val), each_blkq, r);
+		if (e == -ENOMEM)
+			return e;
+		r->blkq_read = e >= 0;
+		if (r->blkq_read && r->nblkq > 1)
+			qsort(r->blkq, r->nblkq, sizeof(*r->blkq), cmp_blkq);
 	}
 	enforce_budget(t, r->mono_ns);
 	memcpy(r->probe, t->probe, sizeof(r->probe));

@@ -30,6 +30,11 @@ enum {
 	TRACE_LAT__COUNT,
 };
 
+#define TRACE_MAX_NAPI 1024 /* NAPI instances timed inside NET_RX */
+#define TRACE_MAX_BLKQ 4096 /* (disk, hardware queue) timed inside BLOCK */
+#define TRACE_SOFTIRQ_NET_RX 3
+#define TRACE_SOFTIRQ_BLOCK  4
+
 /* hard_time (by IRQ line) and soft_time (by vector): per CPU */
 struct trace_time {
 	__u64 ns;
@@ -49,6 +54,30 @@ struct trace_lat_val {
 	__u64 count;
 	__u64 sum_ns;
 	__u64 remote; /* DEVICE only: completed on another CPU than submitted on */
+};
+
+/* napi_time: per CPU, by napi_id (0: the per-CPU backlog of netif_rx,
+ * loopback's, and any NAPI not registered) */
+struct trace_napi_val {
+	__u64 ns;    /* NET_RX time up to the end of its polls */
+	__u64 polls; /* napi_poll runs */
+	__u64 work;  /* packets they handled */
+	__s32 irq;   /* the NAPI's IRQ line, -1 none */
+	__s32 index; /* its queue's index, -1 unknown */
+	__u32 ifindex;
+	__u32 named;  /* 1 on the CPU that filled irq .. dev (the others: 0) */
+	char dev[16]; /* IFNAMSIZ; "" backlog */
+};
+
+struct trace_blkq_key {
+	__u32 dev;  /* major << 20 | first minor */
+	__u32 hctx; /* blk-mq hardware queue number */
+};
+
+/* blkq_time: per CPU */
+struct trace_blkq_val {
+	__u64 ns;    /* BLOCK time up to the start of its completions */
+	__u64 count; /* requests completed inside BLOCK */
 };
 
 #endif
