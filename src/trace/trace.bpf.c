@@ -86,6 +86,8 @@ struct {
  * and the last NAPI polled inside this NET_RX run */
 struct blkq_last {
 	struct trace_blkq_key k;
+	__u64 ns;    /* its time before the current stretch (from the run's entry) */
+	__u64 count; /* requests of the current stretch of one queue */
 	__u32 valid;
 	__u32 napi_valid;
 	__u32 napi_id;
@@ -231,7 +233,7 @@ int BPF_PROG(soft_exit, unsigned int vec)
 	 * request's bio completions) to the last queue */
 	if (l && l->valid) {
 		if (vec == TRACE_SOFTIRQ_BLOCK)
-			blkq_add(&l->k, soft_share(TRACE_SOFTIRQ_BLOCK, now), 0);
+			blkq_add(&l->k, l->ns + soft_share(TRACE_SOFTIRQ_BLOCK, now), l->count);
 		l->valid = 0;
 	}
 	if (l && l->napi_valid) {
@@ -475,47 +477,53 @@ int BPF_PROG(blk_issue, struct request *rq)
 }
 
 /* A request completed inside BLOCK: the softirq's time from its
- * completion's start to the next one's (or the softirq's end) is its
- * queue's, the work after the tracepoint (bio completions) included */
-static __always_inline void blkq_complete(struct request *rq, __u64 now)
+ * completion's start to the next queue's (or the softirq's end) is its
+ * queue's, the work after the tracepoint (bio completions) included. A
+ * stretch of requests of one queue is kept on this CPU and handed to the
+ * map once, when another queue's request or the softirq's end closes it:
+ * a request like the one before costs a few loads, no clock, no map. */
+static __always_inline void blkq_complete(struct request *rq)
 {
 	struct trace_blkq_key k = { .dev = rq_dev(rq) };
 	struct blk_mq_hw_ctx *h = rq->mq_hctx;
 	struct blkq_last *l = blkq_last_of();
-	__u64 d = soft_share(TRACE_SOFTIRQ_BLOCK, now);
+	__u64 d;
 
 	if (!l)
 		return;
 	if (h)
 		k.hctx = h->queue_num;
-	if (l->valid && (l->k.dev != k.dev || l->k.hctx != k.hctx)) {
-		blkq_add(&l->k, d, 0);
+	if (l->valid && l->k.dev == k.dev && l->k.hctx == k.hctx) {
+		l->count++;
+		return;
+	}
+	d = soft_share(TRACE_SOFTIRQ_BLOCK, bpf_ktime_get_ns());
+	if (l->valid) {
+		blkq_add(&l->k, l->ns + d, l->count);
 		d = 0;
 	}
-	blkq_add(&k, d, 1);
 	l->k = k;
+	l->ns = d; /* the first: from the run's entry */
+	l->count = 1;
 	l->valid = 1;
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	__u64 now = 0, issue_ns, insert_ns, *vec1 = start_of(START_SOFT_VEC1);
+	__u64 now, issue_ns, insert_ns, *vec1 = start_of(START_SOFT_VEC1);
 	__u32 op, dev, cpu, w;
 	struct inflight *f;
 
-	/* every completion inside BLOCK (not only sampled ones): its share */
-	if (vec1 && *vec1 == TRACE_SOFTIRQ_BLOCK + 1) {
-		now = bpf_ktime_get_ns();
-		blkq_complete(rq, now);
-	}
+	/* every completion inside BLOCK (not only sampled ones): its queue */
+	if (vec1 && *vec1 == TRACE_SOFTIRQ_BLOCK + 1)
+		blkq_complete(rq);
 	if (!sampled(rq, block_sample))
 		return 0;
 	f = inflight_of(rq);
 	if (!f || f->rq != (__u64)rq)
 		return 0;
-	if (!now)
-		now = bpf_ktime_get_ns();
+	now = bpf_ktime_get_ns();
 	issue_ns = f->issue_ns;
 	insert_ns = f->insert_ns;
 	cpu = f->cpu;

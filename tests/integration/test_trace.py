@@ -10,7 +10,8 @@ its maps right after ours at both edges), under a bounded fio load on a loop dev
 and direct reads of a file on the root disk (hardirqs); a tiny budget
 switches the probes off with a reason, and one under the block probe's cost
 makes it time 1 in N requests (whose weighted counts still agree with
-biolatency's); with no BTF or no capabilities
+biolatency's); NET_RX time by NAPI and BLOCK time by disk and hardware
+queue add up to their vectors'; with no BTF or no capabilities
 (setpriv) iotriaged says "tracing: unavailable (...)" once and samples as
 without --trace. Every loop device, file and process started is removed.
 """
@@ -19,6 +20,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -318,6 +320,52 @@ def budget():
     print("budget: %r" % {k: v.get("reason") for k, v in t["probes"].items()})
 
 
+def queues(win, loop):
+    """Per-queue softirq load over a window of the fio load and UDP over
+    loopback: NET_RX time by NAPI (loopback's is the per-CPU backlog,
+    napi_id 0) and BLOCK time by disk and hardware queue (the loop device's
+    row) each add up to their vector's time within 5 %."""
+    rdev = os.stat(loop).st_rdev
+    tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    rx.bind(("127.0.0.1", 0))
+    rx.setblocking(False)
+    win.read()
+    t0, sent = time.monotonic(), 0
+    while time.monotonic() - t0 < 2:
+        tx.sendto(b"x" * 100, rx.getsockname())
+        sent += 1
+        try:
+            while True:
+                rx.recv(2048)
+        except BlockingIOError:
+            pass
+    t = win.read()
+    tx.close()
+    rx.close()
+    itv = t["interval_ms"] / 1000
+    net_rx = sum(c["soft_us_s"]["NET_RX"] for c in t["cpus"]) * itv
+    block = sum(c["soft_us_s"]["BLOCK"] for c in t["cpus"]) * itv
+    napi = sum(q["us_s"] for q in t.get("napi", [])) * itv
+    blkq = sum(q["us_s"] for q in t.get("blk_queues", [])) * itv
+    backlog = [q for q in t.get("napi", []) if q["napi_id"] == 0 and q["dev"] == ""]
+    mine = [q for q in t.get("blk_queues", [])
+            if q["major"] == os.major(rdev) and q["minor"] == os.minor(rdev)]
+    print("queues: %d UDP packets over lo; NET_RX %.0f us, by NAPI %.0f us %r" %
+          (sent, net_rx, napi, t.get("napi")))
+    print("queues: BLOCK %.0f us, by disk and hctx %.0f us %r" %
+          (block, blkq, t.get("blk_queues")))
+    check("napi" in t and "blk_queues" in t, "no per-queue rows: %r" % t)
+    soft_check(backlog and backlog[0]["packets_s"] > 0, "no backlog NAPI row: %r" % t["napi"])
+    soft_check(mine and mine[0]["completed_s"] > 0,
+               "no BLOCK row for %s: %r" % (loop, t["blk_queues"]))
+    soft_check(close_enough(napi, net_rx) or abs(napi - net_rx) < 500,
+               "NET_RX by NAPI %.0f us, NET_RX %.0f us" % (napi, net_rx))
+    soft_check(close_enough(blkq, block) or abs(blkq - block) < 500,
+               "BLOCK by queue %.0f us, BLOCK %.0f us" % (blkq, block))
+    return t
+
+
 def sampled(loop, full_pct):
     """Timing 1 in 4 requests, the counts (weighted by 4) still agree with
     biolatency's; and a budget a little under the block probe's cost at
@@ -327,7 +375,7 @@ def sampled(loop, full_pct):
     t = w.read()
     w.close()
     check(t["probes"]["block"].get("sampled") == 4, "sampled: %r" % t["probes"]["block"])
-    if full_pct is None:
+    if not full_pct:
         print("budget sampling: not checked (no BPF run-time stats)")
         return
     budget = full_pct * 0.6
@@ -490,7 +538,7 @@ def main():
         agree_softirqs(win)
         agree_hardirqs(win)
         agree_biolatency(win, loop)
-        t = win.read()
+        t = queues(win, loop)  # a 2 s window: the block probe's cost at every request
         win.close()
         sampled(loop, t["probes"]["block"].get("cpu_pct"))
         budget()
