@@ -30,8 +30,8 @@ enum {
 	TRACE_LAT__COUNT,
 };
 
-#define TRACE_MAX_NAPI 1024 /* NAPI instances timed inside NET_RX */
-#define TRACE_MAX_BLKQ 4096 /* (disk, hardware queue) timed inside BLOCK */
+#define TRACE_MAX_NAPI	     1024 /* NAPI instances timed inside NET_RX */
+#define TRACE_MAX_BLKQ	     4096 /* (disk, hardware queue) timed inside BLOCK */
 #define TRACE_SOFTIRQ_NET_RX 3
 #define TRACE_SOFTIRQ_BLOCK  4
 

@@ -258,8 +258,13 @@ static void test_queues(void **state)
 	assert_non_null(b.napi);
 	/* a: ids 0 (backlog), 8193 (eth0 rx-1, IRQ 41), 8194 (re-created in b) */
 	a.napi[0] = (struct trace_napi_raw){ .napi_id = 0, .irq = -1, .index = -1, .ns = 1000 };
-	a.napi[1] = (struct trace_napi_raw){ .napi_id = 8193, .irq = 41, .index = 1,
-					     .dev = "eth0", .ns = 2000000, .polls = 10, .work = 100 };
+	a.napi[1] = (struct trace_napi_raw){ .napi_id = 8193,
+					     .irq = 41,
+					     .index = 1,
+					     .dev = "eth0",
+					     .ns = 2000000,
+					     .polls = 10,
+					     .work = 100 };
 	a.napi[2] = (struct trace_napi_raw){ .napi_id = 8194, .ns = 9000000, .polls = 9 };
 	/* b: the backlog idle, 8193 +4 ms, 8194 went down, 8195 new (+2 ms) */
 	b.napi[0] = a.napi[0];
@@ -268,18 +273,24 @@ static void test_queues(void **state)
 	b.napi[1].polls += 20;
 	b.napi[1].work += 1000;
 	b.napi[2] = (struct trace_napi_raw){ .napi_id = 8194, .ns = 10, .polls = 1 };
-	b.napi[3] = (struct trace_napi_raw){ .napi_id = 8195, .irq = 42, .index = 2,
-					     .dev = "eth0", .ns = 2000000, .polls = 2, .work = 8 };
+	b.napi[3] = (struct trace_napi_raw){ .napi_id = 8195,
+					     .irq = 42,
+					     .index = 2,
+					     .dev = "eth0",
+					     .ns = 2000000,
+					     .polls = 2,
+					     .work = 8 };
 	a.nblkq = 1;
 	a.blkq = calloc(1, sizeof(*a.blkq));
 	b.nblkq = 2;
 	b.blkq = calloc(2, sizeof(*b.blkq));
 	assert_non_null(a.blkq);
 	assert_non_null(b.blkq);
-	a.blkq[0] = (struct trace_blkq_raw){ .major = 7, .minor = 0, .hctx = 1, .ns = 1000000,
-					     .count = 10 };
-	b.blkq[0] = (struct trace_blkq_raw){ .major = 7, .minor = 0, .hctx = 0, .ns = 600000,
-					     .count = 60 };
+	a.blkq[0] = (struct trace_blkq_raw){
+		.major = 7, .minor = 0, .hctx = 1, .ns = 1000000, .count = 10
+	};
+	b.blkq[0] =
+	    (struct trace_blkq_raw){ .major = 7, .minor = 0, .hctx = 0, .ns = 600000, .count = 60 };
 	b.blkq[1] = a.blkq[0];
 	b.blkq[1].ns += 3000000;
 	b.blkq[1].count += 200;
