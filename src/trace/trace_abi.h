@@ -7,10 +7,10 @@
 #ifndef IOTRIAGE_TRACE_ABI_H
 #define IOTRIAGE_TRACE_ABI_H
 
-#define TRACE_NR_SOFTIRQS  10	 /* NR_SOFTIRQS: HI .. RCU (include/linux/interrupt.h) */
-#define TRACE_MAX_IRQS	   4096	 /* IRQ lines kept; a line past it is not timed */
-#define TRACE_MAX_LAT	   1024	 /* (disk, op, kind) histograms kept */
-#define TRACE_INFLIGHT_BITS 16	  /* requests between insert/issue and completion: */
+#define TRACE_NR_SOFTIRQS   10	 /* NR_SOFTIRQS: HI .. RCU (include/linux/interrupt.h) */
+#define TRACE_MAX_IRQS	    4096 /* IRQ lines kept; a line past it is not timed */
+#define TRACE_MAX_LAT	    1024 /* (disk, op, kind) histograms kept */
+#define TRACE_INFLIGHT_BITS 16	 /* requests between insert/issue and completion: */
 #define TRACE_MAX_INFLIGHT  (1 << TRACE_INFLIGHT_BITS) /* slots by address (trace.bpf.c) */
 /* log2 buckets of microseconds as libbpf-tools' biolatency: bucket i holds
  * [2^i, 2^(i+1)) us, bucket 0 also 0 us; the last one everything above */
