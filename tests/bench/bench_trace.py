@@ -7,8 +7,11 @@ As root: a loop device over a file in /dev/shm, fio random 4 KiB reads on it
 (trace_window, read once a second as a sampler does) and Debian's softirqs,
 hardirqs and biolatency -D, all attached at once. For each probe: events,
 the kernel's run time of its programs per event (BPF run-time stats) and
-per 100k events, its share of one CPU, and the user-space CPU of the reader.
-Usage: bench_trace.py [--seconds N] [--iodepth N] [BUILDDIR]
+per 100k events, its share of one CPU, and the user-space CPU of the reader;
+and each of our block programs' ns a run, and the block probe's sampling
+(1 in N requests) at each read.
+Usage: bench_trace.py [--seconds N] [--iodepth N] [--budget PCT] [--sample N]
+                      [--no-tools] [BUILDDIR]
 """
 import argparse
 import json
