@@ -82,16 +82,21 @@ struct {
 	__type(value, struct trace_blkq_val);
 } blkq_time SEC(".maps");
 
-/* per CPU: the queue of the last request completed inside this BLOCK run,
- * and the last NAPI polled inside this NET_RX run */
+/* per CPU: the queue of the last request completed inside BLOCK, with
+ * the time and requests of its stretch not yet handed to blkq_time (held
+ * across runs, handed over when another queue's request comes or at a
+ * run's end at most once a millisecond); and the last NAPI polled inside
+ * this NET_RX run */
+#define BLKQ_FLUSH_NS 1000000
 struct blkq_last {
 	struct trace_blkq_key k;
-	__u64 ns;    /* its time before the current stretch (from the run's entry) */
-	__u64 count; /* requests of the current stretch of one queue */
-	__u32 valid;
+	__u64 ns;	  /* the stretch's time held */
+	__u64 count;	  /* its requests held */
+	__u64 flushed_ns; /* when last handed over */
+	__u32 valid;	  /* a stretch is held */
+	__u32 run;	  /* a request completed in this BLOCK run */
 	__u32 napi_valid;
 	__u32 napi_id;
-	__u32 pad;
 };
 
 struct {
@@ -167,7 +172,7 @@ int BPF_PROG(soft_entry, unsigned int vec)
 	struct blkq_last *l = blkq_last_of();
 
 	if (l) {
-		l->valid = 0;
+		l->run = 0;
 		l->napi_valid = 0;
 	}
 	if (ts)
@@ -231,10 +236,14 @@ int BPF_PROG(soft_exit, unsigned int vec)
 
 	/* the rest of the run (a NAPI's GRO flush, deferred frees; the last
 	 * request's bio completions) to the last queue */
-	if (l && l->valid) {
-		if (vec == TRACE_SOFTIRQ_BLOCK)
-			blkq_add(&l->k, l->ns + soft_share(TRACE_SOFTIRQ_BLOCK, now), l->count);
-		l->valid = 0;
+	if (l && l->valid && l->run && vec == TRACE_SOFTIRQ_BLOCK) {
+		l->ns += soft_share(TRACE_SOFTIRQ_BLOCK, now);
+		if (now - l->flushed_ns >= BLKQ_FLUSH_NS) {
+			blkq_add(&l->k, l->ns, l->count);
+			l->ns = 0;
+			l->count = 0;
+			l->flushed_ns = now;
+		}
 	}
 	if (l && l->napi_valid) {
 		if (vec == TRACE_SOFTIRQ_NET_RX)
@@ -478,16 +487,16 @@ int BPF_PROG(blk_issue, struct request *rq)
 
 /* A request completed inside BLOCK: the softirq's time from its
  * completion's start to the next queue's (or the softirq's end) is its
- * queue's, the work after the tracepoint (bio completions) included. A
- * stretch of requests of one queue is kept on this CPU and handed to the
- * map once, when another queue's request or the softirq's end closes it:
- * a request like the one before costs a few loads, no clock, no map. */
+ * queue's, the work after the tracepoint (bio completions) included; the
+ * time from a run's entry to its first completion too. A stretch of one
+ * queue's requests is held on this CPU (struct blkq_last): a request like
+ * the one before costs a few loads, no clock, no map. */
 static __always_inline void blkq_complete(struct request *rq)
 {
 	struct trace_blkq_key k = { .dev = rq_dev(rq) };
 	struct blk_mq_hw_ctx *h = rq->mq_hctx;
 	struct blkq_last *l = blkq_last_of();
-	__u64 d;
+	__u64 d, now;
 
 	if (!l)
 		return;
@@ -495,17 +504,24 @@ static __always_inline void blkq_complete(struct request *rq)
 		k.hctx = h->queue_num;
 	if (l->valid && l->k.dev == k.dev && l->k.hctx == k.hctx) {
 		l->count++;
+		l->run = 1;
 		return;
 	}
-	d = soft_share(TRACE_SOFTIRQ_BLOCK, bpf_ktime_get_ns());
+	now = bpf_ktime_get_ns();
+	d = soft_share(TRACE_SOFTIRQ_BLOCK, now);
 	if (l->valid) {
-		blkq_add(&l->k, l->ns + d, l->count);
-		d = 0;
+		/* the run's time so far: the held queue's if it had a request
+		 * in this run, else this one's (from the run's entry) */
+		blkq_add(&l->k, l->ns + (l->run ? d : 0), l->count);
+		if (l->run)
+			d = 0;
 	}
 	l->k = k;
-	l->ns = d; /* the first: from the run's entry */
+	l->ns = d;
 	l->count = 1;
+	l->flushed_ns = now;
 	l->valid = 1;
+	l->run = 1;
 }
 
 SEC("tp_btf/block_rq_complete")
