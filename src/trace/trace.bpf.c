@@ -113,15 +113,22 @@ static __always_inline struct blkq_last *blkq_last_of(void)
 	return bpf_map_lookup_elem(&blkq_last, &zero);
 }
 
+/* the histograms: per CPU, a slot per (disk, op) found from its hash, so
+ * an IO's is an inlined array lookup or few, no hash map's */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, TRACE_MAX_LAT);
-	__type(key, struct trace_lat_key);
-	__type(value, struct trace_lat_val);
-} lat_hist SEC(".maps");
+	__type(key, __u32);
+	__type(value, struct trace_lat_row);
+} lat_rows SEC(".maps");
 
-/* a zeroed histogram to create entries from (too big for the stack) */
-const volatile struct trace_lat_val zero_lat = {};
+/* the slots some CPU took: the reader reads only those */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACE_MAX_LAT);
+	__type(key, __u32);
+	__type(value, __u32);
+} lat_used SEC(".maps");
 
 static __always_inline __u64 *start_of(__u32 which)
 {
@@ -361,22 +368,39 @@ static __always_inline __u64 log2l(__u64 v)
 	return hi ? log2_32(hi) + 32 : log2_32(v);
 }
 
+/* This CPU's row of (dev, op): its own slot or the first free one of
+ * TRACE_LAT_PROBES from its hash; NULL when they are all others' (that
+ * IO is not counted). */
+static __always_inline struct trace_lat_row *lat_row(__u32 dev, __u32 op)
+{
+	__u32 h = ((dev ^ (op << 28)) * 0x9E3779B1u) >> (32 - TRACE_LAT_BITS);
+
+	for (__u32 i = 0; i < TRACE_LAT_PROBES; i++) {
+		__u32 k = (h + i) & (TRACE_MAX_LAT - 1), *u;
+		struct trace_lat_row *r = bpf_map_lookup_elem(&lat_rows, &k);
+
+		if (!r)
+			return NULL;
+		if (r->op1 == op + 1 && r->dev == dev)
+			return r;
+		if (r->op1)
+			continue;
+		r->dev = dev;
+		r->op1 = op + 1;
+		u = bpf_map_lookup_elem(&lat_used, &k);
+		if (u && !*u)
+			*u = 1;
+		return r;
+	}
+	return NULL;
+}
+
 /* one timed IO that stands for w (1 unless sampled), remote of them elsewhere */
-static __always_inline void lat_add(__u32 dev, __u8 op, __u8 kind, __u64 delta_ns, __u32 w,
+static __always_inline void lat_add(struct trace_lat_val *v, __u64 delta_ns, __u32 w,
 				    __u32 remote)
 {
-	struct trace_lat_key k = { .dev = dev, .op = op, .kind = kind };
-	struct trace_lat_val *v;
-	__u64 slot;
+	__u64 slot = log2l(delta_ns / 1000);
 
-	v = bpf_map_lookup_elem(&lat_hist, &k);
-	if (!v) {
-		bpf_map_update_elem(&lat_hist, &k, (void *)&zero_lat, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&lat_hist, &k);
-		if (!v)
-			return;
-	}
-	slot = log2l(delta_ns / 1000);
 	if (slot >= TRACE_HIST_SLOTS)
 		slot = TRACE_HIST_SLOTS - 1;
 	v->slots[slot] += w;
@@ -528,7 +552,8 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
 	__u64 now, issue_ns, insert_ns, *vec1 = start_of(START_SOFT_VEC1);
-	__u32 op, dev, cpu, w;
+	struct trace_lat_row *row;
+	__u32 op, cpu, w;
 	struct inflight *f;
 
 	/* every completion inside BLOCK (not only sampled ones): its queue */
@@ -550,10 +575,12 @@ int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 	op = rq->cmd_flags & 0xff;
 	if (op >= TRACE_OP__COUNT || !issue_ns || now < issue_ns)
 		return 0;
-	dev = rq_dev(rq);
-	lat_add(dev, op, TRACE_LAT_DEVICE, now - issue_ns, w,
+	row = lat_row(rq_dev(rq), op);
+	if (!row)
+		return 0;
+	lat_add(&row->kind[TRACE_LAT_DEVICE], now - issue_ns, w,
 		cpu != bpf_get_smp_processor_id() ? w : 0);
 	if (insert_ns && issue_ns >= insert_ns)
-		lat_add(dev, op, TRACE_LAT_QUEUED, issue_ns - insert_ns, w, 0);
+		lat_add(&row->kind[TRACE_LAT_QUEUED], issue_ns - insert_ns, w, 0);
 	return 0;
 }

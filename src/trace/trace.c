@@ -410,39 +410,85 @@ static int each_hard(struct trace *t, struct trace_raw *out, const void *keys, c
 	return 0;
 }
 
-static int each_lat(struct trace *t, struct trace_raw *out, const void *keys, const void *vals,
-		    uint32_t n)
-{
-	const struct trace_lat_key *key = keys;
-	const struct trace_lat_val *v = vals;
-	size_t nc = (size_t)t->ncpu;
-	struct trace_lat_raw *a;
+static int cmp_lat(const void *a, const void *b);
 
-	a = realloc(out->lat, (out->nlat + n) * sizeof(*out->lat));
-	if (!a)
-		return -ENOMEM;
-	out->lat = a;
-	for (uint32_t i = 0; i < n; i++) {
+/* One CPU's row of a slot, its kinds that hold IOs appended to out->lat
+ * (grown by the caller to hold two more). */
+static void lat_row_take(struct trace_raw *out, const struct trace_lat_row *x)
+{
+	if (!x->op1 || x->op1 > TRACE_OP__COUNT)
+		return;
+	for (int k = 0; k < TRACE_LAT__COUNT; k++) {
+		const struct trace_lat_val *v = &x->kind[k];
 		struct trace_lat_raw *l;
 
-		if (key[i].op >= TRACE_OP__COUNT || key[i].kind >= TRACE_LAT__COUNT)
+		if (!v->count)
 			continue;
 		l = &out->lat[out->nlat++];
-		memset(l, 0, sizeof(*l));
-		l->major = key[i].dev >> 20;
-		l->minor = key[i].dev & 0xfffff;
-		l->op = key[i].op;
-		l->kind = key[i].kind;
-		for (size_t k = 0; k < nc; k++) {
-			const struct trace_lat_val *x = &v[i * nc + k];
+		l->major = x->dev >> 20;
+		l->minor = x->dev & 0xfffff;
+		l->op = (uint8_t)(x->op1 - 1);
+		l->kind = (uint8_t)k;
+		memcpy(l->slots, v->slots, sizeof(l->slots));
+		l->count = v->count;
+		l->sum_ns = v->sum_ns;
+		l->remote = v->remote;
+	}
+}
 
+/*
+ * The histograms: the slots some CPU took (lat_used, one batch), each
+ * slot's rows on every CPU (one lookup a slot), then one row per (disk,
+ * op, kind): a (disk, op) may sit in different slots on different CPUs.
+ */
+static int read_lat(struct trace *t, struct trace_raw *out)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bo);
+	uint32_t used[TRACE_MAX_LAT], keys[TRACE_MAX_LAT], n = TRACE_MAX_LAT, batch = 0;
+	size_t nc = (size_t)t->ncpu, rs = (sizeof(struct trace_lat_row) + 7) / 8 * 8;
+	int fd = bpf_map__fd(t->skel->maps.lat_rows), r;
+	size_t w = 0;
+
+	r = bpf_map_lookup_batch(bpf_map__fd(t->skel->maps.lat_used), NULL, &batch, keys, used, &n,
+				 &bo);
+	if (r < 0 && errno != ENOENT)
+		return -errno;
+	if (n > TRACE_MAX_LAT)
+		return -EBADMSG;
+	if (grow(&t->vals, &t->vals_size, nc * rs) < 0)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		void *a;
+
+		if (!used[i] || keys[i] >= TRACE_MAX_LAT)
+			continue;
+		if (bpf_map_lookup_elem(fd, &keys[i], t->vals) < 0)
+			return -errno;
+		a = realloc(out->lat, (out->nlat + nc * TRACE_LAT__COUNT) * sizeof(*out->lat));
+		if (!a)
+			return -ENOMEM;
+		out->lat = a;
+		for (size_t c = 0; c < nc; c++)
+			lat_row_take(out, (const struct trace_lat_row *)((char *)t->vals + c * rs));
+	}
+	if (out->nlat < 2)
+		return 0;
+	/* one row per key: the CPUs' rows of one (disk, op, kind) summed */
+	qsort(out->lat, out->nlat, sizeof(*out->lat), cmp_lat);
+	for (size_t i = 1; i < out->nlat; i++) {
+		struct trace_lat_raw *d = &out->lat[w], *x = &out->lat[i];
+
+		if (!cmp_lat(d, x)) {
 			for (int s = 0; s < TRACE_HIST_SLOTS; s++)
-				l->slots[s] += x->slots[s];
-			l->count += x->count;
-			l->sum_ns += x->sum_ns;
-			l->remote += x->remote;
+				d->slots[s] += x->slots[s];
+			d->count += x->count;
+			d->sum_ns += x->sum_ns;
+			d->remote += x->remote;
+		} else {
+			out->lat[++w] = *x;
 		}
 	}
+	out->nlat = w + 1;
 	return 0;
 }
 
@@ -696,16 +742,13 @@ int trace_read(struct trace *t, struct trace_raw *r)
 		}
 	}
 	if (t->probe[TRACE_BLOCK].on) {
-		e = read_map(t, t->skel->maps.lat_hist, sizeof(struct trace_lat_key),
-			     sizeof(struct trace_lat_val), each_lat, r);
+		e = read_lat(t, r);
 		if (e == -ENOMEM)
 			return e;
 		if (e < 0) {
 			t->probe[TRACE_BLOCK].read = false;
 			probe_off(t, TRACE_BLOCK, "cannot read its map: %s", strerror(-e));
 		}
-		if (r->nlat > 1)
-			qsort(r->lat, r->nlat, sizeof(*r->lat), cmp_lat);
 	}
 	/* the per-queue split: marked by the softirq probe's programs */
 	if (t->probe[TRACE_SOFTIRQ].on) {

@@ -9,7 +9,9 @@
 
 #define TRACE_NR_SOFTIRQS   10	 /* NR_SOFTIRQS: HI .. RCU (include/linux/interrupt.h) */
 #define TRACE_MAX_IRQS	    4096 /* IRQ lines kept; a line past it is not timed */
-#define TRACE_MAX_LAT	    1024 /* (disk, op, kind) histograms kept */
+#define TRACE_LAT_BITS	    9	 /* (disk, op) rows of histograms per CPU: */
+#define TRACE_MAX_LAT	    (1 << TRACE_LAT_BITS) /* slots by hash (trace.bpf.c) */
+#define TRACE_LAT_PROBES    4	 /* slots tried from a row's hash */
 #define TRACE_INFLIGHT_BITS 16	 /* requests between insert/issue and completion: */
 #define TRACE_MAX_INFLIGHT  (1 << TRACE_INFLIGHT_BITS) /* slots by address (trace.bpf.c) */
 /* log2 buckets of microseconds as libbpf-tools' biolatency: bucket i holds
@@ -41,19 +43,20 @@ struct trace_time {
 	__u64 count;
 };
 
-struct trace_lat_key {
-	__u32 dev; /* major << 20 | first minor, the kernel's dev_t */
-	__u8 op;   /* TRACE_OP_* */
-	__u8 kind; /* TRACE_LAT_* */
-	__u16 pad;
-};
-
-/* lat_hist: per CPU */
 struct trace_lat_val {
 	__u64 slots[TRACE_HIST_SLOTS];
 	__u64 count;
 	__u64 sum_ns;
 	__u64 remote; /* DEVICE only: completed on another CPU than submitted on */
+};
+
+/* lat_rows: a per-CPU array; a (disk, op) takes the first free or its own
+ * slot of TRACE_LAT_PROBES from its hash, on each CPU on its own (so one
+ * row may sit in different slots on different CPUs: the reader merges) */
+struct trace_lat_row {
+	__u32 dev; /* major << 20 | first minor, the kernel's dev_t */
+	__u32 op1; /* TRACE_OP_* + 1; 0: a free slot */
+	struct trace_lat_val kind[TRACE_LAT__COUNT];
 };
 
 /* napi_time: per CPU, by napi_id (0: the per-CPU backlog of netif_rx,
