@@ -396,8 +396,7 @@ static __always_inline struct trace_lat_row *lat_row(__u32 dev, __u32 op)
 }
 
 /* one timed IO that stands for w (1 unless sampled), remote of them elsewhere */
-static __always_inline void lat_add(struct trace_lat_val *v, __u64 delta_ns, __u32 w,
-				    __u32 remote)
+static __always_inline void lat_add(struct trace_lat_val *v, __u64 delta_ns, __u32 w, __u32 remote)
 {
 	__u64 slot = log2l(delta_ns / 1000);
 

@@ -7,13 +7,16 @@
 #ifndef IOTRIAGE_TRACE_ABI_H
 #define IOTRIAGE_TRACE_ABI_H
 
-#define TRACE_NR_SOFTIRQS   10	 /* NR_SOFTIRQS: HI .. RCU (include/linux/interrupt.h) */
-#define TRACE_MAX_IRQS	    4096 /* IRQ lines kept; a line past it is not timed */
-#define TRACE_LAT_BITS	    9	 /* (disk, op) rows of histograms per CPU: */
-#define TRACE_MAX_LAT	    (1 << TRACE_LAT_BITS) /* slots by hash (trace.bpf.c) */
-#define TRACE_LAT_PROBES    4	 /* slots tried from a row's hash */
-#define TRACE_INFLIGHT_BITS 16	 /* requests between insert/issue and completion: */
-#define TRACE_MAX_INFLIGHT  (1 << TRACE_INFLIGHT_BITS) /* slots by address (trace.bpf.c) */
+#define TRACE_NR_SOFTIRQS 10   /* NR_SOFTIRQS: HI .. RCU (include/linux/interrupt.h) */
+#define TRACE_MAX_IRQS	  4096 /* IRQ lines kept; a line past it is not timed */
+/* (disk, op) rows of histograms per CPU, a row's slot by hash (trace.bpf.c),
+ * TRACE_LAT_PROBES slots tried from it */
+#define TRACE_LAT_BITS	 9
+#define TRACE_MAX_LAT	 (1 << TRACE_LAT_BITS)
+#define TRACE_LAT_PROBES 4
+/* requests between insert/issue and completion, a slot by address */
+#define TRACE_INFLIGHT_BITS 16
+#define TRACE_MAX_INFLIGHT  (1 << TRACE_INFLIGHT_BITS)
 /* log2 buckets of microseconds as libbpf-tools' biolatency: bucket i holds
  * [2^i, 2^(i+1)) us, bucket 0 also 0 us; the last one everything above */
 #define TRACE_HIST_SLOTS 32
