@@ -29,6 +29,10 @@ static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 			sb_puts(sb, ",\"cpu_pct\":");
 			sb_printf(sb, "%.4f", m->probe_cpu_pct[k]);
 		}
+		if (k == TRACE_BLOCK && raw->block_sample) {
+			sb_puts(sb, ",\"sampled\":");
+			sb_u64(sb, raw->block_sample);
+		}
 		if (p->has_run) {
 			sb_puts(sb, ",\"run_ns\":");
 			sb_u64(sb, p->run_ns);
@@ -176,6 +180,62 @@ static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
 	sb_putc(sb, ',');
 }
 
+/* per-queue softirq load: "napi" (NET_RX by NAPI) and "blk_queues" (BLOCK
+ * by disk and hardware queue), each only when measured in both reads */
+static void encode_queues(struct strbuf *sb, const struct trace_metrics *m)
+{
+	if (m->has_napi) {
+		sb_puts(sb, "\"napi\":[");
+		for (size_t i = 0; i < m->nnapi; i++) {
+			const struct trace_napi_metrics *q = &m->napi[i];
+
+			sb_puts(sb, "{\"napi_id\":");
+			sb_u64(sb, q->napi_id);
+			sb_puts(sb, ",\"dev\":");
+			sb_json_str(sb, q->dev);
+			if (q->irq >= 0) {
+				sb_puts(sb, ",\"irq\":");
+				sb_u64(sb, (uint64_t)q->irq);
+			}
+			if (q->index >= 0) {
+				sb_puts(sb, ",\"queue\":");
+				sb_u64(sb, (uint64_t)q->index);
+			}
+			sb_puts(sb, ",\"us_s\":");
+			sb_fixed2(sb, q->us_s);
+			sb_puts(sb, ",\"polls_s\":");
+			sb_fixed2(sb, q->polls_s);
+			sb_puts(sb, ",\"packets_s\":");
+			sb_fixed2(sb, q->packets_s);
+			sb_puts(sb, "},");
+		}
+		close_with(sb, ']');
+		sb_putc(sb, ',');
+	}
+	if (m->has_blkq) {
+		sb_puts(sb, "\"blk_queues\":[");
+		for (size_t i = 0; i < m->nblkq; i++) {
+			const struct trace_blkq_metrics *q = &m->blkq[i];
+
+			sb_puts(sb, "{\"disk\":");
+			sb_json_str(sb, q->name);
+			sb_puts(sb, ",\"major\":");
+			sb_u64(sb, q->major);
+			sb_puts(sb, ",\"minor\":");
+			sb_u64(sb, q->minor);
+			sb_puts(sb, ",\"hctx\":");
+			sb_u64(sb, q->hctx);
+			sb_puts(sb, ",\"us_s\":");
+			sb_fixed2(sb, q->us_s);
+			sb_puts(sb, ",\"completed_s\":");
+			sb_fixed2(sb, q->completed_s);
+			sb_puts(sb, "},");
+		}
+		close_with(sb, ']');
+		sb_putc(sb, ',');
+	}
+}
+
 void encode_trace(struct strbuf *sb, const char *why, const struct trace_raw *raw,
 		  const struct trace_metrics *m)
 {
@@ -202,6 +262,7 @@ void encode_trace(struct strbuf *sb, const char *why, const struct trace_raw *ra
 		encode_time(sb, m);
 		if (m->on[TRACE_BLOCK])
 			encode_disks(sb, m);
+		encode_queues(sb, m);
 	}
 	close_with(sb, '}');
 	sb_putc(sb, ',');

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Rates and percentiles of the tracing stage: pure over two trace_raw reads.
- * Rows pair by identity (IRQ line, disk+op+stage), never by position; a
+ * Rows pair by identity (IRQ line, disk+op+stage, NAPI, disk+hardware
+ * queue), never by position; a
  * counter that went down (its map entry re-created) gives no row.
  */
 #include <errno.h>
@@ -22,6 +23,8 @@ void metrics_trace_free(struct trace_metrics *m)
 	free(m->irq_us_s);
 	free(m->irq_cnt_s);
 	free(m->disks);
+	free(m->napi);
+	free(m->blkq);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -189,6 +192,98 @@ static int irqs_compute(const struct trace_raw *prev, const struct trace_raw *cu
 	return 0;
 }
 
+/* NET_RX time by NAPI: both reads sorted by napi_id, one merge */
+static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cur,
+			struct trace_metrics *m)
+{
+	size_t j = 0;
+	void *a;
+
+	m->nnapi = 0;
+	m->has_napi = prev->napi_read && cur->napi_read;
+	if (!m->has_napi)
+		return 0;
+	a = realloc(m->napi, (cur->nnapi ? cur->nnapi : 1) * sizeof(*m->napi));
+	if (!a)
+		return -ENOMEM;
+	m->napi = a;
+	for (size_t i = 0; i < cur->nnapi; i++) {
+		const struct trace_napi_raw *c = &cur->napi[i], *p = NULL;
+		struct trace_napi_metrics *q;
+
+		while (j < prev->nnapi && prev->napi[j].napi_id < c->napi_id)
+			j++;
+		if (j < prev->nnapi && prev->napi[j].napi_id == c->napi_id)
+			p = &prev->napi[j];
+		if (p && (c->ns < p->ns || c->polls < p->polls || c->work < p->work))
+			continue; /* re-created */
+		if (c->ns == (p ? p->ns : 0))
+			continue;
+		q = &m->napi[m->nnapi++];
+		memset(q, 0, sizeof(*q));
+		q->napi_id = c->napi_id;
+		q->irq = c->irq;
+		q->index = c->index;
+		memcpy(q->dev, c->dev, sizeof(q->dev));
+		q->dev[sizeof(q->dev) - 1] = '\0';
+		q->us_s = (double)(c->ns - (p ? p->ns : 0)) / 1000.0 / m->itv_s;
+		q->polls_s = (double)(c->polls - (p ? p->polls : 0)) / m->itv_s;
+		q->packets_s = (double)(c->work - (p ? p->work : 0)) / m->itv_s;
+	}
+	return 0;
+}
+
+static int cmp_blkq_key(const struct trace_blkq_raw *x, const struct trace_blkq_raw *y)
+{
+	if (x->major != y->major)
+		return x->major < y->major ? -1 : 1;
+	if (x->minor != y->minor)
+		return x->minor < y->minor ? -1 : 1;
+	return x->hctx < y->hctx ? -1 : x->hctx > y->hctx;
+}
+
+/* BLOCK time by disk and hardware queue: sorted by (major, minor, hctx) */
+static int blkq_compute(const struct trace_raw *prev, const struct trace_raw *cur,
+			const struct disk_table *names, struct trace_metrics *m)
+{
+	size_t j = 0;
+	void *a;
+
+	m->nblkq = 0;
+	m->has_blkq = prev->blkq_read && cur->blkq_read;
+	if (!m->has_blkq)
+		return 0;
+	a = realloc(m->blkq, (cur->nblkq ? cur->nblkq : 1) * sizeof(*m->blkq));
+	if (!a)
+		return -ENOMEM;
+	m->blkq = a;
+	for (size_t i = 0; i < cur->nblkq; i++) {
+		const struct trace_blkq_raw *c = &cur->blkq[i], *p = NULL;
+		const struct disk_raw *row;
+		struct trace_blkq_metrics *q;
+
+		while (j < prev->nblkq && cmp_blkq_key(&prev->blkq[j], c) < 0)
+			j++;
+		if (j < prev->nblkq && cmp_blkq_key(&prev->blkq[j], c) == 0)
+			p = &prev->blkq[j];
+		if (p && (c->ns < p->ns || c->count < p->count))
+			continue; /* re-created */
+		if (c->ns == (p ? p->ns : 0))
+			continue;
+		q = &m->blkq[m->nblkq++];
+		memset(q, 0, sizeof(*q));
+		q->major = c->major;
+		q->minor = c->minor;
+		q->hctx = c->hctx;
+		row = names ? disk_table_find(names, c->major, c->minor, NULL) : NULL;
+		if (row)
+			memcpy(q->name, row->name, sizeof(q->name));
+		q->us_s = (double)(c->ns - (p ? p->ns : 0)) / 1000.0 / m->itv_s;
+		q->completed_s = (double)(c->count - (p ? p->count : 0)) / m->itv_s;
+	}
+	return 0;
+}
+
 int metrics_trace_compute(const struct trace_raw *prev, const struct trace_raw *cur,
 			  const struct disk_table *names, struct trace_metrics *m)
 {
@@ -227,5 +322,9 @@ int metrics_trace_compute(const struct trace_raw *prev, const struct trace_raw *
 	r = irqs_compute(prev, cur, m);
 	if (r >= 0)
 		r = disks_compute(prev, cur, names, m);
+	if (r >= 0)
+		r = napi_compute(prev, cur, m);
+	if (r >= 0)
+		r = blkq_compute(prev, cur, names, m);
 	return r;
 }

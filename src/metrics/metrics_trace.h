@@ -35,6 +35,24 @@ struct trace_disk_metrics {
 	uint64_t remote;    /* ... on another CPU than the submitting one */
 };
 
+/* One NAPI's NET_RX time over the interval (its polls inside NET_RX). */
+struct trace_napi_metrics {
+	uint32_t napi_id;
+	int32_t irq, index; /* -1 none / unknown */
+	char dev[16];	    /* "" the backlog */
+	double us_s;	    /* µs per second */
+	double polls_s;
+	double packets_s;
+};
+
+/* One (disk, hardware queue)'s BLOCK softirq time over the interval. */
+struct trace_blkq_metrics {
+	uint32_t major, minor, hctx;
+	char name[IOT_NAME_MAX]; /* from the sample's disk table; "" unknown */
+	double us_s;
+	double completed_s; /* requests completed inside BLOCK, per second */
+};
+
 struct trace_metrics {
 	double itv_s; /* between the two reads */
 	uint32_t ncpu;
@@ -50,6 +68,13 @@ struct trace_metrics {
 	double *irq_cnt_s; /* handler runs per second [i * ncpu + cpu] */
 	size_t ndisk;
 	struct trace_disk_metrics *disks;
+	/* per-queue softirq load, when read in both reads (has_*); rows that
+	 * took time in the interval */
+	bool has_napi, has_blkq;
+	size_t nnapi;
+	struct trace_napi_metrics *napi;
+	size_t nblkq;
+	struct trace_blkq_metrics *blkq;
 };
 
 /*

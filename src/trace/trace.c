@@ -20,6 +20,7 @@
 
 #include "trace.h"
 #include "trace.skel.h"
+#include "trace_budget.h"
 
 /* a batch read of a hash map's entries takes at most this many bytes of values */
 #define TRACE_BATCH_BYTES (1u << 20)
@@ -132,6 +133,20 @@ static enum trace_probe prog_probe(const struct bpf_program *p)
 static void probe_off(struct trace *t, enum trace_probe k, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The softirq probe's "inside vector" mark on every CPU cleared: with its
+ * exit program detached it would stay set, and the block probe would go on
+ * handing time to the disks' queues. */
+static void soft_vec_clear(struct trace *t)
+{
+	uint32_t key = 3; /* START_SOFT_VEC1 (trace.bpf.c) */
+	uint64_t *zero = calloc((size_t)t->ncpu, sizeof(*zero));
+
+	if (!zero)
+		return;
+	bpf_map_update_elem(bpf_map__fd(t->skel->maps.start), &key, zero, BPF_ANY);
+	free(zero);
+}
+
 /* Detaches probe k's programs and says why. */
 static void probe_off(struct trace *t, enum trace_probe k, const char *fmt, ...)
 {
@@ -150,6 +165,8 @@ static void probe_off(struct trace *t, enum trace_probe k, const char *fmt, ...)
 		i++;
 	}
 	t->probe[k].on = false;
+	if (k == TRACE_SOFTIRQ)
+		soft_vec_clear(t);
 	va_start(ap, fmt);
 	vsnprintf(t->probe[k].reason, sizeof(t->probe[k].reason), fmt, ap);
 	va_end(ap);
@@ -169,7 +186,8 @@ void trace_close(struct trace *t)
 	free(t);
 }
 
-static int load(struct trace *t, const char *btf, bool custom, char *why, size_t why_size)
+static int load(struct trace *t, const char *btf, bool custom, const struct trace_opts *o,
+		char *why, size_t why_size)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = custom ? btf : NULL);
 	const char *ld;
@@ -183,6 +201,9 @@ static int load(struct trace *t, const char *btf, bool custom, char *why, size_t
 			 libbpf_last[0] ? ": " : "", libbpf_last);
 		return r;
 	}
+	if (o && o->block_sample > 1 && o->block_sample <= TRACE_SAMPLE_MAX &&
+	    !(o->block_sample & (o->block_sample - 1)))
+		t->skel->data->block_sample = o->block_sample;
 	r = trace_bpf__load(t->skel);
 	if (r >= 0)
 		return 0;
@@ -254,7 +275,7 @@ int trace_open(const struct trace_opts *o, struct trace **ret_t, char *why, size
 		return r;
 	}
 	libbpf_set_print(libbpf_keep);
-	r = load(t, btf, custom, why, why_size);
+	r = load(t, btf, custom, o, why, why_size);
 	if (r < 0) {
 		trace_close(t);
 		return r;
@@ -389,40 +410,169 @@ static int each_hard(struct trace *t, struct trace_raw *out, const void *keys, c
 	return 0;
 }
 
-static int each_lat(struct trace *t, struct trace_raw *out, const void *keys, const void *vals,
-		    uint32_t n)
-{
-	const struct trace_lat_key *key = keys;
-	const struct trace_lat_val *v = vals;
-	size_t nc = (size_t)t->ncpu;
-	struct trace_lat_raw *a;
+static int cmp_lat(const void *a, const void *b);
 
-	a = realloc(out->lat, (out->nlat + n) * sizeof(*out->lat));
-	if (!a)
-		return -ENOMEM;
-	out->lat = a;
-	for (uint32_t i = 0; i < n; i++) {
+/* One CPU's row of a slot, its kinds that hold IOs appended to out->lat
+ * (grown by the caller to hold two more). */
+static void lat_row_take(struct trace_raw *out, const struct trace_lat_row *x)
+{
+	if (!x->op1 || x->op1 > TRACE_OP__COUNT)
+		return;
+	for (int k = 0; k < TRACE_LAT__COUNT; k++) {
+		const struct trace_lat_val *v = &x->kind[k];
 		struct trace_lat_raw *l;
 
-		if (key[i].op >= TRACE_OP__COUNT || key[i].kind >= TRACE_LAT__COUNT)
+		if (!v->count)
 			continue;
 		l = &out->lat[out->nlat++];
-		memset(l, 0, sizeof(*l));
-		l->major = key[i].dev >> 20;
-		l->minor = key[i].dev & 0xfffff;
-		l->op = key[i].op;
-		l->kind = key[i].kind;
-		for (size_t k = 0; k < nc; k++) {
-			const struct trace_lat_val *x = &v[i * nc + k];
+		l->major = x->dev >> 20;
+		l->minor = x->dev & 0xfffff;
+		l->op = (uint8_t)(x->op1 - 1);
+		l->kind = (uint8_t)k;
+		memcpy(l->slots, v->slots, sizeof(l->slots));
+		l->count = v->count;
+		l->sum_ns = v->sum_ns;
+		l->remote = v->remote;
+	}
+}
 
+/*
+ * The histograms: the slots some CPU took (lat_used, one batch), each
+ * slot's rows on every CPU (one lookup a slot), then one row per (disk,
+ * op, kind): a (disk, op) may sit in different slots on different CPUs.
+ */
+static int read_lat(struct trace *t, struct trace_raw *out)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bo);
+	uint32_t used[TRACE_MAX_LAT], keys[TRACE_MAX_LAT], n = TRACE_MAX_LAT, batch = 0;
+	size_t nc = (size_t)t->ncpu, rs = (sizeof(struct trace_lat_row) + 7) / 8 * 8;
+	int fd = bpf_map__fd(t->skel->maps.lat_rows), r;
+	size_t w = 0;
+
+	r = bpf_map_lookup_batch(bpf_map__fd(t->skel->maps.lat_used), NULL, &batch, keys, used, &n,
+				 &bo);
+	if (r < 0 && errno != ENOENT)
+		return -errno;
+	if (n > TRACE_MAX_LAT)
+		return -EBADMSG;
+	if (grow(&t->vals, &t->vals_size, nc * rs) < 0)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		void *a;
+
+		if (!used[i] || keys[i] >= TRACE_MAX_LAT)
+			continue;
+		if (bpf_map_lookup_elem(fd, &keys[i], t->vals) < 0)
+			return -errno;
+		a = realloc(out->lat, (out->nlat + nc * TRACE_LAT__COUNT) * sizeof(*out->lat));
+		if (!a)
+			return -ENOMEM;
+		out->lat = a;
+		for (size_t c = 0; c < nc; c++)
+			lat_row_take(out, (const struct trace_lat_row *)((char *)t->vals + c * rs));
+	}
+	if (out->nlat < 2)
+		return 0;
+	/* one row per key: the CPUs' rows of one (disk, op, kind) summed */
+	qsort(out->lat, out->nlat, sizeof(*out->lat), cmp_lat);
+	for (size_t i = 1; i < out->nlat; i++) {
+		struct trace_lat_raw *d = &out->lat[w], *x = &out->lat[i];
+
+		if (!cmp_lat(d, x)) {
 			for (int s = 0; s < TRACE_HIST_SLOTS; s++)
-				l->slots[s] += x->slots[s];
-			l->count += x->count;
-			l->sum_ns += x->sum_ns;
-			l->remote += x->remote;
+				d->slots[s] += x->slots[s];
+			d->count += x->count;
+			d->sum_ns += x->sum_ns;
+			d->remote += x->remote;
+		} else {
+			out->lat[++w] = *x;
+		}
+	}
+	out->nlat = w + 1;
+	return 0;
+}
+
+static int each_napi(struct trace *t, struct trace_raw *out, const void *keys, const void *vals,
+		     uint32_t n)
+{
+	const struct trace_napi_val *v = vals;
+	size_t nc = (size_t)t->ncpu;
+	struct trace_napi_raw *a;
+
+	a = realloc(out->napi, (out->nnapi + n) * sizeof(*out->napi));
+	if (!a)
+		return -ENOMEM;
+	out->napi = a;
+	for (uint32_t i = 0; i < n; i++) {
+		struct trace_napi_raw *q = &out->napi[out->nnapi++];
+		bool named = false;
+
+		memset(q, 0, sizeof(*q));
+		q->napi_id = ((const uint32_t *)keys)[i];
+		q->irq = -1;
+		q->index = -1;
+		for (size_t k = 0; k < nc; k++) {
+			const struct trace_napi_val *x = &v[i * nc + k];
+
+			q->ns += x->ns;
+			q->polls += x->polls;
+			q->work += x->work;
+			/* the CPU that created the entry filled its names */
+			if (!named && x->named) {
+				named = true;
+				q->irq = x->irq;
+				q->index = x->index;
+				q->ifindex = x->ifindex;
+				memcpy(q->dev, x->dev, sizeof(q->dev));
+				q->dev[sizeof(q->dev) - 1] = '\0';
+			}
 		}
 	}
 	return 0;
+}
+
+static int each_blkq(struct trace *t, struct trace_raw *out, const void *keys, const void *vals,
+		     uint32_t n)
+{
+	const struct trace_blkq_key *key = keys;
+	const struct trace_blkq_val *v = vals;
+	size_t nc = (size_t)t->ncpu;
+	struct trace_blkq_raw *a;
+
+	a = realloc(out->blkq, (out->nblkq + n) * sizeof(*out->blkq));
+	if (!a)
+		return -ENOMEM;
+	out->blkq = a;
+	for (uint32_t i = 0; i < n; i++) {
+		struct trace_blkq_raw *q = &out->blkq[out->nblkq++];
+
+		memset(q, 0, sizeof(*q));
+		q->major = key[i].dev >> 20;
+		q->minor = key[i].dev & 0xfffff;
+		q->hctx = key[i].hctx;
+		for (size_t k = 0; k < nc; k++) {
+			q->ns += v[i * nc + k].ns;
+			q->count += v[i * nc + k].count;
+		}
+	}
+	return 0;
+}
+
+static int cmp_napi(const void *a, const void *b)
+{
+	uint32_t x = ((const struct trace_napi_raw *)a)->napi_id;
+	uint32_t y = ((const struct trace_napi_raw *)b)->napi_id;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_blkq(const void *a, const void *b)
+{
+	const struct trace_blkq_raw *x = a, *y = b;
+	uint64_t kx = (uint64_t)x->major << 52 | (uint64_t)x->minor << 32 | x->hctx;
+	uint64_t ky = (uint64_t)y->major << 52 | (uint64_t)y->minor << 32 | y->hctx;
+
+	return kx < ky ? -1 : kx > ky;
 }
 
 static int cmp_u32_rows(const void *a, const void *b)
@@ -507,23 +657,35 @@ static void read_run_time(struct trace *t)
 	}
 }
 
-/* Switches off each probe that ran more than the budget since the last read. */
+/* Keeps each probe within the budget since the last read: the block probe
+ * times fewer requests, a probe that cannot is switched off
+ * (trace_budget_sample). */
 static void enforce_budget(struct trace *t, int64_t now)
 {
 	int64_t dt = now - t->last_ns;
 
 	if (t->have_last && t->budget_pct > 0 && dt > 0) {
 		for (int k = 0; k < TRACE__COUNT; k++) {
+			bool block = k == TRACE_BLOCK;
+			uint32_t cur = block ? t->skel->data->block_sample : 1, next;
 			double pct;
 
 			if (!t->probe[k].on || !t->probe[k].has_run ||
 			    t->probe[k].run_ns < t->last_run_ns[k])
 				continue;
 			pct = (double)(t->probe[k].run_ns - t->last_run_ns[k]) / (double)dt * 100.0;
-			if (pct > t->budget_pct)
+			next = trace_budget_sample(pct, t->budget_pct, cur, block);
+			if (!next && block)
+				probe_off(t, (enum trace_probe)k,
+					  "over budget: %.3f %% of a CPU > %.3f %% timing 1 in %u "
+					  "requests",
+					  pct, t->budget_pct, (unsigned)cur);
+			else if (!next)
 				probe_off(t, (enum trace_probe)k,
 					  "over budget: %.3f %% of a CPU > %.3f %%", pct,
 					  t->budget_pct);
+			else if (block)
+				t->skel->data->block_sample = next;
 		}
 	}
 	for (int k = 0; k < TRACE__COUNT; k++)
@@ -542,6 +704,10 @@ int trace_read(struct trace *t, struct trace_raw *r)
 	r->ncpu = (uint32_t)t->ncpu;
 	r->nirq = 0;
 	r->nlat = 0;
+	r->nnapi = 0;
+	r->nblkq = 0;
+	r->napi_read = false;
+	r->blkq_read = false;
 	if (!r->soft_ns) {
 		r->soft_ns = calloc(nc * TRACE_NR_SOFTIRQS, sizeof(*r->soft_ns));
 		r->soft_count = calloc(nc * TRACE_NR_SOFTIRQS, sizeof(*r->soft_count));
@@ -576,22 +742,39 @@ int trace_read(struct trace *t, struct trace_raw *r)
 		}
 	}
 	if (t->probe[TRACE_BLOCK].on) {
-		e = read_map(t, t->skel->maps.lat_hist, sizeof(struct trace_lat_key),
-			     sizeof(struct trace_lat_val), each_lat, r);
+		e = read_lat(t, r);
 		if (e == -ENOMEM)
 			return e;
 		if (e < 0) {
 			t->probe[TRACE_BLOCK].read = false;
 			probe_off(t, TRACE_BLOCK, "cannot read its map: %s", strerror(-e));
 		}
-		if (r->nlat > 1)
-			qsort(r->lat, r->nlat, sizeof(*r->lat), cmp_lat);
+	}
+	/* the per-queue split: marked by the softirq probe's programs */
+	if (t->probe[TRACE_SOFTIRQ].on) {
+		e = read_map(t, t->skel->maps.napi_time, sizeof(uint32_t),
+			     sizeof(struct trace_napi_val), each_napi, r);
+		if (e == -ENOMEM)
+			return e;
+		r->napi_read = e >= 0;
+		if (r->napi_read && r->nnapi > 1)
+			qsort(r->napi, r->nnapi, sizeof(*r->napi), cmp_napi);
+	}
+	if (t->probe[TRACE_SOFTIRQ].on && t->probe[TRACE_BLOCK].on) {
+		e = read_map(t, t->skel->maps.blkq_time, sizeof(struct trace_blkq_key),
+			     sizeof(struct trace_blkq_val), each_blkq, r);
+		if (e == -ENOMEM)
+			return e;
+		r->blkq_read = e >= 0;
+		if (r->blkq_read && r->nblkq > 1)
+			qsort(r->blkq, r->nblkq, sizeof(*r->blkq), cmp_blkq);
 	}
 	enforce_budget(t, r->mono_ns);
 	memcpy(r->probe, t->probe, sizeof(r->probe));
 	r->stats = t->stats_fd >= 0 || t->stats_sysctl;
 	snprintf(r->stats_reason, sizeof(r->stats_reason), "%s", t->stats_reason);
 	r->budget_pct = t->budget_pct;
+	r->block_sample = t->skel->data->block_sample;
 	r->valid = true;
 	return 0;
 }

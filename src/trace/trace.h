@@ -23,6 +23,10 @@
 struct trace_opts {
 	const char *btf_path; /* NULL: $IOTRIAGE_TRACE_BTF, else TRACE_BTF_DEFAULT */
 	double budget_pct;    /* per probe, percent of one CPU; <= 0: none */
+	/* the block probe times 1 in block_sample requests from the start (a
+	 * power of two <= TRACE_SAMPLE_MAX; 0 or 1: every one); the budget
+	 * changes it (trace_budget.h). Benchmarks and tests set it. */
+	uint32_t block_sample;
 };
 
 struct trace;

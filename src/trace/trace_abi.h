@@ -7,10 +7,16 @@
 #ifndef IOTRIAGE_TRACE_ABI_H
 #define IOTRIAGE_TRACE_ABI_H
 
-#define TRACE_NR_SOFTIRQS  10	 /* NR_SOFTIRQS: HI .. RCU (include/linux/interrupt.h) */
-#define TRACE_MAX_IRQS	   4096	 /* IRQ lines kept; a line past it is not timed */
-#define TRACE_MAX_LAT	   1024	 /* (disk, op, kind) histograms kept */
-#define TRACE_MAX_INFLIGHT 65536 /* requests between insert/issue and completion */
+#define TRACE_NR_SOFTIRQS 10   /* NR_SOFTIRQS: HI .. RCU (include/linux/interrupt.h) */
+#define TRACE_MAX_IRQS	  4096 /* IRQ lines kept; a line past it is not timed */
+/* (disk, op) rows of histograms per CPU, a row's slot by hash (trace.bpf.c),
+ * TRACE_LAT_PROBES slots tried from it */
+#define TRACE_LAT_BITS	 9
+#define TRACE_MAX_LAT	 (1 << TRACE_LAT_BITS)
+#define TRACE_LAT_PROBES 4
+/* requests between insert/issue and completion, a slot by address */
+#define TRACE_INFLIGHT_BITS 16
+#define TRACE_MAX_INFLIGHT  (1 << TRACE_INFLIGHT_BITS)
 /* log2 buckets of microseconds as libbpf-tools' biolatency: bucket i holds
  * [2^i, 2^(i+1)) us, bucket 0 also 0 us; the last one everything above */
 #define TRACE_HIST_SLOTS 32
@@ -29,25 +35,55 @@ enum {
 	TRACE_LAT__COUNT,
 };
 
+#define TRACE_MAX_NAPI	     1024 /* NAPI instances timed inside NET_RX */
+#define TRACE_MAX_BLKQ	     4096 /* (disk, hardware queue) timed inside BLOCK */
+#define TRACE_SOFTIRQ_NET_RX 3
+#define TRACE_SOFTIRQ_BLOCK  4
+
 /* hard_time (by IRQ line) and soft_time (by vector): per CPU */
 struct trace_time {
 	__u64 ns;
 	__u64 count;
 };
 
-struct trace_lat_key {
-	__u32 dev; /* major << 20 | first minor, the kernel's dev_t */
-	__u8 op;   /* TRACE_OP_* */
-	__u8 kind; /* TRACE_LAT_* */
-	__u16 pad;
-};
-
-/* lat_hist: per CPU */
 struct trace_lat_val {
 	__u64 slots[TRACE_HIST_SLOTS];
 	__u64 count;
 	__u64 sum_ns;
 	__u64 remote; /* DEVICE only: completed on another CPU than submitted on */
+};
+
+/* lat_rows: a per-CPU array; a (disk, op) takes the first free or its own
+ * slot of TRACE_LAT_PROBES from its hash, on each CPU on its own (so one
+ * row may sit in different slots on different CPUs: the reader merges) */
+struct trace_lat_row {
+	__u32 dev; /* major << 20 | first minor, the kernel's dev_t */
+	__u32 op1; /* TRACE_OP_* + 1; 0: a free slot */
+	struct trace_lat_val kind[TRACE_LAT__COUNT];
+};
+
+/* napi_time: per CPU, by napi_id (0: the per-CPU backlog of netif_rx,
+ * loopback's, and any NAPI not registered) */
+struct trace_napi_val {
+	__u64 ns;    /* NET_RX time up to the end of its polls */
+	__u64 polls; /* napi_poll runs */
+	__u64 work;  /* packets they handled */
+	__s32 irq;   /* the NAPI's IRQ line, -1 none */
+	__s32 index; /* its queue's index, -1 unknown */
+	__u32 ifindex;
+	__u32 named;  /* 1 on the CPU that filled irq .. dev (the others: 0) */
+	char dev[16]; /* IFNAMSIZ; "" backlog */
+};
+
+struct trace_blkq_key {
+	__u32 dev;  /* major << 20 | first minor */
+	__u32 hctx; /* blk-mq hardware queue number */
+};
+
+/* blkq_time: per CPU */
+struct trace_blkq_val {
+	__u64 ns;    /* BLOCK time up to the start of its completions */
+	__u64 count; /* requests completed inside BLOCK */
 };
 
 #endif

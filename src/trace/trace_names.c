@@ -18,6 +18,8 @@ void trace_raw_free(struct trace_raw *r)
 	free(r->irq_ns);
 	free(r->irq_count);
 	free(r->lat);
+	free(r->napi);
+	free(r->blkq);
 	memset(r, 0, sizeof(*r));
 }
 

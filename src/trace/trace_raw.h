@@ -46,12 +46,39 @@ struct trace_lat_raw {
 	uint64_t remote;
 };
 
+/* One NAPI's share of NET_RX time (napi:napi_poll inside NET_RX), summed
+ * over the CPUs. */
+struct trace_napi_raw {
+	uint32_t napi_id; /* 0: the per-CPU backlog (loopback, netif_rx) */
+	int32_t irq;	  /* its IRQ line, -1 none */
+	int32_t index;	  /* its queue's index, -1 unknown */
+	uint32_t ifindex;
+	char dev[16]; /* "" backlog */
+	uint64_t ns;
+	uint64_t polls;
+	uint64_t work; /* packets */
+};
+
+/* One (disk, blk-mq hardware queue)'s share of BLOCK time: completions
+ * inside the BLOCK softirq, summed over the CPUs. */
+struct trace_blkq_raw {
+	uint32_t major;
+	uint32_t minor;
+	uint32_t hctx;
+	uint64_t ns;
+	uint64_t count; /* requests completed inside BLOCK */
+};
+
 struct trace_raw {
 	bool valid;	 /* read; false: nothing below is meaningful */
 	int64_t mono_ns; /* CLOCK_MONOTONIC of the read */
 	bool stats;	 /* the kernel's BPF run-time stats are on (probe run_ns) */
 	char stats_reason[IOT_REASON_MAX]; /* why not */
 	double budget_pct;		   /* per probe, % of one CPU; 0 none */
+	/* the block probe times 1 in block_sample requests (a power of two,
+	 * set by the budget; 1: every one) and counts each as block_sample
+	 * IOs: the histograms below are already scaled */
+	uint32_t block_sample;
 	struct trace_probe_status probe[TRACE__COUNT];
 	uint32_t ncpu; /* possible CPUs: the per-CPU rows below */
 	/* [cpu * TRACE_NR_SOFTIRQS + vector] */
@@ -65,6 +92,14 @@ struct trace_raw {
 	/* by ascending (major, minor, op, kind) */
 	size_t nlat;
 	struct trace_lat_raw *lat;
+	/* per-queue softirq load: read while the softirq probe is on (NAPI),
+	 * and the block probe too (hardware queues); by ascending napi_id,
+	 * (major, minor, hctx) */
+	bool napi_read, blkq_read;
+	size_t nnapi;
+	struct trace_napi_raw *napi;
+	size_t nblkq;
+	struct trace_blkq_raw *blkq;
 };
 
 /* Frees the arrays and zeroes r; accepts NULL. */

@@ -7,8 +7,11 @@ As root: a loop device over a file in /dev/shm, fio random 4 KiB reads on it
 (trace_window, read once a second as a sampler does) and Debian's softirqs,
 hardirqs and biolatency -D, all attached at once. For each probe: events,
 the kernel's run time of its programs per event (BPF run-time stats) and
-per 100k events, its share of one CPU, and the user-space CPU of the reader.
-Usage: bench_trace.py [--seconds N] [--iodepth N] [BUILDDIR]
+per 100k events, its share of one CPU, and the user-space CPU of the reader;
+and each of our block programs' ns a run, and the block probe's sampling
+(1 in N requests) at each read.
+Usage: bench_trace.py [--seconds N] [--iodepth N] [--budget PCT] [--sample N]
+                      [--no-tools] [BUILDDIR]
 """
 import argparse
 import json
@@ -46,6 +49,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--iodepth", type=int, default=32)
+    ap.add_argument("--budget", default="0",
+                    help="our probes' budget, %% of one CPU (0: none, every request timed)")
+    ap.add_argument("--sample", default="1",
+                    help="the block probe times 1 in N requests from the start (a power of two)")
+    ap.add_argument("--no-tools", action="store_true", help="our probes alone")
     ap.add_argument("builddir", nargs="?", default="build")
     a = ap.parse_args()
     if os.geteuid():
@@ -60,14 +68,15 @@ def main():
     procs, fio = [], None
     try:
         before = set(progs())
-        win = subprocess.Popen([os.path.join(a.builddir, "tests/integration/trace_window")],
+        win = subprocess.Popen([os.path.join(a.builddir, "tests/integration/trace_window"),
+                                "--budget", a.budget, "--sample", a.sample],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         if win.stdout.readline().strip() != "ready":
             sys.exit("trace_window: tracing unavailable")
         ours = {i: n for i, (n, _, _) in progs().items() if i not in before}
         tools = {}
-        for argv in (["softirqs", "600", "1"], ["hardirqs", "600", "1"],
-                     ["biolatency", "-D", "600", "1"]):
+        for argv in () if a.no_tools else (["softirqs", "600", "1"], ["hardirqs", "600", "1"],
+                                            ["biolatency", "-D", "600", "1"]):
             t, ids = start_tool(argv)
             procs.append(t)
             tools[argv[0]] = (t, ids)
@@ -81,10 +90,13 @@ def main():
         c0 = {k: cpu_ms(t.pid) for k, (t, _) in tools.items()}
         c0["ours"] = cpu_ms(win.pid)
         p0, t0 = progs(), time.monotonic()
+        sampled = []
         for _ in range(a.seconds):
             win.stdin.write("read\n")
             win.stdin.flush()
-            win.stdout.readline()
+            line = win.stdout.readline()
+            if line.startswith("{"):
+                sampled.append(json.loads(line)["trace"]["probes"]["block"].get("sampled", 1))
             time.sleep(1)
         p1, t1 = progs(), time.monotonic()
         c1 = {k: cpu_ms(t.pid) for k, (t, _) in tools.items()}
@@ -114,6 +126,8 @@ def main():
     iops = d([i for i, n in ours.items() if n == "blk_complete"], 2) / wall
     print("load: fio randread 4k libaio iodepth %d on %s (tmpfs), %.0f IOPS, %.1f s window"
           % (a.iodepth, loop, iops, wall))
+    print("our budget: %s %% (block probe timing 1 in N requests, N each read: %s)"
+          % (a.budget, " ".join(str(x) for x in sampled)))
     print("%-22s %10s %9s %12s %9s %9s" % ("probe", "events/s", "ns/event", "ms/100k ev",
                                           "% of CPU", "user ms"))
     user = c1["ours"] - c0["ours"]
@@ -126,6 +140,10 @@ def main():
         ev = [i for i in ids if "exit" in p0.get(i, ("",))[0] or
               "complete" in p0.get(i, ("",))[0]]
         row(tool, ids, ev, c1[tool] - c0[tool])
+    for i, n in sorted(ours.items(), key=lambda x: x[1]):
+        if n.startswith("blk_"):
+            ns, cnt = d([i], 1), d([i], 2)
+            print("  %-20s %10d runs/s %6.0f ns/run" % (n, cnt / wall, ns / cnt if cnt else 0))
     allo = [i for i in ours]
     allt = [i for _, (_, ids) in tools.items() for i in ids]
     print("ours, all probes: %.3f %% of one CPU in the kernel + %.3f %% reading (user+sys);"

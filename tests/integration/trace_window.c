@@ -9,7 +9,8 @@
  * ID... (a libbpf-tool's, found by the test with bpftool) as one line
  * {"maps":{"ID":[["KEYHEX","VALUEHEX"],...]}}: both tools' counters read at
  * the same instant, so the windows agree whatever the machine's load.
- * Usage: trace_window [--budget PCT] [--btf PATH]; exit 77 when tracing is
+ * Usage: trace_window [--budget PCT] [--btf PATH] [--sample N] (the block
+ * probe timing 1 in N requests from the start); exit 77 when tracing is
  * unavailable (the reason on stderr), 1 on failure.
  */
 #include <errno.h>
@@ -91,6 +92,8 @@ int main(int argc, char **argv)
 			o.budget_pct = strtod(argv[i + 1], NULL);
 		else if (!strcmp(argv[i], "--btf"))
 			o.btf_path = argv[i + 1];
+		else if (!strcmp(argv[i], "--sample"))
+			o.block_sample = (uint32_t)strtoul(argv[i + 1], NULL, 10);
 	}
 	r = trace_open(&o, &t, why, sizeof(why));
 	if (r < 0) {

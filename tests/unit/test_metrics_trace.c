@@ -219,6 +219,124 @@ static void test_encode_probe_off(void **state)
 	trace_raw_free(&a);
 }
 
+/* the block probe's sampling (1 in N requests timed) is said in its entry */
+static void test_encode_sampled(void **state)
+{
+	struct trace_raw a;
+	struct strbuf sb = { 0 };
+
+	raw_init(&a, 0);
+	a.block_sample = 4;
+	encode_trace(&sb, NULL, &a, NULL);
+	assert_non_null(strstr(sb.buf, "\"block\":{\"on\":true,\"sampled\":4}"));
+	assert_non_null(strstr(sb.buf, "\"softirq\":{\"on\":true}"));
+	sb_free(&sb);
+	trace_raw_free(&a);
+}
+
+/* per-queue softirq load: rows paired by identity (napi_id; disk+hctx), a
+ * new row counted from 0, a re-created one (counter down) and an idle one
+ * left out, named from the disk table; absent unless read in both reads */
+static void test_queues(void **state)
+{
+	struct trace_raw a, b;
+	struct trace_metrics m = { 0 };
+	struct strbuf sb = { 0 };
+	struct disk_table names = { 0 };
+	struct disk_raw row = { .major = 7, .minor = 0, .name = "loop0" };
+
+	names.rows = &row;
+	names.n = 1;
+	raw_init(&a, 0);
+	raw_init(&b, 2000000000); /* 2 s */
+	a.napi_read = b.napi_read = a.blkq_read = b.blkq_read = true;
+	a.nnapi = 3;
+	a.napi = calloc(3, sizeof(*a.napi));
+	b.nnapi = 4;
+	b.napi = calloc(4, sizeof(*b.napi));
+	assert_non_null(a.napi);
+	assert_non_null(b.napi);
+	/* a: ids 0 (backlog), 8193 (eth0 rx-1, IRQ 41), 8194 (re-created in b) */
+	a.napi[0] = (struct trace_napi_raw){ .napi_id = 0, .irq = -1, .index = -1, .ns = 1000 };
+	a.napi[1] = (struct trace_napi_raw){ .napi_id = 8193,
+					     .irq = 41,
+					     .index = 1,
+					     .dev = "eth0",
+					     .ns = 2000000,
+					     .polls = 10,
+					     .work = 100 };
+	a.napi[2] = (struct trace_napi_raw){ .napi_id = 8194, .ns = 9000000, .polls = 9 };
+	/* b: the backlog idle, 8193 +4 ms, 8194 went down, 8195 new (+2 ms) */
+	b.napi[0] = a.napi[0];
+	b.napi[1] = a.napi[1];
+	b.napi[1].ns += 4000000;
+	b.napi[1].polls += 20;
+	b.napi[1].work += 1000;
+	b.napi[2] = (struct trace_napi_raw){ .napi_id = 8194, .ns = 10, .polls = 1 };
+	b.napi[3] = (struct trace_napi_raw){ .napi_id = 8195,
+					     .irq = 42,
+					     .index = 2,
+					     .dev = "eth0",
+					     .ns = 2000000,
+					     .polls = 2,
+					     .work = 8 };
+	a.nblkq = 1;
+	a.blkq = calloc(1, sizeof(*a.blkq));
+	b.nblkq = 2;
+	b.blkq = calloc(2, sizeof(*b.blkq));
+	assert_non_null(a.blkq);
+	assert_non_null(b.blkq);
+	a.blkq[0] = (struct trace_blkq_raw){
+		.major = 7, .minor = 0, .hctx = 1, .ns = 1000000, .count = 10
+	};
+	b.blkq[0] =
+	    (struct trace_blkq_raw){ .major = 7, .minor = 0, .hctx = 0, .ns = 600000, .count = 60 };
+	b.blkq[1] = a.blkq[0];
+	b.blkq[1].ns += 3000000;
+	b.blkq[1].count += 200;
+
+	assert_int_equal(metrics_trace_compute(&a, &b, &names, &m), 0);
+	assert_true(m.has_napi);
+	assert_int_equal(m.nnapi, 2);
+	assert_int_equal(m.napi[0].napi_id, 8193);
+	assert_float_equal(m.napi[0].us_s, 2000.0, 1e-9);
+	assert_float_equal(m.napi[0].polls_s, 10.0, 1e-9);
+	assert_float_equal(m.napi[0].packets_s, 500.0, 1e-9);
+	assert_int_equal(m.napi[1].napi_id, 8195);
+	assert_float_equal(m.napi[1].us_s, 1000.0, 1e-9);
+	assert_true(m.has_blkq);
+	assert_int_equal(m.nblkq, 2);
+	assert_int_equal(m.blkq[0].hctx, 0);
+	assert_float_equal(m.blkq[0].us_s, 300.0, 1e-9);
+	assert_float_equal(m.blkq[0].completed_s, 30.0, 1e-9);
+	assert_int_equal(m.blkq[1].hctx, 1);
+	assert_float_equal(m.blkq[1].us_s, 1500.0, 1e-9);
+	assert_string_equal(m.blkq[1].name, "loop0");
+
+	encode_trace(&sb, NULL, &b, &m);
+	assert_non_null(strstr(sb.buf, "\"napi\":[{\"napi_id\":8193,\"dev\":\"eth0\",\"irq\":41,"
+				       "\"queue\":1,\"us_s\":2000.00,\"polls_s\":10.00,"
+				       "\"packets_s\":500.00},{\"napi_id\":8195,"));
+	assert_non_null(strstr(sb.buf, "\"blk_queues\":[{\"disk\":\"loop0\",\"major\":7,"
+				       "\"minor\":0,\"hctx\":0,\"us_s\":300.00,"
+				       "\"completed_s\":30.00},"));
+	sb_free(&sb);
+
+	/* not read in one of the two (the softirq probe off): no key at all */
+	a.napi_read = false;
+	a.blkq_read = false;
+	assert_int_equal(metrics_trace_compute(&a, &b, &names, &m), 0);
+	assert_false(m.has_napi);
+	assert_false(m.has_blkq);
+	encode_trace(&sb, NULL, &b, &m);
+	assert_null(strstr(sb.buf, "\"napi\""));
+	assert_null(strstr(sb.buf, "\"blk_queues\""));
+	sb_free(&sb);
+	metrics_trace_free(&m);
+	trace_raw_free(&a);
+	trace_raw_free(&b);
+}
+
 static void test_encode_idle_cpus_left_out(void **state)
 {
 	struct trace_raw a, b;
@@ -250,6 +368,8 @@ int main(void)
 		cmocka_unit_test(test_encode_unavailable),
 		cmocka_unit_test(test_encode_probe_off),
 		cmocka_unit_test(test_encode_idle_cpus_left_out),
+		cmocka_unit_test(test_encode_sampled),
+		cmocka_unit_test(test_queues),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
