@@ -209,16 +209,33 @@ static void draw_detail(const struct ui *ui, int y, struct rect r)
 		c = &m->cpus[hot];
 	else
 		c = &m->cpus[p->order[p->sel < p->norder ? p->sel : 0]];
-	model_trace_soft_split(&c->trace, 2, (int)sizeof(split) - 1, split, sizeof(split));
+	char hard[48] = "";
+	int room;
+
 	if (c->cpu < 0)
 		snprintf(buf, sizeof(buf), " all CPUs by time:");
 	else
 		snprintf(buf, sizeof(buf), " cpu %s%s by time:", c->name, c->hot ? " HOT" : "");
-	if (c->trace.has_soft)
-		str_cat(buf, sizeof(buf), " %%soft %s", split[0] ? split : "none");
 	if (c->trace.has_hard)
-		str_cat(buf, sizeof(buf), "%s hardirq %.2f", c->trace.has_soft ? " |" : "",
-			c->trace.hard_pct);
+		snprintf(hard, sizeof(hard), "%s hardirq %.2f", c->trace.has_soft ? " |" : "",
+			 c->trace.hard_pct);
+	/* the vectors that fit whole beside the hardirq time: nothing is cut
+	 * mid-number at 80 columns */
+	room = r.w - (int)strlen(buf) - (int)strlen(" %soft ") - (int)strlen(hard);
+	if (room < 0)
+		room = 0;
+	if (room > (int)sizeof(split) - 1)
+		room = (int)sizeof(split) - 1;
+	model_trace_soft_split(&c->trace, 2, (int)sizeof(split) - 1, split, sizeof(split));
+	if (c->trace.has_soft && !split[0]) {
+		str_cat(buf, sizeof(buf), " %%soft none");
+	} else if (c->trace.has_soft) {
+		/* none fits whole: left out rather than said "none" */
+		model_trace_soft_split(&c->trace, 2, room, split, sizeof(split));
+		if (split[0])
+			str_cat(buf, sizeof(buf), " %%soft %s", split);
+	}
+	str_cat(buf, sizeof(buf), "%s", hard);
 	ui_fill(y, r.x, r.w, 0);
 	ui_put(y, r.x, r.w, ui_attr(ui, PAIR_SOFT), buf);
 }
