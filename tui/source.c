@@ -851,6 +851,7 @@ static void daemon_disconnect(struct source *src, int64_t now_ns, const char *wh
 		close(src->fd);
 	src->fd = -1;
 	src->hello_ok = false;
+	src->past_fetch = false; /* its answer will not come: a time key may ask again */
 	src->rlen = src->rscan = 0;
 	src->wlen = 0;
 	if (src->rcap > IOT_PROTO_MAX_REPLY / 16) {
@@ -940,9 +941,13 @@ static int switch_to_embedded(struct source *src, const char *why)
 	return 0;
 }
 
-/* A daemon's sample kept for the time keys, as the text it came in. */
-static void past_keep(struct source *src, struct json_object *smp)
+/* A daemon's sample kept for the time keys: its bytes in line (the event
+ * line {"ok":true,"event":"sample","sample":DOC}, as iotriaged writes it:
+ * no serialising again), else (line NULL: a history reply) re-encoded. */
+static void past_keep(struct source *src, struct json_object *smp, const char *line,
+		      size_t line_len)
 {
+	static const char head[] = "{\"ok\":true,\"event\":\"sample\",\"sample\":";
 	struct past_entry e = { 0 };
 	struct json_object *v;
 	const char *doc;
@@ -955,7 +960,13 @@ static void past_keep(struct source *src, struct json_object *smp)
 		e.id = (uint64_t)json_object_get_int64(v);
 	if (src->pn && e.real_ns <= src->pe[src->pn - 1].real_ns)
 		return; /* before the serialising: a reconnect's history repeats */
-	doc = json_object_to_json_string_length(smp, JSON_C_TO_STRING_PLAIN, &len);
+	if (line && line_len > sizeof(head) && memcmp(line, head, sizeof(head) - 1) == 0 &&
+	    line[line_len - 1] == '}') {
+		doc = line + sizeof(head) - 1;
+		len = line_len - (sizeof(head) - 1) - 1;
+	} else {
+		doc = json_object_to_json_string_length(smp, JSON_C_TO_STRING_PLAIN, &len);
+	}
 	if (doc)
 		past_add(src, &e, doc, len, NULL, 0);
 }
@@ -991,7 +1002,7 @@ static unsigned daemon_line(struct source *src, const char *line, size_t len, in
 		} else if (json_object_object_get_ex(o, "sample", &v) &&
 			   model_apply(
 			       m, v, MODEL_HISTORY | (paused || src->past ? 0 : MODEL_VIEW)) >= 0) {
-			past_keep(src, v);
+			past_keep(src, v, line, len);
 			if (!paused && !src->past)
 				refresh_affinity(src, m);
 			flags = UI_REDRAW;
@@ -1044,7 +1055,7 @@ static unsigned daemon_line(struct source *src, const char *line, size_t len, in
 			model_apply(m, smp,
 				    MODEL_HISTORY |
 					(i + 1 == n && !paused && !src->past ? MODEL_VIEW : 0));
-			past_keep(src, smp);
+			past_keep(src, smp, NULL, 0);
 		}
 		if (n && !paused && !src->past)
 			refresh_affinity(src, m);
