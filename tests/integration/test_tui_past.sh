@@ -73,7 +73,9 @@ faketime_lib=$(ls /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfake
 	2>/dev/null | head -n 1)
 old_pid=
 if [ -n "$faketime_lib" ]; then
-	LD_PRELOAD=$faketime_lib FAKETIME=-720 DONT_FAKE_MONOTONIC=1 \
+	# (an ASan build: its runtime is not the first library then)
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+		LD_PRELOAD=$faketime_lib FAKETIME=-720 DONT_FAKE_MONOTONIC=1 \
 		"$IOTRIAGED" --foreground --socket "$tmp/o.sock" --root "$tree" --interval 1000 \
 		--record "$tmp/rec" 2>>"$tmp/daemon.log" &
 	old_pid=$!
