@@ -1062,7 +1062,9 @@ static const char tui_usage[] =
     "p processes by IO, t turbostat sources (each column's, or why unavailable),\n"
     "[ ] the previous / next CPU of the heat map (64 CPUs and more), Enter a\n"
     "disk's queue chain (its blk-mq queues, interrupts and their CPUs' load) or\n"
-    "an IRQ device group's lines.\n"
+    "an IRQ device group's lines. Time: < > (or , .) the previous / next sample\n"
+    "kept (a daemon's history and, with --record, its recording), b jump to a\n"
+    "time, i the interval (embedded: 10 s, 1 min, 10 min), n now.\n"
     "When stdout is not a terminal, iotriage prints one snapshot (iotriage snapshot)\n"
     "instead.\n";
 
