@@ -10,6 +10,8 @@
 #    daemon's own history reply), < steps back 3 samples, > 1 forward: each
 #    time the screen shows that sample's sdb r/s, time and headline, as the
 #    daemon's document says; n is now again (PAST gone, sdb saturated);
+#  - at 80, 100 and 200 columns, paused in the past, then the daemon gone:
+#    PAUSED, PAST, the clock and DISCONNECTED on the top line, apart;
 #  - a recording daemon keeping 3 s in memory, its recording begun by a
 #    daemon whose clock was 12 minutes behind (libfaketime; without it this
 #    part is skipped): b to a time older than the client's first history
@@ -55,7 +57,8 @@ start_daemon() {
 	shift
 	"$IOTRIAGED" --foreground --socket "$sock" --root "$tree" --interval 500 "$@" \
 		2>>"$tmp/daemon.log" &
-	daemon_pids="$daemon_pids $!"
+	daemon_pid=$!
+	daemon_pids="$daemon_pids $daemon_pid"
 	n=0
 	while [ ! -S "$sock" ] && [ $n -lt $((WAIT * 10)) ]; do
 		sleep 0.1
@@ -64,6 +67,7 @@ start_daemon() {
 	[ -S "$sock" ] || fail "iotriaged did not create $sock"
 }
 start_daemon "$tmp/d.sock"
+d_pid=$daemon_pid
 # a recording 12 minutes old (libfaketime: the daemon's wall clock behind,
 # its monotonic clock as it is), out of reach of the client's first history
 # (600 s) but within the 900 recorded samples a daemon's history sends
@@ -157,6 +161,29 @@ T send-keys -t dmn '<'
 wait_for dmn 'PAST [0-9:]{8} -[0-9]+s' || fail "daemon: < from now is the sample before"
 T send-keys -t dmn i
 wait_for dmn 'wider intervals: embedded' || fail "daemon: i says why not"
+
+# the status words own their places at 80, 100 and 200 columns: PAUSED,
+# PAST and the clock on the left, DISCONNECTED on the right, none written
+# over another (fields drop whole: at 80 the name and the socket path)
+for size in 80x24 100x30 200x50; do
+	run_in "p${size%x*}" "${size%x*}" "${size#*x}" --socket "$tmp/d.sock" --no-color
+done
+for w in 80 100 200; do
+	wait_for "p$w" '^sdb ' || fail "${w} columns: the disk row"
+	T send-keys -t "p$w" '<' '<' Space
+	wait_for "p$w" 'PAUSED  PAST [0-9:]{8} -' || fail "${w} columns: PAUSED and PAST"
+done
+kill "$d_pid"
+wait "$d_pid" || fail "iotriaged's exit on SIGTERM"
+for w in 80 100 200; do
+	wait_for "p$w" 'DISCONNECTED' || fail "${w} columns: DISCONNECTED"
+	top=$(line_at 1)
+	path="daemon $tmp/d.sock  "
+	[ "$w" = 80 ] && path=
+	printf '%s\n' "$top" | grep -Eq "^ (iotriage  )?${path}PAUSED  PAST [0-9:]{8} -[0-9]+m?[0-9]*s  (every [0-9.]+s  )?(host [^ ]+  )?[0-9]{2}:[0-9]{2}:[0-9]{2} +DISCONNECTED(: .*; retrying)?$" ||
+		fail "${w} columns: the top line '$top'"
+	[ "${#top}" -le "$w" ] || fail "${w} columns: the top line is ${#top} long"
+done
 
 # ---- a recording daemon: back past its ring and the client's history, into the recording ----
 if [ -n "$old_pid" ]; then
