@@ -979,7 +979,7 @@ static unsigned daemon_line(struct source *src, const char *line, size_t len, in
 	const char *id = "";
 	unsigned flags = 0;
 	char msg[256];
-	bool ok;
+	bool ok, trim;
 
 	json_tokener_reset(src->tok);
 	o = json_tokener_parse_ex(src->tok, line, (int)len);
@@ -1069,11 +1069,12 @@ static unsigned daemon_line(struct source *src, const char *line, size_t len, in
 	} else if (strcmp(id, "subscribe") == 0) {
 		flags = UI_REDRAW;
 	}
-	json_object_put(o);
 	/* a history reply's parse tree (hundreds of samples) is freed in
-	 * pieces among the samples kept: give the holes back (15 MB of RSS
-	 * after a 600 s history, measured) */
-	if (strcmp(id, "history") == 0 || strcmp(id, "past") == 0)
+	 * pieces among the samples kept: give the holes back (66 MB of RSS
+	 * after a 600 s history, measured; doc/PERFORMANCE.md) */
+	trim = strcmp(id, "history") == 0 || strcmp(id, "past") == 0;
+	json_object_put(o); /* id with it */
+	if (trim)
 		malloc_trim(0);
 	return flags;
 }
