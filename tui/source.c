@@ -104,6 +104,8 @@ struct source {
 	bool past_fetch;	/* a history request reaching into the recording is out */
 	int64_t past_want;	/* the time it is for */
 	struct sampler *past_s; /* embedded: wider intervals from the packed snapshots */
+	struct sampler_replay *past_rp; /* daemon: wider intervals from its recording */
+	char rec_dir[4096];		/* the daemon's --record (status), "" none */
 	struct strbuf pack;
 	char past_note[160];
 
@@ -514,13 +516,43 @@ static const char *past_pair(struct source *src, const struct past_entry *a,
 	return sampler_json(src->past_s, ret_len);
 }
 
-/* The tables on pe[i]: its document, or with a wider interval (embedded)
- * the metrics and findings of the last sample a step before it to it. */
+/* A daemon's sample at t over the wider interval: its flight recording
+ * read here, as iotriage replay --step reads it (the advisor on the
+ * topology recorded with it). NULL, the note set, when it cannot be. */
+static const char *past_recorded(struct source *src, int64_t t, size_t *ret_len)
+{
+	const struct recframe *f;
+	char why[512];
+	int r;
+
+	sampler_replay_close(src->past_rp); /* a new look: it has grown since */
+	src->past_rp = NULL;
+	r = sampler_replay_open(src->rec_dir, &src->past_rp, why, sizeof(why));
+	if (r < 0) {
+		snprintf(src->past_note, sizeof(src->past_note),
+			 "wider intervals read the daemon's recording: %.110s", why);
+		return NULL;
+	}
+	if (sampler_replay_advise_recorded(src->past_rp) < 0)
+		return NULL;
+	sampler_replay_step(src->past_rp, src->past_step_ns);
+	if (sampler_replay_seek(src->past_rp, t, false) <= 0 ||
+	    sampler_replay_next(src->past_rp, &f) <= 0 || f->real_ns > t + past_slack_ns(src)) {
+		snprintf(src->past_note, sizeof(src->past_note),
+			 "this sample is not in the daemon's recording: one sample");
+		return NULL;
+	}
+	return sampler_json(sampler_replay_sampler(src->past_rp), ret_len);
+}
+
+/* The tables on pe[i]: its document, or with a wider interval the metrics
+ * and findings of the last sample a step before it to it (embedded: from
+ * the packed snapshots; a daemon: from its recording). */
 static unsigned past_show(struct source *src, size_t i, struct model *m)
 {
 	const struct past_entry *e = &src->pe[i];
-	const char *doc = e->doc;
-	size_t len = e->len;
+	const char *doc = e->doc, *d = NULL;
+	size_t len = e->len, dlen = 0;
 
 	src->past = true;
 	src->past_ns = e->real_ns;
@@ -528,17 +560,23 @@ static unsigned past_show(struct source *src, size_t i, struct model *m)
 	if (src->past_step_ns && e->payload) {
 		long b =
 		    past_at_or_before(src, e->real_ns - src->past_step_ns + past_slack_ns(src));
-		const char *d;
 
 		if (b < 0)
 			b = 0; /* not a whole step kept: from the oldest */
-		if ((size_t)b < i && src->pe[b].payload &&
-		    (d = past_pair(src, &src->pe[b], e, &len)) != NULL) {
-			doc = d;
+		if ((size_t)b < i && src->pe[b].payload)
+			d = past_pair(src, &src->pe[b], e, &dlen);
+		if (d) /* "every" says the interval recomputed, by the wall clock */
 			src->past_base_ns = src->pe[b].real_ns;
-		} else {
-			len = e->len;
-		}
+	} else if (src->past_step_ns && src->rec_dir[0]) {
+		d = past_recorded(src, e->real_ns, &dlen);
+		if (d) /* the recording's start within the step: shorter */
+			src->past_base_ns = src->past_ns - src->past_step_ns;
+		else
+			src->past_step_ns = 0;
+	}
+	if (d) {
+		doc = d;
+		len = dlen;
 	}
 	if (model_apply_text(m, doc, len, MODEL_VIEW) < 0)
 		snprintf(src->past_note, sizeof(src->past_note), "sample %llu: cannot decode",
@@ -701,10 +739,10 @@ unsigned source_time_widen(struct source *src, struct model *m)
 	if (src->kind == SOURCE_REPLAY)
 		return source_replay_widen(src);
 	src->past_note[0] = '\0';
-	if (src->kind == SOURCE_DAEMON) {
+	if (src->kind == SOURCE_DAEMON && !src->rec_dir[0]) {
 		/* its documents carry rates of one interval, not the counters */
 		snprintf(src->past_note, sizeof(src->past_note),
-			 "wider intervals: embedded, or iotriage replay of the daemon's recording");
+			 "i: the daemon does not record (--record): one sample only");
 		return UI_REDRAW;
 	}
 	for (i = 0; i < n && replay_steps_ns[i] != src->past_step_ns; i++)
@@ -1032,6 +1070,15 @@ static unsigned daemon_line(struct source *src, const char *line, size_t len, in
 		src->state[0] = '\0';
 		flags = UI_REDRAW;
 	} else if (strcmp(id, "status") == 0) {
+		struct json_object *rec = NULL;
+
+		/* where it records: the time keys' wider intervals read it */
+		src->rec_dir[0] = '\0';
+		if (json_object_object_get_ex(o, "record", &rec) &&
+		    json_object_object_get_ex(rec, "dir", &v) &&
+		    json_object_is_type(v, json_type_string))
+			snprintf(src->rec_dir, sizeof(src->rec_dir), "%s",
+				 json_object_get_string(v));
 		/* without --root, /proc/irq is read where the daemon reads /proc */
 		if (!src->root_given && json_object_object_get_ex(o, "root", &v) &&
 		    json_object_is_type(v, json_type_string)) {
@@ -1315,6 +1362,7 @@ void source_close(struct source *src)
 	sampler_close(src->sampler);
 	sampler_replay_close(src->rp);
 	sampler_close(src->past_s);
+	sampler_replay_close(src->past_rp);
 	past_clear(src);
 	sb_free(&src->pack);
 	if (src->have_root)

@@ -94,8 +94,9 @@ void source_replay_timeline(const struct source *src, char *buf, size_t size, in
  * on into the sparkline. Back past the oldest kept, a daemon is asked for
  * its history that far back, which reaches into its flight recording when
  * it records. Widen (i): one sample, 10 s, 1 min, 10 min, the metrics and
- * findings recomputed over the interval (embedded; a daemon's documents
- * carry one interval's rates, so it says so in the note). Each returns
+ * findings recomputed over the interval (embedded: from the packed
+ * snapshots; a daemon: from its flight recording, read here, when its
+ * status names one; else the note says why not). Each returns
  * UI_REDRAW or 0 (nothing to do).
  */
 unsigned source_time_step(struct source *src, int dir, struct model *m);

@@ -207,7 +207,7 @@ const char *const ui_time_keys_help[][2] = {
 		      "and a daemon's recording before them; the header says PAST and when)" },
 	{ "b", "jump to a time (HH:MM[:SS], YYYY-MM-DD HH:MM, -15m)" },
 	{ "i", "the interval: one sample, 10 s, 1 min, 10 min; metrics and findings "
-	       "recomputed over it (replay, embedded)" },
+	       "recomputed over it (replay, embedded, a daemon's recording)" },
 	{ "n", "back to now (replay: the recording's last sample)" },
 	{ "t T", "replay only: next / previous interval (live, t is the turbostat view); "
 		 "a and u refused (the recording is the past)" },
@@ -1064,7 +1064,8 @@ static const char tui_usage[] =
     "disk's queue chain (its blk-mq queues, interrupts and their CPUs' load) or\n"
     "an IRQ device group's lines. Time: < > (or , .) the previous / next sample\n"
     "kept (a daemon's history and, with --record, its recording), b jump to a\n"
-    "time, i the interval (embedded: 10 s, 1 min, 10 min), n now.\n"
+    "time, i the interval (10 s, 1 min, 10 min: embedded, or from the daemon's\n"
+    "recording), n now.\n"
     "When stdout is not a terminal, iotriage prints one snapshot (iotriage snapshot)\n"
     "instead.\n";
 

@@ -16,7 +16,8 @@
 #    daemon whose clock was 12 minutes behind (libfaketime; without it this
 #    part is skipped): b to a time older than the client's first history
 #    (600 s) asks the daemon's history that far back, which reaches into the
-#    recording: that recorded sample's values and time, < the one before;
+#    recording: that recorded sample's values and time, < the one before,
+#    i its 10 s read from the recording (as replay --step 10s says);
 #  - embedded over the same tree: < then i (10 s): "every" says the
 #    interval (the metrics over it) and PAST stays; n is now again.
 # Assertions wait for the screen (up to $WAIT s), never for a fixed time.
@@ -160,7 +161,7 @@ wait_for dmn '^ *CRIT sdb' || fail "daemon: now, the saturated disk's headline a
 T send-keys -t dmn '<'
 wait_for dmn 'PAST [0-9:]{8} -[0-9]+s' || fail "daemon: < from now is the sample before"
 T send-keys -t dmn i
-wait_for dmn 'wider intervals: embedded' || fail "daemon: i says why not"
+wait_for dmn 'i: the daemon does not record' || fail "daemon: i says why not"
 
 # the status words own their places at 80, 100 and 200 columns: PAUSED,
 # PAST and the clock on the left, DISCONNECTED on the right, none written
@@ -204,6 +205,15 @@ if [ -n "$old_pid" ]; then
 	set -- $(sed -n 5p "$tmp/ho")
 	wait_for rec "^sdb +$(printf '%s' "$3" | sed 's/\./\\./') " ||
 		fail "recording daemon: < to recorded sample $2's sdb r/s $3"
+	# i: 10 s ending at that sample, read from the recording as replay --step does
+	rs=$("$IOTRIAGE" replay "$tmp/rec" --json --step 10s --at "@$(($1 / 1000)).$(printf '%03d' $(($1 % 1000)))" |
+		python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); print("%.2f" % [x["r/s"] for x in d["disks"] if x["disk_device"] == "sdb"][0])') ||
+		fail "replay --step 10s of the recording"
+	T resize-window -t rec -x 132 -y 30 # room for "every" beside the long socket path
+	T send-keys -t rec i
+	wait_for rec 'PAST [0-9:]{8} -1[12]m[0-9]+s  every 10s' || fail "recording daemon: i, 10 s"
+	wait_for rec "^sdb +$(printf '%s' "$rs" | sed 's/\./\\./') " ||
+		fail "recording daemon: i, sdb r/s over 10 s $rs (replay --step 10s)"
 else
 	echo "recording part skipped: libfaketime (Debian: faketime) is not installed"
 fi
