@@ -99,11 +99,11 @@ struct source {
 	size_t pn, pcap, pbytes;
 	bool past;
 	int64_t past_ns;
-	int64_t past_base_ns;	/* the start of its interval shown, 0: the sample's own */
-	int64_t past_step_ns;	/* i: each interval this long, 0 one sample */
-	bool past_fetch;	/* a history request reaching into the recording is out */
-	int64_t past_want;	/* the time it is for */
-	struct sampler *past_s; /* embedded: wider intervals from the packed snapshots */
+	int64_t past_base_ns;		/* the start of its interval shown, 0: the sample's own */
+	int64_t past_step_ns;		/* i: each interval this long, 0 one sample */
+	bool past_fetch;		/* a history request reaching into the recording is out */
+	int64_t past_want;		/* the time it is for */
+	struct sampler *past_s;		/* embedded: wider intervals from the packed snapshots */
 	struct sampler_replay *past_rp; /* daemon: wider intervals from its recording */
 	char rec_dir[4096];		/* the daemon's --record (status), "" none */
 	struct strbuf pack;
