@@ -19,7 +19,8 @@
 #    recording: that recorded sample's values and time, < the one before,
 #    i its 10 s read from the recording (as replay --step 10s says);
 #  - embedded over the same tree: < then i (10 s): "every" says the
-#    interval (the metrics over it) and PAST stays; n is now again.
+#    interval (the metrics over it) and PAST stays; n is now again;
+#  - a replay (record-v1): > < and n, t still a step.
 # Assertions wait for the screen (up to $WAIT s), never for a fixed time.
 # Skips (77) without tmux or python3.
 set -u
@@ -228,6 +229,18 @@ screen_has 'PAST' || fail "embedded: PAST over the wider interval"
 T send-keys -t emb n
 wait_gone emb 'PAST' || fail "embedded: n is now again"
 wait_for emb 'every 0\.5s' || fail "embedded: now, the sampler's interval"
+
+# ---- replay: the same keys (t/T stay) ----
+RUN_AS="env TZ=UTC" run_in rpl 100 24 replay "$FIXTURES/record-v1/rec" --at @1795599812.559
+wait_for rpl ' #3  ' || fail "replay: the sample at --at"
+T send-keys -t rpl '>'
+wait_for rpl ' #4  ' || fail "replay: > the next sample"
+T send-keys -t rpl '<' '<'
+wait_for rpl ' #2  ' || fail "replay: < < two back"
+T send-keys -t rpl t
+wait_for rpl ' #3  ' || fail "replay: t still the next sample"
+T send-keys -t rpl n
+wait_for rpl ' #21  ' || fail "replay: n the recording's last sample"
 
 [ -z "$(sanitizer_reports)" ] || fail "sanitizer reports"
 echo ok
