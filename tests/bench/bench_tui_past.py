@@ -10,6 +10,7 @@ Usage: bench_tui_past.py SOCKET IOTRIAGE
 SOCKET: an iotriaged at --interval 1000 that has run for more than its
 --history 600 with --record, so that -780 s is in its recording only.
 """
+import atexit
 import os
 import re
 import statistics
@@ -37,7 +38,6 @@ def wait(pred, limit=30):
         if pred(s):
             return time.monotonic() - t0, s
         time.sleep(0.002)
-    T("kill-server")
     sys.exit("timeout; screen:\n" + screen())
 
 
@@ -53,6 +53,7 @@ def jump(when):
     T("send-keys", "-t", "m", "Enter")
 
 
+atexit.register(lambda: T("kill-server"))  # whichever way it ends
 T("new-session", "-d", "-s", "m", "-x", "80", "-y", "24",
   "env LANG=C.UTF-8 %s --socket %s --no-color; sleep 600" % (client, sock))
 t, s = wait(lambda s: "History: disk sdb" in s)
