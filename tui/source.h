@@ -85,6 +85,30 @@ unsigned source_replay_jump(struct source *src, int64_t real_ns);
 unsigned source_replay_widen(struct source *src);
 /* Replay: a timeline of width w ("03:12:05 [----|-----] 2d 4h") into buf. */
 void source_replay_timeline(const struct source *src, char *buf, size_t size, int w);
+/*
+ * The time keys, live and replay alike (replay: as source_replay_*; now is
+ * the recording's end). Live, they move over the samples kept here: the
+ * daemon's history and pushes as received, the embedded sampler's each with
+ * its packed snapshot (PAST_MAX of them, PAST_BYTES_MAX of bytes); the
+ * tables show the chosen one until source_time_now(), while new samples go
+ * on into the sparkline. Back past the oldest kept, a daemon is asked for
+ * its history that far back, which reaches into its flight recording when
+ * it records. Widen (i): one sample, 10 s, 1 min, 10 min, the metrics and
+ * findings recomputed over the interval (embedded: from the packed
+ * snapshots; a daemon: from its flight recording, read here, when its
+ * status names one; else the note says why not). Each returns
+ * UI_REDRAW or 0 (nothing to do).
+ */
+unsigned source_time_step(struct source *src, int dir, struct model *m);
+unsigned source_time_jump(struct source *src, int64_t real_ns, struct model *m);
+unsigned source_time_widen(struct source *src, struct model *m);
+unsigned source_time_now(struct source *src, struct model *m);
+/* Live, looking at the past: true with the time of the sample shown and of
+ * the newest; false showing now (and in a replay). */
+bool source_past(const struct source *src, int64_t *ret_shown_ns, int64_t *ret_newest_ns);
+/* What the last time key met ("the oldest sample kept here"; a daemon's
+ * answer comes later), once: true with it in buf, then forgotten. */
+bool source_past_note_take(struct source *src, char *buf, size_t size);
 /* The interval the tables show, in ms (0 unknown yet). */
 long source_interval_ms(const struct source *src);
 /* True when samples flow: always for embedded, a live daemon connection. */

@@ -201,11 +201,16 @@ const char *const ui_keys_help[][2] = {
 	{ NULL, NULL },
 };
 
-/* After every view's keys: the replay's, which take over t. */
-const char *const ui_replay_keys_help[][2] = {
-	{ "t T b i", "replay only: next / previous interval, jump to a time, the interval (one "
-		     "sample, 10 s, 1 min, 10 min); findings are recomputed for it, a and u "
-		     "refused (the recording is the past)" },
+/* After every view's keys: time, live and replay. */
+const char *const ui_time_keys_help[][2] = {
+	{ "< >  , .", "time: the previous / next interval (live: over the samples kept here, "
+		      "and a daemon's recording before them; the header says PAST and when)" },
+	{ "b", "jump to a time (HH:MM[:SS], YYYY-MM-DD HH:MM, -15m)" },
+	{ "i", "the interval: one sample, 10 s, 1 min, 10 min; metrics and findings "
+	       "recomputed over it (replay, embedded, a daemon's recording)" },
+	{ "n", "back to now (replay: the recording's last sample)" },
+	{ "t T", "replay only: next / previous interval (live, t is the turbostat view); "
+		 "a and u refused (the recording is the past)" },
 	{ NULL, NULL },
 };
 
@@ -253,7 +258,33 @@ struct header_field {
 	bool on;
 };
 
-enum { HF_NAME, HF_MODE, HF_PAUSED, HF_EVERY, HF_HOST, HF_TIMELINE, HF_CLOCK, HF__COUNT };
+enum { HF_NAME, HF_MODE, HF_PAUSED, HF_PAST, HF_EVERY, HF_HOST, HF_TIMELINE, HF_CLOCK, HF__COUNT };
+
+/* "PAST 17:57:05 -2m10s": the sample the tables show, live, and how long
+ * before the newest it was taken; "" when they show now. */
+static void past_word(const struct ui *ui, char *buf, size_t size)
+{
+	int64_t shown, newest, ago;
+	char when[16] = "?";
+	time_t t;
+	struct tm tm;
+
+	buf[0] = '\0';
+	if (!source_past(ui->src, &shown, &newest))
+		return;
+	t = (time_t)(shown / 1000000000);
+	if (localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	ago = (newest - shown + 500000000) / 1000000000;
+	if (ago < 60)
+		snprintf(buf, size, "PAST %s -%llds", when, (long long)ago);
+	else if (ago < 3600)
+		snprintf(buf, size, "PAST %s -%lldm%02llds", when, (long long)(ago / 60),
+			 (long long)(ago % 60));
+	else
+		snprintf(buf, size, "PAST %s -%lldh%02lldm", when, (long long)(ago / 3600),
+			 (long long)(ago / 60 % 60));
+}
 
 /* replay: where we are in the recording (atop's habit, on the top line),
  * in the room left; it says the sample's date and time, so the clock goes */
@@ -311,13 +342,18 @@ static void draw_header(struct ui *ui)
 	if (ui->paused)
 		snprintf(f[HF_PAUSED].text, sizeof(f[0].text), "PAUSED");
 	f[HF_PAUSED].prio = 0;
+	past_word(ui, f[HF_PAST].text, sizeof(f[0].text));
+	f[HF_PAST].prio = 0;
 	snprintf(f[HF_EVERY].text, sizeof(f[0].text), "every %s", itv);
 	f[HF_EVERY].prio = 3;
 	snprintf(f[HF_HOST].text, sizeof(f[0].text), "host %s", m->host[0] ? m->host : "?");
 	f[HF_HOST].prio = 4;
 	f[HF_TIMELINE].prio = 6; /* in its turn, the room left then */
 	if (m->have_sample) {
-		time_t t = (time_t)(m->timestamp_ms / 1000);
+		int64_t shown, newest;
+		/* looking at the past, the clock stays the newest sample's */
+		time_t t = source_past(ui->src, &shown, &newest) ? (time_t)(newest / 1000000000)
+								 : (time_t)(m->timestamp_ms / 1000);
 		struct tm tm;
 
 		if (localtime_r(&t, &tm))
@@ -425,7 +461,7 @@ static void draw_footer(struct ui *ui, int y)
 		char buf[128];
 
 		snprintf(buf, sizeof(buf), "filter %s: %s_", panels[ui->focus]->name, ui->edit);
-		if (ui->jumping) /* replay's b */
+		if (ui->jumping) /* b */
 			snprintf(buf, sizeof(buf),
 				 "jump to (YYYY-MM-DD HH:MM[:SS], HH:MM, -15m): %s_", ui->edit);
 		ui_put(y, 0, COLS, A_BOLD, buf);
@@ -660,7 +696,52 @@ static unsigned key_sort(struct ui *ui)
 	return UI_REDRAW;
 }
 
-/* replay's 'b': the typed time, on Enter */
+/* What the time key met, on the footer. */
+static unsigned time_key_note(struct ui *ui, unsigned flags)
+{
+	source_past_note_take(ui->src, ui->note, sizeof(ui->note));
+	return flags | UI_REDRAW;
+}
+
+bool ui_key_is_time(const struct ui *ui, int ch)
+{
+	switch (ch) {
+	case '<':
+	case '>':
+	case ',':
+	case '.':
+	case 'b':
+	case 'i':
+	case 'n':
+		return true;
+	case 't':
+	case 'T':
+		return source_kind(ui->src) == SOURCE_REPLAY;
+	default:
+		return false;
+	}
+}
+
+/* The time keys (ui_key_is_time): step, jump, interval, now. */
+static unsigned key_time(struct ui *ui, int ch)
+{
+	switch (ch) {
+	case 'i': /* the interval: one sample, 10 s, 1 min, 10 min */
+		return time_key_note(ui, source_time_widen(ui->src, &ui->model));
+	case 'n':
+		return time_key_note(ui, source_time_now(ui->src, &ui->model));
+	case 'b':
+		ui->editing = ui->jumping = true;
+		ui->edit[0] = '\0';
+		ui->edit_len = 0;
+		return UI_REDRAW;
+	}
+	return time_key_note(
+	    ui,
+	    source_time_step(ui->src, ch == 't' || ch == '>' || ch == '.' ? 1 : -1, &ui->model));
+}
+
+/* 'b': the typed time, on Enter */
 static unsigned key_jump(struct ui *ui, int ch)
 {
 	struct timespec ts;
@@ -685,7 +766,7 @@ static unsigned key_jump(struct ui *ui, int ch)
 		snprintf(ui->note, sizeof(ui->note), "'%s' is not a time", ui->edit);
 		return UI_REDRAW;
 	}
-	return source_replay_jump(ui->src, t);
+	return time_key_note(ui, source_time_jump(ui->src, t, &ui->model));
 }
 
 static unsigned key_edit(struct ui *ui, int ch)
@@ -796,18 +877,9 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 				return f;
 		}
 	}
-	/* replay: atop's keys for time win over the turbostat sources view's t */
-	if (source_kind(ui->src) == SOURCE_REPLAY &&
-	    (ch == 't' || ch == 'T' || ch == 'b' || ch == 'i')) {
-		if (ch == 'i') /* the interval: one sample, 10 s, 1 min, 10 min */
-			return source_replay_widen(ui->src);
-		if (ch != 'b')
-			return source_replay_step(ui->src, ch == 't' ? 1 : -1);
-		ui->editing = ui->jumping = true;
-		ui->edit[0] = '\0';
-		ui->edit_len = 0;
-		return UI_REDRAW;
-	}
+	/* time; replay: atop's t/T win over the turbostat sources view's t */
+	if (ui_key_is_time(ui, ch))
+		return key_time(ui, ch);
 	/* a view's key opens it */
 	for (size_t i = 0; ui_views[i]; i++)
 		for (size_t k = 0; k < 4 && ui_views[i]->keys[k]; k++)
@@ -966,6 +1038,9 @@ static int ui_loop(struct ui *ui, int sfd)
 			flags |=
 			    source_dispatch(ui->src, n > 0 && pfd[2].fd >= 0 ? pfd[2].revents : 0,
 					    t, &ui->model, ui->paused);
+		/* a time key's answer from the daemon (its recording) */
+		if (source_past_note_take(ui->src, ui->note, sizeof(ui->note)))
+			flags |= UI_REDRAW;
 	}
 	return quit_sig;
 }
@@ -987,7 +1062,10 @@ static const char tui_usage[] =
     "p processes by IO, t turbostat sources (each column's, or why unavailable),\n"
     "[ ] the previous / next CPU of the heat map (64 CPUs and more), Enter a\n"
     "disk's queue chain (its blk-mq queues, interrupts and their CPUs' load) or\n"
-    "an IRQ device group's lines.\n"
+    "an IRQ device group's lines. Time: < > (or , .) the previous / next sample\n"
+    "kept (a daemon's history and, with --record, its recording), b jump to a\n"
+    "time, i the interval (10 s, 1 min, 10 min: embedded, or from the daemon's\n"
+    "recording), n now.\n"
     "When stdout is not a terminal, iotriage prints one snapshot (iotriage snapshot)\n"
     "instead.\n";
 

@@ -289,7 +289,7 @@ extern const struct view_ops view_history;
 extern const struct view_ops *const ui_views[];
 /* The loop's own keys on the help screen, after help's own; { NULL } ends. */
 extern const char *const ui_keys_help[][2];
-extern const char *const ui_replay_keys_help[][2];
+extern const char *const ui_time_keys_help[][2];
 /* Opens v (closing the view open, unless v is VIEW_WHOLE); UI_REDRAW. */
 unsigned ui_open(struct ui *ui, const struct view_ops *v);
 
@@ -307,6 +307,9 @@ void view_findings_free(struct ui *ui);
 /* Whether ch is one of the loop's global keys (quit, help, pause, interval,
  * redraw) that a view over the tables leaves to the loop (UI_PASS). */
 bool ui_key_is_global(int ch);
+/* Whether ch is a time key (< > , . b i n; replay's t T too), which the
+ * findings panel leaves to the loop: the findings follow the time. */
+bool ui_key_is_time(const struct ui *ui, int ch);
 /* The header's turbostat and PSI/writeback lines from row y, in n lines (1:
  * all on one); returns the lines drawn (view_sections.c). */
 int view_sections_header_draw(struct ui *ui, int y, int n);

@@ -580,9 +580,8 @@ unsigned view_findings_key(struct ui *ui, int ch)
 	}
 	if (ui_key_is_global(ch))
 		return UI_PASS;
-	/* replay: time moves under the panel, the findings follow it */
-	if (source_kind(ui->src) == SOURCE_REPLAY &&
-	    (ch == 't' || ch == 'T' || ch == 'b' || ch == 'i'))
+	/* time moves under the panel, the findings follow it */
+	if (ui_key_is_time(ui, ch))
 		return UI_PASS;
 	return 0;
 }

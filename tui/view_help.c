@@ -40,8 +40,8 @@ static void keys(struct draw_text *o)
 			for (size_t i = 0; ui_keys_help[i][0]; i++)
 				entry(o, ui_keys_help[i][0], ui_keys_help[i][1]);
 	}
-	for (size_t i = 0; ui_replay_keys_help[i][0]; i++)
-		entry(o, ui_replay_keys_help[i][0], ui_replay_keys_help[i][1]);
+	for (size_t i = 0; ui_time_keys_help[i][0]; i++)
+		entry(o, ui_time_keys_help[i][0], ui_time_keys_help[i][1]);
 }
 
 /* The whole text into o; returns its lines. */

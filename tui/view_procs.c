@@ -19,6 +19,7 @@
 /* Where the bytes and the delays come from, as the document says. */
 static void sources_line(struct draw_text *o, const struct ui *ui)
 {
+	int64_t shown, newest; /* the time keys' past: what the daemon read then */
 	const struct model_procs *p = &ui->model.sections.procs;
 	char delay[MODEL_SECTIONS_REASON_MAX + 64], why[MODEL_SECTIONS_REASON_MAX];
 
@@ -50,8 +51,9 @@ static void sources_line(struct draw_text *o, const struct ui *ui)
 		    (unsigned long long)p->scan_every,
 		    p->scanned ? "scanned this sample" : "rows of the last scan",
 		    /* a recording is what the daemon read then: nothing asks now */
-		    source_kind(ui->src) == SOURCE_REPLAY ? "as recorded"
-							  : "this view asks for every sample");
+		    source_kind(ui->src) == SOURCE_REPLAY   ? "as recorded"
+		    : source_past(ui->src, &shown, &newest) ? "as it was then"
+							    : "this view asks for every sample");
 	else if (p->has_scan && !p->scanned)
 		draw_text_printf(o, 0, "scan: rows of the scan %llu sample(s) ago",
 				 (unsigned long long)p->scan_age);

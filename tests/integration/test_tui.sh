@@ -336,7 +336,7 @@ a=$(line_of '^sda '); b=$(line_of '^sdb ')
 [ "$b" -lt "$a" ] || fail "daemon: sorted by %util: sdb above sda"
 T resize-window -t dmn -x 132 -y 40
 wait_for dmn '^sdb +100\.00 +500\.00 +400\.00 +16000\.00 ' || fail "daemon: the disk row at 132x40"
-grep -Eq 'wkB/s +rrqm/s' "$tmp/screen" || fail "daemon: 132 columns show wkB/s and more"
+wait_for dmn 'wkB/s +rrqm/s' || fail "daemon: 132 columns show wkB/s and more"
 grep -Eq "^ iotriage +daemon $tmp/d.sock +every 1s " "$tmp/screen" ||
 	fail "daemon: the header at 132x40"
 T resize-window -t dmn -x 80 -y 24
