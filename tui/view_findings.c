@@ -461,6 +461,7 @@ static unsigned ask(struct ui *ui, bool undo)
 	struct row *v = NULL;
 	size_t n = rows_build(ui, &v);
 	const struct row *r;
+	int64_t shown_ns, newest_ns;
 
 	fp->status[0] = '\0';
 	keep_selection(fp, v, n);
@@ -472,6 +473,11 @@ static unsigned ask(struct ui *ui, bool undo)
 			   undo ? "undo" : "apply");
 	} else if (!undo && r->kind == ROW_APPLIED) {
 		set_status(fp, true, "%s is no longer suggested: u undoes it", r->id);
+	} else if (!undo && source_past(ui->src, &shown_ns, &newest_ns)) {
+		/* the advice of a past sample: the host may have moved on */
+		set_status(fp, true,
+			   "looking at the past: this advice is of then; n returns to now before "
+			   "applying");
 	} else if (!undo && ui->paused) {
 		set_status(fp, true,
 			   "paused: the advice on screen may be old; resume (space) before "

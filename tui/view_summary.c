@@ -17,6 +17,7 @@ static void summary_draw(struct ui *ui, struct rect r)
 {
 	struct model_summary s;
 	char buf[320];
+	int64_t shown, newest;
 	int attr;
 
 	/* cut off from the daemon: why, whole, where the headline goes (the
@@ -50,8 +51,11 @@ static void summary_draw(struct ui *ui, struct rect r)
 		attr = (int)A_DIM;
 		break;
 	}
-	model_summary_line(&s, ui->utf8, source_kind(ui->src) != SOURCE_REPLAY, r.w, buf,
-			   sizeof(buf));
+	/* a replay, or the past live, cannot apply: f shows the fix */
+	model_summary_line(&s, ui->utf8,
+			   source_kind(ui->src) != SOURCE_REPLAY &&
+			       !source_past(ui->src, &shown, &newest),
+			   r.w, buf, sizeof(buf));
 	ui_fill(r.y, r.x, r.w, s.level == MODEL_SUM_CRITICAL ? attr : 0);
 	ui_put(r.y, r.x, r.w, attr, buf);
 }
