@@ -700,6 +700,9 @@ void sampler_restart(struct sampler *s)
 {
 	s->ticks = 0;
 	s->have_metrics = false;
+	/* the advice shown refers to the hold's actions: released first */
+	advice_free(&s->adv);
+	s->advise_ok = false;
 	advise_hold_free(&s->hold); /* a new run judges afresh, as its daemon did */
 }
 

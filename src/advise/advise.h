@@ -84,6 +84,9 @@ struct advice {
 	struct suggestion *suggestions;
 	size_t nsuggestions, suggestions_cap;
 	size_t nrising; /* advise_hold: findings measured but not shown yet (rising) */
+	/* advise_hold_step's: the suggestions' actions are the hold's (valid
+	 * until its next step or advise_hold_free); advice_free leaves them */
+	bool actions_held;
 };
 
 /*
@@ -112,7 +115,9 @@ void advise_rank(struct advice *a);
  * is shown once it stood ADV_RISE_SAMPLES samples in a row and stays until
  * it was absent ADV_CLEAR_SAMPLES samples in a row (shown then as last
  * seen, with its suggestions). advise_hold_step() rewrites *a in place to
- * what is shown; 0 or -ENOMEM (then *a is the raw advice).
+ * what is shown, taking its suggestions' actions (not copied: the shown
+ * advice refers to the hold's, so release it before the next step); 0 or
+ * -ENOMEM (then *a is only to be released with advice_free).
  */
 #define ADV_RISE_SAMPLES  2
 #define ADV_CLEAR_SAMPLES 5
