@@ -2,8 +2,8 @@
 /*
  * rec_trace: the tracing stage's read as the flight recorder's trace
  * record: lines of tab-separated fields, numbers in decimal, text escaped
- * as \xHH, the same line format as collect/rec_payload.c's sections (this
- * stage may not include collect), so the frame codec (lib/rec_diff.c)
+ * as \xHH, the line format of collect/rec_payload.c's sections
+ * (lib/rec_text.c), so the frame codec (lib/rec_diff.c)
  * stores a counter that moved as its difference. A CPU that took no time,
  * a histogram's empty top buckets are left out. A missing trailing field
  * reads as 0, a line of an unknown kind is skipped (a later version may
@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rec_text.h"
 #include "rec_trace.h"
 
 /* ---- writing ---- */
@@ -32,24 +33,11 @@ static void w_u(struct strbuf *o, uint64_t v)
 	sb_u64(o, v);
 }
 
-/* Text with tab, newline, other control bytes and '\' as \xHH. */
+/* Text escaped (lib/rec_text.c). */
 static void w_s(struct strbuf *o, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-
 	sb_putc(o, '\t');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch >= 0x20 && ch != 0x7f && ch != '\\') {
-			sb_putc(o, (char)ch);
-			continue;
-		}
-		sb_putc(o, '\\');
-		sb_putc(o, 'x');
-		sb_putc(o, hex[ch >> 4]);
-		sb_putc(o, hex[ch & 15]);
-	}
+	rec_text_put_s(o, s);
 }
 
 int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
@@ -141,120 +129,16 @@ int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
 
 /* ---- reading ---- */
 
-struct rd {
-	const char *p, *end;  /* the record's lines left */
-	const char *f, *lend; /* the current line's fields left; f NULL: none left */
-	bool bad;
-};
-
-/* The next line that is not empty: false at the end. */
-static bool rd_line(struct rd *r)
-{
-	const char *nl;
-
-	while (r->p < r->end && *r->p == '\n')
-		r->p++;
-	if (r->p >= r->end)
-		return false;
-	nl = memchr(r->p, '\n', (size_t)(r->end - r->p));
-	r->f = r->p;
-	r->lend = nl ? nl : r->end;
-	r->p = nl ? nl + 1 : r->end;
-	return true;
-}
-
-/* The next field (not NUL-terminated); an absent one is empty. */
-static size_t rd_field(struct rd *r, const char **ret)
-{
-	const char *s = r->f, *t;
-
-	if (!s) {
-		*ret = "";
-		return 0;
-	}
-	t = memchr(s, '\t', (size_t)(r->lend - s));
-	if (t) {
-		r->f = t + 1;
-	} else {
-		t = r->lend;
-		r->f = NULL;
-	}
-	*ret = s;
-	return (size_t)(t - s);
-}
-
-static uint64_t r_u(struct rd *r)
-{
-	const char *s;
-	size_t n = rd_field(r, &s);
-	uint64_t v = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned d = (unsigned char)s[i] - '0';
-
-		if (d > 9 || v > (UINT64_MAX - d) / 10) {
-			r->bad = true;
-			return 0;
-		}
-		v = v * 10 + d;
-	}
-	return v;
-}
-
 /* A number below max (exclusive), else the record is malformed. */
-static uint64_t r_below(struct rd *r, uint64_t max)
+static uint64_t r_below(struct rec_text *r, uint64_t max)
 {
-	uint64_t v = r_u(r);
+	uint64_t v = rec_text_u(r);
 
 	if (v >= max) {
 		r->bad = true;
 		return 0;
 	}
 	return v;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Unescapes the next field into dst (cut to size - 1 bytes, NUL-terminated). */
-static void r_s(struct rd *r, char *dst, size_t size)
-{
-	const char *s;
-	size_t n = rd_field(r, &s), k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-
-		if (ch == '\\') {
-			int hi = i + 3 < n && s[i + 1] == 'x' ? hexval(s[i + 2]) : -1;
-			int lo = hi >= 0 ? hexval(s[i + 3]) : -1;
-
-			if (lo < 0) {
-				r->bad = true;
-				break;
-			}
-			ch = (char)(hi << 4 | lo);
-			i += 3;
-		}
-		if (k + 1 < size)
-			dst[k++] = ch;
-	}
-	dst[k] = '\0';
-}
-
-/* The first field of a line: its kind. */
-static char r_kind(struct rd *r)
-{
-	const char *s;
-	size_t n = rd_field(r, &s);
-
-	return n == 1 ? s[0] : '?';
 }
 
 static int grow_zero(void **p, size_t n, size_t size)
@@ -286,15 +170,16 @@ static int alloc_tables(struct trace_raw *t, size_t nirq, size_t nlat)
 /* Lines of kind k (its first field exactly "k") in the record. */
 static size_t count_kind(const char *p, size_t len, char k)
 {
-	struct rd r = { .p = p, .end = p + len };
+	struct rec_text r;
 	size_t n = 0;
 
-	while (rd_line(&r))
+	rec_text_init(&r, p, len);
+	while (rec_text_line(&r))
 		n += r.lend - r.f >= 1 && r.f[0] == k && (r.lend - r.f == 1 || r.f[1] == '\t');
 	return n;
 }
 
-static void r_irq(struct rd *r, struct trace_raw *t)
+static void r_irq(struct rec_text *r, struct trace_raw *t)
 {
 	size_t nc = t->ncpu, row = t->nirq;
 	uint32_t irq = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
@@ -306,58 +191,55 @@ static void r_irq(struct rd *r, struct trace_raw *t)
 	while (r->f && !r->bad) {
 		size_t c = (size_t)r_below(r, nc);
 
-		t->irq_ns[row * nc + c] = r_u(r);
-		t->irq_count[row * nc + c] = r_u(r);
+		t->irq_ns[row * nc + c] = rec_text_u(r);
+		t->irq_count[row * nc + c] = rec_text_u(r);
 	}
 	t->nirq++;
 }
 
-static int cmp_lat_key(const struct trace_lat_raw *x, const struct trace_lat_raw *y)
+/* A histogram's key as one number, in the metrics' order (major, minor,
+ * op, stage): major and minor within the kernel's dev_t, as trace.c
+ * decodes it (12 and 20 bits). */
+static uint64_t lat_key(const struct trace_lat_raw *l)
 {
-	if (x->major != y->major)
-		return x->major < y->major ? -1 : 1;
-	if (x->minor != y->minor)
-		return x->minor < y->minor ? -1 : 1;
-	if (x->op != y->op)
-		return x->op < y->op ? -1 : 1;
-	return x->kind < y->kind ? -1 : x->kind > y->kind;
+	return (uint64_t)l->major << 32 | (uint64_t)l->minor << 8 | (uint64_t)l->op << 4 | l->kind;
 }
 
-static void r_lat(struct rd *r, struct trace_raw *t)
+static void r_lat(struct rec_text *r, struct trace_raw *t)
 {
 	struct trace_lat_raw *l = &t->lat[t->nlat];
 
 	memset(l, 0, sizeof(*l));
-	l->major = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
-	l->minor = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
+	l->major = (uint32_t)r_below(r, 1u << 12);
+	l->minor = (uint32_t)r_below(r, 1u << 20);
 	/* indices of the metrics' [op][kind] tables */
 	l->op = (uint8_t)r_below(r, TRACE_OP__COUNT);
 	l->kind = (uint8_t)r_below(r, TRACE_LAT__COUNT);
-	l->count = r_u(r);
-	l->sum_ns = r_u(r);
-	l->remote = r_u(r);
+	l->count = rec_text_u(r);
+	l->sum_ns = rec_text_u(r);
+	l->remote = rec_text_u(r);
 	for (int s = 0; s < TRACE_HIST_SLOTS; s++)
-		l->slots[s] = r_u(r);
+		l->slots[s] = rec_text_u(r);
 	/* sorted and unique: the metrics merge two reads by this key */
-	if (t->nlat && cmp_lat_key(&t->lat[t->nlat - 1], l) >= 0)
+	if (t->nlat && lat_key(&t->lat[t->nlat - 1]) >= lat_key(l))
 		r->bad = true;
 	t->nlat++;
 }
 
-static void r_soft(struct rd *r, struct trace_raw *t)
+static void r_soft(struct rec_text *r, struct trace_raw *t)
 {
 	size_t c = (size_t)r_below(r, t->ncpu);
 
 	for (int v = 0; v < TRACE_NR_SOFTIRQS; v++)
-		t->soft_ns[c * TRACE_NR_SOFTIRQS + v] = r_u(r);
+		t->soft_ns[c * TRACE_NR_SOFTIRQS + v] = rec_text_u(r);
 	for (int v = 0; v < TRACE_NR_SOFTIRQS; v++)
-		t->soft_count[c * TRACE_NR_SOFTIRQS + v] = r_u(r);
+		t->soft_count[c * TRACE_NR_SOFTIRQS + v] = rec_text_u(r);
 }
 
 int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 {
 	size_t nirq = count_kind(p, len, 'i'), nlat = count_kind(p, len, 'l');
-	struct rd r = { .p = p, .end = p + len };
+	struct rec_text r;
 	bool valid = false, head = false;
 	uint64_t budget;
 
@@ -368,8 +250,9 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 	memset(t->probe, 0, sizeof(t->probe));
 	if (nirq > TRACE_MAX_IRQS || nlat > TRACE_MAX_LAT)
 		return -EBADMSG;
-	while (!r.bad && rd_line(&r)) {
-		char k = r_kind(&r);
+	rec_text_init(&r, p, len);
+	while (!r.bad && rec_text_line(&r)) {
+		char k = rec_text_kind(&r);
 		struct trace_probe_status *pr;
 
 		if (!head && k != 'h')
@@ -379,10 +262,10 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 			if (head)
 				return -EBADMSG;
 			head = true;
-			valid = r_u(&r) != 0;
+			valid = rec_text_u(&r) != 0;
 			t->mono_ns = (int64_t)r_below(&r, (uint64_t)INT64_MAX + 1);
-			t->stats = r_u(&r) != 0;
-			budget = r_u(&r);
+			t->stats = rec_text_u(&r) != 0;
+			budget = rec_text_u(&r);
 			memcpy(&t->budget_pct, &budget, sizeof(budget));
 			t->ncpu = (uint32_t)r_below(&r, REC_TRACE_CPUS_MAX + 1);
 			if (r.bad || (valid && !t->ncpu) || nirq * t->ncpu > REC_TRACE_CELLS_MAX)
@@ -391,20 +274,20 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 				return -ENOMEM;
 			break;
 		case 'w':
-			r_s(&r, t->stats_reason, sizeof(t->stats_reason));
+			rec_text_s(&r, t->stats_reason, sizeof(t->stats_reason));
 			break;
 		case 'p': {
-			uint64_t i = r_u(&r);
+			uint64_t i = rec_text_u(&r);
 
 			if (i >= TRACE__COUNT)
 				break; /* a probe of a later version */
 			pr = &t->probe[i];
-			pr->on = r_u(&r) != 0;
-			pr->read = r_u(&r) != 0;
-			pr->has_run = r_u(&r) != 0;
-			pr->run_ns = r_u(&r);
-			pr->run_cnt = r_u(&r);
-			r_s(&r, pr->reason, sizeof(pr->reason));
+			pr->on = rec_text_u(&r) != 0;
+			pr->read = rec_text_u(&r) != 0;
+			pr->has_run = rec_text_u(&r) != 0;
+			pr->run_ns = rec_text_u(&r);
+			pr->run_cnt = rec_text_u(&r);
+			rec_text_s(&r, pr->reason, sizeof(pr->reason));
 			break;
 		}
 		case 's':

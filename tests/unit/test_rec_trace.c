@@ -221,10 +221,12 @@ static void test_hostile(void **state)
 		"\nh\t1\t1\t0\t0\t2\nl\t1\t1\t4\t0\n",	  /* an op past the table */
 		"\nh\t1\t1\t0\t0\t2\nl\t1\t1\t0\t2\n",	  /* a stage past it */
 		"\nh\t1\t1\t0\t0\t2\nl\t1\t2\t0\t0\nl\t1\t1\t0\t0\n", /* unsorted */
-		"\nh\t1\t1\t0\t0\t2\ns\t0\t1x\n",		      /* not a number */
-		"\nh\t1\t1\t0\t0\t2\ns\t0\t99999999999999999999\n",   /* past u64 */
-		"\nh\t1\t1\t0\t0\t2\nw\tbad\\x4\n",		      /* a torn escape */
-		"\nh\t1\t9223372036854775808\t0\t0\t2\n",	      /* mono_ns past i64 */
+		"\nh\t1\t1\t0\t0\t2\nl\t4096\t0\t0\t0\n",    /* a major past dev_t's 12 bits */
+		"\nh\t1\t1\t0\t0\t2\nl\t1\t1048576\t0\t0\n", /* a minor past its 20 */
+		"\nh\t1\t1\t0\t0\t2\ns\t0\t1x\n",	     /* not a number */
+		"\nh\t1\t1\t0\t0\t2\ns\t0\t99999999999999999999\n", /* past u64 */
+		"\nh\t1\t1\t0\t0\t2\nw\tbad\\x4\n",		    /* a torn escape */
+		"\nh\t1\t9223372036854775808\t0\t0\t2\n",	    /* mono_ns past i64 */
 	};
 	struct trace_raw u = { 0 };
 	struct strbuf many = { 0 };
