@@ -4,8 +4,9 @@
 as root on the live kernel: iotriaged --trace --record while fio reads a
 loop device over a file in /dev/shm; every sample's "trace" section the
 daemon served (its history reply, its own ring) is the one
-`iotriage replay --json` makes of the recording, and so is
-`replay --at` of one sample; the loop device's latencies are in it.
+`iotriage replay --json` makes of the recording (and so is every other
+section, the advice included), and so is `replay --at` of one sample; the
+loop device's latencies are in it.
 Skips (77) without root, BTF, fio or losetup, or when BPF is refused.
 Every loop device, file and process started is removed.
 """
@@ -103,6 +104,12 @@ def main():
                   "sample %d: the replay's trace section differs: live %s, replayed %s"
                   % (doc["sample"], json.dumps(doc["trace"])[:800],
                      json.dumps(got.get("trace"))[:800]))
+            # and every other section, the advice too (it may use the
+            # trace's numbers: then only as the daemon had them)
+            diff = sorted(k for k in set(doc) | set(got) if doc.get(k) != got.get(k))
+            check(not diff, "sample %d: sections %s differ in the replay: live %s, replayed %s"
+                  % (doc["sample"], diff, json.dumps({k: doc.get(k) for k in diff})[:600],
+                     json.dumps({k: got.get(k) for k in diff})[:600]))
         busy = [x for x in rated if loaded(x, dev) > 0]
         one = busy[len(busy) // 2]
         lat = next(x for x in one["trace"]["disks"] if x["disk"] == dev)["lat"]
