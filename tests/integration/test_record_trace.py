@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemon_lib import Daemon, check, cleanup, env, fail, skip  # noqa: E402
-from test_record import history_docs, run, wait_samples  # noqa: E402
+from test_record import fixture_replays, history_docs, project2, run, wait_samples  # noqa: E402
 
 SAMPLES = 16  # rated samples with the loop device's IOs in them
 
@@ -32,7 +32,30 @@ def loaded(doc, dev):
     return sum(d["completed"] for d in t.get("disks", []) if d["disk"] == dev)
 
 
+def project3(d):
+    """What tests/fixtures/record-v6/expected.json keeps of a document:
+    project2's, and the trace section's probes, interval, softirq and
+    hardirq time of all CPUs and each disk's completed IOs and read p99."""
+    e = project2(d)
+    t = d.get("trace")
+    if t and t.get("available"):
+        cpus = t.get("cpus", [])
+        e["trace"] = [
+            sorted(k for k, p in t["probes"].items() if p["on"]), t.get("interval_ms"),
+            round(sum(sum(c.get("soft_us_s", {}).values()) for c in cpus), 2),
+            round(sum(c.get("hard_us_s", 0) for c in cpus), 2),
+            [[x["disk"], x["completed"],
+              x["lat"].get("read", {}).get("device", {}).get("p99_us")]
+             for x in t.get("disks", [])]]
+    else:
+        e["trace"] = t
+    return e
+
+
 def main():
+    # the committed version-6 recording (a daemon with --trace), read
+    # forever: no root needed to replay it
+    fixture_replays("record-v6", project3)
     if os.geteuid() != 0:
         skip("--trace and the record directory want root")
     if not os.path.exists("/sys/kernel/btf/vmlinux"):
