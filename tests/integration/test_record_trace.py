@@ -26,6 +26,15 @@ from test_record import fixture_replays, history_docs, project2, run, wait_sampl
 SAMPLES = 16  # rated samples with the loop device's IOs in them
 
 
+def stop(p):
+    """Kills fio's process group (gone already when its runtime ended)."""
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    p.wait()
+
+
 def loaded(doc, dev):
     """The loop device's completed IOs in a document's trace section."""
     t = doc.get("trace", {})
@@ -105,8 +114,7 @@ def main():
                 fail("fewer than %d samples with %s's IOs in 40 s; the last: %s"
                      % (SAMPLES, dev, json.dumps(docs[-1].get("trace"))[:800]))
             wait_samples(d, n + 4)
-        os.killpg(fio.pid, signal.SIGKILL)
-        fio.wait()
+        stop(fio)
         fio = None
         head, live = history_docs(d)
         check(head.get("recorded", 0) == 0, "the history reply reached into the recording")
@@ -147,10 +155,10 @@ def main():
               "(read p99 %.0f us in sample %d)"
               % (len(live), len(busy), dev, lat["read"]["device"]["p99_us"], one["sample"]))
     finally:
-        if fio:
-            os.killpg(fio.pid, signal.SIGKILL)
-            fio.wait()
+        # the daemon and the loop device go whatever failed before
         cleanup(daemons)
+        if fio:
+            stop(fio)
         if loop:
             subprocess.run(["losetup", "-d", loop])
         shutil.rmtree(shm, ignore_errors=True)
