@@ -17,6 +17,7 @@
 #include "rec_payload.h"
 #include "sampler.h"
 #include "encode_trace.h"
+#include "rec_trace.h"
 #include "trace.h"
 
 static int dup_opt(const char *s, char **ret)
@@ -106,6 +107,7 @@ void sampler_close(struct sampler *s)
 		topology_free(&s->topo);
 	sb_free(&s->json);
 	sb_free(&s->rec_topo);
+	sb_free(&s->rec_trace);
 	rec_payload_memo_free(&s->rec_memo);
 	free(s->host);
 	free(s->mode);
@@ -437,13 +439,16 @@ static void cost_account(struct sampler *s, struct snapshot *cur, int64_t spent_
 static void tick_trace(struct sampler *s, unsigned next)
 {
 	const struct trace_metrics *m = s->have_tm ? &s->tm : NULL;
+	/* a replayed sample: what its frame recorded (sampler_tick_recorded) */
+	bool want = s->recorded ? s->rec_has_trace : s->trace_wanted;
+	const char *why = s->recorded ? (s->rec_trace_off ? s->rec_trace_why : NULL)
+				      : (s->trace ? NULL : s->trace_why);
 
-	if (!s->trace_wanted || s->recorded || s->json.err || !s->json.len ||
-	    s->json.buf[s->json.len - 1] != '}')
+	if (!want || s->json.err || !s->json.len || s->json.buf[s->json.len - 1] != '}')
 		return;
 	s->json.len--;
 	sb_putc(&s->json, ',');
-	encode_trace(&s->json, s->trace ? NULL : s->trace_why, &s->traw[next], m);
+	encode_trace(&s->json, why, &s->traw[next], m);
 	if (s->json.len && s->json.buf[s->json.len - 1] == ',')
 		s->json.len--;
 	sb_putc(&s->json, '}');
@@ -473,7 +478,8 @@ static int tick_finish(struct sampler *s, unsigned next, int64_t t0)
 	}
 	/* the trace's interval first: the advice judges by its measured time */
 	s->have_tm =
-	    s->trace && !s->recorded && s->ticks > 1 &&
+	    (s->recorded ? s->rec_has_trace && !s->rec_trace_off : s->trace != NULL) &&
+	    s->ticks > 1 &&
 	    metrics_trace_compute(&s->traw[next ^ 1], &s->traw[next], &cur->disks, &s->tm) >= 0;
 	tick_advise(s, cur);
 	cost_account(s, cur, snapshot_thread_cpu_ns() - t0);
@@ -505,14 +511,74 @@ int sampler_tick(struct sampler *s)
 	return tick_finish(s, next, t0);
 }
 
+/* --trace: the trace record of the current sample (tag 17, format 6): the
+ * read of the maps, or why tracing is unavailable. */
+static void pack_trace(struct sampler *s, struct strbuf *o)
+{
+	size_t at = o->len;
+
+	if (!s->trace) {
+		rec_payload_put(o, REC_TAG_TRACE, -ENODEV, s->trace_why, strlen(s->trace_why));
+		return;
+	}
+	/* a placeholder header, its length filled in below */
+	rec_payload_put(o, REC_TAG_TRACE, 0, NULL, 0);
+	if (rec_trace_pack(&s->traw[s->cur], o) < 0)
+		return;
+	for (int k = 0; k < 4; k++)
+		o->buf[at + 8 + k] = (char)((uint32_t)(o->len - at - 12) >> (8 * k));
+}
+
 int sampler_pack(struct sampler *s, struct strbuf *out)
 {
 	const struct snapshot *cur = sampler_current(s);
 
 	if (!cur)
 		return 0;
+	sb_reset(&s->rec_trace);
+	if (s->trace_wanted && !s->recorded) {
+		pack_trace(s, &s->rec_trace);
+		if (s->rec_trace.err) {
+			out->err = s->rec_trace.err;
+			return out->err;
+		}
+	}
 	return snapshot_collector_pack(&s->col, cur, s->advise && s->have_topo ? &s->topo : NULL,
-				       &s->rec_memo, out);
+				       &s->rec_memo, &s->rec_trace, out);
+}
+
+/*
+ * A replayed frame's trace record into traw[next]: none (a recording
+ * before format 6, a daemon without --trace), the reason tracing was
+ * unavailable, or the read of the maps; a malformed one is unavailable,
+ * "not in the recording". Returns 0 or -ENOMEM.
+ */
+static int unpack_trace(struct sampler *s, unsigned next, const void *payload, size_t len)
+{
+	const char *p;
+	size_t n;
+	int32_t err;
+	int r;
+
+	s->traw[next].valid = false; /* never paired with an older frame's read */
+	s->rec_trace_off = false;
+	s->rec_has_trace = rec_payload_find(payload, len, REC_TAG_TRACE, &p, &n, &err) > 0;
+	if (!s->rec_has_trace)
+		return 0;
+	if (err < 0) {
+		s->rec_trace_off = true;
+		snprintf(s->rec_trace_why, sizeof(s->rec_trace_why), "%.*s",
+			 (int)(n < IOT_REASON_MAX ? n : IOT_REASON_MAX), p);
+		return 0;
+	}
+	r = rec_trace_unpack(p, n, &s->traw[next]);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		s->rec_trace_off = true;
+		snprintf(s->rec_trace_why, sizeof(s->rec_trace_why), "not in the recording");
+	}
+	return 0;
 }
 
 /* A replayed sample that skipped the scan with no scan before it in this
@@ -601,6 +667,9 @@ int sampler_tick_recorded(struct sampler *s, uint64_t id, int64_t mono_ns, int64
 	r = s->advise ? put_recorded_topology(s, payload, len) : 0;
 	if (r < 0)
 		return r;
+	r = unpack_trace(s, next, payload, len);
+	if (r < 0)
+		return r;
 	carry_recorded(s, cur, &s->snap[next ^ 1]);
 	cur->id = id;
 	cur->mono_ns = mono_ns;
@@ -627,6 +696,9 @@ void sampler_restart(struct sampler *s)
 {
 	s->ticks = 0;
 	s->have_metrics = false;
+	/* the advice shown refers to the hold's actions: released first */
+	advice_free(&s->adv);
+	s->advise_ok = false;
 	advise_hold_free(&s->hold); /* a new run judges afresh, as its daemon did */
 }
 

@@ -122,6 +122,12 @@ struct sampler {
 	struct trace_metrics tm;
 	bool have_tm; /* tm is this sample's interval (the advice used it) */
 	bool tm_ok;
+	struct strbuf rec_trace; /* sampler_pack's trace record */
+	/* a replayed frame's trace record: whether it had one, and whether
+	 * it says tracing was unavailable (why) */
+	bool rec_has_trace;
+	bool rec_trace_off;
+	char rec_trace_why[IOT_REASON_MAX];
 };
 
 /*

@@ -124,7 +124,7 @@ void advice_free(struct advice *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->nsuggestions; i++)
+	for (size_t i = 0; !a->actions_held && i < a->nsuggestions; i++)
 		free(a->suggestions[i].actions);
 	free(a->findings);
 	free(a->suggestions);

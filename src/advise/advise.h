@@ -89,6 +89,9 @@ struct advice {
 	struct suggestion *suggestions;
 	size_t nsuggestions, suggestions_cap;
 	size_t nrising; /* advise_hold: findings measured but not shown yet (rising) */
+	/* advise_hold_step's: the suggestions' actions are the hold's (valid
+	 * until its next step or advise_hold_free); advice_free leaves them */
+	bool actions_held;
 };
 
 /*
@@ -129,7 +132,9 @@ void advise_rank(struct advice *a);
  * seen, with its suggestions); a shown finding's severity moves up after
  * ADV_RISE_SAMPLES samples in a row measured above it, down after
  * ADV_CLEAR_SAMPLES below it. advise_hold_step() rewrites *a in place to
- * what is shown; 0 or -ENOMEM (then *a is the raw advice).
+ * what is shown, taking its suggestions' actions (not copied: the shown
+ * advice refers to the hold's, so release it before the next step); 0 or
+ * -ENOMEM (then *a is only to be released with advice_free).
  */
 #define ADV_RISE_SAMPLES  2
 #define ADV_CLEAR_SAMPLES 5

@@ -22,8 +22,9 @@
 
 struct advise_hold_entry {
 	struct finding f;     /* as last seen */
-	struct suggestion *s; /* its suggestions as last seen (deep copies) */
-	size_t ns;
+	struct suggestion *s; /* its suggestions as last seen; their actions are
+			       * the hold's (taken from the advice, never copied) */
+	size_t ns, scap;
 	unsigned seen, absent; /* samples in a row present / absent */
 	unsigned above, below; /* samples in a row measured above / below f.severity */
 	bool shown, present;
@@ -44,42 +45,42 @@ int advise_suggestion_copy(const struct suggestion *s, struct suggestion *ret)
 	return 0;
 }
 
-static void entry_free_suggestions(struct advise_hold_entry *e)
+static void entry_drop_actions(struct advise_hold_entry *e)
 {
 	for (size_t i = 0; i < e->ns; i++)
 		free(e->s[i].actions);
-	free(e->s);
-	e->s = NULL;
 	e->ns = 0;
 }
 
-/* e's suggestions become copies of a's that answer e's finding. */
-static int entry_take_suggestions(struct advise_hold_entry *e, const struct advice *a)
+static void entry_free_suggestions(struct advise_hold_entry *e)
 {
-	size_t n = 0, k = 0;
-	struct suggestion *s;
+	entry_drop_actions(e);
+	free(e->s);
+	e->s = NULL;
+	e->scap = 0;
+}
 
-	for (size_t i = 0; i < a->nsuggestions; i++)
-		n += strcmp(a->suggestions[i].finding, e->f.id) == 0;
-	entry_free_suggestions(e);
-	if (!n)
-		return 0;
-	s = calloc(n, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
+/*
+ * e's suggestions become a's that answer e's finding, their actions moved
+ * out of a (a's left without): no copy on the sampling path (copying them
+ * twice a sample was 3.4 ms a sample with 32 suggestions of 64 IRQs each,
+ * doc/PERFORMANCE.md "Advice hysteresis"). The previous ones' actions go:
+ * the advice shown with them was released before this step.
+ */
+static int entry_take_suggestions(struct advise_hold_entry *e, struct advice *a)
+{
+	entry_drop_actions(e);
 	for (size_t i = 0; i < a->nsuggestions; i++) {
-		if (strcmp(a->suggestions[i].finding, e->f.id) != 0)
+		struct suggestion *s = &a->suggestions[i];
+
+		if (strcmp(s->finding, e->f.id) != 0)
 			continue;
-		if (advise_suggestion_copy(&a->suggestions[i], &s[k]) < 0) {
-			e->s = s;
-			e->ns = k;
-			entry_free_suggestions(e);
+		if (grow((void **)&e->s, &e->scap, e->ns + 1, sizeof(*e->s)) < 0)
 			return -ENOMEM;
-		}
-		k++;
+		e->s[e->ns++] = *s;
+		s->actions = NULL;
+		s->nactions = 0;
 	}
-	e->s = s;
-	e->ns = k;
 	return 0;
 }
 
@@ -91,36 +92,34 @@ static struct advise_hold_entry *hold_find(struct advise_hold *h, const char *id
 	return NULL;
 }
 
-/* The shown entries, as an advice of their own. */
-static int hold_advice(const struct advise_hold *h, struct advice *ret)
+/* a becomes the shown entries, in its own arrays; the suggestions' actions
+ * are the entries' (a->actions_held), so nothing is copied but the structs. */
+static int hold_advice(const struct advise_hold *h, struct advice *a)
 {
-	struct advice o = { 0 };
-
+	/* the actions the hold did not take (a finding past HOLD_MAX) */
+	for (size_t i = 0; i < a->nsuggestions; i++)
+		free(a->suggestions[i].actions);
+	a->nfindings = a->nsuggestions = 0;
+	a->actions_held = true;
 	for (size_t i = 0; i < h->n; i++) {
 		const struct advise_hold_entry *e = &h->e[i];
 
 		if (!e->shown)
 			continue;
-		if (grow((void **)&o.findings, &o.findings_cap, o.nfindings + 1,
-			 sizeof(*o.findings)) < 0)
-			goto nomem;
-		o.findings[o.nfindings] = e->f;
-		o.findings[o.nfindings].held = e->absent;
-		o.nfindings++;
-		for (size_t k = 0; k < e->ns; k++) {
-			if (grow((void **)&o.suggestions, &o.suggestions_cap, o.nsuggestions + 1,
-				 sizeof(*o.suggestions)) < 0 ||
-			    advise_suggestion_copy(&e->s[k], &o.suggestions[o.nsuggestions]) < 0)
-				goto nomem;
-			o.nsuggestions++;
-		}
+		if (grow((void **)&a->findings, &a->findings_cap, a->nfindings + 1,
+			 sizeof(*a->findings)) < 0)
+			return -ENOMEM;
+		a->findings[a->nfindings] = e->f;
+		a->findings[a->nfindings].held = e->absent;
+		a->nfindings++;
+		if (grow((void **)&a->suggestions, &a->suggestions_cap, a->nsuggestions + e->ns,
+			 sizeof(*a->suggestions)) < 0)
+			return -ENOMEM;
+		for (size_t k = 0; k < e->ns; k++)
+			a->suggestions[a->nsuggestions++] = e->s[k];
 	}
-	advise_rank(&o);
-	*ret = o;
+	advise_rank(a);
 	return 0;
-nomem:
-	advice_free(&o);
-	return -ENOMEM;
 }
 
 /* e's finding becomes f as measured, with a shown one's severity held. */
@@ -150,7 +149,6 @@ static void hold_severity(struct advise_hold_entry *e, const struct finding *f)
 
 int advise_hold_step(struct advise_hold *h, struct advice *a)
 {
-	struct advice shown;
 	size_t w = 0;
 
 	for (size_t i = 0; i < h->n; i++)
@@ -191,12 +189,11 @@ int advise_hold_step(struct advise_hold *h, struct advice *a)
 		h->e[w++] = *e;
 	}
 	h->n = w;
-	if (hold_advice(h, &shown) < 0)
+	if (hold_advice(h, a) < 0)
 		return -ENOMEM;
+	a->nrising = 0;
 	for (size_t i = 0; i < h->n; i++)
-		shown.nrising += h->e[i].present && !h->e[i].shown;
-	advice_free(a);
-	*a = shown;
+		a->nrising += h->e[i].present && !h->e[i].shown;
 	return 0;
 }
 

@@ -8,10 +8,11 @@
  * "", an unknown one is ignored: a later version may append fields.
  * Never trusts a count: rows are the lines present, each table bounded.
  *
- * One of the flight recorder's four files, rec_*: collect/rec_payload.c
- * packs a sample's sections, lib/rec_diff.c makes a frame the difference
- * from the last, lib/rec_file.c writes and reads the segments, daemon/rec.c
- * drives them from iotriaged's loop (doc/recording.md).
+ * One of the flight recorder's files, rec_*: collect/rec_payload.c packs a
+ * sample's sections, trace/rec_trace.c its trace read, lib/rec_diff.c
+ * makes a frame the difference from the last, lib/rec_file.c writes and
+ * reads the segments, daemon/rec.c drives them from iotriaged's loop
+ * (doc/recording.md).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 
 #include "grow.h"
 #include "rec_payload.h"
+#include "rec_text.h"
 #include "turbo.h"
 #include "workload.h"
 
@@ -83,23 +85,7 @@ static void w_pct(struct strbuf *o, double v)
 /* Text with tab, newline, other control bytes and '\' as \xHH. */
 static void w_s(struct strbuf *o, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-
-	for (const char *p = s, *run = s;; p++) {
-		unsigned char ch = (unsigned char)*p;
-
-		if (ch && ch >= 0x20 && ch != 0x7f && ch != '\\')
-			continue;
-		if (p > run)
-			sb_append(o, run, (size_t)(p - run));
-		if (!ch)
-			break;
-		sb_putc(o, '\\');
-		sb_putc(o, 'x');
-		sb_putc(o, hex[ch >> 4]);
-		sb_putc(o, hex[ch & 15]);
-		run = p + 1;
-	}
+	rec_text_put_s(o, s);
 	sb_putc(o, '\t');
 }
 
@@ -162,78 +148,7 @@ static void rec_close(struct strbuf *o, size_t at)
 }
 
 /* ---- reading ---- */
-
-struct rd {
-	const char *p, *end;  /* the record's lines left */
-	const char *f, *lend; /* the current line's fields left; f NULL: none left */
-	bool bad;
-	size_t total; /* rows of a sub-table bounded across the record */
-};
-
-static void rd_init(struct rd *r, const char *p, size_t len)
-{
-	r->p = p;
-	r->end = p + len;
-	r->f = r->lend = NULL;
-	r->bad = false;
-	r->total = 0;
-}
-
-/* The next line that is not empty: false at the end. */
-static bool rd_line(struct rd *r)
-{
-	const char *nl;
-
-	while (r->p < r->end && *r->p == '\n')
-		r->p++;
-	if (r->p >= r->end)
-		return false;
-	nl = memchr(r->p, '\n', (size_t)(r->end - r->p));
-	r->f = r->p;
-	r->lend = nl ? nl : r->end;
-	r->p = nl ? nl + 1 : r->end;
-	return true;
-}
-
-/* The next field (not NUL-terminated); an absent one is empty. */
-static size_t rd_field(struct rd *r, const char **ret)
-{
-	const char *s = r->f, *t;
-
-	if (!s) {
-		*ret = "";
-		return 0;
-	}
-	t = memchr(s, '\t', (size_t)(r->lend - s));
-	if (t) {
-		r->f = t + 1;
-	} else {
-		t = r->lend;
-		r->f = NULL;
-	}
-	*ret = s;
-	return (size_t)(t - s);
-}
-
-static uint64_t r_u(struct rd *r)
-{
-	const char *s;
-	size_t n = rd_field(r, &s);
-	uint64_t v = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned d = (unsigned char)s[i] - '0';
-
-		if (d > 9 || v > (UINT64_MAX - d) / 10) {
-			r->bad = true;
-			return 0;
-		}
-		v = v * 10 + d;
-	}
-	return v;
-}
-
-static int64_t r_i(struct rd *r)
+static int64_t r_i(struct rec_text *r)
 {
 	const char *s;
 	size_t n;
@@ -246,7 +161,7 @@ static int64_t r_i(struct rd *r)
 	} else {
 		neg = false;
 	}
-	n = rd_field(r, &s);
+	n = rec_text_field(r, &s);
 	for (size_t i = 0; i < n; i++) {
 		unsigned d = (unsigned char)s[i] - '0';
 
@@ -264,7 +179,7 @@ static int64_t r_i(struct rd *r)
 }
 
 /* Integers of a narrower type: out of its range is a malformed record. */
-static int r_int(struct rd *r)
+static int r_int(struct rec_text *r)
 {
 	int64_t v = r_i(r);
 
@@ -275,9 +190,9 @@ static int r_int(struct rd *r)
 	return (int)v;
 }
 
-static uint32_t r_u32(struct rd *r)
+static uint32_t r_u32(struct rec_text *r)
 {
-	uint64_t v = r_u(r);
+	uint64_t v = rec_text_u(r);
 
 	if (v > UINT32_MAX) {
 		r->bad = true;
@@ -286,21 +201,21 @@ static uint32_t r_u32(struct rd *r)
 	return (uint32_t)v;
 }
 
-static bool r_b(struct rd *r)
+static bool r_b(struct rec_text *r)
 {
-	return r_u(r) != 0;
+	return rec_text_u(r) != 0;
 }
 
-static double r_d(struct rd *r)
+static double r_d(struct rec_text *r)
 {
-	uint64_t b = r_u(r);
+	uint64_t b = rec_text_u(r);
 	double v;
 
 	memcpy(&v, &b, sizeof(v));
 	return v;
 }
 
-static double r_pct(struct rd *r)
+static double r_pct(struct rec_text *r)
 {
 	uint64_t c;
 
@@ -308,67 +223,31 @@ static double r_pct(struct rd *r)
 		r->f++;
 		return r_d(r);
 	}
-	c = r_u(r);
+	c = rec_text_u(r);
 	return (double)(c / 100) + (double)(c % 100) / 100.0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Unescapes the next field into dst (cut to size - 1 bytes, NUL-terminated). */
-static void r_s(struct rd *r, char *dst, size_t size)
-{
-	const char *s;
-	size_t n = rd_field(r, &s), k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-
-		if (ch == '\\') {
-			int hi = i + 3 < n && s[i + 1] == 'x' ? hexval(s[i + 2]) : -1;
-			int lo = hi >= 0 ? hexval(s[i + 3]) : -1;
-
-			if (lo < 0) {
-				r->bad = true;
-				break;
-			}
-			ch = (char)(hi << 4 | lo);
-			i += 3;
-		}
-		if (k + 1 < size)
-			dst[k++] = ch;
-	}
-	if (size)
-		dst[k] = '\0';
-}
-
 /* A text written after numbers ('=' first): r_s without the '='. */
-static void r_text(struct rd *r, char *dst, size_t size)
+static void r_text(struct rec_text *r, char *dst, size_t size)
 {
 	if (r->f && r->f < r->lend && *r->f == '=')
 		r->f++;
 	else
 		r->bad = r->bad || (r->f && r->f < r->lend);
-	r_s(r, dst, size);
+	rec_text_s(r, dst, size);
 }
 
-static void r_st(struct rd *r, struct src_status *st)
+static void r_st(struct rec_text *r, struct src_status *st)
 {
 	st->err = r_int(r);
 	if (st->err > 0)
 		st->err = -st->err;
-	r_s(r, st->reason, sizeof(st->reason));
+	rec_text_s(r, st->reason, sizeof(st->reason));
 }
 
-static void r_set(struct rd *r, struct cpuset *c)
+static void r_set(struct rec_text *r, struct cpuset *c)
 {
-	uint64_t n = r_u(r);
+	uint64_t n = rec_text_u(r);
 
 	memset(c, 0, sizeof(*c));
 	if (n > CPUSET_WORDS) {
@@ -376,16 +255,7 @@ static void r_set(struct rd *r, struct cpuset *c)
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		c->w[i] = r_u(r);
-}
-
-/* The first field of a line: its kind. */
-static char r_kind(struct rd *r)
-{
-	const char *s;
-	size_t n = rd_field(r, &s);
-
-	return n == 1 ? s[0] : '?';
+		c->w[i] = rec_text_u(r);
 }
 
 /* ---- turbo ---- */
@@ -487,7 +357,7 @@ static void pack_turbo(const struct turbo_raw *t, struct strbuf *o)
 	rec_close(o, at);
 }
 
-static int unpack_turbo(struct rd *r, struct turbo_raw **pt)
+static int unpack_turbo(struct rec_text *r, struct turbo_raw **pt)
 {
 	struct turbo_raw *t = *pt;
 	struct turbo_info *in;
@@ -504,20 +374,20 @@ static int unpack_turbo(struct rd *r, struct turbo_raw **pt)
 	t->mono_ns = 0;
 	t->energy_kind = TE_MSR32;
 	memset(in, 0, sizeof(*in));
-	while (!r->bad && rd_line(r)) {
+	while (!r->bad && rec_text_line(r)) {
 		uint64_t i;
 
-		switch (r_kind(r)) {
+		switch (rec_text_kind(r)) {
 		case 't':
 			t->has_time = r_b(r);
 			t->mono_ns = r_i(r);
-			i = r_u(r);
+			i = rec_text_u(r);
 			t->energy_kind = i == TE_PERF	    ? TE_PERF
 					 : i == TE_POWERCAP ? TE_POWERCAP
 							    : TE_MSR32;
 			break;
 		case 'i':
-			r_s(r, in->vendor, sizeof(in->vendor));
+			rec_text_s(r, in->vendor, sizeof(in->vendor));
 			in->family = r_u32(r);
 			in->model = r_u32(r);
 			in->intel_server = r_b(r);
@@ -530,31 +400,31 @@ static int unpack_turbo(struct rd *r, struct turbo_raw **pt)
 			for (int k = 0; k < 3; k++)
 				in->perf_energy_scale_j[k] = r_d(r);
 			for (int k = 0; k < 3; k++)
-				in->powercap_range_uj[k] = r_u(r);
+				in->powercap_range_uj[k] = rec_text_u(r);
 			in->nidle = r_u32(r);
 			if (in->nidle > TURBO_IDLE_MAX)
 				r->bad = true;
 			for (int k = 0; k < TURBO_IDLE_MAX; k++)
-				r_s(r, in->idle_names[k], sizeof(in->idle_names[k]));
+				rec_text_s(r, in->idle_names[k], sizeof(in->idle_names[k]));
 			break;
 		case 'f':
-			i = r_u(r);
+			i = rec_text_u(r);
 			if (i >= TURBO_NSOURCES) {
 				r->bad = true;
 				break;
 			}
 			in->sources[i].err = r_int(r);
-			r_s(r, in->sources[i].reason, sizeof(in->sources[i].reason));
+			rec_text_s(r, in->sources[i].reason, sizeof(in->sources[i].reason));
 			break;
 		case 's':
-			i = r_u(r);
+			i = rec_text_u(r);
 			if (i >= TC__COUNT) {
 				r->bad = true;
 				break;
 			}
-			in->src[i].via = (enum turbo_via)(r_u(r) % (TV_PROC + 1));
-			r_s(r, in->src[i].detail, sizeof(in->src[i].detail));
-			r_s(r, in->src[i].reason, sizeof(in->src[i].reason));
+			in->src[i].via = (enum turbo_via)(rec_text_u(r) % (TV_PROC + 1));
+			rec_text_s(r, in->src[i].detail, sizeof(in->src[i].detail));
+			rec_text_s(r, in->src[i].reason, sizeof(in->src[i].reason));
 			break;
 		case 'c': {
 			struct turbo_cpu_raw *c;
@@ -574,20 +444,20 @@ static int unpack_turbo(struct rd *r, struct turbo_raw **pt)
 			c->first_in_pkg = r_b(r);
 			c->core_idx = r_int(r);
 			c->err = r_int(r);
-			r_s(r, c->reason, sizeof(c->reason));
+			rec_text_s(r, c->reason, sizeof(c->reason));
 			c->have = r_u32(r);
-			c->tsc = r_u(r);
-			c->aperf = r_u(r);
-			c->mperf = r_u(r);
-			c->smi = r_u(r);
-			c->c3 = r_u(r);
-			c->c6 = r_u(r);
-			c->c7 = r_u(r);
-			c->core_energy = r_u(r);
+			c->tsc = rec_text_u(r);
+			c->aperf = rec_text_u(r);
+			c->mperf = rec_text_u(r);
+			c->smi = rec_text_u(r);
+			c->c3 = rec_text_u(r);
+			c->c6 = rec_text_u(r);
+			c->c7 = rec_text_u(r);
+			c->core_energy = rec_text_u(r);
 			c->core_temp_mc = r_int(r);
 			c->cur_khz = r_u32(r);
 			for (int k = 0; k < TURBO_IDLE_MAX; k++)
-				c->idle_us[k] = r_u(r);
+				c->idle_us[k] = rec_text_u(r);
 			break;
 		}
 		case 'p': {
@@ -604,17 +474,17 @@ static int unpack_turbo(struct rd *r, struct turbo_raw **pt)
 			p->pkg_id = r_int(r);
 			p->cpu = r_int(r);
 			p->err = r_int(r);
-			r_s(r, p->reason, sizeof(p->reason));
+			rec_text_s(r, p->reason, sizeof(p->reason));
 			p->have = r_u32(r);
-			p->pc2 = r_u(r);
-			p->pc3 = r_u(r);
-			p->pc6 = r_u(r);
-			p->pc7 = r_u(r);
-			p->e_pkg = r_u(r);
-			p->e_cores = r_u(r);
-			p->e_dram = r_u(r);
-			p->pkg_perf = r_u(r);
-			p->dram_perf = r_u(r);
+			p->pc2 = rec_text_u(r);
+			p->pc3 = rec_text_u(r);
+			p->pc6 = rec_text_u(r);
+			p->pc7 = rec_text_u(r);
+			p->e_pkg = rec_text_u(r);
+			p->e_cores = rec_text_u(r);
+			p->e_dram = rec_text_u(r);
+			p->pkg_perf = rec_text_u(r);
+			p->dram_perf = rec_text_u(r);
 			p->pkg_temp_mc = r_int(r);
 			break;
 		}
@@ -716,12 +586,12 @@ static void pack_procs(const struct proc_table *t, struct strbuf *o)
 	rec_close(o, at);
 }
 
-static int unpack_procs(struct rd *r, struct proc_table *t)
+static int unpack_procs(struct rec_text *r, struct proc_table *t)
 {
 	int64_t d, gap, pid = 0;
 
 	t->n = 0;
-	if (!rd_line(r) || r_kind(r) != 'h')
+	if (!rec_text_line(r) || rec_text_kind(r) != 'h')
 		return -EBADMSG;
 	t->carried = r_b(r);
 	d = r_i(r);
@@ -731,22 +601,22 @@ static int unpack_procs(struct rd *r, struct proc_table *t)
 	t->answered = r_u32(r);
 	t->vanished = r_u32(r);
 	t->exited_rows = r_u32(r);
-	t->scan_uptime_cs = r_u(r);
-	t->scan_cpu_ns = r_u(r);
+	t->scan_uptime_cs = rec_text_u(r);
+	t->scan_cpu_ns = rec_text_u(r);
 	t->scan_every = r_u32(r);
 	t->scan_age = r_u32(r);
 	t->ts_io_rows = r_u32(r);
 	t->ts_io_asked = r_u32(r);
-	if (!rd_line(r) || r_kind(r) != 'w')
+	if (!rec_text_line(r) || rec_text_kind(r) != 'w')
 		return -EBADMSG;
-	r_s(r, t->scan_why, sizeof(t->scan_why));
-	if (!rd_line(r) || r_kind(r) != 's')
+	rec_text_s(r, t->scan_why, sizeof(t->scan_why));
+	if (!rec_text_line(r) || rec_text_kind(r) != 's')
 		return -EBADMSG;
 	r_st(r, &t->procfs);
-	if (!rd_line(r) || r_kind(r) != 's')
+	if (!rec_text_line(r) || rec_text_kind(r) != 's')
 		return -EBADMSG;
 	r_st(r, &t->taskstats);
-	while (!r->bad && rd_line(r)) {
+	while (!r->bad && rec_text_line(r)) {
 		struct proc_raw *p;
 
 		if (t->carried || t->n >= REC_PAYLOAD_PROCS_MAX) {
@@ -766,25 +636,25 @@ static int unpack_procs(struct rd *r, struct proc_table *t)
 		}
 		pid += gap;
 		p->pid = (int32_t)pid;
-		r_s(r, p->comm, sizeof(p->comm));
+		rec_text_s(r, p->comm, sizeof(p->comm));
 		p->exited = r_b(r);
-		p->source = r_u(r) ? PROC_SRC_TASKSTATS : PROC_SRC_PROCFS;
-		p->read_bytes = r_u(r);
-		p->write_bytes = r_u(r);
-		p->cancelled_write_bytes = r_u(r);
+		p->source = rec_text_u(r) ? PROC_SRC_TASKSTATS : PROC_SRC_PROCFS;
+		p->read_bytes = rec_text_u(r);
+		p->write_bytes = rec_text_u(r);
+		p->cancelled_write_bytes = rec_text_u(r);
 		p->has_delay = r_b(r);
-		p->blkio_count = r_u(r);
-		p->blkio_delay_ns = r_u(r);
-		p->reaped_read_bytes = r_u(r);
-		p->reaped_write_bytes = r_u(r);
-		p->reaped_cancelled_bytes = r_u(r);
+		p->blkio_count = rec_text_u(r);
+		p->blkio_delay_ns = rec_text_u(r);
+		p->reaped_read_bytes = rec_text_u(r);
+		p->reaped_write_bytes = rec_text_u(r);
+		p->reaped_cancelled_bytes = rec_text_u(r);
 		p->has_stat = r_b(r);
 		p->kthread = r_b(r);
 		p->io_unknown = r_b(r);
-		p->utime_ticks = r_u(r);
-		p->stime_ticks = r_u(r);
-		p->gtime_ticks = r_u(r);
-		p->start_ticks = r_u(r);
+		p->utime_ticks = rec_text_u(r);
+		p->stime_ticks = rec_text_u(r);
+		p->gtime_ticks = rec_text_u(r);
+		p->start_ticks = rec_text_u(r);
 		p->io_taskstats = r_b(r);
 		p->has_who = r_b(r);
 		if (p->has_who) {
@@ -808,13 +678,13 @@ static void w_psi(struct strbuf *o, const struct psi_line *l)
 	w_u(o, l->total_us);
 }
 
-static void r_psi(struct rd *r, struct psi_line *l)
+static void r_psi(struct rec_text *r, struct psi_line *l)
 {
 	l->present = r_b(r);
 	l->avg10 = r_pct(r);
 	l->avg60 = r_pct(r);
 	l->avg300 = r_pct(r);
-	l->total_us = r_u(r);
+	l->total_us = rec_text_u(r);
 }
 
 static void pack_pressure(const struct pressure_raw *p, struct strbuf *o)
@@ -831,7 +701,7 @@ static void pack_pressure(const struct pressure_raw *p, struct strbuf *o)
 	rec_close(o, at);
 }
 
-static int unpack_pressure(struct rd *r, struct pressure_raw *p)
+static int unpack_pressure(struct rec_text *r, struct pressure_raw *p)
 {
 	memset(p, 0, sizeof(*p));
 	for (int i = 0; i < PSI__COUNT; i++) {
@@ -839,8 +709,8 @@ static int unpack_pressure(struct rd *r, struct pressure_raw *p)
 		snprintf(p->res[i].status.reason, sizeof(p->res[i].status.reason),
 			 "not in the recording");
 	}
-	while (!r->bad && rd_line(r)) {
-		uint64_t i = r_u(r);
+	while (!r->bad && rec_text_line(r)) {
+		uint64_t i = rec_text_u(r);
 		struct psi_raw *x;
 
 		if (i >= PSI__COUNT)
@@ -876,21 +746,21 @@ static void pack_writeback(const struct writeback_raw *w, struct strbuf *o)
 	rec_close(o, at);
 }
 
-static int unpack_writeback(struct rd *r, struct writeback_raw *w)
+static int unpack_writeback(struct rec_text *r, struct writeback_raw *w)
 {
 	memset(w, 0, sizeof(*w));
-	if (!rd_line(r))
+	if (!rec_text_line(r))
 		return -EBADMSG;
 	w->has_vmstat = r_b(r);
-	w->nr_dirty = r_u(r);
-	w->nr_writeback = r_u(r);
-	w->nr_dirty_threshold = r_u(r);
-	w->nr_dirty_bg_threshold = r_u(r);
+	w->nr_dirty = rec_text_u(r);
+	w->nr_writeback = rec_text_u(r);
+	w->nr_dirty_threshold = rec_text_u(r);
+	w->nr_dirty_bg_threshold = rec_text_u(r);
 	w->has_thresholds = r_b(r);
-	w->page_size = r_u(r);
+	w->page_size = rec_text_u(r);
 	for (int i = 0; i < WB__COUNT; i++) {
 		w->has_sysctl[i] = r_b(r);
-		w->sysctl[i] = r_u(r);
+		w->sysctl[i] = rec_text_u(r);
 	}
 	r_st(r, &w->vmstat_status);
 	r_st(r, &w->sysctl_status);
@@ -938,19 +808,19 @@ static void pack_cgroups(const struct cgroup_table *t, struct strbuf *o)
 	rec_close(o, at);
 }
 
-static int unpack_cgroups(struct rd *r, struct cgroup_table *t)
+static int unpack_cgroups(struct rec_text *r, struct cgroup_table *t)
 {
 	struct cgroup_raw *g = NULL;
 
 	t->n = t->nio = 0;
-	if (!rd_line(r) || r_kind(r) != 'h')
+	if (!rec_text_line(r) || rec_text_kind(r) != 'h')
 		return -EBADMSG;
-	r_s(r, t->top, sizeof(t->top));
+	rec_text_s(r, t->top, sizeof(t->top));
 	t->io_enabled = r_b(r);
 	t->skipped = r_u32(r);
 	r_st(r, &t->status);
-	while (!r->bad && rd_line(r)) {
-		char k = r_kind(r);
+	while (!r->bad && rec_text_line(r)) {
+		char k = rec_text_kind(r);
 
 		if (k == 'g') {
 			if (t->n >= CGROUP_MAX) {
@@ -961,7 +831,7 @@ static int unpack_cgroups(struct rd *r, struct cgroup_table *t)
 				return -ENOMEM;
 			g = &t->rows[t->n++];
 			memset(g, 0, sizeof(*g));
-			r_s(r, g->path, sizeof(g->path));
+			rec_text_s(r, g->path, sizeof(g->path));
 			g->has_stat = r_b(r);
 			g->has_psi = r_b(r);
 			r_psi(r, &g->some);
@@ -984,12 +854,12 @@ static int unpack_cgroups(struct rd *r, struct cgroup_table *t)
 			io->major = r_u32(r);
 			io->minor = r_u32(r);
 			io->has_discard = r_b(r);
-			io->rbytes = r_u(r);
-			io->wbytes = r_u(r);
-			io->rios = r_u(r);
-			io->wios = r_u(r);
-			io->dbytes = r_u(r);
-			io->dios = r_u(r);
+			io->rbytes = rec_text_u(r);
+			io->wbytes = rec_text_u(r);
+			io->rios = rec_text_u(r);
+			io->wios = rec_text_u(r);
+			io->dbytes = rec_text_u(r);
+			io->dios = rec_text_u(r);
 		}
 	}
 	return r->bad ? -EBADMSG : 0;
@@ -1056,21 +926,21 @@ static void pack_nics(const struct nic_table *t, struct strbuf *o)
 	rec_close(o, at);
 }
 
-static int unpack_nics(struct rd *r, struct nic_table *t)
+static int unpack_nics(struct rec_text *r, struct nic_table *t)
 {
 	t->n = 0;
-	if (!rd_line(r) || r_kind(r) != 'h')
+	if (!rec_text_line(r) || rec_text_kind(r) != 'h')
 		return -EBADMSG;
 	r_st(r, &t->rtnl);
 	r_st(r, &t->ethtool);
-	while (!r->bad && rd_line(r)) {
+	while (!r->bad && rec_text_line(r)) {
 		struct nic_raw *n;
 		struct nic_link_stats *s;
 		struct nic_channels *ch;
 		struct nic_coalesce *co;
 		uint64_t bits;
 
-		if (r_kind(r) != 'n')
+		if (rec_text_kind(r) != 'n')
 			continue;
 		if (t->n >= REC_PAYLOAD_NICS_MAX) {
 			r->bad = true;
@@ -1083,7 +953,7 @@ static int unpack_nics(struct rd *r, struct nic_table *t)
 		s = &n->stats;
 		ch = &n->channels;
 		co = &n->coalesce;
-		r_s(r, n->ifname, sizeof(n->ifname));
+		rec_text_s(r, n->ifname, sizeof(n->ifname));
 		n->ifindex = r_u32(r);
 		n->up = r_b(r);
 		n->running = r_b(r);
@@ -1100,7 +970,7 @@ static int unpack_nics(struct rd *r, struct nic_table *t)
 		ch->combined_max = r_u32(r);
 		r_st(r, &n->channels_status);
 		n->has_coalesce = r_b(r);
-		bits = r_u(r);
+		bits = rec_text_u(r);
 		co->has_rx_usecs = bits & 1;
 		co->has_rx_frames = bits >> 1 & 1;
 		co->has_tx_usecs = bits >> 2 & 1;
@@ -1114,7 +984,7 @@ static int unpack_nics(struct rd *r, struct nic_table *t)
 		co->tx_usecs = r_u32(r);
 		co->tx_frames = r_u32(r);
 		r_st(r, &n->coalesce_status);
-		n->nirqs = r_u(r);
+		n->nirqs = rec_text_u(r);
 		if (n->nirqs > NIC_IRQ_MAX) {
 			n->nirqs = 0;
 			r->bad = true;
@@ -1123,14 +993,14 @@ static int unpack_nics(struct rd *r, struct nic_table *t)
 		for (size_t k = 0; k < n->nirqs; k++)
 			n->irqs[k] = r_u32(r);
 		n->has_stats = r_b(r);
-		s->rx_packets = r_u(r);
-		s->tx_packets = r_u(r);
-		s->rx_bytes = r_u(r);
-		s->tx_bytes = r_u(r);
-		s->rx_errors = r_u(r);
-		s->tx_errors = r_u(r);
-		s->rx_dropped = r_u(r);
-		s->tx_dropped = r_u(r);
+		s->rx_packets = rec_text_u(r);
+		s->tx_packets = rec_text_u(r);
+		s->rx_bytes = rec_text_u(r);
+		s->tx_bytes = rec_text_u(r);
+		s->rx_errors = rec_text_u(r);
+		s->tx_errors = rec_text_u(r);
+		s->rx_dropped = rec_text_u(r);
+		s->tx_dropped = rec_text_u(r);
 	}
 	return r->bad ? -EBADMSG : 0;
 }
@@ -1150,10 +1020,10 @@ static void pack_blkmq(const struct blkmq_table *t, struct strbuf *o)
 	rec_close(o, at);
 }
 
-static int unpack_blkmq(struct rd *r, struct blkmq_table *t)
+static int unpack_blkmq(struct rec_text *r, struct blkmq_table *t)
 {
 	t->n = 0;
-	while (!r->bad && rd_line(r)) {
+	while (!r->bad && rec_text_line(r)) {
 		struct blkmq_queue *q;
 
 		if (t->n >= REC_PAYLOAD_BLKMQ_MAX) {
@@ -1163,9 +1033,9 @@ static int unpack_blkmq(struct rd *r, struct blkmq_table *t)
 		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
 			return -ENOMEM;
 		q = &t->rows[t->n++];
-		r_s(r, q->disk, sizeof(q->disk));
+		rec_text_s(r, q->disk, sizeof(q->disk));
 		q->hctx = r_u32(r);
-		r_s(r, q->cpu_list, sizeof(q->cpu_list));
+		rec_text_s(r, q->cpu_list, sizeof(q->cpu_list));
 	}
 	return r->bad ? -EBADMSG : 0;
 }
@@ -1182,10 +1052,10 @@ static void pack_numa(const struct numa_table *t, struct strbuf *o)
 	rec_close(o, at);
 }
 
-static int unpack_numa(struct rd *r, struct numa_table *t)
+static int unpack_numa(struct rec_text *r, struct numa_table *t)
 {
 	t->n = 0;
-	while (!r->bad && rd_line(r)) {
+	while (!r->bad && rec_text_line(r)) {
 		struct numa_node *x;
 
 		if (t->n >= 1024) { /* NUMA_NODES_MAX */
@@ -1196,7 +1066,7 @@ static int unpack_numa(struct rd *r, struct numa_table *t)
 			return -ENOMEM;
 		x = &t->rows[t->n++];
 		x->node = r_int(r);
-		r_s(r, x->cpu_list, sizeof(x->cpu_list));
+		rec_text_s(r, x->cpu_list, sizeof(x->cpu_list));
 	}
 	return r->bad ? -EBADMSG : 0;
 }
@@ -1227,14 +1097,14 @@ static void pack_cadence(const struct src_cadence *cad, struct strbuf *o)
 	rec_close(o, at);
 }
 
-static int unpack_cadence(struct rd *r, struct src_cadence *cad)
+static int unpack_cadence(struct rec_text *r, struct src_cadence *cad)
 {
 	int k = 0;
 
-	while (!r->bad && rd_line(r)) {
+	while (!r->bad && rec_text_line(r)) {
 		struct src_cadence *c;
 
-		if (r_kind(r) != 'c')
+		if (rec_text_kind(r) != 'c')
 			continue;
 		if (k >= CAD__COUNT)
 			break; /* a newer version's source: not ours */
@@ -1242,9 +1112,9 @@ static int unpack_cadence(struct rd *r, struct src_cadence *cad)
 		c->carried = r_b(r);
 		c->every = r_u32(r);
 		c->age = r_u32(r);
-		c->read_uptime_cs = r_u(r);
-		c->cpu_ns = r_u(r);
-		r_s(r, c->why, sizeof(c->why));
+		c->read_uptime_cs = rec_text_u(r);
+		c->cpu_ns = rec_text_u(r);
+		rec_text_s(r, c->why, sizeof(c->why));
 	}
 	if (r->bad) {
 		memset(cad, 0, CAD__COUNT * sizeof(*cad));
@@ -1391,10 +1261,10 @@ static int workload_of(struct snapshot *s, struct workload_raw **ret)
 int rec_payload_unpack_section(uint16_t tag, const char *p, size_t len, struct snapshot *s)
 {
 	struct workload_raw *w = NULL;
-	struct rd r;
+	struct rec_text r;
 	int e = 0;
 
-	rd_init(&r, p, len);
+	rec_text_init(&r, p, len);
 	if (tag >= REC_TAG_PROCS && tag <= REC_TAG_WRITEBACK && workload_of(s, &w) < 0)
 		return -ENOMEM;
 	switch (tag) {
@@ -1583,7 +1453,7 @@ int rec_payload_pack_topology_memo(const struct topology *t, struct rec_payload_
 }
 
 /* Room for one more row of a topology table, bounded. */
-static int topo_row(void **arr, size_t *n, size_t *cap, size_t size, struct rd *r)
+static int topo_row(void **arr, size_t *n, size_t *cap, size_t size, struct rec_text *r)
 {
 	if (*n >= REC_PAYLOAD_TOPO_MAX) {
 		r->bad = true;
@@ -1596,12 +1466,12 @@ static int topo_row(void **arr, size_t *n, size_t *cap, size_t size, struct rd *
 	return 0;
 }
 
-static int unpack_topo_line(struct rd *r, struct topology *t)
+static int unpack_topo_line(struct rec_text *r, struct topology *t)
 {
 	struct topo_irqbalance *ib = &t->irqbalance;
 	int e;
 
-	switch (r_kind(r)) {
+	switch (rec_text_kind(r)) {
 	case 'h':
 		t->has_online = r_b(r);
 		t->has_isolated = r_b(r);
@@ -1619,8 +1489,8 @@ static int unpack_topo_line(struct rd *r, struct topology *t)
 		ib->running = r_b(r);
 		ib->pid = r_int(r);
 		r_set(r, &ib->banned_cpus);
-		r_s(r, ib->config, sizeof(ib->config));
-		ib->nbanned_irqs = r_u(r);
+		rec_text_s(r, ib->config, sizeof(ib->config));
+		ib->nbanned_irqs = rec_text_u(r);
 		if (ib->nbanned_irqs > 64) {
 			ib->nbanned_irqs = 0;
 			r->bad = true;
@@ -1636,15 +1506,15 @@ static int unpack_topo_line(struct rd *r, struct topology *t)
 		if (e < 0)
 			return e;
 		d = &t->devs[t->ndevs - 1];
-		r_s(r, d->pci, sizeof(d->pci));
-		r_s(r, d->driver, sizeof(d->driver));
-		d->kind = (enum topo_dev_kind)(r_u(r) % (TOPO_DEV_SCSI + 1));
-		r_s(r, d->name, sizeof(d->name));
+		rec_text_s(r, d->pci, sizeof(d->pci));
+		rec_text_s(r, d->driver, sizeof(d->driver));
+		d->kind = (enum topo_dev_kind)(rec_text_u(r) % (TOPO_DEV_SCSI + 1));
+		rec_text_s(r, d->name, sizeof(d->name));
 		d->numa_node = r_int(r);
 		d->has_numa = r_b(r);
 		d->has_local = r_b(r);
 		r_set(r, &d->local_cpus);
-		n = r_u(r);
+		n = rec_text_u(r);
 		/* all devices' vectors, bounded together */
 		if (n > REC_PAYLOAD_DEVIRQS_MAX - r->total) {
 			r->bad = true;
@@ -1674,16 +1544,16 @@ static int unpack_topo_line(struct rd *r, struct topology *t)
 		q->has_hint = r_b(r);
 		q->has_node = r_b(r);
 		r_set(r, &q->smp_affinity);
-		r_s(r, q->smp_list, sizeof(q->smp_list));
+		rec_text_s(r, q->smp_list, sizeof(q->smp_list));
 		r_set(r, &q->effective);
 		r_set(r, &q->hint);
 		q->node = r_int(r);
-		r_s(r, q->actions, sizeof(q->actions));
-		r_s(r, q->chip_name, sizeof(q->chip_name));
-		r_s(r, q->hwirq, sizeof(q->hwirq));
+		rec_text_s(r, q->actions, sizeof(q->actions));
+		rec_text_s(r, q->chip_name, sizeof(q->chip_name));
+		rec_text_s(r, q->hwirq, sizeof(q->hwirq));
 		q->managed = r_b(r);
 		q->managed_known = r_b(r);
-		r_s(r, q->managed_why, sizeof(q->managed_why));
+		rec_text_s(r, q->managed_why, sizeof(q->managed_why));
 		q->dev = r_int(r);
 		/* topology_irq() searches by number: they must ascend */
 		if (t->nirqs > 1 && q->irq <= q[-1].irq)
@@ -1697,14 +1567,14 @@ static int unpack_topo_line(struct rd *r, struct topology *t)
 		if (e < 0)
 			return e;
 		n = &t->nets[t->nnets - 1];
-		r_s(r, n->ifname, sizeof(n->ifname));
+		rec_text_s(r, n->ifname, sizeof(n->ifname));
 		n->dev = r_int(r);
 		n->rx_queues = r_u32(r);
 		n->has_rps = r_b(r);
 		r_set(r, &n->rps_cpus);
-		r_s(r, n->rps_cpus_raw, sizeof(n->rps_cpus_raw));
+		rec_text_s(r, n->rps_cpus_raw, sizeof(n->rps_cpus_raw));
 		n->has_flow_cnt = r_b(r);
-		n->rps_flow_cnt = r_u(r);
+		n->rps_flow_cnt = rec_text_u(r);
 		return 0;
 	}
 	case 'k': {
@@ -1715,10 +1585,10 @@ static int unpack_topo_line(struct rd *r, struct topology *t)
 		if (e < 0)
 			return e;
 		b = &t->blocks[t->nblocks - 1];
-		r_s(r, b->name, sizeof(b->name));
+		rec_text_s(r, b->name, sizeof(b->name));
 		b->dev = r_int(r);
-		r_s(r, b->scheduler, sizeof(b->scheduler));
-		r_s(r, b->schedulers, sizeof(b->schedulers));
+		rec_text_s(r, b->scheduler, sizeof(b->scheduler));
+		rec_text_s(r, b->schedulers, sizeof(b->schedulers));
 		b->nr_requests = (long)r_i(r);
 		b->read_ahead_kb = (long)r_i(r);
 		b->rotational = r_int(r);
@@ -1730,7 +1600,7 @@ static int unpack_topo_line(struct rd *r, struct topology *t)
 			r->bad = true;
 			return -EBADMSG;
 		}
-		r_s(r, t->missing[t->nmissing], sizeof(t->missing[0]));
+		rec_text_s(r, t->missing[t->nmissing], sizeof(t->missing[0]));
 		t->nmissing++;
 		return 0;
 	default:
@@ -1741,12 +1611,12 @@ static int unpack_topo_line(struct rd *r, struct topology *t)
 int rec_payload_unpack_topology(const char *p, size_t len, struct topology *ret)
 {
 	struct topology t = { 0 };
-	struct rd r;
+	struct rec_text r;
 	int e = 0;
 
 	t.rps_sock_flow_entries = -1;
-	rd_init(&r, p, len);
-	while (e >= 0 && !r.bad && rd_line(&r))
+	rec_text_init(&r, p, len);
+	while (e >= 0 && !r.bad && rec_text_line(&r))
 		e = unpack_topo_line(&r, &t);
 	if (e >= 0 && r.bad)
 		e = -EBADMSG;

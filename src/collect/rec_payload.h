@@ -30,6 +30,9 @@ enum {
 	REC_TAG_NUMA = 14,
 	REC_TAG_TOPOLOGY = 15,
 	REC_TAG_CADENCE = 16,
+	/* format 6: the tracing stage's read (src/trace/rec_trace.c), packed
+	 * and unpacked by the sampler; collect skips it */
+	REC_TAG_TRACE = 17,
 };
 
 /* Bounds on what a recording may make us allocate, a hostile one included:

@@ -417,7 +417,7 @@ static const uint16_t rec_tag[SRC__COUNT] = {
 
 int snapshot_collector_pack(const struct snapshot_collector *c, const struct snapshot *s,
 			    const struct topology *topo, struct rec_payload_memo *memo,
-			    struct strbuf *out)
+			    const struct strbuf *extra, struct strbuf *out)
 {
 	for (int i = 0; i < SRC__COUNT; i++) {
 		const struct src_status *st = &s->status[i];
@@ -455,10 +455,12 @@ int snapshot_collector_pack(const struct snapshot_collector *c, const struct sna
 		}
 	}
 	/* turbo, cgroups, NICs, pressure, writeback, blk-mq, NUMA, the topology,
-	 * and last the processes (rec_payload.c) */
+	 * the caller's (the trace), and last the processes (rec_payload.c) */
 	rec_payload_pack_sections(s, memo, out);
 	if (topo)
 		rec_payload_pack_topology_memo(topo, memo, out);
+	if (extra && extra->len)
+		sb_append(out, extra->buf, extra->len);
 	return rec_payload_pack_procs(s, out);
 }
 

@@ -71,16 +71,18 @@ int snapshot_collector_sample(struct snapshot_collector *c, struct snapshot *s);
  * (each core source's file as the kernel gave it, or its failure and
  * reason; the /sys/block facts), the raw tables of its optional
  * sections (rec_payload.c: turbo, the workload sources, blk-mq, NUMA) and
- * topo (the advisor's, may be NULL), appended to out in the payload format
- * of doc/recording.md; memo (may be NULL) keeps records of unchanged parts
- * between calls (struct rec_payload_memo). Returns out->err (0 or -ENOMEM).
+ * topo (the advisor's, may be NULL), then extra (whole records the caller
+ * packed: the sampler's trace record; may be NULL) and last the processes,
+ * appended to out in the payload format of doc/recording.md; memo (may be
+ * NULL) keeps records of unchanged parts between calls (struct
+ * rec_payload_memo). Returns out->err (0 or -ENOMEM).
  */
 struct strbuf;
 struct topology;
 struct rec_payload_memo;
 int snapshot_collector_pack(const struct snapshot_collector *c, const struct snapshot *s,
 			    const struct topology *topo, struct rec_payload_memo *memo,
-			    struct strbuf *out);
+			    const struct strbuf *extra, struct strbuf *out);
 
 /*
  * The reverse: fills s from a packed payload through the same parsers, as

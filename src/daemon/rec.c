@@ -12,10 +12,11 @@
  * --record-compact-after) run in a thread of their own, paced, off the
  * sampling path.
  *
- * One of the flight recorder's four files, rec_*: collect/rec_payload.c
- * packs a sample's sections, lib/rec_diff.c makes a frame the difference
- * from the last, lib/rec_file.c writes and reads the segments, daemon/rec.c
- * drives them from iotriaged's loop (doc/recording.md).
+ * One of the flight recorder's files, rec_*: collect/rec_payload.c packs a
+ * sample's sections, trace/rec_trace.c its trace read, lib/rec_diff.c
+ * makes a frame the difference from the last, lib/rec_file.c writes and
+ * reads the segments, daemon/rec.c drives them from iotriaged's loop
+ * (doc/recording.md).
  */
 #include <errno.h>
 #include <fcntl.h>

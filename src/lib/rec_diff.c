@@ -18,10 +18,11 @@
  * most 19 digits, no leading zero (so a changed "%010u" or "0.05" makes
  * its line RAW); an unchanged one is copied as text.
  *
- * One of the flight recorder's four files, rec_*: collect/rec_payload.c
- * packs a sample's sections, lib/rec_diff.c makes a frame the difference
- * from the last, lib/rec_file.c writes and reads the segments, daemon/rec.c
- * drives them from iotriaged's loop (doc/recording.md).
+ * One of the flight recorder's files, rec_*: collect/rec_payload.c packs a
+ * sample's sections, trace/rec_trace.c its trace read, lib/rec_diff.c
+ * makes a frame the difference from the last, lib/rec_file.c writes and
+ * reads the segments, daemon/rec.c drives them from iotriaged's loop
+ * (doc/recording.md).
  */
 #include <errno.h>
 #include <stdbool.h>

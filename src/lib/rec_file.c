@@ -5,10 +5,11 @@
  * a torn tail, a bad CRC, a header that lies about lengths are skipped and
  * described, never trusted). The payload is opaque: collect packs it.
  *
- * One of the flight recorder's four files, rec_*: collect/rec_payload.c
- * packs a sample's sections, lib/rec_diff.c makes a frame the difference
- * from the last, lib/rec_file.c writes and reads the segments, daemon/rec.c
- * drives them from iotriaged's loop (doc/recording.md).
+ * One of the flight recorder's files, rec_*: collect/rec_payload.c packs a
+ * sample's sections, trace/rec_trace.c its trace read, lib/rec_diff.c
+ * makes a frame the difference from the last, lib/rec_file.c writes and
+ * reads the segments, daemon/rec.c drives them from iotriaged's loop
+ * (doc/recording.md).
  */
 #include <dirent.h>
 #include <errno.h>

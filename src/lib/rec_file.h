@@ -22,8 +22,9 @@
  * (collect/rec_payload.c); frames unchanged; 4: a frame may be stored
  * uncompressed (a live segment, the header says so), sealed later; 5: the
  * header twice (a flipped byte in one costs nothing), a frame flag for
- * samples the writer's queue dropped before it. */
-#define REC_FILE_VERSION  5
+ * samples the writer's queue dropped before it; 6: the payload holds the
+ * tracing stage's read (--trace, trace/rec_trace.c); frames unchanged. */
+#define REC_FILE_VERSION  6
 #define REC_FILE_HDR_SIZE 256
 /* What precedes the frames in a segment of this version: the header and
  * its copy (versions 1-4: the header alone) */

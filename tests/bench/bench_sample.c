@@ -34,33 +34,7 @@
 #include "stat.h"
 #include "uptime.h"
 #include "snapshot.h"
-
-static unsigned long n_allocs;
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t a, size_t b);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t a, size_t b);
-void *__wrap_realloc(void *p, size_t n);
-
-void *__wrap_malloc(size_t n)
-{
-	n_allocs++;
-	return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t a, size_t b)
-{
-	n_allocs++;
-	return __real_calloc(a, b);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-	n_allocs++;
-	return __real_realloc(p, n);
-}
+#include "alloc_count.h"
 
 static double cpu_now(void)
 {
@@ -235,7 +209,7 @@ static int bench_tree(const char *dir, int rounds)
 		struct snapshot *prev = &s[r & 1], *cur = &s[!(r & 1)];
 
 		if (r == 2)
-			allocs_before = n_allocs; /* after every table has grown once */
+			allocs_before = alloc_count(); /* after every table has grown once */
 		t0 = cpu_now();
 		parse_text(st, cur);
 		if (r >= 2)
@@ -258,7 +232,7 @@ static int bench_tree(const char *dir, int rounds)
 	printf("  parse + compute: %8.3f ms/sample (target <= 2 ms)\n",
 	       (t_parse + t_compute) / rounds * 1e3);
 	printf("  encode:  %8.3f ms/sample (%zu bytes of JSON)\n", t_encode / rounds * 1e3, sb.len);
-	printf("  heap allocations after the first samples: %lu\n", n_allocs - allocs_before);
+	printf("  heap allocations after the first samples: %lu\n", alloc_count() - allocs_before);
 	for (int i = 0; i < nsamples; i++)
 		for (int k = 0; k < SRC__COUNT; k++)
 			procfile_free(&texts[i].pf[k]);

@@ -158,13 +158,14 @@ def project2(d):
     return e
 
 
-def save_fixture(rec, out, live):
+def save_fixture(rec, out, live, proj=project2):
     """A fixture's make.py ends here: the recording and expected.json (the
-    project2 of the documents the daemon sent) into out."""
+    projection, project2 unless told, of the documents the daemon sent)
+    into out."""
     os.makedirs(out, exist_ok=True)
     shutil.copytree(rec, os.path.join(out, "rec"))
     with open(os.path.join(out, "expected.json"), "w") as f:
-        json.dump([project2(json.loads(x)) for x in live], f, indent=1)
+        json.dump([proj(json.loads(x)) for x in live], f, indent=1)
         f.write("\n")
 
 
@@ -175,16 +176,17 @@ def own_docs(d):
     return docs[head.get("recorded", 0):]
 
 
-def make_two_runs(out, prefix, interval):
+def make_two_runs(out, prefix, interval, extra=(), proj=project2):
     """A fixture's recording (make.py): a full-mode daemon on the live host
-    for 12 samples (its segment stored, then sealed by the next run), a
-    second for 8 (stored, as a daemon leaves it at exit)."""
+    (and its extra options) for 12 samples (its segment stored, then sealed
+    by the next run), a second for 8 (stored, as a daemon leaves it at
+    exit); expected.json through proj."""
     tmp = tempfile.mkdtemp(prefix="iotr-%s-" % prefix)
     rec = os.path.join(tmp, "rec")
     live = []
     for name, n in ((prefix + "a", 12), (prefix + "b", 8)):
         d = Daemon(tmp, interval=interval, name=name,
-                   extra=["--history", "60", "--record", rec])
+                   extra=["--history", "60", "--record", rec] + list(extra))
         try:
             wait_samples(d, n)
             if name.endswith("b"):
@@ -193,7 +195,7 @@ def make_two_runs(out, prefix, interval):
             live += own_docs(d)
         finally:
             d.stop()
-    save_fixture(rec, out, live)
+    save_fixture(rec, out, live, proj)
     shutil.rmtree(tmp)
 
 

@@ -43,7 +43,7 @@ FIXTURES = env("FIXTURES")
 SRCDIR = env("SRCDIR")
 ADVANCE = os.path.join(SRCDIR, "tests", "fixtures", "advance.py")
 BOOT = "0f5c4f52-8b0e-4cbb-9d35-3a0c1a1e00c1"
-VERSION = 5  # the format this iotriaged writes (src/lib/rec_file.h)
+VERSION = 6  # the format this iotriaged writes (src/lib/rec_file.h)
 
 
 def header(path):

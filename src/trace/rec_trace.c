@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rec_trace: the tracing stage's read as the flight recorder's trace
+ * record: lines of tab-separated fields, numbers in decimal, text escaped
+ * as \xHH, the line format of collect/rec_payload.c's sections
+ * (lib/rec_text.c), so the frame codec (lib/rec_diff.c)
+ * stores a counter that moved as its difference. A CPU that took no time,
+ * a histogram's empty top buckets are left out. A missing trailing field
+ * reads as 0, a line of an unknown kind is skipped (a later version may
+ * add both). Never trusts a count: the tables are the lines present, each
+ * bounded by what the maps can hold.
+ *
+ * One of the flight recorder's files, rec_*: collect/rec_payload.c packs a
+ * sample's sections, trace/rec_trace.c its trace read, lib/rec_diff.c
+ * makes a frame the difference from the last, lib/rec_file.c writes and
+ * reads the segments, daemon/rec.c drives them from iotriaged's loop
+ * (doc/recording.md).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rec_text.h"
+#include "rec_trace.h"
+
+/* ---- writing ---- */
+
+static void w_u(struct strbuf *o, uint64_t v)
+{
+	sb_putc(o, '\t');
+	sb_u64(o, v);
+}
+
+/* Text escaped (lib/rec_text.c). */
+static void w_s(struct strbuf *o, const char *s)
+{
+	sb_putc(o, '\t');
+	rec_text_put_s(o, s);
+}
+
+int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
+{
+	size_t nc = r->ncpu;
+	uint64_t budget;
+
+	memcpy(&budget, &r->budget_pct, sizeof(budget)); /* a double exactly: its bits */
+	/* the record's header is a line of its own for the frame codec */
+	sb_puts(o, "\nh");
+	w_u(o, r->valid);
+	w_u(o, (uint64_t)(r->mono_ns < 0 ? 0 : r->mono_ns));
+	w_u(o, r->stats);
+	w_u(o, budget);
+	w_u(o, nc);
+	/* appended by the per-queue load and the block probe's sampling */
+	w_u(o, r->block_sample);
+	w_u(o, r->napi_read);
+	w_u(o, r->blkq_read);
+	sb_putc(o, '\n');
+	if (r->stats_reason[0]) {
+		sb_putc(o, 'w');
+		w_s(o, r->stats_reason);
+		sb_putc(o, '\n');
+	}
+	for (int k = 0; k < TRACE__COUNT; k++) {
+		const struct trace_probe_status *p = &r->probe[k];
+
+		sb_putc(o, 'p');
+		w_u(o, (uint64_t)k);
+		w_u(o, p->on);
+		w_u(o, p->read);
+		w_u(o, p->has_run);
+		w_u(o, p->run_ns);
+		w_u(o, p->run_cnt);
+		w_s(o, p->reason);
+		sb_putc(o, '\n');
+	}
+	if (!r->valid)
+		return o->err; /* the arrays of a failed read mean nothing */
+	for (size_t c = 0; c < nc && r->soft_ns && r->soft_count; c++) {
+		const uint64_t *ns = &r->soft_ns[c * TRACE_NR_SOFTIRQS];
+		const uint64_t *cnt = &r->soft_count[c * TRACE_NR_SOFTIRQS];
+		bool any = false;
+
+		for (int v = 0; v < TRACE_NR_SOFTIRQS; v++)
+			any |= ns[v] || cnt[v];
+		if (!any)
+			continue; /* a possible CPU that never ran a softirq */
+		sb_putc(o, 's');
+		w_u(o, c);
+		for (int v = 0; v < TRACE_NR_SOFTIRQS; v++)
+			w_u(o, ns[v]);
+		for (int v = 0; v < TRACE_NR_SOFTIRQS; v++)
+			w_u(o, cnt[v]);
+		sb_putc(o, '\n');
+	}
+	for (size_t i = 0; i < r->nirq; i++) {
+		sb_putc(o, 'i');
+		w_u(o, r->irq[i]);
+		/* (cpu, ns, runs) of the CPUs the line ran on */
+		for (size_t c = 0; c < nc; c++) {
+			uint64_t ns = r->irq_ns[i * nc + c], cnt = r->irq_count[i * nc + c];
+
+			if (!ns && !cnt)
+				continue;
+			w_u(o, c);
+			w_u(o, ns);
+			w_u(o, cnt);
+		}
+		sb_putc(o, '\n');
+	}
+	for (size_t i = 0; i < r->nnapi; i++) {
+		const struct trace_napi_raw *q = &r->napi[i];
+
+		sb_putc(o, 'n');
+		w_u(o, q->napi_id);
+		w_u(o, (uint64_t)((int64_t)q->irq + 1)); /* -1 none: 0 */
+		w_u(o, (uint64_t)((int64_t)q->index + 1));
+		w_u(o, q->ifindex);
+		w_u(o, q->ns);
+		w_u(o, q->polls);
+		w_u(o, q->work);
+		w_s(o, q->dev);
+		sb_putc(o, '\n');
+	}
+	for (size_t i = 0; i < r->nblkq; i++) {
+		const struct trace_blkq_raw *q = &r->blkq[i];
+
+		sb_putc(o, 'q');
+		w_u(o, q->major);
+		w_u(o, q->minor);
+		w_u(o, q->hctx);
+		w_u(o, q->ns);
+		w_u(o, q->count);
+		sb_putc(o, '\n');
+	}
+	for (size_t i = 0; i < r->nlat; i++) {
+		const struct trace_lat_raw *l = &r->lat[i];
+		int top = TRACE_HIST_SLOTS;
+
+		while (top && !l->slots[top - 1])
+			top--;
+		sb_putc(o, 'l');
+		w_u(o, l->major);
+		w_u(o, l->minor);
+		w_u(o, l->op);
+		w_u(o, l->kind);
+		w_u(o, l->count);
+		w_u(o, l->sum_ns);
+		w_u(o, l->remote);
+		for (int s = 0; s < top; s++)
+			w_u(o, l->slots[s]);
+		sb_putc(o, '\n');
+	}
+	return o->err;
+}
+
+/* ---- reading ---- */
+
+/* A number below max (exclusive), else the record is malformed. */
+static uint64_t r_below(struct rec_text *r, uint64_t max)
+{
+	uint64_t v = rec_text_u(r);
+
+	if (v >= max) {
+		r->bad = true;
+		return 0;
+	}
+	return v;
+}
+
+static int grow_zero(void **p, size_t n, size_t size)
+{
+	void *a = realloc(*p, (n ? n : 1) * size);
+
+	if (!a)
+		return -ENOMEM;
+	memset(a, 0, (n ? n : 1) * size);
+	*p = a;
+	return 0;
+}
+
+/* The arrays for ncpu CPUs, nirq lines and nlat histograms, zeroed. */
+static int alloc_tables(struct trace_raw *t, size_t nirq, size_t nlat, size_t nnapi, size_t nblkq)
+{
+	size_t ns = (size_t)t->ncpu * TRACE_NR_SOFTIRQS, cells = nirq * t->ncpu;
+
+	if (grow_zero((void **)&t->soft_ns, ns, sizeof(*t->soft_ns)) < 0 ||
+	    grow_zero((void **)&t->soft_count, ns, sizeof(*t->soft_count)) < 0 ||
+	    grow_zero((void **)&t->irq, nirq, sizeof(*t->irq)) < 0 ||
+	    grow_zero((void **)&t->irq_ns, cells, sizeof(*t->irq_ns)) < 0 ||
+	    grow_zero((void **)&t->irq_count, cells, sizeof(*t->irq_count)) < 0 ||
+	    grow_zero((void **)&t->lat, nlat, sizeof(*t->lat)) < 0 ||
+	    grow_zero((void **)&t->napi, nnapi, sizeof(*t->napi)) < 0 ||
+	    grow_zero((void **)&t->blkq, nblkq, sizeof(*t->blkq)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Lines of kind k (its first field exactly "k") in the record. */
+static size_t count_kind(const char *p, size_t len, char k)
+{
+	struct rec_text r;
+	size_t n = 0;
+
+	rec_text_init(&r, p, len);
+	while (rec_text_line(&r))
+		n += r.lend - r.f >= 1 && r.f[0] == k && (r.lend - r.f == 1 || r.f[1] == '\t');
+	return n;
+}
+
+static void r_irq(struct rec_text *r, struct trace_raw *t)
+{
+	size_t nc = t->ncpu, row = t->nirq;
+	uint32_t irq = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
+
+	/* ascending, as trace.c sorts them: the metrics pair rows by a merge */
+	if (row && irq <= t->irq[row - 1])
+		r->bad = true;
+	t->irq[row] = irq;
+	while (r->f && !r->bad) {
+		size_t c = (size_t)r_below(r, nc);
+
+		t->irq_ns[row * nc + c] = rec_text_u(r);
+		t->irq_count[row * nc + c] = rec_text_u(r);
+	}
+	t->nirq++;
+}
+
+/* A histogram's key as one number, in the metrics' order (major, minor,
+ * op, stage): major and minor within the kernel's dev_t, as trace.c
+ * decodes it (12 and 20 bits). */
+static uint64_t lat_key(const struct trace_lat_raw *l)
+{
+	return (uint64_t)l->major << 32 | (uint64_t)l->minor << 8 | (uint64_t)l->op << 4 | l->kind;
+}
+
+static void r_lat(struct rec_text *r, struct trace_raw *t)
+{
+	struct trace_lat_raw *l = &t->lat[t->nlat];
+
+	memset(l, 0, sizeof(*l));
+	l->major = (uint32_t)r_below(r, 1u << 12);
+	l->minor = (uint32_t)r_below(r, 1u << 20);
+	/* indices of the metrics' [op][kind] tables */
+	l->op = (uint8_t)r_below(r, TRACE_OP__COUNT);
+	l->kind = (uint8_t)r_below(r, TRACE_LAT__COUNT);
+	l->count = rec_text_u(r);
+	l->sum_ns = rec_text_u(r);
+	l->remote = rec_text_u(r);
+	for (int s = 0; s < TRACE_HIST_SLOTS; s++)
+		l->slots[s] = rec_text_u(r);
+	/* sorted and unique: the metrics merge two reads by this key */
+	if (t->nlat && lat_key(&t->lat[t->nlat - 1]) >= lat_key(l))
+		r->bad = true;
+	t->nlat++;
+}
+
+static void r_napi(struct rec_text *r, struct trace_raw *t)
+{
+	struct trace_napi_raw *q = &t->napi[t->nnapi];
+
+	memset(q, 0, sizeof(*q));
+	q->napi_id = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
+	q->irq = (int32_t)r_below(r, (uint64_t)INT32_MAX + 1) - 1;
+	q->index = (int32_t)r_below(r, (uint64_t)INT32_MAX + 1) - 1;
+	q->ifindex = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
+	q->ns = rec_text_u(r);
+	q->polls = rec_text_u(r);
+	q->work = rec_text_u(r);
+	rec_text_s(r, q->dev, sizeof(q->dev));
+	/* ascending and unique: the metrics merge two reads by napi_id */
+	if (t->nnapi && t->napi[t->nnapi - 1].napi_id >= q->napi_id)
+		r->bad = true;
+	t->nnapi++;
+}
+
+/* A hardware queue's key as one number, in the metrics' order (major,
+ * minor, hctx): major and minor within dev_t, hctx 32 bits. */
+static uint64_t blkq_key(const struct trace_blkq_raw *q)
+{
+	return (uint64_t)q->major << 52 | (uint64_t)q->minor << 32 | q->hctx;
+}
+
+static void r_blkq(struct rec_text *r, struct trace_raw *t)
+{
+	struct trace_blkq_raw *q = &t->blkq[t->nblkq];
+
+	memset(q, 0, sizeof(*q));
+	q->major = (uint32_t)r_below(r, 1u << 12);
+	q->minor = (uint32_t)r_below(r, 1u << 20);
+	q->hctx = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
+	q->ns = rec_text_u(r);
+	q->count = rec_text_u(r);
+	if (t->nblkq && blkq_key(&t->blkq[t->nblkq - 1]) >= blkq_key(q))
+		r->bad = true;
+	t->nblkq++;
+}
+
+static void r_soft(struct rec_text *r, struct trace_raw *t)
+{
+	size_t c = (size_t)r_below(r, t->ncpu);
+
+	for (int v = 0; v < TRACE_NR_SOFTIRQS; v++)
+		t->soft_ns[c * TRACE_NR_SOFTIRQS + v] = rec_text_u(r);
+	for (int v = 0; v < TRACE_NR_SOFTIRQS; v++)
+		t->soft_count[c * TRACE_NR_SOFTIRQS + v] = rec_text_u(r);
+}
+
+int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
+{
+	size_t nirq = count_kind(p, len, 'i'), nlat = count_kind(p, len, 'l');
+	size_t nnapi = count_kind(p, len, 'n'), nblkq = count_kind(p, len, 'q');
+	struct rec_text r;
+	bool valid = false, head = false;
+	uint64_t budget;
+
+	t->valid = false;
+	t->nirq = t->nlat = t->nnapi = t->nblkq = 0;
+	t->napi_read = t->blkq_read = false;
+	t->block_sample = 0;
+	t->stats = false;
+	t->stats_reason[0] = '\0';
+	memset(t->probe, 0, sizeof(t->probe));
+	if (nirq > TRACE_MAX_IRQS || nlat > TRACE_MAX_LAT || nnapi > TRACE_MAX_NAPI ||
+	    nblkq > TRACE_MAX_BLKQ)
+		return -EBADMSG;
+	rec_text_init(&r, p, len);
+	while (!r.bad && rec_text_line(&r)) {
+		char k = rec_text_kind(&r);
+		struct trace_probe_status *pr;
+
+		if (!head && k != 'h')
+			return -EBADMSG; /* the CPU count comes first */
+		switch (k) {
+		case 'h':
+			if (head)
+				return -EBADMSG;
+			head = true;
+			valid = rec_text_u(&r) != 0;
+			t->mono_ns = (int64_t)r_below(&r, (uint64_t)INT64_MAX + 1);
+			t->stats = rec_text_u(&r) != 0;
+			budget = rec_text_u(&r);
+			memcpy(&t->budget_pct, &budget, sizeof(budget));
+			t->ncpu = (uint32_t)r_below(&r, REC_TRACE_CPUS_MAX + 1);
+			t->block_sample = (uint32_t)r_below(&r, (uint64_t)UINT32_MAX + 1);
+			t->napi_read = rec_text_u(&r) != 0;
+			t->blkq_read = rec_text_u(&r) != 0;
+			if (r.bad || (valid && !t->ncpu) || nirq * t->ncpu > REC_TRACE_CELLS_MAX)
+				return -EBADMSG;
+			if (valid && alloc_tables(t, nirq, nlat, nnapi, nblkq) < 0)
+				return -ENOMEM;
+			break;
+		case 'w':
+			rec_text_s(&r, t->stats_reason, sizeof(t->stats_reason));
+			break;
+		case 'p': {
+			uint64_t i = rec_text_u(&r);
+
+			if (i >= TRACE__COUNT)
+				break; /* a probe of a later version */
+			pr = &t->probe[i];
+			pr->on = rec_text_u(&r) != 0;
+			pr->read = rec_text_u(&r) != 0;
+			pr->has_run = rec_text_u(&r) != 0;
+			pr->run_ns = rec_text_u(&r);
+			pr->run_cnt = rec_text_u(&r);
+			rec_text_s(&r, pr->reason, sizeof(pr->reason));
+			break;
+		}
+		case 's':
+			if (valid)
+				r_soft(&r, t);
+			break;
+		case 'i':
+			if (valid)
+				r_irq(&r, t);
+			break;
+		case 'n':
+			if (valid)
+				r_napi(&r, t);
+			break;
+		case 'q':
+			if (valid)
+				r_blkq(&r, t);
+			break;
+		case 'l':
+			if (valid)
+				r_lat(&r, t);
+			break;
+		default:
+			break; /* a kind of a later version */
+		}
+	}
+	if (r.bad || !head) {
+		t->nirq = t->nlat = t->nnapi = t->nblkq = 0;
+		return -EBADMSG;
+	}
+	t->valid = valid;
+	return 0;
+}

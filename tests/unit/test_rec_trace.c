@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The tracing stage's read in the flight recording (trace/rec_trace.c): a
+ * read round-trips through its record to the same "trace" section (metrics
+ * and encoder over the unpacked reads equal those over the originals), a
+ * replayed payload gives that section, the unavailable reason, or none; a
+ * hostile record is refused without reading outside its bytes or
+ * allocating past a bound (random mutations under ASan).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "encode_trace.h"
+#include "metrics_trace.h"
+#include "rec_payload.h"
+#include "rec_trace.h"
+#include "sampler.h"
+#include "strbuf.h"
+
+#define NCPU 4
+
+/* A read at t seconds: counters growing with t, sparse IRQ rows, two
+ * disks' histograms, a probe off with a reason that needs escaping. */
+static void make_read(struct trace_raw *r, uint64_t t)
+{
+	static const uint32_t irqs[] = { 9, 24, 130 };
+
+	memset(r, 0, sizeof(*r));
+	r->valid = true;
+	r->mono_ns = (int64_t)(1000 + t) * 1000000000;
+	r->stats = false;
+	snprintf(r->stats_reason, sizeof(r->stats_reason), "kernel.bpf_stats_enabled\tis 0\\off");
+	r->budget_pct = 2.5;
+	r->ncpu = NCPU;
+	for (int k = 0; k < TRACE__COUNT; k++) {
+		r->probe[k].on = k != TRACE_BLOCK || t < 2;
+		r->probe[k].read = true;
+		r->probe[k].has_run = true;
+		r->probe[k].run_ns = 1000 * t * (uint64_t)(k + 1);
+		r->probe[k].run_cnt = 10 * t;
+	}
+	snprintf(r->probe[TRACE_BLOCK].reason, sizeof(r->probe[0].reason),
+		 "over budget: 3.1 %%\nof a CPU");
+	r->soft_ns = calloc(NCPU * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
+	r->soft_count = calloc(NCPU * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
+	assert_non_null(r->soft_ns);
+	assert_non_null(r->soft_count);
+	for (int c = 0; c < NCPU - 1; c++) /* CPU 3 never ran one: left out */
+		for (int v = 0; v < TRACE_NR_SOFTIRQS; v++) {
+			r->soft_ns[c * TRACE_NR_SOFTIRQS + v] = (uint64_t)(c + v + 1) * 1000000 * t;
+			r->soft_count[c * TRACE_NR_SOFTIRQS + v] = (uint64_t)(v + 1) * 100 * t;
+		}
+	r->nirq = 3;
+	r->irq = calloc(3, sizeof(*r->irq));
+	r->irq_ns = calloc(3 * NCPU, sizeof(uint64_t));
+	r->irq_count = calloc(3 * NCPU, sizeof(uint64_t));
+	assert_non_null(r->irq_count);
+	for (int i = 0; i < 3; i++) {
+		r->irq[i] = irqs[i];
+		r->irq_ns[i * NCPU + (i % NCPU)] = 5000000 * t * (uint64_t)(i + 1);
+		r->irq_count[i * NCPU + (i % NCPU)] = 700 * t;
+		r->irq_ns[i * NCPU + 2] += 1234 * t;
+		r->irq_count[i * NCPU + 2] += t;
+	}
+	r->nlat = 3;
+	r->lat = calloc(3, sizeof(*r->lat));
+	assert_non_null(r->lat);
+	r->lat[0] = (struct trace_lat_raw){
+		.major = 7, .minor = 0, .op = TRACE_OP_READ, .kind = TRACE_LAT_QUEUED
+	};
+	r->lat[1] = (struct trace_lat_raw){
+		.major = 7, .minor = 0, .op = TRACE_OP_READ, .kind = TRACE_LAT_DEVICE
+	};
+	r->lat[2] = (struct trace_lat_raw){
+		.major = 259, .minor = 3, .op = TRACE_OP_FLUSH, .kind = TRACE_LAT_DEVICE
+	};
+	for (int i = 0; i < 3; i++) {
+		struct trace_lat_raw *l = &r->lat[i];
+
+		for (int s = 0; s < 12 + i; s++)
+			l->slots[s] = (uint64_t)(s + 1) * t * 3;
+		l->slots[TRACE_HIST_SLOTS - 1] = i == 2 ? t : 0; /* the top bucket too */
+		for (int s = 0; s < TRACE_HIST_SLOTS; s++)
+			l->count += l->slots[s];
+		l->sum_ns = l->count * 40000;
+		l->remote = l->kind == TRACE_LAT_DEVICE ? l->count / 3 : 0;
+	}
+}
+
+static void pack(const struct trace_raw *r, struct strbuf *o)
+{
+	sb_reset(o);
+	assert_int_equal(rec_trace_pack(r, o), 0);
+}
+
+/* The "trace" section of (prev, cur) as the sampler encodes it. */
+static void section(const struct trace_raw *prev, const struct trace_raw *cur, struct strbuf *o)
+{
+	struct trace_metrics m = { 0 };
+	int r = metrics_trace_compute(prev, cur, NULL, &m);
+
+	sb_reset(o);
+	encode_trace(o, NULL, cur, r >= 0 ? &m : NULL);
+	assert_int_equal(o->err, 0);
+	metrics_trace_free(&m);
+}
+
+static void test_roundtrip(void **state)
+{
+	struct trace_raw a, b, ua = { 0 }, ub = { 0 };
+	struct strbuf pa = { 0 }, pb = { 0 }, want = { 0 }, got = { 0 };
+
+	(void)state;
+	make_read(&a, 1);
+	make_read(&b, 3);
+	pack(&a, &pa);
+	pack(&b, &pb);
+	assert_int_equal(rec_trace_unpack(pa.buf, pa.len, &ua), 0);
+	assert_int_equal(rec_trace_unpack(pb.buf, pb.len, &ub), 0);
+	/* every field the metrics and the encoder read */
+	assert_true(ub.valid);
+	assert_int_equal(ub.mono_ns, b.mono_ns);
+	assert_int_equal(ub.ncpu, NCPU);
+	assert_true(ub.budget_pct == 2.5);
+	assert_string_equal(ub.stats_reason, b.stats_reason);
+	assert_memory_equal(ub.probe, b.probe, sizeof(b.probe));
+	assert_memory_equal(ub.soft_ns, b.soft_ns, NCPU * TRACE_NR_SOFTIRQS * sizeof(uint64_t));
+	assert_memory_equal(ub.soft_count, b.soft_count,
+			    NCPU * TRACE_NR_SOFTIRQS * sizeof(uint64_t));
+	assert_int_equal(ub.nirq, 3);
+	assert_memory_equal(ub.irq, b.irq, 3 * sizeof(*b.irq));
+	assert_memory_equal(ub.irq_ns, b.irq_ns, 3 * NCPU * sizeof(uint64_t));
+	assert_memory_equal(ub.irq_count, b.irq_count, 3 * NCPU * sizeof(uint64_t));
+	assert_int_equal(ub.nlat, 3);
+	assert_memory_equal(ub.lat, b.lat, 3 * sizeof(*b.lat));
+	/* so the document's section is the same bytes */
+	section(&a, &b, &want);
+	section(&ua, &ub, &got);
+	assert_non_null(strstr(sb_cstr(&want), "\"irqs\":[{\"irq\":9,"));
+	assert_string_equal(sb_cstr(&got), sb_cstr(&want));
+	/* storage reused: the bigger read into the smaller one's arrays */
+	assert_int_equal(rec_trace_unpack(pb.buf, pb.len, &ua), 0);
+	assert_memory_equal(ua.lat, b.lat, 3 * sizeof(*b.lat));
+	trace_raw_free(&a);
+	trace_raw_free(&b);
+	trace_raw_free(&ua);
+	trace_raw_free(&ub);
+	sb_free(&pa);
+	sb_free(&pb);
+	sb_free(&want);
+	sb_free(&got);
+}
+
+static void test_invalid_read(void **state)
+{
+	struct trace_raw a, u = { 0 };
+	struct strbuf p = { 0 };
+
+	(void)state;
+	make_read(&a, 2);
+	a.valid = false; /* a read that failed (-ENOMEM): "not read yet" */
+	pack(&a, &p);
+	assert_null(strstr(sb_cstr(&p), "\ni\t"));
+	assert_int_equal(rec_trace_unpack(p.buf, p.len, &u), 0);
+	assert_false(u.valid);
+	assert_string_equal(u.probe[TRACE_BLOCK].reason, a.probe[TRACE_BLOCK].reason);
+	trace_raw_free(&a);
+	trace_raw_free(&u);
+	sb_free(&p);
+}
+
+/* A later version's additions: a field at a line's end, a new kind, a
+ * probe it knows; and trailing fields left out read as 0. */
+static void test_later_version(void **state)
+{
+	static const char rec[] = "\nh\t1\t5000\t1\t0\t2\t99\n"
+				  "z\tnew\tkind\n"
+				  "p\t7\t1\t1\t1\t5\t5\t\n"
+				  "p\t0\t1\t1\n"
+				  "s\t1\t10\n"
+				  "i\t3\t1\t100\t4\n"
+				  "l\t8\t16\t1\t1\t5\t900\t0\t0\t5\n";
+	struct trace_raw u = { 0 };
+
+	(void)state;
+	assert_int_equal(rec_trace_unpack(rec, sizeof(rec) - 1, &u), 0);
+	assert_true(u.valid);
+	assert_int_equal(u.ncpu, 2);
+	assert_true(u.probe[0].on && u.probe[0].read && !u.probe[0].has_run);
+	assert_int_equal(u.soft_ns[TRACE_NR_SOFTIRQS], 10);
+	assert_int_equal(u.soft_count[TRACE_NR_SOFTIRQS], 0);
+	assert_int_equal(u.nirq, 1);
+	assert_int_equal(u.irq[0], 3);
+	assert_int_equal(u.irq_ns[1], 100);
+	assert_int_equal(u.irq_count[1], 4);
+	assert_int_equal(u.nlat, 1);
+	assert_int_equal(u.lat[0].slots[1], 5);
+	trace_raw_free(&u);
+}
+
+static void test_hostile(void **state)
+{
+	static const char *const bad[] = {
+		"",					  /* no header line */
+		"\ns\t0\t1\n",				  /* a row before the CPU count */
+		"\nh\t1\t1\t0\t0\t0\n",			  /* a valid read of no CPU */
+		"\nh\t1\t1\t0\t0\t8193\n",		  /* past the CPU bound */
+		"\nh\t1\t1\t0\t0\t2\nh\t1\t1\t0\t0\t2\n", /* two headers */
+		"\nh\t1\t1\t0\t0\t2\ns\t2\t1\n",	  /* a CPU past the count */
+		"\nh\t1\t1\t0\t0\t2\ni\t5\t2\t1\t1\n",	  /* an IRQ's CPU past it */
+		"\nh\t1\t1\t0\t0\t2\ni\t5\ni\t5\n",	  /* IRQ lines not ascending */
+		"\nh\t1\t1\t0\t0\t2\ni\t4294967296\n",	  /* an IRQ number past u32 */
+		"\nh\t1\t1\t0\t0\t2\nl\t1\t1\t4\t0\n",	  /* an op past the table */
+		"\nh\t1\t1\t0\t0\t2\nl\t1\t1\t0\t2\n",	  /* a stage past it */
+		"\nh\t1\t1\t0\t0\t2\nl\t1\t2\t0\t0\nl\t1\t1\t0\t0\n", /* unsorted */
+		"\nh\t1\t1\t0\t0\t2\nl\t4096\t0\t0\t0\n",    /* a major past dev_t's 12 bits */
+		"\nh\t1\t1\t0\t0\t2\nl\t1\t1048576\t0\t0\n", /* a minor past its 20 */
+		"\nh\t1\t1\t0\t0\t2\ns\t0\t1x\n",	     /* not a number */
+		"\nh\t1\t1\t0\t0\t2\ns\t0\t99999999999999999999\n", /* past u64 */
+		"\nh\t1\t1\t0\t0\t2\nw\tbad\\x4\n",		    /* a torn escape */
+		"\nh\t1\t9223372036854775808\t0\t0\t2\n",	    /* mono_ns past i64 */
+	};
+	struct trace_raw u = { 0 };
+	struct strbuf many = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(rec_trace_unpack(bad[i], strlen(bad[i]), &u), -EBADMSG);
+		assert_false(u.valid);
+	}
+	/* more IRQ lines than the map holds */
+	sb_puts(&many, "\nh\t1\t1\t0\t0\t1\n");
+	for (unsigned i = 0; i <= TRACE_MAX_IRQS; i++)
+		sb_printf(&many, "i\t%u\n", i);
+	assert_int_equal(rec_trace_unpack(many.buf, many.len, &u), -EBADMSG);
+	/* a table of more cells than the bound: refused before allocating */
+	sb_reset(&many);
+	sb_printf(&many, "\nh\t1\t1\t0\t0\t%d\n", REC_TRACE_CPUS_MAX);
+	for (unsigned i = 0; i <= REC_TRACE_CELLS_MAX / REC_TRACE_CPUS_MAX; i++)
+		sb_printf(&many, "i\t%u\n", i);
+	assert_int_equal(rec_trace_unpack(many.buf, many.len, &u), -EBADMSG);
+	trace_raw_free(&u);
+	sb_free(&many);
+}
+
+/* Random damage to a real record: refused or read within its bounds, and
+ * the metrics and encoder over what was read stay within theirs. */
+static void test_mutations(void **state)
+{
+	struct trace_raw a, u = { 0 };
+	struct strbuf p = { 0 }, out = { 0 };
+	unsigned seed = 1;
+
+	(void)state;
+	make_read(&a, 2);
+	pack(&a, &p);
+	for (int n = 0; n < 20000; n++) {
+		char *m = malloc(p.len);
+		size_t len = p.len;
+		int r;
+
+		assert_non_null(m);
+		memcpy(m, p.buf, p.len);
+		for (int k = 0; k < 1 + n % 4; k++) {
+			size_t at = (size_t)rand_r(&seed) % len;
+			static const char pick[] = "0123456789\t\n\\xhpsilw-";
+
+			m[at] =
+			    n % 3 ? pick[rand_r(&seed) % (sizeof(pick) - 1)] : (char)rand_r(&seed);
+		}
+		if (n % 5 == 0)
+			len = (size_t)rand_r(&seed) % len; /* torn */
+		r = rec_trace_unpack(m, len, &u);
+		assert_true(r == 0 || r == -EBADMSG);
+		if (r == 0 && u.valid) {
+			struct trace_metrics tm = { 0 };
+
+			assert_true(u.nirq <= TRACE_MAX_IRQS && u.nlat <= TRACE_MAX_LAT);
+			for (size_t i = 0; i < u.nlat; i++)
+				assert_true(u.lat[i].op < TRACE_OP__COUNT &&
+					    u.lat[i].kind < TRACE_LAT__COUNT);
+			if (metrics_trace_compute(&a, &u, NULL, &tm) >= 0) {
+				sb_reset(&out);
+				encode_trace(&out, NULL, &u, &tm);
+			}
+			metrics_trace_free(&tm);
+		}
+		free(m);
+	}
+	trace_raw_free(&a);
+	trace_raw_free(&u);
+	sb_free(&p);
+	sb_free(&out);
+}
+
+/* A payload's trace record through the replay's sampler: its section as
+ * the live one, the recorded reason, or none at all. */
+static void tick(struct sampler *s, uint64_t id, int32_t err, const struct trace_raw *r,
+		 const char *why, struct strbuf *payload)
+{
+	sb_reset(payload);
+	if (why) {
+		rec_payload_put(payload, REC_TAG_TRACE, err, why, strlen(why));
+	} else if (r) {
+		struct strbuf body = { 0 };
+
+		pack(r, &body);
+		rec_payload_put(payload, REC_TAG_TRACE, 0, body.buf, body.len);
+		sb_free(&body);
+	}
+	assert_int_equal(sampler_tick_recorded(s, id, (int64_t)id * 1000000000,
+					       (int64_t)id * 1000000000,
+					       payload->buf ? payload->buf : "", payload->len),
+			 0);
+}
+
+static void test_replay(void **state)
+{
+	struct sampler_opts so = { .skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT };
+	struct trace_raw a, b;
+	struct strbuf payload = { 0 }, want = { 0 };
+	struct sampler *s;
+	const char *json;
+
+	(void)state;
+	assert_int_equal(sampler_open(&so, &s), 0);
+	make_read(&a, 1);
+	make_read(&b, 4);
+	/* a frame without a record (before format 6, no --trace): no section */
+	tick(s, 1, 0, NULL, NULL, &payload);
+	json = sampler_json(s, NULL);
+	assert_non_null(json);
+	assert_null(strstr(json, "\"trace\""));
+	/* the daemon's reason */
+	tick(s, 2, -ENODEV, NULL, "no BTF: /sys/kernel/btf/vmlinux: No such file", &payload);
+	assert_non_null(strstr(sampler_json(s, NULL), "\"trace\":{\"available\":false,\"reason\":"
+						      "\"no BTF: /sys/kernel/btf/vmlinux: No such "
+						      "file\"}}"));
+	/* two reads: the interval's section, never paired across the frame
+	 * that had none */
+	tick(s, 3, 0, &a, NULL, &payload);
+	json = strstr(sampler_json(s, NULL), "\"trace\":{\"available\":true");
+	assert_non_null(json);
+	assert_null(strstr(json, "\"interval_ms\""));
+	tick(s, 4, 0, &b, NULL, &payload);
+	section(&a, &b, &want);
+	want.buf[--want.len] = '\0'; /* its comma: the section is the document's last */
+	json = sampler_json(s, NULL);
+	assert_non_null(strstr(json, sb_cstr(&want)));
+	/* a malformed record: unavailable, not in the recording */
+	sb_reset(&payload);
+	rec_payload_put(&payload, REC_TAG_TRACE, 0, "\nh\t1\t1\t0\t0\t0\n", 13);
+	assert_int_equal(
+	    sampler_tick_recorded(s, 5, 5000000000, 5000000000, payload.buf, payload.len), 0);
+	assert_non_null(strstr(sampler_json(s, NULL), "\"trace\":{\"available\":false,\"reason\":"
+						      "\"not in the recording\"}"));
+	sampler_close(s);
+	trace_raw_free(&a);
+	trace_raw_free(&b);
+	sb_free(&payload);
+	sb_free(&want);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip),     cmocka_unit_test(test_invalid_read),
+		cmocka_unit_test(test_later_version), cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_mutations),     cmocka_unit_test(test_replay),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
