@@ -42,6 +42,9 @@ cleanup() {
 	for p in $gen_pid $daemon_pids; do
 		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
 	done
+	# libfaketime leaves its shared clock in /dev/shm, named by the pid
+	# that loaded it: the faked daemon's, removed here
+	[ -n "${old_pid:-}" ] && rm -f "/dev/shm/faketime_shm_$old_pid" "/dev/shm/sem.faketime_sem_$old_pid"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
