@@ -101,7 +101,7 @@ static void chain_draw(struct ui *ui, struct rect r)
 	int hot_cpu = hot >= 0 ? m->cpus[hot].cpu : -1;
 	const struct model_mq_queue **order;
 	char buf[320], aw[96] = "", lat[320];
-	bool block_time = false;
+	bool block_time = false, queue_time = false;
 	int y = r.y, rows;
 
 	/* the disk's await first: at 80 columns the title is cut on the right */
@@ -134,9 +134,11 @@ static void chain_draw(struct ui *ui, struct rect r)
 		ui_put(y++, r.x, r.w, 0, lat);
 	for (size_t i = 0; i < m->ncpus; i++)
 		block_time |= m->cpus[i].trace.has_soft;
-	snprintf(buf, sizeof(buf), "%4s %-11s %-6s %-9s %8s %-8s %10s %8s %6s%s", "hctx", "CPUs",
+	for (size_t i = 0; i < d->nqueues; i++)
+		queue_time |= d->queues[i].has_qtime;
+	snprintf(buf, sizeof(buf), "%4s %-11s %-6s %-9s %8s %-8s %10s %8s %6s%s%s", "hctx", "CPUs",
 		 "IRQ", "queue", "irq/s", "on CPU", "%irq+%soft", "BLOCK/s", "busy%",
-		 block_time ? " BLOCK%" : "");
+		 block_time ? " BLOCK%" : "", queue_time ? " qBLOCK%" : "");
 	ui_put(y++, r.x, r.w, A_BOLD, buf);
 	rows = r.h - 2 - (lat[0] ? 1 : 0);
 	c->scroll.nlines = (int)d->nqueues;
@@ -188,6 +190,13 @@ static void chain_draw(struct ui *ui, struct rect r)
 					mc->trace.soft_pct[MODEL_SOFT_BLOCK]);
 			else
 				str_cat(buf, sizeof(buf), " %6s", q->cpu >= 0 ? "-" : "");
+		}
+		if (queue_time) {
+			/* this queue's own completions' BLOCK time, wherever they ran */
+			if (q->has_qtime)
+				str_cat(buf, sizeof(buf), " %7.2f", q->qblock_pct);
+			else
+				str_cat(buf, sizeof(buf), " %7s", "-");
 		}
 		draw_line(y++, r.x, r.w, attr, buf);
 	}

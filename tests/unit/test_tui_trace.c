@@ -281,10 +281,50 @@ static void test_chain(void **state)
 	expect(&t, "> loop0 r_await 0.45 w_await 0.45 ms");
 	expect(&t, "  trace: read p50 0.047 p99 5.98 max 8.19 ms, write p50 0.048 p99 6.17 max "
 		   "8.19 ms; 95.1% completed on another CPU");
+	/* no per-queue rows in this sample: no qBLOCK% column */
+	expect_not(&t, "qBLOCK%");
 	/* vda: the time queued before issue too */
 	snprintf(t.ui->chain.disk, sizeof(t.ui->chain.disk), "vda");
 	term_draw(&t, load_sample());
 	expect(&t, "read p50 0.192 p99 0.255 max 0.256 ms (queued p99 0.008)");
+	term_close(&t);
+}
+
+/* With the per-queue rows ("blk_queues"), each hardware queue's own BLOCK
+ * time in the chain view: µs/s as % of a CPU; a row naming no listed queue,
+ * or malformed, is left out. */
+static void test_chain_queue_time(void **state)
+{
+	struct term t;
+	struct json_object *doc, *tr, *rows;
+	static const char *const row_json[] = {
+		"{\"disk\":\"loop0\",\"major\":7,\"minor\":0,\"hctx\":0,\"us_s\":12345.67,"
+		"\"completed_s\":5400}",
+		"{\"disk\":\"loop0\",\"major\":7,\"minor\":0,\"hctx\":9,\"us_s\":99999,"
+		"\"completed_s\":1}",
+		"{\"disk\":\"vda\",\"major\":254,\"minor\":0,\"hctx\":-1,\"us_s\":5,"
+		"\"completed_s\":1}",
+	};
+
+	(void)state;
+	term_open(&t, 120, 30);
+	t.ui->chain.open = true;
+	doc = load_sample();
+	json_object_object_get_ex(doc, "trace", &tr);
+	rows = json_object_new_array();
+	for (size_t i = 0; i < sizeof(row_json) / sizeof(row_json[0]); i++)
+		json_object_array_add(rows, json_tokener_parse(row_json[i]));
+	json_object_object_add(tr, "blk_queues", rows);
+	snprintf(t.ui->chain.disk, sizeof(t.ui->chain.disk), "loop0");
+	term_draw(&t, json_object_get(doc)); /* kept for the second frame */
+	expect(&t, " BLOCK% qBLOCK%");
+	expect(&t, "    1.23");
+	expect_not(&t, "999.99");
+	/* vda's only row is malformed (hctx -1): no column for it */
+	snprintf(t.ui->chain.disk, sizeof(t.ui->chain.disk), "vda");
+	term_draw(&t, doc);
+	expect(&t, "> vda ");
+	expect_not(&t, "qBLOCK%");
 	term_close(&t);
 }
 
@@ -363,7 +403,7 @@ int main(void)
 		cmocka_unit_test(test_model),	cmocka_unit_test(test_draw_100),
 		cmocka_unit_test(test_draw_80), cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_absent),	cmocka_unit_test(test_unavailable),
-		cmocka_unit_test(test_hot),
+		cmocka_unit_test(test_hot),	cmocka_unit_test(test_chain_queue_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

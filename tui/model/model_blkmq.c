@@ -80,6 +80,42 @@ static int decode_disk(struct json_object *o, struct model_mq_disk *d)
 	return 0;
 }
 
+/* The tracing stage's BLOCK time per disk and hardware queue onto the
+ * queues the section lists (doc/json.md "blk_queues"); a row that names no
+ * listed queue, or is malformed, is left out: the chain view shows "-". */
+static void attach_queue_time(struct json_object *a, struct model_blkmq *b)
+{
+	size_t len;
+
+	if (!a || !json_object_is_type(a, json_type_array))
+		return;
+	len = json_object_array_length(a);
+	for (size_t i = 0; i < len; i++) {
+		struct json_object *o = json_object_array_get_idx(a, i);
+		struct json_object *name = mj_get(o, "disk");
+		double us_s, done_s;
+		int64_t hctx;
+
+		if (!name || !json_object_is_type(name, json_type_string) ||
+		    mj_int(o, "hctx", &hctx) <= 0 || mj_num(o, "us_s", &us_s) <= 0 ||
+		    mj_num(o, "completed_s", &done_s) <= 0 || hctx < 0 || us_s < 0 || done_s < 0)
+			continue;
+		for (size_t d = 0; d < b->ndisks; d++) {
+			struct model_mq_disk *md = &b->disks[d];
+
+			if (strcmp(md->disk, json_object_get_string(name)) != 0)
+				continue;
+			for (size_t q = 0; q < md->nqueues; q++)
+				if (md->queues[q].hctx == (uint64_t)hctx) {
+					md->queues[q].has_qtime = true;
+					md->queues[q].qblock_pct =
+					    us_s / 1e4; /* µs/s: % of a CPU */
+					md->queues[q].qcompleted_s = done_s;
+				}
+		}
+	}
+}
+
 int model_blkmq_decode(struct json_object *doc, struct model_blkmq *ret)
 {
 	struct json_object *a = mj_get(doc, "blk-mq");
@@ -108,6 +144,7 @@ int model_blkmq_decode(struct json_object *doc, struct model_blkmq *ret)
 			return r;
 		}
 	}
+	attach_queue_time(mj_get(mj_get(doc, "trace"), "blk_queues"), &b);
 	*ret = b;
 	return 0;
 }

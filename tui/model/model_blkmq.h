@@ -26,6 +26,10 @@ struct model_mq_queue {
 	double cpu_irq, cpu_soft, cpu_busy;
 	bool has_block;
 	double block_s;
+	/* --trace: this queue's own BLOCK softirq time ("trace"."blk_queues"),
+	 * percent of one CPU, and its completions a second */
+	bool has_qtime;
+	double qblock_pct, qcompleted_s;
 };
 
 struct model_mq_disk {
