@@ -279,10 +279,18 @@ def agree_biolatency(win, loop, sample=1):
         return close_enough(a, b) or abs(a - b) <= 4 * (b * (sample - 1)) ** 0.5
 
     soft_check(near(total_o, total_t), "IOs: %d, biolatency %d" % (total_o, total_t))
+    # the same distribution: at every bucket's upper edge the IOs below it
+    # agree within 5 % of all IOs (two tracers' clocks a few hundred ns
+    # apart move IOs across an edge where they cluster: bucket by bucket,
+    # 3763 against 3976 at 8 us once, while below 16 us it was 3774 against
+    # 3996); a histogram a bucket off is 20-50 % off there
+    cum_t = cum_o = 0
     for i, n in enumerate(hist):
-        if n >= total_t // 20:  # the buckets holding >= 5 % of the IOs
-            soft_check(near(mine[i], n), "bucket %d us: %d, biolatency %d" %
-                       (1 << i if i else 0, mine[i], n))
+        cum_t += n
+        cum_o += mine[i]
+        tol = max(TOL * total_t, 4 * (cum_t * (sample - 1)) ** 0.5)
+        soft_check(abs(cum_o - cum_t) <= tol, "IOs under %d us: %d, biolatency %d" %
+                   (2 << i, cum_o, cum_t))
     lat = list(disk[0]["lat"].values())[0]["device"]
     check(lat["p50_us"] <= lat["p90_us"] <= lat["p99_us"] <= lat["p99.9_us"] <= lat["max_us"],
           "percentiles out of order: %r" % lat)
