@@ -515,18 +515,15 @@ int sampler_tick(struct sampler *s)
  * read of the maps, or why tracing is unavailable. */
 static void pack_trace(struct sampler *s, struct strbuf *o)
 {
-	size_t at = o->len;
+	size_t at;
 
 	if (!s->trace) {
 		rec_payload_put(o, REC_TAG_TRACE, -ENODEV, s->trace_why, strlen(s->trace_why));
 		return;
 	}
-	/* a placeholder header, its length filled in below */
-	rec_payload_put(o, REC_TAG_TRACE, 0, NULL, 0);
-	if (rec_trace_pack(&s->traw[s->cur], o) < 0)
-		return;
-	for (int k = 0; k < 4; k++)
-		o->buf[at + 8 + k] = (char)((uint32_t)(o->len - at - 12) >> (8 * k));
+	at = rec_payload_begin(o, REC_TAG_TRACE);
+	rec_trace_pack(&s->traw[s->cur], o); /* fails only with o->err, the caller's */
+	rec_payload_end(o, at);
 }
 
 int sampler_pack(struct sampler *s, struct strbuf *out)

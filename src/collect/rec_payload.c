@@ -42,6 +42,25 @@ void rec_payload_put(struct strbuf *out, uint16_t tag, int32_t err, const char *
 		sb_append(out, buf, len);
 }
 
+size_t rec_payload_begin(struct strbuf *out, uint16_t tag)
+{
+	size_t at = out->len;
+
+	rec_payload_put(out, tag, 0, NULL, 0);
+	return at;
+}
+
+void rec_payload_end(struct strbuf *out, size_t at)
+{
+	uint32_t n;
+
+	if (out->err)
+		return;
+	n = (uint32_t)(out->len - at - 12);
+	for (int k = 0; k < 4; k++)
+		out->buf[at + 8 + k] = (char)(n >> (8 * k));
+}
+
 /* ---- writing ---- */
 
 static void w_u(struct strbuf *o, uint64_t v)

@@ -50,6 +50,12 @@ enum {
 /* One record: 12-byte header (u16 tag, u16 0, i32 err, u32 length, LE), then the bytes. */
 void rec_payload_put(struct strbuf *out, uint16_t tag, int32_t err, const char *buf, size_t len);
 
+/* A record whose bytes are appended in place: rec_payload_begin() puts its
+ * header with length 0 and returns where it starts, rec_payload_end()
+ * writes the length of what was appended since (nothing after out->err). */
+size_t rec_payload_begin(struct strbuf *out, uint16_t tag);
+void rec_payload_end(struct strbuf *out, size_t at);
+
 /*
  * Records packed once and appended again while what they pack is
  * unchanged, for a recorder packing every second: the topology (re-read

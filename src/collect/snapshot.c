@@ -427,10 +427,8 @@ int snapshot_collector_pack(const struct snapshot_collector *c, const struct sna
 		} else if (i != SRC_SYSBLOCK) {
 			rec_payload_put(out, rec_tag[i], 0, c->pf[i].buf, c->pf[i].len);
 		} else {
-			size_t at = out->len, n;
+			size_t at = rec_payload_begin(out, REC_TAG_SYSBLOCK);
 
-			/* a placeholder header, its length filled in below */
-			rec_payload_put(out, REC_TAG_SYSBLOCK, 0, NULL, 0);
 			for (size_t k = 0; !s->status[SRC_DISKSTATS].err && k < c->nblk; k++) {
 				const struct blockinfo *b = &c->blk[k];
 
@@ -449,9 +447,7 @@ int snapshot_collector_pack(const struct snapshot_collector *c, const struct sna
 				sb_puts(out, b->slaves);
 				sb_putc(out, '\n');
 			}
-			n = out->err ? 0 : out->len - at - 12;
-			for (int k = 0; !out->err && k < 4; k++)
-				out->buf[at + 8 + k] = (char)((uint32_t)n >> (8 * k));
+			rec_payload_end(out, at);
 		}
 	}
 	/* turbo, cgroups, NICs, pressure, writeback, blk-mq, NUMA, the topology,
