@@ -499,11 +499,14 @@ def main():
             mnt = None
             print("SKIP (disk full part): mount tmpfs refused: %s" % m.stderr.strip())
         else:
+            # a filler leaves ~160 KB: a key frame (~90 KB) and some deltas
+            # fill it in seconds (the whole 512 KB took ~300 samples, 60 s)
+            with open(os.path.join(mnt, "filler"), "wb") as f:
+                f.write(b"\0" * (352 << 10))
             full = os.path.join(mnt, "rec")
             d = Daemon(tmp, root=os.path.join(big, "big-256", "t0"), interval=200, name="g",
                        extra=["--core-only", "--record", full, "--record-min-free", "0"])
             daemons.append(d)
-            # ~300 samples of big-256 (a ~90 KB key frame a minute) fill it
             deadline = time.monotonic() + 150
             while d.status()["record"]["recording"]:
                 check(time.monotonic() < deadline, "recording never stopped on a full disk")

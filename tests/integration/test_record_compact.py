@@ -353,7 +353,10 @@ def part_kill(tmp, daemons, procs):
                 check(kept == ids, "%s: not compacted yet lost samples" % name)
             check(all(k in got for k in kept), "kill -9 #%d: samples of %s not replayed"
                   % (attempt, name))
-        if caught and all(header(os.path.join(rec, n))[1] > 1 for n in full):
+        # three kills inside a compaction are enough (here 11 of 12 landed
+        # inside; each round's replay of the big host costs ~5 s); the
+        # next start below finishes the work either way
+        if caught >= 3 or (caught and all(header(os.path.join(rec, n))[1] > 1 for n in full)):
             break
     print("kill -9: %d runs, %d inside a compaction (a NAME.tmp left)" % (attempt + 1, caught))
     check(caught > 0, "no kill -9 landed inside a compaction (no NAME.tmp seen): "
