@@ -150,6 +150,12 @@ def served(d, what):
 
 daemons = []
 try:
+    # part 5's daemon starts first: its recording fills while 1-4 run
+    rec = os.path.join(tmp, "rec")
+    drec = Daemon(run, root=fx, interval=100, name="rec",
+                  extra=["--group", name, "--history", "1", "--record", rec])
+    daemons.append(drec)
+
     # 1. one user, 64 half-sent lines: 16 admitted, root served
     d = Daemon(run, root=fx, interval=100, name="a", extra=["--group", name])
     daemons.append(d)
@@ -285,11 +291,12 @@ try:
     # whole. A member of the group asking again and again, or never
     # reading, gets one at a time and at most a tenth of a CPU of replays;
     # root is served meanwhile.
-    rec = os.path.join(tmp, "rec")
-    d = Daemon(run, root=fx, interval=100, name="rec",
-               extra=["--group", name, "--history", "1", "--record", rec])
-    daemons.append(d)
-    time.sleep(15)  # ~140 samples recorded before the 1 s ring
+    d = drec
+    # 110 samples recorded: 100 before the 1 s ring
+    deadline = time.monotonic() + 60
+    while d.status()["samples"] < 110:
+        check(time.monotonic() < deadline, "the recording daemon never reached 110 samples")
+        time.sleep(0.1)
 
     def root_history():
         c = d.client()
