@@ -156,6 +156,28 @@ static void report_trace(FILE *f, const struct trace_metrics *m)
 	}
 }
 
+/* The text report's first lines: the findings in rank order, one line
+ * each (severity, subject, the proof, who), and where the fixes are. */
+static void print_verdict(FILE *f, const struct advice *adv)
+{
+	if (!adv->nfindings) {
+		fprintf(f, "findings: none: nothing stands out over this interval\n\n");
+		return;
+	}
+	fprintf(f, "findings:\n");
+	for (size_t i = 0; i < adv->nfindings; i++) {
+		const struct finding *fd = &adv->findings[i];
+
+		fprintf(f, "  %-8s %s: %s%s%s\n", advise_severity_name(fd->severity), fd->subject,
+			fd->reason, fd->who[0] ? " — " : "", fd->who);
+	}
+	if (adv->nsuggestions)
+		fprintf(f, "  %zu suggestion%s: iotriage suggest gives the commands and undo\n\n",
+			adv->nsuggestions, adv->nsuggestions == 1 ? "" : "s");
+	else
+		fprintf(f, "  no suggestion: iotriage suggest says why\n\n");
+}
+
 /* topo: the topology recorded with compute --recording's AFTER, else NULL;
  * two instants of a recording without one get no advice rather than advice
  * on this host's topology of today. */
@@ -164,19 +186,21 @@ static int emit(const struct snapshot *cur, const struct metrics *m, const struc
 {
 	char host[256] = "";
 	struct advice adv = { 0 };
+	bool has_adv = false;
 
 	gethostname(host, sizeof(host) - 1);
 	if (a->recording)
 		topo_root = NULL;
+	/* findings and suggestions from the topology of the same root */
+	if (topo && advise_compute(cur, m, topo, &adv) == 0)
+		has_adv = true;
+	else if (topo_root && suggest_advise_root(topo_root, cur, m, &adv) == 0)
+		has_adv = true;
 	if (a->json) {
 		struct strbuf sb = { 0 };
 		struct encode_opts o = { .host = host, .mode = mode, .whole_only = !a->all_disks };
 
-		/* findings and suggestions from the topology of the same root */
-		if (topo && advise_compute(cur, m, topo, &adv) == 0)
-			o.advice = &adv;
-		else if (topo_root && suggest_advise_root(topo_root, cur, m, &adv) == 0)
-			o.advice = &adv;
+		o.advice = has_adv ? &adv : NULL;
 		encode_sample(&sb, cur, m, &o);
 		advice_free(&adv);
 		/* the tracing stage's section, the document's last (as the sampler's) */
@@ -195,6 +219,9 @@ static int emit(const struct snapshot *cur, const struct metrics *m, const struc
 		fwrite(sb.buf, 1, sb.len, stdout);
 		sb_free(&sb);
 	} else {
+		if (has_adv)
+			print_verdict(stdout, &adv);
+		advice_free(&adv);
 		report_print(stdout, cur, m, a->all_disks);
 		if (a->trace_m)
 			report_trace(stdout, a->trace_m);
@@ -339,7 +366,8 @@ int cmd_snapshot(int argc, char **argv)
 		cli_error("compute", "%s", strerror(-r));
 		goto out;
 	}
-	ret = emit(&s1, &m, &a, "live", a.root, NULL);
+	/* live: the advice from this host's topology, as suggest gives it */
+	ret = emit(&s1, &m, &a, "live", a.root ? a.root : "/", NULL);
 out:
 	trace_close(tr);
 	trace_raw_free(&t0);

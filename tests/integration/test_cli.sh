@@ -23,10 +23,15 @@ grep -q '^iotriage: /nonexistent-a: ' "$tmp/err" || fail "missing tree message: 
 
 # live snapshot: table and JSON
 "$IOTRIAGE" snapshot --interval 200 >"$tmp/out" || fail "snapshot"
+head -n 1 "$tmp/out" | grep -q "^findings:" || fail "snapshot text does not open with the findings: $(head -n 1 "$tmp/out")"
 grep -q '^Device ' "$tmp/out" || fail "snapshot table header"
 grep -q '^all ' "$tmp/out" || fail "snapshot cpu all row"
 "$IOTRIAGE" snapshot --interval 200 --json >"$tmp/out.json" || fail "snapshot --json"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"]==1; assert d["cpu-load"][0]["cpu"]=="all"; assert "disks" in d' "$tmp/out.json" || fail "snapshot json"
+# with the advice of this host's topology (doc/json.md: snapshot documents
+# carry findings; a live snapshot once carried none)
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert isinstance(d["findings"], list) and isinstance(d["suggestions"], list)' "$tmp/out.json" ||
+	fail "live snapshot --json without findings and suggestions"
 
 # capture twice with load in between, then compute the pair
 "$IOTRIAGE" capture "$tmp/t0" 2>/dev/null || fail "capture t0"
