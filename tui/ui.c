@@ -839,8 +839,8 @@ static unsigned ui_wanted(const struct ui *ui)
 		return 1u << CAD_PROCS | 1u << CAD_PRESSURE;
 	if (ui->turbo.open)
 		return 1u << CAD_TURBO;
-	if (ui->chain.open)
-		return 0;
+	if (ui->chain.open) /* a NIC's chain: its nics section */
+		return ui->chain.nic[0] ? 1u << CAD_NICS : 0;
 	/* the header's turbostat and pressure lines, the IRQs panel's NICs */
 	return 1u << CAD_TURBO | 1u << CAD_PRESSURE | 1u << CAD_NICS;
 }
