@@ -371,13 +371,19 @@ static void nic_chain_draw(struct ui *ui, struct rect r)
 		c->scroll.nlines = 0;
 		return;
 	}
-	if (!timed)
-		ui_put(y++, r.x, r.w, A_DIM,
-		       m->trace.present
-			   ? "  NET_RX time per queue: not in this sample (the "
-			     "softirq probe is off)"
-			   : "  NET_RX time per queue needs --trace (iotriage --trace as "
-			     "root, or iotriaged --trace)");
+	if (!timed) {
+		char why[MODEL_TRACE_LINE_MAX + 64];
+
+		/* the probe off over its budget, or tracing unavailable: why */
+		model_trace_cause(&m->trace, why, sizeof(why));
+		if (!m->trace.present)
+			snprintf(why, sizeof(why),
+				 "needs --trace (iotriage --trace as root, or iotriaged --trace)");
+		else if (!why[0])
+			snprintf(why, sizeof(why), "not in this sample");
+		snprintf(buf, sizeof(buf), "  NET_RX time per queue: %s", why);
+		ui_put(y++, r.x, r.w, A_DIM, buf);
+	}
 	snprintf(buf, sizeof(buf), "%-7s %6s %-5s", "queue", "NAPI", "IRQ");
 	if (wide)
 		str_cat(buf, sizeof(buf), " %-16s", "handler");

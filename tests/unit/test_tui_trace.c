@@ -563,11 +563,36 @@ static void test_nic_chain(void **state)
 	t.ui->chain.open = true;
 	snprintf(t.ui->chain.nic, sizeof(t.ui->chain.nic), "eth0");
 	term_draw(&t, nic_sample(false));
-	expect(&t, "  NET_RX time per queue needs --trace");
+	expect(&t, "  NET_RX time per queue: needs --trace (iotriage --trace as root, or iotriaged "
+		   "--trace)");
 	expect(&t, "queue     NAPI IRQ   handler             irq/s on CPU   %irq+%soft");
 	expect_not(&t, "NET_RX%");
 	expect_row(&t, "queue     NAPI", "-            - 38    virtio2-input.0 ", "1 HOT");
 	expect_not(&t, "backlog");
+	term_close(&t);
+
+	/* the softirq probe off over its budget: no napi rows, and why */
+	term_open(&t, 120, 30);
+	t.ui->chain.open = true;
+	snprintf(t.ui->chain.nic, sizeof(t.ui->chain.nic), "eth0");
+	doc = nic_sample(true);
+	{
+		struct json_object *tr, *probes, *soft;
+
+		json_object_object_get_ex(doc, "trace", &tr);
+		json_object_object_del(tr, "napi");
+		json_object_object_get_ex(tr, "probes", &probes);
+		soft = json_object_new_object();
+		json_object_object_add(soft, "on", json_object_new_boolean(0));
+		json_object_object_add(soft, "reason",
+				       json_object_new_string("over budget: 6.54 % "
+							      "of a CPU > 2.00 %"));
+		json_object_object_add(probes, "softirq", soft);
+	}
+	term_draw(&t, doc);
+	expect(&t, "  NET_RX time per queue: tracing: softirq off (over budget: 6.54 % of a CPU > "
+		   "2.00 %)");
+	expect_not(&t, "NET_RX%");
 	term_close(&t);
 }
 
