@@ -455,10 +455,13 @@ static void test_nic_line(void **state)
 	struct term t;
 	struct model m = { 0 };
 	double pct = 0;
+	struct json_object *doc;
 	int y;
 
 	(void)state;
-	assert_int_equal(model_apply(&m, nic_sample(true), MODEL_VIEW), 0);
+	doc = nic_sample(true);
+	assert_int_equal(model_apply(&m, doc, MODEL_VIEW), 0);
+	json_object_put(doc);
 	assert_true(m.napi.present);
 	assert_int_equal(m.napi.n, 3); /* the malformed row left out */
 	assert_true(model_trace_napi_dev(&m.napi, "eth0", &pct));
