@@ -527,6 +527,7 @@ static void test_nic_chain(void **state)
 	assert_string_equal(view_selected(t.ui, PANEL_IRQS), "nic eth0");
 	/* the NIC line leads the order; the title counts the IRQ lines only */
 	expect(&t, "> IRQs (8)");
+	expect(&t, "History: none kept for a NIC line (Enter: its queues)");
 	assert_int_equal(view_irqs.on_key(t.ui, '\n'), UI_REDRAW);
 	assert_true(t.ui->chain.open);
 	assert_string_equal(t.ui->chain.nic, "eth0");
