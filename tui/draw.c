@@ -39,6 +39,11 @@ void draw_title(struct ui *ui, enum panel_id id, struct rect r, const char *name
 	draw_line(r.y, r.x, r.w, focused ? ui_attr(ui, PAIR_TITLE) : (int)A_BOLD, buf);
 }
 
+void draw_pct(char *buf, size_t size, int w, double pct)
+{
+	snprintf(buf, size, pct < 1 ? "%*.3f" : pct < 100 ? "%*.2f" : "%*.1f", w, pct);
+}
+
 size_t draw_follow(size_t top, size_t sel, size_t rows)
 {
 	if (sel < top)

@@ -25,6 +25,11 @@ void draw_line(int y, int x, int w, int attr, const char *s);
 void draw_title(struct ui *ui, enum panel_id id, struct rect r, const char *name, const char *sort,
 		size_t shown, size_t total, size_t idle_hidden);
 
+/* A traced time as % of one CPU, right-aligned in w columns (0: as
+ * long as it takes): three decimals under 1 (a handler's or a queue's few
+ * µs a second are not 0), two under 100, then one. */
+void draw_pct(char *buf, size_t size, int w, double pct);
+
 /* The first row to show of a list rows tall so that row sel is on screen,
  * moving top as little as possible. */
 size_t draw_follow(size_t top, size_t sel, size_t rows);

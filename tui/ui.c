@@ -839,8 +839,8 @@ static unsigned ui_wanted(const struct ui *ui)
 		return 1u << CAD_PROCS | 1u << CAD_PRESSURE;
 	if (ui->turbo.open)
 		return 1u << CAD_TURBO;
-	if (ui->chain.open)
-		return 0;
+	if (ui->chain.open) /* a NIC's chain: its nics section */
+		return ui->chain.nic[0] ? 1u << CAD_NICS : 0;
 	/* the header's turbostat and pressure lines, the IRQs panel's NICs */
 	return 1u << CAD_TURBO | 1u << CAD_PRESSURE | 1u << CAD_NICS;
 }
@@ -1061,8 +1061,9 @@ static const char tui_usage[] =
     "Tab panel, arrows/jk move, f findings (a apply, u undo: each asks y/N),\n"
     "p processes by IO, t turbostat sources (each column's, or why unavailable),\n"
     "[ ] the previous / next CPU of the heat map (64 CPUs and more), Enter a\n"
-    "disk's queue chain (its blk-mq queues, interrupts and their CPUs' load) or\n"
-    "an IRQ device group's lines. Time: < > (or , .) the previous / next sample\n"
+    "disk's queue chain (its blk-mq queues, interrupts and their CPUs' load), a\n"
+    "NIC's (its queues, with --trace their NET_RX time) or an IRQ device group's\n"
+    "lines. Time: < > (or , .) the previous / next sample\n"
     "kept (a daemon's history and, with --record, its recording), b jump to a\n"
     "time, i the interval (10 s, 1 min, 10 min: embedded, or from the daemon's\n"
     "recording), n now.\n"

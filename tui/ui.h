@@ -120,10 +120,12 @@ struct heat_map {
 	int y, x, rows; /* where it was drawn */
 };
 
-/* The queue chain of a disk (view_chain.c): it replaces the tables while open. */
+/* The queue chain of a disk or a NIC (view_chain.c): it replaces the
+ * tables while open. */
 struct chain_panel {
 	bool open;
 	char disk[64];	      /* the disk row Enter was pressed on */
+	char nic[32];	      /* else the NIC line's ("" a disk's chain) */
 	struct scroll scroll; /* over its queues */
 };
 
@@ -165,6 +167,9 @@ struct ui {
 	 * without IO, interrupt lines that did not fire, NICs without traffic */
 	bool show_idle;
 	size_t disks_hidden, irqs_hidden, nics_hidden;
+	/* the IRQs panel's order starts with its NIC lines (Enter: a NIC's
+	 * queue chain), this many, then the interrupt lines and groups */
+	size_t irqs_nic_rows;
 };
 
 /* Options of `iotriage` without a subcommand. */
@@ -313,9 +318,14 @@ bool ui_key_is_time(const struct ui *ui, int ch);
 /* The header's turbostat and PSI/writeback lines from row y, in n lines (1:
  * all on one); returns the lines drawn (view_sections.c). */
 int view_sections_header_draw(struct ui *ui, int y, int n);
-/* The NIC lines at the top of the IRQs panel: how many, and drawn into r. */
+/* The NIC lines at the top of the IRQs panel: how many, and drawn into r
+ * (the selected one, "nic NAME" in the IRQs panel, reversed). */
 int view_nics_lines(const struct ui *ui);
 void view_nics_draw(struct ui *ui, struct rect r);
+/* The NICs with a line of their own, in the lines' order, as indexes into
+ * the model's nics (at most NIC_LINES_MAX); returns how many. */
+#define NIC_LINES_MAX 8 /* NICs with a line of their own; the others share one */
+size_t view_nics_pick(const struct ui *ui, size_t own[NIC_LINES_MAX]);
 
 /* After re-ordering: find the selected row's name again, else clamp. */
 void view_keep_selection(struct ui *ui, enum panel_id id,

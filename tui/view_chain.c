@@ -6,8 +6,10 @@
  * disk's await, busiest queue first: "this disk is slow because its
  * completions land on the drowning core" in one look. With the tracing
  * stage (--trace), a line of the disk's latency percentiles by op and
- * where its completions ran, and each CPU's BLOCK softirq time. Draws the
- * model's "blk-mq" section and the rows' trace numbers only.
+ * where its completions ran, and each CPU's BLOCK softirq time. Enter on
+ * a NIC line: its queues the same way, each NAPI's own NET_RX time with
+ * --trace, and the per-CPU backlog. Draws the model's "blk-mq", "nics" and
+ * trace sections only.
  */
 #include <ncurses.h>
 #include <stdio.h>
@@ -19,15 +21,41 @@
 #include "str.h"
 #include "ui.h"
 
-static int cmp_queue(const void *a, const void *b)
-{
-	const struct model_mq_queue *x = *(const struct model_mq_queue *const *)a;
-	const struct model_mq_queue *y = *(const struct model_mq_queue *const *)b;
-	double vx = x->valid ? x->irq_s : -1, vy = y->valid ? y->irq_s : -1;
+/* A queue's row, whichever chain: sorted by key (busiest first), then by
+ * its place in the section; hot when its interrupt landed on the hot core. */
+struct chain_row {
+	double key, key2;
+	size_t pos;
+	bool hot;
+	char text[320];
+};
 
-	if (vx != vy)
-		return vx < vy ? 1 : -1;
-	return x->hctx < y->hctx ? -1 : x->hctx > y->hctx;
+static int cmp_row(const void *a, const void *b)
+{
+	const struct chain_row *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? 1 : -1;
+	if (x->key2 != y->key2)
+		return x->key2 < y->key2 ? 1 : -1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* The rows under the header from y on, busiest first, scrolled; the hot
+ * core's on red. */
+static void chain_rows_draw(struct ui *ui, struct rect r, int y, struct chain_row *v, size_t n)
+{
+	struct chain_panel *c = &ui->chain;
+	int rows = r.h - (y - r.y);
+
+	qsort(v, n, sizeof(*v), cmp_row);
+	c->scroll.nlines = (int)n;
+	draw_scroll_fit(&c->scroll, (int)n, 1); /* the last queue at the top at most */
+	for (int row = 0; row < rows && c->scroll.top + row < c->scroll.nlines; row++) {
+		const struct chain_row *q = &v[c->scroll.top + row];
+
+		draw_line(y++, r.x, r.w, q->hot ? ui_attr(ui, PAIR_HOT) : 0, q->text);
+	}
 }
 
 static const struct model_disk *disk_row(const struct model *m, const char *name)
@@ -91,7 +119,7 @@ static const struct model_cpu *cpu_of(const struct model *m, int cpu)
 	return NULL;
 }
 
-static void chain_draw(struct ui *ui, struct rect r)
+static void disk_chain_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
 	struct chain_panel *c = &ui->chain;
@@ -99,10 +127,10 @@ static void chain_draw(struct ui *ui, struct rect r)
 	const struct model_disk *dr = disk_row(m, c->disk);
 	long hot = model_hot_cpu(m);
 	int hot_cpu = hot >= 0 ? m->cpus[hot].cpu : -1;
-	const struct model_mq_queue **order;
+	struct chain_row *rows;
 	char buf[320], aw[96] = "", lat[320];
 	bool block_time = false, queue_time = false;
-	int y = r.y, rows;
+	int y = r.y;
 
 	/* the disk's await first: at 80 columns the title is cut on the right */
 	if (dr && dr->valid)
@@ -140,26 +168,26 @@ static void chain_draw(struct ui *ui, struct rect r)
 		 "IRQ", "queue", "irq/s", "on CPU", "%irq+%soft", "BLOCK/s", "busy%",
 		 block_time ? " BLOCK%" : "", queue_time ? " qBLOCK%" : "");
 	ui_put(y++, r.x, r.w, A_BOLD, buf);
-	rows = r.h - 2 - (lat[0] ? 1 : 0);
-	c->scroll.nlines = (int)d->nqueues;
 	if (d->nqueues == 0) {
+		c->scroll.nlines = 0;
 		ui_put(y, r.x, r.w, A_DIM,
 		       "  no queue's interrupt fired in this interval: the disk is idle");
 		return;
 	}
-	order = calloc(d->nqueues, sizeof(*order));
-	if (!order)
+	rows = calloc(d->nqueues, sizeof(*rows));
+	if (!rows)
 		return;
-	for (size_t i = 0; i < d->nqueues; i++)
-		order[i] = &d->queues[i];
-	qsort(order, d->nqueues, sizeof(*order), cmp_queue);
-	draw_scroll_fit(&c->scroll, (int)d->nqueues, 1); /* the last queue at the top at most */
-	for (int row = 0; row < rows && c->scroll.top + row < c->scroll.nlines; row++) {
-		const struct model_mq_queue *q = order[c->scroll.top + row];
+	for (size_t i = 0; i < d->nqueues; i++) {
+		const struct model_mq_queue *q = &d->queues[i];
 		bool on_hot = q->cpu >= 0 && q->cpu == hot_cpu;
 		char rate[16], on[16], load[16], blk[16], busy[16];
-		int attr = on_hot ? ui_attr(ui, PAIR_HOT) : 0;
+		char *t = rows[i].text;
+		size_t size = sizeof(rows[i].text);
 
+		rows[i].key = q->valid ? q->irq_s : -1;
+		rows[i].key2 = -(double)q->hctx;
+		rows[i].pos = i;
+		rows[i].hot = on_hot;
 		if (q->valid)
 			ui_fmt_num(rate, sizeof(rate), 8, q->irq_s);
 		else
@@ -179,28 +207,235 @@ static void chain_draw(struct ui *ui, struct rect r)
 			ui_fmt_num(blk, sizeof(blk), 8, q->block_s);
 		else
 			snprintf(blk, sizeof(blk), "%8s", q->cpu >= 0 ? "-" : "");
-		snprintf(buf, sizeof(buf), "%4u %-11.11s %-6.6s %-9.9s %s %-8.8s %s %s %s", q->hctx,
+		snprintf(t, size, "%4u %-11.11s %-6.6s %-9.9s %s %-8.8s %s %s %s", q->hctx,
 			 q->cpu_list, q->irq, q->irq_name, rate, on, load, blk, busy);
 		if (block_time) {
 			/* the BLOCK softirq's time on the CPU it landed on */
 			const struct model_cpu *mc = q->cpu >= 0 ? cpu_of(m, q->cpu) : NULL;
 
 			if (mc && mc->trace.has_soft)
-				str_cat(buf, sizeof(buf), " %6.2f",
-					mc->trace.soft_pct[MODEL_SOFT_BLOCK]);
+				str_cat(t, size, " %6.2f", mc->trace.soft_pct[MODEL_SOFT_BLOCK]);
 			else
-				str_cat(buf, sizeof(buf), " %6s", q->cpu >= 0 ? "-" : "");
+				str_cat(t, size, " %6s", q->cpu >= 0 ? "-" : "");
 		}
 		if (queue_time) {
 			/* this queue's own completions' BLOCK time, wherever they ran */
 			if (q->has_qtime)
-				str_cat(buf, sizeof(buf), " %7.2f", q->qblock_pct);
+				str_cat(t, size, " %7.2f", q->qblock_pct);
 			else
-				str_cat(buf, sizeof(buf), " %7s", "-");
+				str_cat(t, size, " %7s", "-");
 		}
-		draw_line(y++, r.x, r.w, attr, buf);
 	}
-	free(order);
+	chain_rows_draw(ui, r, y, rows, d->nqueues);
+	free(rows);
+}
+
+/* ---- a NIC's queues ---- */
+
+static const struct model_nic *nic_of(const struct model *m, const char *name)
+{
+	for (size_t i = 0; i < m->sections.nics.n; i++)
+		if (strcmp(m->sections.nics.v[i].name, name) == 0)
+			return &m->sections.nics.v[i];
+	return NULL;
+}
+
+static const struct model_irq *irq_line(const struct model *m, int irq)
+{
+	for (size_t i = 0; irq >= 0 && i < m->nirqs; i++)
+		if (m->irqs[i].numeric && m->irqs[i].irq == (uint32_t)irq)
+			return &m->irqs[i];
+	return NULL;
+}
+
+/* The columns from 104 columns on; below, the handler's name and polls/s go. */
+#define NIC_WIDE 104
+
+/*
+ * One queue's row: q its NAPI (NULL: a vector no NAPI names, its time
+ * unknown), v its interrupt vector in the nics section (NULL: none or not
+ * listed), backlog the per-CPU backlog's row (no IRQ, no CPU of its own).
+ */
+static void nic_row(const struct model *m, const struct model_napi *q,
+		    const struct model_nic_irq *v, int hot_cpu, bool wide, bool timed,
+		    struct chain_row *row)
+{
+	bool backlog = q && q->napi_id == 0;
+	int irq = v ? (int)v->irq : q ? q->irq : -1;
+	const struct model_irq *line = irq_line(m, irq);
+	int cpu = v && v->busiest_cpu >= 0	       ? v->busiest_cpu
+		  : line && line->ncpus && line->valid ? line->cpus[0].cpu
+						       : -1;
+	const struct model_cpu *mc = cpu >= 0 ? cpu_of(m, cpu) : NULL;
+	double irq_s = v && v->has_rate ? v->total_s : line && line->valid ? line->total_s : -1;
+	char queue[16], napi[16], irqs[16], rate[16], on[16], load[16], netrx[16], own[16];
+	char *buf = row->text;
+	size_t size = sizeof(row->text);
+
+	row->key = q ? q->pct : -1;
+	row->key2 = irq_s;
+	row->hot = cpu >= 0 && cpu == hot_cpu;
+	if (backlog)
+		snprintf(queue, sizeof(queue), "backlog");
+	else if (q && q->queue >= 0)
+		snprintf(queue, sizeof(queue), "%d", q->queue);
+	else
+		snprintf(queue, sizeof(queue), "-");
+	if (q && !backlog)
+		snprintf(napi, sizeof(napi), "%u", q->napi_id);
+	else
+		snprintf(napi, sizeof(napi), "-");
+	if (irq >= 0)
+		snprintf(irqs, sizeof(irqs), "%d", irq);
+	else
+		snprintf(irqs, sizeof(irqs), "-");
+	if (irq_s >= 0)
+		ui_fmt_num(rate, sizeof(rate), 8, irq_s);
+	else
+		snprintf(rate, sizeof(rate), "%8s", "-");
+	if (cpu >= 0)
+		snprintf(on, sizeof(on), "%d%s", cpu, row->hot ? " HOT" : "");
+	else
+		snprintf(on, sizeof(on), "-");
+	if (mc && mc->valid)
+		ui_fmt_num(load, sizeof(load), 10, mc->irq + mc->soft);
+	else
+		snprintf(load, sizeof(load), "%10s", "-");
+	if (mc && mc->trace.has_soft)
+		snprintf(netrx, sizeof(netrx), "%7.2f", mc->trace.soft_pct[MODEL_SOFT_NET_RX]);
+	else
+		snprintf(netrx, sizeof(netrx), "%7s", "-");
+	if (q)
+		draw_pct(own, sizeof(own), 8, q->pct);
+	else
+		snprintf(own, sizeof(own), "%8s", "-");
+	snprintf(buf, size, "%-7s %6s %-5s", queue, napi, irqs);
+	if (wide)
+		str_cat(buf, size, " %-16.16s",
+			backlog ? "lo netif_rx RPS"
+			: line	? line->actions
+			: v	? v->actions
+				: "");
+	str_cat(buf, size, " %s %-8.8s %s", rate, on, load);
+	if (!timed)
+		return;
+	str_cat(buf, size, " %s %s", netrx, own);
+	if (wide) {
+		if (q)
+			str_cat(buf, size, " %8.0f", q->polls_s);
+		else
+			str_cat(buf, size, " %8s", "-");
+	}
+	if (q)
+		str_cat(buf, size, " %8.0f", q->packets_s);
+	else
+		str_cat(buf, size, " %8s", "-");
+}
+
+static void nic_chain_draw(struct ui *ui, struct rect r)
+{
+	const struct model *m = &ui->model;
+	struct chain_panel *c = &ui->chain;
+	const struct model_nic *n = nic_of(m, c->nic);
+	long hot = model_hot_cpu(m);
+	int hot_cpu = hot >= 0 ? m->cpus[hot].cpu : -1;
+	bool wide = r.w >= NIC_WIDE, timed = m->napi.present;
+	struct chain_row *rows;
+	size_t nrows = 0, cap;
+	char buf[320], pct[24];
+	double t;
+	int y = r.y;
+
+	snprintf(buf, sizeof(buf), "> nic %s", c->nic);
+	if (n && model_trace_napi_dev(&m->napi, n->name, &t)) {
+		draw_pct(pct, sizeof(pct), 0, t);
+		str_cat(buf, sizeof(buf), " NET_RX %s%% of a CPU;", pct);
+	}
+	if (n && n->has_rates)
+		str_cat(buf, sizeof(buf), " rx %.2f kB/s %.0f pk/s, tx %.2f kB/s %.0f pk/s;",
+			n->rxkb_s, n->rxpck_s, n->txkb_s, n->txpck_s);
+	if (n && n->channels == MN_SET)
+		str_cat(buf, sizeof(buf), " %llu rx %llu tx queues, combined %llu/%llu",
+			(unsigned long long)n->rx_queues, (unsigned long long)n->tx_queues,
+			(unsigned long long)n->ch_combined, (unsigned long long)n->ch_combined_max);
+	else if (n)
+		str_cat(buf, sizeof(buf), " %llu rx %llu tx queues",
+			(unsigned long long)n->rx_queues, (unsigned long long)n->tx_queues);
+	draw_line(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
+	if (!n) {
+		ui_put(y, r.x, r.w, A_DIM,
+		       !m->has_rates		   ? "  waiting for a second sample..."
+		       : !m->sections.nics.present ? "  the sample has no nics section (iotriaged "
+						     "--core-only, or too old)"
+						   : "  not in this sample: the link went away");
+		c->scroll.nlines = 0;
+		return;
+	}
+	if (!timed) {
+		char why[MODEL_TRACE_LINE_MAX + 64];
+
+		/* the probe off over its budget, or tracing unavailable: why */
+		model_trace_cause(&m->trace, why, sizeof(why));
+		if (!m->trace.present)
+			snprintf(why, sizeof(why),
+				 "needs --trace (iotriage --trace as root, or iotriaged --trace)");
+		else if (!why[0])
+			snprintf(why, sizeof(why), "not in this sample");
+		snprintf(buf, sizeof(buf), "  NET_RX time per queue: %s", why);
+		ui_put(y++, r.x, r.w, A_DIM, buf);
+	}
+	snprintf(buf, sizeof(buf), "%-7s %6s %-5s", "queue", "NAPI", "IRQ");
+	if (wide)
+		str_cat(buf, sizeof(buf), " %-16s", "handler");
+	str_cat(buf, sizeof(buf), " %8s %-8s %10s", "irq/s", "on CPU", "%irq+%soft");
+	if (timed)
+		str_cat(buf, sizeof(buf), " %7s %8s%s %8s", "NET_RX%", "qNET_RX%",
+			wide ? "  polls/s" : "", "pk/s");
+	ui_put(y++, r.x, r.w, A_BOLD, buf);
+	/* its NAPIs, its vectors no NAPI names, the backlog */
+	cap = m->napi.n + n->nirqs;
+	if (cap == 0) {
+		c->scroll.nlines = 0;
+		ui_put(y, r.x, r.w, A_DIM,
+		       "  no interrupt vector and no NET_RX time: a virtual link");
+		return;
+	}
+	rows = calloc(cap, sizeof(*rows));
+	if (!rows)
+		return;
+	for (size_t i = 0; i < m->napi.n; i++) {
+		const struct model_napi *q = &m->napi.v[i];
+		const struct model_nic_irq *v = NULL;
+
+		if (q->napi_id && strcmp(q->dev, n->name) != 0)
+			continue;
+		for (size_t k = 0; q->irq >= 0 && k < n->nirqs && !v; k++)
+			if (n->irqs[k].irq == (uint32_t)q->irq)
+				v = &n->irqs[k];
+		rows[nrows].pos = nrows;
+		nic_row(m, q, v, hot_cpu, wide, timed, &rows[nrows++]);
+	}
+	for (size_t k = 0; k < n->nirqs; k++) {
+		bool named = false;
+
+		for (size_t i = 0; i < m->napi.n && !named; i++)
+			named = m->napi.v[i].napi_id && m->napi.v[i].irq == (int)n->irqs[k].irq &&
+				strcmp(m->napi.v[i].dev, n->name) == 0;
+		if (named)
+			continue;
+		rows[nrows].pos = nrows;
+		nic_row(m, NULL, &n->irqs[k], hot_cpu, wide, timed, &rows[nrows++]);
+	}
+	chain_rows_draw(ui, r, y, rows, nrows);
+	free(rows);
+}
+
+static void chain_draw(struct ui *ui, struct rect r)
+{
+	if (ui->chain.nic[0])
+		nic_chain_draw(ui, r);
+	else
+		disk_chain_draw(ui, r);
 }
 
 static unsigned chain_key(struct ui *ui, int ch)
@@ -224,10 +459,18 @@ static unsigned chain_key(struct ui *ui, int ch)
 	return draw_scroll_key(&c->scroll, ch, LINES - 4 > 1 ? LINES - 4 : 1);
 }
 
-/* Enter on a disk row: that disk's chain. */
+/* Enter on a disk row: that disk's chain; on a NIC line (the IRQs panel's
+ * "nic NAME"): that NIC's. */
 static void chain_open(struct ui *ui)
 {
-	snprintf(ui->chain.disk, sizeof(ui->chain.disk), "%s", view_selected(ui, PANEL_DISKS));
+	const char *sel = view_selected(ui, PANEL_IRQS);
+
+	ui->chain.nic[0] = '\0';
+	if (ui->focus == PANEL_IRQS && strncmp(sel, "nic ", 4) == 0)
+		snprintf(ui->chain.nic, sizeof(ui->chain.nic), "%s", sel + 4);
+	else
+		snprintf(ui->chain.disk, sizeof(ui->chain.disk), "%s",
+			 view_selected(ui, PANEL_DISKS));
 	ui->chain.scroll.top = 0;
 }
 
@@ -235,6 +478,8 @@ static const char *const chain_help[][2] = {
 	{ "Enter", "on a disk: its queue chain (each blk-mq queue's CPUs, NVMe interrupt, the "
 		   "CPU it lands on and that CPU's load, with --trace the disk's latency "
 		   "percentiles and that CPU's BLOCK softirq time; Enter or Esc returns); on a "
+		   "NIC line (IRQs panel): its queues (NAPI, IRQ, the CPU it lands on and its "
+		   "load, with --trace each queue's NET_RX time and the per-CPU backlog); on a "
 		   "device's group of IRQ lines (big hosts): expand / fold its lines" },
 	{ NULL, NULL },
 };

@@ -42,7 +42,10 @@ static void history_draw(struct ui *ui, struct rect r)
 	ui_fill(r.y, r.x, r.w, A_BOLD);
 	if (!s || m->hist.n == 0) {
 		snprintf(title, sizeof(title), "History: %s",
-			 sel[0] ? "no samples yet" : "select a row");
+			 !sel[0] ? "select a row"
+			 : strncmp(sel, "nic ", 4) == 0
+			     ? "none kept for a NIC line (Enter: its queues)"
+			     : "no samples yet");
 		ui_put(r.y, r.x, r.w, A_BOLD, title);
 		return;
 	}

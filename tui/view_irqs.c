@@ -82,8 +82,21 @@ static bool irq_matches(const struct model_irq *q, const char *filter, bool show
 	       strcasestr(q->chip, filter);
 }
 
+/* The NIC lines are rows nirqs + ngroups + (index into the model's nics). */
+static size_t nic_base(const struct ui *ui)
+{
+	return ui->model.nirqs + ui->irqg.groups.ngroups;
+}
+
 static const char *irqs_row_name(const struct ui *ui, size_t i)
 {
+	static char nic[48]; /* read at once by every caller */
+
+	if (i >= nic_base(ui)) {
+		snprintf(nic, sizeof(nic), "nic %s",
+			 ui->model.sections.nics.v[i - nic_base(ui)].name);
+		return nic;
+	}
 	if (i >= ui->model.nirqs)
 		return ui->irqg.groups.groups[i - ui->model.nirqs].name;
 	return ui->model.irqs[i].name;
@@ -117,8 +130,9 @@ static void irqs_order(struct ui *ui)
 	p->norder = 0;
 	gs->ngroups = 0;
 	ui->irqs_hidden = 0;
+	ui->irqs_nic_rows = 0;
 	if (!m->nirqs)
-		goto out;
+		goto nics;
 	for (size_t i = 0; i < m->nirqs; i++)
 		fired += irq_matches(&m->irqs[i], p->filter, ui->show_idle);
 	/* a line that did not fire is hidden as iostat -z hides an idle disk */
@@ -156,11 +170,26 @@ static void irqs_order(struct ui *ui)
 		p->norder += g->n;
 		k += g->n;
 	}
+nics:
+	/* the NIC lines first, as drawn above the lines: Enter opens a NIC's chain */
+	{
+		size_t own[NIC_LINES_MAX], n = view_nics_pick(ui, own);
+
+		if (n && grow((void **)&p->order, &p->order_cap, p->norder + n,
+			      sizeof(*p->order)) >= 0) {
+			memmove(p->order + n, p->order, p->norder * sizeof(*p->order));
+			for (size_t k = 0; k < n; k++)
+				p->order[k] = nic_base(ui) + own[k];
+			p->norder += n;
+			ui->irqs_nic_rows = n;
+		}
+	}
 out:
 	view_keep_selection(ui, PANEL_IRQS, irqs_row_name);
 }
 
-/* Enter on a device group of lines: expand or fold it. */
+/* Enter on a NIC line: its queue chain; on a device group of lines: expand
+ * or fold it. */
 static unsigned irqs_key(struct ui *ui, int ch)
 {
 	struct panel *p = &ui->panels[PANEL_IRQS];
@@ -169,6 +198,8 @@ static unsigned irqs_key(struct ui *ui, int ch)
 
 	if (ch != '\r' && ch != '\n' && ch != KEY_ENTER)
 		return UI_PASS;
+	if (p->norder && p->sel < p->norder && p->order[p->sel] >= nic_base(ui))
+		return ui_open(ui, &view_chain);
 	if (p->norder == 0 || p->sel >= p->norder || p->order[p->sel] < ui->model.nirqs)
 		return 0;
 	name = irqs_row_name(ui, p->order[p->sel]);
@@ -243,20 +274,13 @@ static bool any_time(const struct model *m)
 	return m->trace.hard;
 }
 
-/* % of a CPU in W_TIME: a line's handlers often take a few µs a second,
- * which two decimals would show as 0 */
-static void fmt_pct(char *buf, size_t size, double pct)
-{
-	snprintf(buf, size, pct < 1 ? "%*.3f" : pct < 100 ? "%*.2f" : "%*.1f", W_TIME, pct);
-}
-
 /* A line's handler time as % of one CPU; "-" for a numbered line the probe
  * did not time this interval, "" for the per-CPU system lines (LOC, RES:
  * no irq_handler_entry). */
 static void time_cell(const struct model_irq *q, char *buf, size_t size)
 {
 	if (q->has_time)
-		fmt_pct(buf, size, q->time_us_s / 1e4);
+		draw_pct(buf, size, W_TIME, q->time_us_s / 1e4);
 	else
 		snprintf(buf, size, "%*s", W_TIME, q->numeric ? "-" : "");
 }
@@ -275,7 +299,7 @@ static void group_time(const struct model *m, const struct model_irq_groups *gs,
 		any |= q->has_time;
 	}
 	if (any)
-		fmt_pct(buf, size, us / 1e4);
+		draw_pct(buf, size, W_TIME, us / 1e4);
 	else
 		snprintf(buf, size, "%*s", W_TIME, "-");
 }
@@ -292,6 +316,9 @@ static void irqs_draw(struct ui *ui, struct rect r)
 	int x_on = x_dev + W_DEV + 1 + (aff ? 2 * (W_AFF + 1) : 0);
 	char hdr[256];
 	int nics;
+	/* the NIC lines lead the order (drawn above the header), the table follows */
+	size_t nn = ui->irqs_nic_rows <= p->norder ? ui->irqs_nic_rows : p->norder;
+	size_t nlines = p->norder - nn;
 
 	if (ui->irqg.groups.ngroups) {
 		char label[48];
@@ -299,10 +326,10 @@ static void irqs_draw(struct ui *ui, struct rect r)
 		/* the counts are rows: say that lines are grouped */
 		snprintf(label, sizeof(label), "%s, by device (Enter expands)",
 			 irqs_sorts[p->sort]);
-		draw_title(ui, PANEL_IRQS, r, "IRQs", label, p->norder, p->norder, ui->irqs_hidden);
+		draw_title(ui, PANEL_IRQS, r, "IRQs", label, nlines, nlines, ui->irqs_hidden);
 	} else {
-		draw_title(ui, PANEL_IRQS, r, "IRQs", irqs_sorts[p->sort], p->norder,
-			   p->norder + ui->irqs_hidden, ui->irqs_hidden);
+		draw_title(ui, PANEL_IRQS, r, "IRQs", irqs_sorts[p->sort], nlines,
+			   nlines + ui->irqs_hidden, ui->irqs_hidden);
 	}
 	/* the NICs' lines under the title, leaving the header and a row */
 	nics = view_nics_lines(ui);
@@ -330,7 +357,7 @@ static void irqs_draw(struct ui *ui, struct rect r)
 	p->visible = r.h - 2;
 	if (p->visible <= 0)
 		return;
-	if (p->norder == 0) {
+	if (nlines == 0) {
 		ui_put(r.y + 2, r.x, r.w, A_DIM,
 		       !m->have_sample ? "  waiting for the first sample..."
 		       : !m->has_rates ? "  waiting for a second sample..."
@@ -338,9 +365,12 @@ static void irqs_draw(struct ui *ui, struct rect r)
 				       : "  no interrupts in this interval");
 		return;
 	}
-	p->top = draw_follow(p->top, p->sel, (size_t)p->visible);
-	for (int row = 0; row < p->visible && p->top + (size_t)row < p->norder; row++) {
-		size_t idx = p->top + (size_t)row;
+	if (p->sel >= nn)
+		p->top = draw_follow(p->top, p->sel - nn, (size_t)p->visible);
+	else if (p->top >= nlines)
+		p->top = 0;
+	for (int row = 0; row < p->visible && p->top + (size_t)row < nlines; row++) {
+		size_t idx = nn + p->top + (size_t)row;
 		const struct model_irq *q;
 		int y = r.y + 2 + row;
 		int base = focused && idx == p->sel ? A_REVERSE : 0;
@@ -407,8 +437,11 @@ static int irqs_lines(struct ui *ui, int w)
 {
 	const struct panel *p = &ui->panels[PANEL_IRQS];
 
+	size_t nlines =
+	    p->norder - (ui->irqs_nic_rows <= p->norder ? ui->irqs_nic_rows : p->norder);
+
 	(void)w;
-	return 2 + (p->norder ? (int)p->norder : 1) + view_nics_lines(ui);
+	return 2 + (nlines ? (int)nlines : 1) + view_nics_lines(ui);
 }
 
 static void irqs_free(struct ui *ui)

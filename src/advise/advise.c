@@ -1483,6 +1483,77 @@ static void hot_time_text(const struct ctx *c, const struct cpu_metrics *cm, dou
 	str_cat(f->detail, sizeof(f->detail), ". ");
 }
 
+/* Of an IRQ line's interrupts this interval, the share (0..1) on cpu; -1
+ * when the line has no rates. */
+static double irq_share_on(const struct ctx *c, uint32_t irq, int cpu)
+{
+	const struct metrics *m = c->m;
+	int col = m->irq_valid ? rate_col(&m->irq, cpu) : -1;
+
+	if (col < 0)
+		return -1;
+	for (size_t k = 0; k < m->irq.n; k++) {
+		const struct rate_row *rr = &m->irq.rows[k];
+		const struct irq_row *row = rate_irq_row(c, rr);
+
+		if (!row || !row->numeric || row->irq != irq || !rr->valid || !row->percpu_counts)
+			continue;
+		return rr->total_s > 0 ? m->irq.rates[rr->rates_off + (size_t)col] / rr->total_s
+				       : -1;
+	}
+	return -1;
+}
+
+/*
+ * --trace: when one NAPI (a NIC queue) takes most (>= ADV_NAPI_SHARE_PCT %)
+ * of a hot core's NET_RX time, its IRQ line landing there (most of its
+ * interrupts: a NAPI polls on the CPU its interrupt scheduled it on) and
+ * movable (not kernel-managed), the detail names the queue and the headline's
+ * who says it: "eth0 rx-3 NET_RX 41 %". The NAPI's time is summed over the
+ * CPUs (doc/trace.md), so at most the core's NET_RX is counted as its.
+ */
+static void hot_napi_text(const struct ctx *c, const struct cpu_metrics *cm, struct finding *f)
+{
+	const struct trace_metrics *tm = c->tm;
+	const struct trace_napi_metrics *best = NULL;
+	const struct topo_irq *ti;
+	double netrx, own;
+	char queue[24];
+
+	if (!tm->has_napi || cm->cpu < 0 || (uint32_t)cm->cpu >= tm->ncpu)
+		return;
+	netrx = tm->soft_us_s[(size_t)cm->cpu * TRACE_NR_SOFTIRQS + TRACE_SOFTIRQ_NET_RX];
+	if (netrx <= 0)
+		return;
+	for (size_t i = 0; i < tm->nnapi; i++) {
+		const struct trace_napi_metrics *q = &tm->napi[i];
+
+		if (q->napi_id == 0 || q->irq < 0 || !q->dev[0] ||
+		    irq_share_on(c, (uint32_t)q->irq, cm->cpu) < 0.5)
+			continue;
+		if (!best || q->us_s > best->us_s)
+			best = q;
+	}
+	if (!best)
+		return;
+	own = best->us_s < netrx ? best->us_s : netrx;
+	ti = topology_irq(c->t, (uint32_t)best->irq);
+	if (own / netrx * 100 < ADV_NAPI_SHARE_PCT || (ti && ti->managed))
+		return;
+	if (best->index >= 0)
+		fmt(queue, sizeof(queue), "rx-%d", best->index);
+	else
+		fmt(queue, sizeof(queue), "NAPI %u", best->napi_id);
+	str_cat(f->detail, sizeof(f->detail),
+		"NET_RX on cpu%d is mostly one queue: %s %s NET_RX %.1f%% of a CPU (NAPI %u, IRQ "
+		"%d, %.0f%% of the core's NET_RX time); moving IRQ %d moves its polls. ",
+		cm->cpu, best->dev, queue, best->us_s / 1e4, best->napi_id, best->irq,
+		own / netrx * 100, best->irq);
+	if (!f->who[0])
+		snprintf(f->who, sizeof(f->who), "%s %s NET_RX %.0f %%", best->dev, queue,
+			 best->us_s / 1e4);
+}
+
 /* One hot core: its finding with the IRQ and softirq shares that make it
  * hot, then the suggestions (multi-vector devices first, a single vector,
  * then RPS). Critical only when the core is hurt by its time in irq+soft. */
@@ -1506,9 +1577,10 @@ static int hot_cpu(struct ctx *c, const struct cpu_metrics *cm, double med_load,
 	if (!f)
 		return -ENOMEM;
 	f->harm = 100 + load;
-	if (c->timed)
+	if (c->timed) {
 		hot_time_text(c, cm, med_load, f);
-	else
+		hot_napi_text(c, cm, f);
+	} else
 		snprintf(f->reason, sizeof(f->reason),
 			 "cpu%d: %%irq %.2f + %%soft %.2f = %.2f%% (peers' median %.2f%%)", cm->cpu,
 			 cm->irq, cm->soft, load, med_load);

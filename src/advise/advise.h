@@ -194,6 +194,7 @@ void advise_command_text(const char *path, const char *v, struct strbuf *sb);
 #define ADV_IOWAIT_PCT	       20.0    /* %iowait of all CPUs ... */
 #define ADV_IOWAIT_PSI	       10.0    /* ... with io some-stall, and no disk finding */
 #define ADV_SHARE_MIN	       5.0     /* % of a hot CPU's load to be named */
+#define ADV_NAPI_SHARE_PCT     50.0    /* % of a hot CPU's NET_RX time: its queue named */
 #define ADV_SINGLE_BLOCK_PCT   30.0    /* BLOCK share of a core's softirqs for rq_affinity=2 */
 #define ADV_SINGLE_OTHER_PCT   10.0    /* %usr+%nice+%sys that makes a lone vector move */
 #define ADV_SAT_UTIL	       90.0    /* util of a saturated disk ... */

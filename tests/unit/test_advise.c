@@ -1190,6 +1190,90 @@ static void test_trace_hot_by_time(void **state)
 	unload(&sc);
 }
 
+/* The trace's NAPI rows (metrics_trace_compute makes them from the maps):
+ * eth0's queue 0 on IRQ 40 with eth0_us of NET_RX a second, the backlog. */
+static void trace_napi(struct trace_metrics *tm, double eth0_us)
+{
+	tm->has_napi = true;
+	tm->napi = calloc(2, sizeof(*tm->napi));
+	assert_non_null(tm->napi);
+	tm->napi[0] = (struct trace_napi_metrics){
+		.napi_id = 0, .irq = -1, .index = -1, .us_s = 9000, .polls_s = 50, .packets_s = 50
+	};
+	tm->napi[1] = (struct trace_napi_metrics){ .napi_id = 8193,
+						   .irq = 40,
+						   .index = 0,
+						   .dev = "eth0",
+						   .us_s = eth0_us,
+						   .polls_s = 20000,
+						   .packets_s = 400000 };
+	tm->nnapi = 2;
+}
+
+/*
+ * nic-one-channel with the trace: cpu0 hot by its NET_RX time, most of it
+ * eth0's queue 0 (IRQ 40 lands on cpu0): the finding names the queue in its
+ * detail and its who; a queue with less than half the core's NET_RX, or on
+ * a kernel-managed line, is not named.
+ */
+static void test_trace_hot_napi(void **state)
+{
+	static const bool all[TRACE__COUNT] = { true, true, true };
+	/* cpu0: 300 ms/s of NET_RX; the others idle */
+	static const uint64_t soft[4][TRACE_NR_SOFTIRQS] = {
+		{ 0, 300, 0, 300000, 0, 0, 0, 190, 0, 1800 },
+		{ 0, 300, 0, 0, 0, 0, 0, 190, 0, 1800 },
+		{ 0, 300, 0, 0, 0, 0, 0, 190, 0, 1800 },
+		{ 0, 300, 0, 0, 0, 0, 0, 190, 0, 1800 },
+	};
+	static const struct tr_line lines[] = { { 40, 0, 20000, 50000 } };
+	const struct finding *f;
+	struct trace_metrics tm;
+	struct scenario sc;
+	struct topo_irq *ti;
+
+	(void)state;
+	load("nic-one-channel", &sc);
+	f = advice_finding(&sc.a, "hot-cpu-cpu0");
+	assert_non_null(f);
+	assert_null(strstr(f->detail, "mostly one queue"));
+
+	trace_build(&sc.s1, 4, soft, lines, 1, NULL, 0, all, &tm);
+	trace_napi(&tm, 280000);
+	readvise_trace(&sc, &tm);
+	f = advice_finding(&sc.a, "hot-cpu-cpu0");
+	assert_non_null(f);
+	if (!strstr(f->detail, "NET_RX on cpu0 is mostly one queue: eth0 rx-0 NET_RX 28.0% of a "
+			       "CPU (NAPI 8193, IRQ 40, 93% of the core's NET_RX time); moving IRQ "
+			       "40 moves its polls."))
+		fail_msg("detail: %s", f->detail);
+	assert_string_equal(f->who, "eth0 rx-0 NET_RX 28 %");
+	metrics_trace_free(&tm);
+
+	/* a third of the core's NET_RX: not "mostly one queue" */
+	trace_build(&sc.s1, 4, soft, lines, 1, NULL, 0, all, &tm);
+	trace_napi(&tm, 100000);
+	readvise_trace(&sc, &tm);
+	f = advice_finding(&sc.a, "hot-cpu-cpu0");
+	assert_non_null(f);
+	assert_null(strstr(f->detail, "mostly one queue"));
+	assert_string_equal(f->who, "");
+	metrics_trace_free(&tm);
+
+	/* a kernel-managed line cannot move: not named */
+	ti = (struct topo_irq *)topology_irq(&sc.t, 40);
+	assert_non_null(ti);
+	ti->managed = true;
+	trace_build(&sc.s1, 4, soft, lines, 1, NULL, 0, all, &tm);
+	trace_napi(&tm, 280000);
+	readvise_trace(&sc, &tm);
+	f = advice_finding(&sc.a, "hot-cpu-cpu0");
+	assert_non_null(f);
+	assert_null(strstr(f->detail, "mostly one queue"));
+	metrics_trace_free(&tm);
+	unload(&sc);
+}
+
 static void assert_same_advice(const struct advice *x, const struct advice *y)
 {
 	assert_int_equal(x->nfindings, y->nfindings);
@@ -1395,6 +1479,7 @@ int main(void)
 		cmocka_unit_test(test_isolated_cmdline),
 		cmocka_unit_test(test_command_builder),
 		cmocka_unit_test(test_trace_hot_by_time),
+		cmocka_unit_test(test_trace_hot_napi),
 		cmocka_unit_test(test_trace_off_same),
 		cmocka_unit_test(test_trace_disk_tail),
 	};

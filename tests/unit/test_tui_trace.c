@@ -397,13 +397,217 @@ static void test_unavailable(void **state)
 	term_close(&t);
 }
 
+/* The sample with eth0 busy (9000 pk/s on IRQ 38, virtio2-input.0, landing
+ * on CPU 1, the hot core) and, unless untimed, the trace's NAPI rows: eth0's
+ * queue 0 at 412345.67 µs/s of NET_RX and the per-CPU backlog. */
+static struct json_object *nic_sample(bool timed)
+{
+	struct json_object *doc = load_sample(), *a, *tr, *f, *f0;
+	static const char *const napi_json[] = {
+		"{\"napi_id\":0,\"dev\":\"\",\"us_s\":2345.6,\"polls_s\":120,\"packets_s\":480}",
+		"{\"napi_id\":8193,\"dev\":\"eth0\",\"irq\":38,\"queue\":0,\"us_s\":412345.67,"
+		"\"polls_s\":8800,\"packets_s\":9000}",
+		/* another NIC's, and a malformed row: neither is eth0's */
+		"{\"napi_id\":8194,\"dev\":\"eth1\",\"irq\":40,\"queue\":0,\"us_s\":99999}",
+		"{\"napi_id\":-1,\"dev\":\"eth0\",\"us_s\":77777}",
+	};
+
+	json_object_object_get_ex(doc, "nics", &a);
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		struct json_object *n = json_object_array_get_idx(a, i), *irqs, *v, *name;
+
+		json_object_object_get_ex(n, "name", &name);
+		if (strcmp(json_object_get_string(name), "eth0") != 0)
+			continue;
+		json_object_object_add(n, "rxpck/s", json_object_new_double(9000));
+		json_object_object_add(n, "rxkB/s", json_object_new_double(812.4));
+		json_object_object_get_ex(n, "irqs", &irqs);
+		v = json_object_array_get_idx(irqs, 1); /* 38 virtio2-input.0 */
+		json_object_object_add(v, "total/s", json_object_new_double(9000));
+		json_object_object_add(v, "busiest_cpu", json_object_new_int(1));
+		json_object_object_add(v, "busiest_cpu/s", json_object_new_double(9000));
+	}
+	json_object_object_get_ex(doc, "interrupts", &a);
+	json_object_array_add(
+	    a, json_tokener_parse("{\"name\":\"38\",\"chip\":\"PCI-MSIX-0000:00:03.0\","
+				  "\"hwirq\":\"1-edge\",\"actions\":\"virtio2-"
+				  "input.0\",\"total/s\":9000,\"cpus\":{\"1\":9000}}"));
+	json_object_object_get_ex(doc, "findings", &f);
+	f0 = json_object_array_get_idx(f, 0);
+	json_object_object_add(f0, "kind", json_object_new_string("hot_cpu"));
+	json_object_object_add(f0, "subject", json_object_new_string("cpu1"));
+	if (!timed) {
+		json_object_object_del(doc, "trace");
+		return doc;
+	}
+	json_object_object_get_ex(doc, "trace", &tr);
+	a = json_object_new_array();
+	for (size_t i = 0; i < sizeof(napi_json) / sizeof(napi_json[0]); i++)
+		json_object_array_add(a, json_tokener_parse(napi_json[i]));
+	json_object_object_add(tr, "napi", a);
+	return doc;
+}
+
+/* The NIC line: its NET_RX time (its NAPIs', % of one CPU) and each
+ * queue's beside its IRQ; at 80 columns the lowest fields go whole. */
+static void test_nic_line(void **state)
+{
+	struct term t;
+	struct model m = { 0 };
+	double pct = 0;
+	struct json_object *doc;
+	int y;
+
+	(void)state;
+	doc = nic_sample(true);
+	assert_int_equal(model_apply(&m, doc, MODEL_VIEW), 0);
+	json_object_put(doc);
+	assert_true(m.napi.present);
+	assert_int_equal(m.napi.n, 3); /* the malformed row left out */
+	assert_true(model_trace_napi_dev(&m.napi, "eth0", &pct));
+	assert_float_equal(pct, 41.234567, 1e-9);
+	assert_false(model_trace_napi_dev(&m.napi, "ifb0", &pct));
+	model_free(&m);
+
+	term_open(&t, 200, 40);
+	term_draw(&t, nic_sample(true));
+	expect(&t,
+	       "nic eth0       up         NET_RX 41.23%  rx 812.40 kB/s 9000 pk/s  tx 0.00 kB/s "
+	       "0 pk/s  combined 1/1  IRQs 38:cpu1(41.23%), 37 39 idle  coalesce rx-usecs 0 "
+	       "adaptive-rx off");
+	term_close(&t);
+
+	/* 80: the time and where it runs before the rates, channels and coalescing */
+	term_open(&t, 80, 24);
+	term_draw(&t, nic_sample(true));
+	y = line_with(&t, "nic eth0 ");
+	if (y < 0) {
+		dump(&t);
+		fail_msg("no NIC line at 80 columns");
+		return;
+	}
+	assert_string_equal(t.lines[y], "nic eth0       up         NET_RX 41.23%  IRQs "
+					"38:cpu1(41.23%), 37 39 idle");
+	term_close(&t);
+
+	/* 60: the IRQs list does not fit even cut at a queue: it goes whole */
+	term_open(&t, 60, 30);
+	term_draw(&t, nic_sample(true));
+	y = line_with(&t, "nic eth0 ");
+	assert_true(y >= 0);
+	assert_string_equal(t.lines[y], "nic eth0       up         NET_RX 41.23%");
+	term_close(&t);
+
+	/* without the trace: as before it, no NET_RX */
+	term_open(&t, 200, 40);
+	term_draw(&t, nic_sample(false));
+	expect(&t, "nic eth0       up         rx 812.40 kB/s 9000 pk/s  tx 0.00 kB/s 0 pk/s  "
+		   "combined 1/1  IRQs 38:cpu1, 37 39 idle  coalesce");
+	expect_not(&t, "NET_RX");
+	term_close(&t);
+}
+
+/* Enter on the NIC line (the IRQs panel's first row): its queues, the
+ * busiest first, NAPI and IRQ, the CPU it landed on (HOT), that CPU's load
+ * and NET_RX share, the queue's own NET_RX time, polls and packets; the
+ * backlog its own row. */
+static void test_nic_chain(void **state)
+{
+	struct term t;
+	struct json_object *doc;
+	int y;
+
+	(void)state;
+	term_open(&t, 120, 30);
+	doc = nic_sample(true);
+	term_draw(&t, json_object_get(doc));
+	t.ui->focus = PANEL_IRQS;
+	term_draw(&t, json_object_get(doc));
+	expect(&t, "nic eth0 ");
+	assert_string_equal(view_selected(t.ui, PANEL_IRQS), "nic eth0");
+	/* the NIC line leads the order; the title counts the IRQ lines only */
+	expect(&t, "> IRQs (8)");
+	expect(&t, "History: none kept for a NIC line (Enter: its queues)");
+	assert_int_equal(view_irqs.on_key(t.ui, '\n'), UI_REDRAW);
+	assert_true(t.ui->chain.open);
+	assert_string_equal(t.ui->chain.nic, "eth0");
+	term_draw(&t, json_object_get(doc));
+	expect(&t, "> nic eth0 NET_RX 41.23% of a CPU; rx 812.40 kB/s 9000 pk/s, tx 0.00 kB/s 0 "
+		   "pk/s; 1 rx 1 tx queues, combined 1/1");
+	expect(&t, "queue     NAPI IRQ   handler             irq/s on CPU   %irq+%soft NET_RX% "
+		   "qNET_RX%  polls/s     pk/s");
+	y = line_with(&t, "queue     NAPI");
+	assert_true(y >= 0);
+	/* busiest first: eth0's queue 0 on the hot core, then the backlog */
+	assert_true(strncmp(t.lines[y + 1], "0         8193 38    virtio2-input.0   9000.00 1 HOT",
+			    52) == 0);
+	expect_row(&t, "queue     NAPI", "0 ", "   41.23     8800     9000");
+	assert_true(strncmp(t.lines[y + 2], "backlog      - -     lo netif_rx RPS ", 37) == 0);
+	expect_row(&t, "queue     NAPI", "backlog ", "   0.235      120      480");
+	/* the vectors no NAPI names, after */
+	expect_row(&t, "queue     NAPI", "-            - 37    virtio2-config ", "-");
+	expect_not(&t, "eth1");
+	expect_not(&t, "77777");
+	term_close(&t);
+
+	/* 80 columns: no handler, no polls/s; every row within the width */
+	term_open(&t, 80, 24);
+	t.ui->chain.open = true;
+	snprintf(t.ui->chain.nic, sizeof(t.ui->chain.nic), "eth0");
+	term_draw(&t, json_object_get(doc));
+	expect(&t, "queue     NAPI IRQ      irq/s on CPU   %irq+%soft NET_RX% qNET_RX%     pk/s");
+	expect_row(&t, "queue     NAPI", "0 ", "9000.00 1 HOT");
+	expect_row(&t, "queue     NAPI", "0 ", "   41.23     9000");
+	expect_not(&t, "handler");
+	term_close(&t);
+	json_object_put(doc);
+
+	/* without --trace: the queues, IRQs and CPUs, and what the time needs */
+	term_open(&t, 120, 30);
+	t.ui->chain.open = true;
+	snprintf(t.ui->chain.nic, sizeof(t.ui->chain.nic), "eth0");
+	term_draw(&t, nic_sample(false));
+	expect(&t, "  NET_RX time per queue: needs --trace (iotriage --trace as root, or iotriaged "
+		   "--trace)");
+	expect(&t, "queue     NAPI IRQ   handler             irq/s on CPU   %irq+%soft");
+	expect_not(&t, "NET_RX%");
+	expect_row(&t, "queue     NAPI", "-            - 38    virtio2-input.0 ", "1 HOT");
+	expect_not(&t, "backlog");
+	term_close(&t);
+
+	/* the softirq probe off over its budget: no napi rows, and why */
+	term_open(&t, 120, 30);
+	t.ui->chain.open = true;
+	snprintf(t.ui->chain.nic, sizeof(t.ui->chain.nic), "eth0");
+	doc = nic_sample(true);
+	{
+		struct json_object *tr, *probes, *soft;
+
+		json_object_object_get_ex(doc, "trace", &tr);
+		json_object_object_del(tr, "napi");
+		json_object_object_get_ex(tr, "probes", &probes);
+		soft = json_object_new_object();
+		json_object_object_add(soft, "on", json_object_new_boolean(0));
+		json_object_object_add(soft, "reason",
+				       json_object_new_string("over budget: 6.54 % "
+							      "of a CPU > 2.00 %"));
+		json_object_object_add(probes, "softirq", soft);
+	}
+	term_draw(&t, doc);
+	expect(&t, "  NET_RX time per queue: tracing: softirq off (over budget: 6.54 % of a CPU > "
+		   "2.00 %)");
+	expect_not(&t, "NET_RX%");
+	term_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_model),	cmocka_unit_test(test_draw_100),
-		cmocka_unit_test(test_draw_80), cmocka_unit_test(test_chain),
-		cmocka_unit_test(test_absent),	cmocka_unit_test(test_unavailable),
-		cmocka_unit_test(test_hot),	cmocka_unit_test(test_chain_queue_time),
+		cmocka_unit_test(test_model),	 cmocka_unit_test(test_draw_100),
+		cmocka_unit_test(test_draw_80),	 cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_absent),	 cmocka_unit_test(test_unavailable),
+		cmocka_unit_test(test_hot),	 cmocka_unit_test(test_chain_queue_time),
+		cmocka_unit_test(test_nic_line), cmocka_unit_test(test_nic_chain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -720,6 +720,18 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 		snprintf(m->blkmq_bad, sizeof(m->blkmq_bad), "%s",
 			 e < 0 ? "the blk-mq section is malformed" : "");
 	}
+	{
+		struct model_napis napi;
+
+		if (model_trace_napi_decode(doc, &napi) < 0) {
+			model_sections_free(&sections);
+			model_findings_free(&adv);
+			tables_free(&t);
+			return -ENOMEM;
+		}
+		model_trace_napi_free(&m->napi);
+		m->napi = napi;
+	}
 	m->have_sample = true;
 	m->has_rates = jint(doc, "interval_ms", &itv);
 	m->interval_ms = m->has_rates ? (long)itv : 0;
@@ -809,6 +821,7 @@ void model_free(struct model *m)
 	model_findings_free(&m->advice);
 	model_sections_free(&m->sections);
 	model_blkmq_free(&m->blkmq);
+	model_trace_napi_free(&m->napi);
 	free(m->hist.series);
 	free(m->worker); /* flat: no pointers inside */
 	memset(m, 0, sizeof(*m));

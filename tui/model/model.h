@@ -176,6 +176,8 @@ struct model {
 	/* the "trace" section's state (model_trace.h); its numbers are in
 	 * the rows: model_cpu.trace, model_irq.time_us_s, model_disk.trace */
 	struct model_trace trace;
+	/* its NET_RX time by NAPI (the NIC lines and the NIC queue chain) */
+	struct model_napis napi;
 
 	struct model_history hist;
 	struct model_worker *worker; /* the daemon's bench job (model_worker.h), NULL none */

@@ -272,3 +272,65 @@ void model_trace_soft_split(const struct model_cpu_trace *c, int decimals, int w
 		len += (size_t)n;
 	}
 }
+
+int model_trace_napi_decode(struct json_object *doc, struct model_napis *ret)
+{
+	struct json_object *a = mj_get(mj_get(doc, "trace"), "napi");
+	struct model_napis n = { 0 };
+	size_t len;
+
+	if (!a || !json_object_is_type(a, json_type_array)) {
+		*ret = n;
+		return 0;
+	}
+	n.present = true;
+	len = json_object_array_length(a);
+	if (len) {
+		n.v = calloc(len, sizeof(*n.v));
+		if (!n.v)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < len; i++) {
+		struct json_object *o = json_object_array_get_idx(a, i);
+		struct model_napi *q = &n.v[n.n];
+		int64_t id, v;
+		double us;
+
+		if (!o || !json_object_is_type(o, json_type_object) ||
+		    mj_int(o, "napi_id", &id) <= 0 || id < 0 || id > UINT32_MAX ||
+		    mj_str(o, "dev", q->dev, sizeof(q->dev)) < 0 || !num(o, "us_s", &us) || us < 0)
+			continue;
+		q->napi_id = (uint32_t)id;
+		q->pct = us_s_pct(us);
+		q->irq = mj_int(o, "irq", &v) > 0 && v >= 0 && v <= INT32_MAX ? (int)v : -1;
+		q->queue = mj_int(o, "queue", &v) > 0 && v >= 0 && v <= INT32_MAX ? (int)v : -1;
+		num(o, "polls_s", &q->polls_s);
+		num(o, "packets_s", &q->packets_s);
+		n.n++;
+	}
+	*ret = n;
+	return 0;
+}
+
+void model_trace_napi_free(struct model_napis *n)
+{
+	if (!n)
+		return;
+	free(n->v);
+	memset(n, 0, sizeof(*n));
+}
+
+bool model_trace_napi_dev(const struct model_napis *n, const char *dev, double *ret_pct)
+{
+	double pct = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < n->n; i++)
+		if (n->v[i].napi_id != 0 && strcmp(n->v[i].dev, dev) == 0) {
+			pct += n->v[i].pct;
+			any = true;
+		}
+	if (any)
+		*ret_pct = pct;
+	return any;
+}

@@ -23,7 +23,8 @@ struct model_disk;
 /* The softirq vectors, as /proc/softirqs and the document name them. */
 #define MODEL_SOFT_VECS 10
 extern const char *const model_soft_vec_names[MODEL_SOFT_VECS];
-#define MODEL_SOFT_BLOCK 4 /* "BLOCK" in model_soft_vec_names */
+#define MODEL_SOFT_NET_RX 3 /* "NET_RX" in model_soft_vec_names */
+#define MODEL_SOFT_BLOCK  4 /* "BLOCK" */
 
 enum model_lat_op { MT_READ, MT_WRITE, MT_FLUSH, MT_DISCARD, MT__OPS };
 /* queued: insert -> issue (absent under blk-mq direct issue); device:
@@ -59,6 +60,30 @@ struct model_trace {
 	char reason[MODEL_TRACE_LINE_MAX];
 	char off[MODEL_TRACE_LINE_MAX]; /* the probes off and why, "" none */
 };
+
+/* One NAPI instance's NET_RX time ("trace"."napi"), summed over the CPUs. */
+struct model_napi {
+	uint32_t napi_id; /* 0: the per-CPU backlog (loopback, netif_rx, RPS) */
+	char dev[32];	  /* "" the backlog */
+	int irq;	  /* its IRQ line, -1 none or unknown */
+	int queue;	  /* its queue index, -1 unknown */
+	double pct;	  /* NET_RX time, % of one CPU */
+	double polls_s, packets_s;
+};
+
+struct model_napis {
+	bool present; /* the section has "napi" (softirq probe on at both reads) */
+	struct model_napi *v;
+	size_t n;
+};
+
+/* Decodes doc's "trace"."napi" into *ret (overwritten, not freed): absent
+ * means present false; a malformed row is left out. Returns 0 or -ENOMEM. */
+int model_trace_napi_decode(struct json_object *doc, struct model_napis *ret);
+void model_trace_napi_free(struct model_napis *n);
+/* A NIC's NET_RX time: the sum over the NAPIs of dev, % of one CPU; false
+ * when none of them took time this interval (or no "napi"). */
+bool model_trace_napi_dev(const struct model_napis *n, const char *dev, double *ret_pct);
 
 /*
  * Decodes doc's "trace" into *ret and the rows it times: cpus (the "all"
