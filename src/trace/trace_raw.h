@@ -41,7 +41,7 @@ struct trace_lat_raw {
 	uint32_t minor;
 	uint32_t hctx; /* blk-mq hardware queue number (hlat; 0 in lat) */
 	uint8_t op;    /* TRACE_OP_* */
-	uint8_t kind; /* TRACE_LAT_* */
+	uint8_t kind;  /* TRACE_LAT_* */
 	uint64_t slots[TRACE_HIST_SLOTS];
 	uint64_t count;
 	uint64_t sum_ns;
