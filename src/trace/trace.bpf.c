@@ -408,33 +408,51 @@ static __always_inline struct trace_lat_row *lat_row(__u32 dev, __u32 op)
 	return NULL;
 }
 
+/*
+ * Who took each slot of hlat: an insert with BPF_NOEXIST succeeds for one
+ * CPU only, so two CPUs that find a slot free at once cannot both take it
+ * (a compare-and-swap would need BPF atomics of Linux >= 5.12). Only the
+ * first IO of a row comes here; the others find their key in the row.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACE_MAX_HLAT);
+	__type(key, __u32);
+	__type(value, __u64);
+} hlat_claim SEC(".maps");
+
 /* The shared row of (dev, hctx, op): its own slot or the first free one
- * of TRACE_HLAT_PROBES from its hash, taken with a compare-and-swap of
- * its key (a row is never given back, so a key is in one slot only);
- * NULL when none is (the IOs are counted in hlat_dropped). */
+ * of TRACE_HLAT_PROBES from its hash, taken through hlat_claim (a row is
+ * never given back, so a key is in one slot only); NULL when none is (the
+ * IOs are counted in hlat_dropped). */
 static __always_inline struct trace_hlat_row *hlat_row(__u32 dev, __u32 hctx, __u32 op)
 {
-	__u64 key = trace_hlat_key(dev, hctx, op), k;
+	__u64 key = trace_hlat_key(dev, hctx, op), k, *owner;
 	__u32 h = (__u32)((key * 0x9E3779B97F4A7C15ull) >> (64 - TRACE_HLAT_BITS));
 
 	if (hctx >= TRACE_HCTX_MAX)
 		return NULL;
 	for (__u32 i = 0; i < TRACE_HLAT_PROBES; i++) {
-		struct trace_hlat_row *r = &hlat[(h + i) & (TRACE_MAX_HLAT - 1)];
+		__u32 slot = (h + i) & (TRACE_MAX_HLAT - 1);
+		struct trace_hlat_row *r = &hlat[slot];
 
 		k = *(volatile __u64 *)&r->key;
 		if (k == key)
 			return r;
 		if (k)
 			continue;
-		k = __sync_val_compare_and_swap(&r->key, 0, key);
-		if (!k || k == key)
+		if (!bpf_map_update_elem(&hlat_claim, &slot, &key, BPF_NOEXIST)) {
+			r->key = key;
+			return r;
+		}
+		/* taken a moment ago: by this key (its key not yet written) or another */
+		owner = bpf_map_lookup_elem(&hlat_claim, &slot);
+		if (owner && *owner == key)
 			return r;
 	}
 	return NULL;
 }
 
-/* one timed IO that stands for w (1 unless sampled), remote of them elsewhere */
 /* a latency's log2 µs bucket */
 static __always_inline __u32 hist_slot(__u64 delta_ns)
 {
