@@ -6,10 +6,10 @@
  * disk's await, busiest queue first: "this disk is slow because its
  * completions land on the drowning core" in one look. With the tracing
  * stage (--trace), a line of the disk's latency percentiles by op and
- * where its completions ran, and each CPU's BLOCK softirq time. Enter on
- * a NIC line: its queues the same way, each NAPI's own NET_RX time with
- * --trace, and the per-CPU backlog. Draws the model's "blk-mq", "nics" and
- * trace sections only.
+ * where its completions ran, each CPU's BLOCK softirq time, and each
+ * queue's own BLOCK time and device p99. Enter on a NIC line: its queues
+ * the same way, each NAPI's own NET_RX time with --trace, and the per-CPU
+ * backlog. Draws the model's "blk-mq", "nics" and trace sections only.
  */
 #include <ncurses.h>
 #include <stdio.h>
@@ -111,6 +111,22 @@ static void lat_line(const struct model_disk *dr, char *buf, size_t size)
 		str_cat(buf, size, "; %.1f%% completed on another CPU", t->remote_pct);
 }
 
+/* " 0.219" (7 wide): the queue's device p99 of op in ms, "-" none; op
+ * -1: of the op with more IOs a second */
+static void p99_cell(const struct model_mq_queue *q, int op, char *buf, size_t size)
+{
+	char ms[24];
+
+	if (op < 0)
+		op = !q->has_p99[0] || (q->has_p99[1] && q->ios_s[1] > q->ios_s[0]);
+	if (!q->has_p99[op]) {
+		snprintf(buf, size, " %6s", "-");
+		return;
+	}
+	fmt_ms(ms, sizeof(ms), q->p99_us[op]);
+	snprintf(buf, size, " %6.6s", ms);
+}
+
 static const struct model_cpu *cpu_of(const struct model *m, int cpu)
 {
 	for (size_t i = 0; i < m->ncpus; i++)
@@ -129,7 +145,7 @@ static void disk_chain_draw(struct ui *ui, struct rect r)
 	int hot_cpu = hot >= 0 ? m->cpus[hot].cpu : -1;
 	struct chain_row *rows;
 	char buf[320], aw[96] = "", lat[320];
-	bool block_time = false, queue_time = false;
+	bool block_time = false, queue_time = false, queue_lat = false, both;
 	int y = r.y;
 
 	/* the disk's await first: at 80 columns the title is cut on the right */
@@ -162,11 +178,19 @@ static void disk_chain_draw(struct ui *ui, struct rect r)
 		ui_put(y++, r.x, r.w, 0, lat);
 	for (size_t i = 0; i < m->ncpus; i++)
 		block_time |= m->cpus[i].trace.has_soft;
-	for (size_t i = 0; i < d->nqueues; i++)
+	for (size_t i = 0; i < d->nqueues; i++) {
 		queue_time |= d->queues[i].has_qtime;
-	snprintf(buf, sizeof(buf), "%4s %-11s %-6s %-9s %8s %-8s %10s %8s %6s%s%s", "hctx", "CPUs",
-		 "IRQ", "queue", "irq/s", "on CPU", "%irq+%soft", "BLOCK/s", "busy%",
-		 block_time ? " BLOCK%" : "", queue_time ? " qBLOCK%" : "");
+		queue_lat |= d->queues[i].has_p99[0] || d->queues[i].has_p99[1];
+	}
+	/* the queue's device p99 in ms: reads' and writes' when the width
+	 * has room (78 columns before BLOCK%), else the busier op's */
+	both = queue_lat && 78 + (block_time ? 7 : 0) + (queue_time ? 8 : 0) + 14 <= r.w;
+	snprintf(buf, sizeof(buf), "%4s %-11s %-6s %-9s %8s %-8s %10s %8s %6s%s%s%s", "hctx",
+		 "CPUs", "IRQ", "queue", "irq/s", "on CPU", "%irq+%soft", "BLOCK/s", "busy%",
+		 block_time ? " BLOCK%" : "", queue_time ? " qBLOCK%" : "",
+		 both	     ? "  r_p99  w_p99"
+		 : queue_lat ? "    p99"
+			     : "");
 	ui_put(y++, r.x, r.w, A_BOLD, buf);
 	if (d->nqueues == 0) {
 		c->scroll.nlines = 0;
@@ -224,6 +248,12 @@ static void disk_chain_draw(struct ui *ui, struct rect r)
 				str_cat(t, size, " %7.2f", q->qblock_pct);
 			else
 				str_cat(t, size, " %7s", "-");
+		}
+		for (int op = both ? 0 : -1; queue_lat && op < (both ? 2 : 0); op++) {
+			char cell[16];
+
+			p99_cell(q, op, cell, sizeof(cell));
+			str_cat(t, size, "%s", cell);
 		}
 	}
 	chain_rows_draw(ui, r, y, rows, d->nqueues);
@@ -477,7 +507,8 @@ static void chain_open(struct ui *ui)
 static const char *const chain_help[][2] = {
 	{ "Enter", "on a disk: its queue chain (each blk-mq queue's CPUs, NVMe interrupt, the "
 		   "CPU it lands on and that CPU's load, with --trace the disk's latency "
-		   "percentiles and that CPU's BLOCK softirq time; Enter or Esc returns); on a "
+		   "percentiles, that CPU's BLOCK softirq time and each queue's own BLOCK "
+		   "time and device p99; Enter or Esc returns); on a "
 		   "NIC line (IRQs panel): its queues (NAPI, IRQ, the CPU it lands on and its "
 		   "load, with --trace each queue's NET_RX time and the per-CPU backlog); on a "
 		   "device's group of IRQ lines (big hosts): expand / fold its lines" },

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * "trace" in the sample document: the probes and their cost, softirq and
- * hardirq time per CPU, time per IRQ line, IO latency per disk and op.
+ * hardirq time per CPU, time per IRQ line, IO latency per disk and op (and
+ * per hardware queue).
  * Writes bytes only; every number comes from metrics_trace.c.
  */
 #include "encode_trace.h"
@@ -32,6 +33,10 @@ static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 		if (k == TRACE_BLOCK && raw->block_sample) {
 			sb_puts(sb, ",\"sampled\":");
 			sb_u64(sb, raw->block_sample);
+		}
+		if (k == TRACE_BLOCK && m && m->hctx_dropped) {
+			sb_puts(sb, ",\"hctx_dropped\":");
+			sb_u64(sb, m->hctx_dropped);
 		}
 		if (p->has_run) {
 			sb_puts(sb, ",\"run_ns\":");
@@ -76,9 +81,58 @@ static void encode_lat(struct strbuf *sb, const struct trace_lat_metrics *l)
 	sb_putc(sb, '}');
 }
 
+/* A disk's hardware queues that completed IO in the interval, from *j on
+ * (m->hctx and m->disks both by ascending (major, minor)): "hctx":[{"hctx":
+ * N,"read":{count_s, p50_us, p99_us, max_us, remote_pct},"write":...}]. */
+static void encode_hctx(struct strbuf *sb, const struct trace_metrics *m,
+			const struct trace_disk_metrics *d, size_t *j)
+{
+	const struct trace_hctx_metrics *h;
+	bool open = false;
+
+	while (*j < m->nhctx && (m->hctx[*j].major < d->major ||
+				 (m->hctx[*j].major == d->major && m->hctx[*j].minor < d->minor)))
+		(*j)++;
+	sb_puts(sb, ",\"hctx\":[");
+	for (; *j < m->nhctx; (*j)++) {
+		h = &m->hctx[*j];
+		if (h->major != d->major || h->minor != d->minor)
+			break;
+		if (open && h->hctx != h[-1].hctx) {
+			close_with(sb, '}');
+			sb_putc(sb, ',');
+			open = false;
+		}
+		if (!open) {
+			sb_puts(sb, "{\"hctx\":");
+			sb_u64(sb, h->hctx);
+			sb_putc(sb, ',');
+			open = true;
+		}
+		sb_json_key(sb, trace_op_name(h->op));
+		sb_puts(sb, "{\"count_s\":");
+		sb_fixed2(sb, h->count_s);
+		sb_puts(sb, ",\"p50_us\":");
+		sb_fixed2(sb, h->lat.p50_us);
+		sb_puts(sb, ",\"p99_us\":");
+		sb_fixed2(sb, h->lat.p99_us);
+		sb_puts(sb, ",\"max_us\":");
+		sb_fixed2(sb, h->lat.max_us);
+		sb_puts(sb, ",\"remote_pct\":");
+		sb_fixed2(sb, 100.0 * (double)h->remote / (double)h->lat.count);
+		sb_puts(sb, "},");
+	}
+	if (open) {
+		close_with(sb, '}');
+		sb_putc(sb, ',');
+	}
+	close_with(sb, ']');
+}
+
 static void encode_disks(struct strbuf *sb, const struct trace_metrics *m)
 {
 	static const char *const kinds[TRACE_LAT__COUNT] = { "queued", "device" };
+	size_t j = 0;
 
 	sb_puts(sb, "\"disks\":[");
 	for (size_t i = 0; i < m->ndisk; i++) {
@@ -113,6 +167,8 @@ static void encode_disks(struct strbuf *sb, const struct trace_metrics *m)
 			sb_putc(sb, ',');
 		}
 		close_with(sb, '}');
+		if (m->has_hctx)
+			encode_hctx(sb, m, d, &j);
 		sb_puts(sb, "},");
 	}
 	close_with(sb, ']');

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Rates and percentiles of the tracing stage: pure over two trace_raw reads.
- * Rows pair by identity (IRQ line, disk+op+stage, NAPI, disk+hardware
- * queue), never by position; a
+ * Rows pair by identity (IRQ line, disk+op+stage, disk+hardware queue+op,
+ * NAPI, disk+hardware queue), never by position; a
  * counter that went down (its map entry re-created) gives no row.
  */
 #include <errno.h>
@@ -23,6 +23,7 @@ void metrics_trace_free(struct trace_metrics *m)
 	free(m->irq_us_s);
 	free(m->irq_cnt_s);
 	free(m->disks);
+	free(m->hctx);
 	free(m->napi);
 	free(m->blkq);
 	memset(m, 0, sizeof(*m));
@@ -89,15 +90,14 @@ static bool lat_reset(const struct trace_lat_raw *p, const struct trace_lat_raw 
 	return false;
 }
 
-static int cmp_lat_key(const struct trace_lat_raw *x, const struct trace_lat_raw *y)
+/* prev's row of c's key, from *j on (both reads sorted by trace_lat_cmp:
+ * one merge); NULL when prev has none */
+static const struct trace_lat_raw *lat_pair(const struct trace_lat_raw *prev, size_t nprev,
+					    size_t *j, const struct trace_lat_raw *c)
 {
-	if (x->major != y->major)
-		return x->major < y->major ? -1 : 1;
-	if (x->minor != y->minor)
-		return x->minor < y->minor ? -1 : 1;
-	if (x->op != y->op)
-		return x->op < y->op ? -1 : 1;
-	return x->kind < y->kind ? -1 : x->kind > y->kind;
+	while (*j < nprev && trace_lat_cmp(&prev[*j], c) < 0)
+		(*j)++;
+	return *j < nprev && trace_lat_cmp(&prev[*j], c) == 0 ? &prev[*j] : NULL;
 }
 
 static int disks_compute(const struct trace_raw *prev, const struct trace_raw *cur,
@@ -113,13 +113,10 @@ static int disks_compute(const struct trace_raw *prev, const struct trace_raw *c
 	m->disks = a;
 	/* both reads are sorted by (major, minor, op, kind): one merge */
 	for (size_t i = 0; i < cur->nlat; i++) {
-		const struct trace_lat_raw *c = &cur->lat[i], *p = NULL;
+		const struct trace_lat_raw *c = &cur->lat[i];
+		const struct trace_lat_raw *p = lat_pair(prev->lat, prev->nlat, &j, c);
 		struct trace_disk_metrics *d;
 
-		while (j < prev->nlat && cmp_lat_key(&prev->lat[j], c) < 0)
-			j++;
-		if (j < prev->nlat && cmp_lat_key(&prev->lat[j], c) == 0)
-			p = &prev->lat[j];
 		if (p && lat_reset(p, c))
 			continue;
 		d = m->ndisk ? &m->disks[m->ndisk - 1] : NULL;
@@ -140,6 +137,48 @@ static int disks_compute(const struct trace_raw *prev, const struct trace_raw *c
 			d->completed += d->lat[c->op][c->kind].count;
 			d->remote += c->remote - (p ? p->remote : 0);
 		}
+	}
+	return 0;
+}
+
+/* The device stage by disk, hardware queue and op: rows that completed
+ * IO in the interval, the same percentiles as the disks' (lat_compute). */
+static int hctx_compute(const struct trace_raw *prev, const struct trace_raw *cur,
+			struct trace_metrics *m)
+{
+	size_t j = 0;
+	void *a;
+
+	m->nhctx = 0;
+	m->has_hctx = prev->hlat_read && cur->hlat_read;
+	m->hctx_dropped = m->has_hctx && cur->hlat_dropped >= prev->hlat_dropped
+			      ? cur->hlat_dropped - prev->hlat_dropped
+			      : 0;
+	if (!m->has_hctx)
+		return 0;
+	a = realloc(m->hctx, (cur->nhlat ? cur->nhlat : 1) * sizeof(*m->hctx));
+	if (!a)
+		return -ENOMEM;
+	m->hctx = a;
+	for (size_t i = 0; i < cur->nhlat; i++) {
+		const struct trace_lat_raw *c = &cur->hlat[i];
+		const struct trace_lat_raw *p = lat_pair(prev->hlat, prev->nhlat, &j, c);
+		struct trace_hctx_metrics *h = &m->hctx[m->nhctx];
+
+		if (c->op >= TRACE_OP__COUNT || (p && lat_reset(p, c)))
+			continue;
+		lat_compute(p, c, &h->lat);
+		if (!h->lat.count)
+			continue;
+		h->major = c->major;
+		h->minor = c->minor;
+		h->hctx = c->hctx;
+		h->op = c->op;
+		h->count_s = (double)h->lat.count / m->itv_s;
+		h->remote = c->remote - (p ? p->remote : 0);
+		if (h->remote > h->lat.count)
+			h->remote = h->lat.count;
+		m->nhctx++;
 	}
 	return 0;
 }
@@ -322,6 +361,8 @@ int metrics_trace_compute(const struct trace_raw *prev, const struct trace_raw *
 	r = irqs_compute(prev, cur, m);
 	if (r >= 0)
 		r = disks_compute(prev, cur, names, m);
+	if (r >= 0)
+		r = hctx_compute(prev, cur, m);
 	if (r >= 0)
 		r = napi_compute(prev, cur, m);
 	if (r >= 0)

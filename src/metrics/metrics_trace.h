@@ -35,6 +35,16 @@ struct trace_disk_metrics {
 	uint64_t remote;    /* ... on another CPU than the submitting one */
 };
 
+/* One (disk, hardware queue, op)'s device stage (issue -> complete) over
+ * the interval: rows whose queue completed IO in it. */
+struct trace_hctx_metrics {
+	uint32_t major, minor, hctx;
+	uint8_t op;		      /* TRACE_OP_* */
+	struct trace_lat_metrics lat; /* lat.count: IOs of the interval */
+	double count_s;		      /* IOs per second */
+	uint64_t remote;	      /* ... of them completed on another CPU */
+};
+
 /* One NAPI's NET_RX time over the interval (its polls inside NET_RX). */
 struct trace_napi_metrics {
 	uint32_t napi_id;
@@ -68,6 +78,13 @@ struct trace_metrics {
 	double *irq_cnt_s; /* handler runs per second [i * ncpu + cpu] */
 	size_t ndisk;
 	struct trace_disk_metrics *disks;
+	/* per hardware queue, when read in both reads (has_hctx), by
+	 * ascending (major, minor, hctx, op); hctx_dropped: IOs of the
+	 * interval the probe kept no queue row for */
+	bool has_hctx;
+	uint64_t hctx_dropped;
+	size_t nhctx;
+	struct trace_hctx_metrics *hctx;
 	/* per-queue softirq load, when read in both reads (has_*); rows that
 	 * took time in the interval */
 	bool has_napi, has_blkq;

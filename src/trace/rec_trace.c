@@ -40,6 +40,30 @@ static void w_s(struct strbuf *o, const char *s)
 	rec_text_put_s(o, s);
 }
 
+/* A histogram's line: 'l' (disk, op, stage) or 'x' (disk, hardware queue,
+ * op; the device stage), its empty top buckets left out. */
+static void w_lat(struct strbuf *o, char kind, const struct trace_lat_raw *l)
+{
+	int top = TRACE_HIST_SLOTS;
+
+	while (top && !l->slots[top - 1])
+		top--;
+	sb_putc(o, kind);
+	w_u(o, l->major);
+	w_u(o, l->minor);
+	if (kind == 'x')
+		w_u(o, l->hctx);
+	w_u(o, l->op);
+	if (kind == 'l')
+		w_u(o, l->kind);
+	w_u(o, l->count);
+	w_u(o, l->sum_ns);
+	w_u(o, l->remote);
+	for (int s = 0; s < top; s++)
+		w_u(o, l->slots[s]);
+	sb_putc(o, '\n');
+}
+
 int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
 {
 	size_t nc = r->ncpu;
@@ -57,6 +81,9 @@ int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
 	w_u(o, r->block_sample);
 	w_u(o, r->napi_read);
 	w_u(o, r->blkq_read);
+	/* appended by the per-hardware-queue histograms */
+	w_u(o, r->hlat_read);
+	w_u(o, r->hlat_dropped);
 	sb_putc(o, '\n');
 	if (r->stats_reason[0]) {
 		sb_putc(o, 'w');
@@ -135,24 +162,10 @@ int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
 		w_u(o, q->count);
 		sb_putc(o, '\n');
 	}
-	for (size_t i = 0; i < r->nlat; i++) {
-		const struct trace_lat_raw *l = &r->lat[i];
-		int top = TRACE_HIST_SLOTS;
-
-		while (top && !l->slots[top - 1])
-			top--;
-		sb_putc(o, 'l');
-		w_u(o, l->major);
-		w_u(o, l->minor);
-		w_u(o, l->op);
-		w_u(o, l->kind);
-		w_u(o, l->count);
-		w_u(o, l->sum_ns);
-		w_u(o, l->remote);
-		for (int s = 0; s < top; s++)
-			w_u(o, l->slots[s]);
-		sb_putc(o, '\n');
-	}
+	for (size_t i = 0; i < r->nlat; i++)
+		w_lat(o, 'l', &r->lat[i]);
+	for (size_t i = 0; i < r->nhlat; i++)
+		w_lat(o, 'x', &r->hlat[i]);
 	return o->err;
 }
 
@@ -182,7 +195,8 @@ static int grow_zero(void **p, size_t n, size_t size)
 }
 
 /* The arrays for ncpu CPUs, nirq lines and nlat histograms, zeroed. */
-static int alloc_tables(struct trace_raw *t, size_t nirq, size_t nlat, size_t nnapi, size_t nblkq)
+static int alloc_tables(struct trace_raw *t, size_t nirq, size_t nlat, size_t nnapi, size_t nblkq,
+			size_t nhlat)
 {
 	size_t ns = (size_t)t->ncpu * TRACE_NR_SOFTIRQS, cells = nirq * t->ncpu;
 
@@ -192,6 +206,7 @@ static int alloc_tables(struct trace_raw *t, size_t nirq, size_t nlat, size_t nn
 	    grow_zero((void **)&t->irq_ns, cells, sizeof(*t->irq_ns)) < 0 ||
 	    grow_zero((void **)&t->irq_count, cells, sizeof(*t->irq_count)) < 0 ||
 	    grow_zero((void **)&t->lat, nlat, sizeof(*t->lat)) < 0 ||
+	    grow_zero((void **)&t->hlat, nhlat, sizeof(*t->hlat)) < 0 ||
 	    grow_zero((void **)&t->napi, nnapi, sizeof(*t->napi)) < 0 ||
 	    grow_zero((void **)&t->blkq, nblkq, sizeof(*t->blkq)) < 0)
 		return -ENOMEM;
@@ -228,33 +243,30 @@ static void r_irq(struct rec_text *r, struct trace_raw *t)
 	t->nirq++;
 }
 
-/* A histogram's key as one number, in the metrics' order (major, minor,
- * op, stage): major and minor within the kernel's dev_t, as trace.c
- * decodes it (12 and 20 bits). */
-static uint64_t lat_key(const struct trace_lat_raw *l)
+/* An 'l' line into lat[*n] (kind 'l') or an 'x' line into hlat[*n]: major
+ * and minor within the kernel's dev_t, as trace.c decodes it (12 and 20
+ * bits), op and stage indices of the metrics' tables, a queue number below
+ * TRACE_HCTX_MAX; sorted and unique (trace_lat_cmp): the metrics merge two
+ * reads by this key. */
+static void r_lat(struct rec_text *r, char kind, struct trace_lat_raw *rows, size_t *n)
 {
-	return (uint64_t)l->major << 32 | (uint64_t)l->minor << 8 | (uint64_t)l->op << 4 | l->kind;
-}
-
-static void r_lat(struct rec_text *r, struct trace_raw *t)
-{
-	struct trace_lat_raw *l = &t->lat[t->nlat];
+	struct trace_lat_raw *l = &rows[*n];
 
 	memset(l, 0, sizeof(*l));
 	l->major = (uint32_t)r_below(r, 1u << 12);
 	l->minor = (uint32_t)r_below(r, 1u << 20);
-	/* indices of the metrics' [op][kind] tables */
+	if (kind == 'x')
+		l->hctx = (uint32_t)r_below(r, TRACE_HCTX_MAX);
 	l->op = (uint8_t)r_below(r, TRACE_OP__COUNT);
-	l->kind = (uint8_t)r_below(r, TRACE_LAT__COUNT);
+	l->kind = kind == 'x' ? TRACE_LAT_DEVICE : (uint8_t)r_below(r, TRACE_LAT__COUNT);
 	l->count = rec_text_u(r);
 	l->sum_ns = rec_text_u(r);
 	l->remote = rec_text_u(r);
 	for (int s = 0; s < TRACE_HIST_SLOTS; s++)
 		l->slots[s] = rec_text_u(r);
-	/* sorted and unique: the metrics merge two reads by this key */
-	if (t->nlat && lat_key(&t->lat[t->nlat - 1]) >= lat_key(l))
+	if (*n && trace_lat_cmp(&rows[*n - 1], l) >= 0)
 		r->bad = true;
-	t->nlat++;
+	(*n)++;
 }
 
 static void r_napi(struct rec_text *r, struct trace_raw *t)
@@ -312,19 +324,21 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 {
 	size_t nirq = count_kind(p, len, 'i'), nlat = count_kind(p, len, 'l');
 	size_t nnapi = count_kind(p, len, 'n'), nblkq = count_kind(p, len, 'q');
+	size_t nhlat = count_kind(p, len, 'x');
 	struct rec_text r;
 	bool valid = false, head = false;
 	uint64_t budget;
 
 	t->valid = false;
-	t->nirq = t->nlat = t->nnapi = t->nblkq = 0;
-	t->napi_read = t->blkq_read = false;
+	t->nirq = t->nlat = t->nnapi = t->nblkq = t->nhlat = 0;
+	t->napi_read = t->blkq_read = t->hlat_read = false;
+	t->hlat_dropped = 0;
 	t->block_sample = 0;
 	t->stats = false;
 	t->stats_reason[0] = '\0';
 	memset(t->probe, 0, sizeof(t->probe));
 	if (nirq > TRACE_MAX_IRQS || nlat > TRACE_MAX_LAT || nnapi > TRACE_MAX_NAPI ||
-	    nblkq > TRACE_MAX_BLKQ)
+	    nblkq > TRACE_MAX_BLKQ || nhlat > TRACE_MAX_HLAT)
 		return -EBADMSG;
 	rec_text_init(&r, p, len);
 	while (!r.bad && rec_text_line(&r)) {
@@ -347,9 +361,11 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 			t->block_sample = (uint32_t)r_below(&r, (uint64_t)UINT32_MAX + 1);
 			t->napi_read = rec_text_u(&r) != 0;
 			t->blkq_read = rec_text_u(&r) != 0;
+			t->hlat_read = rec_text_u(&r) != 0;
+			t->hlat_dropped = rec_text_u(&r);
 			if (r.bad || (valid && !t->ncpu) || nirq * t->ncpu > REC_TRACE_CELLS_MAX)
 				return -EBADMSG;
-			if (valid && alloc_tables(t, nirq, nlat, nnapi, nblkq) < 0)
+			if (valid && alloc_tables(t, nirq, nlat, nnapi, nblkq, nhlat) < 0)
 				return -ENOMEM;
 			break;
 		case 'w':
@@ -387,14 +403,18 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 			break;
 		case 'l':
 			if (valid)
-				r_lat(&r, t);
+				r_lat(&r, 'l', t->lat, &t->nlat);
+			break;
+		case 'x':
+			if (valid)
+				r_lat(&r, 'x', t->hlat, &t->nhlat);
 			break;
 		default:
 			break; /* a kind of a later version */
 		}
 	}
 	if (r.bad || !head) {
-		t->nirq = t->nlat = t->nnapi = t->nblkq = 0;
+		t->nirq = t->nlat = t->nnapi = t->nblkq = t->nhlat = 0;
 		return -EBADMSG;
 	}
 	t->valid = valid;

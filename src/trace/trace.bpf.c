@@ -130,6 +130,19 @@ struct {
 	__type(value, __u32);
 } lat_used SEC(".maps");
 
+/*
+ * The device stage per (disk, hardware queue, op): one array shared by
+ * the CPUs, not per CPU (a per-CPU array of rows x CPUs would be hundreds
+ * of MB on a 256-CPU host with 128 queues a disk), updated with atomic
+ * adds: a queue's completions come mostly from its own few CPUs, so its
+ * cache lines rarely move. A global: an array lookup the verifier checks
+ * by bounds, no helper call, and user space reads it where it is (the
+ * skeleton's mapping of .bss), 2.3 MiB.
+ */
+struct trace_hlat_row hlat[TRACE_MAX_HLAT];
+/* IOs whose row found no slot (or whose queue number is past TRACE_HCTX_MAX) */
+__u64 hlat_dropped;
+
 static __always_inline __u64 *start_of(__u32 which)
 {
 	return bpf_map_lookup_elem(&start, &which);
@@ -395,14 +408,62 @@ static __always_inline struct trace_lat_row *lat_row(__u32 dev, __u32 op)
 	return NULL;
 }
 
-/* one timed IO that stands for w (1 unless sampled), remote of them elsewhere */
-static __always_inline void lat_add(struct trace_lat_val *v, __u64 delta_ns, __u32 w, __u32 remote)
+/*
+ * Who took each slot of hlat: an insert with BPF_NOEXIST succeeds for one
+ * CPU only, so two CPUs that find a slot free at once cannot both take it
+ * (a compare-and-swap would need BPF atomics of Linux >= 5.12). Only the
+ * first IO of a row comes here; the others find their key in the row.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACE_MAX_HLAT);
+	__type(key, __u32);
+	__type(value, __u64);
+} hlat_claim SEC(".maps");
+
+/* The shared row of (dev, hctx, op): its own slot or the first free one
+ * of TRACE_HLAT_PROBES from its hash, taken through hlat_claim (a row is
+ * never given back, so a key is in one slot only); NULL when none is (the
+ * IOs are counted in hlat_dropped). */
+static __always_inline struct trace_hlat_row *hlat_row(__u32 dev, __u32 hctx, __u32 op)
+{
+	__u64 key = trace_hlat_key(dev, hctx, op), k, *owner;
+	__u32 h = (__u32)((key * 0x9E3779B97F4A7C15ull) >> (64 - TRACE_HLAT_BITS));
+
+	if (hctx >= TRACE_HCTX_MAX)
+		return NULL;
+	for (__u32 i = 0; i < TRACE_HLAT_PROBES; i++) {
+		__u32 slot = (h + i) & (TRACE_MAX_HLAT - 1);
+		struct trace_hlat_row *r = &hlat[slot];
+
+		k = *(volatile __u64 *)&r->key;
+		if (k == key)
+			return r;
+		if (k)
+			continue;
+		if (!bpf_map_update_elem(&hlat_claim, &slot, &key, BPF_NOEXIST)) {
+			r->key = key;
+			return r;
+		}
+		/* taken a moment ago: by this key (its key not yet written) or another */
+		owner = bpf_map_lookup_elem(&hlat_claim, &slot);
+		if (owner && *owner == key)
+			return r;
+	}
+	return NULL;
+}
+
+/* a latency's log2 µs bucket */
+static __always_inline __u32 hist_slot(__u64 delta_ns)
 {
 	__u64 slot = log2l(delta_ns / 1000);
 
-	if (slot >= TRACE_HIST_SLOTS)
-		slot = TRACE_HIST_SLOTS - 1;
-	v->slots[slot] += w;
+	return slot < TRACE_HIST_SLOTS ? (__u32)slot : TRACE_HIST_SLOTS - 1;
+}
+
+static __always_inline void lat_add(struct trace_lat_val *v, __u64 delta_ns, __u32 w, __u32 remote)
+{
+	v->slots[hist_slot(delta_ns)] += w;
 	v->count += w;
 	v->sum_ns += delta_ns * w;
 	v->remote += remote;
@@ -550,9 +611,11 @@ static __always_inline void blkq_complete(struct request *rq)
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	__u64 now, issue_ns, insert_ns, *vec1 = start_of(START_SOFT_VEC1);
+	__u64 now, issue_ns, insert_ns, delta, *vec1 = start_of(START_SOFT_VEC1);
+	struct blk_mq_hw_ctx *hctx;
+	struct trace_hlat_row *hrow;
 	struct trace_lat_row *row;
-	__u32 op, cpu, w;
+	__u32 op, cpu, w, dev, remote;
 	struct inflight *f;
 
 	/* every completion inside BLOCK (not only sampled ones): its queue */
@@ -574,12 +637,26 @@ int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 	op = rq->cmd_flags & 0xff;
 	if (op >= TRACE_OP__COUNT || !issue_ns || now < issue_ns)
 		return 0;
-	row = lat_row(rq_dev(rq), op);
-	if (!row)
+	dev = rq_dev(rq);
+	delta = now - issue_ns;
+	remote = cpu != bpf_get_smp_processor_id() ? w : 0;
+	row = lat_row(dev, op);
+	if (row) {
+		lat_add(&row->kind[TRACE_LAT_DEVICE], delta, w, remote);
+		if (insert_ns && issue_ns >= insert_ns)
+			lat_add(&row->kind[TRACE_LAT_QUEUED], issue_ns - insert_ns, w, 0);
+	}
+	/* the same IO on its hardware queue's shared row */
+	hctx = rq->mq_hctx;
+	hrow = hctx ? hlat_row(dev, hctx->queue_num, op) : NULL;
+	if (!hrow) {
+		__sync_fetch_and_add(&hlat_dropped, w);
 		return 0;
-	lat_add(&row->kind[TRACE_LAT_DEVICE], now - issue_ns, w,
-		cpu != bpf_get_smp_processor_id() ? w : 0);
-	if (insert_ns && issue_ns >= insert_ns)
-		lat_add(&row->kind[TRACE_LAT_QUEUED], issue_ns - insert_ns, w, 0);
+	}
+	__sync_fetch_and_add(&hrow->slots[hist_slot(delta)], w);
+	__sync_fetch_and_add(&hrow->count, w);
+	__sync_fetch_and_add(&hrow->sum_ns, delta * w);
+	if (remote)
+		__sync_fetch_and_add(&hrow->remote, remote);
 	return 0;
 }

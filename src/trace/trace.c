@@ -410,8 +410,6 @@ static int each_hard(struct trace *t, struct trace_raw *out, const void *keys, c
 	return 0;
 }
 
-static int cmp_lat(const void *a, const void *b);
-
 /* One CPU's row of a slot, its kinds that hold IOs appended to out->lat
  * (grown by the caller to hold two more). */
 static void lat_row_take(struct trace_raw *out, const struct trace_lat_row *x)
@@ -427,6 +425,7 @@ static void lat_row_take(struct trace_raw *out, const struct trace_lat_row *x)
 		l = &out->lat[out->nlat++];
 		l->major = x->dev >> 20;
 		l->minor = x->dev & 0xfffff;
+		l->hctx = 0;
 		l->op = (uint8_t)(x->op1 - 1);
 		l->kind = (uint8_t)k;
 		memcpy(l->slots, v->slots, sizeof(l->slots));
@@ -474,11 +473,11 @@ static int read_lat(struct trace *t, struct trace_raw *out)
 	if (out->nlat < 2)
 		return 0;
 	/* one row per key: the CPUs' rows of one (disk, op, kind) summed */
-	qsort(out->lat, out->nlat, sizeof(*out->lat), cmp_lat);
+	qsort(out->lat, out->nlat, sizeof(*out->lat), trace_lat_cmp);
 	for (size_t i = 1; i < out->nlat; i++) {
 		struct trace_lat_raw *d = &out->lat[w], *x = &out->lat[i];
 
-		if (!cmp_lat(d, x)) {
+		if (!trace_lat_cmp(d, x)) {
 			for (int s = 0; s < TRACE_HIST_SLOTS; s++)
 				d->slots[s] += x->slots[s];
 			d->count += x->count;
@@ -580,15 +579,6 @@ static int cmp_u32_rows(const void *a, const void *b)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-static int cmp_lat(const void *a, const void *b)
-{
-	const struct trace_lat_raw *x = a, *y = b;
-	uint64_t kx = (uint64_t)x->major << 32 | x->minor << 8 | x->op << 4 | x->kind;
-	uint64_t ky = (uint64_t)y->major << 32 | y->minor << 8 | y->op << 4 | y->kind;
-
-	return kx < ky ? -1 : kx > ky;
 }
 
 /* The IRQ rows in ascending line order (a batch of a hash map comes in
@@ -708,6 +698,8 @@ int trace_read(struct trace *t, struct trace_raw *r)
 	r->nblkq = 0;
 	r->napi_read = false;
 	r->blkq_read = false;
+	r->hlat_read = false;
+	r->nhlat = 0;
 	if (!r->soft_ns) {
 		r->soft_ns = calloc(nc * TRACE_NR_SOFTIRQS, sizeof(*r->soft_ns));
 		r->soft_count = calloc(nc * TRACE_NR_SOFTIRQS, sizeof(*r->soft_count));
@@ -749,6 +741,15 @@ int trace_read(struct trace *t, struct trace_raw *r)
 			t->probe[TRACE_BLOCK].read = false;
 			probe_off(t, TRACE_BLOCK, "cannot read its map: %s", strerror(-e));
 		}
+	}
+	/* per hardware queue: the shared rows where the skeleton maps them
+	 * (.bss), no copy through the kernel; checked as any map's read */
+	if (t->probe[TRACE_BLOCK].on && t->skel->bss) {
+		e = trace_hlat_take(t->skel->bss->hlat, TRACE_MAX_HLAT, r);
+		if (e == -ENOMEM)
+			return e;
+		r->hlat_read = true;
+		r->hlat_dropped = t->skel->bss->hlat_dropped;
 	}
 	/* the per-queue split: marked by the softirq probe's programs */
 	if (t->probe[TRACE_SOFTIRQ].on) {

@@ -35,6 +35,17 @@ enum {
 	TRACE_LAT__COUNT,
 };
 
+/* (disk, blk-mq hardware queue, op) rows of the device stage: one array
+ * shared by the CPUs (atomic adds; an hctx's completions come mostly from
+ * its own few CPUs), a row's slot by hash, TRACE_HLAT_PROBES slots tried
+ * from it; a row that finds none taken by it or free is not kept
+ * (hlat_dropped). Hardware queue numbers from TRACE_HCTX_MAX on are not
+ * kept either. */
+#define TRACE_HLAT_BITS	  13
+#define TRACE_MAX_HLAT	  (1 << TRACE_HLAT_BITS)
+#define TRACE_HLAT_PROBES 8
+#define TRACE_HCTX_MAX	  (1 << 16)
+
 #define TRACE_MAX_NAPI	     1024 /* NAPI instances timed inside NET_RX */
 #define TRACE_MAX_BLKQ	     4096 /* (disk, hardware queue) timed inside BLOCK */
 #define TRACE_SOFTIRQ_NET_RX 3
@@ -61,6 +72,21 @@ struct trace_lat_row {
 	__u32 op1; /* TRACE_OP_* + 1; 0: a free slot */
 	struct trace_lat_val kind[TRACE_LAT__COUNT];
 };
+
+/* hlat (trace.bpf.c's global array, read through the skeleton's mapping):
+ * a (disk, hctx, op)'s device-stage histogram (issue -> complete) */
+struct trace_hlat_row {
+	__u64 key; /* dev << 32 | hctx << 8 | (op + 1); 0: a free slot */
+	__u64 count;
+	__u64 sum_ns;
+	__u64 remote; /* completed on another CPU than submitted on */
+	__u64 slots[TRACE_HIST_SLOTS];
+};
+
+static inline __u64 trace_hlat_key(__u32 dev, __u32 hctx, __u32 op)
+{
+	return (__u64)dev << 32 | (__u64)hctx << 8 | (op + 1);
+}
 
 /* napi_time: per CPU, by napi_id (0: the per-CPU backlog of netif_rx,
  * loopback's, and any NAPI not registered) */

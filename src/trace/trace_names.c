@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The tracing stage's names and its raw table's destructor: built with or
- * without BPF, so the pure stages and trace_off.c link the same.
+ * The tracing stage's names, its raw table's destructor and the pure part
+ * of reading the shared per-queue rows (bounds, merge, order): built with
+ * or without BPF, so the pure stages, trace_off.c and the unit tests link
+ * the same.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +23,99 @@ void trace_raw_free(struct trace_raw *r)
 	free(r->lat);
 	free(r->napi);
 	free(r->blkq);
+	free(r->hlat);
 	memset(r, 0, sizeof(*r));
+}
+
+int trace_lat_cmp(const void *a, const void *b)
+{
+	const struct trace_lat_raw *x = a, *y = b;
+
+	if (x->major != y->major)
+		return x->major < y->major ? -1 : 1;
+	if (x->minor != y->minor)
+		return x->minor < y->minor ? -1 : 1;
+	if (x->hctx != y->hctx)
+		return x->hctx < y->hctx ? -1 : 1;
+	if (x->op != y->op)
+		return x->op < y->op ? -1 : 1;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+static bool add_sat(uint64_t *a, uint64_t b)
+{
+	if (*a + b < *a) {
+		*a = UINT64_MAX;
+		return false;
+	}
+	*a += b;
+	return true;
+}
+
+/* One slot as a row, false when it holds nothing to keep. */
+static bool hlat_decode(const struct trace_hlat_row *x, struct trace_lat_raw *l)
+{
+	uint32_t op1 = (uint32_t)(x->key & 0xff), hctx = (uint32_t)(x->key >> 8 & 0xffffff);
+	uint32_t dev = (uint32_t)(x->key >> 32);
+	uint64_t n = 0;
+
+	if (!x->key || op1 < 1 || op1 > TRACE_OP__COUNT || hctx >= TRACE_HCTX_MAX)
+		return false;
+	for (int s = 0; s < TRACE_HIST_SLOTS; s++)
+		if (!add_sat(&n, x->slots[s]))
+			return false;
+	if (!n)
+		return false; /* taken, no IO yet */
+	memset(l, 0, sizeof(*l));
+	l->major = dev >> 20;
+	l->minor = dev & 0xfffff;
+	l->hctx = hctx;
+	l->op = (uint8_t)(op1 - 1);
+	l->kind = TRACE_LAT_DEVICE;
+	memcpy(l->slots, x->slots, sizeof(l->slots));
+	/* the buckets are the truth: an IO's adds are not one atomic step, so
+	 * a read may catch count or remote ahead or behind its bucket */
+	l->count = n;
+	l->sum_ns = x->sum_ns;
+	l->remote = x->remote < n ? x->remote : n;
+	return true;
+}
+
+int trace_hlat_take(const struct trace_hlat_row *rows, size_t n, struct trace_raw *r)
+{
+	size_t k = 0, w = 0;
+	void *a;
+
+	r->nhlat = 0;
+	if (n > TRACE_MAX_HLAT)
+		n = TRACE_MAX_HLAT; /* the map's size: a longer table is not one */
+	for (size_t i = 0; i < n; i++)
+		k += hlat_decode(&rows[i], &(struct trace_lat_raw){ 0 });
+	a = realloc(r->hlat, (k ? k : 1) * sizeof(*r->hlat));
+	if (!a)
+		return -ENOMEM;
+	r->hlat = a;
+	for (size_t i = 0; i < n && r->nhlat < k; i++)
+		r->nhlat += hlat_decode(&rows[i], &r->hlat[r->nhlat]);
+	if (r->nhlat < 2)
+		return (int)r->nhlat;
+	qsort(r->hlat, r->nhlat, sizeof(*r->hlat), trace_lat_cmp);
+	/* a key in two slots (the probe never does it; a map is input) */
+	for (size_t i = 1; i < r->nhlat; i++) {
+		struct trace_lat_raw *d = &r->hlat[w], *x = &r->hlat[i];
+
+		if (trace_lat_cmp(d, x)) {
+			r->hlat[++w] = *x;
+			continue;
+		}
+		for (int s = 0; s < TRACE_HIST_SLOTS; s++)
+			add_sat(&d->slots[s], x->slots[s]);
+		add_sat(&d->count, x->count);
+		add_sat(&d->sum_ns, x->sum_ns);
+		add_sat(&d->remote, x->remote);
+	}
+	r->nhlat = w + 1;
+	return (int)r->nhlat;
 }
 
 const char *trace_probe_name(enum trace_probe p)

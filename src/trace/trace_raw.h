@@ -34,12 +34,14 @@ struct trace_probe_status {
 	uint64_t run_cnt;	     /* their runs since loaded */
 };
 
-/* One (disk, op, stage) histogram, summed over the CPUs. */
+/* One (disk, op, stage) histogram, summed over the CPUs; or, in
+ * trace_raw.hlat, one (disk, hardware queue, op)'s device stage. */
 struct trace_lat_raw {
 	uint32_t major;
 	uint32_t minor;
-	uint8_t op;   /* TRACE_OP_* */
-	uint8_t kind; /* TRACE_LAT_* */
+	uint32_t hctx; /* blk-mq hardware queue number (hlat; 0 in lat) */
+	uint8_t op;    /* TRACE_OP_* */
+	uint8_t kind;  /* TRACE_LAT_* */
 	uint64_t slots[TRACE_HIST_SLOTS];
 	uint64_t count;
 	uint64_t sum_ns;
@@ -92,6 +94,14 @@ struct trace_raw {
 	/* by ascending (major, minor, op, kind) */
 	size_t nlat;
 	struct trace_lat_raw *lat;
+	/* the device stage per (disk, hardware queue, op), kind
+	 * TRACE_LAT_DEVICE, by ascending (major, minor, hctx, op): read while
+	 * the block probe is on (hlat_read); hlat_dropped: IOs the probe could
+	 * not keep a row for since loaded */
+	bool hlat_read;
+	uint64_t hlat_dropped;
+	size_t nhlat;
+	struct trace_lat_raw *hlat;
 	/* per-queue softirq load: read while the softirq probe is on (NAPI),
 	 * and the block probe too (hardware queues); by ascending napi_id,
 	 * (major, minor, hctx) */
@@ -101,6 +111,19 @@ struct trace_raw {
 	size_t nblkq;
 	struct trace_blkq_raw *blkq;
 };
+
+/*
+ * Takes the probe's shared per-queue rows (n of them, as the map holds
+ * them: a map is input too) into r->hlat, replacing it: free slots, an op
+ * or a queue number out of range and rows whose buckets overflow a
+ * counter are left out; a row's count is its buckets' sum and its remote
+ * at most that; two slots of one key are merged (saturating); sorted.
+ * Returns the rows kept, or -ENOMEM (r->hlat then empty).
+ */
+int trace_hlat_take(const struct trace_hlat_row *rows, size_t n, struct trace_raw *r);
+
+/* (major, minor, hctx, op, kind) order of two histograms, as qsort wants */
+int trace_lat_cmp(const void *a, const void *b);
 
 /* Frees the arrays and zeroes r; accepts NULL. */
 void trace_raw_free(struct trace_raw *r);

@@ -11,7 +11,8 @@ and direct reads of a file on the root disk (hardirqs); a tiny budget
 switches the probes off with a reason, and one under the block probe's cost
 makes it time 1 in N requests (whose weighted counts still agree with
 biolatency's); NET_RX time by NAPI and BLOCK time by disk and hardware
-queue add up to their vectors'; with no BTF or no capabilities
+queue add up to their vectors', and the device stage's IOs by hardware
+queue to the disk's; with no BTF or no capabilities
 (setpriv) iotriaged says "tracing: unavailable (...)" once and samples as
 without --trace. Every loop device, file and process started is removed.
 """
@@ -375,7 +376,33 @@ def queues(win, loop):
                "NET_RX by NAPI %.0f us, NET_RX %.0f us" % (napi, net_rx))
     soft_check(close_enough(blkq, block) or abs(blkq - block) < 500,
                "BLOCK by queue %.0f us, BLOCK %.0f us" % (blkq, block))
+    hctx_adds_up(t, rdev)
     return t
+
+
+def hctx_adds_up(t, rdev):
+    """The device stage per hardware queue (disks[].hctx) over the same
+    window: summed over the loop device's queues (it has one), each op's
+    IOs are the disk's (the same IOs, counted by the same program; the
+    shared rows are read a moment after the disk's: within 1 % or 20),
+    and the queue's p99 is the disk's when there is one queue."""
+    itv = t["interval_ms"] / 1000
+    d = [x for x in t["disks"] if x["major"] == os.major(rdev) and x["minor"] == os.minor(rdev)]
+    check(d and "hctx" in d[0], "no per-hctx rows for the loop device: %r" % d)
+    d = d[0]
+    for op, lat in d["lat"].items():
+        disk_n = lat["device"]["count"]
+        qs = [q[op] for q in d["hctx"] if op in q]
+        mine = sum(q["count_s"] for q in qs) * itv
+        print("hctx: %s %s %d IOs on %d queue(s), the disk %d; p99 %s us, the disk %.2f" %
+              (d["disk"], op, mine, len(qs), disk_n, [q["p99_us"] for q in qs],
+               lat["device"]["p99_us"]))
+        soft_check(abs(mine - disk_n) <= max(20, 0.01 * disk_n),
+                   "%s: %d IOs by hctx, %d the disk's" % (op, mine, disk_n))
+        if len(qs) == 1 and disk_n >= 1000:
+            soft_check(abs(qs[0]["p99_us"] - lat["device"]["p99_us"]) <=
+                       0.05 * lat["device"]["p99_us"],
+                       "%s p99: %r by hctx, %r the disk's" % (op, qs, lat["device"]))
 
 
 def sampled(loop, full_pct):

@@ -7,7 +7,8 @@
 #     r_p99 and w_p99 beside r_await and w_await, each p99 >= its mean and
 #     under a second; the CPU header says "%soft by vector" and the line
 #     under it splits %soft by vector with BLOCK in it; the IRQs panel has
-#     its %cpu column; nothing says tracing is unavailable;
+#     its %cpu column; nothing says tracing is unavailable; the loop
+#     device's queue chain has its hctx 0's device p99 beside qBLOCK%;
 #  2. `iotriaged --trace` on a temporary socket, the client at 80x24: the
 #     eight saturated-or-slow disk columns stay as without --trace (no p99
 #     at 80 columns), and the daemon's trace reaches the client (the split
@@ -106,6 +107,15 @@ print("%s: r_await %s r_p99 %s w_await %s w_p99 %s" % (dev, v["r_await"], v["r_p
                                                       v["w_await"], v["w_p99"]))
 PY
 row_ok() { python3 "$tmp/row.py" "$tmp/screen" "$dev"; }
+# wait_2 WINDOW REGEX: wait_for within 2 s
+wait_2() {
+	w2=$WAIT
+	WAIT=2
+	wait_for "$@"
+	r2=$?
+	WAIT=$w2
+	return $r2
+}
 # the split line: BLOCK with a number, the vectors' percentages plausible
 split_ok() {
 	python3 - "$tmp/screen" <<'PY'
@@ -134,6 +144,26 @@ screen_wait emb split_ok || fail "the split line: $(cat "$tmp/check")"
 cat "$tmp/check"
 screen_has "IRQ +total/s +%cpu device" || fail "no %cpu column in the IRQs panel"
 screen_lacks "tracing" || fail "tracing said to be off or unavailable"
+# the loop device's queue chain: Tab to the Disks panel, its row selected
+# (j from the top), Enter; its one queue's device p99 (ms, one column
+# at 100: the busier op's) beside qBLOCK%, under a second
+n=0
+until wait_2 emb '^> Disks'; do
+	T send-keys -t emb Tab
+	n=$((n + 1))
+	[ $n -lt 5 ] || fail "Tab does not reach the Disks panel"
+done
+n=0
+until T send-keys -t emb Enter && wait_2 emb "^> $dev r_await"; do
+	# another disk's chain: Enter closes it (Esc then j would be Alt-j)
+	T send-keys -t emb Enter
+	wait_2 emb '^> Disks' && T send-keys -t emb j
+	n=$((n + 1))
+	[ $n -lt 10 ] || fail "no queue chain for $dev"
+done
+wait_for emb "qBLOCK% +p99\$" || fail "no p99 column in $dev's queue chain at 100x30"
+wait_for emb "^ +0 .* [0-9]{1,3}(\.[0-9]+)?\$" || fail "no p99 on $dev's hctx 0 row"
+grep -E "^(hctx| +0 )" "$tmp/screen"
 T kill-session -t emb
 [ -s "$tmp/san-emb" ] && fail "the client's stderr: $(cat "$tmp/san-emb")"
 

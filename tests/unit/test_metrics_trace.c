@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -337,6 +338,185 @@ static void test_queues(void **state)
 	trace_raw_free(&b);
 }
 
+/* The probe's shared per-queue rows as the map holds them: free slots,
+ * damage and a key in two slots, into sorted rows within bounds. */
+static void test_hlat_take(void **state)
+{
+	uint32_t dev7 = 7u << 20;
+	struct trace_hlat_row *rows = calloc(TRACE_MAX_HLAT + 1, sizeof(*rows));
+	struct trace_raw r = { 0 };
+
+	assert_non_null(rows);
+	rows[0].slots[4] = 9; /* a free slot (key 0): whatever it holds */
+	/* hctx 2 read: buckets but a count of 0 (caught between two adds) */
+	rows[1].key = trace_hlat_key(dev7, 2, TRACE_OP_READ);
+	rows[1].slots[6] = 50;
+	/* hctx 0 write: more remote IOs than IOs */
+	rows[2].key = trace_hlat_key(dev7, 0, TRACE_OP_WRITE);
+	rows[2].slots[3] = 10;
+	rows[2].count = 10;
+	rows[2].remote = 99;
+	rows[3].key = trace_hlat_key(dev7, 0, 8); /* an op past the table */
+	rows[3].slots[3] = 1;
+	rows[4].key = trace_hlat_key(dev7, TRACE_HCTX_MAX, TRACE_OP_READ); /* past the bound */
+	rows[4].slots[3] = 1;
+	/* buckets whose sum overflows a counter */
+	rows[5].key = trace_hlat_key(dev7 | 1, 0, TRACE_OP_READ);
+	rows[5].slots[0] = UINT64_MAX;
+	rows[5].slots[1] = 1;
+	/* hctx 2 read again: merged with slot 1's */
+	rows[6].key = rows[1].key;
+	rows[6].slots[6] = 5;
+	rows[6].remote = 5;
+	rows[7].key = trace_hlat_key(dev7, 5, TRACE_OP_READ); /* taken, no IO yet */
+	rows[8].key = trace_hlat_key(dev7, 0, TRACE_OP_READ);
+	rows[8].slots[5] = 1;
+	rows[8].sum_ns = 40000;
+	/* one past the map's size: not a slot */
+	rows[TRACE_MAX_HLAT].key = trace_hlat_key(1u << 20, 0, TRACE_OP_READ);
+	rows[TRACE_MAX_HLAT].slots[0] = 1;
+
+	assert_int_equal(trace_hlat_take(rows, TRACE_MAX_HLAT + 1, &r), 3);
+	assert_int_equal(r.nhlat, 3);
+	assert_int_equal(r.hlat[0].major, 7);
+	assert_int_equal(r.hlat[0].hctx, 0);
+	assert_int_equal(r.hlat[0].op, TRACE_OP_READ);
+	assert_int_equal(r.hlat[0].kind, TRACE_LAT_DEVICE);
+	assert_int_equal(r.hlat[0].count, 1);
+	assert_int_equal(r.hlat[0].sum_ns, 40000);
+	assert_int_equal(r.hlat[1].hctx, 0);
+	assert_int_equal(r.hlat[1].op, TRACE_OP_WRITE);
+	assert_int_equal(r.hlat[1].remote, 10);
+	assert_int_equal(r.hlat[2].hctx, 2);
+	assert_int_equal(r.hlat[2].count, 55);
+	assert_int_equal(r.hlat[2].slots[6], 55);
+	assert_int_equal(r.hlat[2].remote, 5);
+	/* reused: an empty map leaves no rows */
+	memset(rows, 0, (TRACE_MAX_HLAT + 1) * sizeof(*rows));
+	assert_int_equal(trace_hlat_take(rows, TRACE_MAX_HLAT, &r), 0);
+	assert_int_equal(r.nhlat, 0);
+	trace_raw_free(&r);
+	free(rows);
+}
+
+/* A row of the device stage per hardware queue: (7:0, hctx, op) */
+static struct trace_lat_raw hrow(uint32_t hctx, uint8_t op, int slot, uint64_t n, uint64_t remote)
+{
+	struct trace_lat_raw l = { .major = 7, .hctx = hctx, .op = op, .kind = TRACE_LAT_DEVICE };
+
+	l.slots[slot] = n;
+	l.count = n;
+	l.sum_ns = n * 1000 * (1u << slot);
+	l.remote = remote;
+	return l;
+}
+
+/* Per hardware queue: rates and the disks' percentiles from the merge of
+ * two reads; the queues' IOs add up to the disk's; JSON under the disk. */
+static void test_hctx_rows(void **state)
+{
+	struct trace_raw a, b;
+	struct trace_metrics m = { 0 };
+	struct strbuf sb = { 0 };
+	uint64_t sum = 0;
+	char want[256];
+
+	raw_init(&a, 0);
+	raw_init(&b, 2000000000); /* 2 s */
+	a.hlat_read = b.hlat_read = true;
+	a.hlat_dropped = 3;
+	b.hlat_dropped = 7;
+	a.nhlat = 3;
+	a.hlat = calloc(3, sizeof(*a.hlat));
+	b.nhlat = 4;
+	b.hlat = calloc(4, sizeof(*b.hlat));
+	b.nlat = 1;
+	b.lat = calloc(1, sizeof(*b.lat));
+	assert_non_null(a.hlat);
+	assert_non_null(b.hlat);
+	assert_non_null(b.lat);
+	a.hlat[0] = hrow(0, TRACE_OP_READ, 6, 10, 0);
+	a.hlat[1] = hrow(1, TRACE_OP_READ, 4, 100, 0);
+	a.hlat[2] = hrow(3, TRACE_OP_READ, 4, 100, 0);
+	/* hctx 0: +90 reads in [64, 128) and 10 in [1024, 2048) µs */
+	b.hlat[0] = hrow(0, TRACE_OP_READ, 6, 100, 40);
+	b.hlat[0].slots[10] = 10;
+	b.hlat[0].count += 10;
+	b.hlat[1] = hrow(1, TRACE_OP_READ, 4, 300, 0); /* +200 in [16, 32) µs */
+	b.hlat[2] = hrow(1, TRACE_OP_WRITE, 2, 2, 2);  /* new */
+	b.hlat[3] = a.hlat[2];			       /* idle in the interval */
+	/* the disk's row: the same IOs */
+	b.lat[0] = hrow(0, TRACE_OP_READ, 6, 100, 40);
+	b.lat[0].slots[10] = 10;
+	b.lat[0].slots[4] = 300;
+	b.lat[0].count = 410;
+	b.lat[0].hctx = 0;
+	a.nlat = 1;
+	a.lat = calloc(1, sizeof(*a.lat));
+	assert_non_null(a.lat);
+	a.lat[0] = hrow(0, TRACE_OP_READ, 6, 10, 0);
+	a.lat[0].slots[4] = 100;
+
+	assert_int_equal(metrics_trace_compute(&a, &b, NULL, &m), 0);
+	assert_true(m.has_hctx);
+	assert_int_equal(m.hctx_dropped, 4);
+	assert_int_equal(m.nhctx, 3);
+	assert_int_equal(m.hctx[0].hctx, 0);
+	assert_int_equal(m.hctx[0].lat.count, 100);
+	assert_float_equal(m.hctx[0].count_s, 50.0, 1e-9);
+	assert_int_equal(m.hctx[0].remote, 40);
+	/* the disks' percentiles, on this queue's buckets */
+	assert_float_equal(m.hctx[0].lat.p99_us,
+			   metrics_trace_quantile(m.hctx[0].lat.slots, 100, 0.99), 1e-9);
+	assert_true(m.hctx[0].lat.p99_us >= 1024 && m.hctx[0].lat.p99_us < 2048);
+	assert_true(m.hctx[0].lat.p50_us >= 64 && m.hctx[0].lat.p50_us < 128);
+	assert_float_equal(m.hctx[0].lat.max_us, 2048, 1e-9);
+	assert_int_equal(m.hctx[1].hctx, 1);
+	assert_int_equal(m.hctx[1].op, TRACE_OP_READ);
+	assert_int_equal(m.hctx[1].lat.count, 200);
+	assert_int_equal(m.hctx[2].op, TRACE_OP_WRITE);
+	/* the queues' reads add up to the disk's, bucket by bucket */
+	for (int s = 0; s < TRACE_HIST_SLOTS; s++) {
+		uint64_t q = 0;
+
+		for (size_t i = 0; i < m.nhctx; i++)
+			q += m.hctx[i].op == TRACE_OP_READ ? m.hctx[i].lat.slots[s] : 0;
+		assert_int_equal(q, m.disks[0].lat[TRACE_OP_READ][TRACE_LAT_DEVICE].slots[s]);
+		sum += q;
+	}
+	assert_int_equal(sum, m.disks[0].lat[TRACE_OP_READ][TRACE_LAT_DEVICE].count);
+
+	encode_trace(&sb, NULL, &b, &m);
+	snprintf(want, sizeof(want),
+		 "\"hctx\":[{\"hctx\":0,\"read\":{\"count_s\":50.00,\"p50_us\":%.2f,"
+		 "\"p99_us\":%.2f,\"max_us\":2048.00,\"remote_pct\":40.00}},{\"hctx\":1,"
+		 "\"read\":{\"count_s\":100.00,",
+		 m.hctx[0].lat.p50_us, m.hctx[0].lat.p99_us);
+	assert_non_null(strstr(sb.buf, want));
+	assert_non_null(strstr(sb.buf,
+			       "\"write\":{\"count_s\":1.00,\"p50_us\":6.00,"
+			       "\"p99_us\":7.96,\"max_us\":8.00,\"remote_pct\":100.00}}]}"));
+	assert_null(strstr(sb.buf, "\"hctx\":3")); /* idle: left out */
+	assert_non_null(strstr(sb.buf, "\"hctx_dropped\":4"));
+	sb_free(&sb);
+
+	/* a queue's histogram that went down (re-created): no row */
+	b.hlat[1].slots[4] = 1;
+	assert_int_equal(metrics_trace_compute(&a, &b, NULL, &m), 0);
+	assert_int_equal(m.nhctx, 2);
+	assert_int_equal(m.hctx[1].op, TRACE_OP_WRITE);
+	/* not read in one of the two (a recording before them): no key */
+	a.hlat_read = false;
+	assert_int_equal(metrics_trace_compute(&a, &b, NULL, &m), 0);
+	assert_false(m.has_hctx);
+	encode_trace(&sb, NULL, &b, &m);
+	assert_null(strstr(sb.buf, "\"hctx"));
+	sb_free(&sb);
+	metrics_trace_free(&m);
+	trace_raw_free(&a);
+	trace_raw_free(&b);
+}
+
 static void test_encode_idle_cpus_left_out(void **state)
 {
 	struct trace_raw a, b;
@@ -370,6 +550,8 @@ int main(void)
 		cmocka_unit_test(test_encode_idle_cpus_left_out),
 		cmocka_unit_test(test_encode_sampled),
 		cmocka_unit_test(test_queues),
+		cmocka_unit_test(test_hlat_take),
+		cmocka_unit_test(test_hctx_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

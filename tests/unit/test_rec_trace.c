@@ -93,6 +93,25 @@ static void make_read(struct trace_raw *r, uint64_t t)
 		l->sum_ns = l->count * 40000;
 		l->remote = l->kind == TRACE_LAT_DEVICE ? l->count / 3 : 0;
 	}
+	/* per hardware queue: 7:0's reads on hctx 0 and 5, a write on 5 */
+	r->hlat_read = true;
+	r->hlat_dropped = 2 * t;
+	r->nhlat = 3;
+	r->hlat = calloc(3, sizeof(*r->hlat));
+	assert_non_null(r->hlat);
+	for (int i = 0; i < 3; i++) {
+		struct trace_lat_raw *l = &r->hlat[i];
+
+		l->major = 7;
+		l->hctx = i ? 5 : 0;
+		l->op = i == 2 ? TRACE_OP_WRITE : TRACE_OP_READ;
+		l->kind = TRACE_LAT_DEVICE;
+		l->slots[3 + i] = 10 * t * (uint64_t)(i + 1);
+		l->slots[20] = t;
+		l->count = l->slots[3 + i] + t;
+		l->sum_ns = l->count * 9000;
+		l->remote = t;
+	}
 }
 
 static void pack(const struct trace_raw *r, struct strbuf *o)
@@ -141,10 +160,15 @@ static void test_roundtrip(void **state)
 	assert_memory_equal(ub.irq_count, b.irq_count, 3 * NCPU * sizeof(uint64_t));
 	assert_int_equal(ub.nlat, 3);
 	assert_memory_equal(ub.lat, b.lat, 3 * sizeof(*b.lat));
+	assert_true(ub.hlat_read);
+	assert_int_equal(ub.hlat_dropped, 6);
+	assert_int_equal(ub.nhlat, 3);
+	assert_memory_equal(ub.hlat, b.hlat, 3 * sizeof(*b.hlat));
 	/* so the document's section is the same bytes */
 	section(&a, &b, &want);
 	section(&ua, &ub, &got);
 	assert_non_null(strstr(sb_cstr(&want), "\"irqs\":[{\"irq\":9,"));
+	assert_non_null(strstr(sb_cstr(&want), "\"hctx\":[{\"hctx\":0,\"read\":{"));
 	assert_string_equal(sb_cstr(&got), sb_cstr(&want));
 	/* storage reused: the bigger read into the smaller one's arrays */
 	assert_int_equal(rec_trace_unpack(pb.buf, pb.len, &ua), 0);
@@ -203,6 +227,9 @@ static void test_later_version(void **state)
 	assert_int_equal(u.irq_count[1], 4);
 	assert_int_equal(u.nlat, 1);
 	assert_int_equal(u.lat[0].slots[1], 5);
+	/* a record before the per-queue histograms: none read */
+	assert_false(u.hlat_read);
+	assert_int_equal(u.nhlat, 0);
 	trace_raw_free(&u);
 }
 
@@ -224,9 +251,14 @@ static void test_hostile(void **state)
 		"\nh\t1\t1\t0\t0\t2\nl\t4096\t0\t0\t0\n",    /* a major past dev_t's 12 bits */
 		"\nh\t1\t1\t0\t0\t2\nl\t1\t1048576\t0\t0\n", /* a minor past its 20 */
 		"\nh\t1\t1\t0\t0\t2\ns\t0\t1x\n",	     /* not a number */
-		"\nh\t1\t1\t0\t0\t2\ns\t0\t99999999999999999999\n", /* past u64 */
-		"\nh\t1\t1\t0\t0\t2\nw\tbad\\x4\n",		    /* a torn escape */
-		"\nh\t1\t9223372036854775808\t0\t0\t2\n",	    /* mono_ns past i64 */
+		"\nh\t1\t1\t0\t0\t2\ns\t0\t99999999999999999999\n",   /* past u64 */
+		"\nh\t1\t1\t0\t0\t2\nw\tbad\\x4\n",		      /* a torn escape */
+		"\nh\t1\t9223372036854775808\t0\t0\t2\n",	      /* mono_ns past i64 */
+		"\nh\t1\t1\t0\t0\t2\nx\t1\t1\t65536\t0\n",	      /* a queue past the bound */
+		"\nh\t1\t1\t0\t0\t2\nx\t1\t1\t0\t4\n",		      /* an op past the table */
+		"\nh\t1\t1\t0\t0\t2\nx\t1\t1\t2\t0\nx\t1\t1\t1\t1\n", /* unsorted */
+		"\nh\t1\t1\t0\t0\t2\nx\t1\t1\t2\t0\nx\t1\t1\t2\t0\n", /* twice */
+		"\nh\t1\t1\t0\t0\t2\nx\t4096\t0\t0\t0\n",	      /* a major past 12 bits */
 	};
 	struct trace_raw u = { 0 };
 	struct strbuf many = { 0 };
@@ -240,6 +272,12 @@ static void test_hostile(void **state)
 	sb_puts(&many, "\nh\t1\t1\t0\t0\t1\n");
 	for (unsigned i = 0; i <= TRACE_MAX_IRQS; i++)
 		sb_printf(&many, "i\t%u\n", i);
+	assert_int_equal(rec_trace_unpack(many.buf, many.len, &u), -EBADMSG);
+	/* more hardware queue rows than the probe's array holds */
+	sb_reset(&many);
+	sb_puts(&many, "\nh\t1\t1\t0\t0\t1\n");
+	for (unsigned i = 0; i <= TRACE_MAX_HLAT; i++)
+		sb_printf(&many, "x\t1\t1\t%u\t0\n", i);
 	assert_int_equal(rec_trace_unpack(many.buf, many.len, &u), -EBADMSG);
 	/* a table of more cells than the bound: refused before allocating */
 	sb_reset(&many);
@@ -271,7 +309,7 @@ static void test_mutations(void **state)
 		memcpy(m, p.buf, p.len);
 		for (int k = 0; k < 1 + n % 4; k++) {
 			size_t at = (size_t)rand_r(&seed) % len;
-			static const char pick[] = "0123456789\t\n\\xhpsilw-";
+			static const char pick[] = "0123456789\t\n\\xhpsilwx-";
 
 			m[at] =
 			    n % 3 ? pick[rand_r(&seed) % (sizeof(pick) - 1)] : (char)rand_r(&seed);
@@ -283,10 +321,14 @@ static void test_mutations(void **state)
 		if (r == 0 && u.valid) {
 			struct trace_metrics tm = { 0 };
 
-			assert_true(u.nirq <= TRACE_MAX_IRQS && u.nlat <= TRACE_MAX_LAT);
+			assert_true(u.nirq <= TRACE_MAX_IRQS && u.nlat <= TRACE_MAX_LAT &&
+				    u.nhlat <= TRACE_MAX_HLAT);
 			for (size_t i = 0; i < u.nlat; i++)
 				assert_true(u.lat[i].op < TRACE_OP__COUNT &&
 					    u.lat[i].kind < TRACE_LAT__COUNT);
+			for (size_t i = 0; i < u.nhlat; i++)
+				assert_true(u.hlat[i].op < TRACE_OP__COUNT &&
+					    u.hlat[i].hctx < TRACE_HCTX_MAX);
 			if (metrics_trace_compute(&a, &u, NULL, &tm) >= 0) {
 				sb_reset(&out);
 				encode_trace(&out, NULL, &u, &tm);

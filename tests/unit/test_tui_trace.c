@@ -328,6 +328,85 @@ static void test_chain_queue_time(void **state)
 	term_close(&t);
 }
 
+/* The sample with a second queue listed for loop0 (hctx 1) and the
+ * device stage per hardware queue ("disks[].hctx") injected: loop0's
+ * hctx 0 (reads and writes), 1 (reads) and 7 (not listed: left out). */
+static struct json_object *sample_with_hctx(void)
+{
+	struct json_object *doc = load_sample(), *mq, *tr, *disks;
+
+	assert_true(json_object_object_get_ex(doc, "blk-mq", &mq));
+	for (size_t i = 0; i < json_object_array_length(mq); i++) {
+		struct json_object *d = json_object_array_get_idx(mq, i), *qs, *name;
+
+		json_object_object_get_ex(d, "disk", &name);
+		if (strcmp(json_object_get_string(name), "loop0") != 0)
+			continue;
+		json_object_object_get_ex(d, "queues", &qs);
+		json_object_array_add(qs, json_tokener_parse("{\"hctx\":1,\"cpu_list\":\"1\"}"));
+		json_object_object_add(d, "nr_hw_queues", json_object_new_int(2));
+	}
+	assert_true(json_object_object_get_ex(doc, "trace", &tr));
+	assert_true(json_object_object_get_ex(tr, "disks", &disks));
+	for (size_t i = 0; i < json_object_array_length(disks); i++) {
+		struct json_object *d = json_object_array_get_idx(disks, i), *name;
+
+		json_object_object_get_ex(d, "disk", &name);
+		if (!strcmp(json_object_get_string(name), "loop0"))
+			json_object_object_add(
+			    d, "hctx",
+			    json_tokener_parse(
+				"[{\"hctx\":0,\"read\":{\"count_s\":100,\"p50_us\":40,"
+				"\"p99_us\":5980,\"max_us\":8192,\"remote_pct\":0},"
+				"\"write\":{\"count_s\":400,\"p50_us\":40,\"p99_us\":250,"
+				"\"max_us\":256,\"remote_pct\":0}},"
+				"{\"hctx\":1,\"read\":{\"count_s\":9,\"p50_us\":40,"
+				"\"p99_us\":12340,\"max_us\":16384,\"remote_pct\":0}},"
+				"{\"hctx\":7,\"read\":{\"count_s\":9,\"p50_us\":40,"
+				"\"p99_us\":777000,\"max_us\":1048576,\"remote_pct\":0}}]"));
+		else /* vda: malformed (a negative p99): left out */
+			json_object_object_add(
+			    d, "hctx",
+			    json_tokener_parse("[{\"hctx\":0,\"read\":{\"count_s\":1,"
+					       "\"p99_us\":-5}}]"));
+	}
+	return doc;
+}
+
+/* Each queue's device p99 (ms) in the chain view: reads' and writes' when
+ * the width has room, else the busier op's; "-" where a queue has none. */
+static void test_chain_queue_p99(void **state)
+{
+	struct term t;
+
+	(void)state;
+	term_open(&t, 120, 30);
+	t.ui->chain.open = true;
+	snprintf(t.ui->chain.disk, sizeof(t.ui->chain.disk), "loop0");
+	term_draw(&t, sample_with_hctx());
+	expect(&t, " BLOCK%  r_p99  w_p99");
+	expect_row(&t, "r_p99", "   0 ", "   5.98  0.250");
+	expect_row(&t, "r_p99", "   1 ", "  12.34      -");
+	expect_not(&t, "777");
+	/* narrower: one column, the busier op's (hctx 0: the writes) */
+	term_close(&t);
+	term_open(&t, 92, 30);
+	t.ui->chain.open = true;
+	snprintf(t.ui->chain.disk, sizeof(t.ui->chain.disk), "loop0");
+	term_draw(&t, sample_with_hctx());
+	expect(&t, " BLOCK%    p99");
+	expect_not(&t, "r_p99");
+	expect_row(&t, "p99", "   0 ", "  0.250");
+	expect_row(&t, "p99", "   1 ", "  12.34");
+	/* vda's only row is malformed: no column */
+	snprintf(t.ui->chain.disk, sizeof(t.ui->chain.disk), "vda");
+	term_draw(&t, sample_with_hctx());
+	expect(&t, "> vda ");
+	expect_not(&t, "p99  ");
+	expect_not(&t, " BLOCK%    p99");
+	term_close(&t);
+}
+
 /* Without "trace" nothing changes: no empty column, no line. */
 static void test_absent(void **state)
 {
@@ -603,11 +682,17 @@ static void test_nic_chain(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_model),	 cmocka_unit_test(test_draw_100),
-		cmocka_unit_test(test_draw_80),	 cmocka_unit_test(test_chain),
-		cmocka_unit_test(test_absent),	 cmocka_unit_test(test_unavailable),
-		cmocka_unit_test(test_hot),	 cmocka_unit_test(test_chain_queue_time),
-		cmocka_unit_test(test_nic_line), cmocka_unit_test(test_nic_chain),
+		cmocka_unit_test(test_model),
+		cmocka_unit_test(test_draw_100),
+		cmocka_unit_test(test_draw_80),
+		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_absent),
+		cmocka_unit_test(test_unavailable),
+		cmocka_unit_test(test_hot),
+		cmocka_unit_test(test_chain_queue_time),
+		cmocka_unit_test(test_chain_queue_p99),
+		cmocka_unit_test(test_nic_line),
+		cmocka_unit_test(test_nic_chain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -80,6 +80,21 @@ static int decode_disk(struct json_object *o, struct model_mq_disk *d)
 	return 0;
 }
 
+/* The listed queue hctx of disk, NULL none. */
+static struct model_mq_queue *queue_of(struct model_blkmq *b, const char *disk, int64_t hctx)
+{
+	for (size_t d = 0; d < b->ndisks; d++) {
+		struct model_mq_disk *md = &b->disks[d];
+
+		if (strcmp(md->disk, disk) != 0)
+			continue;
+		for (size_t q = 0; q < md->nqueues; q++)
+			if (md->queues[q].hctx == (uint64_t)hctx)
+				return &md->queues[q];
+	}
+	return NULL;
+}
+
 /* The tracing stage's BLOCK time per disk and hardware queue onto the
  * queues the section lists (doc/json.md "blk_queues"); a row that names no
  * listed queue, or is malformed, is left out: the chain view shows "-". */
@@ -93,6 +108,7 @@ static void attach_queue_time(struct json_object *a, struct model_blkmq *b)
 	for (size_t i = 0; i < len; i++) {
 		struct json_object *o = json_object_array_get_idx(a, i);
 		struct json_object *name = mj_get(o, "disk");
+		struct model_mq_queue *q;
 		double us_s, done_s;
 		int64_t hctx;
 
@@ -100,18 +116,55 @@ static void attach_queue_time(struct json_object *a, struct model_blkmq *b)
 		    mj_int(o, "hctx", &hctx) <= 0 || mj_num(o, "us_s", &us_s) <= 0 ||
 		    mj_num(o, "completed_s", &done_s) <= 0 || hctx < 0 || us_s < 0 || done_s < 0)
 			continue;
-		for (size_t d = 0; d < b->ndisks; d++) {
-			struct model_mq_disk *md = &b->disks[d];
+		q = queue_of(b, json_object_get_string(name), hctx);
+		if (q) {
+			q->has_qtime = true;
+			q->qblock_pct = us_s / 1e4; /* µs/s: % of a CPU */
+			q->qcompleted_s = done_s;
+		}
+	}
+}
 
-			if (strcmp(md->disk, json_object_get_string(name)) != 0)
+/* The tracing stage's device stage per hardware queue (doc/json.md
+ * "disks[].hctx") onto the queues the section lists: reads' and writes'
+ * p99 and rate; a row naming no listed queue, or malformed, is left out
+ * (the chain view shows "-"). */
+static void attach_queue_lat(struct json_object *disks, struct model_blkmq *b)
+{
+	static const char *const ops[2] = { "read", "write" };
+	size_t nd;
+
+	if (!disks || !json_object_is_type(disks, json_type_array))
+		return;
+	nd = json_object_array_length(disks);
+	for (size_t i = 0; i < nd; i++) {
+		struct json_object *d = json_object_array_get_idx(disks, i);
+		struct json_object *name = mj_get(d, "disk"), *hs = mj_get(d, "hctx");
+		size_t nh;
+
+		if (!name || !json_object_is_type(name, json_type_string) || !hs ||
+		    !json_object_is_type(hs, json_type_array))
+			continue;
+		nh = json_object_array_length(hs);
+		for (size_t j = 0; j < nh; j++) {
+			struct json_object *h = json_object_array_get_idx(hs, j);
+			struct model_mq_queue *q;
+			int64_t hctx;
+
+			if (mj_int(h, "hctx", &hctx) <= 0 || hctx < 0)
 				continue;
-			for (size_t q = 0; q < md->nqueues; q++)
-				if (md->queues[q].hctx == (uint64_t)hctx) {
-					md->queues[q].has_qtime = true;
-					md->queues[q].qblock_pct =
-					    us_s / 1e4; /* µs/s: % of a CPU */
-					md->queues[q].qcompleted_s = done_s;
-				}
+			q = queue_of(b, json_object_get_string(name), hctx);
+			for (int op = 0; q && op < 2; op++) {
+				struct json_object *o = mj_get(h, ops[op]);
+				double p99, n;
+
+				if (!o || mj_num(o, "p99_us", &p99) <= 0 ||
+				    mj_num(o, "count_s", &n) <= 0 || p99 < 0 || n < 0)
+					continue;
+				q->has_p99[op] = true;
+				q->p99_us[op] = p99;
+				q->ios_s[op] = n;
+			}
 		}
 	}
 }
@@ -145,6 +198,7 @@ int model_blkmq_decode(struct json_object *doc, struct model_blkmq *ret)
 		}
 	}
 	attach_queue_time(mj_get(mj_get(doc, "trace"), "blk_queues"), &b);
+	attach_queue_lat(mj_get(mj_get(doc, "trace"), "disks"), &b);
 	*ret = b;
 	return 0;
 }

@@ -30,6 +30,10 @@ struct model_mq_queue {
 	 * percent of one CPU, and its completions a second */
 	bool has_qtime;
 	double qblock_pct, qcompleted_s;
+	/* --trace: the device stage (issue -> complete) of this queue's reads
+	 * [0] and writes [1] ("trace"."disks"[]."hctx"): p99 µs, IOs a second */
+	bool has_p99[2];
+	double p99_us[2], ios_s[2];
 };
 
 struct model_mq_disk {
