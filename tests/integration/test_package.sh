@@ -597,6 +597,57 @@ if svc.get("Group"):
     wrap += ["--regid=" + svc["Group"][-1], "--clear-groups"]
 umask = int(svc.get("UMask", ["0022"])[-1], 8)
 
+# SystemCallFilter= as systemd reads it (allow-list mode when the first
+# line does not start with "~": @default plus the line; later lines add,
+# "~" lines take away; an empty one resets), groups expanded by
+# "systemd-analyze syscall-filter": the allowed names into
+# $UNIT_SYSCALLS_OUT. The filter itself is not installed (that is
+# systemd's seccomp); the test compares what the daemon called (strace).
+if os.environ.get("UNIT_SYSCALLS_OUT"):
+    groups, g = {}, None
+    for l in subprocess.run(["systemd-analyze", "syscall-filter"], capture_output=True,
+                            text=True, check=True).stdout.splitlines():
+        w = l.split()
+        if not w:
+            g = None
+        elif w[0].startswith("#"):
+            continue
+        elif l.startswith("@"):
+            g = w[0]
+            groups[g] = []
+        elif g:
+            groups[g].append(w[0])
+    def names(w):
+        if not w.startswith("@"):
+            return {w}
+        if w not in groups:
+            die("SystemCallFilter=: unknown group %s" % w)
+        return set().union(*[names(x) for x in groups[w]]) if groups[w] else set()
+    allow, mode = set(), None
+    for v in svc.get("SystemCallFilter", []):
+        if not v:
+            allow, mode = set(), None
+            continue
+        inv = v.startswith("~")
+        ws = set().union(*[names(w) for w in v.lstrip("~").split()])
+        if mode is None:
+            mode = "deny" if inv else "allow"
+            if mode == "allow":
+                allow = names("@default")
+        if (mode == "allow") != inv:
+            allow |= ws
+        else:
+            allow -= ws
+    if mode != "allow":
+        die("SystemCallFilter=: not an allow list: not emulated")
+    with open(os.environ["UNIT_SYSCALLS_OUT"], "w") as f:
+        f.write("\n".join(sorted(allow)) + "\n")
+
+# strace -f of the daemon, when asked: the file the system calls go to
+strace_out = os.environ.get("UNIT_STRACE")
+if strace_out:
+    argv = ["strace", "-f", "-q", "-o", strace_out, "--"] + argv
+
 tmp = tempfile.mkdtemp(prefix="unit-notify.")
 addr = os.path.join(tmp, "notify")
 ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -615,7 +666,11 @@ try:
                 die("%s exited %d before READY=1" % (" ".join(argv), p.returncode))
             continue
         if "READY=1" in msg.split("\n"):
-            print(p.pid)
+            pid = p.pid
+            if strace_out:  # the daemon is strace's child
+                with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+                    pid = int(f.read().split()[0])
+            print(pid)
             print("drop-ins: %s; bounding set: %s" % (
                 " ".join(files[1:]) or "none",
                 " ".join(sorted(bset, key=CAPS.index)) or "empty"))
@@ -743,10 +798,12 @@ mv "$TMP/default.saved" /etc/default/iotriaged
 # drop-in's CapabilityBoundingSet= into the unit's, as systemd does) must
 # trace with --trace in IOTRIAGED_ARGS, and say why not without the
 # drop-in. Not emulated: its SystemCallFilter= line (bpf() allowed again
-# after the unit's ~@privileged). A seccomp filter is systemd's to install;
-# no start in this test runs under the unit's filter, so that line is
-# checked by systemd-analyze verify only (it names a system call it
-# knows), not by a run.
+# after the unit's ~@privileged) in force. A seccomp filter is systemd's to
+# install and no start in this test runs under the unit's filter; instead
+# the start with the drop-in runs under strace -f, and every system call it
+# made is looked up in the allow list that the SystemCallFilter= lines of
+# unit and drop-in make (unit_start.py, UNIT_SYSCALLS_OUT). Code paths that
+# start does not take (apply, workers) are not covered.
 ex=$(echo "$files" | grep -x '/usr/share/doc/iotriage/examples/iotriaged-trace\.conf')
 if [ -z "$ex" ]; then
 	fail "dpkg -L iotriage lists no /usr/share/doc/iotriage/examples/iotriaged-trace.conf"
@@ -822,7 +879,18 @@ while time.monotonic() < deadline:
 sys.exit("no sample with cpu-load within 10 s: %s" % (p.stdout[:200] + p.stderr).strip())
 PY
 	trace_skip=""
+	# The system calls of this start (strace -f), against the unit's and
+	# the drop-in's SystemCallFilter= lines as systemd would read them.
+	UNIT_STRACE=""
+	UNIT_SYSCALLS_OUT="$TMP/allowed"
+	if command -v strace >/dev/null 2>&1; then
+		UNIT_STRACE="$TMP/strace3"
+	else
+		echo "SKIP (PART): no strace: the system calls of the unit + drop-in start are not compared with SystemCallFilter="
+	fi
+	export UNIT_STRACE UNIT_SYSCALLS_OUT
 	if unit_start "$TMP/unit3.log"; then
+		unset UNIT_STRACE UNIT_SYSCALLS_OUT
 		case $unit_info in
 		"drop-ins: $DROPIN;"*) ;;
 		*) fail "unit + drop-in: the emulated start did not read $DROPIN: $unit_info" ;;
@@ -845,8 +913,31 @@ PY
 			fail "unit + drop-in, --trace: want trace.available and every probe on, got: $got"
 			;;
 		esac
+		spid=$daemon_pid
 		unit_stop
+		# strace writes the daemon's end last
+		i=0
+		while [ -f "$TMP/strace3" ] && ! grep -q "^$spid +++ " "$TMP/strace3" && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		if [ -f "$TMP/strace3" ]; then
+			sed -n 's/^[0-9]* *\([a-z0-9_]*\)(.*/\1/p' "$TMP/strace3" | sort -u >"$TMP/called"
+			# perf_event_open (@debug): with CAP_PERFMON the turbostat probe
+			# tries the perf msr PMU; refused, its columns come from the
+			# msr device (a column's reason says so), as without the drop-in
+			denied=$(sort -u "$TMP/allowed" | comm -23 "$TMP/called" - | tr '\n' ' ')
+			outside=$(echo "$denied" | tr ' ' '\n' | grep -vx -e 'perf_event_open' -e '' | tr '\n' ' ')
+			if [ -n "$outside" ]; then
+				fail "unit + drop-in, --trace: the daemon called what the unit's SystemCallFilter= denies (EPERM under systemd): $outside"
+			elif ! grep -qx bpf "$TMP/called"; then
+				fail "unit + drop-in, --trace: no bpf() call seen under strace"
+			else
+				ok "unit + drop-in, --trace: of its $(wc -l <"$TMP/called") system calls (strace -f, bpf among them) the SystemCallFilter= of unit + drop-in denies ${denied:-none} (perf_event_open: turbostat then uses the msr device)"
+			fi
+		fi
 	else
+		unset UNIT_STRACE UNIT_SYSCALLS_OUT
 		fail "the installed unit with $DROPIN and --trace did not start"
 	fi
 	rm -f "$DROPIN" && rmdir "$DROPIN_DIR" && dropin_made=0
