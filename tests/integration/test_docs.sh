@@ -68,5 +68,17 @@ for e in $codes; do
 	grep -q "^| \`$e\` |" "$proto" || miss "protocol.md: error code $e not in the table"
 done
 
+# ---- the --trace drop-in: one source ----
+# doc/security.md quotes packaging/systemd/iotriaged-trace.conf whole, in an
+# ini block; the file is what the packages ship.
+dropin="$SRCDIR/packaging/systemd/iotriaged-trace.conf"
+awk -v dir="$tmp" '/^```ini$/ { n++; f = dir "/ini." n; printf "" >f; next }
+	/^```$/ { f = ""; next } f { print >f }' "$SRCDIR/doc/security.md"
+quoted=0
+for f in "$tmp"/ini.*; do
+	[ -f "$f" ] && cmp -s "$f" "$dropin" && quoted=1
+done
+[ $quoted = 1 ] || miss "doc/security.md has no ini block equal to packaging/systemd/iotriaged-trace.conf"
+
 [ $bad -eq 0 ] && echo "ok"
 exit $bad
