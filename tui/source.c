@@ -58,7 +58,8 @@ struct source {
 
 	/* embedded */
 	struct sampler *sampler;
-	bool trace; /* --trace */
+	bool trace;		 /* --trace */
+	double trace_budget_pct; /* --trace-budget; < 0 the default */
 	long interval_ms;
 	int64_t next_tick_ns;
 
@@ -802,7 +803,8 @@ static int embedded_start(struct source *src, const char *root, char *err, size_
 	int r;
 
 	so.trace = src->trace; /* --trace */
-	so.trace_budget_pct = TRACE_BUDGET_DEFAULT_PCT;
+	so.trace_budget_pct =
+	    src->trace_budget_pct < 0 ? TRACE_BUDGET_DEFAULT_PCT : src->trace_budget_pct;
 	r = sampler_open(&so, &src->sampler);
 	if (r < 0) {
 		snprintf(err, errsz, "--root %s: %s", root ? root : "/", strerror(-r));
@@ -1280,6 +1282,7 @@ int source_open(const struct source_opts *o, struct source **ret_src, char *err,
 	src->fd = -1;
 	src->every = 1;
 	src->trace = o->trace;
+	src->trace_budget_pct = o->trace_budget_pct;
 	src->interval_ms = o->interval_ms > 0 ? o->interval_ms : 1000;
 	gethostname(src->host, sizeof(src->host) - 1);
 	if (o->root) {

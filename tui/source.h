@@ -23,13 +23,14 @@ enum source_kind {
 };
 
 struct source_opts {
-	const char *socket; /* a daemon's socket: daemon only, waits for it */
-	bool embedded;	    /* never try a daemon */
-	long interval_ms;   /* embedded interval, 0 = 1000; replay: its step, 0 a sample */
-	const char *root;   /* --root: sampled tree, /proc/irq; replay: the topology */
-	const char *replay; /* a flight recording (DIR or FILE): replay it, nothing live */
-	int64_t replay_at;  /* its first sample shown: at or after this real ns */
-	bool trace;	    /* --trace: the embedded sampler runs the BPF stage */
+	const char *socket;	 /* a daemon's socket: daemon only, waits for it */
+	bool embedded;		 /* never try a daemon */
+	long interval_ms;	 /* embedded interval, 0 = 1000; replay: its step, 0 a sample */
+	const char *root;	 /* --root: sampled tree, /proc/irq; replay: the topology */
+	const char *replay;	 /* a flight recording (DIR or FILE): replay it, nothing live */
+	int64_t replay_at;	 /* its first sample shown: at or after this real ns */
+	bool trace;		 /* --trace: the embedded sampler runs the BPF stage */
+	double trace_budget_pct; /* per probe, % of one CPU; < 0 the default, 0 none */
 };
 
 struct source;

@@ -1057,6 +1057,8 @@ static const char tui_usage[] =
     "  --await-ms MS   colour r_await/w_await above MS (default 20)\n"
     "  --trace         embedded, with BPF tracing: IRQ/softirq time, IO latency\n"
     "                  percentiles (root, or CAP_BPF and CAP_PERFMON; doc/trace.md)\n"
+    "  --trace-budget PCT  with --trace: switch a probe off past PCT % of one CPU\n"
+    "                  (default 2; 0 never: heavy packet rates cost the softirq probe more)\n"
     "Keys: F1/h/? help, F10/q quit, F6/s sort, / filter, space pause, +/- interval,\n"
     "Tab panel, arrows/jk move, f findings (a apply, u undo: each asks y/N),\n"
     "p processes by IO, t turbostat sources (each column's, or why unavailable),\n"
@@ -1070,7 +1072,15 @@ static const char tui_usage[] =
     "When stdout is not a terminal, iotriage prints one snapshot (iotriage snapshot)\n"
     "instead.\n";
 
-enum { OPT_SOCKET = 0x100, OPT_EMBEDDED, OPT_ROOT, OPT_NO_COLOR, OPT_AWAIT, OPT_TRACE };
+enum {
+	OPT_SOCKET = 0x100,
+	OPT_EMBEDDED,
+	OPT_ROOT,
+	OPT_NO_COLOR,
+	OPT_AWAIT,
+	OPT_TRACE,
+	OPT_TRACE_BUDGET
+};
 
 static int parse_args(int argc, char **argv, struct ui_opts *o)
 {
@@ -1082,9 +1092,11 @@ static int parse_args(int argc, char **argv, struct ui_opts *o)
 		{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 		{ "await-ms", required_argument, NULL, OPT_AWAIT },
 		{ "trace", no_argument, NULL, OPT_TRACE },
+		{ "trace-budget", required_argument, NULL, OPT_TRACE_BUDGET },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	bool budget = false;
 	char *end;
 	int c;
 
@@ -1112,6 +1124,16 @@ static int parse_args(int argc, char **argv, struct ui_opts *o)
 			/* the daemon traces with its own --trace */
 			o->trace = o->embedded = true;
 			break;
+		case OPT_TRACE_BUDGET:
+			o->trace_budget_pct = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->trace_budget_pct >= 0) ||
+			    o->trace_budget_pct > 100) {
+				cli_error("--trace-budget", "'%s' is not a percent from 0 to 100",
+					  optarg);
+				return -EXIT_USAGE;
+			}
+			budget = true;
+			break;
 		case OPT_AWAIT:
 			o->await_ms = strtod(optarg, &end);
 			if (end == optarg || *end || !(o->await_ms > 0) || o->await_ms > 1e6) {
@@ -1136,6 +1158,10 @@ static int parse_args(int argc, char **argv, struct ui_opts *o)
 		cli_error("--socket", "cannot be combined with --embedded");
 		return -EXIT_USAGE;
 	}
+	if (budget && !o->trace) {
+		cli_error("--trace-budget", "needs --trace (a daemon traces with its own budget)");
+		return -EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -1143,7 +1169,7 @@ static int tui_run(const struct ui_opts *op, const char *replay, int64_t at_ns);
 
 int cmd_tui(int argc, char **argv)
 {
-	struct ui_opts o = { .await_ms = UI_DEFAULT_AWAIT_MS };
+	struct ui_opts o = { .await_ms = UI_DEFAULT_AWAIT_MS, .trace_budget_pct = -1 };
 	int r;
 
 	r = parse_args(argc, argv, &o);
@@ -1190,7 +1216,8 @@ static int tui_run(const struct ui_opts *op, const char *replay, int64_t at_ns)
 				   .root = o.root,
 				   .replay = replay,
 				   .replay_at = at_ns,
-				   .trace = o.trace };
+				   .trace = o.trace,
+				   .trace_budget_pct = o.trace_budget_pct };
 	r = source_open(&so, &ui->src, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "iotriage: %s\n", err);

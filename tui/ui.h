@@ -174,13 +174,14 @@ struct ui {
 
 /* Options of `iotriage` without a subcommand. */
 struct ui_opts {
-	const char *socket; /* --socket: this daemon only */
-	bool embedded;	    /* --embedded: never try a daemon */
-	long interval_ms;   /* --interval, 0 = default */
-	const char *root;   /* --root */
-	bool no_color;	    /* --no-color (NO_COLOR does the same) */
-	double await_ms;    /* --await-ms */
-	bool trace;	    /* --trace: embedded, with the BPF tracing stage */
+	const char *socket;	 /* --socket: this daemon only */
+	bool embedded;		 /* --embedded: never try a daemon */
+	long interval_ms;	 /* --interval, 0 = default */
+	const char *root;	 /* --root */
+	bool no_color;		 /* --no-color (NO_COLOR does the same) */
+	double await_ms;	 /* --await-ms */
+	bool trace;		 /* --trace: embedded, with the BPF tracing stage */
+	double trace_budget_pct; /* --trace-budget: per probe; < 0 the default */
 };
 
 /* `iotriage [OPTIONS]` on a terminal: runs the TUI, returns the exit status. */

@@ -130,6 +130,19 @@ echo "80x24: $(cat "$tmp/check")"
 awk 'length > 80 { bad = 1 } END { exit bad }' "$tmp/screen" || fail "80x24: a line over 80 columns"
 T kill-session -t w80
 [ -s "$tmp/san-w80" ] && fail "the client's stderr: $(cat "$tmp/san-w80")"
+# 3. --trace-budget: a probe over it goes off with its reason on the
+# header's line (the softirq probe under heavy packet rates; here every
+# probe, over a budget of a millionth of a percent), and it needs --trace
+run_in wb 120 40 --trace --trace-budget 0.000001
+wait_for wb "tracing: [a-z, ]*off \\(over budget: [0-9.]+ % of a CPU > 0\\.000 %" ||
+	fail "--trace-budget 0.000001: no probe said over budget"
+T kill-session -t wb
+[ -s "$tmp/san-wb" ] && fail "the client's stderr: $(cat "$tmp/san-wb")"
+run_in wu 80 24 --trace-budget 5
+wait_for wu "exited rc=2" || fail "--trace-budget without --trace is not a usage error"
+grep -q "iotriage: --trace-budget: needs --trace" "$tmp/san-wu" ||
+	fail "--trace-budget without --trace: $(cat "$tmp/san-wu")"
+T kill-session -t wu
 if [ -n "${TUI_NAPI_SHOW:-}" ]; then
 	sed -n '1,12p' "$tmp/screen-120"
 	sed -n '1,10p' "$tmp/screen"
