@@ -95,7 +95,7 @@ grep -q "$(printf '\033')" "$tmp/pipe.out" && fail "into a pipe: escape sequence
 run_in emb --embedded --root "$tree"
 wait_for emb "$disk_row" || fail "embedded: the saturated disk's row"
 grep -Eq '^ iotriage +embedded +every 1s +host ' "$tmp/screen" || fail "header: mode, interval, host"
-grep -Eq '^sda +50\.00 +0\.00 +200\.00 +0\.00 +0\.50 +0\.00 +0\.03 +3\.00' "$tmp/screen" ||
+wait_for emb '^sda +50\.00 +0\.00 +200\.00 +0\.00 +0\.50 +0\.00 +0\.03 +3\.00' ||
 	fail "the quiet disk's row"
 grep -q 'svctm' "$tmp/screen" && fail "svctm should not fit in 80 columns"
 # every mpstat -u column: %usr %nice %sys %iowait %irq %soft %steal %idle;
@@ -103,9 +103,9 @@ grep -q 'svctm' "$tmp/screen" && fail "svctm should not fit in 80 columns"
 wait_for emb '^0 HOT +10\.00 +0\.00 +10\.00 +0\.00 +35\.00 +45\.00 +0\.00 +0\.00 +25250\.00' ||
 	fail "the hot core's row"
 [ "$(grep -c HOT "$tmp/screen")" -eq 1 ] || fail "exactly one core is HOT"
-grep -Eq '^30 +20000\.00 nvme0q1 +0-3 +0 +0:20\.0k' "$tmp/screen" ||
+wait_for emb '^30 +20000\.00 nvme0q1 +0-3 +0 +0:20\.0k' ||
 	fail "IRQ 30 with its affinity 0-3, effective 0, landing on CPU 0"
-grep -Eq '^31 +100\.00 nvme0q2 +0-3 +1 +1:100' "$tmp/screen" || fail "IRQ 31 on CPU 1"
+wait_for emb '^31 +100\.00 nvme0q2 +0-3 +1 +1:100' || fail "IRQ 31 on CPU 1"
 # the hot core on a red background, %util 100 in red: SGR 41 and 31
 T capture-pane -e -p -t emb >"$tmp/screen.e"
 grep '0 HOT' "$tmp/screen.e" | grep -q '41m' || fail "the hot core is not drawn on red"
@@ -323,7 +323,7 @@ n=$(sed -n 's/^History: disk sdb .*(\([0-9]*\) samples).*/\1/p' "$tmp/screen")
 grep -Eq "^ iotriage +daemon $tmp/d.sock +every 0\.5s +host " "$tmp/screen" ||
 	fail "daemon header: socket and interval"
 wait_for dmn '^0 HOT' || fail "daemon: the hot core"
-grep -Eq '^30 +20000\.00 nvme0q1 +0-3 +0 ' "$tmp/screen" ||
+wait_for dmn '^30 +20000\.00 nvme0q1 +0-3 +0 ' ||
 	fail "daemon: IRQ affinities read under the daemon's root"
 T send-keys -t dmn +
 wait_for dmn 'every 1s' || fail "+ asks the daemon for every 2nd sample"

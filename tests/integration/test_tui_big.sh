@@ -63,7 +63,7 @@ wait_for h256 '^ WARN cpu200 irq\+soft 48%: IRQ 75 nvme0q51 100%' ||
 [ "$(line_of '^ WARN cpu200')" = 2 ] || fail "256: the findings line is not under the header"
 grep -Eq 'CPUs \(256\) +sort: %irq\+%soft, hot first' "$tmp/screen" ||
 	fail "256: the CPU panel's title says the sort"
-grep -Eq '^200 HOT +5\.00 +0\.00 +5\.00 +0\.00 +30\.00 +18\.00 +0\.00 +42\.00 +39[0-9]{4}' "$tmp/screen" ||
+wait_for h256 '^200 HOT +5\.00 +0\.00 +5\.00 +0\.00 +30\.00 +18\.00 +0\.00 +42\.00 +39[0-9]{4}' ||
 	fail "256: the hot core's row is not on the first screen"
 a=$(line_of '^all ')
 b=$(line_of '^200 HOT')
@@ -76,10 +76,10 @@ for first in 0 64 128 192; do
 	128) label='n1 ' ;;
 	*) label='' ;;
 	esac
-	grep -Eq "^$label +$first( [·▁▂▃▄▅▆▇█]{8}){8}\$" "$tmp/screen" ||
+	wait_for h256 "^$label +$first( [·▁▂▃▄▅▆▇█]{8}){8}\$" ||
 		fail "256: the heat map line of CPUs $first-$((first + 63))"
 done
-grep -Eq '^ +192 [▁]{8} ▅' "$tmp/screen" || fail "256: cpu200's cell"
+wait_for h256 '^ +192 [▁]{8} ▅' || fail "256: cpu200's cell"
 T capture-pane -e -p -t h256 >"$tmp/screen.e"
 grep -E ' 192 ' "$tmp/screen.e" | grep -q '41m▅' || fail "256: cpu200's cell is not on red"
 grep -E 'm WARN cpu200' "$tmp/screen.e" | grep -q '33m' || fail "256: a warning's line is not yellow"
@@ -95,14 +95,14 @@ wait_for h256 '^255 +5\.00' || fail "256: ] selects cpu255 again, and stops at t
 grep -Eq 'IRQs \([0-9]+(, [0-9]+ idle hidden: z shows)?\) +sort: total/s, by device \(Enter expands\)' "$tmp/screen" ||
 	fail "256: the IRQs title does not say they are grouped"
 group_row='^\[17\] +392800\.0 \+ nvme0 +17 CPUs, hottest 200:392\.0k 100%'
-grep -Eq "$group_row" "$tmp/screen" || fail "256: nvme0's group row"
+wait_for h256 "$group_row" || fail "256: nvme0's group row"
 grep -Eq '^75 +392000\.0 +nvme0q51' "$tmp/screen" && fail "256: nvme0q51 shown while folded"
 # [ ] gave the CPUs panel the focus: Tab to the IRQs
 T send-keys -t h256 Tab
 wait_for h256 '^> IRQs' || fail "256: Tab from the CPUs to the IRQs"
 T send-keys -t h256 Enter
 wait_for h256 '^75 +392000\.0 +nvme0q51 ' || fail "256: Enter does not expand nvme0"
-grep -Eq '^\[17\] +392800\.0 - nvme0 ' "$tmp/screen" || fail "256: the expanded group's row"
+wait_for h256 '^\[17\] +392800\.0 - nvme0 ' || fail "256: the expanded group's row"
 T send-keys -t h256 Enter
 wait_gone h256 '^75 +392000\.0 +nvme0q51 ' || fail "256: Enter again does not fold nvme0"
 
@@ -120,7 +120,7 @@ wait_for h256 '^> nvme0n1 r_await [0-9.]+ w_await [0-9.]+ ms %util 50\.00; 63 hc
 # place has some rates of one step and the uptime of another)
 wait_for h256 '^ +50 200-203 +75 +nvme0q51 +392000\.0 200 HOT +48\.00 380000\.0 +58\.00$' ||
 	fail "256: hctx 50's chain: IRQ 75 on cpu200, its load and BLOCK softirqs"
-grep -Eq '^ +3 12-15 +28 +nvme0q4 +50\.00 12 +2\.00 +0\.00 +12\.00$' "$tmp/screen" ||
+wait_for h256 '^ +3 12-15 +28 +nvme0q4 +50\.00 12 +2\.00 +0\.00 +12\.00$' ||
 	fail "256: hctx 3's chain"
 T capture-pane -e -p -t h256 >"$tmp/screen.e"
 grep -E 'nvme0q51' "$tmp/screen.e" | grep -q '41m' || fail "256: the hot queue's row is not on red"
@@ -159,9 +159,9 @@ wait_for h1024 '^ WARN cpu700 irq\+soft 48%: IRQ 68 nvme0q44 100%' ||
 	fail "1024: the findings line names cpu700"
 grep -Eq 'CPUs \(1024\) +sort: %irq\+%soft, hot first' "$tmp/screen" ||
 	fail "1024: the CPU panel's title says the sort"
-grep -Eq '^700 HOT +5\.00 +0\.00 +5\.00 +0\.00 +30\.00 +18\.00 +0\.00 +42\.00 ' "$tmp/screen" ||
+wait_for h1024 '^700 HOT +5\.00 +0\.00 +5\.00 +0\.00 +30\.00 +18\.00 +0\.00 +42\.00 ' ||
 	fail "1024: the hot core's row is not on the first screen"
-grep -Eq '^n5 +640 ([▁]{8} ){7}[▁]{4}▅[▁]{3}$' "$tmp/screen" ||
+wait_for h1024 '^n5 +640 ([▁]{8} ){7}[▁]{4}▅[▁]{3}$' ||
 	fail "1024: the heat map does not show cpu700's line"
 [ -s "$tmp/san-h256" ] && fail "256: the client wrote to stderr"
 [ -s "$tmp/san-h1024" ] && fail "1024: the client wrote to stderr"

@@ -91,7 +91,7 @@ for size in 80x24 100x30 200x50; do
 	s="b$w"
 	wait_for "$s" '^sdb ' || fail "$size: the busy disk's row"
 	# the first frame with rates: nothing pressed yet
-	grep -Eq '^> Disks \(1 of 65, 64 idle hidden: z shows\) +sort: %util' "$tmp/screen" ||
+	wait_for "$s" '^> Disks \(1 of 65, 64 idle hidden: z shows\) +sort: %util' ||
 		fail "$size: the disks' title does not count the idle devices"
 	[ "$(line_of '^sdb ')" = $(($(line_of '^Device ') + 1)) ] ||
 		fail "$size: sdb is not the first row"
@@ -109,7 +109,7 @@ for size in 80x24 100x30 200x50; do
 			"$tmp/screen" || fail "80: sdb's row"
 		;;
 	200)
-		grep -Eq 'requests queue for the device — a apply the fix$' "$tmp/screen" ||
+		wait_for "$s" 'requests queue for the device — a apply the fix$' ||
 			fail "200: the whole reason"
 		grep -q 'svctm' "$tmp/screen" || fail "200: svctm when there is room"
 		;;
@@ -177,7 +177,7 @@ for size in 80x24 100x30 200x50; do
 	# (a frame between two reads of the same step of the tree has no time
 	# in it: all zeros; the next one has)
 	screen_wait "h$w" python3 "$tmp/sum.py" "$tmp/screen" || fail "$size: $(cat "$tmp/check")"
-	grep -Eq '^ WARN cpu200 irq\+soft 48%: IRQ 75 nvme0q51 100% — f why no fix' "$tmp/screen" ||
+	wait_for "h$w" '^ WARN cpu200 irq\+soft 48%: IRQ 75 nvme0q51 100% — f why no fix' ||
 		fail "$size: the headline says there is no fix and where to see why"
 done
 
