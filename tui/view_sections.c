@@ -170,9 +170,10 @@ static void fit_parts(char *buf, size_t size, int width, const char *sep, const 
 	}
 }
 
-/* --trace not running whole, said on the one line (its reason is on the
- * unavailable line from 30 rows): "tracing n/a", "tracing: block off";
- * "" when it runs or was not asked for. */
+/* --trace not running whole, said on the one line after PSI (its reason
+ * is on the unavailable line from 30 rows): "tracing n/a", "tracing:
+ * block off" ("tracing off" where that does not fit); "" when it runs or
+ * was not asked for. */
 static const char *trace_part(const struct model_trace *t)
 {
 	static char buf[64];
@@ -214,8 +215,15 @@ int view_sections_header_draw(struct ui *ui, int y, int n)
 	if (n == 1) {
 		/* one line: what moves first, turbostat's last; what is not
 		 * available only says so (its reason is on the unavailable line) */
-		const char *parts[] = { psi, wb, trace_part(&ui->model.trace), turbo };
+		/* tracing asked for and not running whole comes before the
+		 * dirty cache: at 80 columns after PSI there is room for
+		 * "tracing off" only (its reason on the unavailable line) */
+		const char *tr = trace_part(&ui->model.trace);
+		const char *parts[] = { psi, tr, wb, turbo };
 
+		if (tr[0] && strcmp(tr, "tracing n/a") &&
+		    1 + (int)strlen(psi) + 3 + (int)strlen(tr) > COLS)
+			parts[1] = "tracing off";
 		fit_parts(line, sizeof(line), COLS, " | ", parts, 4);
 		ui_put(y, 0, COLS, wb_attr, line);
 		return 1;

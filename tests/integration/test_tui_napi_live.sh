@@ -138,6 +138,13 @@ wait_for wb "tracing: [a-z, ]*off \\(over budget: [0-9.]+ % of a CPU > 0\\.000 %
 	fail "--trace-budget 0.000001: no probe said over budget"
 T kill-session -t wb
 [ -s "$tmp/san-wb" ] && fail "the client's stderr: $(cat "$tmp/san-wb")"
+# at 80x24 the one line under the headline says so too, after PSI and
+# before the dirty cache (it once fell off the line's end)
+run_in wb80 80 24 --trace --trace-budget 0.000001
+wait_for wb80 "^ PSI .* \\| tracing (off|n/a|: [a-z ]+ off)( \\||\$)" ||
+	fail "80x24: tracing off is not on the line under the headline"
+T kill-session -t wb80
+[ -s "$tmp/san-wb80" ] && fail "the client's stderr: $(cat "$tmp/san-wb80")"
 run_in wu 80 24 --trace-budget 5
 wait_for wu "exited rc=2" || fail "--trace-budget without --trace is not a usage error"
 grep -q "iotriage: --trace-budget: needs --trace" "$tmp/san-wu" ||
