@@ -377,7 +377,7 @@ static void nic_chain_draw(struct ui *ui, struct rect r)
 	int y = r.y;
 
 	snprintf(buf, sizeof(buf), "> nic %s", c->nic);
-	if (n && model_trace_napi_dev(&m->napi, n->name, &t)) {
+	if (n && model_trace_napi_dev(&m->napi, n->name, -1, &t)) {
 		draw_pct(pct, sizeof(pct), 0, t);
 		str_cat(buf, sizeof(buf), " NET_RX %s%% of a CPU;", pct);
 	}

@@ -335,27 +335,6 @@ int view_nics_lines(const struct ui *ui)
 	return (int)n + (rest || hidden ? 1 : 0);
 }
 
-/* A NIC vector's NET_RX time: its NAPIs' (those naming that IRQ line). */
-static bool nic_irq_time(const struct model *m, const struct model_nic *n, uint32_t irq,
-			 double *ret_pct)
-{
-	double pct = 0;
-	bool any = false;
-
-	for (size_t i = 0; i < m->napi.n; i++) {
-		const struct model_napi *q = &m->napi.v[i];
-
-		if (q->napi_id && q->irq >= 0 && (uint32_t)q->irq == irq &&
-		    strcmp(q->dev, n->name) == 0) {
-			pct += q->pct;
-			any = true;
-		}
-	}
-	if (any)
-		*ret_pct = pct;
-	return any;
-}
-
 /* The CPUs the NIC's vectors landed on: "38:cpu0 39:cpu1, 37 idle", with
  * --trace each queue's NET_RX time: "38:cpu0(12.3%)". The busiest CPU of
  * each vector is the document's; the other CPUs a vector reached come from
@@ -384,7 +363,7 @@ static void nic_irqs(const struct model *m, const struct model_nic *n, char *buf
 		for (size_t c = 0; line && c < line->ncpus; c++)
 			if (line->cpus[c].cpu != q->busiest_cpu)
 				str_cat(buf, size, ",%d", line->cpus[c].cpu);
-		if (nic_irq_time(m, n, q->irq, &t)) {
+		if (model_trace_napi_dev(&m->napi, n->name, (int)q->irq, &t)) {
 			draw_pct(pct, sizeof(pct), 0, t);
 			str_cat(buf, size, "(%s%%)", pct);
 		}
@@ -470,7 +449,7 @@ static void nic_line(const struct ui *ui, const struct model_nic *n, int width, 
 		 !n->up	      ? "down"
 		 : n->carrier ? "up"
 			      : "no-carrier");
-	if (model_trace_napi_dev(&m->napi, n->name, &t)) {
+	if (model_trace_napi_dev(&m->napi, n->name, -1, &t)) {
 		draw_pct(pct, sizeof(pct), 0, t);
 		snprintf(parts[P_NETRX].text, sizeof(parts[P_NETRX].text), "NET_RX %s%%", pct);
 	}

@@ -543,9 +543,9 @@ static void test_nic_line(void **state)
 	json_object_put(doc);
 	assert_true(m.napi.present);
 	assert_int_equal(m.napi.n, 3); /* the malformed row left out */
-	assert_true(model_trace_napi_dev(&m.napi, "eth0", &pct));
+	assert_true(model_trace_napi_dev(&m.napi, "eth0", -1, &pct));
 	assert_float_equal(pct, 41.234567, 1e-9);
-	assert_false(model_trace_napi_dev(&m.napi, "ifb0", &pct));
+	assert_false(model_trace_napi_dev(&m.napi, "ifb0", -1, &pct));
 	model_free(&m);
 
 	term_open(&t, 200, 40);

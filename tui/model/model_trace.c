@@ -320,13 +320,14 @@ void model_trace_napi_free(struct model_napis *n)
 	memset(n, 0, sizeof(*n));
 }
 
-bool model_trace_napi_dev(const struct model_napis *n, const char *dev, double *ret_pct)
+bool model_trace_napi_dev(const struct model_napis *n, const char *dev, int irq, double *ret_pct)
 {
 	double pct = 0;
 	bool any = false;
 
 	for (size_t i = 0; i < n->n; i++)
-		if (n->v[i].napi_id != 0 && strcmp(n->v[i].dev, dev) == 0) {
+		if (n->v[i].napi_id != 0 && strcmp(n->v[i].dev, dev) == 0 &&
+		    (irq < 0 || n->v[i].irq == irq)) {
 			pct += n->v[i].pct;
 			any = true;
 		}

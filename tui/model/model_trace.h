@@ -81,9 +81,10 @@ struct model_napis {
  * means present false; a malformed row is left out. Returns 0 or -ENOMEM. */
 int model_trace_napi_decode(struct json_object *doc, struct model_napis *ret);
 void model_trace_napi_free(struct model_napis *n);
-/* A NIC's NET_RX time: the sum over the NAPIs of dev, % of one CPU; false
- * when none of them took time this interval (or no "napi"). */
-bool model_trace_napi_dev(const struct model_napis *n, const char *dev, double *ret_pct);
+/* A NIC's NET_RX time: the sum over the NAPIs of dev (irq >= 0: those of
+ * that IRQ line only), % of one CPU; false when none of them took time
+ * this interval (or no "napi"). */
+bool model_trace_napi_dev(const struct model_napis *n, const char *dev, int irq, double *ret_pct);
 
 /*
  * Decodes doc's "trace" into *ret and the rows it times: cpus (the "all"
