@@ -14,10 +14,17 @@
 static void proc_line(FILE *f, const struct proc_metrics *p)
 {
 	char comm[17]; /* a process names itself (prctl): escaped, cut whole */
+	char role[PROC_ROLE_MAX + 8];
 
+	/* a database role the rule believes (metrics_role.h) in the name's column */
+	if (p->role.db)
+		snprintf(role, sizeof(role), "%s %s", metrics_role_db_name(p->role.db),
+			 p->role.role);
 	fprintf(f, "%-8d %-16s %11.2f %11.2f %11.2f", p->pid,
-		p->comm[0] ? text_safe(p->comm, comm, sizeof(comm)) : "?", p->rkb_s, p->wkb_s,
-		p->ckb_s);
+		p->role.db   ? role
+		: p->comm[0] ? text_safe(p->comm, comm, sizeof(comm))
+			     : "?",
+		p->rkb_s, p->wkb_s, p->ckb_s);
 	if (p->has_delay)
 		fprintf(f, " %9.2f", p->io_delay);
 	else
@@ -28,7 +35,7 @@ static void proc_line(FILE *f, const struct proc_metrics *p)
 		fprintf(f, " %6s", "-");
 	/* cmdline and unit come escaped (procwho.c); user too */
 	if (p->has_who)
-		fprintf(f, " %-8s %s  %s", p->user, p->unit[0] ? p->unit : "-", p->cmdline);
+		fprintf(f, " %-8s %s  \"%s\"", p->user, p->unit[0] ? p->unit : "-", p->cmdline);
 	fputc('\n', f);
 }
 

@@ -97,15 +97,28 @@ static void header(struct draw_text *o, bool delay, struct proc_cols c)
 			 "%CPU");
 }
 
-/* The command line where the document has one, else the name. */
-static const char *command(const struct model_proc *p)
+/* The COMMAND column: a database role first, so it survives the column's
+ * cut ("pg checkpointer  postgres: 15/main: checkpointer"); a title that
+ * claims a role not believed after the program's own name, quoted
+ * ("burner \"postgres: 15/main: checkpointer\""); else the command line
+ * where the document has one, else the name. */
+static const char *command(const struct model_proc *p, char *buf, size_t size)
 {
+	if (p->db[0] && p->role[0]) {
+		snprintf(buf, size, "%s %s%s%s  %s", p->db, p->role, p->state[0] ? " " : "",
+			 p->state, p->cmdline);
+		return buf;
+	}
+	if (p->role_claimed && p->cmdline[0]) {
+		snprintf(buf, size, "%s \"%s\"", p->comm[0] ? p->comm : "?", p->cmdline);
+		return buf;
+	}
 	return p->cmdline[0] ? p->cmdline : p->comm[0] ? p->comm : "?";
 }
 
 static void row(struct draw_text *o, const struct model_proc *p, bool delay, struct proc_cols c)
 {
-	char d[32] = "", cpu[16] = "     -";
+	char d[32] = "", cpu[16] = "     -", cmd[320];
 
 	if (delay && p->has_delay)
 		snprintf(d, sizeof(d), "  %9.2f %9.2f", p->io_delay_pct, p->blkio_s);
@@ -115,8 +128,8 @@ static void row(struct draw_text *o, const struct model_proc *p, bool delay, str
 		snprintf(cpu, sizeof(cpu), "%6.1f", p->cpu_pct);
 	draw_text_printf(o, 0, "%-8d %-8.8s %-*.*s%s%-*.*s %11.2f %11.2f %11.2f%s %s%s", p->pid,
 			 p->user[0] ? p->user : "-", c.unit_w, c.unit_w, p->unit,
-			 c.unit_w ? " " : "", c.cmd_w, c.cmd_w, command(p), p->rd_kbs, p->wr_kbs,
-			 p->ccwr_kbs, d, cpu,
+			 c.unit_w ? " " : "", c.cmd_w, c.cmd_w, command(p, cmd, sizeof(cmd)),
+			 p->rd_kbs, p->wr_kbs, p->ccwr_kbs, d, cpu,
 			 p->exited    ? "  (started, exited)"
 			 : p->started ? "  (started)"
 				      : "");
@@ -141,11 +154,12 @@ static void cpu_table(struct draw_text *o, const struct model_procs *p, int widt
 			 "%sys", PROC_UNIT_COL, "UNIT", "COMMAND");
 	for (size_t i = 0; i < p->ncpu; i++) {
 		const struct model_proc *q = &p->top_cpu[i];
+		char cmd[320];
 
 		draw_text_printf(o, 0, "%-8d %-8.8s %6.1f %6.1f %6.1f %-*.*s %.*s", q->pid,
 				 q->user[0] ? q->user : "-", q->cpu_pct, q->usr_pct, q->sys_pct,
 				 PROC_UNIT_COL, PROC_UNIT_COL, q->unit[0] ? q->unit : "-", cmd_w,
-				 command(q));
+				 command(q, cmd, sizeof(cmd)));
 	}
 }
 

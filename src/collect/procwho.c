@@ -82,6 +82,61 @@ static bool has_controller(const char *list, size_t n, const char *name)
 	return false;
 }
 
+/* "/system.slice/NAME.service" exactly: a unit systemd started, which
+ * only root can place a process in. */
+static bool system_service(const char *path, size_t len, const char **ret_name, size_t *ret_len)
+{
+	static const char slice[] = "/system.slice/", suffix[] = ".service";
+	size_t n = sizeof(slice) - 1, sn = sizeof(suffix) - 1;
+
+	if (len <= n + sn || memcmp(path, slice, n) != 0 || memchr(path + n, '/', len - n) ||
+	    memcmp(path + len - sn, suffix, sn) != 0)
+		return false;
+	*ret_name = path + n;
+	*ret_len = len - n;
+	return true;
+}
+
+/*
+ * The unit text of a cgroup path: the unit's name when the path is a
+ * system.slice service, else the path whole, so a user's delegated subtree
+ * ending in "system.slice/postgresql@15-main.service" reads as the user's.
+ * A path too long keeps its head (whose slice it is) and its tail (the
+ * leaf), "..." between.
+ */
+static void unit_name(const char *path, size_t len, char *out, size_t size)
+{
+	const char *name;
+	size_t nlen, k, head, tail;
+	char tmp[4 * 512 + 1];
+
+	if (system_service(path, len, &name, &nlen)) {
+		escape(name, nlen, false, out, size);
+		return;
+	}
+	if (size < 16) {
+		escape(path, len, false, out, size);
+		return;
+	}
+	k = escape(path, len, false, tmp, sizeof(tmp));
+	if (k < size && k < sizeof(tmp) - 1) {
+		memcpy(out, tmp, k + 1);
+		return;
+	}
+	/* a third for the head, the rest less "..." for the tail, each
+	 * escaped on its own so no escape is cut */
+	head = escape(path, len, false, out, (size - 1) / 3 + 1);
+	memcpy(out + head, "...", 4);
+	tail = size - 1 - head - 3;
+	for (size_t from = len > tail ? len - tail : 0; from < len; from++) {
+		k = escape(path + from, len - from, false, tmp, sizeof(tmp));
+		if (k <= tail) {
+			memcpy(out + head + 3, tmp, k + 1);
+			return;
+		}
+	}
+}
+
 int procwho_cgroup_unit(const char *buf, size_t len, char *out, size_t size)
 {
 	static const char *const v1[] = { "cpu", "blkio", "name=systemd" };
@@ -118,29 +173,9 @@ int procwho_cgroup_unit(const char *buf, size_t len, char *out, size_t size)
 	}
 	if (!best)
 		return -ENOENT;
-	/* the last two components: "system.slice/postgresql@15-main.service" */
-	{
-		size_t start = 0, slashes = 0;
-
-		while (best_len > 1 && best[best_len - 1] == '/')
-			best_len--;
-		for (size_t k = best_len; k > 0; k--) {
-			if (best[k - 1] == '/' && ++slashes == 2) {
-				start = k;
-				break;
-			}
-		}
-		if (slashes < 2 && best_len && best[0] == '/' && best_len > 1)
-			start = 1;
-		/* both do not fit: the last alone */
-		if (best_len - start > size - 1) {
-			const char *slash = memchr(best + start, '/', best_len - start);
-
-			if (slash)
-				start = (size_t)(slash + 1 - best);
-		}
-		escape(best + start, best_len - start, false, out, size);
-	}
+	while (best_len > 1 && best[best_len - 1] == '/')
+		best_len--;
+	unit_name(best, best_len, out, size);
 	return 0;
 }
 
@@ -249,6 +284,30 @@ static void passwd_load(struct procwho_cache *c, const struct root *r)
 	c->passwd_mtime = st.st_mtim;
 }
 
+static void cmdline_read(const struct root *r, const struct proc_raw *p, struct procwho_entry *e)
+{
+	char rel[40], buf[2048];
+	int n;
+
+	snprintf(rel, sizeof(rel), "proc/%d/cmdline", p->pid);
+	n = p->kthread ? 0 : root_read_small(r, rel, buf, sizeof(buf));
+	if (n <= 0 || !procwho_cmdline(buf, (size_t)n, e->cmdline, sizeof(e->cmdline))) {
+		/* a kernel thread (or a zombie): its name in brackets, as ps shows */
+		char name[PROC_COMM_MAX + 2];
+
+		snprintf(name, sizeof(name), "[%s]", p->comm);
+		escape(name, strlen(name), false, e->cmdline, sizeof(e->cmdline));
+	}
+}
+
+/* A process whose title says what it does now: a PostgreSQL backend sets
+ * its state there ("idle", "SELECT"), so its command line is read again
+ * whenever it moved, not once. */
+static bool title_moves(const struct proc_raw *p)
+{
+	return strcmp(p->comm, "postgres") == 0;
+}
+
 /* Reads one process's files into e. False when it is gone. */
 static bool who_read(struct procwho_cache *c, const struct root *r, const struct proc_raw *p,
 		     struct procwho_entry *e)
@@ -271,15 +330,7 @@ static bool who_read(struct procwho_cache *c, const struct root *r, const struct
 					  sizeof(e->user));
 	else
 		snprintf(e->user, sizeof(e->user), "%u", e->uid);
-	snprintf(rel, sizeof(rel), "proc/%d/cmdline", p->pid);
-	n = p->kthread ? 0 : root_read_small(r, rel, buf, sizeof(buf));
-	if (n <= 0 || !procwho_cmdline(buf, (size_t)n, e->cmdline, sizeof(e->cmdline))) {
-		/* a kernel thread (or a zombie): its name in brackets, as ps shows */
-		char name[PROC_COMM_MAX + 2];
-
-		snprintf(name, sizeof(name), "[%s]", p->comm);
-		escape(name, strlen(name), false, e->cmdline, sizeof(e->cmdline));
-	}
+	cmdline_read(r, p, e);
 	snprintf(rel, sizeof(rel), "proc/%d/cgroup", p->pid);
 	n = root_read_small(r, rel, buf, sizeof(buf));
 	if (n > 0)
@@ -336,6 +387,10 @@ int procwho_fill(struct procwho_cache *c, const struct root *r, struct proc_tabl
 			return -ENOMEM;
 		if (old) {
 			c->next[nn] = *old;
+			if (title_moves(p) && c->reads < PROCWHO_READS_MAX && moved(p, ctx)) {
+				c->reads++;
+				cmdline_read(r, p, &c->next[nn]);
+			}
 		} else {
 			c->reads++;
 			if (!who_read(c, r, p, &c->next[nn]))

@@ -19,7 +19,7 @@
 #define PROC_COMM_MAX	 32  /* TS_COMM_LEN; /proc/PID/comm is at most 16 */
 #define PROC_USER_MAX	 33  /* a login name (32, useradd's bound) or a uid's digits, + NUL */
 #define PROC_CMDLINE_MAX 161 /* 160 bytes of the escaped command line + NUL */
-#define PROC_UNIT_MAX	 65  /* the last two cgroup path components, 64 bytes + NUL */
+#define PROC_UNIT_MAX	 161 /* a system.slice unit's name, else the cgroup path: 160 bytes + NUL */
 /* Taskstats questions per sample: each is one sendmsg + one recvmsg, and
  * the rest of the processes keep their /proc/PID/io bytes. */
 #define TASKSTATS_MAX_QUERIES 64
@@ -64,7 +64,7 @@ struct proc_raw {
 	uint32_t uid; /* real uid (/proc/PID/status) */
 	char user[PROC_USER_MAX];
 	char cmdline[PROC_CMDLINE_MAX]; /* escaped; "[comm]" for a kernel thread */
-	char unit[PROC_UNIT_MAX];	/* cgroup path's last two components */
+	char unit[PROC_UNIT_MAX];	/* procwho_cgroup_unit(): unit name or whole path */
 };
 
 struct proc_table {

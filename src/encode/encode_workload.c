@@ -61,6 +61,13 @@ static void kvu(struct strbuf *sb, const char *key, uint64_t v)
 	sb_putc(sb, ',');
 }
 
+static void kvs(struct strbuf *sb, const char *key, const char *v)
+{
+	sb_json_key(sb, key);
+	sb_json_str(sb, v);
+	sb_putc(sb, ',');
+}
+
 static void close_obj(struct strbuf *sb, char c)
 {
 	if (sb->len && sb->buf[sb->len - 1] == ',')
@@ -105,7 +112,53 @@ static void proc_row(struct strbuf *sb, const struct proc_metrics *p)
 		sb_json_str(sb, p->unit);
 		sb_putc(sb, ',');
 	}
+	if (p->role.db) {
+		kvs(sb, "db", metrics_role_db_name(p->role.db));
+		kvs(sb, "role", p->role.role);
+		if (p->role.state[0])
+			kvs(sb, "state", p->role.state);
+	} else if (p->role.claimed) {
+		sb_puts(sb, "\"role_claimed\":true,");
+	}
 	close_obj(sb, '}');
+	sb_putc(sb, ',');
+}
+
+static void group_row(struct strbuf *sb, const struct proc_group *g)
+{
+	sb_putc(sb, '{');
+	kvs(sb, "key", g->key);
+	if (g->db) {
+		kvs(sb, "db", metrics_role_db_name(g->db));
+		kvs(sb, "role", g->role);
+	}
+	kvs(sb, "comm", g->comm);
+	kvu(sb, "count", g->n);
+	kvu(sb, "pid", (uint64_t)g->pid);
+	if (g->has_who) {
+		kvs(sb, "user", g->user);
+		kvs(sb, "unit", g->unit);
+		if (g->users_differ)
+			sb_puts(sb, "\"users_differ\":true,");
+		if (g->units_differ)
+			sb_puts(sb, "\"units_differ\":true,");
+	}
+	kv(sb, "kB_rd/s", g->rkb_s);
+	kv(sb, "kB_wr/s", g->wkb_s);
+	kv(sb, "cpu_pct", g->cpu_pct);
+	kv(sb, "io_delay%", g->io_delay);
+	close_obj(sb, '}');
+	sb_putc(sb, ',');
+}
+
+static void group_list(struct strbuf *sb, const char *key, const struct workload_metrics *em,
+		       const size_t *idx, size_t n)
+{
+	sb_json_key(sb, key);
+	sb_putc(sb, '[');
+	for (size_t i = 0; i < n; i++)
+		group_row(sb, &em->groups[idx[i]]);
+	close_obj(sb, ']');
 	sb_putc(sb, ',');
 }
 
@@ -173,6 +226,11 @@ static void encode_procs(struct strbuf *sb, const struct workload_raw *x,
 			proc_row(sb, &em->procs[em->by_cpu[i]]);
 		close_obj(sb, ']');
 		sb_putc(sb, ',');
+		group_list(sb, "groups_io", em, em->g_by_io, em->ng_by_io);
+		group_list(sb, "groups_delay", em, em->g_by_delay, em->ng_by_delay);
+		group_list(sb, "groups_cpu", em, em->g_by_cpu, em->ng_by_cpu);
+		if (em->procs_window_cs)
+			kv(sb, "window_s", (double)em->procs_window_cs / 100.0);
 	}
 	close_obj(sb, '}');
 	sb_putc(sb, ',');

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "grow.h"
 #include "metrics_proc.h"
@@ -34,6 +35,8 @@ void metrics_proc_free(struct workload_metrics *x)
 	if (!x)
 		return;
 	free(x->procs);
+	free(x->groups);
+	free(x->group_slots);
 	free(x->nics);
 	free(x->nic_irqs);
 	metrics_cgroup_free(&x->cgroups);
@@ -103,11 +106,14 @@ static void who_copy(struct proc_metrics *m, const struct proc_raw *c)
 /* CPU-only rows kept: the PROC_TOP_N with the most ticks, by insertion */
 struct cpu_only {
 	size_t row[PROC_TOP_N]; /* in ct */
+	size_t group[PROC_TOP_N];
+	struct proc_role role[PROC_TOP_N];
 	uint64_t ticks[PROC_TOP_N];
 	size_t n;
 };
 
-static void cpu_only_add(struct cpu_only *o, size_t row, uint64_t ticks)
+static void cpu_only_add(struct cpu_only *o, size_t row, size_t group, const struct proc_role *role,
+			 uint64_t ticks)
 {
 	size_t j;
 
@@ -116,11 +122,109 @@ static void cpu_only_add(struct cpu_only *o, size_t row, uint64_t ticks)
 	j = o->n < PROC_TOP_N ? o->n++ : o->n - 1;
 	while (j > 0 && ticks > o->ticks[j - 1]) {
 		o->row[j] = o->row[j - 1];
+		o->group[j] = o->group[j - 1];
+		o->role[j] = o->role[j - 1];
 		o->ticks[j] = o->ticks[j - 1];
 		j--;
 	}
 	o->row[j] = row;
+	o->group[j] = group;
+	o->role[j] = *role;
 	o->ticks[j] = ticks;
+}
+
+/* ---- groups ---- */
+
+/* '\x1f' (unit separator) between the parts: no escaped field holds it */
+static void group_key(const struct proc_raw *c, const struct proc_role *role, char *key,
+		      size_t size)
+{
+	if (role->db && role->role[0])
+		snprintf(key, size, "%s\x1f%s", metrics_role_db_name(role->db), role->role);
+	else
+		snprintf(key, size, "cmd\x1f%s\x1f%s\x1f%s", c->comm, c->has_who ? c->unit : "",
+			 c->has_who ? c->user : "");
+}
+
+static uint32_t fnv1a(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* Empty hash slots for up to n groups (a power of two, twice n at least). */
+static int groups_reset(struct workload_metrics *x, size_t n)
+{
+	size_t want = 16;
+
+	while (want < 2 * n)
+		want *= 2;
+	if (want > x->group_slots_n) {
+		uint32_t *sl = realloc(x->group_slots, want * sizeof(*sl));
+
+		if (!sl)
+			return -ENOMEM;
+		x->group_slots = sl;
+		x->group_slots_n = want;
+	}
+	memset(x->group_slots, 0xff, x->group_slots_n * sizeof(*x->group_slots));
+	x->ngroups = 0;
+	return 0;
+}
+
+/* Adds one active process to its group; its index, or -ENOMEM. */
+static ssize_t group_add(struct workload_metrics *x, const struct proc_raw *c,
+			 const struct proc_role *role, double kb_rd, double kb_wr, double delay,
+			 double cpu)
+{
+	char key[PROC_GROUP_KEY_MAX];
+	size_t mask = x->group_slots_n - 1, i;
+	struct proc_group *g;
+	double kb = kb_rd + kb_wr;
+
+	group_key(c, role, key, sizeof(key));
+	for (i = fnv1a(key) & mask; x->group_slots[i] != UINT32_MAX; i = (i + 1) & mask)
+		if (strcmp(x->groups[x->group_slots[i]].key, key) == 0)
+			break;
+	if (x->group_slots[i] == UINT32_MAX) {
+		if (grow((void **)&x->groups, &x->groups_cap, x->ngroups + 1, sizeof(*x->groups)) <
+		    0)
+			return -ENOMEM;
+		g = &x->groups[x->ngroups];
+		memset(g, 0, sizeof(*g));
+		memcpy(g->key, key, sizeof(g->key));
+		g->db = role->db;
+		memcpy(g->role, role->role, sizeof(g->role));
+		memcpy(g->comm, c->comm, sizeof(g->comm));
+		g->has_who = c->has_who;
+		memcpy(g->user, c->user, sizeof(g->user));
+		memcpy(g->unit, c->unit, sizeof(g->unit));
+		x->group_slots[i] = (uint32_t)x->ngroups++;
+	}
+	g = &x->groups[x->group_slots[i]];
+	if (c->has_who && !g->has_who) {
+		g->has_who = true;
+		memcpy(g->user, c->user, sizeof(g->user));
+		memcpy(g->unit, c->unit, sizeof(g->unit));
+	} else if (c->has_who) {
+		g->users_differ |= strcmp(g->user, c->user) != 0;
+		g->units_differ |= strcmp(g->unit, c->unit) != 0;
+	}
+	g->n++;
+	g->rkb_s += kb_rd;
+	g->wkb_s += kb_wr;
+	g->io_delay += delay;
+	g->cpu_pct += cpu;
+	if (g->n == 1 || kb > g->top_kb_s || (kb == g->top_kb_s && cpu > g->top_cpu)) {
+		g->pid = c->pid;
+		g->top_kb_s = kb;
+		g->top_cpu = cpu;
+		memcpy(g->cmdline, c->has_who ? c->cmdline : "", sizeof(g->cmdline));
+	}
+	return (ssize_t)x->group_slots[i];
 }
 
 /* The previous row of c: none (a new process) when the pid now names a
@@ -143,17 +247,22 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 	x->nprocs = 0;
 	x->exited = 0;
 	x->procs_valid = !pt->procfs.err && !ct->procfs.err;
+	x->ngroups = 0;
 	if (!x->procs_valid)
 		return 0;
+	if (groups_reset(x, ct->n) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < pt->n; i++)
 		if (!proc_table_find(ct, pt->rows[i].pid))
 			x->exited++;
 	for (size_t i = 0; i < ct->n; i++) {
 		const struct proc_raw *c = &ct->rows[i];
 		const struct proc_raw *p = prev_row(pt, c);
-		uint64_t dr, dw, dc, dd = 0, dn = 0, dgone, dcpu[3];
+		uint64_t dr, dw, dc, dd = 0, dn = 0, dgone, dcpu[3] = { 0, 0, 0 };
 		struct proc_metrics *m;
+		struct proc_role role;
 		bool dly, cpu;
+		ssize_t g;
 
 		/* a PID absent before started during the interval: all its IO is ours */
 		if (!p) {
@@ -188,9 +297,16 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		      delta(p->blkio_delay_ns, c->blkio_delay_ns, &dd) &&
 		      delta(p->blkio_count, c->blkio_count, &dn);
 		cpu = cpu_delta(p, c, dcpu);
+		if (!dr && !dw && !dc && !dd && !(cpu && dcpu[0] + dcpu[1]))
+			continue;
+		metrics_role_of(c->comm, c->has_who, c->cmdline, c->user, c->unit, &role);
+		g = group_add(x, c, &role, per_s(dr, itv_cs) / 1024.0, per_s(dw, itv_cs) / 1024.0,
+			      dly ? (double)dd / ((double)itv_cs * 1e5) : 0,
+			      cpu ? per_s(dcpu[0] + dcpu[1], itv_cs) : 0);
+		if (g < 0)
+			return -ENOMEM;
 		if (!dr && !dw && !dc && !dd) {
-			if (cpu && dcpu[0] + dcpu[1])
-				cpu_only_add(&busy, i, dcpu[0] + dcpu[1]);
+			cpu_only_add(&busy, i, (size_t)g, &role, dcpu[0] + dcpu[1]);
 			continue;
 		}
 		if (grow((void **)&x->procs, &x->procs_cap, x->nprocs + 1, sizeof(*x->procs)) < 0)
@@ -215,6 +331,8 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		if (cpu)
 			cpu_rates(m, dcpu, itv_cs);
 		who_copy(m, c);
+		m->role = role;
+		m->group = (size_t)g;
 	}
 	/* the busiest that did no IO: a CPU culprit is a row too */
 	for (size_t k = 0; k < busy.n; k++) {
@@ -239,6 +357,8 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		if (cpu_delta(p, c, dcpu))
 			cpu_rates(m, dcpu, itv_cs);
 		who_copy(m, c);
+		m->role = busy.role[k];
+		m->group = busy.group[k];
 	}
 	return 0;
 }
@@ -286,6 +406,57 @@ static size_t top_n(const struct workload_metrics *x, enum proc_order by, size_t
 		out[j] = i;
 	}
 	return k;
+}
+
+static double group_value(const struct proc_group *g, int by)
+{
+	if (by == BY_DELAY)
+		return g->io_delay;
+	if (by == BY_CPU)
+		return g->cpu_pct;
+	return g->rkb_s + g->wkb_s;
+}
+
+/* <0 when group a ranks before group b: bigger first, then by key, so
+ * equal groups keep their order from one sample to the next */
+static int group_rank(const struct workload_metrics *x, enum proc_order by, size_t a, size_t b)
+{
+	double va = group_value(&x->groups[a], by), vb = group_value(&x->groups[b], by);
+
+	if (va != vb)
+		return va > vb ? -1 : 1;
+	return strcmp(x->groups[a].key, x->groups[b].key);
+}
+
+static size_t group_top_n(const struct workload_metrics *x, enum proc_order by, size_t *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < x->ngroups; i++) {
+		size_t j;
+
+		if (group_value(&x->groups[i], by) <= 0)
+			continue;
+		if (k == PROC_TOP_N && group_rank(x, by, i, out[k - 1]) >= 0)
+			continue;
+		j = k < PROC_TOP_N ? k++ : k - 1;
+		while (j > 0 && group_rank(x, by, i, out[j - 1]) < 0) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = i;
+	}
+	return k;
+}
+
+static void tops(struct workload_metrics *x)
+{
+	x->nby_io = top_n(x, BY_IO, x->by_io);
+	x->nby_delay = top_n(x, BY_DELAY, x->by_delay);
+	x->nby_cpu = top_n(x, BY_CPU, x->by_cpu);
+	x->ng_by_io = group_top_n(x, BY_IO, x->g_by_io);
+	x->ng_by_delay = group_top_n(x, BY_DELAY, x->g_by_delay);
+	x->ng_by_cpu = group_top_n(x, BY_CPU, x->g_by_cpu);
 }
 
 static int irq_row_of(const struct rate_table *rt, uint32_t irq, size_t *ret)
@@ -479,21 +650,24 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 	}
 	if (!cur->workload || !cur->workload->procs.carried) {
 		x->nprocs = x->nby_io = x->nby_delay = x->nby_cpu = 0;
+		x->ngroups = x->ng_by_io = x->ng_by_delay = x->ng_by_cpu = 0;
+		x->procs_window_cs = 0;
+		x->procs_age = 0;
 		x->exited = 0;
 		x->procs_valid = false;
 	}
 	if (!prev->workload || !cur->workload)
 		return 0;
 	if (!cur->workload->procs.carried) {
-		e = procs_compute(
-		    &prev->workload->procs, &cur->workload->procs,
-		    procs_interval(&prev->workload->procs, &cur->workload->procs, itv_cs), x);
+		x->procs_window_cs =
+		    procs_interval(&prev->workload->procs, &cur->workload->procs, itv_cs);
+		e = procs_compute(&prev->workload->procs, &cur->workload->procs, x->procs_window_cs,
+				  x);
 		if (e < 0)
 			return e;
-		x->nby_io = top_n(x, BY_IO, x->by_io);
-		x->nby_delay = top_n(x, BY_DELAY, x->by_delay);
-		x->nby_cpu = top_n(x, BY_CPU, x->by_cpu);
+		tops(x);
 	}
+	x->procs_age = cur->workload->procs.carried ? cur->workload->procs.scan_age : 0;
 	e = nics_compute(&prev->workload->nics, &cur->workload->nics,
 			 cad_interval(prev, cur, CAD_NICS, itv_cs), irq,
 			 cur->cadence[CAD_NICS].carried, x);
@@ -531,6 +705,7 @@ int metrics_proc_threads(const struct thread_table *prev, const struct thread_ta
 		*pm = x;
 	}
 	x->nby_io = x->nby_delay = x->nby_cpu = 0;
+	x->ng_by_io = x->ng_by_delay = x->ng_by_cpu = 0;
 	/* another process behind the same number is not a rate */
 	if (prev->pid != cur->pid) {
 		x->nprocs = 0;
@@ -540,8 +715,6 @@ int metrics_proc_threads(const struct thread_table *prev, const struct thread_ta
 	e = procs_compute(&p, &c, itv_cs, x);
 	if (e < 0)
 		return e;
-	x->nby_io = top_n(x, BY_IO, x->by_io);
-	x->nby_delay = top_n(x, BY_DELAY, x->by_delay);
-	x->nby_cpu = top_n(x, BY_CPU, x->by_cpu);
+	tops(x);
 	return 0;
 }

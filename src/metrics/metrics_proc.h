@@ -12,6 +12,7 @@
 #include "workload.h"
 #include "metrics.h"
 #include "metrics_cgroup.h"
+#include "metrics_role.h"
 
 #define PROC_TOP_N 10 /* rows of each ordering */
 
@@ -37,7 +38,31 @@ struct proc_metrics {
 	uint32_t uid;
 	char user[PROC_USER_MAX];	/* login name from /etc/passwd, else the uid */
 	char cmdline[PROC_CMDLINE_MAX]; /* NULs as spaces, escaped, bounded; "[comm]" */
-	char unit[PROC_UNIT_MAX];	/* cgroup, last two components */
+	char unit[PROC_UNIT_MAX];	/* a system.slice service's name, else the cgroup path */
+	struct proc_role role;		/* metrics_role_of(): believed only as its rule says */
+	size_t group;			/* index in workload_metrics.groups */
+};
+
+/* Processes of one role (the database's, believed: "pg backend") or, for
+ * the rest, of one command, cgroup and user: its key is the same from one
+ * sample to the next, so a culprit named by group does not jump among the
+ * members of one workload. */
+#define PROC_GROUP_KEY_MAX (PROC_COMM_MAX + PROC_UNIT_MAX + PROC_USER_MAX + 8)
+
+struct proc_group {
+	char key[PROC_GROUP_KEY_MAX]; /* "pg\x1fbackend", "cmd\x1ffio\x1fUNIT\x1fUSER" */
+	uint8_t db;		      /* enum proc_db; with role, the database's role */
+	char role[PROC_ROLE_MAX];
+	char comm[PROC_COMM_MAX];
+	bool has_who;			 /* user, unit, cmdline below were read */
+	bool users_differ, units_differ; /* a role's members run as several users/units */
+	char user[PROC_USER_MAX];	 /* the first member's */
+	char unit[PROC_UNIT_MAX];
+	char cmdline[PROC_CMDLINE_MAX];		/* the busiest member's */
+	unsigned n;				/* members that ran or did IO this interval */
+	int32_t pid;				/* the busiest member (IO, then CPU) */
+	double rkb_s, wkb_s, io_delay, cpu_pct; /* sums over the members */
+	double top_kb_s, top_cpu;		/* the busiest member's */
 };
 
 struct nic_irq_metrics {
@@ -79,6 +104,19 @@ struct workload_metrics {
 	size_t by_cpu[PROC_TOP_N], nby_cpu;	/* biggest cpu_pct, > 0 only */
 	unsigned exited;			/* in prev, gone now */
 	bool procs_valid;			/* procfs readable in both samples */
+	/* every process that ran or did IO, by group; top-N of groups */
+	struct proc_group *groups;
+	size_t ngroups, groups_cap;
+	uint32_t *group_slots; /* scratch: open-addressing hash of keys */
+	size_t group_slots_n;
+	size_t g_by_io[PROC_TOP_N], ng_by_io;
+	size_t g_by_delay[PROC_TOP_N], ng_by_delay;
+	size_t g_by_cpu[PROC_TOP_N], ng_by_cpu;
+	/* the window of the process rates: the seconds between the two scans
+	 * behind them (centiseconds), and samples since the later one (0: the
+	 * rates are of this sample's interval when window_cs equals it) */
+	uint64_t procs_window_cs;
+	uint32_t procs_age;
 	struct nic_metrics *nics;
 	size_t nnics, nics_cap;
 	struct nic_irq_metrics *nic_irqs;

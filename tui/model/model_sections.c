@@ -389,8 +389,14 @@ static int decode_proc(struct json_object *o, struct model_proc *p)
 	    mj_num(o, "sys_pct", &p->sys_pct) < 0 ||
 	    mj_str(o, "user", p->user, sizeof(p->user)) < 0 ||
 	    mj_str(o, "cmdline", p->cmdline, sizeof(p->cmdline)) < 0 ||
-	    mj_str(o, "unit", p->unit, sizeof(p->unit)) < 0)
+	    mj_str(o, "unit", p->unit, sizeof(p->unit)) < 0 ||
+	    mj_str(o, "db", p->db, sizeof(p->db)) < 0 ||
+	    mj_str(o, "role", p->role, sizeof(p->role)) < 0 ||
+	    mj_str(o, "state", p->state, sizeof(p->state)) < 0 ||
+	    mj_bool(o, "role_claimed", &p->role_claimed) < 0)
 		return -EBADMSG;
+	if (!p->db[0])
+		p->role[0] = p->state[0] = '\0'; /* a role is only ever the database's */
 	p->has_cpu = n > 0;
 	return 0;
 }

@@ -133,7 +133,11 @@ struct model_proc {
 	double cpu_pct, usr_pct, sys_pct; /* pidstat -u %CPU %usr %system */
 	char user[33];			  /* "" when the document has none */
 	char cmdline[161];
-	char unit[65];
+	char unit[161];	   /* a system.slice service's name, else the cgroup path */
+	char db[16];	   /* "pg", "mysql", "mariadb": the role below is believed */
+	char role[32];	   /* "checkpointer", "backend"; "" none */
+	char state[40];	   /* a backend's "idle", "COMMIT" */
+	bool role_claimed; /* its title names a role that was not believed */
 };
 
 struct model_procs {
