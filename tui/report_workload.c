@@ -16,10 +16,9 @@ static void proc_line(FILE *f, const struct proc_metrics *p)
 	char comm[17]; /* a process names itself (prctl): escaped, cut whole */
 	char role[PROC_ROLE_MAX + 8];
 
-	/* a database role the rule believes (metrics_role.h) in the name's column */
+	/* a database role the rule believes (dbrole.h) in the name's column */
 	if (p->role.db)
-		snprintf(role, sizeof(role), "%s %s", metrics_role_db_name(p->role.db),
-			 p->role.role);
+		snprintf(role, sizeof(role), "%s %s", dbrole_db_name(p->role.db), p->role.role);
 	fprintf(f, "%-8d %-16s %11.2f %11.2f %11.2f", p->pid,
 		p->role.db   ? role
 		: p->comm[0] ? text_safe(p->comm, comm, sizeof(comm))

@@ -82,15 +82,15 @@ static bool has_controller(const char *list, size_t n, const char *name)
 	return false;
 }
 
-/* "/system.slice/NAME.service" exactly: a unit systemd started, which
- * only root can place a process in. */
+/* "/system.slice/NAME" exactly: a service or scope systemd started, where
+ * only root can place a process (metrics_cgroup.c names a victim's unit
+ * by the same rule). */
 static bool system_service(const char *path, size_t len, const char **ret_name, size_t *ret_len)
 {
-	static const char slice[] = "/system.slice/", suffix[] = ".service";
-	size_t n = sizeof(slice) - 1, sn = sizeof(suffix) - 1;
+	static const char slice[] = "/system.slice/";
+	size_t n = sizeof(slice) - 1;
 
-	if (len <= n + sn || memcmp(path, slice, n) != 0 || memchr(path + n, '/', len - n) ||
-	    memcmp(path + len - sn, suffix, sn) != 0)
+	if (len <= n || memcmp(path, slice, n) != 0 || memchr(path + n, '/', len - n))
 		return false;
 	*ret_name = path + n;
 	*ret_len = len - n;

@@ -30,7 +30,7 @@ size_t procwho_cmdline(const char *buf, size_t len, char *out, size_t size);
  * /proc/PID/cgroup: the path of the cgroup v2 line ("0::"), else of the v1
  * hierarchy carrying cpu, else blkio, else name=systemd, into out, escaped
  * as procwho_cmdline does: the unit's name when the path is exactly
- * "/system.slice/NAME.service" (a service systemd started:
+ * "/system.slice/NAME" (a service or scope systemd started:
  * "postgresql@15-main.service"), else the whole path, with its leading '/'
  * ("/user.slice/user-1000.slice/user@1000.service/app.slice/x.service"), so
  * a user's delegated subtree never reads as a system service; a path longer

@@ -21,6 +21,7 @@
 
 #include "grow.h"
 #include "procwho.h"
+#include "dbroles.h"
 #include "scan.h"
 #include "treewrite.h"
 #include "taskstats.h"
@@ -231,6 +232,9 @@ void proc_table_free(struct proc_table *t)
 	free(t->rows);
 	t->rows = NULL;
 	t->n = t->cap = 0;
+	free(t->threads);
+	t->threads = NULL;
+	t->nthreads = t->threads_cap = 0;
 }
 
 int proc_table_copy(struct proc_table *dst, const struct proc_table *src)
@@ -240,8 +244,17 @@ int proc_table_copy(struct proc_table *dst, const struct proc_table *src)
 	/* src's fields, dst's storage */
 	t.rows = dst->rows;
 	t.cap = dst->cap;
-	if (grow_copy((void **)&t.rows, &t.cap, src->rows, src->n, sizeof(*t.rows)) < 0)
+	t.threads = dst->threads;
+	t.threads_cap = dst->threads_cap;
+	if (grow_copy((void **)&t.rows, &t.cap, src->rows, src->n, sizeof(*t.rows)) < 0 ||
+	    grow_copy((void **)&t.threads, &t.threads_cap, src->threads, src->nthreads,
+		      sizeof(*t.threads)) < 0) {
+		dst->rows = t.rows; /* what grew is dst's, freed with it */
+		dst->cap = t.cap;
+		dst->threads = t.threads;
+		dst->threads_cap = t.threads_cap;
 		return -ENOMEM;
+	}
 	*dst = t;
 	return 0;
 }
@@ -275,6 +288,9 @@ void taskstats_collector_free(struct taskstats_collector *tc)
 	}
 	free(tc->iofd);
 	free(tc->iofd_next);
+	thread_table_free(&tc->db_threads);
+	dbroles_free(tc->dbroles);
+	free(tc->dbr_scratch);
 	netlink_close(&tc->conn);
 	nlreply_free(&tc->reply);
 	free(tc->seen);
@@ -884,6 +900,103 @@ static bool row_moved(const struct proc_raw *p, void *ctx)
 	return p->utime_ticks + p->stime_ticks > s->cpu_ticks || io_total(p) > s->io_bytes;
 }
 
+/* The server's socket from its command line ("--socket=PATH"), else "" */
+static void server_socket(const char *cmdline, char *out, size_t size)
+{
+	const char *at = strstr(cmdline, "--socket=");
+	size_t n;
+
+	out[0] = '\0';
+	if (!at)
+		return;
+	at += 9;
+	n = strcspn(at, " ");
+	/* escaped bytes (procwho) are not a path to connect to */
+	if (n && n < size && !memchr(at, '\\', n)) {
+		memcpy(out, at, n);
+		out[n] = '\0';
+	}
+}
+
+/* MariaDB names every thread "mariadbd": a believed server's roles come from
+ * its performance_schema.threads, read by dbroles.c's thread (live only). */
+static int mariadb_roles(struct taskstats_collector *tc, const struct proc_raw *p,
+			 struct proc_thread *th, size_t n, char *why, size_t why_size)
+{
+	struct proc_role role;
+	char sock[108];
+
+	dbrole_of(p->comm, p->has_who, p->cmdline, p->user, p->unit, &role);
+	if (role.db != PROC_DB_MARIADB || !n)
+		return 0;
+	if (!tc->live) {
+		snprintf(why, why_size, "roles from performance_schema.threads: live only");
+		return 0;
+	}
+	if (!tc->dbroles && !(tc->dbroles = dbroles_new()))
+		return -ENOMEM;
+	if (grow((void **)&tc->dbr_scratch, &tc->dbr_cap, n, sizeof(*tc->dbr_scratch)) < 0)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		tc->dbr_scratch[k].tid = th[k].tid;
+	server_socket(p->cmdline, sock, sizeof(sock));
+	if (dbroles_fill(tc->dbroles, p->pid, p->start_ticks, sock, tc->dbr_scratch, n, why,
+			 why_size) > 0)
+		why[0] = '\0';
+	for (size_t k = 0; k < n; k++)
+		memcpy(th[k].role, tc->dbr_scratch[k].role, sizeof(th[k].role));
+	return 0;
+}
+
+/* A database server's threads, each with its name and bytes: InnoDB's page
+ * cleaner and log writer are threads of one process, and which of them
+ * writes is the question on a database host. A handful of servers, a few
+ * dozen threads each: one taskstats question per thread. */
+static int db_threads(struct taskstats_collector *tc, const struct root *r, struct proc_table *t)
+{
+	unsigned servers = 0;
+	int e;
+
+	t->nthreads = 0;
+	status_set(&t->threads_status, 0, NULL);
+	t->roles_why[0] = '\0';
+	for (size_t i = 0; i < t->n && servers < PROC_DB_SERVERS_MAX; i++) {
+		const struct proc_raw *p = &t->rows[i];
+		struct thread_table *tt = &tc->db_threads;
+
+		if (!p->has_stat || p->exited ||
+		    (strcmp(p->comm, "mysqld") != 0 && strcmp(p->comm, "mariadbd") != 0))
+			continue;
+		servers++;
+		e = taskstats_threads_collect(tc, r, p->pid, tt);
+		if (e < 0)
+			return e;
+		if (tt->status.err) {
+			t->threads_status = tt->status;
+			continue;
+		}
+		if (grow((void **)&t->threads, &t->threads_cap, t->nthreads + tt->n,
+			 sizeof(*t->threads)) < 0)
+			return -ENOMEM;
+		for (size_t k = 0; k < tt->n; k++) {
+			struct proc_thread *th = &t->threads[t->nthreads + k];
+
+			memset(th, 0, sizeof(*th));
+			th->pid = p->pid;
+			th->tid = tt->rows[k].pid;
+			memcpy(th->comm, tt->rows[k].comm, sizeof(th->comm));
+			th->read_bytes = tt->rows[k].read_bytes;
+			th->write_bytes = tt->rows[k].write_bytes;
+		}
+		e = mariadb_roles(tc, p, t->threads + t->nthreads, tt->n, t->roles_why,
+				  sizeof(t->roles_why));
+		if (e < 0)
+			return e;
+		t->nthreads += tt->n;
+	}
+	return 0;
+}
+
 int taskstats_collect(struct taskstats_collector *tc, const struct root *r, struct proc_table *t)
 {
 	char where[48] = "";
@@ -1021,6 +1134,9 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 			return -ENOMEM;
 	}
 	e = procwho_fill(tc->who, r, t, row_moved, tc);
+	if (e < 0)
+		return e;
+	e = db_threads(tc, r, t);
 	if (e < 0)
 		return e;
 	return remember(tc, t);

@@ -14,6 +14,7 @@
 
 #include "iotriage/types.h"
 #include "netlink.h"
+#include "dbrole.h"
 #include "root.h"
 
 #define PROC_COMM_MAX	 32  /* TS_COMM_LEN; /proc/PID/comm is at most 16 */
@@ -67,12 +68,32 @@ struct proc_raw {
 	char unit[PROC_UNIT_MAX];	/* procwho_cgroup_unit(): unit name or whole path */
 };
 
+/* One thread of a database server, for its role (dbrole.h): the
+ * thread's own bytes from taskstats (TASKSTATS_CMD_ATTR_PID). */
+struct proc_thread {
+	int32_t pid; /* its process */
+	int32_t tid;
+	char comm[PROC_COMM_MAX]; /* the thread's name: MySQL 8 names InnoDB's */
+	char role[PROC_ROLE_MAX]; /* MariaDB's performance_schema NAME as a role, or "" */
+	uint64_t read_bytes, write_bytes;
+};
+
+/* Database servers whose threads are read per scan (comm mysqld, mariadbd) */
+#define PROC_DB_SERVERS_MAX 4
+
 struct proc_table {
 	struct proc_raw *rows; /* ascending pid */
 	size_t n, cap;
-	int8_t delayacct;    /* kernel.task_delayacct: 1, 0, -1 unknown (no sysctl) */
-	unsigned unreadable; /* /proc/PID/io refused (EACCES: not our process) */
-	unsigned queried;    /* taskstats questions asked this sample */
+	/* the threads of the database servers among rows, by pid then tid;
+	 * threads_status says why there are none when a server's could not be
+	 * read (no taskstats); not recorded */
+	struct proc_thread *threads;
+	size_t nthreads, threads_cap;
+	struct src_status threads_status;
+	char roles_why[IOT_REASON_MAX]; /* why a MariaDB server's threads have no roles */
+	int8_t delayacct;		/* kernel.task_delayacct: 1, 0, -1 unknown (no sysctl) */
+	unsigned unreadable;		/* /proc/PID/io refused (EACCES: not our process) */
+	unsigned queried;		/* taskstats questions asked this sample */
 	unsigned answered;
 	unsigned vanished;    /* exited between listing and reading: dropped */
 	unsigned exited_rows; /* rows of processes that started and ended in the interval */
@@ -174,6 +195,8 @@ struct proc_seen {
 };
 
 struct procwho_cache;
+struct dbroles;
+struct dbroles_thread;
 
 struct taskstats_collector {
 	struct procwho_cache *who; /* procwho.h: who each process is, per pid + start */
@@ -184,6 +207,10 @@ struct taskstats_collector {
 	int open_err; /* netlink_open_genl()'s result */
 	struct nlconn conn;
 	struct nlreply reply;
+	struct thread_table db_threads; /* scratch: one server's threads */
+	struct dbroles *dbroles; /* MariaDB's thread roles (live only), NULL until one runs */
+	struct dbroles_thread *dbr_scratch;
+	size_t dbr_cap;
 	struct proc_seen *seen; /* ascending pid */
 	size_t nseen, seen_cap;
 	struct proc_seen *next;

@@ -113,7 +113,7 @@ static void proc_row(struct strbuf *sb, const struct proc_metrics *p)
 		sb_putc(sb, ',');
 	}
 	if (p->role.db) {
-		kvs(sb, "db", metrics_role_db_name(p->role.db));
+		kvs(sb, "db", dbrole_db_name(p->role.db));
 		kvs(sb, "role", p->role.role);
 		if (p->role.state[0])
 			kvs(sb, "state", p->role.state);
@@ -129,7 +129,7 @@ static void group_row(struct strbuf *sb, const struct proc_group *g)
 	sb_putc(sb, '{');
 	kvs(sb, "key", g->key);
 	if (g->db) {
-		kvs(sb, "db", metrics_role_db_name(g->db));
+		kvs(sb, "db", dbrole_db_name(g->db));
 		kvs(sb, "role", g->role);
 	}
 	kvs(sb, "comm", g->comm);
@@ -231,6 +231,29 @@ static void encode_procs(struct strbuf *sb, const struct workload_raw *x,
 		group_list(sb, "groups_cpu", em, em->g_by_cpu, em->ng_by_cpu);
 		if (em->procs_window_cs)
 			kv(sb, "window_s", (double)em->procs_window_cs / 100.0);
+		if (em->ntroles || em->threads_why[0]) {
+			sb_json_key(sb, "db_threads");
+			sb_putc(sb, '[');
+			for (size_t i = 0; i < em->ntroles && i < PROC_TOP_N; i++) {
+				const struct proc_thread_metrics *m = &em->troles[i];
+
+				sb_putc(sb, '{');
+				kvu(sb, "pid", (uint64_t)m->pid);
+				kvs(sb, "db", dbrole_db_name(m->db));
+				if (m->role[0])
+					kvs(sb, "role", m->role);
+				kvu(sb, "tid", (uint64_t)m->tid);
+				kvu(sb, "count", m->n);
+				kv(sb, "kB_rd/s", m->rkb_s);
+				kv(sb, "kB_wr/s", m->wkb_s);
+				close_obj(sb, '}');
+				sb_putc(sb, ',');
+			}
+			close_obj(sb, ']');
+			sb_putc(sb, ',');
+			if (em->threads_why[0])
+				kvs(sb, "db_threads_note", em->threads_why);
+		}
 	}
 	close_obj(sb, '}');
 	sb_putc(sb, ',');

@@ -37,6 +37,7 @@ void metrics_proc_free(struct workload_metrics *x)
 	free(x->procs);
 	free(x->groups);
 	free(x->group_slots);
+	free(x->troles);
 	free(x->nics);
 	free(x->nic_irqs);
 	metrics_cgroup_free(&x->cgroups);
@@ -140,7 +141,7 @@ static void group_key(const struct proc_raw *c, const struct proc_role *role, ch
 		      size_t size)
 {
 	if (role->db && role->role[0])
-		snprintf(key, size, "%s\x1f%s", metrics_role_db_name(role->db), role->role);
+		snprintf(key, size, "%s\x1f%s", dbrole_db_name(role->db), role->role);
 	else
 		snprintf(key, size, "cmd\x1f%s\x1f%s\x1f%s", c->comm, c->has_who ? c->unit : "",
 			 c->has_who ? c->user : "");
@@ -299,7 +300,7 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		cpu = cpu_delta(p, c, dcpu);
 		if (!dr && !dw && !dc && !dd && !(cpu && dcpu[0] + dcpu[1]))
 			continue;
-		metrics_role_of(c->comm, c->has_who, c->cmdline, c->user, c->unit, &role);
+		dbrole_of(c->comm, c->has_who, c->cmdline, c->user, c->unit, &role);
 		g = group_add(x, c, &role, per_s(dr, itv_cs) / 1024.0, per_s(dw, itv_cs) / 1024.0,
 			      dly ? (double)dd / ((double)itv_cs * 1e5) : 0,
 			      cpu ? per_s(dcpu[0] + dcpu[1], itv_cs) : 0);
@@ -360,6 +361,112 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		m->role = busy.role[k];
 		m->group = busy.group[k];
 	}
+	return 0;
+}
+
+/* ---- database servers' threads ---- */
+
+static const struct proc_thread *thread_find(const struct proc_table *t, int32_t pid, int32_t tid)
+{
+	size_t lo = 0, hi = t->nthreads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct proc_thread *th = &t->threads[mid];
+
+		if (th->pid == pid && th->tid == tid)
+			return th;
+		if (th->pid < pid || (th->pid == pid && th->tid < tid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int cmp_trole(const void *a, const void *b)
+{
+	const struct proc_thread_metrics *x = a, *y = b;
+	double vx = x->rkb_s + x->wkb_s, vy = y->rkb_s + y->wkb_s;
+
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return strcmp(x->role, y->role);
+}
+
+/* Per role of each believed server: the bytes of its threads this interval
+ * (a thread new since the last scan: all of its bytes). */
+static int threads_compute(const struct proc_table *pt, const struct proc_table *ct,
+			   uint64_t itv_cs, struct workload_metrics *x)
+{
+	bool unnamed = false;
+
+	x->ntroles = 0;
+	x->threads_why[0] = '\0';
+	for (size_t i = 0; i < ct->nthreads; i++) {
+		const struct proc_thread *th = &ct->threads[i], *pth;
+		const struct proc_raw *c = proc_table_find(ct, th->pid), *p;
+		struct proc_thread_metrics *m = NULL;
+		struct proc_role role;
+		char name[PROC_ROLE_MAX];
+		uint64_t dr = 0, dw = 0;
+
+		if (!c)
+			continue;
+		dbrole_of(c->comm, c->has_who, c->cmdline, c->user, c->unit, &role);
+		if (!role.db)
+			continue;
+		p = prev_row(pt, c);
+		pth = p ? thread_find(pt, th->pid, th->tid) : NULL;
+		if (pth && (!delta(pth->read_bytes, th->read_bytes, &dr) ||
+			    !delta(pth->write_bytes, th->write_bytes, &dw)))
+			continue;
+		if (!pth) {
+			dr = th->read_bytes;
+			dw = th->write_bytes;
+		}
+		if (!dr && !dw)
+			continue;
+		if (th->role[0]) {
+			memcpy(name, th->role, sizeof(name));
+		} else if (dbrole_mysql_thread(th->comm, name, sizeof(name)) < 0) {
+			name[0] = '\0'; /* by tid */
+			unnamed = true;
+		}
+		for (size_t k = 0; name[0] && k < x->ntroles; k++)
+			if (x->troles[k].pid == th->pid && strcmp(x->troles[k].role, name) == 0)
+				m = &x->troles[k];
+		if (!m) {
+			if (grow((void **)&x->troles, &x->troles_cap, x->ntroles + 1,
+				 sizeof(*x->troles)) < 0)
+				return -ENOMEM;
+			m = &x->troles[x->ntroles++];
+			memset(m, 0, sizeof(*m));
+			m->pid = th->pid;
+			m->db = role.db;
+			memcpy(m->role, name, sizeof(m->role));
+			m->tid = th->tid;
+		} else if ((double)(dr + dw) * 100.0 / (double)itv_cs / 1024.0 >
+			   m->rkb_s + m->wkb_s) {
+			m->tid = th->tid;
+		}
+		m->n++;
+		m->rkb_s += per_s(dr, itv_cs) / 1024.0;
+		m->wkb_s += per_s(dw, itv_cs) / 1024.0;
+	}
+	if (x->ntroles > 1)
+		qsort(x->troles, x->ntroles, sizeof(*x->troles), cmp_trole);
+	if (ct->threads_status.err)
+		snprintf(x->threads_why, sizeof(x->threads_why), "threads not read: %.280s",
+			 ct->threads_status.reason);
+	else if (unnamed && ct->roles_why[0])
+		snprintf(x->threads_why, sizeof(x->threads_why), "threads by tid, no roles: %.280s",
+			 ct->roles_why);
+	else if (unnamed)
+		snprintf(x->threads_why, sizeof(x->threads_why),
+			 "threads by tid: neither their names nor performance_schema say a role");
 	return 0;
 }
 
@@ -651,6 +758,8 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 	if (!cur->workload || !cur->workload->procs.carried) {
 		x->nprocs = x->nby_io = x->nby_delay = x->nby_cpu = 0;
 		x->ngroups = x->ng_by_io = x->ng_by_delay = x->ng_by_cpu = 0;
+		x->ntroles = 0;
+		x->threads_why[0] = '\0';
 		x->procs_window_cs = 0;
 		x->procs_age = 0;
 		x->exited = 0;
@@ -666,6 +775,10 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 		if (e < 0)
 			return e;
 		tops(x);
+		e = threads_compute(&prev->workload->procs, &cur->workload->procs,
+				    x->procs_window_cs, x);
+		if (e < 0)
+			return e;
 	}
 	x->procs_age = cur->workload->procs.carried ? cur->workload->procs.scan_age : 0;
 	e = nics_compute(&prev->workload->nics, &cur->workload->nics,

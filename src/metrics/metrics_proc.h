@@ -12,7 +12,7 @@
 #include "workload.h"
 #include "metrics.h"
 #include "metrics_cgroup.h"
-#include "metrics_role.h"
+#include "dbrole.h"
 
 #define PROC_TOP_N 10 /* rows of each ordering */
 
@@ -39,7 +39,7 @@ struct proc_metrics {
 	char user[PROC_USER_MAX];	/* login name from /etc/passwd, else the uid */
 	char cmdline[PROC_CMDLINE_MAX]; /* NULs as spaces, escaped, bounded; "[comm]" */
 	char unit[PROC_UNIT_MAX];	/* a system.slice service's name, else the cgroup path */
-	struct proc_role role;		/* metrics_role_of(): believed only as its rule says */
+	struct proc_role role;		/* dbrole_of(): believed only as its rule says */
 	size_t group;			/* index in workload_metrics.groups */
 };
 
@@ -63,6 +63,17 @@ struct proc_group {
 	int32_t pid;				/* the busiest member (IO, then CPU) */
 	double rkb_s, wkb_s, io_delay, cpu_pct; /* sums over the members */
 	double top_kb_s, top_cpu;		/* the busiest member's */
+};
+
+/* The threads of one database server doing one role, or one thread whose
+ * role is not known (role "", tid): where in the server the bytes go. */
+struct proc_thread_metrics {
+	int32_t pid; /* the server */
+	uint8_t db;  /* enum proc_db of the server, believed */
+	char role[PROC_ROLE_MAX];
+	int32_t tid; /* the busiest of its threads */
+	unsigned n;  /* threads that did IO this interval */
+	double rkb_s, wkb_s;
 };
 
 struct nic_irq_metrics {
@@ -112,6 +123,11 @@ struct workload_metrics {
 	size_t g_by_io[PROC_TOP_N], ng_by_io;
 	size_t g_by_delay[PROC_TOP_N], ng_by_delay;
 	size_t g_by_cpu[PROC_TOP_N], ng_by_cpu;
+	/* database servers' threads that did IO, by role, biggest first;
+	 * threads_why: why the servers' threads have no roles or no rows */
+	struct proc_thread_metrics *troles;
+	size_t ntroles, troles_cap;
+	char threads_why[IOT_REASON_MAX];
 	/* the window of the process rates: the seconds between the two scans
 	 * behind them (centiseconds), and samples since the later one (0: the
 	 * rates are of this sample's interval when window_cs equals it) */

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "metrics_proc.h"
-#include "metrics_role.h"
+#include "dbrole.h"
 #include "procwho.h"
 #include "root.h"
 #include "snapshot.h"
@@ -34,7 +34,7 @@ static void pg(const char *cmdline, int want, const char *role, const char *stat
 {
 	char r[PROC_ROLE_MAX], s[PROC_STATE_MAX];
 
-	assert_int_equal(metrics_role_pg_title(cmdline, r, sizeof(r), s, sizeof(s)), want);
+	assert_int_equal(dbrole_pg_title(cmdline, r, sizeof(r), s, sizeof(s)), want);
 	assert_string_equal(r, role);
 	assert_string_equal(s, state);
 }
@@ -68,7 +68,7 @@ static void role_of(const char *comm, const char *cmdline, const char *user, con
 {
 	struct proc_role r;
 
-	metrics_role_of(comm, true, cmdline, user, unit, &r);
+	dbrole_of(comm, true, cmdline, user, unit, &r);
 	assert_string_equal(r.role, want_role);
 	assert_int_equal(r.db != PROC_DB_NONE, want_role[0] != '\0');
 	assert_int_equal(r.claimed, claimed);
@@ -102,7 +102,7 @@ static void test_role_trust(void **state)
 	role_of("mariadbd", "/usr/sbin/mariadbd", "alice", "/user.slice/x.scope", "", false);
 	role_of("fio", "fio --name=x", "root", "/", "", false);
 	/* nothing read: nothing believed */
-	metrics_role_of("postgres", false, "", "", "", &r);
+	dbrole_of("postgres", false, "", "", "", &r);
 	assert_int_equal(r.db, PROC_DB_NONE);
 }
 
@@ -111,13 +111,13 @@ static void test_mysql_threads(void **state)
 	char r[PROC_ROLE_MAX];
 
 	(void)state;
-	assert_int_equal(metrics_role_mysql_thread("ib_pg_flush_co", r, sizeof(r)), 0);
+	assert_int_equal(dbrole_mysql_thread("ib_pg_flush_co", r, sizeof(r)), 0);
 	assert_string_equal(r, "page cleaner");
-	assert_int_equal(metrics_role_mysql_thread("ib_log_writer", r, sizeof(r)), 0);
+	assert_int_equal(dbrole_mysql_thread("ib_log_writer", r, sizeof(r)), 0);
 	assert_string_equal(r, "log writer");
-	assert_int_equal(metrics_role_mysql_thread("ib_io_wr-3", r, sizeof(r)), 0);
+	assert_int_equal(dbrole_mysql_thread("ib_io_wr-3", r, sizeof(r)), 0);
 	assert_string_equal(r, "io writer");
-	assert_int_equal(metrics_role_mysql_thread("mariadbd", r, sizeof(r)), -ENOENT);
+	assert_int_equal(dbrole_mysql_thread("mariadbd", r, sizeof(r)), -ENOENT);
 	assert_string_equal(r, "");
 }
 
@@ -129,7 +129,7 @@ static void unit(const char *cgroup, const char *want)
 	assert_string_equal(out, want);
 }
 
-/* The unit's name only for a service directly in system.slice; any other
+/* The unit's name only for a unit directly in system.slice; any other
  * path whole, so a user's subtree never reads as a system service. */
 static void test_cgroup_unit(void **state)
 {
@@ -138,7 +138,7 @@ static void test_cgroup_unit(void **state)
 	(void)state;
 	unit("0::/system.slice/postgresql@15-main.service\n", "postgresql@15-main.service");
 	unit("0::" DELEGATED "\n", DELEGATED);
-	unit("0::/system.slice/docker-1.scope\n", "/system.slice/docker-1.scope");
+	unit("0::/system.slice/docker-1.scope\n", "docker-1.scope");
 	unit("0::/system.slice/x.service/payload\n", "/system.slice/x.service/payload");
 	unit("0::/\n", "/");
 	unit("4:cpu,cpuacct:/system.slice/mysql.service\n1:name=systemd:/a/b\n", "mysql.service");

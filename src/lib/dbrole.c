@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Database roles (metrics_role.h): titles and thread names into roles, and
+ * Database roles (dbrole.h): titles and thread names into roles, and
  * the rule that decides whether a title is believed. Pure: strings in,
  * strings out; no I/O.
  */
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "metrics_role.h"
+#include "dbrole.h"
 
 /* PostgreSQL's auxiliary processes as their titles begin (postmaster.c,
  * miscinit.c's GetBackendTypeDesc): the longer of two with one prefix first. */
@@ -66,8 +66,8 @@ static void pg_backend_state(const char *s, char *state, size_t state_size)
 	snprintf(state, state_size, "%s", p ? p : "");
 }
 
-int metrics_role_pg_title(const char *cmdline, char *role, size_t role_size, char *state,
-			  size_t state_size)
+int dbrole_pg_title(const char *cmdline, char *role, size_t role_size, char *state,
+		    size_t state_size)
 {
 	static const char prefix[] = "postgres: ";
 	const char *s, *colon;
@@ -107,13 +107,13 @@ static bool unit_is(const char *unit, const char *name)
 	       (unit[n] == '@' && len > n + 9 && strcmp(unit + len - 8, ".service") == 0);
 }
 
-void metrics_role_of(const char *comm, bool has_who, const char *cmdline, const char *user,
-		     const char *unit, struct proc_role *ret)
+void dbrole_of(const char *comm, bool has_who, const char *cmdline, const char *user,
+	       const char *unit, struct proc_role *ret)
 {
 	static const char *const my_units[] = { "mysql", "mysqld", "mariadb" };
 	char role[PROC_ROLE_MAX], state[PROC_STATE_MAX];
-	bool titled = has_who &&
-		      metrics_role_pg_title(cmdline, role, sizeof(role), state, sizeof(state)) == 0;
+	bool titled =
+	    has_who && dbrole_pg_title(cmdline, role, sizeof(role), state, sizeof(state)) == 0;
 
 	memset(ret, 0, sizeof(*ret));
 	if (!has_who)
@@ -139,7 +139,7 @@ void metrics_role_of(const char *comm, bool has_who, const char *cmdline, const 
 	ret->claimed = titled;
 }
 
-int metrics_role_mysql_thread(const char *name, char *role, size_t size)
+int dbrole_mysql_thread(const char *name, char *role, size_t size)
 {
 	static const struct {
 		const char *prefix, *role;
@@ -171,7 +171,7 @@ int metrics_role_mysql_thread(const char *name, char *role, size_t size)
 	return -ENOENT;
 }
 
-const char *metrics_role_db_name(uint8_t db)
+const char *dbrole_db_name(uint8_t db)
 {
 	switch (db) {
 	case PROC_DB_POSTGRES:

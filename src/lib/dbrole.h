@@ -7,8 +7,8 @@
  * be the database's program (comm) and run as the database's user or in its
  * system unit, which an ordinary user cannot forge (doc/json.md, "Roles").
  */
-#ifndef IOTRIAGE_METRICS_ROLE_H
-#define IOTRIAGE_METRICS_ROLE_H
+#ifndef IOTRIAGE_DBROLE_H
+#define IOTRIAGE_DBROLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,8 +41,8 @@ struct proc_role {
  * a backend's state ("idle in transaction", "SELECT"). 0, or -ENOENT when
  * the line is no PostgreSQL title.
  */
-int metrics_role_pg_title(const char *cmdline, char *role, size_t role_size, char *state,
-			  size_t state_size);
+int dbrole_pg_title(const char *cmdline, char *role, size_t role_size, char *state,
+		    size_t state_size);
 
 /*
  * The role of a process from comm, the command line, its user and unit
@@ -53,8 +53,8 @@ int metrics_role_pg_title(const char *cmdline, char *role, size_t role_size, cha
  * user "mysql" or unit "mysql.service", "mysqld.service", "mariadb.service"
  * (role "server"). A title claiming a role otherwise sets only claimed.
  */
-void metrics_role_of(const char *comm, bool has_who, const char *cmdline, const char *user,
-		     const char *unit, struct proc_role *ret);
+void dbrole_of(const char *comm, bool has_who, const char *cmdline, const char *user,
+	       const char *unit, struct proc_role *ret);
 
 /*
  * The role of a MySQL 8 thread from its name (/proc/PID/task/TID/comm):
@@ -62,9 +62,9 @@ void metrics_role_of(const char *comm, bool has_who, const char *cmdline, const 
  * "ib_io_wr-3" -> "io writer" ... into role. 0, or -ENOENT (no InnoDB or
  * server thread name known).
  */
-int metrics_role_mysql_thread(const char *name, char *role, size_t size);
+int dbrole_mysql_thread(const char *name, char *role, size_t size);
 
 /* "pg", "mysql", "mariadb", or "" for PROC_DB_NONE. */
-const char *metrics_role_db_name(uint8_t db);
+const char *dbrole_db_name(uint8_t db);
 
 #endif
