@@ -460,7 +460,8 @@ static void draw_footer(struct ui *ui, int y)
 	if (ui->editing) {
 		char buf[128];
 
-		snprintf(buf, sizeof(buf), "filter %s: %s_", panels[ui->focus]->name, ui->edit);
+		snprintf(buf, sizeof(buf), "filter %s: %s_",
+			 ui->edit_procs ? "processes" : panels[ui->focus]->name, ui->edit);
 		if (ui->jumping) /* b */
 			snprintf(buf, sizeof(buf),
 				 "jump to (YYYY-MM-DD HH:MM[:SS], HH:MM, -15m): %s_", ui->edit);
@@ -772,19 +773,21 @@ static unsigned key_jump(struct ui *ui, int ch)
 static unsigned key_edit(struct ui *ui, int ch)
 {
 	struct panel *p = &ui->panels[ui->focus];
+	char *filter = ui->edit_procs ? ui->procs.filter : p->filter;
+	size_t filter_size = ui->edit_procs ? sizeof(ui->procs.filter) : sizeof(p->filter);
 
 	if (ui->jumping)
 		return key_jump(ui, ch);
 
 	switch (ch) {
 	case 27: /* Esc: clear */
-		p->filter[0] = '\0';
-		ui->editing = false;
+		filter[0] = '\0';
+		ui->editing = ui->edit_procs = false;
 		return UI_REDRAW;
 	case '\n':
 	case '\r':
 	case KEY_ENTER:
-		ui->editing = false;
+		ui->editing = ui->edit_procs = false;
 		return UI_REDRAW;
 	case KEY_BACKSPACE:
 	case 127:
@@ -800,8 +803,11 @@ static unsigned key_edit(struct ui *ui, int ch)
 		break;
 	}
 	/* the filter applies while typing, as htop's does */
-	snprintf(p->filter, sizeof(p->filter), "%s", ui->edit);
-	p->top = 0;
+	snprintf(filter, filter_size, "%s", ui->edit);
+	if (ui->edit_procs)
+		ui->procs.scroll.top = 0;
+	else
+		p->top = 0;
 	return UI_REDRAW;
 }
 

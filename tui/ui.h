@@ -95,6 +95,8 @@ struct scroll {
 struct procs_panel {
 	bool open;
 	struct scroll scroll;
+	char filter[64]; /* the processes view's '/': rows whose command, role, user
+			  * or unit hold it (any case); "" all */
 };
 
 /* The turbostat sources view (view_turbo.c): it replaces the tables while open. */
@@ -145,8 +147,9 @@ struct ui {
 	bool paused;
 	bool help;
 	int help_top;
-	bool editing; /* '/' typed: keys go to the filter line */
-	bool jumping; /* replay's 'b' typed: the edit line is a time to jump to */
+	bool editing;	 /* '/' typed: keys go to the filter line */
+	bool jumping;	 /* replay's 'b' typed: the edit line is a time to jump to */
+	bool edit_procs; /* the edit line is the processes view's filter */
 	char edit[64];
 	size_t edit_len;
 	bool color;

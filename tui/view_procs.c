@@ -116,6 +116,17 @@ static const char *command(const struct model_proc *p, char *buf, size_t size)
 	return p->cmdline[0] ? p->cmdline : p->comm[0] ? p->comm : "?";
 }
 
+/* The view's '/' filter holds in the row's command (its role first), user
+ * or unit, in any case. */
+static bool shown(const struct ui *ui, const struct model_proc *p)
+{
+	const char *f = ui->procs.filter;
+	char cmd[320];
+
+	return !f[0] || strcasestr(command(p, cmd, sizeof(cmd)), f) || strcasestr(p->comm, f) ||
+	       strcasestr(p->user, f) || strcasestr(p->unit, f);
+}
+
 static void row(struct draw_text *o, const struct model_proc *p, bool delay, struct proc_cols c)
 {
 	char d[32] = "", cpu[16] = "     -", cmd[320];
@@ -136,7 +147,8 @@ static void row(struct draw_text *o, const struct model_proc *p, bool delay, str
 }
 
 /* The busiest on CPU (pidstat -u), IO or not: the culprit of a CPU finding. */
-static void cpu_table(struct draw_text *o, const struct model_procs *p, int width)
+static void cpu_table(struct draw_text *o, const struct ui *ui, const struct model_procs *p,
+		      int width)
 {
 	int cmd_w = width - 8 - 1 - 8 - 1 - 3 * 7 - 1 - PROC_UNIT_COL - 1;
 
@@ -155,6 +167,9 @@ static void cpu_table(struct draw_text *o, const struct model_procs *p, int widt
 	for (size_t i = 0; i < p->ncpu; i++) {
 		const struct model_proc *q = &p->top_cpu[i];
 		char cmd[320];
+
+		if (!shown(ui, q))
+			continue;
 
 		draw_text_printf(o, 0, "%-8d %-8.8s %6.1f %6.1f %6.1f %-*.*s %.*s", q->pid,
 				 q->user[0] ? q->user : "-", q->cpu_pct, q->usr_pct, q->sys_pct,
@@ -227,6 +242,11 @@ static void procs_draw(struct ui *ui, struct rect r)
 			      "> Processes (top %zu by IO of %llu read)  sort: kB_rd/s+kB_wr/s",
 			      p->nio, (unsigned long long)p->count);
 		sources_line(&o, ui);
+		if (ui->procs.filter[0])
+			draw_text_printf(
+			    &o, ui_attr(ui, PAIR_WARN),
+			    "filter: rows holding '%s' (/ to change, Esc in it to clear)",
+			    ui->procs.filter);
 		if (!p->has_rows) {
 			draw_text_printf(&o, A_DIM, "waiting for a second sample...");
 		} else if (p->nio == 0) {
@@ -234,7 +254,8 @@ static void procs_draw(struct ui *ui, struct rect r)
 		} else {
 			header(&o, delay, cols);
 			for (size_t i = 0; i < p->nio; i++)
-				row(&o, &p->top_io[i], delay, cols);
+				if (shown(ui, &p->top_io[i]))
+					row(&o, &p->top_io[i], delay, cols);
 		}
 		if (p->has_rows)
 			draw_text_printf(
@@ -249,9 +270,10 @@ static void procs_draw(struct ui *ui, struct rect r)
 			    "on block IO, iotop's IO>)");
 			header(&o, true, dcols);
 			for (size_t i = 0; i < p->ndelay; i++)
-				row(&o, &p->top_delay[i], true, dcols);
+				if (shown(ui, &p->top_delay[i]))
+					row(&o, &p->top_delay[i], true, dcols);
 		}
-		cpu_table(&o, p, r.w);
+		cpu_table(&o, ui, p, r.w);
 	}
 	pressure(&o, ui);
 	/* scrolled past the end after the list shrank: from the last full page */
@@ -265,6 +287,11 @@ static unsigned procs_key(struct ui *ui, int ch)
 	case 27: /* Esc */
 		ui->procs.open = false;
 		ui->procs.scroll.top = 0;
+		return UI_REDRAW;
+	case '/': /* a filter of its own: "/checkp" keeps the checkpointer's rows */
+		ui->editing = ui->edit_procs = true;
+		snprintf(ui->edit, sizeof(ui->edit), "%s", ui->procs.filter);
+		ui->edit_len = strlen(ui->edit);
 		return UI_REDRAW;
 	case 'f': /* the findings panel, the turbostat or cgroups view instead */
 	case 't':
@@ -281,7 +308,8 @@ static void procs_open(struct ui *ui)
 
 static const char *const procs_help[][2] = {
 	{ "p", "the processes view: who does the storage IO, biggest kB_rd/s + kB_wr/s first, "
-	       "with the IO pressure (p or Esc returns; arrows scroll)" },
+	       "a database role first in COMMAND (pg checkpointer), with the IO pressure (p or "
+	       "Esc returns; arrows scroll; / filters by command, role, user or unit)" },
 	{ NULL, NULL },
 };
 
