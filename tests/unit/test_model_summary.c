@@ -208,6 +208,17 @@ static void test_healthy_and_waiting(void **state)
 	model_summary_get(&m, &s);
 	assert_int_equal(s.level, MODEL_SUM_OK);
 	assert_string_equal(s.word, "OK");
+	/* no finding while tasks still wait on io (a disk just calmed down):
+	 * not OK, and the pressure said */
+	load(&m,
+	     "\"findings\":[],\"suggestions\":[],\"pressure\":{\"io\":{\"some\":{"
+	     "\"avg10\":9.1,\"total\":5,\"stall%\":31.0},\"full\":{\"avg10\":8.0,\"total\":4,"
+	     "\"stall%\":29.8}}},",
+	     true);
+	model_summary_get(&m, &s);
+	assert_int_equal(s.level, MODEL_SUM_INFO);
+	assert_string_equal(s.word, "WAIT");
+	assert_non_null(strstr(s.text, "PSI io full 29.8%"));
 	/* a finding measured once, not shown yet: judging, not OK */
 	load(&m, "\"findings\":[],\"suggestions\":[],\"findings_rising\":1,", true);
 	model_summary_get(&m, &s);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advise.h"
 #include "model.h"
 #include "model_summary.h"
 
@@ -95,6 +96,26 @@ static const struct model_cpu *cpu_named(const struct model *m, const char *subj
 	return NULL;
 }
 
+/* The host's pressure this interval past the advisor's thresholds, in
+ * words ("PSI io full 29.8%"); false when nothing waits or it is unknown. */
+static bool still_waits(const struct model *m, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (int r = MP_IO; r <= MP_CPU; r++) {
+		const struct model_psi *p = &m->sections.psi[r];
+		double some = p->some.has_stall ? p->some.stall_pct : -1;
+		double full = p->full.has_stall ? p->full.stall_pct : -1;
+		size_t n = strlen(buf);
+
+		if (!p->present || !advise_psi_hurts_pct(some, full))
+			continue;
+		snprintf(buf + n, size - n, "%sPSI %s %s %.1f%%", n ? ", " : "", model_psi_names[r],
+			 full >= ADV_PSI_FULL_CRIT ? "full" : "some",
+			 full >= ADV_PSI_FULL_CRIT ? full : some);
+	}
+	return buf[0] != '\0';
+}
+
 void model_summary_get(const struct model *m, struct model_summary *ret)
 {
 	static const char *const words[] = { "INFO", "WARN", "CRIT" };
@@ -137,6 +158,16 @@ void model_summary_get(const struct model *m, struct model_summary *ret)
 		snprintf(s.text, sizeof(s.text),
 			 "judging: %u finding%s rising (shown once it stands 2 samples)", a->rising,
 			 a->rising == 1 ? "" : "s");
+		*ret = s;
+		return;
+	}
+	if (!worst && still_waits(m, what, sizeof(what))) {
+		/* no finding yet (or none any more) while the workload still waits:
+		 * not "OK" (a disk that just calmed down, a stall without a cause
+		 * the advisor can name) */
+		s.level = MODEL_SUM_INFO;
+		snprintf(s.word, sizeof(s.word), "WAIT");
+		snprintf(s.text, sizeof(s.text), "no finding, but tasks still wait: %s", what);
 		*ret = s;
 		return;
 	}
