@@ -600,6 +600,9 @@ static void pack_procs(const struct proc_table *t, struct strbuf *o)
 			sb_putc(o, '=');
 			w_s(o, p->unit);
 		}
+		/* run-queue wait (appended later) */
+		w_u(o, p->has_sched);
+		w_u(o, p->runq_ns);
 		w_end(o, k);
 	}
 	rec_close(o, at);
@@ -682,6 +685,8 @@ static int unpack_procs(struct rec_text *r, struct proc_table *t)
 			r_text(r, p->cmdline, sizeof(p->cmdline));
 			r_text(r, p->unit, sizeof(p->unit));
 		}
+		p->has_sched = r_b(r);
+		p->runq_ns = rec_text_u(r);
 	}
 	return r->bad ? -EBADMSG : 0;
 }

@@ -167,6 +167,9 @@ static unsigned copy_files(const struct root *r, int dfd, const struct workload_
 		 * for processes that moved between two scans, not captured */
 		snprintf(rel, sizeof(rel), "proc/%d/stat", s->procs.rows[i].pid);
 		files += (unsigned)copy_file(r, dfd, rel, &pf);
+		snprintf(rel, sizeof(rel), "proc/%d/schedstat", s->procs.rows[i].pid);
+		if (s->procs.rows[i].has_sched)
+			files += (unsigned)copy_file(r, dfd, rel, &pf);
 	}
 	/* the cgroup hierarchy: its top's controllers (and the v2 tree's, whose
 	 * pressure files a hybrid host's rows carry), each cgroup's files */

@@ -93,6 +93,8 @@ static void proc_row(struct strbuf *sb, const struct proc_metrics *p)
 		kv(sb, "usr_pct", p->usr_pct);
 		kv(sb, "sys_pct", p->sys_pct);
 	}
+	if (p->has_runq)
+		kv(sb, "runq_pct", p->runq_pct);
 	if (p->has_who) {
 		kvu(sb, "uid", p->uid);
 		sb_json_key(sb, "user");
@@ -171,6 +173,12 @@ static void encode_procs(struct strbuf *sb, const struct workload_raw *x,
 		sb_putc(sb, '[');
 		for (size_t i = 0; i < em->nby_cpu; i++)
 			proc_row(sb, &em->procs[em->by_cpu[i]]);
+		close_obj(sb, ']');
+		sb_putc(sb, ',');
+		sb_json_key(sb, "top_runq");
+		sb_putc(sb, '[');
+		for (size_t i = 0; i < em->nby_runq; i++)
+			proc_row(sb, &em->procs[em->by_runq[i]]);
 		close_obj(sb, ']');
 		sb_putc(sb, ',');
 	}
