@@ -2,7 +2,7 @@
 /*
  * suggest, apply, undo: the advisor on the command line. Measures an
  * interval (live, or from recorded trees), reads the topology, prints the
- * findings and suggestions; apply/undo write through src/advise/apply.c, embedded
+ * findings and suggestions; apply/undo write through src/act/apply.c, embedded
  * as root.
  */
 #include <errno.h>
