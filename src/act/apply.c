@@ -908,7 +908,7 @@ int apply_by_id(const char *root_dir, const char *state_dir, const struct snapsh
 	}
 	e = topology_collect(&r, &t);
 	if (e == 0) {
-		e = advise_compute(cur, m, &t, &adv);
+		e = advise_run(&(struct advise_input){ .cur = cur, .m = m, .t = &t }, &adv);
 		topology_free(&t);
 	}
 	if (e < 0) {

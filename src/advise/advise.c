@@ -2466,16 +2466,12 @@ static double kind_harm(enum finding_kind k)
 	}
 }
 
-int advise_compute(const struct snapshot *cur, const struct metrics *m, const struct topology *t,
-		   struct advice *ret)
+int advise_run(const struct advise_input *in, struct advice *ret)
 {
-	return advise_compute_trace(cur, m, NULL, t, ret);
-}
-
-int advise_compute_trace(const struct snapshot *cur, const struct metrics *m,
-			 const struct trace_metrics *tm, const struct topology *t,
-			 struct advice *ret)
-{
+	const struct snapshot *cur = in->cur;
+	const struct metrics *m = in->m;
+	const struct trace_metrics *tm = in->trace;
+	const struct topology *t = in->t;
 	struct advice a = { 0 };
 	struct ctx c = { .cur = cur, .m = m, .t = t, .a = &a, .tm = tm };
 	bool hot = false;
