@@ -67,5 +67,11 @@ for f in src/*.c; do
 	echo "layering: $f sits outside the stage folders"
 	bad=$((bad + 1))
 done
-echo "layering: $checked includes checked, $bad pointing up"
+# the stages doc/map.md maps: each file there with its job
+for f in src/advise/*.[ch] src/act/*.[ch]; do
+	grep -q "^| \`$f\` |" doc/map.md && continue
+	echo "layering: $f has no line in doc/map.md"
+	bad=$((bad + 1))
+done
+echo "layering: $checked includes checked, $bad pointing up or unmapped"
 [ "$bad" -eq 0 ]
