@@ -887,6 +887,28 @@ static bool writes_match(const struct suggestion *s, const struct advise_action 
 	return true;
 }
 
+/* root_open() of root_dir ("/" when NULL), its failure said in res. */
+static int root_open_said(const char *root_dir, struct root *r, struct apply_result *res)
+{
+	int e = root_open(root_dir, r);
+
+	if (e < 0)
+		snprintf(res->message, sizeof(res->message), "%s: %s", root_dir ? root_dir : "/",
+			 strerror(-e));
+	return e;
+}
+
+/* apply_state_open(), its failure said in res. */
+static int state_open_said(const struct root *r, const char *state_dir, struct apply_result *res)
+{
+	char why[600];
+	int fd = apply_state_open(r, state_dir, why, sizeof(why));
+
+	if (fd < 0)
+		snprintf(res->message, sizeof(res->message), "undo journal directory: %s", why);
+	return fd;
+}
+
 int apply_by_id(const char *root_dir, const char *state_dir, const struct snapshot *cur,
 		const struct metrics *m, const char *id, const struct advise_action *expect,
 		size_t nexpect, struct apply_result *ret)
@@ -896,13 +918,10 @@ int apply_by_id(const char *root_dir, const char *state_dir, const struct snapsh
 	const struct suggestion *s;
 	struct topology t;
 	struct root r;
-	char why[600];
 	int e, fd;
 
-	e = root_open(root_dir, &r);
+	e = root_open_said(root_dir, &r, &res);
 	if (e < 0) {
-		snprintf(res.message, sizeof(res.message), "%s: %s", root_dir ? root_dir : "/",
-			 strerror(-e));
 		*ret = res;
 		return e;
 	}
@@ -935,10 +954,9 @@ int apply_by_id(const char *root_dir, const char *state_dir, const struct snapsh
 		sb_free(&now);
 		goto out;
 	}
-	fd = apply_state_open(&r, state_dir, why, sizeof(why));
+	fd = state_open_said(&r, state_dir, &res);
 	if (fd < 0) {
 		e = fd;
-		snprintf(res.message, sizeof(res.message), "undo journal directory: %s", why);
 		goto out;
 	}
 	e = apply_suggestion(&r, fd, s, &res);
@@ -956,20 +974,16 @@ int apply_undo_by_id(const char *root_dir, const char *state_dir, const char *id
 	struct apply_result res = { 0 }, one;
 	char(*ids)[ADV_ID_MAX] = NULL;
 	struct root r;
-	char why[600];
 	int e, fd, n;
 
-	e = root_open(root_dir, &r);
+	e = root_open_said(root_dir, &r, &res);
 	if (e < 0) {
-		snprintf(res.message, sizeof(res.message), "%s: %s", root_dir ? root_dir : "/",
-			 strerror(-e));
 		*ret = res;
 		return e;
 	}
-	fd = apply_state_open(&r, state_dir, why, sizeof(why));
+	fd = state_open_said(&r, state_dir, &res);
 	if (fd < 0) {
 		e = fd;
-		snprintf(res.message, sizeof(res.message), "undo journal directory: %s", why);
 		goto out;
 	}
 	if (id) {

@@ -104,6 +104,7 @@ void proc_label(const struct proc_metrics *p, char *buf, size_t size);
 void proc_short(const struct proc_metrics *p, char *buf, size_t size);
 void io_culprits(const struct ctx *c, struct finding *f, const struct disk_metrics *d);
 void cpu_culprits(const struct ctx *c, struct finding *f);
+void iowait_culprits(const struct ctx *c, struct finding *f);
 
 /* rules_cpu.c */
 int find_hot_cpus(struct ctx *c);
@@ -126,6 +127,9 @@ int suggest_net(struct ctx *c, const struct finding *hot, int cpu, double netrx,
 		char *why, size_t why_size);
 
 /* rules_disk.c */
+int suggest_rq_affinity(struct ctx *c, const struct finding *hot, const struct cpu_metrics *cm,
+			const struct hot_group *g, const struct soft_shares *ss, char *why,
+			size_t why_size);
 int find_disks(struct ctx *c);
 int find_members(struct ctx *c);
 

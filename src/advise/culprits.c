@@ -105,28 +105,52 @@ void io_culprits(const struct ctx *c, struct finding *f, const struct disk_metri
 	}
 }
 
-/* The processes using the most CPU, into f->culprit. */
-void cpu_culprits(const struct ctx *c, struct finding *f)
+/* The first three processes by CPU use, or (io_wait) by the share of time
+ * they waited on IO, into f->culprit, the first into f->who. */
+static void top_procs(const struct ctx *c, bool io_wait, struct finding *f)
 {
 	const struct workload_metrics *x = c->m->workload;
 	char label[ADV_TEXT_MAX];
 	unsigned shown = 0;
+	size_t n;
 
 	if (!x || !x->procs_valid)
 		return;
-	for (size_t k = 0; k < x->nby_cpu && shown < 3; k++) {
-		const struct proc_metrics *p = &x->procs[x->by_cpu[k]];
+	n = io_wait ? x->nby_delay : x->nby_cpu;
+	for (size_t k = 0; k < n && shown < 3; k++) {
+		const struct proc_metrics *p = &x->procs[io_wait ? x->by_delay[k] : x->by_cpu[k]];
 
-		if (p->cpu_pct < 1)
+		if ((io_wait ? p->io_delay : p->cpu_pct) < 1)
 			continue;
-		if (!shown) {
+		if (!shown)
 			proc_short(p, label, sizeof(label));
+		if (!shown && io_wait)
+			str_cat(f->who, sizeof(f->who), "%s pid %d waits %.0f%% on IO", label,
+				p->pid, p->io_delay);
+		else if (!shown)
 			str_cat(f->who, sizeof(f->who), "%s pid %d %%CPU %.0f", label, p->pid,
 				p->cpu_pct);
-		}
 		proc_label(p, label, sizeof(label));
-		str_cat(f->culprit, sizeof(f->culprit), "%s%s %%CPU %.0f (usr %.0f sys %.0f)",
-			shown ? "; " : "", label, p->cpu_pct, p->usr_pct, p->sys_pct);
+		if (io_wait)
+			str_cat(f->culprit, sizeof(f->culprit),
+				"%s%s waits %.0f%% of the time on IO", shown ? "; " : "", label,
+				p->io_delay);
+		else
+			str_cat(f->culprit, sizeof(f->culprit),
+				"%s%s %%CPU %.0f (usr %.0f sys %.0f)", shown ? "; " : "", label,
+				p->cpu_pct, p->usr_pct, p->sys_pct);
 		shown++;
 	}
+}
+
+/* The processes using the most CPU, into f->culprit. */
+void cpu_culprits(const struct ctx *c, struct finding *f)
+{
+	top_procs(c, false, f);
+}
+
+/* The processes that wait the most on IO, into f->culprit. */
+void iowait_culprits(const struct ctx *c, struct finding *f)
+{
+	top_procs(c, true, f);
 }

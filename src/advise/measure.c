@@ -96,10 +96,7 @@ const struct trace_disk_metrics *trace_disk(const struct ctx *c, const char *nam
 
 int rate_col(const struct rate_table *rt, int cpu)
 {
-	for (size_t k = 0; k < rt->ncpu; k++)
-		if (rt->cpu_ids[k] == cpu)
-			return (int)k;
-	return -1;
+	return cpu_ids_col(rt->cpu_ids, rt->ncpu, cpu);
 }
 
 const struct irq_row *rate_irq_row(const struct ctx *c, const struct rate_row *rr)

@@ -478,6 +478,17 @@ static void cpu_split(const struct cpu_metrics *a, char *buf, size_t size)
 		 a->usr, a->nice, a->sys, a->iowait, a->irq + a->soft, a->steal, a->idle);
 }
 
+/* A finding of the CPUs as a whole, weighed by harm: NULL on -ENOMEM. */
+static struct finding *harmed_finding(struct ctx *c, enum finding_kind kind,
+				      enum advise_severity sev, const char *subject, double harm)
+{
+	struct finding *f = add_finding(c->a, kind, sev, subject);
+
+	if (f)
+		f->harm = harm;
+	return f;
+}
+
 /*
  * Every CPU busy (not idle, not waiting on IO) and tasks waiting for one:
  * cpu_saturated, critical under cpu pressure; a hypervisor taking the time:
@@ -498,11 +509,11 @@ int find_cpus(struct ctx *c)
 	cpu_split(a, split, sizeof(split));
 	psi_text(c, PSI_CPU, psi, sizeof(psi));
 	if (busy >= ADV_CPU_BUSY && (some < 0 || some >= ADV_CPU_PSI)) {
-		f = add_finding(c->a, FIND_CPU_SATURATED,
-				psi_hurts(c, PSI_CPU) ? ADV_CRITICAL : ADV_WARNING, "cpus");
+		f = harmed_finding(c, FIND_CPU_SATURATED,
+				   psi_hurts(c, PSI_CPU) ? ADV_CRITICAL : ADV_WARNING, "cpus",
+				   150 + (some > 0 ? some : 0));
 		if (!f)
 			return -ENOMEM;
-		f->harm = 150 + (some > 0 ? some : 0);
 		snprintf(f->reason, sizeof(f->reason),
 			 "all %zu CPUs %.0f%% busy (%s), %s: runnable tasks wait for a CPU",
 			 c->m->ncpu, busy, split, psi);
@@ -523,13 +534,13 @@ int find_cpus(struct ctx *c)
 		    "(systemctl set-property UNIT CPUQuota=50%%), or add CPUs.");
 	}
 	if (a->steal >= ADV_STEAL_PCT) {
-		f = add_finding(c->a, FIND_STEAL,
-				a->steal >= ADV_STEAL_CRIT && psi_hurts(c, PSI_CPU) ? ADV_CRITICAL
-										    : ADV_WARNING,
-				"cpus");
+		f = harmed_finding(c, FIND_STEAL,
+				   a->steal >= ADV_STEAL_CRIT && psi_hurts(c, PSI_CPU)
+				       ? ADV_CRITICAL
+				       : ADV_WARNING,
+				   "cpus", 120 + a->steal);
 		if (!f)
 			return -ENOMEM;
-		f->harm = 120 + a->steal;
 		snprintf(f->reason, sizeof(f->reason),
 			 "%%steal %.1f: the hypervisor ran other guests on this VM's CPUs for "
 			 "%.0f%% of the time (%s)",
@@ -546,11 +557,9 @@ int find_cpus(struct ctx *c)
 int find_iowait(struct ctx *c)
 {
 	const struct cpu_metrics *a = &c->m->all;
-	const struct workload_metrics *x = c->m->workload;
 	double some = psi_some(c, PSI_IO);
-	char psi[64], label[ADV_TEXT_MAX];
+	char psi[64];
 	struct finding *f;
-	unsigned shown = 0;
 
 	if (!c->m->cpu_valid || !a->valid || a->iowait < ADV_IOWAIT_PCT)
 		return 0;
@@ -561,10 +570,10 @@ int find_iowait(struct ctx *c)
 		    c->a->findings[i].kind == FIND_DISK_SLOW)
 			return 0;
 	psi_text(c, PSI_IO, psi, sizeof(psi));
-	f = add_finding(c->a, FIND_IOWAIT, psi_hurts(c, PSI_IO) ? ADV_CRITICAL : ADV_WARNING, "io");
+	f = harmed_finding(c, FIND_IOWAIT, psi_hurts(c, PSI_IO) ? ADV_CRITICAL : ADV_WARNING, "io",
+			   90 + a->iowait);
 	if (!f)
 		return -ENOMEM;
-	f->harm = 90 + a->iowait;
 	snprintf(f->reason, sizeof(f->reason),
 		 "%%iowait %.1f, %s, while no local disk is saturated or slow: tasks wait on IO "
 		 "that the disk counters do not show",
@@ -574,22 +583,6 @@ int find_iowait(struct ctx *c)
 		 "cgroup's io.max or blkio throttle, the dirty page cache throttling writers "
 		 "(see writeback), swap-in, or a device whose queue/iostats is 0. No "
 		 "suggestion: the cause is outside the disks measured here. ");
-	if (!x || !x->procs_valid)
-		return 0;
-	for (size_t k = 0; k < x->nby_delay && shown < 3; k++) {
-		const struct proc_metrics *p = &x->procs[x->by_delay[k]];
-
-		if (p->io_delay < 1)
-			continue;
-		if (!shown) {
-			proc_short(p, label, sizeof(label));
-			str_cat(f->who, sizeof(f->who), "%s pid %d waits %.0f%% on IO", label,
-				p->pid, p->io_delay);
-		}
-		proc_label(p, label, sizeof(label));
-		str_cat(f->culprit, sizeof(f->culprit), "%s%s waits %.0f%% of the time on IO",
-			shown ? "; " : "", label, p->io_delay);
-		shown++;
-	}
+	iowait_culprits(c, f);
 	return 0;
 }

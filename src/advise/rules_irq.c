@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * IRQ suggestions for a hot core: spread a device's vectors, or for a lone
- * vector rq_affinity=2 and a move to the quietest CPU; the kernel-managed
- * IRQs finding and the irqbalance notes.
+ * vector a move to the quietest CPU (and rq_affinity=2 for the disks behind
+ * it, from rules_disk.c); the kernel-managed IRQs finding and the
+ * irqbalance notes.
  */
 #include "advise_int.h"
 
@@ -102,17 +103,160 @@ static int managed_finding(struct ctx *c, int cpu, const struct hot_group *g, un
 	return 0;
 }
 
+/* Adds to s the write that moves IRQ ti to cpu: NULL on -ENOMEM. */
+static struct advise_action *irq_move_action(struct suggestion *s, const struct topo_irq *ti,
+					     int cpu)
+{
+	char path[ADV_PATH_MAX], v[16];
+	struct advise_action *ac;
+
+	snprintf(path, sizeof(path), "proc/irq/%u/smp_affinity_list", ti->irq);
+	snprintf(v, sizeof(v), "%d", cpu);
+	ac = add_action(s, path, v, ti->smp_list);
+	if (ac) {
+		ac->is_irq = true;
+		ac->irq = ti->irq;
+	}
+	return ac;
+}
+
+/* One pass over a group's IRQs: the IRQs moved (each one irqbalance must be
+ * kept from) and those left alone. */
+#define SPREAD_IRQS_MAX 128
+struct spread_tally {
+	uint32_t moved[SPREAD_IRQS_MAX], managed[SPREAD_IRQS_MAX];
+	size_t nmoved, nmanaged, nmissing, nmembers, nguessed;
+	bool managed_guessed;
+};
+
+/* Adds to s a write for each movable IRQ of g that is not already where it
+ * goes: one per CPU of targets in turn, or the driver's hint when it is one
+ * of them. */
+static int spread_actions(struct ctx *c, struct suggestion *s, const struct hot_group *g,
+			  const struct cpuset *targets, struct spread_tally *tl)
+{
+	const struct topology *t = c->t;
+	int next = cpuset_next(targets, 0);
+
+	for (size_t i = 0; i < t->nirqs; i++) {
+		const struct topo_irq *ti = &t->irqs[i];
+		struct cpuset want = { 0 }, hint;
+		char key[IOT_NAME_MAX + 8];
+		int target;
+
+		irq_group_key(c, ti, irq_actions(c, cur_irq_row(c, ti->irq), ti), key, sizeof(key));
+		if (strcmp(key, g->key) != 0)
+			continue;
+		tl->nmembers++;
+		if (ti->managed) {
+			if (tl->nmanaged < SPREAD_IRQS_MAX)
+				tl->managed[tl->nmanaged] = ti->irq;
+			tl->managed_guessed = tl->managed_guessed || !ti->managed_known;
+			tl->nmanaged++;
+			continue;
+		}
+		if (!ti->has_smp) {
+			tl->nmissing++;
+			continue;
+		}
+		if (!ti->managed_known)
+			tl->nguessed++;
+		cpuset_and(&hint, &ti->hint, targets);
+		if (ti->has_hint && !cpuset_empty(&hint)) {
+			target = cpuset_next(&hint, 0); /* the driver's choice wins */
+		} else {
+			target = next;
+			next = cpuset_next(targets, (unsigned)next + 1);
+			if (next < 0)
+				next = cpuset_next(targets, 0);
+		}
+		cpuset_set(&want, (unsigned)target);
+		/* irqbalance would move an unmoved member too: ban every one */
+		if (tl->nmoved < SPREAD_IRQS_MAX)
+			tl->moved[tl->nmoved++] = ti->irq;
+		if (cpuset_equal(&want, &ti->smp_affinity))
+			continue;
+		if (!irq_move_action(s, ti, target))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The IRQs of g left alone, and why, in note. */
+static void spread_left_alone(const struct topology *t, const struct hot_group *g,
+			      const struct spread_tally *tl, char *note, size_t size)
+{
+	if (tl->nmanaged) {
+		str_cat(note, size, "left alone (kernel-managed%s): IRQ",
+			tl->managed_guessed ? ", guessed from the driver" : "");
+		for (size_t i = 0; i < tl->nmanaged && i < SPREAD_IRQS_MAX; i++)
+			str_cat(note, size, " %u", tl->managed[i]);
+		str_cat(note, size, ". ");
+	}
+	if (tl->nguessed)
+		str_cat(
+		    note, size,
+		    "Managed or not is guessed: /sys/kernel/debug/irq/irqs/N is not readable "
+		    "(debugfs not mounted, or not root) and driver %s is not known to let the "
+		    "kernel manage these vectors; if a write fails with EIO, it does, and apply "
+		    "restores what it wrote. ",
+		    g->dev >= 0 && t->devs[g->dev].driver[0] ? t->devs[g->dev].driver
+							     : "(unknown)");
+	if (tl->nmissing)
+		str_cat(note, size, "%zu IRQs without /proc/irq/N/smp_affinity_list left alone. ",
+			tl->nmissing);
+}
+
+/* Nothing to spread (already spread, or all managed or unreadable): the
+ * managed IRQs finding, or why there is no suggestion. */
+static int spread_nothing(struct ctx *c, int cpu, const struct hot_group *g,
+			  const struct spread_tally *tl, char *why, size_t why_size)
+{
+	if (g->nmanaged_hot)
+		return managed_finding(c, cpu, g, g->nmanaged_hot, g->managed_why) < 0 ? -ENOMEM
+										       : 0;
+	if (tl->nmembers == 0 || tl->nmissing)
+		str_cat(why, why_size,
+			"no suggestion for %s: its IRQs' /proc/irq/N/smp_affinity_list cannot "
+			"be read (container, old kernel or no permission), so no command "
+			"could be applied or undone. ",
+			g->label);
+	else
+		str_cat(why, why_size, "no suggestion for %s: already spread. ", g->label);
+	return 0;
+}
+
+/* The spread's reason and effect: g's rate on cpu shared over the targets. */
+static void spread_text(struct suggestion *s, const struct hot_group *g, int cpu, double cpu_intr,
+			double cpu_load, const struct cpuset *targets, unsigned movable)
+{
+	double share = cpu_intr > 0 ? g->rate / cpu_intr : 0;
+	unsigned k = cpuset_count(targets);
+	unsigned spread = k < movable ? k : movable;
+	char list[TOPO_LIST_MAX];
+
+	cpuset_format_list(targets, list, sizeof(list));
+	snprintf(s->reason, sizeof(s->reason),
+		 "%u IRQs of %s put %.0f interrupts/s (%.1f%% of %.0f/s) on cpu%d "
+		 "(%%irq+%%soft %.1f%%); spread them one per CPU over %s",
+		 g->nirqs, g->label, g->rate, share * 100, cpu_intr, cpu, cpu_load, list);
+	snprintf(s->effect, sizeof(s->effect),
+		 "about %.0f interrupts/s per CPU on %u CPUs instead of %.0f/s on cpu%d; "
+		 "%%irq+%%soft of cpu%d should fall from %.1f%% toward %.1f%%",
+		 g->rate / spread, spread, g->rate, cpu, cpu, cpu_load,
+		 cpu_load * (1 - share) + cpu_load * share / spread);
+}
+
+/* g's IRQs, two or more, spread one per usable CPU of the device's node;
+ * else why not in *why (or the managed IRQs finding). */
 int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, double cpu_intr,
 		   double cpu_load, const struct hot_group *g, char *why, size_t why_size)
 {
 	const struct topology *t = c->t;
+	struct spread_tally tl = { 0 };
+	char note[2 * ADV_TEXT_MAX] = "", id[ADV_ID_MAX];
 	struct cpuset targets;
-	uint32_t moved[128], managed[128];
-	size_t nmoved = 0, nmanaged = 0, nmissing = 0, nmembers = 0, nguessed = 0;
-	bool managed_guessed = false;
-	char note[2 * ADV_TEXT_MAX] = "", id[ADV_ID_MAX], buf[64], managed_why[96] = "";
 	struct suggestion *s;
-	int next;
 
 	if (g->nirqs < 2)
 		return g->nmanaged_hot ? managed_finding(c, cpu, g, g->nmanaged_hot, g->managed_why)
@@ -133,117 +277,17 @@ int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, double cpu
 	}
 	fmt(id, sizeof(id), "irq-spread-%s", g->label);
 	s = add_suggestion(c->a, id, hot->severity, hot->id);
-	if (!s)
+	if (!s || spread_actions(c, s, g, &targets, &tl) < 0)
 		return -ENOMEM;
-	next = cpuset_next(&targets, 0);
-	for (size_t i = 0; i < t->nirqs; i++) {
-		const struct topo_irq *ti = &t->irqs[i];
-		struct cpuset want = { 0 }, hint;
-		char key[IOT_NAME_MAX + 8], path[64];
-		int target;
-
-		irq_group_key(c, ti, irq_actions(c, cur_irq_row(c, ti->irq), ti), key, sizeof(key));
-		if (strcmp(key, g->key) != 0)
-			continue;
-		nmembers++;
-		if (ti->managed) {
-			if (nmanaged < 128)
-				managed[nmanaged] = ti->irq;
-			if (!nmanaged)
-				str_copy(managed_why, sizeof(managed_why), ti->managed_why);
-			managed_guessed = managed_guessed || !ti->managed_known;
-			nmanaged++;
-			continue;
-		}
-		if (!ti->has_smp) {
-			nmissing++;
-			continue;
-		}
-		if (!ti->managed_known)
-			nguessed++;
-		cpuset_and(&hint, &ti->hint, &targets);
-		if (ti->has_hint && !cpuset_empty(&hint)) {
-			target = cpuset_next(&hint, 0); /* the driver's choice wins */
-		} else {
-			target = next;
-			next = cpuset_next(&targets, (unsigned)next + 1);
-			if (next < 0)
-				next = cpuset_next(&targets, 0);
-		}
-		cpuset_set(&want, (unsigned)target);
-		/* irqbalance would move an unmoved member too: ban every one */
-		if (nmoved < 128)
-			moved[nmoved++] = ti->irq;
-		if (cpuset_equal(&want, &ti->smp_affinity))
-			continue;
-		snprintf(path, sizeof(path), "proc/irq/%u/smp_affinity_list", ti->irq);
-		snprintf(buf, sizeof(buf), "%d", target);
-		{
-			struct advise_action *ac = add_action(s, path, buf, ti->smp_list);
-
-			if (!ac)
-				return -ENOMEM;
-			ac->is_irq = true;
-			ac->irq = ti->irq;
-		}
-	}
-	if (nmanaged) {
-		str_cat(note, sizeof(note), "left alone (kernel-managed%s): IRQ",
-			managed_guessed ? ", guessed from the driver" : "");
-		for (size_t i = 0; i < nmanaged && i < 128; i++)
-			str_cat(note, sizeof(note), " %u", managed[i]);
-		str_cat(note, sizeof(note), ". ");
-	}
-	if (nguessed)
-		str_cat(
-		    note, sizeof(note),
-		    "Managed or not is guessed: /sys/kernel/debug/irq/irqs/N is not readable "
-		    "(debugfs not mounted, or not root) and driver %s is not known to let the "
-		    "kernel manage these vectors; if a write fails with EIO, it does, and apply "
-		    "restores what it wrote. ",
-		    g->dev >= 0 && t->devs[g->dev].driver[0] ? t->devs[g->dev].driver
-							     : "(unknown)");
-	if (nmissing)
-		str_cat(note, sizeof(note),
-			"%zu IRQs without /proc/irq/N/smp_affinity_list left alone. ", nmissing);
-	if (s->nactions == 0 || nmembers - nmanaged - nmissing < 2) {
-		/* nothing to spread: already spread, or all managed / unreadable */
+	spread_left_alone(t, g, &tl, note, sizeof(note));
+	if (s->nactions == 0 || tl.nmembers - tl.nmanaged - tl.nmissing < 2) {
 		free(s->actions);
 		c->a->nsuggestions--;
-		if (g->nmanaged_hot) {
-			if (managed_finding(c, cpu, g, g->nmanaged_hot, g->managed_why) < 0)
-				return -ENOMEM;
-		} else if (nmembers == 0 || nmissing) {
-			str_cat(
-			    why, why_size,
-			    "no suggestion for %s: its IRQs' /proc/irq/N/smp_affinity_list cannot "
-			    "be read (container, old kernel or no permission), so no command "
-			    "could be applied or undone. ",
-			    g->label);
-		} else {
-			str_cat(why, why_size, "no suggestion for %s: already spread. ", g->label);
-		}
-		return 0;
+		return spread_nothing(c, cpu, g, &tl, why, why_size);
 	}
-	{
-		double share = cpu_intr > 0 ? g->rate / cpu_intr : 0;
-		unsigned k = cpuset_count(&targets),
-			 movable = (unsigned)(nmembers - nmanaged - nmissing);
-		unsigned spread = k < movable ? k : movable;
-		char list[TOPO_LIST_MAX];
-
-		cpuset_format_list(&targets, list, sizeof(list));
-		snprintf(s->reason, sizeof(s->reason),
-			 "%u IRQs of %s put %.0f interrupts/s (%.1f%% of %.0f/s) on cpu%d "
-			 "(%%irq+%%soft %.1f%%); spread them one per CPU over %s",
-			 g->nirqs, g->label, g->rate, share * 100, cpu_intr, cpu, cpu_load, list);
-		snprintf(s->effect, sizeof(s->effect),
-			 "about %.0f interrupts/s per CPU on %u CPUs instead of %.0f/s on cpu%d; "
-			 "%%irq+%%soft of cpu%d should fall from %.1f%% toward %.1f%%",
-			 g->rate / spread, spread, g->rate, cpu, cpu, cpu_load,
-			 cpu_load * (1 - share) + cpu_load * share / spread);
-	}
-	irqbalance_note(t, moved, nmoved, note, sizeof(note));
+	spread_text(s, g, cpu, cpu_intr, cpu_load, &targets,
+		    (unsigned)(tl.nmembers - tl.nmanaged - tl.nmissing));
+	irqbalance_note(t, tl.moved, tl.nmoved, note, sizeof(note));
 	if (t->irqbalance.running)
 		c->need_irqbalance_finding = true;
 	str_cat(note, sizeof(note), "IRQ affinity does not survive a reboot or a driver reload.");
@@ -301,6 +345,69 @@ static void more_vectors_text(const char *driver, char *buf, size_t size)
 			 driver[0] ? driver : "DRIVER");
 }
 
+/* The lone vector ti of g moved to the quietest usable CPU of its node when
+ * the hot core also runs other work; else why not in *why. */
+static int suggest_irq_move(struct ctx *c, const struct finding *hot, const struct cpu_metrics *cm,
+			    const struct hot_group *g, const struct topo_irq *ti, char *why,
+			    size_t why_size)
+{
+	const struct topology *t = c->t;
+	double other = cm->usr + cm->nice + cm->sys;
+	char id[ADV_ID_MAX];
+	struct suggestion *s;
+	uint32_t moved = g->irq;
+	int to;
+
+	if (!ti || !ti->has_smp || ti->managed) {
+		str_cat(why, why_size, "IRQ %u of %s is not moved: %s. ", g->irq, g->label,
+			!ti	      ? "its /proc/irq entry is unknown"
+			: ti->managed ? "the kernel manages its affinity"
+				      : "its smp_affinity_list cannot be read (no undo value)");
+		return 0;
+	}
+	if (other < ADV_SINGLE_OTHER_PCT) {
+		str_cat(why, why_size,
+			"IRQ %u is not moved: cpu%d runs little else (%%usr+%%nice+%%sys %.1f%%), "
+			"so moving the interrupt would only move the hot spot. ",
+			g->irq, cm->cpu, other);
+		return 0;
+	}
+	if (!t->has_online) {
+		str_cat(why, why_size,
+			"IRQ %u is not moved: /sys/devices/system/cpu/online is missing. ", g->irq);
+		return 0;
+	}
+	to = quietest_cpu(c, g->dev, cm->cpu);
+	if (to < 0) {
+		str_cat(why, why_size, "IRQ %u is not moved: no other usable CPU on its node. ",
+			g->irq);
+		return 0;
+	}
+	fmt(id, sizeof(id), "irq-move-%u", g->irq);
+	s = add_suggestion(c->a, id, hot->severity, hot->id);
+	if (!s)
+		return -ENOMEM;
+	if (!irq_move_action(s, ti, to))
+		return -ENOMEM;
+	snprintf(s->reason, sizeof(s->reason),
+		 "IRQ %u (%s) is the only vector of %s on cpu%d, which also runs "
+		 "%.1f%% %%usr+%%nice+%%sys: move it to cpu%d, the quietest usable "
+		 "CPU of its node",
+		 g->irq, ti->actions[0] ? ti->actions : g->label, g->label, cm->cpu, other, to);
+	snprintf(s->effect, sizeof(s->effect),
+		 "cpu%d keeps its %.1f%% of application work without the %.1f%% of "
+		 "%%irq+%%soft; cpu%d takes the interrupt",
+		 cm->cpu, other, cm->irq + cm->soft, to);
+	s->notes[0] = '\0';
+	irqbalance_note(t, &moved, 1, s->notes, sizeof(s->notes));
+	if (t->irqbalance.running)
+		c->need_irqbalance_finding = true;
+	str_cat(s->notes, sizeof(s->notes),
+		"IRQ affinity does not survive a reboot or a driver reload.");
+	c->irq_suggested = true;
+	return 0;
+}
+
 /*
  * One movable vector of a device loads the hot core: nothing to spread, so
  * (doc/advise.md "irq-single"): rq_affinity=2 for the disks behind the
@@ -317,161 +424,11 @@ int suggest_single(struct ctx *c, const struct finding *hot, const struct cpu_me
 	const struct topology *t = c->t;
 	const struct topo_irq *ti = g->has_irq ? topology_irq(t, g->irq) : NULL;
 	const char *driver = g->dev >= 0 ? t->devs[g->dev].driver : "";
-	double other = cm->usr + cm->nice + cm->sys;
-	char id[ADV_ID_MAX], path[ADV_PATH_MAX], v[16], text[ADV_TEXT_MAX];
-	char remote[ADV_TEXT_MAX] = "", local[ADV_TEXT_MAX] = "";
-	struct suggestion *s = NULL;
-	size_t nblocks = 0, nset = 0;
-	/* measured: BLOCK's share of the core's softirq time, else of its softirqs */
-	double block_pct = 0;
+	char text[ADV_TEXT_MAX];
 
-	if (ss->timed && ss->sum_us > 0)
-		block_pct = ss->block_us / ss->sum_us * 100;
-	else if (!ss->timed && ss->sum > 0)
-		block_pct = ss->block / ss->sum * 100;
-
-	/* completions of the disks behind it */
-	for (size_t i = 0; g->dev >= 0 && i < t->nblocks; i++) {
-		const struct topo_block *b = &t->blocks[i];
-
-		if (b->dev != g->dev)
-			continue;
-		nblocks++;
-		if (b->rq_affinity < 0 || b->rq_affinity >= 2 ||
-		    !device_path(path, sizeof(path), "sys/block/", KNAME_DISK, b->name,
-				 "/queue/rq_affinity"))
-			continue; /* a name the kernel does not give gets no command */
-		if (block_pct < ADV_SINGLE_BLOCK_PCT)
-			continue;
-		/* measured locality: rq_affinity=2 moves only completions that run
-		 * away from their submitter (here, on the hot core) */
-		if (c->block_timed) {
-			const struct trace_disk_metrics *td = trace_disk(c, b->name);
-			double pct = td && td->completed
-					 ? (double)td->remote / (double)td->completed * 100
-					 : 0;
-
-			if (!td || !td->completed) {
-				str_cat(local, sizeof(local), "%s%s (no completion measured)",
-					local[0] ? ", " : "", b->name);
-				continue;
-			}
-			if (pct < ADV_RQ_REMOTE_PCT) {
-				str_cat(local, sizeof(local), "%s%s %.0f%% remote",
-					local[0] ? ", " : "", b->name, pct);
-				continue;
-			}
-			str_cat(remote, sizeof(remote), "%s%s %.0f%% of %" PRIu64,
-				remote[0] ? ", " : "", b->name, pct, td->completed);
-		}
-		if (!s) {
-			fmt(id, sizeof(id), "rq-affinity-%s", g->label);
-			s = add_suggestion(c->a, id, hot->severity, hot->id);
-			if (!s)
-				return -ENOMEM;
-		}
-		snprintf(v, sizeof(v), "%ld", b->rq_affinity);
-		if (!add_action(s, path, "2", v))
-			return -ENOMEM;
-		nset++;
-	}
-	if (s && ss->timed) {
-		snprintf(s->reason, sizeof(s->reason),
-			 "one vector of %s (IRQ %u) takes its completions to cpu%d: BLOCK is "
-			 "%.0f%% of cpu%d's softirq time (%.1f ms/s, measured) and completions "
-			 "run away from the submitting CPU (%s completions, measured); "
-			 "rq_affinity=2 completes each request on the CPU that submitted it",
-			 g->label, g->irq, cm->cpu, block_pct, cm->cpu, ss->block_us / 1000,
-			 remote[0] ? remote : "not traced");
-	} else if (s) {
-		snprintf(s->reason, sizeof(s->reason),
-			 "one vector of %s (IRQ %u) takes its completions to cpu%d: BLOCK softirqs "
-			 "are %.0f%% of cpu%d's (%.0f/s); rq_affinity=2 completes each request "
-			 "on the CPU that submitted it",
-			 g->label, g->irq, cm->cpu, ss->block / ss->sum * 100, cm->cpu, ss->block);
-	}
-	if (s) {
-		snprintf(s->effect, sizeof(s->effect),
-			 "the BLOCK softirq work (%.1f%% of cpu%d in %%soft) moves to the "
-			 "submitting CPUs; the hard interrupt stays on cpu%d",
-			 cm->soft, cm->cpu, cm->cpu);
-		snprintf(s->notes, sizeof(s->notes),
-			 "%zu disk(s) behind %s. Not persistent: use a udev rule "
-			 "(ATTR{queue/rq_affinity}=\"2\").",
-			 nset, g->label);
-	}
-	if (local[0])
-		str_cat(why, why_size,
-			"no rq_affinity=2 for %s: measured, under %.0f%% of the completions ran "
-			"away from the submitting CPU, so it would move nothing. ",
-			local, ADV_RQ_REMOTE_PCT);
-	if (s || local[0]) {
-		/* suggested, or said why above */
-	} else if (nblocks == 0) {
-		str_cat(why, why_size,
-			"no rq_affinity suggestion for %s: no disk is known behind it. ", g->label);
-	} else {
-		str_cat(why, why_size,
-			"no rq_affinity suggestion for %s: its disks already complete on the "
-			"submitting CPU (rq_affinity 2), or BLOCK is under %.0f%% of cpu%d's "
-			"softirqs, or rq_affinity was not read. ",
-			g->label, ADV_SINGLE_BLOCK_PCT, cm->cpu);
-	}
-
-	/* the vector itself, when the core also runs other work */
-	if (!ti || !ti->has_smp || ti->managed) {
-		str_cat(why, why_size, "IRQ %u of %s is not moved: %s. ", g->irq, g->label,
-			!ti	      ? "its /proc/irq entry is unknown"
-			: ti->managed ? "the kernel manages its affinity"
-				      : "its smp_affinity_list cannot be read (no undo value)");
-	} else if (other < ADV_SINGLE_OTHER_PCT) {
-		str_cat(why, why_size,
-			"IRQ %u is not moved: cpu%d runs little else (%%usr+%%nice+%%sys %.1f%%), "
-			"so moving the interrupt would only move the hot spot. ",
-			g->irq, cm->cpu, other);
-	} else if (!t->has_online) {
-		str_cat(why, why_size,
-			"IRQ %u is not moved: /sys/devices/system/cpu/online is missing. ", g->irq);
-	} else {
-		int to = quietest_cpu(c, g->dev, cm->cpu);
-
-		if (to < 0) {
-			str_cat(why, why_size,
-				"IRQ %u is not moved: no other usable CPU on its node. ", g->irq);
-		} else {
-			struct advise_action *ac;
-			uint32_t moved = g->irq;
-
-			fmt(id, sizeof(id), "irq-move-%u", g->irq);
-			s = add_suggestion(c->a, id, hot->severity, hot->id);
-			if (!s)
-				return -ENOMEM;
-			fmt(path, sizeof(path), "proc/irq/%u/smp_affinity_list", g->irq);
-			snprintf(v, sizeof(v), "%d", to);
-			ac = add_action(s, path, v, ti->smp_list);
-			if (!ac)
-				return -ENOMEM;
-			ac->is_irq = true;
-			ac->irq = g->irq;
-			snprintf(s->reason, sizeof(s->reason),
-				 "IRQ %u (%s) is the only vector of %s on cpu%d, which also runs "
-				 "%.1f%% %%usr+%%nice+%%sys: move it to cpu%d, the quietest usable "
-				 "CPU of its node",
-				 g->irq, ti->actions[0] ? ti->actions : g->label, g->label, cm->cpu,
-				 other, to);
-			snprintf(s->effect, sizeof(s->effect),
-				 "cpu%d keeps its %.1f%% of application work without the %.1f%% of "
-				 "%%irq+%%soft; cpu%d takes the interrupt",
-				 cm->cpu, other, cm->irq + cm->soft, to);
-			s->notes[0] = '\0';
-			irqbalance_note(t, &moved, 1, s->notes, sizeof(s->notes));
-			if (t->irqbalance.running)
-				c->need_irqbalance_finding = true;
-			str_cat(s->notes, sizeof(s->notes),
-				"IRQ affinity does not survive a reboot or a driver reload.");
-			c->irq_suggested = true;
-		}
-	}
+	if (suggest_rq_affinity(c, hot, cm, g, ss, why, why_size) < 0 ||
+	    suggest_irq_move(c, hot, cm, g, ti, why, why_size) < 0)
+		return -ENOMEM;
 	more_vectors_text(driver, text, sizeof(text));
 	str_cat(why, why_size, "%s", text);
 	return 0;
