@@ -81,6 +81,33 @@ static const struct suggestion *spread_of(const struct ctx *c, const uint32_t *i
 	return NULL;
 }
 
+/* The notes of n's channels suggestion s: note (what device_cpus() said)
+ * and what a change of channels does to the IRQs and their affinity. */
+static void channels_notes(const struct ctx *c, struct suggestion *s, const struct topo_net *n,
+			   const uint32_t *irqs, size_t nirqs, char *note, size_t size)
+{
+	const struct suggestion *spread = spread_of(c, irqs, nirqs);
+	const struct topology *t = c->t;
+
+	str_cat(note, size,
+		"Most drivers rebuild their rings to change channels: a short traffic interruption "
+		"(a link flap on some). The new queues get new IRQs: run iotriage suggest again "
+		"afterwards to see where they landed. ");
+	if (spread)
+		str_cat(
+		    note, size,
+		    "Apply this before %s, or undo that first: affinity written to %s's old IRQs "
+		    "does not survive the change. ",
+		    spread->id, n->ifname);
+	if (t->irqbalance.running)
+		str_cat(note, size, "irqbalance (pid %d) is running: it places the new IRQs. ",
+			t->irqbalance.pid);
+	str_cat(note, size,
+		"Not persistent: the driver's default returns at reboot or driver reload; "
+		"systemd.link's CombinedChannels= (or a udev rule running ethtool) keeps it.");
+	str_copy(s->notes, sizeof(s->notes), note);
+}
+
 /*
  * `ethtool -L IF combined N` for NIC n, whose interrupts and most NET_RX work
  * land on the hot CPU, when it has fewer combined channels than min(its
@@ -96,7 +123,6 @@ static int suggest_channels(struct ctx *c, const struct finding *hot, int cpu,
 	const struct topology *t = c->t;
 	char note[2 * ADV_TEXT_MAX] = "", id[ADV_ID_MAX], path[128], v[16], u[16];
 	char list[TOPO_LIST_MAX], miss[IOT_REASON_MAX + 96];
-	const struct suggestion *spread;
 	struct nic_channels ch;
 	struct cpuset targets;
 	struct suggestion *s;
@@ -172,25 +198,7 @@ static int suggest_channels(struct ctx *c, const struct finding *hot, int cpu,
 		 "interrupt: NET_RX work (%.0f/s on cpu%d) can spread over up to %u CPUs; one "
 		 "flow still stays on one queue",
 		 n->ifname, want, ch.combined, netrx, cpu, want);
-	str_cat(note, sizeof(note),
-		"Most drivers rebuild their rings to change channels: a short traffic interruption "
-		"(a link flap on some). The new queues get new IRQs: run iotriage suggest again "
-		"afterwards to see where they landed. ");
-	spread = spread_of(c, irqs, nirqs);
-	if (spread)
-		str_cat(
-		    note, sizeof(note),
-		    "Apply this before %s, or undo that first: affinity written to %s's old IRQs "
-		    "does not survive the change. ",
-		    spread->id, n->ifname);
-	if (t->irqbalance.running)
-		str_cat(note, sizeof(note),
-			"irqbalance (pid %d) is running: it places the new IRQs. ",
-			t->irqbalance.pid);
-	str_cat(note, sizeof(note),
-		"Not persistent: the driver's default returns at reboot or driver reload; "
-		"systemd.link's CombinedChannels= (or a udev rule running ethtool) keeps it.");
-	str_copy(s->notes, sizeof(s->notes), note);
+	channels_notes(c, s, n, irqs, nirqs, note, sizeof(note));
 	return 1;
 }
 
