@@ -94,26 +94,26 @@ struct advice {
 	bool actions_held;
 };
 
+/* What advise_run() judges: one interval. */
+struct advise_input {
+	const struct snapshot *cur; /* the current snapshot */
+	const struct metrics *m;    /* the metrics of (previous, current) */
+	/* the tracing stage's metrics of the same interval (doc/advise.md,
+	 * "Measured time"): a core judged by its measured irq+softirq time and
+	 * the lines that take it, rq_affinity by completion locality, disks by
+	 * their latency tails. NULL, or its probes off: judged by the counters */
+	const struct trace_metrics *trace;
+	const struct topology *t; /* read with the current snapshot */
+};
+
 /*
- * Fills *ret (an empty or freed advice) from the current snapshot, the
- * metrics of (previous, current) and the topology read with the current
- * snapshot: findings ranked by harm (findings[0] is the headline: critical
- * before warning before info, then by harm). One interval, no memory: a
- * live view steadies it with advise_hold_step(). Returns 0 or -ENOMEM
- * (*ret untouched).
+ * The advisor's one entry point: fills *ret (an empty or freed advice)
+ * from in, every rule of the table in turn: findings ranked by harm
+ * (findings[0] is the headline: critical before warning before info, then
+ * by harm). One interval, no memory: a live view steadies it with
+ * advise_hold_step(). Returns 0 or -ENOMEM (*ret untouched).
  */
-int advise_compute(const struct snapshot *cur, const struct metrics *m, const struct topology *t,
-		   struct advice *ret);
-/*
- * advise_compute() with the tracing stage's metrics of the same interval
- * (doc/advise.md, "Measured time"): a core judged by its measured
- * irq+softirq time and the lines that take it, rq_affinity by completion
- * locality, disks by their latency tails. tm NULL, or its probes off: the
- * judgement is advise_compute()'s, byte for byte.
- */
-int advise_compute_trace(const struct snapshot *cur, const struct metrics *m,
-			 const struct trace_metrics *tm, const struct topology *t,
-			 struct advice *ret);
+int advise_run(const struct advise_input *in, struct advice *ret);
 void advice_free(struct advice *a);
 
 const struct suggestion *advice_suggestion(const struct advice *a, const char *id);
