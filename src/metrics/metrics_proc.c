@@ -357,6 +357,11 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		m->exited = c->exited;
 		if (cpu_delta(p, c, dcpu))
 			cpu_rates(m, dcpu, itv_cs);
+		if (p->has_sched && c->has_sched && c->runq_ns >= p->runq_ns) {
+			/* ns over the interval's itv_cs * 10^7 ns, in percent */
+			m->has_runq = true;
+			m->runq_pct = (double)(c->runq_ns - p->runq_ns) / ((double)itv_cs * 1e5);
+		}
 		who_copy(m, c);
 		m->role = busy.role[k];
 		m->group = busy.group[k];
@@ -470,7 +475,7 @@ static int threads_compute(const struct proc_table *pt, const struct proc_table 
 	return 0;
 }
 
-enum proc_order { BY_IO, BY_DELAY, BY_CPU };
+enum proc_order { BY_IO, BY_DELAY, BY_CPU, BY_RUNQ };
 
 static double order_value(const struct proc_metrics *p, enum proc_order by)
 {
@@ -478,6 +483,8 @@ static double order_value(const struct proc_metrics *p, enum proc_order by)
 		return p->has_delay ? p->io_delay : 0;
 	if (by == BY_CPU)
 		return p->cpu_pct;
+	if (by == BY_RUNQ)
+		return p->has_runq ? p->runq_pct : 0;
 	return p->rkb_s + p->wkb_s;
 }
 
@@ -561,6 +568,7 @@ static void tops(struct workload_metrics *x)
 	x->nby_io = top_n(x, BY_IO, x->by_io);
 	x->nby_delay = top_n(x, BY_DELAY, x->by_delay);
 	x->nby_cpu = top_n(x, BY_CPU, x->by_cpu);
+	x->nby_runq = top_n(x, BY_RUNQ, x->by_runq);
 	x->ng_by_io = group_top_n(x, BY_IO, x->g_by_io);
 	x->ng_by_delay = group_top_n(x, BY_DELAY, x->g_by_delay);
 	x->ng_by_cpu = group_top_n(x, BY_CPU, x->g_by_cpu);
@@ -756,7 +764,7 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 		x->cgroups.n = x->cgroups.ntop = x->cgroups.active = 0;
 	}
 	if (!cur->workload || !cur->workload->procs.carried) {
-		x->nprocs = x->nby_io = x->nby_delay = x->nby_cpu = 0;
+		x->nprocs = x->nby_io = x->nby_delay = x->nby_cpu = x->nby_runq = 0;
 		x->ngroups = x->ng_by_io = x->ng_by_delay = x->ng_by_cpu = 0;
 		x->ntroles = 0;
 		x->threads_why[0] = '\0';
@@ -817,7 +825,7 @@ int metrics_proc_threads(const struct thread_table *prev, const struct thread_ta
 			return -ENOMEM;
 		*pm = x;
 	}
-	x->nby_io = x->nby_delay = x->nby_cpu = 0;
+	x->nby_io = x->nby_delay = x->nby_cpu = x->nby_runq = 0;
 	x->ng_by_io = x->ng_by_delay = x->ng_by_cpu = 0;
 	/* another process behind the same number is not a rate */
 	if (prev->pid != cur->pid) {
