@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "metrics.h"
+#include "metrics_proc.h"
 #include "metrics_trace.h"
 #include "strbuf.h"
 #include "topology.h"
@@ -43,6 +44,36 @@ enum finding_kind {
 #define ADV_TEXT_MAX 512
 #define ADV_WHO_MAX  80
 
+/* Who causes a finding, as the kernel says (doc/json.md, "culprits"): never
+ * free text a process can forge. */
+enum culprit_kind {
+	CULPRIT_PROCESS, /* one process */
+	CULPRIT_GROUP,	 /* processes of one database role, or one command, unit and user */
+	CULPRIT_CGROUP,	 /* a cgroup's IO on the finding's disk (io.stat) */
+};
+
+enum culprit_by { CULPRIT_BY_IO, CULPRIT_BY_CPU, CULPRIT_BY_DELAY };
+
+#define ADV_CULPRITS_MAX 5
+
+struct culprit {
+	enum culprit_kind kind;
+	int32_t pid;	/* the process; a group's busiest member; 0 for a cgroup */
+	unsigned count; /* processes: 1, a group's members */
+	bool has_who;	/* user, unit and cmdline were read (a cgroup: unit only) */
+	char user[PROC_USER_MAX];
+	bool users_differ;	  /* a group's members run as several users */
+	char unit[PROC_UNIT_MAX]; /* a system.slice unit's name, else the cgroup's whole path */
+	bool units_differ;
+	uint8_t db;		  /* enum proc_db: with role, believed (dbrole.h) */
+	char role[PROC_ROLE_MAX]; /* "checkpointer", "backend"; "" none */
+	char state[PROC_STATE_MAX];
+	bool role_claimed; /* its title names a role it is not given */
+	char comm[PROC_COMM_MAX];
+	char cmdline[PROC_CMDLINE_MAX]; /* its own words (a group: its busiest's) */
+	double rkb_s, wkb_s, cpu_pct, usr_pct, sys_pct, io_delay;
+};
+
 struct finding {
 	char id[ADV_ID_MAX]; /* stable across samples: "hot-cpu-1", "disk-slow-sdb" */
 	enum finding_kind kind;
@@ -54,6 +85,13 @@ struct finding {
 	/* the culprit's first in a few words, for a headline: "fio pid 31729
 	 * 871 MB/s", "postgres: 15/main: checkpointer pid 812 40 MB/s" */
 	char who[ADV_WHO_MAX];
+	/* the culprit's fields, first first (culprit and who are made of them) */
+	struct culprit culprits[ADV_CULPRITS_MAX];
+	unsigned nculprits;
+	double culprit_window_s; /* the culprits' rates span these seconds, when not
+				  * the finding's interval (0: the same) */
+	unsigned culprit_age;	 /* ... ending this many samples ago */
+	bool culprit_dirtied;	 /* the processes dirtied more than the disk wrote */
 	/* who suffers in a few words, for a headline: the cgroup that waited
 	 * longest on the finding's resource ("postgresql@15-main.service io
 	 * 61%"), "" none measured */
@@ -125,6 +163,7 @@ const struct finding *advice_finding(const struct advice *a, const char *id);
 
 const char *advise_severity_name(enum advise_severity s);
 const char *advise_kind_name(enum finding_kind k);
+const char *advise_culprit_kind_name(enum culprit_kind k);
 
 /* Sorts a->findings by severity, then harm, and numbers their ranks. */
 void advise_rank(struct advice *a);

@@ -101,7 +101,6 @@ bool psi_hurts(const struct ctx *c, enum psi_res r);
 void psi_text(const struct ctx *c, enum psi_res r, char *buf, size_t size);
 
 /* culprits.c */
-void proc_label(const struct proc_metrics *p, char *buf, size_t size);
 void proc_short(const struct proc_metrics *p, char *buf, size_t size);
 void io_culprits(const struct ctx *c, struct finding *f, const struct disk_metrics *d);
 void cpu_culprits(const struct ctx *c, struct finding *f);

@@ -11,10 +11,16 @@
 
 enum db_kind { DB_NONE, DB_POSTGRES, DB_MYSQL };
 
-/* The database p is a process of, by its comm (the executable's name,
- * which a command line or title cannot change), DB_NONE else. */
+/* The database p is a process of: its believed role (dbrole.h: the
+ * database's program run by its user or in its unit), else, when who runs
+ * it was not read, by its comm (the executable's name, which a command
+ * line or title cannot change); DB_NONE else. */
 static enum db_kind db_of(const struct proc_metrics *p)
 {
+	if (p->has_who)
+		return p->role.db == PROC_DB_POSTGRES ? DB_POSTGRES
+		       : p->role.db		      ? DB_MYSQL
+						      : DB_NONE;
 	if (strcmp(p->comm, "postgres") == 0 || strcmp(p->comm, "postmaster") == 0)
 		return DB_POSTGRES;
 	if (strcmp(p->comm, "mariadbd") == 0 || strcmp(p->comm, "mysqld") == 0)
@@ -23,14 +29,15 @@ static enum db_kind db_of(const struct proc_metrics *p)
 }
 
 /* p's unit when it runs directly in a system.slice service or scope
- * ("backup.service"), into out; false otherwise (no unit to name). */
+ * ("backup.service": the collector gives a unit's name only then, a whole
+ * path with its leading '/' else), into out; false otherwise (no unit to
+ * name). */
 static bool system_unit(const struct proc_metrics *p, char *out, size_t size)
 {
-	const char *u = p->unit, *rest;
+	const char *rest = p->unit;
 
-	if (!p->has_who || strncmp(u, "system.slice/", 13) != 0)
+	if (!p->has_who || rest[0] == '/')
 		return false;
-	rest = u + 13;
 	if (!rest[0] || strlen(rest) >= size ||
 	    strspn(rest, "abcdefghijklmnopqrstuvwxyz"
 			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

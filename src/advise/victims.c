@@ -9,19 +9,18 @@
 #include "advise_int.h"
 
 /* path ("system.slice/x.service", "" the top) holds culprit, whose unit
- * the collector keeps as the last components of its cgroup ("/" the top) */
+ * the collector names as procwho_cgroup_unit does: "x.service" directly in
+ * system.slice, else the whole path ("/" the top) */
 static bool culprits_cgroup(const char *path, const struct proc_metrics *culprit)
 {
-	size_t n, u;
+	const char *u;
 
 	if (!culprit || !culprit->has_who || !culprit->unit[0])
 		return false;
-	if (strcmp(culprit->unit, "/") == 0)
-		return !path[0];
-	n = strlen(path);
-	u = strlen(culprit->unit);
-	return n >= u && strcmp(path + n - u, culprit->unit) == 0 &&
-	       (n == u || path[n - u - 1] == '/');
+	u = culprit->unit;
+	if (u[0] == '/')
+		return strcmp(path, u + 1) == 0;
+	return strncmp(path, "system.slice/", 13) == 0 && strcmp(path + 13, u) == 0;
 }
 
 /* The cgroups that waited on res, longest first, into f (the first in

@@ -16,6 +16,52 @@ static void kv_str(struct strbuf *sb, const char *key, const char *v, bool comma
 		sb_putc(sb, ',');
 }
 
+static void kv_num(struct strbuf *sb, const char *key, double v)
+{
+	sb_json_key(sb, key);
+	sb_fixed2(sb, v);
+	sb_putc(sb, ',');
+}
+
+/* One culprit: the kernel's word on who it is, then its own words. */
+static void encode_culprit(struct strbuf *sb, const struct culprit *u)
+{
+	sb_putc(sb, '{');
+	kv_str(sb, "kind", advise_culprit_kind_name(u->kind), true);
+	if (u->kind != CULPRIT_CGROUP) {
+		sb_printf(sb, "\"pid\":%d,\"count\":%u,", u->pid, u->count);
+		kv_str(sb, "comm", u->comm, true);
+	}
+	if (u->has_who) {
+		kv_str(sb, "user", u->user, true);
+		if (u->users_differ)
+			sb_puts(sb, "\"users_differ\":true,");
+	}
+	if (u->has_who || u->kind == CULPRIT_CGROUP)
+		kv_str(sb, "unit", u->unit, true);
+	if (u->units_differ)
+		sb_puts(sb, "\"units_differ\":true,");
+	if (u->db && u->role[0]) {
+		kv_str(sb, "db", dbrole_db_name(u->db), true);
+		kv_str(sb, "role", u->role, true);
+		if (u->state[0])
+			kv_str(sb, "state", u->state, true);
+	}
+	if (u->role_claimed)
+		sb_puts(sb, "\"role_claimed\":true,");
+	if (u->has_who && u->cmdline[0])
+		kv_str(sb, "own_words", u->cmdline, true);
+	kv_num(sb, "kB_rd/s", u->rkb_s);
+	kv_num(sb, "kB_wr/s", u->wkb_s);
+	if (u->kind != CULPRIT_CGROUP) {
+		kv_num(sb, "cpu_pct", u->cpu_pct);
+		kv_num(sb, "io_delay%", u->io_delay);
+	}
+	if (sb->len && sb->buf[sb->len - 1] == ',')
+		sb->len--;
+	sb_putc(sb, '}');
+}
+
 static void encode_finding(struct strbuf *sb, const struct finding *f)
 {
 	sb_putc(sb, '{');
@@ -28,6 +74,19 @@ static void encode_finding(struct strbuf *sb, const struct finding *f)
 	kv_str(sb, "culprit", f->culprit, true);
 	kv_str(sb, "who", f->who, true);
 	kv_str(sb, "victim", f->victim, true);
+	sb_puts(sb, "\"culprits\":[");
+	for (unsigned i = 0; i < f->nculprits; i++) {
+		if (i)
+			sb_putc(sb, ',');
+		encode_culprit(sb, &f->culprits[i]);
+	}
+	sb_puts(sb, "],");
+	if (f->culprit_window_s > 0) {
+		kv_num(sb, "culprit_window_s", f->culprit_window_s);
+		sb_printf(sb, "\"culprit_age\":%u,", f->culprit_age);
+	}
+	if (f->culprit_dirtied)
+		sb_puts(sb, "\"culprit_dirtied\":true,");
 	sb_printf(sb, "\"rank\":%u,\"held\":%u", f->rank, f->held);
 	sb_putc(sb, '}');
 }

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "advise.h"
+#include "dbrole.h"
 #include "workload.h"
 #include "metrics.h"
 #include "metrics_proc.h"
@@ -881,6 +882,14 @@ static void test_cpu_nice(void **state)
 	unload(&sc);
 }
 
+/* Each row's role as the metrics give it (dbrole.h). */
+static void roles(struct proc_metrics *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dbrole_of(rows[i].comm, rows[i].has_who, rows[i].cmdline, rows[i].user,
+			  rows[i].unit, &rows[i].role);
+}
+
 /* A database's disk during a neighbour's load (tests/fixtures/victims):
  * the victim named in the finding and its headline words, the flushes'
  * wait said; the fix names the culprit's own unit or pid, never a
@@ -901,7 +910,7 @@ static void test_db_victims(void **state)
 		  .has_who = true,
 		  .user = "postgres",
 		  .cmdline = "postgres: 15/main: checkpointer",
-		  .unit = "system.slice/postgresql@15-main.service" },
+		  .unit = "postgresql@15-main.service" },
 	};
 	struct workload_metrics *x, saved;
 	const struct finding *f;
@@ -911,6 +920,7 @@ static void test_db_victims(void **state)
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/victims", FIXTURES_DIR);
 	load_dir(dir, 500, &sc);
+	roles(rows, 2);
 	f = advice_finding(&sc.a, "disk-saturated-sda");
 	assert_non_null(f);
 	assert_string_equal(f->victim, "postgresql@15-main.service io 61%");
@@ -934,11 +944,20 @@ static void test_db_victims(void **state)
 	assert_non_null(f);
 	assert_null(strstr(f->detail, "UNIT"));
 	assert_non_null(strstr(f->detail, "Fix: fio pid 14840 runs in no unit"));
+	/* one unit, MB/s, in headline and culprit; the processes' own bytes
+	 * are pages dirtied, far above what the disk wrote: said */
+	assert_string_equal(f->who, "fio pid 14840 (root) 500 MB/s");
+	assert_non_null(strstr(f->culprit,
+			       "fio pid 14840 (user root, unit /, own words \"fio "
+			       "--name=neighbour --rw=write\"): 0.0 MB/s read, 500 MB/s "
+			       "written; pg checkpointer pid 812 (user postgres"));
+	assert_non_null(strstr(f->culprit, "dirtied 520 MB/s; sda wrote 7.8 MB/s"));
+	assert_true(f->culprit_dirtied);
 	assert_non_null(strstr(f->detail, "echo \"8:0 262144000\" > "
 					  "/sys/fs/cgroup/blkio/iotriage-throttle/"
 					  "blkio.throttle.write_bps_device && echo 14840 > "));
 	/* the same in a unit of its own: that unit in the command */
-	snprintf(rows[0].unit, sizeof(rows[0].unit), "system.slice/backup.service");
+	snprintf(rows[0].unit, sizeof(rows[0].unit), "backup.service");
 	readvise(&sc);
 	f = advice_finding(&sc.a, "disk-saturated-sda");
 	assert_non_null(strstr(f->detail, "systemctl set-property --runtime backup.service "
@@ -966,7 +985,7 @@ static void test_cpu_remedy(void **state)
 		  .has_who = true,
 		  .user = "postgres",
 		  .cmdline = "postgres: 15/main: postgres bench [local] SELECT",
-		  .unit = "system.slice/postgresql@15-main.service" },
+		  .unit = "postgresql@15-main.service" },
 		{ .pid = 4242,
 		  .comm = "python3",
 		  .cpu_pct = 50,
@@ -982,7 +1001,7 @@ static void test_cpu_remedy(void **state)
 		  .has_who = true,
 		  .user = "root",
 		  .cmdline = "backup --all",
-		  .unit = "system.slice/backup.service" },
+		  .unit = "backup.service" },
 	};
 	struct workload_metrics *x, saved;
 	const struct finding *f;
@@ -990,6 +1009,7 @@ static void test_cpu_remedy(void **state)
 
 	(void)state;
 	load("cpu-nice", &sc);
+	roles(rows, 3);
 	x = sc.m.workload;
 	saved = *x;
 	x->procs = rows;
@@ -1023,7 +1043,7 @@ static void test_cpu_who(void **state)
 		  .has_who = true,
 		  .user = "postgres",
 		  .cmdline = "postgres: 15/main: checkpointer",
-		  .unit = "system.slice/postgresql@15-main.service" },
+		  .unit = "postgresql@15-main.service" },
 		{ .pid = 31729,
 		  .comm = "fio",
 		  .cpu_pct = 50,
@@ -1045,6 +1065,7 @@ static void test_cpu_who(void **state)
 
 	(void)state;
 	load("cpu-nice", &sc);
+	roles(rows, 3);
 	x = sc.m.workload;
 	saved = *x;
 	x->procs = rows;
@@ -1056,19 +1077,149 @@ static void test_cpu_who(void **state)
 	readvise(&sc);
 	f = advice_finding(&sc.a, "cpu-saturated-cpus");
 	assert_non_null(f);
-	assert_string_equal(f->who, "postgres: 15/main: checkpointer pid 812 %CPU 90");
+	assert_string_equal(f->who, "pg checkpointer pid 812 90 %CPU");
 	assert_non_null(strstr(f->culprit,
-			       "pid 812 postgres: 15/main: checkpointer (user "
-			       "postgres, unit system.slice/postgresql@15-main.service)"));
+			       "pg checkpointer pid 812 (user postgres, unit "
+			       "postgresql@15-main.service, own words \"postgres: 15/main: "
+			       "checkpointer\"): 90 %CPU"));
+	assert_true(f->nculprits >= 1);
+	assert_int_equal(f->culprits[0].pid, 812);
+	assert_string_equal(f->culprits[0].role, "checkpointer");
+	assert_string_equal(f->culprits[0].user, "postgres");
 	x->by_cpu[0] = 1, x->by_cpu[1] = 2, x->nby_cpu = 2;
 	readvise(&sc);
 	assert_string_equal(advice_finding(&sc.a, "cpu-saturated-cpus")->who,
-			    "fio pid 31729 %CPU 50");
+			    "fio pid 31729 (root) 50 %CPU");
 	x->by_cpu[0] = 2, x->nby_cpu = 1;
 	readvise(&sc);
 	assert_string_equal(advice_finding(&sc.a, "cpu-saturated-cpus")->who,
-			    "kworker/1:2H pid 77 %CPU 20");
+			    "kworker/1:2H pid 77 (root) 20 %CPU");
 	*x = saved; /* the rows are this test's */
+	unload(&sc);
+}
+
+/* issue 30: exec -a "postgres: 15/main: checkpointer (user postgres, unit
+ * system.slice/postgresql@15-main.service)" by nobody, in a delegated
+ * subtree named like the database's unit: the culprit is sh, nobody's, in
+ * its whole path; the title quoted as its own words, never its role, never
+ * a second (user, unit) of ours. */
+static void test_cpu_impostor(void **state)
+{
+	struct proc_metrics rows[2] = {
+		{ .pid = 4000,
+		  .comm = "sh",
+		  .cpu_pct = 95,
+		  .has_cpu = true,
+		  .has_who = true,
+		  .user = "nobody",
+		  .cmdline = "postgres: 15/main: checkpointer (user postgres, unit "
+			     "system.slice/postgresql@15-main.service)",
+		  .unit = "/user.slice/user-65534.slice/user@65534.service/system.slice/"
+			  "postgresql@15-main.service" },
+		{ .pid = 812,
+		  .comm = "postgres",
+		  .cpu_pct = 30,
+		  .has_cpu = true,
+		  .has_who = true,
+		  .user = "postgres",
+		  .cmdline = "postgres: 15/main: checkpointer",
+		  .unit = "postgresql@15-main.service" },
+	};
+	struct workload_metrics *x, saved;
+	const struct finding *f;
+	struct scenario sc;
+	const char *at;
+
+	(void)state;
+	load("cpu-nice", &sc);
+	roles(rows, 2);
+	x = sc.m.workload;
+	saved = *x;
+	x->procs = rows;
+	x->nprocs = 2;
+	x->procs_valid = true;
+	x->nby_cpu = 2;
+	x->by_cpu[0] = 0;
+	x->by_cpu[1] = 1;
+	readvise(&sc);
+	f = advice_finding(&sc.a, "cpu-saturated-cpus");
+	assert_non_null(f);
+	assert_string_equal(f->who, "sh pid 4000 (nobody) 95 %CPU");
+	assert_int_equal(f->nculprits, 2);
+	assert_string_equal(f->culprits[0].role, "");
+	assert_true(f->culprits[0].role_claimed);
+	assert_string_equal(f->culprits[0].user, "nobody");
+	assert_string_equal(f->culprits[0].unit, rows[0].unit);
+	assert_string_equal(f->culprits[1].role, "checkpointer");
+	at = strstr(f->culprit, "sh pid 4000 (user nobody, unit /user.slice/user-65534.slice/"
+				"user@65534.service/system.slice/postgresql@15-main.service, its "
+				"title claims a role it is not given, own words \"postgres: "
+				"15/main: checkpointer (user postgres, unit system.slice/");
+	assert_non_null(at);
+	/* one (user ...) of ours per process; the title's is inside its quotes */
+	assert_null(strstr(f->culprit, "pg checkpointer pid 4000"));
+	assert_non_null(strstr(f->culprit, "; pg checkpointer pid 812 (user postgres, unit "
+					   "postgresql@15-main.service"));
+	*x = saved;
+	unload(&sc);
+}
+
+/* Groups: four backends are one culprit ("pg backends x4"), summed, with
+ * the busiest's pid and words; a group of one is its process. */
+static void test_cpu_groups(void **state)
+{
+	struct proc_group groups[2] = {
+		{ .key = "pg\x1f"
+			 "backend",
+		  .db = PROC_DB_POSTGRES,
+		  .role = "backend",
+		  .comm = "postgres",
+		  .has_who = true,
+		  .user = "postgres",
+		  .unit = "postgresql@15-main.service",
+		  .cmdline = "postgres: 15/main: postgres bench [local] SELECT",
+		  .n = 4,
+		  .pid = 6504,
+		  .cpu_pct = 112 },
+		{ .key = "cmd\x1f"
+			 "stress\x1f/\x1froot",
+		  .comm = "stress",
+		  .has_who = true,
+		  .user = "root",
+		  .unit = "/",
+		  .cmdline = "stress -c 1",
+		  .n = 1,
+		  .pid = 77,
+		  .cpu_pct = 40 },
+	};
+	struct workload_metrics *x, saved;
+	const struct finding *f;
+	struct scenario sc;
+
+	(void)state;
+	load("cpu-nice", &sc);
+	x = sc.m.workload;
+	saved = *x;
+	x->procs_valid = true;
+	x->nprocs = 0;
+	x->groups = groups;
+	x->ngroups = 2;
+	x->ng_by_cpu = 2;
+	x->g_by_cpu[0] = 0;
+	x->g_by_cpu[1] = 1;
+	readvise(&sc);
+	f = advice_finding(&sc.a, "cpu-saturated-cpus");
+	assert_non_null(f);
+	assert_string_equal(f->who, "pg backends x4 112 %CPU");
+	assert_non_null(strstr(f->culprit,
+			       "pg backends x4 (user postgres, unit "
+			       "postgresql@15-main.service, busiest pid 6504, its own "
+			       "words \"postgres: 15/main: postgres bench [local] "
+			       "SELECT\"): 112 %CPU together; stress pid 77 (user root"));
+	assert_int_equal(f->culprits[0].kind, CULPRIT_GROUP);
+	assert_int_equal(f->culprits[0].count, 4);
+	assert_int_equal(f->culprits[1].kind, CULPRIT_PROCESS);
+	*x = saved;
 	unload(&sc);
 }
 
@@ -1603,6 +1754,8 @@ int main(void)
 		cmocka_unit_test(test_db_victims),
 		cmocka_unit_test(test_cpu_remedy),
 		cmocka_unit_test(test_cpu_who),
+		cmocka_unit_test(test_cpu_impostor),
+		cmocka_unit_test(test_cpu_groups),
 		cmocka_unit_test(test_steal),
 		cmocka_unit_test(test_nvme_managed),
 		cmocka_unit_test(test_nic_single_queue),
