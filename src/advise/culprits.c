@@ -271,6 +271,31 @@ static void window_note(const struct ctx *c, struct finding *f)
 		(double)c->m->itv_cs / 100);
 }
 
+/* A server culprit's threads by role (its bytes, biggest first) into
+ * u->threads: where in mariadbd the writes go. */
+static void thread_roles(const struct workload_metrics *x, struct culprit *u)
+{
+	size_t k = 0;
+
+	u->threads[0] = '\0';
+	if (!u->db || u->count != 1)
+		return;
+	for (size_t i = 0; i < x->ntroles && k < 3; i++) {
+		const struct proc_thread_metrics *t = &x->troles[i];
+		char rate[24], name[PROC_ROLE_MAX + 16];
+
+		if (t->pid != u->pid || t->rkb_s + t->wkb_s < 1)
+			continue;
+		mb(t->rkb_s + t->wkb_s, rate, sizeof(rate));
+		if (t->role[0])
+			snprintf(name, sizeof(name), "%s", t->role);
+		else
+			snprintf(name, sizeof(name), "thread %d", t->tid);
+		str_cat(u->threads, sizeof(u->threads), "%s%s %s", k ? ", " : "", name, rate);
+		k++;
+	}
+}
+
 /* ---- the rules' entry points ---- */
 
 /* The processes doing the most IO (all disks: per-process counters do not
@@ -296,8 +321,10 @@ void io_culprits(const struct ctx *c, struct finding *f, const struct disk_metri
 		mb(u->rkb_s + u->wkb_s, sum, sizeof(sum));
 		if (!k)
 			who_of(u, sum, f->who, sizeof(f->who));
-		str_cat(f->culprit, sizeof(f->culprit), "%s%s: %s read, %s written", k ? "; " : "",
-			id, rd, wr);
+		thread_roles(x, &f->culprits[k]);
+		str_cat(f->culprit, sizeof(f->culprit), "%s%s: %s read, %s written%s%s%s",
+			k ? "; " : "", id, rd, wr, u->threads[0] ? " (its threads: " : "",
+			u->threads, u->threads[0] ? ")" : "");
 	}
 	/* every process's writes, not only the ones named */
 	wr_sum = 0;

@@ -51,6 +51,8 @@ static void encode_culprit(struct strbuf *sb, const struct culprit *u)
 		sb_puts(sb, "\"role_claimed\":true,");
 	if (u->has_who && u->cmdline[0])
 		kv_str(sb, "own_words", u->cmdline, true);
+	if (u->threads[0])
+		kv_str(sb, "threads", u->threads, true);
 	kv_num(sb, "kB_rd/s", u->rkb_s);
 	kv_num(sb, "kB_wr/s", u->wkb_s);
 	if (u->kind != CULPRIT_CGROUP) {

@@ -969,6 +969,39 @@ static void test_db_victims(void **state)
 	f = advice_finding(&sc.a, "disk-saturated-sda");
 	assert_non_null(strstr(f->detail, "checkpoint_completion_target"));
 	assert_null(strstr(f->detail, "Fix:"));
+	/* a MariaDB server: where in it the writes go, by its threads' roles */
+	{
+		struct proc_thread_metrics th[2] = {
+			{ .pid = 900,
+			  .db = PROC_DB_MARIADB,
+			  .role = "page cleaner",
+			  .tid = 912,
+			  .n = 1,
+			  .wkb_s = 38 * 1024 },
+			{ .pid = 900, .db = PROC_DB_MARIADB, .tid = 930, .n = 1, .wkb_s = 2048 },
+		};
+		struct proc_metrics my = { .pid = 900,
+					   .comm = "mariadbd",
+					   .wkb_s = 84 * 1024,
+					   .has_who = true,
+					   .user = "mysql",
+					   .cmdline = "/usr/sbin/mariadbd",
+					   .unit = "mariadb.service" };
+
+		roles(&my, 1);
+		rows[1] = my;
+		x->troles = th;
+		x->ntroles = 2;
+		readvise(&sc);
+		f = advice_finding(&sc.a, "disk-saturated-sda");
+		assert_non_null(strstr(f->culprit,
+				       "mariadb server pid 900 (user mysql, unit "
+				       "mariadb.service, own words \"/usr/sbin/mariadbd\"): "
+				       "0.0 MB/s read, 84 MB/s written (its threads: page "
+				       "cleaner 38 MB/s, thread 930 2.0 MB/s)"));
+		assert_string_equal(f->culprits[0].threads,
+				    "page cleaner 38 MB/s, thread 930 2.0 MB/s");
+	}
 	*x = saved;
 	unload(&sc);
 }
