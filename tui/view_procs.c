@@ -205,6 +205,79 @@ static void cpu_table(struct draw_text *o, const struct ui *ui, const struct mod
 	}
 }
 
+/* "pg backends x4", "pg checkpointer", "fio x2", "fio" */
+static void group_name(const struct model_proc_group *g, char *buf, size_t size)
+{
+	if (g->role[0])
+		snprintf(buf, size, "%s %s%s", g->db, g->role,
+			 g->count > 1 && strcmp(g->role, "backend") == 0 ? "s" : "");
+	else
+		snprintf(buf, size, "%s", g->comm[0] ? g->comm : "?");
+	if (g->count > 1) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, size - n, " x%llu", (unsigned long long)g->count);
+	}
+}
+
+static bool group_shown(const struct ui *ui, const struct model_proc_group *g)
+{
+	const char *f = ui->procs.filter;
+	char name[96];
+
+	group_name(g, name, sizeof(name));
+	return !f[0] || strcasestr(name, f) || strcasestr(g->user, f) || strcasestr(g->unit, f);
+}
+
+/* Groups (processes.groups_*): a database role's processes as one row, the
+ * rest by command, unit and user; what a finding's culprit names. */
+static void group_table(struct draw_text *o, const struct ui *ui, const char *title,
+			const struct model_proc_group *v, size_t n)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < n && shown < 5; i++) {
+		const struct model_proc_group *g = &v[i];
+		char name[96];
+
+		if (!group_shown(ui, g))
+			continue;
+		if (!shown++) {
+			draw_text_line(o, 0, "");
+			draw_text_printf(o, A_BOLD, "%s", title);
+			draw_text_printf(o, A_BOLD, "%-26s %-8s %9s %9s %6s %7s  %s", "GROUP",
+					 "USER", "rd MB/s", "wr MB/s", "%CPU", "BUSIEST", "UNIT");
+		}
+		group_name(g, name, sizeof(name));
+		draw_text_printf(o, 0, "%-26.26s %-8.8s %9.1f %9.1f %6.1f %7d  %s", name,
+				 g->user[0] ? g->user : "-", g->rd_kbs / 1024, g->wr_kbs / 1024,
+				 g->cpu_pct, g->pid, g->unit[0] ? g->unit : "-");
+	}
+}
+
+/* A database server's threads by role (processes.db_threads), and why
+ * some have none. */
+static void thread_table(struct draw_text *o, const struct ui *ui, const struct model_procs *p)
+{
+	if (!p->nthreads && !p->db_threads_note[0])
+		return;
+	draw_text_line(o, 0, "");
+	draw_text_printf(o, A_BOLD, "Database server threads by role (each thread's own bytes)");
+	for (size_t i = 0; i < p->nthreads && i < 6; i++) {
+		const struct model_db_thread *t = &p->db_threads[i];
+		char name[64];
+
+		if (t->role[0])
+			snprintf(name, sizeof(name), "%s %s", t->db, t->role);
+		else
+			snprintf(name, sizeof(name), "%s thread %d", t->db, t->tid);
+		draw_text_printf(o, 0, "  %-30.30s pid %-8d %9.1f rd MB/s %9.1f wr MB/s", name,
+				 t->pid, t->rd_kbs / 1024, t->wr_kbs / 1024);
+	}
+	if (p->db_threads_note[0])
+		draw_text_printf(o, ui_attr(ui, PAIR_WARN), "  %s", p->db_threads_note);
+}
+
 static void pressure(struct draw_text *o, const struct ui *ui)
 {
 	const struct model_sections *x = &ui->model.sections;
@@ -301,6 +374,12 @@ static void procs_draw(struct ui *ui, struct rect r)
 					row(&o, &p->top_delay[i], true, dcols);
 		}
 		cpu_table(&o, ui, p, r.w);
+		group_table(&o, ui,
+			    "Groups by IO (a database role's processes as one, the rest by "
+			    "command, unit and user)",
+			    p->groups_io, p->ngio);
+		group_table(&o, ui, "Groups by CPU", p->groups_cpu, p->ngcpu);
+		thread_table(&o, ui, p);
 	}
 	pressure(&o, ui);
 	/* scrolled past the end after the list shrank: from the last full page */

@@ -93,7 +93,7 @@ struct finding {
 	unsigned nculprits;
 	double culprit_window_s; /* the culprits' rates span these seconds, when not
 				  * the finding's interval (0: the same) */
-	unsigned culprit_age;	 /* ... ending this many samples ago */
+	double culprit_age_s;	 /* ... ending this many seconds before the sample */
 	bool culprit_dirtied;	 /* the processes dirtied more than the disk wrote */
 	/* who suffers in a few words, for a headline: the cgroup that waited
 	 * longest on the finding's resource ("postgresql@15-main.service io

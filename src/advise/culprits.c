@@ -261,14 +261,19 @@ static void window_note(const struct ctx *c, struct finding *f)
 {
 	const struct workload_metrics *x = c->m->workload;
 
-	if (!x->procs_window_cs || (x->procs_window_cs == c->m->itv_cs && !x->procs_age))
+	if (!x->procs_window_cs || (x->procs_window_cs == c->m->itv_cs && !x->procs_age_cs))
 		return;
 	f->culprit_window_s = (double)x->procs_window_cs / 100;
-	f->culprit_age = x->procs_age;
-	str_cat(f->culprit, sizeof(f->culprit),
-		" (the processes' rates over %.1f s%s%u sample(s) ago, not the finding's %.1f s)",
-		f->culprit_window_s, x->procs_age ? " ending " : "", x->procs_age,
-		(double)c->m->itv_cs / 100);
+	f->culprit_age_s = (double)x->procs_age_cs / 100;
+	if (x->procs_age_cs)
+		str_cat(f->culprit, sizeof(f->culprit),
+			" (the processes' rates over %.1f s ending %.1f s before this sample, not "
+			"the finding's %.1f s)",
+			f->culprit_window_s, f->culprit_age_s, (double)c->m->itv_cs / 100);
+	else
+		str_cat(f->culprit, sizeof(f->culprit),
+			" (the processes' rates over %.1f s, not the finding's %.1f s)",
+			f->culprit_window_s, (double)c->m->itv_cs / 100);
 }
 
 /* A server culprit's threads by role (its bytes, biggest first) into

@@ -85,7 +85,7 @@ static void encode_finding(struct strbuf *sb, const struct finding *f)
 	sb_puts(sb, "],");
 	if (f->culprit_window_s > 0) {
 		kv_num(sb, "culprit_window_s", f->culprit_window_s);
-		sb_printf(sb, "\"culprit_age\":%u,", f->culprit_age);
+		kv_num(sb, "culprit_age_s", f->culprit_age_s);
 	}
 	if (f->culprit_dirtied)
 		sb_puts(sb, "\"culprit_dirtied\":true,");

@@ -769,7 +769,7 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 		x->ntroles = 0;
 		x->threads_why[0] = '\0';
 		x->procs_window_cs = 0;
-		x->procs_age = 0;
+		x->procs_age_cs = 0;
 		x->exited = 0;
 		x->procs_valid = false;
 	}
@@ -788,7 +788,11 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 		if (e < 0)
 			return e;
 	}
-	x->procs_age = cur->workload->procs.carried ? cur->workload->procs.scan_age : 0;
+	x->procs_age_cs = 0;
+	if (cur->workload->procs.carried && cur->workload->procs.scan_uptime_cs &&
+	    !cur->status[SRC_UPTIME].err &&
+	    cur->uptime.uptime_cs > cur->workload->procs.scan_uptime_cs)
+		x->procs_age_cs = cur->uptime.uptime_cs - cur->workload->procs.scan_uptime_cs;
 	e = nics_compute(&prev->workload->nics, &cur->workload->nics,
 			 cad_interval(prev, cur, CAD_NICS, itv_cs), irq,
 			 cur->cadence[CAD_NICS].carried, x);

@@ -134,10 +134,11 @@ struct workload_metrics {
 	size_t ntroles, troles_cap;
 	char threads_why[IOT_REASON_MAX];
 	/* the window of the process rates: the seconds between the two scans
-	 * behind them (centiseconds), and samples since the later one (0: the
-	 * rates are of this sample's interval when window_cs equals it) */
+	 * behind them (centiseconds), and how long before this sample the
+	 * later one was (0: this sample scanned; both from /proc/uptime, so a
+	 * replay says the same) */
 	uint64_t procs_window_cs;
-	uint32_t procs_age;
+	uint64_t procs_age_cs;
 	struct nic_metrics *nics;
 	size_t nnics, nics_cap;
 	struct nic_irq_metrics *nic_irqs;

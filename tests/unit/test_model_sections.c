@@ -377,6 +377,13 @@ static void test_netlink_live(void **state)
 	assert_true(fabs(dd->wr_kbs - want_wr) < 0.0051);
 	assert_true(dd->rd_kbs == 0 && dd->ccwr_kbs == 0);
 	assert_true(dd->has_delay && dd->io_delay_pct > 0);
+	/* dd's group: itself, by IO first (processes.groups_io) */
+	assert_true(x.procs.ngio > 0);
+	assert_string_equal(x.procs.groups_io[0].comm, "dd");
+	assert_int_equal(x.procs.groups_io[0].count, 1);
+	assert_int_equal(x.procs.groups_io[0].pid, 31933);
+	assert_true(fabs(x.procs.groups_io[0].wr_kbs - want_wr) < 0.0051);
+	assert_string_equal(x.procs.groups_io[0].role, "");
 	for (size_t i = 1; i < x.procs.nio; i++) {
 		const struct model_proc *a = &x.procs.top_io[i - 1], *b = &x.procs.top_io[i];
 
@@ -555,6 +562,19 @@ static void test_malformed(void **state)
 	assert_int_equal(x.procs.nio, 0);
 	assert_false(x.nics.present);
 	assert_string_equal(x.nics.reason, ""); /* rtnetlink was fine: just not sent */
+	assert_true(x.wb.present);
+	model_sections_free(&x);
+
+	/* a group of the wrong shape: the section goes, the others stay */
+	json_object_put(doc);
+	doc = compute_doc(t0, t1, 0, false);
+	json_object_object_get_ex(doc, "processes", &procs);
+	json_object_object_get_ex(procs, "groups_io", &top);
+	json_object_object_add(json_object_array_get_idx(top, 0), "count",
+			       json_object_new_string("4"));
+	decode(doc, &x);
+	assert_string_equal(x.bad, "processes.groups_io[0]");
+	assert_false(x.procs.present);
 	assert_true(x.wb.present);
 	model_sections_free(&x);
 

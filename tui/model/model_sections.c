@@ -452,6 +452,87 @@ static int decode_proc_list(struct json_object *o, const char *key, struct model
 	return 0;
 }
 
+static int decode_group(struct json_object *o, struct model_proc_group *g)
+{
+	uint64_t pid = 0;
+
+	memset(g, 0, sizeof(*g));
+	if (!json_object_is_type(o, json_type_object) || mj_uint(o, "pid", &pid) < 0 ||
+	    pid > INT32_MAX || mj_uint(o, "count", &g->count) <= 0 ||
+	    mj_str(o, "db", g->db, sizeof(g->db)) < 0 ||
+	    mj_str(o, "role", g->role, sizeof(g->role)) < 0 ||
+	    mj_str(o, "comm", g->comm, sizeof(g->comm)) < 0 ||
+	    mj_str(o, "user", g->user, sizeof(g->user)) < 0 ||
+	    mj_str(o, "unit", g->unit, sizeof(g->unit)) < 0 ||
+	    mj_bool(o, "users_differ", &g->users_differ) < 0 ||
+	    mj_num(o, "kB_rd/s", &g->rd_kbs) < 0 || mj_num(o, "kB_wr/s", &g->wr_kbs) < 0 ||
+	    mj_num(o, "cpu_pct", &g->cpu_pct) < 0)
+		return -EBADMSG;
+	if (!g->db[0])
+		g->role[0] = '\0';
+	g->pid = (int)pid;
+	return 0;
+}
+
+static int decode_group_list(struct json_object *o, const char *key, struct model_proc_group **v,
+			     size_t *n, size_t *cap, struct ctx *c)
+{
+	struct json_object *a = mj_get(o, key);
+	size_t len;
+
+	if (!a)
+		return 0;
+	if (!json_object_is_type(a, json_type_array))
+		return bad(c, "processes", key);
+	len = json_object_array_length(a);
+	if (len && grow((void **)v, cap, len, sizeof(**v)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < len; i++) {
+		if (decode_group(json_object_array_get_idx(a, i), &(*v)[*n]) < 0) {
+			snprintf(c->bad, c->size, "processes.%s[%zu]", key, i);
+			return -EBADMSG;
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+static int decode_db_threads(struct json_object *o, struct model_procs *p, struct ctx *c)
+{
+	struct json_object *a = mj_get(o, "db_threads");
+	size_t len;
+
+	if (mj_str(o, "db_threads_note", p->db_threads_note, sizeof(p->db_threads_note)) < 0)
+		return bad(c, "processes", "db_threads_note");
+	if (!a)
+		return 0;
+	if (!json_object_is_type(a, json_type_array))
+		return bad(c, "processes", "db_threads");
+	len = json_object_array_length(a);
+	if (len && grow((void **)&p->db_threads, &p->threads_cap, len, sizeof(*p->db_threads)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < len; i++) {
+		struct json_object *t = json_object_array_get_idx(a, i);
+		struct model_db_thread *m = &p->db_threads[p->nthreads];
+		uint64_t pid = 0, tid = 0;
+
+		memset(m, 0, sizeof(*m));
+		if (!json_object_is_type(t, json_type_object) || mj_uint(t, "pid", &pid) <= 0 ||
+		    mj_uint(t, "tid", &tid) < 0 || pid > INT32_MAX || tid > INT32_MAX ||
+		    mj_str(t, "db", m->db, sizeof(m->db)) < 0 ||
+		    mj_str(t, "role", m->role, sizeof(m->role)) < 0 ||
+		    mj_uint(t, "count", &m->count) < 0 || mj_num(t, "kB_rd/s", &m->rd_kbs) < 0 ||
+		    mj_num(t, "kB_wr/s", &m->wr_kbs) < 0) {
+			snprintf(c->bad, c->size, "processes.db_threads[%zu]", i);
+			return -EBADMSG;
+		}
+		m->pid = (int)pid;
+		m->tid = (int)tid;
+		p->nthreads++;
+	}
+	return 0;
+}
+
 static int decode_procs(struct json_object *doc, struct model_procs *p, struct ctx *c)
 {
 	struct json_object *o = mj_get(doc, "processes");
@@ -491,6 +572,12 @@ static int decode_procs(struct json_object *doc, struct model_procs *p, struct c
 		r = decode_proc_list(o, "top_delay", &p->top_delay, &p->ndelay, &p->delay_cap, c);
 	if (r >= 0)
 		r = decode_proc_list(o, "top_cpu", &p->top_cpu, &p->ncpu, &p->cpu_cap, c);
+	if (r >= 0)
+		r = decode_group_list(o, "groups_io", &p->groups_io, &p->ngio, &p->gio_cap, c);
+	if (r >= 0)
+		r = decode_group_list(o, "groups_cpu", &p->groups_cpu, &p->ngcpu, &p->gcpu_cap, c);
+	if (r >= 0)
+		r = decode_db_threads(o, p, c);
 	if (r < 0)
 		return r;
 	if (p->ncpu > 1)
@@ -743,6 +830,9 @@ static void procs_free(struct model_procs *p)
 	free(p->top_io);
 	free(p->top_delay);
 	free(p->top_cpu);
+	free(p->groups_io);
+	free(p->groups_cpu);
+	free(p->db_threads);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -140,6 +140,27 @@ struct model_proc {
 	bool role_claimed; /* its title names a role that was not believed */
 };
 
+/* A group of processes (processes.groups_*): a database role's, or one
+ * command's in one unit as one user. */
+struct model_proc_group {
+	char db[16], role[32]; /* "" but for a database role */
+	char comm[32];
+	char user[33];
+	char unit[161];
+	bool users_differ;
+	uint64_t count; /* members */
+	int pid;	/* the busiest */
+	double rd_kbs, wr_kbs, cpu_pct;
+};
+
+/* A database server's threads of one role (processes.db_threads). */
+struct model_db_thread {
+	int pid, tid;
+	char db[16], role[32]; /* role "": none known, by tid */
+	uint64_t count;
+	double rd_kbs, wr_kbs;
+};
+
 struct model_procs {
 	bool present; /* "processes" was in the document */
 	/* absent: why (sources.procfs_io's reason, or the sample has none) */
@@ -162,6 +183,13 @@ struct model_procs {
 	size_t ndelay, delay_cap;
 	struct model_proc *top_cpu; /* biggest cpu_pct first */
 	size_t ncpu, cpu_cap;
+	struct model_proc_group *groups_io; /* biggest kB/s first */
+	size_t ngio, gio_cap;
+	struct model_proc_group *groups_cpu; /* biggest %CPU first */
+	size_t ngcpu, gcpu_cap;
+	struct model_db_thread *db_threads; /* biggest kB/s first */
+	size_t nthreads, threads_cap;
+	char db_threads_note[MODEL_SECTIONS_REASON_MAX]; /* why no roles, "" */
 };
 
 /* ---- NICs ---- */
