@@ -300,14 +300,20 @@ static void cmdline_read(const struct root *r, const struct proc_raw *p, struct 
 	}
 }
 
-/* A database's process is read again whenever it moved, not once: a
- * PostgreSQL backend says what it does now in its title ("idle", "SELECT"),
- * and mariadbd --user=mysql starts as root and changes its uid after exec,
- * so the first read would keep root for its life. */
-static bool who_moves(const struct proc_raw *p)
+/* A PostgreSQL process says what it does now in its title ("idle",
+ * "SELECT"): its command line is read again whenever it moved. */
+static bool title_moves(const struct proc_raw *p)
 {
-	return strcmp(p->comm, "postgres") == 0 || strcmp(p->comm, "mysqld") == 0 ||
-	       strcmp(p->comm, "mariadbd") == 0;
+	return strcmp(p->comm, "postgres") == 0;
+}
+
+/* mysqld/mariadbd --user=mysql start as root and change their uid after
+ * exec: while a server's last read said root, it is read whole again when
+ * it moved, so the first read does not keep root for its life. */
+static bool uid_moves(const struct proc_raw *p, const struct procwho_entry *old)
+{
+	return old->uid == 0 &&
+	       (strcmp(p->comm, "mysqld") == 0 || strcmp(p->comm, "mariadbd") == 0);
 }
 
 /* Reads one process's files into e. False when it is gone. */
@@ -387,12 +393,16 @@ int procwho_fill(struct procwho_cache *c, const struct root *r, struct proc_tabl
 			continue;
 		if (grow((void **)&c->next, &c->next_cap, nn + 1, sizeof(*c->next)) < 0)
 			return -ENOMEM;
-		if (old && who_moves(p) && c->reads < PROCWHO_READS_MAX && moved(p, ctx)) {
+		if (old && uid_moves(p, old) && c->reads < PROCWHO_READS_MAX && moved(p, ctx)) {
 			c->reads++;
 			if (!who_read(c, r, p, &c->next[nn]))
 				continue;
 		} else if (old) {
 			c->next[nn] = *old;
+			if (title_moves(p) && c->reads < PROCWHO_READS_MAX && moved(p, ctx)) {
+				c->reads++;
+				cmdline_read(r, p, &c->next[nn]);
+			}
 		} else {
 			c->reads++;
 			if (!who_read(c, r, p, &c->next[nn]))

@@ -2,11 +2,14 @@
 /* libFuzzer harness: taskstats netlink bytes decoded as an answer
  * (taskstats_parse) and as an exit notice (taskstats_exit_parse); the same
  * bytes as /proc/PID/stat, cmdline, cgroup, status and /etc/passwd text
- * (taskstats_stat_parse, procwho.h). */
+ * (taskstats_stat_parse, procwho.h), and what a title or a performance_schema
+ * NAME says of a role (dbrole.h, dbroles_name_role). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dbrole.h"
+#include "dbroles.h"
 #include "procwho.h"
 #include "taskstats.h"
 
@@ -36,6 +39,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		procwho_cgroup_unit((const char *)buf, size, unit, sizeof(unit));
 		procwho_status_uid((const char *)buf, size, &uid);
 		procwho_passwd_name((const char *)buf, size, 0, user, sizeof(user));
+		{
+			char role[PROC_ROLE_MAX], state[PROC_STATE_MAX], name[256];
+			struct proc_role r;
+			size_t n = size < sizeof(name) - 1 ? size : sizeof(name) - 1;
+
+			dbrole_pg_title(out, role, sizeof(role), state, sizeof(state));
+			dbrole_of("postgres", true, out, user, unit, &r);
+			memcpy(name, buf, n);
+			name[n] = '\0';
+			dbrole_mysql_thread(name, role, sizeof(role));
+			dbroles_name_role(name, role, sizeof(role));
+		}
 	}
 	free(buf);
 	return 0;

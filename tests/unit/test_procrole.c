@@ -201,6 +201,7 @@ static void procs(const char *dir, unsigned step)
 	static const char b2[] = "postgres: 15/main: postgres bench [local] idle";
 	static const char imp[] = IMPOSTOR_TITLE;
 	static const char fake[] = "postgres: 15/main: background writer";
+	static const char my[] = "/usr/sbin/mariadbd\0--user=mysql";
 	const char *pgcg = "0::/system.slice/postgresql@15-main.service\n";
 
 	PUT(dir, 812, "postgres", ckpt, 105, pgcg, 10 + step * 5, step * 40960000);
@@ -209,6 +210,8 @@ static void procs(const char *dir, unsigned step)
 	/* exec -a by alice */
 	PUT(dir, 4000, "burner", imp, 1000, "0::/user.slice/user-1000.slice/session-3.scope\n",
 	    10 + step * 90, step * 81920000);
+	/* mariadbd --user=mysql: root when first read, mysql from the third scan */
+	PUT(dir, 700, "mariadbd", my, step >= 3 ? 103 : 0, "0::/\n", 10 + step * 10, step * 409600);
 	/* a binary named postgres in alice's delegated subtree */
 	PUT(dir, 4001, "postgres", fake, 1000, "0::" DELEGATED "\n", 10 + step * 20,
 	    step * 8192000);
@@ -234,7 +237,8 @@ static const struct proc_metrics *row(const struct workload_metrics *x, int32_t 
 
 /* The collector over a tree: the impostor and the delegated subtree get
  * their own user and path and no role; the database's processes their roles
- * and backends one group. */
+ * and backends one group; a server that changed its uid after exec is read
+ * again. */
 static void test_tree(void **state)
 {
 	struct taskstats_collector tc = { 0 };
@@ -251,6 +255,7 @@ static void test_tree(void **state)
 	tree_put(dir, "etc/passwd",
 		 "root:x:0:0:root:/root:/bin/bash\n"
 		 "postgres:x:105:111:PostgreSQL administrator:/var/lib/postgresql:/bin/bash\n"
+		 "mysql:x:103:104:MariaDB Server:/nonexistent:/bin/false\n"
 		 "alice:x:1000:1000::/home/alice:/bin/bash\n");
 	/* three scans: the first has nothing to compare with, the second
 	 * reads who moved, the third gives rates of rows with who */
@@ -285,6 +290,12 @@ static void test_tree(void **state)
 	assert_string_equal(p->user, "alice");
 	assert_string_equal(p->unit, DELEGATED);
 	assert_int_equal(p->role.db, PROC_DB_NONE);
+
+	/* read again while it was root: mysql's now, and so its server */
+	p = row(x, 700);
+	assert_string_equal(p->user, "mysql");
+	assert_int_equal(p->role.db, PROC_DB_MARIADB);
+	assert_string_equal(p->role.role, "server");
 
 	/* groups: the two backends as one, first; the impostor on its own */
 	assert_true(x->ng_by_cpu >= 3);
