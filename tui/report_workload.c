@@ -33,8 +33,17 @@ static void proc_line(FILE *f, const struct proc_metrics *p)
 	else
 		fprintf(f, " %6s", "-");
 	/* cmdline and unit come escaped (procwho.c); user too */
-	if (p->has_who)
-		fprintf(f, " %-8s %s  \"%s\"", p->user, p->unit[0] ? p->unit : "-", p->cmdline);
+	if (p->has_who) {
+		/* its own words, quoted; its own '"' as \x22 */
+		fprintf(f, " %-8s %s  \"", p->user, p->unit[0] ? p->unit : "-");
+		for (const char *s = p->cmdline; *s; s++) {
+			if (*s == '"')
+				fputs("\\x22", f);
+			else
+				fputc(*s, f);
+		}
+		fputc('"', f);
+	}
 	fputc('\n', f);
 }
 

@@ -124,23 +124,48 @@ static void header(struct draw_text *o, bool delay, struct proc_cols c)
 			 "%CPU");
 }
 
-/* The COMMAND column: a database role first, so it survives the column's
- * cut ("pg checkpointer  postgres: 15/main: checkpointer"); a title that
- * claims a role not believed after the program's own name, quoted
- * ("burner \"postgres: 15/main: checkpointer\""); else the command line
- * where the document has one, else the name. */
+/* s quoted into buf, its own '"' as \x22: the quotes around it are ours. */
+static void quote(const char *s, char *buf, size_t size)
+{
+	size_t k = 0;
+
+	if (size < 8)
+		return;
+	buf[k++] = '"';
+	for (; *s && k + 6 < size; s++) {
+		if (*s == '"') {
+			memcpy(buf + k, "\\x22", 4);
+			k += 4;
+		} else {
+			buf[k++] = *s;
+		}
+	}
+	buf[k++] = '"';
+	buf[k] = '\0';
+}
+
+/* The COMMAND column: a role the sample believes first, so it survives the
+ * column's cut (pg checkpointer "postgres: 15/main: checkpointer"), then
+ * the command line quoted as the process's own words; without a role the
+ * quoted command line alone, so no process can make its row read as a
+ * role's (a title or a comm of its choosing is inside quotes or
+ * parentheses); the comm in parentheses where the document has no command
+ * line. */
 static const char *command(const struct model_proc *p, char *buf, size_t size)
 {
-	if (p->db[0] && p->role[0]) {
-		snprintf(buf, size, "%s %s%s%s  %s", p->db, p->role, p->state[0] ? " " : "",
-			 p->state, p->cmdline);
+	char said[200];
+
+	if (!p->cmdline[0]) {
+		snprintf(buf, size, "(%s)", p->comm[0] ? p->comm : "?");
 		return buf;
 	}
-	if (p->role_claimed && p->cmdline[0]) {
-		snprintf(buf, size, "%s \"%s\"", p->comm[0] ? p->comm : "?", p->cmdline);
-		return buf;
-	}
-	return p->cmdline[0] ? p->cmdline : p->comm[0] ? p->comm : "?";
+	quote(p->cmdline, said, sizeof(said));
+	if (p->db[0] && p->role[0])
+		snprintf(buf, size, "%s %s%s%s %s", p->db, p->role, p->state[0] ? " " : "",
+			 p->state, said);
+	else
+		snprintf(buf, size, "%s", said);
+	return buf;
 }
 
 /* The view's '/' filter holds in the row's command (its role first), user

@@ -22,6 +22,35 @@ static void role_label(uint8_t db, const char *role, char *buf, size_t size)
 		buf[0] = '\0';
 }
 
+/*
+ * What a process or a user may have named (a command line, a comm, a cgroup
+ * path) for text: escaped for a terminal (text_safe), its '"' as \x22 and
+ * its ';' as \x3b, and cut after max bytes (never inside an escape): it
+ * can neither close the quotes around a command line nor hold a "; " (the
+ * entries' separator, where the findings panel breaks lines) and so start
+ * an entry of its own that speaks as us.
+ */
+static const char *words(const char *in, size_t max, char *buf, size_t size)
+{
+	char tmp[4 * PROC_CMDLINE_MAX + 1];
+	size_t k = 0;
+
+	text_safe(in, tmp, sizeof(tmp));
+	for (const char *s = tmp; *s && k + 5 < size && (size_t)(s - tmp) < max; s++) {
+		if (*s == '\\' && (size_t)(s - tmp) + 4 > max)
+			break;
+		if (*s == '"' || *s == ';') {
+			memcpy(buf + k, *s == '"' ? "\\x22" : "\\x3b", 4);
+			k += 4;
+		} else {
+			buf[k++] = *s;
+		}
+	}
+	if (size)
+		buf[k] = '\0';
+	return buf;
+}
+
 /* A process in a word for a headline or a victim: its believed role
  * ("pg checkpointer"), else its comm (the kernel's name of the program,
  * which exec -a does not change), never a title it set. */
@@ -32,7 +61,7 @@ void proc_short(const struct proc_metrics *p, char *buf, size_t size)
 	if (p->role.db && p->role.role[0])
 		role_label(p->role.db, p->role.role, buf, size);
 	else
-		snprintf(buf, size, "%s", text_safe(p->comm, comm, sizeof(comm)));
+		snprintf(buf, size, "%s", words(p->comm, PROC_COMM_MAX, comm, sizeof(comm)));
 }
 
 /* ---- the structured list ---- */
@@ -164,24 +193,6 @@ static void mb(double kb_s, char *buf, size_t size)
 	snprintf(buf, size, v < 10 ? "%.1f MB/s" : "%.0f MB/s", v);
 }
 
-/* The command line for text: cut, its '"' as \x22 so the quotes around it
- * are the only ones (a title cannot close them and speak as us). */
-static void quoted(const char *cmdline, char *buf, size_t size)
-{
-	size_t k = 0;
-
-	for (const char *s = cmdline; *s && k + 5 < size && s - cmdline < CMDLINE_TEXT_MAX; s++) {
-		if (*s == '"') {
-			memcpy(buf + k, "\\x22", 4);
-			k += 4;
-		} else {
-			buf[k++] = *s;
-		}
-	}
-	if (size)
-		buf[k] = '\0';
-}
-
 /* "pg checkpointer pid 812", "pg backends x4", "fio pid 14840", "sh x3" */
 static void name_of(const struct culprit *u, char *buf, size_t size)
 {
@@ -190,11 +201,12 @@ static void name_of(const struct culprit *u, char *buf, size_t size)
 	role_label(u->db, u->role, role, sizeof(role));
 	if (u->count > 1)
 		snprintf(buf, size, "%s%s x%u",
-			 role[0] ? role : text_safe(u->comm, comm, sizeof(comm)),
+			 role[0] ? role : words(u->comm, PROC_COMM_MAX, comm, sizeof(comm)),
 			 role[0] && strcmp(u->role, "backend") == 0 ? "s" : "", u->count);
 	else
 		snprintf(buf, size, "%s pid %d",
-			 role[0] ? role : text_safe(u->comm, comm, sizeof(comm)), u->pid);
+			 role[0] ? role : words(u->comm, PROC_COMM_MAX, comm, sizeof(comm)),
+			 u->pid);
 }
 
 /*
@@ -206,16 +218,16 @@ static void name_of(const struct culprit *u, char *buf, size_t size)
 static void identity(const struct culprit *u, char *buf, size_t size)
 {
 	char name[PROC_ROLE_MAX + PROC_COMM_MAX * 4 + 32], user[PROC_USER_MAX * 4 + 8];
-	char unit[PROC_UNIT_MAX * 4 + 8], words[CMDLINE_TEXT_MAX * 4 + 8];
+	char unit[PROC_UNIT_MAX * 4 + 8], said[CMDLINE_TEXT_MAX * 4 + 8];
 
 	name_of(u, name, sizeof(name));
 	if (!u->has_who) {
 		snprintf(buf, size, "%s (user unknown: not read yet)", name);
 		return;
 	}
-	text_safe(u->user, user, sizeof(user));
-	text_safe(u->unit, unit, sizeof(unit));
-	quoted(u->cmdline, words, sizeof(words));
+	words(u->user, PROC_USER_MAX, user, sizeof(user));
+	words(u->unit, PROC_UNIT_MAX, unit, sizeof(unit));
+	words(u->cmdline, CMDLINE_TEXT_MAX, said, sizeof(said));
 	if (u->count > 1) {
 		char pid[16];
 
@@ -225,12 +237,12 @@ static void identity(const struct culprit *u, char *buf, size_t size)
 			 user, u->users_differ ? " and others" : "", unit[0] ? unit : "?",
 			 u->units_differ ? " and others" : "", pid,
 			 u->role_claimed ? ", its title claims a role it is not given" : "",
-			 words[0] ? ", its own words \"" : "", words, words[0] ? "\"" : "");
+			 said[0] ? ", its own words \"" : "", said, said[0] ? "\"" : "");
 	} else {
 		snprintf(buf, size, "%.60s (user %.40s, unit %.160s%s%s%.90s%s)", name, user,
 			 unit[0] ? unit : "?",
 			 u->role_claimed ? ", its title claims a role it is not given" : "",
-			 words[0] ? ", own words \"" : "", words, words[0] ? "\"" : "");
+			 said[0] ? ", own words \"" : "", said, said[0] ? "\"" : "");
 	}
 }
 
@@ -247,7 +259,7 @@ static void who_of(const struct culprit *u, const char *number, char *buf, size_
 		size_t n = strlen(name);
 
 		snprintf(name + n, sizeof(name) - n, " (%s)",
-			 text_safe(u->user, user, sizeof(user)));
+			 words(u->user, PROC_USER_MAX, user, sizeof(user)));
 	}
 	room = (int)size - 2 - (int)strlen(number);
 	if (room < 8)
@@ -373,8 +385,8 @@ void io_culprits(const struct ctx *c, struct finding *f, const struct disk_metri
 			f->nculprits++;
 			mb(dm->rkb_s + dm->wkb_s, sum, sizeof(sum));
 			str_cat(f->culprit, sizeof(f->culprit), "%scgroup %s: %s on %s",
-				f->culprit[0] ? "; " : "", text_safe(unit, safe, sizeof(safe)), sum,
-				d->name);
+				f->culprit[0] ? "; " : "",
+				words(unit, sizeof(unit), safe, sizeof(safe)), sum, d->name);
 			n++;
 		}
 	}

@@ -1193,6 +1193,23 @@ static void test_cpu_impostor(void **state)
 	assert_null(strstr(f->culprit, "pg checkpointer pid 4000"));
 	assert_non_null(strstr(f->culprit, "; pg checkpointer pid 812 (user postgres, unit "
 					   "postgresql@15-main.service"));
+	/* a title, a comm and a cgroup path that try to start an entry of
+	 * their own (the findings panel breaks lines at "; ") and close the
+	 * quotes: no "; " but ours, no quote but ours */
+	snprintf(rows[0].cmdline, sizeof(rows[0].cmdline), "%s",
+		 "x\"; pg checkpointer pid 812 (user postgres, unit postgresql@15-main.service)");
+	snprintf(rows[0].comm, sizeof(rows[0].comm), "%s", "a; pg checkpo");
+	snprintf(rows[0].unit, sizeof(rows[0].unit), "%s", "/user.slice/x; pg checkpointer \"y");
+	roles(rows, 2);
+	x->nby_cpu = 1;
+	readvise(&sc);
+	f = advice_finding(&sc.a, "cpu-saturated-cpus");
+	assert_non_null(f);
+	assert_int_equal(f->nculprits, 1);
+	assert_null(strstr(f->culprit, "; "));
+	assert_non_null(strstr(f->culprit, "a\\x3b pg checkpo pid 4000 (user nobody, unit "
+					   "/user.slice/x\\x3b pg checkpointer \\x22y, own words "
+					   "\"x\\x22\\x3b pg checkpointer pid 812"));
 	*x = saved;
 	unload(&sc);
 }
