@@ -530,9 +530,12 @@ static __always_inline __u32 hist_slot(__u64 delta_ns)
 	return slot < TRACE_HIST_SLOTS ? (__u32)slot : TRACE_HIST_SLOTS - 1;
 }
 
-static __always_inline void lat_add(struct trace_lat_val *v, __u64 delta_ns, __u32 w, __u32 remote)
+/* an IO of delta_ns in bucket slot (hist_slot: one division an IO's
+ * stage, shared by its rows) */
+static __always_inline void lat_add(struct trace_lat_val *v, __u32 slot, __u64 delta_ns, __u32 w,
+				    __u32 remote)
 {
-	v->slots[hist_slot(delta_ns)] += w;
+	v->slots[slot & (TRACE_HIST_SLOTS - 1)] += w;
 	v->count += w;
 	v->sum_ns += delta_ns * w;
 	v->remote += remote;
@@ -680,7 +683,9 @@ static __always_inline void blkq_complete(struct request *rq)
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	__u64 now, issue_ns, insert_ns, delta, cgid, *vec1 = start_of(START_SOFT_VEC1);
+	__u64 now, issue_ns, insert_ns, delta, qdelta, cgid, *vec1 = start_of(START_SOFT_VEC1);
+	__u32 dslot, qslot;
+	bool queued;
 	struct blk_mq_hw_ctx *hctx;
 	struct trace_hlat_row *hrow;
 	struct trace_lat_row *row;
@@ -709,11 +714,15 @@ int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 	dev = rq_dev(rq);
 	delta = now - issue_ns;
 	remote = cpu != bpf_get_smp_processor_id() ? w : 0;
+	dslot = hist_slot(delta);
+	queued = insert_ns && issue_ns >= insert_ns;
+	qdelta = queued ? issue_ns - insert_ns : 0;
+	qslot = queued ? hist_slot(qdelta) : 0;
 	row = lat_row(dev, op);
 	if (row) {
-		lat_add(&row->kind[TRACE_LAT_DEVICE], delta, w, remote);
-		if (insert_ns && issue_ns >= insert_ns)
-			lat_add(&row->kind[TRACE_LAT_QUEUED], issue_ns - insert_ns, w, 0);
+		lat_add(&row->kind[TRACE_LAT_DEVICE], dslot, delta, w, remote);
+		if (queued)
+			lat_add(&row->kind[TRACE_LAT_QUEUED], qslot, qdelta, w, 0);
 	} else {
 		__sync_fetch_and_add(&lat_dropped, w);
 	}
@@ -723,9 +732,9 @@ int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 		struct trace_cg_row *g = cg_row(cgid, dev);
 
 		if (g) {
-			lat_add(&g->kind[TRACE_LAT_DEVICE], delta, w, remote);
-			if (insert_ns && issue_ns >= insert_ns)
-				lat_add(&g->kind[TRACE_LAT_QUEUED], issue_ns - insert_ns, w, 0);
+			lat_add(&g->kind[TRACE_LAT_DEVICE], dslot, delta, w, remote);
+			if (queued)
+				lat_add(&g->kind[TRACE_LAT_QUEUED], qslot, qdelta, w, 0);
 		} else {
 			__sync_fetch_and_add(&cg_dropped, w);
 		}
@@ -737,8 +746,8 @@ int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 		__sync_fetch_and_add(&hlat_dropped, w);
 		return 0;
 	}
-	__sync_fetch_and_add(&hrow->slots[hist_slot(delta)], w);
-	__sync_fetch_and_add(&hrow->count, w);
+	/* no count: the reader takes the buckets' sum (trace_hlat_take) */
+	__sync_fetch_and_add(&hrow->slots[dslot & (TRACE_HIST_SLOTS - 1)], w);
 	__sync_fetch_and_add(&hrow->sum_ns, delta * w);
 	if (remote)
 		__sync_fetch_and_add(&hrow->remote, remote);

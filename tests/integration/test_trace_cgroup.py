@@ -53,17 +53,32 @@ def run_in(cg, argv):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
-def snapshot(iotriage, ms, start):
-    """iotriage snapshot --trace over ms, start() run once it has loaded;
-    returns the trace section."""
+def prog_ids(name):
+    r = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True)
+    return {p["id"] for p in json.loads(r.stdout or "[]") if p.get("name") == name}
+
+
+def snapshot(iotriage, start, ms=12000):
+    """iotriage snapshot --trace over ms, start() run once its programs are
+    loaded (a new blk_complete) and its first read taken; the load must end
+    inside the window (a loaded machine: else the test says so). Returns
+    the trace section."""
+    before = prog_ids("blk_complete")
     p = subprocess.Popen([iotriage, "snapshot", "--trace", "--json", "--interval", str(ms)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)  # loaded and the first read taken (loading takes ~0.3 s)
+    deadline = time.monotonic() + 30
+    while not (prog_ids("blk_complete") - before) and p.poll() is None:
+        check(time.monotonic() < deadline, "the block probe did not load in 30 s")
+        time.sleep(0.1)
+    time.sleep(0.5)  # the first read comes right after attaching
+    t0 = time.monotonic()
     procs = start()
-    out, err = p.communicate(timeout=ms / 1000 + 60)
     for q in procs:
-        q.wait(timeout=60)
+        q.wait(timeout=120)
         check(q.returncode == 0, "load: %s" % q.stderr.read())
+    took = time.monotonic() - t0
+    check(p.poll() is None, "the load took %.1f s, longer than the %d ms window" % (took, ms))
+    out, err = p.communicate(timeout=ms / 1000 + 60)
     check(p.returncode == 0, "snapshot: %s" % err)
     t = json.loads(out)["trace"]
     if not t.get("available"):
@@ -79,7 +94,7 @@ def main():
     iotriage = env("IOTRIAGE")
     if os.geteuid() != 0:
         skip("needs root")
-    for tool in ("losetup", "dd", "fio", "mkfs.ext4"):
+    for tool in ("losetup", "dd", "fio", "mkfs.ext4", "bpftool"):
         if not shutil.which(tool):
             skip("no %s" % tool)
     top, kind = hierarchy()
@@ -112,7 +127,7 @@ def main():
         print("hierarchy %s (%s), cgroups %s, %s" % (top, kind, paths, loop), flush=True)
 
         # 1. direct IO: 3000 writes in a, 1000 reads in b
-        t = snapshot(iotriage, 4000, lambda: [
+        t = snapshot(iotriage, lambda: [
             run_in(cgs[0], ["dd", "if=/dev/zero", "of=" + loop, "bs=4k", "count=3000",
                             "oflag=direct", "status=none"]),
             run_in(cgs[1], ["dd", "if=" + loop, "of=/dev/null", "bs=4k", "count=1000",
@@ -144,7 +159,7 @@ def main():
                                 "count=32", "status=none"])
             p.wait(timeout=60)
             return [p, subprocess.Popen(["sync"], stderr=subprocess.PIPE, text=True)]
-        t = snapshot(iotriage, 4000, dirty_then_sync)
+        t = snapshot(iotriage, dirty_then_sync)
         rows = rows_of(t, disk)
         d = [x for x in t["disks"] if x["disk"] == disk]
         writes = d[0]["lat"].get("write", {}).get("device", {}).get("count", 0) if d else 0
@@ -172,7 +187,7 @@ def main():
 
         # 3. flushes: fio --fsync=1 on the loop device
         fio_out = os.path.join(tmp, "fio.json")
-        t = snapshot(iotriage, 4000, lambda: [subprocess.Popen(
+        t = snapshot(iotriage, lambda: [subprocess.Popen(
             ["fio", "--name=f", "--filename=" + loop, "--rw=write", "--bs=4k", "--size=8M",
              "--fsync=1", "--runtime=2", "--time_based", "--output-format=json",
              "--output=" + fio_out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

@@ -22,6 +22,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemon_lib import check, env, skip  # noqa: E402
 
 
+def prog_ids(name):
+    r = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True)
+    return {p["id"] for p in json.loads(r.stdout or "[]") if p.get("name") == name}
+
+
 def main():
     iotriage = env("IOTRIAGE")
     n = int(os.environ.get("IOTRIAGE_TRACE_DISKS", "300"))
@@ -42,9 +47,16 @@ def main():
             loops.append(r.stdout.strip())
         ndisks = len(os.listdir("/sys/block"))
         print("%d loop devices, %d block devices" % (len(loops), ndisks), flush=True)
-        p = subprocess.Popen([iotriage, "snapshot", "--trace", "--json", "--interval", "6000"],
+        before = prog_ids("blk_complete")
+        p = subprocess.Popen([iotriage, "snapshot", "--trace", "--json", "--interval", "8000"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.5)  # loaded (the tables sized then) and the first read taken
+        # loaded (the tables sized then: a new blk_complete) and the first
+        # read taken right after
+        deadline = time.monotonic() + 30
+        while not (prog_ids("blk_complete") - before) and p.poll() is None:
+            check(time.monotonic() < deadline, "the block probe did not load in 30 s")
+            time.sleep(0.1)
+        time.sleep(0.5)
         buf = mmap.mmap(-1, 4096)
         t0 = time.monotonic()
         for dev in loops:
@@ -54,7 +66,8 @@ def main():
                 os.pwritev(fd, [buf], 4096)
             finally:
                 os.close(fd)
-        print("IO on every device in %.1f s" % (time.monotonic() - t0), flush=True)
+        print("IO on every device in %.2f s" % (time.monotonic() - t0), flush=True)
+        check(p.poll() is None, "the IO outlasted the snapshot's window")
         out, err = p.communicate(timeout=90)
         check(p.returncode == 0, "snapshot: %s" % err)
         t = json.loads(out)["trace"]
