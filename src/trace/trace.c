@@ -622,11 +622,16 @@ static int read_cg(struct trace *t, struct trace_raw *out)
 		return r;
 	for (size_t i = 0; i < out->ncg && !unknown; i++)
 		unknown = !trace_cgpaths_find(&t->cgp, out->cg[i].cgid);
-	if (unknown || !t->cgp.walked)
-		trace_cgpaths_walk(&t->cgp, out->mono_ns);
+	if ((unknown || !t->cgp.walked) && trace_cgpaths_walk(&t->cgp, out->mono_ns) == 0 &&
+	    t->cgp.walked_ns == out->mono_ns)
+		unknown = true; /* walked now: what it did not find is gone */
+	else
+		unknown = false;
 	for (size_t i = 0; i < out->ncg; i++) {
 		const char *p = trace_cgpaths_find(&t->cgp, out->cg[i].cgid);
 
+		if (!p && unknown)
+			trace_cgpaths_forget(&t->cgp, out->cg[i].cgid);
 		snprintf(out->cg[i].path, sizeof(out->cg[i].path), "%s", p ? p : "");
 	}
 	snprintf(out->cg_top, sizeof(out->cg_top), "%s", t->cgp.top);

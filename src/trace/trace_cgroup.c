@@ -185,6 +185,26 @@ int trace_cgpaths_walk(struct trace_cgpaths *c, int64_t now_ns)
 	return 0;
 }
 
+int trace_cgpaths_forget(struct trace_cgpaths *c, uint64_t id)
+{
+	if (c->n >= TRACE_CG_PATHS_MAX + TRACE_MAX_CG * TRACE_LAT__COUNT)
+		return -E2BIG;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		void *a = realloc(c->rows, cap * sizeof(*c->rows));
+
+		if (!a)
+			return -ENOMEM;
+		c->rows = a;
+		c->cap = cap;
+	}
+	c->rows[c->n].id = id;
+	c->rows[c->n].path[0] = '\0';
+	c->n++;
+	qsort(c->rows, c->n, sizeof(*c->rows), cmp_id);
+	return 0;
+}
+
 const char *trace_cgpaths_find(const struct trace_cgpaths *c, uint64_t id)
 {
 	size_t lo = 0, hi = c->n;

@@ -41,7 +41,12 @@ int trace_cg_hierarchy(const char *mountinfo, char *top, size_t top_size);
  * less than 5 s before now_ns. 0 or -errno. */
 int trace_cgpaths_walk(struct trace_cgpaths *c, int64_t now_ns);
 
-/* The path of id, or NULL. */
+/* id known to have no directory (its cgroup gone): found as "" until
+ * the next walk, so a removed cgroup's row does not walk again every 5 s.
+ * 0, -ENOMEM, -E2BIG. */
+int trace_cgpaths_forget(struct trace_cgpaths *c, uint64_t id);
+
+/* The path of id ("" a forgotten one), or NULL. */
 const char *trace_cgpaths_find(const struct trace_cgpaths *c, uint64_t id);
 
 void trace_cgpaths_free(struct trace_cgpaths *c);

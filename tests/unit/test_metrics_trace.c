@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "encode_trace.h"
 #include "metrics_trace.h"
+#include "trace_cgroup.h"
 
 #define NCPU 2
 
@@ -293,6 +295,50 @@ static void test_cg_rows(void **state)
 	metrics_trace_free(&m);
 	trace_raw_free(&a);
 	trace_raw_free(&b);
+}
+
+/* The io controller's hierarchy from mountinfo: the v1 mount with blkio
+ * in its options (hybrid: cgroup2 beside it at .../unified), else the
+ * first cgroup2 mount; none: -ENOENT. */
+static void test_cg_hierarchy(void **state)
+{
+	static const char *const cases[][2] = {
+		/* this VM: hybrid, blkio on v1 */
+		{ "24 1 0:21 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755\n"
+		  "25 24 0:22 / /sys/fs/cgroup/unified rw,nosuid shared:5 - cgroup2 cgroup2 rw\n"
+		  "27 24 0:24 / /sys/fs/cgroup/cpu,cpuacct rw shared:7 - cgroup cgroup "
+		  "rw,cpu,cpuacct\n"
+		  "31 24 0:28 / /sys/fs/cgroup/blkio rw shared:11 - cgroup cgroup rw,blkio\n",
+		  "/sys/fs/cgroup/blkio" },
+		/* unified only */
+		{ "30 23 0:26 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 "
+		  "rw,nsdelegate,memory_recursiveprot\n",
+		  "/sys/fs/cgroup" },
+		/* hybrid with io on v2: no v1 blkio mount; a v1 mount whose
+		 * options merely contain the word is not one */
+		{ "25 24 0:22 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+		  "26 24 0:23 / /sys/fs/cgroup/net_cls rw - cgroup cgroup rw,net_cls,blkio_x\n",
+		  "/sys/fs/cgroup/unified" },
+	};
+	char path[] = "/tmp/iotriage-mountinfo-XXXXXX", top[TRACE_CG_TOP_MAX];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = mkstemp(path);
+		FILE *f;
+
+		assert_true(fd >= 0);
+		f = fdopen(fd, "w");
+		assert_non_null(f);
+		fputs(cases[i][0], f);
+		fclose(f);
+		assert_true(trace_cg_hierarchy(path, top, sizeof(top)) > 0);
+		assert_string_equal(top, cases[i][1]);
+		assert_int_equal(trace_cg_hierarchy(path, top, sizeof(top)), i == 0 ? 1 : 2);
+		unlink(path);
+		strcpy(path, "/tmp/iotriage-mountinfo-XXXXXX");
+	}
+	assert_int_equal(trace_cg_hierarchy("/nonexistent/mountinfo", top, sizeof(top)), -ENOENT);
 }
 
 static void test_encode_unavailable(void **state)
@@ -658,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_hctx_rows),
 		cmocka_unit_test(test_table_sizing),
 		cmocka_unit_test(test_cg_rows),
+		cmocka_unit_test(test_cg_hierarchy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
