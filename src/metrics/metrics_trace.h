@@ -49,8 +49,13 @@ struct trace_hctx_metrics {
 struct trace_napi_metrics {
 	uint32_t napi_id;
 	int32_t irq, index; /* -1 none / unknown */
-	char dev[16];	    /* "" the backlog */
-	double us_s;	    /* µs per second */
+	char dev[16];	    /* "" the backlog; a name in its namespace */
+	uint32_t ifindex;   /* in its namespace */
+	uint32_t netns;	    /* its namespace's inode, 0 unknown */
+	/* in the daemon's own namespace (or unknown: a recording before
+	 * namespaces): only these are the host's NICs (doc/trace.md) */
+	bool host;
+	double us_s; /* µs per second */
 	double polls_s;
 	double packets_s;
 };

@@ -32,6 +32,13 @@ struct trace_probe_status {
 	bool has_run;		     /* run_ns/run_cnt measured (kernel BPF stats) */
 	uint64_t run_ns;	     /* its programs' run time since loaded */
 	uint64_t run_cnt;	     /* their runs since loaded */
+	/* the budget (doc/trace.md): times over it since loaded; while off
+	 * over it (backing_off), how long it has been off and how long until
+	 * it is attached again, at this read */
+	uint32_t over_budget;
+	bool backing_off;
+	uint64_t off_ns;
+	uint64_t back_in_ns;
 };
 
 /* One (disk, op, stage) histogram, summed over the CPUs; or, in
@@ -54,8 +61,9 @@ struct trace_napi_raw {
 	uint32_t napi_id; /* 0: the per-CPU backlog (loopback, netif_rx) */
 	int32_t irq;	  /* its IRQ line, -1 none */
 	int32_t index;	  /* its queue's index, -1 unknown */
-	uint32_t ifindex;
-	char dev[16]; /* "" backlog */
+	uint32_t ifindex; /* in its namespace */
+	uint32_t netns;	  /* the device's network namespace inode; 0 unknown */
+	char dev[16];	  /* "" backlog */
 	uint64_t ns;
 	uint64_t polls;
 	uint64_t work; /* packets */
@@ -106,6 +114,9 @@ struct trace_raw {
 	 * and the block probe too (hardware queues); by ascending napi_id,
 	 * (major, minor, hctx) */
 	bool napi_read, blkq_read;
+	/* the daemon's own network namespace (/proc/self/ns/net's inode; 0
+	 * unknown): only NAPI rows in it are the host's NICs */
+	uint32_t host_netns;
 	size_t nnapi;
 	struct trace_napi_raw *napi;
 	size_t nblkq;

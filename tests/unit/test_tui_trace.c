@@ -489,6 +489,10 @@ static struct json_object *nic_sample(bool timed)
 		/* another NIC's, and a malformed row: neither is eth0's */
 		"{\"napi_id\":8194,\"dev\":\"eth1\",\"irq\":40,\"queue\":0,\"us_s\":99999}",
 		"{\"napi_id\":-1,\"dev\":\"eth0\",\"us_s\":77777}",
+		/* a user's veth named eth0 in a network namespace of its own
+		 * (issue 30): listed as such, never on the host's eth0 line */
+		"{\"napi_id\":8200,\"dev\":\"eth0\",\"ifindex\":2,\"netns\":4026532174,"
+		"\"host\":false,\"queue\":0,\"us_s\":463500,\"polls_s\":9,\"packets_s\":9}",
 	};
 
 	json_object_object_get_ex(doc, "nics", &a);
@@ -542,9 +546,10 @@ static void test_nic_line(void **state)
 	assert_int_equal(model_apply(&m, doc, MODEL_VIEW), 0);
 	json_object_put(doc);
 	assert_true(m.napi.present);
-	assert_int_equal(m.napi.n, 3); /* the malformed row left out */
+	assert_int_equal(m.napi.n, 4); /* the malformed row left out */
 	assert_true(model_trace_napi_dev(&m.napi, "eth0", -1, &pct));
-	assert_float_equal(pct, 41.234567, 1e-9);
+	assert_float_equal(pct, 41.234567, 1e-9); /* not the veth's 46.35 % */
+	assert_string_equal(m.napi.v[3].dev, "netns 4026532174 eth0");
 	assert_false(model_trace_napi_dev(&m.napi, "ifb0", -1, &pct));
 	model_free(&m);
 

@@ -293,7 +293,8 @@ int model_trace_napi_decode(struct json_object *doc, struct model_napis *ret)
 	for (size_t i = 0; i < len; i++) {
 		struct json_object *o = json_object_array_get_idx(a, i);
 		struct model_napi *q = &n.v[n.n];
-		int64_t id, v;
+		int64_t id, v, ns;
+		char dev[sizeof(q->dev)];
 		double us;
 
 		if (!o || !json_object_is_type(o, json_type_object) ||
@@ -301,6 +302,13 @@ int model_trace_napi_decode(struct json_object *doc, struct model_napis *ret)
 		    mj_str(o, "dev", q->dev, sizeof(q->dev)) < 0 || !num(o, "us_s", &us) || us < 0)
 			continue;
 		q->napi_id = (uint32_t)id;
+		if (json_object_is_type(json_object_object_get(o, "host"), json_type_boolean) &&
+		    !json_object_get_boolean(json_object_object_get(o, "host"))) {
+			if (mj_int(o, "netns", &ns) <= 0 || ns < 0)
+				ns = 0;
+			memcpy(dev, q->dev, sizeof(dev));
+			snprintf(q->dev, sizeof(q->dev), "netns %lld %.16s", (long long)ns, dev);
+		}
 		q->pct = us_s_pct(us);
 		q->irq = mj_int(o, "irq", &v) > 0 && v >= 0 && v <= INT32_MAX ? (int)v : -1;
 		q->queue = mj_int(o, "queue", &v) > 0 && v >= 0 && v <= INT32_MAX ? (int)v : -1;

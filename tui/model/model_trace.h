@@ -64,10 +64,13 @@ struct model_trace {
 /* One NAPI instance's NET_RX time ("trace"."napi"), summed over the CPUs. */
 struct model_napi {
 	uint32_t napi_id; /* 0: the per-CPU backlog (loopback, netif_rx, RPS) */
-	char dev[32];	  /* "" the backlog */
-	int irq;	  /* its IRQ line, -1 none or unknown */
-	int queue;	  /* its queue index, -1 unknown */
-	double pct;	  /* NET_RX time, % of one CPU */
+	/* "" the backlog; a device in another network namespace than the
+	 * daemon's ("host":false) as "netns INODE NAME": never a host NIC's
+	 * name (a name has no space), so no match by name takes its time */
+	char dev[48];
+	int irq;    /* its IRQ line, -1 none or unknown */
+	int queue;  /* its queue index, -1 unknown */
+	double pct; /* NET_RX time, % of one CPU */
 	double polls_s, packets_s;
 };
 
