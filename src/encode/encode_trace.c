@@ -329,6 +329,12 @@ void encode_trace(struct strbuf *sb, const char *why, const struct trace_raw *ra
 		sb_json_str(sb, raw->stats_reason);
 		sb_putc(sb, ',');
 	}
+	if (m ? m->rows_dropped : raw->rows_dropped) {
+		/* impossible rows left out (a damaged recording's, a map's) */
+		sb_puts(sb, "\"rows_dropped\":");
+		sb_u64(sb, m ? m->rows_dropped : raw->rows_dropped);
+		sb_putc(sb, ',');
+	}
 	encode_probes(sb, raw, m);
 	if (m) {
 		sb_puts(sb, "\"interval_ms\":");

@@ -70,6 +70,10 @@ struct trace_blkq_metrics {
 
 struct trace_metrics {
 	double itv_s; /* between the two reads */
+	/* rows and cells left out as impossible (trace_raw.h, "What a read
+	 * can say"): cur's read's, and the interval's (more time or IOs than
+	 * it had, a histogram's difference that cannot be) */
+	uint64_t rows_dropped;
 	uint32_t ncpu;
 	/* the probes' CPU use over the interval, % of one CPU; < 0 unknown */
 	double probe_cpu_pct[TRACE__COUNT];

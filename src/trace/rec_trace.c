@@ -255,8 +255,14 @@ static void r_irq(struct rec_text *r, struct trace_raw *t)
  * and minor within the kernel's dev_t, as trace.c decodes it (12 and 20
  * bits), op and stage indices of the metrics' tables, a queue number below
  * TRACE_HCTX_MAX; sorted and unique (trace_lat_cmp): the metrics merge two
- * reads by this key. */
-static void r_lat(struct rec_text *r, char kind, struct trace_lat_raw *rows, size_t *n)
+ * reads by this key. A histogram the live reader would not have kept, or
+ * whose remote count is above its IOs (written after the live check, so
+ * damage), is left out and counted in t->rows_dropped (trace_lat_check;
+ * a count that is not its buckets' sum is set so, as live: recordings made
+ * before the check hold such rows from reads that caught an IO's adds
+ * half done). */
+static void r_lat(struct rec_text *r, char kind, struct trace_lat_raw *rows, size_t *n,
+		  struct trace_raw *t)
 {
 	struct trace_lat_raw *l = &rows[*n];
 
@@ -274,6 +280,10 @@ static void r_lat(struct rec_text *r, char kind, struct trace_lat_raw *rows, siz
 		l->slots[s] = rec_text_u(r);
 	if (*n && trace_lat_cmp(&rows[*n - 1], l) >= 0)
 		r->bad = true;
+	if (!r->bad && trace_lat_check(l) & (TRACE_CHECK_BAD | TRACE_CHECK_REMOTE)) {
+		t->rows_dropped++;
+		return;
+	}
 	(*n)++;
 }
 
@@ -343,6 +353,7 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 	t->napi_read = t->blkq_read = t->hlat_read = false;
 	t->hlat_dropped = 0;
 	t->host_netns = 0;
+	t->rows_dropped = 0;
 	t->block_sample = 0;
 	t->stats = false;
 	t->stats_reason[0] = '\0';
@@ -418,11 +429,11 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 			break;
 		case 'l':
 			if (valid)
-				r_lat(&r, 'l', t->lat, &t->nlat);
+				r_lat(&r, 'l', t->lat, &t->nlat, t);
 			break;
 		case 'x':
 			if (valid)
-				r_lat(&r, 'x', t->hlat, &t->nhlat);
+				r_lat(&r, 'x', t->hlat, &t->nhlat, t);
 			break;
 		default:
 			break; /* a kind of a later version */

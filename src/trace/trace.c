@@ -520,10 +520,9 @@ static int read_lat(struct trace *t, struct trace_raw *out)
 		for (size_t c = 0; c < nc; c++)
 			lat_row_take(out, (const struct trace_lat_row *)((char *)t->vals + c * rs));
 	}
-	if (out->nlat < 2)
-		return 0;
 	/* one row per key: the CPUs' rows of one (disk, op, kind) summed */
-	qsort(out->lat, out->nlat, sizeof(*out->lat), trace_lat_cmp);
+	if (out->nlat > 1)
+		qsort(out->lat, out->nlat, sizeof(*out->lat), trace_lat_cmp);
 	for (size_t i = 1; i < out->nlat; i++) {
 		struct trace_lat_raw *d = &out->lat[w], *x = &out->lat[i];
 
@@ -537,7 +536,16 @@ static int read_lat(struct trace *t, struct trace_raw *out)
 			out->lat[++w] = *x;
 		}
 	}
-	out->nlat = w + 1;
+	if (out->nlat)
+		out->nlat = w + 1;
+	/* the checks every read gets, live or recorded (trace_lat_check) */
+	for (size_t i = w = 0; i < out->nlat; i++) {
+		if (trace_lat_check(&out->lat[i]) & TRACE_CHECK_BAD)
+			out->rows_dropped++;
+		else
+			out->lat[w++] = out->lat[i];
+	}
+	out->nlat = w;
 	return 0;
 }
 
@@ -782,6 +790,7 @@ int trace_read(struct trace *t, struct trace_raw *r)
 	r->blkq_read = false;
 	r->hlat_read = false;
 	r->nhlat = 0;
+	r->rows_dropped = 0;
 	if (!r->soft_ns) {
 		r->soft_ns = calloc(nc * TRACE_NR_SOFTIRQS, sizeof(*r->soft_ns));
 		r->soft_count = calloc(nc * TRACE_NR_SOFTIRQS, sizeof(*r->soft_count));

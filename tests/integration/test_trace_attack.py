@@ -74,10 +74,14 @@ class Gaps:
     def run(self):
         while not self.stop:
             try:
-                ev, _ = self.c.event()
-            except Exception:  # the connection closed under us at the end
+                raw = self.c.line()
+            except OSError:  # closed under us at the end
                 return
-            self.ts.append(ev["sample"]["timestamp_ms"])
+            if not raw:
+                return
+            ev = json.loads(raw)
+            if ev.get("event") == "sample":
+                self.ts.append(ev["sample"]["timestamp_ms"])
 
     def mark(self):
         return len(self.ts)
