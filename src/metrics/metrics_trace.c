@@ -389,6 +389,7 @@ int metrics_trace_compute(const struct trace_raw *prev, const struct trace_raw *
 	    cur->mono_ns <= prev->mono_ns)
 		return -EINVAL;
 	m->itv_s = (double)(cur->mono_ns - prev->mono_ns) / 1e9;
+	m->budget_pct = cur->budget_pct;
 	m->ncpu = cur->ncpu;
 	a = realloc(m->soft_us_s, ns * sizeof(*m->soft_us_s));
 	if (a)
@@ -404,6 +405,9 @@ int metrics_trace_compute(const struct trace_raw *prev, const struct trace_raw *
 
 		/* a probe switched off at cur's read was still read then */
 		m->on[k] = p->read && c->read;
+		m->off[k] = !c->on;
+		m->over_budget[k] = c->backing_off;
+		m->off_s[k] = c->backing_off ? (double)c->off_ns / 1e9 : 0;
 		m->probe_cpu_pct[k] = -1;
 		if (p->has_run && c->has_run && c->run_ns >= p->run_ns)
 			m->probe_cpu_pct[k] = (double)(c->run_ns - p->run_ns) / 1e7 / m->itv_s;

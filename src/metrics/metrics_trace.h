@@ -79,6 +79,14 @@ struct trace_metrics {
 	double probe_cpu_pct[TRACE__COUNT];
 	/* which probes' rows are in this interval (on in both reads) */
 	bool on[TRACE__COUNT];
+	/* a probe off at cur's read and why, for the advisor to say what it
+	 * judged without it: over_budget (backing off, doc/trace.md "The
+	 * budget") with the seconds it has been off; else off for good
+	 * (cannot attach, map unreadable) */
+	bool off[TRACE__COUNT];
+	bool over_budget[TRACE__COUNT];
+	double off_s[TRACE__COUNT];
+	double budget_pct;
 	double *soft_us_s; /* [cpu * TRACE_NR_SOFTIRQS + vector] */
 	double *hard_us_s; /* [cpu]: every IRQ line */
 	size_t nirq;
