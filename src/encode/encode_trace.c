@@ -267,7 +267,7 @@ static void encode_queues(struct strbuf *sb, const struct trace_metrics *m)
 				sb_puts(sb, ",\"netns\":");
 				sb_u64(sb, q->netns);
 			}
-			sb_puts(sb, q->host ? ",\"host\":true" : ",\"host\":false");
+			sb_puts(sb, q->foreign ? ",\"host\":false" : ",\"host\":true");
 			if (q->irq >= 0) {
 				sb_puts(sb, ",\"irq\":");
 				sb_u64(sb, (uint64_t)q->irq);

@@ -313,7 +313,7 @@ static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cu
 		q->dev[sizeof(q->dev) - 1] = '\0';
 		q->ifindex = c->ifindex;
 		q->netns = c->netns;
-		q->host = !c->netns || !cur->host_netns || c->netns == cur->host_netns;
+		q->foreign = c->netns && cur->host_netns && c->netns != cur->host_netns;
 		q->us_s = (double)(c->ns - (p ? p->ns : 0)) / 1000.0 / m->itv_s;
 		q->polls_s = (double)(c->polls - (p ? p->polls : 0)) / m->itv_s;
 		q->packets_s = (double)(c->work - (p ? p->work : 0)) / m->itv_s;

@@ -52,9 +52,10 @@ struct trace_napi_metrics {
 	char dev[16];	    /* "" the backlog; a name in its namespace */
 	uint32_t ifindex;   /* in its namespace */
 	uint32_t netns;	    /* its namespace's inode, 0 unknown */
-	/* in the daemon's own namespace (or unknown: a recording before
-	 * namespaces): only these are the host's NICs (doc/trace.md) */
-	bool host;
+	/* in another network namespace than the daemon's (a container's, any
+	 * user's veth): never a host NIC's, whatever its name (doc/trace.md);
+	 * false also when unknown (a recording made before namespaces) */
+	bool foreign;
 	double us_s; /* µs per second */
 	double polls_s;
 	double packets_s;

@@ -312,8 +312,8 @@ static void test_queues(void **state)
 	assert_float_equal(m.napi[0].packets_s, 500.0, 1e-9);
 	assert_int_equal(m.napi[1].napi_id, 8195);
 	assert_float_equal(m.napi[1].us_s, 1000.0, 1e-9);
-	assert_true(m.napi[0].host);
-	assert_false(m.napi[1].host);
+	assert_false(m.napi[0].foreign);
+	assert_true(m.napi[1].foreign);
 	assert_true(m.has_blkq);
 	assert_int_equal(m.nblkq, 2);
 	assert_int_equal(m.blkq[0].hctx, 0);
