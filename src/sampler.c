@@ -157,8 +157,15 @@ static void tick_advise(struct sampler *s, const struct snapshot *cur)
 		s->topo_ns = cur->mono_ns;
 		s->rec_memo.topo_ok = false;
 	}
-	s->advise_ok = s->have_topo && advise_compute_trace(cur, &s->m, s->have_tm ? &s->tm : NULL,
-							    &s->topo, &s->adv) >= 0;
+	if (s->have_topo) {
+		struct advise_input in = {
+			.cur = cur, .m = &s->m, .trace = s->have_tm ? &s->tm : NULL, .t = &s->topo
+		};
+
+		s->advise_ok = advise_run(&in, &s->adv) >= 0;
+	} else {
+		s->advise_ok = false;
+	}
 	/* one judgement for every reader of the document: steadied here */
 	if (s->advise_ok && s->steady && advise_hold_step(&s->hold, &s->adv) < 0) {
 		advice_free(&s->adv);
@@ -481,6 +488,9 @@ static int tick_finish(struct sampler *s, unsigned next, int64_t t0)
 	    (s->recorded ? s->rec_has_trace && !s->rec_trace_off : s->trace != NULL) &&
 	    s->ticks > 1 &&
 	    metrics_trace_compute(&s->traw[next ^ 1], &s->traw[next], &cur->disks, &s->tm) >= 0;
+	if (s->recorded && s->rec_has_trace && !s->rec_trace_off)
+		s->rec_trace_dropped +=
+		    s->have_tm ? s->tm.rows_dropped : s->traw[next].rows_dropped;
 	tick_advise(s, cur);
 	cost_account(s, cur, snapshot_thread_cpu_ns() - t0);
 	if (s->advise_ok)

@@ -44,7 +44,8 @@ static void encode_scenario(const char *scenario, bool with_advice, struct strbu
 		assert_int_equal(root_open(t1, &r), 0);
 		assert_int_equal(topology_collect(&r, &t), 0);
 		root_close(&r);
-		assert_int_equal(advise_compute(&s1, &m, &t, &adv), 0);
+		assert_int_equal(
+		    advise_run(&(struct advise_input){ .cur = &s1, .m = &m, .t = &t }, &adv), 0);
 		topology_free(&t);
 		o.advice = &adv;
 	}
@@ -176,7 +177,7 @@ static void test_malformed(void **state)
 		{ "\"findings\":[{\"id\":\"a\"},{\"kind\":\"hot_cpu\"}],\"suggestions\":[]",
 		  "findings[1]: id" },
 		{ "\"findings\":[{\"id\":\"a\",\"reason\":7}],\"suggestions\":[]",
-		  "findings[0]: reason, detail, culprit or who" },
+		  "findings[0]: reason, detail, culprit, who or victim" },
 		{ "\"findings\":[],\"suggestions\":[{\"id\":\"s\",\"commands\":[\"echo 1\",2]}]",
 		  "suggestions[0]: commands" },
 		{ "\"findings\":[],\"suggestions\":[{\"id\":\"s\",\"undo\":\"echo 1\"}]",
