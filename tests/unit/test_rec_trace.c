@@ -351,6 +351,34 @@ static void test_later_version(void **state)
 	trace_raw_free(&u);
 }
 
+/* 'g' lines checked as the live rows are: one whose mean is past its
+ * highest bucket is left out and counted, a count that is not its
+ * buckets' sum is set to it; out of order is malformed. */
+static void test_cg_lines(void **state)
+{
+	static const char rec[] = "\nh\t1\t5000\t1\t0\t2\t1\t0\t0\t1\t0\t0\t0\t512\t1\t0\n"
+				  "G\t/sys/fs/cgroup/blkio\n"
+				  "g\t31\t7\t0\t1\t3\t900000000\t/a\t0\t3\n"
+				  "g\t45\t7\t0\t1\t9\t5000\t/b\t0\t2\n";
+	static const char unordered[] = "\nh\t1\t5000\t1\t0\t2\n"
+					"g\t45\t7\t0\t1\t2\t5000\t/b\t0\t2\n"
+					"g\t31\t7\t0\t1\t2\t5000\t/a\t0\t2\n";
+	struct trace_raw u = { 0 };
+
+	(void)state;
+	assert_int_equal(rec_trace_unpack(rec, sizeof(rec) - 1, &u), 0);
+	assert_true(u.cg_read);
+	assert_int_equal(u.lat_slots, 512);
+	assert_string_equal(u.cg_top, "/sys/fs/cgroup/blkio");
+	assert_int_equal(u.ncg, 1);
+	assert_int_equal(u.cg[0].cgid, 45);
+	assert_int_equal(u.cg[0].count, 2);
+	assert_string_equal(u.cg[0].path, "/b");
+	assert_int_equal(u.rows_dropped, 1);
+	assert_int_equal(rec_trace_unpack(unordered, sizeof(unordered) - 1, &u), -EBADMSG);
+	trace_raw_free(&u);
+}
+
 static void test_hostile(void **state)
 {
 	static const char *const bad[] = {
@@ -535,7 +563,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),  cmocka_unit_test(test_invalid_read),
 		cmocka_unit_test(test_impossible), cmocka_unit_test(test_later_version),
 		cmocka_unit_test(test_hostile),	   cmocka_unit_test(test_mutations),
-		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_replay),	   cmocka_unit_test(test_cg_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
