@@ -219,9 +219,8 @@ int trace_cg_take(const struct trace_cg_row *rows, size_t n, struct trace_raw *r
 	for (size_t i = 0; i < n && r->ncg < k; i++)
 		for (int kind = 0; kind < TRACE_LAT__COUNT && r->ncg < k; kind++)
 			r->ncg += cg_decode(&rows[i], kind, &r->cg[r->ncg]);
-	if (r->ncg < 2)
-		return (int)r->ncg;
-	qsort(r->cg, r->ncg, sizeof(*r->cg), trace_cg_cmp);
+	if (r->ncg > 1)
+		qsort(r->cg, r->ncg, sizeof(*r->cg), trace_cg_cmp);
 	/* one row per key: the CPUs' copies (and slots) of one key summed */
 	for (size_t i = 1; i < r->ncg; i++) {
 		struct trace_cg_raw *d = &r->cg[w], *x = &r->cg[i];
@@ -235,7 +234,8 @@ int trace_cg_take(const struct trace_cg_row *rows, size_t n, struct trace_raw *r
 		add_sat(&d->count, x->count);
 		add_sat(&d->sum_ns, x->sum_ns);
 	}
-	r->ncg = w + 1;
+	if (r->ncg)
+		r->ncg = w + 1;
 	/* the checks every read gets, live or recorded (trace_lat_check) */
 	for (size_t i = w = 0; i < r->ncg; i++) {
 		struct trace_lat_raw l = { .count = r->cg[i].count, .sum_ns = r->cg[i].sum_ns };
