@@ -122,6 +122,7 @@ static int from_recording(const struct report_args *a, struct report_data *d)
 {
 	struct sampler_replay *rp;
 	const struct recframe *f;
+	struct strbuf scratch = { 0 };
 	char why[512];
 	int r;
 
@@ -141,18 +142,17 @@ static int from_recording(const struct report_args *a, struct report_data *d)
 	while ((r = sampler_replay_next(rp, &f)) > 0) {
 		size_t len;
 		const char *doc = sampler_json(sampler_replay_sampler(rp), &len);
-		struct json_object *o;
 
 		cli_print_problems("report", sampler_replay_problems(rp));
 		if (f->real_ns > a->to)
 			break;
-		if (!doc || mj_parse(doc, len, &o) < 0)
+		if (!doc || f->real_ns < a->from)
 			continue;
-		r = take(d, a, o);
-		json_object_put(o);
+		r = rd_add_text(d, doc, len, &scratch);
 		if (r < 0)
 			break;
 	}
+	sb_free(&scratch);
 	cli_print_problems("report", sampler_replay_problems(rp));
 	sampler_replay_close(rp);
 	if (r < 0)

@@ -12,6 +12,7 @@
 
 #include "json_get.h"
 #include "report_data.h"
+#include "strbuf.h"
 
 const char *const rd_dkey_names[RD__DKEYS] = { "util",	  "aqu-sz", "r_await", "w_await",
 					       "f_await", "r_p99",  "w_p99" };
@@ -444,6 +445,180 @@ static int take_findings(struct report_data *d, struct json_object *doc, size_t 
 	if (r >= 0)
 		r = take_suggestions(d, &a, i);
 	model_findings_free(&a);
+	return r;
+}
+
+/*
+ * The members of a document the report reads, copied as they are before
+ * json-c parses them: the processes' rows, interrupts, turbostat and the
+ * rest are most of a document and would be most of the report's time
+ * (doc/PERFORMANCE.md, "The incident report").
+ */
+struct pick {
+	const char *key;
+	const struct pick *sub; /* NULL: the whole value; else these of it */
+};
+
+static const struct pick pick_disk[] = {
+	{ "disk_device", NULL }, { "whole", NULL },   { "valid", NULL },
+	{ "util", NULL },	 { "aqu-sz", NULL },  { "r_await", NULL },
+	{ "w_await", NULL },	 { "f_await", NULL }, { NULL, NULL },
+};
+static const struct pick pick_cpu[] = {
+	{ "cpu", NULL }, { "valid", NULL }, { "irq", NULL }, { "soft", NULL }, { NULL, NULL },
+};
+static const struct pick pick_tdisk[] = { { "disk", NULL }, { "lat", NULL }, { NULL, NULL } };
+static const struct pick pick_trace[] = { { "disks", pick_tdisk }, { NULL, NULL } };
+static const struct pick pick_procs[] = { { "delay_accounting", NULL },
+					  { "top_delay", NULL },
+					  { NULL, NULL } };
+static const struct pick pick_doc[] = {
+	{ "timestamp_ms", NULL },    { "interval_ms", NULL },	  { "host", NULL },
+	{ "disks", pick_disk },	     { "cpu-load", pick_cpu },	  { "pressure", NULL },
+	{ "trace", pick_trace },     { "findings", NULL },	  { "suggestions", NULL },
+	{ "findings_rising", NULL }, { "processes", pick_procs }, { NULL, NULL },
+};
+
+/* The end of the string whose opening quote is at p, after its closing
+ * quote; NULL when it has none */
+static const char *skip_str(const char *p, const char *end)
+{
+	for (p++; p < end;) {
+		const char *q = memchr(p, '"', (size_t)(end - p));
+		const char *b = q;
+
+		if (!q)
+			return NULL;
+		while (b > p && b[-1] == '\\')
+			b--;
+		if ((q - b) % 2 == 0) /* an even run of backslashes: not escaped */
+			return q + 1;
+		p = q + 1;
+	}
+	return NULL;
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* The end of the value at p (an object, array, string or scalar), NULL
+ * when it does not end */
+static const char *skip_value(const char *p, const char *end)
+{
+	int depth = 0;
+
+	while (p < end) {
+		char c = *p;
+
+		if (c == '"') {
+			p = skip_str(p, end);
+			if (!p)
+				return NULL;
+			if (!depth)
+				return p;
+			continue;
+		}
+		if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (--depth <= 0)
+				return depth ? p : p + 1;
+		} else if (!depth && c == ',') {
+			return p;
+		}
+		p++;
+	}
+	return depth ? NULL : p;
+}
+
+static int json_pick(const char *s, const char *end, const struct pick *keys, struct strbuf *out);
+
+/* json_pick() of each object of the array at s[0..end) */
+static int json_pick_array(const char *p, const char *end, const struct pick *keys,
+			   struct strbuf *out)
+{
+	sb_putc(out, '[');
+	for (p = skip_ws(p + 1, end); p < end && *p != ']'; p = skip_ws(p, end)) {
+		const char *e = skip_value(p, end);
+
+		if (!e || json_pick(p, e, keys, out) < 0)
+			return -EBADMSG;
+		p = skip_ws(e, end);
+		if (p < end && *p == ',') {
+			p++;
+			sb_putc(out, ',');
+		}
+	}
+	sb_putc(out, ']');
+	return out->err;
+}
+
+/* The members of the object at s[0..len) that keys names, as an object,
+ * into out (an array: of each of its objects); -EBADMSG when it is not an
+ * object as far as read */
+static int json_pick(const char *s, const char *end, const struct pick *keys, struct strbuf *out)
+{
+	const char *p = skip_ws(s, end);
+	bool first = true;
+
+	if (p < end && *p == '[')
+		return json_pick_array(p, end, keys, out);
+	if (p >= end || *p != '{')
+		return -EBADMSG;
+	sb_putc(out, '{');
+	for (p = skip_ws(p + 1, end); p < end && *p != '}'; p = skip_ws(p, end)) {
+		const char *k = p, *ke = *p == '"' ? skip_str(p, end) : NULL, *v, *ve;
+		const struct pick *w = keys;
+
+		if (!ke)
+			return -EBADMSG;
+		v = skip_ws(ke, end);
+		if (v >= end || *v != ':')
+			return -EBADMSG;
+		v = skip_ws(v + 1, end);
+		ve = skip_value(v, end);
+		if (!ve)
+			return -EBADMSG;
+		while (w->key && (strlen(w->key) != (size_t)(ke - k - 2) ||
+				  memcmp(w->key, k + 1, (size_t)(ke - k - 2)) != 0))
+			w++;
+		if (w->key) {
+			if (!first)
+				sb_putc(out, ',');
+			first = false;
+			sb_append(out, k, (size_t)(v - k));
+			if (!w->sub)
+				sb_append(out, v, (size_t)(ve - v));
+			else if (json_pick(v, ve, w->sub, out) < 0)
+				return -EBADMSG;
+		}
+		p = skip_ws(ve, end);
+		if (p < end && *p == ',')
+			p++;
+	}
+	sb_putc(out, '}');
+	return out->err;
+}
+
+int rd_add_text(struct report_data *d, const char *json, size_t len, struct strbuf *scratch)
+{
+	struct json_object *o;
+	int r;
+
+	sb_reset(scratch);
+	r = json_pick(json, json + len, pick_doc, scratch);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || mj_parse(scratch->buf, scratch->len, &o) < 0) {
+		d->skipped++;
+		return 0;
+	}
+	r = rd_add(d, o);
+	json_object_put(o);
 	return r;
 }
 

@@ -113,6 +113,11 @@ struct report_data {
 /* Appends the sample document doc: 1 taken, 0 skipped (not a sample, or
  * not after the last one: counted in skipped), -ENOMEM. */
 int rd_add(struct report_data *d, struct json_object *doc);
+/* The same from a document's text (len bytes): the members the report
+ * reads are picked out first (scratch: a buffer kept between calls); a
+ * text that is not a document is skipped as above. */
+struct strbuf;
+int rd_add_text(struct report_data *d, const char *json, size_t len, struct strbuf *scratch);
 void rd_free(struct report_data *d);
 
 /* The worst span: the longest run of samples where a finding of the
