@@ -33,7 +33,7 @@ static const char report_usage[] =
     "one-page summary. From a flight recording (default " CLI_RECORD_DIR ")\n"
     "or the history of the iotriaged on --socket. TIME as replay takes it.\n"
     "  --from T --to T  the window (default: all of it)\n"
-    "  -o FILE          write there (default: standard output)\n"
+    "  -o, --output FILE  write there (default: standard output)\n"
     "  --text           the text summary instead of the page\n"
     "  --socket PATH    iotriaged's history instead of a recording\n"
     "  --root DIR       the advisor's topology for a recording older than version 3\n";

@@ -249,8 +249,8 @@ static void disk_section(struct strbuf *sb, const struct report_data *d, const s
 		{ id[0], "%util (shaded: disk saturated finding)", "%", 100, util, 1, k->sat,
 		  "disk_saturated" },
 		{ id[1], "aqu-sz (average queue size)", "", 0, aqu, 1, k->sat, "disk_saturated" },
-		{ id[2], "await, ms (p99: the block probe's)", "ms", 0, aw, k->has_p99 ? 5 : 3,
-		  NULL, NULL },
+		{ id[2], k->has_p99 ? "await, ms (p99: the block probe's)" : "await, ms", "ms", 0,
+		  aw, k->has_p99 ? 5 : 3, NULL, NULL },
 	};
 
 	snprintf(id[0], sizeof(id[0]), "disk:%s:util", k->name);
