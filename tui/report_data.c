@@ -467,7 +467,13 @@ static const struct pick pick_disk[] = {
 static const struct pick pick_cpu[] = {
 	{ "cpu", NULL }, { "valid", NULL }, { "irq", NULL }, { "soft", NULL }, { NULL, NULL },
 };
-static const struct pick pick_tdisk[] = { { "disk", NULL }, { "lat", NULL }, { NULL, NULL } };
+static const struct pick pick_stage[] = { { "p99_us", NULL }, { "hist", NULL }, { NULL, NULL } };
+static const struct pick pick_op[] = { { "device", pick_stage }, { NULL, NULL } };
+static const struct pick pick_lat[] = {
+	{ "read", pick_op },	{ "write", pick_op }, { "flush", pick_op },
+	{ "discard", pick_op }, { NULL, NULL },
+};
+static const struct pick pick_tdisk[] = { { "disk", NULL }, { "lat", pick_lat }, { NULL, NULL } };
 static const struct pick pick_trace[] = { { "disks", pick_tdisk }, { NULL, NULL } };
 static const struct pick pick_procs[] = { { "delay_accounting", NULL },
 					  { "top_delay", NULL },
@@ -509,11 +515,20 @@ static const char *skip_ws(const char *p, const char *end)
  * when it does not end */
 static const char *skip_value(const char *p, const char *end)
 {
+	/* the bytes that matter to nesting; the rest skipped a table lookup each */
+	static const unsigned char special[256] = {
+		['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, [','] = 1,
+	};
 	int depth = 0;
 
 	while (p < end) {
-		char c = *p;
+		char c;
 
+		while (p < end && !special[(unsigned char)*p])
+			p++;
+		if (p >= end)
+			break;
+		c = *p;
 		if (c == '"') {
 			p = skip_str(p, end);
 			if (!p)
