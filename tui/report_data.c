@@ -486,20 +486,15 @@ static const struct pick pick_doc[] = {
 };
 
 /* The end of the string whose opening quote is at p, after its closing
- * quote; NULL when it has none */
+ * quote; NULL when it has none. A byte loop: most strings are keys of a
+ * few bytes, shorter than a memchr call's overhead. */
 static const char *skip_str(const char *p, const char *end)
 {
-	for (p++; p < end;) {
-		const char *q = memchr(p, '"', (size_t)(end - p));
-		const char *b = q;
-
-		if (!q)
-			return NULL;
-		while (b > p && b[-1] == '\\')
-			b--;
-		if ((q - b) % 2 == 0) /* an even run of backslashes: not escaped */
-			return q + 1;
-		p = q + 1;
+	for (p++; p < end; p++) {
+		if (*p == '\\')
+			p++; /* the escaped byte, whatever it is */
+		else if (*p == '"')
+			return p + 1;
 	}
 	return NULL;
 }
