@@ -12,6 +12,7 @@
 
 #include "json_get.h"
 #include "report_data.h"
+#include "report_json.h"
 #include "strbuf.h"
 
 const char *const rd_dkey_names[RD__DKEYS] = { "util",	  "aqu-sz", "r_await", "w_await",
@@ -139,137 +140,187 @@ static struct rd_cpu *cpu_get(struct report_data *d, int cpu)
 	return c;
 }
 
-static void take_disks(struct report_data *d, struct json_object *doc, size_t i)
+/* One "disks" row: the series of a whole disk with rates */
+static void text_disk(struct report_data *d, const char *row, const char *end, size_t i)
 {
-	struct json_object *arr = mj_get(doc, "disks");
-	size_t n = json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+	double x[RD_RP99] = { NAN, NAN, NAN, NAN, NAN };
+	bool valid = false, whole = true;
+	struct rj_it it;
+	const char *k, *v, *ve;
+	char name[64] = "";
+	struct rd_disk *dk;
+	size_t kn;
 
-	for (size_t k = 0; k < n; k++) {
-		struct json_object *row = json_object_array_get_idx(arr, k);
-		char name[64];
-		bool valid = false, whole = true;
-		struct rd_disk *dk;
-
-		if (mj_str(row, "disk_device", name, sizeof(name)) <= 0 || !name[0])
-			continue;
-		mj_bool(row, "whole", &whole);
-		if (!whole || mj_bool(row, "valid", &valid) <= 0 || !valid)
-			continue;
-		dk = disk_get(d, name);
-		if (!dk)
-			continue;
-		for (int j = RD_UTIL; j <= RD_FAWAIT; j++) {
-			double x;
-
-			if (mj_num(row, rd_dkey_names[j], &x) > 0)
-				dk->v[j][i] = x;
-		}
-		if (dk->v[RD_UTIL][i] > dk->max_util)
-			dk->max_util = dk->v[RD_UTIL][i];
+	if (rj_open(row, end, &it) < 0)
+		return;
+	while (rj_next(&it, &k, &kn, &v, &ve) > 0) {
+		if (rj_key(k, kn, "disk_device"))
+			rj_str(v, ve, name, sizeof(name));
+		else if (rj_key(k, kn, "whole"))
+			rj_bool(v, ve, &whole);
+		else if (rj_key(k, kn, "valid"))
+			rj_bool(v, ve, &valid);
+		for (int j = RD_UTIL; j < RD_RP99; j++)
+			if (rj_key(k, kn, rd_dkey_names[j]))
+				rj_num(v, ve, &x[j]);
 	}
+	if (!name[0] || !whole || !valid || !(dk = disk_get(d, name)))
+		return;
+	for (int j = RD_UTIL; j < RD_RP99; j++)
+		dk->v[j][i] = x[j];
+	if (dk->v[RD_UTIL][i] > dk->max_util)
+		dk->max_util = dk->v[RD_UTIL][i];
 }
 
-/* A "trace" disk's device histograms of every op summed into h; 1 when
- * it had any. */
-static int trace_hist(struct json_object *lat, uint32_t *h)
+/* A "trace" disk's device p99 of an op (ms) and histogram counts into h
+ * (NULL: none wanted); 1 when the histogram had a count */
+static int text_stage(const char *op, const char *end, double *ret_p99, uint32_t *h)
 {
-	static const char *const ops[] = { "read", "write", "flush", "discard" };
+	struct rj_it it, dev, hi;
+	const char *k, *v, *ve, *hv, *hve;
+	size_t kn;
 	int any = 0;
 
-	for (size_t o = 0; o < 4; o++) {
-		struct json_object *hist = mj_get(mj_get(mj_get(lat, ops[o]), "device"), "hist");
-		size_t nb =
-		    json_object_is_type(hist, json_type_array) ? json_object_array_length(hist) : 0;
+	if (rj_open(op, end, &it) < 0)
+		return 0;
+	while (rj_next(&it, &k, &kn, &v, &ve) > 0)
+		if (rj_key(k, kn, "device") && rj_open(v, ve, &dev) == 0)
+			break;
+	if (!rj_key(k, kn, "device"))
+		return 0;
+	while (rj_next(&dev, &k, &kn, &v, &ve) > 0) {
+		size_t b = 0;
+		double c;
 
-		for (size_t b = 0; b < nb && b < RD_HIST_BUCKETS; b++) {
-			int64_t c = json_object_get_int64(json_object_array_get_idx(hist, b));
-
-			if (c > 0) {
+		if (rj_key(k, kn, "p99_us") && ret_p99 && rj_num(v, ve, ret_p99))
+			*ret_p99 /= 1000.0;
+		if (!rj_key(k, kn, "hist") || rj_open(v, ve, &hi) < 0)
+			continue;
+		for (; b < RD_HIST_BUCKETS && rj_next(&hi, &k, &kn, &hv, &hve) > 0; b++)
+			if (rj_num(hv, hve, &c) && c > 0) {
 				h[b] += c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 				any = 1;
 			}
-		}
 	}
 	return any;
 }
 
-static void take_trace(struct report_data *d, struct json_object *doc, size_t i)
+/* One "trace"."disks" row: the read and write p99, the histograms */
+static void text_tdisk(struct report_data *d, const char *row, const char *end, size_t i)
 {
-	struct json_object *arr = mj_get(mj_get(doc, "trace"), "disks");
-	size_t n = json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+	uint32_t h[RD_HIST_BUCKETS] = { 0 };
+	double p99[2] = { NAN, NAN };
+	const char *k, *v, *ve, *lv = NULL, *lve = NULL;
+	struct rj_it it;
+	char name[64] = "";
+	struct rd_disk *dk;
+	bool any = false;
+	size_t kn;
 
-	for (size_t k = 0; k < n; k++) {
-		struct json_object *row = json_object_array_get_idx(arr, k), *lat;
-		struct rd_disk *dk;
-		char name[64];
-		double x;
+	if (rj_open(row, end, &it) < 0)
+		return;
+	while (rj_next(&it, &k, &kn, &v, &ve) > 0) {
+		if (rj_key(k, kn, "disk"))
+			rj_str(v, ve, name, sizeof(name));
+		else if (rj_key(k, kn, "lat"))
+			lv = v, lve = ve;
+	}
+	if (!name[0] || !lv || !(dk = disk_get(d, name)) || rj_open(lv, lve, &it) < 0)
+		return;
+	while (rj_next(&it, &k, &kn, &v, &ve) > 0) {
+		int op = rj_key(k, kn, "read") ? 0 : rj_key(k, kn, "write") ? 1 : 2;
 
-		if (mj_str(row, "disk", name, sizeof(name)) <= 0 || !name[0])
+		if (op == 2 && !rj_key(k, kn, "flush") && !rj_key(k, kn, "discard"))
 			continue;
-		dk = disk_get(d, name);
-		if (!dk)
-			continue;
-		lat = mj_get(row, "lat");
-		if (mj_num(mj_get(mj_get(lat, "read"), "device"), "p99_us", &x) > 0) {
-			dk->v[RD_RP99][i] = x / 1000.0;
+		any |= text_stage(v, ve, op < 2 ? &p99[op] : NULL, h) > 0;
+	}
+	for (int j = 0; j < 2; j++)
+		if (!isnan(p99[j])) {
+			dk->v[RD_RP99 + j][i] = p99[j];
 			dk->has_p99 = true;
 		}
-		if (mj_num(mj_get(mj_get(lat, "write"), "device"), "p99_us", &x) > 0) {
-			dk->v[RD_WP99][i] = x / 1000.0;
-			dk->has_p99 = true;
-		}
-		if (!dk->hist && grow_zero((void **)&dk->hist, 0, d->cap * RD_HIST_BUCKETS,
-					   sizeof(uint32_t)) < 0)
-			continue;
-		if (trace_hist(lat, dk->hist + i * RD_HIST_BUCKETS))
-			d->has_trace = true;
-	}
+	if (!dk->hist &&
+	    grow_zero((void **)&dk->hist, 0, d->cap * RD_HIST_BUCKETS, sizeof(uint32_t)) < 0)
+		return;
+	memcpy(dk->hist + i * RD_HIST_BUCKETS, h, sizeof(h));
+	d->has_trace |= any;
 }
 
-static void take_cpus(struct report_data *d, struct json_object *doc, size_t i)
+/* One "cpu-load" row: %irq + %soft of a core */
+static void text_cpu(struct report_data *d, const char *row, const char *end, size_t i)
 {
-	struct json_object *arr = mj_get(doc, "cpu-load");
-	size_t n = json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+	double irq = NAN, soft = NAN;
+	const char *k, *v, *ve;
+	char name[16] = "", *e;
+	bool valid = false;
+	struct rj_it it;
+	struct rd_cpu *c;
+	size_t kn;
+	long cpu;
 
-	for (size_t k = 0; k < n; k++) {
-		struct json_object *row = json_object_array_get_idx(arr, k);
-		char name[16], *end;
-		double irq, soft;
-		bool valid = false;
-		struct rd_cpu *c;
-		long cpu;
-
-		if (mj_str(row, "cpu", name, sizeof(name)) <= 0)
-			continue;
-		cpu = strtol(name, &end, 10);
-		if (end == name || *end || cpu < 0 || cpu > 1 << 20)
-			continue; /* "all" */
-		if (mj_bool(row, "valid", &valid) <= 0 || !valid || mj_num(row, "irq", &irq) <= 0 ||
-		    mj_num(row, "soft", &soft) <= 0)
-			continue;
-		c = cpu_get(d, (int)cpu);
-		if (!c)
-			continue;
-		c->v[i] = irq + soft;
-		if (c->v[i] > c->max)
-			c->max = c->v[i];
+	if (rj_open(row, end, &it) < 0)
+		return;
+	while (rj_next(&it, &k, &kn, &v, &ve) > 0) {
+		if (rj_key(k, kn, "cpu"))
+			rj_str(v, ve, name, sizeof(name));
+		else if (rj_key(k, kn, "valid"))
+			rj_bool(v, ve, &valid);
+		else if (rj_key(k, kn, "irq"))
+			rj_num(v, ve, &irq);
+		else if (rj_key(k, kn, "soft"))
+			rj_num(v, ve, &soft);
 	}
+	cpu = strtol(name, &e, 10);
+	if (e == name || *e || cpu < 0 || cpu > 1 << 20 || !valid || isnan(irq) || isnan(soft))
+		return; /* "all", or no rates */
+	c = cpu_get(d, (int)cpu);
+	if (!c)
+		return;
+	c->v[i] = irq + soft;
+	if (c->v[i] > c->max)
+		c->max = c->v[i];
 }
 
-static void take_psi(struct report_data *d, struct json_object *doc, size_t i)
+/* "pressure": the interval's stall% of cpu some, io some and io full */
+static void text_psi(struct report_data *d, const char *p, const char *end, size_t i)
 {
 	static const char *const res[RD__PSI] = { "cpu", "io", "io" };
 	static const char *const kind[RD__PSI] = { "some", "some", "full" };
-	struct json_object *p = mj_get(doc, "pressure");
+	struct rj_it it, a, b;
+	const char *k, *v, *ve, *k2, *v2, *ve2, *k3, *v3, *ve3;
+	size_t kn, kn2, kn3;
 
-	for (int j = 0; j < RD__PSI; j++) {
-		double x;
-
-		if (mj_num(mj_get(mj_get(p, res[j]), kind[j]), "stall%", &x) > 0) {
-			d->psi[j][i] = x;
-			d->has_psi = true;
+	if (rj_open(p, end, &it) < 0)
+		return;
+	while (rj_next(&it, &k, &kn, &v, &ve) > 0) {
+		if (rj_open(v, ve, &a) < 0)
+			continue;
+		while (rj_next(&a, &k2, &kn2, &v2, &ve2) > 0) {
+			for (int j = 0; j < RD__PSI; j++) {
+				if (!rj_key(k, kn, res[j]) || !rj_key(k2, kn2, kind[j]) ||
+				    rj_open(v2, ve2, &b) < 0)
+					continue;
+				while (rj_next(&b, &k3, &kn3, &v3, &ve3) > 0)
+					if (rj_key(k3, kn3, "stall%") &&
+					    rj_num(v3, ve3, &d->psi[j][i]))
+						d->has_psi = true;
+			}
 		}
 	}
+}
+
+/* Each element of the array at p..end through fn */
+static void text_rows(struct report_data *d, const char *p, const char *end, size_t i,
+		      void (*fn)(struct report_data *, const char *, const char *, size_t))
+{
+	const char *k, *v, *ve;
+	struct rj_it it;
+	size_t kn;
+
+	if (rj_open(p, end, &it) < 0)
+		return;
+	while (rj_next(&it, &k, &kn, &v, &ve) > 0)
+		fn(d, v, ve, i);
 }
 
 static void take_victims(struct report_data *d, struct json_object *doc, size_t i)
@@ -449,214 +500,144 @@ static int take_findings(struct report_data *d, struct json_object *doc, size_t 
 }
 
 /*
- * The members of a document the report reads, copied as they are before
- * json-c parses them: the processes' rows, interrupts, turbostat and the
- * rest are most of a document and would be most of the report's time
- * (doc/PERFORMANCE.md, "The incident report").
+ * The members of a document the report reads, found in one walk of its
+ * text: the numbers (most of a document) are read in place (text_*), the
+ * advice and the processes that waited on IO copied out for json-c
+ * (model_findings_decode reads the advice). json-c's parse of whole
+ * documents was most of the report's time (doc/PERFORMANCE.md, "The
+ * incident report").
  */
-struct pick {
-	const char *key;
-	const struct pick *sub; /* NULL: the whole value; else these of it */
+enum {
+	S_TS,
+	S_ITV,
+	S_HOST,
+	S_FIND,
+	S_SUGG,
+	S_RISING,
+	S_PROCS,
+	S_DISKS,
+	S_CPUS,
+	S_PSI,
+	S_TRACE,
+	S__N
 };
+static const char *const span_keys[S__N] = {
+	"timestamp_ms", "interval_ms", "host",	   "findings", "suggestions", "findings_rising",
+	"processes",	"disks",       "cpu-load", "pressure", "trace",
+};
+static const struct rj_pick pick_procs[] = { { "delay_accounting", NULL },
+					     { "top_delay", NULL },
+					     { NULL, NULL } };
 
-static const struct pick pick_disk[] = {
-	{ "disk_device", NULL }, { "whole", NULL },   { "valid", NULL },
-	{ "util", NULL },	 { "aqu-sz", NULL },  { "r_await", NULL },
-	{ "w_await", NULL },	 { "f_await", NULL }, { NULL, NULL },
-};
-static const struct pick pick_cpu[] = {
-	{ "cpu", NULL }, { "valid", NULL }, { "irq", NULL }, { "soft", NULL }, { NULL, NULL },
-};
-static const struct pick pick_stage[] = { { "p99_us", NULL }, { "hist", NULL }, { NULL, NULL } };
-static const struct pick pick_op[] = { { "device", pick_stage }, { NULL, NULL } };
-static const struct pick pick_lat[] = {
-	{ "read", pick_op },	{ "write", pick_op }, { "flush", pick_op },
-	{ "discard", pick_op }, { NULL, NULL },
-};
-static const struct pick pick_tdisk[] = { { "disk", NULL }, { "lat", pick_lat }, { NULL, NULL } };
-static const struct pick pick_trace[] = { { "disks", pick_tdisk }, { NULL, NULL } };
-static const struct pick pick_procs[] = { { "delay_accounting", NULL },
-					  { "top_delay", NULL },
-					  { NULL, NULL } };
-static const struct pick pick_doc[] = {
-	{ "timestamp_ms", NULL },    { "interval_ms", NULL },	  { "host", NULL },
-	{ "disks", pick_disk },	     { "cpu-load", pick_cpu },	  { "pressure", NULL },
-	{ "trace", pick_trace },     { "findings", NULL },	  { "suggestions", NULL },
-	{ "findings_rising", NULL }, { "processes", pick_procs }, { NULL, NULL },
-};
-
-/* The end of the string whose opening quote is at p, after its closing
- * quote; NULL when it has none. A byte loop: most strings are keys of a
- * few bytes, shorter than a memchr call's overhead. */
-static const char *skip_str(const char *p, const char *end)
+/* The spans of the members the report reads; -EBADMSG: not an object */
+static int doc_spans(const char *json, size_t len, const char **v, const char **ve)
 {
-	for (p++; p < end; p++) {
-		if (*p == '\\')
-			p++; /* the escaped byte, whatever it is */
-		else if (*p == '"')
-			return p + 1;
-	}
-	return NULL;
+	const char *k, *a, *b;
+	struct rj_it it;
+	size_t kn;
+	int r;
+
+	if (rj_open(json, json + len, &it) < 0)
+		return -EBADMSG;
+	while ((r = rj_next(&it, &k, &kn, &a, &b)) > 0)
+		for (int j = 0; j < S__N; j++)
+			if (rj_key(k, kn, span_keys[j])) {
+				v[j] = a;
+				ve[j] = b;
+				break;
+			}
+	return r;
 }
 
-static const char *skip_ws(const char *p, const char *end)
+/* What json-c parses: an object of the spans up to S_PROCS */
+static int doc_small(const char **v, const char **ve, struct strbuf *out)
 {
-	while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
-		p++;
-	return p;
-}
-
-/* The end of the value at p (an object, array, string or scalar), NULL
- * when it does not end */
-static const char *skip_value(const char *p, const char *end)
-{
-	/* the bytes that matter to nesting; the rest skipped a table lookup each */
-	static const unsigned char special[256] = {
-		['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, [','] = 1,
-	};
-	int depth = 0;
-
-	while (p < end) {
-		char c;
-
-		while (p < end && !special[(unsigned char)*p])
-			p++;
-		if (p >= end)
-			break;
-		c = *p;
-		if (c == '"') {
-			p = skip_str(p, end);
-			if (!p)
-				return NULL;
-			if (!depth)
-				return p;
-			continue;
-		}
-		if (c == '{' || c == '[') {
-			depth++;
-		} else if (c == '}' || c == ']') {
-			if (--depth <= 0)
-				return depth ? p : p + 1;
-		} else if (!depth && c == ',') {
-			return p;
-		}
-		p++;
-	}
-	return depth ? NULL : p;
-}
-
-static int json_pick(const char *s, const char *end, const struct pick *keys, struct strbuf *out);
-
-/* json_pick() of each object of the array at s[0..end) */
-static int json_pick_array(const char *p, const char *end, const struct pick *keys,
-			   struct strbuf *out)
-{
-	sb_putc(out, '[');
-	for (p = skip_ws(p + 1, end); p < end && *p != ']'; p = skip_ws(p, end)) {
-		const char *e = skip_value(p, end);
-
-		if (!e || json_pick(p, e, keys, out) < 0)
-			return -EBADMSG;
-		p = skip_ws(e, end);
-		if (p < end && *p == ',') {
-			p++;
-			sb_putc(out, ',');
-		}
-	}
-	sb_putc(out, ']');
-	return out->err;
-}
-
-/* The members of the object at s[0..len) that keys names, as an object,
- * into out (an array: of each of its objects); -EBADMSG when it is not an
- * object as far as read */
-static int json_pick(const char *s, const char *end, const struct pick *keys, struct strbuf *out)
-{
-	const char *p = skip_ws(s, end);
 	bool first = true;
 
-	if (p < end && *p == '[')
-		return json_pick_array(p, end, keys, out);
-	if (p >= end || *p != '{')
-		return -EBADMSG;
 	sb_putc(out, '{');
-	for (p = skip_ws(p + 1, end); p < end && *p != '}'; p = skip_ws(p, end)) {
-		const char *k = p, *ke = *p == '"' ? skip_str(p, end) : NULL, *v, *ve;
-		const struct pick *w = keys;
-
-		if (!ke)
+	for (int j = S_TS; j <= S_PROCS; j++) {
+		if (!v[j])
+			continue;
+		sb_printf(out, "%s\"%s\":", first ? "" : ",", span_keys[j]);
+		first = false;
+		if (j != S_PROCS)
+			sb_append(out, v[j], (size_t)(ve[j] - v[j]));
+		else if (rj_pick(v[j], ve[j], pick_procs, out) < 0)
 			return -EBADMSG;
-		v = skip_ws(ke, end);
-		if (v >= end || *v != ':')
-			return -EBADMSG;
-		v = skip_ws(v + 1, end);
-		ve = skip_value(v, end);
-		if (!ve)
-			return -EBADMSG;
-		while (w->key && (strlen(w->key) != (size_t)(ke - k - 2) ||
-				  memcmp(w->key, k + 1, (size_t)(ke - k - 2)) != 0))
-			w++;
-		if (w->key) {
-			if (!first)
-				sb_putc(out, ',');
-			first = false;
-			sb_append(out, k, (size_t)(v - k));
-			if (!w->sub)
-				sb_append(out, v, (size_t)(ve - v));
-			else if (json_pick(v, ve, w->sub, out) < 0)
-				return -EBADMSG;
-		}
-		p = skip_ws(ve, end);
-		if (p < end && *p == ',')
-			p++;
 	}
 	sb_putc(out, '}');
 	return out->err;
 }
 
+/* The numeric sections at sample i */
+static void text_sections(struct report_data *d, const char **v, const char **ve, size_t i)
+{
+	const char *k, *a, *b;
+	struct rj_it it;
+	size_t kn;
+
+	if (v[S_DISKS])
+		text_rows(d, v[S_DISKS], ve[S_DISKS], i, text_disk);
+	if (v[S_CPUS])
+		text_rows(d, v[S_CPUS], ve[S_CPUS], i, text_cpu);
+	if (v[S_PSI])
+		text_psi(d, v[S_PSI], ve[S_PSI], i);
+	if (v[S_TRACE] && rj_open(v[S_TRACE], ve[S_TRACE], &it) == 0)
+		while (rj_next(&it, &k, &kn, &a, &b) > 0)
+			if (rj_key(k, kn, "disks"))
+				text_rows(d, a, b, i, text_tdisk);
+}
+
 int rd_add_text(struct report_data *d, const char *json, size_t len, struct strbuf *scratch)
 {
+	const char *v[S__N] = { NULL }, *ve[S__N] = { NULL };
 	struct json_object *o;
+	int64_t ts;
+	double itv;
+	size_t i;
 	int r;
 
 	sb_reset(scratch);
-	r = json_pick(json, json + len, pick_doc, scratch);
+	r = doc_spans(json, len, v, ve);
+	if (r >= 0)
+		r = doc_small(v, ve, scratch);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0 || mj_parse(scratch->buf, scratch->len, &o) < 0) {
 		d->skipped++;
 		return 0;
 	}
-	r = rd_add(d, o);
+	if (mj_int(o, "timestamp_ms", &ts) <= 0 || (d->n && ts <= d->t_ms[d->n - 1])) {
+		d->skipped++;
+		json_object_put(o);
+		return 0;
+	}
+	r = rd_reserve(d);
+	if (r >= 0) {
+		i = d->n++;
+		d->t_ms[i] = ts;
+		if (mj_num(o, "interval_ms", &itv) > 0)
+			d->itv_ms[i] = itv;
+		if (!d->host[0])
+			mj_str(o, "host", d->host, sizeof(d->host));
+		/* the disks and cores first: the findings mark them */
+		text_sections(d, v, ve, i);
+		take_victims(d, o, i);
+		r = take_findings(d, o, i);
+	}
 	json_object_put(o);
-	return r;
+	return r < 0 ? -ENOMEM : 1;
 }
 
 int rd_add(struct report_data *d, struct json_object *doc)
 {
-	int64_t ts;
-	double itv;
-	size_t i;
+	struct strbuf scratch = { 0 };
+	size_t len;
+	const char *s = json_object_to_json_string_length(doc, JSON_C_TO_STRING_PLAIN, &len);
+	int r = s ? rd_add_text(d, s, len, &scratch) : -ENOMEM;
 
-	if (mj_int(doc, "timestamp_ms", &ts) <= 0 || (d->n && ts <= d->t_ms[d->n - 1])) {
-		d->skipped++;
-		return 0;
-	}
-	if (rd_reserve(d) < 0)
-		return -ENOMEM;
-	i = d->n;
-	d->t_ms[i] = ts;
-	if (mj_num(doc, "interval_ms", &itv) > 0)
-		d->itv_ms[i] = itv;
-	if (!d->host[0])
-		mj_str(doc, "host", d->host, sizeof(d->host));
-	d->n++;
-	take_disks(d, doc, i);
-	take_trace(d, doc, i);
-	take_cpus(d, doc, i);
-	take_psi(d, doc, i);
-	take_victims(d, doc, i);
-	return take_findings(d, doc, i) < 0 ? -ENOMEM : 1;
+	sb_free(&scratch);
+	return r;
 }
 
 void rd_free(struct report_data *d)
