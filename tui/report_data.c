@@ -482,9 +482,13 @@ static int take_findings(struct report_data *d, struct json_object *doc, size_t 
 		if (!row)
 			continue;
 		row->sev[i] = (uint8_t)sev;
-		if (sev > row->peak || !row->reason) {
-			row->peak = sev;
+		/* what it said the last time it stood at its worst: a culprit
+		 * is named once the process scan has seen it, a few samples
+		 * after the rise */
+		if (sev > row->peak)
 			row->peak_at = i;
+		if (sev >= row->peak) {
+			row->peak = sev;
 			if (set_str(&row->reason, f->reason) < 0 ||
 			    set_str(&row->culprit, f->culprit) < 0 ||
 			    set_str(&row->who, f->who) < 0)

@@ -56,7 +56,8 @@ struct rd_cpu {
 };
 
 /* One finding (by id) over the window: its severity at each sample (0 none,
- * 1 info, 2 warning, 3 critical) and what it said at its worst. */
+ * 1 info, 2 warning, 3 critical) and what it said the last time it stood
+ * at its worst. */
 struct rd_row {
 	char id[MODEL_ADV_ID_MAX];
 	char kind[32];
