@@ -61,24 +61,38 @@ static bool series_max(const struct report_data *d, const double *v, double *ret
 	return any;
 }
 
+/* A disk's rank: one a finding judged saturated first, then by peak util */
+static double disk_rank(const struct report_data *d, const struct rd_disk *k)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (k->sat[i])
+			return 1000 + k->max_util;
+	return k->max_util;
+}
+
 size_t rs_pick_disks(const struct report_data *d, size_t *idx)
 {
+	double rank[RS_DISKS_MAX];
 	size_t n = 0;
 
 	for (size_t i = 0; i < d->ndisks; i++) {
+		double r = disk_rank(d, &d->disks[i]);
 		size_t j = n;
 
 		if (!(d->disks[i].max_util > 0) && !d->disks[i].has_p99)
 			continue; /* idle all the window */
-
-		/* insertion by max util, busiest first */
-		while (j > 0 && d->disks[idx[j - 1]].max_util < d->disks[i].max_util) {
-			if (j < RS_DISKS_MAX)
+		/* insertion, the first ranked first */
+		while (j > 0 && rank[j - 1] < r) {
+			if (j < RS_DISKS_MAX) {
 				idx[j] = idx[j - 1];
+				rank[j] = rank[j - 1];
+			}
 			j--;
 		}
-		if (j < RS_DISKS_MAX)
+		if (j < RS_DISKS_MAX) {
 			idx[j] = i;
+			rank[j] = r;
+		}
 		if (n < RS_DISKS_MAX)
 			n++;
 	}

@@ -65,7 +65,8 @@ void rs_timeline(struct strbuf *sb, const struct report_data *d, const struct rd
 int report_html(struct strbuf *sb, const struct report_data *d, const char *source);
 int report_text(struct strbuf *sb, const struct report_data *d, const char *source);
 
-/* The disks drawn, busiest first, into idx (RS_DISKS_MAX); their count. */
+/* The disks drawn into idx (RS_DISKS_MAX): those a disk_saturated finding
+ * named first, then the busiest; their count. */
 size_t rs_pick_disks(const struct report_data *d, size_t *idx);
 
 #endif
