@@ -37,6 +37,7 @@ static char *slurp(const char *path, size_t *ret_len)
 	buf = malloc((size_t)n + 1);
 	assert_non_null(buf);
 	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
 	fclose(f);
 	*ret_len = (size_t)n;
 	return buf;
@@ -97,16 +98,17 @@ static void test_prefixes(void **state)
 	assert_int_equal(rd_add_text(&d, doc, len, &scratch), 1);
 	assert_true(d.ndisks > 0 && d.ncpus > 0);
 	for (size_t n = 0; n < len; n += 7) {
-		cut = malloc(n ? n : 1);
+		cut = malloc(n + 1); /* NUL-terminated, as rd_add_text wants */
 		assert_non_null(cut);
 		memcpy(cut, doc, n);
+		cut[n] = '\0';
 		assert_true(rd_add_text(&d, cut, n, &scratch) >= 0);
 		free(cut);
 	}
 	for (size_t i = 0; i < len; i += 13) {
 		char was = doc[i];
 
-		doc[i] = "\"{}[],\\:"[i % 8];
+		doc[i] = "\"{}[],\\:"[i % 9]; /* the ninth: a NUL inside the text */
 		assert_true(rd_add_text(&d, doc, len, &scratch) >= 0);
 		doc[i] = was;
 	}
