@@ -693,26 +693,30 @@ int rd_sev_at(const struct report_data *d, size_t i)
 
 bool rd_worst_span(const struct report_data *d, size_t *ret_first, size_t *ret_last, int *ret_sev)
 {
-	size_t best = 0, bfirst = 0, start = 0;
-	int top = 0;
+	size_t bfirst = 0, blast = 0, start = 0;
+	int64_t best = -1;
+	int top = 0, prev = 0;
 
 	for (size_t i = 0; i < d->n; i++)
 		if (rd_sev_at(d, i) > top)
 			top = rd_sev_at(d, i);
 	if (top < 2)
 		return false;
+	/* the longest in time: compacted samples are 10 s apart, full ones 1 s */
 	for (size_t i = 0; i <= d->n; i++) {
-		bool in = i < d->n && rd_sev_at(d, i) >= top;
+		int sev = i < d->n ? rd_sev_at(d, i) : 0;
 
-		if (in && (i == 0 || rd_sev_at(d, i - 1) < top))
+		if (sev >= top && (i == 0 || prev < top))
 			start = i;
-		if (!in && i > 0 && rd_sev_at(d, i - 1) >= top && i - start > best) {
-			best = i - start;
+		if (sev < top && i > 0 && prev >= top && d->t_ms[i - 1] - d->t_ms[start] > best) {
+			best = d->t_ms[i - 1] - d->t_ms[start];
 			bfirst = start;
+			blast = i - 1;
 		}
+		prev = sev;
 	}
 	*ret_first = bfirst;
-	*ret_last = bfirst + best - 1;
+	*ret_last = blast;
 	*ret_sev = top;
 	return true;
 }

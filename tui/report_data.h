@@ -121,8 +121,8 @@ struct strbuf;
 int rd_add_text(struct report_data *d, const char *json, size_t len, struct strbuf *scratch);
 void rd_free(struct report_data *d);
 
-/* The worst span: the longest run of samples where a finding of the
- * window's highest severity (warning or critical) stood. false: none. */
+/* The worst span: the longest run of samples (in time) where a finding of
+ * the window's highest severity (warning or critical) stood. false: none. */
 bool rd_worst_span(const struct report_data *d, size_t *ret_first, size_t *ret_last, int *ret_sev);
 /* The highest severity of any finding at sample i (0 none). */
 int rd_sev_at(const struct report_data *d, size_t i);
