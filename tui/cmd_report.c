@@ -114,7 +114,21 @@ static int take(struct report_data *d, const struct report_args *a, struct json_
 
 	if (mj_int(doc, "timestamp_ms", &ts) <= 0 || ts * 1000000 < a->from || ts > a->to / 1000000)
 		return 0;
-	return rd_add(d, doc) < 0 ? -ENOMEM : 0;
+	int r = rd_add(d, doc);
+
+	return r < 0 ? r : 0;
+}
+
+/* Why reading the window stopped, said once */
+static void report_fail(const struct report_data *d, int r)
+{
+	if (r == -E2BIG)
+		cli_error("report",
+			  "the window holds more samples than fit in %zu MiB (%zu read): "
+			  "narrow it with --from/--to",
+			  RD_BYTES_MAX >> 20, d->n);
+	else
+		cli_error("report", "%s", strerror(-r));
 }
 
 /* The recording's samples of the window, replayed */
@@ -156,7 +170,7 @@ static int from_recording(const struct report_args *a, struct report_data *d)
 	cli_print_problems("report", sampler_replay_problems(rp));
 	sampler_replay_close(rp);
 	if (r < 0)
-		cli_error("report", "%s", strerror(-r));
+		report_fail(d, r);
 	return r;
 }
 
@@ -200,6 +214,8 @@ static int from_socket(const struct report_args *a, struct report_data *d)
 	n = r == 0 ? json_object_array_length(arr) : 0;
 	for (size_t i = 0; i < n && r == 0; i++)
 		r = take(d, a, json_object_array_get_idx(arr, i));
+	if (n && r < 0)
+		report_fail(d, r);
 	json_object_put(root);
 	client_close(&c);
 	return r;

@@ -65,9 +65,16 @@ static int disk_grow(struct rd_disk *k, size_t old, size_t cap)
 static int rd_reserve(struct report_data *d)
 {
 	size_t cap = d->cap ? d->cap * 2 : 256, old = d->cap;
+	size_t cells = d->ndisks * (RD__DKEYS + 1) + d->ncpus * 2 + RD__PSI + 3 + d->nrows / 8;
 
 	if (d->n < d->cap)
 		return 0;
+	/* every series holds every sample: a window too long for memory is
+	 * refused, not swapped through (a week at 1 Hz of a 1024-CPU host) */
+	for (size_t i = 0; i < d->ndisks; i++)
+		cells += d->disks[i].hist ? RD_HIST_BUCKETS / 2 : 0;
+	if (cap > RD_BYTES_MAX / 8 / cells)
+		return -E2BIG;
 	if (grow_zero((void **)&d->t_ms, old, cap, sizeof(int64_t)) < 0 ||
 	    grow_nan(&d->itv_ms, old, cap) < 0)
 		return -ENOMEM;
@@ -630,7 +637,7 @@ int rd_add_text(struct report_data *d, const char *json, size_t len, struct strb
 		r = take_findings(d, o, i);
 	}
 	json_object_put(o);
-	return r < 0 ? -ENOMEM : 1;
+	return r < 0 ? r : 1;
 }
 
 int rd_add(struct report_data *d, struct json_object *doc)

@@ -36,6 +36,8 @@ extern const char *const rd_psi_names[RD__PSI];
 #define RD_ROWS_MAX	64 /* findings tracked (by id) */
 #define RD_HEADS_MAX	512
 #define RD_VICTIMS_MAX	4096
+/* The series of a window together at most (rd_add: -E2BIG past it) */
+#define RD_BYTES_MAX ((size_t)1 << 30)
 
 /* Every value array below has one element per sample (report_data.n);
  * NaN: absent from that sample's document. */
@@ -112,7 +114,8 @@ struct report_data {
 };
 
 /* Appends the sample document doc: 1 taken, 0 skipped (not a sample, or
- * not after the last one: counted in skipped), -ENOMEM. */
+ * not after the last one: counted in skipped), -ENOMEM, -E2BIG (the
+ * window's series would pass RD_BYTES_MAX). */
 int rd_add(struct report_data *d, struct json_object *doc);
 /* The same from a document's text (len bytes): the members the report
  * reads are picked out first (scratch: a buffer kept between calls); a
