@@ -12,6 +12,7 @@
 
 #include "json_get.h"
 #include "report_data.h"
+#include "rec_file.h"
 #include "report_json.h"
 #include "strbuf.h"
 
@@ -728,36 +729,47 @@ bool rd_worst_span(const struct report_data *d, size_t *ret_first, size_t *ret_l
 	return true;
 }
 
+/* The shortest interval of the window's samples, ms (1000 when none) */
+static double shortest_interval(const struct report_data *d)
+{
+	double m = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (d->itv_ms[i] > 0 && (m == 0 || d->itv_ms[i] < m))
+			m = d->itv_ms[i];
+	return m > 0 ? m : 1000;
+}
+
 int rd_columns(const struct report_data *d, size_t width, struct rd_cols *ret)
 {
-	struct rd_cols c = { 0 };
-	size_t k = 0;
+	struct rd_cols c = { .reduced = d->n > width };
+	double itv = shortest_interval(d);
+	int64_t span_ms = d->n ? d->t_ms[d->n - 1] - d->t_ms[0] + 1 : 1, last = 0, step_ns;
+	unsigned keep;
 
-	c.n = d->n <= width ? d->n : width;
-	c.reduced = d->n > width;
-	c.first = calloc(c.n ? c.n : 1, sizeof(size_t));
-	c.last = calloc(c.n ? c.n : 1, sizeof(size_t));
+	c.first = calloc(d->n ? d->n : 1, sizeof(size_t));
+	c.last = calloc(d->n ? d->n : 1, sizeof(size_t));
 	if (!c.first || !c.last) {
 		rd_cols_free(&c);
 		return -ENOMEM;
 	}
-	for (size_t col = 0; col < c.n; col++) {
-		/* column col: the samples in its share of the window's time */
-		int64_t t0 = d->t_ms[0], span = d->t_ms[d->n - 1] - t0 + 1;
-		int64_t end = t0 + (int64_t)((double)span * (double)(col + 1) / (double)c.n);
+	/* a column is what the recorder's compaction would keep one sample
+	 * of: the first of each run, then one every keep samples of the
+	 * shortest interval (rec_file_keep), keep making the window about
+	 * width columns; a column never spans a restart */
+	keep = (unsigned)((double)span_ms / (double)width / itv) + 1;
+	step_ns = rec_file_keep_step_ns(keep < 2 ? 2 : keep, (uint32_t)itv);
+	for (size_t i = 0; i < d->n; i++) {
+		int64_t t_ns = d->t_ms[i] * 1000000;
 
-		if (!c.reduced) {
-			c.first[col] = c.last[col] = col;
+		if (c.reduced && c.n &&
+		    !rec_file_keep(t_ns, last, i == 0 || isnan(d->itv_ms[i]), step_ns)) {
+			c.last[c.n - 1] = i;
 			continue;
 		}
-		c.first[col] = k;
-		while (k < d->n && (d->t_ms[k] < end || col == c.n - 1))
-			k++;
-		c.last[col] = k - 1; /* first > last: empty (k unchanged) */
-		if (k == c.first[col]) {
-			c.first[col] = 1;
-			c.last[col] = 0;
-		}
+		last = t_ns;
+		c.first[c.n] = c.last[c.n] = i;
+		c.n++;
 	}
 	*ret = c;
 	return 0;

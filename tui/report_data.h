@@ -130,9 +130,11 @@ bool rd_worst_span(const struct report_data *d, size_t *ret_first, size_t *ret_l
 /* The highest severity of any finding at sample i (0 none). */
 int rd_sev_at(const struct report_data *d, size_t i);
 
-/* Pixel columns: samples [first[c], last[c]] (empty when first > last).
- * At most width columns: one a sample when they fit, else time bins of
- * equal length. */
+/* Pixel columns: samples [first[c], last[c]]. One a sample when they fit
+ * in width; else cut by the recorder's compaction rule (rec_file_keep:
+ * the first sample of each run, then one every keep intervals, keep such
+ * that the window is about width columns), so a column never spans a
+ * restart and its mean rate is the compacted sample's. */
 struct rd_cols {
 	size_t n;
 	bool reduced; /* more samples than columns */

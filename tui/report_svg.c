@@ -88,17 +88,21 @@ static double nice_max(double v)
 /* The x of column c's left edge and its width, in the plot */
 static double col_x(const struct report_data *d, const struct rd_cols *c, size_t col, double *ret_w)
 {
-	double span = (double)(d->t_ms[d->n - 1] - d->t_ms[0]);
-	double x;
+	double span = (double)(d->t_ms[d->n - 1] - d->t_ms[0]), w = RS_WIDTH - 4, x;
 
-	if (c->reduced || c->n < 2 || span <= 0) {
+	if (c->n < 2 || span <= 0) {
 		*ret_w = (double)RS_WIDTH / (double)(c->n ? c->n : 1);
 		return (double)col * *ret_w;
 	}
-	x = (double)(d->t_ms[c->first[col]] - d->t_ms[0]) / span * (RS_WIDTH - 4);
-	*ret_w = col + 1 < c->n ? (double)(d->t_ms[c->first[col + 1]] - d->t_ms[c->first[col]]) /
-				      span * (RS_WIDTH - 4)
-				: 4;
+	/* by time: a column starts at its first sample, ends at the next's */
+	x = (double)(d->t_ms[c->first[col]] - d->t_ms[0]) / span * w;
+	if (col + 1 < c->n)
+		*ret_w = (double)(d->t_ms[c->first[col + 1]] - d->t_ms[c->first[col]]) / span * w;
+	else
+		*ret_w =
+		    c->reduced
+			? (double)(d->t_ms[c->last[col]] - d->t_ms[c->first[col]]) / span * w + 1
+			: 4;
 	return x;
 }
 
@@ -409,7 +413,7 @@ void rs_latency_map(struct strbuf *sb, const struct report_data *d, const struct
 				  "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" "
 				  "fill=\"rgb(%d,%d,255)\" data-c=\"%zu\" data-b=\"%d\" "
 				  "data-n=\"%llu\"/>",
-				  ML + x, y, w < 1 ? 1 : w, BH, shade, shade, col, b,
+				  ML + x, y, w < 1 ? 1 : w + 0.4, BH, shade, shade, col, b,
 				  (unsigned long long)s);
 		}
 		sb_putc(sb, '\n');
