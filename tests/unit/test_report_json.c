@@ -155,13 +155,41 @@ static void test_reduce(void **state)
 	sb_free(&scratch);
 }
 
+/* A restart (a document without interval_ms: the first of a run) starts a
+ * column, as compaction keeps the first sample of each run */
+static void test_restart(void **state)
+{
+	struct report_data d = { 0 };
+	struct strbuf scratch = { 0 };
+	struct rd_cols c;
+	bool seen = false;
+
+	(void)state;
+	for (int i = 0; i < 1000; i++) {
+		char doc[160];
+		int n = snprintf(doc, sizeof(doc), "{\"timestamp_ms\":%d%s}", 1000 * (i + 1),
+				 i == 555 ? "" : ",\"interval_ms\":1000");
+
+		assert_int_equal(rd_add_text(&d, doc, (size_t)n, &scratch), 1);
+	}
+	assert_int_equal(rd_columns(&d, 10, &c), 0);
+	for (size_t k = 0; k < c.n; k++) {
+		assert_false(c.first[k] < 555 && c.last[k] >= 555);
+		seen |= c.first[k] == 555;
+	}
+	assert_true(seen);
+	assert_true(c.n >= 10 && c.n <= 11);
+	rd_cols_free(&c);
+	rd_free(&d);
+	sb_free(&scratch);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_walk),
-		cmocka_unit_test(test_strings),
-		cmocka_unit_test(test_prefixes),
-		cmocka_unit_test(test_reduce),
+		cmocka_unit_test(test_walk),	 cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_prefixes), cmocka_unit_test(test_reduce),
+		cmocka_unit_test(test_restart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
