@@ -134,7 +134,11 @@ def hostile(tmp):
     names = [e.text for e in root.iter() if tag(e) == "h3" and e.get("class") == "disk"]
     check(any(x and x.startswith('<img/src=x>"\'&amp;\\x1b') for x in names),
           "the disk's name is not shown as text: %r" % names)
-    print("ok: a disk named %r: valid page, the name as text" % evil, flush=True)
+    text = run("report", out, "--text").stdout
+    check("\x1b" not in text and "\x07" not in text and "\\x1b]0;pwn\\x07" in text,
+          "--text: the name not escaped: %r" % text)
+    print("ok: a disk named %r: valid page, the name as text; --text escapes it" % evil,
+          flush=True)
 
     corpus = os.path.join(SRCDIR, "tests", "fuzz", "corpus", "segment")
     seen = 0
