@@ -11,6 +11,8 @@
   compacted one in 10 as the daemon does: 3 960 samples) reduced to pixel
   columns: each column's min and max are those of its samples (no peak
   dropped), its mean their interval-weighted mean; --from/--to cut it;
+- a core drowning in interrupts (fixtures/hot-irq advanced, make_recording):
+  its strip marks the hot_cpu finding's span;
 - hostile recordings: a disk named with markup, quotes and control bytes
   (make_recording) gives a valid page with the name escaped; every segment
   of the fuzz corpus (tests/fuzz/corpus/segment) a valid page or a clear
@@ -110,19 +112,8 @@ def hostile(tmp):
     evil = '<img/src=x>"\'&amp;\x1b]0;pwn\x07'
     ps = []
     for i, t in enumerate(("t0", "t1", "t1", "t1")):
-        tree = os.path.join(a, t)
-
-        def f(p):
-            return open(os.path.join(tree, p), "rb").read()
-
-        disk = f("proc/diskstats").replace(b" sdb ", b" %s " % evil.encode())
-        # the /sys/block facts (tag 6): every disk whole, iostats on
-        sysblock = b"".join(b"%s\t%s\t1\t1\t\t\n" % tuple(x.split()[:2])
-                            for x in disk.splitlines() if x.strip())
         ps.append(os.path.join(tmp, "evil.%d" % i))
-        open(ps[-1], "wb").write(rec(1, f("proc/uptime")) + rec(2, f("proc/stat")) +
-                                 rec(3, disk) + rec(4, f("proc/interrupts")) +
-                                 rec(5, f("proc/softirqs")) + rec(6, sysblock))
+        payload_of(os.path.join(a, t), ps[-1], rename=("sdb", evil))
     out = os.path.join(tmp, "rec-evil")
     subprocess.run([make_rec, "-t", os.path.join(a, "t1"), out] + ps, check=True)
     page = os.path.join(tmp, "evil.html")
@@ -163,11 +154,56 @@ def hostile(tmp):
     p = run("report", "a", "b", rc=2)
 
 
+def payload_of(tree, out, rename=None):
+    """The core records of a tree as a recording frame's payload (tags 1-6)."""
+    def f(p):
+        return open(os.path.join(tree, p), "rb").read()
+
+    disk = f("proc/diskstats")
+    if rename:
+        disk = disk.replace(b" %s " % rename[0].encode(), b" %s " % rename[1].encode())
+    # the /sys/block facts (tag 6): every disk whole, iostats on
+    sysblock = b"".join(b"%s\t%s\t1\t1\t\t\n" % tuple(x.split()[:2])
+                        for x in disk.splitlines() if x.strip())
+    open(out, "wb").write(rec(1, f("proc/uptime")) + rec(2, f("proc/stat")) + rec(3, disk) +
+                          rec(4, f("proc/interrupts")) + rec(5, f("proc/softirqs")) +
+                          rec(6, sysblock))
+
+
+def hot(tmp):
+    """A core drowning in interrupts (fixtures/hot-irq advanced step by
+    step): its strip carries the hot_cpu finding's span."""
+    src = os.path.join(FIXTURES, "hot-irq")
+    work = os.path.join(tmp, "hot-w")
+    shutil.copytree(os.path.join(src, "t0"), work, symlinks=True)
+    ps = []
+    for step in range(6):
+        subprocess.run([sys.executable, os.path.join(FIXTURES, "advance.py"), src, work,
+                        str(step)], check=True)
+        ps.append(os.path.join(tmp, "hot.%d" % step))
+        payload_of(work, ps[-1])
+    out = os.path.join(tmp, "rec-hot")
+    subprocess.run([env("MAKE_RECORDING"), "-t", os.path.join(src, "t1"), out] + ps, check=True)
+    page = os.path.join(tmp, "hot.html")
+    run("report", out, "-o", page)
+    docs = replay_docs(IOTRIAGE, out)
+    hot_cpus = {f["subject"] for d in docs for f in d.get("findings") or []
+                if f["kind"] == "hot_cpu"}
+    check(hot_cpus, "the hot-irq recording has no hot_cpu finding")
+    n, root = check_page(page, docs)
+    marked = {"cpu" + g.get("data-cpu") for g in root.iter() if g.get("data-cpu") is not None
+              and any(r.get("class") == "hot" for r in g.iter())}
+    check(marked == hot_cpus, "hot spans on %r, hot_cpu findings on %r" % (marked, hot_cpus))
+    print("ok: hot core %s marked on its strip; %d values as replay --json" % (sorted(marked), n),
+          flush=True)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="iotr-report-")
     try:
         fixtures(tmp)
         hostile(tmp)
+        hot(tmp)
         long_window(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
