@@ -45,12 +45,30 @@ struct trace_hctx_metrics {
 	uint64_t remote;	      /* ... of them completed on another CPU */
 };
 
+/* One (cgroup, disk)'s IOs over the interval (every op but flush), by
+ * the cgroup that owns them: both stages. */
+struct trace_cg_metrics {
+	uint64_t cgid;
+	char path[TRACE_CG_PATH_MAX]; /* "" unknown (the cgroup went away) */
+	uint32_t major, minor;
+	char name[IOT_NAME_MAX]; /* the disk, from the sample's table; "" unknown */
+	bool has[TRACE_LAT__COUNT];
+	struct trace_lat_metrics lat[TRACE_LAT__COUNT];
+	double count_s; /* IOs completed per second (the device stage's count) */
+};
+
 /* One NAPI's NET_RX time over the interval (its polls inside NET_RX). */
 struct trace_napi_metrics {
 	uint32_t napi_id;
 	int32_t irq, index; /* -1 none / unknown */
-	char dev[16];	    /* "" the backlog */
-	double us_s;	    /* µs per second */
+	char dev[16];	    /* "" the backlog; a name in its namespace */
+	uint32_t ifindex;   /* in its namespace */
+	uint32_t netns;	    /* its namespace's inode, 0 unknown */
+	/* in another network namespace than the daemon's (a container's, any
+	 * user's veth): never a host NIC's, whatever its name (doc/trace.md);
+	 * false also when unknown (a recording made before namespaces) */
+	bool foreign;
+	double us_s; /* µs per second */
 	double polls_s;
 	double packets_s;
 };
@@ -65,11 +83,23 @@ struct trace_blkq_metrics {
 
 struct trace_metrics {
 	double itv_s; /* between the two reads */
+	/* rows and cells left out as impossible (trace_raw.h, "What a read
+	 * can say"): cur's read's, and the interval's (more time or IOs than
+	 * it had, a histogram's difference that cannot be) */
+	uint64_t rows_dropped;
 	uint32_t ncpu;
 	/* the probes' CPU use over the interval, % of one CPU; < 0 unknown */
 	double probe_cpu_pct[TRACE__COUNT];
 	/* which probes' rows are in this interval (on in both reads) */
 	bool on[TRACE__COUNT];
+	/* a probe off at cur's read and why, for the advisor to say what it
+	 * judged without it: over_budget (backing off, doc/trace.md "The
+	 * budget") with the seconds it has been off; else off for good
+	 * (cannot attach, map unreadable) */
+	bool off[TRACE__COUNT];
+	bool over_budget[TRACE__COUNT];
+	double off_s[TRACE__COUNT];
+	double budget_pct;
 	double *soft_us_s; /* [cpu * TRACE_NR_SOFTIRQS + vector] */
 	double *hard_us_s; /* [cpu]: every IRQ line */
 	size_t nirq;
@@ -85,6 +115,18 @@ struct trace_metrics {
 	uint64_t hctx_dropped;
 	size_t nhctx;
 	struct trace_hctx_metrics *hctx;
+	/* IOs of the interval that found no (disk, op) row: in no histogram
+	 * of disks[] (has_lat_dropped: the block probe read at both reads) */
+	bool has_lat_dropped;
+	uint64_t lat_dropped;
+	/* per (cgroup, disk), when read in both reads (has_cg), rows that
+	 * completed IO in the interval, by ascending (cgid, major, minor);
+	 * cg_dropped: IOs of the interval that found no (cgroup, disk) row */
+	bool has_cg;
+	uint64_t cg_dropped;
+	char cg_top[TRACE_CG_TOP_MAX];
+	size_t ncg;
+	struct trace_cg_metrics *cg;
 	/* per-queue softirq load, when read in both reads (has_*); rows that
 	 * took time in the interval */
 	bool has_napi, has_blkq;

@@ -32,6 +32,13 @@ struct trace_probe_status {
 	bool has_run;		     /* run_ns/run_cnt measured (kernel BPF stats) */
 	uint64_t run_ns;	     /* its programs' run time since loaded */
 	uint64_t run_cnt;	     /* their runs since loaded */
+	/* the budget (doc/trace.md): times over it since loaded; while off
+	 * over it (backing_off), how long it has been off and how long until
+	 * it is attached again, at this read */
+	uint32_t over_budget;
+	bool backing_off;
+	uint64_t off_ns;
+	uint64_t back_in_ns;
 };
 
 /* One (disk, op, stage) histogram, summed over the CPUs; or, in
@@ -48,14 +55,31 @@ struct trace_lat_raw {
 	uint64_t remote;
 };
 
+#define TRACE_CG_PATH_MAX 256 /* a cgroup's path below its hierarchy's top */
+#define TRACE_CG_TOP_MAX  64  /* the hierarchy's mount point */
+
+/* One (cgroup, disk, stage) histogram, summed over the CPUs: the IOs
+ * (every op but flush) whose bio the cgroup owns. */
+struct trace_cg_raw {
+	uint64_t cgid;		      /* kernfs node id: the directory's inode */
+	char path[TRACE_CG_PATH_MAX]; /* "/system.slice/x.service"; "" not found */
+	uint32_t major;
+	uint32_t minor;
+	uint8_t kind; /* TRACE_LAT_* */
+	uint64_t slots[TRACE_HIST_SLOTS];
+	uint64_t count;
+	uint64_t sum_ns;
+};
+
 /* One NAPI's share of NET_RX time (napi:napi_poll inside NET_RX), summed
  * over the CPUs. */
 struct trace_napi_raw {
 	uint32_t napi_id; /* 0: the per-CPU backlog (loopback, netif_rx) */
 	int32_t irq;	  /* its IRQ line, -1 none */
 	int32_t index;	  /* its queue's index, -1 unknown */
-	uint32_t ifindex;
-	char dev[16]; /* "" backlog */
+	uint32_t ifindex; /* in its namespace */
+	uint32_t netns;	  /* the device's network namespace inode; 0 unknown */
+	char dev[16];	  /* "" backlog */
 	uint64_t ns;
 	uint64_t polls;
 	uint64_t work; /* packets */
@@ -102,15 +126,71 @@ struct trace_raw {
 	uint64_t hlat_dropped;
 	size_t nhlat;
 	struct trace_lat_raw *hlat;
+	/* IOs the probe found no (disk, op) row for since loaded (they are in
+	 * no histogram), and the rows' table's slots; read with lat */
+	uint64_t lat_dropped;
+	uint32_t lat_slots;
+	/* per (cgroup, disk, stage), by ascending (cgid, major, minor, kind):
+	 * read while the block probe is on (cg_read); cg_dropped: IOs the
+	 * probe found no (cgroup, disk) row for since loaded; cg_top: the
+	 * hierarchy the ids are of ("" unknown) */
+	bool cg_read;
+	uint64_t cg_dropped;
+	char cg_top[TRACE_CG_TOP_MAX];
+	size_t ncg;
+	struct trace_cg_raw *cg;
 	/* per-queue softirq load: read while the softirq probe is on (NAPI),
 	 * and the block probe too (hardware queues); by ascending napi_id,
 	 * (major, minor, hctx) */
 	bool napi_read, blkq_read;
+	/* the daemon's own network namespace (/proc/self/ns/net's inode; 0
+	 * unknown): only NAPI rows in it are the host's NICs */
+	uint32_t host_netns;
+	/* rows of this read left out as impossible (trace_lat_check): a
+	 * recorded read's damaged lines, a live read's rows */
+	uint64_t rows_dropped;
 	size_t nnapi;
 	struct trace_napi_raw *napi;
 	size_t nblkq;
 	struct trace_blkq_raw *blkq;
 };
+
+/*
+ * What a read of the maps can say (doc/trace.md, "What a read may say"):
+ * one set of checks for the live reads (trace.c, trace_hlat_take), the
+ * recorded ones (rec_trace.c) and the difference of two
+ * (metrics_trace.c). A row that fails is left out and counted, never
+ * shown.
+ */
+/* a row completes at most one IO per TRACE_IO_MIN_NS of an interval (10^8
+ * a second), each counted as its sampling weight */
+#define TRACE_IO_MIN_NS 10
+/* a CPU spends at most dt + dt/4 + TRACE_TIME_SLACK_NS of an interval of
+ * dt in one vector or IRQ line: a run that straddles a read is counted
+ * whole at its end */
+#define TRACE_TIME_SLACK_NS 2000000
+
+/* what trace_lat_check found, or'ed */
+enum {
+	TRACE_CHECK_COUNT = 1,	/* count was not its buckets' sum: set so */
+	TRACE_CHECK_REMOTE = 2, /* remote was above its count: set to it */
+	TRACE_CHECK_BAD = 4,	/* impossible: leave it out */
+};
+
+/* A histogram (one read's, or the difference of two): BAD when its
+ * buckets' sum overflows 64 bits or its sum of latencies is past what its
+ * highest bucket allows (a mean above that bucket's bound; the last bucket
+ * has none); COUNT, REMOTE when its count is not its buckets' sum or its
+ * remote count above it, both set so (a live read may catch an IO's adds
+ * half done). A recorded row was written checked: REMOTE there is damage
+ * too (rec_trace.c). Returns 0 when it is as it should be. */
+unsigned trace_lat_check(struct trace_lat_raw *l);
+
+/* d_ns of one CPU's time in one vector or line over dt_ns: possible */
+bool trace_time_ok(uint64_t d_ns, uint64_t dt_ns);
+
+/* n IOs of one row over dt_ns, each timed IO counted as weight: possible */
+bool trace_ios_ok(uint64_t n, uint64_t dt_ns, uint32_t weight);
 
 /*
  * Takes the probe's shared per-queue rows (n of them, as the map holds
@@ -121,6 +201,32 @@ struct trace_raw {
  * Returns the rows kept, or -ENOMEM (r->hlat then empty).
  */
 int trace_hlat_take(const struct trace_hlat_row *rows, size_t n, struct trace_raw *r);
+
+/*
+ * Takes the probe's (cgroup, disk) rows (n slots' per-CPU copies, as the
+ * map holds them: a map is input too) into r->cg, replacing it: free
+ * slots, empty stages and stages whose buckets overflow a counter are left
+ * out, a row's count is its buckets' sum, the copies of one key are merged
+ * (saturating), sorted by trace_cg_cmp; paths left "". At most
+ * TRACE_MAX_CG * TRACE_CG_CPUS_MAX copies are read. Returns the rows kept,
+ * or -ENOMEM (r->cg then empty).
+ */
+#define TRACE_CG_CPUS_MAX 8192
+int trace_cg_take(const struct trace_cg_row *rows, size_t n, struct trace_raw *r);
+
+/* (cgid, major, minor, kind) order of two cgroup histograms, as qsort wants */
+int trace_cg_cmp(const void *a, const void *b);
+
+/*
+ * The size of the block probe's per-CPU tables, as log2 of their slots,
+ * chosen at load: (disk, op) rows for ndisk disks (three ops each, at most
+ * a quarter full, which leaves room for disks plugged in later),
+ * TRACE_LAT_BITS .. TRACE_LAT_BITS_MAX; (cgroup, disk) rows
+ * TRACE_CG_BITS_MIN .. TRACE_CG_BITS_MAX; both shrunk (not below their
+ * minimum) until ncpu copies fit in TRACE_ROWS_BYTES_MAX.
+ */
+unsigned trace_lat_bits(unsigned ndisk, unsigned ncpu);
+unsigned trace_cg_bits(unsigned ncpu);
 
 /* (major, minor, hctx, op, kind) order of two histograms, as qsort wants */
 int trace_lat_cmp(const void *a, const void *b);
