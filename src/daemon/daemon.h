@@ -19,6 +19,7 @@
 
 #include <json-c/json.h>
 
+#include "clock.h"
 #include "history.h"
 #include "iotriage/protocol.h"
 #include "rec_file.h"
@@ -405,7 +406,5 @@ int loop_run(struct daemon *d);
 int loop_setup(struct daemon *d);
 /* In a forked child: a signalfd of its own (the parent's never fires). */
 int loop_reopen_signals(struct daemon *d);
-
-int64_t daemon_now_ns(void);
 
 #endif

@@ -482,7 +482,7 @@ int main(int argc, char **argv)
 		daemon_log(LOG_ERR, "startup: out of memory");
 		goto out;
 	}
-	d.start_mono_ns = daemon_now_ns();
+	d.start_mono_ns = clock_mono_ns();
 	d.rec_logged_on = true;
 	if (loop_setup(&d) < 0 || server_listen(&d) < 0 || metrics_http_start(&d) < 0 ||
 	    rec_start(&d) < 0)

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "daemon.h"
 #include "grow.h"
 #include "rec_file.h"
@@ -68,24 +69,6 @@ static const struct treewrite_dir_words rec_words = {
 	.option = "--record",
 };
 
-/* This thread's CPU time: the recorder's cost without what it waits for
- * (a write into the page cache, the periodic fdatasync). */
-static int64_t cpu_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t real_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void add_stats(struct recwriter_compact_stats *sum, const struct recwriter_compact_stats *st)
 {
 	sum->segments += st->segments;
@@ -115,8 +98,9 @@ static void *compact_main(void *arg)
 		/* sealed first: compaction then reads compressed frames */
 		rs = recwriter_seal(d->rec, REC_COMPACT_DUTY_PCT, &d->rec_cstop, &ss);
 		if (age)
-			r = recwriter_compact(d->rec, real_now_ns(), age, d->args.record_keep,
-					      REC_COMPACT_DUTY_PCT, &d->rec_cstop, &st);
+			r = recwriter_compact(d->rec, clock_ns(CLOCK_REALTIME), age,
+					      d->args.record_keep, REC_COMPACT_DUTY_PCT,
+					      &d->rec_cstop, &st);
 		pthread_mutex_lock(&d->rec_cmu);
 		add_stats(&d->rec_cst, &st);
 		add_stats(&d->rec_sst, &ss);
@@ -124,8 +108,7 @@ static void *compact_main(void *arg)
 			d->rec_cerr = rs;
 		if (r < 0 && r != -ECANCELED)
 			d->rec_cerr = r;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += every;
+		until = clock_mono_after(every * 1000);
 		while (!d->rec_cstop &&
 		       pthread_cond_timedwait(&d->rec_ccond, &d->rec_cmu, &until) == 0)
 			;
@@ -195,7 +178,7 @@ int rec_start(struct daemon *d)
 	gethostname(host, sizeof(host) - 1);
 	if (getrandom(&d->rec_run_id, sizeof(d->rec_run_id), GRND_NONBLOCK) !=
 	    (ssize_t)sizeof(d->rec_run_id))
-		d->rec_run_id = (uint64_t)real_now_ns() ^ (uint64_t)getpid() << 32;
+		d->rec_run_id = (uint64_t)clock_ns(CLOCK_REALTIME) ^ (uint64_t)getpid() << 32;
 	o.dirfd = dfd;
 	o.interval_ms = (uint32_t)d->args.interval_ms;
 	o.max_bytes = d->args.record_max_bytes;
@@ -238,12 +221,12 @@ void rec_sample(struct daemon *d)
 
 	if (!d->rec || !s)
 		return;
-	t0 = cpu_now_ns();
+	t0 = clock_thread_cpu_ns();
 	sb_reset(&d->rec_buf);
 	r = sampler_pack(d->sampler, &d->rec_buf);
 	if (r >= 0)
 		r = recwriter_append_take(d->rec, s->id, s->mono_ns, s->real_ns, &d->rec_buf);
-	d->rec_sum_ns += cpu_now_ns() - t0;
+	d->rec_sum_ns += clock_thread_cpu_ns() - t0;
 	recwriter_stats(d->rec, &st);
 	/* log each change of state once, not every sample */
 	if (st.recording != d->rec_logged_on) {
@@ -340,7 +323,7 @@ void rec_status(struct daemon *d, struct strbuf *sb)
 void rec_history_ask(struct daemon *d, struct client *c, int64_t seconds)
 {
 	c->rec_pending = d->rec && seconds > 0;
-	c->rec_from_ns = real_now_ns() - seconds * INT64_C(1000000000);
+	c->rec_from_ns = clock_ns(CLOCK_REALTIME) - seconds * INT64_C(1000000000);
 }
 
 /* uid's entry, the expired ones dropped on the way; NULL when none. */
@@ -369,13 +352,13 @@ bool rec_history_ready(struct daemon *d, const struct client *c)
 	for (const struct client *o = d->clients; o; o = o->next)
 		if (o != c && !o->dead && o->cred.uid == c->cred.uid && o->rec_bytes)
 			return false;
-	return !pace_find(d, c->cred.uid, daemon_now_ns());
+	return !pace_find(d, c->cred.uid, clock_mono_ns());
 }
 
 /* Its next replay waits (100 - PCT) / PCT times what this one took. */
 static void pace_charge(struct daemon *d, const struct client *c, int64_t cpu_ns)
 {
-	int64_t now = daemon_now_ns();
+	int64_t now = clock_mono_ns();
 	struct rec_pace *p;
 
 	if (server_client_privileged(c) || cpu_ns <= 0)
@@ -394,7 +377,7 @@ static void pace_charge(struct daemon *d, const struct client *c, int64_t cpu_ns
 struct blob *rec_history(struct daemon *d, const struct client *c, uint64_t first_id,
 			 size_t *ret_count)
 {
-	int64_t now = real_now_ns(), from = c->rec_from_ns, cpu0 = cpu_now_ns();
+	int64_t now = clock_ns(CLOCK_REALTIME), from = c->rec_from_ns, cpu0 = clock_thread_cpu_ns();
 	int64_t span =
 	    d->args.interval_ms * INT64_C(1000000) * (REC_HISTORY_MAX + (int64_t)d->hist.n);
 	/* where each document starts in out; those before head are dropped */
@@ -456,6 +439,6 @@ out:
 	sampler_replay_close(rp);
 	sb_free(&out);
 	free(at);
-	pace_charge(d, c, cpu_now_ns() - cpu0);
+	pace_charge(d, c, clock_thread_cpu_ns() - cpu0);
 	return b;
 }

@@ -28,6 +28,7 @@
 
 #include <zstd.h>
 
+#include "clock.h"
 #include "grow.h"
 #include "rec_diff.h"
 #include "rec_file.h"
@@ -1449,14 +1450,6 @@ int recreader_span(struct recreader *r, int64_t *ret_first, int64_t *ret_last)
 
 /* ---- the async writer: the disk's waits in a thread of their own ---- */
 
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Under qlock: st as the thread left it, with the queue's counts. */
 static void publish(struct recwriter *w)
 {
@@ -1661,19 +1654,11 @@ static int reader_at(int dirfd, const char *name, struct recreader **ret)
 	return 0;
 }
 
-static int64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Sleeps so that this thread's CPU since *mark stays under duty_pct of
  * the time (checked every 20 ms of CPU). */
 static void pace(unsigned duty_pct, int64_t *mark)
 {
-	int64_t used = thread_cpu_ns() - *mark, ns;
+	int64_t used = clock_thread_cpu_ns() - *mark, ns;
 	struct timespec ts;
 
 	if (!duty_pct || duty_pct >= 100 || used < 20000000)
@@ -1683,7 +1668,7 @@ static void pace(unsigned duty_pct, int64_t *mark)
 	ts.tv_nsec = ns % 1000000000;
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
-	*mark = thread_cpu_ns();
+	*mark = clock_thread_cpu_ns();
 }
 
 /* The segment name of w's directory, if it is one to rewrite: its header
@@ -1789,7 +1774,7 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 	struct recreader *rd = NULL;
 	struct recframe f;
 	struct stat before;
-	int64_t last_kept = 0, step_ns, mark = thread_cpu_ns(), cpu0 = mark;
+	int64_t last_kept = 0, step_ns, mark = clock_thread_cpu_ns(), cpu0 = mark;
 	uint64_t in = 0, bytes;
 	int tfd = -1, e;
 
@@ -1855,7 +1840,7 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 		e = t->seg_frames ? 1 : 0;
 	e = seg_replace(w, name, tmp, tfd, &before, e, in, t->seg_frames, bytes, st);
 out:
-	st->cpu_ns += thread_cpu_ns() - cpu0;
+	st->cpu_ns += clock_thread_cpu_ns() - cpu0;
 	recreader_close(rd);
 	if (t) {
 		ZSTD_freeCCtx(t->cctx);
@@ -1883,7 +1868,7 @@ static int seal_one(struct recwriter *w, const char *name, unsigned duty_pct, co
 	unsigned char *out = NULL;
 	size_t out_cap = 0;
 	struct stat before;
-	int64_t mark = thread_cpu_ns(), cpu0 = mark;
+	int64_t mark = clock_thread_cpu_ns(), cpu0 = mark;
 	uint64_t bytes;
 	int tfd = -1, e;
 
@@ -1951,7 +1936,7 @@ static int seal_one(struct recwriter *w, const char *name, unsigned duty_pct, co
 	}
 	e = seg_replace(w, name, tmp, tfd, &before, e < 0 ? e : 1, rd->nfr, rd->nfr, bytes, st);
 out:
-	st->cpu_ns += thread_cpu_ns() - cpu0;
+	st->cpu_ns += clock_thread_cpu_ns() - cpu0;
 	recreader_close(rd);
 	ZSTD_freeCCtx(cctx);
 	free(out);
