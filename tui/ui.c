@@ -541,9 +541,9 @@ static int draw_status_lines(struct ui *ui, int y)
 	bool unavail = m->nunavailable && LINES >= 16;
 
 	if (LINES >= 30)
-		y += view_sections_header_draw(ui, y, 2);
+		y += view_header_draw(ui, y, 2);
 	else if (LINES >= 16 && !(unavail && m->sections.core_unavailable)) {
-		int n = view_sections_header_draw(ui, y, 1);
+		int n = view_header_draw(ui, y, 1);
 
 		y += n;
 		unavail = unavail && n == 0;

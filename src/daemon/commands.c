@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The requests: one handler per "cmd" in the dispatch table, each replying
- * exactly once through client.c's queues; privileged ones are checked
+ * exactly once through conn.c's queues; privileged ones are checked
  * against the peer's credentials before they run.
  */
 #include <errno.h>

@@ -2,8 +2,8 @@
 /*
  * iotriaged's one context struct and the functions its modules share: main.c
  * (arguments, start-up), log.c (logging, sd_notify), loop.c (the epoll loop),
- * the server (listen.c the socket, client.c clients and queues, commands.c
- * the requests), history.c (the sample ring), worker.c, topo.c and
+ * the server (listen.c the socket, conn.c the clients' connections and
+ * queues, commands.c the requests), history.c (the sample ring), worker.c, topo.c and
  * metrics_http.c.
  */
 #ifndef IOTRIAGED_DAEMON_H
@@ -213,7 +213,7 @@ void daemon_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2,
  * systemd (no NOTIFY_SOCKET), else -errno. */
 int daemon_notify(const char *state);
 
-/* ---- the server: listen.c, client.c, commands.c (server.h inside) ---- */
+/* ---- the server: listen.c, conn.c, commands.c (server.h inside) ---- */
 
 /* Binds and listens on d->socket_path (stale-socket check, mode, group).
  * Logs its own errors; returns 0 or -errno. */

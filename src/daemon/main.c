@@ -2,7 +2,7 @@
 /*
  * iotriaged: arguments, start-up order, detach and exit codes. Logging and
  * sd_notify are log.c's; the work itself is loop.c's and the server's
- * (listen.c, client.c, commands.c).
+ * (listen.c, conn.c, commands.c).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -80,5 +80,11 @@ for f in src/lib/*.[ch] src/advise/*.[ch] src/act/*.[ch]; do
 	echo "layering: $f has no line in doc/map.md"
 	bad=$((bad + 1))
 done
+# and each file doc/map.md names still exists (a rename moves its line)
+for f in $(sed -n 's/^| `\([^`]*\)` |.*/\1/p' doc/map.md); do
+	[ -e "$f" ] && continue
+	echo "layering: doc/map.md names $f, which does not exist"
+	bad=$((bad + 1))
+done
 echo "layering: $checked includes checked, $bad pointing up or unmapped"
 [ "$bad" -eq 0 ]

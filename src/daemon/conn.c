@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The socket's clients: accepting them (peer credentials, per-uid limits,
- * slots kept for root), reading request lines, per-client output queues of
+ * The socket's clients' connections (struct client, client_*): accepting
+ * them (peer credentials, per-uid limits, slots kept for root), reading
+ * request lines, per-client output queues of
  * blob slices, history replies written as the socket drains, pushes to
  * subscribers, timeouts. Nothing here blocks: a client that cannot keep up
  * is marked dead and freed by the loop after the current batch of events,
