@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * rec: iotriaged --record: after each sample the bytes the collector read
- * go to the flight recorder (src/lib/rec_file.c) through sampler_pack(); status
+ * go to the flight recorder (src/lib/recwriter.c) through sampler_pack(); status
  * tells whether it records and why not; history reaches back into the
  * recording beyond the ring. The loop owns the clock: nothing here sleeps,
  * waits on the disk (the writer's own thread writes and fsyncs; a frame
@@ -14,8 +14,8 @@
  *
  * One of the flight recorder's files, rec_*: collect/rec_payload.c packs a
  * sample's sections, trace/rec_trace.c its trace read, lib/rec_diff.c
- * makes a frame the difference from the last, lib/rec_file.c writes and
- * reads the segments, daemon/rec.c drives them from iotriaged's loop
+ * makes a frame the difference from the last, lib/recwriter*.c and recreader.c
+ * write and read the segments, daemon/rec.c drives them from iotriaged's loop
  * (doc/recording.md).
  */
 #include <errno.h>

@@ -2,7 +2,7 @@
 /*
  * make_recording DIR PAYLOAD...: writes a flight recording into DIR (made
  * 0700) with one frame a PAYLOAD file, one second apart, through the
- * recorder's own writer (lib/rec_file.c), zstd level 1 as iotriaged's. For
+ * recorder's own writer (lib/recwriter.c), zstd level 1 as iotriaged's. For
  * tests that replay what a hostile recording decodes to: a payload is the
  * records doc/recording.md describes, built byte for byte by the test.
  */
