@@ -37,6 +37,7 @@ enum finding_kind {
 	FIND_CPU_SATURATED,	  /* every CPU busy and tasks waiting for one (cpu pressure) */
 	FIND_STEAL,		  /* the hypervisor takes the CPUs' time (a noisy neighbour) */
 	FIND_IOWAIT,		  /* tasks wait on IO while no disk is saturated or slow */
+	FIND_TRACE_OFF,		  /* --trace: a probe off, what is judged by counts meanwhile */
 };
 
 #define ADV_ID_MAX   64

@@ -283,7 +283,8 @@ static void hot_napi_text(const struct ctx *c, const struct cpu_metrics *cm, str
 	for (size_t i = 0; i < tm->nnapi; i++) {
 		const struct trace_napi_metrics *q = &tm->napi[i];
 
-		if (q->napi_id == 0 || q->irq < 0 || !q->dev[0] ||
+		/* another namespace's device may be called anything, eth0 too */
+		if (q->napi_id == 0 || q->irq < 0 || !q->dev[0] || q->foreign ||
 		    irq_share_on(c, (uint32_t)q->irq, cm->cpu) < 0.5)
 			continue;
 		if (!best || q->us_s > best->us_s)

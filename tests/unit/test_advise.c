@@ -1188,8 +1188,12 @@ static void trace_build(const struct snapshot *cur, uint32_t ncpu,
 	p.mono_ns = 1000000000;
 	c.mono_ns = 2000000000;
 	p.ncpu = c.ncpu = ncpu;
-	for (int k = 0; k < TRACE__COUNT; k++)
+	/* attached, read or not in both reads (a probe off at the read is
+	 * test_trace_probe_off's: m.off) */
+	for (int k = 0; k < TRACE__COUNT; k++) {
 		p.probe[k].read = c.probe[k].read = on[k];
+		p.probe[k].on = c.probe[k].on = true;
+	}
 	p.soft_ns = calloc(ncpu * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
 	p.soft_count = calloc(ncpu * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
 	c.soft_ns = calloc(ncpu * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
@@ -1465,6 +1469,60 @@ static void test_trace_off_same(void **state)
 	}
 }
 
+/*
+ * The softirq probe backing off over its budget (issue 30): the hot core
+ * is judged by counts and says so in its detail, and an info finding says
+ * for how long and what is judged by counts; the probes on: no word.
+ */
+static void test_trace_probe_off(void **state)
+{
+	static const bool soft_off[TRACE__COUNT] = { true, false, true };
+	static const bool all[TRACE__COUNT] = { true, true, true };
+	const struct finding *f;
+	struct trace_metrics tm;
+	struct scenario sc;
+
+	(void)state;
+	load("nic-one-channel", &sc);
+	trace_build(&sc.s1, 4, NULL, NULL, 0, NULL, 0, soft_off, &tm);
+	tm.off[TRACE_SOFTIRQ] = true;
+	tm.over_budget[TRACE_SOFTIRQ] = true;
+	tm.off_s[TRACE_SOFTIRQ] = 12.2;
+	tm.budget_pct = 2;
+	readvise_trace(&sc, &tm);
+	f = advice_finding(&sc.a, "hot-cpu-cpu0");
+	assert_non_null(f);
+	if (!strstr(f->detail,
+		    " Judged by counts: the softirq probe is off 12 s (over its 2 % budget)."))
+		fail_msg("detail: %s", f->detail);
+	f = advice_finding(&sc.a, "trace-off-softirq");
+	assert_non_null(f);
+	assert_int_equal(f->severity, ADV_INFO);
+	assert_string_equal(f->reason, "tracing: softirq probe off 12 s (over its 2 % budget): "
+				       "NET_RX and BLOCK judged by counts, cores by %soft");
+	assert_null(advice_finding(&sc.a, "trace-off-hardirq"));
+	assert_null(advice_finding(&sc.a, "trace-off-block"));
+	/* what hurts ranks first: the info finding after the hot core */
+	assert_string_equal(sc.a.findings[0].id, "hot-cpu-cpu0");
+	metrics_trace_free(&tm);
+
+	/* off for good (could not attach): said, without a period */
+	trace_build(&sc.s1, 4, NULL, NULL, 0, NULL, 0, soft_off, &tm);
+	tm.off[TRACE_SOFTIRQ] = true;
+	readvise_trace(&sc, &tm);
+	f = advice_finding(&sc.a, "trace-off-softirq");
+	assert_non_null(f);
+	assert_non_null(strstr(f->reason, "softirq probe off (trace.probes.softirq.reason"));
+	metrics_trace_free(&tm);
+
+	trace_build(&sc.s1, 4, NULL, NULL, 0, NULL, 0, all, &tm);
+	readvise_trace(&sc, &tm);
+	for (size_t i = 0; i < sc.a.nfindings; i++)
+		assert_int_not_equal(sc.a.findings[i].kind, FIND_TRACE_OFF);
+	metrics_trace_free(&tm);
+	unload(&sc);
+}
+
 /* A disk slow by its tail: the mean and await say fine, p99 does not. */
 static void test_trace_disk_tail(void **state)
 {
@@ -1632,6 +1690,7 @@ int main(void)
 		cmocka_unit_test(test_trace_hot_by_time),
 		cmocka_unit_test(test_trace_hot_napi),
 		cmocka_unit_test(test_trace_off_same),
+		cmocka_unit_test(test_trace_probe_off),
 		cmocka_unit_test(test_trace_disk_tail),
 	};
 
