@@ -411,7 +411,6 @@ int main(int argc, char **argv)
 		.epfd = -1,
 		.timer.fd = -1,
 		.sig.fd = -1,
-		.rec_dirfd = -1,
 		.listen.fd = -1,
 		.socket_dirfd = -1,
 		.exit_code = EXIT_OK,
@@ -483,7 +482,6 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	d.start_mono_ns = clock_mono_ns();
-	d.rec_logged_on = true;
 	if (loop_setup(&d) < 0 || server_listen(&d) < 0 || metrics_http_start(&d) < 0 ||
 	    rec_start(&d) < 0)
 		goto out;
