@@ -10,31 +10,9 @@
  * seals and compacts, recreader.c reads; rec_file_int.h is what they
  * share, rec_file.h the interface (doc/recording.md).
  */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <zstd.h>
-
-#include "clock.h"
-#include "grow.h"
-#include "rec_diff.h"
-#include "rec_file.h"
 #include "rec_file_int.h"
-#include "treewrite.h"
-#include "root.h"
-#include "strbuf.h"
 
 /* ---- CRC32C ---- */
 
