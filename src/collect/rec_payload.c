@@ -10,8 +10,8 @@
  *
  * One of the flight recorder's files, rec_*: collect/rec_payload.c packs a
  * sample's sections, trace/rec_trace.c its trace read, lib/rec_diff.c
- * makes a frame the difference from the last, lib/rec_file.c writes and
- * reads the segments, daemon/rec.c drives them from iotriaged's loop
+ * makes a frame the difference from the last, lib/recwriter*.c and recreader.c
+ * write and read the segments, daemon/rec.c drives them from iotriaged's loop
  * (doc/recording.md).
  */
 #include <errno.h>
@@ -1691,7 +1691,9 @@ int rec_payload_next(const char **pos, const char *end, uint16_t *ret_tag, int32
 	if (l > (size_t)(end - *pos) - 12)
 		return -EBADMSG;
 	*ret_tag = (uint16_t)(h[0] | h[1] << 8);
-	*ret_err = (int32_t)e;
+	/* an error is -errno: anything below is damage, said as such (and
+	 * never negated back: -INT32_MIN does not exist) */
+	*ret_err = (int32_t)e < -4095 ? -EBADMSG : (int32_t)e;
 	*ret_p = *pos + 12;
 	*ret_len = l;
 	*pos += 12 + (size_t)l;

@@ -2,7 +2,7 @@
 /*
  * make_recording DIR PAYLOAD...: writes a flight recording into DIR (made
  * 0700) with one frame a PAYLOAD file, one second apart, through the
- * recorder's own writer (lib/rec_file.c), zstd level 1 as iotriaged's. For
+ * recorder's own writer (lib/recwriter.c), zstd level 1 as iotriaged's. For
  * tests that replay what a hostile recording decodes to: a payload is the
  * records doc/recording.md describes, built byte for byte by the test.
  */
@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "rec_file.h"
 #include "rec_payload.h"
 #include "root.h"
@@ -55,7 +56,6 @@ int main(int argc, char **argv)
 {
 	struct recwriter_opts o = { 0 };
 	struct recwriter *w;
-	struct timespec ts;
 	int64_t real_ns;
 	int dfd, r;
 
@@ -90,8 +90,7 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	real_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - (int64_t)argc * 1000000000;
+	real_ns = clock_ns(CLOCK_REALTIME) - (int64_t)argc * 1000000000;
 	o.dirfd = dfd;
 	o.interval_ms = 1000;
 	o.host = "made";
