@@ -13,13 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifdef HAVE_MARIADB
 #include <mysql.h>
 #endif
 
+#include "clock.h"
 #include "dbroles.h"
 
 struct server {
@@ -44,14 +44,6 @@ struct dbroles {
 	uint64_t tick;
 	struct server s[DBROLES_SERVERS];
 };
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 void dbroles_name_role(const char *name, char *role, size_t size)
 {
@@ -229,7 +221,7 @@ static void *reader(void *arg)
 		memcpy(s->why, why, sizeof(s->why));
 		s->want = false;
 		s->answered = true;
-		s->answered_ns = mono_ns();
+		s->answered_ns = clock_mono_ns();
 	}
 	pthread_mutex_unlock(&d->lock);
 #ifdef HAVE_MARIADB
@@ -307,7 +299,7 @@ int dbroles_fill(struct dbroles *d, int32_t pid, uint64_t start_ticks, const cha
 	s = slot(d, pid, start_ticks, socket_path);
 	s->used = ++d->tick;
 	if (s->answered && !s->want &&
-	    mono_ns() - s->answered_ns > (int64_t)DBROLES_REFRESH_S * 1000000000)
+	    clock_mono_ns() - s->answered_ns > (int64_t)DBROLES_REFRESH_S * 1000000000)
 		s->want = true; /* threads started since; the old answer meanwhile */
 	if (s->want)
 		pthread_cond_signal(&d->cond);
