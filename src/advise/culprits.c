@@ -247,15 +247,17 @@ static void identity(const struct culprit *u, char *buf, size_t size)
 }
 
 /* The headline's words: the name cut to what leaves the number whole
- * ("pg checkpointer 38 MB/s", "pg backends x4 112 %CPU", "fio pid 14840
- * (root) 525 MB/s"). */
+ * ("pg checkpointer pid 812 38 MB/s", "pg backends x4 112 %CPU", "fio pid
+ * 14840 525 MB/s", "burner pid 4000 (nobody) 95 %CPU"): a process without
+ * a role says whose it is unless root's (the 80-column headline keeps its
+ * victim; a user's process can never pass for a role there). */
 static void who_of(const struct culprit *u, const char *number, char *buf, size_t size)
 {
 	char name[PROC_ROLE_MAX + PROC_COMM_MAX * 4 + 32], user[PROC_USER_MAX * 4 + 8];
 	int room;
 
 	name_of(u, name, sizeof(name));
-	if (!u->db && u->has_who) { /* no role: whose it is, always */
+	if (!u->db && u->has_who && strcmp(u->user, "root") != 0) {
 		size_t n = strlen(name);
 
 		snprintf(name + n, sizeof(name) - n, " (%s)",
