@@ -204,6 +204,11 @@ static void test_headline_who(void **state)
 	/* no room for the victim: its room goes back to the proof */
 	model_summary_line(&s, false, true, 64, buf, sizeof(buf));
 	assert_string_equal(buf, " CRIT vda saturated: util 100.00%, aqu-sz 43.27 - fio 871 MB/s");
+	/* a group as the culprit: its count goes as a pid would */
+	snprintf(s.who, sizeof(s.who), "%s", "fio x2 2077 MB/s");
+	model_summary_line(&s, false, true, 80, buf, sizeof(buf));
+	assert_string_equal(
+	    buf, " CRIT vda saturated: util 100.00% - fio 2077 MB/s -> postgresql@15-main io 61%");
 	model_free(&m);
 	/* an older daemon's finding without "who": "" and nothing drawn for it */
 	load(&m, advice_disk, true);

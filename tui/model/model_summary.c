@@ -255,20 +255,30 @@ static void victim_short(const char *v, char *buf, size_t size)
 	}
 }
 
-/* The culprit without its pid ("fio 871 MB/s" from "fio pid 812 871
- * MB/s"): the " pid N" words dropped, into buf. */
+/* Drops the word pair "KEY N" (N digits, then a space or the end) from
+ * buf, in place; true when it did. */
+static bool drop_number(char *buf, const char *key)
+{
+	char *p = strstr(buf, key);
+	size_t k = strlen(key), n;
+
+	if (!p || p[k] < '0' || p[k] > '9')
+		return false;
+	n = strspn(p + k, "0123456789");
+	if (p[k + n] != ' ' && p[k + n] != '\0')
+		return false;
+	memmove(p, p + k + n, strlen(p + k + n) + 1);
+	return true;
+}
+
+/* The culprit without its pid or a group's count ("fio 871 MB/s" from
+ * "fio pid 812 871 MB/s", "fio 2077 MB/s" from "fio x2 2077 MB/s", "pg
+ * backends 112 %CPU"): those words dropped, into buf. */
 static void who_short(const char *who, char *buf, size_t size)
 {
-	const char *p = strstr(who, " pid ");
-	size_t n;
-
 	snprintf(buf, size, "%s", who);
-	if (!p || p[5] < '0' || p[5] > '9')
-		return;
-	n = strspn(p + 5, "0123456789");
-	if (p[5 + n] != ' ' && p[5 + n] != '\0')
-		return;
-	snprintf(buf, size, "%.*s%s", (int)(p - who), who, p + 5 + n);
+	if (!drop_number(buf, " pid "))
+		drop_number(buf, " x");
 }
 
 int model_summary_line(const struct model_summary *s, bool utf8, bool can_apply, int width,
