@@ -11,7 +11,7 @@
  */
 #include "advise_int.h"
 
-#define CMDLINE_TEXT_MAX 80 /* of a command line in the culprit's text (JSON has it whole) */
+#define CMDLINE_TEXT_MAX 100 /* of a command line in the culprit's text (JSON has it whole) */
 
 /* "pg checkpointer", "pg backend" (its state aside), "" without a role. */
 static void role_label(uint8_t db, const char *role, char *buf, size_t size)
@@ -233,13 +233,13 @@ static void identity(const struct culprit *u, char *buf, size_t size)
 
 		snprintf(pid, sizeof(pid), "%d", u->pid);
 		snprintf(buf, size,
-			 "%.60s (user %.40s%s, unit %.160s%s, busiest pid %s%s%s%.90s%s)", name,
+			 "%.60s (user %.40s%s, unit %.140s%s, busiest pid %s%s%s%.110s%s)", name,
 			 user, u->users_differ ? " and others" : "", unit[0] ? unit : "?",
 			 u->units_differ ? " and others" : "", pid,
 			 u->role_claimed ? ", its title claims a role it is not given" : "",
 			 said[0] ? ", its own words \"" : "", said, said[0] ? "\"" : "");
 	} else {
-		snprintf(buf, size, "%.60s (user %.40s, unit %.160s%s%s%.90s%s)", name, user,
+		snprintf(buf, size, "%.60s (user %.40s, unit %.140s%s%s%.110s%s)", name, user,
 			 unit[0] ? unit : "?",
 			 u->role_claimed ? ", its title claims a role it is not given" : "",
 			 said[0] ? ", own words \"" : "", said, said[0] ? "\"" : "");
