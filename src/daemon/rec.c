@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <syslog.h>
 #include <time.h>
@@ -32,6 +34,7 @@
 #include "daemon.h"
 #include "grow.h"
 #include "rec_file.h"
+#include "server.h"
 #include "treewrite.h"
 
 /* The most samples one history reply takes from the recording: replaying
@@ -60,6 +63,9 @@ struct rec_pace {
 #define REC_COMPACT_EVERY_S  60
 /* Samples the writer's queue dropped are logged at most this often. */
 #define REC_DROP_LOG_NS (60 * INT64_C(1000000000))
+
+static void history_start(struct daemon *d);
+static void history_stop(struct daemon *d);
 
 static const struct treewrite_dir_words rec_words = {
 	.what = "the recording",
@@ -145,6 +151,7 @@ void rec_compact_start(struct daemon *d)
 	if (r < 0)
 		daemon_log(LOG_ERR, "--record: no writer thread (samples wait on the disk): %s",
 			   strerror(-r));
+	history_start(d);
 	/* the signals stay blocked in it (main blocked them: signalfd) */
 	r = pthread_create(&d->rec_cthread, NULL, compact_main, d);
 	if (r) {
@@ -226,6 +233,8 @@ int rec_start(struct daemon *d)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&d->rec_ccond, &ca);
 	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&d->rec_hmu, NULL);
+	pthread_cond_init(&d->rec_hcond, NULL);
 	return 0;
 }
 
@@ -271,6 +280,7 @@ void rec_sample(struct daemon *d)
 
 void rec_stop(struct daemon *d)
 {
+	history_stop(d);
 	compact_stop(d);
 	recwriter_close(d->rec);
 	d->rec = NULL;
@@ -334,7 +344,12 @@ void rec_status(struct daemon *d, struct strbuf *sb)
 		sb_json_str(sb, strerror(-d->rec_cerr));
 	}
 	pthread_mutex_unlock(&d->rec_cmu);
-	sb_puts(sb, "}}");
+	/* history's replays: parts made (off the loop with the thread) */
+	sb_printf(sb,
+		  "},\"history\":{\"thread\":%s,\"parts\":%llu,\"cpu_us\":%lld,"
+		  "\"max_us\":%lld}}",
+		  d->rec_hthread_on ? "true" : "false", (unsigned long long)d->rec_hjobs,
+		  (long long)(d->rec_hcpu_ns / 1000), (long long)(d->rec_hmax_ns / 1000));
 }
 
 void rec_history_ask(struct daemon *d, struct client *c, int64_t seconds)
@@ -367,7 +382,8 @@ bool rec_history_ready(struct daemon *d, const struct client *c)
 	if (server_client_privileged(c))
 		return true;
 	for (const struct client *o = d->clients; o; o = o->next)
-		if (o != c && !o->dead && o->cred.uid == c->cred.uid && o->rec_bytes)
+		if (o != c && !o->dead && o->cred.uid == c->cred.uid &&
+		    (o->rec_bytes || o->rec_job))
 			return false;
 	return !pace_find(d, c->cred.uid, daemon_now_ns());
 }
@@ -391,12 +407,32 @@ static void pace_charge(struct daemon *d, const struct client *c, int64_t cpu_ns
 	p->next_ns = now + cpu_ns * (100 - REC_HISTORY_CPU_PCT) / REC_HISTORY_CPU_PCT;
 }
 
-struct blob *rec_history(struct daemon *d, const struct client *c, uint64_t first_id,
-			 size_t *ret_count)
+/* A history reply's recorded part: asked by the loop, made by the replay
+ * thread (or by the loop when there is none), handed back by the loop. */
+struct rec_job {
+	struct rec_job *next;
+	struct client *c;    /* the loop's: NULL once the client is freed */
+	int64_t from_ns;     /* the part: recorded samples from then on ... */
+	int64_t end_ns;	     /* ... the ring holding those from about then */
+	int cancel;	     /* atomically: the client is gone, stop */
+	bool retried;	     /* made a second time (the ring moved meanwhile) */
+	struct blob *b;	     /* made: the documents joined by ',', NULL none */
+	size_t count;	     /* how many */
+	uint64_t first_used; /* the ring's first sample when the replay met it */
+	int64_t cpu_ns;	     /* what making it took */
+};
+
+/*
+ * The recorded samples from from_ns on that the ring does not hold (older
+ * than its first sample, of this run: d->hist_first_id, read as the replay
+ * goes, since the loop goes on meanwhile), joined by ',': at most
+ * REC_HISTORY_MAX of them and REC_HISTORY_MAX_BYTES (but one), the newest.
+ * *ret_full: whether the bounds dropped some (a part starting earlier
+ * would send no more). NULL when none or cancelled.
+ */
+static struct blob *replay_part(struct daemon *d, struct rec_job *j, int64_t from,
+				size_t *ret_count, bool *ret_full)
 {
-	int64_t now = real_now_ns(), from = c->rec_from_ns, cpu0 = cpu_now_ns();
-	int64_t span =
-	    d->args.interval_ms * INT64_C(1000000) * (REC_HISTORY_MAX + (int64_t)d->hist.n);
 	/* where each document starts in out; those before head are dropped */
 	size_t *at = NULL, head = 0;
 	struct sampler_replay *rp = NULL;
@@ -407,11 +443,7 @@ struct blob *rec_history(struct daemon *d, const struct client *c, uint64_t firs
 	size_t n = 0;
 
 	*ret_count = 0;
-	if (!d->rec)
-		return NULL;
-	/* the newest REC_HISTORY_MAX samples before the ring, not the oldest */
-	if (now - span > from)
-		from = now - span;
+	*ret_full = false;
 	at = calloc(REC_HISTORY_MAX, sizeof(*at));
 	if (!at ||
 	    sampler_replay_open_dir(d->rec_dirfd, d->args.record_dir, &rp, why, sizeof(why)) < 0)
@@ -420,24 +452,40 @@ struct blob *rec_history(struct daemon *d, const struct client *c, uint64_t firs
 	if (!d->args.core_only && sampler_replay_advise_recorded(rp) < 0)
 		goto out;
 	sampler_replay_seek(rp, from, false);
-	while (n < REC_HISTORY_MAX && sampler_replay_next(rp, &f) > 0) {
+	while (sampler_replay_next(rp, &f) > 0) {
 		const char *doc;
 		size_t len;
 
+		if (__atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
+			goto out;
 		/* from here on the ring has them */
-		if (f->run_id == d->rec_run_id && f->id >= first_id)
+		j->first_used = __atomic_load_n(&d->hist_first_id, __ATOMIC_RELAXED);
+		if (f->run_id == d->rec_run_id && f->id >= j->first_used)
 			break;
 		doc = sampler_json(sampler_replay_sampler(rp), &len);
 		if (!doc)
 			continue;
+		if (n == REC_HISTORY_MAX) { /* the oldest goes */
+			size_t cut = at[head + 1];
+
+			memmove(out.buf, out.buf + cut, out.len - cut);
+			out.len -= cut;
+			for (size_t i = head + 1; i < n; i++)
+				at[i - head - 1] = at[i] - cut;
+			n -= head + 1;
+			head = 0;
+			*ret_full = true;
+		}
 		if (n)
 			sb_putc(&out, ',');
 		at[n++] = out.len;
 		sb_append(&out, doc, len);
 		/* over the bytes: the oldest go (one is always kept), and
 		 * their room once it is as much again */
-		while (n - head > 1 && out.len - at[head] > REC_HISTORY_MAX_BYTES)
+		while (n - head > 1 && out.len - at[head] > REC_HISTORY_MAX_BYTES) {
 			head++;
+			*ret_full = true;
+		}
 		if (at[head] > REC_HISTORY_MAX_BYTES && !out.err) {
 			size_t cut = at[head];
 
@@ -456,6 +504,232 @@ out:
 	sampler_replay_close(rp);
 	sb_free(&out);
 	free(at);
-	pace_charge(d, c, cpu_now_ns() - cpu0);
 	return b;
+}
+
+/*
+ * Makes j's part, replaying little more than the bounds keep: the part
+ * ends at the ring, so it is replayed over a window before the ring 4
+ * times wider each time until the bounds drop samples or the window
+ * reaches from_ns. A big host's documents (2,048 per-queue rows: ~430 KB,
+ * ~19 of them in the bytes) take 4 + 16 + 64 samples, not 900 (seconds of
+ * CPU); small ones at most 1,364 (~70 ms here).
+ */
+static void make_part(struct daemon *d, struct rec_job *j)
+{
+	int64_t each = d->args.interval_ms * INT64_C(1000000), start, cpu0 = cpu_now_ns();
+	bool full = false;
+
+	for (int64_t w = 4;; w *= 4) {
+		start = j->end_ns - w * each > j->from_ns ? j->end_ns - w * each : j->from_ns;
+		blob_unref(j->b);
+		j->b = replay_part(d, j, start, &j->count, &full);
+		if (start == j->from_ns || full || w > 4 * REC_HISTORY_MAX ||
+		    __atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
+			break;
+	}
+	if (!j->b)
+		j->count = 0;
+	j->cpu_ns = cpu_now_ns() - cpu0;
+}
+
+static void job_free(struct rec_job *j)
+{
+	if (!j)
+		return;
+	blob_unref(j->b);
+	free(j);
+}
+
+static void *history_main(void *arg)
+{
+	struct daemon *d = arg;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&d->rec_hmu);
+	while (!d->rec_hstop) {
+		struct rec_job *j = d->rec_hq;
+
+		if (!j) {
+			pthread_cond_wait(&d->rec_hcond, &d->rec_hmu);
+			continue;
+		}
+		d->rec_hq = j->next;
+		if (!d->rec_hq)
+			d->rec_hq_tail = &d->rec_hq;
+		pthread_mutex_unlock(&d->rec_hmu);
+		if (!__atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
+			make_part(d, j);
+		pthread_mutex_lock(&d->rec_hmu);
+		j->next = d->rec_hdone;
+		d->rec_hdone = j;
+		/* a counter far from its maximum: cannot block or fail short */
+		if (write(d->rec_hw.fd, &one, sizeof(one)) < 0)
+			break;
+	}
+	pthread_mutex_unlock(&d->rec_hmu);
+	return NULL;
+}
+
+/* The replay thread and its eventfd; without them history replays in the
+ * loop, as it did. Signals stay blocked in it (main blocked them). */
+static void history_start(struct daemon *d)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &d->rec_hw };
+	int r;
+
+	d->rec_hq_tail = &d->rec_hq;
+	d->rec_hw.kind = WATCH_REC_HISTORY;
+	d->rec_hw.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (d->rec_hw.fd < 0 || epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->rec_hw.fd, &ev) < 0) {
+		daemon_log(LOG_ERR,
+			   "--record: no history replay thread (history replays in the "
+			   "loop): %s",
+			   strerror(errno));
+		goto fail;
+	}
+	r = pthread_create(&d->rec_hthread, NULL, history_main, d);
+	if (r) {
+		daemon_log(LOG_ERR,
+			   "--record: no history replay thread (history replays in the "
+			   "loop): %s",
+			   strerror(r));
+		goto fail;
+	}
+	d->rec_hthread_on = true;
+	return;
+fail:
+	if (d->rec_hw.fd >= 0)
+		close(d->rec_hw.fd);
+	d->rec_hw.fd = -1;
+}
+
+static void history_stop(struct daemon *d)
+{
+	struct rec_job *j;
+
+	if (!d->rec_hthread_on)
+		return;
+	pthread_mutex_lock(&d->rec_hmu);
+	d->rec_hstop = true;
+	for (j = d->rec_hq; j; j = j->next)
+		__atomic_store_n(&j->cancel, 1, __ATOMIC_RELAXED);
+	pthread_cond_signal(&d->rec_hcond);
+	pthread_mutex_unlock(&d->rec_hmu);
+	pthread_join(d->rec_hthread, NULL);
+	d->rec_hthread_on = false;
+	while ((j = d->rec_hq)) {
+		d->rec_hq = j->next;
+		job_free(j);
+	}
+	while ((j = d->rec_hdone)) {
+		d->rec_hdone = j->next;
+		job_free(j);
+	}
+	if (d->epfd >= 0)
+		epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->rec_hw.fd, NULL);
+	close(d->rec_hw.fd);
+	d->rec_hw.fd = -1;
+}
+
+int rec_history_submit(struct daemon *d, struct client *c, struct blob **ret_b, size_t *ret_count)
+{
+	int64_t now = real_now_ns();
+	int64_t span =
+	    d->args.interval_ms * INT64_C(1000000) * (REC_HISTORY_MAX + (int64_t)d->hist.n);
+	const struct hist_entry *first = history_at(&d->hist, 0);
+	struct rec_job *j;
+
+	*ret_b = NULL;
+	*ret_count = 0;
+	if (!d->rec)
+		return 0;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	/* the newest REC_HISTORY_MAX samples before the ring, not the oldest */
+	j->from_ns = now - span > c->rec_from_ns ? now - span : c->rec_from_ns;
+	/* the ring's first sample's real time */
+	j->end_ns = first ? now - (daemon_now_ns() - first->mono_ns) : now;
+	if (!d->rec_hthread_on) {
+		make_part(d, j);
+		pace_charge(d, c, j->cpu_ns);
+		d->rec_hjobs++;
+		d->rec_hcpu_ns += j->cpu_ns;
+		if (j->cpu_ns > d->rec_hmax_ns)
+			d->rec_hmax_ns = j->cpu_ns;
+		*ret_b = j->b;
+		*ret_count = j->count;
+		free(j);
+		return 0;
+	}
+	j->c = c;
+	c->rec_job = j;
+	pthread_mutex_lock(&d->rec_hmu);
+	*d->rec_hq_tail = j;
+	d->rec_hq_tail = &j->next;
+	pthread_cond_signal(&d->rec_hcond);
+	pthread_mutex_unlock(&d->rec_hmu);
+	return 1;
+}
+
+void rec_history_forget(struct daemon *d, struct client *c)
+{
+	struct rec_job *j = c->rec_job;
+
+	if (!j)
+		return;
+	pthread_mutex_lock(&d->rec_hmu);
+	j->c = NULL; /* freed when the thread hands it back */
+	__atomic_store_n(&j->cancel, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&d->rec_hmu);
+	c->rec_job = NULL;
+}
+
+void rec_history_event(struct daemon *d)
+{
+	struct rec_job *done, *j;
+	uint64_t n;
+
+	while (read(d->rec_hw.fd, &n, sizeof(n)) < 0 && errno == EINTR)
+		;
+	pthread_mutex_lock(&d->rec_hmu);
+	done = d->rec_hdone;
+	d->rec_hdone = NULL;
+	pthread_mutex_unlock(&d->rec_hmu);
+	while ((j = done)) {
+		const struct hist_entry *first = history_at(&d->hist, 0);
+		struct client *c = j->c;
+
+		done = j->next;
+		d->rec_hjobs++;
+		d->rec_hcpu_ns += j->cpu_ns;
+		if (j->cpu_ns > d->rec_hmax_ns)
+			d->rec_hmax_ns = j->cpu_ns;
+		if (c)
+			c->rec_job = NULL;
+		if (!c || c->dead) {
+			job_free(j);
+			continue;
+		}
+		pace_charge(d, c, j->cpu_ns);
+		/* the ring dropped samples after the replay met its first one
+		 * and before now (a sample in between): made again, once, so
+		 * none is missing between the part and the ring */
+		if (first && first->id > j->first_used && j->first_used && !j->retried) {
+			blob_unref(j->b);
+			j->b = NULL;
+			j->retried = true;
+			j->next = NULL;
+			c->rec_job = j;
+			pthread_mutex_lock(&d->rec_hmu);
+			*d->rec_hq_tail = j;
+			d->rec_hq_tail = &j->next;
+			pthread_cond_signal(&d->rec_hcond);
+			pthread_mutex_unlock(&d->rec_hmu);
+			continue;
+		}
+		client_history_part(d, c, j->b, j->count);
+		job_free(j);
+	}
 }
