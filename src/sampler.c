@@ -157,8 +157,15 @@ static void tick_advise(struct sampler *s, const struct snapshot *cur)
 		s->topo_ns = cur->mono_ns;
 		s->rec_memo.topo_ok = false;
 	}
-	s->advise_ok = s->have_topo && advise_compute_trace(cur, &s->m, s->have_tm ? &s->tm : NULL,
-							    &s->topo, &s->adv) >= 0;
+	if (s->have_topo) {
+		struct advise_input in = {
+			.cur = cur, .m = &s->m, .trace = s->have_tm ? &s->tm : NULL, .t = &s->topo
+		};
+
+		s->advise_ok = advise_run(&in, &s->adv) >= 0;
+	} else {
+		s->advise_ok = false;
+	}
 	/* one judgement for every reader of the document: steadied here */
 	if (s->advise_ok && s->steady && advise_hold_step(&s->hold, &s->adv) < 0) {
 		advice_free(&s->adv);

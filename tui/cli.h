@@ -76,7 +76,7 @@ int cmd_undo(int argc, char **argv);
 int cmd_threads(int argc, char **argv);
 /* tui/cmd_metrics.c: the Prometheus exposition, once. */
 int cmd_metrics(int argc, char **argv);
-/* Topology under root_dir (NULL = "/") + advise_compute on (cur, m). 0 or -errno. */
+/* Topology under root_dir (NULL = "/") + advise_run on (cur, m). 0 or -errno. */
 int suggest_advise_root(const char *root_dir, const struct snapshot *cur, const struct metrics *m,
 			struct advice *ret);
 

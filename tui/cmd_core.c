@@ -192,7 +192,7 @@ static int emit(const struct snapshot *cur, const struct metrics *m, const struc
 	if (a->recording)
 		topo_root = NULL;
 	/* findings and suggestions from the topology of the same root */
-	if (topo && advise_compute(cur, m, topo, &adv) == 0)
+	if (topo && advise_run(&(struct advise_input){ .cur = cur, .m = m, .t = topo }, &adv) == 0)
 		has_adv = true;
 	else if (topo_root && suggest_advise_root(topo_root, cur, m, &adv) == 0)
 		has_adv = true;

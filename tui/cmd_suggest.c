@@ -2,7 +2,7 @@
 /*
  * suggest, apply, undo: the advisor on the command line. Measures an
  * interval (live, or from recorded trees), reads the topology, prints the
- * findings and suggestions; apply/undo write through src/advise/apply.c, embedded
+ * findings and suggestions; apply/undo write through src/act/apply.c, embedded
  * as root.
  */
 #include <errno.h>
@@ -40,7 +40,7 @@ int suggest_advise_root(const char *root_dir, const struct snapshot *cur, const 
 	root_close(&r);
 	if (e < 0)
 		return e;
-	e = advise_compute(cur, m, &t, ret);
+	e = advise_run(&(struct advise_input){ .cur = cur, .m = m, .t = &t }, ret);
 	topology_free(&t);
 	return e;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "advise.h"
 #include "grow.h"
 #include "kname.h"
 #include "model_worker.h"
@@ -131,11 +132,37 @@ static void disks_order(struct ui *ui)
 	view_keep_selection(ui, PANEL_DISKS, disk_name);
 }
 
+/* Flushes are slow beside writes on some disk: a commit waits on its
+ * flush, so f_await is the pain a database feels, however small w_await
+ * reads (doc/tui.md). */
+static bool flushes_slow(const struct model *m)
+{
+	for (size_t i = 0; i < m->ndisks; i++) {
+		const struct model_disk *d = &m->disks[i];
+		double w = d->has[MD_WAWAIT] ? d->v[MD_WAWAIT] : 0;
+
+		if (d->has[MD_FS] && d->has[MD_FAWAIT] &&
+		    advise_flush_slow(d->v[MD_FS], d->v[MD_FAWAIT], w))
+			return true;
+	}
+	return false;
+}
+
+/* A column's rank as the terminal narrows: the table's, except that slow
+ * flushes put f_await and f/s right after w_await. */
+static int col_rank(int c, bool flush)
+{
+	if (flush && (c == MD_FAWAIT || c == MD_FS))
+		return 2 * model_disk_cols[MD_WAWAIT].prio + 1;
+	return 2 * model_disk_cols[c].prio;
+}
+
 /* Columns shown at this width: by priority, then drawn in iostat's order. */
 static size_t pick_columns(const struct model *m, int width, int *ret_cols)
 {
 	bool want[MD__COUNT] = { false };
 	bool present[MD__COUNT] = { false };
+	bool flush = flushes_slow(m);
 	int left = width - NAME_W;
 	size_t n = 0;
 
@@ -144,9 +171,9 @@ static size_t pick_columns(const struct model *m, int width, int *ret_cols)
 			present[c] |= m->disks[i].has[c];
 	/* strictly by priority: the first column that does not fit ends the
 	 * list, so a narrow merge column never takes a wider throughput's place */
-	for (int prio = 0; prio < MD__COUNT * 2; prio++)
+	for (int prio = 0; prio < MD__COUNT * 4; prio++)
 		for (int c = 0; c < MD__COUNT; c++) {
-			if (model_disk_cols[c].prio != prio || !present[c] || want[c])
+			if (col_rank(c, flush) != prio || !present[c] || want[c])
 				continue;
 			if (model_disk_cols[c].width + 1 > left)
 				goto done;
@@ -164,7 +191,7 @@ static int value_attr(const struct ui *ui, int col, double v)
 {
 	if (col == MD_UTIL && v >= 80.0)
 		return ui_attr(ui, PAIR_CRIT);
-	if ((col == MD_RAWAIT || col == MD_WAWAIT) && v > ui->await_ms)
+	if ((col == MD_RAWAIT || col == MD_WAWAIT || col == MD_FAWAIT) && v > ui->await_ms)
 		return ui_attr(ui, PAIR_WARN);
 	return 0;
 }

@@ -4,7 +4,7 @@
  * and suggestions from the sample document, the selected one's reason,
  * exact commands and exact undo; and apply/undo on an explicit 'y' only,
  * through iotriaged (a short separate connection) or, embedded, through
- * src/advise/apply.c under --root. It never reads /proc and never advises itself:
+ * src/act/apply.c under --root. It never reads /proc and never advises itself:
  * what it shows and applies is what the sample carried.
  */
 #include <errno.h>

@@ -17,11 +17,39 @@
 #include "ui.h"
 
 /* Where the bytes and the delays come from, as the document says. */
+/* Seconds of n samples at the sample's interval ("12 s", "2.5 s"), or
+ * "n samples" when the interval is unknown. */
+static const char *samples_text(const struct ui *ui, uint64_t n, char *buf, size_t size)
+{
+	long ms = ui->model.interval_ms;
+	double s = (double)n * (double)ms / 1000.0;
+
+	if (ms <= 0)
+		snprintf(buf, size, "%llu samples", (unsigned long long)n);
+	else if (s < 10)
+		snprintf(buf, size, "%.1f s", s);
+	else
+		snprintf(buf, size, "%.0f s", s);
+	return buf;
+}
+
+/* The process scan's age in seconds: "126 samples" read as culprits two
+ * minutes old when the view said nothing of their age. */
+static const char *scan_age_text(const struct ui *ui, const struct model_procs *p, char *buf,
+				 size_t size)
+{
+	char t[32];
+
+	snprintf(buf, size, "rows of the scan %s ago", samples_text(ui, p->scan_age, t, sizeof(t)));
+	return buf;
+}
+
 static void sources_line(struct draw_text *o, const struct ui *ui)
 {
 	int64_t shown, newest; /* the time keys' past: what the daemon read then */
 	const struct model_procs *p = &ui->model.sections.procs;
 	char delay[MODEL_SECTIONS_REASON_MAX + 64], why[MODEL_SECTIONS_REASON_MAX];
+	char every[48], age[64];
 
 	model_sections_short_reason(p->taskstats_why, why, sizeof(why));
 	if (strcmp(p->delay_accounting, "off") == 0)
@@ -47,16 +75,15 @@ static void sources_line(struct draw_text *o, const struct ui *ui)
 			 delay);
 	if (p->has_scan && p->scan_every > 1)
 		draw_text_printf(
-		    o, 0, "scan: every %llu samples to stay in the daemon's CPU budget; %s (%s)",
-		    (unsigned long long)p->scan_every,
-		    p->scanned ? "scanned this sample" : "rows of the last scan",
+		    o, 0, "scan: every %s to stay in the daemon's CPU budget; %s (%s)",
+		    samples_text(ui, p->scan_every, every, sizeof(every)),
+		    p->scanned ? "scanned this sample" : scan_age_text(ui, p, age, sizeof(age)),
 		    /* a recording is what the daemon read then: nothing asks now */
 		    source_kind(ui->src) == SOURCE_REPLAY   ? "as recorded"
 		    : source_past(ui->src, &shown, &newest) ? "as it was then"
 							    : "this view asks for every sample");
 	else if (p->has_scan && !p->scanned)
-		draw_text_printf(o, 0, "scan: rows of the scan %llu sample(s) ago",
-				 (unsigned long long)p->scan_age);
+		draw_text_printf(o, 0, "scan: %s", scan_age_text(ui, p, age, sizeof(age)));
 	else if (p->has_scan && strcmp(p->scan_reason, "always") != 0)
 		draw_text_printf(o, A_DIM, "scan: every sample%s%s%s",
 				 p->scan_reason[0] ? " (" : "", p->scan_reason,

@@ -94,26 +94,26 @@ struct advice {
 	bool actions_held;
 };
 
+/* What advise_run() judges: one interval. */
+struct advise_input {
+	const struct snapshot *cur; /* the current snapshot */
+	const struct metrics *m;    /* the metrics of (previous, current) */
+	/* the tracing stage's metrics of the same interval (doc/advise.md,
+	 * "Measured time"): a core judged by its measured irq+softirq time and
+	 * the lines that take it, rq_affinity by completion locality, disks by
+	 * their latency tails. NULL, or its probes off: judged by the counters */
+	const struct trace_metrics *trace;
+	const struct topology *t; /* read with the current snapshot */
+};
+
 /*
- * Fills *ret (an empty or freed advice) from the current snapshot, the
- * metrics of (previous, current) and the topology read with the current
- * snapshot: findings ranked by harm (findings[0] is the headline: critical
- * before warning before info, then by harm). One interval, no memory: a
- * live view steadies it with advise_hold_step(). Returns 0 or -ENOMEM
- * (*ret untouched).
+ * The advisor's one entry point: fills *ret (an empty or freed advice)
+ * from in, every rule of the table in turn: findings ranked by harm
+ * (findings[0] is the headline: critical before warning before info, then
+ * by harm). One interval, no memory: a live view steadies it with
+ * advise_hold_step(). Returns 0 or -ENOMEM (*ret untouched).
  */
-int advise_compute(const struct snapshot *cur, const struct metrics *m, const struct topology *t,
-		   struct advice *ret);
-/*
- * advise_compute() with the tracing stage's metrics of the same interval
- * (doc/advise.md, "Measured time"): a core judged by its measured
- * irq+softirq time and the lines that take it, rq_affinity by completion
- * locality, disks by their latency tails. tm NULL, or its probes off: the
- * judgement is advise_compute()'s, byte for byte.
- */
-int advise_compute_trace(const struct snapshot *cur, const struct metrics *m,
-			 const struct trace_metrics *tm, const struct topology *t,
-			 struct advice *ret);
+int advise_run(const struct advise_input *in, struct advice *ret);
 void advice_free(struct advice *a);
 
 const struct suggestion *advice_suggestion(const struct advice *a, const char *id);
@@ -197,6 +197,8 @@ void advise_command_text(const char *path, const char *v, struct strbuf *sb);
 #define ADV_NAPI_SHARE_PCT     50.0    /* % of a hot CPU's NET_RX time: its queue named */
 #define ADV_SINGLE_BLOCK_PCT   30.0    /* BLOCK share of a core's softirqs for rq_affinity=2 */
 #define ADV_SINGLE_OTHER_PCT   10.0    /* %usr+%nice+%sys that makes a lone vector move */
+#define ADV_FLUSH_SLOW_MS      10.0    /* f_await of flushes slow beside writes ... */
+#define ADV_FLUSH_SLOW_FACTOR  2.0     /* ... and this many times w_await */
 #define ADV_SAT_UTIL	       90.0    /* util of a saturated disk ... */
 #define ADV_SAT_AQU	       1.0     /* ... with at least this queue ... */
 #define ADV_SAT_WAIT_FACTOR    2.0     /* ... and await this many times svctm */
@@ -214,5 +216,22 @@ void advise_command_text(const char *path, const char *v, struct strbuf *sb);
 #define ADV_RQ_REMOTE_PCT 25.0 /* % of a disk's completions away from the submitting CPU */
 #define ADV_TAIL_MIN_IOS  100  /* IOs of an op in the interval for its p99 to mean anything */
 #define ADV_TAIL_FACTOR	  4.0  /* p99 this many times the mean: a disk slow by its tail */
+
+/* The workload waits on a resource: its pressure over the interval (some or
+ * full stall %, < 0 unknown) past the thresholds. One rule for the advisor
+ * (a finding's severity) and the views (no "OK" while it stands). */
+static inline bool advise_psi_hurts_pct(double some, double full)
+{
+	return some >= ADV_PSI_CRIT || full >= ADV_PSI_FULL_CRIT;
+}
+
+/* A disk's flushes are slow beside its writes: every commit that waits on
+ * a flush (fsync, fdatasync, O_DSYNC on a write-back cache) waits that long,
+ * however small w_await reads. One rule for the advisor and the views. */
+static inline bool advise_flush_slow(double f_s, double f_await_ms, double w_await_ms)
+{
+	return f_s > 0 && f_await_ms >= ADV_FLUSH_SLOW_MS &&
+	       f_await_ms > ADV_FLUSH_SLOW_FACTOR * w_await_ms;
+}
 
 #endif

@@ -343,6 +343,7 @@ struct walk {
 	unsigned depth; /* of the directory being read, the top's 0 */
 	bool tree;	/* a recorded tree, not the host's cgroupfs */
 	bool blkio;	/* the cgroup v1 blkio hierarchy */
+	bool psi_only;	/* the v2 tree of a hybrid host: its *.pressure files only */
 };
 
 /* A v1 blkio cgroup's two throttle files into row (a new row of w->t):
@@ -368,12 +369,39 @@ static int read_blkio(struct walk *w, int dfd, struct cgroup_raw *row)
 	return 0;
 }
 
+/* One *.pressure file of the cgroup at dfd into some/full; true when read. */
+static bool read_psi(struct walk *w, int dfd, const char *name, struct psi_line *some,
+		     struct psi_line *full)
+{
+	struct psi_raw psi;
+	ssize_t n = read_at(dfd, name, w->buf, CGROUP_FILE_MAX, w->tree);
+
+	if (n < 0 || pressure_parse(w->buf, (size_t)n, &psi) < 0)
+		return false;
+	*some = psi.some;
+	*full = psi.full;
+	return true;
+}
+
+/* The three pressure files of a cgroup v2 cgroup: who waits on io, cpu and
+ * memory (the victims). */
+static void read_pressure(struct walk *w, int dfd, struct cgroup_raw *row)
+{
+	row->has_psi = read_psi(w, dfd, "io.pressure", &row->some, &row->full);
+	row->has_cpu_psi = read_psi(w, dfd, "cpu.pressure", &row->cpu_some, &row->cpu_full);
+	row->has_mem_psi = read_psi(w, dfd, "memory.pressure", &row->mem_some, &row->mem_full);
+}
+
+static bool row_read(const struct cgroup_raw *row)
+{
+	return row->has_stat || row->has_psi || row->has_cpu_psi || row->has_mem_psi;
+}
+
 /* Reads the cgroup at dfd (path w->path) into a new row. 0 or -ENOMEM. */
 static int read_cgroup(struct walk *w, int dfd)
 {
 	struct cgroup_table *t = w->t;
 	struct cgroup_raw *row;
-	struct psi_raw psi;
 	size_t nio = 0;
 	ssize_t n;
 
@@ -389,23 +417,20 @@ static int read_cgroup(struct walk *w, int dfd)
 	memcpy(row->path, w->path, sizeof(row->path));
 	if (w->blkio)
 		return read_blkio(w, dfd, row);
-	n = read_at(dfd, "io.stat", w->buf, CGROUP_FILE_MAX, w->tree);
-	if (n >= 0 &&
-	    cgroup_iostat_parse(w->buf, (size_t)n, &t->io[t->nio], CGROUP_DEVS_MAX, &nio) >= 0) {
-		row->has_stat = true;
-		row->io_off = t->nio;
-		row->nio = nio;
-		t->nio += nio;
-	} else if (n != -ENOENT) {
-		t->skipped++; /* malformed, too big, not a file: this cgroup's problem */
+	if (!w->psi_only) {
+		n = read_at(dfd, "io.stat", w->buf, CGROUP_FILE_MAX, w->tree);
+		if (n >= 0 && cgroup_iostat_parse(w->buf, (size_t)n, &t->io[t->nio],
+						  CGROUP_DEVS_MAX, &nio) >= 0) {
+			row->has_stat = true;
+			row->io_off = t->nio;
+			row->nio = nio;
+			t->nio += nio;
+		} else if (n != -ENOENT) {
+			t->skipped++; /* malformed, too big, not a file: this cgroup's problem */
+		}
 	}
-	n = read_at(dfd, "io.pressure", w->buf, CGROUP_FILE_MAX, w->tree);
-	if (n >= 0 && pressure_parse(w->buf, (size_t)n, &psi) >= 0) {
-		row->has_psi = true;
-		row->some = psi.some;
-		row->full = psi.full;
-	}
-	if (row->has_stat || row->has_psi)
+	read_pressure(w, dfd, row);
+	if (row_read(row))
 		t->n++;
 	return 0;
 }
@@ -481,7 +506,9 @@ static int blkio_top(const struct root *r)
 }
 
 /* Finds and opens the hierarchy's top into cc: cgroup v2 with the io
- * controller, else v1 blkio, else v2 without io (io.pressure only). */
+ * controller, else v1 blkio, else v2 without io (pressure only). Where io
+ * is v1 blkio beside a v2 tree (hybrid), the v2 tree stays open for its
+ * pressure files. */
 static void find_top(struct cgroup_collector *cc, const struct root *r)
 {
 	static const char *const tops[] = { "sys/fs/cgroup", "sys/fs/cgroup/unified" };
@@ -490,9 +517,11 @@ static void find_top(struct cgroup_collector *cc, const struct root *r)
 
 	if (cc->opened && cc->top_fd >= 0)
 		close(cc->top_fd);
+	if (cc->opened && cc->psi_fd >= 0)
+		close(cc->psi_fd);
 	cc->opened = true;
-	cc->top_fd = -1;
-	cc->top[0] = '\0';
+	cc->top_fd = cc->psi_fd = -1;
+	cc->top[0] = cc->psi_top[0] = '\0';
 	cc->io_enabled = false;
 	memset(&cc->status, 0, sizeof(cc->status));
 	/* the top of a v2 hierarchy is where cgroup.controllers is */
@@ -505,6 +534,7 @@ static void find_top(struct cgroup_collector *cc, const struct root *r)
 		dfd = root_openat(r, tops[i], O_RDONLY | O_DIRECTORY);
 		if (dfd >= 0) {
 			snprintf(cc->top, sizeof(cc->top), "%s", tops[i]);
+			snprintf(cc->psi_top, sizeof(cc->psi_top), "%s", tops[i]);
 			cc->io_enabled = has_io(ctl);
 			break;
 		}
@@ -512,8 +542,9 @@ static void find_top(struct cgroup_collector *cc, const struct root *r)
 	if (dfd < 0 || !cc->io_enabled) {
 		bfd = blkio_top(r);
 		if (bfd >= 0) {
-			if (dfd >= 0)
-				close(dfd);
+			cc->psi_fd = dfd; /* the v2 tree's pressure, or -errno */
+			if (dfd < 0)
+				cc->psi_fd = -1;
 			dfd = bfd;
 			snprintf(cc->top, sizeof(cc->top), "%s", CGROUP_BLKIO_TOP);
 			cc->io_enabled = true;
@@ -533,15 +564,71 @@ void cgroup_collector_free(struct cgroup_collector *cc)
 {
 	if (cc && cc->opened && cc->top_fd >= 0)
 		close(cc->top_fd);
+	if (cc && cc->opened && cc->psi_fd >= 0)
+		close(cc->psi_fd);
 	if (cc)
 		memset(cc, 0, sizeof(*cc));
+}
+
+/* Walks the hierarchy at top_fd (a descriptor of its own is opened). 0,
+ * or -ENOMEM; an unreadable top is a status. */
+static int walk_top(struct walk *w, const struct root *r, int top_fd, const char *top)
+{
+	char disp[256];
+	int dfd, e;
+
+	/* a description of its own: the walk's readdir must start at the top */
+	dfd = openat(top_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		e = -errno;
+		root_display(r, top, disp, sizeof(disp));
+		status_set(&w->t->status, e, "%s: %s", disp, strerror(-e));
+		return 0;
+	}
+	w->path[0] = '\0';
+	w->depth = 0;
+	return walk_dir(w, dfd);
+}
+
+/* Rows of one path from the two walks of a hybrid host (sorted): the v1
+ * blkio row's counters and the v2 row's pressure in one row. */
+static void merge_rows(struct cgroup_table *t)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct cgroup_raw *a = k ? &t->rows[k - 1] : NULL, *b = &t->rows[i];
+
+		if (!a || strcmp(a->path, b->path) != 0) {
+			if (k != i)
+				t->rows[k] = *b;
+			k++;
+			continue;
+		}
+		if (b->has_stat) { /* a holds the pressure: b's counters into a */
+			a->has_stat = true;
+			a->io_off = b->io_off;
+			a->nio = b->nio;
+		} else {
+			a->has_psi = b->has_psi;
+			a->some = b->some;
+			a->full = b->full;
+			a->has_cpu_psi = b->has_cpu_psi;
+			a->cpu_some = b->cpu_some;
+			a->cpu_full = b->cpu_full;
+			a->has_mem_psi = b->has_mem_psi;
+			a->mem_some = b->mem_some;
+			a->mem_full = b->mem_full;
+		}
+	}
+	t->n = k;
 }
 
 int cgroup_collect_cc(struct cgroup_collector *cc, const struct root *r, struct cgroup_table *t)
 {
 	struct walk w = { .t = t, .tree = !r->host };
 	char disp[256];
-	int dfd, e;
+	int e;
 
 	t->n = t->nio = 0;
 	t->skipped = 0;
@@ -549,30 +636,27 @@ int cgroup_collect_cc(struct cgroup_collector *cc, const struct root *r, struct 
 		find_top(cc, r);
 	cc->samples++;
 	memcpy(t->top, cc->top, sizeof(t->top));
+	memcpy(t->psi_top, cc->psi_top, sizeof(t->psi_top));
 	t->io_enabled = cc->io_enabled;
 	t->status = cc->status;
 	if (cc->top_fd < 0)
 		return 0;
 	w.blkio = cgroup_top_is_blkio(t->top);
-	/* a description of its own: the walk's readdir must start at the top */
-	dfd = openat(cc->top_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		e = -errno;
-		root_display(r, cc->top, disp, sizeof(disp));
-		status_set(&t->status, e, "%s: %s", disp, strerror(-e));
-		return 0;
-	}
 	w.buf = malloc(CGROUP_FILE_MAX);
-	if (!w.buf) {
-		close(dfd);
+	if (!w.buf)
 		return -ENOMEM;
+	e = walk_top(&w, r, cc->top_fd, cc->top);
+	if (e >= 0 && cc->psi_fd >= 0) {
+		w.blkio = false;
+		w.psi_only = true;
+		e = walk_top(&w, r, cc->psi_fd, cc->psi_top);
 	}
-	e = walk_dir(&w, dfd);
 	free(w.buf);
 	if (e < 0)
 		return e;
 	if (t->n > 1)
 		qsort(t->rows, t->n, sizeof(*t->rows), cmp_row);
+	merge_rows(t);
 	root_display(r, t->top, disp, sizeof(disp));
 	if (!t->io_enabled)
 		status_set(&t->status, 0,

@@ -42,6 +42,11 @@ struct cgroup_raw {
 	size_t io_off, nio;	    /* its lines in cgroup_table.io */
 	bool has_psi;		    /* io.pressure was read */
 	struct psi_line some, full;
+	/* who waits (victims): cpu.pressure and memory.pressure of the cgroup
+	 * v2 hierarchy, read even where io's counters come from v1 blkio
+	 * (hybrid hosts: the v2 tree under psi_top) */
+	bool has_cpu_psi, has_mem_psi;
+	struct psi_line cpu_some, cpu_full, mem_some, mem_full;
 };
 
 struct cgroup_table {
@@ -49,9 +54,12 @@ struct cgroup_table {
 	size_t n, cap;
 	struct cgroup_io *io;
 	size_t nio, io_cap;
-	char top[32];	  /* "sys/fs/cgroup", "sys/fs/cgroup/unified" (hybrid) or
+	char top[32];	 /* "sys/fs/cgroup", "sys/fs/cgroup/unified" (hybrid) or
 			     CGROUP_BLKIO_TOP (cgroup v1) */
-	bool io_enabled;  /* "io" in the top's cgroup.controllers; true for v1 blkio */
+	bool io_enabled; /* "io" in the top's cgroup.controllers; true for v1 blkio */
+	/* the cgroup v2 hierarchy whose *.pressure files the rows carry: top
+	 * itself, or (top is v1 blkio) "sys/fs/cgroup/unified"; "" none */
+	char psi_top[32];
 	unsigned skipped; /* cgroups beyond CGROUP_MAX/DEPTH/PATH, or unreadable files */
 	struct src_status status;
 };
@@ -97,6 +105,8 @@ struct cgroup_collector {
 	unsigned samples;
 	char top[32];
 	bool io_enabled;
+	int psi_fd;		  /* the v2 top when top is v1 blkio (hybrid), else -1 */
+	char psi_top[32];	  /* its path, "" none */
 	struct src_status status; /* no hierarchy: why */
 };
 #define CGROUP_TOP_EVERY 10

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpuset.h"
 #include "grow.h"
 #include "irqtab.h"
 #include "scan.h"
@@ -343,8 +344,5 @@ const struct irq_row *irq_table_find(const struct irq_table *t, const char *labe
 
 int irq_table_cpu_col(const struct irq_table *t, int cpu)
 {
-	for (size_t i = 0; i < t->ncpu; i++)
-		if (t->cpu_ids[i] == cpu)
-			return (int)i;
-	return -1;
+	return cpu_ids_col(t->cpu_ids, t->ncpu, cpu);
 }

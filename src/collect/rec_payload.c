@@ -600,6 +600,9 @@ static void pack_procs(const struct proc_table *t, struct strbuf *o)
 			sb_putc(o, '=');
 			w_s(o, p->unit);
 		}
+		/* run-queue wait (appended later) */
+		w_u(o, p->has_sched);
+		w_u(o, p->runq_ns);
 		w_end(o, k);
 	}
 	rec_close(o, at);
@@ -682,6 +685,8 @@ static int unpack_procs(struct rec_text *r, struct proc_table *t)
 			r_text(r, p->cmdline, sizeof(p->cmdline));
 			r_text(r, p->unit, sizeof(p->unit));
 		}
+		p->has_sched = r_b(r);
+		p->runq_ns = rec_text_u(r);
 	}
 	return r->bad ? -EBADMSG : 0;
 }
@@ -797,6 +802,7 @@ static void pack_cgroups(const struct cgroup_table *t, struct strbuf *o)
 	w_u(o, t->io_enabled);
 	w_u(o, t->skipped);
 	w_st(o, &t->status);
+	w_s(o, t->psi_top); /* appended later: cpu and memory pressure */
 	w_end(o, 0);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct cgroup_raw *g = &t->rows[i];
@@ -807,6 +813,12 @@ static void pack_cgroups(const struct cgroup_table *t, struct strbuf *o)
 		w_u(o, g->has_psi);
 		w_psi(o, &g->some);
 		w_psi(o, &g->full);
+		w_u(o, g->has_cpu_psi);
+		w_psi(o, &g->cpu_some);
+		w_psi(o, &g->cpu_full);
+		w_u(o, g->has_mem_psi);
+		w_psi(o, &g->mem_some);
+		w_psi(o, &g->mem_full);
 		w_end(o, 0);
 		for (size_t k = 0; k < g->nio && g->io_off + k < t->nio; k++) {
 			const struct cgroup_io *io = &t->io[g->io_off + k];
@@ -838,6 +850,7 @@ static int unpack_cgroups(struct rec_text *r, struct cgroup_table *t)
 	t->io_enabled = r_b(r);
 	t->skipped = r_u32(r);
 	r_st(r, &t->status);
+	rec_text_s(r, t->psi_top, sizeof(t->psi_top));
 	while (!r->bad && rec_text_line(r)) {
 		char k = rec_text_kind(r);
 
@@ -855,6 +868,12 @@ static int unpack_cgroups(struct rec_text *r, struct cgroup_table *t)
 			g->has_psi = r_b(r);
 			r_psi(r, &g->some);
 			r_psi(r, &g->full);
+			g->has_cpu_psi = r_b(r);
+			r_psi(r, &g->cpu_some);
+			r_psi(r, &g->cpu_full);
+			g->has_mem_psi = r_b(r);
+			r_psi(r, &g->mem_some);
+			r_psi(r, &g->mem_full);
 			g->io_off = t->nio;
 			/* cgroup_table_find() searches by path: the rows must ascend */
 			if (t->n > 1 && strcmp(g->path, g[-1].path) <= 0)

@@ -378,7 +378,7 @@ static size_t iofd_budget(void)
 	return (rl.rlim_cur - 256) / 4 < 4096 ? (rl.rlim_cur - 256) / 4 : 4096;
 }
 
-static void iofd_keep(struct taskstats_collector *tc, int32_t pid, int fd, int sfd)
+static void iofd_keep(struct taskstats_collector *tc, const struct proc_raw *row, int fd, int sfd)
 {
 	if (fd < 0 && sfd < 0)
 		return;
@@ -391,7 +391,13 @@ static void iofd_keep(struct taskstats_collector *tc, int32_t pid, int fd, int s
 			close(sfd);
 		return;
 	}
-	tc->iofd_next[tc->niofd_next++] = (struct io_fd){ .pid = pid, .fd = fd, .sfd = sfd };
+	tc->iofd_next[tc->niofd_next++] =
+	    (struct io_fd){ .pid = row->pid,
+			    .fd = fd,
+			    .sfd = sfd,
+			    .ticks = row->utime_ticks + row->stime_ticks,
+			    .runq_ns = row->runq_ns,
+			    .has_sched = row->has_sched };
 }
 
 /*
@@ -482,6 +488,36 @@ struct procfs_scan {
 	int err; /* a refusal, or the first malformed file */
 };
 
+/*
+ * The run-queue wait of row (its stat read): /proc/PID/schedstat when its
+ * CPU time moved since the last scan (old: that scan's, NULL new) or it is
+ * new, else the last value carried (it did not run, so it did not wait).
+ * Opened and closed: a third descriptor kept per process would cost more
+ * than the few processes that run each interval.
+ */
+static void read_sched(const struct root *r, const struct io_fd *old, struct proc_raw *row)
+{
+	char buf[128], rel[40];
+	ssize_t n;
+	int fd;
+
+	if (!row->has_stat)
+		return;
+	if (old && old->has_sched && old->ticks == row->utime_ticks + row->stime_ticks) {
+		row->has_sched = true;
+		row->runq_ns = old->runq_ns;
+		return;
+	}
+	snprintf(rel, sizeof(rel), "proc/%d/schedstat", row->pid);
+	fd = root_openat(r, rel, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read_fd(fd, buf, sizeof(buf), false);
+	close(fd);
+	if (n > 0)
+		(void)taskstats_schedstat_parse(buf, (size_t)n, row);
+}
+
 static int scan_pid(int dfd, const char *name, unsigned char type, void *ctx)
 {
 	struct procfs_scan *s = ctx;
@@ -504,9 +540,10 @@ static int scan_pid(int dfd, const char *name, unsigned char type, void *ctx)
 	n = read_kept(s->r, row.pid, "io", &fd, buf, sizeof(buf));
 	/* stat is world-readable: the CPU time of a process whose io is refused */
 	ns = read_kept(s->r, row.pid, "stat", &sfd, sbuf, sizeof(sbuf));
-	iofd_keep(s->tc, row.pid, fd, sfd);
 	if (ns > 0)
 		(void)taskstats_stat_parse(sbuf, (size_t)ns, &row);
+	read_sched(s->r, old, &row);
+	iofd_keep(s->tc, &row, fd, sfd);
 	if (n == -ENOENT || n == -ESRCH) {
 		t->vanished++; /* exited since readdir: no row, no stale data */
 		return 0;
@@ -647,6 +684,30 @@ int taskstats_stat_comm(const char *buf, size_t len, char *ret, size_t size)
 }
 
 #define PF_KTHREAD_FLAG 0x00200000u /* include/linux/sched.h PF_KTHREAD */
+
+int taskstats_schedstat_parse(const char *buf, size_t len, struct proc_raw *ret)
+{
+	const char *p = buf, *end = buf + len;
+	uint64_t v[2];
+
+	for (int k = 0; k < 2; k++) {
+		while (p < end && *p == ' ')
+			p++;
+		if (p >= end || *p < '0' || *p > '9')
+			return -EBADMSG;
+		v[k] = 0;
+		for (; p < end && *p >= '0' && *p <= '9'; p++) {
+			if (v[k] > (UINT64_MAX - 9) / 10)
+				return -EBADMSG;
+			v[k] = v[k] * 10 + (uint64_t)(*p - '0');
+		}
+		if (p >= end || (*p != ' ' && *p != '\n'))
+			return -EBADMSG;
+	}
+	ret->runq_ns = v[1];
+	ret->has_sched = true;
+	return 0;
+}
 
 int taskstats_stat_parse(const char *buf, size_t len, struct proc_raw *ret)
 {

@@ -58,6 +58,11 @@ struct proc_raw {
 	uint64_t stime_ticks;
 	uint64_t gtime_ticks;
 	uint64_t start_ticks; /* starttime: with pid, the process's identity */
+	/* /proc/PID/schedstat's second field: ns its main thread waited on a
+	 * run queue (a CPU it wanted was busy), read when its CPU time moved
+	 * since the last scan (a process that did not run did not wait) */
+	bool has_sched;
+	uint64_t runq_ns;
 	/* who (read for the processes that moved, cached per pid + start):
 	 * has_who false leaves the rest empty */
 	bool has_who;
@@ -124,6 +129,10 @@ int taskstats_stat_comm(const char *buf, size_t len, char *ret, size_t size);
  * gtime_ticks (0 before field 43 existed), start_ticks and has_stat.
  * 0 or -EBADMSG (ret untouched). */
 int taskstats_stat_parse(const char *buf, size_t len, struct proc_raw *ret);
+
+/* /proc/PID/schedstat ("RUN_NS RUNQ_NS SLICES"): the run-queue wait into
+ * ret->runq_ns, has_sched set. 0 or -EBADMSG. */
+int taskstats_schedstat_parse(const char *buf, size_t len, struct proc_raw *ret);
 
 /* One exit notice: the final counters of one task, and its group. */
 struct taskstats_exit_msg {
@@ -198,6 +207,10 @@ struct taskstats_collector {
 		int32_t pid;
 		int fd;	 /* /proc/PID/io; -1 once taken over by this sample */
 		int sfd; /* /proc/PID/stat, the same */
+		/* the last scan's CPU ticks and schedstat: read again only when
+		 * the ticks moved */
+		uint64_t ticks, runq_ns;
+		bool has_sched;
 	} * iofd, *iofd_next;
 	size_t niofd, iofd_cap, niofd_next, iofd_next_cap;
 	size_t iofd_budget; /* at most this many kept open */

@@ -108,6 +108,34 @@ static int copy_file(const struct root *r, int dfd, const char *rel, struct proc
 	return treewrite_copy(r, dfd, rel, pf) == 0;
 }
 
+/* One cgroup row's files into the capture: its counters under the io
+ * hierarchy's top, its pressure under the v2 tree's. The files copied. */
+static unsigned copy_cgroup(const struct root *r, int dfd, const struct cgroup_table *t,
+			    const struct cgroup_raw *g, struct procfile *pf)
+{
+	static const char *const psi[] = { "io.pressure", "cpu.pressure", "memory.pressure" };
+	const bool has[] = { g->has_psi, g->has_cpu_psi, g->has_mem_psi };
+	const char *ptop = t->psi_top[0] ? t->psi_top : t->top;
+	char crel[sizeof(t->top) + CGROUP_PATH_MAX + 48];
+	bool v1 = cgroup_top_is_blkio(t->top);
+	const char *sep = g->path[0] ? "/" : "";
+	unsigned files = 0;
+
+	snprintf(crel, sizeof(crel), "%s%s%s/%s", t->top, sep, g->path,
+		 v1 ? CGROUP_BLKIO_BYTES : "io.stat");
+	if (g->has_stat)
+		files += (unsigned)copy_file(r, dfd, crel, pf);
+	snprintf(crel, sizeof(crel), "%s%s%s/" CGROUP_BLKIO_IOS, t->top, sep, g->path);
+	if (g->has_stat && v1)
+		files += (unsigned)copy_file(r, dfd, crel, pf);
+	for (size_t k = 0; k < sizeof(psi) / sizeof(psi[0]); k++) {
+		snprintf(crel, sizeof(crel), "%s%s%s/%s", ptop, sep, g->path, psi[k]);
+		if (has[k])
+			files += (unsigned)copy_file(r, dfd, crel, pf);
+	}
+	return files;
+}
+
 static unsigned copy_files(const struct root *r, int dfd, const struct workload_raw *s)
 {
 	static const char *const fixed[] = {
@@ -139,30 +167,22 @@ static unsigned copy_files(const struct root *r, int dfd, const struct workload_
 		 * for processes that moved between two scans, not captured */
 		snprintf(rel, sizeof(rel), "proc/%d/stat", s->procs.rows[i].pid);
 		files += (unsigned)copy_file(r, dfd, rel, &pf);
+		snprintf(rel, sizeof(rel), "proc/%d/schedstat", s->procs.rows[i].pid);
+		if (s->procs.rows[i].has_sched)
+			files += (unsigned)copy_file(r, dfd, rel, &pf);
 	}
-	/* the cgroup hierarchy: its top's controllers, each cgroup's two files */
+	/* the cgroup hierarchy: its top's controllers (and the v2 tree's, whose
+	 * pressure files a hybrid host's rows carry), each cgroup's files */
 	if (s->cgroups.top[0]) {
 		snprintf(rel, sizeof(rel), "%s/cgroup.controllers", s->cgroups.top);
 		files += (unsigned)copy_file(r, dfd, rel, &pf);
 	}
-	for (size_t i = 0; i < s->cgroups.n; i++) {
-		const struct cgroup_raw *g = &s->cgroups.rows[i];
-		char crel[sizeof(s->cgroups.top) + CGROUP_PATH_MAX + 48];
-		bool v1 = cgroup_top_is_blkio(s->cgroups.top);
-
-		snprintf(crel, sizeof(crel), "%s%s%s/%s", s->cgroups.top, g->path[0] ? "/" : "",
-			 g->path, v1 ? CGROUP_BLKIO_BYTES : "io.stat");
-		if (g->has_stat)
-			files += (unsigned)copy_file(r, dfd, crel, &pf);
-		snprintf(crel, sizeof(crel), "%s%s%s/" CGROUP_BLKIO_IOS, s->cgroups.top,
-			 g->path[0] ? "/" : "", g->path);
-		if (g->has_stat && v1)
-			files += (unsigned)copy_file(r, dfd, crel, &pf);
-		snprintf(crel, sizeof(crel), "%s%s%s/io.pressure", s->cgroups.top,
-			 g->path[0] ? "/" : "", g->path);
-		if (g->has_psi)
-			files += (unsigned)copy_file(r, dfd, crel, &pf);
+	if (s->cgroups.psi_top[0] && strcmp(s->cgroups.psi_top, s->cgroups.top) != 0) {
+		snprintf(rel, sizeof(rel), "%s/cgroup.controllers", s->cgroups.psi_top);
+		files += (unsigned)copy_file(r, dfd, rel, &pf);
 	}
+	for (size_t i = 0; i < s->cgroups.n; i++)
+		files += copy_cgroup(r, dfd, &s->cgroups, &s->cgroups.rows[i], &pf);
 	procfile_free(&pf);
 	/* an empty file per vector: the collector only lists the names */
 	for (size_t i = 0; i < s->nics.n; i++) {

@@ -214,7 +214,7 @@ static int cmd_status(struct daemon *d, struct client *c, const struct request *
 }
 
 /* {"cmd":"apply","suggestion":ID} and {"cmd":"undo"[,"suggestion":ID]}:
- * the advisor's writes (src/advise/apply.c) on the daemon's own root, against its
+ * the advisor's writes (src/act/apply.c) on the daemon's own root, against its
  * latest sample; privileged (SO_PEERCRED) in the table below. */
 static const char *suggestion_arg(const struct request *rq)
 {

@@ -587,7 +587,7 @@ static void findings(struct om *o, const struct advice *a)
 /* The hot cores' share: the cpu_irq_soft_ratio of the CPUs a hot-cpu
  * finding names, so an alert needs no threshold of its own. */
 /* The irq+soft share of cpu the advisor judged by: measured by the tracing
- * stage when its hardirq and softirq probes ran (advise_compute_trace()),
+ * stage when its hardirq and softirq probes ran (advise_run() with trace),
  * else mpstat's. */
 static double judged_share(const struct cpu_metrics *c, const struct trace_metrics *tm)
 {

@@ -93,6 +93,8 @@ static void proc_row(struct strbuf *sb, const struct proc_metrics *p)
 		kv(sb, "usr_pct", p->usr_pct);
 		kv(sb, "sys_pct", p->sys_pct);
 	}
+	if (p->has_runq)
+		kv(sb, "runq_pct", p->runq_pct);
 	if (p->has_who) {
 		kvu(sb, "uid", p->uid);
 		sb_json_key(sb, "user");
@@ -171,6 +173,12 @@ static void encode_procs(struct strbuf *sb, const struct workload_raw *x,
 		sb_putc(sb, '[');
 		for (size_t i = 0; i < em->nby_cpu; i++)
 			proc_row(sb, &em->procs[em->by_cpu[i]]);
+		close_obj(sb, ']');
+		sb_putc(sb, ',');
+		sb_json_key(sb, "top_runq");
+		sb_putc(sb, '[');
+		for (size_t i = 0; i < em->nby_runq; i++)
+			proc_row(sb, &em->procs[em->by_runq[i]]);
 		close_obj(sb, ']');
 		sb_putc(sb, ',');
 	}
@@ -422,13 +430,24 @@ static void cg_row(struct strbuf *sb, const struct snapshot *cur,
 	if (m->valid) {
 		cg_rates(sb, m->rkb_s, m->wkb_s, m->r_s, m->w_s, m->dkb_s, m->d_s);
 	}
-	if (m->some_valid || m->full_valid) {
+	if (m->some_valid || m->full_valid || m->res_valid[CG_RES_CPU] ||
+	    m->res_valid[CG_RES_MEM]) {
 		sb_json_key(sb, "pressure");
 		sb_putc(sb, '{');
 		if (m->some_valid)
 			kv(sb, "some%", m->some_pct);
 		if (m->full_valid)
 			kv(sb, "full%", m->full_pct);
+		for (int r = CG_RES_CPU; r < CG_RES__COUNT; r++) {
+			if (!m->res_valid[r])
+				continue;
+			sb_json_key(sb, cgroup_res_name((enum cg_res)r));
+			sb_putc(sb, '{');
+			kv(sb, "some%", m->res_some[r]);
+			kv(sb, "full%", m->res_full[r]);
+			close_obj(sb, '}');
+			sb_putc(sb, ',');
+		}
 		close_obj(sb, '}');
 		sb_putc(sb, ',');
 	}
@@ -460,6 +479,36 @@ static void cg_row(struct strbuf *sb, const struct snapshot *cur,
 	sb_putc(sb, ',');
 }
 
+/* Who waits: the cgroups that stalled longest this interval, flat across
+ * the tree (metrics_cgroup.h), each with its unit's name. */
+static void encode_victims(struct strbuf *sb, const struct cgroup_table *t,
+			   const struct cgroup_metrics_set *x)
+{
+	sb_json_key(sb, "victims");
+	sb_putc(sb, '[');
+	for (size_t i = 0; i < x->nvictims; i++) {
+		const struct cgroup_victim *v = &x->victims[i];
+		const struct cgroup_raw *g = &t->rows[x->rows[v->row].cur_index];
+		char path[CGROUP_PATH_MAX + 1], unit[CGROUP_PATH_MAX + 1];
+
+		snprintf(path, sizeof(path), "/%s", g->path);
+		cgroup_unit_name(g->path, unit, sizeof(unit));
+		sb_puts(sb, "{\"path\":");
+		sb_json_str(sb, path);
+		sb_puts(sb, ",\"unit\":");
+		sb_json_str(sb, unit);
+		sb_puts(sb, ",\"resource\":");
+		sb_json_str(sb, cgroup_res_name(v->res));
+		sb_putc(sb, ',');
+		kv(sb, "some%", v->some_pct);
+		kv(sb, "full%", v->full_pct);
+		close_obj(sb, '}');
+		sb_putc(sb, ',');
+	}
+	close_obj(sb, ']');
+	sb_putc(sb, ',');
+}
+
 static void encode_cgroups(struct strbuf *sb, const struct snapshot *cur,
 			   const struct workload_metrics *em)
 {
@@ -481,6 +530,13 @@ static void encode_cgroups(struct strbuf *sb, const struct snapshot *cur,
 		for (size_t i = 0; i < em->cgroups.ntop; i++)
 			cg_row(sb, cur, &em->cgroups, &em->cgroups.rows[em->cgroups.top[i]]);
 		close_obj(sb, ']');
+		sb_putc(sb, ',');
+		encode_victims(sb, t, &em->cgroups);
+	}
+	if (t->psi_top[0]) {
+		snprintf(top, sizeof(top), "/%s", t->psi_top);
+		sb_json_key(sb, "pressure_hierarchy");
+		sb_json_str(sb, top);
 		sb_putc(sb, ',');
 	}
 	/* 1: the v1 blkio hierarchy's throttle counters, each cgroup's own IO */

@@ -52,6 +52,14 @@ void cpuset_andnot(struct cpuset *dst, const struct cpuset *a, const struct cpus
 		dst->w[i] = a->w[i] & ~b->w[i];
 }
 
+int cpu_ids_col(const int *ids, size_t n, int cpu)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == cpu)
+			return (int)i;
+	return -1;
+}
+
 int cpuset_next(const struct cpuset *s, unsigned from)
 {
 	for (unsigned c = from; c < CPUSET_MAX; c++)

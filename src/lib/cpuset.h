@@ -38,6 +38,10 @@ void cpuset_andnot(struct cpuset *dst, const struct cpuset *a, const struct cpus
 /* Lowest CPU >= from in s, or -1. */
 int cpuset_next(const struct cpuset *s, unsigned from);
 
+/* The index of cpu in ids[0..n) (a table's CPU numbers, in column order),
+ * or -1. */
+int cpu_ids_col(const int *ids, size_t n, int cpu);
+
 /* "0-3,8" (cpulist, as smp_affinity_list, online, local_cpulist); "" is the
  * empty set. Returns 0 or -EINVAL (bad syntax, range reversed, CPU >= CPUSET_MAX). */
 int cpuset_parse_list(const char *buf, size_t len, struct cpuset *ret);

@@ -5,6 +5,8 @@
  * across cgroups here; the busiest list keeps that to the reader.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +19,7 @@ void metrics_cgroup_free(struct cgroup_metrics_set *x)
 		return;
 	free(x->rows);
 	free(x->devs);
+	free(x->scratch);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -85,6 +88,123 @@ static int rank(const struct cgroup_metrics_set *x, size_t a, size_t b)
 	return (a > b) - (a < b);
 }
 
+const char *cgroup_res_name(enum cg_res r)
+{
+	static const char *const names[CG_RES__COUNT] = { "io", "cpu", "memory" };
+
+	return r < CG_RES__COUNT ? names[r] : "?";
+}
+
+void cgroup_unit_name(const char *path, char *out, size_t size)
+{
+	const char *rest = strncmp(path, "system.slice/", 13) == 0 ? path + 13 : NULL;
+
+	if (rest && rest[0] && !strchr(rest, '/'))
+		snprintf(out, size, "%s", rest);
+	else
+		snprintf(out, size, "/%s", path);
+}
+
+/* The three pressure files' stall shares of cur against prev into m */
+static void res_pcts(const struct cgroup_raw *p, const struct cgroup_raw *c, uint64_t itv_cs,
+		     struct cgroup_metrics *m)
+{
+	const struct psi_line *ps[CG_RES__COUNT][2] = { { &p->some, &p->full },
+							{ &p->cpu_some, &p->cpu_full },
+							{ &p->mem_some, &p->mem_full } };
+	const struct psi_line *cs[CG_RES__COUNT][2] = { { &c->some, &c->full },
+							{ &c->cpu_some, &c->cpu_full },
+							{ &c->mem_some, &c->mem_full } };
+
+	m->some_valid = psi_pct(&p->some, &c->some, itv_cs, &m->some_pct);
+	m->full_valid = psi_pct(&p->full, &c->full, itv_cs, &m->full_pct);
+	for (int r = 0; r < CG_RES__COUNT; r++) {
+		m->res_valid[r] = psi_pct(ps[r][0], cs[r][0], itv_cs, &m->res_some[r]);
+		if (!psi_pct(ps[r][1], cs[r][1], itv_cs, &m->res_full[r]))
+			m->res_full[r] = 0;
+	}
+}
+
+/* The row of path's nearest ancestor that was read, or SIZE_MAX */
+static size_t parent_row(const struct cgroup_table *ct, const char *path)
+{
+	char up[CGROUP_PATH_MAX];
+	const struct cgroup_raw *g;
+
+	if (!path[0])
+		return SIZE_MAX;
+	snprintf(up, sizeof(up), "%s", path);
+	for (;;) {
+		char *slash = strrchr(up, '/');
+
+		if (slash)
+			*slash = '\0';
+		else
+			up[0] = '\0';
+		g = cgroup_table_find(ct, up);
+		if (g)
+			return (size_t)(g - ct->rows);
+		if (!up[0])
+			return SIZE_MAX;
+	}
+}
+
+static void victim_insert(struct cgroup_metrics_set *x, const struct cgroup_victim *v)
+{
+	size_t k;
+
+	if (x->nvictims == CGROUP_VICTIMS_N && v->some_pct <= x->victims[x->nvictims - 1].some_pct)
+		return;
+	k = x->nvictims < CGROUP_VICTIMS_N ? x->nvictims++ : x->nvictims - 1;
+	while (k > 0 && v->some_pct > x->victims[k - 1].some_pct) {
+		x->victims[k] = x->victims[k - 1];
+		k--;
+	}
+	x->victims[k] = *v;
+}
+
+/*
+ * The victims, flat across the tree: per resource, each row's longest
+ * descendant stall is gathered bottom-up (the rows ascend by path, so a
+ * child comes after its parent), then a row is a victim when it stalled
+ * and no descendant explains half of it. Rows are x's, one per ct row.
+ */
+static int rank_victims(const struct cgroup_table *ct, struct cgroup_metrics_set *x)
+{
+	struct cgroup_victim_scratch *s;
+
+	x->nvictims = 0;
+	if (grow((void **)&x->scratch, &x->scratch_cap, ct->n + 1, sizeof(*x->scratch)) < 0)
+		return -ENOMEM;
+	s = x->scratch;
+	for (size_t i = 0; i < ct->n; i++)
+		s[i].parent = parent_row(ct, ct->rows[i].path);
+	for (int r = 0; r < CG_RES__COUNT; r++) {
+		for (size_t i = 0; i < ct->n; i++)
+			s[i].desc = 0;
+		for (size_t i = ct->n; i-- > 0;) {
+			const struct cgroup_metrics *m = &x->rows[i];
+			double own = m->res_valid[r] ? m->res_some[r] : 0;
+			double up = own > s[i].desc ? own : s[i].desc;
+
+			if (s[i].parent != SIZE_MAX && up > s[s[i].parent].desc)
+				s[s[i].parent].desc = up;
+		}
+		for (size_t i = 0; i < ct->n; i++) {
+			const struct cgroup_metrics *m = &x->rows[i];
+			struct cgroup_victim v = { .row = i, .res = (enum cg_res)r };
+
+			if (!m->res_valid[r] || m->res_some[r] <= 0 ||
+			    s[i].desc >= 0.5 * m->res_some[r])
+				continue;
+			v.some_pct = m->res_some[r];
+			v.full_pct = m->res_full[r];
+			victim_insert(x, &v);
+		}
+	}
+	return 0;
+}
+
 int metrics_cgroup_compute(const struct cgroup_table *pt, const struct cgroup_table *ct,
 			   uint64_t itv_cs, struct cgroup_metrics_set *x)
 {
@@ -104,10 +224,8 @@ int metrics_cgroup_compute(const struct cgroup_table *pt, const struct cgroup_ta
 		memset(m, 0, sizeof(*m));
 		m->cur_index = i;
 		m->dev_off = x->ndevs;
-		if (p) {
-			m->some_valid = psi_pct(&p->some, &c->some, itv_cs, &m->some_pct);
-			m->full_valid = psi_pct(&p->full, &c->full, itv_cs, &m->full_pct);
-		}
+		if (p)
+			res_pcts(p, c, itv_cs, m);
 		m->valid = p && p->has_stat && c->has_stat;
 		for (size_t j = 0; m->valid && j < c->nio; j++) {
 			const struct cgroup_io *b = &ct->io[c->io_off + j];
@@ -129,7 +247,8 @@ int metrics_cgroup_compute(const struct cgroup_table *pt, const struct cgroup_ta
 			m->d_s += d->d_s;
 		}
 		m->ndev = x->ndevs - m->dev_off;
-		if (weight(m) <= 0 && m->r_s + m->w_s + m->d_s <= 0 && m->some_pct <= 0)
+		if (weight(m) <= 0 && m->r_s + m->w_s + m->d_s <= 0 && m->some_pct <= 0 &&
+		    m->res_some[CG_RES_CPU] <= 0 && m->res_some[CG_RES_MEM] <= 0)
 			continue;
 		x->active++;
 		/* insertion into the busiest CGROUP_TOP_N: linear in the rows */
@@ -142,5 +261,5 @@ int metrics_cgroup_compute(const struct cgroup_table *pt, const struct cgroup_ta
 		}
 		x->top[k] = x->n - 1;
 	}
-	return 0;
+	return rank_victims(ct, x);
 }

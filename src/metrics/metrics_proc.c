@@ -238,12 +238,17 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		m->exited = c->exited;
 		if (cpu_delta(p, c, dcpu))
 			cpu_rates(m, dcpu, itv_cs);
+		if (p->has_sched && c->has_sched && c->runq_ns >= p->runq_ns) {
+			/* ns over the interval's itv_cs * 10^7 ns, in percent */
+			m->has_runq = true;
+			m->runq_pct = (double)(c->runq_ns - p->runq_ns) / ((double)itv_cs * 1e5);
+		}
 		who_copy(m, c);
 	}
 	return 0;
 }
 
-enum proc_order { BY_IO, BY_DELAY, BY_CPU };
+enum proc_order { BY_IO, BY_DELAY, BY_CPU, BY_RUNQ };
 
 static double order_value(const struct proc_metrics *p, enum proc_order by)
 {
@@ -251,6 +256,8 @@ static double order_value(const struct proc_metrics *p, enum proc_order by)
 		return p->has_delay ? p->io_delay : 0;
 	if (by == BY_CPU)
 		return p->cpu_pct;
+	if (by == BY_RUNQ)
+		return p->has_runq ? p->runq_pct : 0;
 	return p->rkb_s + p->wkb_s;
 }
 
@@ -493,6 +500,7 @@ int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur
 		x->nby_io = top_n(x, BY_IO, x->by_io);
 		x->nby_delay = top_n(x, BY_DELAY, x->by_delay);
 		x->nby_cpu = top_n(x, BY_CPU, x->by_cpu);
+		x->nby_runq = top_n(x, BY_RUNQ, x->by_runq);
 	}
 	e = nics_compute(&prev->workload->nics, &cur->workload->nics,
 			 cad_interval(prev, cur, CAD_NICS, itv_cs), irq,
@@ -530,7 +538,7 @@ int metrics_proc_threads(const struct thread_table *prev, const struct thread_ta
 			return -ENOMEM;
 		*pm = x;
 	}
-	x->nby_io = x->nby_delay = x->nby_cpu = 0;
+	x->nby_io = x->nby_delay = x->nby_cpu = x->nby_runq = 0;
 	/* another process behind the same number is not a rate */
 	if (prev->pid != cur->pid) {
 		x->nprocs = 0;
@@ -543,5 +551,6 @@ int metrics_proc_threads(const struct thread_table *prev, const struct thread_ta
 	x->nby_io = top_n(x, BY_IO, x->by_io);
 	x->nby_delay = top_n(x, BY_DELAY, x->by_delay);
 	x->nby_cpu = top_n(x, BY_CPU, x->by_cpu);
+	x->nby_runq = top_n(x, BY_RUNQ, x->by_runq);
 	return 0;
 }

@@ -33,6 +33,10 @@ struct proc_metrics {
 	double cpu_pct;
 	double usr_pct, sys_pct;
 	bool has_cpu; /* /proc/PID/stat in both samples */
+	/* /proc/PID/schedstat: percent of the interval its main thread waited
+	 * on a run queue for a CPU (a victim of CPU saturation) */
+	bool has_runq;
+	double runq_pct;
 	bool has_who; /* uid, user, cmdline, unit below were read */
 	uint32_t uid;
 	char user[PROC_USER_MAX];	/* login name from /etc/passwd, else the uid */
@@ -77,6 +81,7 @@ struct workload_metrics {
 	size_t by_io[PROC_TOP_N], nby_io;	/* indices in procs, biggest rkB/s + wkB/s */
 	size_t by_delay[PROC_TOP_N], nby_delay; /* biggest io_delay, has_delay only */
 	size_t by_cpu[PROC_TOP_N], nby_cpu;	/* biggest cpu_pct, > 0 only */
+	size_t by_runq[PROC_TOP_N], nby_runq;	/* biggest runq_pct, > 0 only */
 	unsigned exited;			/* in prev, gone now */
 	bool procs_valid;			/* procfs readable in both samples */
 	struct nic_metrics *nics;

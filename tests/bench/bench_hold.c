@@ -5,7 +5,7 @@
  *
  *   bench_hold FINDINGS SUGGESTIONS ACTIONS [ROUNDS]
  *
- * Each round gives it an advice as advise_compute() makes one (FINDINGS
+ * Each round gives it an advice as advise_run() makes one (FINDINGS
  * standing findings, SUGGESTIONS suggestions for each, ACTIONS actions for
  * each suggestion: an IRQ spread has one per IRQ line), built outside the
  * measured part; measured: the step and the release of the advice it

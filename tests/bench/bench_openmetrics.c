@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 	if (root_open(d1, &r) == 0) {
 		topology_collect(&r, &t);
 		root_close(&r);
-		advise_compute(&s1, &m, &t, &a);
+		advise_run(&(struct advise_input){ .cur = &s1, .m = &m, .t = &t }, &a);
 	}
 	/* what the daemon serves: its default device exclusion */
 	if (om_exclude_compile(OM_DEVICE_EXCLUDE_DEFAULT, &exclude) < 0)

@@ -31,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t uid = 0;
 
 		taskstats_stat_parse((const char *)buf, size, &p);
+		taskstats_schedstat_parse((const char *)buf, size, &p);
 		procwho_cmdline((const char *)buf, size, out, sizeof(out));
 		procwho_cgroup_unit((const char *)buf, size, unit, sizeof(unit));
 		procwho_status_uid((const char *)buf, size, &uid);

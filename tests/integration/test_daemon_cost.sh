@@ -168,7 +168,7 @@ until [ "$(src_wanted)" = "nics pressure turbostat" ]; do
 	n=$((n + 1))
 done
 T send-keys -t tui p
-wait_for tui 'scan: every 300 samples to stay in the daemon.s CPU budget' || fail "no cadence line"
+wait_for tui 'scan: every 60 s to stay in the daemon.s CPU budget' || fail "no cadence line"
 wait_for tui 'scanned this sample' || fail "the view did not make the daemon scan"
 [ "$(wanted)" = True ] || fail "the open view did not ask for processes"
 T send-keys -t tui p

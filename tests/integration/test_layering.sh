@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The house reads as the pipeline: src/lib <- collect, trace <- metrics <- advise <-
-# encode <- src/sampler.c <- daemon and the client. A file may include headers
+# encode <- src/sampler.c <- daemon and the client; act (the only writer: apply
+# and undo) sits over advise, for the daemon and the client only, so advise
+# stays pure (it never includes act, nor does encode). A file may include headers
 # of its own stage and of the stages below it, never above: this walks every
 # #include "..." of src/ and tui/ and fails naming each one that points up.
 set -eu
@@ -16,16 +18,17 @@ allowed() {
 	src/trace) echo "src/lib src/trace" ;;
 	src/metrics) echo "src/lib src/collect src/trace src/metrics" ;;
 	src/advise) echo "src/lib src/collect src/trace src/metrics src/advise" ;;
+	src/act) echo "src/lib src/collect src/trace src/metrics src/advise src/act" ;;
 	src/encode) echo "src/lib src/collect src/trace src/metrics src/advise src/encode" ;;
 	src) echo "src/lib src/collect src/trace src/metrics src/advise src/encode src" ;;
 	src/workers) echo "src/lib src/workers" ;;
-	src/daemon) echo "src/lib src/collect src/trace src/metrics src/advise src/encode src src/workers src/daemon" ;;
+	src/daemon) echo "src/lib src/collect src/trace src/metrics src/advise src/act src/encode src src/workers src/daemon" ;;
 	tui/model) echo "src/lib src/collect src/trace src/metrics src/advise src/encode tui/model" ;;
-	tui) echo "src/lib src/collect src/trace src/metrics src/advise src/encode src src/workers tui/model tui" ;;
+	tui) echo "src/lib src/collect src/trace src/metrics src/advise src/act src/encode src src/workers tui/model tui" ;;
 	*) echo "" ;;
 	esac
 }
-stages="src/lib src/collect src/trace src/metrics src/advise src/encode src src/workers src/daemon tui/model tui"
+stages="src/lib src/collect src/trace src/metrics src/advise src/act src/encode src src/workers src/daemon tui/model tui"
 
 # where a header lives: the one stage folder that holds it
 where() {
@@ -64,5 +67,11 @@ for f in src/*.c; do
 	echo "layering: $f sits outside the stage folders"
 	bad=$((bad + 1))
 done
-echo "layering: $checked includes checked, $bad pointing up"
+# the stages doc/map.md maps: each file there with its job
+for f in src/advise/*.[ch] src/act/*.[ch]; do
+	grep -q "^| \`$f\` |" doc/map.md && continue
+	echo "layering: $f has no line in doc/map.md"
+	bad=$((bad + 1))
+done
+echo "layering: $checked includes checked, $bad pointing up or unmapped"
 [ "$bad" -eq 0 ]

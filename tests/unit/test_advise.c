@@ -44,7 +44,9 @@ static void load(const char *name, struct scenario *sc)
 	assert_int_equal(root_open(d1, &r), 0);
 	assert_int_equal(topology_collect(&r, &sc->t), 0);
 	root_close(&r);
-	assert_int_equal(advise_compute(&sc->s1, &sc->m, &sc->t, &sc->a), 0);
+	assert_int_equal(
+	    advise_run(&(struct advise_input){ .cur = &sc->s1, .m = &sc->m, .t = &sc->t }, &sc->a),
+	    0);
 }
 
 static void unload(struct scenario *sc)
@@ -186,7 +188,8 @@ static void test_spread_all_guessed_managed(void **state)
 			 "driver megaraid_sas allocates its vectors with PCI_IRQ_AFFINITY");
 	}
 	advice_free(&sc.a);
-	assert_int_equal(advise_compute(&sc.s1, &sc.m, &sc.t, &sc.a), 0);
+	assert_int_equal(
+	    advise_run(&(struct advise_input){ .cur = &sc.s1, .m = &sc.m, .t = &sc.t }, &sc.a), 0);
 	assert_null(advice_suggestion(&sc.a, "irq-spread-host0"));
 	assert_int_equal(sc.a.nsuggestions, 0);
 	f = advice_finding(&sc.a, "managed-irqs-host0");
@@ -198,7 +201,8 @@ static void test_spread_all_guessed_managed(void **state)
 		if (sc.t.irqs[i].irq >= 115)
 			sc.t.irqs[i].managed = false;
 	advice_free(&sc.a);
-	assert_int_equal(advise_compute(&sc.s1, &sc.m, &sc.t, &sc.a), 0);
+	assert_int_equal(
+	    advise_run(&(struct advise_input){ .cur = &sc.s1, .m = &sc.m, .t = &sc.t }, &sc.a), 0);
 	assert_int_equal(advice_suggestion(&sc.a, "irq-spread-host0")->nactions, 8);
 	assert_non_null(
 	    strstr(advice_suggestion(&sc.a, "irq-spread-host0")->notes,
@@ -492,7 +496,9 @@ static void test_nic_one_channel(void **state)
 static void readvise(struct scenario *sc)
 {
 	advice_free(&sc->a);
-	assert_int_equal(advise_compute(&sc->s1, &sc->m, &sc->t, &sc->a), 0);
+	assert_int_equal(
+	    advise_run(&(struct advise_input){ .cur = &sc->s1, .m = &sc->m, .t = &sc->t }, &sc->a),
+	    0);
 }
 
 static void test_channels_rules(void **state)
@@ -942,7 +948,7 @@ static void test_steal(void **state)
 	unload(&sc);
 }
 
-/* A copy of sc's advice (what advise_compute gave), for advise_hold_step. */
+/* A copy of sc's advice (what advise_run gave), for advise_hold_step. */
 static void advice_dup(const struct advice *a, struct advice *ret)
 {
 	memset(ret, 0, sizeof(*ret));
@@ -1101,7 +1107,11 @@ static void recorded_reads(uint32_t major, uint32_t minor, unsigned shift, doubl
 static void readvise_trace(struct scenario *sc, const struct trace_metrics *tm)
 {
 	advice_free(&sc->a);
-	assert_int_equal(advise_compute_trace(&sc->s1, &sc->m, tm, &sc->t, &sc->a), 0);
+	assert_int_equal(
+	    advise_run(
+		&(struct advise_input){ .cur = &sc->s1, .m = &sc->m, .trace = tm, .t = &sc->t },
+		&sc->a),
+	    0);
 }
 
 /*

@@ -27,6 +27,7 @@
 
 #define CG   FIXTURES_DIR "/cgroups"
 #define CGV1 FIXTURES_DIR "/cgroups-v1"
+#define VIC  FIXTURES_DIR "/victims"
 
 static int parse(const char *s, struct cgroup_io *io, size_t max, size_t *n)
 {
@@ -461,6 +462,66 @@ static void test_rates_blkio(void **state)
 	snapshot_free(&s1);
 }
 
+/* Who waits (tests/fixtures/victims/README.md): cpu and memory pressure
+ * read from the v2 tree beside v1 blkio, ranked flat by the interval's
+ * delta of total=, a parent left out when a descendant explains it. */
+static void test_victims(void **state)
+{
+	static const struct {
+		const char *path, *unit;
+		enum cg_res res;
+		double some, full;
+	} want[] = {
+		{ "system.slice/postgresql@15-main.service", "postgresql@15-main.service",
+		  CG_RES_IO, 61, 40 },
+		{ "user.slice/user-1000.slice/user@1000.service/app.slice/"
+		  "postgresql@15-main.service",
+		  "/user.slice/user-1000.slice/user@1000.service/app.slice/"
+		  "postgresql@15-main.service",
+		  CG_RES_CPU, 50, 0 },
+		{ "system.slice/postgresql@15-main.service", "postgresql@15-main.service",
+		  CG_RES_CPU, 10, 0 },
+		{ "init.scope", "/init.scope", CG_RES_MEM, 2, 1 },
+	};
+	struct snapshot s0 = { 0 }, s1 = { 0 };
+	struct metrics m = { 0 };
+	const struct cgroup_metrics_set *x;
+	struct encode_opts eo = { 0 };
+	struct strbuf sb = { 0 };
+
+	(void)state;
+	assert_int_equal(snapshot_load_tree(VIC "/t0", &s0), 0);
+	assert_int_equal(snapshot_load_tree(VIC "/t1", &s1), 0);
+	assert_string_equal(s1.workload->cgroups.top, "sys/fs/cgroup/blkio");
+	assert_string_equal(s1.workload->cgroups.psi_top, "sys/fs/cgroup/unified");
+	assert_int_equal(metrics_compute(&s0, &s1, metrics_interval_cs(&s0, &s1), &m), 0);
+	x = &m.workload->cgroups;
+	assert_int_equal(x->nvictims, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < x->nvictims && i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct cgroup_victim *v = &x->victims[i];
+		const char *path = s1.workload->cgroups.rows[x->rows[v->row].cur_index].path;
+		char unit[CGROUP_PATH_MAX + 1];
+
+		assert_string_equal(path, want[i].path);
+		assert_int_equal(v->res, want[i].res);
+		near(v->some_pct, want[i].some);
+		near(v->full_pct, want[i].full);
+		cgroup_unit_name(path, unit, sizeof(unit));
+		assert_string_equal(unit, want[i].unit);
+	}
+	encode_sample(&sb, &s1, &m, &eo);
+	assert_int_equal(sb.err, 0);
+	assert_non_null(strstr(sb.buf, "\"victims\":[{\"path\":\"/system.slice/"
+				       "postgresql@15-main.service\",\"unit\":\"postgresql@15-"
+				       "main.service\",\"resource\":\"io\",\"some%\":61.00,"
+				       "\"full%\":40.00},"));
+	assert_non_null(strstr(sb.buf, "\"pressure_hierarchy\":\"/sys/fs/cgroup/unified\""));
+	sb_free(&sb);
+	metrics_free(&m);
+	snapshot_free(&s0);
+	snapshot_free(&s1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,7 +529,7 @@ int main(void)
 		cmocka_unit_test(test_walk_hostile), cmocka_unit_test(test_no_hierarchy),
 		cmocka_unit_test(test_rates),	     cmocka_unit_test(test_parse_blkio),
 		cmocka_unit_test(test_walk_blkio),   cmocka_unit_test(test_walk_blkio_hostile),
-		cmocka_unit_test(test_rates_blkio),
+		cmocka_unit_test(test_rates_blkio),  cmocka_unit_test(test_victims),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,7 +20,7 @@
 #include "advise.h"
 #include "alloc_count.h"
 
-/* As advise_compute makes it: nf findings, 2 suggestions each of 1 + i
+/* As advise_run makes it: nf findings, 2 suggestions each of 1 + i
  * actions whose value says the sample (t). */
 static void make(struct advice *a, size_t nf, unsigned t)
 {

@@ -44,7 +44,8 @@ static void encode_scenario(const char *scenario, bool with_advice, struct strbu
 		assert_int_equal(root_open(t1, &r), 0);
 		assert_int_equal(topology_collect(&r, &t), 0);
 		root_close(&r);
-		assert_int_equal(advise_compute(&s1, &m, &t, &adv), 0);
+		assert_int_equal(
+		    advise_run(&(struct advise_input){ .cur = &s1, .m = &m, .t = &t }, &adv), 0);
 		topology_free(&t);
 		o.advice = &adv;
 	}

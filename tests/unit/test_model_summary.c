@@ -65,6 +65,15 @@ static const char advice_who[] =
     "{\"id\":\"advice-limited\",\"kind\":\"advice_limited\",\"severity\":\"info\","
     "\"subject\":\"host\",\"reason\":\"advice limited\"}],\"suggestions\":[],";
 
+/* the same with its victim */
+static const char advice_victim[] =
+    "\"findings\":[{\"id\":\"disk-saturated-vda\",\"kind\":\"disk_saturated\","
+    "\"severity\":\"critical\",\"subject\":\"vda\",\"reason\":\"vda saturated: util "
+    "100.00%, aqu-sz 43.27, await 15.60 ms\",\"who\":\"fio pid 812 871 MB/s\","
+    "\"victim\":\"postgresql@15-main.service io 61%\"},"
+    "{\"id\":\"advice-limited\",\"kind\":\"advice_limited\",\"severity\":\"info\","
+    "\"subject\":\"host\",\"reason\":\"advice limited\"}],\"suggestions\":[],";
+
 static void load(struct model *m, const char *members, bool rates)
 {
 	char doc[sizeof(doc_fmt) + sizeof(advice_disk) + 32];
@@ -167,8 +176,34 @@ static void test_headline_who(void **state)
 	model_summary_line(&s, false, true, 80, buf, sizeof(buf));
 	assert_string_equal(
 	    buf, " CRIT vda saturated: util 100.00% - fio pid 812 871 MB/s - f why no fix");
+	/* narrower: the key's words, the culprit's pid, then the key go; who
+	 * causes it stays longest after the proof */
 	model_summary_line(&s, false, true, 60, buf, sizeof(buf));
-	assert_string_equal(buf, " CRIT vda saturated: util 100.00% - f why no fix");
+	assert_string_equal(buf, " CRIT vda saturated: util 100.00% - fio 871 MB/s - f why");
+	model_summary_line(&s, false, true, 50, buf, sizeof(buf));
+	assert_string_equal(buf, " CRIT vda saturated: util 100.00% - fio 871 MB/s");
+	model_summary_line(&s, false, true, 40, buf, sizeof(buf));
+	assert_string_equal(buf, " CRIT vda saturated: util 100.00%");
+	model_free(&m);
+	/* who suffers, after who causes it: at 80 columns cause, culprit and
+	 * victim in one line (issue 29) */
+	load(&m, advice_victim, true);
+	model_summary_get(&m, &s);
+	assert_string_equal(s.victim, "postgresql@15-main.service io 61%");
+	model_summary_line(&s, false, true, 200, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    " CRIT vda saturated: util 100.00%, aqu-sz 43.27, await 15.60 ms - "
+			    "fio pid 812 871 MB/s -> postgresql@15-main.service io 61% - f why "
+			    "no fix; +1 more: f");
+	model_summary_line(&s, false, true, 80, buf, sizeof(buf));
+	assert_string_equal(
+	    buf, " CRIT vda saturated: util 100.00% - fio 871 MB/s -> postgresql@15-main io 61%");
+	model_summary_line(&s, true, true, 80, buf, sizeof(buf));
+	assert_string_equal(buf, " CRIT vda saturated: util 100.00% \u2014 fio 871 MB/s \u2192 "
+				 "postgresql@15-main io 61%");
+	/* no room for the victim: its room goes back to the proof */
+	model_summary_line(&s, false, true, 64, buf, sizeof(buf));
+	assert_string_equal(buf, " CRIT vda saturated: util 100.00%, aqu-sz 43.27 - fio 871 MB/s");
 	model_free(&m);
 	/* an older daemon's finding without "who": "" and nothing drawn for it */
 	load(&m, advice_disk, true);
@@ -208,6 +243,17 @@ static void test_healthy_and_waiting(void **state)
 	model_summary_get(&m, &s);
 	assert_int_equal(s.level, MODEL_SUM_OK);
 	assert_string_equal(s.word, "OK");
+	/* no finding while tasks still wait on io (a disk just calmed down):
+	 * not OK, and the pressure said */
+	load(&m,
+	     "\"findings\":[],\"suggestions\":[],\"pressure\":{\"io\":{\"some\":{"
+	     "\"avg10\":9.1,\"total\":5,\"stall%\":31.0},\"full\":{\"avg10\":8.0,\"total\":4,"
+	     "\"stall%\":29.8}}},",
+	     true);
+	model_summary_get(&m, &s);
+	assert_int_equal(s.level, MODEL_SUM_INFO);
+	assert_string_equal(s.word, "WAIT");
+	assert_non_null(strstr(s.text, "PSI io full 29.8%"));
 	/* a finding measured once, not shown yet: judging, not OK */
 	load(&m, "\"findings\":[],\"suggestions\":[],\"findings_rising\":1,", true);
 	model_summary_get(&m, &s);

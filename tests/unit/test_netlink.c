@@ -684,6 +684,16 @@ static void test_stat_parse(void **state)
 	/* cut before starttime */
 	assert_int_equal(taskstats_stat_parse(line, 60, &p), -EBADMSG);
 	assert_int_equal(taskstats_stat_parse("12 R 1", 6, &p), -EBADMSG);
+	/* /proc/PID/schedstat: run ns, run-queue wait ns, slices */
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(taskstats_schedstat_parse("184600339 11384959 398\n", 23, &p), 0);
+	assert_true(p.has_sched);
+	assert_int_equal(p.runq_ns, 11384959);
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(taskstats_schedstat_parse("1 2", 3, &p), -EBADMSG);
+	assert_int_equal(taskstats_schedstat_parse("1 x 3\n", 6, &p), -EBADMSG);
+	assert_int_equal(taskstats_schedstat_parse("1 99999999999999999999 3\n", 25, &p), -EBADMSG);
+	assert_false(p.has_sched);
 }
 
 /* Who a process is: cmdline escaped and bounded, the unit of v2 and v1

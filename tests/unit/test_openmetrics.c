@@ -44,7 +44,9 @@ static void load(const char *name, struct scenario *sc)
 	assert_int_equal(root_open(d1, &r), 0);
 	assert_int_equal(topology_collect(&r, &sc->t), 0);
 	root_close(&r);
-	assert_int_equal(advise_compute(&sc->s1, &sc->m, &sc->t, &sc->a), 0);
+	assert_int_equal(
+	    advise_run(&(struct advise_input){ .cur = &sc->s1, .m = &sc->m, .t = &sc->t }, &sc->a),
+	    0);
 }
 
 static void unload(struct scenario *sc)

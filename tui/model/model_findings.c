@@ -78,6 +78,7 @@ static void finding_free(struct model_finding *f)
 	free(f->detail);
 	free(f->culprit);
 	free(f->who);
+	free(f->victim);
 }
 
 void model_findings_free_suggestion(struct model_suggestion *s)
@@ -145,8 +146,10 @@ static int decode_finding(struct json_object *o, size_t i, struct model_finding 
 		r = jdup(o, "culprit", &f->culprit); /* absent (older daemons): "" */
 	if (r == 0)
 		r = jdup(o, "who", &f->who); /* absent (older daemons): "" */
+	if (r == 0)
+		r = jdup(o, "victim", &f->victim); /* absent (older daemons): "" */
 	if (r == -EBADMSG)
-		return bad(c, "findings", i, "reason, detail, culprit or who");
+		return bad(c, "findings", i, "reason, detail, culprit, who or victim");
 	{
 		struct json_object *h = mj_get(o, "held");
 

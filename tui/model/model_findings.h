@@ -32,7 +32,9 @@ struct model_finding {
 	char *detail;		      /* shares, why no suggestion; "" when empty */
 	char *culprit;		      /* who causes it (processes, cgroups); "" unknown */
 	char *who;		      /* the culprit in a few words ("fio pid 812 40 MB/s") */
-	unsigned held;		      /* samples since last measured (hysteresis), 0 now */
+	/* who suffers in a few words ("postgresql@15-main.service io 61%"), "" none */
+	char *victim;
+	unsigned held; /* samples since last measured (hysteresis), 0 now */
 };
 
 /* One write of a suggestion: a host path ("/proc/irq/107/smp_affinity_list"),

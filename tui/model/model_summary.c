@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advise.h"
 #include "model.h"
 #include "model_summary.h"
 
@@ -95,6 +96,26 @@ static const struct model_cpu *cpu_named(const struct model *m, const char *subj
 	return NULL;
 }
 
+/* The host's pressure this interval past the advisor's thresholds, in
+ * words ("PSI io full 29.8%"); false when nothing waits or it is unknown. */
+static bool still_waits(const struct model *m, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (int r = MP_IO; r <= MP_CPU; r++) {
+		const struct model_psi *p = &m->sections.psi[r];
+		double some = p->some.has_stall ? p->some.stall_pct : -1;
+		double full = p->full.has_stall ? p->full.stall_pct : -1;
+		size_t n = strlen(buf);
+
+		if (!p->present || !advise_psi_hurts_pct(some, full))
+			continue;
+		snprintf(buf + n, size - n, "%sPSI %s %s %.1f%%", n ? ", " : "", model_psi_names[r],
+			 full >= ADV_PSI_FULL_CRIT ? "full" : "some",
+			 full >= ADV_PSI_FULL_CRIT ? full : some);
+	}
+	return buf[0] != '\0';
+}
+
 void model_summary_get(const struct model *m, struct model_summary *ret)
 {
 	static const char *const words[] = { "INFO", "WARN", "CRIT" };
@@ -140,6 +161,16 @@ void model_summary_get(const struct model *m, struct model_summary *ret)
 		*ret = s;
 		return;
 	}
+	if (!worst && still_waits(m, what, sizeof(what))) {
+		/* no finding yet (or none any more) while the workload still waits:
+		 * not "OK" (a disk that just calmed down, a stall without a cause
+		 * the advisor can name) */
+		s.level = MODEL_SUM_INFO;
+		snprintf(s.word, sizeof(s.word), "WAIT");
+		snprintf(s.text, sizeof(s.text), "no finding, but tasks still wait: %s", what);
+		*ret = s;
+		return;
+	}
 	if (!worst) {
 		s.level = MODEL_SUM_OK;
 		snprintf(s.word, sizeof(s.word), "OK");
@@ -164,6 +195,8 @@ void model_summary_get(const struct model *m, struct model_summary *ret)
 	snprintf(s.text, sizeof(s.text), "%s", what);
 	if (worst->who)
 		snprintf(s.who, sizeof(s.who), "%s", worst->who);
+	if (worst->victim)
+		snprintf(s.victim, sizeof(s.victim), "%s", worst->victim);
 	s.more = a->nfindings - 1;
 	for (size_t i = 0; i < a->nsuggestions; i++)
 		if (strcmp(a->suggestions[i].finding, worst->id) == 0) {
@@ -204,16 +237,51 @@ static size_t text_cut(const char *text, size_t max, size_t *ret_min)
 	return best > min ? best : min;
 }
 
+/* The victim without its unit's type ("postgresql@15-main io 61%"): the
+ * first word's ".service"/".scope" suffix dropped, into buf. */
+static void victim_short(const char *v, char *buf, size_t size)
+{
+	static const char *const sfx[] = { ".service", ".scope" };
+	size_t w = strcspn(v, " ");
+
+	snprintf(buf, size, "%s", v);
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		size_t n = strlen(sfx[i]);
+
+		if (w > n && strncmp(v + w - n, sfx[i], n) == 0) {
+			snprintf(buf, size, "%.*s%s", (int)(w - n), v, v + w);
+			return;
+		}
+	}
+}
+
+/* The culprit without its pid ("fio 871 MB/s" from "fio pid 812 871
+ * MB/s"): the " pid N" words dropped, into buf. */
+static void who_short(const char *who, char *buf, size_t size)
+{
+	const char *p = strstr(who, " pid ");
+	size_t n;
+
+	snprintf(buf, size, "%s", who);
+	if (!p || p[5] < '0' || p[5] > '9')
+		return;
+	n = strspn(p + 5, "0123456789");
+	if (p[5 + n] != ' ' && p[5 + n] != '\0')
+		return;
+	snprintf(buf, size, "%.*s%s", (int)(p - who), who, p + 5 + n);
+}
+
 int model_summary_line(const struct model_summary *s, bool utf8, bool can_apply, int width,
 		       char *buf, size_t size)
 {
 	const char *dash = utf8 ? " \u2014 " : " - ";
+	const char *arrow = utf8 ? " \u2192 " : " -> ";
 	/* in bytes: the em dash is one column but three bytes, and the line
 	 * is clipped by bytes (ui_put): never a byte over the width */
-	int dash_w = (int)strlen(dash);
-	char fix[96] = "", more[32] = "", lead[16];
+	int dash_w = (int)strlen(dash), arrow_w = (int)strlen(arrow);
+	char fix[96] = "", more[32] = "", lead[16], vic[96], vshort[96], who[96], wshort[96];
 	size_t min, cut, len = strlen(s->text);
-	int room, lead_w, fix_w, more_w, who_w;
+	int room, lead_w, fix_w, more_w, who_w, vic_w;
 
 	if (width < 1 || size < 2) {
 		if (size)
@@ -227,20 +295,43 @@ int model_summary_line(const struct model_summary *s, bool utf8, bool can_apply,
 		snprintf(fix, sizeof(fix), "f why no fix");
 	if (s->more)
 		snprintf(more, sizeof(more), "; +%zu more: f", s->more);
+	snprintf(vic, sizeof(vic), "%s", s->victim);
+	victim_short(s->victim, vshort, sizeof(vshort));
+	snprintf(who, sizeof(who), "%s", s->who);
+	who_short(s->who, wshort, sizeof(wshort));
 	lead_w = (int)strlen(lead);
 	fix_w = fix[0] ? dash_w + (int)strlen(fix) : 0;
 	more_w = (int)strlen(more);
-	who_w = s->who[0] ? dash_w + (int)strlen(s->who) : 0;
+	who_w = who[0] ? dash_w + (int)strlen(who) : 0;
+	vic_w = vic[0] ? (who_w ? arrow_w : dash_w) + (int)strlen(vic) : 0;
 	room = width - lead_w;
 	cut = text_cut(s->text, room > 0 ? (size_t)room : 0, &min);
 	/* drop whole fields, the least telling first, until the proof fits */
-	if ((int)min + fix_w + who_w + more_w > room)
+	if ((int)min + fix_w + who_w + vic_w + more_w > room)
 		more[0] = '\0', more_w = 0;
-	if ((int)min + fix_w + who_w > room)
-		who_w = 0;
-	if ((int)min + fix_w > room)
+	if (fix[0] && (int)min + fix_w + who_w + vic_w > room) {
+		/* the key's words: "a fix", "f fix", "f why" */
+		snprintf(fix, sizeof(fix), "%s",
+			 s->fix[0] ? (can_apply ? "a fix" : "f fix") : "f why");
+		fix_w = dash_w + (int)strlen(fix);
+	}
+	if (vic[0] && (int)min + fix_w + who_w + vic_w > room) {
+		vic_w -= (int)(strlen(vic) - strlen(vshort));
+		snprintf(vic, sizeof(vic), "%s", vshort);
+	}
+	if (who[0] && (int)min + fix_w + who_w + vic_w > room) {
+		who_w -= (int)(strlen(who) - strlen(wshort));
+		snprintf(who, sizeof(who), "%s", wshort);
+	}
+	if ((int)min + fix_w + who_w + vic_w > room)
 		fix[0] = '\0', fix_w = 0;
-	room -= fix_w + who_w + more_w;
+	if ((int)min + who_w + vic_w > room)
+		vic[0] = '\0', vic_w = 0;
+	if ((int)min + who_w > room)
+		who_w = 0;
+	if (vic[0] && !who_w)
+		vic_w = dash_w + (int)strlen(vic);
+	room -= fix_w + who_w + vic_w + more_w;
 	cut = text_cut(s->text, room > 0 ? (size_t)room : 0, &min);
 	if ((int)cut > room) {
 		/* the proof alone is too long: the words that fit, whole */
@@ -248,7 +339,8 @@ int model_summary_line(const struct model_summary *s, bool utf8, bool can_apply,
 		while (cut > 0 && cut < len && s->text[cut] != ' ')
 			cut--;
 	}
-	snprintf(buf, size, "%s%.*s%s%s%s%s%s", lead, (int)cut, s->text, who_w ? dash : "",
-		 who_w ? s->who : "", fix[0] ? dash : "", fix, more);
-	return lead_w + (int)cut + who_w + fix_w + more_w;
+	snprintf(buf, size, "%s%.*s%s%s%s%s%s%s%s", lead, (int)cut, s->text, who_w ? dash : "",
+		 who_w ? who : "", vic[0] ? (who_w ? arrow : dash) : "", vic, fix[0] ? dash : "",
+		 fix, more);
+	return lead_w + (int)cut + who_w + vic_w + fix_w + more_w;
 }

@@ -35,6 +35,8 @@ struct model_summary {
 	char fix[MODEL_ADV_ID_MAX];
 	/* the headline's culprit in a few words, "" unknown: "fio pid 812 871 MB/s" */
 	char who[96];
+	/* who suffers, "" unknown: "postgresql@15-main.service io 61%" */
+	char victim[96];
 };
 
 /*
@@ -49,12 +51,14 @@ void model_summary_get(const struct model *m, struct model_summary *ret);
 
 /*
  * s as one line of at most width columns (buf of size bytes): " WORD "
- * then the text, who causes it ("fio pid 812 871 MB/s"), the fix's key
- * ("a apply the fix" when apply is possible, else "f the fix"; "f why no
- * fix" when the finding has none), how many more findings stand ("+2 more:
- * f"). Fields drop whole, by priority: the text's clauses after its first
- * number go first (the text is cut only at ", ", "; ", ": " or " (" after
- * the number that proves it), then the count, then who, then the key;
+ * then the text, who causes it ("fio pid 812 871 MB/s"), who suffers
+ * ("→ postgresql@15-main.service io 61%"), the fix's key ("a apply the
+ * fix" when apply is possible, else "f the fix"; "f why no fix" when the
+ * finding has none), how many more findings stand ("+2 more: f"). Fields
+ * drop whole, by priority: the text's clauses after its first number go
+ * first (the text is cut only at ", ", "; ", ": " or " (" after the
+ * number that proves it), then the count, then the key's words ("a fix"),
+ * the victim's unit suffix (".service"), the key, the victim, then who;
  * never a word cut in two. Returns the columns used.
  */
 int model_summary_line(const struct model_summary *s, bool utf8, bool can_apply, int width,

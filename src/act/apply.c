@@ -595,14 +595,131 @@ static void verify_irq(const struct root *r, unsigned irq, const char *value,
 		res->pending++;
 }
 
+/* Fills j's writes from s: each path checked, its value now read as the
+ * undo value (the host may have changed since the advice). 0 or -errno,
+ * with res saying what failed. */
+static int journal_fill(const struct root *r, const struct suggestion *s, struct apply_journal *j,
+			struct apply_result *res)
+{
+	char what[TOPO_LIST_MAX + 160];
+	int e;
+
+	for (size_t i = 0; i < s->nactions; i++) {
+		const struct advise_action *a = &s->actions[i];
+		struct apply_write *w = &j->writes[i];
+
+		if (!apply_path_allowed(a->path) || !value_ok(a->value)) {
+			target_text(a->path, what, sizeof(what));
+			snprintf(res->message, sizeof(res->message), "%s: refusing to write %s",
+				 s->id, what);
+			return -EINVAL;
+		}
+		str_copy(w->path, sizeof(w->path), a->path);
+		str_copy(w->value, sizeof(w->value), a->value);
+		/* the value now, not the advice's: the host may have changed since */
+		e = read_value(r, a->path, w->undo, sizeof(w->undo));
+		if (e < 0) {
+			target_text(a->path, what, sizeof(what));
+			snprintf(res->message, sizeof(res->message),
+				 "%s: cannot read %s to record its undo value: %s; nothing written",
+				 s->id, what, strerror(-e));
+			return e;
+		}
+		if (!value_ok(w->undo)) {
+			target_text(a->path, what, sizeof(what));
+			snprintf(res->message, sizeof(res->message),
+				 "%s: %s holds a value that cannot be journaled; nothing written",
+				 s->id, what);
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+/* Writes j's values in order, each read back (an IRQ's effective affinity
+ * checked too); on a failure rolls back what was written, and removes the
+ * journal name under state_fd when that worked. 0 or -errno, res says. */
+static int journal_apply(const struct root *r, int state_fd, const char *name,
+			 const struct suggestion *s, const struct apply_journal *j,
+			 struct apply_result *res)
+{
+	char extra[256] = "", what[TOPO_LIST_MAX + 160];
+	int e;
+
+	for (size_t i = 0; i < j->n; i++) {
+		const struct apply_write *w = &j->writes[i];
+		char got[TOPO_LIST_MAX];
+		unsigned irq;
+		int n;
+		bool irq_path = is_irq_path(w->path, &irq);
+
+		e = write_value(r, w->path, w->value);
+		if (e == 0) {
+			e = read_value(r, w->path, got, sizeof(got));
+			if (e == 0 && !same_value(w->path, w->value, got)) {
+				/* roll back this one too: it may have taken a part */
+				i++;
+				rollback(r, j, i, extra, sizeof(extra));
+				target_text(w->path, what, sizeof(what));
+				n = snprintf(
+				    res->message, sizeof(res->message),
+				    "%s: %s reads back '%s' after writing '%s'; rolled back "
+				    "%zu writes%s",
+				    s->id, what, got, w->value, i, extra);
+				/* a long list read back cuts the message: say so */
+				if (n >= (int)sizeof(res->message))
+					memcpy(res->message + sizeof(res->message) - 4, "...", 4);
+				unlinkat(state_fd, name, 0);
+				return -EIO;
+			}
+		}
+		if (e < 0) {
+			int re = rollback(r, j, i, extra, sizeof(extra));
+
+			command_text(w->path, w->value, what, sizeof(what));
+			snprintf(res->message, sizeof(res->message),
+				 "%s: %s: %s: %s; %s%zu earlier writes rolled back%s", s->id, what,
+				 strerror(-e), meaning(e, w->path), i ? "" : "nothing written, ", i,
+				 extra);
+			if (re == 0)
+				unlinkat(state_fd, name, 0);
+			return e;
+		}
+		if (irq_path)
+			verify_irq(r, irq, w->value, res);
+	}
+	return 0;
+}
+
+/* The message of s applied: what was verified, what is pending, the undo. */
+static void applied_message(const struct suggestion *s, const struct apply_journal *j,
+			    struct apply_result *res)
+{
+	res->written = j->n;
+	snprintf(res->message, sizeof(res->message),
+		 "%s applied: %zu writes verified by reading back", s->id, j->n);
+	if (res->pending)
+		snprintf(res->message + strlen(res->message),
+			 sizeof(res->message) - strlen(res->message),
+			 "; %u IRQs move at their next interrupt (effective_affinity_list not yet "
+			 "updated)",
+			 res->pending);
+	if (res->unverified)
+		snprintf(res->message + strlen(res->message),
+			 sizeof(res->message) - strlen(res->message),
+			 "; %u IRQs without effective_affinity_list (kernel < 4.15)",
+			 res->unverified);
+	/* id_ok() let only shell-plain bytes through */
+	snprintf(res->message + strlen(res->message), sizeof(res->message) - strlen(res->message),
+		 "; undo with: iotriage undo %s", s->id);
+}
+
 int apply_suggestion(const struct root *r, int state_fd, const struct suggestion *s,
 		     struct apply_result *ret)
 {
 	struct apply_result res = { 0 };
 	struct apply_journal *j;
-	char name[ADV_ID_MAX + 16], extra[256] = "", what[TOPO_LIST_MAX + 160];
-	char now[APPLY_BOOT_ID_MAX];
-	size_t i;
+	char name[ADV_ID_MAX + 16], now[APPLY_BOOT_ID_MAX];
 	int e = 0;
 
 	if (!id_ok(s->id) || s->nactions == 0 || s->nactions > APPLY_MAX_WRITES) {
@@ -631,37 +748,9 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 	e = 0;
 	str_copy(j->id, sizeof(j->id), s->id);
 	memcpy(j->boot, now, sizeof(now));
-	for (i = 0; i < s->nactions; i++) {
-		const struct advise_action *a = &s->actions[i];
-		struct apply_write *w = &j->writes[i];
-
-		if (!apply_path_allowed(a->path) || !value_ok(a->value)) {
-			target_text(a->path, what, sizeof(what));
-			snprintf(res.message, sizeof(res.message), "%s: refusing to write %s",
-				 s->id, what);
-			e = -EINVAL;
-			goto out;
-		}
-		str_copy(w->path, sizeof(w->path), a->path);
-		str_copy(w->value, sizeof(w->value), a->value);
-		/* the value now, not the advice's: the host may have changed since */
-		e = read_value(r, a->path, w->undo, sizeof(w->undo));
-		if (e < 0) {
-			target_text(a->path, what, sizeof(what));
-			snprintf(res.message, sizeof(res.message),
-				 "%s: cannot read %s to record its undo value: %s; nothing written",
-				 s->id, what, strerror(-e));
-			goto out;
-		}
-		if (!value_ok(w->undo)) {
-			e = -EBADMSG;
-			target_text(a->path, what, sizeof(what));
-			snprintf(res.message, sizeof(res.message),
-				 "%s: %s holds a value that cannot be journaled; nothing written",
-				 s->id, what);
-			goto out;
-		}
-	}
+	e = journal_fill(r, s, j, &res);
+	if (e < 0)
+		goto out;
 	j->n = s->nactions;
 	e = journal_write(state_fd, j);
 	if (e < 0) {
@@ -670,65 +759,10 @@ int apply_suggestion(const struct root *r, int state_fd, const struct suggestion
 			 strerror(-e));
 		goto out;
 	}
-	for (i = 0; i < j->n; i++) {
-		const struct apply_write *w = &j->writes[i];
-		char got[TOPO_LIST_MAX];
-		unsigned irq;
-		int n;
-		bool irq_path = is_irq_path(w->path, &irq);
-
-		e = write_value(r, w->path, w->value);
-		if (e == 0) {
-			e = read_value(r, w->path, got, sizeof(got));
-			if (e == 0 && !same_value(w->path, w->value, got)) {
-				/* roll back this one too: it may have taken a part */
-				i++;
-				rollback(r, j, i, extra, sizeof(extra));
-				target_text(w->path, what, sizeof(what));
-				n = snprintf(
-				    res.message, sizeof(res.message),
-				    "%s: %s reads back '%s' after writing '%s'; rolled back "
-				    "%zu writes%s",
-				    s->id, what, got, w->value, i, extra);
-				/* a long list read back cuts the message: say so */
-				if (n >= (int)sizeof(res.message))
-					memcpy(res.message + sizeof(res.message) - 4, "...", 4);
-				e = -EIO;
-				unlinkat(state_fd, name, 0);
-				goto out;
-			}
-		}
-		if (e < 0) {
-			int re = rollback(r, j, i, extra, sizeof(extra));
-
-			command_text(w->path, w->value, what, sizeof(what));
-			snprintf(res.message, sizeof(res.message),
-				 "%s: %s: %s: %s; %s%zu earlier writes rolled back%s", s->id, what,
-				 strerror(-e), meaning(e, w->path), i ? "" : "nothing written, ", i,
-				 extra);
-			if (re == 0)
-				unlinkat(state_fd, name, 0);
-			goto out;
-		}
-		if (irq_path)
-			verify_irq(r, irq, w->value, &res);
-	}
-	res.written = j->n;
-	snprintf(res.message, sizeof(res.message),
-		 "%s applied: %zu writes verified by reading back", s->id, j->n);
-	if (res.pending)
-		snprintf(res.message + strlen(res.message),
-			 sizeof(res.message) - strlen(res.message),
-			 "; %u IRQs move at their next interrupt (effective_affinity_list not yet "
-			 "updated)",
-			 res.pending);
-	if (res.unverified)
-		snprintf(
-		    res.message + strlen(res.message), sizeof(res.message) - strlen(res.message),
-		    "; %u IRQs without effective_affinity_list (kernel < 4.15)", res.unverified);
-	/* id_ok() let only shell-plain bytes through */
-	snprintf(res.message + strlen(res.message), sizeof(res.message) - strlen(res.message),
-		 "; undo with: iotriage undo %s", s->id);
+	e = journal_apply(r, state_fd, name, s, j, &res);
+	if (e < 0)
+		goto out;
+	applied_message(s, j, &res);
 out:
 	free(j);
 	*ret = res;
@@ -887,6 +921,28 @@ static bool writes_match(const struct suggestion *s, const struct advise_action 
 	return true;
 }
 
+/* root_open() of root_dir ("/" when NULL), its failure said in res. */
+static int root_open_said(const char *root_dir, struct root *r, struct apply_result *res)
+{
+	int e = root_open(root_dir, r);
+
+	if (e < 0)
+		snprintf(res->message, sizeof(res->message), "%s: %s", root_dir ? root_dir : "/",
+			 strerror(-e));
+	return e;
+}
+
+/* apply_state_open(), its failure said in res. */
+static int state_open_said(const struct root *r, const char *state_dir, struct apply_result *res)
+{
+	char why[600];
+	int fd = apply_state_open(r, state_dir, why, sizeof(why));
+
+	if (fd < 0)
+		snprintf(res->message, sizeof(res->message), "undo journal directory: %s", why);
+	return fd;
+}
+
 int apply_by_id(const char *root_dir, const char *state_dir, const struct snapshot *cur,
 		const struct metrics *m, const char *id, const struct advise_action *expect,
 		size_t nexpect, struct apply_result *ret)
@@ -896,19 +952,16 @@ int apply_by_id(const char *root_dir, const char *state_dir, const struct snapsh
 	const struct suggestion *s;
 	struct topology t;
 	struct root r;
-	char why[600];
 	int e, fd;
 
-	e = root_open(root_dir, &r);
+	e = root_open_said(root_dir, &r, &res);
 	if (e < 0) {
-		snprintf(res.message, sizeof(res.message), "%s: %s", root_dir ? root_dir : "/",
-			 strerror(-e));
 		*ret = res;
 		return e;
 	}
 	e = topology_collect(&r, &t);
 	if (e == 0) {
-		e = advise_compute(cur, m, &t, &adv);
+		e = advise_run(&(struct advise_input){ .cur = cur, .m = m, .t = &t }, &adv);
 		topology_free(&t);
 	}
 	if (e < 0) {
@@ -935,10 +988,9 @@ int apply_by_id(const char *root_dir, const char *state_dir, const struct snapsh
 		sb_free(&now);
 		goto out;
 	}
-	fd = apply_state_open(&r, state_dir, why, sizeof(why));
+	fd = state_open_said(&r, state_dir, &res);
 	if (fd < 0) {
 		e = fd;
-		snprintf(res.message, sizeof(res.message), "undo journal directory: %s", why);
 		goto out;
 	}
 	e = apply_suggestion(&r, fd, s, &res);
@@ -956,20 +1008,16 @@ int apply_undo_by_id(const char *root_dir, const char *state_dir, const char *id
 	struct apply_result res = { 0 }, one;
 	char(*ids)[ADV_ID_MAX] = NULL;
 	struct root r;
-	char why[600];
 	int e, fd, n;
 
-	e = root_open(root_dir, &r);
+	e = root_open_said(root_dir, &r, &res);
 	if (e < 0) {
-		snprintf(res.message, sizeof(res.message), "%s: %s", root_dir ? root_dir : "/",
-			 strerror(-e));
 		*ret = res;
 		return e;
 	}
-	fd = apply_state_open(&r, state_dir, why, sizeof(why));
+	fd = state_open_said(&r, state_dir, &res);
 	if (fd < 0) {
 		e = fd;
-		snprintf(res.message, sizeof(res.message), "undo journal directory: %s", why);
 		goto out;
 	}
 	if (id) {
