@@ -509,24 +509,30 @@ out:
 
 /*
  * Makes j's part, replaying little more than the bounds keep: the part
- * ends at the ring, so it is replayed over a window before the ring 4
- * times wider each time until the bounds drop samples or the window
- * reaches from_ns. A big host's documents (2,048 per-queue rows: ~430 KB,
- * ~19 of them in the bytes) take 4 + 16 + 64 samples, not 900 (seconds of
- * CPU); small ones at most 1,364 (~70 ms here).
+ * ends at the ring, so it is replayed over a window before the ring that
+ * widens until the bounds drop samples or it reaches from_ns: 4 samples
+ * first, then twice as many as documents of the size just seen fit in the
+ * bytes, at least 4 and at most 16 times the window before. A big host's
+ * documents (2,048 per-queue rows: ~430 KB, ~19 in the bytes) take 4 + 40
+ * samples, not 900 (seconds of CPU); small ones 4 + 64 + 1,024 at most.
  */
 static void make_part(struct daemon *d, struct rec_job *j)
 {
 	int64_t each = d->args.interval_ms * INT64_C(1000000), start, cpu0 = cpu_now_ns();
 	bool full = false;
 
-	for (int64_t w = 4;; w *= 4) {
+	for (int64_t w = 4;;) {
+		int64_t est = 16 * w;
+
 		start = j->end_ns - w * each > j->from_ns ? j->end_ns - w * each : j->from_ns;
 		blob_unref(j->b);
 		j->b = replay_part(d, j, start, &j->count, &full);
-		if (start == j->from_ns || full || w > 4 * REC_HISTORY_MAX ||
+		if (start == j->from_ns || full || w > REC_HISTORY_MAX ||
 		    __atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
 			break;
+		if (j->b && j->count && j->b->len / j->count)
+			est = 2 * (int64_t)(REC_HISTORY_MAX_BYTES / (j->b->len / j->count)) + 2;
+		w = est < 4 * w ? 4 * w : est > 16 * w ? 16 * w : est;
 	}
 	if (!j->b)
 		j->count = 0;
