@@ -422,6 +422,14 @@ struct rec_job {
 	int64_t cpu_ns;	     /* what making it took */
 };
 
+/* What the replays of one part share: the reader, the documents' buffer
+ * and where each starts in it (at[REC_HISTORY_MAX]). */
+struct part_buf {
+	struct sampler_replay *rp;
+	struct strbuf out;
+	size_t *at;
+};
+
 /*
  * The recorded samples from from_ns on that the ring does not hold (older
  * than its first sample, of this run: d->hist_first_id, read as the replay
@@ -430,27 +438,22 @@ struct rec_job {
  * *ret_full: whether the bounds dropped some (a part starting earlier
  * would send no more). NULL when none or cancelled.
  */
-static struct blob *replay_part(struct daemon *d, struct rec_job *j, int64_t from,
-				size_t *ret_count, bool *ret_full)
+static struct blob *replay_part(struct daemon *d, struct rec_job *j, struct part_buf *pb,
+				int64_t from, size_t *ret_count, bool *ret_full)
 {
 	/* where each document starts in out; those before head are dropped */
-	size_t *at = NULL, head = 0;
-	struct sampler_replay *rp = NULL;
+	size_t *at = pb->at, head = 0;
+	struct sampler_replay *rp = pb->rp;
 	const struct recframe *f;
-	struct strbuf out = { 0 };
+	struct strbuf out = pb->out;
 	struct blob *b = NULL;
-	char why[512];
 	size_t n = 0;
 
 	*ret_count = 0;
 	*ret_full = false;
-	at = calloc(REC_HISTORY_MAX, sizeof(*at));
-	if (!at ||
-	    sampler_replay_open_dir(d->rec_dirfd, d->args.record_dir, &rp, why, sizeof(why)) < 0)
-		goto out;
-	/* the advice the daemon sent, on the topology it recorded with it */
-	if (!d->args.core_only && sampler_replay_advise_recorded(rp) < 0)
-		goto out;
+	sb_reset(&out);
+	/* each replay judges afresh from its first sample, as a new reader */
+	sampler_restart(sampler_replay_sampler(rp));
 	sampler_replay_seek(rp, from, false);
 	while (sampler_replay_next(rp, &f) > 0) {
 		const char *doc;
@@ -501,9 +504,8 @@ static struct blob *replay_part(struct daemon *d, struct rec_job *j, int64_t fro
 			*ret_count = n - head;
 	}
 out:
-	sampler_replay_close(rp);
-	sb_free(&out);
-	free(at);
+	out.err = 0;
+	pb->out = out; /* its buffer, for the next */
 	return b;
 }
 
@@ -519,14 +521,23 @@ out:
 static void make_part(struct daemon *d, struct rec_job *j)
 {
 	int64_t each = d->args.interval_ms * INT64_C(1000000), start, cpu0 = cpu_now_ns();
+	struct part_buf pb = { 0 };
 	bool full = false;
+	char why[512];
 
+	pb.at = calloc(REC_HISTORY_MAX, sizeof(*pb.at));
+	if (!pb.at ||
+	    sampler_replay_open_dir(d->rec_dirfd, d->args.record_dir, &pb.rp, why, sizeof(why)) < 0)
+		goto out;
+	/* the advice the daemon sent, on the topology it recorded with it */
+	if (!d->args.core_only && sampler_replay_advise_recorded(pb.rp) < 0)
+		goto out;
 	for (int64_t w = 4;;) {
 		int64_t est = 16 * w;
 
 		start = j->end_ns - w * each > j->from_ns ? j->end_ns - w * each : j->from_ns;
 		blob_unref(j->b);
-		j->b = replay_part(d, j, start, &j->count, &full);
+		j->b = replay_part(d, j, &pb, start, &j->count, &full);
 		if (start == j->from_ns || full || w > REC_HISTORY_MAX ||
 		    __atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
 			break;
@@ -534,6 +545,10 @@ static void make_part(struct daemon *d, struct rec_job *j)
 			est = 2 * (int64_t)(REC_HISTORY_MAX_BYTES / (j->b->len / j->count)) + 2;
 		w = est < 4 * w ? 4 * w : est > 16 * w ? 16 * w : est;
 	}
+out:
+	sampler_replay_close(pb.rp);
+	sb_free(&pb.out);
+	free(pb.at);
 	if (!j->b)
 		j->count = 0;
 	j->cpu_ns = cpu_now_ns() - cpu0;
