@@ -10,7 +10,8 @@
  * recorder's CPU); sealing (a closed segment's
  * frames compressed) and compaction (one sample in N of data older than
  * --record-compact-after) run in a thread of their own, paced, off the
- * sampling path.
+ * sampling path; history's replays of the recording in another, one
+ * reply's part at a time.
  *
  * One of the flight recorder's files, rec_*: collect/rec_payload.c packs a
  * sample's sections, trace/rec_trace.c its trace read, lib/rec_diff.c
@@ -37,9 +38,10 @@
 #include "server.h"
 #include "treewrite.h"
 
-/* The most samples one history reply takes from the recording: replaying
- * costs ~50 us a sample here and the loop waits for it (900: 15 minutes at
- * 1 Hz, ~50 ms). Longer spans: `iotriage replay` on the recording. */
+/* The most samples one history reply takes from the recording (900: 15
+ * minutes at 1 Hz): replaying costs ~50 us a sample of a small host here,
+ * ~3 ms one of a big host's trace, on the replay thread (the loop never
+ * waits for it). Longer spans: `iotriage replay` on the recording. */
 #define REC_HISTORY_MAX 900
 /* ... and the most bytes: the part is built whole and queued as it is
  * (900 documents of a big host would be hundreds of MB); the newest kept */
