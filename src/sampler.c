@@ -488,6 +488,9 @@ static int tick_finish(struct sampler *s, unsigned next, int64_t t0)
 	    (s->recorded ? s->rec_has_trace && !s->rec_trace_off : s->trace != NULL) &&
 	    s->ticks > 1 &&
 	    metrics_trace_compute(&s->traw[next ^ 1], &s->traw[next], &cur->disks, &s->tm) >= 0;
+	if (s->recorded && s->rec_has_trace && !s->rec_trace_off)
+		s->rec_trace_dropped +=
+		    s->have_tm ? s->tm.rows_dropped : s->traw[next].rows_dropped;
 	tick_advise(s, cur);
 	cost_account(s, cur, snapshot_thread_cpu_ns() - t0);
 	if (s->advise_ok)

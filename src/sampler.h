@@ -128,6 +128,9 @@ struct sampler {
 	bool rec_has_trace;
 	bool rec_trace_off;
 	char rec_trace_why[IOT_REASON_MAX];
+	/* replayed trace rows left out as impossible, summed over the frames
+	 * (trace.rows_dropped; replay says it once) */
+	uint64_t rec_trace_dropped;
 };
 
 /*

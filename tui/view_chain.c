@@ -377,7 +377,7 @@ static void nic_chain_draw(struct ui *ui, struct rect r)
 	int y = r.y;
 
 	snprintf(buf, sizeof(buf), "> nic %s", c->nic);
-	if (n && model_trace_napi_dev(&m->napi, n->name, -1, &t)) {
+	if (n && model_trace_napi_dev(&m->napi, n->name, n->ifindex, -1, &t)) {
 		draw_pct(pct, sizeof(pct), 0, t);
 		str_cat(buf, sizeof(buf), " NET_RX %s%% of a CPU;", pct);
 	}
@@ -437,7 +437,7 @@ static void nic_chain_draw(struct ui *ui, struct rect r)
 		const struct model_napi *q = &m->napi.v[i];
 		const struct model_nic_irq *v = NULL;
 
-		if (q->napi_id && strcmp(q->dev, n->name) != 0)
+		if (q->napi_id && !model_napi_of(q, n->name, n->ifindex))
 			continue;
 		for (size_t k = 0; q->irq >= 0 && k < n->nirqs && !v; k++)
 			if (n->irqs[k].irq == (uint32_t)q->irq)
@@ -449,8 +449,8 @@ static void nic_chain_draw(struct ui *ui, struct rect r)
 		bool named = false;
 
 		for (size_t i = 0; i < m->napi.n && !named; i++)
-			named = m->napi.v[i].napi_id && m->napi.v[i].irq == (int)n->irqs[k].irq &&
-				strcmp(m->napi.v[i].dev, n->name) == 0;
+			named = m->napi.v[i].irq == (int)n->irqs[k].irq &&
+				model_napi_of(&m->napi.v[i], n->name, n->ifindex);
 		if (named)
 			continue;
 		rows[nrows].pos = nrows;

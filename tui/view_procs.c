@@ -54,7 +54,9 @@ static void sources_line(struct draw_text *o, const struct ui *ui)
 	model_sections_short_reason(p->taskstats_why, why, sizeof(why));
 	if (strcmp(p->delay_accounting, "off") == 0)
 		snprintf(delay, sizeof(delay),
-			 "delay accounting off (sysctl kernel.task_delayacct=0): bytes only");
+			 "delay accounting off (kernel.task_delayacct=0; sysctl -w "
+			 "kernel.task_delayacct=1 turns it on, at a scheduler cost the kernel "
+			 "made opt-in for in 5.14): bytes, run-queue wait and cgroup pressure");
 	else if (strcmp(p->delay_accounting, "unavailable") == 0)
 		snprintf(delay, sizeof(delay), "delay: taskstats unavailable (%s)",
 			 why[0] ? why : "refused");

@@ -363,7 +363,7 @@ static void nic_irqs(const struct model *m, const struct model_nic *n, char *buf
 		for (size_t c = 0; line && c < line->ncpus; c++)
 			if (line->cpus[c].cpu != q->busiest_cpu)
 				str_cat(buf, size, ",%d", line->cpus[c].cpu);
-		if (model_trace_napi_dev(&m->napi, n->name, (int)q->irq, &t)) {
+		if (model_trace_napi_dev(&m->napi, n->name, n->ifindex, (int)q->irq, &t)) {
 			draw_pct(pct, sizeof(pct), 0, t);
 			str_cat(buf, size, "(%s%%)", pct);
 		}
@@ -449,7 +449,7 @@ static void nic_line(const struct ui *ui, const struct model_nic *n, int width, 
 		 !n->up	      ? "down"
 		 : n->carrier ? "up"
 			      : "no-carrier");
-	if (model_trace_napi_dev(&m->napi, n->name, -1, &t)) {
+	if (model_trace_napi_dev(&m->napi, n->name, n->ifindex, -1, &t)) {
 		draw_pct(pct, sizeof(pct), 0, t);
 		snprintf(parts[P_NETRX].text, sizeof(parts[P_NETRX].text), "NET_RX %s%%", pct);
 	}

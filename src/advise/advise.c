@@ -49,6 +49,7 @@ const char *advise_kind_name(enum finding_kind k)
 		[FIND_CPU_SATURATED] = "cpu_saturated",
 		[FIND_STEAL] = "steal",
 		[FIND_IOWAIT] = "iowait",
+		[FIND_TRACE_OFF] = "trace_off",
 	};
 
 	return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
@@ -185,6 +186,62 @@ static int find_topology_missing(struct ctx *c)
 	return 0;
 }
 
+/* What a probe's absence leaves to counts (doc/advise.md, "Measured time"). */
+static const char *const trace_off_counts[TRACE__COUNT] = {
+	[TRACE_HARDIRQ] = "cores judged by %irq and interrupt counts",
+	[TRACE_SOFTIRQ] = "NET_RX and BLOCK judged by counts, cores by %soft",
+	[TRACE_BLOCK] = "disks judged by await, not their tail at the device",
+};
+
+/*
+ * --trace with a probe off at this read (backing off over its budget, or
+ * off for good): an info finding says for how long and what is judged by
+ * counts meanwhile, and each finding that would have used it says so in
+ * its detail. Before, the advisor went back to counts without a word.
+ */
+static int find_trace_off(struct ctx *c)
+{
+	const struct trace_metrics *tm = c->tm;
+	char off[96];
+
+	for (int k = 0; tm && k < TRACE__COUNT; k++) {
+		const char *name = trace_probe_name((enum trace_probe)k);
+		struct finding *f;
+
+		if (!tm->off[k])
+			continue;
+		if (tm->over_budget[k])
+			fmt(off, sizeof(off), "off %.0f s (over its %g %% budget)", tm->off_s[k],
+			    tm->budget_pct);
+		else
+			fmt(off, sizeof(off), "off (trace.probes.%s.reason says why)", name);
+		for (size_t i = 0; i < c->a->nfindings; i++) {
+			struct finding *g = &c->a->findings[i];
+			bool uses = k == TRACE_BLOCK ? g->kind == FIND_DISK_SATURATED ||
+							   g->kind == FIND_DISK_SLOW
+						     : g->kind == FIND_HOT_CPU;
+
+			if (uses)
+				str_cat(g->detail, sizeof(g->detail),
+					" Judged by counts: the %s probe is %s.", name, off);
+		}
+		f = add_finding(c->a, FIND_TRACE_OFF, ADV_INFO, name);
+		if (!f)
+			return -ENOMEM;
+		snprintf(f->reason, sizeof(f->reason), "tracing: %s probe %s: %s", name, off,
+			 trace_off_counts[k]);
+		snprintf(
+		    f->detail, sizeof(f->detail), "%s",
+		    tm->over_budget[k]
+			? "A probe over --trace-budget is detached for a while (5 s, doubling "
+			  "to 60 s while it stays over) and attached again (doc/trace.md, \"The "
+			  "budget\"); raise the budget to keep it on."
+			: "The probe could not be attached or read; the rest of the tracing "
+			  "goes on.");
+	}
+	return 0;
+}
+
 /* The rules, in the order they run (a rule may read what those before it
  * found: irqbalance and topology-missing read the hot-CPU rule's). */
 static int (*const rules[])(struct ctx *c) = {
@@ -196,6 +253,7 @@ static int (*const rules[])(struct ctx *c) = {
 	find_cpus,	       /* rules_cpu.c */
 	find_iowait,	       /* rules_cpu.c */
 	find_topology_missing, /* here */
+	find_trace_off,	       /* here: last, it annotates the findings before it */
 };
 
 int advise_run(const struct advise_input *in, struct advice *ret)

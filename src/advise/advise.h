@@ -37,6 +37,7 @@ enum finding_kind {
 	FIND_CPU_SATURATED,	  /* every CPU busy and tasks waiting for one (cpu pressure) */
 	FIND_STEAL,		  /* the hypervisor takes the CPUs' time (a noisy neighbour) */
 	FIND_IOWAIT,		  /* tasks wait on IO while no disk is saturated or slow */
+	FIND_TRACE_OFF,		  /* --trace: a probe off, what is judged by counts meanwhile */
 };
 
 #define ADV_ID_MAX   64
@@ -49,11 +50,15 @@ struct finding {
 	enum advise_severity severity;
 	char subject[IOT_NAME_MAX];    /* "cpu1", "sda", "md0" */
 	char reason[ADV_TEXT_MAX];     /* one line, with the measured numbers */
-	char detail[2 * ADV_TEXT_MAX]; /* shares per IRQ/softirq/device, why no suggestion */
+	char detail[3 * ADV_TEXT_MAX]; /* shares, who waits, why no suggestion, the fix to type */
 	char culprit[ADV_TEXT_MAX];    /* who causes it: processes, cgroups ("" unknown) */
 	/* the culprit's first in a few words, for a headline: "fio pid 31729
 	 * 871 MB/s", "postgres: 15/main: checkpointer pid 812 40 MB/s" */
 	char who[ADV_WHO_MAX];
+	/* who suffers in a few words, for a headline: the cgroup that waited
+	 * longest on the finding's resource ("postgresql@15-main.service io
+	 * 61%"), "" none measured */
+	char victim[ADV_WHO_MAX];
 	double harm;   /* ranks findings of one severity: bigger first */
 	unsigned rank; /* 1 = the headline; findings[] is in rank order */
 	unsigned held; /* advise_hold: samples since it was last measured (0: now) */
@@ -197,15 +202,16 @@ void advise_command_text(const char *path, const char *v, struct strbuf *sb);
 #define ADV_NAPI_SHARE_PCT     50.0    /* % of a hot CPU's NET_RX time: its queue named */
 #define ADV_SINGLE_BLOCK_PCT   30.0    /* BLOCK share of a core's softirqs for rq_affinity=2 */
 #define ADV_SINGLE_OTHER_PCT   10.0    /* %usr+%nice+%sys that makes a lone vector move */
-#define ADV_FLUSH_SLOW_MS      10.0    /* f_await of flushes slow beside writes ... */
-#define ADV_FLUSH_SLOW_FACTOR  2.0     /* ... and this many times w_await */
-#define ADV_SAT_UTIL	       90.0    /* util of a saturated disk ... */
-#define ADV_SAT_AQU	       1.0     /* ... with at least this queue ... */
-#define ADV_SAT_WAIT_FACTOR    2.0     /* ... and await this many times svctm */
-#define ADV_SAT_SSD_AWAIT      5.0     /* ms: and, non-rotational, at least this await */
-#define ADV_SLOW_UTIL	       60.0    /* util below which high await means "slow" */
-#define ADV_SLOW_AWAIT_HDD     50.0    /* ms, rotational */
-#define ADV_SLOW_AWAIT_SSD     10.0    /* ms, non-rotational */
+#define ADV_VICTIM_PCT	       5.0 /* % some-stall of a cgroup or run-queue wait of a process named */
+#define ADV_FLUSH_SLOW_MS      10.0 /* f_await of flushes slow beside writes ... */
+#define ADV_FLUSH_SLOW_FACTOR  2.0  /* ... and this many times w_await */
+#define ADV_SAT_UTIL	       90.0 /* util of a saturated disk ... */
+#define ADV_SAT_AQU	       1.0  /* ... with at least this queue ... */
+#define ADV_SAT_WAIT_FACTOR    2.0  /* ... and await this many times svctm */
+#define ADV_SAT_SSD_AWAIT      5.0  /* ms: and, non-rotational, at least this await */
+#define ADV_SLOW_UTIL	       60.0 /* util below which high await means "slow" */
+#define ADV_SLOW_AWAIT_HDD     50.0 /* ms, rotational */
+#define ADV_SLOW_AWAIT_SSD     10.0 /* ms, non-rotational */
 #define ADV_SLOW_AWAIT_UNKNOWN 20.0
 #define ADV_MIN_IOPS	       1.0   /* below this a disk is idle: no disk finding */
 #define ADV_MEMBER_FACTOR      2.0   /* member await vs the median of the others ... */

@@ -17,6 +17,7 @@
 #include "advise.h"
 #include "workload.h"
 #include "grow.h"
+#include "metrics_cgroup.h"
 #include "metrics_proc.h"
 #include "netlink.h"
 #include "diskstats.h"
@@ -105,6 +106,13 @@ void proc_short(const struct proc_metrics *p, char *buf, size_t size);
 void io_culprits(const struct ctx *c, struct finding *f, const struct disk_metrics *d);
 void cpu_culprits(const struct ctx *c, struct finding *f);
 void iowait_culprits(const struct ctx *c, struct finding *f);
+/* victims.c: who waits on a disk finding's io, a CPU finding's CPUs */
+void io_victims(const struct ctx *c, struct finding *f);
+void cpu_victims(const struct ctx *c, struct finding *f);
+/* remedy.c: the fix that fits the culprit, as text to type */
+void io_remedy(const struct ctx *c, struct finding *f, const struct disk_metrics *d,
+	       const struct topo_block *b);
+void cpu_remedy(const struct ctx *c, struct finding *f);
 
 /* rules_cpu.c */
 int find_hot_cpus(struct ctx *c);

@@ -178,7 +178,7 @@ static double psi_full(const struct ctx *c, enum psi_res r)
 /* Pressure says the workload waits on r now. */
 bool psi_hurts(const struct ctx *c, enum psi_res r)
 {
-	return psi_some(c, r) >= ADV_PSI_CRIT || psi_full(c, r) >= ADV_PSI_FULL_CRIT;
+	return advise_psi_hurts_pct(psi_some(c, r), psi_full(c, r));
 }
 
 void psi_text(const struct ctx *c, enum psi_res r, char *buf, size_t size)

@@ -44,6 +44,8 @@ double kind_harm(enum finding_kind k)
 		return 15;
 	case FIND_TOPOLOGY_MISSING:
 		return 10;
+	case FIND_TRACE_OFF:
+		return 5;
 	default:
 		return 0;
 	}

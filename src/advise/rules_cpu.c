@@ -283,7 +283,8 @@ static void hot_napi_text(const struct ctx *c, const struct cpu_metrics *cm, str
 	for (size_t i = 0; i < tm->nnapi; i++) {
 		const struct trace_napi_metrics *q = &tm->napi[i];
 
-		if (q->napi_id == 0 || q->irq < 0 || !q->dev[0] ||
+		/* another namespace's device may be called anything, eth0 too */
+		if (q->napi_id == 0 || q->irq < 0 || !q->dev[0] || q->foreign ||
 		    irq_share_on(c, (uint32_t)q->irq, cm->cpu) < 0.5)
 			continue;
 		if (!best || q->us_s > best->us_s)
@@ -518,6 +519,9 @@ int find_cpus(struct ctx *c)
 			 "all %zu CPUs %.0f%% busy (%s), %s: runnable tasks wait for a CPU",
 			 c->m->ncpu, busy, split, psi);
 		cpu_culprits(c, f);
+		cpu_victims(c, f);
+		if (f->detail[0])
+			str_cat(f->detail, sizeof(f->detail), " ");
 		if (a->nice >= a->usr && a->nice >= 25)
 			str_cat(f->detail, sizeof(f->detail),
 				"Most of it is %%nice: work started under nice(1). It yields to "
@@ -527,11 +531,9 @@ int find_cpus(struct ctx *c)
 			str_cat(f->detail, sizeof(f->detail),
 				"%.0f%% of the time is stolen by the hypervisor (see steal). ",
 				a->steal);
-		str_cat(
-		    f->detail, sizeof(f->detail),
-		    "No suggestion: which work may have the CPUs is yours to decide: renice the "
-		    "processes in the culprit (renice -n 19 -p PID), cap a unit "
-		    "(systemctl set-property UNIT CPUQuota=50%%), or add CPUs.");
+		str_cat(f->detail, sizeof(f->detail),
+			"No suggestion applied: which work may have the CPUs is yours to decide.");
+		cpu_remedy(c, f);
 	}
 	if (a->steal >= ADV_STEAL_PCT) {
 		f = harmed_finding(c, FIND_STEAL,
@@ -584,5 +586,6 @@ int find_iowait(struct ctx *c)
 		 "(see writeback), swap-in, or a device whose queue/iostats is 0. No "
 		 "suggestion: the cause is outside the disks measured here. ");
 	iowait_culprits(c, f);
+	io_victims(c, f);
 	return 0;
 }

@@ -96,8 +96,7 @@ static void no_queue_fix(struct finding *f, const struct disk_metrics *d)
 	str_cat(f->detail, sizeof(f->detail),
 		"%sNo suggestion: %s already does all it can (util %.0f%%) and no queue setting "
 		"of %s is known to be wrong (nr_requests and the scheduler are suggested only "
-		"with evidence). What helps is less IO from the processes named in the culprit "
-		"(throttle or move a neighbour: systemctl set-property UNIT IOWriteBandwidthMax=), "
+		"with evidence). What helps is less IO from the processes named in the culprit, "
 		"or a faster device.",
 		f->detail[0] ? " " : "", d->name, d->util, d->name);
 }
@@ -306,6 +305,19 @@ static bool disk_is_saturated(const struct disk_metrics *d, const struct topo_bl
 	       (!b || b->rotational != 0 || aw >= ADV_SAT_SSD_AWAIT);
 }
 
+/* Flushes slow beside writes (advise_flush_slow): every commit that waits
+ * on one (fsync, fdatasync, O_DSYNC) waits at least that, however small
+ * w_await reads. */
+static void flush_sentence(const struct disk_metrics *d, struct finding *f)
+{
+	if (!d->has_flush || !advise_flush_slow(d->f_s, d->f_await, d->w_await))
+		return;
+	str_cat(f->detail, sizeof(f->detail),
+		"%sFlushes wait %.0f ms each (%.1f f/s, w_await %.2f ms): every commit that "
+		"waits on a flush (fsync, fdatasync, O_DSYNC) waits at least that.",
+		f->detail[0] ? " " : "", d->f_await, d->f_s, d->w_await);
+}
+
 /* d saturated (aw its await, tl its measured tail or NULL): the finding,
  * its culprits, and the queue settings that answer it, or why none. */
 static int disk_saturated(struct ctx *c, const struct disk_metrics *d, const struct topo_block *b,
@@ -332,6 +344,8 @@ static int disk_saturated(struct ctx *c, const struct disk_metrics *d, const str
 		snprintf(f->detail, sizeof(f->detail),
 			 "util counts time with at least one IO in flight; an SSD/NVMe "
 			 "serves many at once, so judge it by await and aqu-sz.");
+	flush_sentence(d, f);
+	io_victims(c, f);
 	if (tl)
 		tail_sentence(tl, f);
 	wb_sentence(c, f);
@@ -339,8 +353,10 @@ static int disk_saturated(struct ctx *c, const struct disk_metrics *d, const str
 	nsugg = c->a->nsuggestions;
 	if (suggest_queue(c, &c->a->findings[fidx], d) < 0)
 		return -ENOMEM;
+	f = &c->a->findings[fidx];
 	if (c->a->nsuggestions == nsugg)
-		no_queue_fix(&c->a->findings[fidx], d);
+		no_queue_fix(f, d);
+	io_remedy(c, f, d, b);
 	return 0;
 }
 
@@ -354,10 +370,13 @@ static int disk_slow(struct ctx *c, const struct disk_metrics *d, const struct t
 						 : ADV_SLOW_AWAIT_SSD;
 	bool by_tail = tl && aw < slow_ms && tl->mean_us > 0 && tl->p99_us / 1000 >= slow_ms &&
 		       tl->p99_us >= ADV_TAIL_FACTOR * tl->mean_us;
-	double ms = by_tail ? tl->p99_us / 1000 : aw;
+	/* a write-back cache that is slow to flush: every commit waits */
+	bool by_flush = !by_tail && aw < slow_ms && d->has_flush && d->f_await >= slow_ms &&
+			advise_flush_slow(d->f_s, d->f_await, d->w_await);
+	double ms = by_tail ? tl->p99_us / 1000 : by_flush ? d->f_await : aw;
 	struct finding *f;
 
-	if (!(d->util < ADV_SLOW_UTIL && (aw >= slow_ms || by_tail)))
+	if (!(d->util < ADV_SLOW_UTIL && (aw >= slow_ms || by_tail || by_flush)))
 		return 0;
 	f = add_finding(c->a, FIND_DISK_SLOW, psi_hurts(c, PSI_IO) ? ADV_CRITICAL : ADV_WARNING,
 			d->name);
@@ -373,6 +392,11 @@ static int disk_slow(struct ctx *c, const struct disk_metrics *d, const struct t
 			 "very slow while the device is mostly idle",
 			 d->name, trace_op_name(tl->op), tl->p99_us / 1000,
 			 tl->p99_us / tl->mean_us, tl->mean_us / 1000, tl->n, aw, d->util, ios);
+	else if (by_flush)
+		snprintf(f->reason, sizeof(f->reason),
+			 "%s slow to flush: f_await %.2f ms (%.2f f/s) while w_await is %.2f ms "
+			 "at util %.2f%%: each commit waits on a slow cache flush",
+			 d->name, d->f_await, d->f_s, d->w_await, d->util);
 	else
 		snprintf(f->reason, sizeof(f->reason),
 			 "%s slow: await %.2f ms at util %.2f%% (%.2f IO/s, aqu-sz "
@@ -388,6 +412,8 @@ static int disk_slow(struct ctx *c, const struct disk_metrics *d, const struct t
 		 : b->rotational	 ? "rotational"
 					 : "non-rotational",
 		 slow_ms, d->name);
+	flush_sentence(d, f);
+	io_victims(c, f);
 	if (tl)
 		tail_sentence(tl, f);
 	wb_sentence(c, f);

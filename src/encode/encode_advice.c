@@ -27,6 +27,7 @@ static void encode_finding(struct strbuf *sb, const struct finding *f)
 	kv_str(sb, "detail", f->detail, true);
 	kv_str(sb, "culprit", f->culprit, true);
 	kv_str(sb, "who", f->who, true);
+	kv_str(sb, "victim", f->victim, true);
 	sb_printf(sb, "\"rank\":%u,\"held\":%u", f->rank, f->held);
 	sb_putc(sb, '}');
 }

@@ -30,6 +30,16 @@ static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 			sb_puts(sb, ",\"cpu_pct\":");
 			sb_printf(sb, "%.4f", m->probe_cpu_pct[k]);
 		}
+		if (p->over_budget) {
+			sb_puts(sb, ",\"over_budget\":");
+			sb_u64(sb, p->over_budget);
+		}
+		if (p->backing_off) {
+			sb_puts(sb, ",\"off_s\":");
+			sb_fixed2(sb, (double)p->off_ns / 1e9);
+			sb_puts(sb, ",\"back_in_s\":");
+			sb_fixed2(sb, (double)p->back_in_ns / 1e9);
+		}
 		if (k == TRACE_BLOCK && raw->block_sample) {
 			sb_puts(sb, ",\"sampled\":");
 			sb_u64(sb, raw->block_sample);
@@ -249,6 +259,15 @@ static void encode_queues(struct strbuf *sb, const struct trace_metrics *m)
 			sb_u64(sb, q->napi_id);
 			sb_puts(sb, ",\"dev\":");
 			sb_json_str(sb, q->dev);
+			if (q->dev[0]) {
+				sb_puts(sb, ",\"ifindex\":");
+				sb_u64(sb, q->ifindex);
+			}
+			if (q->netns) {
+				sb_puts(sb, ",\"netns\":");
+				sb_u64(sb, q->netns);
+			}
+			sb_puts(sb, q->foreign ? ",\"host\":false" : ",\"host\":true");
 			if (q->irq >= 0) {
 				sb_puts(sb, ",\"irq\":");
 				sb_u64(sb, (uint64_t)q->irq);
@@ -308,6 +327,12 @@ void encode_trace(struct strbuf *sb, const char *why, const struct trace_raw *ra
 	if (!raw->stats) {
 		sb_puts(sb, "\"stats_reason\":");
 		sb_json_str(sb, raw->stats_reason);
+		sb_putc(sb, ',');
+	}
+	if (m ? m->rows_dropped : raw->rows_dropped) {
+		/* impossible rows left out (a damaged recording's, a map's) */
+		sb_puts(sb, "\"rows_dropped\":");
+		sb_u64(sb, m ? m->rows_dropped : raw->rows_dropped);
 		sb_putc(sb, ',');
 	}
 	encode_probes(sb, raw, m);

@@ -291,6 +291,7 @@ static void encode_nics(struct strbuf *sb, const struct snapshot *cur, const str
 		sb_putc(sb, ',');
 		sb_puts(sb, n->up ? "\"up\":true," : "\"up\":false,");
 		sb_puts(sb, n->running ? "\"carrier\":true," : "\"carrier\":false,");
+		kvu(sb, "ifindex", n->ifindex); /* what trace.napi[] rows match */
 		kvu(sb, "rx_queues", n->num_rx_queues);
 		kvu(sb, "tx_queues", n->num_tx_queues);
 		if (nm && nm->valid) {

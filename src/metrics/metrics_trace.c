@@ -57,22 +57,48 @@ double metrics_trace_quantile(const uint64_t slots[TRACE_HIST_SLOTS], uint64_t n
 	return slot_hi(TRACE_HIST_SLOTS - 1);
 }
 
-static void lat_compute(const struct trace_lat_raw *p, const struct trace_lat_raw *c,
-			struct trace_lat_metrics *l)
+/*
+ * The interval's histogram of a row (c less p, p NULL: new) into *d,
+ * checked as a read is (trace_lat_check) and against the interval: false
+ * when it cannot be (its buckets' sum overflows, a mean past its highest
+ * bucket, more IOs than TRACE_IO_MIN_NS allows at the sampling weight),
+ * counted in m->rows_dropped. A remote count above the IOs is capped.
+ */
+static bool lat_delta(const struct trace_raw *prev, const struct trace_raw *cur,
+		      const struct trace_lat_raw *p, const struct trace_lat_raw *c,
+		      struct trace_metrics *m, struct trace_lat_raw *d)
 {
-	uint64_t n = 0;
+	uint32_t w =
+	    prev->block_sample > cur->block_sample ? prev->block_sample : cur->block_sample;
+
+	*d = *c;
+	for (int i = 0; i < TRACE_HIST_SLOTS && p; i++)
+		d->slots[i] -= p->slots[i];
+	d->sum_ns -= p ? p->sum_ns : 0;
+	d->remote -= p ? p->remote : 0;
+	if ((trace_lat_check(d) & TRACE_CHECK_BAD) ||
+	    !trace_ios_ok(d->count, (uint64_t)(cur->mono_ns - prev->mono_ns), w)) {
+		m->rows_dropped++;
+		return false;
+	}
+	return true;
+}
+
+/* the interval's histogram d (lat_delta) as percentiles */
+static void lat_compute(const struct trace_lat_raw *d, struct trace_lat_metrics *l)
+{
+	uint64_t n = d->count;
 
 	memset(l, 0, sizeof(*l));
 	for (int i = 0; i < TRACE_HIST_SLOTS; i++) {
-		l->slots[i] = c->slots[i] - (p ? p->slots[i] : 0);
-		n += l->slots[i];
+		l->slots[i] = d->slots[i];
 		if (l->slots[i])
 			l->max_us = slot_hi(i);
 	}
 	l->count = n;
 	if (!n)
 		return;
-	l->mean_us = (double)(c->sum_ns - (p ? p->sum_ns : 0)) / 1000.0 / (double)n;
+	l->mean_us = (double)d->sum_ns / 1000.0 / (double)n;
 	l->p50_us = metrics_trace_quantile(l->slots, n, 0.50);
 	l->p90_us = metrics_trace_quantile(l->slots, n, 0.90);
 	l->p99_us = metrics_trace_quantile(l->slots, n, 0.99);
@@ -116,8 +142,14 @@ static int disks_compute(const struct trace_raw *prev, const struct trace_raw *c
 		const struct trace_lat_raw *c = &cur->lat[i];
 		const struct trace_lat_raw *p = lat_pair(prev->lat, prev->nlat, &j, c);
 		struct trace_disk_metrics *d;
+		struct trace_lat_raw dl;
 
 		if (p && lat_reset(p, c))
+			continue;
+		/* new, or left out of prev as impossible: its difference unknown */
+		if (!p && prev->rows_dropped)
+			continue;
+		if (!lat_delta(prev, cur, p, c, m, &dl))
 			continue;
 		d = m->ndisk ? &m->disks[m->ndisk - 1] : NULL;
 		if (!d || d->major != c->major || d->minor != c->minor) {
@@ -132,10 +164,10 @@ static int disks_compute(const struct trace_raw *prev, const struct trace_raw *c
 				memcpy(d->name, row->name, sizeof(d->name));
 		}
 		d->has[c->op][c->kind] = true;
-		lat_compute(p, c, &d->lat[c->op][c->kind]);
+		lat_compute(&dl, &d->lat[c->op][c->kind]);
 		if (c->kind == TRACE_LAT_DEVICE) {
 			d->completed += d->lat[c->op][c->kind].count;
-			d->remote += c->remote - (p ? p->remote : 0);
+			d->remote += dl.remote;
 		}
 	}
 	return 0;
@@ -164,10 +196,12 @@ static int hctx_compute(const struct trace_raw *prev, const struct trace_raw *cu
 		const struct trace_lat_raw *c = &cur->hlat[i];
 		const struct trace_lat_raw *p = lat_pair(prev->hlat, prev->nhlat, &j, c);
 		struct trace_hctx_metrics *h = &m->hctx[m->nhctx];
+		struct trace_lat_raw dl;
 
-		if (c->op >= TRACE_OP__COUNT || (p && lat_reset(p, c)))
+		if (c->op >= TRACE_OP__COUNT || (p && lat_reset(p, c)) ||
+		    (!p && prev->rows_dropped) || !lat_delta(prev, cur, p, c, m, &dl))
 			continue;
-		lat_compute(p, c, &h->lat);
+		lat_compute(&dl, &h->lat);
 		if (!h->lat.count)
 			continue;
 		h->major = c->major;
@@ -175,9 +209,7 @@ static int hctx_compute(const struct trace_raw *prev, const struct trace_raw *cu
 		h->hctx = c->hctx;
 		h->op = c->op;
 		h->count_s = (double)h->lat.count / m->itv_s;
-		h->remote = c->remote - (p ? p->remote : 0);
-		if (h->remote > h->lat.count)
-			h->remote = h->lat.count;
+		h->remote = dl.remote; /* at most its IOs (lat_delta) */
 		m->nhctx++;
 	}
 	return 0;
@@ -186,6 +218,7 @@ static int hctx_compute(const struct trace_raw *prev, const struct trace_raw *cu
 static int irqs_compute(const struct trace_raw *prev, const struct trace_raw *cur,
 			struct trace_metrics *m)
 {
+	uint64_t dt_ns = (uint64_t)(cur->mono_ns - prev->mono_ns);
 	size_t nc = cur->ncpu, j = 0;
 	void *a, *b, *c;
 
@@ -218,6 +251,13 @@ static int irqs_compute(const struct trace_raw *prev, const struct trace_raw *cu
 		}
 		if (reset || !any)
 			continue;
+		/* more of a CPU's time than the interval had: left out (trace_raw.h) */
+		for (size_t k = 0; k < nc && !reset; k++)
+			reset = !trace_time_ok(cn[k] - (pn ? pn[k] : 0), dt_ns);
+		if (reset) {
+			m->rows_dropped++;
+			continue;
+		}
 		for (size_t k = 0; k < nc; k++) {
 			double us_s = (double)(cn[k] - (pn ? pn[k] : 0)) / 1000.0 / m->itv_s;
 
@@ -237,6 +277,8 @@ static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cu
 {
 	size_t j = 0;
 	void *a;
+
+	uint64_t dt_ns = (uint64_t)(cur->mono_ns - prev->mono_ns);
 
 	m->nnapi = 0;
 	m->has_napi = prev->napi_read && cur->napi_read;
@@ -258,6 +300,10 @@ static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cu
 			continue; /* re-created */
 		if (c->ns == (p ? p->ns : 0))
 			continue;
+		if (!trace_time_ok((c->ns - (p ? p->ns : 0)) / cur->ncpu, dt_ns)) {
+			m->rows_dropped++; /* more than all the CPUs' time */
+			continue;
+		}
 		q = &m->napi[m->nnapi++];
 		memset(q, 0, sizeof(*q));
 		q->napi_id = c->napi_id;
@@ -265,6 +311,9 @@ static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cu
 		q->index = c->index;
 		memcpy(q->dev, c->dev, sizeof(q->dev));
 		q->dev[sizeof(q->dev) - 1] = '\0';
+		q->ifindex = c->ifindex;
+		q->netns = c->netns;
+		q->foreign = c->netns && cur->host_netns && c->netns != cur->host_netns;
 		q->us_s = (double)(c->ns - (p ? p->ns : 0)) / 1000.0 / m->itv_s;
 		q->polls_s = (double)(c->polls - (p ? p->polls : 0)) / m->itv_s;
 		q->packets_s = (double)(c->work - (p ? p->work : 0)) / m->itv_s;
@@ -288,6 +337,8 @@ static int blkq_compute(const struct trace_raw *prev, const struct trace_raw *cu
 	size_t j = 0;
 	void *a;
 
+	uint64_t dt_ns = (uint64_t)(cur->mono_ns - prev->mono_ns);
+
 	m->nblkq = 0;
 	m->has_blkq = prev->blkq_read && cur->blkq_read;
 	if (!m->has_blkq)
@@ -309,6 +360,10 @@ static int blkq_compute(const struct trace_raw *prev, const struct trace_raw *cu
 			continue; /* re-created */
 		if (c->ns == (p ? p->ns : 0))
 			continue;
+		if (!trace_time_ok((c->ns - (p ? p->ns : 0)) / cur->ncpu, dt_ns)) {
+			m->rows_dropped++;
+			continue;
+		}
 		q = &m->blkq[m->nblkq++];
 		memset(q, 0, sizeof(*q));
 		q->major = c->major;
@@ -334,6 +389,7 @@ int metrics_trace_compute(const struct trace_raw *prev, const struct trace_raw *
 	    cur->mono_ns <= prev->mono_ns)
 		return -EINVAL;
 	m->itv_s = (double)(cur->mono_ns - prev->mono_ns) / 1e9;
+	m->budget_pct = cur->budget_pct;
 	m->ncpu = cur->ncpu;
 	a = realloc(m->soft_us_s, ns * sizeof(*m->soft_us_s));
 	if (a)
@@ -349,15 +405,25 @@ int metrics_trace_compute(const struct trace_raw *prev, const struct trace_raw *
 
 		/* a probe switched off at cur's read was still read then */
 		m->on[k] = p->read && c->read;
+		m->off[k] = !c->on;
+		m->over_budget[k] = c->backing_off;
+		m->off_s[k] = c->backing_off ? (double)c->off_ns / 1e9 : 0;
 		m->probe_cpu_pct[k] = -1;
 		if (p->has_run && c->has_run && c->run_ns >= p->run_ns)
 			m->probe_cpu_pct[k] = (double)(c->run_ns - p->run_ns) / 1e7 / m->itv_s;
 	}
-	for (size_t i = 0; i < ns; i++)
-		m->soft_us_s[i] =
-		    cur->soft_ns[i] >= prev->soft_ns[i]
-			? (double)(cur->soft_ns[i] - prev->soft_ns[i]) / 1000.0 / m->itv_s
-			: 0;
+	m->rows_dropped = cur->rows_dropped;
+	for (size_t i = 0; i < ns; i++) {
+		uint64_t d =
+		    cur->soft_ns[i] >= prev->soft_ns[i] ? cur->soft_ns[i] - prev->soft_ns[i] : 0;
+
+		/* more of a CPU's time than the interval had: left out */
+		if (!trace_time_ok(d, (uint64_t)(cur->mono_ns - prev->mono_ns))) {
+			m->rows_dropped++;
+			d = 0;
+		}
+		m->soft_us_s[i] = (double)d / 1000.0 / m->itv_s;
+	}
 	r = irqs_compute(prev, cur, m);
 	if (r >= 0)
 		r = disks_compute(prev, cur, names, m);

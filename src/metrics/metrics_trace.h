@@ -49,8 +49,14 @@ struct trace_hctx_metrics {
 struct trace_napi_metrics {
 	uint32_t napi_id;
 	int32_t irq, index; /* -1 none / unknown */
-	char dev[16];	    /* "" the backlog */
-	double us_s;	    /* µs per second */
+	char dev[16];	    /* "" the backlog; a name in its namespace */
+	uint32_t ifindex;   /* in its namespace */
+	uint32_t netns;	    /* its namespace's inode, 0 unknown */
+	/* in another network namespace than the daemon's (a container's, any
+	 * user's veth): never a host NIC's, whatever its name (doc/trace.md);
+	 * false also when unknown (a recording made before namespaces) */
+	bool foreign;
+	double us_s; /* µs per second */
 	double polls_s;
 	double packets_s;
 };
@@ -65,11 +71,23 @@ struct trace_blkq_metrics {
 
 struct trace_metrics {
 	double itv_s; /* between the two reads */
+	/* rows and cells left out as impossible (trace_raw.h, "What a read
+	 * can say"): cur's read's, and the interval's (more time or IOs than
+	 * it had, a histogram's difference that cannot be) */
+	uint64_t rows_dropped;
 	uint32_t ncpu;
 	/* the probes' CPU use over the interval, % of one CPU; < 0 unknown */
 	double probe_cpu_pct[TRACE__COUNT];
 	/* which probes' rows are in this interval (on in both reads) */
 	bool on[TRACE__COUNT];
+	/* a probe off at cur's read and why, for the advisor to say what it
+	 * judged without it: over_budget (backing off, doc/trace.md "The
+	 * budget") with the seconds it has been off; else off for good
+	 * (cannot attach, map unreadable) */
+	bool off[TRACE__COUNT];
+	bool over_budget[TRACE__COUNT];
+	double off_s[TRACE__COUNT];
+	double budget_pct;
 	double *soft_us_s; /* [cpu * TRACE_NR_SOFTIRQS + vector] */
 	double *hard_us_s; /* [cpu]: every IRQ line */
 	size_t nirq;

@@ -84,6 +84,8 @@ int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
 	/* appended by the per-hardware-queue histograms */
 	w_u(o, r->hlat_read);
 	w_u(o, r->hlat_dropped);
+	/* appended by the namespaces */
+	w_u(o, r->host_netns);
 	sb_putc(o, '\n');
 	if (r->stats_reason[0]) {
 		sb_putc(o, 'w');
@@ -101,6 +103,11 @@ int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
 		w_u(o, p->run_ns);
 		w_u(o, p->run_cnt);
 		w_s(o, p->reason);
+		/* appended by the budget's backing off */
+		w_u(o, p->over_budget);
+		w_u(o, p->backing_off);
+		w_u(o, p->off_ns);
+		w_u(o, p->back_in_ns);
 		sb_putc(o, '\n');
 	}
 	if (!r->valid)
@@ -149,6 +156,7 @@ int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
 		w_u(o, q->polls);
 		w_u(o, q->work);
 		w_s(o, q->dev);
+		w_u(o, q->netns); /* appended by the namespaces */
 		sb_putc(o, '\n');
 	}
 	for (size_t i = 0; i < r->nblkq; i++) {
@@ -247,8 +255,14 @@ static void r_irq(struct rec_text *r, struct trace_raw *t)
  * and minor within the kernel's dev_t, as trace.c decodes it (12 and 20
  * bits), op and stage indices of the metrics' tables, a queue number below
  * TRACE_HCTX_MAX; sorted and unique (trace_lat_cmp): the metrics merge two
- * reads by this key. */
-static void r_lat(struct rec_text *r, char kind, struct trace_lat_raw *rows, size_t *n)
+ * reads by this key. A histogram the live reader would not have kept, or
+ * whose remote count is above its IOs (written after the live check, so
+ * damage), is left out and counted in t->rows_dropped (trace_lat_check;
+ * a count that is not its buckets' sum is set so, as live: recordings made
+ * before the check hold such rows from reads that caught an IO's adds
+ * half done). */
+static void r_lat(struct rec_text *r, char kind, struct trace_lat_raw *rows, size_t *n,
+		  struct trace_raw *t)
 {
 	struct trace_lat_raw *l = &rows[*n];
 
@@ -266,6 +280,10 @@ static void r_lat(struct rec_text *r, char kind, struct trace_lat_raw *rows, siz
 		l->slots[s] = rec_text_u(r);
 	if (*n && trace_lat_cmp(&rows[*n - 1], l) >= 0)
 		r->bad = true;
+	if (!r->bad && trace_lat_check(l) & (TRACE_CHECK_BAD | TRACE_CHECK_REMOTE)) {
+		t->rows_dropped++;
+		return;
+	}
 	(*n)++;
 }
 
@@ -282,6 +300,7 @@ static void r_napi(struct rec_text *r, struct trace_raw *t)
 	q->polls = rec_text_u(r);
 	q->work = rec_text_u(r);
 	rec_text_s(r, q->dev, sizeof(q->dev));
+	q->netns = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
 	/* ascending and unique: the metrics merge two reads by napi_id */
 	if (t->nnapi && t->napi[t->nnapi - 1].napi_id >= q->napi_id)
 		r->bad = true;
@@ -333,6 +352,8 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 	t->nirq = t->nlat = t->nnapi = t->nblkq = t->nhlat = 0;
 	t->napi_read = t->blkq_read = t->hlat_read = false;
 	t->hlat_dropped = 0;
+	t->host_netns = 0;
+	t->rows_dropped = 0;
 	t->block_sample = 0;
 	t->stats = false;
 	t->stats_reason[0] = '\0';
@@ -363,6 +384,7 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 			t->blkq_read = rec_text_u(&r) != 0;
 			t->hlat_read = rec_text_u(&r) != 0;
 			t->hlat_dropped = rec_text_u(&r);
+			t->host_netns = (uint32_t)r_below(&r, (uint64_t)UINT32_MAX + 1);
 			if (r.bad || (valid && !t->ncpu) || nirq * t->ncpu > REC_TRACE_CELLS_MAX)
 				return -EBADMSG;
 			if (valid && alloc_tables(t, nirq, nlat, nnapi, nblkq, nhlat) < 0)
@@ -383,6 +405,10 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 			pr->run_ns = rec_text_u(&r);
 			pr->run_cnt = rec_text_u(&r);
 			rec_text_s(&r, pr->reason, sizeof(pr->reason));
+			pr->over_budget = (uint32_t)r_below(&r, (uint64_t)UINT32_MAX + 1);
+			pr->backing_off = rec_text_u(&r) != 0 && !pr->on;
+			pr->off_ns = rec_text_u(&r);
+			pr->back_in_ns = rec_text_u(&r);
 			break;
 		}
 		case 's':
@@ -403,11 +429,11 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 			break;
 		case 'l':
 			if (valid)
-				r_lat(&r, 'l', t->lat, &t->nlat);
+				r_lat(&r, 'l', t->lat, &t->nlat, t);
 			break;
 		case 'x':
 			if (valid)
-				r_lat(&r, 'x', t->hlat, &t->nhlat);
+				r_lat(&r, 'x', t->hlat, &t->nhlat, t);
 			break;
 		default:
 			break; /* a kind of a later version */

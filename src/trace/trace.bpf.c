@@ -299,6 +299,9 @@ static __always_inline struct trace_napi_val *napi_val(struct napi_struct *napi)
 			n.index = napi->index;
 		n.ifindex = dev->ifindex;
 		bpf_probe_read_kernel_str(n.dev, sizeof(n.dev), dev->name);
+		/* a name says nothing outside its namespace: any user's veth
+		 * in its own namespace may be called eth0 (doc/trace.md) */
+		n.netns = BPF_CORE_READ(dev, nd_net.net, ns.inum);
 	}
 	bpf_map_update_elem(&napi_time, &key, &n, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&napi_time, &key);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,7 +34,9 @@ struct trace {
 	char stats_reason[IOT_REASON_MAX];
 	double budget_pct;
 	int ncpu;
+	uint32_t host_netns; /* /proc/self/ns/net's inode, 0 unknown */
 	struct trace_probe_status probe[TRACE__COUNT];
+	struct trace_backoff backoff[TRACE__COUNT]; /* off over budget, for a while */
 	/* the previous read: the budget is over the time between two reads */
 	int64_t last_ns;
 	uint64_t last_run_ns[TRACE__COUNT];
@@ -133,25 +136,51 @@ static enum trace_probe prog_probe(const struct bpf_program *p)
 static void probe_off(struct trace *t, enum trace_probe k, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* The softirq probe's "inside vector" mark on every CPU cleared: with its
- * exit program detached it would stay set, and the block probe would go on
- * handing time to the disks' queues. */
-static void soft_vec_clear(struct trace *t)
+/* The per-CPU marks of probe k's programs (trace.bpf.c's start map: 0
+ * the hardirq's entry, 1-3 the softirq's entry, mark and running vector)
+ * cleared: with its exit program detached a mark would stay set, the block
+ * probe would go on handing time to the disks' queues, and an exit seen
+ * right after a re-attach would count the time since the detach. */
+static void start_clear(struct trace *t, enum trace_probe k)
 {
-	uint32_t key = 3; /* START_SOFT_VEC1 (trace.bpf.c) */
 	uint64_t *zero = calloc((size_t)t->ncpu, sizeof(*zero));
+	uint32_t first = k == TRACE_HARDIRQ ? 0 : 1, last = k == TRACE_HARDIRQ ? 0 : 3;
 
-	if (!zero)
+	if (!zero || k == TRACE_BLOCK) {
+		free(zero);
 		return;
-	bpf_map_update_elem(bpf_map__fd(t->skel->maps.start), &key, zero, BPF_ANY);
+	}
+	for (uint32_t key = first; key <= last; key++)
+		bpf_map_update_elem(bpf_map__fd(t->skel->maps.start), &key, zero, BPF_ANY);
 	free(zero);
 }
 
-/* Detaches probe k's programs and says why. */
-static void probe_off(struct trace *t, enum trace_probe k, const char *fmt, ...)
+/* The block probe's requests in flight forgotten before it is attached
+ * again: a request issued before its detach and completed after the
+ * re-attach would count the seconds in between. One batch update of
+ * zeroes; on failure the slots are left (a few IOs may read long). */
+static void inflight_clear(struct trace *t)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bo);
+	const struct bpf_map *m = t->skel->maps.inflight;
+	uint32_t n = bpf_map__max_entries(m), *keys;
+	void *zero;
+
+	keys = malloc((size_t)n * sizeof(*keys));
+	zero = calloc(n, bpf_map__value_size(m));
+	if (keys && zero) {
+		for (uint32_t i = 0; i < n; i++)
+			keys[i] = i;
+		bpf_map_update_batch(bpf_map__fd(m), keys, zero, &n, &bo);
+	}
+	free(keys);
+	free(zero);
+}
+
+/* Destroys probe k's links. */
+static void detach(struct trace *t, enum trace_probe k)
 {
 	struct bpf_program *p;
-	va_list ap;
 	size_t i = 0;
 
 	bpf_object__for_each_program(p, t->skel->obj)
@@ -165,11 +194,49 @@ static void probe_off(struct trace *t, enum trace_probe k, const char *fmt, ...)
 		i++;
 	}
 	t->probe[k].on = false;
-	if (k == TRACE_SOFTIRQ)
-		soft_vec_clear(t);
+	start_clear(t, k);
+}
+
+/* Detaches probe k's programs for good and says why. */
+static void probe_off(struct trace *t, enum trace_probe k, const char *fmt, ...)
+{
+	va_list ap;
+
+	detach(t, k);
+	t->backoff[k].off = false; /* not coming back */
 	va_start(ap, fmt);
 	vsnprintf(t->probe[k].reason, sizeof(t->probe[k].reason), fmt, ap);
 	va_end(ap);
+}
+
+/* Attaches probe k's programs (again, after backing off); one that
+ * cannot attach switches the probe off for good with the reason. */
+static void probe_attach(struct trace *t, enum trace_probe k)
+{
+	struct bpf_program *p;
+	size_t i = 0;
+
+	start_clear(t, k);
+	if (k == TRACE_BLOCK)
+		inflight_clear(t);
+	t->probe[k].on = true;
+	t->probe[k].reason[0] = '\0';
+	bpf_object__for_each_program(p, t->skel->obj)
+	{
+		if (i >= sizeof(t->links) / sizeof(t->links[0]))
+			break;
+		if (prog_probe(p) == k && !t->links[i]) {
+			t->links[i] = bpf_program__attach(p);
+			if (!t->links[i]) {
+				int e = errno;
+
+				probe_off(t, k, "cannot attach %s: %s", bpf_program__name(p),
+					  strerror(e));
+				return;
+			}
+		}
+		i++;
+	}
 }
 
 void trace_close(struct trace *t)
@@ -220,28 +287,8 @@ static int load(struct trace *t, const char *btf, bool custom, const struct trac
 
 static void attach(struct trace *t)
 {
-	struct bpf_program *p;
-	size_t i = 0;
-
 	for (int k = 0; k < TRACE__COUNT; k++)
-		t->probe[k].on = true;
-	bpf_object__for_each_program(p, t->skel->obj)
-	{
-		enum trace_probe k = prog_probe(p);
-
-		if (i >= sizeof(t->links) / sizeof(t->links[0]))
-			break;
-		if (t->probe[k].on) {
-			t->links[i] = bpf_program__attach(p);
-			if (!t->links[i]) {
-				int e = errno;
-
-				probe_off(t, k, "cannot attach %s: %s", bpf_program__name(p),
-					  strerror(e));
-			}
-		}
-		i++;
-	}
+		probe_attach(t, (enum trace_probe)k);
 }
 
 int trace_open(const struct trace_opts *o, struct trace **ret_t, char *why, size_t why_size)
@@ -249,6 +296,7 @@ int trace_open(const struct trace_opts *o, struct trace **ret_t, char *why, size
 	const char *btf = o && o->btf_path ? o->btf_path : getenv(TRACE_BTF_ENV);
 	bool custom = btf && *btf;
 	struct trace *t;
+	struct stat st;
 	int r;
 
 	if (!custom)
@@ -274,6 +322,8 @@ int trace_open(const struct trace_opts *o, struct trace **ret_t, char *why, size
 		free(t);
 		return r;
 	}
+	if (stat("/proc/self/ns/net", &st) == 0)
+		t->host_netns = (uint32_t)st.st_ino;
 	libbpf_set_print(libbpf_keep);
 	r = load(t, btf, custom, o, why, why_size);
 	if (r < 0) {
@@ -470,10 +520,9 @@ static int read_lat(struct trace *t, struct trace_raw *out)
 		for (size_t c = 0; c < nc; c++)
 			lat_row_take(out, (const struct trace_lat_row *)((char *)t->vals + c * rs));
 	}
-	if (out->nlat < 2)
-		return 0;
 	/* one row per key: the CPUs' rows of one (disk, op, kind) summed */
-	qsort(out->lat, out->nlat, sizeof(*out->lat), trace_lat_cmp);
+	if (out->nlat > 1)
+		qsort(out->lat, out->nlat, sizeof(*out->lat), trace_lat_cmp);
 	for (size_t i = 1; i < out->nlat; i++) {
 		struct trace_lat_raw *d = &out->lat[w], *x = &out->lat[i];
 
@@ -487,7 +536,16 @@ static int read_lat(struct trace *t, struct trace_raw *out)
 			out->lat[++w] = *x;
 		}
 	}
-	out->nlat = w + 1;
+	if (out->nlat)
+		out->nlat = w + 1;
+	/* the checks every read gets, live or recorded (trace_lat_check) */
+	for (size_t i = w = 0; i < out->nlat; i++) {
+		if (trace_lat_check(&out->lat[i]) & TRACE_CHECK_BAD)
+			out->rows_dropped++;
+		else
+			out->lat[w++] = out->lat[i];
+	}
+	out->nlat = w;
 	return 0;
 }
 
@@ -522,6 +580,7 @@ static int each_napi(struct trace *t, struct trace_raw *out, const void *keys, c
 				q->irq = x->irq;
 				q->index = x->index;
 				q->ifindex = x->ifindex;
+				q->netns = x->netns;
 				memcpy(q->dev, x->dev, sizeof(q->dev));
 				q->dev[sizeof(q->dev) - 1] = '\0';
 			}
@@ -647,9 +706,26 @@ static void read_run_time(struct trace *t)
 	}
 }
 
+/* The reason of a probe backing off, as of now: its cost, when it comes
+ * back, how often it went over. */
+static void backoff_reason(struct trace *t, enum trace_probe k, int64_t now)
+{
+	const struct trace_backoff *b = &t->backoff[k];
+	long long left = (long long)((trace_backoff_left(b, now) + 999999999) / 1000000000);
+	char sampled[48] = "";
+
+	if (k == TRACE_BLOCK)
+		snprintf(sampled, sizeof(sampled), " timing 1 in %u requests",
+			 (unsigned)TRACE_SAMPLE_MAX);
+	snprintf(t->probe[k].reason, sizeof(t->probe[k].reason),
+		 "over budget: %.3f %% of a CPU > %.3f %%%s: backing off, on again in %lld s "
+		 "(%u time%s over budget)",
+		 b->over_pct, t->budget_pct, sampled, left, b->times, b->times == 1 ? "" : "s");
+}
+
 /* Keeps each probe within the budget since the last read: the block probe
- * times fewer requests, a probe that cannot is switched off
- * (trace_budget_sample). */
+ * times fewer requests; a probe that cannot is detached for a while
+ * (trace_budget_sample, trace_backoff_over). */
 static void enforce_budget(struct trace *t, int64_t now)
 {
 	int64_t dt = now - t->last_ns;
@@ -665,23 +741,37 @@ static void enforce_budget(struct trace *t, int64_t now)
 				continue;
 			pct = (double)(t->probe[k].run_ns - t->last_run_ns[k]) / (double)dt * 100.0;
 			next = trace_budget_sample(pct, t->budget_pct, cur, block);
-			if (!next && block)
-				probe_off(t, (enum trace_probe)k,
-					  "over budget: %.3f %% of a CPU > %.3f %% timing 1 in %u "
-					  "requests",
-					  pct, t->budget_pct, (unsigned)cur);
-			else if (!next)
-				probe_off(t, (enum trace_probe)k,
-					  "over budget: %.3f %% of a CPU > %.3f %%", pct,
-					  t->budget_pct);
-			else if (block)
+			if (!next) {
+				detach(t, (enum trace_probe)k);
+				trace_backoff_over(&t->backoff[k], now, pct);
+			} else if (block) {
 				t->skel->data->block_sample = next;
+			}
 		}
 	}
-	for (int k = 0; k < TRACE__COUNT; k++)
-		t->last_run_ns[k] = t->probe[k].run_ns;
+	for (int k = 0; k < TRACE__COUNT; k++) {
+		const struct trace_backoff *b = &t->backoff[k];
+		struct trace_probe_status *p = &t->probe[k];
+
+		t->last_run_ns[k] = p->run_ns;
+		p->over_budget = b->times;
+		p->backing_off = !p->on && b->off;
+		p->off_ns = p->backing_off ? (uint64_t)trace_backoff_off_for(b, now) : 0;
+		p->back_in_ns = p->backing_off ? (uint64_t)trace_backoff_left(b, now) : 0;
+		if (p->backing_off)
+			backoff_reason(t, (enum trace_probe)k, now);
+	}
 	t->last_ns = now;
 	t->have_last = true;
+}
+
+/* Probes whose backing off is over attached again, before this read: the
+ * read's maps are then the start of a whole interval. */
+static void backoff_due(struct trace *t, int64_t now)
+{
+	for (int k = 0; k < TRACE__COUNT; k++)
+		if (!t->probe[k].on && trace_backoff_due(&t->backoff[k], now))
+			probe_attach(t, (enum trace_probe)k);
 }
 
 int trace_read(struct trace *t, struct trace_raw *r)
@@ -700,6 +790,7 @@ int trace_read(struct trace *t, struct trace_raw *r)
 	r->blkq_read = false;
 	r->hlat_read = false;
 	r->nhlat = 0;
+	r->rows_dropped = 0;
 	if (!r->soft_ns) {
 		r->soft_ns = calloc(nc * TRACE_NR_SOFTIRQS, sizeof(*r->soft_ns));
 		r->soft_count = calloc(nc * TRACE_NR_SOFTIRQS, sizeof(*r->soft_count));
@@ -708,6 +799,7 @@ int trace_read(struct trace *t, struct trace_raw *r)
 	}
 	memset(r->soft_ns, 0, nc * TRACE_NR_SOFTIRQS * sizeof(*r->soft_ns));
 	memset(r->soft_count, 0, nc * TRACE_NR_SOFTIRQS * sizeof(*r->soft_count));
+	backoff_due(t, r->mono_ns);
 	read_run_time(t);
 	for (int k = 0; k < TRACE__COUNT; k++)
 		t->probe[k].read = t->probe[k].on;
@@ -775,6 +867,7 @@ int trace_read(struct trace *t, struct trace_raw *r)
 	r->stats = t->stats_fd >= 0 || t->stats_sysctl;
 	snprintf(r->stats_reason, sizeof(r->stats_reason), "%s", t->stats_reason);
 	r->budget_pct = t->budget_pct;
+	r->host_netns = t->host_netns;
 	r->block_sample = t->skel->data->block_sample;
 	r->valid = true;
 	return 0;

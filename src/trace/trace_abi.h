@@ -97,8 +97,11 @@ struct trace_napi_val {
 	__s32 irq;   /* the NAPI's IRQ line, -1 none */
 	__s32 index; /* its queue's index, -1 unknown */
 	__u32 ifindex;
-	__u32 named;  /* 1 on the CPU that filled irq .. dev (the others: 0) */
+	__u32 named;  /* 1 on the CPU that filled irq .. netns (the others: 0) */
 	char dev[16]; /* IFNAMSIZ; "" backlog */
+	__u32 netns;  /* the device's network namespace (its ns.inum, as
+		       * /proc/PID/ns/net's inode); 0 backlog */
+	__u32 pad;
 };
 
 struct trace_blkq_key {

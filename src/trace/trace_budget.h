@@ -26,4 +26,40 @@
  */
 uint32_t trace_budget_sample(double pct, double budget_pct, uint32_t sample, bool can_sample);
 
+/*
+ * A probe the budget switched off backs off and comes back (doc/trace.md,
+ * "The budget"): detached for TRACE_BACKOFF_FIRST_NS the first time, twice
+ * as long each time it is over again within TRACE_BACKOFF_CALM_NS of its
+ * re-attach, at most TRACE_BACKOFF_MAX_NS; on again for that long under
+ * budget, the next time starts from the first period. Never off for good:
+ * anyone who can make a probe's events (loopback UDP) could otherwise
+ * switch the measured view off for the daemon's life.
+ */
+#define TRACE_BACKOFF_FIRST_NS (5 * 1000000000LL)
+#define TRACE_BACKOFF_MAX_NS   (60 * 1000000000LL)
+#define TRACE_BACKOFF_CALM_NS  (120 * 1000000000LL)
+
+struct trace_backoff {
+	uint32_t times;	  /* times over budget since loaded */
+	uint32_t streak;  /* backoffs in a row (the period's doubling) */
+	bool off;	  /* backing off */
+	int64_t off_ns;	  /* when detached (monotonic ns) */
+	int64_t until_ns; /* when to re-attach */
+	int64_t on_ns;	  /* when last (re-)attached */
+	double over_pct;  /* the cost that switched it off, % of one CPU */
+};
+
+/* Over budget at now (monotonic ns): marks it off and returns the period
+ * (ns) it stays off. */
+int64_t trace_backoff_over(struct trace_backoff *b, int64_t now, double pct);
+
+/* Off and its period over at now: true, and marks it on since now; false
+ * otherwise (on, or still backing off). */
+bool trace_backoff_due(struct trace_backoff *b, int64_t now);
+
+/* Nanoseconds it has been off at now (0 when on), and until it is due
+ * (0 when on or due). */
+int64_t trace_backoff_off_for(const struct trace_backoff *b, int64_t now);
+int64_t trace_backoff_left(const struct trace_backoff *b, int64_t now);
+
 #endif

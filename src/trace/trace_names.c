@@ -52,20 +52,58 @@ static bool add_sat(uint64_t *a, uint64_t b)
 	return true;
 }
 
-/* One slot as a row, false when it holds nothing to keep. */
-static bool hlat_decode(const struct trace_hlat_row *x, struct trace_lat_raw *l)
+unsigned trace_lat_check(struct trace_lat_raw *l)
+{
+	unsigned r = 0;
+	long double cap_us = 0;
+	uint64_t n = 0;
+	int top = -1;
+
+	for (int s = 0; s < TRACE_HIST_SLOTS; s++) {
+		if (!add_sat(&n, l->slots[s]))
+			return TRACE_CHECK_BAD;
+		if (l->slots[s]) {
+			top = s;
+			/* bucket s holds [2^s, 2^(s+1)) us */
+			cap_us += (long double)l->slots[s] * (long double)(2ull << s);
+		}
+	}
+	/* the last bucket is everything above 2^31 us: no bound */
+	if (top >= 0 && top < TRACE_HIST_SLOTS - 1 && (long double)l->sum_ns > cap_us * 1000.0L)
+		return TRACE_CHECK_BAD;
+	if (!n && l->sum_ns)
+		return TRACE_CHECK_BAD;
+	if (l->count != n) {
+		l->count = n;
+		r |= TRACE_CHECK_COUNT;
+	}
+	if (l->remote > n) {
+		l->remote = n;
+		r |= TRACE_CHECK_REMOTE;
+	}
+	return r;
+}
+
+bool trace_time_ok(uint64_t d_ns, uint64_t dt_ns)
+{
+	return (long double)d_ns <= (long double)dt_ns * 1.25L + TRACE_TIME_SLACK_NS;
+}
+
+bool trace_ios_ok(uint64_t n, uint64_t dt_ns, uint32_t weight)
+{
+	return (long double)n <=
+	       ((long double)(dt_ns / TRACE_IO_MIN_NS) + 1.0L) * (long double)(weight ? weight : 1);
+}
+
+/* One slot as a row, false when it holds nothing to keep: free, its key
+ * out of range, no IO yet, or impossible (trace_lat_check; counted). */
+static bool hlat_decode(const struct trace_hlat_row *x, struct trace_lat_raw *l, uint64_t *bad)
 {
 	uint32_t op1 = (uint32_t)(x->key & 0xff), hctx = (uint32_t)(x->key >> 8 & 0xffffff);
 	uint32_t dev = (uint32_t)(x->key >> 32);
-	uint64_t n = 0;
 
 	if (!x->key || op1 < 1 || op1 > TRACE_OP__COUNT || hctx >= TRACE_HCTX_MAX)
 		return false;
-	for (int s = 0; s < TRACE_HIST_SLOTS; s++)
-		if (!add_sat(&n, x->slots[s]))
-			return false;
-	if (!n)
-		return false; /* taken, no IO yet */
 	memset(l, 0, sizeof(*l));
 	l->major = dev >> 20;
 	l->minor = dev & 0xfffff;
@@ -75,28 +113,34 @@ static bool hlat_decode(const struct trace_hlat_row *x, struct trace_lat_raw *l)
 	memcpy(l->slots, x->slots, sizeof(l->slots));
 	/* the buckets are the truth: an IO's adds are not one atomic step, so
 	 * a read may catch count or remote ahead or behind its bucket */
-	l->count = n;
+	l->count = x->count;
 	l->sum_ns = x->sum_ns;
-	l->remote = x->remote < n ? x->remote : n;
-	return true;
+	l->remote = x->remote;
+	if (trace_lat_check(l) & TRACE_CHECK_BAD) {
+		(*bad)++;
+		return false;
+	}
+	return l->count != 0; /* taken, no IO yet */
 }
 
 int trace_hlat_take(const struct trace_hlat_row *rows, size_t n, struct trace_raw *r)
 {
 	size_t k = 0, w = 0;
+	uint64_t bad = 0;
 	void *a;
 
 	r->nhlat = 0;
 	if (n > TRACE_MAX_HLAT)
 		n = TRACE_MAX_HLAT; /* the map's size: a longer table is not one */
 	for (size_t i = 0; i < n; i++)
-		k += hlat_decode(&rows[i], &(struct trace_lat_raw){ 0 });
+		k += hlat_decode(&rows[i], &(struct trace_lat_raw){ 0 }, &bad);
 	a = realloc(r->hlat, (k ? k : 1) * sizeof(*r->hlat));
 	if (!a)
 		return -ENOMEM;
 	r->hlat = a;
+	r->rows_dropped += bad; /* counted once, in the first pass */
 	for (size_t i = 0; i < n && r->nhlat < k; i++)
-		r->nhlat += hlat_decode(&rows[i], &r->hlat[r->nhlat]);
+		r->nhlat += hlat_decode(&rows[i], &r->hlat[r->nhlat], &(uint64_t){ 0 });
 	if (r->nhlat < 2)
 		return (int)r->nhlat;
 	qsort(r->hlat, r->nhlat, sizeof(*r->hlat), trace_lat_cmp);

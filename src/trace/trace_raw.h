@@ -32,6 +32,13 @@ struct trace_probe_status {
 	bool has_run;		     /* run_ns/run_cnt measured (kernel BPF stats) */
 	uint64_t run_ns;	     /* its programs' run time since loaded */
 	uint64_t run_cnt;	     /* their runs since loaded */
+	/* the budget (doc/trace.md): times over it since loaded; while off
+	 * over it (backing_off), how long it has been off and how long until
+	 * it is attached again, at this read */
+	uint32_t over_budget;
+	bool backing_off;
+	uint64_t off_ns;
+	uint64_t back_in_ns;
 };
 
 /* One (disk, op, stage) histogram, summed over the CPUs; or, in
@@ -54,8 +61,9 @@ struct trace_napi_raw {
 	uint32_t napi_id; /* 0: the per-CPU backlog (loopback, netif_rx) */
 	int32_t irq;	  /* its IRQ line, -1 none */
 	int32_t index;	  /* its queue's index, -1 unknown */
-	uint32_t ifindex;
-	char dev[16]; /* "" backlog */
+	uint32_t ifindex; /* in its namespace */
+	uint32_t netns;	  /* the device's network namespace inode; 0 unknown */
+	char dev[16];	  /* "" backlog */
 	uint64_t ns;
 	uint64_t polls;
 	uint64_t work; /* packets */
@@ -106,11 +114,54 @@ struct trace_raw {
 	 * and the block probe too (hardware queues); by ascending napi_id,
 	 * (major, minor, hctx) */
 	bool napi_read, blkq_read;
+	/* the daemon's own network namespace (/proc/self/ns/net's inode; 0
+	 * unknown): only NAPI rows in it are the host's NICs */
+	uint32_t host_netns;
+	/* rows of this read left out as impossible (trace_lat_check): a
+	 * recorded read's damaged lines, a live read's rows */
+	uint64_t rows_dropped;
 	size_t nnapi;
 	struct trace_napi_raw *napi;
 	size_t nblkq;
 	struct trace_blkq_raw *blkq;
 };
+
+/*
+ * What a read of the maps can say (doc/trace.md, "What a read may say"):
+ * one set of checks for the live reads (trace.c, trace_hlat_take), the
+ * recorded ones (rec_trace.c) and the difference of two
+ * (metrics_trace.c). A row that fails is left out and counted, never
+ * shown.
+ */
+/* a row completes at most one IO per TRACE_IO_MIN_NS of an interval (10^8
+ * a second), each counted as its sampling weight */
+#define TRACE_IO_MIN_NS 10
+/* a CPU spends at most dt + dt/4 + TRACE_TIME_SLACK_NS of an interval of
+ * dt in one vector or IRQ line: a run that straddles a read is counted
+ * whole at its end */
+#define TRACE_TIME_SLACK_NS 2000000
+
+/* what trace_lat_check found, or'ed */
+enum {
+	TRACE_CHECK_COUNT = 1,	/* count was not its buckets' sum: set so */
+	TRACE_CHECK_REMOTE = 2, /* remote was above its count: set to it */
+	TRACE_CHECK_BAD = 4,	/* impossible: leave it out */
+};
+
+/* A histogram (one read's, or the difference of two): BAD when its
+ * buckets' sum overflows 64 bits or its sum of latencies is past what its
+ * highest bucket allows (a mean above that bucket's bound; the last bucket
+ * has none); COUNT, REMOTE when its count is not its buckets' sum or its
+ * remote count above it, both set so (a live read may catch an IO's adds
+ * half done). A recorded row was written checked: REMOTE there is damage
+ * too (rec_trace.c). Returns 0 when it is as it should be. */
+unsigned trace_lat_check(struct trace_lat_raw *l);
+
+/* d_ns of one CPU's time in one vector or line over dt_ns: possible */
+bool trace_time_ok(uint64_t d_ns, uint64_t dt_ns);
+
+/* n IOs of one row over dt_ns, each timed IO counted as weight: possible */
+bool trace_ios_ok(uint64_t n, uint64_t dt_ns, uint32_t weight);
 
 /*
  * Takes the probe's shared per-queue rows (n of them, as the map holds

@@ -15,12 +15,7 @@ users run it) and the live view at 80x24 in tmux.
    printed: doc/PERFORMANCE.md).
 2. cpu: four CPU burners under nice on this 2-CPU machine: cpu_saturated,
    its split saying %nice, the burners named; not "OK".
-3. postgres: PostgreSQL from Debian's packages (a cluster of the test's
-   own, cluster_name 15/main) under pgbench with a checkpoint every 2 s:
-   the processes doing IO are named by their command line, the
-   checkpointer among them ("postgres: 15/main: checkpointer"), not all
-   "postgres". Skipped with a note where PostgreSQL is not installed.
-4. quiet: once the load is gone, no critical finding and no hot core.
+3. quiet: once the load is gone, no critical finding and no hot core.
 
 All along, /metrics is scraped every second as Prometheus scrapes it, and
 the shipped rules (packaging/prometheus/iotriage.rules.yml) are run by
@@ -28,16 +23,14 @@ the shipped rules (packaging/prometheus/iotriage.rules.yml) are run by
 the finding's rise on repeated past the rules' for: (alerts_lib.py): fio
 raises exactly IotriageDiskSaturated for the disk (critical), the burners
 IotriageCpuSaturated, the quiet host nothing; no hot core, no slow disk,
-in any (PostgreSQL's included). The finding must stand in every scrape of its stretch with one
+in any. (PostgreSQL and MariaDB: test_db.py.) The finding must stand in every scrape of its stretch with one
 label set (a gap or a severity that flips resets for:), and the same
 scrapes with one flicker put in must fire nothing: the test can fail.
 
 Needs root (loop devices), fio, tmux and promtool; exits 77 otherwise.
 """
-import glob
 import json
 import os
-import pwd
 import shutil
 import subprocess
 import sys
@@ -229,82 +222,6 @@ class Screen:
         subprocess.run(self.t + ["kill-server"], capture_output=True)
 
 
-def as_postgres(args, **kw):
-    return subprocess.run(["runuser", "-u", "postgres", "--"] + args, **kw)
-
-
-def postgres_incident(d, tmp, scraper):
-    """pgbench and checkpoints: the checkpointer named among the IO rows; no
-    hot core or slow disk alert over its /metrics."""
-    bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    try:
-        pwd.getpwnam("postgres")
-    except KeyError:
-        bins = []
-    if not bins or not shutil.which("runuser"):
-        print("note: postgres: PostgreSQL (or runuser) not installed: not run")
-        return
-    b = os.path.dirname(bins[-1])
-    pw = pwd.getpwnam("postgres")
-    base = tempfile.mkdtemp(prefix="iot-incident-pg-", dir="/var/tmp")
-    os.chown(base, pw.pw_uid, pw.pw_gid)
-    data = os.path.join(base, "data")
-    port = str(20000 + os.getpid() % 20000)
-    conn = ["-h", base, "-p", port, "-U", "postgres", "postgres"]
-    started = False
-    load = []
-    try:
-        r = as_postgres([b + "/initdb", "-D", data, "-A", "trust", "-U", "postgres",
-                         "--no-sync"], capture_output=True, text=True)
-        check(r.returncode == 0, "postgres: initdb: %s" % r.stderr[-500:])
-        opts = ("-k %s -p %s -c listen_addresses='' -c cluster_name=15/main "
-                "-c shared_buffers=64MB -c max_wal_size=64MB -c checkpoint_timeout=30s"
-                % (base, port))
-        r = as_postgres([b + "/pg_ctl", "-D", data, "-o", opts, "-l",
-                         os.path.join(base, "log"), "-w", "start"],
-                        capture_output=True, text=True)
-        check(r.returncode == 0, "postgres: start: %s" % r.stderr[-500:])
-        started = True
-        start = scraper.tick()  # the incident: pgbench's load from its -i on
-        r = as_postgres([b + "/pgbench", "-i", "-s", "10", "-q"] + conn, capture_output=True,
-                        text=True)
-        check(r.returncode == 0, "postgres: pgbench -i: %s" % r.stderr[-500:])
-        load.append(subprocess.Popen(
-            ["runuser", "-u", "postgres", "--", b + "/pgbench", "-c", "4", "-j", "2", "-T",
-             "60"] + conn, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        load.append(subprocess.Popen(
-            ["runuser", "-u", "postgres", "--", "sh", "-c",
-             "while :; do %s/psql -qXc CHECKPOINT %s >/dev/null 2>&1; sleep 2; done"
-             % (b, " ".join(conn))], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        seen = {}
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline and "checkpointer" not in seen:
-            doc = sample(d)
-            for row in (doc.get("processes") or {}).get("top_io", []):
-                cmd = row.get("cmdline", "")
-                if cmd.startswith("postgres: 15/main: "):
-                    seen[cmd.split(": ", 2)[2].split()[0]] = cmd
-            time.sleep(0.5)
-        check("checkpointer" in seen, "postgres: the checkpointer never named in the "
-              "processes doing IO; seen %r" % sorted(seen))
-        print("ok: postgres: named in the IO rows: %s" % ", ".join(sorted(seen.values())))
-        # the checkpoints may saturate the disk, the CPUs or the page cache
-        # here, truly; never a hot core or a slow disk
-        end = scraper.tick()
-        check(scraper.wait_tick(end - 1), "postgres: /metrics not scraped")
-        judge_alerts(tmp, scraper, "postgres", start, start, end, None, {}, ignore=(
-            "IotriageDiskSaturated", "IotriageCpuSaturated", "IotriageWritebackThrottled"))
-    finally:
-        for p in load:
-            p.terminate()
-        for p in load:
-            p.wait()
-        if started:
-            as_postgres([b + "/pg_ctl", "-D", data, "-m", "immediate", "stop"],
-                        capture_output=True)
-        shutil.rmtree(base, ignore_errors=True)
-
-
 def main():
     if os.geteuid() != 0:
         skip("needs root (loop devices, the daemon reading every process)")
@@ -421,9 +338,6 @@ def main():
         judge_alerts(shm, scraper, "cpu", a, rise, b, match, {"IotriageCpuSaturated": [
             {"kind": "cpu_saturated", "severity": "critical"}]},
             ignore=("IotriageDiskSaturated",))
-
-        # ---- 3. PostgreSQL under pgbench with checkpoints ----
-        postgres_incident(d, shm, scraper)
 
         # ---- 4. quiet again ----
         doc = wait_doc(d, "quiet: no cpu_saturated", lambda x: not any(

@@ -27,19 +27,20 @@ struct scenario {
 	struct advice a;
 };
 
-static void load(const char *name, struct scenario *sc)
+/* The pair dir/t0, dir/t1 (interval itv_cs) advised into sc. */
+static void load_dir(const char *dir, uint64_t itv_cs, struct scenario *sc)
 {
 	char d0[512], d1[512];
 	struct root r;
 	uint64_t itv;
 
 	memset(sc, 0, sizeof(*sc));
-	snprintf(d0, sizeof(d0), "%s/advise/%s/t0", FIXTURES_DIR, name);
-	snprintf(d1, sizeof(d1), "%s/advise/%s/t1", FIXTURES_DIR, name);
+	snprintf(d0, sizeof(d0), "%s/t0", dir);
+	snprintf(d1, sizeof(d1), "%s/t1", dir);
 	assert_int_equal(snapshot_load_tree(d0, &sc->s0), 0);
 	assert_int_equal(snapshot_load_tree(d1, &sc->s1), 0);
 	itv = metrics_interval_cs(&sc->s0, &sc->s1);
-	assert_int_equal(itv, 1000);
+	assert_int_equal(itv, itv_cs);
 	assert_int_equal(metrics_compute(&sc->s0, &sc->s1, itv, &sc->m), 0);
 	assert_int_equal(root_open(d1, &r), 0);
 	assert_int_equal(topology_collect(&r, &sc->t), 0);
@@ -47,6 +48,14 @@ static void load(const char *name, struct scenario *sc)
 	assert_int_equal(
 	    advise_run(&(struct advise_input){ .cur = &sc->s1, .m = &sc->m, .t = &sc->t }, &sc->a),
 	    0);
+}
+
+static void load(const char *name, struct scenario *sc)
+{
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s/advise/%s", FIXTURES_DIR, name);
+	load_dir(dir, 1000, sc);
 }
 
 static void unload(struct scenario *sc)
@@ -864,11 +873,141 @@ static void test_cpu_nice(void **state)
 	assert_non_null(strstr(f->reason, "%nice 88.0"));
 	assert_non_null(strstr(f->reason, "cpu pressure some 60%"));
 	assert_non_null(strstr(f->detail, "Most of it is %nice"));
-	assert_non_null(strstr(f->detail, "No suggestion:"));
+	assert_non_null(strstr(f->detail, "No suggestion applied:"));
 	/* no cpu pressure: the CPUs are busy, nobody waits */
 	sc.m.workload->psi[PSI_CPU].some_pct = 2;
 	readvise(&sc);
 	assert_null(advice_finding(&sc.a, "cpu-saturated-cpus"));
+	unload(&sc);
+}
+
+/* A database's disk during a neighbour's load (tests/fixtures/victims):
+ * the victim named in the finding and its headline words, the flushes'
+ * wait said; the fix names the culprit's own unit or pid, never a
+ * placeholder, and never throttles the database (issue 29). */
+static void test_db_victims(void **state)
+{
+	struct proc_metrics rows[2] = {
+		{ .pid = 14840,
+		  .comm = "fio",
+		  .wkb_s = 512000,
+		  .has_who = true,
+		  .user = "root",
+		  .cmdline = "fio --name=neighbour --rw=write",
+		  .unit = "/" },
+		{ .pid = 812,
+		  .comm = "postgres",
+		  .wkb_s = 20480,
+		  .has_who = true,
+		  .user = "postgres",
+		  .cmdline = "postgres: 15/main: checkpointer",
+		  .unit = "system.slice/postgresql@15-main.service" },
+	};
+	struct workload_metrics *x, saved;
+	const struct finding *f;
+	struct scenario sc;
+	char dir[512];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/victims", FIXTURES_DIR);
+	load_dir(dir, 500, &sc);
+	f = advice_finding(&sc.a, "disk-saturated-sda");
+	assert_non_null(f);
+	assert_string_equal(f->victim, "postgresql@15-main.service io 61%");
+	assert_non_null(strstr(f->detail, "Flushes wait 900 ms each (100.0 f/s, w_await 5.00 ms)"));
+	assert_non_null(strstr(f->detail, "Who waits on io (share of the interval stalled): "
+					  "postgresql@15-main.service some 61% full 40%."));
+	/* the delegated subtree waits on cpu, not io: not this finding's */
+	assert_null(strstr(f->detail, "user@1000"));
+	/* a neighbour outside any unit: its pid, in a cgroup of its own (the
+	 * fixture's disk has no scheduler file: ionice would not be honoured) */
+	x = sc.m.workload;
+	saved = *x;
+	x->procs = rows;
+	x->nprocs = 2;
+	x->procs_valid = true;
+	x->nby_io = 2;
+	x->by_io[0] = 0;
+	x->by_io[1] = 1;
+	readvise(&sc);
+	f = advice_finding(&sc.a, "disk-saturated-sda");
+	assert_non_null(f);
+	assert_null(strstr(f->detail, "UNIT"));
+	assert_non_null(strstr(f->detail, "Fix: fio pid 14840 runs in no unit"));
+	assert_non_null(strstr(f->detail, "echo \"8:0 262144000\" > "
+					  "/sys/fs/cgroup/blkio/iotriage-throttle/"
+					  "blkio.throttle.write_bps_device && echo 14840 > "));
+	/* the same in a unit of its own: that unit in the command */
+	snprintf(rows[0].unit, sizeof(rows[0].unit), "system.slice/backup.service");
+	readvise(&sc);
+	f = advice_finding(&sc.a, "disk-saturated-sda");
+	assert_non_null(strstr(f->detail, "systemctl set-property --runtime backup.service "
+					  "IOWriteBandwidthMax=\"/dev/sda 250M\""));
+	/* the database the culprit: its own settings, no throttle */
+	x->by_io[0] = 1;
+	x->by_io[1] = 0;
+	readvise(&sc);
+	f = advice_finding(&sc.a, "disk-saturated-sda");
+	assert_non_null(strstr(f->detail, "checkpoint_completion_target"));
+	assert_null(strstr(f->detail, "Fix:"));
+	*x = saved;
+	unload(&sc);
+}
+
+/* CPU saturation: processes of no unit reniced by their pids, a unit
+ * capped by name, PostgreSQL's backends never reniced. */
+static void test_cpu_remedy(void **state)
+{
+	struct proc_metrics rows[3] = {
+		{ .pid = 6504,
+		  .comm = "postgres",
+		  .cpu_pct = 56,
+		  .has_cpu = true,
+		  .has_who = true,
+		  .user = "postgres",
+		  .cmdline = "postgres: 15/main: postgres bench [local] SELECT",
+		  .unit = "system.slice/postgresql@15-main.service" },
+		{ .pid = 4242,
+		  .comm = "python3",
+		  .cpu_pct = 50,
+		  .has_cpu = true,
+		  .has_who = true,
+		  .user = "root",
+		  .cmdline = "python3 burn.py",
+		  .unit = "/" },
+		{ .pid = 99,
+		  .comm = "backup",
+		  .cpu_pct = 20,
+		  .has_cpu = true,
+		  .has_who = true,
+		  .user = "root",
+		  .cmdline = "backup --all",
+		  .unit = "system.slice/backup.service" },
+	};
+	struct workload_metrics *x, saved;
+	const struct finding *f;
+	struct scenario sc;
+
+	(void)state;
+	load("cpu-nice", &sc);
+	x = sc.m.workload;
+	saved = *x;
+	x->procs = rows;
+	x->nprocs = 3;
+	x->procs_valid = true;
+	x->nby_cpu = 3;
+	for (size_t i = 0; i < 3; i++)
+		x->by_cpu[i] = i;
+	readvise(&sc);
+	f = advice_finding(&sc.a, "cpu-saturated-cpus");
+	assert_non_null(f);
+	assert_non_null(strstr(f->detail, "renice -n 19 -p 4242 (note"));
+	assert_non_null(strstr(f->detail, "systemctl set-property --runtime backup.service "
+					  "CPUQuota=50%"));
+	assert_non_null(strstr(f->detail, "pg_stat_activity"));
+	assert_null(strstr(f->detail, "6504"));
+	assert_null(strstr(f->detail, "UNIT"));
+	*x = saved;
 	unload(&sc);
 }
 
@@ -1049,8 +1188,12 @@ static void trace_build(const struct snapshot *cur, uint32_t ncpu,
 	p.mono_ns = 1000000000;
 	c.mono_ns = 2000000000;
 	p.ncpu = c.ncpu = ncpu;
-	for (int k = 0; k < TRACE__COUNT; k++)
+	/* attached, read or not in both reads (a probe off at the read is
+	 * test_trace_probe_off's: m.off) */
+	for (int k = 0; k < TRACE__COUNT; k++) {
 		p.probe[k].read = c.probe[k].read = on[k];
+		p.probe[k].on = c.probe[k].on = true;
+	}
 	p.soft_ns = calloc(ncpu * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
 	p.soft_count = calloc(ncpu * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
 	c.soft_ns = calloc(ncpu * TRACE_NR_SOFTIRQS, sizeof(uint64_t));
@@ -1326,6 +1469,60 @@ static void test_trace_off_same(void **state)
 	}
 }
 
+/*
+ * The softirq probe backing off over its budget (issue 30): the hot core
+ * is judged by counts and says so in its detail, and an info finding says
+ * for how long and what is judged by counts; the probes on: no word.
+ */
+static void test_trace_probe_off(void **state)
+{
+	static const bool soft_off[TRACE__COUNT] = { true, false, true };
+	static const bool all[TRACE__COUNT] = { true, true, true };
+	const struct finding *f;
+	struct trace_metrics tm;
+	struct scenario sc;
+
+	(void)state;
+	load("nic-one-channel", &sc);
+	trace_build(&sc.s1, 4, NULL, NULL, 0, NULL, 0, soft_off, &tm);
+	tm.off[TRACE_SOFTIRQ] = true;
+	tm.over_budget[TRACE_SOFTIRQ] = true;
+	tm.off_s[TRACE_SOFTIRQ] = 12.2;
+	tm.budget_pct = 2;
+	readvise_trace(&sc, &tm);
+	f = advice_finding(&sc.a, "hot-cpu-cpu0");
+	assert_non_null(f);
+	if (!strstr(f->detail,
+		    " Judged by counts: the softirq probe is off 12 s (over its 2 % budget)."))
+		fail_msg("detail: %s", f->detail);
+	f = advice_finding(&sc.a, "trace-off-softirq");
+	assert_non_null(f);
+	assert_int_equal(f->severity, ADV_INFO);
+	assert_string_equal(f->reason, "tracing: softirq probe off 12 s (over its 2 % budget): "
+				       "NET_RX and BLOCK judged by counts, cores by %soft");
+	assert_null(advice_finding(&sc.a, "trace-off-hardirq"));
+	assert_null(advice_finding(&sc.a, "trace-off-block"));
+	/* what hurts ranks first: the info finding after the hot core */
+	assert_string_equal(sc.a.findings[0].id, "hot-cpu-cpu0");
+	metrics_trace_free(&tm);
+
+	/* off for good (could not attach): said, without a period */
+	trace_build(&sc.s1, 4, NULL, NULL, 0, NULL, 0, soft_off, &tm);
+	tm.off[TRACE_SOFTIRQ] = true;
+	readvise_trace(&sc, &tm);
+	f = advice_finding(&sc.a, "trace-off-softirq");
+	assert_non_null(f);
+	assert_non_null(strstr(f->reason, "softirq probe off (trace.probes.softirq.reason"));
+	metrics_trace_free(&tm);
+
+	trace_build(&sc.s1, 4, NULL, NULL, 0, NULL, 0, all, &tm);
+	readvise_trace(&sc, &tm);
+	for (size_t i = 0; i < sc.a.nfindings; i++)
+		assert_int_not_equal(sc.a.findings[i].kind, FIND_TRACE_OFF);
+	metrics_trace_free(&tm);
+	unload(&sc);
+}
+
 /* A disk slow by its tail: the mean and await say fine, p99 does not. */
 static void test_trace_disk_tail(void **state)
 {
@@ -1461,6 +1658,8 @@ int main(void)
 		cmocka_unit_test(test_loc_storm),
 		cmocka_unit_test(test_hba_single_vector),
 		cmocka_unit_test(test_cpu_nice),
+		cmocka_unit_test(test_db_victims),
+		cmocka_unit_test(test_cpu_remedy),
 		cmocka_unit_test(test_cpu_who),
 		cmocka_unit_test(test_steal),
 		cmocka_unit_test(test_nvme_managed),
@@ -1491,6 +1690,7 @@ int main(void)
 		cmocka_unit_test(test_trace_hot_by_time),
 		cmocka_unit_test(test_trace_hot_napi),
 		cmocka_unit_test(test_trace_off_same),
+		cmocka_unit_test(test_trace_probe_off),
 		cmocka_unit_test(test_trace_disk_tail),
 	};
 

@@ -251,6 +251,7 @@ static void test_queues(void **state)
 	raw_init(&a, 0);
 	raw_init(&b, 2000000000); /* 2 s */
 	a.napi_read = b.napi_read = a.blkq_read = b.blkq_read = true;
+	a.host_netns = b.host_netns = 4026531833u;
 	a.nnapi = 3;
 	a.napi = calloc(3, sizeof(*a.napi));
 	b.nnapi = 4;
@@ -263,6 +264,8 @@ static void test_queues(void **state)
 					     .irq = 41,
 					     .index = 1,
 					     .dev = "eth0",
+					     .ifindex = 2,
+					     .netns = 4026531833u,
 					     .ns = 2000000,
 					     .polls = 10,
 					     .work = 100 };
@@ -274,10 +277,14 @@ static void test_queues(void **state)
 	b.napi[1].polls += 20;
 	b.napi[1].work += 1000;
 	b.napi[2] = (struct trace_napi_raw){ .napi_id = 8194, .ns = 10, .polls = 1 };
+	/* 8195: a veth named eth0 in a namespace of its own, ifindex 2 there
+	 * too: never the host's eth0 */
 	b.napi[3] = (struct trace_napi_raw){ .napi_id = 8195,
 					     .irq = 42,
 					     .index = 2,
 					     .dev = "eth0",
+					     .ifindex = 2,
+					     .netns = 4026532174u,
 					     .ns = 2000000,
 					     .polls = 2,
 					     .work = 8 };
@@ -305,6 +312,8 @@ static void test_queues(void **state)
 	assert_float_equal(m.napi[0].packets_s, 500.0, 1e-9);
 	assert_int_equal(m.napi[1].napi_id, 8195);
 	assert_float_equal(m.napi[1].us_s, 1000.0, 1e-9);
+	assert_false(m.napi[0].foreign);
+	assert_true(m.napi[1].foreign);
 	assert_true(m.has_blkq);
 	assert_int_equal(m.nblkq, 2);
 	assert_int_equal(m.blkq[0].hctx, 0);
@@ -315,9 +324,11 @@ static void test_queues(void **state)
 	assert_string_equal(m.blkq[1].name, "loop0");
 
 	encode_trace(&sb, NULL, &b, &m);
-	assert_non_null(strstr(sb.buf, "\"napi\":[{\"napi_id\":8193,\"dev\":\"eth0\",\"irq\":41,"
+	assert_non_null(strstr(sb.buf, "\"napi\":[{\"napi_id\":8193,\"dev\":\"eth0\",\"ifindex\":2,"
+				       "\"netns\":4026531833,\"host\":true,\"irq\":41,"
 				       "\"queue\":1,\"us_s\":2000.00,\"polls_s\":10.00,"
-				       "\"packets_s\":500.00},{\"napi_id\":8195,"));
+				       "\"packets_s\":500.00},{\"napi_id\":8195,\"dev\":\"eth0\","
+				       "\"ifindex\":2,\"netns\":4026532174,\"host\":false,"));
 	assert_non_null(strstr(sb.buf, "\"blk_queues\":[{\"disk\":\"loop0\",\"major\":7,"
 				       "\"minor\":0,\"hctx\":0,\"us_s\":300.00,"
 				       "\"completed_s\":30.00},"));

@@ -177,7 +177,7 @@ static void test_malformed(void **state)
 		{ "\"findings\":[{\"id\":\"a\"},{\"kind\":\"hot_cpu\"}],\"suggestions\":[]",
 		  "findings[1]: id" },
 		{ "\"findings\":[{\"id\":\"a\",\"reason\":7}],\"suggestions\":[]",
-		  "findings[0]: reason, detail, culprit or who" },
+		  "findings[0]: reason, detail, culprit, who or victim" },
 		{ "\"findings\":[],\"suggestions\":[{\"id\":\"s\",\"commands\":[\"echo 1\",2]}]",
 		  "suggestions[0]: commands" },
 		{ "\"findings\":[],\"suggestions\":[{\"id\":\"s\",\"undo\":\"echo 1\"}]",

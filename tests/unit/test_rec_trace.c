@@ -183,6 +183,84 @@ static void test_roundtrip(void **state)
 	sb_free(&got);
 }
 
+/* Impossible numbers in a recording (issue 30): each the live reader's
+ * checks would not have kept (trace_lat_check) or the interval cannot hold
+ * (trace_time_ok, trace_ios_ok) is left out and counted in rows_dropped,
+ * never shown. Before, replay --json printed them all. */
+static void test_impossible(void **state)
+{
+	struct trace_raw a, b, c, ua = { 0 }, ub = { 0 }, uc = { 0 };
+	struct strbuf pa = { 0 }, pb = { 0 }, pc = { 0 }, o = { 0 };
+	struct trace_metrics m = { 0 };
+
+	(void)state;
+	make_read(&a, 1);
+	make_read(&b, 3); /* 2 s later */
+	/* remote_pct 5000 %: 7:0's reads at the device */
+	b.lat[1].remote = b.lat[1].count * 50;
+	/* a bucket that wraps 2^64: 259:3's flushes */
+	b.lat[2].slots[0] = 1ull << 63;
+	b.lat[2].slots[1] = 1ull << 63;
+	/* a mean of 1.8e13 us: 7:0's reads on hardware queue 5 */
+	b.hlat[1].sum_ns = b.hlat[1].count * 18000000000000000ull;
+	/* 10^10 us/s of NET_RX on CPU 0 */
+	b.soft_ns[0 * TRACE_NR_SOFTIRQS + TRACE_SOFTIRQ_NET_RX] += 20000000000000000ull;
+	pack(&a, &pa);
+	pack(&b, &pb);
+	assert_int_equal(rec_trace_unpack(pa.buf, pa.len, &ua), 0);
+	assert_int_equal(ua.rows_dropped, 0);
+	assert_int_equal(rec_trace_unpack(pb.buf, pb.len, &ub), 0);
+	assert_int_equal(ub.rows_dropped, 3);
+	assert_int_equal(ub.nlat, 1); /* 7:0's queued reads kept */
+	assert_int_equal(ub.nhlat, 2);
+	assert_int_equal(metrics_trace_compute(&ua, &ub, NULL, &m), 0);
+	assert_int_equal(m.rows_dropped, 4); /* and the softirq cell */
+	assert_true(m.soft_us_s[TRACE_SOFTIRQ_NET_RX] == 0);
+	assert_true(m.soft_us_s[TRACE_NR_SOFTIRQS + TRACE_SOFTIRQ_NET_RX] > 0); /* CPU 1's */
+	for (size_t i = 0; i < m.ndisk; i++)
+		assert_true(m.disks[i].remote <= m.disks[i].completed);
+	for (size_t i = 0; i < m.nhctx; i++)
+		assert_true(m.hctx[i].lat.mean_us < 1e7);
+	sb_reset(&o);
+	encode_trace(&o, NULL, &ub, &m);
+	assert_non_null(strstr(sb_cstr(&o), "\"rows_dropped\":4,"));
+	assert_null(strstr(sb_cstr(&o), "\"remote_pct\":5000"));
+	assert_null(strstr(sb_cstr(&o), "\"disk\":\"\",\"major\":259"));
+
+	/* 10^9 IOs a second on one hardware queue: reads 1 us apart */
+	make_read(&c, 1);
+	c.mono_ns = a.mono_ns + 1000;
+	c.hlat[0].slots[3] += 1000;
+	c.hlat[0].count += 1000;
+	pack(&c, &pc);
+	assert_int_equal(rec_trace_unpack(pc.buf, pc.len, &uc), 0);
+	assert_int_equal(uc.rows_dropped, 0); /* each read alone is possible */
+	assert_int_equal(metrics_trace_compute(&ua, &uc, NULL, &m), 0);
+	assert_int_equal(m.rows_dropped, 1);
+	assert_int_equal(m.nhctx, 0);
+	/* the same at 10^8 a second: 100 IOs in that microsecond, kept */
+	c.hlat[0].slots[3] -= 900;
+	c.hlat[0].count -= 900;
+	pack(&c, &pc);
+	assert_int_equal(rec_trace_unpack(pc.buf, pc.len, &uc), 0);
+	assert_int_equal(metrics_trace_compute(&ua, &uc, NULL, &m), 0);
+	assert_int_equal(m.rows_dropped, 0);
+	assert_int_equal(m.nhctx, 1);
+	assert_int_equal(m.hctx[0].lat.count, 100);
+
+	metrics_trace_free(&m);
+	trace_raw_free(&a);
+	trace_raw_free(&b);
+	trace_raw_free(&c);
+	trace_raw_free(&ua);
+	trace_raw_free(&ub);
+	trace_raw_free(&uc);
+	sb_free(&pa);
+	sb_free(&pb);
+	sb_free(&pc);
+	sb_free(&o);
+}
+
 static void test_invalid_read(void **state)
 {
 	struct trace_raw a, u = { 0 };
@@ -414,9 +492,10 @@ static void test_replay(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip),     cmocka_unit_test(test_invalid_read),
-		cmocka_unit_test(test_later_version), cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_mutations),     cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_roundtrip),  cmocka_unit_test(test_invalid_read),
+		cmocka_unit_test(test_impossible), cmocka_unit_test(test_later_version),
+		cmocka_unit_test(test_hostile),	   cmocka_unit_test(test_mutations),
+		cmocka_unit_test(test_replay),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

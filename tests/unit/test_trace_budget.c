@@ -70,6 +70,64 @@ static void test_back_up_without_flapping(void **state)
 	assert_int_equal(trace_budget_sample(0.1, 2, 3000, true), 1);
 }
 
+#define S 1000000000LL
+
+/* Over budget again and again: off 5, 10, 20, 40, 60, 60 s, and on again
+ * at each period's end, never before. */
+static void test_backoff_grows_capped(void **state)
+{
+	struct trace_backoff b = { 0 };
+	int64_t now = 100 * S, want[] = { 5, 10, 20, 40, 60, 60 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		int64_t period = trace_backoff_over(&b, now, 12.3);
+
+		assert_int_equal(period, want[i] * S);
+		assert_int_equal(b.times, i + 1);
+		assert_int_equal(trace_backoff_left(&b, now), period);
+		assert_false(trace_backoff_due(&b, now + period - 1));
+		assert_int_equal(trace_backoff_off_for(&b, now + S), S);
+		assert_true(trace_backoff_due(&b, now + period));
+		assert_int_equal(trace_backoff_left(&b, now + period), 0);
+		assert_int_equal(trace_backoff_off_for(&b, now + period), 0);
+		assert_false(trace_backoff_due(&b, now + period + S)); /* on: nothing due */
+		now += period + S; /* one second on, then over again */
+	}
+	assert_true(b.over_pct == 12.3);
+}
+
+/* On under budget for TRACE_BACKOFF_CALM_NS: the next time starts from 5 s;
+ * a little less, and it goes on doubling. */
+static void test_backoff_calms(void **state)
+{
+	struct trace_backoff b = { 0 };
+	int64_t now = 0;
+
+	(void)state;
+	trace_backoff_over(&b, now, 3);
+	now += 5 * S;
+	assert_true(trace_backoff_due(&b, now));
+	assert_int_equal(trace_backoff_over(&b, now + TRACE_BACKOFF_CALM_NS - 1, 3), 10 * S);
+	now += TRACE_BACKOFF_CALM_NS - 1 + 10 * S;
+	assert_true(trace_backoff_due(&b, now));
+	assert_int_equal(trace_backoff_over(&b, now + TRACE_BACKOFF_CALM_NS, 3), 5 * S);
+	assert_int_equal(b.times, 3);
+}
+
+/* Never on before it was switched off, never off for good. */
+static void test_backoff_idle(void **state)
+{
+	struct trace_backoff b = { 0 };
+
+	(void)state;
+	assert_false(trace_backoff_due(&b, 1000 * S));
+	assert_int_equal(trace_backoff_left(&b, 1000 * S), 0);
+	for (int i = 0; i < 100; i++)
+		assert_true(trace_backoff_over(&b, 0, 50) <= TRACE_BACKOFF_MAX_NS);
+	assert_true(trace_backoff_due(&b, TRACE_BACKOFF_MAX_NS));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -77,6 +135,9 @@ int main(void)
 		cmocka_unit_test(test_under_budget_keeps),
 		cmocka_unit_test(test_over_budget_samples),
 		cmocka_unit_test(test_back_up_without_flapping),
+		cmocka_unit_test(test_backoff_grows_capped),
+		cmocka_unit_test(test_backoff_calms),
+		cmocka_unit_test(test_backoff_idle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

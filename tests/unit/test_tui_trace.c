@@ -484,11 +484,19 @@ static struct json_object *nic_sample(bool timed)
 	struct json_object *doc = load_sample(), *a, *tr, *f, *f0;
 	static const char *const napi_json[] = {
 		"{\"napi_id\":0,\"dev\":\"\",\"us_s\":2345.6,\"polls_s\":120,\"packets_s\":480}",
-		"{\"napi_id\":8193,\"dev\":\"eth0\",\"irq\":38,\"queue\":0,\"us_s\":412345.67,"
+		"{\"napi_id\":8193,\"dev\":\"eth0\",\"ifindex\":2,\"irq\":38,\"queue\":0,\"us_s\":"
+		"412345.67,"
 		"\"polls_s\":8800,\"packets_s\":9000}",
 		/* another NIC's, and a malformed row: neither is eth0's */
 		"{\"napi_id\":8194,\"dev\":\"eth1\",\"irq\":40,\"queue\":0,\"us_s\":99999}",
 		"{\"napi_id\":-1,\"dev\":\"eth0\",\"us_s\":77777}",
+		/* a user's veth named eth0 in a network namespace of its own
+		 * (issue 30): listed as such, never on the host's eth0 line */
+		"{\"napi_id\":8200,\"dev\":\"eth0\",\"ifindex\":2,\"netns\":4026532174,"
+		"\"host\":false,\"queue\":0,\"us_s\":463500,\"polls_s\":9,\"packets_s\":9}",
+		/* a host device that was called eth0 when its row was made
+		 * (ifindex 9, renamed since): the NIC is matched by ifindex */
+		"{\"napi_id\":8201,\"dev\":\"eth0\",\"ifindex\":9,\"host\":true,\"us_s\":100000}",
 	};
 
 	json_object_object_get_ex(doc, "nics", &a);
@@ -498,6 +506,7 @@ static struct json_object *nic_sample(bool timed)
 		json_object_object_get_ex(n, "name", &name);
 		if (strcmp(json_object_get_string(name), "eth0") != 0)
 			continue;
+		json_object_object_add(n, "ifindex", json_object_new_int(2));
 		json_object_object_add(n, "rxpck/s", json_object_new_double(9000));
 		json_object_object_add(n, "rxkB/s", json_object_new_double(812.4));
 		json_object_object_get_ex(n, "irqs", &irqs);
@@ -542,10 +551,11 @@ static void test_nic_line(void **state)
 	assert_int_equal(model_apply(&m, doc, MODEL_VIEW), 0);
 	json_object_put(doc);
 	assert_true(m.napi.present);
-	assert_int_equal(m.napi.n, 3); /* the malformed row left out */
-	assert_true(model_trace_napi_dev(&m.napi, "eth0", -1, &pct));
-	assert_float_equal(pct, 41.234567, 1e-9);
-	assert_false(model_trace_napi_dev(&m.napi, "ifb0", -1, &pct));
+	assert_int_equal(m.napi.n, 5); /* the malformed row left out */
+	assert_true(model_trace_napi_dev(&m.napi, "eth0", 2, -1, &pct));
+	assert_float_equal(pct, 41.234567, 1e-9); /* not the veth's 46.35 %, nor ifindex 9's */
+	assert_string_equal(m.napi.v[3].dev, "netns 4026532174 eth0");
+	assert_false(model_trace_napi_dev(&m.napi, "ifb0", 3, -1, &pct));
 	model_free(&m);
 
 	term_open(&t, 200, 40);

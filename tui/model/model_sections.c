@@ -555,7 +555,7 @@ static int decode_nic(struct json_object *o, struct model_nic *n)
 	if (!json_object_is_type(o, json_type_object) ||
 	    mj_str(o, "name", n->name, sizeof(n->name)) <= 0 || mj_bool(o, "up", &n->up) < 0 ||
 	    mj_bool(o, "carrier", &n->carrier) < 0 || mj_uint(o, "rx_queues", &n->rx_queues) < 0 ||
-	    mj_uint(o, "tx_queues", &n->tx_queues) < 0)
+	    mj_uint(o, "tx_queues", &n->tx_queues) < 0 || mj_uint(o, "ifindex", &n->ifindex) < 0)
 		return -EBADMSG;
 	for (size_t i = 0; i < sizeof(rate_keys) / sizeof(rate_keys[0]); i++) {
 		int r = mj_num(o, rate_keys[i], rates[i]);

@@ -179,7 +179,8 @@ struct model_nic {
 	char name[32];
 	bool up, carrier;
 	uint64_t rx_queues, tx_queues;
-	bool has_rates; /* counters in both samples */
+	uint64_t ifindex; /* in the host's namespace; 0 unknown (older documents) */
+	bool has_rates;	  /* counters in both samples */
 	double rxpck_s, txpck_s, rxkb_s, txkb_s, rxerr_s, txerr_s, rxdrop_s, txdrop_s;
 	enum model_nic_part channels;
 	uint64_t ch_rx, ch_tx, ch_other, ch_combined;

@@ -293,7 +293,8 @@ int model_trace_napi_decode(struct json_object *doc, struct model_napis *ret)
 	for (size_t i = 0; i < len; i++) {
 		struct json_object *o = json_object_array_get_idx(a, i);
 		struct model_napi *q = &n.v[n.n];
-		int64_t id, v;
+		int64_t id, v, ns;
+		char dev[sizeof(q->dev)];
 		double us;
 
 		if (!o || !json_object_is_type(o, json_type_object) ||
@@ -301,6 +302,17 @@ int model_trace_napi_decode(struct json_object *doc, struct model_napis *ret)
 		    mj_str(o, "dev", q->dev, sizeof(q->dev)) < 0 || !num(o, "us_s", &us) || us < 0)
 			continue;
 		q->napi_id = (uint32_t)id;
+		q->ifindex =
+		    mj_int(o, "ifindex", &v) > 0 && v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+		q->host = true;
+		if (json_object_is_type(json_object_object_get(o, "host"), json_type_boolean) &&
+		    !json_object_get_boolean(json_object_object_get(o, "host"))) {
+			q->host = false;
+			if (mj_int(o, "netns", &ns) <= 0 || ns < 0)
+				ns = 0;
+			memcpy(dev, q->dev, sizeof(dev));
+			snprintf(q->dev, sizeof(q->dev), "netns %lld %.16s", (long long)ns, dev);
+		}
 		q->pct = us_s_pct(us);
 		q->irq = mj_int(o, "irq", &v) > 0 && v >= 0 && v <= INT32_MAX ? (int)v : -1;
 		q->queue = mj_int(o, "queue", &v) > 0 && v >= 0 && v <= INT32_MAX ? (int)v : -1;
@@ -320,14 +332,23 @@ void model_trace_napi_free(struct model_napis *n)
 	memset(n, 0, sizeof(*n));
 }
 
-bool model_trace_napi_dev(const struct model_napis *n, const char *dev, int irq, double *ret_pct)
+bool model_napi_of(const struct model_napi *q, const char *dev, uint64_t ifindex)
+{
+	if (!q->napi_id || !q->host)
+		return false;
+	if (ifindex && q->ifindex)
+		return q->ifindex == ifindex;
+	return strcmp(q->dev, dev) == 0;
+}
+
+bool model_trace_napi_dev(const struct model_napis *n, const char *dev, uint64_t ifindex, int irq,
+			  double *ret_pct)
 {
 	double pct = 0;
 	bool any = false;
 
 	for (size_t i = 0; i < n->n; i++)
-		if (n->v[i].napi_id != 0 && strcmp(n->v[i].dev, dev) == 0 &&
-		    (irq < 0 || n->v[i].irq == irq)) {
+		if (model_napi_of(&n->v[i], dev, ifindex) && (irq < 0 || n->v[i].irq == irq)) {
 			pct += n->v[i].pct;
 			any = true;
 		}

@@ -64,9 +64,14 @@ struct model_trace {
 /* One NAPI instance's NET_RX time ("trace"."napi"), summed over the CPUs. */
 struct model_napi {
 	uint32_t napi_id; /* 0: the per-CPU backlog (loopback, netif_rx, RPS) */
-	char dev[32];	  /* "" the backlog */
+	/* "" the backlog; a device in another network namespace than the
+	 * daemon's ("host":false) as "netns INODE NAME": never a host NIC's
+	 * name (a name has no space), so no match by name takes its time */
+	char dev[48];
 	int irq;	  /* its IRQ line, -1 none or unknown */
 	int queue;	  /* its queue index, -1 unknown */
+	uint32_t ifindex; /* its device's in its namespace; 0 unknown */
+	bool host;	  /* in the daemon's namespace (or unknown: older documents) */
 	double pct;	  /* NET_RX time, % of one CPU */
 	double polls_s, packets_s;
 };
@@ -81,10 +86,15 @@ struct model_napis {
  * means present false; a malformed row is left out. Returns 0 or -ENOMEM. */
 int model_trace_napi_decode(struct json_object *doc, struct model_napis *ret);
 void model_trace_napi_free(struct model_napis *n);
-/* A NIC's NET_RX time: the sum over the NAPIs of dev (irq >= 0: those of
- * that IRQ line only), % of one CPU; false when none of them took time
- * this interval (or no "napi"). */
-bool model_trace_napi_dev(const struct model_napis *n, const char *dev, int irq, double *ret_pct);
+/* q is a NAPI of the host's NIC dev whose ifindex is ifindex (0 unknown):
+ * in the host's namespace, and by ifindex when both know it, else by
+ * name; never the backlog (doc/trace.md, "Per-queue softirq load"). */
+bool model_napi_of(const struct model_napi *q, const char *dev, uint64_t ifindex);
+/* A NIC's NET_RX time: the sum over its NAPIs (model_napi_of; irq >= 0:
+ * those of that IRQ line only), % of one CPU; false when none of them
+ * took time this interval (or no "napi"). */
+bool model_trace_napi_dev(const struct model_napis *n, const char *dev, uint64_t ifindex, int irq,
+			  double *ret_pct);
 
 /*
  * Decodes doc's "trace" into *ret and the rows it times: cpus (the "all"

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Who suffers, in one place: the cgroups that waited longest on a
+ * finding's resource (their pressure files' totals over the interval,
+ * ranked flat across the tree: metrics_cgroup.h) and, for the CPUs, the
+ * processes that waited longest on a run queue (/proc/PID/schedstat). The
+ * culprit's own cgroup is not its victim.
+ */
+#include "advise_int.h"
+
+/* path ("system.slice/x.service", "" the top) holds culprit, whose unit
+ * the collector keeps as the last components of its cgroup ("/" the top) */
+static bool culprits_cgroup(const char *path, const struct proc_metrics *culprit)
+{
+	size_t n, u;
+
+	if (!culprit || !culprit->has_who || !culprit->unit[0])
+		return false;
+	if (strcmp(culprit->unit, "/") == 0)
+		return !path[0];
+	n = strlen(path);
+	u = strlen(culprit->unit);
+	return n >= u && strcmp(path + n - u, culprit->unit) == 0 &&
+	       (n == u || path[n - u - 1] == '/');
+}
+
+/* The cgroups that waited on res, longest first, into f (the first in
+ * f->victim, up to three in a sentence of f->detail). How many named. */
+static unsigned cgroup_victims(const struct ctx *c, struct finding *f, enum cg_res res,
+			       const struct proc_metrics *culprit)
+{
+	const struct workload_metrics *x = c->m->workload;
+	const struct cgroup_table *ct = c->cur->workload ? &c->cur->workload->cgroups : NULL;
+	char unit[CGROUP_PATH_MAX + 1], safe[ADV_TEXT_MAX];
+	unsigned shown = 0;
+
+	if (!x || !x->cgroups_valid || !ct)
+		return 0;
+	for (size_t i = 0; i < x->cgroups.nvictims && shown < 3; i++) {
+		const struct cgroup_victim *v = &x->cgroups.victims[i];
+		const struct cgroup_metrics *m = &x->cgroups.rows[v->row];
+		const char *path;
+
+		if (v->res != res || v->some_pct < ADV_VICTIM_PCT || m->cur_index >= ct->n)
+			continue;
+		path = ct->rows[m->cur_index].path;
+		if (culprits_cgroup(path, culprit))
+			continue;
+		cgroup_unit_name(path, unit, sizeof(unit));
+		text_safe(unit, safe, sizeof(safe));
+		if (!shown) {
+			size_t n = strlen(safe);
+
+			/* a long path by its end, the part that names it */
+			snprintf(f->victim, sizeof(f->victim), "%s%.56s %s %.0f%%",
+				 n > 56 ? "..." : "", n > 56 ? safe + n - 53 : safe,
+				 cgroup_res_name(res), v->some_pct);
+		}
+		if (!shown)
+			str_cat(f->detail, sizeof(f->detail),
+				"%sWho waits on %s (share of the interval stalled): ",
+				f->detail[0] ? " " : "", cgroup_res_name(res));
+		str_cat(f->detail, sizeof(f->detail), "%s%s some %.0f%% full %.0f%%",
+			shown ? ", " : "", safe, v->some_pct, v->full_pct);
+		shown++;
+	}
+	if (shown)
+		str_cat(f->detail, sizeof(f->detail), ".");
+	return shown;
+}
+
+/* The processes that waited longest for a CPU, into f's detail (the first
+ * in f->victim when no cgroup was named). */
+static void runq_victims(const struct ctx *c, struct finding *f, const struct proc_metrics *culprit)
+{
+	const struct workload_metrics *x = c->m->workload;
+	char label[ADV_TEXT_MAX];
+	unsigned shown = 0;
+
+	if (!x || !x->procs_valid)
+		return;
+	for (size_t k = 0; k < x->nby_runq && shown < 3; k++) {
+		const struct proc_metrics *p = &x->procs[x->by_runq[k]];
+
+		if (p->runq_pct < ADV_VICTIM_PCT || (culprit && p->pid == culprit->pid))
+			continue;
+		proc_short(p, label, sizeof(label));
+		if (!f->victim[0])
+			snprintf(f->victim, sizeof(f->victim),
+				 "%.40s pid %d waits %.0f%% for a CPU", label, p->pid, p->runq_pct);
+		if (!shown)
+			str_cat(f->detail, sizeof(f->detail),
+				"%sWaiting for a CPU (run-queue wait, share of the interval): ",
+				f->detail[0] ? " " : "");
+		str_cat(f->detail, sizeof(f->detail), "%s%s pid %d %.0f%%", shown ? ", " : "",
+			label, p->pid, p->runq_pct);
+		shown++;
+	}
+	if (shown)
+		str_cat(f->detail, sizeof(f->detail), ".");
+}
+
+/* The process ranked first by IO (io) or by CPU time, NULL none. */
+static const struct proc_metrics *top_culprit(const struct ctx *c, bool io)
+{
+	const struct workload_metrics *x = c->m->workload;
+
+	if (!x || !x->procs_valid)
+		return NULL;
+	if (io)
+		return x->nby_io ? &x->procs[x->by_io[0]] : NULL;
+	return x->nby_cpu ? &x->procs[x->by_cpu[0]] : NULL;
+}
+
+void io_victims(const struct ctx *c, struct finding *f)
+{
+	cgroup_victims(c, f, CG_RES_IO, top_culprit(c, true));
+}
+
+void cpu_victims(const struct ctx *c, struct finding *f)
+{
+	const struct proc_metrics *culprit = top_culprit(c, false);
+
+	cgroup_victims(c, f, CG_RES_CPU, culprit);
+	runq_victims(c, f, culprit);
+}
