@@ -649,8 +649,8 @@ static void history_stop(struct daemon *d)
 		d->rec_hdone = j->next;
 		job_free(j);
 	}
-	if (d->epfd >= 0)
-		epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->rec_hw.fd, NULL);
+	/* the loop is over and its epoll fd closed (main.c): closing ours
+	 * is all (an epoll_ctl now would name a number another may hold) */
 	close(d->rec_hw.fd);
 	d->rec_hw.fd = -1;
 }
