@@ -40,7 +40,7 @@ import json, socket, sys, time
 path, run_s = sys.argv[1], float(sys.argv[2])
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.connect(path)
-s.settimeout(60)
+s.settimeout(150)  # a sanitizer build replays 20-50 times slower
 replies, error, t_end = [], None, time.monotonic() + run_s
 try:
     while time.monotonic() < t_end:
@@ -120,7 +120,7 @@ def main():
         # this one would hold the timing threads back (the GIL)
         asker = subprocess.Popen([sys.executable, "-c", ASKER, d.sock, str(RUN_S)],
                                  stdout=subprocess.PIPE, text=True)
-        out, _ = asker.communicate(timeout=90)
+        out, _ = asker.communicate(timeout=300)
         stop.set()
         r = json.loads(out.strip().splitlines()[-1])
         replies = r["replies"]
