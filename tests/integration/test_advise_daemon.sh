@@ -117,9 +117,11 @@ try:
                     check(f.read().strip() != shown[0]["value"],
                           "a refused apply wrote %s" % shown[0])
                 print("refused in %.1f ms: %s" % (1000 * took, r["error"]["message"]))
+        t0 = time.monotonic()
         r = c.req({"cmd": "apply", "suggestion": "irq-spread-host0", "writes": shown} if shown
                   else {"cmd": "apply", "suggestion": "irq-spread-host0"})
         if r["ok"]:
+            print("applied in %.1f ms" % (1000 * (time.monotonic() - t0)))
             check("irq-spread-host0" in sugg, "applied a suggestion the sample lacked: %r" % sugg)
             check("hot-cpu-cpu1" in [x["id"] for x in smp["findings"]],
                   "sample findings %r" % smp["findings"])
