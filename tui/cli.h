@@ -46,6 +46,8 @@ void report_sources(const struct snapshot *s, const char *label);
 /* tui/cmd_replay.c: flight recordings (iotriaged --record). */
 #define CLI_RECORD_DIR "/var/lib/iotriage/record"
 int cmd_replay(int argc, char **argv);
+/* tui/cmd_report.c: the incident report of a window (doc/report.md). */
+int cmd_report(int argc, char **argv);
 /* A time as replay takes it ("YYYY-MM-DD HH:MM[:SS]", "HH:MM[:SS]", "@EPOCH",
  * "-15m") into real-time ns; now_ns for the relative forms. 0 or -EINVAL. */
 int cli_parse_time(const char *s, int64_t now_ns, int64_t *ret_ns);

@@ -21,6 +21,7 @@ static const char usage[] =
     "  compute BEFORE AFTER [--json]       metrics from two recorded trees\n"
     "  capture DIR                         record this host's counters into DIR\n"
     "  replay [DIR|FILE] [--at T] [--json] a flight recording (iotriaged --record)\n"
+    "  report [DIR|FILE] [-o FILE]         the incident report of a window (HTML, --text)\n"
     "  bench --filename=PATH [fio options] load a disk as fio does (see bench --help)\n"
     "  suggest [--json]                    findings and suggestions, with undo\n"
     "  apply ID                            apply suggestion ID (root), journal its undo\n"
@@ -43,7 +44,7 @@ static const struct command commands[] = {
 	{ "snapshot", cmd_snapshot }, { "compute", cmd_compute }, { "capture", cmd_capture },
 	{ "bench", cmd_bench },	      { "suggest", cmd_suggest }, { "apply", cmd_apply },
 	{ "undo", cmd_undo },	      { "worker", cmd_worker },	  { "threads", cmd_threads },
-	{ "metrics", cmd_metrics },   { "replay", cmd_replay },
+	{ "metrics", cmd_metrics },   { "replay", cmd_replay },	  { "report", cmd_report },
 };
 
 /*

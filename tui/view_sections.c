@@ -178,10 +178,16 @@ static const char *trace_part(const struct model_trace *t)
 {
 	static char buf[64];
 
-	if (!t->present || (t->available && !t->malformed && !t->off[0]))
+	if (!t->present || (t->available && !t->malformed && !t->off[0] && !t->lat_dropped))
 		return "";
 	if (!t->available || t->malformed)
 		return "tracing n/a";
+	if (!t->off[0]) {
+		/* every probe on, IOs in no latency row */
+		snprintf(buf, sizeof(buf), "tracing: %llu IOs untimed",
+			 (unsigned long long)t->lat_dropped);
+		return buf;
+	}
 	snprintf(buf, sizeof(buf), "tracing:%s%s%s off", t->hard ? "" : " hardirq",
 		 t->soft ? "" : " softirq", t->block ? "" : " block");
 	return buf;
@@ -221,7 +227,7 @@ int view_sections_header_draw(struct ui *ui, int y, int n)
 		const char *tr = trace_part(&ui->model.trace);
 		const char *parts[] = { psi, tr, wb, turbo };
 
-		if (tr[0] && strcmp(tr, "tracing n/a") &&
+		if (tr[0] && strcmp(tr, "tracing n/a") && ui->model.trace.off[0] &&
 		    1 + (int)strlen(psi) + 3 + (int)strlen(tr) > COLS)
 			parts[1] = "tracing off";
 		fit_parts(line, sizeof(line), COLS, " | ", parts, 4);

@@ -107,7 +107,7 @@ void io_culprits(const struct ctx *c, struct finding *f, const struct disk_metri
 void cpu_culprits(const struct ctx *c, struct finding *f);
 void iowait_culprits(const struct ctx *c, struct finding *f);
 /* victims.c: who waits on a disk finding's io, a CPU finding's CPUs */
-void io_victims(const struct ctx *c, struct finding *f);
+void io_victims(const struct ctx *c, struct finding *f, const struct disk_metrics *d);
 void cpu_victims(const struct ctx *c, struct finding *f);
 /* remedy.c: the fix that fits the culprit, as text to type */
 void io_remedy(const struct ctx *c, struct finding *f, const struct disk_metrics *d,

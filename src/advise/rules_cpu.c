@@ -586,6 +586,6 @@ int find_iowait(struct ctx *c)
 		 "(see writeback), swap-in, or a device whose queue/iostats is 0. No "
 		 "suggestion: the cause is outside the disks measured here. ");
 	iowait_culprits(c, f);
-	io_victims(c, f);
+	io_victims(c, f, NULL);
 	return 0;
 }

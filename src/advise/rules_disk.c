@@ -308,14 +308,22 @@ static bool disk_is_saturated(const struct disk_metrics *d, const struct topo_bl
 /* Flushes slow beside writes (advise_flush_slow): every commit that waits
  * on one (fsync, fdatasync, O_DSYNC) waits at least that, however small
  * w_await reads. */
-static void flush_sentence(const struct disk_metrics *d, struct finding *f)
+static void flush_sentence(const struct ctx *c, const struct disk_metrics *d, struct finding *f)
 {
+	const struct trace_disk_metrics *td = trace_disk(c, d->name);
+	const struct trace_lat_metrics *l = td ? &td->lat[TRACE_OP_FLUSH][TRACE_LAT_DEVICE] : NULL;
+
 	if (!d->has_flush || !advise_flush_slow(d->f_s, d->f_await, d->w_await))
 		return;
 	str_cat(f->detail, sizeof(f->detail),
 		"%sFlushes wait %.0f ms each (%.1f f/s, w_await %.2f ms): every commit that "
 		"waits on a flush (fsync, fdatasync, O_DSYNC) waits at least that.",
 		f->detail[0] ? " " : "", d->f_await, d->f_s, d->w_await);
+	if (l && td->has[TRACE_OP_FLUSH][TRACE_LAT_DEVICE] && l->count >= ADV_TAIL_MIN_IOS)
+		str_cat(f->detail, sizeof(f->detail),
+			" Measured at the device: flush p50 %.2f ms, p99 %.2f ms over %" PRIu64
+			" flushes.",
+			l->p50_us / 1000, l->p99_us / 1000, l->count);
 }
 
 /* d saturated (aw its await, tl its measured tail or NULL): the finding,
@@ -344,8 +352,8 @@ static int disk_saturated(struct ctx *c, const struct disk_metrics *d, const str
 		snprintf(f->detail, sizeof(f->detail),
 			 "util counts time with at least one IO in flight; an SSD/NVMe "
 			 "serves many at once, so judge it by await and aqu-sz.");
-	flush_sentence(d, f);
-	io_victims(c, f);
+	flush_sentence(c, d, f);
+	io_victims(c, f, d);
 	if (tl)
 		tail_sentence(tl, f);
 	wb_sentence(c, f);
@@ -412,8 +420,8 @@ static int disk_slow(struct ctx *c, const struct disk_metrics *d, const struct t
 		 : b->rotational	 ? "rotational"
 					 : "non-rotational",
 		 slow_ms, d->name);
-	flush_sentence(d, f);
-	io_victims(c, f);
+	flush_sentence(c, d, f);
+	io_victims(c, f, d);
 	if (tl)
 		tail_sentence(tl, f);
 	wb_sentence(c, f);

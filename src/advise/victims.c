@@ -24,10 +24,33 @@ static bool culprits_cgroup(const char *path, const struct proc_metrics *culprit
 	       (n == u || path[n - u - 1] == '/');
 }
 
+/* --trace: the IO the cgroup at path (below the top, "" the top) owns on
+ * disk d, measured per request by the block probe, NULL none. The probe's
+ * paths are of the io controller's hierarchy: on a hybrid host (v1 blkio)
+ * a v2 victim's path matches only where the same path exists there. */
+static const struct trace_cg_metrics *traced_cgroup(const struct ctx *c, const char *path,
+						    const struct disk_metrics *d)
+{
+	const struct trace_metrics *tm = c->tm;
+
+	if (!c->block_timed || !tm->has_cg || !d)
+		return NULL;
+	for (size_t i = 0; i < tm->ncg; i++) {
+		const struct trace_cg_metrics *g = &tm->cg[i];
+		const char *p = g->path[0] == '/' ? g->path + 1 : g->path;
+
+		if (g->major == d->major && g->minor == d->minor && g->path[0] &&
+		    strcmp(p, path) == 0 && g->has[TRACE_LAT_DEVICE] &&
+		    g->lat[TRACE_LAT_DEVICE].count >= ADV_TAIL_MIN_IOS)
+			return g;
+	}
+	return NULL;
+}
+
 /* The cgroups that waited on res, longest first, into f (the first in
  * f->victim, up to three in a sentence of f->detail). How many named. */
 static unsigned cgroup_victims(const struct ctx *c, struct finding *f, enum cg_res res,
-			       const struct proc_metrics *culprit)
+			       const struct proc_metrics *culprit, const struct disk_metrics *d)
 {
 	const struct workload_metrics *x = c->m->workload;
 	const struct cgroup_table *ct = c->cur->workload ? &c->cur->workload->cgroups : NULL;
@@ -62,6 +85,22 @@ static unsigned cgroup_victims(const struct ctx *c, struct finding *f, enum cg_r
 				f->detail[0] ? " " : "", cgroup_res_name(res));
 		str_cat(f->detail, sizeof(f->detail), "%s%s some %.0f%% full %.0f%%",
 			shown ? ", " : "", safe, v->some_pct, v->full_pct);
+		if (res == CG_RES_IO) {
+			const struct trace_cg_metrics *g = traced_cgroup(c, path, d);
+
+			if (g && g->has[TRACE_LAT_QUEUED])
+				str_cat(f->detail, sizeof(f->detail),
+					" (its IO on %s: queued p99 %.2f ms, at the device p50 "
+					"%.2f ms p99 %.2f ms)",
+					d->name, g->lat[TRACE_LAT_QUEUED].p99_us / 1000,
+					g->lat[TRACE_LAT_DEVICE].p50_us / 1000,
+					g->lat[TRACE_LAT_DEVICE].p99_us / 1000);
+			else if (g)
+				str_cat(f->detail, sizeof(f->detail),
+					" (its IO on %s at the device: p50 %.2f ms p99 %.2f ms)",
+					d->name, g->lat[TRACE_LAT_DEVICE].p50_us / 1000,
+					g->lat[TRACE_LAT_DEVICE].p99_us / 1000);
+		}
 		shown++;
 	}
 	if (shown)
@@ -112,15 +151,15 @@ static const struct proc_metrics *top_culprit(const struct ctx *c, bool io)
 	return x->nby_cpu ? &x->procs[x->by_cpu[0]] : NULL;
 }
 
-void io_victims(const struct ctx *c, struct finding *f)
+void io_victims(const struct ctx *c, struct finding *f, const struct disk_metrics *d)
 {
-	cgroup_victims(c, f, CG_RES_IO, top_culprit(c, true));
+	cgroup_victims(c, f, CG_RES_IO, top_culprit(c, true), d);
 }
 
 void cpu_victims(const struct ctx *c, struct finding *f)
 {
 	const struct proc_metrics *culprit = top_culprit(c, false);
 
-	cgroup_victims(c, f, CG_RES_CPU, culprit);
+	cgroup_victims(c, f, CG_RES_CPU, culprit, NULL);
 	runq_victims(c, f, culprit);
 }

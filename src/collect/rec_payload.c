@@ -1691,7 +1691,9 @@ int rec_payload_next(const char **pos, const char *end, uint16_t *ret_tag, int32
 	if (l > (size_t)(end - *pos) - 12)
 		return -EBADMSG;
 	*ret_tag = (uint16_t)(h[0] | h[1] << 8);
-	*ret_err = (int32_t)e;
+	/* an error is -errno: anything below is damage, said as such (and
+	 * never negated back: -INT32_MIN does not exist) */
+	*ret_err = (int32_t)e < -4095 ? -EBADMSG : (int32_t)e;
 	*ret_p = *pos + 12;
 	*ret_len = l;
 	*pos += 12 + (size_t)l;

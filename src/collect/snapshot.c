@@ -478,7 +478,8 @@ static const char *rec_field(const char *p, const char *end, char *dst, size_t s
  * puts the live ones: by position, checked by major:minor. */
 static int rec_sysblock(struct snapshot_collector *c, struct snapshot *s, const char *p, size_t len)
 {
-	const char *end = p + len;
+	/* an empty record may come with no buffer at all: no pointer arithmetic on NULL */
+	const char *end = p ? p + len : p;
 	struct disk_table *t = &s->disks;
 	size_t k = 0;
 

@@ -44,6 +44,18 @@ static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 			sb_puts(sb, ",\"sampled\":");
 			sb_u64(sb, raw->block_sample);
 		}
+		if (k == TRACE_BLOCK && m && m->has_lat_dropped) {
+			sb_puts(sb, ",\"lat_dropped\":");
+			sb_u64(sb, m->lat_dropped);
+		}
+		if (k == TRACE_BLOCK && raw->lat_slots) {
+			sb_puts(sb, ",\"lat_slots\":");
+			sb_u64(sb, raw->lat_slots);
+		}
+		if (k == TRACE_BLOCK && m && m->has_cg) {
+			sb_puts(sb, ",\"cg_dropped\":");
+			sb_u64(sb, m->cg_dropped);
+		}
 		if (k == TRACE_BLOCK && m && m->hctx_dropped) {
 			sb_puts(sb, ",\"hctx_dropped\":");
 			sb_u64(sb, m->hctx_dropped);
@@ -139,6 +151,79 @@ static void encode_hctx(struct strbuf *sb, const struct trace_metrics *m,
 	close_with(sb, ']');
 }
 
+/* "flush": the disk's flush requests (REQ_OP_FLUSH: an fsync's, and the
+ * pre- and post-flushes the kernel splits from a write with PREFLUSH or,
+ * on a disk without FUA, FUA), the device stage and the time queued */
+static void encode_flush(struct strbuf *sb, const struct trace_metrics *m,
+			 const struct trace_disk_metrics *d)
+{
+	const struct trace_lat_metrics *l = &d->lat[TRACE_OP_FLUSH][TRACE_LAT_DEVICE];
+	const struct trace_lat_metrics *q = &d->lat[TRACE_OP_FLUSH][TRACE_LAT_QUEUED];
+
+	sb_puts(sb, ",\"flush\":{\"count\":");
+	sb_u64(sb, l->count);
+	sb_puts(sb, ",\"count_s\":");
+	sb_fixed2(sb, (double)l->count / m->itv_s);
+	sb_puts(sb, ",\"p50_us\":");
+	sb_fixed2(sb, l->p50_us);
+	sb_puts(sb, ",\"p99_us\":");
+	sb_fixed2(sb, l->p99_us);
+	sb_puts(sb, ",\"max_us\":");
+	sb_fixed2(sb, l->max_us);
+	if (d->has[TRACE_OP_FLUSH][TRACE_LAT_QUEUED] && q->count) {
+		sb_puts(sb, ",\"q_p50_us\":");
+		sb_fixed2(sb, q->p50_us);
+		sb_puts(sb, ",\"q_p99_us\":");
+		sb_fixed2(sb, q->p99_us);
+	}
+	sb_putc(sb, '}');
+}
+
+/* "cgroups": IO by the cgroup that owns it, per disk */
+static void encode_cgroups(struct strbuf *sb, const struct trace_metrics *m)
+{
+	sb_puts(sb, "\"cgroup_hierarchy\":");
+	sb_json_str(sb, m->cg_top);
+	sb_puts(sb, ",\"cgroups\":[");
+	for (size_t i = 0; i < m->ncg; i++) {
+		const struct trace_cg_metrics *g = &m->cg[i];
+		const struct trace_lat_metrics *d = &g->lat[TRACE_LAT_DEVICE];
+		const struct trace_lat_metrics *q = &g->lat[TRACE_LAT_QUEUED];
+
+		if (!g->has[TRACE_LAT_DEVICE])
+			continue;
+		sb_puts(sb, "{\"path\":");
+		sb_json_str(sb, g->path);
+		sb_puts(sb, ",\"cgroup_id\":");
+		sb_u64(sb, g->cgid);
+		sb_puts(sb, ",\"disk\":");
+		sb_json_str(sb, g->name);
+		sb_puts(sb, ",\"major\":");
+		sb_u64(sb, g->major);
+		sb_puts(sb, ",\"minor\":");
+		sb_u64(sb, g->minor);
+		sb_puts(sb, ",\"count\":");
+		sb_u64(sb, d->count);
+		sb_puts(sb, ",\"count_s\":");
+		sb_fixed2(sb, g->count_s);
+		if (g->has[TRACE_LAT_QUEUED] && q->count) {
+			sb_puts(sb, ",\"q_p50_us\":");
+			sb_fixed2(sb, q->p50_us);
+			sb_puts(sb, ",\"q_p99_us\":");
+			sb_fixed2(sb, q->p99_us);
+		}
+		sb_puts(sb, ",\"d_mean_us\":");
+		sb_fixed2(sb, d->mean_us);
+		sb_puts(sb, ",\"d_p50_us\":");
+		sb_fixed2(sb, d->p50_us);
+		sb_puts(sb, ",\"d_p99_us\":");
+		sb_fixed2(sb, d->p99_us);
+		sb_puts(sb, "},");
+	}
+	close_with(sb, ']');
+	sb_putc(sb, ',');
+}
+
 static void encode_disks(struct strbuf *sb, const struct trace_metrics *m)
 {
 	static const char *const kinds[TRACE_LAT__COUNT] = { "queued", "device" };
@@ -177,6 +262,8 @@ static void encode_disks(struct strbuf *sb, const struct trace_metrics *m)
 			sb_putc(sb, ',');
 		}
 		close_with(sb, '}');
+		if (d->has[TRACE_OP_FLUSH][TRACE_LAT_DEVICE])
+			encode_flush(sb, m, d);
 		if (m->has_hctx)
 			encode_hctx(sb, m, d, &j);
 		sb_puts(sb, "},");
@@ -343,6 +430,8 @@ void encode_trace(struct strbuf *sb, const char *why, const struct trace_raw *ra
 		encode_time(sb, m);
 		if (m->on[TRACE_BLOCK])
 			encode_disks(sb, m);
+		if (m->on[TRACE_BLOCK] && m->has_cg)
+			encode_cgroups(sb, m);
 		encode_queues(sb, m);
 	}
 	close_with(sb, '}');

@@ -1859,7 +1859,7 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 	get_str(t->mode, h + 144, 16);
 	ZSTD_CCtx_setParameter(t->cctx, ZSTD_c_compressionLevel, t->o.level);
 	/* a kept sample every keep_every intervals, give or take half of one */
-	step_ns = ((int64_t)keep_every * 2 - 1) * t->o.interval_ms * INT64_C(500000);
+	step_ns = rec_file_keep_step_ns(keep_every, t->o.interval_ms);
 	tfd = tmp_open(w, name, tmp);
 	if (tfd < 0) {
 		e = tfd;
@@ -1878,7 +1878,7 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 			e = -ECANCELED;
 			break;
 		}
-		if (!f.new_run && f.real_ns - last_kept < step_ns)
+		if (!rec_file_keep(f.real_ns, last_kept, f.new_run, step_ns))
 			continue;
 		last_kept = f.real_ns;
 		key = t->seg_frames % t->o.key_every == 0;

@@ -168,6 +168,24 @@ int recwriter_compact(struct recwriter *w, int64_t now_real, int64_t older_than_
 		      struct recwriter_compact_stats *st);
 
 /*
+ * Compaction's rule, pure (doc/recording.md, "Compaction"): a sample is
+ * kept when it is the first of its run or taken at least step_ns after the
+ * last one kept, step_ns being keep_every intervals less half of one
+ * (rec_file_keep_step_ns). Shared with iotriage report, whose columns of a
+ * long window are cut by the same rule (doc/report.md).
+ */
+static inline int64_t rec_file_keep_step_ns(unsigned keep_every, uint32_t interval_ms)
+{
+	return ((int64_t)keep_every * 2 - 1) * interval_ms * INT64_C(500000);
+}
+
+static inline bool rec_file_keep(int64_t real_ns, int64_t last_kept_ns, bool new_run,
+				 int64_t step_ns)
+{
+	return new_run || real_ns - last_kept_ns >= step_ns;
+}
+
+/*
  * Sealing (doc/recording.md): rewrites each closed segment of w's directory
  * whose header says it may hold uncompressed frames (recwriter_opts.store)
  * with every frame compressed, every sample kept; crash-safe, paced and

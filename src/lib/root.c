@@ -290,6 +290,7 @@ const char *root_strerror(int err)
 	case -ELOOP:
 		return "too many symlinks, or a procfs magic link";
 	default:
-		return strerror(-err);
+		/* -errno only: a recorded number is not trusted to be one */
+		return err < -4095 || err > 0 ? "unknown error" : strerror(-err);
 	}
 }

@@ -26,6 +26,7 @@ void metrics_trace_free(struct trace_metrics *m)
 	free(m->hctx);
 	free(m->napi);
 	free(m->blkq);
+	free(m->cg);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -211,6 +212,84 @@ static int hctx_compute(const struct trace_raw *prev, const struct trace_raw *cu
 		h->count_s = (double)h->lat.count / m->itv_s;
 		h->remote = dl.remote; /* at most its IOs (lat_delta) */
 		m->nhctx++;
+	}
+	return 0;
+}
+
+/* a cgroup row as a histogram, for lat_compute */
+static void cg_as_lat(const struct trace_cg_raw *g, struct trace_lat_raw *l)
+{
+	memset(l, 0, sizeof(*l));
+	memcpy(l->slots, g->slots, sizeof(l->slots));
+	l->count = g->count;
+	l->sum_ns = g->sum_ns;
+}
+
+/* IO by the cgroup that owns it, per disk: both reads sorted by
+ * (cgid, major, minor, kind), one merge; rows with IO in the interval */
+static int cg_compute(const struct trace_raw *prev, const struct trace_raw *cur,
+		      const struct disk_table *names, struct trace_metrics *m)
+{
+	size_t j = 0;
+	void *a;
+
+	m->ncg = 0;
+	m->has_cg = prev->cg_read && cur->cg_read;
+	m->cg_dropped = m->has_cg && cur->cg_dropped >= prev->cg_dropped
+			    ? cur->cg_dropped - prev->cg_dropped
+			    : 0;
+	memcpy(m->cg_top, cur->cg_top, sizeof(m->cg_top));
+	m->cg_top[sizeof(m->cg_top) - 1] = '\0';
+	if (!m->has_cg)
+		return 0;
+	a = realloc(m->cg, (cur->ncg ? cur->ncg : 1) * sizeof(*m->cg));
+	if (!a)
+		return -ENOMEM;
+	m->cg = a;
+	for (size_t i = 0; i < cur->ncg; i++) {
+		const struct trace_cg_raw *c = &cur->cg[i], *p = NULL;
+		struct trace_lat_raw pl, cl, dl;
+		struct trace_cg_metrics *g;
+		struct trace_lat_metrics l;
+
+		if (c->kind >= TRACE_LAT__COUNT)
+			continue;
+		while (j < prev->ncg && trace_cg_cmp(&prev->cg[j], c) < 0)
+			j++;
+		if (j < prev->ncg && trace_cg_cmp(&prev->cg[j], c) == 0)
+			p = &prev->cg[j];
+		cg_as_lat(c, &cl);
+		if (p)
+			cg_as_lat(p, &pl);
+		if (p && lat_reset(&pl, &cl))
+			continue;
+		/* new, or left out of prev as impossible: its difference unknown */
+		if (!p && prev->rows_dropped)
+			continue;
+		if (!lat_delta(prev, cur, p ? &pl : NULL, &cl, m, &dl))
+			continue;
+		lat_compute(&dl, &l);
+		if (!l.count)
+			continue;
+		g = m->ncg ? &m->cg[m->ncg - 1] : NULL;
+		if (!g || g->cgid != c->cgid || g->major != c->major || g->minor != c->minor) {
+			const struct disk_raw *row =
+			    names ? disk_table_find(names, c->major, c->minor, NULL) : NULL;
+
+			g = &m->cg[m->ncg++];
+			memset(g, 0, sizeof(*g));
+			g->cgid = c->cgid;
+			memcpy(g->path, c->path, sizeof(g->path));
+			g->path[sizeof(g->path) - 1] = '\0';
+			g->major = c->major;
+			g->minor = c->minor;
+			if (row)
+				memcpy(g->name, row->name, sizeof(g->name));
+		}
+		g->has[c->kind] = true;
+		g->lat[c->kind] = l;
+		if (c->kind == TRACE_LAT_DEVICE)
+			g->count_s = (double)l.count / m->itv_s;
 	}
 	return 0;
 }
@@ -424,9 +503,15 @@ int metrics_trace_compute(const struct trace_raw *prev, const struct trace_raw *
 		}
 		m->soft_us_s[i] = (double)d / 1000.0 / m->itv_s;
 	}
+	m->has_lat_dropped = prev->probe[TRACE_BLOCK].read && cur->probe[TRACE_BLOCK].read;
+	m->lat_dropped = m->has_lat_dropped && cur->lat_dropped >= prev->lat_dropped
+			     ? cur->lat_dropped - prev->lat_dropped
+			     : 0;
 	r = irqs_compute(prev, cur, m);
 	if (r >= 0)
 		r = disks_compute(prev, cur, names, m);
+	if (r >= 0)
+		r = cg_compute(prev, cur, names, m);
 	if (r >= 0)
 		r = hctx_compute(prev, cur, m);
 	if (r >= 0)

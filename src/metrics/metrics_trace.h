@@ -45,6 +45,18 @@ struct trace_hctx_metrics {
 	uint64_t remote;	      /* ... of them completed on another CPU */
 };
 
+/* One (cgroup, disk)'s IOs over the interval (every op but flush), by
+ * the cgroup that owns them: both stages. */
+struct trace_cg_metrics {
+	uint64_t cgid;
+	char path[TRACE_CG_PATH_MAX]; /* "" unknown (the cgroup went away) */
+	uint32_t major, minor;
+	char name[IOT_NAME_MAX]; /* the disk, from the sample's table; "" unknown */
+	bool has[TRACE_LAT__COUNT];
+	struct trace_lat_metrics lat[TRACE_LAT__COUNT];
+	double count_s; /* IOs completed per second (the device stage's count) */
+};
+
 /* One NAPI's NET_RX time over the interval (its polls inside NET_RX). */
 struct trace_napi_metrics {
 	uint32_t napi_id;
@@ -103,6 +115,18 @@ struct trace_metrics {
 	uint64_t hctx_dropped;
 	size_t nhctx;
 	struct trace_hctx_metrics *hctx;
+	/* IOs of the interval that found no (disk, op) row: in no histogram
+	 * of disks[] (has_lat_dropped: the block probe read at both reads) */
+	bool has_lat_dropped;
+	uint64_t lat_dropped;
+	/* per (cgroup, disk), when read in both reads (has_cg), rows that
+	 * completed IO in the interval, by ascending (cgid, major, minor);
+	 * cg_dropped: IOs of the interval that found no (cgroup, disk) row */
+	bool has_cg;
+	uint64_t cg_dropped;
+	char cg_top[TRACE_CG_TOP_MAX];
+	size_t ncg;
+	struct trace_cg_metrics *cg;
 	/* per-queue softirq load, when read in both reads (has_*); rows that
 	 * took time in the interval */
 	bool has_napi, has_blkq;

@@ -64,6 +64,26 @@ static void w_lat(struct strbuf *o, char kind, const struct trace_lat_raw *l)
 	sb_putc(o, '\n');
 }
 
+/* A (cgroup, disk, stage) line 'g', its empty top buckets left out. */
+static void w_cg(struct strbuf *o, const struct trace_cg_raw *g)
+{
+	int top = TRACE_HIST_SLOTS;
+
+	while (top && !g->slots[top - 1])
+		top--;
+	sb_putc(o, 'g');
+	w_u(o, g->cgid);
+	w_u(o, g->major);
+	w_u(o, g->minor);
+	w_u(o, g->kind);
+	w_u(o, g->count);
+	w_u(o, g->sum_ns);
+	w_s(o, g->path);
+	for (int s = 0; s < top; s++)
+		w_u(o, g->slots[s]);
+	sb_putc(o, '\n');
+}
+
 int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
 {
 	size_t nc = r->ncpu;
@@ -86,7 +106,17 @@ int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
 	w_u(o, r->hlat_dropped);
 	/* appended by the namespaces */
 	w_u(o, r->host_netns);
+	/* appended by the per-cgroup histograms and the tables' sizing */
+	w_u(o, r->lat_dropped);
+	w_u(o, r->lat_slots);
+	w_u(o, r->cg_read);
+	w_u(o, r->cg_dropped);
 	sb_putc(o, '\n');
+	if (r->cg_top[0]) {
+		sb_putc(o, 'G');
+		w_s(o, r->cg_top);
+		sb_putc(o, '\n');
+	}
 	if (r->stats_reason[0]) {
 		sb_putc(o, 'w');
 		w_s(o, r->stats_reason);
@@ -174,6 +204,8 @@ int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
 		w_lat(o, 'l', &r->lat[i]);
 	for (size_t i = 0; i < r->nhlat; i++)
 		w_lat(o, 'x', &r->hlat[i]);
+	for (size_t i = 0; i < r->ncg; i++)
+		w_cg(o, &r->cg[i]);
 	return o->err;
 }
 
@@ -219,6 +251,39 @@ static int alloc_tables(struct trace_raw *t, size_t nirq, size_t nlat, size_t nn
 	    grow_zero((void **)&t->blkq, nblkq, sizeof(*t->blkq)) < 0)
 		return -ENOMEM;
 	return 0;
+}
+
+/* A 'g' line into t->cg (allocated by the caller to hold every 'g'):
+ * a cgroup id (not 0), major and minor within dev_t, a stage index;
+ * sorted and unique (trace_cg_cmp): the metrics merge two reads by it. */
+static void r_cg(struct rec_text *r, struct trace_raw *t)
+{
+	struct trace_cg_raw *g = &t->cg[t->ncg];
+
+	memset(g, 0, sizeof(*g));
+	g->cgid = rec_text_u(r);
+	g->major = (uint32_t)r_below(r, 1u << 12);
+	g->minor = (uint32_t)r_below(r, 1u << 20);
+	g->kind = (uint8_t)r_below(r, TRACE_LAT__COUNT);
+	g->count = rec_text_u(r);
+	g->sum_ns = rec_text_u(r);
+	rec_text_s(r, g->path, sizeof(g->path));
+	for (int s = 0; s < TRACE_HIST_SLOTS; s++)
+		g->slots[s] = rec_text_u(r);
+	if (!g->cgid || (t->ncg && trace_cg_cmp(&t->cg[t->ncg - 1], g) >= 0))
+		r->bad = true;
+	/* checked as the live reader's rows are (trace_lat_check) */
+	if (!r->bad) {
+		struct trace_lat_raw l = { .count = g->count, .sum_ns = g->sum_ns };
+
+		memcpy(l.slots, g->slots, sizeof(l.slots));
+		if (trace_lat_check(&l) & TRACE_CHECK_BAD) {
+			t->rows_dropped++;
+			return;
+		}
+		g->count = l.count;
+	}
+	t->ncg++;
 }
 
 /* Lines of kind k (its first field exactly "k") in the record. */
@@ -343,7 +408,7 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 {
 	size_t nirq = count_kind(p, len, 'i'), nlat = count_kind(p, len, 'l');
 	size_t nnapi = count_kind(p, len, 'n'), nblkq = count_kind(p, len, 'q');
-	size_t nhlat = count_kind(p, len, 'x');
+	size_t nhlat = count_kind(p, len, 'x'), ncg = count_kind(p, len, 'g');
 	struct rec_text r;
 	bool valid = false, head = false;
 	uint64_t budget;
@@ -354,12 +419,17 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 	t->hlat_dropped = 0;
 	t->host_netns = 0;
 	t->rows_dropped = 0;
+	t->lat_dropped = t->cg_dropped = 0;
+	t->lat_slots = 0;
+	t->cg_read = false;
+	t->ncg = 0;
+	t->cg_top[0] = '\0';
 	t->block_sample = 0;
 	t->stats = false;
 	t->stats_reason[0] = '\0';
 	memset(t->probe, 0, sizeof(t->probe));
-	if (nirq > TRACE_MAX_IRQS || nlat > TRACE_MAX_LAT || nnapi > TRACE_MAX_NAPI ||
-	    nblkq > TRACE_MAX_BLKQ || nhlat > TRACE_MAX_HLAT)
+	if (nirq > TRACE_MAX_IRQS || nlat > REC_TRACE_LAT_MAX || nnapi > TRACE_MAX_NAPI ||
+	    nblkq > TRACE_MAX_BLKQ || nhlat > TRACE_MAX_HLAT || ncg > REC_TRACE_CG_MAX)
 		return -EBADMSG;
 	rec_text_init(&r, p, len);
 	while (!r.bad && rec_text_line(&r)) {
@@ -385,9 +455,14 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 			t->hlat_read = rec_text_u(&r) != 0;
 			t->hlat_dropped = rec_text_u(&r);
 			t->host_netns = (uint32_t)r_below(&r, (uint64_t)UINT32_MAX + 1);
+			t->lat_dropped = rec_text_u(&r);
+			t->lat_slots = (uint32_t)r_below(&r, (uint64_t)TRACE_MAX_LAT + 1);
+			t->cg_read = rec_text_u(&r) != 0;
+			t->cg_dropped = rec_text_u(&r);
 			if (r.bad || (valid && !t->ncpu) || nirq * t->ncpu > REC_TRACE_CELLS_MAX)
 				return -EBADMSG;
-			if (valid && alloc_tables(t, nirq, nlat, nnapi, nblkq, nhlat) < 0)
+			if (valid && (alloc_tables(t, nirq, nlat, nnapi, nblkq, nhlat) < 0 ||
+				      grow_zero((void **)&t->cg, ncg, sizeof(*t->cg)) < 0))
 				return -ENOMEM;
 			break;
 		case 'w':
@@ -435,12 +510,19 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 			if (valid)
 				r_lat(&r, 'x', t->hlat, &t->nhlat, t);
 			break;
+		case 'G':
+			rec_text_s(&r, t->cg_top, sizeof(t->cg_top));
+			break;
+		case 'g':
+			if (valid)
+				r_cg(&r, t);
+			break;
 		default:
 			break; /* a kind of a later version */
 		}
 	}
 	if (r.bad || !head) {
-		t->nirq = t->nlat = t->nnapi = t->nblkq = t->nhlat = 0;
+		t->nirq = t->nlat = t->nnapi = t->nblkq = t->nhlat = t->ncg = 0;
 		return -EBADMSG;
 	}
 	t->valid = valid;

@@ -20,6 +20,10 @@
  * the map's size, on a 1024-CPU host), 64 MiB of counters at most. */
 #define REC_TRACE_CPUS_MAX  8192
 #define REC_TRACE_CELLS_MAX ((size_t)1 << 22)
+/* (disk, op, stage) and (cgroup, disk, stage) lines: each table's largest
+ * size (its slots) times its two stages */
+#define REC_TRACE_LAT_MAX ((size_t)TRACE_MAX_LAT * TRACE_LAT__COUNT)
+#define REC_TRACE_CG_MAX  ((size_t)TRACE_MAX_CG * TRACE_LAT__COUNT)
 
 /* Appends r's record body (starting with an empty line) to out. Returns
  * out->err. */

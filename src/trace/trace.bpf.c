@@ -130,6 +130,29 @@ struct {
 	__type(value, __u32);
 } lat_used SEC(".maps");
 
+/* the same per (cgroup that owns the bio, disk) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TRACE_MAX_CG);
+	__type(key, __u32);
+	__type(value, struct trace_cg_row);
+} cg_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACE_MAX_CG);
+	__type(key, __u32);
+	__type(value, __u32);
+} cg_used SEC(".maps");
+
+/* the tables' sizes as log2 of their slots, set with the maps' sizes
+ * before loading (trace.c: from the disk count and the CPUs) */
+const volatile __u32 lat_bits = TRACE_LAT_BITS;
+const volatile __u32 cg_bits = TRACE_CG_BITS_MAX;
+/* IOs that found no row: of (disk, op), of (cgroup, disk) */
+__u64 lat_dropped;
+__u64 cg_dropped;
+
 /*
  * The device stage per (disk, hardware queue, op): one array shared by
  * the CPUs, not per CPU (a per-CPU array of rows x CPUs would be hundreds
@@ -389,10 +412,10 @@ static __always_inline __u64 log2l(__u64 v)
  * IO is not counted). */
 static __always_inline struct trace_lat_row *lat_row(__u32 dev, __u32 op)
 {
-	__u32 h = ((dev ^ (op << 28)) * 0x9E3779B1u) >> (32 - TRACE_LAT_BITS);
+	__u32 bits = lat_bits & 31, h = ((dev ^ (op << 28)) * 0x9E3779B1u) >> (32 - bits);
 
 	for (__u32 i = 0; i < TRACE_LAT_PROBES; i++) {
-		__u32 k = (h + i) & (TRACE_MAX_LAT - 1), *u;
+		__u32 k = (h + i) & ((1u << bits) - 1), *u;
 		struct trace_lat_row *r = bpf_map_lookup_elem(&lat_rows, &k);
 
 		if (!r)
@@ -404,6 +427,52 @@ static __always_inline struct trace_lat_row *lat_row(__u32 dev, __u32 op)
 		r->dev = dev;
 		r->op1 = op + 1;
 		u = bpf_map_lookup_elem(&lat_used, &k);
+		if (u && !*u)
+			*u = 1;
+		return r;
+	}
+	return NULL;
+}
+
+/* The cgroup that owns the request: its first bio's blkg's (the
+ * blkcg's cgroup, in the hierarchy the io controller is on: v1 blkio or
+ * v2), as its kernfs node id, the directory's inode number; 0 when it has
+ * no bio (a flush) or the kernel no blk-cgroup. Read at completion: the
+ * tracepoint fires before the bios are ended. Plain loads through BTF
+ * pointers (a NULL on the way reads as 0). */
+static __always_inline __u64 rq_cgid(struct request *rq)
+{
+	struct blkcg_gq *blkg;
+	struct bio *bio = rq->bio;
+
+	if (!bio || !bpf_core_field_exists(bio->bi_blkg))
+		return 0;
+	blkg = bio->bi_blkg;
+	if (!blkg || !blkg->blkcg)
+		return 0;
+	return blkg->blkcg->css.cgroup->kn->id;
+}
+
+/* This CPU's row of (cgroup, disk), as lat_row; NULL when none */
+static __always_inline struct trace_cg_row *cg_row(__u64 cgid, __u32 dev)
+{
+	__u32 bits = cg_bits & 31;
+	__u32 h =
+	    (__u32)(((cgid ^ ((__u64)dev << 32)) * 0x9E3779B97F4A7C15ull) >> 32) >> (32 - bits);
+
+	for (__u32 i = 0; i < TRACE_CG_PROBES; i++) {
+		__u32 k = (h + i) & ((1u << bits) - 1), *u;
+		struct trace_cg_row *r = bpf_map_lookup_elem(&cg_rows, &k);
+
+		if (!r)
+			return NULL;
+		if (r->cgid == cgid && r->dev == dev)
+			return r;
+		if (r->cgid)
+			continue;
+		r->cgid = cgid;
+		r->dev = dev;
+		u = bpf_map_lookup_elem(&cg_used, &k);
 		if (u && !*u)
 			*u = 1;
 		return r;
@@ -464,9 +533,12 @@ static __always_inline __u32 hist_slot(__u64 delta_ns)
 	return slot < TRACE_HIST_SLOTS ? (__u32)slot : TRACE_HIST_SLOTS - 1;
 }
 
-static __always_inline void lat_add(struct trace_lat_val *v, __u64 delta_ns, __u32 w, __u32 remote)
+/* an IO of delta_ns in bucket slot (hist_slot: one division an IO's
+ * stage, shared by its rows) */
+static __always_inline void lat_add(struct trace_lat_val *v, __u32 slot, __u64 delta_ns, __u32 w,
+				    __u32 remote)
 {
-	v->slots[hist_slot(delta_ns)] += w;
+	v->slots[slot & (TRACE_HIST_SLOTS - 1)] += w;
 	v->count += w;
 	v->sum_ns += delta_ns * w;
 	v->remote += remote;
@@ -614,7 +686,9 @@ static __always_inline void blkq_complete(struct request *rq)
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	__u64 now, issue_ns, insert_ns, delta, *vec1 = start_of(START_SOFT_VEC1);
+	__u64 now, issue_ns, insert_ns, delta, qdelta, cgid, *vec1 = start_of(START_SOFT_VEC1);
+	__u32 dslot, qslot;
+	bool queued;
 	struct blk_mq_hw_ctx *hctx;
 	struct trace_hlat_row *hrow;
 	struct trace_lat_row *row;
@@ -643,11 +717,30 @@ int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 	dev = rq_dev(rq);
 	delta = now - issue_ns;
 	remote = cpu != bpf_get_smp_processor_id() ? w : 0;
+	dslot = hist_slot(delta);
+	queued = insert_ns && issue_ns >= insert_ns;
+	qdelta = queued ? issue_ns - insert_ns : 0;
+	qslot = queued ? hist_slot(qdelta) : 0;
 	row = lat_row(dev, op);
 	if (row) {
-		lat_add(&row->kind[TRACE_LAT_DEVICE], delta, w, remote);
-		if (insert_ns && issue_ns >= insert_ns)
-			lat_add(&row->kind[TRACE_LAT_QUEUED], issue_ns - insert_ns, w, 0);
+		lat_add(&row->kind[TRACE_LAT_DEVICE], dslot, delta, w, remote);
+		if (queued)
+			lat_add(&row->kind[TRACE_LAT_QUEUED], qslot, qdelta, w, 0);
+	} else {
+		__sync_fetch_and_add(&lat_dropped, w);
+	}
+	/* the same IO by the cgroup that owns it */
+	cgid = op == TRACE_OP_FLUSH ? 0 : rq_cgid(rq);
+	if (cgid) {
+		struct trace_cg_row *g = cg_row(cgid, dev);
+
+		if (g) {
+			lat_add(&g->kind[TRACE_LAT_DEVICE], dslot, delta, w, remote);
+			if (queued)
+				lat_add(&g->kind[TRACE_LAT_QUEUED], qslot, qdelta, w, 0);
+		} else {
+			__sync_fetch_and_add(&cg_dropped, w);
+		}
 	}
 	/* the same IO on its hardware queue's shared row */
 	hctx = rq->mq_hctx;
@@ -656,8 +749,8 @@ int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 		__sync_fetch_and_add(&hlat_dropped, w);
 		return 0;
 	}
-	__sync_fetch_and_add(&hrow->slots[hist_slot(delta)], w);
-	__sync_fetch_and_add(&hrow->count, w);
+	/* no count: the reader takes the buckets' sum (trace_hlat_take) */
+	__sync_fetch_and_add(&hrow->slots[dslot & (TRACE_HIST_SLOTS - 1)], w);
 	__sync_fetch_and_add(&hrow->sum_ns, delta * w);
 	if (remote)
 		__sync_fetch_and_add(&hrow->remote, remote);

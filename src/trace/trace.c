@@ -7,6 +7,7 @@
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -22,6 +23,7 @@
 #include "trace.h"
 #include "trace.skel.h"
 #include "trace_budget.h"
+#include "trace_cgroup.h"
 
 /* a batch read of a hash map's entries takes at most this many bytes of values */
 #define TRACE_BATCH_BYTES (1u << 20)
@@ -44,6 +46,13 @@ struct trace {
 	/* batch buffers */
 	void *keys, *vals;
 	size_t keys_size, vals_size;
+	/* the block probe's per-CPU tables' slots (set at load) */
+	uint32_t lat_slots, cg_slots;
+	/* cgroup ids as paths (trace_cgroup.c) */
+	struct trace_cgpaths cgp;
+	/* the (cgroup, disk) slots' per-CPU copies of a read (read_cg) */
+	struct trace_cg_row *cg_rows;
+	size_t ncg_rows, cg_rows_cap;
 };
 
 /* libbpf's last message, kept for a load failure's reason (src never prints) */
@@ -250,7 +259,47 @@ void trace_close(struct trace *t)
 		close(t->stats_fd);
 	free(t->keys);
 	free(t->vals);
+	trace_cgpaths_free(&t->cgp);
+	free(t->cg_rows);
 	free(t);
+}
+
+/* The block devices, /sys/block's entries (a partition's IO is its
+ * disk's): what the (disk, op) table is sized for. */
+static unsigned count_disks(void)
+{
+	DIR *d = opendir("/sys/block");
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* The block probe's per-CPU tables sized for this host before loading
+ * (trace_lat_bits, trace_cg_bits): the maps and the programs' masks. */
+static int size_tables(struct trace *t)
+{
+	unsigned lb = trace_lat_bits(count_disks(), (unsigned)t->ncpu);
+	unsigned cb = trace_cg_bits((unsigned)t->ncpu);
+	int r;
+
+	t->lat_slots = 1u << lb;
+	t->cg_slots = 1u << cb;
+	t->skel->rodata->lat_bits = lb;
+	t->skel->rodata->cg_bits = cb;
+	r = bpf_map__set_max_entries(t->skel->maps.lat_rows, t->lat_slots);
+	if (!r)
+		r = bpf_map__set_max_entries(t->skel->maps.lat_used, t->lat_slots);
+	if (!r)
+		r = bpf_map__set_max_entries(t->skel->maps.cg_rows, t->cg_slots);
+	if (!r)
+		r = bpf_map__set_max_entries(t->skel->maps.cg_used, t->cg_slots);
+	return r;
 }
 
 static int load(struct trace *t, const char *btf, bool custom, const struct trace_opts *o,
@@ -271,6 +320,11 @@ static int load(struct trace *t, const char *btf, bool custom, const struct trac
 	if (o && o->block_sample > 1 && o->block_sample <= TRACE_SAMPLE_MAX &&
 	    !(o->block_sample & (o->block_sample - 1)))
 		t->skel->data->block_sample = o->block_sample;
+	r = size_tables(t);
+	if (r < 0) {
+		snprintf(why, why_size, "cannot size the block probe's maps: %s", strerror(-r));
+		return r;
+	}
 	r = trace_bpf__load(t->skel);
 	if (r >= 0)
 		return 0;
@@ -486,40 +540,78 @@ static void lat_row_take(struct trace_raw *out, const struct trace_lat_row *x)
 }
 
 /*
+ * The slots some CPU took of a per-CPU table of `slots` rows (used: its
+ * companion array, one batch), each such slot's rows on every CPU (one
+ * lookup a slot) handed to take(t, out, rows, ncpu). Returns 0 or -errno.
+ */
+static int read_used(struct trace *t, struct trace_raw *out, int used_fd, int rows_fd,
+		     uint32_t slots, size_t row_size,
+		     int (*take)(struct trace *, struct trace_raw *, const void *, size_t))
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bo);
+	size_t nc = (size_t)t->ncpu, rs = (row_size + 7) / 8 * 8;
+	uint32_t n = slots, batch = 0, *used, *keys;
+	int r;
+
+	used = malloc((size_t)slots * sizeof(*used));
+	keys = malloc((size_t)slots * sizeof(*keys));
+	if (!used || !keys) {
+		free(used);
+		free(keys);
+		return -ENOMEM;
+	}
+	r = bpf_map_lookup_batch(used_fd, NULL, &batch, keys, used, &n, &bo);
+	if (r < 0 && errno != ENOENT)
+		r = -errno;
+	else if (n > slots)
+		r = -EBADMSG;
+	else if (grow(&t->vals, &t->vals_size, nc * rs) < 0)
+		r = -ENOMEM;
+	else
+		r = 0;
+	for (uint32_t i = 0; !r && i < n; i++) {
+		if (!used[i] || keys[i] >= slots)
+			continue;
+		if (bpf_map_lookup_elem(rows_fd, &keys[i], t->vals) < 0)
+			r = -errno;
+		else
+			r = take(t, out, t->vals, nc);
+	}
+	free(used);
+	free(keys);
+	return r;
+}
+
+/* A slot's (disk, op) rows, one per CPU, appended to out->lat */
+static int take_lat(struct trace *t, struct trace_raw *out, const void *vals, size_t nc)
+{
+	size_t rs = (sizeof(struct trace_lat_row) + 7) / 8 * 8;
+	void *a = realloc(out->lat, (out->nlat + nc * TRACE_LAT__COUNT) * sizeof(*out->lat));
+
+	(void)t;
+	if (!a)
+		return -ENOMEM;
+	out->lat = a;
+	for (size_t c = 0; c < nc; c++)
+		lat_row_take(out, (const struct trace_lat_row *)((const char *)vals + c * rs));
+	return 0;
+}
+
+/*
  * The histograms: the slots some CPU took (lat_used, one batch), each
  * slot's rows on every CPU (one lookup a slot), then one row per (disk,
  * op, kind): a (disk, op) may sit in different slots on different CPUs.
  */
 static int read_lat(struct trace *t, struct trace_raw *out)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, bo);
-	uint32_t used[TRACE_MAX_LAT], keys[TRACE_MAX_LAT], n = TRACE_MAX_LAT, batch = 0;
-	size_t nc = (size_t)t->ncpu, rs = (sizeof(struct trace_lat_row) + 7) / 8 * 8;
-	int fd = bpf_map__fd(t->skel->maps.lat_rows), r;
 	size_t w = 0;
+	int r;
 
-	r = bpf_map_lookup_batch(bpf_map__fd(t->skel->maps.lat_used), NULL, &batch, keys, used, &n,
-				 &bo);
-	if (r < 0 && errno != ENOENT)
-		return -errno;
-	if (n > TRACE_MAX_LAT)
-		return -EBADMSG;
-	if (grow(&t->vals, &t->vals_size, nc * rs) < 0)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++) {
-		void *a;
-
-		if (!used[i] || keys[i] >= TRACE_MAX_LAT)
-			continue;
-		if (bpf_map_lookup_elem(fd, &keys[i], t->vals) < 0)
-			return -errno;
-		a = realloc(out->lat, (out->nlat + nc * TRACE_LAT__COUNT) * sizeof(*out->lat));
-		if (!a)
-			return -ENOMEM;
-		out->lat = a;
-		for (size_t c = 0; c < nc; c++)
-			lat_row_take(out, (const struct trace_lat_row *)((char *)t->vals + c * rs));
-	}
+	r = read_used(t, out, bpf_map__fd(t->skel->maps.lat_used),
+		      bpf_map__fd(t->skel->maps.lat_rows), t->lat_slots,
+		      sizeof(struct trace_lat_row), take_lat);
+	if (r < 0)
+		return r;
 	/* one row per key: the CPUs' rows of one (disk, op, kind) summed */
 	if (out->nlat > 1)
 		qsort(out->lat, out->nlat, sizeof(*out->lat), trace_lat_cmp);
@@ -546,6 +638,61 @@ static int read_lat(struct trace *t, struct trace_raw *out)
 			out->lat[w++] = out->lat[i];
 	}
 	out->nlat = w;
+	return 0;
+}
+
+/* A slot's (cgroup, disk) rows, one per CPU, gathered in t->cg_rows for
+ * trace_cg_take */
+static int take_cg(struct trace *t, struct trace_raw *out, const void *vals, size_t nc)
+{
+	size_t rs = (sizeof(struct trace_cg_row) + 7) / 8 * 8;
+
+	(void)out;
+	if (t->ncg_rows + nc > t->cg_rows_cap) {
+		size_t cap = (t->ncg_rows + nc) * 2;
+		void *a = realloc(t->cg_rows, cap * sizeof(*t->cg_rows));
+
+		if (!a)
+			return -ENOMEM;
+		t->cg_rows = a;
+		t->cg_rows_cap = cap;
+	}
+	for (size_t c = 0; c < nc; c++)
+		memcpy(&t->cg_rows[t->ncg_rows++], (const char *)vals + c * rs,
+		       sizeof(*t->cg_rows));
+	return 0;
+}
+
+/* The rows per (cgroup, disk, stage), their paths from the hierarchy
+ * (walked again when an id is not known, at most once every 5 s). */
+static int read_cg(struct trace *t, struct trace_raw *out)
+{
+	bool unknown = false;
+	int r;
+
+	t->ncg_rows = 0;
+	r = read_used(t, out, bpf_map__fd(t->skel->maps.cg_used),
+		      bpf_map__fd(t->skel->maps.cg_rows), t->cg_slots, sizeof(struct trace_cg_row),
+		      take_cg);
+	if (r >= 0)
+		r = trace_cg_take(t->cg_rows, t->ncg_rows, out);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < out->ncg && !unknown; i++)
+		unknown = !trace_cgpaths_find(&t->cgp, out->cg[i].cgid);
+	if ((unknown || !t->cgp.walked) && trace_cgpaths_walk(&t->cgp, out->mono_ns) == 0 &&
+	    t->cgp.walked_ns == out->mono_ns)
+		unknown = true; /* walked now: what it did not find is gone */
+	else
+		unknown = false;
+	for (size_t i = 0; i < out->ncg; i++) {
+		const char *p = trace_cgpaths_find(&t->cgp, out->cg[i].cgid);
+
+		if (!p && unknown)
+			trace_cgpaths_forget(&t->cgp, out->cg[i].cgid);
+		snprintf(out->cg[i].path, sizeof(out->cg[i].path), "%s", p ? p : "");
+	}
+	snprintf(out->cg_top, sizeof(out->cg_top), "%s", t->cgp.top);
 	return 0;
 }
 
@@ -790,6 +937,10 @@ int trace_read(struct trace *t, struct trace_raw *r)
 	r->blkq_read = false;
 	r->hlat_read = false;
 	r->nhlat = 0;
+	r->cg_read = false;
+	r->ncg = 0;
+	r->cg_top[0] = '\0';
+	r->lat_slots = t->lat_slots;
 	r->rows_dropped = 0;
 	if (!r->soft_ns) {
 		r->soft_ns = calloc(nc * TRACE_NR_SOFTIRQS, sizeof(*r->soft_ns));
@@ -833,6 +984,15 @@ int trace_read(struct trace *t, struct trace_raw *r)
 			t->probe[TRACE_BLOCK].read = false;
 			probe_off(t, TRACE_BLOCK, "cannot read its map: %s", strerror(-e));
 		}
+		if (t->skel->bss)
+			r->lat_dropped = t->skel->bss->lat_dropped;
+	}
+	if (t->probe[TRACE_BLOCK].on && t->skel->bss) {
+		e = read_cg(t, r);
+		if (e == -ENOMEM)
+			return e;
+		r->cg_read = e >= 0;
+		r->cg_dropped = t->skel->bss->cg_dropped;
 	}
 	/* per hardware queue: the shared rows where the skeleton maps them
 	 * (.bss), no copy through the kernel; checked as any map's read */

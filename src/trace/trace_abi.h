@@ -10,10 +10,24 @@
 #define TRACE_NR_SOFTIRQS 10   /* NR_SOFTIRQS: HI .. RCU (include/linux/interrupt.h) */
 #define TRACE_MAX_IRQS	  4096 /* IRQ lines kept; a line past it is not timed */
 /* (disk, op) rows of histograms per CPU, a row's slot by hash (trace.bpf.c),
- * TRACE_LAT_PROBES slots tried from it */
-#define TRACE_LAT_BITS	 9
-#define TRACE_MAX_LAT	 (1 << TRACE_LAT_BITS)
-#define TRACE_LAT_PROBES 4
+ * TRACE_LAT_PROBES slots tried from it. The table's size is set at load
+ * from the disk count (trace_lat_bits): 2^TRACE_LAT_BITS slots at least,
+ * 2^TRACE_LAT_BITS_MAX at most; an IO whose row finds no slot is counted
+ * in lat_dropped. */
+#define TRACE_LAT_BITS	   9
+#define TRACE_LAT_BITS_MAX 14
+#define TRACE_MAX_LAT	   (1 << TRACE_LAT_BITS_MAX)
+#define TRACE_LAT_PROBES   8
+/* (cgroup, disk) rows of histograms per CPU (the cgroup that owns the
+ * request's bio: its blkg's), the same scheme: 2^TRACE_CG_BITS_MIN ..
+ * 2^TRACE_CG_BITS_MAX slots (trace_cg_bits), an IO without a row counted
+ * in cg_dropped */
+#define TRACE_CG_BITS_MIN 6
+#define TRACE_CG_BITS_MAX 10
+#define TRACE_MAX_CG	  (1 << TRACE_CG_BITS_MAX)
+#define TRACE_CG_PROBES	  8
+/* per-CPU rows of both tables together take at most this many bytes */
+#define TRACE_ROWS_BYTES_MAX (64u << 20)
 /* requests between insert/issue and completion, a slot by address */
 #define TRACE_INFLIGHT_BITS 16
 #define TRACE_MAX_INFLIGHT  (1 << TRACE_INFLIGHT_BITS)
@@ -70,6 +84,16 @@ struct trace_lat_val {
 struct trace_lat_row {
 	__u32 dev; /* major << 20 | first minor, the kernel's dev_t */
 	__u32 op1; /* TRACE_OP_* + 1; 0: a free slot */
+	struct trace_lat_val kind[TRACE_LAT__COUNT];
+};
+
+/* cg_rows: per CPU as lat_rows, a (cgroup, disk) in the first free or its
+ * own slot of TRACE_CG_PROBES from its hash; every op but flush (a flush
+ * request has no bio, so no owner) */
+struct trace_cg_row {
+	__u64 cgid; /* the cgroup's kernfs node id (its directory's inode); 0 free */
+	__u32 dev;  /* major << 20 | first minor */
+	__u32 pad;
 	struct trace_lat_val kind[TRACE_LAT__COUNT];
 };
 

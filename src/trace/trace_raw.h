@@ -55,6 +55,22 @@ struct trace_lat_raw {
 	uint64_t remote;
 };
 
+#define TRACE_CG_PATH_MAX 256 /* a cgroup's path below its hierarchy's top */
+#define TRACE_CG_TOP_MAX  64  /* the hierarchy's mount point */
+
+/* One (cgroup, disk, stage) histogram, summed over the CPUs: the IOs
+ * (every op but flush) whose bio the cgroup owns. */
+struct trace_cg_raw {
+	uint64_t cgid;		      /* kernfs node id: the directory's inode */
+	char path[TRACE_CG_PATH_MAX]; /* "/system.slice/x.service"; "" not found */
+	uint32_t major;
+	uint32_t minor;
+	uint8_t kind; /* TRACE_LAT_* */
+	uint64_t slots[TRACE_HIST_SLOTS];
+	uint64_t count;
+	uint64_t sum_ns;
+};
+
 /* One NAPI's share of NET_RX time (napi:napi_poll inside NET_RX), summed
  * over the CPUs. */
 struct trace_napi_raw {
@@ -110,6 +126,19 @@ struct trace_raw {
 	uint64_t hlat_dropped;
 	size_t nhlat;
 	struct trace_lat_raw *hlat;
+	/* IOs the probe found no (disk, op) row for since loaded (they are in
+	 * no histogram), and the rows' table's slots; read with lat */
+	uint64_t lat_dropped;
+	uint32_t lat_slots;
+	/* per (cgroup, disk, stage), by ascending (cgid, major, minor, kind):
+	 * read while the block probe is on (cg_read); cg_dropped: IOs the
+	 * probe found no (cgroup, disk) row for since loaded; cg_top: the
+	 * hierarchy the ids are of ("" unknown) */
+	bool cg_read;
+	uint64_t cg_dropped;
+	char cg_top[TRACE_CG_TOP_MAX];
+	size_t ncg;
+	struct trace_cg_raw *cg;
 	/* per-queue softirq load: read while the softirq probe is on (NAPI),
 	 * and the block probe too (hardware queues); by ascending napi_id,
 	 * (major, minor, hctx) */
@@ -172,6 +201,32 @@ bool trace_ios_ok(uint64_t n, uint64_t dt_ns, uint32_t weight);
  * Returns the rows kept, or -ENOMEM (r->hlat then empty).
  */
 int trace_hlat_take(const struct trace_hlat_row *rows, size_t n, struct trace_raw *r);
+
+/*
+ * Takes the probe's (cgroup, disk) rows (n slots' per-CPU copies, as the
+ * map holds them: a map is input too) into r->cg, replacing it: free
+ * slots, empty stages and stages whose buckets overflow a counter are left
+ * out, a row's count is its buckets' sum, the copies of one key are merged
+ * (saturating), sorted by trace_cg_cmp; paths left "". At most
+ * TRACE_MAX_CG * TRACE_CG_CPUS_MAX copies are read. Returns the rows kept,
+ * or -ENOMEM (r->cg then empty).
+ */
+#define TRACE_CG_CPUS_MAX 8192
+int trace_cg_take(const struct trace_cg_row *rows, size_t n, struct trace_raw *r);
+
+/* (cgid, major, minor, kind) order of two cgroup histograms, as qsort wants */
+int trace_cg_cmp(const void *a, const void *b);
+
+/*
+ * The size of the block probe's per-CPU tables, as log2 of their slots,
+ * chosen at load: (disk, op) rows for ndisk disks (three ops each, at most
+ * a quarter full, which leaves room for disks plugged in later),
+ * TRACE_LAT_BITS .. TRACE_LAT_BITS_MAX; (cgroup, disk) rows
+ * TRACE_CG_BITS_MIN .. TRACE_CG_BITS_MAX; both shrunk (not below their
+ * minimum) until ncpu copies fit in TRACE_ROWS_BYTES_MAX.
+ */
+unsigned trace_lat_bits(unsigned ndisk, unsigned ncpu);
+unsigned trace_cg_bits(unsigned ncpu);
 
 /* (major, minor, hctx, op, kind) order of two histograms, as qsort wants */
 int trace_lat_cmp(const void *a, const void *b);

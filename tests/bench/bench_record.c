@@ -9,6 +9,14 @@
  *                                  recording into OUT (a 0700 directory)
  *                                  from SRC's payloads, cycled, with
  *                                  synthetic times one second apart
+ *   bench_record day SRC OUT [HOURS [KEEP]]  writes HOURS (default 24)
+ *                                  of 1 Hz from SRC's payloads (cycled, one
+ *                                  second apart) into OUT (a 0700 directory)
+ *                                  and compacts all but the last hour keeping
+ *                                  one sample in KEEP (default 10): the
+ *                                  recording a daemon with the default
+ *                                  compaction leaves (iotriage report's
+ *                                  benchmark, tests/bench/bench_report.sh)
  *   bench_record compact SRC KEEP [MINUTES]  records MINUTES (default
  *                                  60) of 1 Hz from SRC's payloads (forward,
  *                                  then backward, and so on: no wrap), then
@@ -173,6 +181,41 @@ static int cmd_week(const char *src, const char *out, int days)
 	printf("%lld samples, %llu bytes in %llu segments (%.0f bytes/sample)\n", (long long)n,
 	       (unsigned long long)st.bytes, (unsigned long long)st.segments,
 	       (double)st.bytes / (double)n);
+	return 0;
+}
+
+static int cmd_day(const char *src, const char *out, int hours, unsigned keep)
+{
+	struct recwriter_opts o = { .interval_ms = 1000,
+				    .max_bytes = (uint64_t)1 << 40,
+				    .run_id = 11 };
+	int64_t n = (int64_t)hours * 3600, base = INT64_C(1700000000) * 1000000000;
+	struct recwriter_compact_stats cs = { 0 };
+	struct recwriter_stats st;
+	struct payloads pl;
+	struct recwriter *w;
+	int fd, r;
+
+	if (hours < 1 || keep < 2 || load(src, &pl) < 0)
+		return 1;
+	fd = mkdir_private(out);
+	o.dirfd = fd;
+	if (fd < 0 || recwriter_open(&o, &w) < 0)
+		return 1;
+	for (int64_t k = 0; k < n; k++)
+		recwriter_append(w, (uint64_t)k + 1, k * 1000000000, base + k * 1000000000,
+				 pl.p[k % (int64_t)pl.n], pl.len[k % (int64_t)pl.n]);
+	/* the daemon's defaults: --record-compact-after 1h, --record-compact-keep 10 */
+	/* a second after the last sample: the last hour stays whole */
+	r = recwriter_compact(w, base + (n + 1) * 1000000000, 3600, keep, 0, NULL, &cs);
+	recwriter_stats(w, &st);
+	recwriter_close(w);
+	close(fd);
+	if (r < 0)
+		return 1;
+	printf("%lld samples, %llu compacted to %llu: %llu bytes in %llu segments\n", (long long)n,
+	       (unsigned long long)cs.frames_in, (unsigned long long)cs.frames_kept,
+	       (unsigned long long)st.bytes, (unsigned long long)st.segments);
 	return 0;
 }
 
@@ -378,6 +421,9 @@ int main(int argc, char **argv)
 		return cmd_size(argv[2]);
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "week") == 0)
 		return cmd_week(argv[2], argv[3], argc == 5 ? atoi(argv[4]) : 7);
+	if (argc >= 4 && argc <= 6 && strcmp(argv[1], "day") == 0)
+		return cmd_day(argv[2], argv[3], argc >= 5 ? atoi(argv[4]) : 24,
+			       argc == 6 ? (unsigned)atoi(argv[5]) : 10);
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "compact") == 0)
 		return cmd_compact(argv[2], (unsigned)atoi(argv[3]),
 				   argc == 5 ? atoi(argv[4]) : 60);

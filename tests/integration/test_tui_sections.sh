@@ -223,7 +223,7 @@ wait_for live '^[0-9]+ +[^ ]+ +.*python[^ ]* [^ ]*/iot-writer .* +[0-9.]+ +[1-9]
 grep -Eq "^bytes: /proc/PID/io(, taskstats for other users')?  " "$tmp/screen" ||
 	fail "processes: the bytes' source"
 case $delay in
-off) grep -q 'delay accounting off (sysctl kernel.task_delayacct=0)' "$tmp/screen" ||
+off) grep -q 'delay accounting off (kernel.task_delayacct=0; sysctl -w' "$tmp/screen" ||
 	fail "processes: delay accounting off is said" ;;
 on) grep -Eq 'delay: taskstats' "$tmp/screen" || fail "processes: delays from taskstats" ;;
 *) grep -Eq 'delay: ' "$tmp/screen" || fail "processes: where delays come from" ;;

@@ -242,6 +242,7 @@ static void test_guess_managed(void **state)
 }
 
 static void readvise(struct scenario *sc);
+static void readvise_trace(struct scenario *sc, const struct trace_metrics *tm);
 
 /* A full dirty page cache is told apart from a slow disk: its own finding,
  * and a sentence on the disk finding of the same sample. */
@@ -951,6 +952,34 @@ static void test_db_victims(void **state)
 	assert_non_null(strstr(f->detail, "checkpoint_completion_target"));
 	assert_null(strstr(f->detail, "Fix:"));
 	*x = saved;
+	/* --trace: the flushes and the victim's own IO measured per request */
+	{
+		struct trace_disk_metrics td = { .major = 8, .minor = 0, .name = "sda" };
+		struct trace_cg_metrics cg = { .path = "/system.slice/postgresql@15-main.service",
+					       .major = 8,
+					       .minor = 0 };
+		struct trace_metrics tm = {
+			.itv_s = 5, .ndisk = 1, .disks = &td, .has_cg = true, .ncg = 1, .cg = &cg
+		};
+
+		tm.on[TRACE_BLOCK] = true;
+		td.has[TRACE_OP_FLUSH][TRACE_LAT_DEVICE] = true;
+		td.lat[TRACE_OP_FLUSH][TRACE_LAT_DEVICE] =
+		    (struct trace_lat_metrics){ .count = 500, .p50_us = 850000, .p99_us = 990000 };
+		cg.has[TRACE_LAT_QUEUED] = cg.has[TRACE_LAT_DEVICE] = true;
+		cg.lat[TRACE_LAT_QUEUED] =
+		    (struct trace_lat_metrics){ .count = 4000, .p99_us = 400000 };
+		cg.lat[TRACE_LAT_DEVICE] =
+		    (struct trace_lat_metrics){ .count = 4000, .p50_us = 4000, .p99_us = 9000 };
+		readvise_trace(&sc, &tm);
+		f = advice_finding(&sc.a, "disk-saturated-sda");
+		assert_non_null(f);
+		assert_non_null(strstr(f->detail, "Measured at the device: flush p50 850.00 ms, "
+						  "p99 990.00 ms over 500 flushes."));
+		assert_non_null(strstr(f->detail, "postgresql@15-main.service some 61% full 40% "
+						  "(its IO on sda: queued p99 400.00 ms, at the "
+						  "device p50 4.00 ms p99 9.00 ms)"));
+	}
 	unload(&sc);
 }
 

@@ -112,6 +112,28 @@ static void make_read(struct trace_raw *r, uint64_t t)
 		l->sum_ns = l->count * 9000;
 		l->remote = t;
 	}
+	/* per cgroup: two cgroups on 7:0 (one queued and device, one device
+	 * only), a path that needs escaping; the tables' sizing and drops */
+	r->lat_dropped = 5 * t;
+	r->lat_slots = 4096;
+	r->cg_read = true;
+	r->cg_dropped = 7 * t;
+	snprintf(r->cg_top, sizeof(r->cg_top), "/sys/fs/cgroup/blkio");
+	r->ncg = 3;
+	r->cg = calloc(3, sizeof(*r->cg));
+	assert_non_null(r->cg);
+	for (int i = 0; i < 3; i++) {
+		struct trace_cg_raw *g = &r->cg[i];
+
+		g->cgid = i < 2 ? 31 : 45;
+		g->major = 7;
+		g->kind = i == 0 ? TRACE_LAT_QUEUED : TRACE_LAT_DEVICE;
+		snprintf(g->path, sizeof(g->path), i < 2 ? "/a b\tc" : "/system.slice/x.service");
+		g->slots[2 + i] = 100 * t * (uint64_t)(i + 1);
+		g->slots[9] = t;
+		g->count = g->slots[2 + i] + t;
+		g->sum_ns = g->count * 7000;
+	}
 }
 
 static void pack(const struct trace_raw *r, struct strbuf *o)
@@ -164,10 +186,24 @@ static void test_roundtrip(void **state)
 	assert_int_equal(ub.hlat_dropped, 6);
 	assert_int_equal(ub.nhlat, 3);
 	assert_memory_equal(ub.hlat, b.hlat, 3 * sizeof(*b.hlat));
+	assert_int_equal(ub.lat_dropped, 15);
+	assert_int_equal(ub.lat_slots, 4096);
+	assert_true(ub.cg_read);
+	assert_int_equal(ub.cg_dropped, 21);
+	assert_string_equal(ub.cg_top, "/sys/fs/cgroup/blkio");
+	assert_int_equal(ub.ncg, 3);
+	assert_memory_equal(ub.cg, b.cg, 3 * sizeof(*b.cg));
 	/* so the document's section is the same bytes */
 	section(&a, &b, &want);
 	section(&ua, &ub, &got);
 	assert_non_null(strstr(sb_cstr(&want), "\"irqs\":[{\"irq\":9,"));
+	assert_non_null(strstr(sb_cstr(&want), "\"lat_dropped\":10,\"lat_slots\":4096,"
+					       "\"cg_dropped\":14"));
+	assert_non_null(strstr(sb_cstr(&want),
+			       "\"cgroup_hierarchy\":\"/sys/fs/cgroup/blkio\","
+			       "\"cgroups\":[{\"path\":\"/a b\\u0009c\",\"cgroup_id\""
+			       ":31,\"disk\":\"\",\"major\":7,\"minor\":0,\"count\":"
+			       "402,"));
 	assert_non_null(strstr(sb_cstr(&want), "\"hctx\":[{\"hctx\":0,\"read\":{"));
 	assert_string_equal(sb_cstr(&got), sb_cstr(&want));
 	/* storage reused: the bigger read into the smaller one's arrays */
@@ -308,6 +344,38 @@ static void test_later_version(void **state)
 	/* a record before the per-queue histograms: none read */
 	assert_false(u.hlat_read);
 	assert_int_equal(u.nhlat, 0);
+	/* ... and before the per-cgroup ones */
+	assert_false(u.cg_read);
+	assert_int_equal(u.ncg, 0);
+	assert_int_equal(u.lat_slots, 0);
+	trace_raw_free(&u);
+}
+
+/* 'g' lines checked as the live rows are: one whose mean is past its
+ * highest bucket is left out and counted, a count that is not its
+ * buckets' sum is set to it; out of order is malformed. */
+static void test_cg_lines(void **state)
+{
+	static const char rec[] = "\nh\t1\t5000\t1\t0\t2\t1\t0\t0\t1\t0\t0\t0\t512\t1\t0\n"
+				  "G\t/sys/fs/cgroup/blkio\n"
+				  "g\t31\t7\t0\t1\t3\t900000000\t/a\t0\t3\n"
+				  "g\t45\t7\t0\t1\t9\t5000\t/b\t0\t2\n";
+	static const char unordered[] = "\nh\t1\t5000\t1\t0\t2\n"
+					"g\t45\t7\t0\t1\t2\t5000\t/b\t0\t2\n"
+					"g\t31\t7\t0\t1\t2\t5000\t/a\t0\t2\n";
+	struct trace_raw u = { 0 };
+
+	(void)state;
+	assert_int_equal(rec_trace_unpack(rec, sizeof(rec) - 1, &u), 0);
+	assert_true(u.cg_read);
+	assert_int_equal(u.lat_slots, 512);
+	assert_string_equal(u.cg_top, "/sys/fs/cgroup/blkio");
+	assert_int_equal(u.ncg, 1);
+	assert_int_equal(u.cg[0].cgid, 45);
+	assert_int_equal(u.cg[0].count, 2);
+	assert_string_equal(u.cg[0].path, "/b");
+	assert_int_equal(u.rows_dropped, 1);
+	assert_int_equal(rec_trace_unpack(unordered, sizeof(unordered) - 1, &u), -EBADMSG);
 	trace_raw_free(&u);
 }
 
@@ -495,7 +563,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),  cmocka_unit_test(test_invalid_read),
 		cmocka_unit_test(test_impossible), cmocka_unit_test(test_later_version),
 		cmocka_unit_test(test_hostile),	   cmocka_unit_test(test_mutations),
-		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_replay),	   cmocka_unit_test(test_cg_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -474,6 +474,27 @@ static void test_unavailable(void **state)
 	expect(&t, "%soft by vector");
 	expect(&t, "%cpu");
 	term_close(&t);
+
+	/* every probe on, IOs in no latency row (issue 30): said, counted */
+	term_open(&t, 100, 30);
+	doc = load_sample();
+	json_object_object_get_ex(doc, "trace", &tr);
+	json_object_object_get_ex(tr, "probes", &probes);
+	json_object_object_get_ex(probes, "block", &block);
+	json_object_object_add(block, "lat_dropped", json_object_new_int64(37));
+	term_draw(&t, doc);
+	expect(&t, "tracing: 37 IOs without a latency row");
+	expect(&t, "p99");
+	term_close(&t);
+	term_open(&t, 80, 24);
+	doc = load_sample();
+	json_object_object_get_ex(doc, "trace", &tr);
+	json_object_object_get_ex(tr, "probes", &probes);
+	json_object_object_get_ex(probes, "block", &block);
+	json_object_object_add(block, "lat_dropped", json_object_new_int64(37));
+	term_draw(&t, doc);
+	expect(&t, "tracing: 37 IOs untimed");
+	term_close(&t);
 }
 
 /* The sample with eth0 busy (9000 pk/s on IRQ 38, virtio2-input.0, landing

@@ -49,7 +49,11 @@ static void decode_probes(struct json_object *probes, struct model_trace *t)
 		if (!p || !json_object_is_type(p, json_type_object))
 			continue;
 		if (mj_bool(p, "on", &b) > 0 && b) {
+			double d = 0;
+
 			*on[k] = true;
+			if (on[k] == &t->block && mj_num(p, "lat_dropped", &d) > 0 && d >= 1)
+				t->lat_dropped = (uint64_t)d;
 			continue;
 		}
 		mj_str(p, "reason", why, sizeof(why));
@@ -240,6 +244,9 @@ void model_trace_cause(const struct model_trace *t, char *buf, size_t size)
 		snprintf(buf, size, "tracing: unavailable (%s)", t->reason[0] ? t->reason : "?");
 	else if (t->off[0])
 		snprintf(buf, size, "tracing: %s", t->off);
+	if (t->available && !t->malformed && t->lat_dropped)
+		str_cat(buf, size, "%s%llu IOs without a latency row",
+			buf[0] ? ", " : "tracing: ", (unsigned long long)t->lat_dropped);
 }
 
 void model_trace_soft_split(const struct model_cpu_trace *c, int decimals, int width, char *buf,

@@ -59,6 +59,9 @@ struct model_trace {
 	bool soft, hard, block; /* each probe is on */
 	char reason[MODEL_TRACE_LINE_MAX];
 	char off[MODEL_TRACE_LINE_MAX]; /* the probes off and why, "" none */
+	/* IOs of the interval the block probe found no latency row for
+	 * ("probes"."block"."lat_dropped"): in no disk's histogram */
+	uint64_t lat_dropped;
 };
 
 /* One NAPI instance's NET_RX time ("trace"."napi"), summed over the CPUs. */
@@ -109,7 +112,8 @@ int model_trace_decode(struct json_object *doc, struct model_cpu *cpus, size_t n
 
 /* The header's one cause when tracing does not run or a probe is off:
  * "tracing: unavailable (no BTF: ...)", "tracing: block off (over budget:
- * ...)"; "" when it runs whole or is absent. */
+ * ...)", or IOs in no latency row: "tracing: 37 IOs without a latency
+ * row"; "" when it runs whole or is absent. */
 void model_trace_cause(const struct model_trace *t, char *buf, size_t size);
 
 /* A CPU's %soft by vector, the busiest first, "NET_RX 30.1 BLOCK 12.0"
