@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bench_progress.h"
+#include "clock.h"
 
 #define PROGRESS_PERIOD_NS 1000000000LL
 
@@ -36,14 +37,6 @@ struct bench_progress {
 	int64_t last_ns;
 	uint64_t last_ios[DDIR__COUNT], last_bytes[DDIR__COUNT];
 };
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void fmt_bw(char *buf, size_t size, double bps)
 {
@@ -225,11 +218,11 @@ static void *progress_thread(void *arg)
 {
 	struct bench_progress *p = arg;
 	struct timespec ts;
-	int64_t next = mono_ns() + PROGRESS_PERIOD_NS;
+	int64_t next = clock_mono_ns() + PROGRESS_PERIOD_NS;
 
 	pthread_mutex_lock(&p->lock);
 	while (!p->quit) {
-		int64_t now = mono_ns();
+		int64_t now = clock_mono_ns();
 
 		if (now < next) {
 			ts.tv_sec = next / 1000000000;
@@ -281,7 +274,7 @@ int bench_progress_start(const struct job_spec *spec, struct job_control *ctl,
 void bench_progress_phase(struct bench_progress *p, const struct job_spec *spec,
 			  const struct job_target *t, bool precondition, unsigned k, unsigned n)
 {
-	int64_t now = mono_ns();
+	int64_t now = clock_mono_ns();
 
 	if (!p)
 		return;

@@ -16,18 +16,11 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "clock.h"
 #include "grow.h"
 #include "iotriage/protocol.h"
 
 #define CHUNK 65536
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int client_peer_check(int fd, char *why, size_t why_size)
 {
@@ -105,7 +98,7 @@ static int wait_fd(const struct client_conn *c, short events, int64_t deadline_m
 {
 	for (;;) {
 		struct pollfd p = { .fd = c->fd, .events = events };
-		int64_t left = deadline_ms - mono_ms();
+		int64_t left = deadline_ms - clock_mono_ms();
 		int n;
 
 		if (left <= 0)
@@ -122,7 +115,7 @@ static int wait_fd(const struct client_conn *c, short events, int64_t deadline_m
 
 int client_send(struct client_conn *c, const char *line, size_t len)
 {
-	int64_t deadline = mono_ms() + IOT_PROTO_CLIENT_TIMEOUT_MS;
+	int64_t deadline = clock_mono_ms() + IOT_PROTO_CLIENT_TIMEOUT_MS;
 
 	while (len) {
 		ssize_t n = send(c->fd, line, len, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -146,7 +139,7 @@ int client_send(struct client_conn *c, const char *line, size_t len)
 
 int client_line(struct client_conn *c, size_t max, int timeout_ms, char **ret_line, size_t *ret_len)
 {
-	int64_t deadline = mono_ms() + timeout_ms;
+	int64_t deadline = clock_mono_ms() + timeout_ms;
 	size_t scanned = 0;
 
 	/* drop the line handed out last time */

@@ -21,6 +21,7 @@
 #include "bench_progress.h"
 #include "bench_report.h"
 #include "cli.h"
+#include "clock.h"
 #include "fioopts.h"
 #include "job.h"
 #include "diskstats.h"
@@ -70,14 +71,6 @@ static void bench_on_signal(int sig)
 		atomic_store(&bench_ctl->stop, true);
 }
 
-static int64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* The target's device row in /proc/diskstats (the device itself, or the one a file lives on). */
 struct disk_probe {
 	bool have;
@@ -115,7 +108,7 @@ static void disk_probe_read(struct disk_probe *p, struct disk_table *t, int64_t 
 {
 	if (!p->have)
 		return;
-	*ret_ns = now_ns(CLOCK_MONOTONIC);
+	*ret_ns = clock_ns(CLOCK_MONOTONIC);
 	if (procfile_read(&p->pf, &p->root) < 0 ||
 	    diskstats_parse(p->pf.buf, p->pf.len, t, NULL) < 0)
 		p->have = false;
@@ -211,7 +204,7 @@ static int run_sweep(const struct job_spec *spec, const struct job_target *t,
 					   .target = t,
 					   .points = pts,
 					   .npoints = n,
-					   .time_real_ns = now_ns(CLOCK_REALTIME),
+					   .time_real_ns = clock_ns(CLOCK_REALTIME),
 					   .precondition = pre };
 		if (spec->output == OUTPUT_JSON)
 			bench_sweep_json(&sb, &sw);
@@ -251,7 +244,7 @@ static int run_single(const struct job_spec *spec, const struct job_target *t,
 	*ret_failed = report_errors(rs, spec->numjobs, "bench");
 	rep.spec = spec;
 	rep.target = t;
-	rep.time_real_ns = now_ns(CLOCK_REALTIME);
+	rep.time_real_ns = clock_ns(CLOCK_REALTIME);
 	rep.precondition = pre;
 	disk_probe_rows(&dp, &rep.disk_before, &rep.disk_after);
 	rep.disk_elapsed_ns = (uint64_t)(dp.t1_ns - dp.t0_ns);
@@ -430,7 +423,7 @@ static int bench_supervise(struct job_spec *spec)
 		int sig, status;
 
 		if (deadline_ns) {
-			int64_t left = deadline_ns - now_ns(CLOCK_MONOTONIC);
+			int64_t left = deadline_ns - clock_ns(CLOCK_MONOTONIC);
 
 			if (left <= 0)
 				break;
@@ -453,7 +446,7 @@ static int bench_supervise(struct job_spec *spec)
 		kill(pid, sig);
 		if (!deadline_ns)
 			deadline_ns =
-			    now_ns(CLOCK_MONOTONIC) + (int64_t)BENCH_STOP_DEADLINE_MS * 1000000;
+			    clock_ns(CLOCK_MONOTONIC) + (int64_t)BENCH_STOP_DEADLINE_MS * 1000000;
 	}
 	out = (unsigned long long)atomic_load(&ctl->inflight);
 	/* killed first: its status line thread draws no more */

@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "client.h"
+#include "clock.h"
 #include "cmd_suggest.h"
 #include "advise.h"
 #include "encode.h"
@@ -395,11 +396,9 @@ static int load_instants(const struct common_args *a, char **argv, struct snapsh
 {
 	char boot_b[40], boot_c[40];
 	int64_t tb, tc, rb, rc, now;
-	struct timespec ts;
 	int r;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	now = clock_ns(CLOCK_REALTIME);
 	for (int i = 0; i < 2; i++)
 		if (cli_parse_time(argv[i], now, i ? &tc : &tb) < 0) {
 			cli_error(argv[i], "not a time (see iotriage replay --help)");

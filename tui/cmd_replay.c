@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "rec_file.h"
 #include "rec_payload.h"
 #include "sampler.h"
@@ -143,12 +144,10 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct timespec ts;
 	int64_t now;
 	int c;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	now = clock_ns(CLOCK_REALTIME);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {

@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "client.h"
+#include "clock.h"
 #include "json_get.h"
 #include "iotriage/protocol.h"
 #include "rec_file.h"
@@ -248,11 +249,9 @@ int cmd_report(int argc, char **argv)
 	struct report_args a = { .path = CLI_RECORD_DIR, .from = INT64_MIN, .to = INT64_MAX };
 	struct report_data d = { 0 };
 	struct strbuf out = { 0 };
-	struct timespec ts;
 	int r, ret = EXIT_FAIL;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	a.now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	a.now = clock_ns(CLOCK_REALTIME);
 	r = report_parse(argc, argv, &a);
 	if (r)
 		return r > 0 ? EXIT_OK : -r;

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "encode_workload.h"
 #include "metrics_proc.h"
 #include "strbuf.h"
@@ -33,14 +34,6 @@ static const struct option opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void print_text(const struct thread_table *t, const struct workload_metrics *x)
 {
@@ -121,7 +114,7 @@ int cmd_threads(int argc, char **argv)
 		cli_error(root_dir ? root_dir : "/", "%s", strerror(-r));
 		return EXIT_FAIL;
 	}
-	start = mono_ms();
+	start = clock_mono_ms();
 	r = taskstats_threads_collect(&tc, &root, (int32_t)pid, &t0);
 	if (r < 0 || t0.status.err) {
 		cli_error("threads", "%s", r < 0 ? strerror(-r) : t0.status.reason);
@@ -132,7 +125,7 @@ int cmd_threads(int argc, char **argv)
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 	r = taskstats_threads_collect(&tc, &root, (int32_t)pid, &t1);
-	itv_ms = mono_ms() - start;
+	itv_ms = clock_mono_ms() - start;
 	if (r < 0 || t1.status.err) {
 		cli_error("threads", "%s", r < 0 ? strerror(-r) : t1.status.reason);
 		goto out;

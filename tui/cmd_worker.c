@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "client.h"
+#include "clock.h"
 #include "fioopts.h"
 #include "iotriage/protocol.h"
 #include "job.h"
@@ -41,14 +42,6 @@ struct worker_conn {
 	long interval_ms;
 };
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int conn_send(struct worker_conn *c, json_object *req)
 {
 	const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
@@ -69,7 +62,7 @@ static int conn_send(struct worker_conn *c, json_object *req)
  * deadline_ms: client_line's -errno, or -EBADMSG. */
 static int conn_line(struct worker_conn *c, int64_t deadline_ms, json_object **ret)
 {
-	int64_t left = deadline_ms - now_ms();
+	int64_t left = deadline_ms - clock_mono_ms();
 	json_object *o;
 	char *line;
 	size_t len;
@@ -91,7 +84,7 @@ static int conn_line(struct worker_conn *c, int64_t deadline_ms, json_object **r
  * within IOT_PROTO_CLIENT_TIMEOUT_MS (events in between do not extend it). */
 static int conn_reply(struct worker_conn *c, json_object **ret)
 {
-	int64_t deadline = now_ms() + IOT_PROTO_CLIENT_TIMEOUT_MS;
+	int64_t deadline = clock_mono_ms() + IOT_PROTO_CLIENT_TIMEOUT_MS;
 	json_object *o, *v;
 	int r;
 
@@ -283,7 +276,7 @@ static int wait_end(struct worker_conn *c, int64_t id, enum job_output output)
 
 			if (wait_ms < IOT_PROTO_CLIENT_TIMEOUT_MS)
 				wait_ms = IOT_PROTO_CLIENT_TIMEOUT_MS;
-			r = conn_line(c, now_ms() + wait_ms, &o);
+			r = conn_line(c, clock_mono_ms() + wait_ms, &o);
 			if (r >= 0 && !str_at(o, "event", NULL)) {
 				json_object_put(o);
 				continue;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "draw.h"
 #include "source.h"
 #include "str.h"
@@ -540,9 +541,9 @@ static int draw_status_lines(struct ui *ui, int y)
 	bool unavail = m->nunavailable && LINES >= 16;
 
 	if (LINES >= 30)
-		y += view_sections_header_draw(ui, y, 2);
+		y += view_header_draw(ui, y, 2);
 	else if (LINES >= 16 && !(unavail && m->sections.core_unavailable)) {
-		int n = view_sections_header_draw(ui, y, 1);
+		int n = view_header_draw(ui, y, 1);
 
 		y += n;
 		unavail = unavail && n == 0;
@@ -744,7 +745,6 @@ static unsigned key_time(struct ui *ui, int ch)
 /* 'b': the typed time, on Enter */
 static unsigned key_jump(struct ui *ui, int ch)
 {
-	struct timespec ts;
 	int64_t t;
 
 	if (ch == 27) {
@@ -761,8 +761,7 @@ static unsigned key_jump(struct ui *ui, int ch)
 		return UI_REDRAW;
 	}
 	ui->editing = ui->jumping = false;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	if (cli_parse_time(ui->edit, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, &t) < 0) {
+	if (cli_parse_time(ui->edit, clock_ns(CLOCK_REALTIME), &t) < 0) {
 		snprintf(ui->note, sizeof(ui->note), "'%s' is not a time", ui->edit);
 		return UI_REDRAW;
 	}
@@ -957,14 +956,6 @@ static unsigned ui_key(struct ui *ui, int ch, int64_t now_ns)
 
 /* ---- the loop ---- */
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void setup_colors(struct ui *ui)
 {
 	if (!ui->color || !has_colors() || start_color() == ERR) {
@@ -1007,7 +998,7 @@ static int ui_loop(struct ui *ui, int sfd)
 		flags = 0;
 		source_pollfd(ui->src, &pfd[2]);
 		deadline = source_deadline_ns(ui->src);
-		t = now_ns();
+		t = clock_mono_ns();
 		if (deadline == INT64_MAX)
 			timeout = -1;
 		else if (deadline <= t)
@@ -1017,7 +1008,7 @@ static int ui_loop(struct ui *ui, int sfd)
 		n = poll(pfd, pfd[2].fd >= 0 ? 3 : 2, timeout);
 		if (n < 0 && errno != EINTR)
 			return -errno;
-		t = now_ns();
+		t = clock_mono_ns();
 		/* ncurses turns SIGWINCH into KEY_RESIZE on the next getch(), and
 		 * poll() returned EINTR: always drain the keyboard */
 		for (int ch; (ch = getch()) != ERR;)

@@ -317,8 +317,8 @@ bool ui_key_is_global(int ch);
  * findings panel leaves to the loop: the findings follow the time. */
 bool ui_key_is_time(const struct ui *ui, int ch);
 /* The header's turbostat and PSI/writeback lines from row y, in n lines (1:
- * all on one); returns the lines drawn (view_sections.c). */
-int view_sections_header_draw(struct ui *ui, int y, int n);
+ * all on one); returns the lines drawn (view_header.c). */
+int view_header_draw(struct ui *ui, int y, int n);
 /* The NIC lines at the top of the IRQs panel: how many, and drawn into r
  * (the selected one, "nic NAME" in the IRQs panel, reversed). */
 int view_nics_lines(const struct ui *ui);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The IRQs panel: a line per NIC (link, rates, channels, where its queue
- * vectors landed: view_sections.c), then the interrupt lines that fired in the
+ * vectors landed: view_nics.c), then the interrupt lines that fired in the
  * interval, busiest first, where they landed and where they are allowed to
  * go (the affinities the source read from /proc/irq/N). On big hosts the
  * lines of a device (nvme0's 64 queues) are one row with its total, spread

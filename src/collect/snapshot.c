@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "blkmq.h"
+#include "clock.h"
 #include "workload.h"
 #include "grow.h"
 #include "diskstats.h"
@@ -95,14 +96,6 @@ static void set_status(struct snapshot_collector *c, struct snapshot *s, enum sr
 		snprintf(st->reason, sizeof(st->reason), "%s:%u: %s", path, pe->line, pe->what);
 	else
 		snprintf(st->reason, sizeof(st->reason), "%s: %s", path, root_strerror(err));
-}
-
-static int64_t now_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 struct name_list {
@@ -268,7 +261,7 @@ static int parse_source(struct snapshot_collector *c, struct snapshot *s, enum s
 
 int64_t snapshot_thread_cpu_ns(void)
 {
-	return now_ns(CLOCK_THREAD_CPUTIME_ID);
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static int read_source(struct snapshot_collector *c, struct snapshot *s, enum src_id id)
@@ -281,8 +274,8 @@ int snapshot_collector_sample(struct snapshot_collector *c, struct snapshot *s)
 	int first_err = 0, r;
 
 	s->id = c->next_id++;
-	s->mono_ns = now_ns(CLOCK_MONOTONIC);
-	s->real_ns = now_ns(CLOCK_REALTIME);
+	s->mono_ns = clock_ns(CLOCK_MONOTONIC);
+	s->real_ns = clock_ns(CLOCK_REALTIME);
 	for (int i = 0; i < SRC__COUNT; i++) {
 		if (i == SRC_SYSBLOCK)
 			continue;

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "grow.h"
 #include "msr.h"
 #include "procfile.h"
@@ -1368,7 +1369,6 @@ int turbo_collect(struct turbo_collector **tcp, const struct root *r, const stru
 {
 	struct turbo_collector *tc = *tcp;
 	struct turbo_raw *raw = *rawp;
-	struct timespec ts;
 
 	if (!tc) {
 		tc = calloc(1, sizeof(*tc));
@@ -1418,9 +1418,8 @@ int turbo_collect(struct turbo_collector **tcp, const struct root *r, const stru
 		tc->core_map_cap = want; /* the probe mask needs a power of two */
 		memset(tc->core_map, 0, want * sizeof(int));
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	raw->has_time = tc->live;
-	raw->mono_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	raw->mono_ns = clock_mono_ns();
 	for (size_t i = 0; i < stat->ncpu; i++) {
 		struct cpu_state *s = find_cpu(tc, stat->cpus[i].cpu);
 		struct turbo_cpu_raw *c;

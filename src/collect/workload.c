@@ -9,23 +9,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "workload.h"
 #include "treewrite.h"
-
-static int64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
-		return 0;
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* CPU time of one source's read into cad->cpu_ns: what the budget weighs. */
 static void spent(struct src_cadence *cad, int64_t t0)
 {
 	if (cad)
-		cad->cpu_ns = (uint64_t)(thread_cpu_ns() - t0);
+		cad->cpu_ns = (uint64_t)(clock_thread_cpu_ns() - t0);
 }
 
 static bool reads(const struct src_cadence *cad, enum cad_src k)
@@ -56,7 +48,7 @@ int workload_sample_some(struct workload_collector **pc, const struct root *r,
 			return -ENOMEM;
 		*ps = s;
 	}
-	t0 = thread_cpu_ns();
+	t0 = clock_thread_cpu_ns();
 	if (reads(cad, CAD_PRESSURE)) {
 		pressure_collect_pf(r, c->psi, &s->pressure);
 		spent(cad ? &cad[CAD_PRESSURE] : NULL, t0);
@@ -67,20 +59,20 @@ int workload_sample_some(struct workload_collector **pc, const struct root *r,
 	} else {
 		writeback_collect_counters(r, &c->vmstat, &c->wb_last, &s->writeback);
 	}
-	t0 = thread_cpu_ns();
+	t0 = clock_thread_cpu_ns();
 	if (reads(cad, CAD_CGROUPS)) {
 		if (cgroup_collect_cc(&c->cg, r, &s->cgroups) < 0)
 			return -ENOMEM;
 		spent(cad ? &cad[CAD_CGROUPS] : NULL, t0);
 	}
-	t0 = thread_cpu_ns();
+	t0 = clock_thread_cpu_ns();
 	if (!reads(cad, CAD_PROCS)) {
 		s->procs.carried = true;
 		if (taskstats_exits_drain(&c->ts) < 0)
 			return -ENOMEM;
 	} else {
 		e = taskstats_collect(&c->ts, r, &s->procs);
-		s->procs.scan_cpu_ns = (uint64_t)(thread_cpu_ns() - t0);
+		s->procs.scan_cpu_ns = (uint64_t)(clock_thread_cpu_ns() - t0);
 		spent(cad ? &cad[CAD_PROCS] : NULL, t0);
 		if (e == -ENOMEM)
 			return e;
@@ -91,7 +83,7 @@ int workload_sample_some(struct workload_collector **pc, const struct root *r,
 	}
 	if (!reads(cad, CAD_NICS))
 		return 0;
-	t0 = thread_cpu_ns();
+	t0 = clock_thread_cpu_ns();
 	e = ethtool_nl_collect(&c->en, r, &s->nics);
 	spent(cad ? &cad[CAD_NICS] : NULL, t0);
 	return e;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The requests: one handler per "cmd" in the dispatch table, each replying
- * exactly once through client.c's queues; privileged ones are checked
+ * exactly once through conn.c's queues; privileged ones are checked
  * against the peer's credentials before they run.
  */
 #include <errno.h>
@@ -175,7 +175,7 @@ static int cmd_status(struct daemon *d, struct client *c, const struct request *
 	sb_printf(sb, ",\"version\":%d,\"server\":\"iotriaged %s\",\"pid\":%d",
 		  IOT_PROTOCOL_VERSION, IOTRIAGE_VERSION, (int)getpid());
 	sb_printf(sb, ",\"uptime_s\":%lld",
-		  (long long)((daemon_now_ns() - d->start_mono_ns) / 1000000000LL));
+		  (long long)((clock_mono_ns() - d->start_mono_ns) / 1000000000LL));
 	sb_printf(sb, ",\"interval_ms\":%ld,\"history_s\":%ld", d->args.interval_ms,
 		  d->args.history_s);
 	sb_printf(sb, ",\"samples\":%llu,\"overruns\":%llu,\"sample_errors\":%llu",

@@ -2,8 +2,8 @@
 /*
  * iotriaged's one context struct and the functions its modules share: main.c
  * (arguments, start-up), log.c (logging, sd_notify), loop.c (the epoll loop),
- * the server (listen.c the socket, client.c clients and queues, commands.c
- * the requests), history.c (the sample ring), worker.c, topo.c and
+ * the server (listen.c the socket, conn.c the clients' connections and
+ * queues, commands.c the requests), history.c (the sample ring), worker.c, topo.c and
  * metrics_http.c.
  */
 #ifndef IOTRIAGED_DAEMON_H
@@ -19,6 +19,7 @@
 
 #include <json-c/json.h>
 
+#include "clock.h"
 #include "history.h"
 #include "iotriage/protocol.h"
 #include "rec_file.h"
@@ -130,6 +131,9 @@ struct daemon_args {
 	regex_t *metrics_exclude_re;	    /* compiled from it; NULL: every device */
 };
 
+/* --record's state: rec.c's alone (below, rec_*). */
+struct recorder;
+
 struct daemon {
 	struct daemon_args args;
 	char socket_path[108];
@@ -150,48 +154,13 @@ struct daemon {
 	struct blob *list_end; /* "]" closing a history reply's samples */
 	size_t hist_queued;    /* history chunks in all queues, bytes */
 	bool hist_waiting;     /* some client waits for hist_queued to fall */
+	bool rec_waiting;      /* some client waits for its turn to replay the recording */
 	int64_t sweep_ns;      /* the last server_timeouts() */
 	struct client *clients;
 	struct worker_run *worker;    /* worker.c: NULL until the first worker.start */
 	struct topo_reader *topo;     /* topo.c: NULL with --core-only */
 	struct metrics_http *metrics; /* metrics_http.c: NULL without --metrics-listen */
-	struct recwriter *rec;	      /* rec.c: NULL without --record */
-	int rec_dirfd;		      /* the record directory checked at start; -1 none */
-	/* history's replays of the recording: when each uid (but root's and
-	 * ours) may have its next one (rec.c); whether a reply waits for it */
-	struct rec_pace *rec_pace;
-	size_t rec_pace_n, rec_pace_cap;
-	bool rec_waiting;
-	struct strbuf rec_buf; /* a sample's packed bytes */
-	uint64_t rec_run_id;   /* this run's segments */
-	int64_t rec_sum_ns;    /* CPU time spent recording, for status */
-	int rec_last_err;
-	bool rec_logged_on;	  /* what the log last said: recording or not */
-	uint64_t rec_drop_logged; /* the writer queue's drops as last logged */
-	int64_t rec_drop_log_ns;  /* CLOCK_MONOTONIC of that line */
-	/* rec.c's thread (sealing, compaction); what it shares with the loop is
-	 * under rec_cmu */
-	pthread_t rec_cthread;
-	bool rec_cthread_on;
-	pthread_mutex_t rec_cmu;
-	pthread_cond_t rec_ccond;
-	int rec_cstop; /* also read by recwriter_compact(), atomically */
-	struct recwriter_compact_stats rec_cst;
-	struct recwriter_compact_stats rec_sst; /* sealing's */
-	int rec_cerr;
-	/* rec.c's replay thread: history replies' recorded parts, made off the
-	 * loop one at a time in the order asked; under rec_hmu but the watch */
-	struct watch rec_hw; /* its eventfd: a part is made */
-	pthread_t rec_hthread;
-	bool rec_hthread_on;
-	pthread_mutex_t rec_hmu;
-	pthread_cond_t rec_hcond;
-	struct rec_job *rec_hq, **rec_hq_tail; /* to make */
-	struct rec_job *rec_hdone;	       /* made, not yet taken by the loop */
-	bool rec_hstop;
-	uint64_t hist_first_id; /* the ring's first sample: read by the thread, atomically */
-	uint64_t rec_hjobs;	/* parts made, for status */
-	int64_t rec_hcpu_ns, rec_hmax_ns;
+	struct recorder *rec;	      /* rec.c's, opaque: NULL without --record */
 	unsigned nclients;
 	unsigned nsubscribers;
 	uint64_t busy_refused;	/* clients refused since the last "refused" log line */
@@ -229,7 +198,7 @@ void daemon_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2,
  * systemd (no NOTIFY_SOCKET), else -errno. */
 int daemon_notify(const char *state);
 
-/* ---- the server: listen.c, client.c, commands.c (server.h inside) ---- */
+/* ---- the server: listen.c, conn.c, commands.c (server.h inside) ---- */
 
 /* Binds and listens on d->socket_path (stale-socket check, mode, group).
  * Logs its own errors; returns 0 or -errno. */
@@ -416,6 +385,9 @@ int rec_history_submit(struct daemon *d, struct client *c, struct blob **ret_b, 
 void rec_history_forget(struct daemon *d, struct client *c);
 /* WATCH_REC_HISTORY: hands the parts made to their clients. */
 void rec_history_event(struct daemon *d);
+/* The ring's first sample is now id: where the replay thread's parts stop
+ * (those after it the ring holds). */
+void rec_ring_first(struct daemon *d, uint64_t id);
 
 /* ---- loop.c ---- */
 
@@ -427,7 +399,5 @@ int loop_run(struct daemon *d);
 int loop_setup(struct daemon *d);
 /* In a forked child: a signalfd of its own (the parent's never fires). */
 int loop_reopen_signals(struct daemon *d);
-
-int64_t daemon_now_ns(void);
 
 #endif

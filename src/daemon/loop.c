@@ -17,14 +17,6 @@
 
 #include "daemon.h"
 
-int64_t daemon_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int loop_setup(struct daemon *d)
 {
 	struct itimerspec its = { 0 };
@@ -152,7 +144,7 @@ int loop_sample(struct daemon *d)
 	struct hist_entry e;
 	const char *json;
 	size_t len, plen = sizeof(IOTRIAGED_EVENT_PREFIX) - 1;
-	int64_t t0 = daemon_now_ns(), dt;
+	int64_t t0 = clock_mono_ns(), dt;
 	int r;
 
 	sampler_want(d->sampler, wanted(d));
@@ -195,13 +187,13 @@ int loop_sample(struct daemon *d)
 	e.doc_len = len;
 	history_push(&d->hist, &e);
 	/* where history's replays of the recording stop (rec.c's thread) */
-	__atomic_store_n(&d->hist_first_id, history_at(&d->hist, 0)->id, __ATOMIC_RELAXED);
+	rec_ring_first(d, history_at(&d->hist, 0)->id);
 	server_publish(d, history_latest(&d->hist));
 	/* a block of older samples into one frame, now that this one is out */
 	history_compact(&d->hist);
 	worker_tick(d);
 	/* what a sample costs in wall time, for status: collect dominates */
-	dt = daemon_now_ns() - t0;
+	dt = clock_mono_ns() - t0;
 	d->tick_last_ns = dt;
 	d->tick_sum_ns += dt;
 	if (dt > d->tick_max_ns)

@@ -2,7 +2,7 @@
 /*
  * iotriaged: arguments, start-up order, detach and exit codes. Logging and
  * sd_notify are log.c's; the work itself is loop.c's and the server's
- * (listen.c, client.c, commands.c).
+ * (listen.c, conn.c, commands.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -411,7 +411,6 @@ int main(int argc, char **argv)
 		.epfd = -1,
 		.timer.fd = -1,
 		.sig.fd = -1,
-		.rec_dirfd = -1,
 		.listen.fd = -1,
 		.socket_dirfd = -1,
 		.exit_code = EXIT_OK,
@@ -482,8 +481,7 @@ int main(int argc, char **argv)
 		daemon_log(LOG_ERR, "startup: out of memory");
 		goto out;
 	}
-	d.start_mono_ns = daemon_now_ns();
-	d.rec_logged_on = true;
+	d.start_mono_ns = clock_mono_ns();
 	if (loop_setup(&d) < 0 || server_listen(&d) < 0 || metrics_http_start(&d) < 0 ||
 	    rec_start(&d) < 0)
 		goto out;

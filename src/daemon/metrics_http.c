@@ -205,7 +205,7 @@ static enum MHD_Result refuse(struct mh_conn *mc, struct MHD_Connection *conn, u
 {
 	if (mc && mc->state != MH_ANSWER) {
 		mc->state = MH_ANSWER;
-		mc->start_ns = daemon_now_ns();
+		mc->start_ns = clock_mono_ns();
 	}
 	return reply_text(conn, status, text, allow);
 }
@@ -292,7 +292,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	/* answered from here on: held to the reply's deadline */
 	if (mc) {
 		mc->state = MH_ANSWER;
-		mc->start_ns = daemon_now_ns();
+		mc->start_ns = clock_mono_ns();
 	}
 	if (strcmp(url, "/metrics") != 0)
 		return reply_text(conn, MHD_HTTP_NOT_FOUND,
@@ -321,7 +321,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 	if (mc) {
 		mc->state = MH_IDLE;
-		mc->start_ns = daemon_now_ns();
+		mc->start_ns = clock_mono_ns();
 	}
 	*con_cls = NULL;
 	(void)cls, (void)toe;
@@ -335,7 +335,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 
 	if (mc && mc->state == MH_IDLE) {
 		mc->state = MH_HEADERS;
-		mc->start_ns = daemon_now_ns();
+		mc->start_ns = clock_mono_ns();
 	}
 	(void)cls, (void)uri;
 	return NULL; /* on_request's *con_cls: NULL on its first call */
@@ -402,7 +402,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 		mh->window_work++;
 		mc->fd = ci->connect_fd;
 		mc->state = MH_HEADERS;
-		mc->start_ns = daemon_now_ns();
+		mc->start_ns = clock_mono_ns();
 		mc->next = mh->conns;
 		if (mh->conns)
 			mh->conns->prev = mc;
@@ -571,7 +571,7 @@ static void window_roll(struct daemon *d, struct metrics_http *mh, int64_t now)
 
 static void run(struct daemon *d, struct metrics_http *mh)
 {
-	int64_t now = daemon_now_ns();
+	int64_t now = clock_mono_ns();
 
 	window_roll(d, mh, now);
 	if (mh->paused)
@@ -580,7 +580,7 @@ static void run(struct daemon *d, struct metrics_http *mh)
 	mh->window_runs++;
 	if (mh->window_work >= METRICS_WINDOW_WORK || mh->window_runs >= METRICS_WINDOW_RUNS)
 		set_paused(d, mh, true);
-	enforce_deadlines(mh, daemon_now_ns());
+	enforce_deadlines(mh, clock_mono_ns());
 }
 
 void metrics_http_run(struct daemon *d)
@@ -597,7 +597,7 @@ int metrics_http_timeout(struct daemon *d, int timeout_ms)
 
 	if (!mh)
 		return timeout_ms;
-	now = daemon_now_ns();
+	now = clock_mono_ns();
 	next = enforce_deadlines(mh, now);
 	if (mh->paused && mh->window_ns + METRICS_WINDOW_MS * 1000000LL < next)
 		next = mh->window_ns + METRICS_WINDOW_MS * 1000000LL;
@@ -623,13 +623,13 @@ void metrics_http_due(struct daemon *d)
 
 	if (!mh)
 		return;
-	window_roll(d, mh, daemon_now_ns());
+	window_roll(d, mh, clock_mono_ns());
 	/* data MHD has read but not yet parsed, a reply half sent, a timeout:
 	 * with edge-triggered epoll inside MHD nothing else would wake us */
 	if (!mh->paused && MHD_get_timeout(mh->mhd, &mt) == MHD_YES && mt == 0)
 		run(d, mh);
 	else
-		enforce_deadlines(mh, daemon_now_ns());
+		enforce_deadlines(mh, clock_mono_ns());
 }
 
 void metrics_http_status(const struct daemon *d, struct strbuf *sb)

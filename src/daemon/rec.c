@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * rec: iotriaged --record: after each sample the bytes the collector read
- * go to the flight recorder (src/lib/rec_file.c) through sampler_pack(); status
+ * go to the flight recorder (src/lib/recwriter.c) through sampler_pack(); status
  * tells whether it records and why not; history reaches back into the
  * recording beyond the ring. The loop owns the clock: nothing here sleeps,
  * waits on the disk (the writer's own thread writes and fsyncs; a frame
@@ -15,8 +15,8 @@
  *
  * One of the flight recorder's files, rec_*: collect/rec_payload.c packs a
  * sample's sections, trace/rec_trace.c its trace read, lib/rec_diff.c
- * makes a frame the difference from the last, lib/rec_file.c writes and
- * reads the segments, daemon/rec.c drives them from iotriaged's loop
+ * makes a frame the difference from the last, lib/recwriter*.c and recreader.c
+ * write and read the segments, daemon/rec.c drives them from iotriaged's loop
  * (doc/recording.md).
  */
 #include <errno.h>
@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "daemon.h"
 #include "grow.h"
 #include "rec_file.h"
@@ -57,6 +58,52 @@ struct rec_pace {
 	int64_t next_ns; /* CLOCK_MONOTONIC: its next replay not before */
 };
 
+/* The recorder's state (daemon.h's struct recorder, opaque there). */
+struct recorder {
+	struct recwriter *w;
+	int dirfd; /* the record directory checked at start */
+	/* history's replays of the recording: when each uid (but root's and
+	 * ours) may have its next one */
+	struct rec_pace *pace;
+	size_t pace_n, pace_cap;
+	struct strbuf buf; /* a sample's packed bytes */
+	uint64_t run_id;   /* this run's segments */
+	int64_t sum_ns;	   /* CPU time spent recording, for status */
+	int last_err;
+	bool logged_on;	      /* what the log last said: recording or not */
+	uint64_t drop_logged; /* the writer queue's drops as last logged */
+	int64_t drop_log_ns;  /* CLOCK_MONOTONIC of that line */
+	/* the sealing and compaction thread; what it shares with the loop is
+	 * under cmu */
+	int64_t compact_s; /* --record-compact-after; 0: never */
+	unsigned keep;	   /* --record-compact-keep: one sample in N */
+	pthread_t cthread;
+	bool cthread_on;
+	pthread_mutex_t cmu;
+	pthread_cond_t ccond;
+	int cstop; /* also read by recwriter_compact(), atomically */
+	struct recwriter_compact_stats cst;
+	struct recwriter_compact_stats sst; /* sealing's */
+	int cerr;
+	/* the replay thread: history replies' recorded parts, made off the
+	 * loop one at a time in the order asked; under hmu but the watch and
+	 * what the loop alone reads (the totals) */
+	const char *dir;     /* --record, as given */
+	int64_t interval_ns; /* --interval */
+	bool core_only;	     /* --core-only: no advice replayed */
+	uint64_t ring_first; /* the ring's first sample (rec_ring_first), atomically */
+	struct watch hw;     /* its eventfd: a part is made */
+	pthread_t hthread;
+	bool hthread_on;
+	pthread_mutex_t hmu;
+	pthread_cond_t hcond;
+	struct rec_job *hq, **hq_tail; /* to make */
+	struct rec_job *hdone;	       /* made, not yet taken by the loop */
+	bool hstop;
+	uint64_t hjobs; /* parts made, for status */
+	int64_t hcpu_ns, hmax_ns;
+};
+
 /* Compaction's and sealing's share of one CPU while they run (compaction
  * decodes every frame of a segment: ~2 s of CPU for a 256-CPU host's 8 MiB
  * segment), and how often the thread looks for segments at most (a closed
@@ -67,7 +114,7 @@ struct rec_pace {
 #define REC_DROP_LOG_NS (60 * INT64_C(1000000000))
 
 static void history_start(struct daemon *d);
-static void history_stop(struct daemon *d);
+static void history_stop(struct recorder *rec);
 
 static const struct treewrite_dir_words rec_words = {
 	.what = "the recording",
@@ -75,24 +122,6 @@ static const struct treewrite_dir_words rec_words = {
 		"replay and history read back; fix",
 	.option = "--record",
 };
-
-/* This thread's CPU time: the recorder's cost without what it waits for
- * (a write into the page cache, the periodic fdatasync). */
-static int64_t cpu_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t real_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void add_stats(struct recwriter_compact_stats *sum, const struct recwriter_compact_stats *st)
 {
@@ -106,39 +135,37 @@ static void add_stats(struct recwriter_compact_stats *sum, const struct recwrite
 
 static void *compact_main(void *arg)
 {
-	struct daemon *d = arg;
-	int64_t age = d->args.record_compact_s;
+	struct recorder *rec = arg;
+	int64_t age = rec->compact_s;
 	/* a short age (tests) is looked at more often */
 	int64_t every = !age || age / 4 > REC_COMPACT_EVERY_S ? REC_COMPACT_EVERY_S
 			: age / 4 < 1			      ? 1
 							      : age / 4;
 
-	pthread_mutex_lock(&d->rec_cmu);
-	while (!d->rec_cstop) {
+	pthread_mutex_lock(&rec->cmu);
+	while (!rec->cstop) {
 		struct recwriter_compact_stats st = { 0 }, ss = { 0 };
 		struct timespec until;
 		int r = 0, rs;
 
-		pthread_mutex_unlock(&d->rec_cmu);
+		pthread_mutex_unlock(&rec->cmu);
 		/* sealed first: compaction then reads compressed frames */
-		rs = recwriter_seal(d->rec, REC_COMPACT_DUTY_PCT, &d->rec_cstop, &ss);
+		rs = recwriter_seal(rec->w, REC_COMPACT_DUTY_PCT, &rec->cstop, &ss);
 		if (age)
-			r = recwriter_compact(d->rec, real_now_ns(), age, d->args.record_keep,
-					      REC_COMPACT_DUTY_PCT, &d->rec_cstop, &st);
-		pthread_mutex_lock(&d->rec_cmu);
-		add_stats(&d->rec_cst, &st);
-		add_stats(&d->rec_sst, &ss);
+			r = recwriter_compact(rec->w, clock_ns(CLOCK_REALTIME), age, rec->keep,
+					      REC_COMPACT_DUTY_PCT, &rec->cstop, &st);
+		pthread_mutex_lock(&rec->cmu);
+		add_stats(&rec->cst, &st);
+		add_stats(&rec->sst, &ss);
 		if (rs < 0 && rs != -ECANCELED)
-			d->rec_cerr = rs;
+			rec->cerr = rs;
 		if (r < 0 && r != -ECANCELED)
-			d->rec_cerr = r;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += every;
-		while (!d->rec_cstop &&
-		       pthread_cond_timedwait(&d->rec_ccond, &d->rec_cmu, &until) == 0)
+			rec->cerr = r;
+		until = clock_mono_after(every * 1000);
+		while (!rec->cstop && pthread_cond_timedwait(&rec->ccond, &rec->cmu, &until) == 0)
 			;
 	}
-	pthread_mutex_unlock(&d->rec_cmu);
+	pthread_mutex_unlock(&rec->cmu);
 	return NULL;
 }
 
@@ -149,35 +176,36 @@ void rec_compact_start(struct daemon *d)
 	if (!d->rec)
 		return;
 	/* the writer's own: from now on a sample never waits on the disk */
-	r = recwriter_start_thread(d->rec);
+	r = recwriter_start_thread(d->rec->w);
 	if (r < 0)
 		daemon_log(LOG_ERR, "--record: no writer thread (samples wait on the disk): %s",
 			   strerror(-r));
 	history_start(d);
 	/* the signals stay blocked in it (main blocked them: signalfd) */
-	r = pthread_create(&d->rec_cthread, NULL, compact_main, d);
+	r = pthread_create(&d->rec->cthread, NULL, compact_main, d->rec);
 	if (r) {
 		daemon_log(LOG_ERR, "--record: no sealing and compaction thread: %s", strerror(r));
 		return;
 	}
-	d->rec_cthread_on = true;
+	d->rec->cthread_on = true;
 }
 
-static void compact_stop(struct daemon *d)
+static void compact_stop(struct recorder *rec)
 {
-	if (!d->rec_cthread_on)
+	if (!rec->cthread_on)
 		return;
-	pthread_mutex_lock(&d->rec_cmu);
-	__atomic_store_n(&d->rec_cstop, 1, __ATOMIC_RELAXED);
-	pthread_cond_signal(&d->rec_ccond);
-	pthread_mutex_unlock(&d->rec_cmu);
-	pthread_join(d->rec_cthread, NULL);
-	d->rec_cthread_on = false;
+	pthread_mutex_lock(&rec->cmu);
+	__atomic_store_n(&rec->cstop, 1, __ATOMIC_RELAXED);
+	pthread_cond_signal(&rec->ccond);
+	pthread_mutex_unlock(&rec->cmu);
+	pthread_join(rec->cthread, NULL);
+	rec->cthread_on = false;
 }
 
 int rec_start(struct daemon *d)
 {
 	struct recwriter_opts o = { 0 };
+	struct recorder *rec;
 	pthread_condattr_t ca;
 	char why[1024], boot[64] = "", host[256] = "";
 	const char *dir = d->args.record_dir;
@@ -197,14 +225,20 @@ int rec_start(struct daemon *d)
 		daemon_log(LOG_ERR, "--record: %s", why);
 		return dfd;
 	}
+	rec = calloc(1, sizeof(*rec));
+	if (!rec) {
+		close(dfd);
+		daemon_log(LOG_ERR, "--record: out of memory");
+		return -ENOMEM;
+	}
 	/* the recorded host's boot: a tree under --root carries its own */
 	if (root_read_small(&d->sampler->col.root, "proc/sys/kernel/random/boot_id", boot,
 			    sizeof(boot)) < 0)
 		boot[0] = '\0';
 	gethostname(host, sizeof(host) - 1);
-	if (getrandom(&d->rec_run_id, sizeof(d->rec_run_id), GRND_NONBLOCK) !=
-	    (ssize_t)sizeof(d->rec_run_id))
-		d->rec_run_id = (uint64_t)real_now_ns() ^ (uint64_t)getpid() << 32;
+	if (getrandom(&rec->run_id, sizeof(rec->run_id), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(rec->run_id))
+		rec->run_id = (uint64_t)clock_ns(CLOCK_REALTIME) ^ (uint64_t)getpid() << 32;
 	o.dirfd = dfd;
 	o.interval_ms = (uint32_t)d->args.interval_ms;
 	o.max_bytes = d->args.record_max_bytes;
@@ -213,30 +247,39 @@ int rec_start(struct daemon *d)
 	o.host = host;
 	o.mode = "daemon";
 	o.boot_id = boot;
-	o.run_id = d->rec_run_id;
+	o.run_id = rec->run_id;
 	o.store = true; /* rec_compact_start()'s thread seals */
-	r = recwriter_open(&o, &d->rec);
+	r = recwriter_open(&o, &rec->w);
 	if (r < 0) {
 		close(dfd);
+		free(rec);
 		daemon_log(LOG_ERR, "--record %s: %s", dir,
 			   r == -EBUSY ? "another iotriaged records there" : strerror(-r));
 		return r;
 	}
 	/* history replays what it checked and writes: the path may name
 	 * another directory by then (a relative one after detach's chdir) */
-	d->rec_dirfd = dfd;
+	rec->dirfd = dfd;
+	rec->logged_on = true;
+	rec->compact_s = d->args.record_compact_s;
+	rec->keep = d->args.record_keep;
+	rec->dir = dir;
+	rec->interval_ns = d->args.interval_ms * INT64_C(1000000);
+	rec->core_only = d->args.core_only;
+	rec->hw.fd = -1;
 	daemon_log(LOG_INFO, "recording to %s: at most %llu MiB%s", dir,
 		   (unsigned long long)(d->args.record_max_bytes >> 20),
 		   d->args.record_max_age_s ? ", age-limited" : "");
 	/* the compaction thread starts later (rec_compact_start), these now:
 	 * status reads what it counts */
-	pthread_mutex_init(&d->rec_cmu, NULL);
+	pthread_mutex_init(&rec->cmu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&d->rec_ccond, &ca);
+	pthread_cond_init(&rec->ccond, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_mutex_init(&d->rec_hmu, NULL);
-	pthread_cond_init(&d->rec_hcond, NULL);
+	pthread_mutex_init(&rec->hmu, NULL);
+	pthread_cond_init(&rec->hcond, NULL);
+	d->rec = rec;
 	return 0;
 }
 
@@ -249,50 +292,51 @@ void rec_sample(struct daemon *d)
 
 	if (!d->rec || !s)
 		return;
-	t0 = cpu_now_ns();
-	sb_reset(&d->rec_buf);
-	r = sampler_pack(d->sampler, &d->rec_buf);
+	t0 = clock_thread_cpu_ns();
+	sb_reset(&d->rec->buf);
+	r = sampler_pack(d->sampler, &d->rec->buf);
 	if (r >= 0)
-		r = recwriter_append_take(d->rec, s->id, s->mono_ns, s->real_ns, &d->rec_buf);
-	d->rec_sum_ns += cpu_now_ns() - t0;
-	recwriter_stats(d->rec, &st);
+		r = recwriter_append_take(d->rec->w, s->id, s->mono_ns, s->real_ns, &d->rec->buf);
+	d->rec->sum_ns += clock_thread_cpu_ns() - t0;
+	recwriter_stats(d->rec->w, &st);
 	/* log each change of state once, not every sample */
-	if (st.recording != d->rec_logged_on) {
+	if (st.recording != d->rec->logged_on) {
 		if (st.recording)
 			daemon_log(LOG_NOTICE, "recording again to %s", d->args.record_dir);
 		else
 			daemon_log(LOG_ERR, "recording %s", st.reason);
-		d->rec_logged_on = st.recording;
-	} else if (r < 0 && r != d->rec_last_err) {
+		d->rec->logged_on = st.recording;
+	} else if (r < 0 && r != d->rec->last_err) {
 		daemon_log(LOG_ERR, "recording: %s", strerror(-r));
 	}
-	d->rec_last_err = r < 0 ? r : 0;
+	d->rec->last_err = r < 0 ? r : 0;
 	/* the queue overflowed: said once a minute at most, with the total */
-	if (st.dropped > d->rec_drop_logged &&
-	    (!d->rec_drop_logged || s->mono_ns - d->rec_drop_log_ns >= REC_DROP_LOG_NS)) {
+	if (st.dropped > d->rec->drop_logged &&
+	    (!d->rec->drop_logged || s->mono_ns - d->rec->drop_log_ns >= REC_DROP_LOG_NS)) {
 		daemon_log(LOG_WARNING,
 			   "recording: %llu samples not recorded: the record disk is slower "
 			   "than sampling (writer queue of %u full; slowest write %lld ms)",
 			   (unsigned long long)st.dropped, st.queue_max,
 			   (long long)(st.write_max_ns / 1000000));
-		d->rec_drop_logged = st.dropped;
-		d->rec_drop_log_ns = s->mono_ns;
+		d->rec->drop_logged = st.dropped;
+		d->rec->drop_log_ns = s->mono_ns;
 	}
 }
 
 void rec_stop(struct daemon *d)
 {
-	history_stop(d);
-	compact_stop(d);
-	recwriter_close(d->rec);
+	struct recorder *rec = d->rec;
+
+	if (!rec)
+		return;
+	history_stop(rec);
+	compact_stop(rec);
+	recwriter_close(rec->w);
+	close(rec->dirfd);
+	free(rec->pace);
+	sb_free(&rec->buf);
+	free(rec);
 	d->rec = NULL;
-	if (d->rec_dirfd >= 0)
-		close(d->rec_dirfd);
-	d->rec_dirfd = -1;
-	free(d->rec_pace);
-	d->rec_pace = NULL;
-	d->rec_pace_n = d->rec_pace_cap = 0;
-	sb_free(&d->rec_buf);
 }
 
 void rec_status(struct daemon *d, struct strbuf *sb)
@@ -303,7 +347,7 @@ void rec_status(struct daemon *d, struct strbuf *sb)
 		sb_puts(sb, ",\"record\":null");
 		return;
 	}
-	recwriter_stats(d->rec, &st);
+	recwriter_stats(d->rec->w, &st);
 	sb_puts(sb, ",\"record\":{\"dir\":");
 	sb_json_str(sb, d->args.record_dir);
 	sb_printf(sb, ",\"recording\":%s", st.recording ? "true" : "false");
@@ -320,44 +364,45 @@ void rec_status(struct daemon *d, struct strbuf *sb)
 		  (unsigned long long)st.raw_bytes, (unsigned long long)st.segments,
 		  (unsigned long long)st.removed, (unsigned long long)st.fsyncs,
 		  (unsigned long long)st.stored, (unsigned long long)d->args.record_max_bytes,
-		  (long long)((d->rec_sum_ns + st.write_cpu_ns) / 1000), st.queue_max, st.queued,
+		  (long long)((d->rec->sum_ns + st.write_cpu_ns) / 1000), st.queue_max, st.queued,
 		  st.queue_peak, (unsigned long long)st.dropped,
 		  (long long)(st.write_max_ns / 1000));
 	/* the thread's totals: sealing's, compaction's */
-	pthread_mutex_lock(&d->rec_cmu);
-	sb_printf(sb,
-		  ",\"seal\":{\"segments\":%llu,\"frames\":%llu,\"bytes_before\":%llu,"
-		  "\"bytes_after\":%llu,\"cpu_us\":%lld}",
-		  (unsigned long long)d->rec_sst.segments, (unsigned long long)d->rec_sst.frames_in,
-		  (unsigned long long)d->rec_sst.bytes_before,
-		  (unsigned long long)d->rec_sst.bytes_after,
-		  (long long)(d->rec_sst.cpu_ns / 1000));
+	pthread_mutex_lock(&d->rec->cmu);
+	sb_printf(
+	    sb,
+	    ",\"seal\":{\"segments\":%llu,\"frames\":%llu,\"bytes_before\":%llu,"
+	    "\"bytes_after\":%llu,\"cpu_us\":%lld}",
+	    (unsigned long long)d->rec->sst.segments, (unsigned long long)d->rec->sst.frames_in,
+	    (unsigned long long)d->rec->sst.bytes_before,
+	    (unsigned long long)d->rec->sst.bytes_after, (long long)(d->rec->sst.cpu_ns / 1000));
 	sb_printf(
 	    sb,
 	    ",\"compact\":{\"after_s\":%lld,\"keep_every\":%u,\"segments\":%llu,"
 	    "\"frames_in\":%llu,\"frames_kept\":%llu,\"bytes_before\":%llu,"
 	    "\"bytes_after\":%llu,\"cpu_us\":%lld",
 	    (long long)d->args.record_compact_s, d->args.record_keep,
-	    (unsigned long long)d->rec_cst.segments, (unsigned long long)d->rec_cst.frames_in,
-	    (unsigned long long)d->rec_cst.frames_kept, (unsigned long long)d->rec_cst.bytes_before,
-	    (unsigned long long)d->rec_cst.bytes_after, (long long)(d->rec_cst.cpu_ns / 1000));
-	if (d->rec_cerr) {
+	    (unsigned long long)d->rec->cst.segments, (unsigned long long)d->rec->cst.frames_in,
+	    (unsigned long long)d->rec->cst.frames_kept,
+	    (unsigned long long)d->rec->cst.bytes_before,
+	    (unsigned long long)d->rec->cst.bytes_after, (long long)(d->rec->cst.cpu_ns / 1000));
+	if (d->rec->cerr) {
 		sb_puts(sb, ",\"error\":");
-		sb_json_str(sb, strerror(-d->rec_cerr));
+		sb_json_str(sb, strerror(-d->rec->cerr));
 	}
-	pthread_mutex_unlock(&d->rec_cmu);
+	pthread_mutex_unlock(&d->rec->cmu);
 	/* history's replays: parts made (off the loop with the thread) */
 	sb_printf(sb,
 		  "},\"history\":{\"thread\":%s,\"parts\":%llu,\"cpu_us\":%lld,"
 		  "\"max_us\":%lld}}",
-		  d->rec_hthread_on ? "true" : "false", (unsigned long long)d->rec_hjobs,
-		  (long long)(d->rec_hcpu_ns / 1000), (long long)(d->rec_hmax_ns / 1000));
+		  d->rec->hthread_on ? "true" : "false", (unsigned long long)d->rec->hjobs,
+		  (long long)(d->rec->hcpu_ns / 1000), (long long)(d->rec->hmax_ns / 1000));
 }
 
 void rec_history_ask(struct daemon *d, struct client *c, int64_t seconds)
 {
 	c->rec_pending = d->rec && seconds > 0;
-	c->rec_from_ns = real_now_ns() - seconds * INT64_C(1000000000);
+	c->rec_from_ns = clock_ns(CLOCK_REALTIME) - seconds * INT64_C(1000000000);
 }
 
 /* uid's entry, the expired ones dropped on the way; NULL when none. */
@@ -365,11 +410,11 @@ static struct rec_pace *pace_find(struct daemon *d, uid_t uid, int64_t now)
 {
 	struct rec_pace *found = NULL;
 
-	for (size_t i = 0; i < d->rec_pace_n;) {
-		struct rec_pace *p = &d->rec_pace[i];
+	for (size_t i = 0; i < d->rec->pace_n;) {
+		struct rec_pace *p = &d->rec->pace[i];
 
 		if (p->next_ns <= now) {
-			*p = d->rec_pace[--d->rec_pace_n];
+			*p = d->rec->pace[--d->rec->pace_n];
 			continue;
 		}
 		if (p->uid == uid)
@@ -387,23 +432,23 @@ bool rec_history_ready(struct daemon *d, const struct client *c)
 		if (o != c && !o->dead && o->cred.uid == c->cred.uid &&
 		    (o->rec_bytes || o->rec_job))
 			return false;
-	return !pace_find(d, c->cred.uid, daemon_now_ns());
+	return !pace_find(d, c->cred.uid, clock_mono_ns());
 }
 
 /* Its next replay waits (100 - PCT) / PCT times what this one took. */
 static void pace_charge(struct daemon *d, const struct client *c, int64_t cpu_ns)
 {
-	int64_t now = daemon_now_ns();
+	int64_t now = clock_mono_ns();
 	struct rec_pace *p;
 
 	if (server_client_privileged(c) || cpu_ns <= 0)
 		return;
 	p = pace_find(d, c->cred.uid, now);
 	if (!p) {
-		if (grow((void **)&d->rec_pace, &d->rec_pace_cap, d->rec_pace_n + 1,
-			 sizeof(*d->rec_pace)) < 0)
+		if (grow((void **)&d->rec->pace, &d->rec->pace_cap, d->rec->pace_n + 1,
+			 sizeof(*d->rec->pace)) < 0)
 			return; /* out of memory: this one unpaced */
-		p = &d->rec_pace[d->rec_pace_n++];
+		p = &d->rec->pace[d->rec->pace_n++];
 		p->uid = c->cred.uid;
 	}
 	p->next_ns = now + cpu_ns * (100 - REC_HISTORY_CPU_PCT) / REC_HISTORY_CPU_PCT;
@@ -434,13 +479,13 @@ struct part_buf {
 
 /*
  * The recorded samples from from_ns on that the ring does not hold (older
- * than its first sample, of this run: d->hist_first_id, read as the replay
+ * than its first sample, of this run: rec->ring_first, read as the replay
  * goes, since the loop goes on meanwhile), joined by ',': at most
  * REC_HISTORY_MAX of them and REC_HISTORY_MAX_BYTES (but one), the newest.
  * *ret_full: whether the bounds dropped some (a part starting earlier
  * would send no more). NULL when none or cancelled.
  */
-static struct blob *replay_part(struct daemon *d, struct rec_job *j, struct part_buf *pb,
+static struct blob *replay_part(struct recorder *rec, struct rec_job *j, struct part_buf *pb,
 				int64_t from, size_t *ret_count, bool *ret_full)
 {
 	/* where each document starts in out; those before head are dropped */
@@ -464,8 +509,8 @@ static struct blob *replay_part(struct daemon *d, struct rec_job *j, struct part
 		if (__atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
 			goto out;
 		/* from here on the ring has them */
-		j->first_used = __atomic_load_n(&d->hist_first_id, __ATOMIC_RELAXED);
-		if (f->run_id == d->rec_run_id && f->id >= j->first_used)
+		j->first_used = __atomic_load_n(&rec->ring_first, __ATOMIC_RELAXED);
+		if (f->run_id == rec->run_id && f->id >= j->first_used)
 			break;
 		doc = sampler_json(sampler_replay_sampler(rp), &len);
 		if (!doc)
@@ -520,26 +565,25 @@ out:
  * documents (2,048 per-queue rows: ~430 KB, ~19 in the bytes) take 4 + 40
  * samples, not 900 (seconds of CPU); small ones 4 + 64 + 1,024 at most.
  */
-static void make_part(struct daemon *d, struct rec_job *j)
+static void make_part(struct recorder *rec, struct rec_job *j)
 {
-	int64_t each = d->args.interval_ms * INT64_C(1000000), start, cpu0 = cpu_now_ns();
+	int64_t each = rec->interval_ns, start, cpu0 = clock_thread_cpu_ns();
 	struct part_buf pb = { 0 };
 	bool full = false;
 	char why[512];
 
 	pb.at = calloc(REC_HISTORY_MAX, sizeof(*pb.at));
-	if (!pb.at ||
-	    sampler_replay_open_dir(d->rec_dirfd, d->args.record_dir, &pb.rp, why, sizeof(why)) < 0)
+	if (!pb.at || sampler_replay_open_dir(rec->dirfd, rec->dir, &pb.rp, why, sizeof(why)) < 0)
 		goto out;
 	/* the advice the daemon sent, on the topology it recorded with it */
-	if (!d->args.core_only && sampler_replay_advise_recorded(pb.rp) < 0)
+	if (!rec->core_only && sampler_replay_advise_recorded(pb.rp) < 0)
 		goto out;
 	for (int64_t w = 4;;) {
 		int64_t est = 16 * w;
 
 		start = j->end_ns - w * each > j->from_ns ? j->end_ns - w * each : j->from_ns;
 		blob_unref(j->b);
-		j->b = replay_part(d, j, &pb, start, &j->count, &full);
+		j->b = replay_part(rec, j, &pb, start, &j->count, &full);
 		if (start == j->from_ns || full || w > REC_HISTORY_MAX ||
 		    __atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
 			break;
@@ -553,7 +597,7 @@ out:
 	free(pb.at);
 	if (!j->b)
 		j->count = 0;
-	j->cpu_ns = cpu_now_ns() - cpu0;
+	j->cpu_ns = clock_thread_cpu_ns() - cpu0;
 }
 
 static void job_free(struct rec_job *j)
@@ -566,31 +610,31 @@ static void job_free(struct rec_job *j)
 
 static void *history_main(void *arg)
 {
-	struct daemon *d = arg;
+	struct recorder *rec = arg;
 	uint64_t one = 1;
 
-	pthread_mutex_lock(&d->rec_hmu);
-	while (!d->rec_hstop) {
-		struct rec_job *j = d->rec_hq;
+	pthread_mutex_lock(&rec->hmu);
+	while (!rec->hstop) {
+		struct rec_job *j = rec->hq;
 
 		if (!j) {
-			pthread_cond_wait(&d->rec_hcond, &d->rec_hmu);
+			pthread_cond_wait(&rec->hcond, &rec->hmu);
 			continue;
 		}
-		d->rec_hq = j->next;
-		if (!d->rec_hq)
-			d->rec_hq_tail = &d->rec_hq;
-		pthread_mutex_unlock(&d->rec_hmu);
+		rec->hq = j->next;
+		if (!rec->hq)
+			rec->hq_tail = &rec->hq;
+		pthread_mutex_unlock(&rec->hmu);
 		if (!__atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
-			make_part(d, j);
-		pthread_mutex_lock(&d->rec_hmu);
-		j->next = d->rec_hdone;
-		d->rec_hdone = j;
+			make_part(rec, j);
+		pthread_mutex_lock(&rec->hmu);
+		j->next = rec->hdone;
+		rec->hdone = j;
 		/* a counter far from its maximum: cannot block or fail short */
-		if (write(d->rec_hw.fd, &one, sizeof(one)) < 0)
+		if (write(rec->hw.fd, &one, sizeof(one)) < 0)
 			break;
 	}
-	pthread_mutex_unlock(&d->rec_hmu);
+	pthread_mutex_unlock(&rec->hmu);
 	return NULL;
 }
 
@@ -598,20 +642,21 @@ static void *history_main(void *arg)
  * loop, as it did. Signals stay blocked in it (main blocked them). */
 static void history_start(struct daemon *d)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &d->rec_hw };
+	struct recorder *rec = d->rec;
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &rec->hw };
 	int r;
 
-	d->rec_hq_tail = &d->rec_hq;
-	d->rec_hw.kind = WATCH_REC_HISTORY;
-	d->rec_hw.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (d->rec_hw.fd < 0 || epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->rec_hw.fd, &ev) < 0) {
+	rec->hq_tail = &rec->hq;
+	rec->hw.kind = WATCH_REC_HISTORY;
+	rec->hw.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (rec->hw.fd < 0 || epoll_ctl(d->epfd, EPOLL_CTL_ADD, rec->hw.fd, &ev) < 0) {
 		daemon_log(LOG_ERR,
 			   "--record: no history replay thread (history replays in the "
 			   "loop): %s",
 			   strerror(errno));
 		goto fail;
 	}
-	r = pthread_create(&d->rec_hthread, NULL, history_main, d);
+	r = pthread_create(&rec->hthread, NULL, history_main, rec);
 	if (r) {
 		daemon_log(LOG_ERR,
 			   "--record: no history replay thread (history replays in the "
@@ -619,45 +664,51 @@ static void history_start(struct daemon *d)
 			   strerror(r));
 		goto fail;
 	}
-	d->rec_hthread_on = true;
+	rec->hthread_on = true;
 	return;
 fail:
-	if (d->rec_hw.fd >= 0)
-		close(d->rec_hw.fd);
-	d->rec_hw.fd = -1;
+	if (rec->hw.fd >= 0)
+		close(rec->hw.fd);
+	rec->hw.fd = -1;
 }
 
-static void history_stop(struct daemon *d)
+static void history_stop(struct recorder *rec)
 {
 	struct rec_job *j;
 
-	if (!d->rec_hthread_on)
+	if (!rec->hthread_on)
 		return;
-	pthread_mutex_lock(&d->rec_hmu);
-	d->rec_hstop = true;
-	for (j = d->rec_hq; j; j = j->next)
+	pthread_mutex_lock(&rec->hmu);
+	rec->hstop = true;
+	for (j = rec->hq; j; j = j->next)
 		__atomic_store_n(&j->cancel, 1, __ATOMIC_RELAXED);
-	pthread_cond_signal(&d->rec_hcond);
-	pthread_mutex_unlock(&d->rec_hmu);
-	pthread_join(d->rec_hthread, NULL);
-	d->rec_hthread_on = false;
-	while ((j = d->rec_hq)) {
-		d->rec_hq = j->next;
+	pthread_cond_signal(&rec->hcond);
+	pthread_mutex_unlock(&rec->hmu);
+	pthread_join(rec->hthread, NULL);
+	rec->hthread_on = false;
+	while ((j = rec->hq)) {
+		rec->hq = j->next;
 		job_free(j);
 	}
-	while ((j = d->rec_hdone)) {
-		d->rec_hdone = j->next;
+	while ((j = rec->hdone)) {
+		rec->hdone = j->next;
 		job_free(j);
 	}
 	/* the loop is over and its epoll fd closed (main.c): closing ours
 	 * is all (an epoll_ctl now would name a number another may hold) */
-	close(d->rec_hw.fd);
-	d->rec_hw.fd = -1;
+	close(rec->hw.fd);
+	rec->hw.fd = -1;
+}
+
+void rec_ring_first(struct daemon *d, uint64_t id)
+{
+	if (d->rec)
+		__atomic_store_n(&d->rec->ring_first, id, __ATOMIC_RELAXED);
 }
 
 int rec_history_submit(struct daemon *d, struct client *c, struct blob **ret_b, size_t *ret_count)
 {
-	int64_t now = real_now_ns();
+	int64_t now = clock_ns(CLOCK_REALTIME);
 	int64_t span =
 	    d->args.interval_ms * INT64_C(1000000) * (REC_HISTORY_MAX + (int64_t)d->hist.n);
 	const struct hist_entry *first = history_at(&d->hist, 0);
@@ -673,14 +724,14 @@ int rec_history_submit(struct daemon *d, struct client *c, struct blob **ret_b, 
 	/* the newest REC_HISTORY_MAX samples before the ring, not the oldest */
 	j->from_ns = now - span > c->rec_from_ns ? now - span : c->rec_from_ns;
 	/* the ring's first sample's real time */
-	j->end_ns = first ? now - (daemon_now_ns() - first->mono_ns) : now;
-	if (!d->rec_hthread_on) {
-		make_part(d, j);
+	j->end_ns = first ? now - (clock_mono_ns() - first->mono_ns) : now;
+	if (!d->rec->hthread_on) {
+		make_part(d->rec, j);
 		pace_charge(d, c, j->cpu_ns);
-		d->rec_hjobs++;
-		d->rec_hcpu_ns += j->cpu_ns;
-		if (j->cpu_ns > d->rec_hmax_ns)
-			d->rec_hmax_ns = j->cpu_ns;
+		d->rec->hjobs++;
+		d->rec->hcpu_ns += j->cpu_ns;
+		if (j->cpu_ns > d->rec->hmax_ns)
+			d->rec->hmax_ns = j->cpu_ns;
 		*ret_b = j->b;
 		*ret_count = j->count;
 		free(j);
@@ -688,11 +739,11 @@ int rec_history_submit(struct daemon *d, struct client *c, struct blob **ret_b, 
 	}
 	j->c = c;
 	c->rec_job = j;
-	pthread_mutex_lock(&d->rec_hmu);
-	*d->rec_hq_tail = j;
-	d->rec_hq_tail = &j->next;
-	pthread_cond_signal(&d->rec_hcond);
-	pthread_mutex_unlock(&d->rec_hmu);
+	pthread_mutex_lock(&d->rec->hmu);
+	*d->rec->hq_tail = j;
+	d->rec->hq_tail = &j->next;
+	pthread_cond_signal(&d->rec->hcond);
+	pthread_mutex_unlock(&d->rec->hmu);
 	return 1;
 }
 
@@ -702,10 +753,10 @@ void rec_history_forget(struct daemon *d, struct client *c)
 
 	if (!j)
 		return;
-	pthread_mutex_lock(&d->rec_hmu);
+	pthread_mutex_lock(&d->rec->hmu);
 	j->c = NULL; /* freed when the thread hands it back */
 	__atomic_store_n(&j->cancel, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&d->rec_hmu);
+	pthread_mutex_unlock(&d->rec->hmu);
 	c->rec_job = NULL;
 }
 
@@ -714,21 +765,21 @@ void rec_history_event(struct daemon *d)
 	struct rec_job *done, *j;
 	uint64_t n;
 
-	while (read(d->rec_hw.fd, &n, sizeof(n)) < 0 && errno == EINTR)
+	while (read(d->rec->hw.fd, &n, sizeof(n)) < 0 && errno == EINTR)
 		;
-	pthread_mutex_lock(&d->rec_hmu);
-	done = d->rec_hdone;
-	d->rec_hdone = NULL;
-	pthread_mutex_unlock(&d->rec_hmu);
+	pthread_mutex_lock(&d->rec->hmu);
+	done = d->rec->hdone;
+	d->rec->hdone = NULL;
+	pthread_mutex_unlock(&d->rec->hmu);
 	while ((j = done)) {
 		const struct hist_entry *first = history_at(&d->hist, 0);
 		struct client *c = j->c;
 
 		done = j->next;
-		d->rec_hjobs++;
-		d->rec_hcpu_ns += j->cpu_ns;
-		if (j->cpu_ns > d->rec_hmax_ns)
-			d->rec_hmax_ns = j->cpu_ns;
+		d->rec->hjobs++;
+		d->rec->hcpu_ns += j->cpu_ns;
+		if (j->cpu_ns > d->rec->hmax_ns)
+			d->rec->hmax_ns = j->cpu_ns;
 		if (c)
 			c->rec_job = NULL;
 		if (!c || c->dead) {
@@ -745,11 +796,11 @@ void rec_history_event(struct daemon *d)
 			j->retried = true;
 			j->next = NULL;
 			c->rec_job = j;
-			pthread_mutex_lock(&d->rec_hmu);
-			*d->rec_hq_tail = j;
-			d->rec_hq_tail = &j->next;
-			pthread_cond_signal(&d->rec_hcond);
-			pthread_mutex_unlock(&d->rec_hmu);
+			pthread_mutex_lock(&d->rec->hmu);
+			*d->rec->hq_tail = j;
+			d->rec->hq_tail = &j->next;
+			pthread_cond_signal(&d->rec->hcond);
+			pthread_mutex_unlock(&d->rec->hmu);
 			continue;
 		}
 		client_history_part(d, c, j->b, j->count);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the socket server's parts share among themselves: listen.c (the
- * socket and its directory), client.c (transport: queues, reading,
+ * socket and its directory), conn.c (the clients' connections: queues, reading,
  * pushing, history streaming, accept and reap) and commands.c (the
  * dispatch table). The rest of the daemon sees daemon.h's server_* only.
  */

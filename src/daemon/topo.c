@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "daemon.h"
 
 /*
@@ -83,19 +84,11 @@ static void topo_reader_free(struct topo_reader *t)
  * longest wait between searches of TOPO_IRQBALANCE_RESCAN_MAX reads. */
 #define TOPO_SEARCH_NS (TOPO_IRQBALANCE_RESCAN_MAX * SAMPLER_TOPO_NS)
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void *topo_thread(void *arg)
 {
 	struct topo_reader *t = arg;
 
-	int64_t last = mono_ns();
+	int64_t last = clock_mono_ns();
 
 	pthread_mutex_lock(&t->mu);
 	for (;;) {
@@ -108,7 +101,7 @@ static void *topo_thread(void *arg)
 		while (!t->stop && !t->want) {
 			int64_t at = last + t->period_ns;
 
-			if (mono_ns() >= at)
+			if (clock_mono_ns() >= at)
 				break;
 			until.tv_sec = at / 1000000000;
 			until.tv_nsec = at % 1000000000;
@@ -121,7 +114,7 @@ static void *topo_thread(void *arg)
 			t->hint.rescan_wait = 0;
 		t->search = false;
 		pthread_mutex_unlock(&t->mu);
-		last = mono_ns();
+		last = clock_mono_ns();
 
 		topo = calloc(1, sizeof(*topo));
 		e = topo ? topology_collect_hint(&t->root, &t->hint, topo) : -ENOMEM;
@@ -173,7 +166,7 @@ int topo_reader_start(struct daemon *d)
 	t->want = true; /* the first at once */
 	atomic_init(&t->fate, TOPO_RUNNING);
 	t->period_ns = SAMPLER_TOPO_NS;
-	t->search_ns = mono_ns(); /* the first read searches */
+	t->search_ns = clock_mono_ns(); /* the first read searches */
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -226,7 +219,7 @@ void topo_reader_pace(struct daemon *d)
 		return;
 	pthread_mutex_lock(&t->mu);
 	if (p != t->period_ns) {
-		now = mono_ns();
+		now = clock_mono_ns();
 		/* a finding came: irqbalance's presence matters again; the
 		 * search (every /proc/PID/comm, 11 ms with 2 000 processes) at
 		 * most every TOPO_SEARCH_NS, findings that come and go would
@@ -270,13 +263,7 @@ bool topo_reader_stop(struct daemon *d)
 	if (!t)
 		return false;
 	d->topo = NULL;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += TOPO_STOP_DEADLINE_MS / 1000;
-	until.tv_nsec += (long)(TOPO_STOP_DEADLINE_MS % 1000) * 1000000;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
-	}
+	until = clock_mono_after(TOPO_STOP_DEADLINE_MS);
 	pthread_mutex_lock(&t->mu);
 	t->stop = true;
 	pthread_cond_signal(&t->cv);

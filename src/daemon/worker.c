@@ -138,10 +138,7 @@ static bool state_active(int s)
 
 static int64_t real_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return clock_ns(CLOCK_REALTIME);
 }
 
 /* Frees a run that no thread uses; its descriptors are out of epoll. */
@@ -171,7 +168,7 @@ struct worker_disk {
 
 static void worker_disk_read(struct worker_disk *dk, int i)
 {
-	dk->ns[i] = daemon_now_ns();
+	dk->ns[i] = clock_mono_ns();
 	dk->ok[i] = procfile_read(&dk->pf, &dk->root) >= 0 &&
 		    diskstats_parse(dk->pf.buf, dk->pf.len, &dk->t[i], NULL) >= 0;
 }
@@ -277,7 +274,7 @@ static void *worker_thread(void *arg)
 		procfile_init(&dk.pf, "proc/diskstats");
 		worker_disk_read(&dk, 0);
 	}
-	atomic_store(&w->run_ns, daemon_now_ns());
+	atomic_store(&w->run_ns, clock_mono_ns());
 	atomic_store(&w->state, WS_RUNNING);
 	if (w->spec.precondition) {
 		atomic_store(&w->phase, 1);
@@ -298,7 +295,7 @@ static void *worker_thread(void *arg)
 		}
 		worker_sweep_point(w, 0, w->spec.iodepth);
 		atomic_store(&w->phase, 0);
-		atomic_store(&w->run_ns, daemon_now_ns());
+		atomic_store(&w->run_ns, clock_mono_ns());
 	}
 	if (w->spec.nsweep) {
 		struct job_result *pts = calloc(w->spec.nsweep, sizeof(*pts));
@@ -358,7 +355,7 @@ signal:
 			   "worker %llu on %s: its thread, left behind at the stop deadline, "
 			   "ended %.1f s after the stop",
 			   (unsigned long long)w->id, w->v.path,
-			   (double)(daemon_now_ns() - w->stop_ns) / 1e9);
+			   (double)(clock_mono_ns() - w->stop_ns) / 1e9);
 		worker_free(w);
 		atomic_fetch_sub(&worker_adrift, 1);
 		return NULL;
@@ -438,7 +435,7 @@ static void put_worker(struct daemon *d, struct strbuf *sb, bool full, bool even
 		return;
 	}
 	run_ns = atomic_load(&w->run_ns);
-	end_ns = state_active(state) ? daemon_now_ns() : w->end_ns;
+	end_ns = state_active(state) ? clock_mono_ns() : w->end_ns;
 	if (run_ns)
 		secs = (double)(end_ns - run_ns) / 1e9;
 	sb_printf(sb, "{\"id\":%llu,\"state\":\"%s\"", (unsigned long long)w->id,
@@ -469,7 +466,7 @@ static void put_worker(struct daemon *d, struct strbuf *sb, bool full, bool even
 	else
 		sb_puts(sb, ",\"phase\":\"run\"");
 	sb_puts(sb, ",\"elapsed_s\":");
-	sb_fixed2(sb, (double)((state_active(state) ? daemon_now_ns() : w->end_ns) - w->start_ns) /
+	sb_fixed2(sb, (double)((state_active(state) ? clock_mono_ns() : w->end_ns) - w->start_ns) /
 			  1e9);
 	sb_puts(sb, ",\"runtime_s\":");
 	sb_fixed2(sb, secs);
@@ -526,7 +523,7 @@ static void publish(struct daemon *d)
 void worker_tick(struct daemon *d)
 {
 	struct worker_run *w = d->worker;
-	int64_t now = daemon_now_ns();
+	int64_t now = clock_mono_ns();
 	double dt;
 
 	if (!w || !state_active(atomic_load(&w->state)))
@@ -633,7 +630,7 @@ static void worker_ended(struct daemon *d)
 		daemon_log(LOG_WARNING, "worker eventfd: %s", strerror(errno));
 	timerfd_settime(w->deadline.fd, 0, &off, NULL);
 	w->joinable = false;
-	w->end_ns = daemon_now_ns();
+	w->end_ns = clock_mono_ns();
 	if (w->err)
 		state = WS_FAILED;
 	else if (w->stop_asked)
@@ -756,7 +753,7 @@ static struct worker_run *worker_record(struct daemon *d, struct worker_run *w, 
 	atomic_store(&rec->sweep_depth, atomic_load(&w->sweep_depth));
 	rec->start_ns = w->start_ns;
 	atomic_store(&rec->run_ns, atomic_load(&w->run_ns));
-	rec->end_ns = daemon_now_ns();
+	rec->end_ns = clock_mono_ns();
 	rec->err = -ETIMEDOUT;
 	snprintf(rec->why, sizeof(rec->why), "%s", why);
 	atomic_store(&rec->fate, FATE_ENDED);
@@ -986,7 +983,7 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 	memset(w->tick_bytes, 0, sizeof(w->tick_bytes));
 	memset(w->now_iops, 0, sizeof(w->now_iops));
 	memset(w->now_bw, 0, sizeof(w->now_bw));
-	w->start_ns = w->tick_ns = daemon_now_ns();
+	w->start_ns = w->tick_ns = clock_mono_ns();
 	w->end_ns = 0;
 	atomic_store(&w->run_ns, 0);
 	find_device(w);
@@ -1027,7 +1024,7 @@ int worker_cmd_stop(struct daemon *d, struct client *c, const struct request *rq
 		};
 
 		w->stop_asked = true;
-		w->stop_ns = daemon_now_ns();
+		w->stop_ns = clock_mono_ns();
 		if (timerfd_settime(w->deadline.fd, 0, &its, NULL) < 0)
 			daemon_log(LOG_ERR, "worker %llu: stop deadline: %s",
 				   (unsigned long long)w->id, strerror(errno));
@@ -1070,7 +1067,7 @@ static bool worker_wait_end(struct worker_run *w, int64_t deadline_ns)
 	struct pollfd p = { .fd = w->w.fd, .events = POLLIN };
 
 	for (;;) {
-		int64_t left_ms = (deadline_ns - daemon_now_ns() + 999999) / 1000000;
+		int64_t left_ms = (deadline_ns - clock_mono_ns() + 999999) / 1000000;
 		int r;
 
 		if (left_ms <= 0)
@@ -1095,7 +1092,7 @@ bool worker_shutdown(struct daemon *d)
 		 * within the deadline of the first stop, this one or an earlier */
 		if (!w->stop_asked) {
 			w->stop_asked = true;
-			w->stop_ns = daemon_now_ns();
+			w->stop_ns = clock_mono_ns();
 		}
 		atomic_store(&w->ctl.stop, true);
 		deadline = w->stop_ns + (int64_t)WORKER_STOP_DEADLINE_MS * 1000000;

@@ -20,8 +20,8 @@
  *
  * One of the flight recorder's files, rec_*: collect/rec_payload.c packs a
  * sample's sections, trace/rec_trace.c its trace read, lib/rec_diff.c
- * makes a frame the difference from the last, lib/rec_file.c writes and
- * reads the segments, daemon/rec.c drives them from iotriaged's loop
+ * makes a frame the difference from the last, lib/recwriter*.c and recreader.c
+ * write and read the segments, daemon/rec.c drives them from iotriaged's loop
  * (doc/recording.md).
  */
 #include <errno.h>
@@ -362,6 +362,91 @@ static void put_dec(struct strbuf *out, uint64_t v)
 	sb_append(out, b + n, sizeof(b) - n);
 }
 
+/* One line of OP_NUMS or OP_SPARSE (op): the previous payload's line at
+ * *pa with its numbers changed by the differences at *pp, into out; both
+ * cursors advanced. 0, -EBADMSG or -EFBIG. */
+static int decode_nums(int op, const unsigned char **pp, const unsigned char *pe, const char **pa,
+		       const char *ae, size_t max, struct strbuf *out)
+{
+	const unsigned char *p = *pp;
+	const char *a = *pa;
+	uint64_t pairs = 0, zeros = 0;
+	const char *ls, *le;
+	int e;
+
+	if (a >= ae)
+		return -EBADMSG;
+	if (op == OP_SPARSE && ((e = get_varint(&p, pe, &pairs)) < 0 ||
+				(pairs && (e = get_varint(&p, pe, &zeros)) < 0)))
+		return -EBADMSG;
+	ls = a;
+	le = a + line_len(a, ae);
+	while (a < le) {
+		size_t na;
+		uint64_t v, d = 0;
+
+		/* a changed number may print longer than it was
+		 * ("0" - 1 is 20 digits): the bound holds within
+		 * the line, not only after it */
+		if (out->len > max)
+			return -EFBIG;
+
+		if (op == OP_SPARSE) {
+			/* the unchanged text up to the next changed
+			 * number (the whole rest of the line after the
+			 * last), in one piece */
+			size_t off = (size_t)(le - a);
+
+			if (pairs)
+				off = run_start_after(a, off, a > ls && is_digit(a[-1]), zeros);
+			sb_append(out, a, off);
+			a += off;
+			if (a >= le)
+				break;
+			zeros = 0;
+		}
+		na = digits_at(a, le);
+		if (!na) {
+			const char *q = a;
+
+			while (q < le && !is_digit(*q))
+				q++;
+			sb_append(out, a, (size_t)(q - a));
+			a = q;
+			continue;
+		}
+		if (op == OP_NUMS) {
+			if (get_varint(&p, pe, &d) < 0)
+				return -EBADMSG;
+		} else if (pairs && !zeros) {
+			/* this number is the next pair's change */
+			if (get_varint(&p, pe, &d) < 0 || !d)
+				return -EBADMSG;
+			if (--pairs && get_varint(&p, pe, &zeros) < 0)
+				return -EBADMSG;
+		} else if (pairs) {
+			zeros--;
+		}
+		if (!d) {
+			/* unchanged: its text, whatever it is */
+			sb_append(out, a, na);
+			a += na;
+			continue;
+		}
+		/* a changed number reads back as printed */
+		if (!run_value(a, na, &v))
+			return -EBADMSG;
+		d = (d >> 1) ^ (uint64_t) - (int64_t)(d & 1);
+		put_dec(out, v + d);
+		a += na;
+	}
+	if (pairs)
+		return -EBADMSG; /* changes for numbers the line does not have */
+	*pp = p;
+	*pa = a;
+	return 0;
+}
+
 int rec_diff_decode(const char *prev, size_t prev_len, const char *diff, size_t diff_len,
 		    size_t max, struct strbuf *out)
 {
@@ -398,78 +483,8 @@ int rec_diff_decode(const char *prev, size_t prev_len, const char *diff, size_t 
 			sb_append(out, a, (size_t)n);
 			a += n;
 		} else if (op == OP_NUMS || op == OP_SPARSE) {
-			uint64_t pairs = 0, zeros = 0;
-			const char *ls, *le;
-
-			if (a >= ae)
-				return -EBADMSG;
-			if (op == OP_SPARSE && ((e = get_varint(&p, pe, &pairs)) < 0 ||
-						(pairs && (e = get_varint(&p, pe, &zeros)) < 0)))
-				return -EBADMSG;
-			ls = a;
-			le = a + line_len(a, ae);
-			while (a < le) {
-				size_t na;
-				uint64_t v, d = 0;
-
-				/* a changed number may print longer than it was
-				 * ("0" - 1 is 20 digits): the bound holds within
-				 * the line, not only after it */
-				if (out->len > max)
-					return -EFBIG;
-
-				if (op == OP_SPARSE) {
-					/* the unchanged text up to the next changed
-					 * number (the whole rest of the line after the
-					 * last), in one piece */
-					size_t off = (size_t)(le - a);
-
-					if (pairs)
-						off = run_start_after(
-						    a, off, a > ls && is_digit(a[-1]), zeros);
-					sb_append(out, a, off);
-					a += off;
-					if (a >= le)
-						break;
-					zeros = 0;
-				}
-				na = digits_at(a, le);
-				if (!na) {
-					const char *q = a;
-
-					while (q < le && !is_digit(*q))
-						q++;
-					sb_append(out, a, (size_t)(q - a));
-					a = q;
-					continue;
-				}
-				if (op == OP_NUMS) {
-					if (get_varint(&p, pe, &d) < 0)
-						return -EBADMSG;
-				} else if (pairs && !zeros) {
-					/* this number is the next pair's change */
-					if (get_varint(&p, pe, &d) < 0 || !d)
-						return -EBADMSG;
-					if (--pairs && get_varint(&p, pe, &zeros) < 0)
-						return -EBADMSG;
-				} else if (pairs) {
-					zeros--;
-				}
-				if (!d) {
-					/* unchanged: its text, whatever it is */
-					sb_append(out, a, na);
-					a += na;
-					continue;
-				}
-				/* a changed number reads back as printed */
-				if (!run_value(a, na, &v))
-					return -EBADMSG;
-				d = (d >> 1) ^ (uint64_t) - (int64_t)(d & 1);
-				put_dec(out, v + d);
-				a += na;
-			}
-			if (pairs)
-				return -EBADMSG; /* changes for numbers the line does not have */
+			if ((e = decode_nums(op, &p, pe, &a, ae, max, out)) < 0)
+				return e;
 		} else if (op == OP_RAW) {
 			if ((e = get_varint(&p, pe, &n)) < 0)
 				return e;

@@ -44,7 +44,7 @@
 
 /* CRC32C (Castagnoli, reflected polynomial 0x82F63B78), seeded with crc
  * (0 to start); the usual pre/post inversion is inside. */
-uint32_t crc32c(uint32_t crc, const void *buf, size_t len);
+uint32_t rec_crc32c(uint32_t crc, const void *buf, size_t len);
 
 struct recwriter_opts {
 	int dirfd;	      /* the record directory (duplicated; the caller keeps its own) */

@@ -12,8 +12,8 @@
  *
  * One of the flight recorder's files, rec_*: collect/rec_payload.c packs a
  * sample's sections, trace/rec_trace.c its trace read, lib/rec_diff.c
- * makes a frame the difference from the last, lib/rec_file.c writes and
- * reads the segments, daemon/rec.c drives them from iotriaged's loop
+ * makes a frame the difference from the last, lib/recwriter*.c and recreader.c
+ * write and read the segments, daemon/rec.c drives them from iotriaged's loop
  * (doc/recording.md).
  */
 #include <errno.h>

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "trace.h"
 #include "trace.skel.h"
 #include "trace_budget.h"
@@ -72,14 +73,6 @@ static int libbpf_keep(enum libbpf_print_level level, const char *fmt, va_list a
 	if (n)
 		memcpy(libbpf_last, line, n + 1);
 	return 0;
-}
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* Effective CAP_SYS_ADMIN, or CAP_BPF and CAP_PERFMON (Linux >= 5.8): what
@@ -927,7 +920,7 @@ int trace_read(struct trace *t, struct trace_raw *r)
 	int e;
 
 	r->valid = false;
-	r->mono_ns = mono_ns();
+	r->mono_ns = clock_mono_ns();
 	r->ncpu = (uint32_t)t->ncpu;
 	r->nirq = 0;
 	r->nlat = 0;

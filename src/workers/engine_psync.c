@@ -9,19 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "engine.h"
 
 struct psync_priv {
 	struct io_unit *done; /* the one finished unit not yet reaped */
 };
-
-static int64_t psync_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int engine_psync_init(struct engine_ctx *ctx)
 {
@@ -36,14 +29,14 @@ static int engine_psync_stage(struct engine_ctx *ctx, struct io_unit *u)
 
 	if (p->done)
 		return -EBUSY;
-	u->issue_ns = psync_now_ns();
+	u->issue_ns = clock_mono_ns();
 	do {
 		if (u->ddir == DDIR_READ)
 			r = pread(ctx->fd, u->buf, u->len, (off_t)u->offset);
 		else
 			r = pwrite(ctx->fd, u->buf, u->len, (off_t)u->offset);
 	} while (r < 0 && errno == EINTR);
-	u->done_ns = psync_now_ns();
+	u->done_ns = clock_mono_ns();
 	u->result = r < 0 ? -errno : (int64_t)r;
 	p->done = u;
 	return 0;

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "engine.h"
 #include "job.h"
 
@@ -55,14 +56,6 @@ const struct engine_ops *engine_ops_for(enum job_engine e)
 		return &engine_psync_ops;
 	}
 	return NULL;
-}
-
-static inline int64_t job_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
 /* xorshift64*: the direction mix and buffer contents; not for security. */
@@ -290,13 +283,13 @@ static int job_account(struct worker *w, struct io_unit *u)
 
 static int job_do_fsync(struct worker *w)
 {
-	int64_t t0 = job_now_ns(), t1;
+	int64_t t0 = clock_mono_ns(), t1;
 
 	if (fsync(w->ctx.fd) < 0) {
 		job_fail(w, -errno, "fsync");
 		return -1;
 	}
-	t1 = job_now_ns();
+	t1 = clock_mono_ns();
 	if (w->measuring)
 		histogram_summary_add(&w->res->sync, (uint64_t)(t1 - t0));
 	return 0;
@@ -403,7 +396,7 @@ static int loop_submit(struct worker *w, struct loop_state *ls, unsigned nstaged
 		return -1;
 	}
 	if (!ops->synchronous) {
-		*now = job_now_ns();
+		*now = clock_mono_ns();
 		for (unsigned i = 0; i < nstaged; i++)
 			ls->staged[i]->issue_ns = *now;
 	}
@@ -485,7 +478,7 @@ static void job_loop(struct worker *w)
 	for (unsigned i = 0; i < ctx->depth; i++)
 		ls.freel[i] = &ctx->units[ctx->depth - 1 - i];
 
-	now = start = job_now_ns();
+	now = start = clock_mono_ns();
 	if (s->ramp_ns)
 		w->measure_at = start + (int64_t)s->ramp_ns;
 	else
@@ -511,7 +504,7 @@ static void job_loop(struct worker *w)
 			if (job_do_fsync(w) < 0)
 				break;
 			ls.writes_since_sync = 0;
-			now = job_now_ns();
+			now = clock_mono_ns();
 			continue;
 		}
 		n = loop_stage(w, &ls, now, stopping);
@@ -528,7 +521,7 @@ static void job_loop(struct worker *w)
 
 				nanosleep(&ts, NULL);
 			}
-			now = job_now_ns();
+			now = clock_mono_ns();
 			continue;
 		}
 		n = w->ops->reap(ctx, 1, ls.done, ls.inflight);
@@ -540,7 +533,7 @@ static void job_loop(struct worker *w)
 		if (n)
 			atomic_fetch_sub_explicit(&w->ctl->inflight, (unsigned)n,
 						  memory_order_relaxed);
-		now = job_now_ns();
+		now = clock_mono_ns();
 		if (loop_complete(w, &ls, n, now) < 0)
 			goto drain;
 	}
@@ -548,7 +541,7 @@ static void job_loop(struct worker *w)
 	goto out;
 drain:
 	loop_drain(w, &ls);
-	job_end_measure(w, job_now_ns());
+	job_end_measure(w, clock_mono_ns());
 out:
 	if (ls.inflight) /* a failed reap: they are not waited for, nor counted */
 		atomic_fetch_sub_explicit(&w->ctl->inflight, ls.inflight, memory_order_relaxed);

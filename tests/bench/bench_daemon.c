@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 struct sub {
 	int fd;
 	char *buf;
@@ -31,10 +33,7 @@ struct sub {
 
 static double now_ms(clockid_t id)
 {
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return (double)clock_ns(id) / 1e6;
 }
 
 /* First arrival of recent sample ids, for the fan-out. */

@@ -20,14 +20,7 @@
 
 #include "advise.h"
 #include "alloc_count.h"
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+#include "clock.h"
 
 static void make_advice(struct advice *a, size_t nf, size_t ns, size_t na)
 {
@@ -85,13 +78,13 @@ int main(int argc, char **argv)
 
 		make_advice(&a, nf, ns, na);
 		a0 = alloc_count();
-		t0 = now_ns();
+		t0 = clock_mono_ns();
 		if (advise_hold_step(&h, &a) < 0)
 			return 1;
 		advice_free(&a);
 		/* the findings stand from ADV_RISE_SAMPLES on: the steady state */
 		if (r >= ADV_RISE_SAMPLES) {
-			spent += now_ns() - t0;
+			spent += clock_mono_ns() - t0;
 			allocs += alloc_count() - a0;
 		}
 	}

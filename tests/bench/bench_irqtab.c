@@ -14,16 +14,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "irqtab.h"
 
 #define ROUNDS 20
 
 static double now_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+	return (double)clock_mono_ns() / 1e3;
 }
 
 /* nirq numeric lines in perm's order on ncpu CPUs, then a few named rows */

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "encode.h"
 #include "metrics.h"
 #include "snapshot.h"
@@ -30,10 +31,7 @@
 
 static double cpu_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)clock_ns(CLOCK_PROCESS_CPUTIME_ID) / 1e9;
 }
 
 struct side {

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "advise.h"
+#include "clock.h"
 #include "encode_openmetrics.h"
 #include "metrics.h"
 #include "snapshot.h"
@@ -25,10 +26,7 @@
 
 static double cpu_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)clock_ns(CLOCK_PROCESS_CPUTIME_ID) / 1e9;
 }
 
 static int cmp_double(const void *a, const void *b)

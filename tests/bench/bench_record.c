@@ -49,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "rec_file.h"
 #include "sampler.h"
 
@@ -60,10 +61,7 @@ struct payloads {
 
 static double now_s(clockid_t id)
 {
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)clock_ns(id) / 1e9;
 }
 
 static int load(const char *src, struct payloads *ret)

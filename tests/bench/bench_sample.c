@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "encode.h"
 #include "metrics.h"
 #include "diskstats.h"
@@ -38,10 +39,7 @@
 
 static double cpu_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)clock_ns(CLOCK_PROCESS_CPUTIME_ID) / 1e9;
 }
 
 static const char *const files[] = { "/proc/uptime", "/proc/stat", "/proc/diskstats",

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "model.h"
 #include "sampler.h"
 #include "source.h"
@@ -25,10 +26,7 @@
 
 static double now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return (double)clock_mono_ns() / 1e6;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -38,10 +38,10 @@ static void fix_crcs(unsigned char *b, size_t n)
 
 	if (n < REC_FILE_HDR_SIZE)
 		return;
-	put_le32(b + 252, crc32c(0, b, 252));
+	put_le32(b + 252, rec_crc32c(0, b, 252));
 	/* version 5: the header's copy */
 	if (n >= 2 * REC_FILE_HDR_SIZE && !memcmp(b + REC_FILE_HDR_SIZE, b, 8))
-		put_le32(b + REC_FILE_HDR_SIZE + 252, crc32c(0, b + REC_FILE_HDR_SIZE, 252));
+		put_le32(b + REC_FILE_HDR_SIZE + 252, rec_crc32c(0, b + REC_FILE_HDR_SIZE, 252));
 	off = le32(b + 12);
 	while (off >= REC_FILE_HDR_SIZE && off <= n && n - off >= REC_FILE_FRAME_HDR) {
 		size_t z = le32(b + off + 8);
@@ -49,7 +49,7 @@ static void fix_crcs(unsigned char *b, size_t n)
 		if (z > n - off - REC_FILE_FRAME_HDR)
 			break;
 		put_le32(b + off + 48,
-			 crc32c(crc32c(0, b + off, 48), b + off + REC_FILE_FRAME_HDR, z));
+			 rec_crc32c(rec_crc32c(0, b + off, 48), b + off + REC_FILE_FRAME_HDR, z));
 		off += REC_FILE_FRAME_HDR + z;
 	}
 }

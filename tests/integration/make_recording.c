@@ -3,8 +3,8 @@
  * make_recording DIR PAYLOAD...: writes a flight recording into DIR (made
  * 0700) with one frame a PAYLOAD file (or, with the one PAYLOAD "-", read
  * from stdin: a u32 count, then each payload as a u32 length and its
- * bytes, little-endian), one second apart, the last two seconds ago, through the
- * recorder's own writer (lib/rec_file.c), zstd level 1 as iotriaged's. For
+ * bytes, little-endian), one second apart, the last two seconds ago, through
+ * the recorder's own writer (lib/recwriter.c), zstd level 1 as iotriaged's. For
  * tests that replay what a hostile recording decodes to: a payload is the
  * records doc/recording.md describes, built byte for byte by the test.
  */
@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "rec_file.h"
 #include "rec_payload.h"
 #include "root.h"
@@ -89,7 +90,6 @@ int main(int argc, char **argv)
 	bool streamed;
 	struct recwriter_opts o = { 0 };
 	struct recwriter *w;
-	struct timespec ts;
 	int64_t real_ns;
 	int dfd, r;
 
@@ -131,9 +131,7 @@ int main(int argc, char **argv)
 	}
 	if (!streamed)
 		nframes = (uint32_t)argc - 2;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	real_ns =
-	    (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - ((int64_t)nframes + 2) * 1000000000;
+	real_ns = clock_ns(CLOCK_REALTIME) - ((int64_t)nframes + 2) * 1000000000;
 	o.dirfd = dfd;
 	o.interval_ms = 1000;
 	o.host = "made";

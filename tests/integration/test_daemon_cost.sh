@@ -93,10 +93,16 @@ try:
     check(d.status()["cpu_budget"]["procs_wanted"] is True, "status procs_wanted")
     check(c.req({"cmd": "subscribe"})["ok"], "subscribe without procs")
     got = []
-    for _ in range(6):
+    # up to 30 samples, as above: a finding that rose on the busy host
+    # meanwhile pins every scan, which is no cadence lost
+    while len(got) < 6 or (len(got) < 30 and all(s["scanned"] for s in got)):
         e, _ = c.event()
         got.append(e["sample"]["processes"]["scan"])
-    check(any(not s["scanned"] for s in got), "the cadence did not come back: %r" % got)
+    if all(s["scanned"] and s.get("reason") == "finding" for s in got[-6:]):
+        print("SKIP (cadence back): a finding stood on this host for the last samples "
+              "(%r): every one scanned for it" % got[-6:])
+    else:
+        check(any(not s["scanned"] for s in got), "the cadence did not come back: %r" % got)
     c.close()
 finally:
     d.stop()

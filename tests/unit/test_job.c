@@ -23,6 +23,7 @@
 #include <cmocka.h>
 #include <liburing.h>
 
+#include "clock.h"
 #include "engine.h"
 #include "job.h"
 
@@ -31,14 +32,6 @@ struct fifo {
 	char path[80];
 	int wfd; /* a writer that never writes: reads wait, opens do not block */
 };
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int fifo_setup(void **state)
 {
@@ -105,18 +98,18 @@ static void test_uring_reap_bounded_cancel(void **state)
 	assert_int_equal(ops->stage(&ctx, &unit), 0);
 	assert_int_equal(ops->submit(&ctx), 0);
 
-	t0 = now_ns();
+	t0 = clock_mono_ns();
 	n = ops->reap(&ctx, 1, done, 1);
-	dt = now_ns() - t0;
+	dt = clock_mono_ns() - t0;
 	assert_int_equal(n, 0);
 	assert_true(dt >= ENGINE_REAP_WAIT_NS / 2 && dt < 10 * ENGINE_REAP_WAIT_NS);
 
 	assert_non_null(ops->cancel);
 	assert_int_equal(ops->cancel(&ctx), 0);
-	t0 = now_ns();
+	t0 = clock_mono_ns();
 	do
 		n = ops->reap(&ctx, 1, done, 1);
-	while (n == 0 && now_ns() - t0 < 5000000000LL);
+	while (n == 0 && clock_mono_ns() - t0 < 5000000000LL);
 	assert_int_equal(n, 1);
 	assert_ptr_equal(done[0], &unit);
 	assert_int_equal(unit.result, -ECANCELED);
@@ -142,9 +135,9 @@ static void test_aio_reap_bounded(void **state)
 	ctx.units = &unit;
 	unit.buf = buf;
 	assert_int_equal(ops->init(&ctx), 0);
-	t0 = now_ns();
+	t0 = clock_mono_ns();
 	assert_int_equal(ops->reap(&ctx, 1, done, 1), 0);
-	dt = now_ns() - t0;
+	dt = clock_mono_ns() - t0;
 	assert_true(dt >= ENGINE_REAP_WAIT_NS / 2 && dt < 10 * ENGINE_REAP_WAIT_NS);
 	assert_int_equal(ops->cancel(&ctx), 0); /* nothing in flight: nothing to do */
 	ops->exit(&ctx);
@@ -189,9 +182,9 @@ static void test_job_stop_pending(void **state)
 	t.size_bytes = t.region_len;
 	memset(&ctl, 0, sizeof(ctl));
 	assert_int_equal(pthread_create(&th, NULL, stop_later, &st), 0);
-	t0 = now_ns();
+	t0 = clock_mono_ns();
 	assert_int_equal(job_run(&spec, &t, &ctl, &rs), 0);
-	dt = now_ns() - t0;
+	dt = clock_mono_ns() - t0;
 	pthread_join(th, NULL);
 	close(t.fd);
 	assert_true(dt < 3000000000LL);
@@ -220,9 +213,9 @@ static void test_job_batch_errors(void **state)
 	assert_true(t.fd >= 0);
 	t.size_bytes = t.region_len;
 	memset(&ctl, 0, sizeof(ctl));
-	t0 = now_ns();
+	t0 = clock_mono_ns();
 	assert_int_equal(job_run(&spec, &t, &ctl, &rs), 0);
-	dt = now_ns() - t0;
+	dt = clock_mono_ns() - t0;
 	close(t.fd);
 	assert_true(dt < 3000000000LL);
 	assert_non_null(rs);

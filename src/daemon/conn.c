@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The socket's clients: accepting them (peer credentials, per-uid limits,
- * slots kept for root), reading request lines, per-client output queues of
+ * The socket's clients' connections (struct client, client_*): accepting
+ * them (peer credentials, per-uid limits, slots kept for root), reading
+ * request lines, per-client output queues of
  * blob slices, history replies written as the socket drains, pushes to
  * subscribers, timeouts. Nothing here blocks: a client that cannot keep up
  * is marked dead and freed by the loop after the current batch of events,
@@ -112,7 +113,7 @@ size_t client_reply_backlog(const struct client *c)
 int client_queue_seg(struct client *c, struct blob *b, size_t off, size_t len, bool push)
 {
 	if (!push && client_reply_backlog(c) == 0)
-		c->reply_wait_ns = daemon_now_ns();
+		c->reply_wait_ns = clock_mono_ns();
 	if (c->q_head + c->q_n == c->q_cap && c->q_head) {
 		memmove(c->q, c->q + c->q_head, c->q_n * sizeof(*c->q));
 		c->q_head = 0;
@@ -188,7 +189,7 @@ static void client_flush(struct daemon *d, struct client *c)
 			return;
 		}
 		if (w > 0 && client_reply_backlog(c))
-			c->reply_wait_ns = daemon_now_ns();
+			c->reply_wait_ns = clock_mono_ns();
 		queue_consume(d, c, (size_t)w);
 	}
 	if (!c->q_n && c->closing && !c->hist_active)
@@ -495,7 +496,7 @@ static bool process_lines(struct daemon *d, struct client *c)
 		memmove(c->in, c->in + start, c->in_len - start);
 		c->in_len -= start;
 		/* what is left is the start of the next line: due from now */
-		c->line_start_ns = c->in_len ? daemon_now_ns() : 0;
+		c->line_start_ns = c->in_len ? clock_mono_ns() : 0;
 	}
 	if (c->in_len == 0 && c->in_cap > 4096) {
 		/* a big request grew the buffer: idle clients keep none of it */
@@ -575,10 +576,10 @@ static void client_read(struct daemon *d, struct client *c)
 		return;
 	}
 	if (!c->line_start_ns)
-		c->line_start_ns = daemon_now_ns();
+		c->line_start_ns = clock_mono_ns();
 	c->in_len += (size_t)n;
 	if (c->in_len == IOT_PROTO_MAX_LINE && !memchr(c->in, '\n', c->in_len)) {
-		int64_t now = daemon_now_ns();
+		int64_t now = clock_mono_ns();
 		char name[64];
 
 		/* one line per 10 s at most, as for busy: anyone in the group
@@ -725,7 +726,7 @@ void server_resume(struct daemon *d)
 
 int server_timeouts(struct daemon *d)
 {
-	int64_t now = daemon_now_ns();
+	int64_t now = clock_mono_ns();
 
 	if (!d->nclients)
 		return -1;
@@ -786,7 +787,7 @@ static void client_free(struct daemon *d, struct client *c)
 
 static void reject_busy(struct daemon *d, int fd, const char *why)
 {
-	int64_t now = daemon_now_ns();
+	int64_t now = clock_mono_ns();
 
 	/* one line per 10 s at most: a connect loop must not flood the log */
 	d->busy_refused++;
@@ -891,7 +892,7 @@ void server_accept(struct daemon *d)
 		c->every = 1;
 		c->cred = cred;
 		/* its first request is due from now (IOT_PROTO_REQUEST_TIMEOUT_MS) */
-		c->line_start_ns = daemon_now_ns();
+		c->line_start_ns = clock_mono_ns();
 		ev.data.ptr = &c->w;
 		if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 			daemon_log(LOG_ERR, "client refused: epoll_ctl: %s", strerror(errno));
