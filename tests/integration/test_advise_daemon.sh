@@ -95,9 +95,33 @@ try:
                           "apply of other writes than the daemon's: %r" % r)
             with open(os.path.join(root, "proc/irq/108/smp_affinity_list")) as f:
                 check(f.read().strip() != "1", "a refused apply wrote IRQ 108")
+            # a file the published suggestion read changed since (irqbalance,
+            # a person): refused, the IRQ named, nothing written (the daemon
+            # advised again for the request and wrote over it, issue 30)
+            path = shown[-1]["path"]
+            irq = path.split("/")[3]
+            with open(os.path.join(root, path.lstrip("/"))) as f:
+                was = f.read()
+            with open(os.path.join(root, path.lstrip("/")), "w") as f:
+                f.write("2\n" if was.strip() != "2" else "3\n")
+            t0 = time.monotonic()
+            r = c.req({"cmd": "apply", "suggestion": "irq-spread-host0", "writes": shown})
+            took = time.monotonic() - t0
+            with open(os.path.join(root, path.lstrip("/")), "w") as f:
+                f.write(was)
+            if r["ok"] or "no such suggestion now" not in r["error"]["message"]:
+                check(not r["ok"] and r["error"]["code"] == "bad_request" and
+                      ("IRQ %s's affinity changed since the suggestion" % irq)
+                      in r["error"]["message"], "apply over a changed file: %r" % r)
+                with open(os.path.join(root, shown[0]["path"].lstrip("/"))) as f:
+                    check(f.read().strip() != shown[0]["value"],
+                          "a refused apply wrote %s" % shown[0])
+                print("refused in %.1f ms: %s" % (1000 * took, r["error"]["message"]))
+        t0 = time.monotonic()
         r = c.req({"cmd": "apply", "suggestion": "irq-spread-host0", "writes": shown} if shown
                   else {"cmd": "apply", "suggestion": "irq-spread-host0"})
         if r["ok"]:
+            print("applied in %.1f ms" % (1000 * (time.monotonic() - t0)))
             check("irq-spread-host0" in sugg, "applied a suggestion the sample lacked: %r" % sugg)
             check("hot-cpu-cpu1" in [x["id"] for x in smp["findings"]],
                   "sample findings %r" % smp["findings"])
