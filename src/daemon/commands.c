@@ -298,6 +298,16 @@ static int reply_apply(struct daemon *d, struct client *c, const struct request 
 	return server_reply_finish(d, c);
 }
 
+/* An apply or undo that wrote something: said in the next sample and its record
+ * (the past and a report mark it), with the uid that asked. */
+static void note_event(struct daemon *d, const struct client *c, const char *kind, const char *id)
+{
+	char by[32];
+
+	snprintf(by, sizeof(by), "uid %u", (unsigned)c->cred.uid);
+	sampler_note_event(d->sampler, kind, id, by);
+}
+
 static int cmd_apply(struct daemon *d, struct client *c, const struct request *rq)
 {
 	const struct advice *adv = sampler_advice(d->sampler);
@@ -345,6 +355,8 @@ static int cmd_apply(struct daemon *d, struct client *c, const struct request *r
 	if (e >= 0) { /* advise again on what is now, not on what was */
 		sampler_topology_stale(d->sampler);
 		topo_reader_request(d);
+		if (res.written)
+			note_event(d, c, "apply", id);
 	}
 	daemon_log(e < 0 ? LOG_WARNING : LOG_NOTICE, "apply %s (uid %u): %s", id,
 		   (unsigned)c->cred.uid, res.message);
@@ -366,6 +378,8 @@ static int cmd_undo(struct daemon *d, struct client *c, const struct request *rq
 	if (e >= 0) {
 		sampler_topology_stale(d->sampler);
 		topo_reader_request(d);
+		if (res.written)
+			note_event(d, c, "undo", suggestion_arg(rq));
 	}
 	daemon_log(e < 0 ? LOG_WARNING : LOG_NOTICE, "undo (uid %u): %s", (unsigned)c->cred.uid,
 		   res.message);
