@@ -268,7 +268,9 @@ static unsigned finding_needs(const struct sampler *s)
 
 		if (k == FIND_DISK_SATURATED || k == FIND_DISK_SLOW || k == FIND_MEMBER_IMBALANCE ||
 		    k == FIND_CPU_SATURATED || k == FIND_STEAL || k == FIND_IOWAIT)
-			need |= 1u << CAD_PROCS; /* who does the IO, who takes the CPUs */
+			/* who does the IO, who takes the CPUs, and who waits for
+			 * them (the cgroups' pressure: the victims) */
+			need |= 1u << CAD_PROCS | 1u << CAD_CGROUPS | 1u << CAD_PRESSURE;
 		if (k == FIND_HOT_CPU)
 			need |= 1u << CAD_NICS; /* the NIC queues behind the IRQs */
 	}
