@@ -268,7 +268,9 @@ static unsigned finding_needs(const struct sampler *s)
 
 		if (k == FIND_DISK_SATURATED || k == FIND_DISK_SLOW || k == FIND_MEMBER_IMBALANCE ||
 		    k == FIND_CPU_SATURATED || k == FIND_STEAL || k == FIND_IOWAIT)
-			need |= 1u << CAD_PROCS; /* who does the IO, who takes the CPUs */
+			/* who does the IO, who takes the CPUs, and who waits for
+			 * them (the cgroups' pressure: the victims) */
+			need |= 1u << CAD_PROCS | 1u << CAD_CGROUPS | 1u << CAD_PRESSURE;
 		if (k == FIND_HOT_CPU)
 			need |= 1u << CAD_NICS; /* the NIC queues behind the IRQs */
 	}
@@ -495,6 +497,8 @@ static int tick_finish(struct sampler *s, unsigned next, int64_t t0)
 	cost_account(s, cur, snapshot_thread_cpu_ns() - t0);
 	if (s->advise_ok)
 		eo.advice = &s->adv;
+	eo.events = s->ev;
+	eo.nevents = s->nev;
 	sb_reset(&s->json);
 	encode_sample(&s->json, cur, s->have_metrics ? &s->m : NULL, &eo);
 	tick_trace(s, next);
@@ -514,6 +518,9 @@ int sampler_tick(struct sampler *s)
 			s->col.noread |= 1u << k;
 	}
 	s->last_err = snapshot_collector_sample(&s->col, &s->snap[next]);
+	memcpy(s->ev, s->ev_pending, s->nev_pending * sizeof(s->ev[0]));
+	s->nev = s->nev_pending;
+	s->nev_pending = 0;
 	if (s->trace && trace_read(s->trace, &s->traw[next]) == -ENOMEM)
 		s->traw[next].valid = false;
 	if (s->ticks)
@@ -536,6 +543,64 @@ static void pack_trace(struct sampler *s, struct strbuf *o)
 	rec_payload_end(o, at);
 }
 
+/* A text field of an event line: no tab, no line break, cut to size. */
+static void ev_field(char *dst, size_t size, const char *p, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && k + 1 < size; i++)
+		dst[k++] = p[i] == '\t' || p[i] == '\n' || p[i] == '\r' ? ' ' : p[i];
+	dst[k] = '\0';
+}
+
+/* The sample's events as REC_TAG_EVENTS: one "KIND\tID\tBY" line each. */
+static void pack_events(const struct sampler *s, struct strbuf *o)
+{
+	size_t at;
+
+	if (!s->nev)
+		return;
+	at = rec_payload_begin(o, REC_TAG_EVENTS);
+	for (size_t i = 0; i < s->nev; i++) {
+		char id[sizeof(s->ev[i].id)], by[sizeof(s->ev[i].by)];
+
+		ev_field(id, sizeof(id), s->ev[i].id, strlen(s->ev[i].id));
+		ev_field(by, sizeof(by), s->ev[i].by, strlen(s->ev[i].by));
+		sb_printf(o, "%s\t%s\t%s\n", s->ev[i].kind, id, by);
+	}
+	rec_payload_end(o, at);
+}
+
+/* A replayed frame's events: lines of a known kind, at most
+ * ENCODE_EVENTS_MAX, the rest (a hostile or later recording's) dropped. */
+static void unpack_events(struct sampler *s, const void *payload, size_t len)
+{
+	const char *p, *end;
+	size_t n;
+	int32_t err;
+
+	s->nev = 0;
+	if (rec_payload_find(payload, len, REC_TAG_EVENTS, &p, &n, &err) <= 0 || err < 0)
+		return;
+	for (end = p + n; p < end && s->nev < ENCODE_EVENTS_MAX;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = nl ? nl : end;
+		const char *t1 = memchr(p, '\t', (size_t)(line_end - p));
+		const char *t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(line_end - t1 - 1)) : NULL;
+		struct encode_event *e = &s->ev[s->nev];
+
+		if (t1 && t2 &&
+		    (((size_t)(t1 - p) == 5 && memcmp(p, "apply", 5) == 0) ||
+		     ((size_t)(t1 - p) == 4 && memcmp(p, "undo", 4) == 0))) {
+			ev_field(e->kind, sizeof(e->kind), p, (size_t)(t1 - p));
+			ev_field(e->id, sizeof(e->id), t1 + 1, (size_t)(t2 - t1 - 1));
+			ev_field(e->by, sizeof(e->by), t2 + 1, (size_t)(line_end - t2 - 1));
+			s->nev++;
+		}
+		p = nl ? nl + 1 : end;
+	}
+}
+
 int sampler_pack(struct sampler *s, struct strbuf *out)
 {
 	const struct snapshot *cur = sampler_current(s);
@@ -550,8 +615,23 @@ int sampler_pack(struct sampler *s, struct strbuf *out)
 			return out->err;
 		}
 	}
-	return snapshot_collector_pack(&s->col, cur, s->advise && s->have_topo ? &s->topo : NULL,
-				       &s->rec_memo, &s->rec_trace, out);
+	if (snapshot_collector_pack(&s->col, cur, s->advise && s->have_topo ? &s->topo : NULL,
+				    &s->rec_memo, &s->rec_trace, out) < 0)
+		return out->err ? out->err : -ENOMEM;
+	pack_events(s, out);
+	return out->err;
+}
+
+void sampler_note_event(struct sampler *s, const char *kind, const char *id, const char *by)
+{
+	struct encode_event *e;
+
+	if (s->nev_pending >= ENCODE_EVENTS_MAX)
+		return;
+	e = &s->ev_pending[s->nev_pending++];
+	snprintf(e->kind, sizeof(e->kind), "%s", kind);
+	snprintf(e->id, sizeof(e->id), "%s", id ? id : "");
+	snprintf(e->by, sizeof(e->by), "%s", by ? by : "");
 }
 
 /*
@@ -677,6 +757,7 @@ int sampler_tick_recorded(struct sampler *s, uint64_t id, int64_t mono_ns, int64
 	r = unpack_trace(s, next, payload, len);
 	if (r < 0)
 		return r;
+	unpack_events(s, payload, len);
 	carry_recorded(s, cur, &s->snap[next ^ 1]);
 	cur->id = id;
 	cur->mono_ns = mono_ns;

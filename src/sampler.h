@@ -19,6 +19,7 @@
 #include "snapshot.h"
 #include "strbuf.h"
 #include "topology.h"
+#include "encode.h"
 #include "metrics_trace.h"
 
 struct sampler_opts {
@@ -131,6 +132,10 @@ struct sampler {
 	/* replayed trace rows left out as impossible, summed over the frames
 	 * (trace.rows_dropped; replay says it once) */
 	uint64_t rec_trace_dropped;
+	/* applies and undos through the daemon: noted until the next sample
+	 * (ev_pending), then that sample's (ev), recorded with it */
+	struct encode_event ev_pending[ENCODE_EVENTS_MAX], ev[ENCODE_EVENTS_MAX];
+	size_t nev_pending, nev;
 };
 
 /*
@@ -177,6 +182,12 @@ int sampler_tick_recorded(struct sampler *s, uint64_t id, int64_t mono_ns, int64
  * was computed on. Appended to out; returns out->err.
  */
 int sampler_pack(struct sampler *s, struct strbuf *out);
+
+/* Notes what an operator did (kind "apply" or "undo", the suggestion's id,
+ * who asked) for the next sample: its document's "events" and its record
+ * (REC_TAG_EVENTS), so the past and a report show it. At most
+ * ENCODE_EVENTS_MAX a sample; more are dropped. */
+void sampler_note_event(struct sampler *s, const char *kind, const char *id, const char *by);
 
 /* The "host" and "mode" written in the next documents (a replay writes the
  * recording's). 0 or -ENOMEM (nothing changed). */

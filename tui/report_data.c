@@ -499,7 +499,7 @@ static int take_findings(struct report_data *d, struct json_object *doc, size_t 
 			row->peak = sev;
 			if (set_str(&row->reason, f->reason) < 0 ||
 			    set_str(&row->culprit, f->culprit) < 0 ||
-			    set_str(&row->who, f->who) < 0)
+			    set_str(&row->who, f->who) < 0 || set_str(&row->victim, f->victim) < 0)
 				r = -ENOMEM;
 		}
 	}
@@ -531,11 +531,12 @@ enum {
 	S_CPUS,
 	S_PSI,
 	S_TRACE,
+	S_EVENTS,
 	S__N
 };
 static const char *const span_keys[S__N] = {
 	"timestamp_ms", "interval_ms", "host",	   "findings", "suggestions", "findings_rising",
-	"processes",	"disks",       "cpu-load", "pressure", "trace",
+	"processes",	"disks",       "cpu-load", "pressure", "trace",	      "events",
 };
 static const struct rj_pick pick_procs[] = { { "delay_accounting", NULL },
 					     { "top_delay", NULL },
@@ -600,6 +601,40 @@ static void text_sections(struct report_data *d, const char **v, const char **ve
 				text_rows(d, a, b, i, text_tdisk);
 }
 
+/* The document's "events" at sample i: each {kind, id, by} of a known
+ * kind (apply, undo), at most RD_EVENTS_MAX in the window. */
+static int take_events(struct report_data *d, const char *p, const char *end, size_t i)
+{
+	const char *k, *a, *b;
+	struct rj_it it, ot;
+	size_t kn;
+
+	if (rj_open(p, end, &it) < 0)
+		return 0;
+	while (rj_next(&it, &k, &kn, &a, &b) > 0 && d->nevents < RD_EVENTS_MAX) {
+		struct rd_event e = { .at = i }, *v;
+
+		if (rj_open(a, b, &ot) < 0)
+			continue;
+		while (rj_next(&ot, &k, &kn, &a, &b) > 0) {
+			if (rj_key(k, kn, "kind"))
+				rj_str(a, b, e.kind, sizeof(e.kind));
+			else if (rj_key(k, kn, "id"))
+				rj_str(a, b, e.id, sizeof(e.id));
+			else if (rj_key(k, kn, "by"))
+				rj_str(a, b, e.by, sizeof(e.by));
+		}
+		if (strcmp(e.kind, "apply") != 0 && strcmp(e.kind, "undo") != 0)
+			continue;
+		v = realloc(d->events, (d->nevents + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		d->events = v;
+		v[d->nevents++] = e;
+	}
+	return 0;
+}
+
 int rd_add_text(struct report_data *d, const char *json, size_t len, struct strbuf *scratch)
 {
 	const char *v[S__N] = { NULL }, *ve[S__N] = { NULL };
@@ -634,8 +669,11 @@ int rd_add_text(struct report_data *d, const char *json, size_t len, struct strb
 			mj_str(o, "host", d->host, sizeof(d->host));
 		/* the disks and cores first: the findings mark them */
 		text_sections(d, v, ve, i);
+		if (v[S_EVENTS])
+			r = take_events(d, v[S_EVENTS], ve[S_EVENTS], i);
 		take_victims(d, o, i);
-		r = take_findings(d, o, i);
+		if (r >= 0)
+			r = take_findings(d, o, i);
 	}
 	json_object_put(o);
 	return r < 0 ? r : 1;
@@ -656,6 +694,7 @@ void rd_free(struct report_data *d)
 {
 	if (!d)
 		return;
+	free(d->events);
 	for (size_t i = 0; i < d->ndisks; i++) {
 		for (int j = 0; j < RD__DKEYS; j++)
 			free(d->disks[i].v[j]);
@@ -671,6 +710,7 @@ void rd_free(struct report_data *d)
 		free(d->rows[i].reason);
 		free(d->rows[i].culprit);
 		free(d->rows[i].who);
+		free(d->rows[i].victim);
 	}
 	for (size_t i = 0; i < d->nheads; i++)
 		free(d->heads[i].text);

@@ -36,6 +36,7 @@ extern const char *const rd_psi_names[RD__PSI];
 #define RD_ROWS_MAX	64 /* findings tracked (by id) */
 #define RD_HEADS_MAX	512
 #define RD_VICTIMS_MAX	4096
+#define RD_EVENTS_MAX	4096 /* applies and undos in a window */
 /* The series of a window together at most (rd_add: -E2BIG past it) */
 #define RD_BYTES_MAX ((size_t)1 << 30)
 
@@ -68,6 +69,7 @@ struct rd_row {
 	int peak;
 	size_t peak_at; /* sample of its first peak */
 	char *reason, *culprit, *who;
+	char *victim; /* who suffered, as the finding said at its worst ("" none) */
 };
 
 /* The headline (the first finding) at a change: sample, text */
@@ -83,6 +85,12 @@ struct rd_victim {
 	char comm[64];
 	int64_t pid;
 	double delay_pct;
+};
+
+/* An apply or undo through the daemon (the document's "events") */
+struct rd_event {
+	size_t at; /* its sample */
+	char kind[8], id[64], by[64];
 };
 
 struct rd_sugg {
@@ -109,6 +117,8 @@ struct report_data {
 	size_t nsuggs;
 	struct rd_victim *victims;
 	size_t nvictims;
+	struct rd_event *events;
+	size_t nevents;
 	char delay_accounting[32]; /* the processes section's, "" unknown */
 	size_t skipped;		   /* documents that were not samples */
 };

@@ -22,7 +22,8 @@ static const char css[] =
     "svg text{font:10px sans-serif;fill:#333}svg .tt{font-weight:bold;font-size:11px}"
     ".plot{fill:#fafafa;stroke:#bbb}.line{fill:none;stroke-width:1.3}"
     ".band{stroke-width:1;opacity:.35}.sat{fill:#f6c3c3}.hot{fill:#000}"
-    ".sev1{fill:#bbb}.sev2{fill:#f0c040}.sev3{fill:#d43030}.head{fill:#333}"
+    ".sev1{fill:#bbb}.sev2{fill:#f0c040}.sev3{fill:#d43030}.head{fill:#333}.ev.apply{fill:#1f5fbf}."
+    "ev.undo{fill:#8f3fbf}"
     "table{border-collapse:collapse}td,th{text-align:left;padding:1px 8px 1px 0;"
     "vertical-align:top}pre{background:#f4f4f4;padding:4px;white-space:pre-wrap}"
     ".note{color:#555;font-style:italic}#hover{position:fixed;display:none;"
@@ -146,8 +147,8 @@ static void worst_section(struct strbuf *sb, const struct report_data *d)
 	rs_time(b, sizeof(b), d->t_ms[l]);
 	sb_printf(sb,
 		  "<p id=\"worst\" data-t=\"%lld\" data-t2=\"%lld\">%s from %s to %s (%.0f s)."
-		  "</p>\n<h3>Culprits</h3>\n<table><tr><th>finding</th><th>who</th>"
-		  "<th>culprit</th></tr>\n",
+		  "</p>\n<h3>Culprits and victims</h3>\n<table><tr><th>finding</th><th>who</th>"
+		  "<th>victim</th><th>culprit</th></tr>\n",
 		  (long long)d->t_ms[f], (long long)d->t_ms[l], rd_sev_name(sev), a, b,
 		  (double)(d->t_ms[l] - d->t_ms[f]) / 1000.0);
 	for (size_t i = 0; i < d->nrows; i++) {
@@ -162,6 +163,8 @@ static void worst_section(struct strbuf *sb, const struct report_data *d)
 		rs_esc(sb, r->id);
 		sb_puts(sb, "</td><td>");
 		rs_esc(sb, r->who ? r->who : "");
+		sb_puts(sb, "</td><td>");
+		rs_esc(sb, r->victim ? r->victim : "");
 		sb_puts(sb, "</td><td>");
 		rs_esc(sb, r->culprit && r->culprit[0] ? r->culprit : "unknown");
 		sb_puts(sb, "</td></tr>\n");
@@ -220,6 +223,32 @@ static void suggestions_section(struct strbuf *sb, const struct report_data *d)
 	}
 }
 
+/* Every apply and undo through the daemon in the window, with who asked */
+static void events_table(struct strbuf *sb, const struct report_data *d)
+{
+	if (!d->nevents) {
+		sb_puts(sb, "<p class=\"note\" id=\"applies\">No apply or undo through the "
+			    "daemon in the window (the samples say each one they saw; a change "
+			    "made by hand shows only in the numbers after it).</p>\n");
+		return;
+	}
+	sb_puts(sb, "<table class=\"events\" id=\"applies\"><tr><th>time</th><th>what</th>"
+		    "<th>suggestion</th><th>by</th></tr>\n");
+	for (size_t i = 0; i < d->nevents; i++) {
+		const struct rd_event *e = &d->events[i];
+		char t[32];
+
+		rs_time(t, sizeof(t), d->t_ms[e->at]);
+		sb_printf(sb, "<tr data-t=\"%lld\"><td>%s</td><td>%s</td><td>",
+			  (long long)d->t_ms[e->at], t, e->kind);
+		rs_esc(sb, e->id[0] ? e->id : "(every one applied)");
+		sb_puts(sb, "</td><td>");
+		rs_esc(sb, e->by);
+		sb_puts(sb, "</td></tr>\n");
+	}
+	sb_puts(sb, "</table>\n");
+}
+
 static void findings_section(struct strbuf *sb, const struct report_data *d,
 			     const struct rd_cols *c)
 {
@@ -240,10 +269,8 @@ static void findings_section(struct strbuf *sb, const struct report_data *d,
 		rs_esc(sb, d->heads[i].text);
 		sb_puts(sb, "</td></tr>\n");
 	}
-	sb_puts(sb, "</table>\n<p class=\"note\" id=\"applies\">Apply and undo: the flight "
-		    "recording and the history keep the kernel's counters and the advisor's "
-		    "topology, not the apply/undo journal, so no apply or undo can be marked "
-		    "here; a change of IRQ affinity shows only in the numbers after it.</p>\n");
+	sb_puts(sb, "</table>\n");
+	events_table(sb, d);
 }
 
 static void disk_section(struct strbuf *sb, const struct report_data *d, const struct rd_cols *c,
@@ -412,6 +439,10 @@ static void text_worst(struct strbuf *sb, const struct report_data *d)
 		text_str(sb, r->reason ? r->reason : "");
 		sb_puts(sb, "\n    culprit: ");
 		text_str(sb, r->culprit && r->culprit[0] ? r->culprit : "unknown");
+		if (r->victim && r->victim[0]) {
+			sb_puts(sb, "\n    victim: ");
+			text_str(sb, r->victim);
+		}
 		sb_putc(sb, '\n');
 	}
 }
@@ -474,7 +505,18 @@ int report_text(struct strbuf *sb, const struct report_data *d, const char *sour
 	}
 	if (!d->nsuggs)
 		sb_puts(sb, "  none offered in the window\n");
-	sb_puts(sb, "\nApply/undo: not in the recording (it keeps counters and topology, not "
-		    "the journal).\n");
+	sb_puts(sb, "\nApplied and undone through the daemon:\n");
+	for (size_t i = 0; i < d->nevents; i++) {
+		char t[32];
+
+		rs_time(t, sizeof(t), d->t_ms[d->events[i].at]);
+		sb_printf(sb, "  %s %s ", t, d->events[i].kind);
+		text_str(sb, d->events[i].id[0] ? d->events[i].id : "(every one applied)");
+		sb_puts(sb, " by ");
+		text_str(sb, d->events[i].by);
+		sb_putc(sb, '\n');
+	}
+	if (!d->nevents)
+		sb_puts(sb, "  none in the window\n");
 	return sb->err;
 }

@@ -465,13 +465,45 @@ static void timeline_row(struct strbuf *sb, const struct report_data *d, const s
 	sb_puts(sb, "</g>\n");
 }
 
+/* Each apply (blue) and undo (purple) through the daemon: a line across
+ * the findings at its sample's column, its id and who asked as data. */
+static void timeline_events(struct strbuf *sb, const struct report_data *d, const struct rd_cols *c,
+			    double y, double h)
+{
+	for (size_t i = 0; i < d->nevents; i++) {
+		const struct rd_event *e = &d->events[i];
+		double w, x = 0;
+
+		for (size_t k = 0; k < c->n; k++)
+			if (c->first[k] <= c->last[k] && c->last[k] >= e->at) {
+				x = col_x(d, c, k, &w);
+				break;
+			}
+		sb_printf(sb,
+			  "<rect class=\"ev %s\" x=\"%.1f\" y=\"%.0f\" width=\"2\" height=\"%.0f\" "
+			  "data-t=\"%lld\" data-kind=\"%s\" data-id=\"",
+			  e->kind, ML + x, y, h, (long long)d->t_ms[e->at], e->kind);
+		rs_esc(sb, e->id);
+		sb_puts(sb, "\" data-by=\"");
+		rs_esc(sb, e->by);
+		sb_puts(sb, "\"><title>");
+		rs_esc(sb, e->kind);
+		sb_putc(sb, ' ');
+		rs_esc(sb, e->id[0] ? e->id : "(all)");
+		sb_puts(sb, " by ");
+		rs_esc(sb, e->by);
+		sb_puts(sb, "</title></rect>\n");
+	}
+}
+
 void rs_timeline(struct strbuf *sb, const struct report_data *d, const struct rd_cols *c)
 {
 	double h = MT + 14 + (double)d->nrows * SH + MB + 4;
 
 	svg_open(sb, "timeline", "findings", h, d, c);
 	sb_puts(sb, "<text class=\"tt\" x=\"0\" y=\"13\">Findings (yellow warning, red "
-		    "critical, grey info; ticks: the headline changed)</text>\n");
+		    "critical, grey info; ticks: the headline changed; blue lines: apply, "
+		    "purple: undo)</text>\n");
 	for (size_t i = 0; i < d->nheads; i++) {
 		double w, x = 0;
 
@@ -489,6 +521,7 @@ void rs_timeline(struct strbuf *sb, const struct report_data *d, const struct rd
 	sb_putc(sb, '\n');
 	for (size_t i = 0; i < d->nrows; i++)
 		timeline_row(sb, d, c, &d->rows[i], MT + 14 + (double)i * SH);
+	timeline_events(sb, d, c, MT, 14 + (double)d->nrows * SH);
 	svg_axis(sb, d, MT + 18 + (double)d->nrows * SH + 12);
 	sb_puts(sb, "</svg>\n");
 }

@@ -1002,6 +1002,93 @@ out:
 	return e;
 }
 
+/* A person's words for what changed at path since the advice read was:
+ * "IRQ 24's affinity", "/sys/block/sda/queue/nr_requests". */
+static void changed_text(const char *path, char *buf, size_t size)
+{
+	unsigned irq;
+
+	if (is_irq_path(path, &irq))
+		snprintf(buf, size, "IRQ %u's affinity", irq);
+	else
+		target_text(path, buf, size);
+}
+
+/* 0 when every action's file holds the value the advice read (an action
+ * without one is not checked), else -ESTALE or the read's -errno, res
+ * saying which file and what it holds now. */
+static int still_as_read(const struct root *r, const struct suggestion *s, struct apply_result *res)
+{
+	char now[TOPO_LIST_MAX], what[TOPO_LIST_MAX + 160];
+	int e;
+
+	for (size_t i = 0; i < s->nactions; i++) {
+		const struct advise_action *a = &s->actions[i];
+
+		if (!a->undo[0] || !apply_path_allowed(a->path))
+			continue; /* refused by apply_suggestion() with its reason */
+		e = read_value(r, a->path, now, sizeof(now));
+		if (e < 0) {
+			target_text(a->path, what, sizeof(what));
+			snprintf(res->message, sizeof(res->message),
+				 "%s: cannot read %s to check it against the suggestion: %s; "
+				 "nothing written",
+				 s->id, what, strerror(-e));
+			return e;
+		}
+		if (!same_value(a->path, a->undo, now)) {
+			changed_text(a->path, what, sizeof(what));
+			snprintf(res->message, sizeof(res->message),
+				 "%s: %s changed since the suggestion (now %.64s, it read %.64s); "
+				 "nothing written: look at it again (iotriage suggest)",
+				 s->id, what, now, a->undo);
+			return -ESTALE;
+		}
+	}
+	return 0;
+}
+
+int apply_shown(const char *root_dir, const char *state_dir, const struct suggestion *s,
+		const struct advise_action *expect, size_t nexpect, struct apply_result *ret)
+{
+	struct apply_result res = { 0 };
+	struct root r;
+	int e, fd;
+
+	if (expect && !writes_match(s, expect, nexpect)) {
+		struct strbuf now = { 0 };
+
+		if (s->nactions)
+			advise_command(&s->actions[0], false, &now);
+		snprintf(res.message, sizeof(res.message),
+			 "%s changed since it was shown (now %zu writes, the first: %s); nothing "
+			 "written: look at it again",
+			 s->id, s->nactions, now.err || !now.len ? "?" : sb_cstr(&now));
+		sb_free(&now);
+		*ret = res;
+		return -ESTALE;
+	}
+	e = root_open_said(root_dir, &r, &res);
+	if (e < 0) {
+		*ret = res;
+		return e;
+	}
+	e = still_as_read(&r, s, &res);
+	if (e < 0)
+		goto out;
+	fd = state_open_said(&r, state_dir, &res);
+	if (fd < 0) {
+		e = fd;
+		goto out;
+	}
+	e = apply_suggestion(&r, fd, s, &res);
+	close(fd);
+out:
+	root_close(&r);
+	*ret = res;
+	return e;
+}
+
 int apply_undo_by_id(const char *root_dir, const char *state_dir, const char *id,
 		     struct apply_result *ret)
 {

@@ -95,6 +95,18 @@ int apply_list(int state_fd, char (*ret_ids)[ADV_ID_MAX], size_t max);
 int apply_by_id(const char *root_dir, const char *state_dir, const struct snapshot *cur,
 		const struct metrics *m, const char *id, const struct advise_action *expect,
 		size_t nexpect, struct apply_result *ret);
+/*
+ * Applies s, a suggestion its caller has already judged and shown (the
+ * daemon's published advice, the one its clients saw), without reading the
+ * topology or advising again: only if each action's file still holds the
+ * value the advice read there (its undo value), else -ESTALE, nothing
+ * written, the message naming the first that changed ("IRQ 24's affinity
+ * changed since the suggestion (now 0-3, it read 0-7)"). With expect as
+ * apply_by_id()'s (-ESTALE, "changed since it was shown"). state_dir as in
+ * apply_state_open(). *ret always says what happened.
+ */
+int apply_shown(const char *root_dir, const char *state_dir, const struct suggestion *s,
+		const struct advise_action *expect, size_t nexpect, struct apply_result *ret);
 /* Undoes id, or every journaled suggestion (newest first) when id is NULL. */
 int apply_undo_by_id(const char *root_dir, const char *state_dir, const char *id,
 		     struct apply_result *ret);

@@ -33,6 +33,9 @@ enum {
 	/* format 6: the tracing stage's read (src/trace/rec_trace.c), packed
 	 * and unpacked by the sampler; collect skips it */
 	REC_TAG_TRACE = 17,
+	/* what an operator did through the daemon in the interval (apply,
+	 * undo): "KIND\tID\tBY" lines, sampler.c; a reader before it skips it */
+	REC_TAG_EVENTS = 18,
 };
 
 /* Bounds on what a recording may make us allocate, a hostile one included:

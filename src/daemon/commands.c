@@ -214,8 +214,9 @@ static int cmd_status(struct daemon *d, struct client *c, const struct request *
 }
 
 /* {"cmd":"apply","suggestion":ID} and {"cmd":"undo"[,"suggestion":ID]}:
- * the advisor's writes (src/act/apply.c) on the daemon's own root, against its
- * latest sample; privileged (SO_PEERCRED) in the table below. */
+ * the advisor's writes (src/act/apply.c) on the daemon's own root, of the
+ * suggestion its latest sample published; privileged (SO_PEERCRED) in the
+ * table below. */
 static const char *suggestion_arg(const struct request *rq)
 {
 	json_object *v;
@@ -297,10 +298,21 @@ static int reply_apply(struct daemon *d, struct client *c, const struct request 
 	return server_reply_finish(d, c);
 }
 
+/* An apply or undo that wrote something: said in the next sample and its record
+ * (the past and a report mark it), with the uid that asked. */
+static void note_event(struct daemon *d, const struct client *c, const char *kind, const char *id)
+{
+	char by[32];
+
+	snprintf(by, sizeof(by), "uid %u", (unsigned)c->cred.uid);
+	sampler_note_event(d->sampler, kind, id, by);
+}
+
 static int cmd_apply(struct daemon *d, struct client *c, const struct request *rq)
 {
-	const struct metrics *m = sampler_metrics(d->sampler);
+	const struct advice *adv = sampler_advice(d->sampler);
 	const char *id = suggestion_arg(rq);
+	const struct suggestion *s;
 	struct advise_action *expect;
 	struct apply_result res;
 	int e, n;
@@ -318,14 +330,17 @@ static int cmd_apply(struct daemon *d, struct client *c, const struct request *r
 					  "{\"path\": \"/...\", \"value\": \"...\"} (strings "
 					  "without NUL)",
 					  APPLY_MAX_WRITES);
-	if (!m) {
+	if (!sampler_metrics(d->sampler)) {
 		free(expect);
 		return server_reply_error(d, c, rq->id, IOT_ERR_NO_SAMPLE,
 					  "no interval measured yet: apply needs two samples");
 	}
-	/* only what the documents show (the steadied advice): a suggestion of a
-	 * finding that has not risen yet is not offered, so not applied */
-	if (!sampler_advice(d->sampler) || !advice_suggestion(sampler_advice(d->sampler), id)) {
+	/* the suggestion as the latest sample published it (the steadied
+	 * advice, with the trace's metrics when tracing: what every client
+	 * was shown), not judged again here: a suggestion of a finding that
+	 * has not risen yet is not offered, so not applied */
+	s = adv ? advice_suggestion(adv, id) : NULL;
+	if (!s) {
 		free(expect);
 		daemon_log(LOG_WARNING, "apply %s (uid %u): no such suggestion shown now", id,
 			   (unsigned)c->cred.uid);
@@ -334,12 +349,14 @@ static int cmd_apply(struct daemon *d, struct client *c, const struct request *r
 					  "yet, or is gone): run iotriage suggest",
 					  id);
 	}
-	e = apply_by_id(d->args.root, NULL, sampler_current(d->sampler), m, id, expect, (size_t)n,
-			&res);
+	/* its files checked against what the advice read, then written */
+	e = apply_shown(d->args.root, NULL, s, expect, (size_t)n, &res);
 	free(expect);
 	if (e >= 0) { /* advise again on what is now, not on what was */
 		sampler_topology_stale(d->sampler);
 		topo_reader_request(d);
+		if (res.written)
+			note_event(d, c, "apply", id);
 	}
 	daemon_log(e < 0 ? LOG_WARNING : LOG_NOTICE, "apply %s (uid %u): %s", id,
 		   (unsigned)c->cred.uid, res.message);
@@ -361,6 +378,8 @@ static int cmd_undo(struct daemon *d, struct client *c, const struct request *rq
 	if (e >= 0) {
 		sampler_topology_stale(d->sampler);
 		topo_reader_request(d);
+		if (res.written)
+			note_event(d, c, "undo", suggestion_arg(rq));
 	}
 	daemon_log(e < 0 ? LOG_WARNING : LOG_NOTICE, "undo (uid %u): %s", (unsigned)c->cred.uid,
 		   res.message);

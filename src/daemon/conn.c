@@ -311,19 +311,12 @@ static int history_finish(struct daemon *d, struct client *c)
 	return r;
 }
 
-/* The part of c's history reply from the flight recording, before the
- * ring's samples: made now (rec_history_ready() said so). 0 or -ENOMEM. */
-static int history_recorded(struct daemon *d, struct client *c)
+/* Queues b, the part of c's history reply from the flight recording,
+ * before the ring's samples. 0 or -ENOMEM. */
+static int queue_recorded(struct client *c, struct blob *b, size_t n)
 {
-	const struct hist_entry *first = history_at(&d->hist, 0);
-	size_t n = 0;
-	struct blob *b;
 	int r;
 
-	c->rec_pending = false;
-	/* up to the ring's first sample now: those the ring dropped while
-	 * the reply waited are recorded, so none is missing */
-	b = rec_history(d, c, first ? first->id : UINT64_MAX, &n);
 	if (!b)
 		return 0;
 	r = client_queue_seg(c, b, 0, b->len, false);
@@ -332,8 +325,39 @@ static int history_recorded(struct daemon *d, struct client *c)
 		c->rec_bytes += b->len;
 		c->hist_recorded = n;
 	}
+	return r;
+}
+
+/* The part of c's history reply from the flight recording (rec_history_ready()
+ * said it may be made now): asked of rec.c's replay thread, or made now
+ * without one. 0 or -ENOMEM. */
+static int history_recorded(struct daemon *d, struct client *c)
+{
+	struct blob *b;
+	size_t n;
+	int r;
+
+	c->rec_pending = false;
+	r = rec_history_submit(d, c, &b, &n);
+	if (r != 0)
+		return r < 0 ? r : 0; /* client_history_part() goes on */
+	r = queue_recorded(c, b, n);
 	blob_unref(b);
 	return r;
+}
+
+static void client_service(struct daemon *d, struct client *c);
+
+void client_history_part(struct daemon *d, struct client *c, struct blob *b, size_t count)
+{
+	if (c->dead)
+		return;
+	if (queue_recorded(c, b, count) < 0) {
+		client_kill(d, c, LOG_ERR, "out of memory for its history reply");
+		return;
+	}
+	c->hist_wait = false;
+	client_service(d, c);
 }
 
 /*
@@ -359,6 +383,12 @@ bool client_history_step(struct daemon *d, struct client *c)
 		}
 		r = history_recorded(d, c);
 		any = true;
+	}
+	if (r >= 0 && c->rec_job) {
+		/* the part is being made off the loop: client_history_part()
+		 * goes on with the reply once it is */
+		c->hist_wait = true;
+		return any;
 	}
 	while (r >= 0 && c->hist_active && !c->dead && client_reply_backlog(c) < HIST_LOW_WATER) {
 		size_t i = history_find_since(&d->hist, c->hist_after), j, len = 0;
@@ -741,6 +771,7 @@ int server_timeouts(struct daemon *d)
 
 static void client_free(struct daemon *d, struct client *c)
 {
+	rec_history_forget(d, c);
 	for (size_t i = 0; i < c->q_n; i++)
 		blob_unref(c->q[c->q_head + i].b);
 	for (size_t i = 0; i < c->held_n; i++)

@@ -45,6 +45,7 @@ enum watch_kind {
 	WATCH_WORKER_DEADLINE, /* worker.c's timerfd: a stopped job's deadline passed */
 	WATCH_TOPOLOGY,	       /* topo.c's eventfd: the advisor's topology was read */
 	WATCH_METRICS,	       /* metrics_http.c: libmicrohttpd's epoll fd */
+	WATCH_REC_HISTORY,     /* rec.c's eventfd: a history reply's recorded part is made */
 };
 
 struct watch {
@@ -61,6 +62,8 @@ struct oseg {
 	bool owned;    /* a history chunk made for this reply: counts in hist_queued */
 	bool recorded; /* a history reply's part from the recording: counts in rec_bytes */
 };
+
+struct rec_job; /* rec.c: a history reply's recorded part being made */
 
 struct client {
 	struct watch w; /* first: epoll's data.ptr */
@@ -91,9 +94,10 @@ struct client {
 	 * when rec_history_ready() says so (rec.c), from this real time on */
 	bool rec_pending;
 	int64_t rec_from_ns;
-	size_t rec_bytes;   /* of q_bytes, that part, not yet written */
-	size_t owned_bytes; /* of q_bytes, history chunks made for it */
-	struct blob **held; /* events pushed while a history reply is written */
+	struct rec_job *rec_job; /* that part, being made by rec.c's replay thread */
+	size_t rec_bytes;	 /* of q_bytes, that part, not yet written */
+	size_t owned_bytes;	 /* of q_bytes, history chunks made for it */
+	struct blob **held;	 /* events pushed while a history reply is written */
 	size_t held_n, held_cap, held_bytes;
 	bool eof;     /* the peer shut down its side */
 	bool closing; /* no more requests: close once the queue is written */
@@ -369,13 +373,21 @@ void rec_history_ask(struct daemon *d, struct client *c, int64_t seconds);
  * (REC_HISTORY_CPU_PCT) and no other client of that uid has such a part
  * unwritten. */
 bool rec_history_ready(struct daemon *d, const struct client *c);
-/* The documents of the recorded samples since c->rec_from_ns that the ring
- * no longer holds (older than sample first_id of this run), joined by ',':
- * the newest, at most REC_HISTORY_MAX of them and REC_HISTORY_MAX_BYTES
- * (but one); *ret_count their number. NULL when none. Its CPU time is
- * charged to c's uid. */
-struct blob *rec_history(struct daemon *d, const struct client *c, uint64_t first_id,
-			 size_t *ret_count);
+/* c's history reply's part from the recording: the documents of the
+ * recorded samples since c->rec_from_ns that the ring no longer holds,
+ * joined by ',': the newest, at most REC_HISTORY_MAX of them and
+ * REC_HISTORY_MAX_BYTES (but one). Made by the replay thread, off the
+ * loop: 1 when handed to it (c->rec_job set; client_history_part()
+ * delivers it); 0 when made now (no thread), in *ret_b (NULL: none) and
+ * *ret_count; -ENOMEM. Its CPU time is charged to c's uid. */
+int rec_history_submit(struct daemon *d, struct client *c, struct blob **ret_b, size_t *ret_count);
+/* c is freed: the part being made for it is dropped. */
+void rec_history_forget(struct daemon *d, struct client *c);
+/* WATCH_REC_HISTORY: hands the parts made to their clients. */
+void rec_history_event(struct daemon *d);
+/* The ring's first sample is now id: where the replay thread's parts stop
+ * (those after it the ring holds). */
+void rec_ring_first(struct daemon *d, uint64_t id);
 
 /* ---- loop.c ---- */
 

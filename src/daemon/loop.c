@@ -186,6 +186,8 @@ int loop_sample(struct daemon *d)
 	e.doc_off = plen;
 	e.doc_len = len;
 	history_push(&d->hist, &e);
+	/* where history's replays of the recording stop (rec.c's thread) */
+	rec_ring_first(d, history_at(&d->hist, 0)->id);
 	server_publish(d, history_latest(&d->hist));
 	/* a block of older samples into one frame, now that this one is out */
 	history_compact(&d->hist);
@@ -270,6 +272,8 @@ int loop_run(struct daemon *d)
 				worker_deadline(d);
 			else if (w->kind == WATCH_TOPOLOGY)
 				topo_reader_event(d);
+			else if (w->kind == WATCH_REC_HISTORY)
+				rec_history_event(d);
 		}
 		for (int i = 0; i < n && !d->quit; i++) {
 			struct watch *w = evs[i].data.ptr;

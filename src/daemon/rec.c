@@ -10,7 +10,8 @@
  * recorder's CPU); sealing (a closed segment's
  * frames compressed) and compaction (one sample in N of data older than
  * --record-compact-after) run in a thread of their own, paced, off the
- * sampling path.
+ * sampling path; history's replays of the recording in another, one
+ * reply's part at a time.
  *
  * One of the flight recorder's files, rec_*: collect/rec_payload.c packs a
  * sample's sections, trace/rec_trace.c its trace read, lib/rec_diff.c
@@ -24,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <syslog.h>
 #include <time.h>
@@ -33,11 +36,13 @@
 #include "daemon.h"
 #include "grow.h"
 #include "rec_file.h"
+#include "server.h"
 #include "treewrite.h"
 
-/* The most samples one history reply takes from the recording: replaying
- * costs ~50 us a sample here and the loop waits for it (900: 15 minutes at
- * 1 Hz, ~50 ms). Longer spans: `iotriage replay` on the recording. */
+/* The most samples one history reply takes from the recording (900: 15
+ * minutes at 1 Hz): replaying costs ~50 us a sample of a small host here,
+ * ~3 ms one of a big host's trace, on the replay thread (the loop never
+ * waits for it). Longer spans: `iotriage replay` on the recording. */
 #define REC_HISTORY_MAX 900
 /* ... and the most bytes: the part is built whole and queued as it is
  * (900 documents of a big host would be hundreds of MB); the newest kept */
@@ -80,6 +85,23 @@ struct recorder {
 	struct recwriter_compact_stats cst;
 	struct recwriter_compact_stats sst; /* sealing's */
 	int cerr;
+	/* the replay thread: history replies' recorded parts, made off the
+	 * loop one at a time in the order asked; under hmu but the watch and
+	 * what the loop alone reads (the totals) */
+	const char *dir;     /* --record, as given */
+	int64_t interval_ns; /* --interval */
+	bool core_only;	     /* --core-only: no advice replayed */
+	uint64_t ring_first; /* the ring's first sample (rec_ring_first), atomically */
+	struct watch hw;     /* its eventfd: a part is made */
+	pthread_t hthread;
+	bool hthread_on;
+	pthread_mutex_t hmu;
+	pthread_cond_t hcond;
+	struct rec_job *hq, **hq_tail; /* to make */
+	struct rec_job *hdone;	       /* made, not yet taken by the loop */
+	bool hstop;
+	uint64_t hjobs; /* parts made, for status */
+	int64_t hcpu_ns, hmax_ns;
 };
 
 /* Compaction's and sealing's share of one CPU while they run (compaction
@@ -90,6 +112,9 @@ struct recorder {
 #define REC_COMPACT_EVERY_S  60
 /* Samples the writer's queue dropped are logged at most this often. */
 #define REC_DROP_LOG_NS (60 * INT64_C(1000000000))
+
+static void history_start(struct daemon *d);
+static void history_stop(struct recorder *rec);
 
 static const struct treewrite_dir_words rec_words = {
 	.what = "the recording",
@@ -155,6 +180,7 @@ void rec_compact_start(struct daemon *d)
 	if (r < 0)
 		daemon_log(LOG_ERR, "--record: no writer thread (samples wait on the disk): %s",
 			   strerror(-r));
+	history_start(d);
 	/* the signals stay blocked in it (main blocked them: signalfd) */
 	r = pthread_create(&d->rec->cthread, NULL, compact_main, d->rec);
 	if (r) {
@@ -237,6 +263,10 @@ int rec_start(struct daemon *d)
 	rec->logged_on = true;
 	rec->compact_s = d->args.record_compact_s;
 	rec->keep = d->args.record_keep;
+	rec->dir = dir;
+	rec->interval_ns = d->args.interval_ms * INT64_C(1000000);
+	rec->core_only = d->args.core_only;
+	rec->hw.fd = -1;
 	daemon_log(LOG_INFO, "recording to %s: at most %llu MiB%s", dir,
 		   (unsigned long long)(d->args.record_max_bytes >> 20),
 		   d->args.record_max_age_s ? ", age-limited" : "");
@@ -247,6 +277,8 @@ int rec_start(struct daemon *d)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&rec->ccond, &ca);
 	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&rec->hmu, NULL);
+	pthread_cond_init(&rec->hcond, NULL);
 	d->rec = rec;
 	return 0;
 }
@@ -297,6 +329,7 @@ void rec_stop(struct daemon *d)
 
 	if (!rec)
 		return;
+	history_stop(rec);
 	compact_stop(rec);
 	recwriter_close(rec->w);
 	close(rec->dirfd);
@@ -358,7 +391,12 @@ void rec_status(struct daemon *d, struct strbuf *sb)
 		sb_json_str(sb, strerror(-d->rec->cerr));
 	}
 	pthread_mutex_unlock(&d->rec->cmu);
-	sb_puts(sb, "}}");
+	/* history's replays: parts made (off the loop with the thread) */
+	sb_printf(sb,
+		  "},\"history\":{\"thread\":%s,\"parts\":%llu,\"cpu_us\":%lld,"
+		  "\"max_us\":%lld}}",
+		  d->rec->hthread_on ? "true" : "false", (unsigned long long)d->rec->hjobs,
+		  (long long)(d->rec->hcpu_ns / 1000), (long long)(d->rec->hmax_ns / 1000));
 }
 
 void rec_history_ask(struct daemon *d, struct client *c, int64_t seconds)
@@ -391,7 +429,8 @@ bool rec_history_ready(struct daemon *d, const struct client *c)
 	if (server_client_privileged(c))
 		return true;
 	for (const struct client *o = d->clients; o; o = o->next)
-		if (o != c && !o->dead && o->cred.uid == c->cred.uid && o->rec_bytes)
+		if (o != c && !o->dead && o->cred.uid == c->cred.uid &&
+		    (o->rec_bytes || o->rec_job))
 			return false;
 	return !pace_find(d, c->cred.uid, clock_mono_ns());
 }
@@ -415,53 +454,88 @@ static void pace_charge(struct daemon *d, const struct client *c, int64_t cpu_ns
 	p->next_ns = now + cpu_ns * (100 - REC_HISTORY_CPU_PCT) / REC_HISTORY_CPU_PCT;
 }
 
-struct blob *rec_history(struct daemon *d, const struct client *c, uint64_t first_id,
-			 size_t *ret_count)
+/* A history reply's recorded part: asked by the loop, made by the replay
+ * thread (or by the loop when there is none), handed back by the loop. */
+struct rec_job {
+	struct rec_job *next;
+	struct client *c;    /* the loop's: NULL once the client is freed */
+	int64_t from_ns;     /* the part: recorded samples from then on ... */
+	int64_t end_ns;	     /* ... the ring holding those from about then */
+	int cancel;	     /* atomically: the client is gone, stop */
+	bool retried;	     /* made a second time (the ring moved meanwhile) */
+	struct blob *b;	     /* made: the documents joined by ',', NULL none */
+	size_t count;	     /* how many */
+	uint64_t first_used; /* the ring's first sample when the replay met it */
+	int64_t cpu_ns;	     /* what making it took */
+};
+
+/* What the replays of one part share: the reader, the documents' buffer
+ * and where each starts in it (at[REC_HISTORY_MAX]). */
+struct part_buf {
+	struct sampler_replay *rp;
+	struct strbuf out;
+	size_t *at;
+};
+
+/*
+ * The recorded samples from from_ns on that the ring does not hold (older
+ * than its first sample, of this run: rec->ring_first, read as the replay
+ * goes, since the loop goes on meanwhile), joined by ',': at most
+ * REC_HISTORY_MAX of them and REC_HISTORY_MAX_BYTES (but one), the newest.
+ * *ret_full: whether the bounds dropped some (a part starting earlier
+ * would send no more). NULL when none or cancelled.
+ */
+static struct blob *replay_part(struct recorder *rec, struct rec_job *j, struct part_buf *pb,
+				int64_t from, size_t *ret_count, bool *ret_full)
 {
-	int64_t now = clock_ns(CLOCK_REALTIME), from = c->rec_from_ns, cpu0 = clock_thread_cpu_ns();
-	int64_t span =
-	    d->args.interval_ms * INT64_C(1000000) * (REC_HISTORY_MAX + (int64_t)d->hist.n);
 	/* where each document starts in out; those before head are dropped */
-	size_t *at = NULL, head = 0;
-	struct sampler_replay *rp = NULL;
+	size_t *at = pb->at, head = 0;
+	struct sampler_replay *rp = pb->rp;
 	const struct recframe *f;
-	struct strbuf out = { 0 };
+	struct strbuf out = pb->out;
 	struct blob *b = NULL;
-	char why[512];
 	size_t n = 0;
 
 	*ret_count = 0;
-	if (!d->rec)
-		return NULL;
-	/* the newest REC_HISTORY_MAX samples before the ring, not the oldest */
-	if (now - span > from)
-		from = now - span;
-	at = calloc(REC_HISTORY_MAX, sizeof(*at));
-	if (!at ||
-	    sampler_replay_open_dir(d->rec->dirfd, d->args.record_dir, &rp, why, sizeof(why)) < 0)
-		goto out;
-	/* the advice the daemon sent, on the topology it recorded with it */
-	if (!d->args.core_only && sampler_replay_advise_recorded(rp) < 0)
-		goto out;
+	*ret_full = false;
+	sb_reset(&out);
+	/* each replay judges afresh from its first sample, as a new reader */
+	sampler_restart(sampler_replay_sampler(rp));
 	sampler_replay_seek(rp, from, false);
-	while (n < REC_HISTORY_MAX && sampler_replay_next(rp, &f) > 0) {
+	while (sampler_replay_next(rp, &f) > 0) {
 		const char *doc;
 		size_t len;
 
+		if (__atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
+			goto out;
 		/* from here on the ring has them */
-		if (f->run_id == d->rec->run_id && f->id >= first_id)
+		j->first_used = __atomic_load_n(&rec->ring_first, __ATOMIC_RELAXED);
+		if (f->run_id == rec->run_id && f->id >= j->first_used)
 			break;
 		doc = sampler_json(sampler_replay_sampler(rp), &len);
 		if (!doc)
 			continue;
+		if (n == REC_HISTORY_MAX) { /* the oldest goes */
+			size_t cut = at[head + 1];
+
+			memmove(out.buf, out.buf + cut, out.len - cut);
+			out.len -= cut;
+			for (size_t i = head + 1; i < n; i++)
+				at[i - head - 1] = at[i] - cut;
+			n -= head + 1;
+			head = 0;
+			*ret_full = true;
+		}
 		if (n)
 			sb_putc(&out, ',');
 		at[n++] = out.len;
 		sb_append(&out, doc, len);
 		/* over the bytes: the oldest go (one is always kept), and
 		 * their room once it is as much again */
-		while (n - head > 1 && out.len - at[head] > REC_HISTORY_MAX_BYTES)
+		while (n - head > 1 && out.len - at[head] > REC_HISTORY_MAX_BYTES) {
 			head++;
+			*ret_full = true;
+		}
 		if (at[head] > REC_HISTORY_MAX_BYTES && !out.err) {
 			size_t cut = at[head];
 
@@ -477,9 +551,259 @@ struct blob *rec_history(struct daemon *d, const struct client *c, uint64_t firs
 			*ret_count = n - head;
 	}
 out:
-	sampler_replay_close(rp);
-	sb_free(&out);
-	free(at);
-	pace_charge(d, c, clock_thread_cpu_ns() - cpu0);
+	out.err = 0;
+	pb->out = out; /* its buffer, for the next */
 	return b;
+}
+
+/*
+ * Makes j's part, replaying little more than the bounds keep: the part
+ * ends at the ring, so it is replayed over a window before the ring that
+ * widens until the bounds drop samples or it reaches from_ns: 4 samples
+ * first, then twice as many as documents of the size just seen fit in the
+ * bytes, at least 4 and at most 16 times the window before. A big host's
+ * documents (2,048 per-queue rows: ~430 KB, ~19 in the bytes) take 4 + 40
+ * samples, not 900 (seconds of CPU); small ones 4 + 64 + 1,024 at most.
+ */
+static void make_part(struct recorder *rec, struct rec_job *j)
+{
+	int64_t each = rec->interval_ns, start, cpu0 = clock_thread_cpu_ns();
+	struct part_buf pb = { 0 };
+	bool full = false;
+	char why[512];
+
+	pb.at = calloc(REC_HISTORY_MAX, sizeof(*pb.at));
+	if (!pb.at || sampler_replay_open_dir(rec->dirfd, rec->dir, &pb.rp, why, sizeof(why)) < 0)
+		goto out;
+	/* the advice the daemon sent, on the topology it recorded with it */
+	if (!rec->core_only && sampler_replay_advise_recorded(pb.rp) < 0)
+		goto out;
+	for (int64_t w = 4;;) {
+		int64_t est = 16 * w;
+
+		start = j->end_ns - w * each > j->from_ns ? j->end_ns - w * each : j->from_ns;
+		blob_unref(j->b);
+		j->b = replay_part(rec, j, &pb, start, &j->count, &full);
+		if (start == j->from_ns || full || w > REC_HISTORY_MAX ||
+		    __atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
+			break;
+		if (j->b && j->count && j->b->len / j->count)
+			est = 2 * (int64_t)(REC_HISTORY_MAX_BYTES / (j->b->len / j->count)) + 2;
+		w = est < 4 * w ? 4 * w : est > 16 * w ? 16 * w : est;
+	}
+out:
+	sampler_replay_close(pb.rp);
+	sb_free(&pb.out);
+	free(pb.at);
+	if (!j->b)
+		j->count = 0;
+	j->cpu_ns = clock_thread_cpu_ns() - cpu0;
+}
+
+static void job_free(struct rec_job *j)
+{
+	if (!j)
+		return;
+	blob_unref(j->b);
+	free(j);
+}
+
+static void *history_main(void *arg)
+{
+	struct recorder *rec = arg;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&rec->hmu);
+	while (!rec->hstop) {
+		struct rec_job *j = rec->hq;
+
+		if (!j) {
+			pthread_cond_wait(&rec->hcond, &rec->hmu);
+			continue;
+		}
+		rec->hq = j->next;
+		if (!rec->hq)
+			rec->hq_tail = &rec->hq;
+		pthread_mutex_unlock(&rec->hmu);
+		if (!__atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
+			make_part(rec, j);
+		pthread_mutex_lock(&rec->hmu);
+		j->next = rec->hdone;
+		rec->hdone = j;
+		/* a counter far from its maximum: cannot block or fail short */
+		if (write(rec->hw.fd, &one, sizeof(one)) < 0)
+			break;
+	}
+	pthread_mutex_unlock(&rec->hmu);
+	return NULL;
+}
+
+/* The replay thread and its eventfd; without them history replays in the
+ * loop, as it did. Signals stay blocked in it (main blocked them). */
+static void history_start(struct daemon *d)
+{
+	struct recorder *rec = d->rec;
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &rec->hw };
+	int r;
+
+	rec->hq_tail = &rec->hq;
+	rec->hw.kind = WATCH_REC_HISTORY;
+	rec->hw.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (rec->hw.fd < 0 || epoll_ctl(d->epfd, EPOLL_CTL_ADD, rec->hw.fd, &ev) < 0) {
+		daemon_log(LOG_ERR,
+			   "--record: no history replay thread (history replays in the "
+			   "loop): %s",
+			   strerror(errno));
+		goto fail;
+	}
+	r = pthread_create(&rec->hthread, NULL, history_main, rec);
+	if (r) {
+		daemon_log(LOG_ERR,
+			   "--record: no history replay thread (history replays in the "
+			   "loop): %s",
+			   strerror(r));
+		goto fail;
+	}
+	rec->hthread_on = true;
+	return;
+fail:
+	if (rec->hw.fd >= 0)
+		close(rec->hw.fd);
+	rec->hw.fd = -1;
+}
+
+static void history_stop(struct recorder *rec)
+{
+	struct rec_job *j;
+
+	if (!rec->hthread_on)
+		return;
+	pthread_mutex_lock(&rec->hmu);
+	rec->hstop = true;
+	for (j = rec->hq; j; j = j->next)
+		__atomic_store_n(&j->cancel, 1, __ATOMIC_RELAXED);
+	pthread_cond_signal(&rec->hcond);
+	pthread_mutex_unlock(&rec->hmu);
+	pthread_join(rec->hthread, NULL);
+	rec->hthread_on = false;
+	while ((j = rec->hq)) {
+		rec->hq = j->next;
+		job_free(j);
+	}
+	while ((j = rec->hdone)) {
+		rec->hdone = j->next;
+		job_free(j);
+	}
+	/* the loop is over and its epoll fd closed (main.c): closing ours
+	 * is all (an epoll_ctl now would name a number another may hold) */
+	close(rec->hw.fd);
+	rec->hw.fd = -1;
+}
+
+void rec_ring_first(struct daemon *d, uint64_t id)
+{
+	if (d->rec)
+		__atomic_store_n(&d->rec->ring_first, id, __ATOMIC_RELAXED);
+}
+
+int rec_history_submit(struct daemon *d, struct client *c, struct blob **ret_b, size_t *ret_count)
+{
+	int64_t now = clock_ns(CLOCK_REALTIME);
+	int64_t span =
+	    d->args.interval_ms * INT64_C(1000000) * (REC_HISTORY_MAX + (int64_t)d->hist.n);
+	const struct hist_entry *first = history_at(&d->hist, 0);
+	struct rec_job *j;
+
+	*ret_b = NULL;
+	*ret_count = 0;
+	if (!d->rec)
+		return 0;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	/* the newest REC_HISTORY_MAX samples before the ring, not the oldest */
+	j->from_ns = now - span > c->rec_from_ns ? now - span : c->rec_from_ns;
+	/* the ring's first sample's real time */
+	j->end_ns = first ? now - (clock_mono_ns() - first->mono_ns) : now;
+	if (!d->rec->hthread_on) {
+		make_part(d->rec, j);
+		pace_charge(d, c, j->cpu_ns);
+		d->rec->hjobs++;
+		d->rec->hcpu_ns += j->cpu_ns;
+		if (j->cpu_ns > d->rec->hmax_ns)
+			d->rec->hmax_ns = j->cpu_ns;
+		*ret_b = j->b;
+		*ret_count = j->count;
+		free(j);
+		return 0;
+	}
+	j->c = c;
+	c->rec_job = j;
+	pthread_mutex_lock(&d->rec->hmu);
+	*d->rec->hq_tail = j;
+	d->rec->hq_tail = &j->next;
+	pthread_cond_signal(&d->rec->hcond);
+	pthread_mutex_unlock(&d->rec->hmu);
+	return 1;
+}
+
+void rec_history_forget(struct daemon *d, struct client *c)
+{
+	struct rec_job *j = c->rec_job;
+
+	if (!j)
+		return;
+	pthread_mutex_lock(&d->rec->hmu);
+	j->c = NULL; /* freed when the thread hands it back */
+	__atomic_store_n(&j->cancel, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&d->rec->hmu);
+	c->rec_job = NULL;
+}
+
+void rec_history_event(struct daemon *d)
+{
+	struct rec_job *done, *j;
+	uint64_t n;
+
+	while (read(d->rec->hw.fd, &n, sizeof(n)) < 0 && errno == EINTR)
+		;
+	pthread_mutex_lock(&d->rec->hmu);
+	done = d->rec->hdone;
+	d->rec->hdone = NULL;
+	pthread_mutex_unlock(&d->rec->hmu);
+	while ((j = done)) {
+		const struct hist_entry *first = history_at(&d->hist, 0);
+		struct client *c = j->c;
+
+		done = j->next;
+		d->rec->hjobs++;
+		d->rec->hcpu_ns += j->cpu_ns;
+		if (j->cpu_ns > d->rec->hmax_ns)
+			d->rec->hmax_ns = j->cpu_ns;
+		if (c)
+			c->rec_job = NULL;
+		if (!c || c->dead) {
+			job_free(j);
+			continue;
+		}
+		pace_charge(d, c, j->cpu_ns);
+		/* the ring dropped samples after the replay met its first one
+		 * and before now (a sample in between): made again, once, so
+		 * none is missing between the part and the ring */
+		if (first && first->id > j->first_used && j->first_used && !j->retried) {
+			blob_unref(j->b);
+			j->b = NULL;
+			j->retried = true;
+			j->next = NULL;
+			c->rec_job = j;
+			pthread_mutex_lock(&d->rec->hmu);
+			*d->rec->hq_tail = j;
+			d->rec->hq_tail = &j->next;
+			pthread_cond_signal(&d->rec->hcond);
+			pthread_mutex_unlock(&d->rec->hmu);
+			continue;
+		}
+		client_history_part(d, c, j->b, j->count);
+		job_free(j);
+	}
 }

@@ -24,6 +24,9 @@ int client_queue_sb(struct daemon *d, struct client *c);
 /* Queues the next chunk of c's history reply (cmd_history started it);
  * false when the client was killed. */
 bool client_history_step(struct daemon *d, struct client *c);
+/* The recorded part of c's history reply (rec.c's thread made it; b NULL:
+ * none), queued before the ring's samples, and the reply goes on. */
+void client_history_part(struct daemon *d, struct client *c, struct blob *b, size_t count);
 
 /* Runs one request line through the dispatch table; replies exactly once.
  * Returns what the handler returned (-errno: the client is dropped). */

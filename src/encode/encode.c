@@ -278,6 +278,24 @@ static void encode_cadence(struct strbuf *sb, const struct snapshot *cur)
 		sb_puts(sb, "},");
 }
 
+/* "events": what an operator did through the daemon in the interval */
+static void encode_events(struct strbuf *sb, const struct encode_event *ev, size_t n)
+{
+	sb_json_key(sb, "events");
+	sb_putc(sb, '[');
+	for (size_t i = 0; i < n; i++) {
+		sb_puts(sb, "{\"kind\":");
+		sb_json_str(sb, ev[i].kind);
+		sb_puts(sb, ",\"id\":");
+		sb_json_str(sb, ev[i].id);
+		sb_puts(sb, ",\"by\":");
+		sb_json_str(sb, ev[i].by);
+		sb_puts(sb, "},");
+	}
+	end_obj(sb, ']');
+	sb_putc(sb, ',');
+}
+
 void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m,
 		   const struct encode_opts *o)
 {
@@ -300,6 +318,8 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 	sb_putc(sb, ',');
 	encode_sources(sb, cur);
 	encode_cadence(sb, cur);
+	if (o && o->nevents)
+		encode_events(sb, o->events, o->nevents);
 	if (!m) {
 		end_obj(sb, '}');
 		return;

@@ -13,11 +13,21 @@
 
 struct advice;
 
+/* What an operator did through the daemon in a sample's interval. */
+#define ENCODE_EVENTS_MAX 16
+struct encode_event {
+	char kind[8]; /* "apply", "undo" */
+	char id[64];  /* the suggestion's id ("" undo of every one) */
+	char by[64];  /* who asked: "uid 0", "root" */
+};
+
 struct encode_opts {
 	const char *host; /* hostname shown in the document, may be NULL */
 	const char *mode; /* "live", "compute", "daemon" */
 	bool whole_only;  /* iostat -x list: whole disks that did IO; every device when false */
-	const struct advice *advice; /* findings and suggestions (advise.h); NULL: none */
+	const struct advice *advice;	   /* findings and suggestions (advise.h); NULL: none */
+	const struct encode_event *events; /* "events": the interval's applies and undos */
+	size_t nevents;
 };
 
 /* Appends one JSON object (no trailing newline) to sb. m may be NULL when

@@ -225,8 +225,13 @@ struct recreader {
 	struct seg_ent *segs;
 	size_t nsegs;
 	size_t cur; /* segment loaded (nsegs: none) */
-	unsigned char *data;
+	/* its file, read through a window (recreader_seg_at): memory in
+	 * proportion to the biggest frame, not to the segment (a sparse 256 MiB
+	 * file of a few KB on disk was read whole) */
+	int fd; /* -1: none loaded */
 	size_t size;
+	unsigned char *win;
+	size_t win_off, win_len, win_cap;
 	uint32_t version, interval_ms, keep_every;
 	uint64_t run_id;
 	char host[64], mode[16], boot_id[40];
@@ -258,9 +263,17 @@ struct recreader {
  * once the segment's budget of checked bytes is spent, a plausible one. */
 size_t recreader_resync(struct recreader *r, size_t off);
 
-/* Loads segment i whole and indexes its frames; false when it is unusable
+/* Opens segment i and indexes its frames; false when it is unusable
  * (described as a problem). */
 bool recreader_seg_load(struct recreader *r, size_t i);
+
+/*
+ * The loaded segment's bytes [off, off + len) (within r->size): a pointer
+ * into the window, valid until the next call. What cannot be read (the
+ * file shrank, a read error) reads as zeros: damage the frame checks
+ * report. NULL only when out of memory for a frame that big.
+ */
+const unsigned char *recreader_seg_at(struct recreader *r, size_t off, size_t len);
 
 /* Decodes frame f (against the previous payload for a delta frame) into
  * the other buffer. 0, -EBADMSG or -ENOMEM. */

@@ -77,6 +77,7 @@ static int reader_new(int fd, const char *path, struct recreader **ret_r, char *
 			close(fd);
 		return -ENOMEM;
 	}
+	r->fd = -1;
 	r->dirfd = fd;
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx) {
@@ -167,7 +168,9 @@ void recreader_close(struct recreader *r)
 		close(r->dirfd);
 	free(r->file);
 	free(r->segs);
-	free(r->data);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->win);
 	free(r->fr);
 	sb_free(&r->pb[0]);
 	sb_free(&r->pb[1]);
@@ -178,30 +181,34 @@ void recreader_close(struct recreader *r)
 	free(r);
 }
 
-static int read_whole(int fd, size_t size, unsigned char **ret)
-{
-	unsigned char *p = malloc(size ? size : 1);
-	size_t got = 0;
+/* The bytes a window reads at least: a few frames of a small host. */
+#define REC_WINDOW ((size_t)256 << 10)
 
-	if (!p)
-		return -ENOMEM;
-	while (got < size) {
-		ssize_t n = read(fd, p + got, size - got);
+const unsigned char *recreader_seg_at(struct recreader *r, size_t off, size_t len)
+{
+	size_t want = len > REC_WINDOW ? len : REC_WINDOW, got = 0;
+
+	if (off >= r->win_off && len <= r->win_len && off - r->win_off <= r->win_len - len)
+		return r->win + (off - r->win_off);
+	if (want > r->size - off)
+		want = r->size - off;
+	if (want < len)
+		want = len;
+	if (grow((void **)&r->win, &r->win_cap, want ? want : 1, 1) < 0)
+		return NULL;
+	while (got < want) {
+		ssize_t n = pread(r->fd, r->win + got, want - got, (off_t)(off + got));
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			int e = n < 0 ? -errno : 0;
-
-			if (!e)
-				break; /* shrank while read: take what is there */
-			free(p);
-			return e;
-		}
+		if (n <= 0)
+			break;
 		got += (size_t)n;
 	}
-	*ret = p;
-	return (int)(got > INT32_MAX ? INT32_MAX : got);
+	memset(r->win + got, 0, want - got);
+	r->win_off = off;
+	r->win_len = want;
+	return r->win;
 }
 
 /* Whether h (len bytes on) starts with a segment header that holds. */
@@ -213,39 +220,45 @@ static bool header_ok(const unsigned char *h, size_t len)
 
 /* Whether a frame header that is plausible starts at off: its magic, a
  * length within the segment, a payload length within the bound. */
-static bool frame_plausible(const struct recreader *r, size_t off)
+static bool frame_plausible(struct recreader *r, size_t off)
 {
-	const unsigned char *h = r->data + off;
+	const unsigned char *h;
 
-	return r->size - off >= REC_FILE_FRAME_HDR && get32(h) == FRAME_MAGIC &&
-	       get32(h + 8) <= r->size - off - REC_FILE_FRAME_HDR &&
+	if (r->size - off < REC_FILE_FRAME_HDR ||
+	    !(h = recreader_seg_at(r, off, REC_FILE_FRAME_HDR)))
+		return false;
+	return get32(h) == FRAME_MAGIC && get32(h + 8) <= r->size - off - REC_FILE_FRAME_HDR &&
 	       get32(h + 12) <= REC_FILE_RAW_MAX;
 }
 
 /* Whether the plausible frame at off passes its CRC. */
-static bool frame_crc_ok(const struct recreader *r, size_t off)
+static bool frame_crc_ok(struct recreader *r, size_t off)
 {
-	const unsigned char *h = r->data + off;
+	const unsigned char *h = recreader_seg_at(r, off, REC_FILE_FRAME_HDR);
 
-	return get32(h + F_CRC) ==
-	       rec_crc32c(rec_crc32c(0, h, F_CRC), h + REC_FILE_FRAME_HDR, get32(h + 8));
+	if (!h)
+		return false;
+	h = recreader_seg_at(r, off, REC_FILE_FRAME_HDR + get32(h + 8));
+	return h && get32(h + F_CRC) ==
+			rec_crc32c(rec_crc32c(0, h, F_CRC), h + REC_FILE_FRAME_HDR, get32(h + 8));
 }
 
 /* Whether the frame after one that failed its CRC may be at off: the end,
  * a frame that holds, or a torn one (the tail the loop reports). */
-static bool frame_lands(const struct recreader *r, size_t off)
+static bool frame_lands(struct recreader *r, size_t off)
 {
-	const unsigned char *h = r->data + off;
+	const unsigned char *h;
 
 	if (r->size - off < 4)
 		return true;
-	if (get32(h) != FRAME_MAGIC)
+	if (!(h = recreader_seg_at(r, off, 4)) || get32(h) != FRAME_MAGIC)
 		return false;
 	if (r->size - off < REC_FILE_FRAME_HDR)
 		return true;
 	if (frame_plausible(r, off))
 		return frame_crc_ok(r, off);
-	return get32(h + 8) > r->size - off - REC_FILE_FRAME_HDR;
+	h = recreader_seg_at(r, off, REC_FILE_FRAME_HDR);
+	return h && get32(h + 8) > r->size - off - REC_FILE_FRAME_HDR;
 }
 
 /* Finds the next frame after damage at or after off: a plausible header
@@ -254,11 +267,24 @@ static bool frame_lands(const struct recreader *r, size_t off)
 size_t recreader_resync(struct recreader *r, size_t off)
 {
 	for (size_t o = off; o + REC_FILE_FRAME_HDR <= r->size; o++) {
+		size_t len = r->size - o < REC_WINDOW ? r->size - o : REC_WINDOW;
+		const unsigned char *w = recreader_seg_at(r, o, len), *m;
 		uint32_t z;
 
+		/* to the next magic through the window (bytes of a hole, of a
+		 * payload): not a window's check a byte */
+		if (!w)
+			break;
+		m = memmem(w, len, "IFR1", 4);
+		if (!m) {
+			o += len - 4; /* and +1: a magic across the window's end is found */
+			continue;
+		}
+		o += (size_t)(m - w);
 		if (!frame_plausible(r, o))
 			continue;
-		z = get32(r->data + o + 8);
+		/* in the window: plausible */
+		z = get32(recreader_seg_at(r, o, REC_FILE_FRAME_HDR) + 8);
 		if (r->resync_budget < z + REC_FILE_FRAME_HDR)
 			return o;
 		r->resync_budget -= z + REC_FILE_FRAME_HDR;
@@ -268,12 +294,13 @@ size_t recreader_resync(struct recreader *r, size_t off)
 	return r->size;
 }
 
-/* The segment's bytes into r->data, a regular file of at most
- * REC_FILE_SEG_MAX; false (a problem said) when it cannot be. */
+/* The segment's file into r->fd (read through the window), a regular
+ * file of at most REC_FILE_SEG_MAX; false (a problem said) when it cannot
+ * be. */
 static bool seg_read(struct recreader *r, const char *name)
 {
 	struct stat st;
-	int fd, n;
+	int fd;
 
 	if (r->dirfd >= 0)
 		fd = treewrite_open_regular(r->dirfd, name, O_RDONLY | O_NOFOLLOW, &st);
@@ -291,13 +318,10 @@ static bool seg_read(struct recreader *r, const char *name)
 		close(fd);
 		return false;
 	}
-	n = read_whole(fd, (size_t)st.st_size, &r->data);
-	close(fd);
-	if (n < 0) {
-		problem(r, "%s: %s", name, strerror(-n));
-		return false;
-	}
-	r->size = (size_t)n;
+	/* held until the next segment: read as the frames are (a segment
+	 * renamed over or removed meanwhile reads as it was) */
+	r->fd = fd;
+	r->size = (size_t)st.st_size;
 	return true;
 }
 
@@ -305,15 +329,19 @@ static bool seg_read(struct recreader *r, const char *name)
  * its frames start. False (a problem said) when the segment is skipped. */
 static bool seg_header_read(struct recreader *r, const char *name, size_t *ret_off)
 {
-	const unsigned char *hd = r->data;
+	const unsigned char *h0, *hd;
 	size_t off;
 
-	if (!header_ok(r->data, r->size)) {
+	h0 = hd = recreader_seg_at(
+	    r, 0, r->size < 2 * REC_FILE_HDR_SIZE ? r->size : 2 * REC_FILE_HDR_SIZE);
+	if (!hd)
+		return false;
+	if (!header_ok(hd, r->size)) {
 		/* version 5: the copy right after it */
-		hd = r->data + REC_FILE_HDR_SIZE;
+		hd = h0 + REC_FILE_HDR_SIZE;
 		if (r->size < REC_FILE_HDR_SIZE || !header_ok(hd, r->size - REC_FILE_HDR_SIZE) ||
 		    get32(hd + 8) < 5) {
-			if (r->size < REC_FILE_HDR_SIZE || memcmp(r->data, seg_magic, 8) != 0)
+			if (r->size < REC_FILE_HDR_SIZE || memcmp(h0, seg_magic, 8) != 0)
 				problem(r, "%s: not an iotriage recording (no header), skipped",
 					name);
 			else
@@ -355,9 +383,9 @@ static bool seg_frames(struct recreader *r, const char *name, size_t off)
 
 	r->resync_budget = 4 * (uint64_t)r->size;
 	while (off < r->size) {
-		const unsigned char *h = r->data + off;
+		const unsigned char *h;
 		struct fidx *f;
-		uint32_t zlen;
+		uint32_t zlen, flags;
 
 		if (r->size - off < REC_FILE_FRAME_HDR) {
 			problem(r, "%s: torn tail at offset %zu (%zu bytes), ignored", name, off,
@@ -365,9 +393,10 @@ static bool seg_frames(struct recreader *r, const char *name, size_t off)
 			break;
 		}
 		if (!frame_plausible(r, off)) {
+			bool magic = (h = recreader_seg_at(r, off, 4)) && get32(h) == FRAME_MAGIC;
 			size_t next = recreader_resync(r, off + 1);
 
-			if (next >= r->size && get32(h) == FRAME_MAGIC)
+			if (next >= r->size && magic)
 				problem(r, "%s: torn tail at offset %zu (%zu bytes), ignored", name,
 					off, r->size - off);
 			else
@@ -379,26 +408,29 @@ static bool seg_frames(struct recreader *r, const char *name, size_t off)
 			gap = true;
 			continue;
 		}
-		zlen = get32(h + 8);
 		if (grow((void **)&r->fr, &r->fr_cap, r->nfr + 1, sizeof(*r->fr)) < 0)
 			return false;
+		/* the header's fields before the CRC's read moves the window */
+		h = recreader_seg_at(r, off, REC_FILE_FRAME_HDR); /* in it: plausible */
+		zlen = get32(h + 8);
+		flags = get32(h + 4);
 		f = &r->fr[r->nfr++];
 		f->off = off;
-		f->key = get32(h + 4) & FRAME_KEY;
-		f->stored = get32(h + 4) & FRAME_STORED;
+		f->key = flags & FRAME_KEY;
+		f->stored = flags & FRAME_STORED;
 		/* a kind of frame this version does not know: newer, or damage */
-		f->unknown =
-		    (!f->key && !(get32(h + 4) & FRAME_DIFF)) || (f->stored && r->version < 4);
+		f->unknown = (!f->key && !(flags & FRAME_DIFF)) || (f->stored && r->version < 4);
 		f->zlen = zlen;
 		f->rlen = get32(h + 12);
 		f->id = get64(h + 24);
 		f->mono_ns = (int64_t)get64(h + 32);
 		f->real_ns = (int64_t)get64(h + 40);
-		f->dropped = get32(h + 4) & FRAME_DROPPED;
+		f->dropped = flags & FRAME_DROPPED;
+		f->num = get64(h + 16);
 		f->bad = !frame_crc_ok(r, off);
 		/* a writer numbers a segment's frames from 0 without a gap: a
 		 * number skipped is a frame lost, which a delta frame needs */
-		f->num = f->bad ? expect : get64(h + 16);
+		f->num = f->bad ? expect : f->num;
 		f->gap = gap || f->num != expect;
 		gap = false;
 		expect = f->num + 1;
@@ -414,15 +446,17 @@ static bool seg_frames(struct recreader *r, const char *name, size_t off)
 	return true;
 }
 
-/* Loads segment i whole and indexes its frames; false when it is unusable
+/* Opens segment i and indexes its frames; false when it is unusable
  * (described as a problem). */
 bool recreader_seg_load(struct recreader *r, size_t i)
 {
 	const char *name = r->segs[i].name;
 	size_t off;
 
-	free(r->data);
-	r->data = NULL;
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	r->win_off = r->win_len = 0;
 	r->size = 0;
 	r->nfr = 0;
 	r->cur = i;
@@ -437,11 +471,16 @@ bool recreader_seg_load(struct recreader *r, size_t i)
  * the other buffer. 0, -EBADMSG or -ENOMEM. */
 int recreader_decode(struct recreader *r, const struct fidx *f)
 {
-	const unsigned char *z = r->data + f->off + REC_FILE_FRAME_HDR;
+	const unsigned char *z = recreader_seg_at(r, f->off, REC_FILE_FRAME_HDR + f->zlen);
 	struct strbuf *out = &r->pb[r->which ^ 1];
-	const unsigned char *src = z;
+	const unsigned char *src;
 	size_t got = f->zlen;
 	int e;
+
+	if (!z)
+		return -ENOMEM;
+	z += REC_FILE_FRAME_HDR;
+	src = z;
 
 	if (!f->stored) {
 		unsigned long long n = ZSTD_getFrameContentSize(z, f->zlen);

@@ -35,6 +35,7 @@ static int reader_at(int dirfd, const char *name, struct recreader **ret)
 
 	if (!r)
 		return -ENOMEM;
+	r->fd = -1;
 	r->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
 	r->dctx = ZSTD_createDCtx();
 	r->segs = calloc(1, sizeof(*r->segs));
@@ -280,7 +281,8 @@ static int seal_one(struct recwriter *w, const char *name, unsigned duty_pct, co
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, w->o.level);
 	e = 0;
 	if (!recreader_seg_load(rd, 0) || !rd->nfr || rd->size != (size_t)before.st_size ||
-	    memcmp(rd->data, h, sizeof(h)) != 0)
+	    !recreader_seg_at(rd, 0, sizeof(h)) ||
+	    memcmp(recreader_seg_at(rd, 0, sizeof(h)), h, sizeof(h)) != 0)
 		goto out; /* unreadable, empty or changed: the reader will say */
 	for (size_t i = 0; i < rd->nfr; i++)
 		if (rd->fr[i].bad || rd->fr[i].unknown)
@@ -299,9 +301,14 @@ static int seal_one(struct recwriter *w, const char *name, unsigned duty_pct, co
 	e = recwriter_write_all(tfd, hh, bytes);
 	for (size_t i = 0; e >= 0 && i < rd->nfr; i++) {
 		const struct fidx *f = &rd->fr[i];
-		const unsigned char *fh = rd->data + f->off;
+		const unsigned char *fh =
+		    recreader_seg_at(rd, f->off, REC_FILE_FRAME_HDR + f->zlen);
 		size_t z = f->zlen;
 
+		if (!fh) {
+			e = -ENOMEM;
+			break;
+		}
 		pace(duty_pct, &mark);
 		if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) {
 			e = -ECANCELED;

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * make_recording DIR PAYLOAD...: writes a flight recording into DIR (made
- * 0700) with one frame a PAYLOAD file, one second apart, through the
- * recorder's own writer (lib/recwriter.c), zstd level 1 as iotriaged's. For
+ * 0700) with one frame a PAYLOAD file (or, with the one PAYLOAD "-", read
+ * from stdin: a u32 count, then each payload as a u32 length and its
+ * bytes, little-endian), one second apart, the last two seconds ago, through
+ * the recorder's own writer (lib/recwriter.c), zstd level 1 as iotriaged's. For
  * tests that replay what a hostile recording decodes to: a payload is the
  * records doc/recording.md describes, built byte for byte by the test.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +56,38 @@ static char *slurp(const char *path, size_t *ret_len)
 	return buf;
 }
 
+/* stdin's next u32 (little-endian); false at EOF */
+static bool read_u32(uint32_t *ret)
+{
+	unsigned char b[4];
+
+	if (fread(b, 1, 4, stdin) != 4)
+		return false;
+	*ret = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	return true;
+}
+
+/* The next payload from stdin (malloc'd), NULL at the end or on error. */
+static char *read_frame(size_t *ret_len)
+{
+	uint32_t len;
+	char *p;
+
+	if (!read_u32(&len))
+		return NULL;
+	p = malloc(len ? len : 1);
+	if (p && fread(p, 1, len, stdin) != len) {
+		free(p);
+		return NULL;
+	}
+	*ret_len = len;
+	return p;
+}
+
 int main(int argc, char **argv)
 {
+	uint32_t nframes = 0;
+	bool streamed;
 	struct recwriter_opts o = { 0 };
 	struct recwriter *w;
 	int64_t real_ns;
@@ -90,7 +124,14 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	real_ns = clock_ns(CLOCK_REALTIME) - (int64_t)argc * 1000000000;
+	streamed = argc == 3 && strcmp(argv[2], "-") == 0;
+	if (streamed && !read_u32(&nframes)) {
+		fprintf(stderr, "make_recording: stdin: no frame count\n");
+		return 1;
+	}
+	if (!streamed)
+		nframes = (uint32_t)argc - 2;
+	real_ns = clock_ns(CLOCK_REALTIME) - ((int64_t)nframes + 2) * 1000000000;
 	o.dirfd = dfd;
 	o.interval_ms = 1000;
 	o.host = "made";
@@ -102,12 +143,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "make_recording: open: %s\n", strerror(-r));
 		return 1;
 	}
-	for (int i = 2; i < argc; i++) {
+	for (uint32_t k = 0; k < nframes; k++) {
+		const char *name = streamed ? "stdin" : argv[k + 2];
 		size_t len = 0;
-		char *p = slurp(argv[i], &len);
+		char *p = streamed ? read_frame(&len) : slurp(name, &len);
 
 		if (!p) {
-			perror(argv[i]);
+			perror(name);
 			return 1;
 		}
 		if (topo.len) {
@@ -121,11 +163,11 @@ int main(int argc, char **argv)
 			memcpy(p + len, topo.buf, topo.len);
 			len += topo.len;
 		}
-		r = recwriter_append(w, (uint64_t)(i - 1), (int64_t)(i - 1) * 1000000000,
-				     real_ns + (int64_t)(i - 1) * 1000000000, p, len);
+		r = recwriter_append(w, (uint64_t)k + 1, ((int64_t)k + 1) * 1000000000,
+				     real_ns + ((int64_t)k + 1) * 1000000000, p, len);
 		free(p);
 		if (r != 1) {
-			fprintf(stderr, "make_recording: %s: %s\n", argv[i],
+			fprintf(stderr, "make_recording: %s: %s\n", name,
 				r < 0 ? strerror(-r) : "not written");
 			return 1;
 		}

@@ -36,7 +36,8 @@ def put_counters(src):
             f.write(data)
 
 
-d = Daemon(tmp, root=root, interval=300)
+rec = os.path.join(tmp, "rec")
+d = Daemon(tmp, root=root, interval=300, extra=("--record", rec))
 try:
     c = d.client()
     check(c.req({"cmd": "hello", "version": 1})["ok"], "hello")
@@ -95,9 +96,33 @@ try:
                           "apply of other writes than the daemon's: %r" % r)
             with open(os.path.join(root, "proc/irq/108/smp_affinity_list")) as f:
                 check(f.read().strip() != "1", "a refused apply wrote IRQ 108")
+            # a file the published suggestion read changed since (irqbalance,
+            # a person): refused, the IRQ named, nothing written (the daemon
+            # advised again for the request and wrote over it, issue 30)
+            path = shown[-1]["path"]
+            irq = path.split("/")[3]
+            with open(os.path.join(root, path.lstrip("/"))) as f:
+                was = f.read()
+            with open(os.path.join(root, path.lstrip("/")), "w") as f:
+                f.write("2\n" if was.strip() != "2" else "3\n")
+            t0 = time.monotonic()
+            r = c.req({"cmd": "apply", "suggestion": "irq-spread-host0", "writes": shown})
+            took = time.monotonic() - t0
+            with open(os.path.join(root, path.lstrip("/")), "w") as f:
+                f.write(was)
+            if r["ok"] or "no such suggestion now" not in r["error"]["message"]:
+                check(not r["ok"] and r["error"]["code"] == "bad_request" and
+                      ("IRQ %s's affinity changed since the suggestion" % irq)
+                      in r["error"]["message"], "apply over a changed file: %r" % r)
+                with open(os.path.join(root, shown[0]["path"].lstrip("/"))) as f:
+                    check(f.read().strip() != shown[0]["value"],
+                          "a refused apply wrote %s" % shown[0])
+                print("refused in %.1f ms: %s" % (1000 * took, r["error"]["message"]))
+        t0 = time.monotonic()
         r = c.req({"cmd": "apply", "suggestion": "irq-spread-host0", "writes": shown} if shown
                   else {"cmd": "apply", "suggestion": "irq-spread-host0"})
         if r["ok"]:
+            print("applied in %.1f ms" % (1000 * (time.monotonic() - t0)))
             check("irq-spread-host0" in sugg, "applied a suggestion the sample lacked: %r" % sugg)
             check("hot-cpu-cpu1" in [x["id"] for x in smp["findings"]],
                   "sample findings %r" % smp["findings"])
@@ -112,6 +137,17 @@ try:
           "no journal under the daemon's root")
     r = c.req({"cmd": "apply", "suggestion": "irq-spread-host0"})
     check(r["ok"] is False, "second apply must fail: %r" % r)
+    # the apply is said in the next sample's "events", with who asked
+    # (the past, the recording and a report mark it)
+    before = d.status()["samples"]
+    deadline = time.monotonic() + TIMEOUT
+    while d.status()["samples"] <= before:
+        check(time.monotonic() < deadline, "no sample after the apply")
+        time.sleep(0.01)
+    smp = c.req({"cmd": "snapshot"})["sample"]
+    check({"kind": "apply", "id": "irq-spread-host0", "by": "uid %d" % os.geteuid()}
+          in smp.get("events", []), "the apply is not in the next sample: %r" %
+          smp.get("events"))
     # the client's undo goes through the daemon when given its socket
     import subprocess
     cli = os.environ["IOTRIAGE"]
@@ -128,6 +164,12 @@ try:
     check(p.returncode == 1 and "--socket" in p.stderr, "--socket with --root must fail")
     r = c.req({"cmd": "undo", "suggestion": "irq-spread-host0"})
     check(r["ok"] is False and "nothing applied" in r["error"]["message"], "undo twice: %r" % r)
+    # a sample after the undo, so that it is said and recorded
+    before = d.status()["samples"]
+    deadline = time.monotonic() + TIMEOUT
+    while d.status()["samples"] <= before + 1:
+        check(time.monotonic() < deadline, "no sample after the undo")
+        time.sleep(0.01)
     for irq in range(107, 123):
         with open(os.path.join(root, "proc/irq/%d/smp_affinity_list" % irq)) as f:
             check(f.read().strip() == "0-7", "IRQ %d not restored" % irq)
@@ -146,6 +188,19 @@ try:
                              timeout=TIMEOUT).stdout
         check('"permission"' in out, "non-root apply: %r" % out)
     check(d.stop() == 0, "iotriaged exit code")
+    # the recording keeps both: replay --json and report --text say them
+    p = subprocess.run([cli, "replay", rec, "--json"], capture_output=True, text=True,
+                       timeout=TIMEOUT)
+    kinds = [e["kind"] + " " + e["id"] for line in p.stdout.splitlines() if line.strip()
+             for e in json.loads(line).get("events", [])]
+    check("apply irq-spread-host0" in kinds and "undo irq-spread-host0" in kinds,
+          "replay --json lacks the apply and undo: %r (stderr %r)" % (kinds, p.stderr[-300:]))
+    p = subprocess.run([cli, "report", rec, "--text"], capture_output=True, text=True,
+                       timeout=TIMEOUT)
+    check(p.returncode == 0 and " apply irq-spread-host0 by uid " in p.stdout and
+          " undo irq-spread-host0 by uid " in p.stdout,
+          "report --text lacks the apply and undo: %r %r" % (p.stdout[-600:], p.stderr[-300:]))
+    print("ok: the apply and undo in the next samples, replay --json and report --text")
 finally:
     cleanup([d])
 PY

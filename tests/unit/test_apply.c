@@ -495,6 +495,43 @@ static void test_choice_file(void **state)
 	assert_string_equal(buf, "none"); /* the bracketed value recorded at apply */
 }
 
+/*
+ * apply_shown(): the daemon's suggestion as published, checked against what
+ * its advice read: a file that changed since (an IRQ moved, "0-3" read, "1"
+ * now) refuses the whole apply with the IRQ named, nothing written, no
+ * journal; the same list in another spelling ("0,1,2,3") is the same
+ * value; writes other than those shown are refused; as read, it applies.
+ */
+static void test_apply_shown(void **state)
+{
+	struct tree *t = *state;
+	struct advise_action acts[3], other[3];
+	struct suggestion s = spread(acts);
+	struct apply_result res;
+	char buf[64], ids[4][ADV_ID_MAX];
+
+	tree_put(t->dir, "proc/irq/201/smp_affinity_list", "1\n");
+	assert_int_equal(apply_shown(t->dir, NULL, &s, NULL, 0, &res), -ESTALE);
+	assert_non_null(strstr(res.message, "IRQ 201's affinity changed since the suggestion "
+					    "(now 1, it read 0-3)"));
+	get(t, "proc/irq/200/smp_affinity_list", buf, sizeof(buf));
+	assert_string_equal(buf, "0-3");
+	assert_int_equal(apply_list(t->state_fd, ids, 4), 0);
+
+	tree_put(t->dir, "proc/irq/201/smp_affinity_list", "0,1,2,3\n");
+	memcpy(other, acts, sizeof(other));
+	snprintf(other[2].value, sizeof(other[2].value), "3");
+	assert_int_equal(apply_shown(t->dir, NULL, &s, other, 3, &res), -ESTALE);
+	assert_non_null(strstr(res.message, "changed since it was shown"));
+	assert_int_equal(apply_shown(t->dir, NULL, &s, acts, 2, &res), -ESTALE);
+
+	assert_int_equal(apply_shown(t->dir, NULL, &s, acts, 3, &res), 0);
+	assert_int_equal(res.written, 3);
+	get(t, "proc/irq/202/smp_affinity_list", buf, sizeof(buf));
+	assert_string_equal(buf, "2");
+	assert_int_equal(apply_list(t->state_fd, ids, 4), 1);
+}
+
 static void test_corrupt_journal(void **state)
 {
 	struct tree *t = *state;
@@ -723,6 +760,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choice_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_journal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply_shown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ethtool_channels, setup, teardown),
 		cmocka_unit_test(test_journal_parse),
 	};
