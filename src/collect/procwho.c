@@ -14,6 +14,7 @@
 
 #include "grow.h"
 #include "procwho.h"
+#include "unitname.h"
 #include "scan.h"
 
 /* etc/passwd bigger than this is not read: the uid's digits instead */
@@ -82,21 +83,6 @@ static bool has_controller(const char *list, size_t n, const char *name)
 	return false;
 }
 
-/* "/system.slice/NAME" exactly: a service or scope systemd started, where
- * only root can place a process (metrics_cgroup.c names a victim's unit
- * by the same rule). */
-static bool system_service(const char *path, size_t len, const char **ret_name, size_t *ret_len)
-{
-	static const char slice[] = "/system.slice/";
-	size_t n = sizeof(slice) - 1;
-
-	if (len <= n || memcmp(path, slice, n) != 0 || memchr(path + n, '/', len - n))
-		return false;
-	*ret_name = path + n;
-	*ret_len = len - n;
-	return true;
-}
-
 /*
  * The unit text of a cgroup path: the unit's name when the path is a
  * system.slice service, else the path whole, so a user's delegated subtree
@@ -110,7 +96,7 @@ static void unit_name(const char *path, size_t len, char *out, size_t size)
 	size_t nlen, k, head, tail;
 	char tmp[4 * 512 + 1];
 
-	if (system_service(path, len, &name, &nlen)) {
+	if (unit_system_service(path, len, &name, &nlen)) {
 		escape(name, nlen, false, out, size);
 		return;
 	}

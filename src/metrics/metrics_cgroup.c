@@ -12,6 +12,7 @@
 
 #include "grow.h"
 #include "metrics_cgroup.h"
+#include "unitname.h"
 
 void metrics_cgroup_free(struct cgroup_metrics_set *x)
 {
@@ -97,10 +98,11 @@ const char *cgroup_res_name(enum cg_res r)
 
 void cgroup_unit_name(const char *path, char *out, size_t size)
 {
-	const char *rest = strncmp(path, "system.slice/", 13) == 0 ? path + 13 : NULL;
+	const char *name;
+	size_t n;
 
-	if (rest && rest[0] && !strchr(rest, '/'))
-		snprintf(out, size, "%s", rest);
+	if (unit_system_service(path, strlen(path), &name, &n))
+		snprintf(out, size, "%.*s", (int)n, name);
 	else
 		snprintf(out, size, "/%s", path);
 }
