@@ -217,6 +217,11 @@ int sampler_irq_affinity(const struct sampler *s, uint32_t irq, struct irqaff *r
 	return irqaff_read(&s->col.root, irq, ret);
 }
 
+uint64_t sampler_trace_rows_dropped(const struct sampler *s)
+{
+	return s->rec_trace_dropped;
+}
+
 const struct advice *sampler_advice(const struct sampler *s)
 {
 	return s->advise_ok ? &s->adv : NULL;

@@ -222,6 +222,10 @@ void sampler_set_topo_recorded(struct sampler *s, bool topo_recorded);
 struct irqaff;
 int sampler_irq_affinity(const struct sampler *s, uint32_t irq, struct irqaff *ret);
 
+/* Replayed trace rows left out as impossible, summed over the frames
+ * since the sampler opened (trace.rows_dropped: a damaged recording). */
+uint64_t sampler_trace_rows_dropped(const struct sampler *s);
+
 /* The advice encoded in the current document, NULL when advice is off, not
  * computed yet (one sample) or failed (out of memory). */
 const struct advice *sampler_advice(const struct sampler *s);
