@@ -9,11 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "apply.h"
 #include "model_findings.h"
-#include "root.h"
 #include "sampler.h"
 #include "source_int.h"
 #include "trace.h"
@@ -86,88 +84,93 @@ static unsigned embedded_dispatch(struct source *src, short revents, int64_t now
 	return UI_REDRAW;
 }
 
-/* Embedded: exactly the writes the sample showed, through apply_suggestion()
- * (which re-reads each file for its undo value, journals, writes, verifies
- * and rolls back on failure). */
-static int embedded_apply(const struct model_advice *advice, const char *root_dir, const char *id,
-			  char *msg, size_t size)
+/* The writes the screen showed (host paths in the document, root-relative
+ * in apply) as apply_shown()'s expect: what a person confirmed is what is
+ * written, or nothing. 0, or -1 with msg set. */
+static int shown_writes(const struct model_suggestion *ms, const char *id,
+			struct advise_action **ret, char *msg, size_t size)
+{
+	struct advise_action *a;
+
+	if (ms->nwrites == 0 || ms->nwrites > APPLY_MAX_WRITES) {
+		snprintf(msg, size, "apply: %s carries no writes this client can apply", id);
+		return -1;
+	}
+	a = calloc(ms->nwrites, sizeof(*a));
+	if (!a) {
+		snprintf(msg, size, "apply: %s", strerror(ENOMEM));
+		return -1;
+	}
+	for (size_t i = 0; i < ms->nwrites; i++) {
+		const struct model_write *w = &ms->writes[i];
+
+		if (w->path[0] != '/' || strlen(w->path + 1) >= sizeof(a[i].path) ||
+		    strlen(w->value) >= sizeof(a[i].value)) {
+			snprintf(msg, size, "apply: %s: a path or value too long (%s)", id,
+				 w->path);
+			free(a);
+			return -1;
+		}
+		memcpy(a[i].path, w->path + 1, strlen(w->path + 1) + 1);
+		memcpy(a[i].value, w->value, strlen(w->value) + 1);
+	}
+	*ret = a;
+	return 0;
+}
+
+/*
+ * Embedded: the CLI's and the daemon's path (src/act apply_shown()): the
+ * suggestion as the sampler published it, its files checked against what
+ * the advice read, and only if it writes what the screen showed; then the
+ * sampler reads the topology again, as the daemon does after an apply.
+ */
+static int embedded_apply(const struct source *src, const struct model_advice *advice,
+			  const char *root_dir, const char *id, char *msg, size_t size)
 {
 	const struct model_suggestion *ms = model_findings_suggestion(advice, id);
-	struct suggestion s = { 0 };
+	const struct advice *adv = sampler_advice(src->sampler);
+	const struct suggestion *s = adv ? advice_suggestion(adv, id) : NULL;
 	struct apply_result res = { 0 };
-	struct root root;
-	char why[600];
-	int fd, e = -EINVAL;
+	struct advise_action *expect;
+	int e;
 
-	if (!ms) {
+	if (!ms || !s) {
 		snprintf(msg, size,
 			 "apply: %s is no longer suggested by the last sample; nothing "
 			 "written",
 			 id);
 		return -1;
 	}
-	if (ms->nwrites == 0 || ms->nwrites > APPLY_MAX_WRITES) {
-		snprintf(msg, size, "apply: %s carries no writes this client can apply", id);
+	if (shown_writes(ms, id, &expect, msg, size) < 0)
 		return -1;
-	}
-	s.actions = calloc(ms->nwrites, sizeof(*s.actions));
-	if (!s.actions) {
-		snprintf(msg, size, "apply: %s", strerror(ENOMEM));
-		return -1;
-	}
-	snprintf(s.id, sizeof(s.id), "%s", ms->id);
-	for (size_t i = 0; i < ms->nwrites; i++) {
-		struct advise_action *a = &s.actions[i];
-		const struct model_write *w = &ms->writes[i];
-
-		/* host paths in the document, root-relative in apply */
-		if (strlen(w->path + 1) >= sizeof(a->path) ||
-		    strlen(w->value) >= sizeof(a->value)) {
-			snprintf(msg, size, "apply: %s: a path or value too long (%s)", id,
-				 w->path);
-			goto out;
-		}
-		memcpy(a->path, w->path + 1, strlen(w->path + 1) + 1);
-		memcpy(a->value, w->value, strlen(w->value) + 1);
-	}
-	s.nactions = ms->nwrites;
-	e = root_open(root_dir, &root);
-	if (e < 0) {
-		snprintf(msg, size, "apply: %s: %s", root_dir ? root_dir : "/", strerror(-e));
-		goto out;
-	}
-	fd = apply_state_open(&root, NULL, why, sizeof(why));
-	if (fd < 0) {
-		e = fd;
-		snprintf(msg, size, "apply: undo journal directory: %s", why);
-	} else {
-		e = apply_suggestion(&root, fd, &s, &res);
-		close(fd);
-		snprintf(msg, size, "%s%s", e < 0 ? "apply failed: " : "", res.message);
-	}
-	root_close(&root);
-out:
-	free(s.actions);
+	e = apply_shown(root_dir, NULL, s, expect, ms->nwrites, &res);
+	free(expect);
+	if (e >= 0)
+		sampler_topology_stale(src->sampler);
+	snprintf(msg, size, "%s%s", e < 0 ? "apply failed: " : "", res.message);
 	return e < 0 ? -1 : 0;
 }
 
-static int embedded_undo(const char *root_dir, const char *id, char *msg, size_t size)
+/* Undo as the CLI's (apply_undo_by_id); the topology read again after it. */
+static int embedded_undo(const struct source *src, const char *root_dir, const char *id, char *msg,
+			 size_t size)
 {
 	struct apply_result res = { 0 };
-	int r;
+	int e;
 
-	r = apply_undo_by_id(root_dir, NULL, id, &res) < 0 ? -1 : 0;
-	snprintf(msg, size, "%s%s", r < 0 ? "undo failed: " : "", res.message);
-	return r;
+	e = apply_undo_by_id(root_dir, NULL, id, &res);
+	if (e >= 0)
+		sampler_topology_stale(src->sampler);
+	snprintf(msg, size, "%s%s", e < 0 ? "undo failed: " : "", res.message);
+	return e < 0 ? -1 : 0;
 }
 
 static int embedded_act(const struct source *src, const struct model_advice *advice,
 			const char *root_dir, const char *id, bool undo, char *msg, size_t size)
 {
-	(void)src;
 	if (undo)
-		return embedded_undo(root_dir, id, msg, size);
-	return embedded_apply(advice, root_dir, id, msg, size);
+		return embedded_undo(src, root_dir, id, msg, size);
+	return embedded_apply(src, advice, root_dir, id, msg, size);
 }
 
 static int64_t embedded_deadline_ns(const struct source *src)
