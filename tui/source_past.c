@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
 #include "grow.h"
 #include "rec_file.h"
 #include "sampler.h"
