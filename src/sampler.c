@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "encode.h"
+#include "irqaff.h"
 #include "kname.h"
 #include "workload.h"
 #include "rec_file.h"
@@ -194,6 +195,31 @@ void sampler_put_topology(struct sampler *s, struct topology *t)
 	memset(t, 0, sizeof(*t));
 	s->have_topo = true;
 	s->rec_memo.topo_ok = false;
+}
+
+const struct topology *sampler_topology(const struct sampler *s)
+{
+	return s->have_topo ? &s->topo : NULL;
+}
+
+void sampler_set_steady(struct sampler *s, bool steady)
+{
+	s->steady = steady;
+}
+
+void sampler_set_topo_recorded(struct sampler *s, bool topo_recorded)
+{
+	s->topo_recorded = topo_recorded;
+}
+
+int sampler_irq_affinity(const struct sampler *s, uint32_t irq, struct irqaff *ret)
+{
+	return irqaff_read(&s->col.root, irq, ret);
+}
+
+uint64_t sampler_trace_rows_dropped(const struct sampler *s)
+{
+	return s->rec_trace_dropped;
 }
 
 const struct advice *sampler_advice(const struct sampler *s)

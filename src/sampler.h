@@ -205,6 +205,27 @@ const char *sampler_json(const struct sampler *s, size_t *ret_len);
 /* The current snapshot, NULL before the first tick. */
 const struct snapshot *sampler_current(const struct sampler *s);
 
+/* The advisor's topology the current advice is made on (a replay's: the
+ * one recorded with its sample), NULL when none is held. */
+const struct topology *sampler_topology(const struct sampler *s);
+
+/* For samples fed by sampler_tick_recorded() outside a replay (the live
+ * view's past): steady, findings rise and clear with hysteresis across
+ * ticks (as sampler_opts.steady); topo_recorded, the payloads are of
+ * format 3 or later, so a sample's topology is the one recorded with it
+ * or none, never one read here. */
+void sampler_set_steady(struct sampler *s, bool steady);
+void sampler_set_topo_recorded(struct sampler *s, bool topo_recorded);
+
+/* IRQ irq's affinity as the kernel states it now under the sampler's
+ * root (src/collect/irqaff.c): 0, or -errno when it offers none. */
+struct irqaff;
+int sampler_irq_affinity(const struct sampler *s, uint32_t irq, struct irqaff *ret);
+
+/* Replayed trace rows left out as impossible, summed over the frames
+ * since the sampler opened (trace.rows_dropped: a damaged recording). */
+uint64_t sampler_trace_rows_dropped(const struct sampler *s);
+
 /* The advice encoded in the current document, NULL when advice is off, not
  * computed yet (one sample) or failed (out of memory). */
 const struct advice *sampler_advice(const struct sampler *s);

@@ -6,7 +6,7 @@
  * as root or as us (SO_PEERCRED), a reply line is at most
  * IOT_PROTO_MAX_REPLY bytes, and it arrives within a deadline
  * (IOT_PROTO_CLIENT_TIMEOUT_MS unless the caller waits for events). The live
- * view's subscription (source.c) is non-blocking and applies the same rules
+ * view's subscription (source_daemon.c) is non-blocking and applies the same rules
  * with client_peer_check() and the same limits.
  */
 #ifndef IOTRIAGE_TUI_CLIENT_H

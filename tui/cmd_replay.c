@@ -294,11 +294,11 @@ static int replay_print(struct sampler_replay *rp, const struct replay_args *a)
 			break;
 	}
 	cli_print_problems("replay", sampler_replay_problems(rp));
-	if (sampler_replay_sampler(rp)->rec_trace_dropped)
+	if (sampler_trace_rows_dropped(sampler_replay_sampler(rp)))
 		fprintf(stderr,
 			"iotriage: replay: %llu trace rows left out as impossible (a damaged "
 			"recording: trace.rows_dropped)\n",
-			(unsigned long long)sampler_replay_sampler(rp)->rec_trace_dropped);
+			(unsigned long long)sampler_trace_rows_dropped(sampler_replay_sampler(rp)));
 	if (r < 0) {
 		cli_error("replay", "%s", strerror(-r));
 		return EXIT_FAIL;

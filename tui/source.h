@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Where the TUI's samples come from, behind one interface: the daemon
- * (hello, history, subscribe over its socket; reconnects by itself) or the
- * embedded sampler (src/sampler.c, in-process, on the loop's timer). Both
- * hand the same sample document to the model. The source also reads each
- * active IRQ's affinity from /proc/irq under --root, since the document
- * does not carry it.
+ * (hello, history, subscribe over its socket; reconnects by itself), the
+ * embedded sampler (src/sampler.c, in-process, on the loop's timer) or a
+ * flight recording; each a table of operations (source_int.h, one file a
+ * kind). All hand the same sample document to the model. Each active
+ * IRQ's affinity, which the document does not carry, comes from the
+ * embedded sampler (sampler_irq_affinity), else from /proc/irq under
+ * --root or the daemon's root.
  */
 #ifndef IOTRIAGE_TUI_SOURCE_H
 #define IOTRIAGE_TUI_SOURCE_H
