@@ -95,9 +95,37 @@ int ui_attr(const struct ui *ui, enum ui_pair p)
 	return (int)COLOR_PAIR(p);
 }
 
+/* The bytes of s that fill at most w columns: one column a character (the
+ * escaped text holds no wide character: its only multibyte ones are the
+ * views' own dashes and arrows), a UTF-8 sequence never cut. */
+static int bytes_for_columns(const char *s, int w)
+{
+	int n = 0, cols = 0;
+
+	while (s[n]) {
+		int len = 1;
+
+		if (((unsigned char)s[n] & 0xe0) == 0xc0)
+			len = 2;
+		else if (((unsigned char)s[n] & 0xf0) == 0xe0)
+			len = 3;
+		else if (((unsigned char)s[n] & 0xf8) == 0xf0)
+			len = 4;
+		if (cols + 1 > w)
+			break;
+		for (int k = 1; k < len; k++)
+			if (((unsigned char)s[n + k] & 0xc0) != 0x80)
+				len = k; /* a broken sequence: its bytes one by one */
+		n += len;
+		cols++;
+	}
+	return n;
+}
+
 void ui_put(int y, int x, int w, int attr, const char *s)
 {
 	char safe[1024];
+	const char *t;
 
 	if (w <= 0 || y < 0 || x < 0 || y >= LINES || x >= COLS)
 		return;
@@ -105,8 +133,11 @@ void ui_put(int y, int x, int w, int attr, const char *s)
 		w = COLS - x;
 	attron(attr);
 	/* the CLI's escaping (src/text.h), so a name with a newline or an
-	 * invalid byte is shown as the CLI shows it, not as ncurses would */
-	mvaddnstr(y, x, text_safe(s, safe, sizeof(safe)), w);
+	 * invalid byte is shown as the CLI shows it, not as ncurses would;
+	 * clipped by columns, not bytes: a line with an em dash is not two
+	 * columns shorter than the screen */
+	t = text_safe(s, safe, sizeof(safe));
+	mvaddnstr(y, x, t, bytes_for_columns(t, w));
 	attroff(attr);
 }
 

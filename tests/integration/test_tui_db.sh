@@ -43,7 +43,7 @@ wait_for v80 '^Device .* w_await .* f/s +f_await$' ||
 	fail "80: f/s and f_await beside w_await when flushes are slow"
 wait_for v80 '^sda .* 5\.00 +95\.00 +100\.00 +100\.00 +900\.00$' || fail "80: sda's w_await 5, f/s 100, f_await 900"
 # cause, culprit (none measured in this tree) and victim in one line
-wait_for v80 '^ CRIT sda saturated: util 100\.00% — postgresql@15-main io 61%' ||
+wait_for v80 '^ CRIT sda saturated: util 100\.00% — postgresql@15-main(\.service)? io 61%' ||
 	fail "80: the headline without its victim"
 line=$(line_at 2)
 [ "$(printf '%s' "$line" | wc -m)" -le 80 ] || fail "the headline is wider than the terminal"

@@ -286,9 +286,9 @@ int model_summary_line(const struct model_summary *s, bool utf8, bool can_apply,
 {
 	const char *dash = utf8 ? " \u2014 " : " - ";
 	const char *arrow = utf8 ? " \u2192 " : " -> ";
-	/* in bytes: the em dash is one column but three bytes, and the line
-	 * is clipped by bytes (ui_put): never a byte over the width */
-	int dash_w = (int)strlen(dash), arrow_w = (int)strlen(arrow);
+	/* in columns: the em dash and the arrow are one column each (three
+	 * bytes), and the line is clipped by columns (ui_put) */
+	int dash_w = 3, arrow_w = utf8 ? 3 : 4;
 	char fix[96] = "", more[32] = "", lead[16], vic[96], vshort[96], who[96], wshort[96];
 	size_t min, cut, len = strlen(s->text);
 	int room, lead_w, fix_w, more_w, who_w, vic_w;
