@@ -170,6 +170,17 @@ struct trace_raw {
  * whole at its end */
 #define TRACE_TIME_SLACK_NS 2000000
 
+/* *a += b, saturating at UINT64_MAX: false when it did */
+static inline bool trace_add_sat(uint64_t *a, uint64_t b)
+{
+	if (*a + b < *a) {
+		*a = UINT64_MAX;
+		return false;
+	}
+	*a += b;
+	return true;
+}
+
 /* what trace_lat_check found, or'ed */
 enum {
 	TRACE_CHECK_COUNT = 1,	/* count was not its buckets' sum: set so */
