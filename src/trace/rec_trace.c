@@ -84,9 +84,9 @@ static void w_cg(struct strbuf *o, const struct trace_cg_raw *g)
 	sb_putc(o, '\n');
 }
 
-int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
+/* The record's header line, its hierarchy and stats lines, a line a probe. */
+static void w_head(const struct trace_raw *r, struct strbuf *o)
 {
-	size_t nc = r->ncpu;
 	uint64_t budget;
 
 	memcpy(&budget, &r->budget_pct, sizeof(budget)); /* a double exactly: its bits */
@@ -96,7 +96,7 @@ int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
 	w_u(o, (uint64_t)(r->mono_ns < 0 ? 0 : r->mono_ns));
 	w_u(o, r->stats);
 	w_u(o, budget);
-	w_u(o, nc);
+	w_u(o, r->ncpu);
 	/* appended by the per-queue load and the block probe's sampling */
 	w_u(o, r->block_sample);
 	w_u(o, r->napi_read);
@@ -140,6 +140,13 @@ int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
 		w_u(o, p->back_in_ns);
 		sb_putc(o, '\n');
 	}
+}
+
+int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
+{
+	size_t nc = r->ncpu;
+
+	w_head(r, o);
 	if (!r->valid)
 		return o->err; /* the arrays of a failed read mean nothing */
 	for (size_t c = 0; c < nc && r->soft_ns && r->soft_count; c++) {
@@ -404,14 +411,74 @@ static void r_soft(struct rec_text *r, struct trace_raw *t)
 		t->soft_count[c * TRACE_NR_SOFTIRQS + v] = rec_text_u(r);
 }
 
+/* How many lines of each kind of rows a record holds: the tables' sizes. */
+struct line_counts {
+	size_t nirq, nlat, nnapi, nblkq, nhlat, ncg;
+};
+
+/* The 'h' line: the read's scalars and the CPU count, then the tables
+ * for n's lines (when valid). 0, -EBADMSG or -ENOMEM. */
+static int r_head(struct rec_text *r, struct trace_raw *t, bool *valid, const struct line_counts *n)
+{
+	uint64_t budget;
+
+	*valid = rec_text_u(r) != 0;
+	t->mono_ns = (int64_t)r_below(r, (uint64_t)INT64_MAX + 1);
+	t->stats = rec_text_u(r) != 0;
+	budget = rec_text_u(r);
+	memcpy(&t->budget_pct, &budget, sizeof(budget));
+	t->ncpu = (uint32_t)r_below(r, REC_TRACE_CPUS_MAX + 1);
+	t->block_sample = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
+	t->napi_read = rec_text_u(r) != 0;
+	t->blkq_read = rec_text_u(r) != 0;
+	t->hlat_read = rec_text_u(r) != 0;
+	t->hlat_dropped = rec_text_u(r);
+	t->host_netns = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
+	t->lat_dropped = rec_text_u(r);
+	t->lat_slots = (uint32_t)r_below(r, (uint64_t)TRACE_MAX_LAT + 1);
+	t->cg_read = rec_text_u(r) != 0;
+	t->cg_dropped = rec_text_u(r);
+	if (r->bad || (*valid && !t->ncpu) || n->nirq * t->ncpu > REC_TRACE_CELLS_MAX)
+		return -EBADMSG;
+	if (*valid && (alloc_tables(t, n->nirq, n->nlat, n->nnapi, n->nblkq, n->nhlat) < 0 ||
+		       grow_zero((void **)&t->cg, n->ncg, sizeof(*t->cg)) < 0))
+		return -ENOMEM;
+	return 0;
+}
+
+/* A 'p' line: a probe's state (one of a later version skipped). */
+static void r_probe(struct rec_text *r, struct trace_raw *t)
+{
+	uint64_t i = rec_text_u(r);
+	struct trace_probe_status *pr;
+
+	if (i >= TRACE__COUNT)
+		return; /* a probe of a later version */
+	pr = &t->probe[i];
+	pr->on = rec_text_u(r) != 0;
+	pr->read = rec_text_u(r) != 0;
+	pr->has_run = rec_text_u(r) != 0;
+	pr->run_ns = rec_text_u(r);
+	pr->run_cnt = rec_text_u(r);
+	rec_text_s(r, pr->reason, sizeof(pr->reason));
+	pr->over_budget = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
+	pr->backing_off = rec_text_u(r) != 0 && !pr->on;
+	pr->off_ns = rec_text_u(r);
+	pr->back_in_ns = rec_text_u(r);
+}
+
 int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 {
-	size_t nirq = count_kind(p, len, 'i'), nlat = count_kind(p, len, 'l');
-	size_t nnapi = count_kind(p, len, 'n'), nblkq = count_kind(p, len, 'q');
-	size_t nhlat = count_kind(p, len, 'x'), ncg = count_kind(p, len, 'g');
+	struct line_counts n = {
+		.nirq = count_kind(p, len, 'i'),
+		.nlat = count_kind(p, len, 'l'),
+		.nnapi = count_kind(p, len, 'n'),
+		.nblkq = count_kind(p, len, 'q'),
+		.nhlat = count_kind(p, len, 'x'),
+		.ncg = count_kind(p, len, 'g'),
+	};
 	struct rec_text r;
 	bool valid = false, head = false;
-	uint64_t budget;
 
 	t->valid = false;
 	t->nirq = t->nlat = t->nnapi = t->nblkq = t->nhlat = 0;
@@ -428,13 +495,13 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 	t->stats = false;
 	t->stats_reason[0] = '\0';
 	memset(t->probe, 0, sizeof(t->probe));
-	if (nirq > TRACE_MAX_IRQS || nlat > REC_TRACE_LAT_MAX || nnapi > TRACE_MAX_NAPI ||
-	    nblkq > TRACE_MAX_BLKQ || nhlat > TRACE_MAX_HLAT || ncg > REC_TRACE_CG_MAX)
+	if (n.nirq > TRACE_MAX_IRQS || n.nlat > REC_TRACE_LAT_MAX || n.nnapi > TRACE_MAX_NAPI ||
+	    n.nblkq > TRACE_MAX_BLKQ || n.nhlat > TRACE_MAX_HLAT || n.ncg > REC_TRACE_CG_MAX)
 		return -EBADMSG;
 	rec_text_init(&r, p, len);
 	while (!r.bad && rec_text_line(&r)) {
 		char k = rec_text_kind(&r);
-		struct trace_probe_status *pr;
+		int e;
 
 		if (!head && k != 'h')
 			return -EBADMSG; /* the CPU count comes first */
@@ -443,49 +510,16 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 			if (head)
 				return -EBADMSG;
 			head = true;
-			valid = rec_text_u(&r) != 0;
-			t->mono_ns = (int64_t)r_below(&r, (uint64_t)INT64_MAX + 1);
-			t->stats = rec_text_u(&r) != 0;
-			budget = rec_text_u(&r);
-			memcpy(&t->budget_pct, &budget, sizeof(budget));
-			t->ncpu = (uint32_t)r_below(&r, REC_TRACE_CPUS_MAX + 1);
-			t->block_sample = (uint32_t)r_below(&r, (uint64_t)UINT32_MAX + 1);
-			t->napi_read = rec_text_u(&r) != 0;
-			t->blkq_read = rec_text_u(&r) != 0;
-			t->hlat_read = rec_text_u(&r) != 0;
-			t->hlat_dropped = rec_text_u(&r);
-			t->host_netns = (uint32_t)r_below(&r, (uint64_t)UINT32_MAX + 1);
-			t->lat_dropped = rec_text_u(&r);
-			t->lat_slots = (uint32_t)r_below(&r, (uint64_t)TRACE_MAX_LAT + 1);
-			t->cg_read = rec_text_u(&r) != 0;
-			t->cg_dropped = rec_text_u(&r);
-			if (r.bad || (valid && !t->ncpu) || nirq * t->ncpu > REC_TRACE_CELLS_MAX)
-				return -EBADMSG;
-			if (valid && (alloc_tables(t, nirq, nlat, nnapi, nblkq, nhlat) < 0 ||
-				      grow_zero((void **)&t->cg, ncg, sizeof(*t->cg)) < 0))
-				return -ENOMEM;
+			e = r_head(&r, t, &valid, &n);
+			if (e < 0)
+				return e;
 			break;
 		case 'w':
 			rec_text_s(&r, t->stats_reason, sizeof(t->stats_reason));
 			break;
-		case 'p': {
-			uint64_t i = rec_text_u(&r);
-
-			if (i >= TRACE__COUNT)
-				break; /* a probe of a later version */
-			pr = &t->probe[i];
-			pr->on = rec_text_u(&r) != 0;
-			pr->read = rec_text_u(&r) != 0;
-			pr->has_run = rec_text_u(&r) != 0;
-			pr->run_ns = rec_text_u(&r);
-			pr->run_cnt = rec_text_u(&r);
-			rec_text_s(&r, pr->reason, sizeof(pr->reason));
-			pr->over_budget = (uint32_t)r_below(&r, (uint64_t)UINT32_MAX + 1);
-			pr->backing_off = rec_text_u(&r) != 0 && !pr->on;
-			pr->off_ns = rec_text_u(&r);
-			pr->back_in_ns = rec_text_u(&r);
+		case 'p':
+			r_probe(&r, t);
 			break;
-		}
 		case 's':
 			if (valid)
 				r_soft(&r, t);
