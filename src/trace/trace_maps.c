@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "trace.h"
 #include "trace.skel.h"
 #include "trace_state.h"
@@ -68,20 +69,6 @@ static const struct map_row {
 _Static_assert(sizeof(map_rows) / sizeof(map_rows[0]) == TRACE_MAPS,
 	       "TRACE_MAPS is the table's length");
 
-static int grow(void **p, size_t *size, size_t want)
-{
-	void *n;
-
-	if (*size >= want)
-		return 0;
-	n = realloc(*p, want);
-	if (!n)
-		return -ENOMEM;
-	*p = n;
-	*size = want;
-	return 0;
-}
-
 /*
  * Reads every entry of a per-CPU map in batches of at most `chunk` entries,
  * calling each(keys, vals, n) for each batch. Returns 0 or -errno. The count
@@ -105,8 +92,8 @@ static int read_map(struct trace *t, const struct bpf_map *m, size_t key_size, s
 		chunk = 16;
 	if (chunk > max)
 		chunk = max;
-	if (grow(&t->keys, &t->keys_size, chunk * key_size) < 0 ||
-	    grow(&t->vals, &t->vals_size, chunk * vs) < 0)
+	if (grow(&t->keys, &t->keys_size, chunk * key_size, 1) < 0 ||
+	    grow(&t->vals, &t->vals_size, chunk * vs, 1) < 0)
 		return -ENOMEM;
 	for (;;) {
 		uint32_t n = chunk;
@@ -230,7 +217,7 @@ static int read_used(struct trace *t, struct trace_raw *out, int used_fd, int ro
 		r = -errno;
 	else if (n > slots)
 		r = -EBADMSG;
-	else if (grow(&t->vals, &t->vals_size, nc * rs) < 0)
+	else if (grow(&t->vals, &t->vals_size, nc * rs, 1) < 0)
 		r = -ENOMEM;
 	else
 		r = 0;
@@ -315,15 +302,8 @@ static int take_cg(struct trace *t, struct trace_raw *out, const void *vals, siz
 	size_t rs = (sizeof(struct trace_cg_row) + 7) / 8 * 8;
 
 	(void)out;
-	if (t->ncg_rows + nc > t->cg_rows_cap) {
-		size_t cap = (t->ncg_rows + nc) * 2;
-		void *a = realloc(t->cg_rows, cap * sizeof(*t->cg_rows));
-
-		if (!a)
-			return -ENOMEM;
-		t->cg_rows = a;
-		t->cg_rows_cap = cap;
-	}
+	if (grow((void **)&t->cg_rows, &t->cg_rows_cap, t->ncg_rows + nc, sizeof(*t->cg_rows)) < 0)
+		return -ENOMEM;
 	for (size_t c = 0; c < nc; c++)
 		memcpy(&t->cg_rows[t->ncg_rows++], (const char *)vals + c * rs,
 		       sizeof(*t->cg_rows));
