@@ -249,6 +249,19 @@ static int take_lat(struct trace *t, struct trace_raw *out, const void *vals, si
 	return 0;
 }
 
+/* x's IOs added to d's */
+static void lat_add(void *dst, const void *src)
+{
+	struct trace_lat_raw *d = dst;
+	const struct trace_lat_raw *x = src;
+
+	for (int s = 0; s < TRACE_HIST_SLOTS; s++)
+		d->slots[s] += x->slots[s];
+	d->count += x->count;
+	d->sum_ns += x->sum_ns;
+	d->remote += x->remote;
+}
+
 /*
  * The histograms: the slots some CPU took (lat_used, one batch), each
  * slot's rows on every CPU (one lookup a slot), then one row per (disk,
@@ -267,25 +280,10 @@ static int read_lat(struct trace *t, const struct bpf_map *m, const struct bpf_m
 	if (r < 0)
 		return r;
 	/* one row per key: the CPUs' rows of one (disk, op, kind) summed */
-	if (out->nlat > 1)
-		qsort(out->lat, out->nlat, sizeof(*out->lat), trace_lat_cmp);
-	for (size_t i = 1; i < out->nlat; i++) {
-		struct trace_lat_raw *d = &out->lat[w], *x = &out->lat[i];
-
-		if (!trace_lat_cmp(d, x)) {
-			for (int s = 0; s < TRACE_HIST_SLOTS; s++)
-				d->slots[s] += x->slots[s];
-			d->count += x->count;
-			d->sum_ns += x->sum_ns;
-			d->remote += x->remote;
-		} else {
-			out->lat[++w] = *x;
-		}
-	}
-	if (out->nlat)
-		out->nlat = w + 1;
+	out->nlat =
+	    trace_rows_merge(out->lat, out->nlat, sizeof(*out->lat), trace_lat_cmp, lat_add);
 	/* the checks every read gets, live or recorded (trace_lat_check) */
-	for (size_t i = w = 0; i < out->nlat; i++) {
+	for (size_t i = 0; i < out->nlat; i++) {
 		if (trace_lat_check(&out->lat[i]) & TRACE_CHECK_BAD)
 			out->rows_dropped++;
 		else

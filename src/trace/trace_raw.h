@@ -239,6 +239,13 @@ int trace_cg_cmp(const void *a, const void *b);
 unsigned trace_lat_bits(unsigned ndisk, unsigned ncpu);
 unsigned trace_cg_bits(unsigned ncpu);
 
+/*
+ * rows (n of size bytes) sorted by cmp and each run of equal keys made one
+ * row, add(d, x) adding x into d (trace_rows.c). Returns the rows left.
+ */
+size_t trace_rows_merge(void *rows, size_t n, size_t size, int (*cmp)(const void *, const void *),
+			void (*add)(void *d, const void *x));
+
 /* (major, minor, hctx, op, kind) order of two histograms, as qsort wants */
 int trace_lat_cmp(const void *a, const void *b);
 

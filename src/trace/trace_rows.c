@@ -11,6 +11,51 @@
 
 #include "trace_raw.h"
 
+size_t trace_rows_merge(void *rows, size_t n, size_t size, int (*cmp)(const void *, const void *),
+			void (*add)(void *d, const void *x))
+{
+	char *b = rows;
+	size_t w = 0;
+
+	if (n < 2)
+		return n;
+	qsort(rows, n, size, cmp);
+	for (size_t i = 1; i < n; i++) {
+		if (!cmp(b + w * size, b + i * size)) {
+			add(b + w * size, b + i * size);
+			continue;
+		}
+		if (++w != i)
+			memcpy(b + w * size, b + i * size, size);
+	}
+	return w + 1;
+}
+
+/* x's IOs added to d's, saturating (a map is input: its counters may be
+ * anything) */
+static void hlat_add(void *dst, const void *src)
+{
+	struct trace_lat_raw *d = dst;
+	const struct trace_lat_raw *x = src;
+
+	for (int s = 0; s < TRACE_HIST_SLOTS; s++)
+		trace_add_sat(&d->slots[s], x->slots[s]);
+	trace_add_sat(&d->count, x->count);
+	trace_add_sat(&d->sum_ns, x->sum_ns);
+	trace_add_sat(&d->remote, x->remote);
+}
+
+static void cg_add(void *dst, const void *src)
+{
+	struct trace_cg_raw *d = dst;
+	const struct trace_cg_raw *x = src;
+
+	for (int s = 0; s < TRACE_HIST_SLOTS; s++)
+		trace_add_sat(&d->slots[s], x->slots[s]);
+	trace_add_sat(&d->count, x->count);
+	trace_add_sat(&d->sum_ns, x->sum_ns);
+}
+
 /* One slot as a row, false when it holds nothing to keep: free, its key
  * out of range, no IO yet, or impossible (trace_lat_check; counted). */
 static bool hlat_decode(const struct trace_hlat_row *x, struct trace_lat_raw *l, uint64_t *bad)
@@ -41,7 +86,7 @@ static bool hlat_decode(const struct trace_hlat_row *x, struct trace_lat_raw *l,
 
 int trace_hlat_take(const struct trace_hlat_row *rows, size_t n, struct trace_raw *r)
 {
-	size_t k = 0, w = 0;
+	size_t k = 0;
 	uint64_t bad = 0;
 	void *a;
 
@@ -57,24 +102,8 @@ int trace_hlat_take(const struct trace_hlat_row *rows, size_t n, struct trace_ra
 	r->rows_dropped += bad; /* counted once, in the first pass */
 	for (size_t i = 0; i < n && r->nhlat < k; i++)
 		r->nhlat += hlat_decode(&rows[i], &r->hlat[r->nhlat], &(uint64_t){ 0 });
-	if (r->nhlat < 2)
-		return (int)r->nhlat;
-	qsort(r->hlat, r->nhlat, sizeof(*r->hlat), trace_lat_cmp);
 	/* a key in two slots (the probe never does it; a map is input) */
-	for (size_t i = 1; i < r->nhlat; i++) {
-		struct trace_lat_raw *d = &r->hlat[w], *x = &r->hlat[i];
-
-		if (trace_lat_cmp(d, x)) {
-			r->hlat[++w] = *x;
-			continue;
-		}
-		for (int s = 0; s < TRACE_HIST_SLOTS; s++)
-			trace_add_sat(&d->slots[s], x->slots[s]);
-		trace_add_sat(&d->count, x->count);
-		trace_add_sat(&d->sum_ns, x->sum_ns);
-		trace_add_sat(&d->remote, x->remote);
-	}
-	r->nhlat = w + 1;
+	r->nhlat = trace_rows_merge(r->hlat, r->nhlat, sizeof(*r->hlat), trace_lat_cmp, hlat_add);
 	return (int)r->nhlat;
 }
 
@@ -121,23 +150,8 @@ int trace_cg_take(const struct trace_cg_row *rows, size_t n, struct trace_raw *r
 	for (size_t i = 0; i < n && r->ncg < k; i++)
 		for (int kind = 0; kind < TRACE_LAT__COUNT && r->ncg < k; kind++)
 			r->ncg += cg_decode(&rows[i], kind, &r->cg[r->ncg]);
-	if (r->ncg > 1)
-		qsort(r->cg, r->ncg, sizeof(*r->cg), trace_cg_cmp);
 	/* one row per key: the CPUs' copies (and slots) of one key summed */
-	for (size_t i = 1; i < r->ncg; i++) {
-		struct trace_cg_raw *d = &r->cg[w], *x = &r->cg[i];
-
-		if (trace_cg_cmp(d, x)) {
-			r->cg[++w] = *x;
-			continue;
-		}
-		for (int s = 0; s < TRACE_HIST_SLOTS; s++)
-			trace_add_sat(&d->slots[s], x->slots[s]);
-		trace_add_sat(&d->count, x->count);
-		trace_add_sat(&d->sum_ns, x->sum_ns);
-	}
-	if (r->ncg)
-		r->ncg = w + 1;
+	r->ncg = trace_rows_merge(r->cg, r->ncg, sizeof(*r->cg), trace_cg_cmp, cg_add);
 	/* the checks every read gets, live or recorded (trace_lat_check) */
 	for (size_t i = w = 0; i < r->ncg; i++) {
 		struct trace_lat_raw l = { .count = r->cg[i].count, .sum_ns = r->cg[i].sum_ns };
