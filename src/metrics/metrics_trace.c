@@ -371,9 +371,9 @@ static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cu
 		const struct trace_napi_raw *c = &cur->napi[i], *p = NULL;
 		struct trace_napi_metrics *q;
 
-		while (j < prev->nnapi && prev->napi[j].napi_id < c->napi_id)
+		while (j < prev->nnapi && trace_napi_cmp(&prev->napi[j], c) < 0)
 			j++;
-		if (j < prev->nnapi && prev->napi[j].napi_id == c->napi_id)
+		if (j < prev->nnapi && trace_napi_cmp(&prev->napi[j], c) == 0)
 			p = &prev->napi[j];
 		if (p && (c->ns < p->ns || c->polls < p->polls || c->work < p->work))
 			continue; /* re-created */
@@ -400,15 +400,6 @@ static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cu
 	return 0;
 }
 
-static int cmp_blkq_key(const struct trace_blkq_raw *x, const struct trace_blkq_raw *y)
-{
-	if (x->major != y->major)
-		return x->major < y->major ? -1 : 1;
-	if (x->minor != y->minor)
-		return x->minor < y->minor ? -1 : 1;
-	return x->hctx < y->hctx ? -1 : x->hctx > y->hctx;
-}
-
 /* BLOCK time by disk and hardware queue: sorted by (major, minor, hctx) */
 static int blkq_compute(const struct trace_raw *prev, const struct trace_raw *cur,
 			const struct disk_table *names, struct trace_metrics *m)
@@ -431,9 +422,9 @@ static int blkq_compute(const struct trace_raw *prev, const struct trace_raw *cu
 		const struct disk_raw *row;
 		struct trace_blkq_metrics *q;
 
-		while (j < prev->nblkq && cmp_blkq_key(&prev->blkq[j], c) < 0)
+		while (j < prev->nblkq && trace_blkq_cmp(&prev->blkq[j], c) < 0)
 			j++;
-		if (j < prev->nblkq && cmp_blkq_key(&prev->blkq[j], c) == 0)
+		if (j < prev->nblkq && trace_blkq_cmp(&prev->blkq[j], c) == 0)
 			p = &prev->blkq[j];
 		if (p && (c->ns < p->ns || c->count < p->count))
 			continue; /* re-created */

@@ -374,16 +374,9 @@ static void r_napi(struct rec_text *r, struct trace_raw *t)
 	rec_text_s(r, q->dev, sizeof(q->dev));
 	q->netns = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
 	/* ascending and unique: the metrics merge two reads by napi_id */
-	if (t->nnapi && t->napi[t->nnapi - 1].napi_id >= q->napi_id)
+	if (t->nnapi && trace_napi_cmp(&t->napi[t->nnapi - 1], q) >= 0)
 		r->bad = true;
 	t->nnapi++;
-}
-
-/* A hardware queue's key as one number, in the metrics' order (major,
- * minor, hctx): major and minor within dev_t, hctx 32 bits. */
-static uint64_t blkq_key(const struct trace_blkq_raw *q)
-{
-	return (uint64_t)q->major << 52 | (uint64_t)q->minor << 32 | q->hctx;
 }
 
 static void r_blkq(struct rec_text *r, struct trace_raw *t)
@@ -396,7 +389,7 @@ static void r_blkq(struct rec_text *r, struct trace_raw *t)
 	q->hctx = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
 	q->ns = rec_text_u(r);
 	q->count = rec_text_u(r);
-	if (t->nblkq && blkq_key(&t->blkq[t->nblkq - 1]) >= blkq_key(q))
+	if (t->nblkq && trace_blkq_cmp(&t->blkq[t->nblkq - 1], q) >= 0)
 		r->bad = true;
 	t->nblkq++;
 }

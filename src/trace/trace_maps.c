@@ -411,23 +411,6 @@ static int each_blkq(struct trace *t, struct trace_raw *out, const void *keys, c
 	return 0;
 }
 
-static int cmp_napi(const void *a, const void *b)
-{
-	uint32_t x = ((const struct trace_napi_raw *)a)->napi_id;
-	uint32_t y = ((const struct trace_napi_raw *)b)->napi_id;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_blkq(const void *a, const void *b)
-{
-	const struct trace_blkq_raw *x = a, *y = b;
-	uint64_t kx = (uint64_t)x->major << 52 | (uint64_t)x->minor << 32 | x->hctx;
-	uint64_t ky = (uint64_t)y->major << 52 | (uint64_t)y->minor << 32 | y->hctx;
-
-	return kx < ky ? -1 : kx > ky;
-}
-
 static int cmp_u32_rows(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -513,7 +496,7 @@ static int read_napi(struct trace *t, const struct bpf_map *m, const struct bpf_
 
 	(void)used;
 	if (e >= 0 && out->nnapi > 1)
-		qsort(out->napi, out->nnapi, sizeof(*out->napi), cmp_napi);
+		qsort(out->napi, out->nnapi, sizeof(*out->napi), trace_napi_cmp);
 	return e;
 }
 
@@ -525,7 +508,7 @@ static int read_blkq(struct trace *t, const struct bpf_map *m, const struct bpf_
 
 	(void)used;
 	if (e >= 0 && out->nblkq > 1)
-		qsort(out->blkq, out->nblkq, sizeof(*out->blkq), cmp_blkq);
+		qsort(out->blkq, out->nblkq, sizeof(*out->blkq), trace_blkq_cmp);
 	return e;
 }
 

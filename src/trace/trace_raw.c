@@ -55,6 +55,25 @@ int trace_cg_cmp(const void *a, const void *b)
 	return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
+int trace_napi_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const struct trace_napi_raw *)a)->napi_id;
+	uint32_t y = ((const struct trace_napi_raw *)b)->napi_id;
+
+	return x < y ? -1 : x > y;
+}
+
+int trace_blkq_cmp(const void *a, const void *b)
+{
+	const struct trace_blkq_raw *x = a, *y = b;
+
+	if (x->major != y->major)
+		return x->major < y->major ? -1 : 1;
+	if (x->minor != y->minor)
+		return x->minor < y->minor ? -1 : 1;
+	return x->hctx < y->hctx ? -1 : x->hctx > y->hctx;
+}
+
 unsigned trace_lat_check(struct trace_lat_raw *l)
 {
 	unsigned r = 0;

@@ -246,6 +246,12 @@ unsigned trace_cg_bits(unsigned ncpu);
 size_t trace_rows_merge(void *rows, size_t n, size_t size, int (*cmp)(const void *, const void *),
 			void (*add)(void *d, const void *x));
 
+/* napi_id order of two NAPI rows, as qsort wants */
+int trace_napi_cmp(const void *a, const void *b);
+
+/* (major, minor, hctx) order of two hardware queues' rows, as qsort wants */
+int trace_blkq_cmp(const void *a, const void *b);
+
 /* (major, minor, hctx, op, kind) order of two histograms, as qsort wants */
 int trace_lat_cmp(const void *a, const void *b);
 
