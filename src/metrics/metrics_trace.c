@@ -350,6 +350,22 @@ static int irqs_compute(const struct trace_raw *prev, const struct trace_raw *cu
 	return 0;
 }
 
+/* A per-queue row (a NAPI's NET_RX time, a hardware queue's BLOCK time)
+ * over the interval, p_ns its previous read's time (0 new): kept unless
+ * it is idle, was re-created (down: a counter went down) or took more
+ * than all the CPUs' time (then counted in m->rows_dropped). */
+static bool queue_row_ok(uint64_t c_ns, uint64_t p_ns, bool down, const struct trace_raw *cur,
+			 uint64_t dt_ns, struct trace_metrics *m)
+{
+	if (down || c_ns == p_ns)
+		return false;
+	if (!trace_time_ok((c_ns - p_ns) / cur->ncpu, dt_ns)) {
+		m->rows_dropped++; /* more than all the CPUs' time */
+		return false;
+	}
+	return true;
+}
+
 /* NET_RX time by NAPI: both reads sorted by napi_id, one merge */
 static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cur,
 			struct trace_metrics *m)
@@ -375,14 +391,10 @@ static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cu
 			j++;
 		if (j < prev->nnapi && trace_napi_cmp(&prev->napi[j], c) == 0)
 			p = &prev->napi[j];
-		if (p && (c->ns < p->ns || c->polls < p->polls || c->work < p->work))
-			continue; /* re-created */
-		if (c->ns == (p ? p->ns : 0))
+		if (!queue_row_ok(c->ns, p ? p->ns : 0,
+				  p && (c->ns < p->ns || c->polls < p->polls || c->work < p->work),
+				  cur, dt_ns, m))
 			continue;
-		if (!trace_time_ok((c->ns - (p ? p->ns : 0)) / cur->ncpu, dt_ns)) {
-			m->rows_dropped++; /* more than all the CPUs' time */
-			continue;
-		}
 		q = &m->napi[m->nnapi++];
 		memset(q, 0, sizeof(*q));
 		q->napi_id = c->napi_id;
@@ -426,14 +438,9 @@ static int blkq_compute(const struct trace_raw *prev, const struct trace_raw *cu
 			j++;
 		if (j < prev->nblkq && trace_blkq_cmp(&prev->blkq[j], c) == 0)
 			p = &prev->blkq[j];
-		if (p && (c->ns < p->ns || c->count < p->count))
-			continue; /* re-created */
-		if (c->ns == (p ? p->ns : 0))
+		if (!queue_row_ok(c->ns, p ? p->ns : 0, p && (c->ns < p->ns || c->count < p->count),
+				  cur, dt_ns, m))
 			continue;
-		if (!trace_time_ok((c->ns - (p ? p->ns : 0)) / cur->ncpu, dt_ns)) {
-			m->rows_dropped++;
-			continue;
-		}
 		q = &m->blkq[m->nblkq++];
 		memset(q, 0, sizeof(*q));
 		q->major = c->major;
