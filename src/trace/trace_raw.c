@@ -27,32 +27,29 @@ void trace_raw_free(struct trace_raw *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* Two rows' keys, most significant field first, as qsort wants */
+static int keys_cmp(const uint64_t *x, const uint64_t *y, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
 int trace_lat_cmp(const void *a, const void *b)
 {
 	const struct trace_lat_raw *x = a, *y = b;
 
-	if (x->major != y->major)
-		return x->major < y->major ? -1 : 1;
-	if (x->minor != y->minor)
-		return x->minor < y->minor ? -1 : 1;
-	if (x->hctx != y->hctx)
-		return x->hctx < y->hctx ? -1 : 1;
-	if (x->op != y->op)
-		return x->op < y->op ? -1 : 1;
-	return x->kind < y->kind ? -1 : x->kind > y->kind;
+	return keys_cmp((const uint64_t[]){ x->major, x->minor, x->hctx, x->op, x->kind },
+			(const uint64_t[]){ y->major, y->minor, y->hctx, y->op, y->kind }, 5);
 }
 
 int trace_cg_cmp(const void *a, const void *b)
 {
 	const struct trace_cg_raw *x = a, *y = b;
 
-	if (x->cgid != y->cgid)
-		return x->cgid < y->cgid ? -1 : 1;
-	if (x->major != y->major)
-		return x->major < y->major ? -1 : 1;
-	if (x->minor != y->minor)
-		return x->minor < y->minor ? -1 : 1;
-	return x->kind < y->kind ? -1 : x->kind > y->kind;
+	return keys_cmp((const uint64_t[]){ x->cgid, x->major, x->minor, x->kind },
+			(const uint64_t[]){ y->cgid, y->major, y->minor, y->kind }, 4);
 }
 
 int trace_napi_cmp(const void *a, const void *b)
@@ -67,11 +64,8 @@ int trace_blkq_cmp(const void *a, const void *b)
 {
 	const struct trace_blkq_raw *x = a, *y = b;
 
-	if (x->major != y->major)
-		return x->major < y->major ? -1 : 1;
-	if (x->minor != y->minor)
-		return x->minor < y->minor ? -1 : 1;
-	return x->hctx < y->hctx ? -1 : x->hctx > y->hctx;
+	return keys_cmp((const uint64_t[]){ x->major, x->minor, x->hctx },
+			(const uint64_t[]){ y->major, y->minor, y->hctx }, 3);
 }
 
 unsigned trace_lat_check(struct trace_lat_raw *l)
