@@ -40,14 +40,21 @@ static void w_s(struct strbuf *o, const char *s)
 	rec_text_put_s(o, s);
 }
 
+/* A histogram's buckets, its empty top ones left out. */
+static void w_slots(struct strbuf *o, const uint64_t *slots)
+{
+	int top = TRACE_HIST_SLOTS;
+
+	while (top && !slots[top - 1])
+		top--;
+	for (int s = 0; s < top; s++)
+		w_u(o, slots[s]);
+}
+
 /* A histogram's line: 'l' (disk, op, stage) or 'x' (disk, hardware queue,
  * op; the device stage), its empty top buckets left out. */
 static void w_lat(struct strbuf *o, char kind, const struct trace_lat_raw *l)
 {
-	int top = TRACE_HIST_SLOTS;
-
-	while (top && !l->slots[top - 1])
-		top--;
 	sb_putc(o, kind);
 	w_u(o, l->major);
 	w_u(o, l->minor);
@@ -59,18 +66,13 @@ static void w_lat(struct strbuf *o, char kind, const struct trace_lat_raw *l)
 	w_u(o, l->count);
 	w_u(o, l->sum_ns);
 	w_u(o, l->remote);
-	for (int s = 0; s < top; s++)
-		w_u(o, l->slots[s]);
+	w_slots(o, l->slots);
 	sb_putc(o, '\n');
 }
 
 /* A (cgroup, disk, stage) line 'g', its empty top buckets left out. */
 static void w_cg(struct strbuf *o, const struct trace_cg_raw *g)
 {
-	int top = TRACE_HIST_SLOTS;
-
-	while (top && !g->slots[top - 1])
-		top--;
 	sb_putc(o, 'g');
 	w_u(o, g->cgid);
 	w_u(o, g->major);
@@ -79,8 +81,7 @@ static void w_cg(struct strbuf *o, const struct trace_cg_raw *g)
 	w_u(o, g->count);
 	w_u(o, g->sum_ns);
 	w_s(o, g->path);
-	for (int s = 0; s < top; s++)
-		w_u(o, g->slots[s]);
+	w_slots(o, g->slots);
 	sb_putc(o, '\n');
 }
 
@@ -280,15 +281,9 @@ static void r_cg(struct rec_text *r, struct trace_raw *t)
 	if (!g->cgid || (t->ncg && trace_cg_cmp(&t->cg[t->ncg - 1], g) >= 0))
 		r->bad = true;
 	/* checked as the live reader's rows are (trace_lat_check) */
-	if (!r->bad) {
-		struct trace_lat_raw l = { .count = g->count, .sum_ns = g->sum_ns };
-
-		memcpy(l.slots, g->slots, sizeof(l.slots));
-		if (trace_lat_check(&l) & TRACE_CHECK_BAD) {
-			t->rows_dropped++;
-			return;
-		}
-		g->count = l.count;
+	if (!r->bad && trace_cg_check(g) & TRACE_CHECK_BAD) {
+		t->rows_dropped++;
+		return;
 	}
 	t->ncg++;
 }

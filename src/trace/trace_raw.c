@@ -100,6 +100,17 @@ unsigned trace_lat_check(struct trace_lat_raw *l)
 	return r;
 }
 
+unsigned trace_cg_check(struct trace_cg_raw *g)
+{
+	struct trace_lat_raw l = { .count = g->count, .sum_ns = g->sum_ns };
+	unsigned r;
+
+	memcpy(l.slots, g->slots, sizeof(l.slots));
+	r = trace_lat_check(&l);
+	g->count = l.count;
+	return r;
+}
+
 bool trace_time_ok(uint64_t d_ns, uint64_t dt_ns)
 {
 	return (long double)d_ns <= (long double)dt_ns * 1.25L + TRACE_TIME_SLACK_NS;

@@ -197,6 +197,9 @@ enum {
  * too (rec_trace.c). Returns 0 when it is as it should be. */
 unsigned trace_lat_check(struct trace_lat_raw *l);
 
+/* trace_lat_check of a cgroup's histogram (it has no remote count) */
+unsigned trace_cg_check(struct trace_cg_raw *g);
+
 /* d_ns of one CPU's time in one vector or line over dt_ns: possible */
 bool trace_time_ok(uint64_t d_ns, uint64_t dt_ns);
 

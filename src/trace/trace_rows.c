@@ -154,14 +154,10 @@ int trace_cg_take(const struct trace_cg_row *rows, size_t n, struct trace_raw *r
 	r->ncg = trace_rows_merge(r->cg, r->ncg, sizeof(*r->cg), trace_cg_cmp, cg_add);
 	/* the checks every read gets, live or recorded (trace_lat_check) */
 	for (size_t i = w = 0; i < r->ncg; i++) {
-		struct trace_lat_raw l = { .count = r->cg[i].count, .sum_ns = r->cg[i].sum_ns };
-
-		memcpy(l.slots, r->cg[i].slots, sizeof(l.slots));
-		if (trace_lat_check(&l) & TRACE_CHECK_BAD) {
+		if (trace_cg_check(&r->cg[i]) & TRACE_CHECK_BAD) {
 			r->rows_dropped++;
 			continue;
 		}
-		r->cg[i].count = l.count;
 		r->cg[w++] = r->cg[i];
 	}
 	r->ncg = w;
