@@ -399,6 +399,37 @@ static void r_soft(struct rec_text *r, struct trace_raw *t)
 		t->soft_count[c * TRACE_NR_SOFTIRQS + v] = rec_text_u(r);
 }
 
+static void r_lat_l(struct rec_text *r, struct trace_raw *t)
+{
+	r_lat(r, 'l', t->lat, &t->nlat, t);
+}
+
+static void r_lat_x(struct rec_text *r, struct trace_raw *t)
+{
+	r_lat(r, 'x', t->hlat, &t->nhlat, t);
+}
+
+/* The lines of a read's rows, each kind with its reader (into the tables
+ * the header's line sets up: line_counts). */
+static const struct row_line {
+	char kind;
+	void (*read)(struct rec_text *r, struct trace_raw *t);
+} row_lines[] = {
+	{ 's', r_soft },  { 'i', r_irq },   { 'n', r_napi }, { 'q', r_blkq },
+	{ 'l', r_lat_l }, { 'x', r_lat_x }, { 'g', r_cg },
+};
+
+/* A line of kind k: a row of a valid read, or a kind of a later version
+ * (skipped) */
+static void r_row(struct rec_text *r, struct trace_raw *t, char k, bool valid)
+{
+	for (size_t i = 0; valid && i < sizeof(row_lines) / sizeof(row_lines[0]); i++)
+		if (row_lines[i].kind == k) {
+			row_lines[i].read(r, t);
+			return;
+		}
+}
+
 /* How many lines of each kind of rows a record holds: the tables' sizes. */
 struct line_counts {
 	size_t nirq, nlat, nnapi, nblkq, nhlat, ncg;
@@ -508,39 +539,12 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 		case 'p':
 			r_probe(&r, t);
 			break;
-		case 's':
-			if (valid)
-				r_soft(&r, t);
-			break;
-		case 'i':
-			if (valid)
-				r_irq(&r, t);
-			break;
-		case 'n':
-			if (valid)
-				r_napi(&r, t);
-			break;
-		case 'q':
-			if (valid)
-				r_blkq(&r, t);
-			break;
-		case 'l':
-			if (valid)
-				r_lat(&r, 'l', t->lat, &t->nlat, t);
-			break;
-		case 'x':
-			if (valid)
-				r_lat(&r, 'x', t->hlat, &t->nhlat, t);
-			break;
 		case 'G':
 			rec_text_s(&r, t->cg_top, sizeof(t->cg_top));
 			break;
-		case 'g':
-			if (valid)
-				r_cg(&r, t);
-			break;
 		default:
-			break; /* a kind of a later version */
+			r_row(&r, t, k, valid);
+			break;
 		}
 	}
 	if (r.bad || !head) {

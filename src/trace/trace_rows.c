@@ -31,17 +31,24 @@ size_t trace_rows_merge(void *rows, size_t n, size_t size, int (*cmp)(const void
 	return w + 1;
 }
 
-/* x's IOs added to d's, saturating (a map is input: its counters may be
- * anything) */
+/* A histogram's buckets, count and sum added to another's, saturating (a
+ * map is input: its counters may be anything) */
+static void hist_add(uint64_t *slots, uint64_t *count, uint64_t *sum_ns, const uint64_t *x_slots,
+		     uint64_t x_count, uint64_t x_sum_ns)
+{
+	for (int s = 0; s < TRACE_HIST_SLOTS; s++)
+		trace_add_sat(&slots[s], x_slots[s]);
+	trace_add_sat(count, x_count);
+	trace_add_sat(sum_ns, x_sum_ns);
+}
+
+/* x's IOs added to d's */
 static void hlat_add(void *dst, const void *src)
 {
 	struct trace_lat_raw *d = dst;
 	const struct trace_lat_raw *x = src;
 
-	for (int s = 0; s < TRACE_HIST_SLOTS; s++)
-		trace_add_sat(&d->slots[s], x->slots[s]);
-	trace_add_sat(&d->count, x->count);
-	trace_add_sat(&d->sum_ns, x->sum_ns);
+	hist_add(d->slots, &d->count, &d->sum_ns, x->slots, x->count, x->sum_ns);
 	trace_add_sat(&d->remote, x->remote);
 }
 
@@ -50,10 +57,7 @@ static void cg_add(void *dst, const void *src)
 	struct trace_cg_raw *d = dst;
 	const struct trace_cg_raw *x = src;
 
-	for (int s = 0; s < TRACE_HIST_SLOTS; s++)
-		trace_add_sat(&d->slots[s], x->slots[s]);
-	trace_add_sat(&d->count, x->count);
-	trace_add_sat(&d->sum_ns, x->sum_ns);
+	hist_add(d->slots, &d->count, &d->sum_ns, x->slots, x->count, x->sum_ns);
 }
 
 /* One slot as a row, false when it holds nothing to keep: free, its key
