@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "diskstats.h"
+#include "grow.h"
 #include "metrics_trace.h"
 
 void metrics_trace_free(struct trace_metrics *m)
@@ -131,13 +132,10 @@ static int disks_compute(const struct trace_raw *prev, const struct trace_raw *c
 			 const struct disk_table *names, struct trace_metrics *m)
 {
 	size_t j = 0;
-	void *a;
 
 	m->ndisk = 0;
-	a = realloc(m->disks, (cur->nlat ? cur->nlat : 1) * sizeof(*m->disks));
-	if (!a)
+	if (grow_to((void **)&m->disks, cur->nlat, sizeof(*m->disks)) < 0)
 		return -ENOMEM;
-	m->disks = a;
 	/* both reads are sorted by (major, minor, op, kind): one merge */
 	for (size_t i = 0; i < cur->nlat; i++) {
 		const struct trace_lat_raw *c = &cur->lat[i];
@@ -180,7 +178,6 @@ static int hctx_compute(const struct trace_raw *prev, const struct trace_raw *cu
 			struct trace_metrics *m)
 {
 	size_t j = 0;
-	void *a;
 
 	m->nhctx = 0;
 	m->has_hctx = prev->hlat_read && cur->hlat_read;
@@ -189,10 +186,8 @@ static int hctx_compute(const struct trace_raw *prev, const struct trace_raw *cu
 			      : 0;
 	if (!m->has_hctx)
 		return 0;
-	a = realloc(m->hctx, (cur->nhlat ? cur->nhlat : 1) * sizeof(*m->hctx));
-	if (!a)
+	if (grow_to((void **)&m->hctx, cur->nhlat, sizeof(*m->hctx)) < 0)
 		return -ENOMEM;
-	m->hctx = a;
 	for (size_t i = 0; i < cur->nhlat; i++) {
 		const struct trace_lat_raw *c = &cur->hlat[i];
 		const struct trace_lat_raw *p = lat_pair(prev->hlat, prev->nhlat, &j, c);
@@ -231,7 +226,6 @@ static int cg_compute(const struct trace_raw *prev, const struct trace_raw *cur,
 		      const struct disk_table *names, struct trace_metrics *m)
 {
 	size_t j = 0;
-	void *a;
 
 	m->ncg = 0;
 	m->has_cg = prev->cg_read && cur->cg_read;
@@ -242,10 +236,8 @@ static int cg_compute(const struct trace_raw *prev, const struct trace_raw *cur,
 	m->cg_top[sizeof(m->cg_top) - 1] = '\0';
 	if (!m->has_cg)
 		return 0;
-	a = realloc(m->cg, (cur->ncg ? cur->ncg : 1) * sizeof(*m->cg));
-	if (!a)
+	if (grow_to((void **)&m->cg, cur->ncg, sizeof(*m->cg)) < 0)
 		return -ENOMEM;
-	m->cg = a;
 	for (size_t i = 0; i < cur->ncg; i++) {
 		const struct trace_cg_raw *c = &cur->cg[i], *p = NULL;
 		struct trace_lat_raw pl, cl, dl;
@@ -299,19 +291,11 @@ static int irqs_compute(const struct trace_raw *prev, const struct trace_raw *cu
 {
 	uint64_t dt_ns = (uint64_t)(cur->mono_ns - prev->mono_ns);
 	size_t nc = cur->ncpu, j = 0;
-	void *a, *b, *c;
 
 	m->nirq = 0;
-	a = realloc(m->irq, (cur->nirq ? cur->nirq : 1) * sizeof(*m->irq));
-	if (a)
-		m->irq = a;
-	b = realloc(m->irq_us_s, (cur->nirq ? cur->nirq : 1) * nc * sizeof(*m->irq_us_s));
-	if (b)
-		m->irq_us_s = b;
-	c = realloc(m->irq_cnt_s, (cur->nirq ? cur->nirq : 1) * nc * sizeof(*m->irq_cnt_s));
-	if (c)
-		m->irq_cnt_s = c;
-	if (!a || !b || !c)
+	if (grow_to((void **)&m->irq, cur->nirq, sizeof(*m->irq)) < 0 ||
+	    grow_to((void **)&m->irq_us_s, cur->nirq * nc, sizeof(*m->irq_us_s)) < 0 ||
+	    grow_to((void **)&m->irq_cnt_s, cur->nirq * nc, sizeof(*m->irq_cnt_s)) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < cur->nirq; i++) {
 		const uint64_t *pn = NULL, *pc = NULL, *cn = &cur->irq_ns[i * nc];
@@ -371,7 +355,6 @@ static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cu
 			struct trace_metrics *m)
 {
 	size_t j = 0;
-	void *a;
 
 	uint64_t dt_ns = (uint64_t)(cur->mono_ns - prev->mono_ns);
 
@@ -379,10 +362,8 @@ static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cu
 	m->has_napi = prev->napi_read && cur->napi_read;
 	if (!m->has_napi)
 		return 0;
-	a = realloc(m->napi, (cur->nnapi ? cur->nnapi : 1) * sizeof(*m->napi));
-	if (!a)
+	if (grow_to((void **)&m->napi, cur->nnapi, sizeof(*m->napi)) < 0)
 		return -ENOMEM;
-	m->napi = a;
 	for (size_t i = 0; i < cur->nnapi; i++) {
 		const struct trace_napi_raw *c = &cur->napi[i], *p = NULL;
 		struct trace_napi_metrics *q;
@@ -417,7 +398,6 @@ static int blkq_compute(const struct trace_raw *prev, const struct trace_raw *cu
 			const struct disk_table *names, struct trace_metrics *m)
 {
 	size_t j = 0;
-	void *a;
 
 	uint64_t dt_ns = (uint64_t)(cur->mono_ns - prev->mono_ns);
 
@@ -425,10 +405,8 @@ static int blkq_compute(const struct trace_raw *prev, const struct trace_raw *cu
 	m->has_blkq = prev->blkq_read && cur->blkq_read;
 	if (!m->has_blkq)
 		return 0;
-	a = realloc(m->blkq, (cur->nblkq ? cur->nblkq : 1) * sizeof(*m->blkq));
-	if (!a)
+	if (grow_to((void **)&m->blkq, cur->nblkq, sizeof(*m->blkq)) < 0)
 		return -ENOMEM;
-	m->blkq = a;
 	for (size_t i = 0; i < cur->nblkq; i++) {
 		const struct trace_blkq_raw *c = &cur->blkq[i], *p = NULL;
 		const struct disk_raw *row;

@@ -69,18 +69,6 @@ static const struct map_row {
 _Static_assert(sizeof(map_rows) / sizeof(map_rows[0]) == TRACE_MAPS,
 	       "TRACE_MAPS is the table's length");
 
-/* *arr made n elements of size bytes (n > 0), as it was on failure: 0 or
- * -ENOMEM. A read's rows: trace_raw keeps no capacity. */
-static int resize(void **arr, size_t n, size_t size)
-{
-	void *a = realloc(*arr, n * size);
-
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	return 0;
-}
-
 /*
  * Reads every entry of a per-CPU map in batches of at most `chunk` entries,
  * calling each(keys, vals, n) for each batch. Returns 0 or -errno. The count
@@ -154,9 +142,9 @@ static int each_hard(struct trace *t, struct trace_raw *out, const void *keys, c
 	const struct trace_time *v = vals;
 	size_t nc = (size_t)t->ncpu, need = out->nirq + n;
 
-	if (resize((void **)&out->irq, need, sizeof(*out->irq)) < 0 ||
-	    resize((void **)&out->irq_ns, need * nc, sizeof(*out->irq_ns)) < 0 ||
-	    resize((void **)&out->irq_count, need * nc, sizeof(*out->irq_count)) < 0)
+	if (grow_to((void **)&out->irq, need, sizeof(*out->irq)) < 0 ||
+	    grow_to((void **)&out->irq_ns, need * nc, sizeof(*out->irq_ns)) < 0 ||
+	    grow_to((void **)&out->irq_count, need * nc, sizeof(*out->irq_count)) < 0)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		size_t row = out->nirq++;
@@ -244,7 +232,7 @@ static int take_lat(struct trace *t, struct trace_raw *out, const void *vals, si
 	size_t rs = (sizeof(struct trace_lat_row) + 7) / 8 * 8;
 
 	(void)t;
-	if (resize((void **)&out->lat, out->nlat + nc * TRACE_LAT__COUNT, sizeof(*out->lat)) < 0)
+	if (grow_to((void **)&out->lat, out->nlat + nc * TRACE_LAT__COUNT, sizeof(*out->lat)) < 0)
 		return -ENOMEM;
 	for (size_t c = 0; c < nc; c++)
 		lat_row_take(out, (const struct trace_lat_row *)((const char *)vals + c * rs));
@@ -352,7 +340,7 @@ static int each_napi(struct trace *t, struct trace_raw *out, const void *keys, c
 	const struct trace_napi_val *v = vals;
 	size_t nc = (size_t)t->ncpu;
 
-	if (resize((void **)&out->napi, out->nnapi + n, sizeof(*out->napi)) < 0)
+	if (grow_to((void **)&out->napi, out->nnapi + n, sizeof(*out->napi)) < 0)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		struct trace_napi_raw *q = &out->napi[out->nnapi++];
@@ -390,7 +378,7 @@ static int each_blkq(struct trace *t, struct trace_raw *out, const void *keys, c
 	const struct trace_blkq_val *v = vals;
 	size_t nc = (size_t)t->ncpu;
 
-	if (resize((void **)&out->blkq, out->nblkq + n, sizeof(*out->blkq)) < 0)
+	if (grow_to((void **)&out->blkq, out->nblkq + n, sizeof(*out->blkq)) < 0)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		struct trace_blkq_raw *q = &out->blkq[out->nblkq++];
