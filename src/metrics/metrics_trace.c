@@ -118,14 +118,16 @@ static bool lat_reset(const struct trace_lat_raw *p, const struct trace_lat_raw 
 	return false;
 }
 
-/* prev's row of c's key, from *j on (both reads sorted by trace_lat_cmp:
- * one merge); NULL when prev has none */
-static const struct trace_lat_raw *lat_pair(const struct trace_lat_raw *prev, size_t nprev,
-					    size_t *j, const struct trace_lat_raw *c)
+/* prev's row (n rows of size bytes) of c's key, from *j on: both reads
+ * sorted by cmp, one merge; NULL when prev has none */
+static const void *pair(const void *rows, size_t n, size_t size, size_t *j, const void *c,
+			int (*cmp)(const void *, const void *))
 {
-	while (*j < nprev && trace_lat_cmp(&prev[*j], c) < 0)
+	const char *b = rows;
+
+	while (*j < n && cmp(b + *j * size, c) < 0)
 		(*j)++;
-	return *j < nprev && trace_lat_cmp(&prev[*j], c) == 0 ? &prev[*j] : NULL;
+	return *j < n && cmp(b + *j * size, c) == 0 ? b + *j * size : NULL;
 }
 
 static int disks_compute(const struct trace_raw *prev, const struct trace_raw *cur,
@@ -139,7 +141,8 @@ static int disks_compute(const struct trace_raw *prev, const struct trace_raw *c
 	/* both reads are sorted by (major, minor, op, kind): one merge */
 	for (size_t i = 0; i < cur->nlat; i++) {
 		const struct trace_lat_raw *c = &cur->lat[i];
-		const struct trace_lat_raw *p = lat_pair(prev->lat, prev->nlat, &j, c);
+		const struct trace_lat_raw *p =
+		    pair(prev->lat, prev->nlat, sizeof(*prev->lat), &j, c, trace_lat_cmp);
 		struct trace_disk_metrics *d;
 		struct trace_lat_raw dl;
 
@@ -190,7 +193,8 @@ static int hctx_compute(const struct trace_raw *prev, const struct trace_raw *cu
 		return -ENOMEM;
 	for (size_t i = 0; i < cur->nhlat; i++) {
 		const struct trace_lat_raw *c = &cur->hlat[i];
-		const struct trace_lat_raw *p = lat_pair(prev->hlat, prev->nhlat, &j, c);
+		const struct trace_lat_raw *p =
+		    pair(prev->hlat, prev->nhlat, sizeof(*prev->hlat), &j, c, trace_lat_cmp);
 		struct trace_hctx_metrics *h = &m->hctx[m->nhctx];
 		struct trace_lat_raw dl;
 
@@ -246,10 +250,7 @@ static int cg_compute(const struct trace_raw *prev, const struct trace_raw *cur,
 
 		if (c->kind >= TRACE_LAT__COUNT)
 			continue;
-		while (j < prev->ncg && trace_cg_cmp(&prev->cg[j], c) < 0)
-			j++;
-		if (j < prev->ncg && trace_cg_cmp(&prev->cg[j], c) == 0)
-			p = &prev->cg[j];
+		p = pair(prev->cg, prev->ncg, sizeof(*prev->cg), &j, c, trace_cg_cmp);
 		cg_as_lat(c, &cl);
 		if (p)
 			cg_as_lat(p, &pl);
@@ -368,10 +369,7 @@ static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cu
 		const struct trace_napi_raw *c = &cur->napi[i], *p = NULL;
 		struct trace_napi_metrics *q;
 
-		while (j < prev->nnapi && trace_napi_cmp(&prev->napi[j], c) < 0)
-			j++;
-		if (j < prev->nnapi && trace_napi_cmp(&prev->napi[j], c) == 0)
-			p = &prev->napi[j];
+		p = pair(prev->napi, prev->nnapi, sizeof(*prev->napi), &j, c, trace_napi_cmp);
 		if (!queue_row_ok(c->ns, p ? p->ns : 0,
 				  p && (c->ns < p->ns || c->polls < p->polls || c->work < p->work),
 				  cur, dt_ns, m))
@@ -412,10 +410,7 @@ static int blkq_compute(const struct trace_raw *prev, const struct trace_raw *cu
 		const struct disk_raw *row;
 		struct trace_blkq_metrics *q;
 
-		while (j < prev->nblkq && trace_blkq_cmp(&prev->blkq[j], c) < 0)
-			j++;
-		if (j < prev->nblkq && trace_blkq_cmp(&prev->blkq[j], c) == 0)
-			p = &prev->blkq[j];
+		p = pair(prev->blkq, prev->nblkq, sizeof(*prev->blkq), &j, c, trace_blkq_cmp);
 		if (!queue_row_ok(c->ns, p ? p->ns : 0, p && (c->ns < p->ns || c->count < p->count),
 				  cur, dt_ns, m))
 			continue;
