@@ -186,6 +186,17 @@ static void set(struct turbo_row *row, enum turbo_col c, double v)
 	row->have |= BIT(c);
 }
 
+/* A RAPL domain's watts into a package's row and the packages' sum */
+static void put_watts(struct turbo_row *row, enum turbo_col c, double w, double *sum, unsigned *n,
+		      bool suspect)
+{
+	set(row, c, w);
+	*sum += w;
+	(*n)++;
+	if (suspect)
+		row->suspect |= BIT(c);
+}
+
 /* One CPU's row. core_p/core_c: raw of the first thread of its core, prev/cur. */
 static void compute_row(const struct snapshot *ps, const struct snapshot *cs,
 			const struct turbo_cpu_raw *p, const struct turbo_cpu_raw *c,
@@ -367,25 +378,13 @@ static void compute_pkg(const struct turbo_raw *prt, const struct turbo_raw *crt
 		s->have_pkg_tmp = true;
 	}
 	if ((kc->have & kp->have & TP_E_PKG) && energy_j(crt, 0, kc->e_pkg, kp->e_pkg, &d)) {
-		set(row, TC_PKGWATT, d / itv);
-		s->pkg_w += d / itv;
-		s->n_pkg_w++;
-		if (suspect)
-			row->suspect |= BIT(TC_PKGWATT);
+		put_watts(row, TC_PKGWATT, d / itv, &s->pkg_w, &s->n_pkg_w, suspect);
 	}
 	if ((kc->have & kp->have & TP_E_CORES) && energy_j(crt, 1, kc->e_cores, kp->e_cores, &d)) {
-		set(row, TC_CORWATT, d / itv);
-		s->cor_w += d / itv;
-		s->n_cor_w++;
-		if (suspect)
-			row->suspect |= BIT(TC_CORWATT);
+		put_watts(row, TC_CORWATT, d / itv, &s->cor_w, &s->n_cor_w, suspect);
 	}
 	if ((kc->have & kp->have & TP_E_DRAM) && energy_j(crt, 2, kc->e_dram, kp->e_dram, &d)) {
-		set(row, TC_RAMWATT, d / itv);
-		s->ram_w += d / itv;
-		s->n_ram_w++;
-		if (suspect)
-			row->suspect |= BIT(TC_RAMWATT);
+		put_watts(row, TC_RAMWATT, d / itv, &s->ram_w, &s->n_ram_w, suspect);
 	}
 	/* PKG_% / RAM_%: time throttled by RAPL, in RAPL time units */
 	if (kc->have & kp->have & TP_PKG_PERF) {
