@@ -186,6 +186,13 @@ static void set(struct turbo_row *row, enum turbo_col c, double v)
 	row->have |= BIT(c);
 }
 
+/* c set to v when the CPUs or packages summed had it */
+static void set_if(struct turbo_row *row, enum turbo_col c, bool have, double v)
+{
+	if (have)
+		set(row, c, v);
+}
+
 /* A RAPL domain's watts into a package's row and the packages' sum */
 static void put_watts(struct turbo_row *row, enum turbo_col c, double w, double *sum, unsigned *n,
 		      bool suspect)
@@ -433,28 +440,19 @@ static void compute_summary(const struct sums *s, double itv, const struct turbo
 		set(row, TC_C6, 100.0 * (s->c6 / s->ncores[1]) / tsc);
 	if (s->ncores[2] && tsc > 0)
 		set(row, TC_C7, 100.0 * (s->c7 / s->ncores[2]) / tsc);
-	if (s->nirq)
-		set(row, TC_IRQ, s->irq);
-	if (s->nsmi)
-		set(row, TC_SMI, s->smi);
-	if (s->have_core_tmp)
-		set(row, TC_CORETMP, s->core_tmp);
-	if (s->have_pkg_tmp)
-		set(row, TC_PKGTMP, s->pkg_tmp);
+	set_if(row, TC_IRQ, s->nirq, s->irq);
+	set_if(row, TC_SMI, s->nsmi, s->smi);
+	set_if(row, TC_CORETMP, s->have_core_tmp, s->core_tmp);
+	set_if(row, TC_PKGTMP, s->have_pkg_tmp, s->pkg_tmp);
 	for (int k = 0; k < 4; k++)
 		if (s->npkgs[k] && tsc > 0)
 			set(row, (enum turbo_col)(TC_PC2 + k),
 			    100.0 * (s->pc[k] / s->npkgs[k]) / tsc);
-	if (s->n_pkg_w)
-		set(row, TC_PKGWATT, s->pkg_w);
-	if (s->n_cor_w)
-		set(row, TC_CORWATT, s->cor_w);
-	if (s->n_ram_w)
-		set(row, TC_RAMWATT, s->ram_w);
-	if (s->n_pkg_pct)
-		set(row, TC_PKG_PCT, s->pkg_pct);
-	if (s->n_ram_pct)
-		set(row, TC_RAM_PCT, s->ram_pct);
+	set_if(row, TC_PKGWATT, s->n_pkg_w, s->pkg_w);
+	set_if(row, TC_CORWATT, s->n_cor_w, s->cor_w);
+	set_if(row, TC_RAMWATT, s->n_ram_w, s->ram_w);
+	set_if(row, TC_PKG_PCT, s->n_pkg_pct, s->pkg_pct);
+	set_if(row, TC_RAM_PCT, s->n_ram_pct, s->ram_pct);
 	if (s->nidle_cpus) {
 		row->nidle = in->nidle;
 		for (unsigned k = 0; k < in->nidle; k++)
