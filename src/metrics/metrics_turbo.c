@@ -186,6 +186,19 @@ static void set(struct turbo_row *row, enum turbo_col c, double v)
 	row->have |= BIT(c);
 }
 
+/* Avg_MHz, Busy% and Bzy_MHz from APERF's and MPERF's advance over itv s
+ * (tsc the TSC's), as turbostat computes them */
+static void set_freq(struct turbo_row *row, const struct turbo_info *in, double aperf, double mperf,
+		     double tsc, double itv)
+{
+	set(row, TC_AVG_MHZ, aperf / 1e6 / itv);
+	set(row, TC_BUSY, 100.0 * mperf / tsc);
+	if (in->base_mhz > 0)
+		set(row, TC_BZY_MHZ, in->base_mhz * aperf / mperf);
+	else
+		set(row, TC_BZY_MHZ, tsc / 1e6 * aperf / mperf / itv);
+}
+
 /* c set to v when the CPUs or packages summed had it */
 static void set_if(struct turbo_row *row, enum turbo_col c, bool have, double v)
 {
@@ -247,12 +260,7 @@ static void compute_row(const struct snapshot *ps, const struct snapshot *cs,
 		if (c->aperf > p->aperf && c->mperf > p->mperf) {
 			aperf = (double)(c->aperf - p->aperf);
 			mperf = (double)(c->mperf - p->mperf);
-			set(row, TC_AVG_MHZ, aperf / 1e6 / itv);
-			set(row, TC_BUSY, 100.0 * mperf / tsc);
-			if (in->base_mhz > 0)
-				set(row, TC_BZY_MHZ, in->base_mhz * aperf / mperf);
-			else
-				set(row, TC_BZY_MHZ, tsc / 1e6 * aperf / mperf / itv);
+			set_freq(row, in, aperf, mperf, tsc, itv);
 			s->aperf += aperf;
 			s->mperf += mperf;
 			s->nfreq++;
@@ -425,12 +433,7 @@ static void compute_summary(const struct sums *s, double itv, const struct turbo
 	if (s->nfreq) {
 		double aperf = s->aperf / s->nfreq, mperf = s->mperf / s->nfreq;
 
-		set(row, TC_AVG_MHZ, aperf / 1e6 / itv);
-		set(row, TC_BUSY, 100.0 * mperf / tsc);
-		if (in->base_mhz > 0)
-			set(row, TC_BZY_MHZ, in->base_mhz * aperf / mperf);
-		else
-			set(row, TC_BZY_MHZ, tsc / 1e6 * aperf / mperf / itv);
+		set_freq(row, in, aperf, mperf, tsc, itv);
 	}
 	if (s->nc1)
 		set(row, TC_C1, 100.0 * (s->c1 / s->nc1) / tsc);
