@@ -40,6 +40,17 @@ void cli_error(const char *what, const char *fmt, ...)
 	sb_free(&sb);
 }
 
+int cli_opt_other(int c, char **argv, const char *usage)
+{
+	if (c == 'h') {
+		printf("%s", usage);
+		return 1;
+	}
+	cli_error(argv[optind - 1],
+		  c == ':' ? "needs a value (try --help)" : "unknown option (try --help)");
+	return -EXIT_USAGE;
+}
+
 /*
  * The escaping stream under stdout and stderr (cli_escape_stdio): every byte
  * goes through text_escape, '\n' and '\t' kept. A UTF-8 sequence that stdio

@@ -30,6 +30,11 @@ void cli_error(const char *what, const char *fmt, ...) __attribute__((format(pri
  */
 int cli_escape_stdio(void);
 
+/* The options a subcommand's getopt loop (optstring starting ':') leaves
+ * to the end: -h prints usage (1); a missing value or an unknown option
+ * says so, "(try --help)" (-EXIT_USAGE). */
+int cli_opt_other(int c, char **argv, const char *usage);
+
 /* Parses a positive millisecond count; -1 if invalid. */
 long cli_parse_ms(const char *s, long min_ms);
 

@@ -188,15 +188,8 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 		case 'j':
 			a->json = true;
 			break;
-		case 'h':
-			printf("%s", replay_usage);
-			return 1;
-		case ':':
-			cli_error(argv[optind - 1], "needs a value (try --help)");
-			return -EXIT_USAGE;
-		default:
-			cli_error(argv[optind - 1], "unknown option (try --help)");
-			return -EXIT_USAGE;
+		default: /* -h, a missing value, an unknown option */
+			return cli_opt_other(c, argv, replay_usage);
 		}
 	}
 	if (argc - optind > 1 || (a->have_at && (a->from != INT64_MIN || a->to != INT64_MAX))) {

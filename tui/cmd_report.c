@@ -88,15 +88,8 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		case 'o':
 			a->out = optarg;
 			break;
-		case 'h':
-			printf("%s", report_usage);
-			return 1;
-		case ':':
-			cli_error(argv[optind - 1], "needs a value (try --help)");
-			return -EXIT_USAGE;
-		default:
-			cli_error(argv[optind - 1], "unknown option (try --help)");
-			return -EXIT_USAGE;
+		default: /* -h, a missing value, an unknown option */
+			return cli_opt_other(c, argv, report_usage);
 		}
 	}
 	if (argc - optind > 1 || (argc - optind == 1 && a->socket) || a->from > a->to) {

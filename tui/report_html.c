@@ -127,6 +127,15 @@ static void page_head(struct strbuf *sb, const struct report_data *d, const char
 	sb_puts(sb, "</p>\n");
 }
 
+/* A finding's row was a warning or worse somewhere in the samples f..l */
+static bool row_in_span(const struct rd_row *r, size_t f, size_t l)
+{
+	for (size_t k = f; k <= l; k++)
+		if (r->sev[k] >= 2)
+			return true;
+	return false;
+}
+
 static void worst_section(struct strbuf *sb, const struct report_data *d)
 {
 	size_t f, l;
@@ -153,11 +162,8 @@ static void worst_section(struct strbuf *sb, const struct report_data *d)
 		  (double)(d->t_ms[l] - d->t_ms[f]) / 1000.0);
 	for (size_t i = 0; i < d->nrows; i++) {
 		const struct rd_row *r = &d->rows[i];
-		bool in = false;
 
-		for (size_t k = f; k <= l && !in; k++)
-			in = r->sev[k] >= 2;
-		if (!in)
+		if (!row_in_span(r, f, l))
 			continue;
 		sb_puts(sb, "<tr><td>");
 		rs_esc(sb, r->id);
@@ -427,11 +433,8 @@ static void text_worst(struct strbuf *sb, const struct report_data *d)
 		  (double)(d->t_ms[l] - d->t_ms[f]) / 1000.0);
 	for (size_t i = 0; i < d->nrows; i++) {
 		const struct rd_row *r = &d->rows[i];
-		bool in = false;
 
-		for (size_t k = f; k <= l && !in; k++)
-			in = r->sev[k] >= 2;
-		if (!in)
+		if (!row_in_span(r, f, l))
 			continue;
 		sb_puts(sb, "  ");
 		text_str(sb, r->id);

@@ -30,6 +30,22 @@ static inline int grow(void **arr, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+/* Makes *arr exactly n elements of `size` bytes, at least one (a realloc
+ * to 0 may give NULL), as it was on failure: a table rebuilt whole each
+ * time, with no capacity kept. 0 or -ENOMEM. */
+static inline int grow_to(void **arr, size_t n, size_t size)
+{
+	void *a;
+
+	if (n > SIZE_MAX / size)
+		return -ENOMEM;
+	a = realloc(*arr, (n ? n : 1) * size);
+	if (!a)
+		return -ENOMEM;
+	*arr = a;
+	return 0;
+}
+
 /* Copies n elements of `size` bytes from src into *arr (grown as needed):
  * a table's rows into another table reused sample after sample. 0 or
  * -ENOMEM (*arr then as it was). */

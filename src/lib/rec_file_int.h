@@ -183,8 +183,6 @@ void recwriter_seg_header(const struct recwriter *w, int64_t real, uint32_t keep
 size_t recwriter_seg_header_bytes(const unsigned char h[REC_FILE_HDR_SIZE],
 				  unsigned char ret_hdr[REC_FILE_HDR_BYTES]);
 
-int recwriter_write_all(int fd, const unsigned char *p, size_t len);
-
 /* The frame's payload into w->out after the header's room: zstd of the
  * payload (key) or of its difference from the previous one, or with
  * o.store those bytes themselves when small (*ret_stored). */

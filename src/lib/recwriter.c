@@ -26,6 +26,7 @@
 #include "grow.h"
 #include "rec_diff.h"
 #include "rec_file_int.h"
+#include "treewrite.h"
 
 static void fmt_bytes(char *buf, size_t size, uint64_t b)
 {
@@ -316,24 +317,6 @@ void recwriter_stats(struct recwriter *w, struct recwriter_stats *ret)
 	pthread_mutex_unlock(&w->qlock);
 }
 
-int recwriter_write_all(int fd, const unsigned char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -ENOSPC;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* The frame's payload into w->out after the header's room: zstd of the
  * payload (key) or of its difference from the previous one, or with
  * o.store those bytes themselves when small (*ret_stored). */
@@ -435,7 +418,7 @@ int recwriter_append_now(struct recwriter *w, uint64_t id, int64_t mono_ns, int6
 		w->last_fsync_mono = mono_ns;
 	}
 	recwriter_frame_header(w, key, stored, dropped, z, len, id, mono_ns, real_ns);
-	e = recwriter_write_all(w->fd, w->out, REC_FILE_FRAME_HDR + z);
+	e = treewrite_write_all(w->fd, w->out, REC_FILE_FRAME_HDR + z);
 	if (e < 0) {
 		char seg[sizeof(w->st.segment)];
 

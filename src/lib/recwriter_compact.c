@@ -202,7 +202,7 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 	}
 	recwriter_seg_header(t, (int64_t)get64(h + 32), keep_every, h);
 	bytes = recwriter_seg_header_bytes(h, hh);
-	e = recwriter_write_all(tfd, hh, bytes);
+	e = treewrite_write_all(tfd, hh, bytes);
 	while (e >= 0 && (e = recreader_next(rd, &f)) > 0) {
 		size_t z;
 		bool key, stored;
@@ -221,7 +221,7 @@ static int compact_one(struct recwriter *w, const char *name, unsigned keep_ever
 		if (e < 0)
 			break;
 		recwriter_frame_header(t, key, stored, false, z, f.len, f.id, f.mono_ns, f.real_ns);
-		e = recwriter_write_all(tfd, t->out, REC_FILE_FRAME_HDR + z);
+		e = treewrite_write_all(tfd, t->out, REC_FILE_FRAME_HDR + z);
 		if (e < 0)
 			break;
 		bytes += REC_FILE_FRAME_HDR + z;
@@ -298,7 +298,7 @@ static int seal_one(struct recwriter *w, const char *name, unsigned duty_pct, co
 	put32(h + H_CRC, rec_crc32c(0, h, H_CRC));
 	/* the frames after the header as the segment had it (its copy too) */
 	bytes = recwriter_seg_header_bytes(h, hh);
-	e = recwriter_write_all(tfd, hh, bytes);
+	e = treewrite_write_all(tfd, hh, bytes);
 	for (size_t i = 0; e >= 0 && i < rd->nfr; i++) {
 		const struct fidx *f = &rd->fr[i];
 		const unsigned char *fh =
@@ -336,7 +336,7 @@ static int seal_one(struct recwriter *w, const char *name, unsigned duty_pct, co
 		}
 		put32(out + F_CRC,
 		      rec_crc32c(rec_crc32c(0, out, F_CRC), out + REC_FILE_FRAME_HDR, z));
-		e = recwriter_write_all(tfd, out, REC_FILE_FRAME_HDR + z);
+		e = treewrite_write_all(tfd, out, REC_FILE_FRAME_HDR + z);
 		bytes += REC_FILE_FRAME_HDR + z;
 	}
 	e = seg_replace(w, name, tmp, tfd, &before, e < 0 ? e : 1, rd->nfr, rd->nfr, bytes, st);

@@ -124,16 +124,22 @@ int treewrite_open_regular(int dfd, const char *name, int flags, struct stat *re
 	return fd;
 }
 
+/* The directory rel's last name is in, below dfd (made when create), its
+ * path in dir (PATH_MAX bytes) and *ret_base that name: its fd or -errno */
+static int parent(int dfd, const char *rel, bool create, char *dir, const char **ret_base)
+{
+	int e = split(rel, dir, PATH_MAX, ret_base);
+
+	return e < 0 ? e : walk(dfd, dir, create);
+}
+
 int treewrite_openat(int dfd, const char *rel, int flags)
 {
 	char dir[PATH_MAX];
 	const char *base;
-	int d, fd, e;
+	int d, fd;
 
-	e = split(rel, dir, sizeof(dir), &base);
-	if (e < 0)
-		return e;
-	d = walk(dfd, dir, false);
+	d = parent(dfd, rel, false, dir, &base);
 	if (d < 0)
 		return d;
 	/* looked at before it is opened: a FIFO's open would wait, a device
@@ -150,10 +156,7 @@ int treewrite_create(int dfd, const char *rel, mode_t mode)
 	const char *base;
 	int d, fd, e;
 
-	e = split(rel, dir, sizeof(dir), &base);
-	if (e < 0)
-		return e;
-	d = walk(dfd, dir, true);
+	d = parent(dfd, rel, true, dir, &base);
 	if (d < 0)
 		return d;
 	fd = openat(d, base, flags, mode);
@@ -233,10 +236,7 @@ int treewrite_symlink(int dfd, const char *rel, const char *target)
 	const char *base;
 	int d, e;
 
-	e = split(rel, dir, sizeof(dir), &base);
-	if (e < 0)
-		return e;
-	d = walk(dfd, dir, true);
+	d = parent(dfd, rel, true, dir, &base);
 	if (d < 0)
 		return d;
 	e = symlinkat(target, d, base) < 0 ? -errno : 0;

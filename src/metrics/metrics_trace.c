@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "diskstats.h"
+#include "grow.h"
 #include "metrics_trace.h"
 
 void metrics_trace_free(struct trace_metrics *m)
@@ -117,31 +118,31 @@ static bool lat_reset(const struct trace_lat_raw *p, const struct trace_lat_raw 
 	return false;
 }
 
-/* prev's row of c's key, from *j on (both reads sorted by trace_lat_cmp:
- * one merge); NULL when prev has none */
-static const struct trace_lat_raw *lat_pair(const struct trace_lat_raw *prev, size_t nprev,
-					    size_t *j, const struct trace_lat_raw *c)
+/* prev's row (n rows of size bytes) of c's key, from *j on: both reads
+ * sorted by cmp, one merge; NULL when prev has none */
+static const void *pair(const void *rows, size_t n, size_t size, size_t *j, const void *c,
+			int (*cmp)(const void *, const void *))
 {
-	while (*j < nprev && trace_lat_cmp(&prev[*j], c) < 0)
+	const char *b = rows;
+
+	while (*j < n && cmp(b + *j * size, c) < 0)
 		(*j)++;
-	return *j < nprev && trace_lat_cmp(&prev[*j], c) == 0 ? &prev[*j] : NULL;
+	return *j < n && cmp(b + *j * size, c) == 0 ? b + *j * size : NULL;
 }
 
 static int disks_compute(const struct trace_raw *prev, const struct trace_raw *cur,
 			 const struct disk_table *names, struct trace_metrics *m)
 {
 	size_t j = 0;
-	void *a;
 
 	m->ndisk = 0;
-	a = realloc(m->disks, (cur->nlat ? cur->nlat : 1) * sizeof(*m->disks));
-	if (!a)
+	if (grow_to((void **)&m->disks, cur->nlat, sizeof(*m->disks)) < 0)
 		return -ENOMEM;
-	m->disks = a;
 	/* both reads are sorted by (major, minor, op, kind): one merge */
 	for (size_t i = 0; i < cur->nlat; i++) {
 		const struct trace_lat_raw *c = &cur->lat[i];
-		const struct trace_lat_raw *p = lat_pair(prev->lat, prev->nlat, &j, c);
+		const struct trace_lat_raw *p =
+		    pair(prev->lat, prev->nlat, sizeof(*prev->lat), &j, c, trace_lat_cmp);
 		struct trace_disk_metrics *d;
 		struct trace_lat_raw dl;
 
@@ -180,7 +181,6 @@ static int hctx_compute(const struct trace_raw *prev, const struct trace_raw *cu
 			struct trace_metrics *m)
 {
 	size_t j = 0;
-	void *a;
 
 	m->nhctx = 0;
 	m->has_hctx = prev->hlat_read && cur->hlat_read;
@@ -189,13 +189,12 @@ static int hctx_compute(const struct trace_raw *prev, const struct trace_raw *cu
 			      : 0;
 	if (!m->has_hctx)
 		return 0;
-	a = realloc(m->hctx, (cur->nhlat ? cur->nhlat : 1) * sizeof(*m->hctx));
-	if (!a)
+	if (grow_to((void **)&m->hctx, cur->nhlat, sizeof(*m->hctx)) < 0)
 		return -ENOMEM;
-	m->hctx = a;
 	for (size_t i = 0; i < cur->nhlat; i++) {
 		const struct trace_lat_raw *c = &cur->hlat[i];
-		const struct trace_lat_raw *p = lat_pair(prev->hlat, prev->nhlat, &j, c);
+		const struct trace_lat_raw *p =
+		    pair(prev->hlat, prev->nhlat, sizeof(*prev->hlat), &j, c, trace_lat_cmp);
 		struct trace_hctx_metrics *h = &m->hctx[m->nhctx];
 		struct trace_lat_raw dl;
 
@@ -231,7 +230,6 @@ static int cg_compute(const struct trace_raw *prev, const struct trace_raw *cur,
 		      const struct disk_table *names, struct trace_metrics *m)
 {
 	size_t j = 0;
-	void *a;
 
 	m->ncg = 0;
 	m->has_cg = prev->cg_read && cur->cg_read;
@@ -242,10 +240,8 @@ static int cg_compute(const struct trace_raw *prev, const struct trace_raw *cur,
 	m->cg_top[sizeof(m->cg_top) - 1] = '\0';
 	if (!m->has_cg)
 		return 0;
-	a = realloc(m->cg, (cur->ncg ? cur->ncg : 1) * sizeof(*m->cg));
-	if (!a)
+	if (grow_to((void **)&m->cg, cur->ncg, sizeof(*m->cg)) < 0)
 		return -ENOMEM;
-	m->cg = a;
 	for (size_t i = 0; i < cur->ncg; i++) {
 		const struct trace_cg_raw *c = &cur->cg[i], *p = NULL;
 		struct trace_lat_raw pl, cl, dl;
@@ -254,10 +250,7 @@ static int cg_compute(const struct trace_raw *prev, const struct trace_raw *cur,
 
 		if (c->kind >= TRACE_LAT__COUNT)
 			continue;
-		while (j < prev->ncg && trace_cg_cmp(&prev->cg[j], c) < 0)
-			j++;
-		if (j < prev->ncg && trace_cg_cmp(&prev->cg[j], c) == 0)
-			p = &prev->cg[j];
+		p = pair(prev->cg, prev->ncg, sizeof(*prev->cg), &j, c, trace_cg_cmp);
 		cg_as_lat(c, &cl);
 		if (p)
 			cg_as_lat(p, &pl);
@@ -299,19 +292,11 @@ static int irqs_compute(const struct trace_raw *prev, const struct trace_raw *cu
 {
 	uint64_t dt_ns = (uint64_t)(cur->mono_ns - prev->mono_ns);
 	size_t nc = cur->ncpu, j = 0;
-	void *a, *b, *c;
 
 	m->nirq = 0;
-	a = realloc(m->irq, (cur->nirq ? cur->nirq : 1) * sizeof(*m->irq));
-	if (a)
-		m->irq = a;
-	b = realloc(m->irq_us_s, (cur->nirq ? cur->nirq : 1) * nc * sizeof(*m->irq_us_s));
-	if (b)
-		m->irq_us_s = b;
-	c = realloc(m->irq_cnt_s, (cur->nirq ? cur->nirq : 1) * nc * sizeof(*m->irq_cnt_s));
-	if (c)
-		m->irq_cnt_s = c;
-	if (!a || !b || !c)
+	if (grow_to((void **)&m->irq, cur->nirq, sizeof(*m->irq)) < 0 ||
+	    grow_to((void **)&m->irq_us_s, cur->nirq * nc, sizeof(*m->irq_us_s)) < 0 ||
+	    grow_to((void **)&m->irq_cnt_s, cur->nirq * nc, sizeof(*m->irq_cnt_s)) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < cur->nirq; i++) {
 		const uint64_t *pn = NULL, *pc = NULL, *cn = &cur->irq_ns[i * nc];
@@ -350,12 +335,27 @@ static int irqs_compute(const struct trace_raw *prev, const struct trace_raw *cu
 	return 0;
 }
 
+/* A per-queue row (a NAPI's NET_RX time, a hardware queue's BLOCK time)
+ * over the interval, p_ns its previous read's time (0 new): kept unless
+ * it is idle, was re-created (down: a counter went down) or took more
+ * than all the CPUs' time (then counted in m->rows_dropped). */
+static bool queue_row_ok(uint64_t c_ns, uint64_t p_ns, bool down, const struct trace_raw *cur,
+			 uint64_t dt_ns, struct trace_metrics *m)
+{
+	if (down || c_ns == p_ns)
+		return false;
+	if (!trace_time_ok((c_ns - p_ns) / cur->ncpu, dt_ns)) {
+		m->rows_dropped++; /* more than all the CPUs' time */
+		return false;
+	}
+	return true;
+}
+
 /* NET_RX time by NAPI: both reads sorted by napi_id, one merge */
 static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cur,
 			struct trace_metrics *m)
 {
 	size_t j = 0;
-	void *a;
 
 	uint64_t dt_ns = (uint64_t)(cur->mono_ns - prev->mono_ns);
 
@@ -363,26 +363,17 @@ static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cu
 	m->has_napi = prev->napi_read && cur->napi_read;
 	if (!m->has_napi)
 		return 0;
-	a = realloc(m->napi, (cur->nnapi ? cur->nnapi : 1) * sizeof(*m->napi));
-	if (!a)
+	if (grow_to((void **)&m->napi, cur->nnapi, sizeof(*m->napi)) < 0)
 		return -ENOMEM;
-	m->napi = a;
 	for (size_t i = 0; i < cur->nnapi; i++) {
 		const struct trace_napi_raw *c = &cur->napi[i], *p = NULL;
 		struct trace_napi_metrics *q;
 
-		while (j < prev->nnapi && prev->napi[j].napi_id < c->napi_id)
-			j++;
-		if (j < prev->nnapi && prev->napi[j].napi_id == c->napi_id)
-			p = &prev->napi[j];
-		if (p && (c->ns < p->ns || c->polls < p->polls || c->work < p->work))
-			continue; /* re-created */
-		if (c->ns == (p ? p->ns : 0))
+		p = pair(prev->napi, prev->nnapi, sizeof(*prev->napi), &j, c, trace_napi_cmp);
+		if (!queue_row_ok(c->ns, p ? p->ns : 0,
+				  p && (c->ns < p->ns || c->polls < p->polls || c->work < p->work),
+				  cur, dt_ns, m))
 			continue;
-		if (!trace_time_ok((c->ns - (p ? p->ns : 0)) / cur->ncpu, dt_ns)) {
-			m->rows_dropped++; /* more than all the CPUs' time */
-			continue;
-		}
 		q = &m->napi[m->nnapi++];
 		memset(q, 0, sizeof(*q));
 		q->napi_id = c->napi_id;
@@ -400,21 +391,11 @@ static int napi_compute(const struct trace_raw *prev, const struct trace_raw *cu
 	return 0;
 }
 
-static int cmp_blkq_key(const struct trace_blkq_raw *x, const struct trace_blkq_raw *y)
-{
-	if (x->major != y->major)
-		return x->major < y->major ? -1 : 1;
-	if (x->minor != y->minor)
-		return x->minor < y->minor ? -1 : 1;
-	return x->hctx < y->hctx ? -1 : x->hctx > y->hctx;
-}
-
 /* BLOCK time by disk and hardware queue: sorted by (major, minor, hctx) */
 static int blkq_compute(const struct trace_raw *prev, const struct trace_raw *cur,
 			const struct disk_table *names, struct trace_metrics *m)
 {
 	size_t j = 0;
-	void *a;
 
 	uint64_t dt_ns = (uint64_t)(cur->mono_ns - prev->mono_ns);
 
@@ -422,27 +403,17 @@ static int blkq_compute(const struct trace_raw *prev, const struct trace_raw *cu
 	m->has_blkq = prev->blkq_read && cur->blkq_read;
 	if (!m->has_blkq)
 		return 0;
-	a = realloc(m->blkq, (cur->nblkq ? cur->nblkq : 1) * sizeof(*m->blkq));
-	if (!a)
+	if (grow_to((void **)&m->blkq, cur->nblkq, sizeof(*m->blkq)) < 0)
 		return -ENOMEM;
-	m->blkq = a;
 	for (size_t i = 0; i < cur->nblkq; i++) {
 		const struct trace_blkq_raw *c = &cur->blkq[i], *p = NULL;
 		const struct disk_raw *row;
 		struct trace_blkq_metrics *q;
 
-		while (j < prev->nblkq && cmp_blkq_key(&prev->blkq[j], c) < 0)
-			j++;
-		if (j < prev->nblkq && cmp_blkq_key(&prev->blkq[j], c) == 0)
-			p = &prev->blkq[j];
-		if (p && (c->ns < p->ns || c->count < p->count))
-			continue; /* re-created */
-		if (c->ns == (p ? p->ns : 0))
+		p = pair(prev->blkq, prev->nblkq, sizeof(*prev->blkq), &j, c, trace_blkq_cmp);
+		if (!queue_row_ok(c->ns, p ? p->ns : 0, p && (c->ns < p->ns || c->count < p->count),
+				  cur, dt_ns, m))
 			continue;
-		if (!trace_time_ok((c->ns - (p ? p->ns : 0)) / cur->ncpu, dt_ns)) {
-			m->rows_dropped++;
-			continue;
-		}
 		q = &m->blkq[m->nblkq++];
 		memset(q, 0, sizeof(*q));
 		q->major = c->major;

@@ -186,6 +186,37 @@ static void set(struct turbo_row *row, enum turbo_col c, double v)
 	row->have |= BIT(c);
 }
 
+/* Avg_MHz, Busy% and Bzy_MHz from APERF's and MPERF's advance over itv s
+ * (tsc the TSC's), as turbostat computes them */
+static void set_freq(struct turbo_row *row, const struct turbo_info *in, double aperf, double mperf,
+		     double tsc, double itv)
+{
+	set(row, TC_AVG_MHZ, aperf / 1e6 / itv);
+	set(row, TC_BUSY, 100.0 * mperf / tsc);
+	if (in->base_mhz > 0)
+		set(row, TC_BZY_MHZ, in->base_mhz * aperf / mperf);
+	else
+		set(row, TC_BZY_MHZ, tsc / 1e6 * aperf / mperf / itv);
+}
+
+/* c set to v when the CPUs or packages summed had it */
+static void set_if(struct turbo_row *row, enum turbo_col c, bool have, double v)
+{
+	if (have)
+		set(row, c, v);
+}
+
+/* A RAPL domain's watts into a package's row and the packages' sum */
+static void put_watts(struct turbo_row *row, enum turbo_col c, double w, double *sum, unsigned *n,
+		      bool suspect)
+{
+	set(row, c, w);
+	*sum += w;
+	(*n)++;
+	if (suspect)
+		row->suspect |= BIT(c);
+}
+
 /* One CPU's row. core_p/core_c: raw of the first thread of its core, prev/cur. */
 static void compute_row(const struct snapshot *ps, const struct snapshot *cs,
 			const struct turbo_cpu_raw *p, const struct turbo_cpu_raw *c,
@@ -229,12 +260,7 @@ static void compute_row(const struct snapshot *ps, const struct snapshot *cs,
 		if (c->aperf > p->aperf && c->mperf > p->mperf) {
 			aperf = (double)(c->aperf - p->aperf);
 			mperf = (double)(c->mperf - p->mperf);
-			set(row, TC_AVG_MHZ, aperf / 1e6 / itv);
-			set(row, TC_BUSY, 100.0 * mperf / tsc);
-			if (in->base_mhz > 0)
-				set(row, TC_BZY_MHZ, in->base_mhz * aperf / mperf);
-			else
-				set(row, TC_BZY_MHZ, tsc / 1e6 * aperf / mperf / itv);
+			set_freq(row, in, aperf, mperf, tsc, itv);
 			s->aperf += aperf;
 			s->mperf += mperf;
 			s->nfreq++;
@@ -367,25 +393,13 @@ static void compute_pkg(const struct turbo_raw *prt, const struct turbo_raw *crt
 		s->have_pkg_tmp = true;
 	}
 	if ((kc->have & kp->have & TP_E_PKG) && energy_j(crt, 0, kc->e_pkg, kp->e_pkg, &d)) {
-		set(row, TC_PKGWATT, d / itv);
-		s->pkg_w += d / itv;
-		s->n_pkg_w++;
-		if (suspect)
-			row->suspect |= BIT(TC_PKGWATT);
+		put_watts(row, TC_PKGWATT, d / itv, &s->pkg_w, &s->n_pkg_w, suspect);
 	}
 	if ((kc->have & kp->have & TP_E_CORES) && energy_j(crt, 1, kc->e_cores, kp->e_cores, &d)) {
-		set(row, TC_CORWATT, d / itv);
-		s->cor_w += d / itv;
-		s->n_cor_w++;
-		if (suspect)
-			row->suspect |= BIT(TC_CORWATT);
+		put_watts(row, TC_CORWATT, d / itv, &s->cor_w, &s->n_cor_w, suspect);
 	}
 	if ((kc->have & kp->have & TP_E_DRAM) && energy_j(crt, 2, kc->e_dram, kp->e_dram, &d)) {
-		set(row, TC_RAMWATT, d / itv);
-		s->ram_w += d / itv;
-		s->n_ram_w++;
-		if (suspect)
-			row->suspect |= BIT(TC_RAMWATT);
+		put_watts(row, TC_RAMWATT, d / itv, &s->ram_w, &s->n_ram_w, suspect);
 	}
 	/* PKG_% / RAM_%: time throttled by RAPL, in RAPL time units */
 	if (kc->have & kp->have & TP_PKG_PERF) {
@@ -419,12 +433,7 @@ static void compute_summary(const struct sums *s, double itv, const struct turbo
 	if (s->nfreq) {
 		double aperf = s->aperf / s->nfreq, mperf = s->mperf / s->nfreq;
 
-		set(row, TC_AVG_MHZ, aperf / 1e6 / itv);
-		set(row, TC_BUSY, 100.0 * mperf / tsc);
-		if (in->base_mhz > 0)
-			set(row, TC_BZY_MHZ, in->base_mhz * aperf / mperf);
-		else
-			set(row, TC_BZY_MHZ, tsc / 1e6 * aperf / mperf / itv);
+		set_freq(row, in, aperf, mperf, tsc, itv);
 	}
 	if (s->nc1)
 		set(row, TC_C1, 100.0 * (s->c1 / s->nc1) / tsc);
@@ -434,28 +443,19 @@ static void compute_summary(const struct sums *s, double itv, const struct turbo
 		set(row, TC_C6, 100.0 * (s->c6 / s->ncores[1]) / tsc);
 	if (s->ncores[2] && tsc > 0)
 		set(row, TC_C7, 100.0 * (s->c7 / s->ncores[2]) / tsc);
-	if (s->nirq)
-		set(row, TC_IRQ, s->irq);
-	if (s->nsmi)
-		set(row, TC_SMI, s->smi);
-	if (s->have_core_tmp)
-		set(row, TC_CORETMP, s->core_tmp);
-	if (s->have_pkg_tmp)
-		set(row, TC_PKGTMP, s->pkg_tmp);
+	set_if(row, TC_IRQ, s->nirq, s->irq);
+	set_if(row, TC_SMI, s->nsmi, s->smi);
+	set_if(row, TC_CORETMP, s->have_core_tmp, s->core_tmp);
+	set_if(row, TC_PKGTMP, s->have_pkg_tmp, s->pkg_tmp);
 	for (int k = 0; k < 4; k++)
 		if (s->npkgs[k] && tsc > 0)
 			set(row, (enum turbo_col)(TC_PC2 + k),
 			    100.0 * (s->pc[k] / s->npkgs[k]) / tsc);
-	if (s->n_pkg_w)
-		set(row, TC_PKGWATT, s->pkg_w);
-	if (s->n_cor_w)
-		set(row, TC_CORWATT, s->cor_w);
-	if (s->n_ram_w)
-		set(row, TC_RAMWATT, s->ram_w);
-	if (s->n_pkg_pct)
-		set(row, TC_PKG_PCT, s->pkg_pct);
-	if (s->n_ram_pct)
-		set(row, TC_RAM_PCT, s->ram_pct);
+	set_if(row, TC_PKGWATT, s->n_pkg_w, s->pkg_w);
+	set_if(row, TC_CORWATT, s->n_cor_w, s->cor_w);
+	set_if(row, TC_RAMWATT, s->n_ram_w, s->ram_w);
+	set_if(row, TC_PKG_PCT, s->n_pkg_pct, s->pkg_pct);
+	set_if(row, TC_RAM_PCT, s->n_ram_pct, s->ram_pct);
 	if (s->nidle_cpus) {
 		row->nidle = in->nidle;
 		for (unsigned k = 0; k < in->nidle; k++)

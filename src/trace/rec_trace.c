@@ -40,14 +40,21 @@ static void w_s(struct strbuf *o, const char *s)
 	rec_text_put_s(o, s);
 }
 
+/* A histogram's buckets, its empty top ones left out. */
+static void w_slots(struct strbuf *o, const uint64_t *slots)
+{
+	int top = TRACE_HIST_SLOTS;
+
+	while (top && !slots[top - 1])
+		top--;
+	for (int s = 0; s < top; s++)
+		w_u(o, slots[s]);
+}
+
 /* A histogram's line: 'l' (disk, op, stage) or 'x' (disk, hardware queue,
  * op; the device stage), its empty top buckets left out. */
 static void w_lat(struct strbuf *o, char kind, const struct trace_lat_raw *l)
 {
-	int top = TRACE_HIST_SLOTS;
-
-	while (top && !l->slots[top - 1])
-		top--;
 	sb_putc(o, kind);
 	w_u(o, l->major);
 	w_u(o, l->minor);
@@ -59,18 +66,13 @@ static void w_lat(struct strbuf *o, char kind, const struct trace_lat_raw *l)
 	w_u(o, l->count);
 	w_u(o, l->sum_ns);
 	w_u(o, l->remote);
-	for (int s = 0; s < top; s++)
-		w_u(o, l->slots[s]);
+	w_slots(o, l->slots);
 	sb_putc(o, '\n');
 }
 
 /* A (cgroup, disk, stage) line 'g', its empty top buckets left out. */
 static void w_cg(struct strbuf *o, const struct trace_cg_raw *g)
 {
-	int top = TRACE_HIST_SLOTS;
-
-	while (top && !g->slots[top - 1])
-		top--;
 	sb_putc(o, 'g');
 	w_u(o, g->cgid);
 	w_u(o, g->major);
@@ -79,14 +81,13 @@ static void w_cg(struct strbuf *o, const struct trace_cg_raw *g)
 	w_u(o, g->count);
 	w_u(o, g->sum_ns);
 	w_s(o, g->path);
-	for (int s = 0; s < top; s++)
-		w_u(o, g->slots[s]);
+	w_slots(o, g->slots);
 	sb_putc(o, '\n');
 }
 
-int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
+/* The record's header line, its hierarchy and stats lines, a line a probe. */
+static void w_head(const struct trace_raw *r, struct strbuf *o)
 {
-	size_t nc = r->ncpu;
 	uint64_t budget;
 
 	memcpy(&budget, &r->budget_pct, sizeof(budget)); /* a double exactly: its bits */
@@ -96,7 +97,7 @@ int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
 	w_u(o, (uint64_t)(r->mono_ns < 0 ? 0 : r->mono_ns));
 	w_u(o, r->stats);
 	w_u(o, budget);
-	w_u(o, nc);
+	w_u(o, r->ncpu);
 	/* appended by the per-queue load and the block probe's sampling */
 	w_u(o, r->block_sample);
 	w_u(o, r->napi_read);
@@ -140,6 +141,13 @@ int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
 		w_u(o, p->back_in_ns);
 		sb_putc(o, '\n');
 	}
+}
+
+int rec_trace_pack(const struct trace_raw *r, struct strbuf *o)
+{
+	size_t nc = r->ncpu;
+
+	w_head(r, o);
 	if (!r->valid)
 		return o->err; /* the arrays of a failed read mean nothing */
 	for (size_t c = 0; c < nc && r->soft_ns && r->soft_count; c++) {
@@ -273,15 +281,9 @@ static void r_cg(struct rec_text *r, struct trace_raw *t)
 	if (!g->cgid || (t->ncg && trace_cg_cmp(&t->cg[t->ncg - 1], g) >= 0))
 		r->bad = true;
 	/* checked as the live reader's rows are (trace_lat_check) */
-	if (!r->bad) {
-		struct trace_lat_raw l = { .count = g->count, .sum_ns = g->sum_ns };
-
-		memcpy(l.slots, g->slots, sizeof(l.slots));
-		if (trace_lat_check(&l) & TRACE_CHECK_BAD) {
-			t->rows_dropped++;
-			return;
-		}
-		g->count = l.count;
+	if (!r->bad && trace_cg_check(g) & TRACE_CHECK_BAD) {
+		t->rows_dropped++;
+		return;
 	}
 	t->ncg++;
 }
@@ -367,16 +369,9 @@ static void r_napi(struct rec_text *r, struct trace_raw *t)
 	rec_text_s(r, q->dev, sizeof(q->dev));
 	q->netns = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
 	/* ascending and unique: the metrics merge two reads by napi_id */
-	if (t->nnapi && t->napi[t->nnapi - 1].napi_id >= q->napi_id)
+	if (t->nnapi && trace_napi_cmp(&t->napi[t->nnapi - 1], q) >= 0)
 		r->bad = true;
 	t->nnapi++;
-}
-
-/* A hardware queue's key as one number, in the metrics' order (major,
- * minor, hctx): major and minor within dev_t, hctx 32 bits. */
-static uint64_t blkq_key(const struct trace_blkq_raw *q)
-{
-	return (uint64_t)q->major << 52 | (uint64_t)q->minor << 32 | q->hctx;
 }
 
 static void r_blkq(struct rec_text *r, struct trace_raw *t)
@@ -389,7 +384,7 @@ static void r_blkq(struct rec_text *r, struct trace_raw *t)
 	q->hctx = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
 	q->ns = rec_text_u(r);
 	q->count = rec_text_u(r);
-	if (t->nblkq && blkq_key(&t->blkq[t->nblkq - 1]) >= blkq_key(q))
+	if (t->nblkq && trace_blkq_cmp(&t->blkq[t->nblkq - 1], q) >= 0)
 		r->bad = true;
 	t->nblkq++;
 }
@@ -404,14 +399,105 @@ static void r_soft(struct rec_text *r, struct trace_raw *t)
 		t->soft_count[c * TRACE_NR_SOFTIRQS + v] = rec_text_u(r);
 }
 
+static void r_lat_l(struct rec_text *r, struct trace_raw *t)
+{
+	r_lat(r, 'l', t->lat, &t->nlat, t);
+}
+
+static void r_lat_x(struct rec_text *r, struct trace_raw *t)
+{
+	r_lat(r, 'x', t->hlat, &t->nhlat, t);
+}
+
+/* The lines of a read's rows, each kind with its reader (into the tables
+ * the header's line sets up: line_counts). */
+static const struct row_line {
+	char kind;
+	void (*read)(struct rec_text *r, struct trace_raw *t);
+} row_lines[] = {
+	{ 's', r_soft },  { 'i', r_irq },   { 'n', r_napi }, { 'q', r_blkq },
+	{ 'l', r_lat_l }, { 'x', r_lat_x }, { 'g', r_cg },
+};
+
+/* A line of kind k: a row of a valid read, or a kind of a later version
+ * (skipped) */
+static void r_row(struct rec_text *r, struct trace_raw *t, char k, bool valid)
+{
+	for (size_t i = 0; valid && i < sizeof(row_lines) / sizeof(row_lines[0]); i++)
+		if (row_lines[i].kind == k) {
+			row_lines[i].read(r, t);
+			return;
+		}
+}
+
+/* How many lines of each kind of rows a record holds: the tables' sizes. */
+struct line_counts {
+	size_t nirq, nlat, nnapi, nblkq, nhlat, ncg;
+};
+
+/* The 'h' line: the read's scalars and the CPU count, then the tables
+ * for n's lines (when valid). 0, -EBADMSG or -ENOMEM. */
+static int r_head(struct rec_text *r, struct trace_raw *t, bool *valid, const struct line_counts *n)
+{
+	uint64_t budget;
+
+	*valid = rec_text_u(r) != 0;
+	t->mono_ns = (int64_t)r_below(r, (uint64_t)INT64_MAX + 1);
+	t->stats = rec_text_u(r) != 0;
+	budget = rec_text_u(r);
+	memcpy(&t->budget_pct, &budget, sizeof(budget));
+	t->ncpu = (uint32_t)r_below(r, REC_TRACE_CPUS_MAX + 1);
+	t->block_sample = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
+	t->napi_read = rec_text_u(r) != 0;
+	t->blkq_read = rec_text_u(r) != 0;
+	t->hlat_read = rec_text_u(r) != 0;
+	t->hlat_dropped = rec_text_u(r);
+	t->host_netns = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
+	t->lat_dropped = rec_text_u(r);
+	t->lat_slots = (uint32_t)r_below(r, (uint64_t)TRACE_MAX_LAT + 1);
+	t->cg_read = rec_text_u(r) != 0;
+	t->cg_dropped = rec_text_u(r);
+	if (r->bad || (*valid && !t->ncpu) || n->nirq * t->ncpu > REC_TRACE_CELLS_MAX)
+		return -EBADMSG;
+	if (*valid && (alloc_tables(t, n->nirq, n->nlat, n->nnapi, n->nblkq, n->nhlat) < 0 ||
+		       grow_zero((void **)&t->cg, n->ncg, sizeof(*t->cg)) < 0))
+		return -ENOMEM;
+	return 0;
+}
+
+/* A 'p' line: a probe's state (one of a later version skipped). */
+static void r_probe(struct rec_text *r, struct trace_raw *t)
+{
+	uint64_t i = rec_text_u(r);
+	struct trace_probe_status *pr;
+
+	if (i >= TRACE__COUNT)
+		return; /* a probe of a later version */
+	pr = &t->probe[i];
+	pr->on = rec_text_u(r) != 0;
+	pr->read = rec_text_u(r) != 0;
+	pr->has_run = rec_text_u(r) != 0;
+	pr->run_ns = rec_text_u(r);
+	pr->run_cnt = rec_text_u(r);
+	rec_text_s(r, pr->reason, sizeof(pr->reason));
+	pr->over_budget = (uint32_t)r_below(r, (uint64_t)UINT32_MAX + 1);
+	pr->backing_off = rec_text_u(r) != 0 && !pr->on;
+	pr->off_ns = rec_text_u(r);
+	pr->back_in_ns = rec_text_u(r);
+}
+
 int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 {
-	size_t nirq = count_kind(p, len, 'i'), nlat = count_kind(p, len, 'l');
-	size_t nnapi = count_kind(p, len, 'n'), nblkq = count_kind(p, len, 'q');
-	size_t nhlat = count_kind(p, len, 'x'), ncg = count_kind(p, len, 'g');
+	struct line_counts n = {
+		.nirq = count_kind(p, len, 'i'),
+		.nlat = count_kind(p, len, 'l'),
+		.nnapi = count_kind(p, len, 'n'),
+		.nblkq = count_kind(p, len, 'q'),
+		.nhlat = count_kind(p, len, 'x'),
+		.ncg = count_kind(p, len, 'g'),
+	};
 	struct rec_text r;
 	bool valid = false, head = false;
-	uint64_t budget;
 
 	t->valid = false;
 	t->nirq = t->nlat = t->nnapi = t->nblkq = t->nhlat = 0;
@@ -428,13 +514,13 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 	t->stats = false;
 	t->stats_reason[0] = '\0';
 	memset(t->probe, 0, sizeof(t->probe));
-	if (nirq > TRACE_MAX_IRQS || nlat > REC_TRACE_LAT_MAX || nnapi > TRACE_MAX_NAPI ||
-	    nblkq > TRACE_MAX_BLKQ || nhlat > TRACE_MAX_HLAT || ncg > REC_TRACE_CG_MAX)
+	if (n.nirq > TRACE_MAX_IRQS || n.nlat > REC_TRACE_LAT_MAX || n.nnapi > TRACE_MAX_NAPI ||
+	    n.nblkq > TRACE_MAX_BLKQ || n.nhlat > TRACE_MAX_HLAT || n.ncg > REC_TRACE_CG_MAX)
 		return -EBADMSG;
 	rec_text_init(&r, p, len);
 	while (!r.bad && rec_text_line(&r)) {
 		char k = rec_text_kind(&r);
-		struct trace_probe_status *pr;
+		int e;
 
 		if (!head && k != 'h')
 			return -EBADMSG; /* the CPU count comes first */
@@ -443,82 +529,22 @@ int rec_trace_unpack(const char *p, size_t len, struct trace_raw *t)
 			if (head)
 				return -EBADMSG;
 			head = true;
-			valid = rec_text_u(&r) != 0;
-			t->mono_ns = (int64_t)r_below(&r, (uint64_t)INT64_MAX + 1);
-			t->stats = rec_text_u(&r) != 0;
-			budget = rec_text_u(&r);
-			memcpy(&t->budget_pct, &budget, sizeof(budget));
-			t->ncpu = (uint32_t)r_below(&r, REC_TRACE_CPUS_MAX + 1);
-			t->block_sample = (uint32_t)r_below(&r, (uint64_t)UINT32_MAX + 1);
-			t->napi_read = rec_text_u(&r) != 0;
-			t->blkq_read = rec_text_u(&r) != 0;
-			t->hlat_read = rec_text_u(&r) != 0;
-			t->hlat_dropped = rec_text_u(&r);
-			t->host_netns = (uint32_t)r_below(&r, (uint64_t)UINT32_MAX + 1);
-			t->lat_dropped = rec_text_u(&r);
-			t->lat_slots = (uint32_t)r_below(&r, (uint64_t)TRACE_MAX_LAT + 1);
-			t->cg_read = rec_text_u(&r) != 0;
-			t->cg_dropped = rec_text_u(&r);
-			if (r.bad || (valid && !t->ncpu) || nirq * t->ncpu > REC_TRACE_CELLS_MAX)
-				return -EBADMSG;
-			if (valid && (alloc_tables(t, nirq, nlat, nnapi, nblkq, nhlat) < 0 ||
-				      grow_zero((void **)&t->cg, ncg, sizeof(*t->cg)) < 0))
-				return -ENOMEM;
+			e = r_head(&r, t, &valid, &n);
+			if (e < 0)
+				return e;
 			break;
 		case 'w':
 			rec_text_s(&r, t->stats_reason, sizeof(t->stats_reason));
 			break;
-		case 'p': {
-			uint64_t i = rec_text_u(&r);
-
-			if (i >= TRACE__COUNT)
-				break; /* a probe of a later version */
-			pr = &t->probe[i];
-			pr->on = rec_text_u(&r) != 0;
-			pr->read = rec_text_u(&r) != 0;
-			pr->has_run = rec_text_u(&r) != 0;
-			pr->run_ns = rec_text_u(&r);
-			pr->run_cnt = rec_text_u(&r);
-			rec_text_s(&r, pr->reason, sizeof(pr->reason));
-			pr->over_budget = (uint32_t)r_below(&r, (uint64_t)UINT32_MAX + 1);
-			pr->backing_off = rec_text_u(&r) != 0 && !pr->on;
-			pr->off_ns = rec_text_u(&r);
-			pr->back_in_ns = rec_text_u(&r);
-			break;
-		}
-		case 's':
-			if (valid)
-				r_soft(&r, t);
-			break;
-		case 'i':
-			if (valid)
-				r_irq(&r, t);
-			break;
-		case 'n':
-			if (valid)
-				r_napi(&r, t);
-			break;
-		case 'q':
-			if (valid)
-				r_blkq(&r, t);
-			break;
-		case 'l':
-			if (valid)
-				r_lat(&r, 'l', t->lat, &t->nlat, t);
-			break;
-		case 'x':
-			if (valid)
-				r_lat(&r, 'x', t->hlat, &t->nhlat, t);
+		case 'p':
+			r_probe(&r, t);
 			break;
 		case 'G':
 			rec_text_s(&r, t->cg_top, sizeof(t->cg_top));
 			break;
-		case 'g':
-			if (valid)
-				r_cg(&r, t);
-			break;
 		default:
-			break; /* a kind of a later version */
+			r_row(&r, t, k, valid);
+			break;
 		}
 	}
 	if (r.bad || !head) {

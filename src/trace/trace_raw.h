@@ -170,6 +170,17 @@ struct trace_raw {
  * whole at its end */
 #define TRACE_TIME_SLACK_NS 2000000
 
+/* *a += b, saturating at UINT64_MAX: false when it did */
+static inline bool trace_add_sat(uint64_t *a, uint64_t b)
+{
+	if (*a + b < *a) {
+		*a = UINT64_MAX;
+		return false;
+	}
+	*a += b;
+	return true;
+}
+
 /* what trace_lat_check found, or'ed */
 enum {
 	TRACE_CHECK_COUNT = 1,	/* count was not its buckets' sum: set so */
@@ -185,6 +196,9 @@ enum {
  * half done). A recorded row was written checked: REMOTE there is damage
  * too (rec_trace.c). Returns 0 when it is as it should be. */
 unsigned trace_lat_check(struct trace_lat_raw *l);
+
+/* trace_lat_check of a cgroup's histogram (it has no remote count) */
+unsigned trace_cg_check(struct trace_cg_raw *g);
 
 /* d_ns of one CPU's time in one vector or line over dt_ns: possible */
 bool trace_time_ok(uint64_t d_ns, uint64_t dt_ns);
@@ -227,6 +241,19 @@ int trace_cg_cmp(const void *a, const void *b);
  */
 unsigned trace_lat_bits(unsigned ndisk, unsigned ncpu);
 unsigned trace_cg_bits(unsigned ncpu);
+
+/*
+ * rows (n of size bytes) sorted by cmp and each run of equal keys made one
+ * row, add(d, x) adding x into d (trace_rows.c). Returns the rows left.
+ */
+size_t trace_rows_merge(void *rows, size_t n, size_t size, int (*cmp)(const void *, const void *),
+			void (*add)(void *d, const void *x));
+
+/* napi_id order of two NAPI rows, as qsort wants */
+int trace_napi_cmp(const void *a, const void *b);
+
+/* (major, minor, hctx) order of two hardware queues' rows, as qsort wants */
+int trace_blkq_cmp(const void *a, const void *b);
 
 /* (major, minor, hctx, op, kind) order of two histograms, as qsort wants */
 int trace_lat_cmp(const void *a, const void *b);

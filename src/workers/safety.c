@@ -490,6 +490,19 @@ static unsigned tokenize(const char *p, const char *end, const char **tok, size_
 	return n;
 }
 
+/* The line at *p (up to end) tokenized, *p moved past it: its tokens */
+static unsigned next_line(const char **p, const char *end, const char **tok, size_t *len)
+{
+	const char *eol = memchr(*p, '\n', (size_t)(end - *p));
+	unsigned n;
+
+	if (!eol)
+		eol = end;
+	n = tokenize(*p, eol, tok, len);
+	*p = eol + 1;
+	return n;
+}
+
 static const char *role_name(const struct safety_dev *d)
 {
 	return d->role == SAFETY_SELF	     ? "the device"
@@ -505,17 +518,13 @@ int safety_mountinfo_find(const char *buf, size_t len, const struct safety_famil
 	unsigned line = 0;
 
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		const char *tok[TOK_MAX];
 		size_t tl[TOK_MAX];
 		const struct safety_dev *d;
 		unsigned n, sep;
 
-		if (!eol)
-			eol = end;
 		line++;
-		n = tokenize(p, eol, tok, tl);
-		p = eol + 1;
+		n = next_line(&p, end, tok, tl);
 		if (!n)
 			continue;
 		/* id parent maj:min root mountpoint options [optional...] - fstype source superopts */
@@ -544,17 +553,13 @@ int safety_swaps_find(const char *buf, size_t len, const struct safety_family *f
 	unsigned line = 0;
 
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		const char *tok[TOK_MAX];
 		size_t tl[TOK_MAX];
 		const struct safety_dev *d;
 		unsigned n;
 
-		if (!eol)
-			eol = end;
 		line++;
-		n = tokenize(p, eol, tok, tl);
-		p = eol + 1;
+		n = next_line(&p, end, tok, tl);
 		if (!n || (line == 1 && tl[0] == 8 && strncmp(tok[0], "Filename", 8) == 0))
 			continue;
 		if (n < 2)

@@ -75,7 +75,7 @@ for f in src/metrics/*.[ch] src/advise/*.[ch]; do
 	bad=$((bad + 1))
 done
 # the stages doc/map.md maps: each file there with its job
-for f in src/lib/*.[ch] src/advise/*.[ch] src/act/*.[ch]; do
+for f in src/lib/*.[ch] src/trace/*.[ch] src/advise/*.[ch] src/act/*.[ch]; do
 	grep -q "^| \`$f\` |" doc/map.md && continue
 	echo "layering: $f has no line in doc/map.md"
 	bad=$((bad + 1))
