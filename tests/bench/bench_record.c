@@ -94,6 +94,15 @@ static int load(const char *src, struct payloads *ret)
 	return ret->n ? 0 : -1;
 }
 
+static void payloads_free(struct payloads *pl)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		free(pl->p[i]);
+	free(pl->p);
+	free(pl->len);
+	memset(pl, 0, sizeof(*pl));
+}
+
 static int mkdir_private(const char *dir)
 {
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
@@ -169,8 +178,10 @@ static int cmd_week(const char *src, const char *out, int days)
 		return 1;
 	fd = mkdir_private(out);
 	o.dirfd = fd;
-	if (fd < 0 || recwriter_open(&o, &w) < 0)
+	if (fd < 0 || recwriter_open(&o, &w) < 0) {
+		payloads_free(&pl);
 		return 1;
+	}
 	for (int64_t k = 0; k < n; k++)
 		recwriter_append(w, (uint64_t)k + 1, k * 1000000000, base + k * 1000000000,
 				 pl.p[k % (int64_t)pl.n], pl.len[k % (int64_t)pl.n]);
@@ -198,8 +209,10 @@ static int cmd_day(const char *src, const char *out, int hours, unsigned keep)
 		return 1;
 	fd = mkdir_private(out);
 	o.dirfd = fd;
-	if (fd < 0 || recwriter_open(&o, &w) < 0)
+	if (fd < 0 || recwriter_open(&o, &w) < 0) {
+		payloads_free(&pl);
 		return 1;
+	}
 	for (int64_t k = 0; k < n; k++)
 		recwriter_append(w, (uint64_t)k + 1, k * 1000000000, base + k * 1000000000,
 				 pl.p[k % (int64_t)pl.n], pl.len[k % (int64_t)pl.n]);
@@ -209,6 +222,7 @@ static int cmd_day(const char *src, const char *out, int hours, unsigned keep)
 	recwriter_stats(w, &st);
 	recwriter_close(w);
 	close(fd);
+	payloads_free(&pl);
 	if (r < 0)
 		return 1;
 	printf("%lld samples, %llu compacted to %llu: %llu bytes in %llu segments\n", (long long)n,
