@@ -223,7 +223,10 @@ static ssize_t group_add(struct workload_metrics *x, const struct proc_raw *c,
 		g->pid = c->pid;
 		g->top_kb_s = kb;
 		g->top_cpu = cpu;
-		memcpy(g->cmdline, c->has_who ? c->cmdline : "", sizeof(g->cmdline));
+		if (c->has_who)
+			memcpy(g->cmdline, c->cmdline, sizeof(g->cmdline));
+		else
+			g->cmdline[0] = '\0';
 	}
 	return (ssize_t)x->group_slots[i];
 }
