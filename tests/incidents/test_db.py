@@ -14,8 +14,7 @@ suffers, who causes it, by how much, and what do I type?
    its io wait, the flushes' wait said when they are slow beside the
    writes, and the fix a command for fio's pid (ionice), never a
    placeholder unit; the 80x24 headline carries cause, culprit and victim.
-2. checkpoint storm: pgbench with a CHECKPOINT every 2 s: the checkpointer
-   named by its role among the processes doing IO.
+2. (a checkpoint storm, the checkpointer named by its role: test_roles_live.py)
 3. CPU-bound queries: four backends each running a big generate_series:
    cpu_saturated, the victims waiting for a CPU named, and no renice or
    throttle offered for the database's own processes.
@@ -185,27 +184,6 @@ def neighbour(d, tmp, pg, disk, screens):
         bench.wait()
 
 
-def checkpoints(d, pg):
-    """2. A checkpoint storm: the checkpointer named by its role."""
-    pg.pgbench("-c", "4", "-j", "2", "-T", "60", "-n")
-    pg.loop("CHECKPOINT", 2)
-    try:
-        seen = {}
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline and "checkpointer" not in seen:
-            doc = sample(d)
-            for row in (doc.get("processes") or {}).get("top_io", []):
-                cmd = row.get("cmdline", "")
-                if cmd.startswith("postgres: 15/main: "):
-                    seen[cmd.split(": ", 2)[2].split()[0]] = cmd
-            time.sleep(0.5)
-        check("checkpointer" in seen, "checkpoints: the checkpointer never named in the "
-              "processes doing IO; seen %r" % sorted(seen))
-        print("ok: checkpoints: named in the IO rows: %s" % ", ".join(sorted(seen.values())))
-    finally:
-        pg.stop_load()
-
-
 def cpu_queries(d, pg, tmp):
     """3. CPU-bound queries: four backends burn the two CPUs."""
     script = os.path.join(tmp, "burn.sql")
@@ -353,7 +331,6 @@ def main():
         d = Daemon(tmp, interval=1000, name="db")
         daemons.append(d)
         neighbour(d, pg.base, pg, disk, screens)
-        checkpoints(d, pg)
         cpu_queries(d, pg, pg.base)
         mariadb_neighbour(d, pg.base, disk)
         quiet(d, disk)
