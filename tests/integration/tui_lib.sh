@@ -23,6 +23,11 @@ ${RUN_AS:-} "$IOTRIAGE" $* 2>"$tmp/san-$w"
 echo "exited rc=\$?"
 exec sleep 600
 SH
+	# a session that outlives the test's own: killing the last of those
+	# would end the server while the next one connects ("server exited
+	# unexpectedly"); the test's cleanup kills the server with it
+	T has-session -t iotriage-keep 2>/dev/null ||
+		T new-session -d -s iotriage-keep "sleep 3600"
 	T new-session -d -s "$w" -n "$w" -x "$x" -y "$y" \
 		"env LANG=C.UTF-8${NO_COLOR:+ NO_COLOR=$NO_COLOR} sh $tmp/$w.sh"
 }
