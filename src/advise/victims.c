@@ -7,20 +7,24 @@
  * culprit's own cgroup is not its victim.
  */
 #include "advise_int.h"
+#include "unitname.h"
 
 /* path ("system.slice/x.service", "" the top) holds culprit, whose unit
  * the collector names as procwho_cgroup_unit does: "x.service" directly in
  * system.slice, else the whole path ("/" the top) */
 static bool culprits_cgroup(const char *path, const struct proc_metrics *culprit)
 {
-	const char *u;
+	const char *u, *name;
+	size_t n;
 
 	if (!culprit || !culprit->has_who || !culprit->unit[0])
 		return false;
 	u = culprit->unit;
 	if (u[0] == '/')
 		return strcmp(path, u + 1) == 0;
-	return strncmp(path, "system.slice/", 13) == 0 && strcmp(path + 13, u) == 0;
+	/* the unit's name: the path is that system.slice service (one rule) */
+	return unit_system_service(path, strlen(path), &name, &n) && strlen(u) == n &&
+	       memcmp(name, u, n) == 0;
 }
 
 /* --trace: the IO the cgroup at path (below the top, "" the top) owns on
