@@ -105,9 +105,15 @@ void proc_short(const struct proc_metrics *p, char *buf, size_t size);
 void io_culprits(const struct ctx *c, struct finding *f, const struct disk_metrics *d);
 void cpu_culprits(const struct ctx *c, struct finding *f);
 void iowait_culprits(const struct ctx *c, struct finding *f);
-/* victims.c: who waits on a disk finding's io, a CPU finding's CPUs */
-void io_victims(const struct ctx *c, struct finding *f, const struct disk_metrics *d);
-void cpu_victims(const struct ctx *c, struct finding *f);
+#define CULPRIT_PIDS_MAX 8 /* a group's members named in a command */
+const struct culprit *first_cause(const struct finding *f);
+bool culprit_has(const struct ctx *c, const struct culprit *u, const struct proc_metrics *p);
+size_t culprit_pids(const struct ctx *c, const struct culprit *u, int32_t *pids, size_t max);
+/* victims.c: who waits on a disk finding's io, a CPU finding's CPUs; the
+ * cause (a culprit of f, NULL none) is never its own victim */
+void io_victims(const struct ctx *c, struct finding *f, const struct disk_metrics *d,
+		const struct culprit *cause);
+void cpu_victims(const struct ctx *c, struct finding *f, const struct culprit *cause);
 /* remedy.c: the fix that fits the culprit, as text to type */
 void io_remedy(const struct ctx *c, struct finding *f, const struct disk_metrics *d,
 	       const struct topo_block *b);

@@ -443,6 +443,61 @@ void iowait_culprits(const struct ctx *c, struct finding *f)
 	top_procs(c, true, f);
 }
 
+/* ---- the culprit as the victims and the fix see it ---- */
+
+/* f's first process or group culprit (the headline's), NULL none: what
+ * its victims leave out and its fix names. */
+const struct culprit *first_cause(const struct finding *f)
+{
+	for (unsigned k = 0; k < f->nculprits; k++)
+		if (f->culprits[k].kind != CULPRIT_CGROUP)
+			return &f->culprits[k];
+	return NULL;
+}
+
+/* The group u stands for in this sample's metrics, SIZE_MAX none (a
+ * process, or a group no longer there). */
+static size_t group_of(const struct workload_metrics *x, const struct culprit *u)
+{
+	if (u->kind != CULPRIT_GROUP)
+		return SIZE_MAX;
+	for (size_t i = 0; i < x->ngroups; i++)
+		if (x->groups[i].pid == u->pid && x->groups[i].n == u->count)
+			return i;
+	return SIZE_MAX;
+}
+
+/* p is u, or one of u's members. */
+bool culprit_has(const struct ctx *c, const struct culprit *u, const struct proc_metrics *p)
+{
+	const struct workload_metrics *x = c->m->workload;
+	size_t g;
+
+	if (!u || u->kind == CULPRIT_CGROUP)
+		return false;
+	if (p->pid == u->pid)
+		return true;
+	g = x ? group_of(x, u) : SIZE_MAX;
+	return g != SIZE_MAX && p->group == g;
+}
+
+/* u's pids, busiest first (a group's members among the processes measured
+ * this sample, its busiest pid first), up to max, into pids; how many. */
+size_t culprit_pids(const struct ctx *c, const struct culprit *u, int32_t *pids, size_t max)
+{
+	const struct workload_metrics *x = c->m->workload;
+	size_t n = 0, g;
+
+	if (!u || u->kind == CULPRIT_CGROUP || !max)
+		return 0;
+	pids[n++] = u->pid;
+	g = x ? group_of(x, u) : SIZE_MAX;
+	for (size_t i = 0; g != SIZE_MAX && i < x->nprocs && n < max; i++)
+		if (x->procs[i].group == g && x->procs[i].pid != u->pid)
+			pids[n++] = x->procs[i].pid;
+	return n;
+}
+
 const char *advise_culprit_kind_name(enum culprit_kind k)
 {
 	switch (k) {

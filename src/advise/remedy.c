@@ -11,32 +11,30 @@
 
 enum db_kind { DB_NONE, DB_POSTGRES, DB_MYSQL };
 
-/* The database p is a process of: its believed role (dbrole.h: the
+/* The database the culprit u is of: its believed role (dbrole.h: the
  * database's program run by its user or in its unit), else, when who runs
  * it was not read, by its comm (the executable's name, which a command
  * line or title cannot change); DB_NONE else. */
-static enum db_kind db_of(const struct proc_metrics *p)
+static enum db_kind db_of(const struct culprit *u)
 {
-	if (p->has_who)
-		return p->role.db == PROC_DB_POSTGRES ? DB_POSTGRES
-		       : p->role.db		      ? DB_MYSQL
-						      : DB_NONE;
-	if (strcmp(p->comm, "postgres") == 0 || strcmp(p->comm, "postmaster") == 0)
+	if (u->has_who)
+		return u->db == PROC_DB_POSTGRES ? DB_POSTGRES : u->db ? DB_MYSQL : DB_NONE;
+	if (strcmp(u->comm, "postgres") == 0 || strcmp(u->comm, "postmaster") == 0)
 		return DB_POSTGRES;
-	if (strcmp(p->comm, "mariadbd") == 0 || strcmp(p->comm, "mysqld") == 0)
+	if (strcmp(u->comm, "mariadbd") == 0 || strcmp(u->comm, "mysqld") == 0)
 		return DB_MYSQL;
 	return DB_NONE;
 }
 
-/* p's unit when it runs directly in a system.slice service or scope
- * ("backup.service": the collector gives a unit's name only then, a whole
- * path with its leading '/' else), into out; false otherwise (no unit to
- * name). */
-static bool system_unit(const struct proc_metrics *p, char *out, size_t size)
+/* u's unit when it runs directly in a system.slice service or scope, all
+ * of a group's members in the same one ("backup.service": the collector
+ * gives a unit's name only then, a whole path with its leading '/' else),
+ * into out; false otherwise (no unit to name). */
+static bool system_unit(const struct culprit *u, char *out, size_t size)
 {
-	const char *rest = p->unit;
+	const char *rest = u->unit;
 
-	if (!p->has_who || rest[0] == '/')
+	if (!u->has_who || u->units_differ || rest[0] == '/')
 		return false;
 	if (!rest[0] || strlen(rest) >= size ||
 	    strspn(rest, "abcdefghijklmnopqrstuvwxyz"
@@ -47,22 +45,30 @@ static bool system_unit(const struct proc_metrics *p, char *out, size_t size)
 	return true;
 }
 
-/* The processes ranked first (by IO, or by CPU), up to three, into ps;
- * their count. */
-static size_t top_procs_of(const struct ctx *c, bool io, const struct proc_metrics **ps)
+/* The culprit in a command's words: "fio pid 14840", "fio x4 (pids 14840
+ * 14841 14842 14843)"; its pids, space-separated, into pids (a group's
+ * members measured this sample, up to CULPRIT_PIDS_MAX). */
+struct named {
+	char label[PROC_COMM_MAX * 4 + 40 + CULPRIT_PIDS_MAX * 12];
+	char pids[CULPRIT_PIDS_MAX * 12];
+	int32_t pid[CULPRIT_PIDS_MAX];
+	size_t n;
+};
+
+static void name_pids(const struct ctx *c, const struct culprit *u, struct named *w)
 {
-	const struct workload_metrics *x = c->m->workload;
-	size_t n = 0;
+	char comm[PROC_COMM_MAX * 4 + 1];
 
-	if (!x || !x->procs_valid)
-		return 0;
-	for (size_t k = 0; k < (io ? x->nby_io : x->nby_cpu) && n < 3; k++) {
-		const struct proc_metrics *p = &x->procs[io ? x->by_io[k] : x->by_cpu[k]];
-
-		if (io ? p->rkb_s + p->wkb_s >= 1 : p->cpu_pct >= 1)
-			ps[n++] = p;
-	}
-	return n;
+	text_safe(u->comm, comm, sizeof(comm));
+	w->n = culprit_pids(c, u, w->pid, CULPRIT_PIDS_MAX);
+	w->pids[0] = '\0';
+	for (size_t i = 0; i < w->n; i++)
+		str_cat(w->pids, sizeof(w->pids), "%s%d", i ? " " : "", w->pid[i]);
+	if (u->count > 1)
+		snprintf(w->label, sizeof(w->label), "%s x%u (pids %s%s)", comm, u->count, w->pids,
+			 w->n < u->count ? " and more" : "");
+	else
+		snprintf(w->label, sizeof(w->label), "%s pid %d", comm, u->pid);
 }
 
 static const char *const db_io_text[] = {
@@ -92,18 +98,20 @@ static const char *const db_cpu_text[] = {
 		     "server is never reniced here.",
 };
 
-/* A throttle of p's writes (or reads) on disk d, as commands to type. */
-static void io_throttle(const struct ctx *c, struct finding *f, const struct proc_metrics *p,
+/* A throttle of u's writes (or reads) on disk d, as commands to type. */
+static void io_throttle(const struct ctx *c, struct finding *f, const struct culprit *u,
 			const struct disk_metrics *d, const struct topo_block *b)
 {
 	const struct cgroup_table *ct = c->cur->workload ? &c->cur->workload->cgroups : NULL;
-	bool writes = p->wkb_s >= p->rkb_s;
-	double mb = (writes ? p->wkb_s : p->rkb_s) / 1024 / 2;
+	bool writes = u->wkb_s >= u->rkb_s;
+	double mb = (writes ? u->wkb_s : u->rkb_s) / 1024 / 2;
+	const char *runs = u->count > 1 ? "run" : "runs";
 	char unit[IOT_NAME_MAX + 16], comm[PROC_COMM_MAX * 4 + 1];
 	long lim = mb < 1 ? 1 : (long)mb;
+	struct named w;
 
-	text_safe(p->comm, comm, sizeof(comm));
-	if (system_unit(p, unit, sizeof(unit))) {
+	text_safe(u->comm, comm, sizeof(comm));
+	if (system_unit(u, unit, sizeof(unit))) {
 		str_cat(f->detail, sizeof(f->detail),
 			" Fix: throttle %s's unit to half its rate: systemctl set-property "
 			"--runtime %s %s=\"/dev/%s %ldM\" (undo: systemctl set-property --runtime "
@@ -112,11 +120,13 @@ static void io_throttle(const struct ctx *c, struct finding *f, const struct pro
 			lim, unit, writes ? "IOWriteBandwidthMax" : "IOReadBandwidthMax");
 		return;
 	}
+	name_pids(c, u, &w);
 	if (b && (strcmp(b->scheduler, "bfq") == 0 || strcmp(b->scheduler, "cfq") == 0)) {
 		str_cat(f->detail, sizeof(f->detail),
-			" Fix: %s pid %d runs in no unit: give it the idle IO class, which %s's "
-			"scheduler %s honours: ionice -c3 -p %d (undo: ionice -c2 -n4 -p %d).",
-			comm, p->pid, d->name, b->scheduler, p->pid, p->pid);
+			" Fix: %s %s in no unit: give %s the idle IO class, which %s's "
+			"scheduler %s honours: ionice -c3 -p %s (undo: ionice -c2 -n4 -p %s).",
+			w.label, runs, u->count > 1 ? "them" : "it", d->name, b->scheduler, w.pids,
+			w.pids);
 		return;
 	}
 	if (ct && ct->top[0] && ct->io_enabled) {
@@ -124,66 +134,82 @@ static void io_throttle(const struct ctx *c, struct finding *f, const struct pro
 		const char *file = v1 ? (writes ? "blkio.throttle.write_bps_device"
 						: "blkio.throttle.read_bps_device")
 				      : "io.max";
+		char moves[CULPRIT_PIDS_MAX * 80] = "", back[CULPRIT_PIDS_MAX * 64] = "";
 
+		/* cgroup.procs takes one pid a write */
+		for (size_t i = 0; i < w.n; i++) {
+			str_cat(moves, sizeof(moves),
+				" && echo %d > /%s/iotriage-throttle/cgroup.procs", w.pid[i],
+				ct->top);
+			str_cat(back, sizeof(back), "echo %d > /%s/cgroup.procs && ", w.pid[i],
+				ct->top);
+		}
 		str_cat(f->detail, sizeof(f->detail),
-			" Fix: %s pid %d runs in no unit and %s's scheduler (%s) ignores IO "
-			"priorities (ionice), so put it in a cgroup of its own with half its rate: "
+			" Fix: %s %s in no unit and %s's scheduler (%s) ignores IO "
+			"priorities (ionice), so put %s in a cgroup of %s own with half %s rate: "
 			"mkdir /%s/iotriage-throttle && echo \"%u:%u %s%ld\" > "
-			"/%s/iotriage-throttle/%s && echo %d > /%s/iotriage-throttle/cgroup.procs "
-			"(undo: echo %d > /%s/cgroup.procs && rmdir /%s/iotriage-throttle).",
-			comm, p->pid, d->name, b && b->scheduler[0] ? b->scheduler : "unknown",
-			ct->top, d->major, d->minor, v1 ? "" : (writes ? "wbps=" : "rbps="),
-			lim * 1024 * 1024, ct->top, file, p->pid, ct->top, p->pid, ct->top,
-			ct->top);
+			"/%s/iotriage-throttle/%s%s (undo: %srmdir /%s/iotriage-throttle).",
+			w.label, runs, d->name, b && b->scheduler[0] ? b->scheduler : "unknown",
+			u->count > 1 ? "them" : "it", u->count > 1 ? "their" : "its",
+			u->count > 1 ? "their" : "its", ct->top, d->major, d->minor,
+			v1 ? "" : (writes ? "wbps=" : "rbps="), lim * 1024 * 1024, ct->top, file,
+			moves, back, ct->top);
 		return;
 	}
 	str_cat(f->detail, sizeof(f->detail),
-		" Fix: %s pid %d runs in no unit and no io controller is mounted to limit it: "
-		"stop or reschedule it (kill -STOP %d, kill -CONT %d to resume).",
-		comm, p->pid, p->pid, p->pid);
+		" Fix: %s %s in no unit and no io controller is mounted to limit %s: "
+		"stop or reschedule %s (kill -STOP %s, kill -CONT %s to resume).",
+		w.label, runs, u->count > 1 ? "them" : "it", u->count > 1 ? "them" : "it", w.pids,
+		w.pids);
 }
 
 void io_remedy(const struct ctx *c, struct finding *f, const struct disk_metrics *d,
 	       const struct topo_block *b)
 {
-	const struct proc_metrics *ps[3];
-	size_t n = top_procs_of(c, true, ps);
+	const struct culprit *u = first_cause(f);
 	enum db_kind db;
 
-	if (!n)
+	if (!u)
 		return;
-	db = db_of(ps[0]);
+	db = db_of(u);
 	if (db != DB_NONE) {
 		str_cat(f->detail, sizeof(f->detail), " %s", db_io_text[db]);
 		return;
 	}
-	io_throttle(c, f, ps[0], d, b);
+	io_throttle(c, f, u, d, b);
 }
 
+/* f's culprits by CPU: a unit capped, the database's own advice, and what
+ * runs in no unit reniced (every member of a group measured). */
 void cpu_remedy(const struct ctx *c, struct finding *f)
 {
-	const struct proc_metrics *ps[3];
-	size_t n = top_procs_of(c, false, ps);
-	char unit[IOT_NAME_MAX + 16], pids[64] = "";
+	char unit[IOT_NAME_MAX + 16], pids[CULPRIT_PIDS_MAX * 3 * 12] = "";
 	enum db_kind db = DB_NONE;
-	size_t nice = 0;
+	size_t capped = 0, n = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		enum db_kind k = db_of(ps[i]);
+	for (unsigned k = 0; k < f->nculprits; k++) {
+		const struct culprit *u = &f->culprits[k];
+		enum db_kind kind;
+		struct named w;
 
-		if (k != DB_NONE) {
-			db = db == DB_NONE ? k : db;
+		if (u->kind == CULPRIT_CGROUP)
+			continue;
+		n++;
+		kind = db_of(u);
+		if (kind != DB_NONE) {
+			db = db == DB_NONE ? kind : db;
 			continue;
 		}
-		if (!nice && system_unit(ps[i], unit, sizeof(unit))) {
+		if (!capped && system_unit(u, unit, sizeof(unit))) {
 			str_cat(f->detail, sizeof(f->detail),
 				" Fix: cap %s: systemctl set-property --runtime %s CPUQuota=50%% "
 				"(undo: systemctl set-property --runtime %s CPUQuota=).",
 				unit, unit, unit);
-			nice++;
+			capped++;
 			continue;
 		}
-		str_cat(pids, sizeof(pids), " %d", ps[i]->pid);
+		name_pids(c, u, &w);
+		str_cat(pids, sizeof(pids), " %s", w.pids);
 	}
 	if (pids[0])
 		str_cat(f->detail, sizeof(f->detail),

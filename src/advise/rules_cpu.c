@@ -519,7 +519,7 @@ int find_cpus(struct ctx *c)
 			 "all %zu CPUs %.0f%% busy (%s), %s: runnable tasks wait for a CPU",
 			 c->m->ncpu, busy, split, psi);
 		cpu_culprits(c, f);
-		cpu_victims(c, f);
+		cpu_victims(c, f, first_cause(f));
 		if (f->detail[0])
 			str_cat(f->detail, sizeof(f->detail), " ");
 		if (a->nice >= a->usr && a->nice >= 25)
@@ -586,6 +586,6 @@ int find_iowait(struct ctx *c)
 		 "(see writeback), swap-in, or a device whose queue/iostats is 0. No "
 		 "suggestion: the cause is outside the disks measured here. ");
 	iowait_culprits(c, f);
-	io_victims(c, f, NULL);
+	io_victims(c, f, NULL, NULL); /* its culprits are waiters */
 	return 0;
 }

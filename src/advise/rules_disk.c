@@ -353,7 +353,7 @@ static int disk_saturated(struct ctx *c, const struct disk_metrics *d, const str
 			 "util counts time with at least one IO in flight; an SSD/NVMe "
 			 "serves many at once, so judge it by await and aqu-sz.");
 	flush_sentence(c, d, f);
-	io_victims(c, f, d);
+	io_victims(c, f, d, first_cause(f));
 	if (tl)
 		tail_sentence(tl, f);
 	wb_sentence(c, f);
@@ -421,7 +421,7 @@ static int disk_slow(struct ctx *c, const struct disk_metrics *d, const struct t
 					 : "non-rotational",
 		 slow_ms, d->name);
 	flush_sentence(c, d, f);
-	io_victims(c, f, d);
+	io_victims(c, f, d, first_cause(f));
 	if (tl)
 		tail_sentence(tl, f);
 	wb_sentence(c, f);

@@ -9,22 +9,22 @@
 #include "advise_int.h"
 #include "unitname.h"
 
-/* path ("system.slice/x.service", "" the top) holds culprit, whose unit
- * the collector names as procwho_cgroup_unit does: "x.service" directly in
- * system.slice, else the whole path ("/" the top) */
-static bool culprits_cgroup(const char *path, const struct proc_metrics *culprit)
+/* path ("system.slice/x.service", "" the top) holds the cause u, whose
+ * unit the collector names as procwho_cgroup_unit does: "x.service"
+ * directly in system.slice, else the whole path ("/" the top); a group
+ * whose members run in several units holds none alone. */
+static bool causes_cgroup(const char *path, const struct culprit *u)
 {
-	const char *u, *name;
+	const char *name;
 	size_t n;
 
-	if (!culprit || !culprit->has_who || !culprit->unit[0])
+	if (!u || !u->has_who || u->units_differ || !u->unit[0])
 		return false;
-	u = culprit->unit;
-	if (u[0] == '/')
-		return strcmp(path, u + 1) == 0;
+	if (u->unit[0] == '/')
+		return strcmp(path, u->unit + 1) == 0;
 	/* the unit's name: the path is that system.slice service (one rule) */
-	return unit_system_service(path, strlen(path), &name, &n) && strlen(u) == n &&
-	       memcmp(name, u, n) == 0;
+	return unit_system_service(path, strlen(path), &name, &n) && strlen(u->unit) == n &&
+	       memcmp(name, u->unit, n) == 0;
 }
 
 /* --trace: the IO the cgroup at path (below the top, "" the top) owns on
@@ -53,7 +53,7 @@ static const struct trace_cg_metrics *traced_cgroup(const struct ctx *c, const c
 /* The cgroups that waited on res, longest first, into f (the first in
  * f->victim, up to three in a sentence of f->detail). How many named. */
 static unsigned cgroup_victims(const struct ctx *c, struct finding *f, enum cg_res res,
-			       const struct proc_metrics *culprit, const struct disk_metrics *d)
+			       const struct culprit *cause, const struct disk_metrics *d)
 {
 	const struct workload_metrics *x = c->m->workload;
 	const struct cgroup_table *ct = c->cur->workload ? &c->cur->workload->cgroups : NULL;
@@ -70,7 +70,7 @@ static unsigned cgroup_victims(const struct ctx *c, struct finding *f, enum cg_r
 		if (v->res != res || v->some_pct < ADV_VICTIM_PCT || m->cur_index >= ct->n)
 			continue;
 		path = ct->rows[m->cur_index].path;
-		if (culprits_cgroup(path, culprit))
+		if (causes_cgroup(path, cause))
 			continue;
 		cgroup_unit_name(path, unit, sizeof(unit));
 		text_safe(unit, safe, sizeof(safe));
@@ -112,8 +112,9 @@ static unsigned cgroup_victims(const struct ctx *c, struct finding *f, enum cg_r
 }
 
 /* The processes that waited longest for a CPU, into f's detail (the first
- * in f->victim when no cgroup was named). */
-static void runq_victims(const struct ctx *c, struct finding *f, const struct proc_metrics *culprit)
+ * in f->victim when no cgroup was named); the cause's processes (a
+ * group's every member) are not its victims. */
+static void runq_victims(const struct ctx *c, struct finding *f, const struct culprit *cause)
 {
 	const struct workload_metrics *x = c->m->workload;
 	char label[ADV_TEXT_MAX];
@@ -124,7 +125,7 @@ static void runq_victims(const struct ctx *c, struct finding *f, const struct pr
 	for (size_t k = 0; k < x->nby_runq && shown < 3; k++) {
 		const struct proc_metrics *p = &x->procs[x->by_runq[k]];
 
-		if (p->runq_pct < ADV_VICTIM_PCT || (culprit && p->pid == culprit->pid))
+		if (p->runq_pct < ADV_VICTIM_PCT || culprit_has(c, cause, p))
 			continue;
 		proc_short(p, label, sizeof(label));
 		if (!f->victim[0])
@@ -142,27 +143,14 @@ static void runq_victims(const struct ctx *c, struct finding *f, const struct pr
 		str_cat(f->detail, sizeof(f->detail), ".");
 }
 
-/* The process ranked first by IO (io) or by CPU time, NULL none. */
-static const struct proc_metrics *top_culprit(const struct ctx *c, bool io)
+void io_victims(const struct ctx *c, struct finding *f, const struct disk_metrics *d,
+		const struct culprit *cause)
 {
-	const struct workload_metrics *x = c->m->workload;
-
-	if (!x || !x->procs_valid)
-		return NULL;
-	if (io)
-		return x->nby_io ? &x->procs[x->by_io[0]] : NULL;
-	return x->nby_cpu ? &x->procs[x->by_cpu[0]] : NULL;
+	cgroup_victims(c, f, CG_RES_IO, cause, d);
 }
 
-void io_victims(const struct ctx *c, struct finding *f, const struct disk_metrics *d)
+void cpu_victims(const struct ctx *c, struct finding *f, const struct culprit *cause)
 {
-	cgroup_victims(c, f, CG_RES_IO, top_culprit(c, true), d);
-}
-
-void cpu_victims(const struct ctx *c, struct finding *f)
-{
-	const struct proc_metrics *culprit = top_culprit(c, false);
-
-	cgroup_victims(c, f, CG_RES_CPU, culprit, NULL);
-	runq_victims(c, f, culprit);
+	cgroup_victims(c, f, CG_RES_CPU, cause, NULL);
+	runq_victims(c, f, cause);
 }

@@ -1302,6 +1302,96 @@ static void test_cpu_groups(void **state)
 	unload(&sc);
 }
 
+/* A group the culprit: the fix names every member measured (renice, the
+ * cgroup's procs, ionice), not only its busiest, and none of them is the
+ * finding's victim for waiting behind the others (issue 29). */
+static void test_group_remedy(void **state)
+{
+	struct proc_group groups[2] = {
+		{ .key = "cmd\x1f"
+			 "burn\x1f/\x1froot",
+		  .comm = "burn",
+		  .has_who = true,
+		  .user = "root",
+		  .unit = "/",
+		  .cmdline = "burn --hard",
+		  .n = 3,
+		  .pid = 4000,
+		  .cpu_pct = 150,
+		  .wkb_s = 300000 },
+		{ .key = "pg\x1f"
+			 "backend",
+		  .db = PROC_DB_POSTGRES,
+		  .role = "backend",
+		  .comm = "postgres",
+		  .has_who = true,
+		  .user = "postgres",
+		  .unit = "postgresql@15-main.service",
+		  .cmdline = "postgres: 15/main: postgres bench [local] SELECT",
+		  .n = 1,
+		  .pid = 6504,
+		  .cpu_pct = 5 },
+	};
+	struct proc_metrics rows[4] = {
+		{ .pid = 4000, .comm = "burn", .cpu_pct = 60, .runq_pct = 45, .group = 0 },
+		{ .pid = 4001, .comm = "burn", .cpu_pct = 50, .runq_pct = 50, .group = 0 },
+		{ .pid = 4002, .comm = "burn", .cpu_pct = 40, .runq_pct = 48, .group = 0 },
+		{ .pid = 6504,
+		  .comm = "postgres",
+		  .cpu_pct = 5,
+		  .runq_pct = 40,
+		  .group = 1,
+		  .has_who = true,
+		  .user = "postgres",
+		  .cmdline = "postgres: 15/main: postgres bench [local] SELECT",
+		  .unit = "postgresql@15-main.service" },
+	};
+	struct workload_metrics *x, saved;
+	const struct finding *f;
+	struct scenario sc;
+
+	(void)state;
+	load("cpu-nice", &sc);
+	for (size_t i = 0; i < 4; i++) {
+		rows[i].has_cpu = rows[i].has_runq = true;
+		if (!rows[i].has_who) {
+			rows[i].has_who = true;
+			snprintf(rows[i].user, sizeof(rows[i].user), "root");
+			snprintf(rows[i].unit, sizeof(rows[i].unit), "/");
+		}
+	}
+	roles(rows, 4);
+	x = sc.m.workload;
+	saved = *x;
+	x->procs = rows;
+	x->nprocs = 4;
+	x->procs_valid = true;
+	x->groups = groups;
+	x->ngroups = 2;
+	x->ng_by_cpu = 2;
+	x->g_by_cpu[0] = 0;
+	x->g_by_cpu[1] = 1;
+	x->nby_runq = 4;
+	x->by_runq[0] = 1;
+	x->by_runq[1] = 2;
+	x->by_runq[2] = 0;
+	x->by_runq[3] = 3;
+	readvise(&sc);
+	f = advice_finding(&sc.a, "cpu-saturated-cpus");
+	assert_non_null(f);
+	assert_string_equal(f->who, "burn x3 150 %CPU");
+	assert_non_null(strstr(f->detail, "renice -n 19 -p 4000 4001 4002 (note"));
+	/* the burners wait behind each other: not victims; the backend is */
+	assert_non_null(strstr(f->detail, "Waiting for a CPU (run-queue wait, share of the "
+					  "interval): pg backend pid 6504 40%."));
+	assert_null(strstr(f->detail, "pid 4001 50%"));
+	assert_string_equal(f->victim, "pg backend pid 6504 waits 40% for a CPU");
+	/* never the database's backends */
+	assert_null(strstr(f->detail, "6504 (note"));
+	*x = saved;
+	unload(&sc);
+}
+
 static void test_steal(void **state)
 {
 	const struct finding *f;
@@ -1893,6 +1983,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_who),
 		cmocka_unit_test(test_cpu_impostor),
 		cmocka_unit_test(test_cpu_groups),
+		cmocka_unit_test(test_group_remedy),
 		cmocka_unit_test(test_steal),
 		cmocka_unit_test(test_nvme_managed),
 		cmocka_unit_test(test_nic_single_queue),
