@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "daemon_conn.h"
 #include "clock.h"
 #include "cmd_suggest.h"
 #include "grow.h"
@@ -87,7 +87,7 @@ static const char *connect_why(const struct source *src, int r)
 }
 
 /*
- * Connects and checks who answers (root or us: client_peer_check); on
+ * Connects and checks who answers (root or us: daemon_conn_peer_check); on
  * success queues hello, status, history, worker.status and subscribe, which
  * the daemon answers in this order. Returns 0 or -errno (-EPERM: src->why).
  */
@@ -97,7 +97,7 @@ static int daemon_connect(struct source *src)
 	int fd;
 
 	src->why[0] = '\0';
-	fd = client_connect(src->path, true, src->why, sizeof(src->why));
+	fd = daemon_conn_socket(src->path, true, src->why, sizeof(src->why));
 	if (fd < 0) {
 		if (fd != -EPERM)
 			src->why[0] = '\0'; /* not there: the caller says so its way */
@@ -439,13 +439,13 @@ static int daemon_act(const struct source *src, const struct model_advice *advic
 		      bool undo, char *msg, size_t size)
 {
 	const char *path = src->path;
-	char reply[700], why[CLIENT_WHY_MAX];
-	struct client_conn c;
+	char reply[700], why[DAEMON_CONN_WHY_MAX];
+	struct daemon_conn c;
 	int r;
 
-	/* client.h: the peer is root or us, and a daemon that stops answering
+	/* daemon_conn.h: the peer is root or us, and a daemon that stops answering
 	 * freezes the screen for IOT_PROTO_CLIENT_TIMEOUT_MS at most */
-	r = client_open(path, &c, why, sizeof(why));
+	r = daemon_conn_open(path, &c, why, sizeof(why));
 	if (r < 0) {
 		snprintf(msg, size, "%s failed: cannot reach iotriaged at %s: %s",
 			 undo ? "undo" : "apply", path, why);
@@ -454,7 +454,7 @@ static int daemon_act(const struct source *src, const struct model_advice *advic
 	/* the writes on the screen: the daemon applies those or nothing */
 	r = suggest_daemon_apply(&c, id, undo, undo ? NULL : model_findings_suggestion(advice, id),
 				 reply, sizeof(reply));
-	client_close(&c);
+	daemon_conn_close(&c);
 	if (r == 0) {
 		snprintf(msg, size, "iotriaged: %s", reply);
 		return 0;

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/un.h>
 
-#include "client.h"
+#include "daemon_conn.h"
 #include "root.h"
 #include "source.h"
 #include "strbuf.h"
@@ -90,9 +90,9 @@ struct source {
 	unsigned every;
 	unsigned want; /* 1u << CAD_*: the views open ask the daemon to read these every sample */
 	int64_t next_connect_ns;
-	bool history_pending;	  /* the history reply may be IOT_PROTO_MAX_HISTORY_REPLY */
-	int64_t rx_ns;		  /* connected, or the last whole line received */
-	char why[CLIENT_WHY_MAX]; /* why the last connect was refused */
+	bool history_pending;	       /* the history reply may be IOT_PROTO_MAX_HISTORY_REPLY */
+	int64_t rx_ns;		       /* connected, or the last whole line received */
+	char why[DAEMON_CONN_WHY_MAX]; /* why the last connect was refused */
 	char *rbuf;
 	size_t rlen, rcap;
 	size_t rscan; /* rbuf[0, rscan) holds no newline: a long line is scanned once */
