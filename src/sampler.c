@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "encode.h"
-#include "irqaff.h"
 #include "kname.h"
 #include "workload.h"
 #include "rec_file.h"
@@ -210,11 +209,6 @@ void sampler_set_steady(struct sampler *s, bool steady)
 void sampler_set_topo_recorded(struct sampler *s, bool topo_recorded)
 {
 	s->topo_recorded = topo_recorded;
-}
-
-int sampler_irq_affinity(const struct sampler *s, uint32_t irq, struct irqaff *ret)
-{
-	return irqaff_read(&s->col.root, irq, ret);
 }
 
 uint64_t sampler_trace_rows_dropped(const struct sampler *s)
@@ -489,6 +483,19 @@ static void tick_trace(struct sampler *s, unsigned next)
 	sb_putc(&s->json, '}');
 }
 
+/*
+ * The topology whose IRQ affinities the document shows: the one the advice
+ * is made on, read under the root (live), or recorded with the sample (a
+ * recording's, format 3 or later); never one read at replay time for a
+ * recording that has none. NULL: the document shows none.
+ */
+static const struct topology *shown_topology(const struct sampler *s)
+{
+	if (!s->have_topo || (s->recorded && !s->topo_recorded))
+		return NULL;
+	return &s->topo;
+}
+
 /* After cur (the next snapshot slot) was filled: metrics, advice, the
  * costs and the next cadence, the document. t0: the thread's CPU clock when
  * the sample began. */
@@ -523,6 +530,7 @@ static int tick_finish(struct sampler *s, unsigned next, int64_t t0)
 	cost_account(s, cur, snapshot_thread_cpu_ns() - t0);
 	if (s->advise_ok)
 		eo.advice = &s->adv;
+	eo.irq_topo = shown_topology(s);
 	eo.events = s->ev;
 	eo.nevents = s->nev;
 	sb_reset(&s->json);

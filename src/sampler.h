@@ -217,11 +217,6 @@ const struct topology *sampler_topology(const struct sampler *s);
 void sampler_set_steady(struct sampler *s, bool steady);
 void sampler_set_topo_recorded(struct sampler *s, bool topo_recorded);
 
-/* IRQ irq's affinity as the kernel states it now under the sampler's
- * root (src/collect/irqaff.c): 0, or -errno when it offers none. */
-struct irqaff;
-int sampler_irq_affinity(const struct sampler *s, uint32_t irq, struct irqaff *ret);
-
 /* Replayed trace rows left out as impossible, summed over the frames
  * since the sampler opened (trace.rows_dropped: a damaged recording). */
 uint64_t sampler_trace_rows_dropped(const struct sampler *s);

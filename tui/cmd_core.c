@@ -17,7 +17,7 @@
 
 #include "capture.h"
 #include "cli.h"
-#include "client.h"
+#include "daemon_conn.h"
 #include "clock.h"
 #include "cmd_suggest.h"
 #include "advise.h"
@@ -235,7 +235,7 @@ static int emit(const struct snapshot *cur, const struct metrics *m, const struc
  * encoded it (the document of doc/json.md, mode "daemon"). Returns an exit
  * code; errors read "iotriage: snapshot: PATH: WHY". A program that accepts
  * and never answers, or answers without end, fails within the client's
- * limits (client.h), so it cannot hang a script.
+ * limits (daemon_conn.h), so it cannot hang a script.
  */
 static int snapshot_daemon(const char *path)
 {
@@ -243,18 +243,18 @@ static int snapshot_daemon(const char *path)
 	static const char pre[] = "{\"ok\":true,\"sample\":";
 	const size_t pre_len = sizeof(pre) - 1;
 	struct strbuf reply;
-	struct client_conn c;
+	struct daemon_conn c;
 	json_object *root, *sample = NULL;
 	char why[SUGGEST_WHY_MAX];
 	int r;
 
-	r = client_open(path, &c, why, sizeof(why));
+	r = daemon_conn_open(path, &c, why, sizeof(why));
 	if (r < 0) {
 		cli_error("snapshot", "%s: %s", path, why);
 		return EXIT_FAIL;
 	}
 	r = suggest_daemon_sample(&c, &reply, &root, why, sizeof(why));
-	client_close(&c);
+	daemon_conn_close(&c);
 	if (r < 0) {
 		cli_error("snapshot", "%s: %s", path, why);
 		return EXIT_FAIL;

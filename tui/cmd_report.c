@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "client.h"
+#include "daemon_conn.h"
 #include "clock.h"
 #include "json_get.h"
 #include "iotriage/protocol.h"
@@ -172,13 +172,13 @@ static int from_recording(const struct report_args *a, struct report_data *d)
  * recording, at most 900 recorded samples: doc/protocol.md) */
 static int from_socket(const struct report_args *a, struct report_data *d)
 {
-	struct client_conn c;
+	struct daemon_conn c;
 	struct json_object *root = NULL, *arr;
-	char why[CLIENT_WHY_MAX], req[96], *line;
+	char why[DAEMON_CONN_WHY_MAX], req[96], *line;
 	size_t len, n;
 	int r;
 
-	r = client_open(a->socket, &c, why, sizeof(why));
+	r = daemon_conn_open(a->socket, &c, why, sizeof(why));
 	if (r < 0) {
 		cli_error("report", "%s: %s", a->socket, why);
 		return r;
@@ -188,10 +188,10 @@ static int from_socket(const struct report_args *a, struct report_data *d)
 			 (long long)((a->now - a->from) / 1000000000 + 1));
 	else
 		snprintf(req, sizeof(req), "{\"cmd\":\"history\",\"since\":0}\n");
-	r = client_send(&c, req, strlen(req));
+	r = daemon_conn_send(&c, req, strlen(req));
 	if (r == 0)
-		r = client_line(&c, IOT_PROTO_MAX_HISTORY_REPLY, IOT_PROTO_CLIENT_TIMEOUT_MS * 3,
-				&line, &len);
+		r = daemon_conn_line(&c, IOT_PROTO_MAX_HISTORY_REPLY,
+				     IOT_PROTO_CLIENT_TIMEOUT_MS * 3, &line, &len);
 	if (r == 0 && mj_parse(line, len, &root) < 0)
 		r = -EPROTO;
 	arr = mj_get(root, "samples");
@@ -203,7 +203,8 @@ static int from_socket(const struct report_args *a, struct report_data *d)
 		r = -EPROTO;
 	} else if (r < 0) {
 		cli_error("report", "%s: history: %s", a->socket,
-			  r == -EPROTO ? "malformed reply" : client_strerror(r, why, sizeof(why)));
+			  r == -EPROTO ? "malformed reply"
+				       : daemon_conn_strerror(r, why, sizeof(why)));
 	}
 	n = r == 0 ? json_object_array_length(arr) : 0;
 	for (size_t i = 0; i < n && r == 0; i++)
@@ -211,7 +212,7 @@ static int from_socket(const struct report_args *a, struct report_data *d)
 	if (n && r < 0)
 		report_fail(d, r);
 	json_object_put(root);
-	client_close(&c);
+	daemon_conn_close(&c);
 	return r;
 }
 

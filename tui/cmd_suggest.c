@@ -20,7 +20,7 @@
 #include "encode_advice.h"
 #include "apply.h"
 #include "cli.h"
-#include "client.h"
+#include "daemon_conn.h"
 #include "cmd_suggest.h"
 #include "iotriage/protocol.h"
 #include "model_findings.h"
@@ -296,8 +296,8 @@ static const char suggest_usage[] =
     "  --before DIR   first sample from a recorded tree, second from the root\n";
 
 struct args;
-static int daemon_route(const struct args *a, struct client_conn *ret, const char **ret_path);
-static int daemon_suggest(struct client_conn *c, const char *path, bool json, bool fallback);
+static int daemon_route(const struct args *a, struct daemon_conn *ret, const char **ret_path);
+static int daemon_suggest(struct daemon_conn *c, const char *path, bool json, bool fallback);
 
 int cmd_suggest(int argc, char **argv)
 {
@@ -328,7 +328,7 @@ int cmd_suggest(int argc, char **argv)
 	/* the daemon's latest sample when it runs (--socket, or the default
 	 * socket answers and nothing here asks for a measurement of our own) */
 	if (a.socket || (!before && !after && !a.interval_ms && !a.state_dir)) {
-		struct client_conn c;
+		struct daemon_conn c;
 		const char *path;
 		int k = daemon_route(&a, &c, &path);
 
@@ -336,7 +336,7 @@ int cmd_suggest(int argc, char **argv)
 			return EXIT_FAIL;
 		if (k > 0) {
 			r = daemon_suggest(&c, path, a.json, !a.socket);
-			client_close(&c);
+			daemon_conn_close(&c);
 			if (r >= 0)
 				return r;
 		}
@@ -392,18 +392,19 @@ static int open_state(const struct args *a, struct root *r)
 
 /*
  * Writes req (one line), reads one reply line into sb (without its newline):
- * 0 or client_line's -errno. No pushed events come on these connections:
+ * 0 or daemon_conn_line's -errno. No pushed events come on these connections:
  * nothing is subscribed.
  */
-static int daemon_exchange(struct client_conn *c, const char *req, struct strbuf *sb)
+static int daemon_exchange(struct daemon_conn *c, const char *req, struct strbuf *sb)
 {
 	char *line;
 	size_t len;
 	int r;
 
-	r = client_send(c, req, strlen(req));
+	r = daemon_conn_send(c, req, strlen(req));
 	if (r == 0)
-		r = client_line(c, IOT_PROTO_MAX_REPLY, IOT_PROTO_CLIENT_TIMEOUT_MS, &line, &len);
+		r = daemon_conn_line(c, IOT_PROTO_MAX_REPLY, IOT_PROTO_CLIENT_TIMEOUT_MS, &line,
+				     &len);
 	if (r < 0)
 		return r;
 	sb_reset(sb);
@@ -416,7 +417,7 @@ static int daemon_exchange(struct client_conn *c, const char *req, struct strbuf
  * with the daemon's reply in why (a daemon of another protocol version says
  * so, then closes).
  */
-static int daemon_hello(struct client_conn *c, char *why, size_t why_size)
+static int daemon_hello(struct daemon_conn *c, char *why, size_t why_size)
 {
 	struct strbuf sb = { 0 };
 	json_object *root, *ok;
@@ -440,7 +441,7 @@ static int daemon_hello(struct client_conn *c, char *why, size_t why_size)
 	return r;
 }
 
-int suggest_daemon_sample(struct client_conn *c, struct strbuf *ret_reply, json_object **ret_root,
+int suggest_daemon_sample(struct daemon_conn *c, struct strbuf *ret_reply, json_object **ret_root,
 			  char *why, size_t why_size)
 {
 	static const char snap[] = "{\"cmd\":\"snapshot\"}\n";
@@ -466,7 +467,8 @@ int suggest_daemon_sample(struct client_conn *c, struct strbuf *ret_reply, json_
 	}
 	if (r < 0) {
 		snprintf(why, why_size, "%s: %s", step,
-			 r == -EPROTO ? "malformed reply" : client_strerror(r, err, sizeof(err)));
+			 r == -EPROTO ? "malformed reply"
+				      : daemon_conn_strerror(r, err, sizeof(err)));
 		goto fail;
 	}
 	if (!json_object_get_boolean(ok) || !json_object_object_get_ex(root, "sample", &sample) ||
@@ -488,7 +490,7 @@ fail:
 	return r;
 }
 
-int suggest_daemon_apply(struct client_conn *c, const char *id, bool undo,
+int suggest_daemon_apply(struct daemon_conn *c, const char *id, bool undo,
 			 const struct model_suggestion *shown, char *ret_msg, size_t size)
 {
 	const char *what = undo ? "undo" : "apply";
@@ -500,7 +502,7 @@ int suggest_daemon_apply(struct client_conn *c, const char *id, bool undo,
 	r = daemon_hello(c, refused, sizeof(refused));
 	if (r < 0) {
 		snprintf(ret_msg, size, "hello failed: %s",
-			 r == -EPROTO ? refused : client_strerror(r, e, sizeof(e)));
+			 r == -EPROTO ? refused : daemon_conn_strerror(r, e, sizeof(e)));
 		return r;
 	}
 	sb_printf(&req, "{\"cmd\":\"%s\"", id ? what : "undo");
@@ -531,7 +533,7 @@ int suggest_daemon_apply(struct client_conn *c, const char *id, bool undo,
 	sb_free(&sb);
 	if (r < 0) {
 		snprintf(ret_msg, size, "%s: %s", what,
-			 r == -EPROTO ? "malformed reply" : client_strerror(r, e, sizeof(e)));
+			 r == -EPROTO ? "malformed reply" : daemon_conn_strerror(r, e, sizeof(e)));
 		json_object_put(root);
 		return r;
 	}
@@ -554,7 +556,7 @@ int suggest_daemon_apply(struct client_conn *c, const char *id, bool undo,
  * apply (id != NULL, undo false), undo ID, or undo all (id NULL) through the
  * daemon on c (at path). Prints the result; returns an exit code.
  */
-static int daemon_apply(struct client_conn *c, const char *path, const char *what, const char *id,
+static int daemon_apply(struct daemon_conn *c, const char *path, const char *what, const char *id,
 			bool undo)
 {
 	char msg[4096];
@@ -584,10 +586,10 @@ static int daemon_apply(struct client_conn *c, const char *path, const char *wha
  * or -1 after printing an error (also when something that is neither root
  * nor us answers on the default socket: never fall back past an impostor).
  */
-static int daemon_route(const struct args *a, struct client_conn *ret, const char **ret_path)
+static int daemon_route(const struct args *a, struct daemon_conn *ret, const char **ret_path)
 {
 	static char path[108];
-	char why[CLIENT_WHY_MAX];
+	char why[DAEMON_CONN_WHY_MAX];
 	int r;
 
 	if (a->socket) {
@@ -597,7 +599,7 @@ static int daemon_route(const struct args *a, struct client_conn *ret, const cha
 				  "--before or --state-dir with it");
 			return -1;
 		}
-		r = client_open(a->socket, ret, why, sizeof(why));
+		r = daemon_conn_open(a->socket, ret, why, sizeof(why));
 		if (r < 0) {
 			cli_error(a->socket, "%s", why);
 			return -1;
@@ -608,10 +610,10 @@ static int daemon_route(const struct args *a, struct client_conn *ret, const cha
 	if (a->root || a->before || a->state_dir)
 		return 0;
 	snprintf(path, sizeof(path), "%s", IOT_PROTO_SYSTEM_SOCKET);
-	r = client_open(path, ret, why, sizeof(why));
+	r = daemon_conn_open(path, ret, why, sizeof(why));
 	if (r < 0 && r != -EPERM && iot_proto_default_socket(path, sizeof(path)) == 0 &&
 	    strcmp(path, IOT_PROTO_SYSTEM_SOCKET) != 0)
-		r = client_open(path, ret, why, sizeof(why));
+		r = daemon_conn_open(path, ret, why, sizeof(why));
 	if (r == -EPERM) {
 		cli_error(path, "%s", why);
 		return -1;
@@ -628,7 +630,7 @@ static int daemon_route(const struct args *a, struct client_conn *ret, const cha
  * code, or -1 when the sample carries no advice and fallback allows
  * measuring here.
  */
-static int daemon_suggest(struct client_conn *c, const char *path, bool json, bool fallback)
+static int daemon_suggest(struct daemon_conn *c, const char *path, bool json, bool fallback)
 {
 	struct strbuf reply = { 0 };
 	json_object *root, *sample = NULL, *v;
@@ -682,7 +684,7 @@ int cmd_apply(int argc, char **argv)
 	struct apply_result res;
 	const struct suggestion *s;
 	struct root root;
-	struct client_conn c;
+	struct daemon_conn c;
 	const char *path;
 	int r, fd, ret = EXIT_FAIL;
 
@@ -698,7 +700,7 @@ int cmd_apply(int argc, char **argv)
 		return EXIT_FAIL;
 	if (r > 0) {
 		ret = daemon_apply(&c, path, "apply", argv[optind], false);
-		client_close(&c);
+		daemon_conn_close(&c);
 		return ret;
 	}
 	if (!may_write(&a))
@@ -746,7 +748,7 @@ int cmd_undo(int argc, char **argv)
 	struct args a = { 0 };
 	char(*ids)[ADV_ID_MAX] = NULL;
 	struct root root;
-	struct client_conn c;
+	struct daemon_conn c;
 	const char *path;
 	int r, fd, n, ret = EXIT_OK;
 
@@ -763,7 +765,7 @@ int cmd_undo(int argc, char **argv)
 	if (r > 0) {
 		ret =
 		    daemon_apply(&c, path, "undo", argc - optind == 1 ? argv[optind] : NULL, true);
-		client_close(&c);
+		daemon_conn_close(&c);
 		return ret;
 	}
 	if (!may_write(&a))

@@ -2,7 +2,7 @@
 /*
  * apply and undo through iotriaged, shared by `iotriage apply/undo` and the
  * TUI's findings panel: one short blocking connection per request
- * (client.h), beside (never inside) a subscription.
+ * (daemon_conn.h), beside (never inside) a subscription.
  */
 #ifndef IOTRIAGE_TUI_CMD_SUGGEST_H
 #define IOTRIAGE_TUI_CMD_SUGGEST_H
@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct client_conn;
+struct daemon_conn;
 struct json_object;
 struct strbuf;
 
@@ -18,7 +18,7 @@ struct strbuf;
 #define SUGGEST_WHY_MAX 4160
 
 /*
- * hello, then snapshot on c (client.h: peer checked, replies bounded and
+ * hello, then snapshot on c (daemon_conn.h: peer checked, replies bounded and
  * timed): the daemon's latest sample, for `suggest` and
  * `snapshot --socket`. Returns 0 with *ret_reply (the reply line without its
  * newline, {"ok":true,"sample":{SAMPLE}}; sb_free it) and *ret_root (that
@@ -28,7 +28,7 @@ struct strbuf;
  * timed out, a malformed reply) or the daemon's own error message ("no
  * sample has been taken yet"). why_size: SUGGEST_WHY_MAX.
  */
-int suggest_daemon_sample(struct client_conn *c, struct strbuf *ret_reply,
+int suggest_daemon_sample(struct daemon_conn *c, struct strbuf *ret_reply,
 			  struct json_object **ret_root, char *why, size_t why_size);
 
 /*
@@ -41,7 +41,7 @@ int suggest_daemon_sample(struct client_conn *c, struct strbuf *ret_reply,
  * "apply: ..."). ret_msg is always written.
  */
 struct model_suggestion;
-int suggest_daemon_apply(struct client_conn *c, const char *id, bool undo,
+int suggest_daemon_apply(struct daemon_conn *c, const char *id, bool undo,
 			 const struct model_suggestion *shown, char *ret_msg, size_t size);
 
 #endif

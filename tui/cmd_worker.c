@@ -15,7 +15,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
-#include "client.h"
+#include "daemon_conn.h"
 #include "clock.h"
 #include "fioopts.h"
 #include "iotriage/protocol.h"
@@ -35,10 +35,10 @@ static const char worker_usage[] =
     "\n"
     "Exit: 0 ok, 1 failure/refused/job failed, 2 usage.\n";
 
-/* A client connection (client.h) and the daemon's sample interval, which
+/* A client connection (daemon_conn.h) and the daemon's sample interval, which
  * paces the worker events --wait waits for. */
 struct worker_conn {
-	struct client_conn c;
+	struct daemon_conn c;
 	long interval_ms;
 };
 
@@ -53,13 +53,13 @@ static int conn_send(struct worker_conn *c, json_object *req)
 		return -ENOMEM;
 	memcpy(line, s, len);
 	memcpy(line + len, "\n", 2);
-	r = client_send(&c->c, line, len + 1);
+	r = daemon_conn_send(&c->c, line, len + 1);
 	free(line);
 	return r;
 }
 
 /* The next line as a JSON object (caller puts it), whole before
- * deadline_ms: client_line's -errno, or -EBADMSG. */
+ * deadline_ms: daemon_conn_line's -errno, or -EBADMSG. */
 static int conn_line(struct worker_conn *c, int64_t deadline_ms, json_object **ret)
 {
 	int64_t left = deadline_ms - clock_mono_ms();
@@ -68,7 +68,7 @@ static int conn_line(struct worker_conn *c, int64_t deadline_ms, json_object **r
 	size_t len;
 	int r;
 
-	r = client_line(&c->c, IOT_PROTO_MAX_REPLY, left > 0 ? (int)left : 0, &line, &len);
+	r = daemon_conn_line(&c->c, IOT_PROTO_MAX_REPLY, left > 0 ? (int)left : 0, &line, &len);
 	if (r < 0)
 		return r;
 	o = json_tokener_parse(line);
@@ -123,7 +123,7 @@ static int conn_open(const char *path, struct worker_conn *ret, char *why, size_
 	json_object *req, *o = NULL, *v;
 	int r;
 
-	r = client_open(path, &c.c, why, why_size);
+	r = daemon_conn_open(path, &c.c, why, why_size);
 	if (r < 0)
 		return r;
 	req = json_object_new_object();
@@ -141,7 +141,7 @@ static int conn_open(const char *path, struct worker_conn *ret, char *why, size_
 		char e[96];
 
 		snprintf(why, why_size, "hello: %s",
-			 r == -EBADMSG ? "malformed reply" : client_strerror(r, e, sizeof(e)));
+			 r == -EBADMSG ? "malformed reply" : daemon_conn_strerror(r, e, sizeof(e)));
 		goto fail;
 	}
 	if (!json_object_object_get_ex(o, "ok", &v) || !json_object_get_boolean(v)) {
@@ -165,7 +165,7 @@ static int conn_open(const char *path, struct worker_conn *ret, char *why, size_
 	return 0;
 fail:
 	json_object_put(o);
-	client_close(&c.c);
+	daemon_conn_close(&c.c);
 	return r;
 }
 
@@ -385,7 +385,7 @@ int cmd_worker(int argc, char **argv)
 	const char *socket_path = NULL, *verb;
 	char def[108];
 	struct worker_conn c = { .c = { .fd = -1 } };
-	char why[CLIENT_WHY_MAX];
+	char why[DAEMON_CONN_WHY_MAX];
 	bool wait = false, json = false;
 	char **rest;
 	int nrest = 0, r, ret = EXIT_FAIL;
@@ -478,9 +478,9 @@ int cmd_worker(int argc, char **argv)
 			  : r == -ETIMEDOUT && wait
 			      ? "no reply, or no worker event for three sample intervals (10 s at "
 				"least)"
-			      : client_strerror(r, why, sizeof(why)));
+			      : daemon_conn_strerror(r, why, sizeof(why)));
 out:
-	client_close(&c.c);
+	daemon_conn_close(&c.c);
 	free(rest);
 	return ret;
 }

@@ -4,9 +4,10 @@
  * source_ops (source_int.h): the daemon (source_daemon.c), the embedded
  * sampler (source_embedded.c) or a recording (source_replay.c), with the
  * live time keys over the samples kept (source_past.c). Either way the
- * bytes are a doc/json.md sample handed to the model's one decoder. Here:
- * the choice at open, the dispatch, the state line and the IRQ affinities
- * the kinds share. Never draws; never blocks.
+ * bytes are a doc/json.md sample handed to the model's one decoder, the IRQ
+ * affinities in it: the client reads no /proc of its own. Here: the
+ * choice at open, the dispatch and the state line. Never draws; never
+ * blocks.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -15,13 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "irqaff.h"
 #include "root.h"
 #include "sampler.h"
 #include "source_int.h"
 #include "ui.h"
-
-#define AFFINITY_MAX_IRQ 256 /* /proc/irq reads per sample, busiest first */
 
 /* What i steps through: atop's habit of widening the interval. */
 static const int64_t wider_steps_ns[] = { 0, 10 * INT64_C(1000000000), 60 * INT64_C(1000000000),
@@ -56,62 +54,6 @@ long source_step_long(const long *steps, size_t n, long cur, int dir)
 	return cur;
 }
 
-/* ---- IRQ affinities ---- */
-
-static int cmp_rate_desc(const void *a, const void *b)
-{
-	const struct model_irq *x = *(const struct model_irq *const *)a;
-	const struct model_irq *y = *(const struct model_irq *const *)b;
-
-	return (x->total_s < y->total_s) - (x->total_s > y->total_s);
-}
-
-/* One IRQ's affinity now: the embedded sampler's read, else under the
- * daemon's root (or --root). -errno when none. */
-static int read_affinity(const struct source *src, uint32_t irq, struct irqaff *ret)
-{
-	if (src->sampler)
-		return sampler_irq_affinity(src->sampler, irq, ret);
-	return irqaff_read(&src->root, irq, ret);
-}
-
-void source_refresh_affinity(struct source *src, struct model *m)
-{
-	struct model_irq *busy[AFFINITY_MAX_IRQ];
-	size_t n = 0;
-
-	if (!src->sampler && !src->have_root)
-		return;
-	/* only the lines that fired: on a big host most of /proc/irq is idle */
-	for (size_t i = 0; i < m->nirqs; i++) {
-		struct model_irq *q = &m->irqs[i];
-
-		if (!q->numeric || !q->valid || q->total_s <= 0)
-			continue;
-		if (n < AFFINITY_MAX_IRQ) {
-			busy[n++] = q;
-		} else {
-			if (n > 1)
-				qsort(busy, n, sizeof(busy[0]), cmp_rate_desc);
-			if (q->total_s > busy[n - 1]->total_s)
-				busy[n - 1] = q;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct model_irq *q = busy[i];
-		struct irqaff a;
-
-		if (read_affinity(src, q->irq, &a) < 0) {
-			q->has_smp = q->has_eff = false;
-			continue;
-		}
-		q->has_smp = a.has_smp;
-		q->has_eff = a.has_eff;
-		snprintf(q->smp_list, sizeof(q->smp_list), "%s", a.smp_list);
-		snprintf(q->eff_list, sizeof(q->eff_list), "%s", a.eff_list);
-	}
-}
-
 /* ---- the interface ---- */
 
 /* The parts every kind may use, before the kind is chosen. */
@@ -138,7 +80,7 @@ static int source_new(const struct source_opts *o, struct source **ret_src, char
 			free(src);
 			return r;
 		}
-		src->root_given = src->have_root = true;
+		src->root_given = true;
 	}
 	*ret_src = src;
 	src->tok = json_tokener_new();
@@ -197,10 +139,9 @@ void source_close(struct source *src)
 	sampler_close(src->sampler);
 	sampler_replay_close(src->rp);
 	sampler_close(src->past_s);
-	sampler_replay_close(src->past_rp);
 	past_clear(src);
 	sb_free(&src->pack);
-	if (src->have_root)
+	if (src->root_given)
 		root_close(&src->root);
 	if (src->tok)
 		json_tokener_free(src->tok);

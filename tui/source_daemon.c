@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "daemon_conn.h"
 #include "clock.h"
 #include "cmd_suggest.h"
 #include "grow.h"
@@ -66,6 +66,7 @@ static void daemon_disconnect(struct source *src, int64_t now_ns, const char *wh
 	src->fd = -1;
 	src->hello_ok = false;
 	src->past_fetch = false; /* its answer will not come: a time key may ask again */
+	src->wide_fetch = false;
 	src->rlen = src->rscan = 0;
 	src->wlen = 0;
 	if (src->rcap > IOT_PROTO_MAX_REPLY / 16) {
@@ -86,7 +87,7 @@ static const char *connect_why(const struct source *src, int r)
 }
 
 /*
- * Connects and checks who answers (root or us: client_peer_check); on
+ * Connects and checks who answers (root or us: daemon_conn_peer_check); on
  * success queues hello, status, history, worker.status and subscribe, which
  * the daemon answers in this order. Returns 0 or -errno (-EPERM: src->why).
  */
@@ -96,7 +97,7 @@ static int daemon_connect(struct source *src)
 	int fd;
 
 	src->why[0] = '\0';
-	fd = client_connect(src->path, true, src->why, sizeof(src->why));
+	fd = daemon_conn_socket(src->path, true, src->why, sizeof(src->why));
 	if (fd < 0) {
 		if (fd != -EPERM)
 			src->why[0] = '\0'; /* not there: the caller says so its way */
@@ -178,27 +179,14 @@ static void past_keep(struct source *src, struct json_object *smp, const char *l
 		past_add(src, &e, doc, len, NULL, 0);
 }
 
-/* The status reply: where the daemon records (the time keys' wider
- * intervals read it) and, without --root, its root (/proc/irq is read
- * where the daemon reads /proc). */
+/* The status reply: whether the daemon records (the time keys' wider
+ * intervals are asked of it then). */
 static void daemon_status(struct source *src, struct json_object *o)
 {
-	struct json_object *rec = NULL, *v = NULL;
+	struct json_object *rec = NULL;
 
-	src->rec_dir[0] = '\0';
-	if (json_object_object_get_ex(o, "record", &rec) &&
-	    json_object_object_get_ex(rec, "dir", &v) && json_object_is_type(v, json_type_string))
-		snprintf(src->rec_dir, sizeof(src->rec_dir), "%s", json_object_get_string(v));
-	if (!src->root_given && json_object_object_get_ex(o, "root", &v) &&
-	    json_object_is_type(v, json_type_string)) {
-		struct root r;
-
-		if (src->have_root)
-			root_close(&src->root);
-		src->have_root = root_open(json_object_get_string(v), &r) >= 0;
-		if (src->have_root)
-			src->root = r;
-	}
+	src->daemon_records = json_object_object_get_ex(o, "record", &rec) &&
+			      json_object_is_type(rec, json_type_object);
 }
 
 /* The history reply: every sample into the history and the past kept;
@@ -216,8 +204,6 @@ static unsigned daemon_history(struct source *src, struct json_object *samples, 
 			    MODEL_HISTORY | (i + 1 == n && !paused && !src->past ? MODEL_VIEW : 0));
 		past_keep(src, smp, NULL, 0);
 	}
-	if (n && !paused && !src->past)
-		source_refresh_affinity(src, m);
 	return UI_REDRAW;
 }
 
@@ -253,8 +239,6 @@ static unsigned daemon_line(struct source *src, const char *line, size_t len, in
 			   model_apply(
 			       m, v, MODEL_HISTORY | (paused || src->past ? 0 : MODEL_VIEW)) >= 0) {
 			past_keep(src, v, line, len);
-			if (!paused && !src->past)
-				source_refresh_affinity(src, m);
 			flags = UI_REDRAW;
 		}
 	} else if (strcmp(id, "worker") == 0) {
@@ -263,6 +247,12 @@ static unsigned daemon_line(struct source *src, const char *line, size_t len, in
 		if (ok && json_object_object_get_ex(o, "worker", &v) &&
 		    model_worker_apply(m, v, now_ns, MODEL_WORKER_STATUS) >= 0)
 			flags = UI_REDRAW;
+	} else if (strcmp(id, "wide") == 0) {
+		if (!ok || !json_object_object_get_ex(o, "samples", &samples) ||
+		    !json_object_is_type(samples, json_type_array))
+			samples = NULL;
+		flags = past_wide_fetched(src, ok, samples,
+					  ok ? NULL : reply_error(o, msg, sizeof(msg)), m);
 	} else if (!ok) {
 		reply_error(o, msg, sizeof(msg));
 		if (strcmp(id, "hello") == 0 && src->auto_mode && !src->ever_connected) {
@@ -449,13 +439,13 @@ static int daemon_act(const struct source *src, const struct model_advice *advic
 		      bool undo, char *msg, size_t size)
 {
 	const char *path = src->path;
-	char reply[700], why[CLIENT_WHY_MAX];
-	struct client_conn c;
+	char reply[700], why[DAEMON_CONN_WHY_MAX];
+	struct daemon_conn c;
 	int r;
 
-	/* client.h: the peer is root or us, and a daemon that stops answering
+	/* daemon_conn.h: the peer is root or us, and a daemon that stops answering
 	 * freezes the screen for IOT_PROTO_CLIENT_TIMEOUT_MS at most */
-	r = client_open(path, &c, why, sizeof(why));
+	r = daemon_conn_open(path, &c, why, sizeof(why));
 	if (r < 0) {
 		snprintf(msg, size, "%s failed: cannot reach iotriaged at %s: %s",
 			 undo ? "undo" : "apply", path, why);
@@ -464,7 +454,7 @@ static int daemon_act(const struct source *src, const struct model_advice *advic
 	/* the writes on the screen: the daemon applies those or nothing */
 	r = suggest_daemon_apply(&c, id, undo, undo ? NULL : model_findings_suggestion(advice, id),
 				 reply, sizeof(reply));
-	client_close(&c);
+	daemon_conn_close(&c);
 	if (r == 0) {
 		snprintf(msg, size, "iotriaged: %s", reply);
 		return 0;
@@ -539,6 +529,24 @@ bool source_daemon_ask_past(struct source *src, int64_t t, unsigned *ret_flags)
 	snprintf(src->past_note, sizeof(src->past_note),
 		 "asking the daemon for older samples (its recording)");
 	*ret_flags = UI_REDRAW;
+	return true;
+}
+
+bool source_daemon_ask_wide(struct source *src, int64_t at_ns, int64_t step_ns)
+{
+	char req[160];
+
+	if (src->fd < 0 || !src->hello_ok)
+		return false;
+	if (src->wide_fetch)
+		return true; /* its answer asks again for where the keys are then */
+	src->wide_at_ns = at_ns;
+	src->wide_step_ns = step_ns;
+	snprintf(req, sizeof(req),
+		 "{\"cmd\":\"history\",\"at\":%lld,\"step_ms\":%lld,\"id\":\"wide\"}\n",
+		 (long long)(at_ns / 1000000), (long long)(step_ns / 1000000));
+	daemon_queue(src, req);
+	src->wide_fetch = true;
 	return true;
 }
 

@@ -79,8 +79,6 @@ static unsigned embedded_dispatch(struct source *src, short revents, int64_t now
 		past_add(src, &e, doc, len, src->pack.err ? NULL : src->pack.buf,
 			 src->pack.err ? 0 : src->pack.len);
 	}
-	if (!paused && !src->past)
-		source_refresh_affinity(src, m);
 	return UI_REDRAW;
 }
 

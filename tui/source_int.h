@@ -2,8 +2,8 @@
 /*
  * Inside the TUI's source (source.h): the one struct every kind fills, the
  * table of operations each kind gives (source_daemon.c, source_embedded.c,
- * source_replay.c) and what they share (source.c: the state line and the
- * IRQ affinities; source_past.c: the samples kept for the live time keys).
+ * source_replay.c) and what they share (source.c: the state line;
+ * source_past.c: the samples kept for the live time keys).
  * source.c dispatches through src->ops; nothing outside tui/source*.c
  * includes this.
  */
@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/un.h>
 
-#include "client.h"
+#include "daemon_conn.h"
 #include "root.h"
 #include "source.h"
 #include "strbuf.h"
@@ -90,9 +90,9 @@ struct source {
 	unsigned every;
 	unsigned want; /* 1u << CAD_*: the views open ask the daemon to read these every sample */
 	int64_t next_connect_ns;
-	bool history_pending;	  /* the history reply may be IOT_PROTO_MAX_HISTORY_REPLY */
-	int64_t rx_ns;		  /* connected, or the last whole line received */
-	char why[CLIENT_WHY_MAX]; /* why the last connect was refused */
+	bool history_pending;	       /* the history reply may be IOT_PROTO_MAX_HISTORY_REPLY */
+	int64_t rx_ns;		       /* connected, or the last whole line received */
+	char why[DAEMON_CONN_WHY_MAX]; /* why the last connect was refused */
 	char *rbuf;
 	size_t rlen, rcap;
 	size_t rscan; /* rbuf[0, rscan) holds no newline: a long line is scanned once */
@@ -118,28 +118,29 @@ struct source {
 	size_t pn, pcap, pbytes;
 	bool past;
 	int64_t past_ns;
-	int64_t past_base_ns;		/* the start of its interval shown, 0: the sample's own */
-	int64_t past_step_ns;		/* i: each interval this long, 0 one sample */
-	bool past_fetch;		/* a history request reaching into the recording is out */
-	int64_t past_want;		/* the time it is for */
-	struct sampler *past_s;		/* embedded: wider intervals from the packed snapshots */
-	struct sampler_replay *past_rp; /* daemon: wider intervals from its recording */
-	char rec_dir[4096];		/* the daemon's --record (status), "" none */
+	int64_t past_base_ns;	/* the start of its interval shown, 0: the sample's own */
+	int64_t past_step_ns;	/* i: each interval this long, 0 one sample */
+	bool past_fetch;	/* a history request reaching into the recording is out */
+	int64_t past_want;	/* the time it is for */
+	struct sampler *past_s; /* embedded: wider intervals from the packed snapshots */
+	/* a daemon: wider intervals asked of it (history "at", "step_ms"),
+	 * made from its recording; one request out at a time */
+	bool daemon_records; /* its status says --record */
+	bool wide_fetch;     /* a request is out, for: */
+	int64_t wide_at_ns;
+	int64_t wide_step_ns;
 	struct strbuf pack;
 	char past_note[160];
 
-	/* /proc/irq/N affinities: --root, or the daemon's root (status) */
+	/* --root: the tree the embedded sampler reads (also a daemon's
+	 * fallback when it refuses us) */
 	bool root_given;
-	bool have_root;
 	struct root root;
 };
 
 /* source.c */
 void source_set_state(struct source *src, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* The affinities of the busiest IRQs the model shows, as the host has
- * them now (embedded: the sampler's; a daemon: its root) */
-void source_refresh_affinity(struct source *src, struct model *m);
 /* i's intervals (atop's habit of widening): the one after cur, 0 after
  * the widest */
 int64_t source_wider_ns(int64_t cur_ns);
@@ -159,6 +160,10 @@ void source_daemon_want(struct source *src);
  * when asked (or already asking: *ret_flags), false when the daemon
  * cannot be asked now */
 bool source_daemon_ask_past(struct source *src, int64_t t, unsigned *ret_flags);
+/* The interval of step_ns ending at the kept sample at at_ns, asked of the
+ * daemon (made from its recording; past_wide_fetched() takes the answer):
+ * false when it cannot be asked now (not connected) */
+bool source_daemon_ask_wide(struct source *src, int64_t at_ns, int64_t step_ns);
 
 /* source_replay.c */
 int source_replay_start(struct source *src, const struct source_opts *o, char *err, size_t errsz);
@@ -168,6 +173,10 @@ void past_add(struct source *src, const struct past_entry *tmpl, const char *doc
 	      const void *payload, size_t plen);
 void past_clear(struct source *src);
 unsigned past_fetched(struct source *src, struct json_object *samples, struct model *m);
+/* The daemon's answer to source_daemon_ask_wide(): samples (its one
+ * document, or none when not recorded), or why it refused (ok false) */
+unsigned past_wide_fetched(struct source *src, bool ok, struct json_object *samples,
+			   const char *why, struct model *m);
 extern const struct source_time_ops source_past_time;
 
 #endif

@@ -4,7 +4,9 @@
  * daemon's history and pushes as received, the embedded sampler's each
  * with its packed snapshot), shared by the daemon and embedded kinds:
  * step, jump, widen (i), now; a wider interval recomputed from the packed
- * snapshots (embedded) or from the daemon's flight recording (daemon).
+ * snapshots (embedded) or asked of the daemon, which makes it from its
+ * flight recording (history "at", doc/protocol.md): the client never opens
+ * the daemon's files.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +14,6 @@
 #include <string.h>
 
 #include "grow.h"
-#include "rec_file.h"
 #include "sampler.h"
 #include "source_int.h"
 #include "ui.h"
@@ -148,38 +149,9 @@ static const char *past_pair(struct source *src, const struct past_entry *a,
 	return sampler_json(src->past_s, ret_len);
 }
 
-/* A daemon's sample at t over the wider interval: its flight recording
- * read here, as iotriage replay --step reads it (the advisor on the
- * topology recorded with it). NULL, the note set, when it cannot be. */
-static const char *past_recorded(struct source *src, int64_t t, size_t *ret_len)
-{
-	const struct recframe *f;
-	char why[512];
-	int r;
-
-	sampler_replay_close(src->past_rp); /* a new look: it has grown since */
-	src->past_rp = NULL;
-	r = sampler_replay_open(src->rec_dir, &src->past_rp, why, sizeof(why));
-	if (r < 0) {
-		snprintf(src->past_note, sizeof(src->past_note),
-			 "wider intervals read the daemon's recording: %.110s", why);
-		return NULL;
-	}
-	if (sampler_replay_advise_recorded(src->past_rp) < 0)
-		return NULL;
-	sampler_replay_step(src->past_rp, src->past_step_ns);
-	if (sampler_replay_seek(src->past_rp, t, false) <= 0 ||
-	    sampler_replay_next(src->past_rp, &f) <= 0 || f->real_ns > t + past_slack_ns(src)) {
-		snprintf(src->past_note, sizeof(src->past_note),
-			 "this sample is not in the daemon's recording: one sample");
-		return NULL;
-	}
-	return sampler_json(sampler_replay_sampler(src->past_rp), ret_len);
-}
-
 /* The tables on pe[i]: its document, or with a wider interval the metrics
  * and findings of the last sample a step before it to it (embedded: from
- * the packed snapshots; a daemon: from its recording). */
+ * the packed snapshots; a daemon: asked of it, shown when it answers). */
 static unsigned past_show(struct source *src, size_t i, struct model *m)
 {
 	const struct past_entry *e = &src->pe[i];
@@ -199,10 +171,13 @@ static unsigned past_show(struct source *src, size_t i, struct model *m)
 			d = past_pair(src, &src->pe[b], e, &dlen);
 		if (d) /* "every" says the interval recomputed, by the wall clock */
 			src->past_base_ns = src->pe[b].real_ns;
-	} else if (src->past_step_ns && src->rec_dir[0]) {
-		d = past_recorded(src, e->real_ns, &dlen);
-		if (d) /* the recording's start within the step: shorter */
-			src->past_base_ns = src->past_ns - src->past_step_ns;
+	} else if (src->past_step_ns && src->ops == &source_daemon_ops) {
+		/* made by the daemon from its recording, shown when it answers
+		 * (past_wide_fetched); this sample's own until then */
+		if (source_daemon_ask_wide(src, e->real_ns, src->past_step_ns))
+			snprintf(src->past_note, sizeof(src->past_note),
+				 "asking the daemon for %lld s from its recording",
+				 (long long)(src->past_step_ns / 1000000000));
 		else
 			src->past_step_ns = 0;
 	}
@@ -213,8 +188,44 @@ static unsigned past_show(struct source *src, size_t i, struct model *m)
 	if (model_apply_text(m, doc, len, MODEL_VIEW) < 0)
 		snprintf(src->past_note, sizeof(src->past_note), "sample %llu: cannot decode",
 			 (unsigned long long)e->id);
-	/* the affinities of now: a sample kept here does not carry them */
-	source_refresh_affinity(src, m);
+	return UI_REDRAW;
+}
+
+unsigned past_wide_fetched(struct source *src, bool ok, struct json_object *samples,
+			   const char *why, struct model *m)
+{
+	struct json_object *doc;
+
+	src->wide_fetch = false;
+	if (!src->past || !src->past_step_ns)
+		return 0; /* back to now, or one sample, meanwhile */
+	if (src->wide_at_ns != src->past_ns || src->wide_step_ns != src->past_step_ns) {
+		/* the keys moved while it was asked: ask for where they are */
+		if (!source_daemon_ask_wide(src, src->past_ns, src->past_step_ns))
+			src->past_step_ns = 0;
+		return 0;
+	}
+	doc = samples && json_object_array_length(samples) == 1
+		  ? json_object_array_get_idx(samples, 0)
+		  : NULL;
+	if (!ok || !doc) {
+		if (!ok) /* an iotriaged before "at" says history needs "seconds" */
+			snprintf(src->past_note, sizeof(src->past_note),
+				 "wider intervals: the daemon refused (%.100s): one sample", why);
+		else
+			snprintf(src->past_note, sizeof(src->past_note),
+				 "this sample is not in the daemon's recording: one sample");
+		src->past_step_ns = src->past_base_ns = 0;
+		return UI_REDRAW;
+	}
+	if (model_apply(m, doc, MODEL_VIEW) < 0) {
+		snprintf(src->past_note, sizeof(src->past_note),
+			 "the daemon's wider interval: cannot decode");
+		return UI_REDRAW;
+	}
+	/* the recording's start within the step: shorter */
+	src->past_base_ns = src->past_ns - src->past_step_ns;
+	src->past_note[0] = '\0';
 	return UI_REDRAW;
 }
 
@@ -340,7 +351,7 @@ static unsigned past_time_jump(struct source *src, int64_t real_ns, struct model
 static unsigned past_time_widen(struct source *src, struct model *m)
 {
 	src->past_note[0] = '\0';
-	if (src->ops == &source_daemon_ops && !src->rec_dir[0]) {
+	if (src->ops == &source_daemon_ops && !src->daemon_records) {
 		/* its documents carry rates of one interval, not the counters */
 		snprintf(src->past_note, sizeof(src->past_note),
 			 "i: the daemon does not record (--record): one sample only");
@@ -365,9 +376,8 @@ static unsigned past_time_now(struct source *src, struct model *m)
 	if (!src->past)
 		return 0;
 	src->past = false;
-	if (src->pn && model_apply_text(m, src->pe[src->pn - 1].doc, src->pe[src->pn - 1].len,
-					MODEL_VIEW) >= 0)
-		source_refresh_affinity(src, m);
+	if (src->pn)
+		model_apply_text(m, src->pe[src->pn - 1].doc, src->pe[src->pn - 1].len, MODEL_VIEW);
 	return UI_REDRAW;
 }
 

@@ -2,57 +2,18 @@
 /*
  * source_replay: a flight recording stepped by keys (iotriage replay): the
  * recording's samples through sampler_replay_* (src/sampler.h), each
- * sample's IRQ affinities as recorded with it, never this host's.
+ * sample's IRQ affinities in its document as the topology recorded with
+ * it says them, never this host's (a recording without one: none).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "cpuset.h"
 #include "rec_file.h"
 #include "sampler.h"
 #include "source_int.h"
 #include "ui.h"
-
-/*
- * A replayed sample's IRQ affinities as recorded with it (the topology
- * record, format version 3: the one its findings were made on), never read
- * from this host's /proc/irq; a line the topology does not list has none.
- */
-static void replay_affinity(struct source *src, struct model *m)
-{
-	const struct sampler *s = sampler_replay_sampler(src->rp);
-	const struct topology *t = s ? sampler_topology(s) : NULL;
-
-	for (size_t i = 0; i < m->nirqs; i++) {
-		struct model_irq *q = &m->irqs[i];
-		const struct topo_irq *ti = NULL;
-		size_t lo = 0, hi = t ? t->nirqs : 0;
-
-		q->has_smp = q->has_eff = false;
-		if (!q->numeric)
-			continue;
-		while (lo < hi) { /* the topology's IRQs are in ascending order */
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (t->irqs[mid].irq == q->irq) {
-				ti = &t->irqs[mid];
-				break;
-			}
-			if (t->irqs[mid].irq < q->irq)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (!ti)
-			continue;
-		q->has_smp = ti->has_smp;
-		snprintf(q->smp_list, sizeof(q->smp_list), "%s", ti->smp_list);
-		q->has_eff = ti->has_eff && cpuset_format_list(&ti->effective, q->eff_list,
-							       sizeof(q->eff_list)) >= 0;
-	}
-}
 
 int source_replay_start(struct source *src, const struct source_opts *o, char *err, size_t errsz)
 {
@@ -141,7 +102,6 @@ static unsigned replay_dispatch(struct source *src, short revents, int64_t now_n
 		source_set_state(src, "sample %llu: cannot decode", (unsigned long long)f->id);
 		return UI_REDRAW;
 	}
-	replay_affinity(src, m);
 	p = sampler_replay_problems(src->rp);
 	if (p)
 		source_set_state(src, "skipped: %.*s", (int)strcspn(p, "\n"), p);

@@ -36,6 +36,9 @@
  *   {"cmd":"unsubscribe"} -> {"ok":true,"subscribed":false}
  *   {"cmd":"history","seconds":S}        samples taken in the last S seconds
  *   {"cmd":"history","since":ID}         samples with "sample" id > ID
+ *   {"cmd":"history","at":MS,"step_ms":S} with --record: the one interval
+ *                                        of S ms ending at the recorded sample
+ *                                        at MS (epoch ms), as replay --step
  *       -> {"ok":true,"count":N,"first":ID,"last":ID,"samples":[{SAMPLE},...]}
  *          oldest first, on one line; "first"/"last" are null when N is 0.
  *   {"cmd":"status"}
@@ -75,6 +78,9 @@
 
 /* A request line, '\n' included. Longer: error "too_long", then close. */
 #define IOT_PROTO_MAX_LINE (64 * 1024)
+
+/* history "step_ms": the widest interval asked of a recording (a day) */
+#define IOT_PROTO_MAX_STEP_MS (86400 * 1000)
 
 /*
  * What a client accepts from whatever answers on the socket (an impostor

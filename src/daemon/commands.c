@@ -126,16 +126,18 @@ static int cmd_unsubscribe(struct daemon *d, struct client *c, const struct requ
 static int cmd_history(struct daemon *d, struct client *c, const struct request *rq)
 {
 	const struct hist_entry *last = history_latest(&d->hist);
-	int64_t seconds = -1, since = -1;
+	int64_t seconds = -1, since = -1, at_ms = -1, step_ms = 0;
 	size_t from;
-	int r1, r2, r;
+	int r1, r2, r3, r4, r;
 
 	r1 = request_get_int(rq, "seconds", 0, INT32_MAX, &seconds);
 	r2 = request_get_int(rq, "since", 0, INT64_MAX, &since);
-	if (r1 < 0 || r2 < 0 || r1 + r2 != 1)
+	r3 = request_get_int(rq, "at", 0, INT64_MAX / 1000000, &at_ms);
+	r4 = request_get_int(rq, "step_ms", 1, IOT_PROTO_MAX_STEP_MS, &step_ms);
+	if (r1 < 0 || r2 < 0 || r3 < 0 || r4 < 0 || r1 + r2 + r3 != 1 || r3 != r4)
 		return server_reply_error(d, c, rq->id, IOT_ERR_BAD_REQUEST,
 					  "history needs exactly one of \"seconds\" or \"since\", "
-					  "a non-negative integer");
+					  "a non-negative integer, or \"at\" with \"step_ms\"");
 	sb_puts(server_reply_start(d, rq), ",\"samples\":[");
 	r = client_queue_sb(d, c);
 	if (r < 0)
@@ -158,6 +160,12 @@ static int cmd_history(struct daemon *d, struct client *c, const struct request 
 	c->rec_pending = false;
 	if (r1 && from == 0)
 		rec_history_ask(d, c, seconds);
+	if (r3) {
+		/* one interval, made from the recording alone: none of the ring */
+		rec_history_ask_at(d, c, at_ms * 1000000, step_ms * 1000000);
+		c->hist_after = c->hist_last;
+		return 0;
+	}
 	/* ids only increase (from 1): everything after the one before from */
 	c->hist_after = from < d->hist.n ? history_at(&d->hist, from)->id - 1 : c->hist_last;
 	return 0;

@@ -94,6 +94,9 @@ struct client {
 	 * when rec_history_ready() says so (rec.c), from this real time on */
 	bool rec_pending;
 	int64_t rec_from_ns;
+	/* history "at": the one interval this long ending at the recorded
+	 * sample at rec_from_ns; 0: the samples from rec_from_ns on */
+	int64_t rec_step_ns;
 	struct rec_job *rec_job; /* that part, being made by rec.c's replay thread */
 	size_t rec_bytes;	 /* of q_bytes, that part, not yet written */
 	size_t owned_bytes;	 /* of q_bytes, history chunks made for it */
@@ -368,6 +371,11 @@ void rec_status(struct daemon *d, struct strbuf *sb);
  * recorded samples of those seconds first (rec_pending), without --record
  * none. */
 void rec_history_ask(struct daemon *d, struct client *c, int64_t seconds);
+/* history with "at" and "step_ms": c's reply gets the one document of the
+ * step_ns ending at the recorded sample at at_ns (real time, within half
+ * an interval), made from the recording as replay --step makes it; none
+ * when not recorded or without --record. Paced as the recorded parts. */
+void rec_history_ask_at(struct daemon *d, struct client *c, int64_t at_ns, int64_t step_ns);
 /* Whether c's recorded part may be made now: always for root and the
  * daemon's uid; for another uid, once its previous replay's pause is over
  * (REC_HISTORY_CPU_PCT) and no other client of that uid has such a part

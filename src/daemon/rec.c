@@ -403,6 +403,14 @@ void rec_history_ask(struct daemon *d, struct client *c, int64_t seconds)
 {
 	c->rec_pending = d->rec && seconds > 0;
 	c->rec_from_ns = clock_ns(CLOCK_REALTIME) - seconds * INT64_C(1000000000);
+	c->rec_step_ns = 0;
+}
+
+void rec_history_ask_at(struct daemon *d, struct client *c, int64_t at_ns, int64_t step_ns)
+{
+	c->rec_pending = d->rec != NULL;
+	c->rec_from_ns = at_ns;
+	c->rec_step_ns = step_ns;
 }
 
 /* uid's entry, the expired ones dropped on the way; NULL when none. */
@@ -461,6 +469,7 @@ struct rec_job {
 	struct client *c;    /* the loop's: NULL once the client is freed */
 	int64_t from_ns;     /* the part: recorded samples from then on ... */
 	int64_t end_ns;	     /* ... the ring holding those from about then */
+	int64_t step_ns;     /* "at": the one interval this long ending at from_ns */
 	int cancel;	     /* atomically: the client is gone, stop */
 	bool retried;	     /* made a second time (the ring moved meanwhile) */
 	struct blob *b;	     /* made: the documents joined by ',', NULL none */
@@ -565,6 +574,35 @@ out:
  * documents (2,048 per-queue rows: ~430 KB, ~19 in the bytes) take 4 + 40
  * samples, not 900 (seconds of CPU); small ones 4 + 64 + 1,024 at most.
  */
+/*
+ * A history "at" reply's part: the one document of the interval of
+ * j->step_ns ending at the recorded sample at j->from_ns (within half an
+ * interval), the advice on the topology recorded with it, as iotriage
+ * replay --step --at makes it. None when that sample is not recorded.
+ */
+static void make_wide(struct recorder *rec, struct rec_job *j)
+{
+	int64_t cpu0 = clock_thread_cpu_ns();
+	struct sampler_replay *rp = NULL;
+	const struct recframe *f;
+	const char *doc;
+	char why[512];
+	size_t len;
+
+	if (sampler_replay_open_dir(rec->dirfd, rec->dir, &rp, why, sizeof(why)) < 0 ||
+	    (!rec->core_only && sampler_replay_advise_recorded(rp) < 0))
+		goto out;
+	sampler_replay_step(rp, j->step_ns);
+	if (sampler_replay_seek(rp, j->from_ns, false) > 0 && sampler_replay_next(rp, &f) > 0 &&
+	    f->real_ns <= j->from_ns + rec->interval_ns / 2 &&
+	    (doc = sampler_json(sampler_replay_sampler(rp), &len)))
+		j->b = blob_new(doc, len);
+out:
+	sampler_replay_close(rp);
+	j->count = j->b ? 1 : 0;
+	j->cpu_ns = clock_thread_cpu_ns() - cpu0;
+}
+
 static void make_part(struct recorder *rec, struct rec_job *j)
 {
 	int64_t each = rec->interval_ns, start, cpu0 = clock_thread_cpu_ns();
@@ -572,6 +610,10 @@ static void make_part(struct recorder *rec, struct rec_job *j)
 	bool full = false;
 	char why[512];
 
+	if (j->step_ns) {
+		make_wide(rec, j);
+		return;
+	}
 	pb.at = calloc(REC_HISTORY_MAX, sizeof(*pb.at));
 	if (!pb.at || sampler_replay_open_dir(rec->dirfd, rec->dir, &pb.rp, why, sizeof(why)) < 0)
 		goto out;
@@ -723,6 +765,9 @@ int rec_history_submit(struct daemon *d, struct client *c, struct blob **ret_b, 
 		return -ENOMEM;
 	/* the newest REC_HISTORY_MAX samples before the ring, not the oldest */
 	j->from_ns = now - span > c->rec_from_ns ? now - span : c->rec_from_ns;
+	j->step_ns = c->rec_step_ns;
+	if (j->step_ns)
+		j->from_ns = c->rec_from_ns; /* "at": that sample, wherever it is */
 	/* the ring's first sample's real time */
 	j->end_ns = first ? now - (clock_mono_ns() - first->mono_ns) : now;
 	if (!d->rec->hthread_on) {

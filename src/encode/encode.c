@@ -4,6 +4,7 @@
  * (iostat -x -o JSON, mpstat -o JSON) so scripts written for those work.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "encode_advice.h"
@@ -12,6 +13,7 @@
 #include "encode_workload.h"
 #include "snapshot.h"
 #include "encode_turbo.h"
+#include "topology.h"
 
 /* "key":v, with the quoted key and its colon as one literal: one copy of a
  * length known at compile time (35 of them per disk and CPU row) */
@@ -181,9 +183,96 @@ static void encode_cpu(struct strbuf *sb, const struct cpu_metrics *c, bool with
 }
 
 /* Rates per CPU, sparse: only CPUs with a non-zero rate, {"cpu": rate}. */
-static void encode_rates(struct strbuf *sb, const char *key, const struct rate_table *rt,
-			 const struct irq_table *cur, bool describe)
+/* An interrupts[] line's IRQ number, when its label is one. */
+static bool irq_number(const char *label, uint32_t *ret_irq)
 {
+	unsigned long v;
+	char *end;
+
+	if (label[0] < '0' || label[0] > '9')
+		return false;
+	v = strtoul(label, &end, 10);
+	if (*end || v > UINT32_MAX)
+		return false;
+	*ret_irq = (uint32_t)v;
+	return true;
+}
+
+static bool aff_candidate(const struct rate_row *rr)
+{
+	uint32_t irq;
+
+	return rr->valid && rr->total_s > 0 && irq_number(rr->label, &irq);
+}
+
+static int cmp_double_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x < y) - (x > y);
+}
+
+/*
+ * Which lines get their affinity: those that fired, with an IRQ number, at
+ * most ENCODE_AFFINITY_MAX of them, the busiest. *ret_min: the rate a line
+ * needs; *ret_ties: how many lines at exactly that rate may still have it
+ * (in the table's order). False when none may (out of memory: none).
+ */
+static bool aff_bound(const struct rate_table *rt, double *ret_min, size_t *ret_ties)
+{
+	size_t n = 0, above = 0;
+	double *v;
+
+	for (size_t i = 0; i < rt->n; i++)
+		n += aff_candidate(&rt->rows[i]);
+	*ret_min = 0;
+	*ret_ties = SIZE_MAX;
+	if (n <= ENCODE_AFFINITY_MAX)
+		return n > 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return false;
+	n = 0;
+	for (size_t i = 0; i < rt->n; i++)
+		if (aff_candidate(&rt->rows[i]))
+			v[n++] = rt->rows[i].total_s;
+	qsort(v, n, sizeof(*v), cmp_double_desc);
+	*ret_min = v[ENCODE_AFFINITY_MAX - 1];
+	for (size_t i = 0; i < ENCODE_AFFINITY_MAX; i++)
+		above += v[i] > *ret_min;
+	*ret_ties = ENCODE_AFFINITY_MAX - above;
+	free(v);
+	return true;
+}
+
+/* ,"affinity":"0-3","effective":"0" of rr's IRQ as t read it (either
+ * absent when the kernel did not offer the file) */
+static void encode_affinity(struct strbuf *sb, const struct rate_row *rr, const struct topology *t)
+{
+	const struct topo_irq *ti;
+	char list[TOPO_LIST_MAX];
+	uint32_t irq;
+
+	if (!irq_number(rr->label, &irq) || !(ti = topology_irq(t, irq)))
+		return;
+	if (ti->has_smp) {
+		sb_puts(sb, ",\"affinity\":");
+		sb_json_str(sb, ti->smp_list);
+	}
+	if (ti->has_eff && cpuset_format_list(&ti->effective, list, sizeof(list)) >= 0) {
+		sb_puts(sb, ",\"effective\":");
+		sb_json_str(sb, list);
+	}
+}
+
+static void encode_rates(struct strbuf *sb, const char *key, const struct rate_table *rt,
+			 const struct irq_table *cur, bool describe, const struct topology *aff)
+{
+	size_t ties = 0;
+	double aff_min = 0;
+
+	if (aff && !aff_bound(rt, &aff_min, &ties))
+		aff = NULL;
 	sb_json_key(sb, key);
 	sb_putc(sb, '[');
 	for (size_t i = 0; i < rt->n; i++) {
@@ -230,6 +319,9 @@ static void encode_rates(struct strbuf *sb, const char *key, const struct rate_t
 			}
 			end_obj(sb, '}');
 		}
+		if (aff && aff_candidate(rr) &&
+		    (rr->total_s > aff_min || (rr->total_s == aff_min && ties && ties--)))
+			encode_affinity(sb, rr, aff);
 		sb_puts(sb, "},");
 	}
 	end_obj(sb, ']');
@@ -361,9 +453,9 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 		sb_putc(sb, ',');
 	}
 	if (m->irq_valid)
-		encode_rates(sb, "interrupts", &m->irq, &cur->irqs, true);
+		encode_rates(sb, "interrupts", &m->irq, &cur->irqs, true, o ? o->irq_topo : NULL);
 	if (m->softirq_valid)
-		encode_rates(sb, "softirqs", &m->softirq, &cur->softirqs, false);
+		encode_rates(sb, "softirqs", &m->softirq, &cur->softirqs, false, NULL);
 	encode_blkmq(sb, cur, m);
 	/* the NUMA nodes' CPUs: the live view groups its CPU heat map by them */
 	if (cur->numa.n) {

@@ -12,6 +12,11 @@
 #define IOT_JSON_VERSION 1 /* bump on any incompatible change of doc/json.md */
 
 struct advice;
+struct topology;
+
+/* interrupts[] lines given their affinity, the busiest first: a big host
+ * fires hundreds of vectors a second, the live view shows a screenful */
+#define ENCODE_AFFINITY_MAX 256
 
 /* What an operator did through the daemon in a sample's interval. */
 #define ENCODE_EVENTS_MAX 16
@@ -28,6 +33,9 @@ struct encode_opts {
 	const struct advice *advice;	   /* findings and suggestions (advise.h); NULL: none */
 	const struct encode_event *events; /* "events": the interval's applies and undos */
 	size_t nevents;
+	/* interrupts[]' "affinity" and "effective": as this topology read
+	 * them (/proc/irq/N, collect/topology.c); NULL: none */
+	const struct topology *irq_topo;
 };
 
 /* Appends one JSON object (no trailing newline) to sb. m may be NULL when

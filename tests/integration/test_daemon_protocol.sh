@@ -69,6 +69,19 @@ try:
         check("without NUL" in r["error"]["message"], "%s: %r" % (cmd, r))
     # integers past 64 bits are not clamped into range
     refused(b'{"cmd":"history","since":18446744073709551616}', "bad_request")
+    # history "at" comes with "step_ms" and alone (issue 31); without
+    # --record it answers nothing of the memory and nothing recorded
+    for bad in (b'{"cmd":"history","at":1000}', b'{"cmd":"history","step_ms":1000}',
+                b'{"cmd":"history","at":1000,"step_ms":0}',
+                b'{"cmd":"history","at":1000,"step_ms":86400001}',
+                b'{"cmd":"history","at":-1,"step_ms":1000}',
+                b'{"cmd":"history","at":1000,"step_ms":1000,"seconds":5}',
+                b'{"cmd":"history","at":"1000","step_ms":1000}'):
+        r = refused(bad, "bad_request")
+        check('"at" with "step_ms"' in r["error"]["message"], "%r: %r" % (bad, r))
+    r = ask(b'{"cmd":"history","at":1000,"step_ms":1000}')
+    check(r["ok"] and r["samples"] == [] and r["count"] == 0 and r["first"] is None and
+          "recorded" not in r, "history at without --record: %r" % r)
     refused(b'{"cmd":"subscribe","every":18446744073709551617}', "bad_request")
 
     # an unknown command quoted in the message, cut inside a character

@@ -17,7 +17,8 @@
 #    part is skipped): b to a time older than the client's first history
 #    (600 s) asks the daemon's history that far back, which reaches into the
 #    recording: that recorded sample's values and time, < the one before,
-#    i its 10 s read from the recording (as replay --step 10s says);
+#    i its 10 s made by the daemon from its recording (as replay --step 10s
+#    says), the recording hidden from the client (a mount namespace);
 #  - embedded over the same tree: < then i (10 s): "every" says the
 #    interval (the metrics over it) and PAST stays; n is now again;
 #  - a replay (record-v1): > < and n, t still a step.
@@ -197,7 +198,23 @@ if [ -n "$old_pid" ]; then
 	kill "$old_pid"
 	wait "$old_pid" || fail "the 12-minutes-old daemon's exit"
 	start_daemon "$tmp/r.sock" --history 3 --record "$tmp/rec" --interval 1000
-	run_in rec 80 24 --socket "$tmp/r.sock" --no-color
+	# the client never opens the daemon's recording (issue 31): i asks the
+	# daemon (history "at"), so a client that cannot read the directory
+	# widens all the same; here it is an empty tmpfs in the client's own
+	# mount namespace (root: without one, the client sees it)
+	cat >"$tmp/hide.sh" <<'SH'
+d=$1
+shift
+mount -t tmpfs -o size=64k,mode=0700 hidden "$d" && exec "$@"
+SH
+	hide=
+	if unshare -m --propagation private sh "$tmp/hide.sh" "$tmp/rec" \
+		sh -c '[ -z "$(ls -A "$1")" ]' - "$tmp/rec" 2>/dev/null; then
+		hide="unshare -m --propagation private sh $tmp/hide.sh $tmp/rec"
+	else
+		echo "(no mount namespace of its own: the client sees the recording)"
+	fi
+	RUN_AS=$hide run_in rec 80 24 --socket "$tmp/r.sock" --no-color
 	wait_for rec '^sdb ' || fail "recording daemon: the disk row"
 	screen_has 'PAST' && fail "recording daemon: PAST before any time key"
 	set -- $(sed -n 6p "$tmp/ho")

@@ -218,22 +218,32 @@ static void test_history(void **state)
 	model_free(&m);
 }
 
-/* Affinities come from /proc/irq via the source, not from the document:
- * a new sample keeps them on the same IRQ. */
-static void test_affinity_kept(void **state)
+/* Affinities come from the document (doc/json.md interrupts[] "affinity",
+ * "effective"), whichever source sent it: the client reads no /proc/irq.
+ * A sample without them has none; nothing is carried from the one before. */
+static void test_affinity_decoded(void **state)
 {
+	static const char at[] = "\"actions\":\"nvme0q1\"";
+	static const char aff[] = ",\"affinity\":\"0-3\",\"effective\":\"0\"";
+	char doc[sizeof(doc_fmt) + 128], with[sizeof(doc) + sizeof(aff)];
 	struct model m = { 0 };
+	const char *p;
+	size_t k;
 
 	(void)state;
-	assert_int_equal(apply(&m, 1, 1000, "1.0", MODEL_VIEW), 0);
-	m.irqs[0].has_smp = m.irqs[0].has_eff = true;
-	snprintf(m.irqs[0].smp_list, sizeof(m.irqs[0].smp_list), "0-3");
-	snprintf(m.irqs[0].eff_list, sizeof(m.irqs[0].eff_list), "0");
-	assert_int_equal(apply(&m, 2, 2000, "2.0", MODEL_VIEW), 0);
+	snprintf(doc, sizeof(doc), doc_fmt, 1, 1000LL, "1.0");
+	p = strstr(doc, at);
+	assert_non_null(p);
+	k = (size_t)(p - doc) + strlen(at);
+	snprintf(with, sizeof(with), "%.*s%s%s", (int)k, doc, aff, doc + k);
+	assert_int_equal(model_apply_text(&m, with, strlen(with), MODEL_VIEW), 0);
+	assert_string_equal(m.irqs[0].name, "30");
 	assert_true(m.irqs[0].has_smp && m.irqs[0].has_eff);
 	assert_string_equal(m.irqs[0].smp_list, "0-3");
 	assert_string_equal(m.irqs[0].eff_list, "0");
-	assert_false(m.irqs[1].has_smp);
+	assert_false(m.irqs[1].has_smp || m.irqs[1].has_eff);
+	assert_int_equal(apply(&m, 2, 2000, "2.0", MODEL_VIEW), 0);
+	assert_false(m.irqs[0].has_smp || m.irqs[0].has_eff);
 	model_free(&m);
 }
 
@@ -285,7 +295,7 @@ int main(void)
 		cmocka_unit_test(test_hot_from_findings),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_history),
-		cmocka_unit_test(test_affinity_kept),
+		cmocka_unit_test(test_affinity_decoded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

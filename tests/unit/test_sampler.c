@@ -151,12 +151,80 @@ static void test_bad_root(void **state)
 	sampler_close(NULL);
 }
 
+/* proc/interrupts with lines 1 .. n, line i at i * k interrupts on CPU0,
+ * each with /proc/irq/i/{smp_affinity_list,effective_affinity_list} */
+static void write_irqs(const struct tree *t, unsigned n, unsigned k)
+{
+	size_t cap = 64 + (size_t)n * 80, len;
+	char *buf = malloc(cap), rel[64];
+
+	assert_non_null(buf);
+	len = (size_t)snprintf(buf, cap, "           CPU0\n");
+	for (unsigned i = 1; i <= n; i++)
+		len += (size_t)snprintf(buf + len, cap - len,
+					"%4u: %10u   PCI-MSI %u-edge      dev%u\n", i, i * k, i, i);
+	tree_put(t->dir, "proc/interrupts", buf);
+	free(buf);
+	for (unsigned i = 1; i <= n && k == 0; i++) {
+		snprintf(rel, sizeof(rel), "proc/irq/%u/smp_affinity_list", i);
+		tree_put(t->dir, rel, i % 2 ? "0\n" : "0-1\n");
+		snprintf(rel, sizeof(rel), "proc/irq/%u/effective_affinity_list", i);
+		tree_put(t->dir, rel, "0\n");
+	}
+}
+
+/* doc/json.md interrupts[] "affinity"/"effective": as the advisor's
+ * topology read /proc/irq (one reader), for the ENCODE_AFFINITY_MAX
+ * busiest lines that fired, none without a topology (no advice). */
+static void test_irq_affinity(void **state)
+{
+	struct tree *t = *state;
+	struct sampler_opts o = { .root = t->dir, .advise = true };
+	struct sampler_opts core = { .root = t->dir };
+	struct sampler *s, *c;
+	const char *json, *p;
+	size_t n = 0;
+
+	write_irqs(t, 300, 0);
+	assert_int_equal(sampler_open(&o, &s), 0);
+	assert_int_equal(sampler_open(&core, &c), 0);
+	assert_int_equal(sampler_tick(s), 0);
+	assert_int_equal(sampler_tick(c), 0);
+	write_state(t, 10200, 200, 100);
+	write_irqs(t, 300, 10);
+	assert_int_equal(sampler_tick(s), 0);
+	assert_int_equal(sampler_tick(c), 0);
+	assert_non_null(sampler_topology(s));
+	json = sampler_json(s, NULL);
+	assert_non_null(json);
+	for (p = json; (p = strstr(p, "\"affinity\":")); p++)
+		n++;
+	assert_int_equal(n, 256);
+	assert_non_null(
+	    strstr(json, "{\"name\":\"300\",\"chip\":\"PCI-MSI\",\"hwirq\":\"300-edge\","
+			 "\"actions\":\"dev300\",\"total/s\":1500.00,\"cpus\":{\"0\":1500.00},"
+			 "\"affinity\":\"0-1\",\"effective\":\"0\"}"));
+	assert_non_null(strstr(json,
+			       "\"actions\":\"dev45\",\"total/s\":225.00,\"cpus\":{\"0\":225.00},"
+			       "\"affinity\":\"0\",\"effective\":\"0\"}"));
+	/* the 257th busiest and below: none */
+	assert_non_null(
+	    strstr(json, "\"actions\":\"dev44\",\"total/s\":220.00,\"cpus\":{\"0\":220.00}}"));
+	json = sampler_json(c, NULL);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "\"actions\":\"dev300\""));
+	assert_null(strstr(json, "\"affinity\""));
+	sampler_close(s);
+	sampler_close(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_first_then_rates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sources_fail, setup, teardown),
 		cmocka_unit_test(test_bad_root),
+		cmocka_unit_test_setup_teardown(test_irq_affinity, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -303,6 +303,10 @@ static int decode_irqs(struct json_object *arr, struct tables *t)
 		q->irq = q->numeric ? (uint32_t)v : 0;
 		mj_str(o, "chip", q->chip, sizeof(q->chip));
 		mj_str(o, "actions", q->actions, sizeof(q->actions));
+		/* as the sampler's topology read them (doc/json.md): the
+		 * document is the only source, whichever kind sent it */
+		q->has_smp = mj_str(o, "affinity", q->smp_list, sizeof(q->smp_list)) > 0;
+		q->has_eff = mj_str(o, "effective", q->eff_list, sizeof(q->eff_list)) > 0;
 		q->valid = jbool(o, "valid", true) && jnum(o, "total/s", &q->total_s);
 		r = decode_irq_cpus(o, q);
 		if (r < 0)
@@ -429,30 +433,6 @@ static void mark_hot(struct tables *t, struct json_object *doc)
 		for (size_t c = 0; c < t->ncpus; c++)
 			if (t->cpus[c].cpu == (int)cpu)
 				t->cpus[c].hot = true;
-	}
-}
-
-/* Affinities come from /proc/irq, not from the document: keep the last ones
- * read until the source refreshes them. */
-static void carry_affinity(struct tables *t, const struct model *m)
-{
-	size_t hint = 0;
-
-	for (size_t i = 0; i < t->nirqs; i++) {
-		struct model_irq *q = &t->irqs[i];
-
-		for (size_t k = 0; k < m->nirqs; k++) {
-			const struct model_irq *o = &m->irqs[(hint + k) % m->nirqs];
-
-			if (strcmp(o->name, q->name) == 0) {
-				q->has_smp = o->has_smp;
-				q->has_eff = o->has_eff;
-				memcpy(q->smp_list, o->smp_list, sizeof(q->smp_list));
-				memcpy(q->eff_list, o->eff_list, sizeof(q->eff_list));
-				hint = (hint + k + 1) % m->nirqs;
-				break;
-			}
-		}
 	}
 }
 
@@ -758,7 +738,6 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 		}
 	}
 	m->has_intr_all = jnum(doc, "intr/s", &m->intr_all_s);
-	carry_affinity(&t, m);
 
 	{
 		struct tables old = {

@@ -120,7 +120,8 @@ struct model_irq {
 	double time_us_s;	    /* their time, all CPUs: µs per second */
 	struct model_irq_cpu *cpus; /* CPUs with a non-zero rate, highest first */
 	size_t ncpus, cpus_cap;
-	/* Filled by the source from /proc/irq/N (not part of the document). */
+	/* "affinity" and "effective" (/proc/irq/N as the sampler's topology
+	 * read it); has_*: the document gave it */
 	bool has_smp, has_eff;
 	char smp_list[MODEL_LIST_MAX];
 	char eff_list[MODEL_LIST_MAX];

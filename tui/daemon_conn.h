@@ -7,15 +7,15 @@
  * IOT_PROTO_MAX_REPLY bytes, and it arrives within a deadline
  * (IOT_PROTO_CLIENT_TIMEOUT_MS unless the caller waits for events). The live
  * view's subscription (source_daemon.c) is non-blocking and applies the same rules
- * with client_peer_check() and the same limits.
+ * with daemon_conn_peer_check() and the same limits.
  */
-#ifndef IOTRIAGE_TUI_CLIENT_H
-#define IOTRIAGE_TUI_CLIENT_H
+#ifndef IOTRIAGE_TUI_DAEMON_CONN_H
+#define IOTRIAGE_TUI_DAEMON_CONN_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-struct client_conn {
+struct daemon_conn {
 	int fd;
 	char *buf;   /* bytes read, the returned line first */
 	size_t len;  /* bytes in buf */
@@ -23,28 +23,28 @@ struct client_conn {
 	size_t used; /* the line returned last, '\n' included: dropped next call */
 };
 
-/* Room for client_open's and client_peer_check's why. */
-#define CLIENT_WHY_MAX 192
+/* Room for daemon_conn_open's and daemon_conn_peer_check's why. */
+#define DAEMON_CONN_WHY_MAX 192
 
 /*
  * Whether the server on fd runs as root or as our own uid (SO_PEERCRED):
  * 0, -EPERM with why naming the uid that answers, or -errno with why.
  */
-int client_peer_check(int fd, char *why, size_t why_size);
+int daemon_conn_peer_check(int fd, char *why, size_t why_size);
 
 /*
  * Connects to path (blocking, O_CLOEXEC) and checks the peer. 0 with *ret
- * filled, or -errno with why set (strerror, or client_peer_check's).
+ * filled, or -errno with why set (strerror, or daemon_conn_peer_check's).
  */
-int client_open(const char *path, struct client_conn *ret, char *why, size_t why_size);
+int daemon_conn_open(const char *path, struct daemon_conn *ret, char *why, size_t why_size);
 /* The socket alone (the live view's, non-blocking): connected and checked
- * as client_open does. Returns the fd or -errno with why filled. */
-int client_connect(const char *path, bool nonblock, char *why, size_t why_size);
-void client_close(struct client_conn *c);
+ * as daemon_conn_open does. Returns the fd or -errno with why filled. */
+int daemon_conn_socket(const char *path, bool nonblock, char *why, size_t why_size);
+void daemon_conn_close(struct daemon_conn *c);
 
 /* Writes all of line[0..len) within IOT_PROTO_CLIENT_TIMEOUT_MS: 0 or -errno
  * (-ETIMEDOUT). */
-int client_send(struct client_conn *c, const char *line, size_t len);
+int daemon_conn_send(struct daemon_conn *c, const char *line, size_t len);
 
 /*
  * The next line, without its '\n' and NUL-terminated in place, valid until
@@ -52,11 +52,11 @@ int client_send(struct client_conn *c, const char *line, size_t len);
  * (longer than max bytes), -ECONNRESET (the server closed first), -ENOMEM or
  * another -errno. Nothing grows past max + 64 KiB, whatever is sent.
  */
-int client_line(struct client_conn *c, size_t max, int timeout_ms, char **ret_line,
-		size_t *ret_len);
+int daemon_conn_line(struct daemon_conn *c, size_t max, int timeout_ms, char **ret_line,
+		     size_t *ret_len);
 
-/* Words for client_line's and client_send's errors ("no reply within 10 s",
+/* Words for daemon_conn_line's and daemon_conn_send's errors ("no reply within 10 s",
  * "a reply line over 64 MiB", ...), strerror for the others. */
-const char *client_strerror(int r, char *buf, size_t size);
+const char *daemon_conn_strerror(int r, char *buf, size_t size);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The subcommands' connection to iotriaged (client.h): connect, check who
+ * The subcommands' connection to iotriaged (daemon_conn.h): connect, check who
  * answers, then lines in and out under a size limit and a deadline, so an
  * impostor on the socket can neither make us buffer without end nor wait
  * forever (issue 12).
@@ -15,14 +15,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "daemon_conn.h"
 #include "clock.h"
 #include "grow.h"
 #include "iotriage/protocol.h"
 
 #define CHUNK 65536
 
-int client_peer_check(int fd, char *why, size_t why_size)
+int daemon_conn_peer_check(int fd, char *why, size_t why_size)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -42,7 +42,7 @@ int client_peer_check(int fd, char *why, size_t why_size)
 	return -EPERM;
 }
 
-int client_connect(const char *path, bool nonblock, char *why, size_t why_size)
+int daemon_conn_socket(const char *path, bool nonblock, char *why, size_t why_size)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd, r;
@@ -65,7 +65,7 @@ int client_connect(const char *path, bool nonblock, char *why, size_t why_size)
 		close(fd);
 		return r;
 	}
-	r = client_peer_check(fd, why, why_size);
+	r = daemon_conn_peer_check(fd, why, why_size);
 	if (r < 0) {
 		close(fd);
 		return r;
@@ -73,28 +73,28 @@ int client_connect(const char *path, bool nonblock, char *why, size_t why_size)
 	return fd;
 }
 
-int client_open(const char *path, struct client_conn *ret, char *why, size_t why_size)
+int daemon_conn_open(const char *path, struct daemon_conn *ret, char *why, size_t why_size)
 {
-	int fd = client_connect(path, false, why, why_size);
+	int fd = daemon_conn_socket(path, false, why, why_size);
 
 	if (fd < 0)
 		return fd;
-	*ret = (struct client_conn){ .fd = fd };
+	*ret = (struct daemon_conn){ .fd = fd };
 	return 0;
 }
 
-void client_close(struct client_conn *c)
+void daemon_conn_close(struct daemon_conn *c)
 {
 	if (!c)
 		return;
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c->buf);
-	*c = (struct client_conn){ .fd = -1 };
+	*c = (struct daemon_conn){ .fd = -1 };
 }
 
 /* Waits for events on c->fd until deadline_ms: 0 ready, -ETIMEDOUT, -errno. */
-static int wait_fd(const struct client_conn *c, short events, int64_t deadline_ms)
+static int wait_fd(const struct daemon_conn *c, short events, int64_t deadline_ms)
 {
 	for (;;) {
 		struct pollfd p = { .fd = c->fd, .events = events };
@@ -113,7 +113,7 @@ static int wait_fd(const struct client_conn *c, short events, int64_t deadline_m
 	}
 }
 
-int client_send(struct client_conn *c, const char *line, size_t len)
+int daemon_conn_send(struct daemon_conn *c, const char *line, size_t len)
 {
 	int64_t deadline = clock_mono_ms() + IOT_PROTO_CLIENT_TIMEOUT_MS;
 
@@ -137,7 +137,8 @@ int client_send(struct client_conn *c, const char *line, size_t len)
 	return 0;
 }
 
-int client_line(struct client_conn *c, size_t max, int timeout_ms, char **ret_line, size_t *ret_len)
+int daemon_conn_line(struct daemon_conn *c, size_t max, int timeout_ms, char **ret_line,
+		     size_t *ret_len)
 {
 	int64_t deadline = clock_mono_ms() + timeout_ms;
 	size_t scanned = 0;
@@ -186,7 +187,7 @@ int client_line(struct client_conn *c, size_t max, int timeout_ms, char **ret_li
 	}
 }
 
-const char *client_strerror(int r, char *buf, size_t size)
+const char *daemon_conn_strerror(int r, char *buf, size_t size)
 {
 	if (r == -ETIMEDOUT)
 		snprintf(buf, size, "no reply within %d s", IOT_PROTO_CLIENT_TIMEOUT_MS / 1000);
