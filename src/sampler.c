@@ -175,6 +175,10 @@ static void tick_advise(struct sampler *s, const struct snapshot *cur)
 
 int64_t sampler_topo_period_ns(const struct sampler *s)
 {
+	/* reading it itself, the sampler is a live view's: the IRQ lines'
+	 * affinities it shows are the topology's */
+	if (!s->topo_given)
+		return SAMPLER_TOPO_NS;
 	return s->advise_ok && s->adv.nfindings ? SAMPLER_TOPO_NS : SAMPLER_TOPO_IDLE_NS;
 }
 

@@ -226,8 +226,10 @@ uint64_t sampler_trace_rows_dropped(const struct sampler *s);
 const struct advice *sampler_advice(const struct sampler *s);
 
 /* How often the advisor's topology is read now: SAMPLER_TOPO_NS while a
- * finding stands (its suggestions and undo values come from it), else
- * SAMPLER_TOPO_IDLE_NS. */
+ * finding stands (its suggestions and undo values come from it) or when the
+ * sampler reads it itself (a live view: its IRQ lines' affinities come
+ * from it), else SAMPLER_TOPO_IDLE_NS (the daemon's thread also reads it
+ * every SAMPLER_TOPO_NS while a subscriber watches). */
 int64_t sampler_topo_period_ns(const struct sampler *s);
 
 /* The next tick re-reads the topology (after a write to /proc/irq, say);

@@ -4,7 +4,8 @@
  * queues) read on a thread. On a host with thousands of IRQs that is tens of
  * thousands of small file reads, far longer than a sample: done in the epoll
  * loop it would hold every subscriber's sample back. The thread reads it
- * every SAMPLER_TOPO_NS while a finding stands, every SAMPLER_TOPO_IDLE_NS
+ * every SAMPLER_TOPO_NS while a finding stands or a live view watches (its
+ * IRQ lines' affinities are the topology's), every SAMPLER_TOPO_IDLE_NS
  * otherwise (topo_reader_pace), or at once when asked (after an apply or undo),
  * leaves the result in a slot and signals an eventfd; the loop hands it to
  * the sampler, which advises on the latest topology it was given.
@@ -210,6 +211,16 @@ void topo_reader_request(struct daemon *d)
 	pthread_mutex_unlock(&t->mu);
 }
 
+/* Someone watches the samples as they come (a live view): the affinities
+ * each sample carries must not be minutes old. */
+static bool watched(const struct daemon *d)
+{
+	for (const struct client *c = d->clients; c; c = c->next)
+		if (c->subscribed && !c->dead)
+			return true;
+	return false;
+}
+
 void topo_reader_pace(struct daemon *d)
 {
 	struct topo_reader *t = d->topo;
@@ -217,6 +228,8 @@ void topo_reader_pace(struct daemon *d)
 
 	if (!t)
 		return;
+	if (p > SAMPLER_TOPO_NS && watched(d))
+		p = SAMPLER_TOPO_NS;
 	pthread_mutex_lock(&t->mu);
 	if (p != t->period_ns) {
 		now = clock_mono_ns();
