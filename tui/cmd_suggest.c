@@ -11,7 +11,6 @@
 #include <sys/un.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -45,6 +44,13 @@ int suggest_advise_root(const char *root_dir, const struct snapshot *cur, const 
 	return e;
 }
 
+/* Each of the n lines on its own, indented under its heading. */
+static void print_lines(FILE *f, char *const *lines, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		fprintf(f, "      %s\n", lines[k]);
+}
+
 /* Findings, then suggestions with commands, effect, undo and notes: the
  * advice of a sample document, whether measured here or by iotriaged. */
 static void print_advice(FILE *f, const struct model_advice *a)
@@ -75,11 +81,9 @@ static void print_advice(FILE *f, const struct model_advice *a)
 
 		fprintf(f, "\n  %s [%s] (for %s)\n    %s\n    commands:\n", s->id, s->severity_name,
 			s->finding, s->reason);
-		for (size_t k = 0; k < s->ncommands; k++)
-			fprintf(f, "      %s\n", s->commands[k]);
+		print_lines(f, s->commands, s->ncommands);
 		fprintf(f, "    expected: %s\n    undo:\n", s->effect);
-		for (size_t k = 0; k < s->nundo; k++)
-			fprintf(f, "      %s\n", s->undo[k]);
+		print_lines(f, s->undo, s->nundo);
 		if (s->notes[0])
 			fprintf(f, "    note: %s\n", s->notes);
 		sb_reset(&id);
