@@ -2,14 +2,17 @@
 /*
  * What every subcommand shares: the one error line ("iotriage: WHAT: WHY",
  * escaped whole), the escaping stream under stdout and stderr (no byte from
- * the host or a server reaches the terminal as a control sequence), and the
- * millisecond option parser.
+ * the host or a server reaches the terminal as a control sequence), the
+ * millisecond option parser, the options most subcommands share (one
+ * getopt loop for them), and a live interval's sleep and length.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -40,15 +43,71 @@ void cli_error(const char *what, const char *fmt, ...)
 	sb_free(&sb);
 }
 
-int cli_opt_other(int c, char **argv, const char *usage)
+int cli_getopt(int argc, char **argv, const char *optstring, const struct option *opts,
+	       struct cli_opts *o)
 {
+	int c;
+
+	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+		if (c == 'i') {
+			o->interval_ms = cli_interval_arg(optarg, 10);
+			if (o->interval_ms < 0)
+				return CLI_OPT_BAD;
+		} else if (c == 'j') {
+			o->json = true;
+		} else if (c == CLI_OPT_ROOT || c == CLI_OPT_SOCKET) {
+			*(c == CLI_OPT_ROOT ? &o->root : &o->socket) = optarg;
+		} else {
+			return c;
+		}
+	}
+	return -1;
+}
+
+/* cli_opt_usage and cli_opt_other: the usage printed, or "(try --help)" */
+static int opt_end(int c, char **argv, const char *usage, bool show_usage)
+{
+	if (c == CLI_OPT_BAD)
+		return -EXIT_USAGE;
 	if (c == 'h') {
 		printf("%s", usage);
 		return 1;
 	}
-	cli_error(argv[optind - 1],
-		  c == ':' ? "needs a value (try --help)" : "unknown option (try --help)");
+	if (!show_usage) {
+		cli_error(argv[optind - 1],
+			  c == ':' ? "needs a value (try --help)" : "unknown option (try --help)");
+		return -EXIT_USAGE;
+	}
+	cli_error(argv[optind - 1], c == ':' ? "missing argument" : "unknown option");
+	fprintf(stderr, "%s", usage);
 	return -EXIT_USAGE;
+}
+
+int cli_opt_usage(int c, char **argv, const char *usage)
+{
+	return opt_end(c, argv, usage, true);
+}
+
+int cli_opt_other(int c, char **argv, const char *usage)
+{
+	return opt_end(c, argv, usage, false);
+}
+
+void cli_sleep_ms(long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+uint64_t cli_live_interval_cs(const struct snapshot *s0, const struct snapshot *s1)
+{
+	uint64_t itv = metrics_interval_cs(s0, s1);
+
+	if (itv == 0)
+		itv = (uint64_t)((s1->mono_ns - s0->mono_ns + 5000000) / 10000000);
+	return itv ? itv : 1;
 }
 
 /*

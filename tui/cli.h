@@ -3,6 +3,8 @@
 #ifndef IOTRIAGE_CLI_H
 #define IOTRIAGE_CLI_H
 
+#include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -30,9 +32,8 @@ void cli_error(const char *what, const char *fmt, ...) __attribute__((format(pri
  */
 int cli_escape_stdio(void);
 
-/* The options a subcommand's getopt loop (optstring starting ':') leaves
- * to the end: -h prints usage (1); a missing value or an unknown option
- * says so, "(try --help)" (-EXIT_USAGE). */
+/* As cli_opt_usage, but a missing value or an unknown option says
+ * "(try --help)" instead of printing the usage. */
 int cli_opt_other(int c, char **argv, const char *usage);
 
 /* Parses a positive millisecond count; -1 if invalid. */
@@ -41,6 +42,40 @@ long cli_parse_ms(const char *s, long min_ms);
 /* --interval's argument: cli_parse_ms(), and when invalid says so (the
  * range included) with cli_error and returns -1. */
 long cli_interval_arg(const char *s, long min_ms);
+
+/* The options most subcommands share, taken by cli_getopt. */
+struct cli_opts {
+	long interval_ms;   /* -i, --interval MS: 10 ms at least; 0: not given */
+	bool json;	    /* -j, --json */
+	const char *root;   /* --root DIR (CLI_OPT_ROOT in the option table) */
+	const char *socket; /* --socket PATH (CLI_OPT_SOCKET) */
+};
+
+/* The shared options' codes in a subcommand's option table; its own
+ * codes start at CLI_OPT_NEXT. CLI_OPT_BAD: a bad value, already said. */
+enum { CLI_OPT_ROOT = 0x100, CLI_OPT_SOCKET, CLI_OPT_BAD, CLI_OPT_NEXT };
+
+/*
+ * getopt_long for a subcommand's loop (optind and opterr set by the
+ * caller), the shared options stored into *o and not returned: --interval
+ * as cli_interval_arg takes it. Returns the next other option, -1 at the
+ * end, or CLI_OPT_BAD after a bad --interval (said).
+ */
+int cli_getopt(int argc, char **argv, const char *optstring, const struct option *opts,
+	       struct cli_opts *o);
+
+/* The options a loop whose optstring starts with ':' leaves to the end:
+ * -h prints usage (1); a missing value or an unknown option says so and
+ * prints usage (-EXIT_USAGE); CLI_OPT_BAD: -EXIT_USAGE. */
+int cli_opt_usage(int c, char **argv, const char *usage);
+
+/* Sleeps ms milliseconds, resumed after a signal. */
+void cli_sleep_ms(long ms);
+
+/* The interval between two live samples in centiseconds: their
+ * /proc/uptime's, else (missing or frozen) the monotonic clock's; 1 at
+ * least. */
+uint64_t cli_live_interval_cs(const struct snapshot *s0, const struct snapshot *s1);
 
 /* Human tables: disks (iostat -x), CPUs (mpstat -u + intr/s + hottest softirq), top IRQs. */
 void report_print(FILE *f, const struct snapshot *cur, const struct metrics *m, bool all_disks);

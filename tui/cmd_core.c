@@ -28,14 +28,14 @@
 #include "strbuf.h"
 #include "text.h"
 
-enum { OPT_ROOT = 0x100, OPT_ALL, OPT_SOCKET, OPT_RECORDING, OPT_TRACE };
+enum { OPT_ALL = CLI_OPT_NEXT, OPT_RECORDING, OPT_TRACE };
 
 static const struct option common_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "json", no_argument, NULL, 'j' },
-	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "root", required_argument, NULL, CLI_OPT_ROOT },
 	{ "all", no_argument, NULL, OPT_ALL },
-	{ "socket", required_argument, NULL, OPT_SOCKET },
+	{ "socket", required_argument, NULL, CLI_OPT_SOCKET },
 	{ "recording", required_argument, NULL, OPT_RECORDING },
 	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "help", no_argument, NULL, 'h' },
@@ -43,11 +43,8 @@ static const struct option common_opts[] = {
 };
 
 struct common_args {
-	long interval_ms; /* 0 = default */
-	bool json;
+	struct cli_opts o; /* --socket: snapshot only, a daemon's socket */
 	bool all_disks;
-	const char *root;
-	const char *socket;	   /* snapshot only: a daemon's socket */
 	const char *recording;	   /* compute only: BEFORE and AFTER are instants of it */
 	bool trace;		   /* snapshot only: the BPF tracing stage (doc/trace.md) */
 	struct strbuf *trace_json; /* its "trace":{...}, section, put in the JSON */
@@ -72,24 +69,10 @@ static int parse_common(int argc, char **argv, const char *usage, struct common_
 
 	optind = 1;
 	opterr = 0; /* our own message, in the iotriage: WHAT: WHY form */
-	while ((c = getopt_long(argc, argv, ":i:jh", common_opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":i:jh", common_opts, &a->o)) != -1) {
 		switch (c) {
-		case 'i':
-			a->interval_ms = cli_interval_arg(optarg, 10);
-			if (a->interval_ms < 0)
-				return -EXIT_USAGE;
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case OPT_ROOT:
-			a->root = optarg;
-			break;
 		case OPT_ALL:
 			a->all_disks = true;
-			break;
-		case OPT_SOCKET:
-			a->socket = optarg;
 			break;
 		case OPT_RECORDING:
 			a->recording = optarg;
@@ -103,17 +86,8 @@ static int parse_common(int argc, char **argv, const char *usage, struct common_
 			}
 			a->trace = true;
 			break;
-		case 'h':
-			printf("%s", usage);
-			return 1;
-		case ':':
-			cli_error(argv[optind - 1], "missing argument");
-			fprintf(stderr, "%s", usage);
-			return -EXIT_USAGE;
-		default:
-			cli_error(argv[optind - 1], "unknown option");
-			fprintf(stderr, "%s", usage);
-			return -EXIT_USAGE;
+		default: /* -h, a missing value, an unknown option */
+			return cli_opt_usage(c, argv, usage);
 		}
 	}
 	return 0;
@@ -197,7 +171,7 @@ static int emit(const struct snapshot *cur, const struct metrics *m, const struc
 		has_adv = true;
 	else if (topo_root && suggest_advise_root(topo_root, cur, m, &adv) == 0)
 		has_adv = true;
-	if (a->json) {
+	if (a->o.json) {
 		struct strbuf sb = { 0 };
 		struct encode_opts o = { .host = host, .mode = mode, .whole_only = !a->all_disks };
 
@@ -277,6 +251,22 @@ static int snapshot_daemon(const char *path)
 	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
+/* snapshot --trace: the tracing stage over the live kernel, or NULL with
+ * why (IOT_REASON_MAX) set and said. */
+static struct trace *snapshot_trace_open(const char *root, char *why, size_t why_size)
+{
+	struct trace *tr = NULL;
+
+	/* the live kernel's tracepoints beside a tree's counters would mix hosts */
+	if (root && strcmp(root, "/")) {
+		snprintf(why, why_size, "--root %s: a tree has no tracepoints", root);
+		fprintf(stderr, "iotriage: tracing: unavailable (%s)\n", why);
+	} else if (trace_open(&(struct trace_opts){ .budget_pct = 0 }, &tr, why, why_size) < 0) {
+		fprintf(stderr, "iotriage: tracing: unavailable (%s)\n", why);
+	}
+	return tr;
+}
+
 int cmd_snapshot(int argc, char **argv)
 {
 	struct common_args a = { 0 };
@@ -288,8 +278,6 @@ int cmd_snapshot(int argc, char **argv)
 	struct trace_metrics tm = { 0 };
 	struct strbuf tj = { 0 };
 	char why[IOT_REASON_MAX];
-	struct timespec ts;
-	uint64_t itv;
 	int r, ret = EXIT_FAIL;
 
 	r = parse_common(argc, argv, snapshot_usage, &a);
@@ -299,36 +287,30 @@ int cmd_snapshot(int argc, char **argv)
 		fprintf(stderr, "%s", snapshot_usage);
 		return EXIT_USAGE;
 	}
-	if (a.socket) {
-		if (a.root || a.interval_ms || a.all_disks || a.trace) {
+	if (a.o.socket) {
+		if (a.o.root || a.o.interval_ms || a.all_disks || a.trace) {
 			cli_error("--socket",
 				  "the daemon samples with its own root, interval, "
 				  "devices and tracing: no --root, --interval, --all or "
 				  "--trace with it");
 			return EXIT_USAGE;
 		}
-		if (!a.json) {
+		if (!a.o.json) {
 			cli_error("snapshot", "--socket needs --json: the tables are printed from "
 					      "a measurement made here");
 			return EXIT_USAGE;
 		}
-		return snapshot_daemon(a.socket);
+		return snapshot_daemon(a.o.socket);
 	}
-	if (!a.interval_ms)
-		a.interval_ms = 1000;
-	r = snapshot_collector_open(a.root, &c);
+	if (!a.o.interval_ms)
+		a.o.interval_ms = 1000;
+	r = snapshot_collector_open(a.o.root, &c);
 	if (r < 0) {
-		cli_error(a.root ? a.root : "/", "%s", strerror(-r));
+		cli_error(a.o.root ? a.o.root : "/", "%s", strerror(-r));
 		return EXIT_FAIL;
 	}
-	/* the live kernel's tracepoints beside a tree's counters would mix hosts */
-	if (a.trace && a.root && strcmp(a.root, "/")) {
-		snprintf(why, sizeof(why), "--root %s: a tree has no tracepoints", a.root);
-		fprintf(stderr, "iotriage: tracing: unavailable (%s)\n", why);
-	} else if (a.trace &&
-		   trace_open(&(struct trace_opts){ .budget_pct = 0 }, &tr, why, sizeof(why)) < 0) {
-		fprintf(stderr, "iotriage: tracing: unavailable (%s)\n", why);
-	}
+	if (a.trace)
+		tr = snapshot_trace_open(a.o.root, why, sizeof(why));
 	r = snapshot_collector_sample(&c, &s0);
 	if (r < 0) {
 		report_sources(&s0, NULL);
@@ -336,10 +318,7 @@ int cmd_snapshot(int argc, char **argv)
 	}
 	if (tr && trace_read(tr, &t0) < 0)
 		t0.valid = false;
-	ts.tv_sec = a.interval_ms / 1000;
-	ts.tv_nsec = (a.interval_ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+	cli_sleep_ms(a.o.interval_ms);
 	r = snapshot_collector_sample(&c, &s1);
 	if (r < 0) {
 		report_sources(&s1, NULL);
@@ -355,20 +334,13 @@ int cmd_snapshot(int argc, char **argv)
 		a.trace_m = ok ? &tm : NULL;
 	}
 	report_sources(&s1, NULL);
-	itv = metrics_interval_cs(&s0, &s1);
-	if (itv == 0) {
-		/* /proc/uptime missing or frozen: fall back to the monotonic clock */
-		itv = (uint64_t)((s1.mono_ns - s0.mono_ns + 5000000) / 10000000);
-		if (itv == 0)
-			itv = 1;
-	}
-	r = metrics_compute(&s0, &s1, itv, &m);
+	r = metrics_compute(&s0, &s1, cli_live_interval_cs(&s0, &s1), &m);
 	if (r < 0) {
 		cli_error("compute", "%s", strerror(-r));
 		goto out;
 	}
 	/* live: the advice from this host's topology, as suggest gives it */
-	ret = emit(&s1, &m, &a, "live", a.root ? a.root : "/", NULL);
+	ret = emit(&s1, &m, &a, "live", a.o.root ? a.o.root : "/", NULL);
 out:
 	trace_close(tr);
 	trace_raw_free(&t0);
@@ -471,11 +443,11 @@ int cmd_compute(int argc, char **argv)
 		fprintf(stderr, "%s", compute_usage);
 		return EXIT_USAGE;
 	}
-	if (a.root) {
+	if (a.o.root) {
 		cli_error("compute", "--root does not apply: BEFORE and AFTER are the roots");
 		return EXIT_USAGE;
 	}
-	if (a.socket) {
+	if (a.o.socket) {
 		cli_error("compute", "--socket does not apply: BEFORE and AFTER are the samples");
 		return EXIT_USAGE;
 	}
@@ -497,8 +469,8 @@ int cmd_compute(int argc, char **argv)
 		goto out;
 	}
 rates:
-	if (a.interval_ms) {
-		itv = (uint64_t)(a.interval_ms + 5) / 10;
+	if (a.o.interval_ms) {
+		itv = (uint64_t)(a.o.interval_ms + 5) / 10;
 	} else {
 		itv = metrics_interval_cs(&b, &c);
 		if (itv == 0) {
@@ -543,13 +515,13 @@ int cmd_capture(int argc, char **argv)
 		fprintf(stderr, "%s", capture_usage);
 		return EXIT_USAGE;
 	}
-	if (a.socket) {
+	if (a.o.socket) {
 		cli_error("capture", "--socket does not apply: capture reads the host's files");
 		return EXIT_USAGE;
 	}
-	r = root_open(a.root, &root);
+	r = root_open(a.o.root, &root);
 	if (r < 0) {
-		cli_error(a.root ? a.root : "/", "%s", strerror(-r));
+		cli_error(a.o.root ? a.o.root : "/", "%s", strerror(-r));
 		return EXIT_FAIL;
 	}
 	r = capture_tree(&root, argv[optind], &res, why, sizeof(why));

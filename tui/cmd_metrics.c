@@ -142,13 +142,20 @@ out:
 	return r;
 }
 
-enum { OPT_ROOT = 0x100, OPT_OM, OPT_TOP, OPT_TEXTFILE, OPT_EXCLUDE };
+enum { OPT_OM = CLI_OPT_NEXT, OPT_TOP, OPT_TEXTFILE, OPT_EXCLUDE };
 
-int cmd_metrics(int argc, char **argv)
+struct metrics_args {
+	struct cli_opts c; /* --interval, --root */
+	struct om_opts o;
+	const char *textfile, *exclude;
+};
+
+/* The options into *a: 0, 1 after --help (printed), or -EXIT_USAGE (said). */
+static int metrics_parse(int argc, char **argv, struct metrics_args *a)
 {
 	static const struct option opts[] = {
 		{ "interval", required_argument, NULL, 'i' },
-		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "root", required_argument, NULL, CLI_OPT_ROOT },
 		{ "openmetrics", no_argument, NULL, OPT_OM },
 		{ "top-irqs", required_argument, NULL, OPT_TOP },
 		{ "device-exclude", required_argument, NULL, OPT_EXCLUDE },
@@ -156,32 +163,16 @@ int cmd_metrics(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct sampler_opts so = { .advise = true };
-	struct om_opts o = { 0 };
-	const char *textfile = NULL, *what = NULL, *exclude = OM_DEVICE_EXCLUDE_DEFAULT;
-	regex_t *exclude_re = NULL;
 	unsigned long top;
-	struct sampler *s = NULL;
-	struct strbuf sb = { 0 };
-	struct timespec ts;
-	long interval_ms = 1000;
-	int c, r, ret = EXIT_FAIL;
 	char *end;
+	int c;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":i:h", opts, &a->c)) != -1) {
 		switch (c) {
-		case 'i':
-			interval_ms = cli_interval_arg(optarg, 10);
-			if (interval_ms < 0)
-				return EXIT_USAGE;
-			break;
-		case OPT_ROOT:
-			so.root = optarg;
-			break;
 		case OPT_OM:
-			o.format = OM_OPENMETRICS;
+			a->o.format = OM_OPENMETRICS;
 			break;
 		case OPT_TOP:
 			/* accepted for old scripts: every IRQ line has its counter */
@@ -190,44 +181,72 @@ int cmd_metrics(int argc, char **argv)
 			if (errno || end == optarg || *end || top < 1 || top > OM_TOP_IRQS_MAX) {
 				cli_error("--top-irqs", "'%s' is not a number from 1 to %d", optarg,
 					  OM_TOP_IRQS_MAX);
-				return EXIT_USAGE;
+				return -EXIT_USAGE;
 			}
 			break;
 		case OPT_TEXTFILE:
-			textfile = optarg;
+			a->textfile = optarg;
 			break;
 		case OPT_EXCLUDE:
-			exclude = optarg;
+			a->exclude = optarg;
 			break;
-		case 'h':
-			printf("%s", metrics_usage);
-			return EXIT_OK;
-		case ':':
-			cli_error(argv[optind - 1], "missing argument");
-			fprintf(stderr, "%s", metrics_usage);
-			return EXIT_USAGE;
-		default:
-			cli_error(argv[optind - 1], "unknown option");
-			fprintf(stderr, "%s", metrics_usage);
-			return EXIT_USAGE;
+		default: /* -h, a missing value, an unknown option */
+			return cli_opt_usage(c, argv, metrics_usage);
 		}
 	}
 	if (optind != argc) {
 		fprintf(stderr, "%s", metrics_usage);
-		return EXIT_USAGE;
+		return -EXIT_USAGE;
 	}
-	if (textfile && o.format == OM_OPENMETRICS) {
+	if (a->textfile && a->o.format == OM_OPENMETRICS) {
 		cli_error("--textfile", "node_exporter's textfile collector reads the text format "
 					"0.0.4 only: no --openmetrics with it");
-		return EXIT_USAGE;
+		return -EXIT_USAGE;
 	}
-	r = om_exclude_compile(exclude, &exclude_re);
+	return 0;
+}
+
+/* The exposition in sb to --textfile, else stdout: an exit code. */
+static int metrics_write(const char *textfile, const struct strbuf *sb)
+{
+	const char *what = NULL;
+	int r;
+
+	if (!textfile) {
+		fwrite(sb->buf, 1, sb->len, stdout);
+		return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+	}
+	r = write_atomic(textfile, sb->buf, sb->len, &what);
 	if (r < 0) {
-		cli_error("--device-exclude", "'%s': %s", exclude,
+		cli_error(textfile, "%s: %s", what, strerror(-r));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+int cmd_metrics(int argc, char **argv)
+{
+	struct metrics_args a = {
+		.c = { .interval_ms = 1000 },
+		.exclude = OM_DEVICE_EXCLUDE_DEFAULT,
+	};
+	struct sampler_opts so = { .advise = true };
+	regex_t *exclude_re = NULL;
+	struct sampler *s = NULL;
+	struct strbuf sb = { 0 };
+	int r, ret = EXIT_FAIL;
+
+	r = metrics_parse(argc, argv, &a);
+	if (r)
+		return r > 0 ? EXIT_OK : -r;
+	r = om_exclude_compile(a.exclude, &exclude_re);
+	if (r < 0) {
+		cli_error("--device-exclude", "'%s': %s", a.exclude,
 			  r == -EINVAL ? "not a POSIX extended regular expression" : strerror(-r));
 		return r == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
-	o.device_exclude = exclude_re;
+	a.o.device_exclude = exclude_re;
+	so.root = a.c.root;
 	r = sampler_open(&so, &s);
 	if (r < 0) {
 		cli_error(so.root ? so.root : "/", "%s", strerror(-r));
@@ -236,10 +255,7 @@ int cmd_metrics(int argc, char **argv)
 	}
 	r = sampler_tick(s);
 	if (r >= 0) {
-		ts.tv_sec = interval_ms / 1000;
-		ts.tv_nsec = (interval_ms % 1000) * 1000000L;
-		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-			;
+		cli_sleep_ms(a.c.interval_ms);
 		r = sampler_tick(s);
 	}
 	if (r < 0) {
@@ -247,22 +263,12 @@ int cmd_metrics(int argc, char **argv)
 		goto out;
 	}
 	report_sources(sampler_current(s), NULL);
-	r = om_render(&sb, sampler_current(s), sampler_metrics(s), sampler_advice(s), &o);
+	r = om_render(&sb, sampler_current(s), sampler_metrics(s), sampler_advice(s), &a.o);
 	if (r < 0) {
 		cli_error("render", "%s", strerror(-r));
 		goto out;
 	}
-	if (textfile) {
-		r = write_atomic(textfile, sb.buf, sb.len, &what);
-		if (r < 0) {
-			cli_error(textfile, "%s: %s", what, strerror(-r));
-			goto out;
-		}
-		ret = EXIT_OK;
-	} else {
-		fwrite(sb.buf, 1, sb.len, stdout);
-		ret = fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
-	}
+	ret = metrics_write(a.textfile, &sb);
 out:
 	sb_free(&sb);
 	sampler_close(s);

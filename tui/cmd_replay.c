@@ -116,17 +116,16 @@ static const char replay_usage[] =
     "  --root DIR     the advisor's topology for a recording older than version 3 (default /)\n"
     "  --core-only    no findings in the documents: those of iotriaged --core-only\n";
 
-enum { OPT_AT = 0x100, OPT_FROM, OPT_TO, OPT_STEP, OPT_ROOT, OPT_CORE };
+enum { OPT_AT = CLI_OPT_NEXT, OPT_FROM, OPT_TO, OPT_STEP, OPT_CORE };
 
 struct replay_args {
 	const char *path;
-	const char *root; /* --root, NULL: / */
-	int64_t at;	  /* --at when have_at */
-	int64_t from;	  /* INT64_MIN: the start */
-	int64_t to;	  /* INT64_MAX: the end */
-	int64_t step;	  /* ns, 0: one sample */
+	struct cli_opts o; /* --root (NULL: /), --json */
+	int64_t at;	   /* --at when have_at */
+	int64_t from;	   /* INT64_MIN: the start */
+	int64_t to;	   /* INT64_MAX: the end */
+	int64_t step;	   /* ns, 0: one sample */
 	bool have_at;
-	bool json;
 	bool advise; /* no --core-only */
 };
 
@@ -139,7 +138,7 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "json", no_argument, NULL, 'j' },
 		{ "step", required_argument, NULL, OPT_STEP },
-		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "root", required_argument, NULL, CLI_OPT_ROOT },
 		{ "core-only", no_argument, NULL, OPT_CORE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -150,7 +149,7 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 	now = clock_ns(CLOCK_REALTIME);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":jh", opts, &a->o)) != -1) {
 		int64_t *dst = c == OPT_AT ? &a->at : c == OPT_FROM ? &a->from : &a->to;
 
 		switch (c) {
@@ -179,14 +178,8 @@ static int replay_parse(int argc, char **argv, struct replay_args *a)
 			a->step = -a->step;
 			break;
 		}
-		case OPT_ROOT:
-			a->root = optarg;
-			break;
 		case OPT_CORE:
 			a->advise = false;
-			break;
-		case 'j':
-			a->json = true;
 			break;
 		default: /* -h, a missing value, an unknown option */
 			return cli_opt_other(c, argv, replay_usage);
@@ -265,7 +258,7 @@ static int replay_print(struct sampler_replay *rp, const struct replay_args *a)
 		doc = sampler_json(s, &len);
 		if (!doc)
 			continue;
-		if (a->json) {
+		if (a->o.json) {
 			fwrite(doc, 1, len, stdout);
 			fputc('\n', stdout);
 		} else {
@@ -320,17 +313,17 @@ int cmd_replay(int argc, char **argv)
 	r = replay_parse(argc, argv, &a);
 	if (r)
 		return r > 0 ? EXIT_OK : -r;
-	if (!a.json && isatty(STDOUT_FILENO))
-		return ui_replay(a.path, a.have_at ? a.at : a.from, a.root, a.step);
+	if (!a.o.json && isatty(STDOUT_FILENO))
+		return ui_replay(a.path, a.have_at ? a.at : a.from, a.o.root, a.step);
 	cli_escape_stdio(); /* tables and documents: as every subcommand's */
 	r = sampler_replay_open(a.path, &rp, why, sizeof(why));
 	if (r < 0) {
 		cli_error("replay", "%s", why);
 		return EXIT_FAIL;
 	}
-	r = a.advise ? sampler_replay_advise(rp, a.root) : 0;
+	r = a.advise ? sampler_replay_advise(rp, a.o.root) : 0;
 	if (r < 0) {
-		cli_error("--root", "%s: %s", a.root ? a.root : "/", strerror(-r));
+		cli_error("--root", "%s: %s", a.o.root ? a.o.root : "/", strerror(-r));
 		sampler_replay_close(rp);
 		return EXIT_FAIL;
 	}

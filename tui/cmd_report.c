@@ -39,13 +39,12 @@ static const char report_usage[] =
     "  --socket PATH    iotriaged's history instead of a recording\n"
     "  --root DIR       the advisor's topology for a recording older than version 3\n";
 
-enum { OPT_FROM = 0x100, OPT_TO, OPT_TEXT, OPT_SOCKET, OPT_ROOT };
+enum { OPT_FROM = CLI_OPT_NEXT, OPT_TO, OPT_TEXT };
 
 struct report_args {
 	const char *path;
-	const char *socket;
+	struct cli_opts o; /* --socket, --root */
 	const char *out;
-	const char *root;
 	int64_t from, to, now;
 	bool text;
 };
@@ -56,8 +55,8 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "text", no_argument, NULL, OPT_TEXT },
-		{ "socket", required_argument, NULL, OPT_SOCKET },
-		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "socket", required_argument, NULL, CLI_OPT_SOCKET },
+		{ "root", required_argument, NULL, CLI_OPT_ROOT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -66,7 +65,7 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":o:h", opts, &a->o)) != -1) {
 		switch (c) {
 		case OPT_FROM:
 		case OPT_TO:
@@ -79,12 +78,6 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 		case OPT_TEXT:
 			a->text = true;
 			break;
-		case OPT_SOCKET:
-			a->socket = optarg;
-			break;
-		case OPT_ROOT:
-			a->root = optarg;
-			break;
 		case 'o':
 			a->out = optarg;
 			break;
@@ -92,7 +85,7 @@ static int report_parse(int argc, char **argv, struct report_args *a)
 			return cli_opt_other(c, argv, report_usage);
 		}
 	}
-	if (argc - optind > 1 || (argc - optind == 1 && a->socket) || a->from > a->to) {
+	if (argc - optind > 1 || (argc - optind == 1 && a->o.socket) || a->from > a->to) {
 		fprintf(stderr, "%s", report_usage);
 		return -EXIT_USAGE;
 	}
@@ -139,9 +132,9 @@ static int from_recording(const struct report_args *a, struct report_data *d)
 		cli_error("report", "%s", why);
 		return r;
 	}
-	r = sampler_replay_advise(rp, a->root);
+	r = sampler_replay_advise(rp, a->o.root);
 	if (r < 0) {
-		cli_error("--root", "%s: %s", a->root ? a->root : "/", strerror(-r));
+		cli_error("--root", "%s: %s", a->o.root ? a->o.root : "/", strerror(-r));
 		sampler_replay_close(rp);
 		return r;
 	}
@@ -178,9 +171,9 @@ static int from_socket(const struct report_args *a, struct report_data *d)
 	size_t len, n;
 	int r;
 
-	r = daemon_conn_open(a->socket, &c, why, sizeof(why));
+	r = daemon_conn_open(a->o.socket, &c, why, sizeof(why));
 	if (r < 0) {
-		cli_error("report", "%s: %s", a->socket, why);
+		cli_error("report", "%s: %s", a->o.socket, why);
 		return r;
 	}
 	if (a->from != INT64_MIN)
@@ -190,21 +183,20 @@ static int from_socket(const struct report_args *a, struct report_data *d)
 		snprintf(req, sizeof(req), "{\"cmd\":\"history\",\"since\":0}\n");
 	r = daemon_conn_send(&c, req, strlen(req));
 	if (r == 0)
-		r = daemon_conn_line(&c, IOT_PROTO_MAX_HISTORY_REPLY,
-				     IOT_PROTO_CLIENT_TIMEOUT_MS * 3, &line, &len);
+		r = daemon_conn_line(&c, IOT_PROTO_MAX_HISTORY_REPLY, IOT_PROTO_CLIENT_TIMEOUT_MS * 3,
+				&line, &len);
 	if (r == 0 && mj_parse(line, len, &root) < 0)
 		r = -EPROTO;
 	arr = mj_get(root, "samples");
 	if (r == 0 && !json_object_is_type(arr, json_type_array)) {
 		struct json_object *msg = mj_get(mj_get(root, "error"), "message");
 
-		cli_error("report", "%s: history refused: %s", a->socket,
+		cli_error("report", "%s: history refused: %s", a->o.socket,
 			  msg ? json_object_get_string(msg) : "no samples in the reply");
 		r = -EPROTO;
 	} else if (r < 0) {
-		cli_error("report", "%s: history: %s", a->socket,
-			  r == -EPROTO ? "malformed reply"
-				       : daemon_conn_strerror(r, why, sizeof(why)));
+		cli_error("report", "%s: history: %s", a->o.socket,
+			  r == -EPROTO ? "malformed reply" : daemon_conn_strerror(r, why, sizeof(why)));
 	}
 	n = r == 0 ? json_object_array_length(arr) : 0;
 	for (size_t i = 0; i < n && r == 0; i++)
@@ -249,17 +241,17 @@ int cmd_report(int argc, char **argv)
 	r = report_parse(argc, argv, &a);
 	if (r)
 		return r > 0 ? EXIT_OK : -r;
-	r = a.socket ? from_socket(&a, &d) : from_recording(&a, &d);
+	r = a.o.socket ? from_socket(&a, &d) : from_recording(&a, &d);
 	if (r < 0)
 		goto out;
 	if (!d.n) {
-		cli_error("report", "%s: no sample %s", a.socket ? a.socket : a.path,
+		cli_error("report", "%s: no sample %s", a.o.socket ? a.o.socket : a.path,
 			  a.from != INT64_MIN || a.to != INT64_MAX ? "in that time range"
 								   : "at all");
 		goto out;
 	}
-	r = a.text ? report_text(&out, &d, a.socket ? a.socket : a.path)
-		   : report_html(&out, &d, a.socket ? a.socket : a.path);
+	r = a.text ? report_text(&out, &d, a.o.socket ? a.o.socket : a.path)
+		   : report_html(&out, &d, a.o.socket ? a.o.socket : a.path);
 	if (r < 0) {
 		cli_error("report", "%s", strerror(-r));
 		goto out;

@@ -11,7 +11,6 @@
 #include <sys/un.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -45,6 +44,13 @@ int suggest_advise_root(const char *root_dir, const struct snapshot *cur, const 
 	return e;
 }
 
+/* Each of the n lines on its own, indented under its heading. */
+static void print_lines(FILE *f, char *const *lines, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		fprintf(f, "      %s\n", lines[k]);
+}
+
 /* Findings, then suggestions with commands, effect, undo and notes: the
  * advice of a sample document, whether measured here or by iotriaged. */
 static void print_advice(FILE *f, const struct model_advice *a)
@@ -75,11 +81,9 @@ static void print_advice(FILE *f, const struct model_advice *a)
 
 		fprintf(f, "\n  %s [%s] (for %s)\n    %s\n    commands:\n", s->id, s->severity_name,
 			s->finding, s->reason);
-		for (size_t k = 0; k < s->ncommands; k++)
-			fprintf(f, "      %s\n", s->commands[k]);
+		print_lines(f, s->commands, s->ncommands);
 		fprintf(f, "    expected: %s\n    undo:\n", s->effect);
-		for (size_t k = 0; k < s->nundo; k++)
-			fprintf(f, "      %s\n", s->undo[k]);
+		print_lines(f, s->undo, s->nundo);
 		if (s->notes[0])
 			fprintf(f, "    note: %s\n", s->notes);
 		sb_reset(&id);
@@ -138,26 +142,23 @@ static int print_doc(json_object *doc, bool json, const char *from)
 	return EXIT_OK;
 }
 
-enum { OPT_ROOT = 0x100, OPT_STATE, OPT_BEFORE, OPT_SOCKET };
+enum { OPT_STATE = CLI_OPT_NEXT, OPT_BEFORE };
 
 static const struct option opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "json", no_argument, NULL, 'j' },
-	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "root", required_argument, NULL, CLI_OPT_ROOT },
 	{ "state-dir", required_argument, NULL, OPT_STATE },
 	{ "before", required_argument, NULL, OPT_BEFORE },
 	{ "help", no_argument, NULL, 'h' },
-	{ "socket", required_argument, NULL, OPT_SOCKET },
+	{ "socket", required_argument, NULL, CLI_OPT_SOCKET },
 	{ 0 },
 };
 
 struct args {
-	long interval_ms;
-	bool json;
-	const char *root;
+	struct cli_opts o;
 	const char *state_dir;
 	const char *before;
-	const char *socket;
 };
 
 static int parse(int argc, char **argv, const char *usage, struct args *a)
@@ -165,27 +166,15 @@ static int parse(int argc, char **argv, const char *usage, struct args *a)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:jh", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "i:jh", opts, &a->o)) != -1) {
 		switch (c) {
-		case 'i':
-			a->interval_ms = cli_interval_arg(optarg, 10);
-			if (a->interval_ms < 0)
-				return -EXIT_USAGE;
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case OPT_ROOT:
-			a->root = optarg;
-			break;
+		case CLI_OPT_BAD:
+			return -EXIT_USAGE;
 		case OPT_STATE:
 			a->state_dir = optarg;
 			break;
 		case OPT_BEFORE:
 			a->before = optarg;
-			break;
-		case OPT_SOCKET:
-			a->socket = optarg;
 			break;
 		case 'h':
 			printf("%s", usage);
@@ -222,8 +211,8 @@ static int measure(const struct args *a, const char *before, const char *after, 
 			cli_error(after ? after : "/", "cannot read: %s", strerror(-r));
 			return -1;
 		}
-		itv = a->interval_ms ? (uint64_t)(a->interval_ms + 5) / 10
-				     : metrics_interval_cs(s0, s1);
+		itv = a->o.interval_ms ? (uint64_t)(a->o.interval_ms + 5) / 10
+				       : metrics_interval_cs(s0, s1);
 		if (itv == 0) {
 			cli_error("advise", "no interval: /proc/uptime of the second sample is not "
 					    "later than the first's; give --interval MS");
@@ -231,8 +220,6 @@ static int measure(const struct args *a, const char *before, const char *after, 
 		}
 	} else {
 		struct snapshot_collector c;
-		struct timespec ts;
-		long ms = a->interval_ms ? a->interval_ms : 1000;
 
 		r = snapshot_collector_open(after, &c);
 		if (r < 0) {
@@ -241,10 +228,7 @@ static int measure(const struct args *a, const char *before, const char *after, 
 		}
 		r = snapshot_collector_sample(&c, s0);
 		if (r >= 0) {
-			ts.tv_sec = ms / 1000;
-			ts.tv_nsec = (ms % 1000) * 1000000L;
-			while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-				;
+			cli_sleep_ms(a->o.interval_ms ? a->o.interval_ms : 1000);
 			r = snapshot_collector_sample(&c, s1);
 		}
 		snapshot_collector_close(&c);
@@ -253,11 +237,7 @@ static int measure(const struct args *a, const char *before, const char *after, 
 			cli_error("sample", "%s", strerror(-r));
 			return -1;
 		}
-		itv = metrics_interval_cs(s0, s1);
-		if (itv == 0)
-			itv = (uint64_t)((s1->mono_ns - s0->mono_ns + 5000000) / 10000000);
-		if (itv == 0)
-			itv = 1;
+		itv = cli_live_interval_cs(s0, s1);
 	}
 	r = metrics_compute(s0, s1, itv, m);
 	if (r < 0) {
@@ -312,7 +292,7 @@ int cmd_suggest(int argc, char **argv)
 	if (r)
 		return r > 0 ? EXIT_OK : -r;
 	if (argc - optind == 2) {
-		if (a.root || a.before) {
+		if (a.o.root || a.before) {
 			cli_error("suggest", "BEFORE AFTER are the roots: no --root or --before");
 			return EXIT_USAGE;
 		}
@@ -320,14 +300,14 @@ int cmd_suggest(int argc, char **argv)
 		after = argv[optind + 1];
 	} else if (argc == optind) {
 		before = a.before;
-		after = a.root;
+		after = a.o.root;
 	} else {
 		fprintf(stderr, "%s", suggest_usage);
 		return EXIT_USAGE;
 	}
 	/* the daemon's latest sample when it runs (--socket, or the default
 	 * socket answers and nothing here asks for a measurement of our own) */
-	if (a.socket || (!before && !after && !a.interval_ms && !a.state_dir)) {
+	if (a.o.socket || (!before && !after && !a.o.interval_ms && !a.state_dir)) {
 		struct daemon_conn c;
 		const char *path;
 		int k = daemon_route(&a, &c, &path);
@@ -335,7 +315,7 @@ int cmd_suggest(int argc, char **argv)
 		if (k < 0)
 			return EXIT_FAIL;
 		if (k > 0) {
-			r = daemon_suggest(&c, path, a.json, !a.socket);
+			r = daemon_suggest(&c, path, a.o.json, !a.o.socket);
 			daemon_conn_close(&c);
 			if (r >= 0)
 				return r;
@@ -353,7 +333,7 @@ int cmd_suggest(int argc, char **argv)
 		cli_error("encode", "%s", strerror(sb.err ? -sb.err : ENOMEM));
 		r = EXIT_FAIL;
 	} else {
-		r = print_doc(doc, a.json, "suggest");
+		r = print_doc(doc, a.o.json, "suggest");
 	}
 	json_object_put(doc);
 	sb_free(&sb);
@@ -368,9 +348,9 @@ static int open_state(const struct args *a, struct root *r)
 	char why[600];
 	int e, fd;
 
-	e = root_open(a->root, r);
+	e = root_open(a->o.root, r);
 	if (e < 0) {
-		cli_error(a->root ? a->root : "/", "%s", strerror(-e));
+		cli_error(a->o.root ? a->o.root : "/", "%s", strerror(-e));
 		return -1;
 	}
 	fd = apply_state_open(r, a->state_dir, why, sizeof(why));
@@ -403,8 +383,7 @@ static int daemon_exchange(struct daemon_conn *c, const char *req, struct strbuf
 
 	r = daemon_conn_send(c, req, strlen(req));
 	if (r == 0)
-		r = daemon_conn_line(c, IOT_PROTO_MAX_REPLY, IOT_PROTO_CLIENT_TIMEOUT_MS, &line,
-				     &len);
+		r = daemon_conn_line(c, IOT_PROTO_MAX_REPLY, IOT_PROTO_CLIENT_TIMEOUT_MS, &line, &len);
 	if (r < 0)
 		return r;
 	sb_reset(sb);
@@ -467,8 +446,7 @@ int suggest_daemon_sample(struct daemon_conn *c, struct strbuf *ret_reply, json_
 	}
 	if (r < 0) {
 		snprintf(why, why_size, "%s: %s", step,
-			 r == -EPROTO ? "malformed reply"
-				      : daemon_conn_strerror(r, err, sizeof(err)));
+			 r == -EPROTO ? "malformed reply" : daemon_conn_strerror(r, err, sizeof(err)));
 		goto fail;
 	}
 	if (!json_object_get_boolean(ok) || !json_object_object_get_ex(root, "sample", &sample) ||
@@ -592,22 +570,22 @@ static int daemon_route(const struct args *a, struct daemon_conn *ret, const cha
 	char why[DAEMON_CONN_WHY_MAX];
 	int r;
 
-	if (a->socket) {
-		if (a->root || a->before || a->state_dir) {
+	if (a->o.socket) {
+		if (a->o.root || a->before || a->state_dir) {
 			cli_error("--socket",
 				  "the daemon uses its own root and journal: no --root, "
 				  "--before or --state-dir with it");
 			return -1;
 		}
-		r = daemon_conn_open(a->socket, ret, why, sizeof(why));
+		r = daemon_conn_open(a->o.socket, ret, why, sizeof(why));
 		if (r < 0) {
-			cli_error(a->socket, "%s", why);
+			cli_error(a->o.socket, "%s", why);
 			return -1;
 		}
-		*ret_path = a->socket;
+		*ret_path = a->o.socket;
 		return 1;
 	}
-	if (a->root || a->before || a->state_dir)
+	if (a->o.root || a->before || a->state_dir)
 		return 0;
 	snprintf(path, sizeof(path), "%s", IOT_PROTO_SYSTEM_SOCKET);
 	r = daemon_conn_open(path, ret, why, sizeof(why));
@@ -664,7 +642,7 @@ static bool may_write(const struct args *a)
 {
 	/* a recorded tree under --root is the user's own files; the live
 	 * kernel's /proc/irq is root's */
-	if (a->root || geteuid() == 0)
+	if (a->o.root || geteuid() == 0)
 		return true;
 	cli_error("apply", "changing IRQ affinity and queue settings needs root: run with sudo");
 	return false;
@@ -705,7 +683,7 @@ int cmd_apply(int argc, char **argv)
 	}
 	if (!may_write(&a))
 		return EXIT_FAIL;
-	if (advise_args(&a, a.before, a.root, &adv) < 0)
+	if (advise_args(&a, a.before, a.o.root, &adv) < 0)
 		return EXIT_FAIL;
 	s = advice_suggestion(&adv, argv[optind]);
 	if (!s) {
@@ -743,6 +721,20 @@ static const char undo_usage[] =
     "Restore what `iotriage apply ID` changed; without ID, every "
     "applied suggestion, newest first.\n";
 
+/* Undoes id through the journal at fd, saying what was restored or why
+ * not: an exit code. */
+static int undo_one(const struct root *root, int fd, const char *id)
+{
+	struct apply_result res;
+
+	if (apply_undo(root, fd, id, &res) < 0) {
+		cli_error("undo", "%s", res.message);
+		return EXIT_FAIL;
+	}
+	printf("%s\n", res.message);
+	return EXIT_OK;
+}
+
 int cmd_undo(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -774,15 +766,7 @@ int cmd_undo(int argc, char **argv)
 	if (fd < 0)
 		return EXIT_FAIL;
 	if (argc - optind == 1) {
-		struct apply_result res;
-
-		r = apply_undo(&root, fd, argv[optind], &res);
-		if (r < 0) {
-			cli_error("undo", "%s", res.message);
-			ret = EXIT_FAIL;
-		} else {
-			printf("%s\n", res.message);
-		}
+		ret = undo_one(&root, fd, argv[optind]);
 		goto out;
 	}
 	ids = calloc(APPLY_MAX_WRITES, sizeof(*ids));
@@ -799,17 +783,9 @@ int cmd_undo(int argc, char **argv)
 	}
 	if (n == 0)
 		printf("Nothing to undo.\n");
-	for (int i = 0; i < n; i++) {
-		struct apply_result res;
-
-		r = apply_undo(&root, fd, ids[i], &res);
-		if (r < 0) {
-			cli_error("undo", "%s", res.message);
+	for (int i = 0; i < n; i++)
+		if (undo_one(&root, fd, ids[i]) != EXIT_OK)
 			ret = EXIT_FAIL;
-		} else {
-			printf("%s\n", res.message);
-		}
-	}
 out:
 	free(ids);
 	close(fd);

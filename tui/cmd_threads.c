@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "clock.h"
@@ -30,7 +29,7 @@ static const char threads_usage[] =
 static const struct option opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "json", no_argument, NULL, 'j' },
-	{ "root", required_argument, NULL, 'r' },
+	{ "root", required_argument, NULL, CLI_OPT_ROOT },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -66,11 +65,8 @@ int cmd_threads(int argc, char **argv)
 	struct taskstats_collector tc = { 0 };
 	struct thread_table t0 = { 0 }, t1 = { 0 };
 	struct workload_metrics *x = NULL;
-	const char *root_dir = NULL;
-	long interval_ms = 1000;
-	bool json = false;
+	struct cli_opts o = { .interval_ms = 1000 };
 	struct root root;
-	struct timespec ts;
 	int64_t start, itv_ms;
 	int c, r, ret = EXIT_FAIL;
 	char *end;
@@ -78,19 +74,10 @@ int cmd_threads(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:jh", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":i:jh", opts, &o)) != -1) {
 		switch (c) {
-		case 'i':
-			interval_ms = cli_interval_arg(optarg, 10);
-			if (interval_ms < 0)
-				return EXIT_USAGE;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'r':
-			root_dir = optarg;
-			break;
+		case CLI_OPT_BAD:
+			return EXIT_USAGE;
 		case 'h':
 			printf("%s", threads_usage);
 			return EXIT_OK;
@@ -109,9 +96,9 @@ int cmd_threads(int argc, char **argv)
 		cli_error(argv[optind], "not a process id");
 		return EXIT_USAGE;
 	}
-	r = root_open(root_dir, &root);
+	r = root_open(o.root, &root);
 	if (r < 0) {
-		cli_error(root_dir ? root_dir : "/", "%s", strerror(-r));
+		cli_error(o.root ? o.root : "/", "%s", strerror(-r));
 		return EXIT_FAIL;
 	}
 	start = clock_mono_ms();
@@ -120,10 +107,7 @@ int cmd_threads(int argc, char **argv)
 		cli_error("threads", "%s", r < 0 ? strerror(-r) : t0.status.reason);
 		goto out;
 	}
-	ts.tv_sec = interval_ms / 1000;
-	ts.tv_nsec = (interval_ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+	cli_sleep_ms(o.interval_ms);
 	r = taskstats_threads_collect(&tc, &root, (int32_t)pid, &t1);
 	itv_ms = clock_mono_ms() - start;
 	if (r < 0 || t1.status.err) {
@@ -136,7 +120,7 @@ int cmd_threads(int argc, char **argv)
 		cli_error("threads", "%s", strerror(-r));
 		goto out;
 	}
-	if (json) {
+	if (o.json) {
 		struct strbuf sb = { 0 };
 
 		encode_workload_threads(&sb, &t1, x, (uint64_t)itv_ms);

@@ -380,6 +380,36 @@ static int worker_start(struct worker_conn *c, int argc, char **argv, const stru
 	return wait_end(c, id, spec.output);
 }
 
+/* worker stop or status (verb): the request, and the reply printed (the
+ * worker's object with json). Returns -errno when the exchange failed
+ * (*ret untouched), else 0 with *ret the exit code. */
+static int worker_query(struct worker_conn *c, const char *verb, bool json, int *ret)
+{
+	bool stop = strcmp(verb, "stop") == 0;
+	json_object *o, *w;
+	int r;
+
+	r = conn_request(c, stop ? "worker.stop" : "worker.status", NULL, &o);
+	if (r < 0)
+		return r;
+	if (!reply_ok(o)) {
+		*ret = reply_fail(o, stop ? "worker stop" : "worker status");
+	} else {
+		json_object_object_get_ex(o, "worker", &w);
+		if (json)
+			printf("%s\n", json_object_to_json_string_ext(
+					   w, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						  JSON_C_TO_STRING_NOSLASHESCAPE));
+		else if (stop)
+			printf("stopping worker\n");
+		else
+			print_status(w);
+		*ret = EXIT_OK;
+	}
+	json_object_put(o);
+	return r;
+}
+
 int cmd_worker(int argc, char **argv)
 {
 	const char *socket_path = NULL, *verb;
@@ -390,7 +420,6 @@ int cmd_worker(int argc, char **argv)
 	char **rest;
 	int nrest = 0, r, ret = EXIT_FAIL;
 	struct job_spec spec;
-	json_object *o, *w;
 
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		printf("%s", worker_usage);
@@ -450,27 +479,7 @@ int cmd_worker(int argc, char **argv)
 		r = worker_start(&c, nrest, rest, &spec, wait);
 		ret = r < 0 ? EXIT_FAIL : r;
 	} else {
-		r = conn_request(&c, strcmp(verb, "stop") == 0 ? "worker.stop" : "worker.status",
-				 NULL, &o);
-		if (r >= 0) {
-			if (!reply_ok(o)) {
-				ret = reply_fail(o, strcmp(verb, "stop") == 0 ? "worker stop"
-									      : "worker status");
-			} else {
-				json_object_object_get_ex(o, "worker", &w);
-				if (json)
-					printf("%s\n", json_object_to_json_string_ext(
-							   w, JSON_C_TO_STRING_PRETTY |
-								  JSON_C_TO_STRING_SPACED |
-								  JSON_C_TO_STRING_NOSLASHESCAPE));
-				else if (strcmp(verb, "stop") == 0)
-					printf("stopping worker\n");
-				else
-					print_status(w);
-				ret = EXIT_OK;
-			}
-			json_object_put(o);
-		}
+		r = worker_query(&c, verb, json, &ret);
 	}
 	if (r < 0)
 		cli_error(socket_path, "%s",

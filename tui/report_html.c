@@ -165,15 +165,9 @@ static void worst_section(struct strbuf *sb, const struct report_data *d)
 
 		if (!row_in_span(r, f, l))
 			continue;
-		sb_puts(sb, "<tr><td>");
-		rs_esc(sb, r->id);
-		sb_puts(sb, "</td><td>");
-		rs_esc(sb, r->who ? r->who : "");
-		sb_puts(sb, "</td><td>");
-		rs_esc(sb, r->victim ? r->victim : "");
-		sb_puts(sb, "</td><td>");
-		rs_esc(sb, r->culprit && r->culprit[0] ? r->culprit : "unknown");
-		sb_puts(sb, "</td></tr>\n");
+		rs_escf(sb, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", r->id,
+			r->who ? r->who : "", r->victim ? r->victim : "",
+			r->culprit && r->culprit[0] ? r->culprit : "unknown");
 	}
 	sb_puts(sb, "</table>\n<h3>Victims</h3>\n");
 	{
@@ -207,24 +201,11 @@ static void suggestions_section(struct strbuf *sb, const struct report_data *d)
 	for (size_t i = 0; i < d->nsuggs; i++) {
 		const struct model_suggestion *s = &d->suggs[i].s;
 
-		sb_puts(sb, "<h3>");
-		rs_esc(sb, s->id);
-		sb_puts(sb, " (");
-		rs_esc(sb, s->severity_name);
-		sb_puts(sb, ", answers ");
-		rs_esc(sb, s->finding);
-		sb_puts(sb, ")</h3>\n<p>");
-		rs_esc(sb, s->reason);
-		sb_puts(sb, "</p>\n<pre class=\"cmd\">");
-		for (size_t k = 0; k < s->ncommands; k++) {
-			rs_esc(sb, s->commands[k]);
-			sb_putc(sb, '\n');
-		}
+		rs_escf(sb, "<h3>%s (%s, answers %s)</h3>\n<p>%s</p>\n<pre class=\"cmd\">", s->id,
+			s->severity_name, s->finding, s->reason);
+		rs_lines(sb, s->commands, s->ncommands);
 		sb_puts(sb, "</pre>\n<p>Undo:</p><pre class=\"undo\">");
-		for (size_t k = 0; k < s->nundo; k++) {
-			rs_esc(sb, s->undo[k]);
-			sb_putc(sb, '\n');
-		}
+		rs_lines(sb, s->undo, s->nundo);
 		sb_puts(sb, "</pre>\n");
 	}
 }
@@ -247,10 +228,8 @@ static void events_table(struct strbuf *sb, const struct report_data *d)
 		rs_time(t, sizeof(t), d->t_ms[e->at]);
 		sb_printf(sb, "<tr data-t=\"%lld\"><td>%s</td><td>%s</td><td>",
 			  (long long)d->t_ms[e->at], t, e->kind);
-		rs_esc(sb, e->id[0] ? e->id : "(every one applied)");
-		sb_puts(sb, "</td><td>");
-		rs_esc(sb, e->by);
-		sb_puts(sb, "</td></tr>\n");
+		rs_escf(sb, "%s</td><td>%s</td></tr>\n", e->id[0] ? e->id : "(every one applied)",
+			e->by);
 	}
 	sb_puts(sb, "</table>\n");
 }

@@ -25,6 +25,11 @@
 /* s as HTML text or an attribute's value: text_escape first (controls and
  * bytes that are not UTF-8 as \xHH), then & < > " ' as entities. */
 void rs_esc(struct strbuf *sb, const char *s);
+/* fmt with each "%s" replaced by the next argument (a string) escaped as
+ * rs_esc does; every other byte of fmt as it is. */
+void rs_escf(struct strbuf *sb, const char *fmt, ...);
+/* Each of the n lines escaped (rs_esc), each followed by '\n'. */
+void rs_lines(struct strbuf *sb, char *const *lines, size_t n);
 /* A real time as "YYYY-MM-DD HH:MM:SS" (local time) */
 void rs_time(char *buf, size_t size, int64_t t_ms);
 /* A value as the data attributes carry it: %.15g (the document's decimal

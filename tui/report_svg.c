@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,29 @@ void rs_esc(struct strbuf *sb, const char *s)
 	if (t.err)
 		sb->err = t.err;
 	sb_free(&t);
+}
+
+void rs_escf(struct strbuf *sb, const char *fmt, ...)
+{
+	const char *at;
+	va_list ap;
+
+	va_start(ap, fmt);
+	while ((at = strstr(fmt, "%s"))) {
+		sb_append(sb, fmt, (size_t)(at - fmt));
+		rs_esc(sb, va_arg(ap, const char *));
+		fmt = at + 2;
+	}
+	va_end(ap);
+	sb_puts(sb, fmt);
+}
+
+void rs_lines(struct strbuf *sb, char *const *lines, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		rs_esc(sb, lines[k]);
+		sb_putc(sb, '\n');
+	}
 }
 
 void rs_time(char *buf, size_t size, int64_t t_ms)
@@ -483,16 +507,8 @@ static void timeline_events(struct strbuf *sb, const struct report_data *d, cons
 			  "<rect class=\"ev %s\" x=\"%.1f\" y=\"%.0f\" width=\"2\" height=\"%.0f\" "
 			  "data-t=\"%lld\" data-kind=\"%s\" data-id=\"",
 			  e->kind, ML + x, y, h, (long long)d->t_ms[e->at], e->kind);
-		rs_esc(sb, e->id);
-		sb_puts(sb, "\" data-by=\"");
-		rs_esc(sb, e->by);
-		sb_puts(sb, "\"><title>");
-		rs_esc(sb, e->kind);
-		sb_putc(sb, ' ');
-		rs_esc(sb, e->id[0] ? e->id : "(all)");
-		sb_puts(sb, " by ");
-		rs_esc(sb, e->by);
-		sb_puts(sb, "</title></rect>\n");
+		rs_escf(sb, "%s\" data-by=\"%s\"><title>%s %s by %s</title></rect>\n", e->id, e->by,
+			e->kind, e->id[0] ? e->id : "(all)", e->by);
 	}
 }
 

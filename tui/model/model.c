@@ -625,44 +625,127 @@ const struct model_series *model_series_find(const struct model *m, const char *
 
 /* ---- the document ---- */
 
+/* The tables and the trace section of doc; on failure t is freed. */
+static int decode_tables(struct json_object *doc, struct tables *t, struct model_trace *ret_trace)
+{
+	struct json_object *a;
+	int r = 0;
+
+	a = mj_get(doc, "disks");
+	if (a && json_object_is_type(a, json_type_array))
+		r = decode_disks(a, t);
+	a = mj_get(doc, "cpu-load");
+	if (r >= 0 && a && json_object_is_type(a, json_type_array))
+		r = decode_cpus(a, t);
+	a = mj_get(doc, "numa");
+	for (size_t i = 0; i < t->ncpus; i++)
+		t->cpus[i].node = -1;
+	if (r >= 0 && a && json_object_is_type(a, json_type_array))
+		decode_numa(a, t);
+	a = mj_get(doc, "interrupts");
+	if (r >= 0 && a && json_object_is_type(a, json_type_array))
+		r = decode_irqs(a, t);
+	a = mj_get(doc, "softirqs");
+	if (r >= 0 && a && json_object_is_type(a, json_type_array))
+		r = decode_softirqs(a, t);
+	if (r >= 0)
+		r = model_trace_decode(doc, t->cpus, t->ncpus, t->irqs, t->nirqs, t->disks,
+				       t->ndisks, ret_trace);
+	if (r < 0)
+		tables_free(t);
+	return r;
+}
+
+/* The blk-mq section into m: a malformed one costs the chain view, not
+ * the tables (0, with blkmq_bad saying so); -ENOMEM leaves m as it was. */
+static int apply_blkmq(struct model *m, struct json_object *doc)
+{
+	struct model_blkmq mq;
+	int e = model_blkmq_decode(doc, &mq);
+
+	if (e == -ENOMEM)
+		return e;
+	model_blkmq_free(&m->blkmq);
+	if (e < 0)
+		memset(&m->blkmq, 0, sizeof(m->blkmq));
+	else
+		m->blkmq = mq;
+	snprintf(m->blkmq_bad, sizeof(m->blkmq_bad), "%s",
+		 e < 0 ? "the blk-mq section is malformed" : "");
+	return 0;
+}
+
+/* The NAPI section into m: 0, or -ENOMEM with m as it was. */
+static int apply_napi(struct model *m, struct json_object *doc)
+{
+	struct model_napis napi;
+
+	if (model_trace_napi_decode(doc, &napi) < 0)
+		return -ENOMEM;
+	model_trace_napi_free(&m->napi);
+	m->napi = napi;
+	return 0;
+}
+
+/* tracing asked for (--trace) but not running whole: one cause, the
+ * first, so the line's "+N more" never hides what was asked for */
+static void put_trace_cause(struct model *m, const struct model_trace *trace)
+{
+	char cause[MODEL_CAUSE_MAX];
+	size_t keep;
+
+	model_trace_cause(trace, cause, sizeof(cause));
+	if (!cause[0])
+		return;
+	keep = m->nunavailable < MODEL_CAUSES_MAX ? m->nunavailable : MODEL_CAUSES_MAX - 1;
+	memmove(m->unavailable[1], m->unavailable[0], keep * sizeof(m->unavailable[0]));
+	memcpy(m->unavailable[0], cause, sizeof(cause));
+	m->nunavailable = keep + 1;
+}
+
+/* t's tables become m's (which are freed); t is then m's. */
+static void put_tables(struct model *m, const struct tables *t)
+{
+	struct tables old = {
+		.disks = m->disks,
+		.ndisks = m->ndisks,
+		.disks_cap = m->disks_cap,
+		.cpus = m->cpus,
+		.ncpus = m->ncpus,
+		.cpus_cap = m->cpus_cap,
+		.irqs = m->irqs,
+		.nirqs = m->nirqs,
+		.irqs_cap = m->irqs_cap,
+	};
+
+	tables_free(&old);
+	m->disks = t->disks;
+	m->ndisks = t->ndisks;
+	m->disks_cap = t->disks_cap;
+	m->cpus = t->cpus;
+	m->ncpus = t->ncpus;
+	m->cpus_cap = t->cpus_cap;
+	m->irqs = t->irqs;
+	m->nirqs = t->nirqs;
+	m->irqs_cap = t->irqs_cap;
+}
+
 int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 {
 	struct tables t = { 0 };
 	struct model_advice adv;
 	struct model_sections sections;
 	struct model_trace trace;
-	struct json_object *a;
 	int64_t version = 0, sample = 0, ts = 0, itv = 0;
-	int r = 0;
+	int r;
 
 	if (!doc || !json_object_is_type(doc, json_type_object) ||
 	    !jint(doc, "version", &version) || version != MODEL_JSON_VERSION ||
 	    !jint(doc, "sample", &sample) || !jint(doc, "timestamp_ms", &ts))
 		return -EBADMSG;
-	a = mj_get(doc, "disks");
-	if (a && json_object_is_type(a, json_type_array))
-		r = decode_disks(a, &t);
-	a = mj_get(doc, "cpu-load");
-	if (r >= 0 && a && json_object_is_type(a, json_type_array))
-		r = decode_cpus(a, &t);
-	a = mj_get(doc, "numa");
-	for (size_t i = 0; i < t.ncpus; i++)
-		t.cpus[i].node = -1;
-	if (r >= 0 && a && json_object_is_type(a, json_type_array))
-		decode_numa(a, &t);
-	a = mj_get(doc, "interrupts");
-	if (r >= 0 && a && json_object_is_type(a, json_type_array))
-		r = decode_irqs(a, &t);
-	a = mj_get(doc, "softirqs");
-	if (r >= 0 && a && json_object_is_type(a, json_type_array))
-		r = decode_softirqs(a, &t);
-	if (r >= 0)
-		r = model_trace_decode(doc, t.cpus, t.ncpus, t.irqs, t.nirqs, t.disks, t.ndisks,
-				       &trace);
-	if (r < 0) {
-		tables_free(&t);
+	r = decode_tables(doc, &t, &trace);
+	if (r < 0)
 		return r;
-	}
 	mark_hot(&t, doc);
 	if (flags & MODEL_HISTORY)
 		history_record(&m->hist, ts, &t);
@@ -671,46 +754,17 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 		return 0;
 	}
 	r = model_findings_decode(doc, &adv);
-	if (r < 0) {
-		tables_free(&t);
-		return r;
-	}
+	if (r < 0)
+		goto out_tables;
 	r = model_sections_decode(doc, &sections);
+	if (r < 0)
+		goto out_advice;
+	r = apply_blkmq(m, doc);
+	if (r >= 0)
+		r = apply_napi(m, doc);
 	if (r < 0) {
-		model_findings_free(&adv);
-		tables_free(&t);
-		return r;
-	}
-	/* a malformed queue section costs the chain view, not the tables */
-	{
-		struct model_blkmq mq;
-		int e = model_blkmq_decode(doc, &mq);
-
-		if (e == -ENOMEM) {
-			model_sections_free(&sections);
-			model_findings_free(&adv);
-			tables_free(&t);
-			return e;
-		}
-		model_blkmq_free(&m->blkmq);
-		if (e < 0)
-			memset(&m->blkmq, 0, sizeof(m->blkmq));
-		else
-			m->blkmq = mq;
-		snprintf(m->blkmq_bad, sizeof(m->blkmq_bad), "%s",
-			 e < 0 ? "the blk-mq section is malformed" : "");
-	}
-	{
-		struct model_napis napi;
-
-		if (model_trace_napi_decode(doc, &napi) < 0) {
-			model_sections_free(&sections);
-			model_findings_free(&adv);
-			tables_free(&t);
-			return -ENOMEM;
-		}
-		model_trace_napi_free(&m->napi);
-		m->napi = napi;
+		model_sections_free(&sections);
+		goto out_advice;
 	}
 	m->have_sample = true;
 	m->has_rates = jint(doc, "interval_ms", &itv);
@@ -721,53 +775,19 @@ int model_apply(struct model *m, struct json_object *doc, unsigned flags)
 	mj_str(doc, "mode", m->mode, sizeof(m->mode));
 	decode_sources(mj_get(doc, "sources"), m);
 	m->trace = trace;
-	/* tracing asked for (--trace) but not running whole: one cause, the
-	 * first, so the line's "+N more" never hides what was asked for */
-	{
-		char cause[MODEL_CAUSE_MAX];
-
-		model_trace_cause(&trace, cause, sizeof(cause));
-		if (cause[0]) {
-			size_t keep = m->nunavailable < MODEL_CAUSES_MAX ? m->nunavailable
-									 : MODEL_CAUSES_MAX - 1;
-
-			memmove(m->unavailable[1], m->unavailable[0],
-				keep * sizeof(m->unavailable[0]));
-			memcpy(m->unavailable[0], cause, sizeof(cause));
-			m->nunavailable = keep + 1;
-		}
-	}
+	put_trace_cause(m, &trace);
 	m->has_intr_all = jnum(doc, "intr/s", &m->intr_all_s);
-
-	{
-		struct tables old = {
-			.disks = m->disks,
-			.ndisks = m->ndisks,
-			.disks_cap = m->disks_cap,
-			.cpus = m->cpus,
-			.ncpus = m->ncpus,
-			.cpus_cap = m->cpus_cap,
-			.irqs = m->irqs,
-			.nirqs = m->nirqs,
-			.irqs_cap = m->irqs_cap,
-		};
-
-		tables_free(&old);
-	}
-	m->disks = t.disks;
-	m->ndisks = t.ndisks;
-	m->disks_cap = t.disks_cap;
-	m->cpus = t.cpus;
-	m->ncpus = t.ncpus;
-	m->cpus_cap = t.cpus_cap;
-	m->irqs = t.irqs;
-	m->nirqs = t.nirqs;
-	m->irqs_cap = t.irqs_cap;
+	put_tables(m, &t);
 	model_findings_free(&m->advice);
 	m->advice = adv;
 	model_sections_free(&m->sections);
 	m->sections = sections;
 	return 0;
+out_advice:
+	model_findings_free(&adv);
+out_tables:
+	tables_free(&t);
+	return r;
 }
 
 int model_apply_text(struct model *m, const char *json, size_t len, unsigned flags)

@@ -124,60 +124,111 @@ static int bad(struct ctx *c, const char *what, size_t i, const char *key)
 	return -EBADMSG;
 }
 
+/* r, where -EBADMSG is said in c as item i's key */
+static int named(struct ctx *c, const char *what, size_t i, const char *key, int r)
+{
+	return r == -EBADMSG ? bad(c, what, i, key) : r;
+}
+
+/* What a finding and a suggestion open with: an object, its non-empty
+ * "id" (into id, size bytes). 0 or -EBADMSG (said). */
+static int decode_id(struct json_object *o, size_t i, const char *what, char *id, size_t size,
+		     struct ctx *c)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return bad(c, what, i, "not an object");
+	if (jfixed(o, "id", id, size) < 0 || !id[0])
+		return bad(c, what, i, "id");
+	return 0;
+}
+
+/* "severity" into name (size bytes, as written) and *ret (what this
+ * client makes of it). 0 or -EBADMSG (said). */
+static int decode_severity(struct json_object *o, size_t i, const char *what, char *name,
+			   size_t size, enum model_severity *ret, struct ctx *c)
+{
+	if (jfixed(o, "severity", name, size) < 0)
+		return bad(c, what, i, "severity");
+	*ret = severity_of(name);
+	return 0;
+}
+
+/* The strings keys[k] as heap copies into *dst[k], in order, until one
+ * fails: 0, -EBADMSG (not a string) or -ENOMEM. Absent is "". */
+static int jdup_each(struct json_object *o, const char *const *keys, char **const *dst)
+{
+	int r = 0;
+
+	for (size_t k = 0; keys[k] && r == 0; k++)
+		r = jdup(o, keys[k], dst[k]);
+	return r;
+}
+
 static int decode_finding(struct json_object *o, size_t i, struct model_finding *f, struct ctx *c)
 {
+	/* culprit, who and victim are absent in older daemons' documents: "" */
+	static const char *const keys[] = { "reason", "detail", "culprit", "who", "victim", NULL };
+	struct json_object *h;
 	int r;
 
-	if (!json_object_is_type(o, json_type_object))
-		return bad(c, "findings", i, "not an object");
-	if (jfixed(o, "id", f->id, sizeof(f->id)) < 0 || !f->id[0])
-		return bad(c, "findings", i, "id");
+	r = decode_id(o, i, "findings", f->id, sizeof(f->id), c);
+	if (r < 0)
+		return r;
 	if (jfixed(o, "kind", f->kind, sizeof(f->kind)) < 0)
 		return bad(c, "findings", i, "kind");
-	if (jfixed(o, "severity", f->severity_name, sizeof(f->severity_name)) < 0)
-		return bad(c, "findings", i, "severity");
-	f->severity = severity_of(f->severity_name);
+	r = decode_severity(o, i, "findings", f->severity_name, sizeof(f->severity_name),
+			    &f->severity, c);
+	if (r < 0)
+		return r;
 	if (jfixed(o, "subject", f->subject, sizeof(f->subject)) < 0)
 		return bad(c, "findings", i, "subject");
-	r = jdup(o, "reason", &f->reason);
-	if (r == 0)
-		r = jdup(o, "detail", &f->detail);
-	if (r == 0)
-		r = jdup(o, "culprit", &f->culprit); /* absent (older daemons): "" */
-	if (r == 0)
-		r = jdup(o, "who", &f->who); /* absent (older daemons): "" */
-	if (r == 0)
-		r = jdup(o, "victim", &f->victim); /* absent (older daemons): "" */
+	r = jdup_each(o, keys,
+		      (char **const[]){ &f->reason, &f->detail, &f->culprit, &f->who, &f->victim });
 	if (r == -EBADMSG)
 		return bad(c, "findings", i, "reason, detail, culprit, who or victim");
-	{
-		struct json_object *h = mj_get(o, "held");
-
-		f->held = h && json_object_is_type(h, json_type_int) && json_object_get_int64(h) > 0
-			      ? (unsigned)json_object_get_int64(h)
-			      : 0;
-	}
+	h = mj_get(o, "held");
+	f->held = h && json_object_is_type(h, json_type_int) && json_object_get_int64(h) > 0
+		      ? (unsigned)json_object_get_int64(h)
+		      : 0;
 	return r;
+}
+
+/*
+ * The array member key of o in *ret_a and its length in *ret_n, with room
+ * for as many items of size bytes in *ret_v (calloc: zeroed). Absent or
+ * empty: 0 with *ret_n 0 and *ret_v NULL. 0, -EBADMSG (not an array) or
+ * -ENOMEM.
+ */
+static int jarray_alloc(struct json_object *o, const char *key, size_t size,
+			struct json_object **ret_a, size_t *ret_n, void **ret_v)
+{
+	struct json_object *a = mj_get(o, key);
+
+	*ret_n = 0;
+	*ret_v = NULL;
+	if (!a)
+		return 0;
+	if (!json_object_is_type(a, json_type_array))
+		return -EBADMSG;
+	*ret_a = a;
+	*ret_n = json_object_array_length(a);
+	if (*ret_n == 0)
+		return 0;
+	*ret_v = calloc(*ret_n, size);
+	return *ret_v ? 0 : -ENOMEM;
 }
 
 /* An array of strings ("commands", "undo"); absent is empty. */
 static int decode_lines(struct json_object *o, const char *key, char ***ret, size_t *ret_n)
 {
-	struct json_object *a = mj_get(o, key);
+	struct json_object *a;
 	size_t n;
+	int r;
 
-	*ret = NULL;
 	*ret_n = 0;
-	if (!a)
-		return 0;
-	if (!json_object_is_type(a, json_type_array))
-		return -EBADMSG;
-	n = json_object_array_length(a);
-	if (n == 0)
-		return 0;
-	*ret = calloc(n, sizeof(**ret));
-	if (!*ret)
-		return -ENOMEM;
+	r = jarray_alloc(o, key, sizeof(**ret), &a, &n, (void **)ret);
+	if (r < 0 || !*ret)
+		return r;
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *v = json_object_array_get_idx(a, i);
 		const char *s;
@@ -195,32 +246,22 @@ static int decode_lines(struct json_object *o, const char *key, char ***ret, siz
 
 static int decode_writes(struct json_object *o, struct model_suggestion *s)
 {
-	struct json_object *a = mj_get(o, "writes");
+	static const char *const keys[] = { "path", "value", "current", NULL };
+	struct json_object *a;
 	size_t n;
+	int r;
 
-	if (!a)
-		return 0;
-	if (!json_object_is_type(a, json_type_array))
-		return -EBADMSG;
-	n = json_object_array_length(a);
-	if (n == 0)
-		return 0;
-	s->writes = calloc(n, sizeof(*s->writes));
-	if (!s->writes)
-		return -ENOMEM;
+	r = jarray_alloc(o, "writes", sizeof(*s->writes), &a, &n, (void **)&s->writes);
+	if (r < 0 || !s->writes)
+		return r;
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *w = json_object_array_get_idx(a, i);
 		struct model_write *mw = &s->writes[i];
-		int r;
 
 		if (!json_object_is_type(w, json_type_object))
 			return -EBADMSG;
 		s->nwrites++; /* counted now: free() releases what was filled */
-		r = jdup(w, "path", &mw->path);
-		if (r == 0)
-			r = jdup(w, "value", &mw->value);
-		if (r == 0)
-			r = jdup(w, "current", &mw->current);
+		r = jdup_each(w, keys, (char **const[]){ &mw->path, &mw->value, &mw->current });
 		if (r < 0)
 			return r;
 		if (mw->path[0] != '/')
@@ -232,39 +273,27 @@ static int decode_writes(struct json_object *o, struct model_suggestion *s)
 static int decode_suggestion(struct json_object *o, size_t i, struct model_suggestion *s,
 			     struct ctx *c)
 {
+	static const char *const keys[] = { "reason", "effect", "notes", NULL };
 	int r;
 
-	if (!json_object_is_type(o, json_type_object))
-		return bad(c, "suggestions", i, "not an object");
-	if (jfixed(o, "id", s->id, sizeof(s->id)) < 0 || !s->id[0])
-		return bad(c, "suggestions", i, "id");
-	if (jfixed(o, "severity", s->severity_name, sizeof(s->severity_name)) < 0)
-		return bad(c, "suggestions", i, "severity");
-	s->severity = severity_of(s->severity_name);
+	r = decode_id(o, i, "suggestions", s->id, sizeof(s->id), c);
+	if (r == 0)
+		r = decode_severity(o, i, "suggestions", s->severity_name, sizeof(s->severity_name),
+				    &s->severity, c);
+	if (r < 0)
+		return r;
 	if (jfixed(o, "finding", s->finding, sizeof(s->finding)) < 0)
 		return bad(c, "suggestions", i, "finding");
-	r = jdup(o, "reason", &s->reason);
+	r = jdup_each(o, keys, (char **const[]){ &s->reason, &s->effect, &s->notes });
+	r = named(c, "suggestions", i, "reason, effect or notes", r);
 	if (r == 0)
-		r = jdup(o, "effect", &s->effect);
+		r = named(c, "suggestions", i, "commands",
+			  decode_lines(o, "commands", &s->commands, &s->ncommands));
 	if (r == 0)
-		r = jdup(o, "notes", &s->notes);
-	if (r == -EBADMSG)
-		return bad(c, "suggestions", i, "reason, effect or notes");
-	if (r < 0)
-		return r;
-	r = decode_lines(o, "commands", &s->commands, &s->ncommands);
-	if (r == -EBADMSG)
-		return bad(c, "suggestions", i, "commands");
-	if (r < 0)
-		return r;
-	r = decode_lines(o, "undo", &s->undo, &s->nundo);
-	if (r == -EBADMSG)
-		return bad(c, "suggestions", i, "undo");
-	if (r < 0)
-		return r;
-	r = decode_writes(o, s);
-	if (r == -EBADMSG)
-		return bad(c, "suggestions", i, "writes");
+		r = named(c, "suggestions", i, "undo",
+			  decode_lines(o, "undo", &s->undo, &s->nundo));
+	if (r == 0)
+		r = named(c, "suggestions", i, "writes", decode_writes(o, s));
 	return r;
 }
 

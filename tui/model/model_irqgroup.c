@@ -75,20 +75,11 @@ static int cmp_member(const void *a, const void *b, void *arg)
 	return x->irq < y->irq ? -1 : x->irq > y->irq;
 }
 
-/* A group per device name: names and counts first (first pass), members
- * placed after (second), like a counting sort. */
-int model_irq_groups_build(const struct model *m, struct model_irq_groups *gs)
+/* First pass: a group per device name with its count of lines, each
+ * line's group in group_of (-1: none), and the highest CPU seen in
+ * *maxcpu. Returns 0 or -ENOMEM. */
+static int groups_name(const struct model *m, struct model_irq_groups *gs, int *maxcpu)
 {
-	int maxcpu = -1;
-	int r;
-
-	gs->ngroups = 0;
-	gs->nmembers = 0;
-	if (m->nirqs == 0)
-		return 0;
-	r = grow((void **)&gs->group_of, &gs->group_of_cap, m->nirqs, sizeof(*gs->group_of));
-	if (r < 0)
-		return r;
 	for (size_t i = 0; i < m->nirqs; i++) {
 		const struct model_irq *q = &m->irqs[i];
 		char dev[32];
@@ -103,10 +94,11 @@ int model_irq_groups_build(const struct model *m, struct model_irq_groups *gs)
 			if (strcmp(gs->groups[g - 1].name, dev) == 0)
 				break;
 		if (g == 0) {
-			r = grow((void **)&gs->groups, &gs->groups_cap, gs->ngroups + 1,
-				 sizeof(*gs->groups));
+			int r = grow((void **)&gs->groups, &gs->groups_cap, gs->ngroups + 1,
+				     sizeof(*gs->groups));
+
 			if (r < 0)
-				goto fail;
+				return r;
 			memset(&gs->groups[gs->ngroups], 0, sizeof(gs->groups[0]));
 			memcpy(gs->groups[gs->ngroups].name, dev, sizeof(dev));
 			g = ++gs->ngroups;
@@ -114,14 +106,105 @@ int model_irq_groups_build(const struct model *m, struct model_irq_groups *gs)
 		gs->groups[g - 1].n++;
 		gs->group_of[i] = (long)(g - 1);
 		for (size_t k = 0; k < q->ncpus; k++)
-			if (q->cpus[k].cpu > maxcpu)
-				maxcpu = q->cpus[k].cpu;
+			if (q->cpus[k].cpu > *maxcpu)
+				*maxcpu = q->cpus[k].cpu;
 	}
 	/* a single line is no group */
 	for (size_t i = 0; i < m->nirqs; i++)
 		if (gs->group_of[i] >= 0 && gs->groups[gs->group_of[i]].n < 2)
 			gs->group_of[i] = -1;
-	r = grow((void **)&gs->members, &gs->members_cap, m->nirqs, sizeof(*gs->members));
+	return 0;
+}
+
+/* Second pass: each group's members placed from its first, in the
+ * order of the lines. */
+static void groups_place(const struct model *m, struct model_irq_groups *gs)
+{
+	size_t at = 0;
+
+	for (size_t g = 0; g < gs->ngroups; g++) {
+		gs->groups[g].first = at;
+		if (gs->groups[g].n >= 2)
+			at += gs->groups[g].n;
+		gs->groups[g].n = 0;
+	}
+	gs->nmembers = at;
+	for (size_t i = 0; i < m->nirqs; i++) {
+		long g = gs->group_of[i];
+
+		if (g >= 0)
+			gs->members[gs->groups[g].first + gs->groups[g].n++] = i;
+	}
+}
+
+/* One group's members sorted, its total, spread and hottest CPU; per_cpu
+ * is all zeros before and after. */
+static void group_sum(const struct model *m, struct model_irq_groups *gs,
+		      struct model_irq_group *grp)
+{
+	grp->hot_cpu = -1;
+	if (grp->n < 2)
+		return;
+	qsort_r(gs->members + grp->first, grp->n, sizeof(size_t), cmp_member, (void *)m);
+	/* per-CPU sums over the members, then cleared where touched */
+	for (size_t k = 0; k < grp->n; k++) {
+		const struct model_irq *q = &m->irqs[gs->members[grp->first + k]];
+
+		grp->total_s += q->total_s;
+		for (size_t c = 0; c < q->ncpus; c++) {
+			double *v = &gs->per_cpu[q->cpus[c].cpu];
+
+			if (*v == 0 && q->cpus[c].rate_s > 0)
+				grp->ncpus++;
+			*v += q->cpus[c].rate_s;
+			if (*v > grp->hot_s ||
+			    (*v == grp->hot_s && q->cpus[c].cpu < grp->hot_cpu)) {
+				grp->hot_s = *v;
+				grp->hot_cpu = q->cpus[c].cpu;
+			}
+		}
+	}
+	for (size_t k = 0; k < grp->n; k++) {
+		const struct model_irq *q = &m->irqs[gs->members[grp->first + k]];
+
+		for (size_t c = 0; c < q->ncpus; c++)
+			gs->per_cpu[q->cpus[c].cpu] = 0;
+	}
+}
+
+/* drop the single lines' entries: groups are those with n >= 2 */
+static void groups_compact(struct model_irq_groups *gs)
+{
+	size_t out = 0;
+
+	for (size_t g = 0; g < gs->ngroups; g++) {
+		if (gs->groups[g].n < 2)
+			continue;
+		gs->groups[out] = gs->groups[g];
+		for (size_t k = 0; k < gs->groups[out].n; k++)
+			gs->group_of[gs->members[gs->groups[out].first + k]] = (long)out;
+		out++;
+	}
+	gs->ngroups = out;
+}
+
+/* A group per device name: names and counts first (first pass), members
+ * placed after (second), like a counting sort. */
+int model_irq_groups_build(const struct model *m, struct model_irq_groups *gs)
+{
+	int maxcpu = -1;
+	int r;
+
+	gs->ngroups = 0;
+	gs->nmembers = 0;
+	if (m->nirqs == 0)
+		return 0;
+	r = grow((void **)&gs->group_of, &gs->group_of_cap, m->nirqs, sizeof(*gs->group_of));
+	if (r < 0)
+		return r;
+	r = groups_name(m, gs, &maxcpu);
+	if (r >= 0)
+		r = grow((void **)&gs->members, &gs->members_cap, m->nirqs, sizeof(*gs->members));
 	if (r >= 0 && maxcpu >= 0)
 		r = grow((void **)&gs->per_cpu, &gs->per_cpu_cap, (size_t)maxcpu + 1,
 			 sizeof(*gs->per_cpu));
@@ -129,69 +212,10 @@ int model_irq_groups_build(const struct model *m, struct model_irq_groups *gs)
 		goto fail;
 	if (maxcpu >= 0) /* grow() leaves new memory as it is */
 		memset(gs->per_cpu, 0, ((size_t)maxcpu + 1) * sizeof(*gs->per_cpu));
-	{
-		size_t at = 0;
-
-		for (size_t g = 0; g < gs->ngroups; g++) {
-			gs->groups[g].first = at;
-			if (gs->groups[g].n >= 2)
-				at += gs->groups[g].n;
-			gs->groups[g].n = 0;
-		}
-		gs->nmembers = at;
-	}
-	for (size_t i = 0; i < m->nirqs; i++) {
-		long g = gs->group_of[i];
-
-		if (g >= 0)
-			gs->members[gs->groups[g].first + gs->groups[g].n++] = i;
-	}
-	for (size_t g = 0; g < gs->ngroups; g++) {
-		struct model_irq_group *grp = &gs->groups[g];
-
-		grp->hot_cpu = -1;
-		if (grp->n < 2)
-			continue;
-		qsort_r(gs->members + grp->first, grp->n, sizeof(size_t), cmp_member, (void *)m);
-		/* per-CPU sums over the members, then cleared where touched */
-		for (size_t k = 0; k < grp->n; k++) {
-			const struct model_irq *q = &m->irqs[gs->members[grp->first + k]];
-
-			grp->total_s += q->total_s;
-			for (size_t c = 0; c < q->ncpus; c++) {
-				double *v = &gs->per_cpu[q->cpus[c].cpu];
-
-				if (*v == 0 && q->cpus[c].rate_s > 0)
-					grp->ncpus++;
-				*v += q->cpus[c].rate_s;
-				if (*v > grp->hot_s ||
-				    (*v == grp->hot_s && q->cpus[c].cpu < grp->hot_cpu)) {
-					grp->hot_s = *v;
-					grp->hot_cpu = q->cpus[c].cpu;
-				}
-			}
-		}
-		for (size_t k = 0; k < grp->n; k++) {
-			const struct model_irq *q = &m->irqs[gs->members[grp->first + k]];
-
-			for (size_t c = 0; c < q->ncpus; c++)
-				gs->per_cpu[q->cpus[c].cpu] = 0;
-		}
-	}
-	/* drop the single lines' entries: groups are those with n >= 2 */
-	{
-		size_t out = 0;
-
-		for (size_t g = 0; g < gs->ngroups; g++) {
-			if (gs->groups[g].n < 2)
-				continue;
-			gs->groups[out] = gs->groups[g];
-			for (size_t k = 0; k < gs->groups[out].n; k++)
-				gs->group_of[gs->members[gs->groups[out].first + k]] = (long)out;
-			out++;
-		}
-		gs->ngroups = out;
-	}
+	groups_place(m, gs);
+	for (size_t g = 0; g < gs->ngroups; g++)
+		group_sum(m, gs, &gs->groups[g]);
+	groups_compact(gs);
 	return 0;
 fail:
 	gs->ngroups = 0;

@@ -367,8 +367,9 @@ static int decode_turbo(struct json_object *doc, struct model_turbo *t, struct c
 
 /* ---- processes ---- */
 
-static int decode_proc(struct json_object *o, struct model_proc *p)
+static int decode_proc(struct json_object *o, void *ret)
 {
+	struct model_proc *p = ret;
 	uint64_t pid = 0;
 	int n;
 
@@ -429,31 +430,9 @@ static int cmp_proc_delay(const void *a, const void *b)
 	return x->pid - y->pid;
 }
 
-static int decode_proc_list(struct json_object *o, const char *key, struct model_proc **v,
-			    size_t *n, size_t *cap, struct ctx *c)
+static int decode_group(struct json_object *o, void *ret)
 {
-	struct json_object *a = mj_get(o, key);
-	size_t len;
-
-	if (!a)
-		return 0;
-	if (!json_object_is_type(a, json_type_array))
-		return bad(c, "processes", key);
-	len = json_object_array_length(a);
-	if (len && grow((void **)v, cap, len, sizeof(**v)) < 0)
-		return -ENOMEM;
-	for (size_t i = 0; i < len; i++) {
-		if (decode_proc(json_object_array_get_idx(a, i), &(*v)[*n]) < 0) {
-			snprintf(c->bad, c->size, "processes.%s[%zu]", key, i);
-			return -EBADMSG;
-		}
-		(*n)++;
-	}
-	return 0;
-}
-
-static int decode_group(struct json_object *o, struct model_proc_group *g)
-{
+	struct model_proc_group *g = ret;
 	uint64_t pid = 0;
 
 	memset(g, 0, sizeof(*g));
@@ -474,8 +453,14 @@ static int decode_group(struct json_object *o, struct model_proc_group *g)
 	return 0;
 }
 
-static int decode_group_list(struct json_object *o, const char *key, struct model_proc_group **v,
-			     size_t *n, size_t *cap, struct ctx *c)
+/*
+ * The array processes.KEY into *v (n of them, cap allocated), each item by
+ * one (0 or -EBADMSG, the item written whole) into an element of size
+ * bytes; absent is none. 0, -ENOMEM, or -EBADMSG with c->bad naming the
+ * array or the item.
+ */
+static int decode_list(struct json_object *o, const char *key, void **v, size_t size, size_t *n,
+		       size_t *cap, int (*one)(struct json_object *, void *), struct ctx *c)
 {
 	struct json_object *a = mj_get(o, key);
 	size_t len;
@@ -485,10 +470,10 @@ static int decode_group_list(struct json_object *o, const char *key, struct mode
 	if (!json_object_is_type(a, json_type_array))
 		return bad(c, "processes", key);
 	len = json_object_array_length(a);
-	if (len && grow((void **)v, cap, len, sizeof(**v)) < 0)
+	if (len && grow(v, cap, len, size) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < len; i++) {
-		if (decode_group(json_object_array_get_idx(a, i), &(*v)[*n]) < 0) {
+		if (one(json_object_array_get_idx(a, i), (char *)*v + *n * size) < 0) {
 			snprintf(c->bad, c->size, "processes.%s[%zu]", key, i);
 			return -EBADMSG;
 		}
@@ -497,40 +482,29 @@ static int decode_group_list(struct json_object *o, const char *key, struct mode
 	return 0;
 }
 
+static int decode_db_thread(struct json_object *t, void *ret)
+{
+	struct model_db_thread *m = ret;
+	uint64_t pid = 0, tid = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (!json_object_is_type(t, json_type_object) || mj_uint(t, "pid", &pid) <= 0 ||
+	    mj_uint(t, "tid", &tid) < 0 || pid > INT32_MAX || tid > INT32_MAX ||
+	    mj_str(t, "db", m->db, sizeof(m->db)) < 0 ||
+	    mj_str(t, "role", m->role, sizeof(m->role)) < 0 || mj_uint(t, "count", &m->count) < 0 ||
+	    mj_num(t, "kB_rd/s", &m->rd_kbs) < 0 || mj_num(t, "kB_wr/s", &m->wr_kbs) < 0)
+		return -EBADMSG;
+	m->pid = (int)pid;
+	m->tid = (int)tid;
+	return 0;
+}
+
 static int decode_db_threads(struct json_object *o, struct model_procs *p, struct ctx *c)
 {
-	struct json_object *a = mj_get(o, "db_threads");
-	size_t len;
-
 	if (mj_str(o, "db_threads_note", p->db_threads_note, sizeof(p->db_threads_note)) < 0)
 		return bad(c, "processes", "db_threads_note");
-	if (!a)
-		return 0;
-	if (!json_object_is_type(a, json_type_array))
-		return bad(c, "processes", "db_threads");
-	len = json_object_array_length(a);
-	if (len && grow((void **)&p->db_threads, &p->threads_cap, len, sizeof(*p->db_threads)) < 0)
-		return -ENOMEM;
-	for (size_t i = 0; i < len; i++) {
-		struct json_object *t = json_object_array_get_idx(a, i);
-		struct model_db_thread *m = &p->db_threads[p->nthreads];
-		uint64_t pid = 0, tid = 0;
-
-		memset(m, 0, sizeof(*m));
-		if (!json_object_is_type(t, json_type_object) || mj_uint(t, "pid", &pid) <= 0 ||
-		    mj_uint(t, "tid", &tid) < 0 || pid > INT32_MAX || tid > INT32_MAX ||
-		    mj_str(t, "db", m->db, sizeof(m->db)) < 0 ||
-		    mj_str(t, "role", m->role, sizeof(m->role)) < 0 ||
-		    mj_uint(t, "count", &m->count) < 0 || mj_num(t, "kB_rd/s", &m->rd_kbs) < 0 ||
-		    mj_num(t, "kB_wr/s", &m->wr_kbs) < 0) {
-			snprintf(c->bad, c->size, "processes.db_threads[%zu]", i);
-			return -EBADMSG;
-		}
-		m->pid = (int)pid;
-		m->tid = (int)tid;
-		p->nthreads++;
-	}
-	return 0;
+	return decode_list(o, "db_threads", (void **)&p->db_threads, sizeof(*p->db_threads),
+			   &p->nthreads, &p->threads_cap, decode_db_thread, c);
 }
 
 static int decode_procs(struct json_object *doc, struct model_procs *p, struct ctx *c)
@@ -567,15 +541,20 @@ static int decode_procs(struct json_object *doc, struct model_procs *p, struct c
 		p->has_scan = true;
 	}
 	p->has_rows = mj_get(o, "top_io") != NULL;
-	r = decode_proc_list(o, "top_io", &p->top_io, &p->nio, &p->io_cap, c);
+	r = decode_list(o, "top_io", (void **)&p->top_io, sizeof(*p->top_io), &p->nio, &p->io_cap,
+			decode_proc, c);
 	if (r >= 0)
-		r = decode_proc_list(o, "top_delay", &p->top_delay, &p->ndelay, &p->delay_cap, c);
+		r = decode_list(o, "top_delay", (void **)&p->top_delay, sizeof(*p->top_delay),
+				&p->ndelay, &p->delay_cap, decode_proc, c);
 	if (r >= 0)
-		r = decode_proc_list(o, "top_cpu", &p->top_cpu, &p->ncpu, &p->cpu_cap, c);
+		r = decode_list(o, "top_cpu", (void **)&p->top_cpu, sizeof(*p->top_cpu), &p->ncpu,
+				&p->cpu_cap, decode_proc, c);
 	if (r >= 0)
-		r = decode_group_list(o, "groups_io", &p->groups_io, &p->ngio, &p->gio_cap, c);
+		r = decode_list(o, "groups_io", (void **)&p->groups_io, sizeof(*p->groups_io),
+				&p->ngio, &p->gio_cap, decode_group, c);
 	if (r >= 0)
-		r = decode_group_list(o, "groups_cpu", &p->groups_cpu, &p->ngcpu, &p->gcpu_cap, c);
+		r = decode_list(o, "groups_cpu", (void **)&p->groups_cpu, sizeof(*p->groups_cpu),
+				&p->ngcpu, &p->gcpu_cap, decode_group, c);
 	if (r >= 0)
 		r = decode_db_threads(o, p, c);
 	if (r < 0)
