@@ -7,6 +7,7 @@
  * in fio's default kb_base=1024), times in seconds unless suffixed, bools 0/1.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -437,6 +438,23 @@ void fioopts_defaults(struct job_spec *s)
 	s->registerfiles = true;
 }
 
+/* The K_FLAG options' fields in struct job_spec (--thread sets none:
+ * workers are always threads; --help none: it is answered). */
+static const struct {
+	enum opt_id id;
+	size_t field; /* offsetof a bool */
+} flag_fields[] = {
+	{ O_TIME_BASED, offsetof(struct job_spec, time_based) },
+	{ O_GROUP_REPORTING, offsetof(struct job_spec, group_reporting) },
+	{ O_SQTHREAD_POLL, offsetof(struct job_spec, sqpoll) },
+	{ O_HIPRI, offsetof(struct job_spec, hipri) },
+	{ O_FIXEDBUFS, offsetof(struct job_spec, fixedbufs) },
+	{ O_REGISTERFILES, offsetof(struct job_spec, registerfiles) },
+	{ O_PRECONDITION, offsetof(struct job_spec, precondition) },
+	{ O_OVERWRITE, offsetof(struct job_spec, overwrite) },
+	{ O_KEEP, offsetof(struct job_spec, keep) },
+};
+
 /* A K_FLAG option: no value, or =0/=1. 0, 1 for --help, or opt_err's -EINVAL. */
 static int apply_flag(const struct opt_def *o, const char *name, const char *val,
 		      struct job_spec *s, struct fioopts_error *err)
@@ -445,41 +463,11 @@ static int apply_flag(const struct opt_def *o, const char *name, const char *val
 
 	if (val && parse_bool(val, &b) < 0)
 		return opt_err(err, name, "takes no value, or 0 or 1 (got '%s')", val);
-	switch (o->id) {
-	case O_TIME_BASED:
-		s->time_based = b;
-		break;
-	case O_GROUP_REPORTING:
-		s->group_reporting = b;
-		break;
-	case O_THREAD:
-		break; /* workers are always threads */
-	case O_SQTHREAD_POLL:
-		s->sqpoll = b;
-		break;
-	case O_HIPRI:
-		s->hipri = b;
-		break;
-	case O_FIXEDBUFS:
-		s->fixedbufs = b;
-		break;
-	case O_REGISTERFILES:
-		s->registerfiles = b;
-		break;
-	case O_PRECONDITION:
-		s->precondition = b;
-		break;
-	case O_OVERWRITE:
-		s->overwrite = b;
-		break;
-	case O_KEEP:
-		s->keep = b;
-		break;
-	case O_HELP:
+	if (o->id == O_HELP)
 		return b ? 1 : 0;
-	default:
-		break;
-	}
+	for (size_t i = 0; i < sizeof(flag_fields) / sizeof(flag_fields[0]); i++)
+		if (flag_fields[i].id == o->id)
+			*(bool *)((char *)s + flag_fields[i].field) = b;
 	return 0;
 }
 
