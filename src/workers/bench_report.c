@@ -382,6 +382,17 @@ static void json_precondition(struct strbuf *sb, const struct job_result *p)
 	sb_putc(sb, '}');
 }
 
+/* fio's disk_util members: the diskstats fields' deltas, in its order */
+static const struct {
+	const char *name;
+	enum disk_field field;
+} util_fields[] = {
+	{ "read_ios", DF_RD_IOS },	 { "write_ios", DF_WR_IOS },
+	{ "read_merges", DF_RD_MERGES }, { "write_merges", DF_WR_MERGES },
+	{ "read_ticks", DF_RD_TICKS },	 { "write_ticks", DF_WR_TICKS },
+	{ "in_queue", DF_RQ_TICKS },
+};
+
 static void json_disk_util(struct strbuf *sb, const struct bench_report *r)
 {
 	const struct disk_raw *a = r->disk_before, *b = r->disk_after;
@@ -392,20 +403,11 @@ static void json_disk_util(struct strbuf *sb, const struct bench_report *r)
 	sb_puts(sb, ",\"disk_util\":[{");
 	json_str_kv(sb, "name", b->name);
 	sb_putc(sb, ',');
-	json_u64(sb, "read_ios", b->v[DF_RD_IOS] - a->v[DF_RD_IOS]);
-	sb_putc(sb, ',');
-	json_u64(sb, "write_ios", b->v[DF_WR_IOS] - a->v[DF_WR_IOS]);
-	sb_putc(sb, ',');
-	json_u64(sb, "read_merges", b->v[DF_RD_MERGES] - a->v[DF_RD_MERGES]);
-	sb_putc(sb, ',');
-	json_u64(sb, "write_merges", b->v[DF_WR_MERGES] - a->v[DF_WR_MERGES]);
-	sb_putc(sb, ',');
-	json_u64(sb, "read_ticks", b->v[DF_RD_TICKS] - a->v[DF_RD_TICKS]);
-	sb_putc(sb, ',');
-	json_u64(sb, "write_ticks", b->v[DF_WR_TICKS] - a->v[DF_WR_TICKS]);
-	sb_putc(sb, ',');
-	json_u64(sb, "in_queue", b->v[DF_RQ_TICKS] - a->v[DF_RQ_TICKS]);
-	sb_putc(sb, ',');
+	for (size_t i = 0; i < sizeof(util_fields) / sizeof(util_fields[0]); i++) {
+		json_u64(sb, util_fields[i].name,
+			 b->v[util_fields[i].field] - a->v[util_fields[i].field]);
+		sb_putc(sb, ',');
+	}
 	json_num(sb, "util",
 		 ms > 0 ? fmin(100.0, (double)(b->v[DF_IO_TICKS] - a->v[DF_IO_TICKS]) * 100.0 / ms)
 			: 0.0);

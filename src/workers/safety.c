@@ -511,65 +511,94 @@ static const char *role_name(const struct safety_dev *d)
 					     : "its holder";
 }
 
-int safety_mountinfo_find(const char *buf, size_t len, const struct safety_family *f, char *why,
-			  size_t why_size)
+/* What a line of a /proc table is checked against, and where a refusal says why. */
+struct line_check {
+	const struct safety_family *f;
+	char *why;
+	size_t why_size;
+};
+
+/*
+ * Calls fn on each non-empty line of buf, split into tokens, with its
+ * number (from 1); the first non-zero return is returned: 1 when a device
+ * of the family is in use, -EBADMSG for a malformed line (why set).
+ */
+static int each_line(const char *buf, size_t len, const struct line_check *c,
+		     int (*fn)(const struct line_check *c, const char *const *tok, const size_t *tl,
+			       unsigned n, unsigned line))
 {
 	const char *p = buf, *end = buf + len;
 	unsigned line = 0;
+	int r;
 
 	while (p < end) {
 		const char *tok[TOK_MAX];
 		size_t tl[TOK_MAX];
-		const struct safety_dev *d;
-		unsigned n, sep;
+		unsigned n;
 
 		line++;
 		n = next_line(&p, end, tok, tl);
 		if (!n)
 			continue;
-		/* id parent maj:min root mountpoint options [optional...] - fstype source superopts */
-		for (sep = 5; sep < n; sep++)
-			if (tl[sep] == 1 && tok[sep][0] == '-')
-				break;
-		if (n < 6 || sep + 2 >= n)
-			return why_set(why, why_size, -EBADMSG, "mountinfo line %u: malformed",
-				       line);
-		d = family_by_devnum(f, tok[2], tl[2]);
-		if (!d)
-			d = family_by_path(f, tok[sep + 2], tl[sep + 2]);
-		if (d)
-			return why_set(why, why_size, 1,
-				       "%s %s (/dev/%s) is mounted on %.*s (%.*s)", role_name(d),
-				       d->name, d->name, (int)(tl[4] > 200 ? 200 : tl[4]), tok[4],
-				       (int)(tl[sep + 1] > 32 ? 32 : tl[sep + 1]), tok[sep + 1]);
+		r = fn(c, tok, tl, n, line);
+		if (r)
+			return r;
 	}
+	return 0;
+}
+
+static int mountinfo_line(const struct line_check *c, const char *const *tok, const size_t *tl,
+			  unsigned n, unsigned line)
+{
+	const struct safety_dev *d;
+	unsigned sep;
+
+	/* id parent maj:min root mountpoint options [optional...] - fstype source superopts */
+	for (sep = 5; sep < n; sep++)
+		if (tl[sep] == 1 && tok[sep][0] == '-')
+			break;
+	if (n < 6 || sep + 2 >= n)
+		return why_set(c->why, c->why_size, -EBADMSG, "mountinfo line %u: malformed", line);
+	d = family_by_devnum(c->f, tok[2], tl[2]);
+	if (!d)
+		d = family_by_path(c->f, tok[sep + 2], tl[sep + 2]);
+	if (d)
+		return why_set(c->why, c->why_size, 1, "%s %s (/dev/%s) is mounted on %.*s (%.*s)",
+			       role_name(d), d->name, d->name, (int)(tl[4] > 200 ? 200 : tl[4]),
+			       tok[4], (int)(tl[sep + 1] > 32 ? 32 : tl[sep + 1]), tok[sep + 1]);
+	return 0;
+}
+
+int safety_mountinfo_find(const char *buf, size_t len, const struct safety_family *f, char *why,
+			  size_t why_size)
+{
+	const struct line_check c = { f, why, why_size };
+
+	return each_line(buf, len, &c, mountinfo_line);
+}
+
+static int swaps_line(const struct line_check *c, const char *const *tok, const size_t *tl,
+		      unsigned n, unsigned line)
+{
+	const struct safety_dev *d;
+
+	if (line == 1 && tl[0] == 8 && strncmp(tok[0], "Filename", 8) == 0)
+		return 0;
+	if (n < 2)
+		return why_set(c->why, c->why_size, -EBADMSG, "swaps line %u: malformed", line);
+	d = family_by_path(c->f, tok[0], tl[0]);
+	if (d)
+		return why_set(c->why, c->why_size, 1, "%s %s is in use as swap (/proc/swaps)",
+			       role_name(d), d->name);
 	return 0;
 }
 
 int safety_swaps_find(const char *buf, size_t len, const struct safety_family *f, char *why,
 		      size_t why_size)
 {
-	const char *p = buf, *end = buf + len;
-	unsigned line = 0;
+	const struct line_check c = { f, why, why_size };
 
-	while (p < end) {
-		const char *tok[TOK_MAX];
-		size_t tl[TOK_MAX];
-		const struct safety_dev *d;
-		unsigned n;
-
-		line++;
-		n = next_line(&p, end, tok, tl);
-		if (!n || (line == 1 && tl[0] == 8 && strncmp(tok[0], "Filename", 8) == 0))
-			continue;
-		if (n < 2)
-			return why_set(why, why_size, -EBADMSG, "swaps line %u: malformed", line);
-		d = family_by_path(f, tok[0], tl[0]);
-		if (d)
-			return why_set(why, why_size, 1, "%s %s is in use as swap (/proc/swaps)",
-				       role_name(d), d->name);
-	}
-	return 0;
+	return each_line(buf, len, &c, swaps_line);
 }
 
 /* Reads ROOT/rel whole into pf; -errno with why set. */
