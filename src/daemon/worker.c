@@ -957,20 +957,6 @@ static int worker_reset(struct worker_run *w, const struct job_spec *spec,
 	return 0;
 }
 
-/* Starts w's thread, which inherits a full signal mask: signals stay the
- * loop's (signalfd). 0 or -errno. */
-static int worker_spawn(struct worker_run *w)
-{
-	sigset_t all, old;
-	int r;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	r = -pthread_create(&w->thread, NULL, worker_thread, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return r;
-}
-
 int worker_cmd_start(struct daemon *d, struct client *c, const struct request *rq)
 {
 	const char *argv[WORKER_MAX_ARGS + 1];
@@ -1047,7 +1033,7 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 	if (r < 0)
 		return r;
 
-	r = worker_spawn(w);
+	r = loop_thread_start(&w->thread, worker_thread, w);
 	if (r < 0) {
 		atomic_store(&w->state, WS_IDLE);
 		return server_reply_error(d, c, rq->id, IOT_ERR_INTERNAL, "thread: %s",
