@@ -153,15 +153,46 @@ static void group_row(struct strbuf *sb, const struct proc_group *g)
 	sb_putc(sb, ',');
 }
 
-static void group_list(struct strbuf *sb, const char *key, const struct workload_metrics *em,
-		       const size_t *idx, size_t n)
+/* "key":[rows], the processes' (or with groups, the groups') rows idx[0..n) */
+static void top_list(struct strbuf *sb, const char *key, const struct workload_metrics *em,
+		     bool groups, const size_t *idx, size_t n)
 {
 	sb_json_key(sb, key);
 	sb_putc(sb, '[');
-	for (size_t i = 0; i < n; i++)
-		group_row(sb, &em->groups[idx[i]]);
+	for (size_t i = 0; i < n; i++) {
+		if (groups)
+			group_row(sb, &em->groups[idx[i]]);
+		else
+			proc_row(sb, &em->procs[idx[i]]);
+	}
 	close_obj(sb, ']');
 	sb_putc(sb, ',');
+}
+
+/* "db_threads": the database servers' busiest threads by role */
+static void db_threads(struct strbuf *sb, const struct workload_metrics *em)
+{
+	sb_json_key(sb, "db_threads");
+	sb_putc(sb, '[');
+	for (size_t i = 0; i < em->ntroles && i < PROC_TOP_N; i++) {
+		const struct proc_thread_metrics *m = &em->troles[i];
+
+		sb_putc(sb, '{');
+		kvu(sb, "pid", (uint64_t)m->pid);
+		kvs(sb, "db", dbrole_db_name(m->db));
+		if (m->role[0])
+			kvs(sb, "role", m->role);
+		kvu(sb, "tid", (uint64_t)m->tid);
+		kvu(sb, "count", m->n);
+		kv(sb, "kB_rd/s", m->rkb_s);
+		kv(sb, "kB_wr/s", m->wkb_s);
+		close_obj(sb, '}');
+		sb_putc(sb, ',');
+	}
+	close_obj(sb, ']');
+	sb_putc(sb, ',');
+	if (em->threads_why[0])
+		kvs(sb, "db_threads_note", em->threads_why);
 }
 
 static void encode_procs(struct strbuf *sb, const struct workload_raw *x,
@@ -210,58 +241,17 @@ static void encode_procs(struct strbuf *sb, const struct workload_raw *x,
 	}
 	if (em && em->procs_valid) {
 		kvu(sb, "exited", em->exited);
-		sb_json_key(sb, "top_io");
-		sb_putc(sb, '[');
-		for (size_t i = 0; i < em->nby_io; i++)
-			proc_row(sb, &em->procs[em->by_io[i]]);
-		close_obj(sb, ']');
-		sb_putc(sb, ',');
-		sb_json_key(sb, "top_delay");
-		sb_putc(sb, '[');
-		for (size_t i = 0; i < em->nby_delay; i++)
-			proc_row(sb, &em->procs[em->by_delay[i]]);
-		close_obj(sb, ']');
-		sb_putc(sb, ',');
-		sb_json_key(sb, "top_cpu");
-		sb_putc(sb, '[');
-		for (size_t i = 0; i < em->nby_cpu; i++)
-			proc_row(sb, &em->procs[em->by_cpu[i]]);
-		close_obj(sb, ']');
-		sb_putc(sb, ',');
-		sb_json_key(sb, "top_runq");
-		sb_putc(sb, '[');
-		for (size_t i = 0; i < em->nby_runq; i++)
-			proc_row(sb, &em->procs[em->by_runq[i]]);
-		close_obj(sb, ']');
-		sb_putc(sb, ',');
-		group_list(sb, "groups_io", em, em->g_by_io, em->ng_by_io);
-		group_list(sb, "groups_delay", em, em->g_by_delay, em->ng_by_delay);
-		group_list(sb, "groups_cpu", em, em->g_by_cpu, em->ng_by_cpu);
+		top_list(sb, "top_io", em, false, em->by_io, em->nby_io);
+		top_list(sb, "top_delay", em, false, em->by_delay, em->nby_delay);
+		top_list(sb, "top_cpu", em, false, em->by_cpu, em->nby_cpu);
+		top_list(sb, "top_runq", em, false, em->by_runq, em->nby_runq);
+		top_list(sb, "groups_io", em, true, em->g_by_io, em->ng_by_io);
+		top_list(sb, "groups_delay", em, true, em->g_by_delay, em->ng_by_delay);
+		top_list(sb, "groups_cpu", em, true, em->g_by_cpu, em->ng_by_cpu);
 		if (em->procs_window_cs)
 			kv(sb, "window_s", (double)em->procs_window_cs / 100.0);
-		if (em->ntroles || em->threads_why[0]) {
-			sb_json_key(sb, "db_threads");
-			sb_putc(sb, '[');
-			for (size_t i = 0; i < em->ntroles && i < PROC_TOP_N; i++) {
-				const struct proc_thread_metrics *m = &em->troles[i];
-
-				sb_putc(sb, '{');
-				kvu(sb, "pid", (uint64_t)m->pid);
-				kvs(sb, "db", dbrole_db_name(m->db));
-				if (m->role[0])
-					kvs(sb, "role", m->role);
-				kvu(sb, "tid", (uint64_t)m->tid);
-				kvu(sb, "count", m->n);
-				kv(sb, "kB_rd/s", m->rkb_s);
-				kv(sb, "kB_wr/s", m->wkb_s);
-				close_obj(sb, '}');
-				sb_putc(sb, ',');
-			}
-			close_obj(sb, ']');
-			sb_putc(sb, ',');
-			if (em->threads_why[0])
-				kvs(sb, "db_threads_note", em->threads_why);
-		}
+		if (em->ntroles || em->threads_why[0])
+			db_threads(sb, em);
 	}
 	close_obj(sb, '}');
 	sb_putc(sb, ',');
