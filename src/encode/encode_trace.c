@@ -7,14 +7,6 @@
  */
 #include "encode_trace.h"
 
-static void close_with(struct strbuf *sb, char close)
-{
-	/* replace a trailing comma */
-	if (sb->len && sb->buf[sb->len - 1] == ',')
-		sb->len--;
-	sb_putc(sb, close);
-}
-
 static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 			  const struct trace_metrics *m)
 {
@@ -68,7 +60,7 @@ static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 		}
 		sb_puts(sb, "},");
 	}
-	close_with(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 }
 
@@ -99,7 +91,7 @@ static void encode_lat(struct strbuf *sb, const struct trace_lat_metrics *l)
 		sb_u64(sb, l->slots[i]);
 		sb_putc(sb, ',');
 	}
-	close_with(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, '}');
 }
 
@@ -121,7 +113,7 @@ static void encode_hctx(struct strbuf *sb, const struct trace_metrics *m,
 		if (h->major != d->major || h->minor != d->minor)
 			break;
 		if (open && h->hctx != h[-1].hctx) {
-			close_with(sb, '}');
+			sb_json_close(sb, '}');
 			sb_putc(sb, ',');
 			open = false;
 		}
@@ -145,10 +137,10 @@ static void encode_hctx(struct strbuf *sb, const struct trace_metrics *m,
 		sb_puts(sb, "},");
 	}
 	if (open) {
-		close_with(sb, '}');
+		sb_json_close(sb, '}');
 		sb_putc(sb, ',');
 	}
-	close_with(sb, ']');
+	sb_json_close(sb, ']');
 }
 
 /* "flush": the disk's flush requests (REQ_OP_FLUSH: an fsync's, and the
@@ -220,7 +212,7 @@ static void encode_cgroups(struct strbuf *sb, const struct trace_metrics *m)
 		sb_fixed2(sb, d->p99_us);
 		sb_puts(sb, "},");
 	}
-	close_with(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 }
 
@@ -258,17 +250,17 @@ static void encode_disks(struct strbuf *sb, const struct trace_metrics *m)
 				encode_lat(sb, &d->lat[op][k]);
 				sb_putc(sb, ',');
 			}
-			close_with(sb, '}');
+			sb_json_close(sb, '}');
 			sb_putc(sb, ',');
 		}
-		close_with(sb, '}');
+		sb_json_close(sb, '}');
 		if (d->has[TRACE_OP_FLUSH][TRACE_LAT_DEVICE])
 			encode_flush(sb, m, d);
 		if (m->has_hctx)
 			encode_hctx(sb, m, d, &j);
 		sb_puts(sb, "},");
 	}
-	close_with(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 }
 
@@ -299,11 +291,11 @@ static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
 				sb_fixed2(sb, m->soft_us_s[c * TRACE_NR_SOFTIRQS + v]);
 				sb_putc(sb, ',');
 			}
-			close_with(sb, '}');
+			sb_json_close(sb, '}');
 		}
 		sb_puts(sb, "},");
 	}
-	close_with(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 	if (!m->on[TRACE_HARDIRQ])
 		return;
@@ -326,10 +318,10 @@ static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
 			sb_fixed2(sb, m->irq_us_s[i * nc + c]);
 			sb_putc(sb, ',');
 		}
-		close_with(sb, ']');
+		sb_json_close(sb, ']');
 		sb_puts(sb, "},");
 	}
-	close_with(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 }
 
@@ -371,7 +363,7 @@ static void encode_queues(struct strbuf *sb, const struct trace_metrics *m)
 			sb_fixed2(sb, q->packets_s);
 			sb_puts(sb, "},");
 		}
-		close_with(sb, ']');
+		sb_json_close(sb, ']');
 		sb_putc(sb, ',');
 	}
 	if (m->has_blkq) {
@@ -393,7 +385,7 @@ static void encode_queues(struct strbuf *sb, const struct trace_metrics *m)
 			sb_fixed2(sb, q->completed_s);
 			sb_puts(sb, "},");
 		}
-		close_with(sb, ']');
+		sb_json_close(sb, ']');
 		sb_putc(sb, ',');
 	}
 }
@@ -434,6 +426,6 @@ void encode_trace(struct strbuf *sb, const char *why, const struct trace_raw *ra
 			encode_cgroups(sb, m);
 		encode_queues(sb, m);
 	}
-	close_with(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 }
