@@ -106,12 +106,41 @@ static void sec_samples(const struct job_result *r, enum job_ddir d, bool bytes,
 	*ret = s;
 }
 
+/* fio's per-second statistics of one kind (prefix "bw" or "iops"): _min,
+ * _max, the group share (bw_agg) when given, _mean, the deviation (_dev
+ * or _stddev, as fio names each) and _samples. */
+static void json_samples(struct strbuf *sb, const char *prefix, const struct samples *s,
+			 const double *agg, const char *dev)
+{
+	char key[32];
+
+	snprintf(key, sizeof(key), "%s_min", prefix);
+	json_u64(sb, key, (uint64_t)llround(s->min));
+	snprintf(key, sizeof(key), "%s_max", prefix);
+	sb_putc(sb, ',');
+	json_u64(sb, key, (uint64_t)llround(s->max));
+	sb_putc(sb, ',');
+	if (agg) {
+		snprintf(key, sizeof(key), "%s_agg", prefix);
+		json_num(sb, key, *agg);
+		sb_putc(sb, ',');
+	}
+	snprintf(key, sizeof(key), "%s_mean", prefix);
+	json_num(sb, key, s->mean);
+	sb_putc(sb, ',');
+	snprintf(key, sizeof(key), "%s_%s", prefix, dev);
+	json_num(sb, key, s->dev);
+	sb_putc(sb, ',');
+	snprintf(key, sizeof(key), "%s_samples", prefix);
+	json_u64(sb, key, s->n);
+}
+
 static void json_dir(struct strbuf *sb, const struct job_result *r, enum job_ddir d,
 		     double group_bw)
 {
 	const struct job_dir_stats *st = &r->dir[d];
 	struct samples bw, io;
-	double b = job_result_bw(r, d);
+	double b = job_result_bw(r, d), agg;
 
 	sec_samples(r, d, true, &bw);
 	sec_samples(r, d, false, &io);
@@ -139,27 +168,10 @@ static void json_dir(struct strbuf *sb, const struct job_result *r, enum job_ddi
 	sb_putc(sb, ',');
 	json_summary(sb, "lat_ns", &st->lat, NULL);
 	sb_putc(sb, ',');
-	json_u64(sb, "bw_min", (uint64_t)llround(bw.min));
+	agg = group_bw > 0 ? b / group_bw * 100.0 : 0.0;
+	json_samples(sb, "bw", &bw, &agg, "dev");
 	sb_putc(sb, ',');
-	json_u64(sb, "bw_max", (uint64_t)llround(bw.max));
-	sb_putc(sb, ',');
-	json_num(sb, "bw_agg", group_bw > 0 ? b / group_bw * 100.0 : 0.0);
-	sb_putc(sb, ',');
-	json_num(sb, "bw_mean", bw.mean);
-	sb_putc(sb, ',');
-	json_num(sb, "bw_dev", bw.dev);
-	sb_putc(sb, ',');
-	json_u64(sb, "bw_samples", bw.n);
-	sb_putc(sb, ',');
-	json_u64(sb, "iops_min", (uint64_t)llround(io.min));
-	sb_putc(sb, ',');
-	json_u64(sb, "iops_max", (uint64_t)llround(io.max));
-	sb_putc(sb, ',');
-	json_num(sb, "iops_mean", io.mean);
-	sb_putc(sb, ',');
-	json_num(sb, "iops_stddev", io.dev);
-	sb_putc(sb, ',');
-	json_u64(sb, "iops_samples", io.n);
+	json_samples(sb, "iops", &io, NULL, "stddev");
 	sb_putc(sb, '}');
 }
 
