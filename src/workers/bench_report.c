@@ -116,8 +116,8 @@ static void json_samples(struct strbuf *sb, const char *prefix, const struct sam
 
 	snprintf(key, sizeof(key), "%s_min", prefix);
 	json_u64(sb, key, (uint64_t)llround(s->min));
-	snprintf(key, sizeof(key), "%s_max", prefix);
 	sb_putc(sb, ',');
+	snprintf(key, sizeof(key), "%s_max", prefix);
 	json_u64(sb, key, (uint64_t)llround(s->max));
 	sb_putc(sb, ',');
 	if (agg) {
@@ -770,6 +770,23 @@ void bench_sweep_json(struct strbuf *sb, const struct bench_sweep *s)
 	sb_puts(sb, "}}\n");
 }
 
+/* One row of the sweep's table: a label, then per depth the IOPS (or with
+ * lat the mean latency in ms) of direction d, or of both for -1. */
+static void sweep_row(struct strbuf *sb, const struct bench_sweep *s, const char *label, bool lat,
+		      int d)
+{
+	sb_printf(sb, "\n%-18s", label);
+	for (unsigned i = 0; i < s->npoints; i++) {
+		const struct job_result *p = &s->points[i];
+
+		if (lat)
+			sb_printf(sb, " %9.3f", bench_result_lat_ms(p, d));
+		else
+			sb_printf(sb, " %9.0f",
+				  d < 0 ? total_iops(p) : job_result_iops(p, (enum job_ddir)d));
+	}
+}
+
 void bench_sweep_text(struct strbuf *sb, const struct bench_sweep *s)
 {
 	int knee = bench_sweep_knee(s);
@@ -783,24 +800,12 @@ void bench_sweep_text(struct strbuf *sb, const struct bench_sweep *s)
 	sb_printf(sb, "%-18s", "Outstanding IOs");
 	for (unsigned i = 0; i < s->npoints; i++)
 		sb_printf(sb, " %9u", s->spec->sweep[i]);
-	sb_printf(sb, "\n%-18s", "IOPS");
-	for (unsigned i = 0; i < s->npoints; i++)
-		sb_printf(sb, " %9.0f", total_iops(&s->points[i]));
-	sb_printf(sb, "\n%-18s", "read IOPS");
-	for (unsigned i = 0; i < s->npoints; i++)
-		sb_printf(sb, " %9.0f", job_result_iops(&s->points[i], DDIR_READ));
-	sb_printf(sb, "\n%-18s", "write IOPS");
-	for (unsigned i = 0; i < s->npoints; i++)
-		sb_printf(sb, " %9.0f", job_result_iops(&s->points[i], DDIR_WRITE));
-	sb_printf(sb, "\n%-18s", "latency (ms)");
-	for (unsigned i = 0; i < s->npoints; i++)
-		sb_printf(sb, " %9.3f", bench_result_lat_ms(&s->points[i], -1));
-	sb_printf(sb, "\n%-18s", "read latency (ms)");
-	for (unsigned i = 0; i < s->npoints; i++)
-		sb_printf(sb, " %9.3f", bench_result_lat_ms(&s->points[i], DDIR_READ));
-	sb_printf(sb, "\n%-18s", "write latency (ms)");
-	for (unsigned i = 0; i < s->npoints; i++)
-		sb_printf(sb, " %9.3f", bench_result_lat_ms(&s->points[i], DDIR_WRITE));
+	sweep_row(sb, s, "IOPS", false, -1);
+	sweep_row(sb, s, "read IOPS", false, DDIR_READ);
+	sweep_row(sb, s, "write IOPS", false, DDIR_WRITE);
+	sweep_row(sb, s, "latency (ms)", true, -1);
+	sweep_row(sb, s, "read latency (ms)", true, DDIR_READ);
+	sweep_row(sb, s, "write latency (ms)", true, DDIR_WRITE);
 	sb_puts(sb, "\n\n");
 	for (unsigned i = 0; i < s->npoints; i++)
 		if (s->points[i].error)
