@@ -7,6 +7,32 @@
  */
 #include "encode_trace.h"
 
+/* The block probe's own members: its sampling and what its maps dropped. */
+static void encode_block_probe(struct strbuf *sb, const struct trace_raw *raw,
+			       const struct trace_metrics *m)
+{
+	if (raw->block_sample) {
+		sb_puts(sb, ",\"sampled\":");
+		sb_u64(sb, raw->block_sample);
+	}
+	if (m && m->has_lat_dropped) {
+		sb_puts(sb, ",\"lat_dropped\":");
+		sb_u64(sb, m->lat_dropped);
+	}
+	if (raw->lat_slots) {
+		sb_puts(sb, ",\"lat_slots\":");
+		sb_u64(sb, raw->lat_slots);
+	}
+	if (m && m->has_cg) {
+		sb_puts(sb, ",\"cg_dropped\":");
+		sb_u64(sb, m->cg_dropped);
+	}
+	if (m && m->hctx_dropped) {
+		sb_puts(sb, ",\"hctx_dropped\":");
+		sb_u64(sb, m->hctx_dropped);
+	}
+}
+
 static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 			  const struct trace_metrics *m)
 {
@@ -32,26 +58,8 @@ static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 			sb_puts(sb, ",\"back_in_s\":");
 			sb_fixed2(sb, (double)p->back_in_ns / 1e9);
 		}
-		if (k == TRACE_BLOCK && raw->block_sample) {
-			sb_puts(sb, ",\"sampled\":");
-			sb_u64(sb, raw->block_sample);
-		}
-		if (k == TRACE_BLOCK && m && m->has_lat_dropped) {
-			sb_puts(sb, ",\"lat_dropped\":");
-			sb_u64(sb, m->lat_dropped);
-		}
-		if (k == TRACE_BLOCK && raw->lat_slots) {
-			sb_puts(sb, ",\"lat_slots\":");
-			sb_u64(sb, raw->lat_slots);
-		}
-		if (k == TRACE_BLOCK && m && m->has_cg) {
-			sb_puts(sb, ",\"cg_dropped\":");
-			sb_u64(sb, m->cg_dropped);
-		}
-		if (k == TRACE_BLOCK && m && m->hctx_dropped) {
-			sb_puts(sb, ",\"hctx_dropped\":");
-			sb_u64(sb, m->hctx_dropped);
-		}
+		if (k == TRACE_BLOCK)
+			encode_block_probe(sb, raw, m);
 		if (p->has_run) {
 			sb_puts(sb, ",\"run_ns\":");
 			sb_u64(sb, p->run_ns);
@@ -95,6 +103,29 @@ static void encode_lat(struct strbuf *sb, const struct trace_lat_metrics *l)
 	sb_putc(sb, '}');
 }
 
+/* ,"p50_us":..,"p99_us":..,"max_us":.. of a latency */
+static void encode_p50_p99_max(struct strbuf *sb, const struct trace_lat_metrics *l)
+{
+	sb_puts(sb, ",\"p50_us\":");
+	sb_fixed2(sb, l->p50_us);
+	sb_puts(sb, ",\"p99_us\":");
+	sb_fixed2(sb, l->p99_us);
+	sb_puts(sb, ",\"max_us\":");
+	sb_fixed2(sb, l->max_us);
+}
+
+/* ,"q_p50_us":..,"q_p99_us":.. of the time queued, when measured (has)
+ * and any IO was */
+static void encode_queued(struct strbuf *sb, bool has, const struct trace_lat_metrics *q)
+{
+	if (!has || !q->count)
+		return;
+	sb_puts(sb, ",\"q_p50_us\":");
+	sb_fixed2(sb, q->p50_us);
+	sb_puts(sb, ",\"q_p99_us\":");
+	sb_fixed2(sb, q->p99_us);
+}
+
 /* A disk's hardware queues that completed IO in the interval, from *j on
  * (m->hctx and m->disks both by ascending (major, minor)): "hctx":[{"hctx":
  * N,"read":{count_s, p50_us, p99_us, max_us, remote_pct},"write":...}]. */
@@ -126,12 +157,7 @@ static void encode_hctx(struct strbuf *sb, const struct trace_metrics *m,
 		sb_json_key(sb, trace_op_name(h->op));
 		sb_puts(sb, "{\"count_s\":");
 		sb_fixed2(sb, h->count_s);
-		sb_puts(sb, ",\"p50_us\":");
-		sb_fixed2(sb, h->lat.p50_us);
-		sb_puts(sb, ",\"p99_us\":");
-		sb_fixed2(sb, h->lat.p99_us);
-		sb_puts(sb, ",\"max_us\":");
-		sb_fixed2(sb, h->lat.max_us);
+		encode_p50_p99_max(sb, &h->lat);
 		sb_puts(sb, ",\"remote_pct\":");
 		sb_fixed2(sb, 100.0 * (double)h->remote / (double)h->lat.count);
 		sb_puts(sb, "},");
@@ -156,18 +182,8 @@ static void encode_flush(struct strbuf *sb, const struct trace_metrics *m,
 	sb_u64(sb, l->count);
 	sb_puts(sb, ",\"count_s\":");
 	sb_fixed2(sb, (double)l->count / m->itv_s);
-	sb_puts(sb, ",\"p50_us\":");
-	sb_fixed2(sb, l->p50_us);
-	sb_puts(sb, ",\"p99_us\":");
-	sb_fixed2(sb, l->p99_us);
-	sb_puts(sb, ",\"max_us\":");
-	sb_fixed2(sb, l->max_us);
-	if (d->has[TRACE_OP_FLUSH][TRACE_LAT_QUEUED] && q->count) {
-		sb_puts(sb, ",\"q_p50_us\":");
-		sb_fixed2(sb, q->p50_us);
-		sb_puts(sb, ",\"q_p99_us\":");
-		sb_fixed2(sb, q->p99_us);
-	}
+	encode_p50_p99_max(sb, l);
+	encode_queued(sb, d->has[TRACE_OP_FLUSH][TRACE_LAT_QUEUED], q);
 	sb_putc(sb, '}');
 }
 
@@ -198,12 +214,7 @@ static void encode_cgroups(struct strbuf *sb, const struct trace_metrics *m)
 		sb_u64(sb, d->count);
 		sb_puts(sb, ",\"count_s\":");
 		sb_fixed2(sb, g->count_s);
-		if (g->has[TRACE_LAT_QUEUED] && q->count) {
-			sb_puts(sb, ",\"q_p50_us\":");
-			sb_fixed2(sb, q->p50_us);
-			sb_puts(sb, ",\"q_p99_us\":");
-			sb_fixed2(sb, q->p99_us);
-		}
+		encode_queued(sb, g->has[TRACE_LAT_QUEUED], q);
 		sb_puts(sb, ",\"d_mean_us\":");
 		sb_fixed2(sb, d->mean_us);
 		sb_puts(sb, ",\"d_p50_us\":");
