@@ -943,6 +943,34 @@ static int state_open_said(const struct root *r, const char *state_dir, struct a
 	return fd;
 }
 
+/* s applied under r, its undo journal in state_dir; failures said in res. */
+static int apply_journaled(struct root *r, const char *state_dir, const struct suggestion *s,
+			   struct apply_result *res)
+{
+	int e, fd = state_open_said(r, state_dir, res);
+
+	if (fd < 0)
+		return fd;
+	e = apply_suggestion(r, fd, s, res);
+	close(fd);
+	return e;
+}
+
+/* -ESTALE, said in res: s's writes are not those the caller was shown. */
+static int said_changed(const struct suggestion *s, struct apply_result *res)
+{
+	struct strbuf now = { 0 };
+
+	if (s->nactions)
+		advise_command(&s->actions[0], false, &now);
+	snprintf(res->message, sizeof(res->message),
+		 "%s changed since it was shown (now %zu writes, the first: %s); nothing "
+		 "written: look at it again",
+		 s->id, s->nactions, now.err || !now.len ? "?" : sb_cstr(&now));
+	sb_free(&now);
+	return -ESTALE;
+}
+
 int apply_by_id(const char *root_dir, const char *state_dir, const struct snapshot *cur,
 		const struct metrics *m, const char *id, const struct advise_action *expect,
 		size_t nexpect, struct apply_result *ret)
@@ -952,7 +980,7 @@ int apply_by_id(const char *root_dir, const char *state_dir, const struct snapsh
 	const struct suggestion *s;
 	struct topology t;
 	struct root r;
-	int e, fd;
+	int e;
 
 	e = root_open_said(root_dir, &r, &res);
 	if (e < 0) {
@@ -977,24 +1005,10 @@ int apply_by_id(const char *root_dir, const char *state_dir, const struct snapsh
 		goto out;
 	}
 	if (expect && !writes_match(s, expect, nexpect)) {
-		struct strbuf now = { 0 };
-
-		advise_command(&s->actions[0], false, &now);
-		e = -ESTALE;
-		snprintf(res.message, sizeof(res.message),
-			 "%s changed since it was shown (now %zu writes, the first: %s); nothing "
-			 "written: look at it again",
-			 s->id, s->nactions, now.err ? "?" : sb_cstr(&now));
-		sb_free(&now);
+		e = said_changed(s, &res);
 		goto out;
 	}
-	fd = state_open_said(&r, state_dir, &res);
-	if (fd < 0) {
-		e = fd;
-		goto out;
-	}
-	e = apply_suggestion(&r, fd, s, &res);
-	close(fd);
+	e = apply_journaled(&r, state_dir, s, &res);
 out:
 	advice_free(&adv);
 	root_close(&r);
@@ -1053,20 +1067,12 @@ int apply_shown(const char *root_dir, const char *state_dir, const struct sugges
 {
 	struct apply_result res = { 0 };
 	struct root r;
-	int e, fd;
+	int e;
 
 	if (expect && !writes_match(s, expect, nexpect)) {
-		struct strbuf now = { 0 };
-
-		if (s->nactions)
-			advise_command(&s->actions[0], false, &now);
-		snprintf(res.message, sizeof(res.message),
-			 "%s changed since it was shown (now %zu writes, the first: %s); nothing "
-			 "written: look at it again",
-			 s->id, s->nactions, now.err || !now.len ? "?" : sb_cstr(&now));
-		sb_free(&now);
+		e = said_changed(s, &res);
 		*ret = res;
-		return -ESTALE;
+		return e;
 	}
 	e = root_open_said(root_dir, &r, &res);
 	if (e < 0) {
@@ -1074,16 +1080,8 @@ int apply_shown(const char *root_dir, const char *state_dir, const struct sugges
 		return e;
 	}
 	e = still_as_read(&r, s, &res);
-	if (e < 0)
-		goto out;
-	fd = state_open_said(&r, state_dir, &res);
-	if (fd < 0) {
-		e = fd;
-		goto out;
-	}
-	e = apply_suggestion(&r, fd, s, &res);
-	close(fd);
-out:
+	if (e >= 0)
+		e = apply_journaled(&r, state_dir, s, &res);
 	root_close(&r);
 	*ret = res;
 	return e;

@@ -407,5 +407,8 @@ int loop_run(struct daemon *d);
 int loop_setup(struct daemon *d);
 /* In a forked child: a signalfd of its own (the parent's never fires). */
 int loop_reopen_signals(struct daemon *d);
+/* pthread_create(ret, fn, arg) with every signal blocked in the new thread:
+ * signals stay the loop's (signalfd). 0 or -errno. */
+int loop_thread_start(pthread_t *ret, void *(*fn)(void *), void *arg);
 
 #endif

@@ -86,28 +86,29 @@ static int socket_answers(const char *name)
 	return r;
 }
 
-/* "uid 65534 (nobody)", or the number alone for a uid without a name. */
+/* "uid 65534 (nobody)" or "group 50 (staff)" (kind, id, name), or the
+ * number alone for an id without a name (NULL). */
+static const char *id_name(const char *kind, unsigned id, const char *name, char *buf, size_t size)
+{
+	if (name)
+		snprintf(buf, size, "%s %u (%s)", kind, id, name);
+	else
+		snprintf(buf, size, "%s %u", kind, id);
+	return buf;
+}
+
 static const char *uid_name(uid_t uid, char *buf, size_t size)
 {
 	struct passwd *pw = getpwuid(uid);
 
-	if (pw)
-		snprintf(buf, size, "uid %u (%s)", (unsigned)uid, pw->pw_name);
-	else
-		snprintf(buf, size, "uid %u", (unsigned)uid);
-	return buf;
+	return id_name("uid", (unsigned)uid, pw ? pw->pw_name : NULL, buf, size);
 }
 
-/* "group 50 (staff)", or the number alone for a gid without a name. */
 static const char *gid_name(gid_t gid, char *buf, size_t size)
 {
 	struct group *gr = getgrgid(gid);
 
-	if (gr)
-		snprintf(buf, size, "group %u (%s)", (unsigned)gid, gr->gr_name);
-	else
-		snprintf(buf, size, "group %u", (unsigned)gid);
-	return buf;
+	return id_name("group", (unsigned)gid, gr ? gr->gr_name : NULL, buf, size);
 }
 
 /* The group the socket is given to: --group, else "iotriage"; NULL (errno
@@ -212,6 +213,108 @@ static int check_dir(const struct daemon *d, const char *path, int fd, const cha
 #define WALK_MAX_DEPTH 64 /* directories from "/" to the socket's */
 #define WALK_MAX_LINKS 40 /* symlinks followed, as the kernel's MAXSYMLINKS */
 
+/* socket_dir_open()'s walk: the directories open so far, from "/". */
+struct walk {
+	const struct daemon *d;
+	const char *path;    /* the socket's, for messages */
+	const char *dir;     /* the directory asked for */
+	char rest[PATH_MAX]; /* what is left to walk, from p */
+	const char *p;
+	char shown[PATH_MAX]; /* the directories walked, for messages */
+	int stack[WALK_MAX_DEPTH];
+	size_t depth, shown_len[WALK_MAX_DEPTH], checked;
+	unsigned links;
+};
+
+/* Logs "PATH: WHAT SHOWN/NAME: ERROR"; returns r. */
+static int walk_fail(const struct walk *w, const char *what, const char *name, int r)
+{
+	daemon_log(LOG_ERR, "%s: %s %s%s%s: %s", w->path, what, w->shown, w->depth > 1 ? "/" : "",
+		   name, strerror(-r));
+	return r;
+}
+
+/* Logs "PATH: directory DIR: ERROR"; returns r. */
+static int walk_fail_dir(const struct walk *w, int r)
+{
+	daemon_log(LOG_ERR, "%s: directory %s: %s", w->path, w->dir, strerror(-r));
+	return r;
+}
+
+/* Back to the directory at depth (>= 1): the ones above are closed. */
+static void walk_pop(struct walk *w, size_t depth)
+{
+	while (w->depth > depth)
+		close(w->stack[--w->depth]);
+	w->checked = w->checked < w->depth ? w->checked : w->depth;
+}
+
+/* name is a symlink (st) in the current directory: its target is walked
+ * instead, from "/" if absolute. 0, or -errno (logged). */
+static int walk_symlink(struct walk *w, const char *name, const struct stat *st)
+{
+	char target[PATH_MAX], tmp[PATH_MAX], who[80];
+	ssize_t n;
+	int r;
+
+	if (!uid_trusted(st->st_uid)) {
+		daemon_log(LOG_ERR,
+			   "%s: %s%s%s is a symlink of %s: its owner chose where the socket goes; "
+			   "give --socket a path without it",
+			   w->path, w->shown, w->depth > 1 ? "/" : "", name,
+			   uid_name(st->st_uid, who, sizeof(who)));
+		return -EPERM;
+	}
+	n = readlinkat(w->stack[w->depth - 1], name, target, sizeof(target));
+	if (n < 0 || (size_t)n >= sizeof(target) || ++w->links > WALK_MAX_LINKS) {
+		r = n < 0 ? -errno : w->links > WALK_MAX_LINKS ? -ELOOP : -ENAMETOOLONG;
+		return walk_fail(w, "symlink", name, r);
+	}
+	target[n] = '\0';
+	if (snprintf(tmp, sizeof(tmp), "%s%s", target, w->p) >= (int)sizeof(tmp))
+		return walk_fail_dir(w, -ENAMETOOLONG);
+	/* rest is rewritten: p pointed into it */
+	memcpy(w->rest, tmp, strlen(tmp) + 1);
+	w->p = w->rest;
+	if (target[0] == '/') {
+		walk_pop(w, 1);
+		w->shown[1] = '\0';
+	}
+	return 0;
+}
+
+/* One name below the current directory: checks that directory (once),
+ * then follows a symlink or opens a directory. 0, or -errno (logged). */
+static int walk_step(struct walk *w, const char *name)
+{
+	struct stat st;
+	size_t len;
+	int fd, r;
+
+	/* a directory is checked as an ancestor once a name is looked
+	 * up in it; the last one, at the end, as the socket's */
+	if (w->checked < w->depth) {
+		r = check_dir(w->d, w->path, w->stack[w->depth - 1], w->shown, false);
+		if (r < 0)
+			return r;
+		w->checked = w->depth;
+	}
+	if (fstatat(w->stack[w->depth - 1], name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return walk_fail(w, "directory", name, -errno);
+	if (S_ISLNK(st.st_mode))
+		return walk_symlink(w, name, &st);
+	if (w->depth == WALK_MAX_DEPTH)
+		return walk_fail_dir(w, -ENAMETOOLONG);
+	fd = openat(w->stack[w->depth - 1], name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return walk_fail(w, "directory", name, -errno);
+	len = strlen(w->shown);
+	w->shown_len[w->depth] = len;
+	snprintf(w->shown + len, sizeof(w->shown) - len, "%s%s", w->depth > 1 ? "/" : "", name);
+	w->stack[w->depth++] = fd;
+	return 0;
+}
+
 /*
  * Opens the socket's directory dir (absolute) as an O_PATH descriptor,
  * walking from "/" and checking every directory on the way (check_dir)
@@ -221,137 +324,63 @@ static int check_dir(const struct daemon *d, const char *path, int fd, const cha
  */
 static int socket_dir_open(const struct daemon *d, const char *path, const char *dir)
 {
-	char rest[PATH_MAX], tmp[PATH_MAX], shown[PATH_MAX], target[PATH_MAX], name[NAME_MAX + 1];
-	int stack[WALK_MAX_DEPTH];
-	size_t depth = 0, shown_len[WALK_MAX_DEPTH], checked = 0;
-	unsigned links = 0;
-	const char *p;
-	int r = 0;
+	struct walk w = { .d = d, .path = path, .dir = dir };
+	char name[NAME_MAX + 1];
+	int fd, r = 0;
 
-	if (snprintf(rest, sizeof(rest), "%s", dir) >= (int)sizeof(rest))
+	if (snprintf(w.rest, sizeof(w.rest), "%s", dir) >= (int)sizeof(w.rest))
 		return -ENAMETOOLONG;
-	stack[0] = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (stack[0] < 0) {
+	w.stack[0] = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (w.stack[0] < 0) {
 		r = -errno;
 		daemon_log(LOG_ERR, "%s: directory /: %s", path, strerror(-r));
 		return r;
 	}
-	depth = 1;
-	shown_len[0] = 0;
-	snprintf(shown, sizeof(shown), "/");
-	p = rest;
+	w.depth = 1;
+	snprintf(w.shown, sizeof(w.shown), "/");
+	w.p = w.rest;
 	for (;;) {
 		const char *end;
 		size_t len;
-		struct stat st;
-		int fd;
 
-		while (*p == '/')
-			p++;
-		if (!*p)
+		while (*w.p == '/')
+			w.p++;
+		if (!*w.p)
 			break;
-		end = strchrnul(p, '/');
-		len = (size_t)(end - p);
+		end = strchrnul(w.p, '/');
+		len = (size_t)(end - w.p);
 		if (len > NAME_MAX) {
-			r = -ENAMETOOLONG;
-			daemon_log(LOG_ERR, "%s: directory %s: %s", path, dir, strerror(-r));
+			r = walk_fail_dir(&w, -ENAMETOOLONG);
 			break;
 		}
-		memcpy(name, p, len);
+		memcpy(name, w.p, len);
 		name[len] = '\0';
-		p = end;
+		w.p = end;
 		if (strcmp(name, ".") == 0)
 			continue;
 		if (strcmp(name, "..") == 0) {
 			/* each entry was opened from the one below it: its parent */
-			if (depth > 1) {
-				close(stack[--depth]);
-				checked = checked < depth ? checked : depth;
-				shown[shown_len[depth] > 1 ? shown_len[depth] : 1] = '\0';
+			if (w.depth > 1) {
+				walk_pop(&w, w.depth - 1);
+				w.shown[w.shown_len[w.depth] > 1 ? w.shown_len[w.depth] : 1] = '\0';
 			}
 			continue;
 		}
-		/* a directory is checked as an ancestor once a name is looked
-		 * up in it; the last one, at the end, as the socket's */
-		if (checked < depth) {
-			r = check_dir(d, path, stack[depth - 1], shown, false);
-			if (r < 0)
-				break;
-			checked = depth;
-		}
-		if (fstatat(stack[depth - 1], name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			r = -errno;
-			daemon_log(LOG_ERR, "%s: directory %s%s%s: %s", path, shown,
-				   depth > 1 ? "/" : "", name, strerror(-r));
+		r = walk_step(&w, name);
+		if (r < 0)
 			break;
-		}
-		if (S_ISLNK(st.st_mode)) {
-			char who[80];
-			ssize_t n;
-
-			if (!uid_trusted(st.st_uid)) {
-				daemon_log(LOG_ERR,
-					   "%s: %s%s%s is a symlink of %s: its owner chose where "
-					   "the socket goes; give --socket a path without it",
-					   path, shown, depth > 1 ? "/" : "", name,
-					   uid_name(st.st_uid, who, sizeof(who)));
-				r = -EPERM;
-				break;
-			}
-			n = readlinkat(stack[depth - 1], name, target, sizeof(target));
-			if (n < 0 || (size_t)n >= sizeof(target) || ++links > WALK_MAX_LINKS) {
-				r = n < 0		     ? -errno
-				    : links > WALK_MAX_LINKS ? -ELOOP
-							     : -ENAMETOOLONG;
-				daemon_log(LOG_ERR, "%s: symlink %s%s%s: %s", path, shown,
-					   depth > 1 ? "/" : "", name, strerror(-r));
-				break;
-			}
-			target[n] = '\0';
-			if (snprintf(tmp, sizeof(tmp), "%s%s", target, p) >= (int)sizeof(tmp)) {
-				r = -ENAMETOOLONG;
-				daemon_log(LOG_ERR, "%s: directory %s: %s", path, dir,
-					   strerror(-r));
-				break;
-			}
-			/* rest is rewritten: p pointed into it */
-			memcpy(rest, tmp, strlen(tmp) + 1);
-			p = rest;
-			if (target[0] == '/') {
-				while (depth > 1)
-					close(stack[--depth]);
-				checked = checked < depth ? checked : depth;
-				shown[1] = '\0';
-			}
-			continue;
-		}
-		if (depth == WALK_MAX_DEPTH) {
-			r = -ENAMETOOLONG;
-			daemon_log(LOG_ERR, "%s: directory %s: %s", path, dir, strerror(-r));
-			break;
-		}
-		fd = openat(stack[depth - 1], name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			r = -errno;
-			daemon_log(LOG_ERR, "%s: directory %s%s%s: %s", path, shown,
-				   depth > 1 ? "/" : "", name, strerror(-r));
-			break;
-		}
-		shown_len[depth] = strlen(shown);
-		snprintf(shown + shown_len[depth], sizeof(shown) - shown_len[depth], "%s%s",
-			 depth > 1 ? "/" : "", name);
-		stack[depth++] = fd;
 	}
 	/* the socket's own directory, also when it is "/" or came after ".." */
 	if (r >= 0)
-		r = check_dir(d, path, stack[depth - 1], shown, true);
-	for (size_t i = 0; i + 1 < depth; i++)
-		close(stack[i]);
+		r = check_dir(d, path, w.stack[w.depth - 1], w.shown, true);
+	fd = w.stack[w.depth - 1];
+	for (size_t i = 0; i + 1 < w.depth; i++)
+		close(w.stack[i]);
 	if (r < 0) {
-		close(stack[depth - 1]);
+		close(fd);
 		return r;
 	}
-	return stack[depth - 1];
+	return fd;
 }
 
 /* With the current directory at the socket's: a stale socket at name is

@@ -85,6 +85,19 @@ int loop_reopen_signals(struct daemon *d)
 	return 0;
 }
 
+int loop_thread_start(pthread_t *ret, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int r;
+
+	/* the new thread inherits the caller's mask */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	r = -pthread_create(ret, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
 /* The optional sources subscribers asked for (1u << CAD_*): the next
  * sample reads them whatever their cadence. */
 static unsigned wanted(const struct daemon *d)

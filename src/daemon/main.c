@@ -162,160 +162,162 @@ static int parse_age(const char *opt, const char *s, int64_t *ret)
 	return 0;
 }
 
+/* A number from 2 to 3600 for --record-compact-keep; 0, or -1 with the message printed. */
+static int parse_keep(const char *opt, const char *s, unsigned *ret)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || end == s || *end || n < 2 || n > 3600) {
+		fprintf(stderr, "iotriaged: %s: '%s' is not a number from 2 to 3600\n", opt, s);
+		return -1;
+	}
+	*ret = (unsigned)n;
+	return 0;
+}
+
+static const struct option long_opts[] = {
+	{ "foreground", no_argument, NULL, 'f' },
+	{ "socket", required_argument, NULL, 's' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "history", required_argument, NULL, 'H' },
+	{ "group", required_argument, NULL, 'g' },
+	{ "max-clients", required_argument, NULL, 'c' },
+	{ "root", required_argument, NULL, 'r' },
+	{ "core-only", no_argument, NULL, 'C' },
+	{ "metrics-listen", required_argument, NULL, 'M' },
+	{ "metrics-top-irqs", required_argument, NULL, 'T' },
+	{ "metrics-device-exclude", required_argument, NULL, 'E' },
+	{ "max-clients-per-uid", required_argument, NULL, 'U' },
+	{ "cpu-budget", required_argument, NULL, 'B' },
+	{ "trace", no_argument, NULL, 'Z' },
+	{ "trace-budget", required_argument, NULL, 'b' },
+	{ "record", required_argument, NULL, 'R' },
+	{ "record-max-bytes", required_argument, NULL, 'X' },
+	{ "record-max-age", required_argument, NULL, 'A' },
+	{ "record-min-free", required_argument, NULL, 'F' },
+	{ "record-compact-after", required_argument, NULL, 'K' },
+	{ "record-compact-keep", required_argument, NULL, 'N' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ 0 },
+};
+
+enum arg_kind { ARG_TEXT, ARG_LONG, ARG_PCT, ARG_SIZE, ARG_AGE, ARG_KEEP };
+
+/* An option with a value, and the field of struct daemon_args it sets. */
+struct arg_value {
+	int c; /* its code in long_opts */
+	enum arg_kind kind;
+	void *field;   /* const char **, long *, double *, uint64_t *, int64_t *, unsigned * */
+	long min, max; /* ARG_LONG's range, ARG_SIZE's minimum */
+};
+
+/* Parses s into v's field, the message naming --NAME; 0, or -1 with the message printed. */
+static int arg_value_set(const struct arg_value *v, const char *s)
+{
+	char opt[40] = "--";
+	long n;
+
+	for (const struct option *o = long_opts; o->name; o++)
+		if (o->val == v->c)
+			snprintf(opt, sizeof(opt), "--%s", o->name);
+	switch (v->kind) {
+	case ARG_TEXT:
+		*(const char **)v->field = s;
+		return 0;
+	case ARG_LONG:
+		n = parse_long(opt, s, v->min, v->max);
+		if (n < 0)
+			return -1;
+		*(long *)v->field = n;
+		return 0;
+	case ARG_PCT:
+		return parse_pct(opt, s, v->field);
+	case ARG_SIZE:
+		return parse_size(opt, s, (uint64_t)v->min, v->field);
+	case ARG_AGE:
+		return parse_age(opt, s, v->field);
+	default:
+		return parse_keep(opt, s, v->field);
+	}
+}
+
+/* An option without a value (or getopt's complaint): 0, 1 for --help or
+ * --version (printed), -1 for a usage error (printed). */
+static int arg_flag_set(int c, char **argv, struct daemon_args *a)
+{
+	switch (c) {
+	case 'f':
+		a->foreground = true;
+		return 0;
+	case 'C':
+		a->core_only = true;
+		return 0;
+	case 'Z':
+		a->trace = true;
+		return 0;
+	case 'v':
+		daemon_log_verbose();
+		return 0;
+	case 'h':
+		printf("%s", usage);
+		return 1;
+	case 'V':
+		printf("iotriaged %s (protocol %d)\n", IOTRIAGE_VERSION, IOT_PROTOCOL_VERSION);
+		return 1;
+	case ':':
+		fprintf(stderr, "iotriaged: %s: needs a value (try --help)\n", argv[optind - 1]);
+		return -1;
+	default:
+		if (optopt)
+			fprintf(stderr, "iotriaged: -%c: unknown option (try --help)\n", optopt);
+		else
+			fprintf(stderr, "iotriaged: %s: unknown option (try --help)\n",
+				argv[optind - 1]);
+		return -1;
+	}
+}
+
 /* 0 ok, 1 --help/--version printed, -1 usage error (printed). */
 static int parse_args(int argc, char **argv, struct daemon_args *a)
 {
-	static const struct option opts[] = {
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "history", required_argument, NULL, 'H' },
-		{ "group", required_argument, NULL, 'g' },
-		{ "max-clients", required_argument, NULL, 'c' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "core-only", no_argument, NULL, 'C' },
-		{ "metrics-listen", required_argument, NULL, 'M' },
-		{ "metrics-top-irqs", required_argument, NULL, 'T' },
-		{ "metrics-device-exclude", required_argument, NULL, 'E' },
-		{ "max-clients-per-uid", required_argument, NULL, 'U' },
-		{ "cpu-budget", required_argument, NULL, 'B' },
-		{ "trace", no_argument, NULL, 'Z' },
-		{ "trace-budget", required_argument, NULL, 'b' },
-		{ "record", required_argument, NULL, 'R' },
-		{ "record-max-bytes", required_argument, NULL, 'X' },
-		{ "record-max-age", required_argument, NULL, 'A' },
-		{ "record-min-free", required_argument, NULL, 'F' },
-		{ "record-compact-after", required_argument, NULL, 'K' },
-		{ "record-compact-keep", required_argument, NULL, 'N' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ 0 },
+	const struct arg_value values[] = {
+		{ 's', ARG_TEXT, &a->socket_path, 0, 0 },
+		{ 'i', ARG_LONG, &a->interval_ms, 100, 3600L * 1000 },
+		{ 'H', ARG_LONG, &a->history_s, 0, 86400 },
+		{ 'g', ARG_TEXT, &a->group, 0, 0 },
+		{ 'c', ARG_LONG, &a->max_clients, 1, 100000 },
+		{ 'U', ARG_LONG, &a->max_clients_per_uid, 1, 100000 },
+		{ 'r', ARG_TEXT, &a->root, 0, 0 },
+		{ 'M', ARG_TEXT, &a->metrics_listen, 0, 0 },
+		{ 'T', ARG_LONG, &a->metrics_top_irqs, 1, OM_TOP_IRQS_MAX },
+		{ 'E', ARG_TEXT, &a->metrics_device_exclude, 0, 0 },
+		{ 'B', ARG_PCT, &a->cpu_budget_pct, 0, 0 },
+		{ 'b', ARG_PCT, &a->trace_budget_pct, 0, 0 },
+		{ 'R', ARG_TEXT, &a->record_dir, 0, 0 },
+		{ 'X', ARG_SIZE, &a->record_max_bytes, 1L << 20, 0 },
+		{ 'A', ARG_AGE, &a->record_max_age_s, 0, 0 },
+		{ 'F', ARG_SIZE, &a->record_min_free, 0, 0 },
+		{ 'K', ARG_AGE, &a->record_compact_s, 0, 0 },
+		{ 'N', ARG_KEEP, &a->record_keep, 0, 0 },
 	};
-	int c;
+	int c, r;
 
 	/* our own messages, in the "iotriaged: WHAT: WHY" form */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":fs:i:H:g:c:r:vhV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			a->foreground = true;
-			break;
-		case 's':
-			a->socket_path = optarg;
-			break;
-		case 'i':
-			a->interval_ms = parse_long("--interval", optarg, 100, 3600L * 1000);
-			if (a->interval_ms < 0)
-				return -1;
-			break;
-		case 'H':
-			a->history_s = parse_long("--history", optarg, 0, 86400);
-			if (a->history_s < 0)
-				return -1;
-			break;
-		case 'g':
-			a->group = optarg;
-			break;
-		case 'c':
-			a->max_clients = parse_long("--max-clients", optarg, 1, 100000);
-			if (a->max_clients < 0)
-				return -1;
-			break;
-		case 'U':
-			a->max_clients_per_uid =
-			    parse_long("--max-clients-per-uid", optarg, 1, 100000);
-			if (a->max_clients_per_uid < 0)
-				return -1;
-			break;
-		case 'r':
-			a->root = optarg;
-			break;
-		case 'C':
-			a->core_only = true;
-			break;
-		case 'M':
-			a->metrics_listen = optarg;
-			break;
-		case 'T':
-			a->metrics_top_irqs =
-			    parse_long("--metrics-top-irqs", optarg, 1, OM_TOP_IRQS_MAX);
-			if (a->metrics_top_irqs < 0)
-				return -1;
-			break;
-		case 'E':
-			a->metrics_device_exclude = optarg;
-			break;
-		case 'B':
-			if (parse_pct("--cpu-budget", optarg, &a->cpu_budget_pct) < 0)
-				return -1;
-			break;
-		case 'Z':
-			a->trace = true;
-			break;
-		case 'b':
-			if (parse_pct("--trace-budget", optarg, &a->trace_budget_pct) < 0)
-				return -1;
-			break;
-		case 'R':
-			a->record_dir = optarg;
-			break;
-		case 'X':
-			if (parse_size("--record-max-bytes", optarg, (uint64_t)1 << 20,
-				       &a->record_max_bytes) < 0)
-				return -1;
-			break;
-		case 'A':
-			if (parse_age("--record-max-age", optarg, &a->record_max_age_s) < 0)
-				return -1;
-			break;
-		case 'F':
-			if (parse_size("--record-min-free", optarg, 0, &a->record_min_free) < 0)
-				return -1;
-			break;
-		case 'K':
-			if (parse_age("--record-compact-after", optarg, &a->record_compact_s) < 0)
-				return -1;
-			break;
-		case 'N': {
-			char *end;
-			long n;
+	while ((c = getopt_long(argc, argv, ":fs:i:H:g:c:r:vhV", long_opts, NULL)) != -1) {
+		size_t i = 0;
 
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || n < 2 || n > 3600) {
-				fprintf(stderr,
-					"iotriaged: --record-compact-keep: '%s' is not a number "
-					"from 2 to 3600\n",
-					optarg);
-				return -1;
-			}
-			a->record_keep = (unsigned)n;
-			break;
-		}
-		case 'v':
-			daemon_log_verbose();
-			break;
-		case 'h':
-			printf("%s", usage);
-			return 1;
-		case 'V':
-			printf("iotriaged %s (protocol %d)\n", IOTRIAGE_VERSION,
-			       IOT_PROTOCOL_VERSION);
-			return 1;
-		case ':':
-			fprintf(stderr, "iotriaged: %s: needs a value (try --help)\n",
-				argv[optind - 1]);
-			return -1;
-		default:
-			if (optopt)
-				fprintf(stderr, "iotriaged: -%c: unknown option (try --help)\n",
-					optopt);
-			else
-				fprintf(stderr, "iotriaged: %s: unknown option (try --help)\n",
-					argv[optind - 1]);
-			return -1;
-		}
+		while (i < sizeof(values) / sizeof(values[0]) && values[i].c != c)
+			i++;
+		r = i < sizeof(values) / sizeof(values[0]) ? arg_value_set(&values[i], optarg)
+							   : arg_flag_set(c, argv, a);
+		if (r)
+			return r;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "iotriaged: %s: unexpected argument (try --help)\n", argv[optind]);
@@ -394,6 +396,125 @@ static int detach(void)
 	return 0;
 }
 
+/* The sampler (as the arguments ask), the history ring and the request
+ * parser; *ret_cap the ring's size in samples. 0, or -1 (logged). */
+static int sampler_start(struct daemon *d, size_t *ret_cap)
+{
+	struct sampler_opts so = { .mode = "daemon" };
+	char host[256] = "";
+	size_t cap;
+	int r;
+
+	gethostname(host, sizeof(host) - 1);
+	so.root = d->args.root;
+	if (d->args.core_only)
+		so.skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT;
+	so.advise = !d->args.core_only;
+	so.steady = so.advise;
+	so.cpu_budget_pct = d->args.cpu_budget_pct;
+	so.interval_ms = d->args.interval_ms;
+	so.topo_given = so.advise; /* read on topo.c's thread */
+	so.host = host;
+	so.trace = d->args.trace;
+	so.trace_budget_pct = d->args.trace_budget_pct;
+	r = sampler_open(&so, &d->sampler);
+	if (r < 0) {
+		daemon_log(LOG_ERR, "--root %s: %s", d->args.root ? d->args.root : "/",
+			   strerror(-r));
+		return -1;
+	}
+	if (sampler_trace_unavailable(d->sampler))
+		daemon_log(LOG_WARNING, "tracing: unavailable (%s)",
+			   sampler_trace_unavailable(d->sampler));
+	/* --history 0 still keeps the latest sample: snapshot needs it */
+	cap = (size_t)(d->args.history_s * 1000 / d->args.interval_ms);
+	if (cap == 0)
+		cap = 1;
+	r = history_init(cap, &d->hist);
+	if (r < 0) {
+		daemon_log(LOG_ERR, "history of %zu samples: %s", cap, strerror(-r));
+		return -1;
+	}
+	d->tok = json_tokener_new_ex(32);
+	if (!d->tok) {
+		daemon_log(LOG_ERR, "startup: out of memory");
+		return -1;
+	}
+	*ret_cap = cap;
+	return 0;
+}
+
+/* From the loop's descriptors to the threads: everything up to loop_run(),
+ * with the capabilities kept in caps (size bytes). 0, or -1 (logged). */
+static int daemon_start(struct daemon *d, char *caps, size_t size)
+{
+	int r;
+
+	d->start_mono_ns = clock_mono_ns();
+	if (loop_setup(d) < 0 || server_listen(d) < 0 || metrics_http_start(d) < 0 ||
+	    rec_start(d) < 0)
+		return -1;
+	r = loop_sample(d);
+	if (r < 0)
+		return -1;
+	if (!d->args.foreground) {
+		r = detach();
+		if (r >= 0)
+			r = loop_reopen_signals(d);
+		if (r < 0) {
+			daemon_log(LOG_ERR, "detach: %s", strerror(-r));
+			return -1;
+		}
+	}
+	/* set up: keep only what a running daemon uses, before any thread
+	 * starts (capabilities are per thread; new ones inherit the caller's) */
+	r = caps_drop(caps, size);
+	if (r < 0) {
+		daemon_log(LOG_ERR, "dropping capabilities: %s", strerror(-r));
+		return -1;
+	}
+	/* after detach(): a thread does not survive fork() */
+	rec_compact_start(d);
+	if (!d->args.core_only) {
+		r = topo_reader_start(d);
+		if (r < 0) {
+			/* advice still works, read in the loop between samples */
+			daemon_log(LOG_WARNING, "topology thread: %s; reading it between samples",
+				   strerror(-r));
+			d->sampler->topo_given = false;
+		}
+	}
+	return 0;
+}
+
+/* Releases all of d; true when a job or topology thread was left behind. */
+static bool daemon_stop(struct daemon *d)
+{
+	bool adrift;
+
+	metrics_http_stop(d);
+	/* the socket first: a restart works while a stopping job still has
+	 * its deadline to run (worker_shutdown waits up to 5 s), or a hung
+	 * topology read its own (topo_reader_stop, up to 2 s) */
+	server_shutdown(d);
+	adrift = topo_reader_stop(d);
+	adrift |= worker_shutdown(d);
+	if (d->epfd >= 0)
+		close(d->epfd);
+	if (d->timer.fd >= 0)
+		close(d->timer.fd);
+	if (d->sig.fd >= 0)
+		close(d->sig.fd);
+	if (d->tok)
+		json_tokener_free(d->tok);
+	rec_stop(d);
+	history_free(&d->hist);
+	sampler_close(d->sampler);
+	sb_free(&d->sb);
+	om_exclude_free(d->args.metrics_exclude_re);
+	return adrift;
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon d = {
@@ -415,11 +536,9 @@ int main(int argc, char **argv)
 		.socket_dirfd = -1,
 		.exit_code = EXIT_OK,
 	};
-	struct sampler_opts so = { .mode = "daemon" };
-	char host[256] = "", caps[160] = "";
+	char caps[160] = "";
 	sigset_t mask;
-	size_t cap;
-	bool adrift;
+	size_t cap = 0;
 	int r, ret = EXIT_FAIL;
 
 	r = parse_args(argc, argv, &d.args);
@@ -447,103 +566,16 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	raise_nofile(d.args.max_clients);
 
-	gethostname(host, sizeof(host) - 1);
-	so.root = d.args.root;
-	if (d.args.core_only)
-		so.skip = COLLECT_SKIP_TURBO | COLLECT_SKIP_EXT;
-	so.advise = !d.args.core_only;
-	so.steady = so.advise;
-	so.cpu_budget_pct = d.args.cpu_budget_pct;
-	so.interval_ms = d.args.interval_ms;
-	so.topo_given = so.advise; /* read on topo.c's thread */
-	so.host = host;
-	so.trace = d.args.trace;
-	so.trace_budget_pct = d.args.trace_budget_pct;
-	r = sampler_open(&so, &d.sampler);
-	if (r < 0) {
-		daemon_log(LOG_ERR, "--root %s: %s", d.args.root ? d.args.root : "/", strerror(-r));
-		goto out;
+	if (sampler_start(&d, &cap) == 0 && daemon_start(&d, caps, sizeof(caps)) == 0) {
+		daemon_log(LOG_INFO,
+			   "listening on %s, sampling %s every %ld ms, history %ld s (%zu "
+			   "samples); capabilities kept: %s",
+			   d.socket_path, d.args.root ? d.args.root : "/", d.args.interval_ms,
+			   d.args.history_s, cap, caps);
+		ret = loop_run(&d);
+		daemon_notify("STOPPING=1");
 	}
-	if (sampler_trace_unavailable(d.sampler))
-		daemon_log(LOG_WARNING, "tracing: unavailable (%s)",
-			   sampler_trace_unavailable(d.sampler));
-	/* --history 0 still keeps the latest sample: snapshot needs it */
-	cap = (size_t)(d.args.history_s * 1000 / d.args.interval_ms);
-	if (cap == 0)
-		cap = 1;
-	r = history_init(cap, &d.hist);
-	if (r < 0) {
-		daemon_log(LOG_ERR, "history of %zu samples: %s", cap, strerror(-r));
-		goto out;
-	}
-	d.tok = json_tokener_new_ex(32);
-	if (!d.tok) {
-		daemon_log(LOG_ERR, "startup: out of memory");
-		goto out;
-	}
-	d.start_mono_ns = clock_mono_ns();
-	if (loop_setup(&d) < 0 || server_listen(&d) < 0 || metrics_http_start(&d) < 0 ||
-	    rec_start(&d) < 0)
-		goto out;
-	r = loop_sample(&d);
-	if (r < 0)
-		goto out;
-	if (!d.args.foreground) {
-		r = detach();
-		if (r >= 0)
-			r = loop_reopen_signals(&d);
-		if (r < 0) {
-			daemon_log(LOG_ERR, "detach: %s", strerror(-r));
-			goto out;
-		}
-	}
-	/* set up: keep only what a running daemon uses, before any thread
-	 * starts (capabilities are per thread; new ones inherit the caller's) */
-	r = caps_drop(caps, sizeof(caps));
-	if (r < 0) {
-		daemon_log(LOG_ERR, "dropping capabilities: %s", strerror(-r));
-		goto out;
-	}
-	/* after detach(): a thread does not survive fork() */
-	rec_compact_start(&d);
-	if (so.advise) {
-		r = topo_reader_start(&d);
-		if (r < 0) {
-			/* advice still works, read in the loop between samples */
-			daemon_log(LOG_WARNING, "topology thread: %s; reading it between samples",
-				   strerror(-r));
-			d.sampler->topo_given = false;
-		}
-	}
-	daemon_log(LOG_INFO,
-		   "listening on %s, sampling %s every %ld ms, history %ld s (%zu samples); "
-		   "capabilities kept: %s",
-		   d.socket_path, d.args.root ? d.args.root : "/", d.args.interval_ms,
-		   d.args.history_s, cap, caps);
-	ret = loop_run(&d);
-	daemon_notify("STOPPING=1");
-out:
-	metrics_http_stop(&d);
-	/* the socket first: a restart works while a stopping job still has
-	 * its deadline to run (worker_shutdown waits up to 5 s), or a hung
-	 * topology read its own (topo_reader_stop, up to 2 s) */
-	server_shutdown(&d);
-	adrift = topo_reader_stop(&d);
-	adrift |= worker_shutdown(&d);
-	if (d.epfd >= 0)
-		close(d.epfd);
-	if (d.timer.fd >= 0)
-		close(d.timer.fd);
-	if (d.sig.fd >= 0)
-		close(d.sig.fd);
-	if (d.tok)
-		json_tokener_free(d.tok);
-	rec_stop(&d);
-	history_free(&d.hist);
-	sampler_close(d.sampler);
-	sb_free(&d.sb);
-	om_exclude_free(d.args.metrics_exclude_re);
-	if (adrift) {
+	if (daemon_stop(&d)) {
 		/*
 		 * A job or topology thread left behind still runs (its device
 		 * does not answer): exit()'s handlers and stdio teardown would race it,

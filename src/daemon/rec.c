@@ -748,6 +748,25 @@ void rec_ring_first(struct daemon *d, uint64_t id)
 		__atomic_store_n(&d->rec->ring_first, id, __ATOMIC_RELAXED);
 }
 
+/* j to the replay thread's queue, the thread woken. */
+static void job_queue(struct recorder *rec, struct rec_job *j)
+{
+	pthread_mutex_lock(&rec->hmu);
+	*rec->hq_tail = j;
+	rec->hq_tail = &j->next;
+	pthread_cond_signal(&rec->hcond);
+	pthread_mutex_unlock(&rec->hmu);
+}
+
+/* A finished part's CPU time in the replay statistics (status). */
+static void job_account(struct recorder *rec, const struct rec_job *j)
+{
+	rec->hjobs++;
+	rec->hcpu_ns += j->cpu_ns;
+	if (j->cpu_ns > rec->hmax_ns)
+		rec->hmax_ns = j->cpu_ns;
+}
+
 int rec_history_submit(struct daemon *d, struct client *c, struct blob **ret_b, size_t *ret_count)
 {
 	int64_t now = clock_ns(CLOCK_REALTIME);
@@ -773,10 +792,7 @@ int rec_history_submit(struct daemon *d, struct client *c, struct blob **ret_b, 
 	if (!d->rec->hthread_on) {
 		make_part(d->rec, j);
 		pace_charge(d, c, j->cpu_ns);
-		d->rec->hjobs++;
-		d->rec->hcpu_ns += j->cpu_ns;
-		if (j->cpu_ns > d->rec->hmax_ns)
-			d->rec->hmax_ns = j->cpu_ns;
+		job_account(d->rec, j);
 		*ret_b = j->b;
 		*ret_count = j->count;
 		free(j);
@@ -784,11 +800,7 @@ int rec_history_submit(struct daemon *d, struct client *c, struct blob **ret_b, 
 	}
 	j->c = c;
 	c->rec_job = j;
-	pthread_mutex_lock(&d->rec->hmu);
-	*d->rec->hq_tail = j;
-	d->rec->hq_tail = &j->next;
-	pthread_cond_signal(&d->rec->hcond);
-	pthread_mutex_unlock(&d->rec->hmu);
+	job_queue(d->rec, j);
 	return 1;
 }
 
@@ -821,10 +833,7 @@ void rec_history_event(struct daemon *d)
 		struct client *c = j->c;
 
 		done = j->next;
-		d->rec->hjobs++;
-		d->rec->hcpu_ns += j->cpu_ns;
-		if (j->cpu_ns > d->rec->hmax_ns)
-			d->rec->hmax_ns = j->cpu_ns;
+		job_account(d->rec, j);
 		if (c)
 			c->rec_job = NULL;
 		if (!c || c->dead) {
@@ -841,11 +850,7 @@ void rec_history_event(struct daemon *d)
 			j->retried = true;
 			j->next = NULL;
 			c->rec_job = j;
-			pthread_mutex_lock(&d->rec->hmu);
-			*d->rec->hq_tail = j;
-			d->rec->hq_tail = &j->next;
-			pthread_cond_signal(&d->rec->hcond);
-			pthread_mutex_unlock(&d->rec->hmu);
+			job_queue(d->rec, j);
 			continue;
 		}
 		client_history_part(d, c, j->b, j->count);

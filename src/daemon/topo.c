@@ -155,7 +155,6 @@ int topo_reader_start(struct daemon *d)
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct topo_reader *t;
 	pthread_condattr_t ca;
-	sigset_t all, old;
 	int r;
 
 	t = calloc(1, sizeof(*t));
@@ -184,11 +183,7 @@ int topo_reader_start(struct daemon *d)
 		r = -errno;
 		goto fail;
 	}
-	/* signals stay with the loop's signalfd */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	r = -pthread_create(&t->thread, NULL, topo_thread, t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	r = loop_thread_start(&t->thread, topo_thread, t);
 	if (r < 0)
 		goto fail;
 	t->started = true;

@@ -252,22 +252,123 @@ static void worker_result_errors(struct worker_run *w, const struct job_result *
 		}
 }
 
+/* --precondition: the pass before the measured run, its result in *pre
+ * (*ret_have_pre set once it holds one). True when the job goes on. */
+static bool worker_precondition(struct worker_run *w, struct target *tg, struct job_result *pre,
+				bool *ret_have_pre)
+{
+	int r;
+
+	atomic_store(&w->phase, 1);
+	r = job_precondition(&w->spec, &tg->t, &w->ctl, pre);
+	if (r < 0) {
+		w->err = r;
+		snprintf(w->why, sizeof(w->why), "precondition: %s", strerror(-r));
+		return false;
+	}
+	*ret_have_pre = true;
+	worker_result_errors(w, pre, 1, "precondition");
+	if (w->err || atomic_load(&w->ctl.stop))
+		return false;
+	/* the measured run's counters and latencies start after it */
+	for (int d = 0; d < DDIR__COUNT; d++) {
+		atomic_store(&w->ctl.ios[d], 0);
+		atomic_store(&w->ctl.bytes[d], 0);
+	}
+	worker_sweep_point(w, 0, w->spec.iodepth);
+	atomic_store(&w->phase, 0);
+	atomic_store(&w->run_ns, clock_mono_ns());
+	return true;
+}
+
+/* --sweep-iodepth: one run per depth, reported together. */
+static void worker_sweep(struct worker_run *w, struct target *tg, const struct job_result *pre)
+{
+	struct job_result *pts = calloc(w->spec.nsweep, sizeof(*pts));
+	unsigned n = 0;
+	int r;
+
+	r = pts ? job_sweep(&w->spec, &tg->t, &w->ctl, pts, &n, worker_sweep_point, w) : -ENOMEM;
+	if (r < 0) {
+		w->err = r;
+		snprintf(w->why, sizeof(w->why), "%s", strerror(-r));
+	} else {
+		if (n)
+			worker_result_errors(w, &pts[n - 1], 1, NULL);
+		worker_sweep_report(w, tg, pts, n, pre);
+		w->have_final = true;
+	}
+	for (unsigned i = 0; i < n; i++)
+		job_result_free(&pts[i]);
+	free(pts);
+}
+
+/* The measured run, its report and its final rates; with read_disk, dk
+ * reads the device's counters after it. */
+static void worker_measure(struct worker_run *w, struct target *tg, struct worker_disk *dk,
+			   bool read_disk, const struct job_result *pre)
+{
+	struct job_result *rs = NULL;
+	int r;
+
+	r = job_run(&w->spec, &tg->t, &w->ctl, &rs);
+	if (read_disk)
+		worker_disk_read(dk, 1);
+	if (r < 0) {
+		w->err = r;
+		snprintf(w->why, sizeof(w->why), "%s", strerror(-r));
+		return;
+	}
+	worker_result_errors(w, rs, w->spec.numjobs, NULL);
+	worker_report(w, tg, rs, dk, pre);
+	/* the measured period's rates (after ramp_time), as the report has them */
+	for (unsigned i = 0; i < w->spec.numjobs; i++)
+		for (int d = 0; d < DDIR__COUNT; d++) {
+			w->final_iops[d] += job_result_iops(&rs[i], (enum job_ddir)d);
+			w->final_bw[d] += job_result_bw(&rs[i], (enum job_ddir)d);
+		}
+	w->have_final = true;
+	job_results_free(rs, w->spec.numjobs);
+}
+
+/* The thread's last act: tells the loop (the eventfd), or, left behind
+ * at the stop deadline, frees the run itself. */
+static void worker_thread_end(struct worker_run *w)
+{
+	uint64_t one = 1;
+
+	if (atomic_exchange(&w->fate, FATE_ENDED) == FATE_ADRIFT) {
+		/* left behind: nobody else holds w any more */
+		daemon_log(LOG_NOTICE,
+			   "worker %llu on %s: its thread, left behind at the stop deadline, "
+			   "ended %.1f s after the stop",
+			   (unsigned long long)w->id, w->v.path,
+			   (double)(clock_mono_ns() - w->stop_ns) / 1e9);
+		worker_free(w);
+		atomic_fetch_sub(&worker_adrift, 1);
+		return;
+	}
+	/* an eventfd write of 1 cannot block or fail short: the counter is far from its max */
+	if (write(w->w.fd, &one, sizeof(one)) < 0)
+		abort();
+}
+
 static void *worker_thread(void *arg)
 {
 	struct worker_run *w = arg;
 	struct worker_disk dk = { 0 };
-	struct job_result *rs = NULL, pre;
+	struct job_result pre;
 	struct target tg;
 	char why[SAFETY_WHY_MAX];
 	bool have_root, have_pre = false;
-	uint64_t one = 1;
 	int r;
 
 	r = target_open(&w->spec, &w->v, w->write, &tg, w->why, sizeof(w->why));
 	if (r < 0) {
 		w->err = r;
 		w->open_failed = true;
-		goto signal;
+		worker_thread_end(w);
+		return NULL;
 	}
 	have_root = root_open("/", &dk.root) >= 0;
 	if (have_root) {
@@ -276,66 +377,12 @@ static void *worker_thread(void *arg)
 	}
 	atomic_store(&w->run_ns, clock_mono_ns());
 	atomic_store(&w->state, WS_RUNNING);
-	if (w->spec.precondition) {
-		atomic_store(&w->phase, 1);
-		r = job_precondition(&w->spec, &tg.t, &w->ctl, &pre);
-		if (r < 0) {
-			w->err = r;
-			snprintf(w->why, sizeof(w->why), "precondition: %s", strerror(-r));
-			goto close;
-		}
-		have_pre = true;
-		worker_result_errors(w, &pre, 1, "precondition");
-		if (w->err || atomic_load(&w->ctl.stop))
-			goto close;
-		/* the measured run's counters and latencies start after it */
-		for (int d = 0; d < DDIR__COUNT; d++) {
-			atomic_store(&w->ctl.ios[d], 0);
-			atomic_store(&w->ctl.bytes[d], 0);
-		}
-		worker_sweep_point(w, 0, w->spec.iodepth);
-		atomic_store(&w->phase, 0);
-		atomic_store(&w->run_ns, clock_mono_ns());
+	if (!w->spec.precondition || worker_precondition(w, &tg, &pre, &have_pre)) {
+		if (w->spec.nsweep)
+			worker_sweep(w, &tg, have_pre ? &pre : NULL);
+		else
+			worker_measure(w, &tg, &dk, have_root, have_pre ? &pre : NULL);
 	}
-	if (w->spec.nsweep) {
-		struct job_result *pts = calloc(w->spec.nsweep, sizeof(*pts));
-		unsigned n = 0;
-
-		r = pts ? job_sweep(&w->spec, &tg.t, &w->ctl, pts, &n, worker_sweep_point, w)
-			: -ENOMEM;
-		if (r < 0) {
-			w->err = r;
-			snprintf(w->why, sizeof(w->why), "%s", strerror(-r));
-		} else {
-			if (n)
-				worker_result_errors(w, &pts[n - 1], 1, NULL);
-			worker_sweep_report(w, &tg, pts, n, have_pre ? &pre : NULL);
-			w->have_final = true;
-		}
-		for (unsigned i = 0; i < n; i++)
-			job_result_free(&pts[i]);
-		free(pts);
-		goto close;
-	}
-	r = job_run(&w->spec, &tg.t, &w->ctl, &rs);
-	if (have_root)
-		worker_disk_read(&dk, 1);
-	if (r < 0) {
-		w->err = r;
-		snprintf(w->why, sizeof(w->why), "%s", strerror(-r));
-	} else {
-		worker_result_errors(w, rs, w->spec.numjobs, NULL);
-		worker_report(w, &tg, rs, &dk, have_pre ? &pre : NULL);
-		/* the measured period's rates (after ramp_time), as the report has them */
-		for (unsigned i = 0; i < w->spec.numjobs; i++)
-			for (int d = 0; d < DDIR__COUNT; d++) {
-				w->final_iops[d] += job_result_iops(&rs[i], (enum job_ddir)d);
-				w->final_bw[d] += job_result_bw(&rs[i], (enum job_ddir)d);
-			}
-		w->have_final = true;
-		job_results_free(rs, w->spec.numjobs);
-	}
-close:
 	if (have_pre)
 		job_result_free(&pre);
 	if (have_root) {
@@ -348,21 +395,7 @@ close:
 		w->err = -EIO;
 		snprintf(w->why, sizeof(w->why), "%s", why);
 	}
-signal:
-	if (atomic_exchange(&w->fate, FATE_ENDED) == FATE_ADRIFT) {
-		/* left behind: nobody else holds w any more */
-		daemon_log(LOG_NOTICE,
-			   "worker %llu on %s: its thread, left behind at the stop deadline, "
-			   "ended %.1f s after the stop",
-			   (unsigned long long)w->id, w->v.path,
-			   (double)(clock_mono_ns() - w->stop_ns) / 1e9);
-		worker_free(w);
-		atomic_fetch_sub(&worker_adrift, 1);
-		return NULL;
-	}
-	/* an eventfd write of 1 cannot block or fail short: the counter is far from its max */
-	if (write(w->w.fd, &one, sizeof(one)) < 0)
-		abort();
+	worker_thread_end(w);
 	return NULL;
 }
 
@@ -880,6 +913,50 @@ static int get_args(const struct request *rq, const char **argv, int *ret_argc)
 	return 0;
 }
 
+/* w made ready for a new job: its spec, the target's verdict v, whether it
+ * writes, the uid that asked; counters, results and reports cleared.
+ * 0 or -ENOMEM. */
+static int worker_reset(struct worker_run *w, const struct job_spec *spec,
+			const struct safety_verdict *v, bool write, uid_t uid)
+{
+	if (!w->live) {
+		w->live = malloc(sizeof(*w->live));
+		if (!w->live)
+			return -ENOMEM;
+	}
+	memset(w->live, 0, sizeof(*w->live));
+	atomic_store(&w->phase, 0);
+	atomic_store(&w->sweep_depth, 0);
+	memset(w->final_iops, 0, sizeof(w->final_iops));
+	memset(w->final_bw, 0, sizeof(w->final_bw));
+	w->have_final = false;
+	w->spec = *spec;
+	w->v = *v;
+	w->write = write;
+	w->id++;
+	w->uid = uid;
+	w->stop_asked = false;
+	w->stop_ns = 0;
+	atomic_store(&w->fate, FATE_RUNNING);
+	w->err = 0;
+	w->open_failed = false;
+	w->why[0] = '\0';
+	sb_reset(&w->result);
+	sb_reset(&w->report);
+	memset(&w->ctl, 0, sizeof(w->ctl));
+	w->ctl.live = w->live;
+	memset(w->tick_ios, 0, sizeof(w->tick_ios));
+	memset(w->tick_bytes, 0, sizeof(w->tick_bytes));
+	memset(w->now_iops, 0, sizeof(w->now_iops));
+	memset(w->now_bw, 0, sizeof(w->now_bw));
+	w->start_ns = w->tick_ns = clock_mono_ns();
+	w->end_ns = 0;
+	atomic_store(&w->run_ns, 0);
+	find_device(w);
+	atomic_store(&w->state, WS_STARTING);
+	return 0;
+}
+
 int worker_cmd_start(struct daemon *d, struct client *c, const struct request *rq)
 {
 	const char *argv[WORKER_MAX_ARGS + 1];
@@ -891,7 +968,6 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 	struct root root;
 	char why[SAFETY_WHY_MAX + 200]; /* room for append_refusal_hint() */
 	struct strbuf *sb;
-	sigset_t all, old;
 	bool write;
 	int argc = 0, r;
 
@@ -953,47 +1029,11 @@ int worker_cmd_start(struct daemon *d, struct client *c, const struct request *r
 			return r;
 		d->worker = w;
 	}
-	if (!w->live) {
-		w->live = malloc(sizeof(*w->live));
-		if (!w->live)
-			return -ENOMEM;
-	}
-	memset(w->live, 0, sizeof(*w->live));
-	atomic_store(&w->phase, 0);
-	atomic_store(&w->sweep_depth, 0);
-	memset(w->final_iops, 0, sizeof(w->final_iops));
-	memset(w->final_bw, 0, sizeof(w->final_bw));
-	w->have_final = false;
-	w->spec = spec;
-	w->v = v;
-	w->write = write;
-	w->id++;
-	w->uid = c->cred.uid;
-	w->stop_asked = false;
-	w->stop_ns = 0;
-	atomic_store(&w->fate, FATE_RUNNING);
-	w->err = 0;
-	w->open_failed = false;
-	w->why[0] = '\0';
-	sb_reset(&w->result);
-	sb_reset(&w->report);
-	memset(&w->ctl, 0, sizeof(w->ctl));
-	w->ctl.live = w->live;
-	memset(w->tick_ios, 0, sizeof(w->tick_ios));
-	memset(w->tick_bytes, 0, sizeof(w->tick_bytes));
-	memset(w->now_iops, 0, sizeof(w->now_iops));
-	memset(w->now_bw, 0, sizeof(w->now_bw));
-	w->start_ns = w->tick_ns = clock_mono_ns();
-	w->end_ns = 0;
-	atomic_store(&w->run_ns, 0);
-	find_device(w);
-	atomic_store(&w->state, WS_STARTING);
+	r = worker_reset(w, &spec, &v, write, c->cred.uid);
+	if (r < 0)
+		return r;
 
-	/* the job's threads inherit this: signals stay the loop's (signalfd) */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	r = -pthread_create(&w->thread, NULL, worker_thread, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	r = loop_thread_start(&w->thread, worker_thread, w);
 	if (r < 0) {
 		atomic_store(&w->state, WS_IDLE);
 		return server_reply_error(d, c, rq->id, IOT_ERR_INTERNAL, "thread: %s",

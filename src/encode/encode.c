@@ -25,14 +25,6 @@ static inline void kv_quoted(struct strbuf *sb, const char *qkey, size_t qlen, d
 }
 #define kv_num(sb, key, v) kv_quoted((sb), "\"" key "\":", sizeof("\"" key "\":") - 1, (v))
 
-static void end_obj(struct strbuf *sb, char close)
-{
-	/* replace a trailing comma */
-	if (sb->len && sb->buf[sb->len - 1] == ',')
-		sb->len--;
-	sb_putc(sb, close);
-}
-
 void encode_sources_object(struct strbuf *sb, const struct snapshot *s)
 {
 	sb_putc(sb, '{');
@@ -47,7 +39,7 @@ void encode_sources_object(struct strbuf *sb, const struct snapshot *s)
 	}
 	encode_turbo_sources(sb, s->turbo);
 	encode_workload_sources(sb, s);
-	end_obj(sb, '}');
+	sb_json_close(sb, '}');
 }
 
 static void encode_sources(struct strbuf *sb, const struct snapshot *s)
@@ -137,7 +129,7 @@ static void encode_disk(struct strbuf *sb, const struct disk_metrics *d, const s
 	kv_num(sb, "aqu-sz", d->aqu_sz);
 	kv_num(sb, "util", d->util);
 	kv_num(sb, "svctm", d->svctm);
-	end_obj(sb, '}');
+	sb_json_close(sb, '}');
 }
 
 static void cpu_name(struct strbuf *sb, int cpu)
@@ -179,7 +171,7 @@ static void encode_cpu(struct strbuf *sb, const struct cpu_metrics *c, bool with
 	kv_num(sb, "idle", c->idle);
 	if (with_intr)
 		kv_num(sb, "intr/s", c->intr_s);
-	end_obj(sb, '}');
+	sb_json_close(sb, '}');
 }
 
 /* Rates per CPU, sparse: only CPUs with a non-zero rate, {"cpu": rate}. */
@@ -317,14 +309,14 @@ static void encode_rates(struct strbuf *sb, const char *key, const struct rate_t
 				sb_fixed2(sb, rates[k]);
 				sb_putc(sb, ',');
 			}
-			end_obj(sb, '}');
+			sb_json_close(sb, '}');
 		}
 		if (aff && aff_candidate(rr) &&
 		    (rr->total_s > aff_min || (rr->total_s == aff_min && ties && ties--)))
 			encode_affinity(sb, rr, aff);
 		sb_puts(sb, "},");
 	}
-	end_obj(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 }
 
@@ -384,7 +376,7 @@ static void encode_events(struct strbuf *sb, const struct encode_event *ev, size
 		sb_json_str(sb, ev[i].by);
 		sb_puts(sb, "},");
 	}
-	end_obj(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 }
 
@@ -413,7 +405,7 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 	if (o && o->nevents)
 		encode_events(sb, o->events, o->nevents);
 	if (!m) {
-		end_obj(sb, '}');
+		sb_json_close(sb, '}');
 		return;
 	}
 	sb_puts(sb, "\"interval_ms\":");
@@ -435,7 +427,7 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 		encode_disk(sb, &m->disks[i], raw);
 		sb_putc(sb, ',');
 	}
-	end_obj(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 	if (m->cpu_valid) {
 		sb_json_key(sb, "cpu-load");
@@ -468,12 +460,12 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 			sb_json_str(sb, cur->numa.rows[i].cpu_list);
 			sb_puts(sb, "},");
 		}
-		end_obj(sb, ']');
+		sb_json_close(sb, ']');
 		sb_putc(sb, ',');
 	}
 	encode_turbo(sb, m->turbo);
 	encode_workload_sections(sb, cur, m);
 	if (o && o->advice)
 		encode_advice(sb, o->advice);
-	end_obj(sb, '}');
+	sb_json_close(sb, '}');
 }

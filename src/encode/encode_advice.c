@@ -59,9 +59,7 @@ static void encode_culprit(struct strbuf *sb, const struct culprit *u)
 		kv_num(sb, "cpu_pct", u->cpu_pct);
 		kv_num(sb, "io_delay%", u->io_delay);
 	}
-	if (sb->len && sb->buf[sb->len - 1] == ',')
-		sb->len--;
-	sb_putc(sb, '}');
+	sb_json_close(sb, '}');
 }
 
 static void encode_finding(struct strbuf *sb, const struct finding *f)

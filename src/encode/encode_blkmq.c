@@ -12,13 +12,6 @@
 #include "encode_blkmq.h"
 #include "metrics_blkmq.h"
 
-static void end_comma(struct strbuf *sb, char close)
-{
-	if (sb->len && sb->buf[sb->len - 1] == ',')
-		sb->len--;
-	sb_putc(sb, close);
-}
-
 static void encode_queue(struct strbuf *sb, const struct blkmq_queue *q,
 			 const struct blkmq_metrics *b)
 {
@@ -93,10 +86,10 @@ void encode_blkmq(struct strbuf *sb, const struct snapshot *cur, const struct me
 				continue;
 			encode_queue(sb, &cur->mq.rows[b->row], b);
 		}
-		end_comma(sb, ']');
+		sb_json_close(sb, ']');
 		sb_puts(sb, "},");
 		i = end;
 	}
-	end_comma(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 }

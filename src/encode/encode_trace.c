@@ -7,12 +7,30 @@
  */
 #include "encode_trace.h"
 
-static void close_with(struct strbuf *sb, char close)
+/* The block probe's own members: its sampling and what its maps dropped. */
+static void encode_block_probe(struct strbuf *sb, const struct trace_raw *raw,
+			       const struct trace_metrics *m)
 {
-	/* replace a trailing comma */
-	if (sb->len && sb->buf[sb->len - 1] == ',')
-		sb->len--;
-	sb_putc(sb, close);
+	if (raw->block_sample) {
+		sb_puts(sb, ",\"sampled\":");
+		sb_u64(sb, raw->block_sample);
+	}
+	if (m && m->has_lat_dropped) {
+		sb_puts(sb, ",\"lat_dropped\":");
+		sb_u64(sb, m->lat_dropped);
+	}
+	if (raw->lat_slots) {
+		sb_puts(sb, ",\"lat_slots\":");
+		sb_u64(sb, raw->lat_slots);
+	}
+	if (m && m->has_cg) {
+		sb_puts(sb, ",\"cg_dropped\":");
+		sb_u64(sb, m->cg_dropped);
+	}
+	if (m && m->hctx_dropped) {
+		sb_puts(sb, ",\"hctx_dropped\":");
+		sb_u64(sb, m->hctx_dropped);
+	}
 }
 
 static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
@@ -40,26 +58,8 @@ static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 			sb_puts(sb, ",\"back_in_s\":");
 			sb_fixed2(sb, (double)p->back_in_ns / 1e9);
 		}
-		if (k == TRACE_BLOCK && raw->block_sample) {
-			sb_puts(sb, ",\"sampled\":");
-			sb_u64(sb, raw->block_sample);
-		}
-		if (k == TRACE_BLOCK && m && m->has_lat_dropped) {
-			sb_puts(sb, ",\"lat_dropped\":");
-			sb_u64(sb, m->lat_dropped);
-		}
-		if (k == TRACE_BLOCK && raw->lat_slots) {
-			sb_puts(sb, ",\"lat_slots\":");
-			sb_u64(sb, raw->lat_slots);
-		}
-		if (k == TRACE_BLOCK && m && m->has_cg) {
-			sb_puts(sb, ",\"cg_dropped\":");
-			sb_u64(sb, m->cg_dropped);
-		}
-		if (k == TRACE_BLOCK && m && m->hctx_dropped) {
-			sb_puts(sb, ",\"hctx_dropped\":");
-			sb_u64(sb, m->hctx_dropped);
-		}
+		if (k == TRACE_BLOCK)
+			encode_block_probe(sb, raw, m);
 		if (p->has_run) {
 			sb_puts(sb, ",\"run_ns\":");
 			sb_u64(sb, p->run_ns);
@@ -68,7 +68,7 @@ static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 		}
 		sb_puts(sb, "},");
 	}
-	close_with(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 }
 
@@ -99,8 +99,31 @@ static void encode_lat(struct strbuf *sb, const struct trace_lat_metrics *l)
 		sb_u64(sb, l->slots[i]);
 		sb_putc(sb, ',');
 	}
-	close_with(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, '}');
+}
+
+/* ,"p50_us":..,"p99_us":..,"max_us":.. of a latency */
+static void encode_p50_p99_max(struct strbuf *sb, const struct trace_lat_metrics *l)
+{
+	sb_puts(sb, ",\"p50_us\":");
+	sb_fixed2(sb, l->p50_us);
+	sb_puts(sb, ",\"p99_us\":");
+	sb_fixed2(sb, l->p99_us);
+	sb_puts(sb, ",\"max_us\":");
+	sb_fixed2(sb, l->max_us);
+}
+
+/* ,"q_p50_us":..,"q_p99_us":.. of the time queued, when measured (has)
+ * and any IO was */
+static void encode_queued(struct strbuf *sb, bool has, const struct trace_lat_metrics *q)
+{
+	if (!has || !q->count)
+		return;
+	sb_puts(sb, ",\"q_p50_us\":");
+	sb_fixed2(sb, q->p50_us);
+	sb_puts(sb, ",\"q_p99_us\":");
+	sb_fixed2(sb, q->p99_us);
 }
 
 /* A disk's hardware queues that completed IO in the interval, from *j on
@@ -121,7 +144,7 @@ static void encode_hctx(struct strbuf *sb, const struct trace_metrics *m,
 		if (h->major != d->major || h->minor != d->minor)
 			break;
 		if (open && h->hctx != h[-1].hctx) {
-			close_with(sb, '}');
+			sb_json_close(sb, '}');
 			sb_putc(sb, ',');
 			open = false;
 		}
@@ -134,21 +157,16 @@ static void encode_hctx(struct strbuf *sb, const struct trace_metrics *m,
 		sb_json_key(sb, trace_op_name(h->op));
 		sb_puts(sb, "{\"count_s\":");
 		sb_fixed2(sb, h->count_s);
-		sb_puts(sb, ",\"p50_us\":");
-		sb_fixed2(sb, h->lat.p50_us);
-		sb_puts(sb, ",\"p99_us\":");
-		sb_fixed2(sb, h->lat.p99_us);
-		sb_puts(sb, ",\"max_us\":");
-		sb_fixed2(sb, h->lat.max_us);
+		encode_p50_p99_max(sb, &h->lat);
 		sb_puts(sb, ",\"remote_pct\":");
 		sb_fixed2(sb, 100.0 * (double)h->remote / (double)h->lat.count);
 		sb_puts(sb, "},");
 	}
 	if (open) {
-		close_with(sb, '}');
+		sb_json_close(sb, '}');
 		sb_putc(sb, ',');
 	}
-	close_with(sb, ']');
+	sb_json_close(sb, ']');
 }
 
 /* "flush": the disk's flush requests (REQ_OP_FLUSH: an fsync's, and the
@@ -164,18 +182,8 @@ static void encode_flush(struct strbuf *sb, const struct trace_metrics *m,
 	sb_u64(sb, l->count);
 	sb_puts(sb, ",\"count_s\":");
 	sb_fixed2(sb, (double)l->count / m->itv_s);
-	sb_puts(sb, ",\"p50_us\":");
-	sb_fixed2(sb, l->p50_us);
-	sb_puts(sb, ",\"p99_us\":");
-	sb_fixed2(sb, l->p99_us);
-	sb_puts(sb, ",\"max_us\":");
-	sb_fixed2(sb, l->max_us);
-	if (d->has[TRACE_OP_FLUSH][TRACE_LAT_QUEUED] && q->count) {
-		sb_puts(sb, ",\"q_p50_us\":");
-		sb_fixed2(sb, q->p50_us);
-		sb_puts(sb, ",\"q_p99_us\":");
-		sb_fixed2(sb, q->p99_us);
-	}
+	encode_p50_p99_max(sb, l);
+	encode_queued(sb, d->has[TRACE_OP_FLUSH][TRACE_LAT_QUEUED], q);
 	sb_putc(sb, '}');
 }
 
@@ -206,12 +214,7 @@ static void encode_cgroups(struct strbuf *sb, const struct trace_metrics *m)
 		sb_u64(sb, d->count);
 		sb_puts(sb, ",\"count_s\":");
 		sb_fixed2(sb, g->count_s);
-		if (g->has[TRACE_LAT_QUEUED] && q->count) {
-			sb_puts(sb, ",\"q_p50_us\":");
-			sb_fixed2(sb, q->p50_us);
-			sb_puts(sb, ",\"q_p99_us\":");
-			sb_fixed2(sb, q->p99_us);
-		}
+		encode_queued(sb, g->has[TRACE_LAT_QUEUED], q);
 		sb_puts(sb, ",\"d_mean_us\":");
 		sb_fixed2(sb, d->mean_us);
 		sb_puts(sb, ",\"d_p50_us\":");
@@ -220,7 +223,7 @@ static void encode_cgroups(struct strbuf *sb, const struct trace_metrics *m)
 		sb_fixed2(sb, d->p99_us);
 		sb_puts(sb, "},");
 	}
-	close_with(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 }
 
@@ -258,17 +261,17 @@ static void encode_disks(struct strbuf *sb, const struct trace_metrics *m)
 				encode_lat(sb, &d->lat[op][k]);
 				sb_putc(sb, ',');
 			}
-			close_with(sb, '}');
+			sb_json_close(sb, '}');
 			sb_putc(sb, ',');
 		}
-		close_with(sb, '}');
+		sb_json_close(sb, '}');
 		if (d->has[TRACE_OP_FLUSH][TRACE_LAT_DEVICE])
 			encode_flush(sb, m, d);
 		if (m->has_hctx)
 			encode_hctx(sb, m, d, &j);
 		sb_puts(sb, "},");
 	}
-	close_with(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 }
 
@@ -299,11 +302,11 @@ static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
 				sb_fixed2(sb, m->soft_us_s[c * TRACE_NR_SOFTIRQS + v]);
 				sb_putc(sb, ',');
 			}
-			close_with(sb, '}');
+			sb_json_close(sb, '}');
 		}
 		sb_puts(sb, "},");
 	}
-	close_with(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 	if (!m->on[TRACE_HARDIRQ])
 		return;
@@ -326,10 +329,10 @@ static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
 			sb_fixed2(sb, m->irq_us_s[i * nc + c]);
 			sb_putc(sb, ',');
 		}
-		close_with(sb, ']');
+		sb_json_close(sb, ']');
 		sb_puts(sb, "},");
 	}
-	close_with(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 }
 
@@ -371,7 +374,7 @@ static void encode_queues(struct strbuf *sb, const struct trace_metrics *m)
 			sb_fixed2(sb, q->packets_s);
 			sb_puts(sb, "},");
 		}
-		close_with(sb, ']');
+		sb_json_close(sb, ']');
 		sb_putc(sb, ',');
 	}
 	if (m->has_blkq) {
@@ -393,7 +396,7 @@ static void encode_queues(struct strbuf *sb, const struct trace_metrics *m)
 			sb_fixed2(sb, q->completed_s);
 			sb_puts(sb, "},");
 		}
-		close_with(sb, ']');
+		sb_json_close(sb, ']');
 		sb_putc(sb, ',');
 	}
 }
@@ -434,6 +437,6 @@ void encode_trace(struct strbuf *sb, const char *why, const struct trace_raw *ra
 			encode_cgroups(sb, m);
 		encode_queues(sb, m);
 	}
-	close_with(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 }

@@ -68,13 +68,6 @@ static void kvs(struct strbuf *sb, const char *key, const char *v)
 	sb_putc(sb, ',');
 }
 
-static void close_obj(struct strbuf *sb, char c)
-{
-	if (sb->len && sb->buf[sb->len - 1] == ',')
-		sb->len--;
-	sb_putc(sb, c);
-}
-
 static void proc_row(struct strbuf *sb, const struct proc_metrics *p)
 {
 	sb_putc(sb, '{');
@@ -122,7 +115,7 @@ static void proc_row(struct strbuf *sb, const struct proc_metrics *p)
 	} else if (p->role.claimed) {
 		sb_puts(sb, "\"role_claimed\":true,");
 	}
-	close_obj(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 }
 
@@ -149,19 +142,50 @@ static void group_row(struct strbuf *sb, const struct proc_group *g)
 	kv(sb, "kB_wr/s", g->wkb_s);
 	kv(sb, "cpu_pct", g->cpu_pct);
 	kv(sb, "io_delay%", g->io_delay);
-	close_obj(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 }
 
-static void group_list(struct strbuf *sb, const char *key, const struct workload_metrics *em,
-		       const size_t *idx, size_t n)
+/* "key":[rows], the processes' (or with groups, the groups') rows idx[0..n) */
+static void top_list(struct strbuf *sb, const char *key, const struct workload_metrics *em,
+		     bool groups, const size_t *idx, size_t n)
 {
 	sb_json_key(sb, key);
 	sb_putc(sb, '[');
-	for (size_t i = 0; i < n; i++)
-		group_row(sb, &em->groups[idx[i]]);
-	close_obj(sb, ']');
+	for (size_t i = 0; i < n; i++) {
+		if (groups)
+			group_row(sb, &em->groups[idx[i]]);
+		else
+			proc_row(sb, &em->procs[idx[i]]);
+	}
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
+}
+
+/* "db_threads": the database servers' busiest threads by role */
+static void db_threads(struct strbuf *sb, const struct workload_metrics *em)
+{
+	sb_json_key(sb, "db_threads");
+	sb_putc(sb, '[');
+	for (size_t i = 0; i < em->ntroles && i < PROC_TOP_N; i++) {
+		const struct proc_thread_metrics *m = &em->troles[i];
+
+		sb_putc(sb, '{');
+		kvu(sb, "pid", (uint64_t)m->pid);
+		kvs(sb, "db", dbrole_db_name(m->db));
+		if (m->role[0])
+			kvs(sb, "role", m->role);
+		kvu(sb, "tid", (uint64_t)m->tid);
+		kvu(sb, "count", m->n);
+		kv(sb, "kB_rd/s", m->rkb_s);
+		kv(sb, "kB_wr/s", m->wkb_s);
+		sb_json_close(sb, '}');
+		sb_putc(sb, ',');
+	}
+	sb_json_close(sb, ']');
+	sb_putc(sb, ',');
+	if (em->threads_why[0])
+		kvs(sb, "db_threads_note", em->threads_why);
 }
 
 static void encode_procs(struct strbuf *sb, const struct workload_raw *x,
@@ -205,65 +229,24 @@ static void encode_procs(struct strbuf *sb, const struct workload_raw *x,
 			sb_putc(sb, ',');
 		}
 		kvu(sb, "cpu_us", t->scan_cpu_ns / 1000);
-		close_obj(sb, '}');
+		sb_json_close(sb, '}');
 		sb_putc(sb, ',');
 	}
 	if (em && em->procs_valid) {
 		kvu(sb, "exited", em->exited);
-		sb_json_key(sb, "top_io");
-		sb_putc(sb, '[');
-		for (size_t i = 0; i < em->nby_io; i++)
-			proc_row(sb, &em->procs[em->by_io[i]]);
-		close_obj(sb, ']');
-		sb_putc(sb, ',');
-		sb_json_key(sb, "top_delay");
-		sb_putc(sb, '[');
-		for (size_t i = 0; i < em->nby_delay; i++)
-			proc_row(sb, &em->procs[em->by_delay[i]]);
-		close_obj(sb, ']');
-		sb_putc(sb, ',');
-		sb_json_key(sb, "top_cpu");
-		sb_putc(sb, '[');
-		for (size_t i = 0; i < em->nby_cpu; i++)
-			proc_row(sb, &em->procs[em->by_cpu[i]]);
-		close_obj(sb, ']');
-		sb_putc(sb, ',');
-		sb_json_key(sb, "top_runq");
-		sb_putc(sb, '[');
-		for (size_t i = 0; i < em->nby_runq; i++)
-			proc_row(sb, &em->procs[em->by_runq[i]]);
-		close_obj(sb, ']');
-		sb_putc(sb, ',');
-		group_list(sb, "groups_io", em, em->g_by_io, em->ng_by_io);
-		group_list(sb, "groups_delay", em, em->g_by_delay, em->ng_by_delay);
-		group_list(sb, "groups_cpu", em, em->g_by_cpu, em->ng_by_cpu);
+		top_list(sb, "top_io", em, false, em->by_io, em->nby_io);
+		top_list(sb, "top_delay", em, false, em->by_delay, em->nby_delay);
+		top_list(sb, "top_cpu", em, false, em->by_cpu, em->nby_cpu);
+		top_list(sb, "top_runq", em, false, em->by_runq, em->nby_runq);
+		top_list(sb, "groups_io", em, true, em->g_by_io, em->ng_by_io);
+		top_list(sb, "groups_delay", em, true, em->g_by_delay, em->ng_by_delay);
+		top_list(sb, "groups_cpu", em, true, em->g_by_cpu, em->ng_by_cpu);
 		if (em->procs_window_cs)
 			kv(sb, "window_s", (double)em->procs_window_cs / 100.0);
-		if (em->ntroles || em->threads_why[0]) {
-			sb_json_key(sb, "db_threads");
-			sb_putc(sb, '[');
-			for (size_t i = 0; i < em->ntroles && i < PROC_TOP_N; i++) {
-				const struct proc_thread_metrics *m = &em->troles[i];
-
-				sb_putc(sb, '{');
-				kvu(sb, "pid", (uint64_t)m->pid);
-				kvs(sb, "db", dbrole_db_name(m->db));
-				if (m->role[0])
-					kvs(sb, "role", m->role);
-				kvu(sb, "tid", (uint64_t)m->tid);
-				kvu(sb, "count", m->n);
-				kv(sb, "kB_rd/s", m->rkb_s);
-				kv(sb, "kB_wr/s", m->wkb_s);
-				close_obj(sb, '}');
-				sb_putc(sb, ',');
-			}
-			close_obj(sb, ']');
-			sb_putc(sb, ',');
-			if (em->threads_why[0])
-				kvs(sb, "db_threads_note", em->threads_why);
-		}
+		if (em->ntroles || em->threads_why[0])
+			db_threads(sb, em);
 	}
-	close_obj(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 }
 
@@ -286,7 +269,7 @@ static void channels(struct strbuf *sb, const struct nic_raw *n)
 	kvu(sb, "tx_max", c->tx_max);
 	kvu(sb, "other_max", c->other_max);
 	kvu(sb, "combined_max", c->combined_max);
-	close_obj(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 }
 
@@ -313,7 +296,7 @@ static void coalesce(struct strbuf *sb, const struct nic_raw *n)
 		sb_puts(sb, c->adaptive_rx ? "\"adaptive-rx\":true," : "\"adaptive-rx\":false,");
 	if (c->has_adaptive_tx)
 		sb_puts(sb, c->adaptive_tx ? "\"adaptive-tx\":true," : "\"adaptive-tx\":false,");
-	close_obj(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 }
 
@@ -343,10 +326,10 @@ static void nic_irqs(struct strbuf *sb, const struct snapshot *cur, const struct
 				}
 			}
 		}
-		close_obj(sb, '}');
+		sb_json_close(sb, '}');
 		sb_putc(sb, ',');
 	}
-	close_obj(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 }
 
@@ -390,10 +373,10 @@ static void encode_nics(struct strbuf *sb, const struct snapshot *cur, const str
 			coalesce(sb, n);
 		}
 		nic_irqs(sb, cur, n, em, nm, m);
-		close_obj(sb, '}');
+		sb_json_close(sb, '}');
 		sb_putc(sb, ',');
 	}
-	close_obj(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 }
 
@@ -410,7 +393,7 @@ static void psi_line(struct strbuf *sb, const char *key, const struct psi_line *
 	kvu(sb, "total", l->total_us);
 	if (valid)
 		kv(sb, "stall%", pct);
-	close_obj(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 }
 
@@ -435,10 +418,10 @@ static void encode_pressure(struct strbuf *sb, const struct workload_raw *x,
 		sb_putc(sb, '{');
 		psi_line(sb, "some", &r->some, pm && pm->some_valid, pm ? pm->some_pct : 0);
 		psi_line(sb, "full", &r->full, pm && pm->full_valid, pm ? pm->full_pct : 0);
-		close_obj(sb, '}');
+		sb_json_close(sb, '}');
 		sb_putc(sb, ',');
 	}
-	close_obj(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 }
 
@@ -472,10 +455,10 @@ static void encode_writeback(struct strbuf *sb, const struct workload_raw *x,
 		for (int i = 0; i < WB__COUNT; i++)
 			if (w->has_sysctl[i])
 				kvu(sb, writeback_sysctl_name((enum wb_sysctl)i), w->sysctl[i]);
-		close_obj(sb, '}');
+		sb_json_close(sb, '}');
 		sb_putc(sb, ',');
 	}
-	close_obj(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 }
 
@@ -527,10 +510,10 @@ static void cg_row(struct strbuf *sb, const struct snapshot *cur,
 			sb_putc(sb, '{');
 			kv(sb, "some%", m->res_some[r]);
 			kv(sb, "full%", m->res_full[r]);
-			close_obj(sb, '}');
+			sb_json_close(sb, '}');
 			sb_putc(sb, ',');
 		}
-		close_obj(sb, '}');
+		sb_json_close(sb, '}');
 		sb_putc(sb, ',');
 	}
 	if (m->valid) {
@@ -551,13 +534,13 @@ static void cg_row(struct strbuf *sb, const struct snapshot *cur,
 				sb_putc(sb, ',');
 			}
 			cg_rates(sb, d->rkb_s, d->wkb_s, d->r_s, d->w_s, d->dkb_s, d->d_s);
-			close_obj(sb, '}');
+			sb_json_close(sb, '}');
 			sb_putc(sb, ',');
 		}
-		close_obj(sb, ']');
+		sb_json_close(sb, ']');
 		sb_putc(sb, ',');
 	}
-	close_obj(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 }
 
@@ -584,10 +567,10 @@ static void encode_victims(struct strbuf *sb, const struct cgroup_table *t,
 		sb_putc(sb, ',');
 		kv(sb, "some%", v->some_pct);
 		kv(sb, "full%", v->full_pct);
-		close_obj(sb, '}');
+		sb_json_close(sb, '}');
 		sb_putc(sb, ',');
 	}
-	close_obj(sb, ']');
+	sb_json_close(sb, ']');
 	sb_putc(sb, ',');
 }
 
@@ -611,7 +594,7 @@ static void encode_cgroups(struct strbuf *sb, const struct snapshot *cur,
 		sb_putc(sb, '[');
 		for (size_t i = 0; i < em->cgroups.ntop; i++)
 			cg_row(sb, cur, &em->cgroups, &em->cgroups.rows[em->cgroups.top[i]]);
-		close_obj(sb, ']');
+		sb_json_close(sb, ']');
 		sb_putc(sb, ',');
 		encode_victims(sb, t, &em->cgroups);
 	}
@@ -623,7 +606,7 @@ static void encode_cgroups(struct strbuf *sb, const struct snapshot *cur,
 	}
 	/* 1: the v1 blkio hierarchy's throttle counters, each cgroup's own IO */
 	kvu(sb, "version", cgroup_top_is_blkio(t->top) ? 1 : 2);
-	close_obj(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 }
 
@@ -650,7 +633,7 @@ void encode_workload_threads(struct strbuf *sb, const struct thread_table *cur,
 	sb_u64(sb, itv_ms);
 	sb_puts(sb, ",\"sources\":{");
 	status(sb, "taskstats", &cur->status);
-	close_obj(sb, '}');
+	sb_json_close(sb, '}');
 	sb_putc(sb, ',');
 	sb_json_key(sb, "delay_accounting");
 	sb_puts(sb, cur->delayacct == 0	 ? "\"off\","
@@ -665,14 +648,14 @@ void encode_workload_threads(struct strbuf *sb, const struct thread_table *cur,
 		sb_putc(sb, '[');
 		for (size_t i = 0; i < x->nby_io; i++)
 			proc_row(sb, &x->procs[x->by_io[i]]);
-		close_obj(sb, ']');
+		sb_json_close(sb, ']');
 		sb_putc(sb, ',');
 		sb_json_key(sb, "top_delay");
 		sb_putc(sb, '[');
 		for (size_t i = 0; i < x->nby_delay; i++)
 			proc_row(sb, &x->procs[x->by_delay[i]]);
-		close_obj(sb, ']');
+		sb_json_close(sb, ']');
 		sb_putc(sb, ',');
 	}
-	close_obj(sb, '}');
+	sb_json_close(sb, '}');
 }

@@ -57,6 +57,15 @@ void sb_json_str(struct strbuf *sb, const char *s);
 /* "key": (the key is emitted verbatim, so it must need no escaping) */
 void sb_json_key(struct strbuf *sb, const char *key);
 
+/* Closes a JSON object or array with close ('}' or ']'), in place of the
+ * ',' its last member left. */
+static inline void sb_json_close(struct strbuf *sb, char close)
+{
+	if (sb->len && sb->buf[sb->len - 1] == ',')
+		sb->len--;
+	sb_putc(sb, close);
+}
+
 /* Returns a NUL-terminated view (never NULL once anything was appended). */
 const char *sb_cstr(struct strbuf *sb);
 

@@ -106,12 +106,41 @@ static void sec_samples(const struct job_result *r, enum job_ddir d, bool bytes,
 	*ret = s;
 }
 
+/* fio's per-second statistics of one kind (prefix "bw" or "iops"): _min,
+ * _max, the group share (bw_agg) when given, _mean, the deviation (_dev
+ * or _stddev, as fio names each) and _samples. */
+static void json_samples(struct strbuf *sb, const char *prefix, const struct samples *s,
+			 const double *agg, const char *dev)
+{
+	char key[32];
+
+	snprintf(key, sizeof(key), "%s_min", prefix);
+	json_u64(sb, key, (uint64_t)llround(s->min));
+	sb_putc(sb, ',');
+	snprintf(key, sizeof(key), "%s_max", prefix);
+	json_u64(sb, key, (uint64_t)llround(s->max));
+	sb_putc(sb, ',');
+	if (agg) {
+		snprintf(key, sizeof(key), "%s_agg", prefix);
+		json_num(sb, key, *agg);
+		sb_putc(sb, ',');
+	}
+	snprintf(key, sizeof(key), "%s_mean", prefix);
+	json_num(sb, key, s->mean);
+	sb_putc(sb, ',');
+	snprintf(key, sizeof(key), "%s_%s", prefix, dev);
+	json_num(sb, key, s->dev);
+	sb_putc(sb, ',');
+	snprintf(key, sizeof(key), "%s_samples", prefix);
+	json_u64(sb, key, s->n);
+}
+
 static void json_dir(struct strbuf *sb, const struct job_result *r, enum job_ddir d,
 		     double group_bw)
 {
 	const struct job_dir_stats *st = &r->dir[d];
 	struct samples bw, io;
-	double b = job_result_bw(r, d);
+	double b = job_result_bw(r, d), agg;
 
 	sec_samples(r, d, true, &bw);
 	sec_samples(r, d, false, &io);
@@ -139,27 +168,10 @@ static void json_dir(struct strbuf *sb, const struct job_result *r, enum job_ddi
 	sb_putc(sb, ',');
 	json_summary(sb, "lat_ns", &st->lat, NULL);
 	sb_putc(sb, ',');
-	json_u64(sb, "bw_min", (uint64_t)llround(bw.min));
+	agg = group_bw > 0 ? b / group_bw * 100.0 : 0.0;
+	json_samples(sb, "bw", &bw, &agg, "dev");
 	sb_putc(sb, ',');
-	json_u64(sb, "bw_max", (uint64_t)llround(bw.max));
-	sb_putc(sb, ',');
-	json_num(sb, "bw_agg", group_bw > 0 ? b / group_bw * 100.0 : 0.0);
-	sb_putc(sb, ',');
-	json_num(sb, "bw_mean", bw.mean);
-	sb_putc(sb, ',');
-	json_num(sb, "bw_dev", bw.dev);
-	sb_putc(sb, ',');
-	json_u64(sb, "bw_samples", bw.n);
-	sb_putc(sb, ',');
-	json_u64(sb, "iops_min", (uint64_t)llround(io.min));
-	sb_putc(sb, ',');
-	json_u64(sb, "iops_max", (uint64_t)llround(io.max));
-	sb_putc(sb, ',');
-	json_num(sb, "iops_mean", io.mean);
-	sb_putc(sb, ',');
-	json_num(sb, "iops_stddev", io.dev);
-	sb_putc(sb, ',');
-	json_u64(sb, "iops_samples", io.n);
+	json_samples(sb, "iops", &io, NULL, "stddev");
 	sb_putc(sb, '}');
 }
 
@@ -382,6 +394,17 @@ static void json_precondition(struct strbuf *sb, const struct job_result *p)
 	sb_putc(sb, '}');
 }
 
+/* fio's disk_util members: the diskstats fields' deltas, in its order */
+static const struct {
+	const char *name;
+	enum disk_field field;
+} util_fields[] = {
+	{ "read_ios", DF_RD_IOS },	 { "write_ios", DF_WR_IOS },
+	{ "read_merges", DF_RD_MERGES }, { "write_merges", DF_WR_MERGES },
+	{ "read_ticks", DF_RD_TICKS },	 { "write_ticks", DF_WR_TICKS },
+	{ "in_queue", DF_RQ_TICKS },
+};
+
 static void json_disk_util(struct strbuf *sb, const struct bench_report *r)
 {
 	const struct disk_raw *a = r->disk_before, *b = r->disk_after;
@@ -392,20 +415,11 @@ static void json_disk_util(struct strbuf *sb, const struct bench_report *r)
 	sb_puts(sb, ",\"disk_util\":[{");
 	json_str_kv(sb, "name", b->name);
 	sb_putc(sb, ',');
-	json_u64(sb, "read_ios", b->v[DF_RD_IOS] - a->v[DF_RD_IOS]);
-	sb_putc(sb, ',');
-	json_u64(sb, "write_ios", b->v[DF_WR_IOS] - a->v[DF_WR_IOS]);
-	sb_putc(sb, ',');
-	json_u64(sb, "read_merges", b->v[DF_RD_MERGES] - a->v[DF_RD_MERGES]);
-	sb_putc(sb, ',');
-	json_u64(sb, "write_merges", b->v[DF_WR_MERGES] - a->v[DF_WR_MERGES]);
-	sb_putc(sb, ',');
-	json_u64(sb, "read_ticks", b->v[DF_RD_TICKS] - a->v[DF_RD_TICKS]);
-	sb_putc(sb, ',');
-	json_u64(sb, "write_ticks", b->v[DF_WR_TICKS] - a->v[DF_WR_TICKS]);
-	sb_putc(sb, ',');
-	json_u64(sb, "in_queue", b->v[DF_RQ_TICKS] - a->v[DF_RQ_TICKS]);
-	sb_putc(sb, ',');
+	for (size_t i = 0; i < sizeof(util_fields) / sizeof(util_fields[0]); i++) {
+		json_u64(sb, util_fields[i].name,
+			 b->v[util_fields[i].field] - a->v[util_fields[i].field]);
+		sb_putc(sb, ',');
+	}
 	json_num(sb, "util",
 		 ms > 0 ? fmin(100.0, (double)(b->v[DF_IO_TICKS] - a->v[DF_IO_TICKS]) * 100.0 / ms)
 			: 0.0);
@@ -756,6 +770,23 @@ void bench_sweep_json(struct strbuf *sb, const struct bench_sweep *s)
 	sb_puts(sb, "}}\n");
 }
 
+/* One row of the sweep's table: a label, then per depth the IOPS (or with
+ * lat the mean latency in ms) of direction d, or of both for -1. */
+static void sweep_row(struct strbuf *sb, const struct bench_sweep *s, const char *label, bool lat,
+		      int d)
+{
+	sb_printf(sb, "\n%-18s", label);
+	for (unsigned i = 0; i < s->npoints; i++) {
+		const struct job_result *p = &s->points[i];
+
+		if (lat)
+			sb_printf(sb, " %9.3f", bench_result_lat_ms(p, d));
+		else
+			sb_printf(sb, " %9.0f",
+				  d < 0 ? total_iops(p) : job_result_iops(p, (enum job_ddir)d));
+	}
+}
+
 void bench_sweep_text(struct strbuf *sb, const struct bench_sweep *s)
 {
 	int knee = bench_sweep_knee(s);
@@ -769,24 +800,12 @@ void bench_sweep_text(struct strbuf *sb, const struct bench_sweep *s)
 	sb_printf(sb, "%-18s", "Outstanding IOs");
 	for (unsigned i = 0; i < s->npoints; i++)
 		sb_printf(sb, " %9u", s->spec->sweep[i]);
-	sb_printf(sb, "\n%-18s", "IOPS");
-	for (unsigned i = 0; i < s->npoints; i++)
-		sb_printf(sb, " %9.0f", total_iops(&s->points[i]));
-	sb_printf(sb, "\n%-18s", "read IOPS");
-	for (unsigned i = 0; i < s->npoints; i++)
-		sb_printf(sb, " %9.0f", job_result_iops(&s->points[i], DDIR_READ));
-	sb_printf(sb, "\n%-18s", "write IOPS");
-	for (unsigned i = 0; i < s->npoints; i++)
-		sb_printf(sb, " %9.0f", job_result_iops(&s->points[i], DDIR_WRITE));
-	sb_printf(sb, "\n%-18s", "latency (ms)");
-	for (unsigned i = 0; i < s->npoints; i++)
-		sb_printf(sb, " %9.3f", bench_result_lat_ms(&s->points[i], -1));
-	sb_printf(sb, "\n%-18s", "read latency (ms)");
-	for (unsigned i = 0; i < s->npoints; i++)
-		sb_printf(sb, " %9.3f", bench_result_lat_ms(&s->points[i], DDIR_READ));
-	sb_printf(sb, "\n%-18s", "write latency (ms)");
-	for (unsigned i = 0; i < s->npoints; i++)
-		sb_printf(sb, " %9.3f", bench_result_lat_ms(&s->points[i], DDIR_WRITE));
+	sweep_row(sb, s, "IOPS", false, -1);
+	sweep_row(sb, s, "read IOPS", false, DDIR_READ);
+	sweep_row(sb, s, "write IOPS", false, DDIR_WRITE);
+	sweep_row(sb, s, "latency (ms)", true, -1);
+	sweep_row(sb, s, "read latency (ms)", true, DDIR_READ);
+	sweep_row(sb, s, "write latency (ms)", true, DDIR_WRITE);
 	sb_puts(sb, "\n\n");
 	for (unsigned i = 0; i < s->npoints; i++)
 		if (s->points[i].error)

@@ -2,55 +2,52 @@
 /* Cloud-disk tier formulas (seed 001, section 1) and the sweep's knee. Pure. */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 
 #include "expect.h"
 
 #define KNEE_GAIN 1.10 /* deeper queues must buy at least 10% more IOPS */
 
+/* Per tier: IOPS and MB/s grow with the size up to a cap; the QD1 latency band. */
+static const struct cloud_formula {
+	enum cloud_tier tier;
+	const char *name;
+	double iops_cap, iops_base, iops_per_gb;
+	double mbps_cap, mbps_base, mbps_per_gb;
+	double lat_lo_ms, lat_hi_ms;
+} cloud_formulas[] = {
+	{ CLOUD_COMMON, "common", 2000.0, 300.0, 2.0, 150.0, 100.0, 0.1, 5.0, 10.0 },
+	{ CLOUD_HIGH, "high", 5000.0, 1800.0, 8.0, 200.0, 130.0, 0.1, 1.0, 3.0 },
+	{ CLOUD_GPSSD, "gpssd", 20000.0, 1500.0, 8.0, 250.0, 100.0, 0.5, 1.0, 1.0 },
+};
+
+static const struct cloud_formula *cloud_formula(enum cloud_tier tier)
+{
+	for (size_t i = 0; i < sizeof(cloud_formulas) / sizeof(cloud_formulas[0]); i++)
+		if (cloud_formulas[i].tier == tier)
+			return &cloud_formulas[i];
+	return NULL;
+}
+
 const char *expect_cloud_name(enum cloud_tier tier)
 {
-	switch (tier) {
-	case CLOUD_COMMON:
-		return "common";
-	case CLOUD_HIGH:
-		return "high";
-	case CLOUD_GPSSD:
-		return "gpssd";
-	case CLOUD_NONE:
-		break;
-	}
-	return "none";
+	const struct cloud_formula *f = cloud_formula(tier);
+
+	return f ? f->name : "none";
 }
 
 int expect_cloud_limits(enum cloud_tier tier, double size_gb, struct expect_limits *ret)
 {
-	struct expect_limits l;
+	const struct cloud_formula *f = cloud_formula(tier);
 
-	if (!(size_gb > 0) || !isfinite(size_gb))
+	if (!(size_gb > 0) || !isfinite(size_gb) || !f)
 		return -EINVAL;
-	switch (tier) {
-	case CLOUD_COMMON:
-		l.iops = fmin(2000.0, 300.0 + 2.0 * size_gb);
-		l.mbps = fmin(150.0, 100.0 + 0.1 * size_gb);
-		l.qd1_latency_ms_lo = 5.0;
-		l.qd1_latency_ms_hi = 10.0;
-		break;
-	case CLOUD_HIGH:
-		l.iops = fmin(5000.0, 1800.0 + 8.0 * size_gb);
-		l.mbps = fmin(200.0, 130.0 + 0.1 * size_gb);
-		l.qd1_latency_ms_lo = 1.0;
-		l.qd1_latency_ms_hi = 3.0;
-		break;
-	case CLOUD_GPSSD:
-		l.iops = fmin(20000.0, 1500.0 + 8.0 * size_gb);
-		l.mbps = fmin(250.0, 100.0 + 0.5 * size_gb);
-		l.qd1_latency_ms_lo = 1.0;
-		l.qd1_latency_ms_hi = 1.0;
-		break;
-	default:
-		return -EINVAL;
-	}
-	*ret = l;
+	*ret = (struct expect_limits){
+		.iops = fmin(f->iops_cap, f->iops_base + f->iops_per_gb * size_gb),
+		.mbps = fmin(f->mbps_cap, f->mbps_base + f->mbps_per_gb * size_gb),
+		.qd1_latency_ms_lo = f->lat_lo_ms,
+		.qd1_latency_ms_hi = f->lat_hi_ms,
+	};
 	return 0;
 }
 

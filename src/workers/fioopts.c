@@ -7,6 +7,7 @@
  * in fio's default kb_base=1024), times in seconds unless suffixed, bools 0/1.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -62,46 +63,9 @@ struct opt_def {
 	const char *name;
 	enum opt_id id;
 	enum opt_kind kind;
-};
-
-static const struct opt_def opts[] = {
-	{ "name", O_NAME, K_VALUE },
-	{ "filename", O_FILENAME, K_VALUE },
-	{ "ioengine", O_IOENGINE, K_VALUE },
-	{ "rw", O_RW, K_VALUE },
-	{ "readwrite", O_RW, K_VALUE },
-	{ "rwmixread", O_RWMIXREAD, K_VALUE },
-	{ "rwmixwrite", O_RWMIXWRITE, K_VALUE },
-	{ "bs", O_BS, K_VALUE },
-	{ "blocksize", O_BS, K_VALUE },
-	{ "iodepth", O_IODEPTH, K_VALUE },
-	{ "numjobs", O_NUMJOBS, K_VALUE },
-	{ "size", O_SIZE, K_VALUE },
-	{ "offset", O_OFFSET, K_VALUE },
-	{ "runtime", O_RUNTIME, K_VALUE },
-	{ "timeout", O_RUNTIME, K_VALUE },
-	{ "time_based", O_TIME_BASED, K_FLAG },
-	{ "ramp_time", O_RAMP_TIME, K_VALUE },
-	{ "direct", O_DIRECT, K_VALUE },
-	{ "buffered", O_BUFFERED, K_VALUE },
-	{ "fsync", O_FSYNC, K_VALUE },
-	{ "rate_iops", O_RATE_IOPS, K_VALUE },
-	{ "group_reporting", O_GROUP_REPORTING, K_FLAG },
-	{ "output-format", O_OUTPUT_FORMAT, K_VALUE },
-	{ "thread", O_THREAD, K_FLAG },
-	{ "sqthread_poll", O_SQTHREAD_POLL, K_FLAG },
-	{ "hipri", O_HIPRI, K_FLAG },
-	{ "fixedbufs", O_FIXEDBUFS, K_FLAG },
-	{ "registerfiles", O_REGISTERFILES, K_FLAG },
-	{ "sweep-iodepth", O_SWEEP, K_VALUE },
-	{ "expect-iops", O_EXPECT_IOPS, K_VALUE },
-	{ "expect-mbps", O_EXPECT_MBPS, K_VALUE },
-	{ "cloud-disk", O_CLOUD_DISK, K_VALUE },
-	{ "precondition", O_PRECONDITION, K_FLAG },
-	{ "allow-destroy", O_ALLOW_DESTROY, K_VALUE },
-	{ "overwrite", O_OVERWRITE, K_FLAG },
-	{ "keep", O_KEEP, K_FLAG },
-	{ "help", O_HELP, K_FLAG },
+	/* sets the option in the spec from val (NULL: a flag given without one) */
+	int (*apply)(const struct opt_def *o, const char *name, const char *val, struct job_spec *s,
+		     struct fioopts_error *err);
 };
 
 /*
@@ -208,14 +172,6 @@ static const char *const fio_unsupported[] = {
 	"experimental_verify",
 	"trim_percentage",
 };
-
-static const struct opt_def *opt_find(const char *name, size_t len)
-{
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0)
-			return &opts[i];
-	return NULL;
-}
 
 static bool opt_is_fio_unsupported(const char *name, size_t len)
 {
@@ -482,129 +438,94 @@ void fioopts_defaults(struct job_spec *s)
 	s->registerfiles = true;
 }
 
+/* The K_FLAG options' fields in struct job_spec (--thread sets none:
+ * workers are always threads; --help none: it is answered). */
+static const struct {
+	enum opt_id id;
+	size_t field; /* offsetof a bool */
+} flag_fields[] = {
+	{ O_TIME_BASED, offsetof(struct job_spec, time_based) },
+	{ O_GROUP_REPORTING, offsetof(struct job_spec, group_reporting) },
+	{ O_SQTHREAD_POLL, offsetof(struct job_spec, sqpoll) },
+	{ O_HIPRI, offsetof(struct job_spec, hipri) },
+	{ O_FIXEDBUFS, offsetof(struct job_spec, fixedbufs) },
+	{ O_REGISTERFILES, offsetof(struct job_spec, registerfiles) },
+	{ O_PRECONDITION, offsetof(struct job_spec, precondition) },
+	{ O_OVERWRITE, offsetof(struct job_spec, overwrite) },
+	{ O_KEEP, offsetof(struct job_spec, keep) },
+};
+
 /* A K_FLAG option: no value, or =0/=1. 0, 1 for --help, or opt_err's -EINVAL. */
-static int apply_flag(const struct opt_def *o, const char *name, const char *val, bool has_val,
+static int apply_flag(const struct opt_def *o, const char *name, const char *val,
 		      struct job_spec *s, struct fioopts_error *err)
 {
 	bool b = true;
 
-	if (has_val && parse_bool(val, &b) < 0)
+	if (val && parse_bool(val, &b) < 0)
 		return opt_err(err, name, "takes no value, or 0 or 1 (got '%s')", val);
-	switch (o->id) {
-	case O_TIME_BASED:
-		s->time_based = b;
-		break;
-	case O_GROUP_REPORTING:
-		s->group_reporting = b;
-		break;
-	case O_THREAD:
-		break; /* workers are always threads */
-	case O_SQTHREAD_POLL:
-		s->sqpoll = b;
-		break;
-	case O_HIPRI:
-		s->hipri = b;
-		break;
-	case O_FIXEDBUFS:
-		s->fixedbufs = b;
-		break;
-	case O_REGISTERFILES:
-		s->registerfiles = b;
-		break;
-	case O_PRECONDITION:
-		s->precondition = b;
-		break;
-	case O_OVERWRITE:
-		s->overwrite = b;
-		break;
-	case O_KEEP:
-		s->keep = b;
-		break;
-	case O_HELP:
+	if (o->id == O_HELP)
 		return b ? 1 : 0;
-	default:
-		break;
-	}
+	for (size_t i = 0; i < sizeof(flag_fields) / sizeof(flag_fields[0]); i++)
+		if (flag_fields[i].id == o->id)
+			*(bool *)((char *)s + flag_fields[i].field) = b;
 	return 0;
 }
 
-static int apply(const struct opt_def *o, const char *name, const char *val, bool has_val,
-		 struct job_spec *s, struct fioopts_error *err)
+/* The values of the options that take one word from a list. */
+static const struct opt_word {
+	enum opt_id id;
+	const char *word;
+	int value;
+} opt_words[] = {
+	{ O_IOENGINE, "io_uring", ENGINE_IO_URING },
+	{ O_IOENGINE, "libaio", ENGINE_LIBAIO },
+	{ O_IOENGINE, "psync", ENGINE_PSYNC },
+	{ O_RW, "read", RW_READ },
+	{ O_RW, "write", RW_WRITE },
+	{ O_RW, "randread", RW_RANDREAD },
+	{ O_RW, "randwrite", RW_RANDWRITE },
+	{ O_RW, "rw", RW_RW },
+	{ O_RW, "readwrite", RW_RW },
+	{ O_RW, "randrw", RW_RANDRW },
+	{ O_OUTPUT_FORMAT, "normal", OUTPUT_NORMAL },
+	{ O_OUTPUT_FORMAT, "json", OUTPUT_JSON },
+};
+
+/* --ioengine, --rw and --output-format: a word of opt_words. */
+static int apply_word(const struct opt_def *o, const char *name, const char *val,
+		      struct job_spec *s, struct fioopts_error *err)
+{
+	if (o->id == O_RW && strchr(val, ':'))
+		return opt_err(err, name, "'%s': the ':N' offset modifier is not supported", val);
+	for (size_t i = 0; i < sizeof(opt_words) / sizeof(opt_words[0]); i++) {
+		if (opt_words[i].id != o->id || strcmp(val, opt_words[i].word) != 0)
+			continue;
+		if (o->id == O_IOENGINE)
+			s->engine = (enum job_engine)opt_words[i].value;
+		else if (o->id == O_RW)
+			s->rw = (enum job_rw)opt_words[i].value;
+		else
+			s->output = (enum job_output)opt_words[i].value;
+		return 0;
+	}
+	return opt_err(err, name, "'%s' is not supported (%s)", val,
+		       o->id == O_IOENGINE ? "io_uring, libaio or psync"
+		       : o->id == O_RW	   ? "read, write, randread, randwrite, rw, randrw"
+					   : "normal or json");
+}
+
+/* The whole numbers with a range: --rwmix*, --iodepth, --numjobs, --fsync, --rate_iops. */
+static int apply_count(const struct opt_def *o, const char *name, const char *val,
+		       struct job_spec *s, struct fioopts_error *err)
 {
 	uint64_t v;
-	bool b;
-	int r;
 
 	switch (o->id) {
-	case O_NAME:
-		if (!*val || strlen(val) >= sizeof(s->name))
-			return opt_err(err, name, "'%s': give 1 to %zu characters", val,
-				       sizeof(s->name) - 1);
-		snprintf(s->name, sizeof(s->name), "%s", val);
-		return 0;
-	case O_FILENAME:
-		r = parse_filename(val, s->filename, sizeof(s->filename));
-		if (r == -ENOTSUP)
-			return opt_err(err, name,
-				       "'%s': several files (':') are not supported; write a "
-				       "literal colon as \\:",
-				       val);
-		if (r < 0)
-			return opt_err(err, name, "'%s' is not a usable path", val);
-		return 0;
-	case O_IOENGINE:
-		if (strcmp(val, "io_uring") == 0)
-			s->engine = ENGINE_IO_URING;
-		else if (strcmp(val, "libaio") == 0)
-			s->engine = ENGINE_LIBAIO;
-		else if (strcmp(val, "psync") == 0)
-			s->engine = ENGINE_PSYNC;
-		else
-			return opt_err(err, name,
-				       "'%s' is not supported (io_uring, libaio or psync)", val);
-		return 0;
-	case O_RW: {
-		static const struct {
-			const char *name;
-			enum job_rw rw;
-		} modes[] = {
-			{ "read", RW_READ },
-			{ "write", RW_WRITE },
-			{ "randread", RW_RANDREAD },
-			{ "randwrite", RW_RANDWRITE },
-			{ "rw", RW_RW },
-			{ "readwrite", RW_RW },
-			{ "randrw", RW_RANDRW },
-		};
-
-		if (strchr(val, ':'))
-			return opt_err(err, name, "'%s': the ':N' offset modifier is not supported",
-				       val);
-		for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-			if (strcmp(val, modes[i].name) == 0) {
-				s->rw = modes[i].rw;
-				return 0;
-			}
-		return opt_err(
-		    err, name,
-		    "'%s' is not supported (read, write, randread, randwrite, rw, randrw)", val);
-	}
 	case O_RWMIXREAD:
 	case O_RWMIXWRITE:
 		if (parse_uint(val, 0, 100, &v) < 0)
 			return opt_err(err, name, "'%s' is not a percentage (0..100)", val);
 		s->rwmixread = o->id == O_RWMIXREAD ? (unsigned)v : 100 - (unsigned)v;
-		return 0;
-	case O_BS:
-		if (strpbrk(val, ",/"))
-			return opt_err(err, name,
-				       "'%s': separate read/write block sizes are not supported",
-				       val);
-		if (strpbrk(val, "-:"))
-			return opt_err(err, name, "'%s': block size ranges are not supported", val);
-		if (fioopts_parse_size(val, &v) < 0 || v < 1 || v > (64ULL << 20))
-			return opt_err(err, name, "'%s' is not a block size (1 byte .. 64m)", val);
-		s->bs = v;
 		return 0;
 	case O_IODEPTH:
 		if (parse_uint(val, 1, JOB_DEPTH_MAX, &v) < 0)
@@ -617,6 +538,41 @@ static int apply(const struct opt_def *o, const char *name, const char *val, boo
 			return opt_err(err, name, "'%s' is not a job count (1..%u)", val,
 				       JOB_NUMJOBS_MAX);
 		s->numjobs = (unsigned)v;
+		return 0;
+	case O_FSYNC:
+		if (parse_uint(val, 0, UINT32_MAX, &v) < 0)
+			return opt_err(err, name, "'%s' is not a count of writes", val);
+		s->fsync_every = (unsigned)v;
+		return 0;
+	default: /* O_RATE_IOPS */
+		if (strchr(val, ','))
+			return opt_err(err, name, "'%s': per-direction rates are not supported",
+				       val);
+		if (parse_uint(val, 1, 100000000, &v) < 0)
+			return opt_err(err, name, "'%s' is not an IOPS rate (1..100000000)", val);
+		s->rate_iops = v;
+		return 0;
+	}
+}
+
+/* Sizes, offsets, durations and the direct/buffered switch. */
+static int apply_extent(const struct opt_def *o, const char *name, const char *val,
+			struct job_spec *s, struct fioopts_error *err)
+{
+	uint64_t v;
+	bool b;
+
+	switch (o->id) {
+	case O_BS:
+		if (strpbrk(val, ",/"))
+			return opt_err(err, name,
+				       "'%s': separate read/write block sizes are not supported",
+				       val);
+		if (strpbrk(val, "-:"))
+			return opt_err(err, name, "'%s': block size ranges are not supported", val);
+		if (fioopts_parse_size(val, &v) < 0 || v < 1 || v > (64ULL << 20))
+			return opt_err(err, name, "'%s' is not a block size (1 byte .. 64m)", val);
+		s->bs = v;
 		return 0;
 	case O_SIZE:
 		if (parse_size_or_pct(val, &s->size, &s->size_pct) < 0 ||
@@ -636,36 +592,23 @@ static int apply(const struct opt_def *o, const char *name, const char *val, boo
 		else
 			s->ramp_ns = v;
 		return 0;
-	case O_DIRECT:
-	case O_BUFFERED:
+	default: /* O_DIRECT, O_BUFFERED */
 		if (parse_bool(val, &b) < 0)
 			return opt_err(err, name, "'%s' is not 0 or 1", val);
 		s->direct = o->id == O_DIRECT ? b : !b;
 		return 0;
-	case O_FSYNC:
-		if (parse_uint(val, 0, UINT32_MAX, &v) < 0)
-			return opt_err(err, name, "'%s' is not a count of writes", val);
-		s->fsync_every = (unsigned)v;
-		return 0;
-	case O_RATE_IOPS:
-		if (strchr(val, ','))
-			return opt_err(err, name, "'%s': per-direction rates are not supported",
-				       val);
-		if (parse_uint(val, 1, 100000000, &v) < 0)
-			return opt_err(err, name, "'%s' is not an IOPS rate (1..100000000)", val);
-		s->rate_iops = v;
-		return 0;
-	case O_OUTPUT_FORMAT:
-		if (strcmp(val, "normal") == 0)
-			s->output = OUTPUT_NORMAL;
-		else if (strcmp(val, "json") == 0)
-			s->output = OUTPUT_JSON;
-		else
-			return opt_err(err, name, "'%s' is not supported (normal or json)", val);
-		return 0;
+	}
+}
+
+/* iotriage's own options: --sweep-iodepth, --expect-*, --cloud-disk. */
+static int apply_bench(const struct opt_def *o, const char *name, const char *val,
+		       struct job_spec *s, struct fioopts_error *err)
+{
+	int r;
+
+	switch (o->id) {
 	case O_SWEEP:
-		r = parse_sweep(val, s);
-		if (r < 0)
+		if (parse_sweep(val, s) < 0)
 			return opt_err(
 			    err, name,
 			    "'%s' is not an increasing list of 2..%d depths (1,2,4,8,16,32)", val,
@@ -679,7 +622,7 @@ static int apply(const struct opt_def *o, const char *name, const char *val, boo
 		if (parse_double(val, &s->expect_mbps) < 0)
 			return opt_err(err, name, "'%s' is not a positive MB/s figure", val);
 		return 0;
-	case O_CLOUD_DISK:
+	default: /* O_CLOUD_DISK */
 		r = parse_cloud(val, s);
 		if (r == -ENOENT)
 			return opt_err(err, name,
@@ -688,13 +631,37 @@ static int apply(const struct opt_def *o, const char *name, const char *val, boo
 		if (r < 0)
 			return opt_err(err, name, "'%s' is not TIER,SIZE_GB (e.g. high,500)", val);
 		return 0;
-	case O_ALLOW_DESTROY:
+	}
+}
+
+/* --name, --filename and --allow-destroy: text kept as given. */
+static int apply_text(const struct opt_def *o, const char *name, const char *val,
+		      struct job_spec *s, struct fioopts_error *err)
+{
+	int r;
+
+	switch (o->id) {
+	case O_NAME:
+		if (!*val || strlen(val) >= sizeof(s->name))
+			return opt_err(err, name, "'%s': give 1 to %zu characters", val,
+				       sizeof(s->name) - 1);
+		snprintf(s->name, sizeof(s->name), "%s", val);
+		return 0;
+	case O_FILENAME:
+		r = parse_filename(val, s->filename, sizeof(s->filename));
+		if (r == -ENOTSUP)
+			return opt_err(err, name,
+				       "'%s': several files (':') are not supported; write a "
+				       "literal colon as \\:",
+				       val);
+		if (r < 0)
+			return opt_err(err, name, "'%s' is not a usable path", val);
+		return 0;
+	default: /* O_ALLOW_DESTROY */
 		if (!*val || strlen(val) >= sizeof(s->allow_destroy))
 			return opt_err(err, name, "needs a device path (/dev/sdX)");
 		snprintf(s->allow_destroy, sizeof(s->allow_destroy), "%s", val);
 		return 0;
-	default:
-		return apply_flag(o, name, val, has_val, s, err);
 	}
 }
 
@@ -725,6 +692,54 @@ static int check(struct job_spec *s, bool uring_opts, struct fioopts_error *err)
 			       "%llu is not a multiple of 512, which --direct=1 needs",
 			       (unsigned long long)s->offset);
 	return 0;
+}
+
+static const struct opt_def opts[] = {
+	{ "name", O_NAME, K_VALUE, apply_text },
+	{ "filename", O_FILENAME, K_VALUE, apply_text },
+	{ "ioengine", O_IOENGINE, K_VALUE, apply_word },
+	{ "rw", O_RW, K_VALUE, apply_word },
+	{ "readwrite", O_RW, K_VALUE, apply_word },
+	{ "rwmixread", O_RWMIXREAD, K_VALUE, apply_count },
+	{ "rwmixwrite", O_RWMIXWRITE, K_VALUE, apply_count },
+	{ "bs", O_BS, K_VALUE, apply_extent },
+	{ "blocksize", O_BS, K_VALUE, apply_extent },
+	{ "iodepth", O_IODEPTH, K_VALUE, apply_count },
+	{ "numjobs", O_NUMJOBS, K_VALUE, apply_count },
+	{ "size", O_SIZE, K_VALUE, apply_extent },
+	{ "offset", O_OFFSET, K_VALUE, apply_extent },
+	{ "runtime", O_RUNTIME, K_VALUE, apply_extent },
+	{ "timeout", O_RUNTIME, K_VALUE, apply_extent },
+	{ "time_based", O_TIME_BASED, K_FLAG, apply_flag },
+	{ "ramp_time", O_RAMP_TIME, K_VALUE, apply_extent },
+	{ "direct", O_DIRECT, K_VALUE, apply_extent },
+	{ "buffered", O_BUFFERED, K_VALUE, apply_extent },
+	{ "fsync", O_FSYNC, K_VALUE, apply_count },
+	{ "rate_iops", O_RATE_IOPS, K_VALUE, apply_count },
+	{ "group_reporting", O_GROUP_REPORTING, K_FLAG, apply_flag },
+	{ "output-format", O_OUTPUT_FORMAT, K_VALUE, apply_word },
+	{ "thread", O_THREAD, K_FLAG, apply_flag },
+	{ "sqthread_poll", O_SQTHREAD_POLL, K_FLAG, apply_flag },
+	{ "hipri", O_HIPRI, K_FLAG, apply_flag },
+	{ "fixedbufs", O_FIXEDBUFS, K_FLAG, apply_flag },
+	{ "registerfiles", O_REGISTERFILES, K_FLAG, apply_flag },
+	{ "sweep-iodepth", O_SWEEP, K_VALUE, apply_bench },
+	{ "expect-iops", O_EXPECT_IOPS, K_VALUE, apply_bench },
+	{ "expect-mbps", O_EXPECT_MBPS, K_VALUE, apply_bench },
+	{ "cloud-disk", O_CLOUD_DISK, K_VALUE, apply_bench },
+	{ "precondition", O_PRECONDITION, K_FLAG, apply_flag },
+	{ "allow-destroy", O_ALLOW_DESTROY, K_VALUE, apply_text },
+	{ "overwrite", O_OVERWRITE, K_FLAG, apply_flag },
+	{ "keep", O_KEEP, K_FLAG, apply_flag },
+	{ "help", O_HELP, K_FLAG, apply_flag },
+};
+
+static const struct opt_def *opt_find(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0)
+			return &opts[i];
+	return NULL;
 }
 
 int fioopts_parse(int argc, const char *const *argv, int first, struct job_spec *ret_spec,
@@ -763,7 +778,7 @@ int fioopts_parse(int argc, const char *const *argv, int first, struct job_spec 
 				return opt_err(err, shown, "needs a value");
 			val = argv[++i];
 		}
-		r = apply(o, shown, val ? val : "", val != NULL, &s, err);
+		r = o->apply(o, shown, val, &s, err);
 		if (r)
 			return r;
 		if ((o->id == O_SQTHREAD_POLL && s.sqpoll) || (o->id == O_HIPRI && s.hipri))

@@ -24,17 +24,23 @@
 
 #define NSEC_PER_SEC 1000000000LL
 
+/* Each engine by its job_engine value; its ops carry fio's name for it. */
+static const struct engine_ops *const engines[] = {
+	[ENGINE_IO_URING] = &engine_uring_ops,
+	[ENGINE_LIBAIO] = &engine_aio_ops,
+	[ENGINE_PSYNC] = &engine_psync_ops,
+};
+
+const struct engine_ops *engine_ops_for(enum job_engine e)
+{
+	return (unsigned)e < sizeof(engines) / sizeof(engines[0]) ? engines[e] : NULL;
+}
+
 const char *job_engine_name(enum job_engine e)
 {
-	switch (e) {
-	case ENGINE_IO_URING:
-		return "io_uring";
-	case ENGINE_LIBAIO:
-		return "libaio";
-	case ENGINE_PSYNC:
-		return "psync";
-	}
-	return "?";
+	const struct engine_ops *ops = engine_ops_for(e);
+
+	return ops ? ops->name : "?";
 }
 
 const char *job_rw_name(enum job_rw rw)
@@ -43,19 +49,6 @@ const char *job_rw_name(enum job_rw rw)
 					     "randwrite", "rw",	   "randrw" };
 
 	return (unsigned)rw < sizeof(names) / sizeof(names[0]) ? names[rw] : "?";
-}
-
-const struct engine_ops *engine_ops_for(enum job_engine e)
-{
-	switch (e) {
-	case ENGINE_IO_URING:
-		return &engine_uring_ops;
-	case ENGINE_LIBAIO:
-		return &engine_aio_ops;
-	case ENGINE_PSYNC:
-		return &engine_psync_ops;
-	}
-	return NULL;
 }
 
 /* xorshift64*: the direction mix and buffer contents; not for security. */

@@ -4,7 +4,6 @@
  * facts come from ROOT/sys and ROOT/proc so recorded trees test them;
  * signatures come from libblkid on the live device, opened read-only.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -100,38 +99,40 @@ static int family_add(const struct root *r, struct safety_family *f, const char 
 	return 0;
 }
 
+struct family_scan {
+	const struct root *r;
+	struct safety_family *f;
+	const char *dir;
+	int role;
+};
+
+static int family_entry(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	const struct family_scan *c = ctx;
+	char rel[PATH_MAX];
+
+	(void)dfd;
+	(void)type;
+	if (name[0] == '.')
+		return 0;
+	if (c->role == SAFETY_PARTITION) {
+		snprintf(rel, sizeof(rel), "%s/%s/partition", c->dir, name);
+		if (faccessat(c->r->dirfd, rel, F_OK, 0) < 0)
+			return 0;
+	}
+	return family_add(c->r, c->f, name, c->role);
+}
+
 /* Calls family_add for each entry of ROOT/dir (for partitions: entries with a "partition" file). */
 static int family_scan(const struct root *r, struct safety_family *f, const char *dir, int role)
 {
-	struct dirent *de;
-	DIR *d;
-	int fd, ret = 0;
+	struct family_scan c = { r, f, dir, role };
+	int fd;
 
 	fd = root_openat(r, dir, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return fd == -ENOENT ? 0 : fd; /* no holders/ directory: none */
-	d = fdopendir(fd);
-	if (!d) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (role == SAFETY_PARTITION) {
-			char rel[PATH_MAX];
-
-			snprintf(rel, sizeof(rel), "%s/%s/partition", dir, de->d_name);
-			if (faccessat(r->dirfd, rel, F_OK, 0) < 0)
-				continue;
-		}
-		ret = family_add(r, f, de->d_name, role);
-		if (ret < 0)
-			break;
-	}
-	closedir(d);
-	return ret;
+	return root_for_each_entry_fd(fd, family_entry, &c);
 }
 
 static int read_u64(const struct root *r, const char *rel, uint64_t *ret)
@@ -224,65 +225,67 @@ static void loop_sysfs(const struct root *r, struct safety_loop *l)
 	l->known = true;
 }
 
+struct loops_scan {
+	const struct root *r;
+	struct safety_loops ls;
+	unsigned cap;
+};
+
+/* A loop device of sys/class/block bound to a backing file joins c->ls. */
+static int loop_entry(int dfd, const char *name, unsigned char type, void *ctx)
+{
+	struct loops_scan *c = ctx;
+	struct safety_loop *l;
+	char rel[PATH_MAX], val[32];
+
+	(void)dfd;
+	(void)type;
+	if (strncmp(name, "loop", 4) != 0 || !name_ok(name))
+		return 0;
+	/* loop/ exists while the device is bound to a backing */
+	snprintf(rel, sizeof(rel), "sys/class/block/%s/loop/backing_file", name);
+	if (faccessat(c->r->dirfd, rel, F_OK, 0) < 0)
+		return 0;
+	if (c->ls.n == c->cap) {
+		unsigned ncap = c->cap ? c->cap * 2 : 16;
+		struct safety_loop *n = realloc(c->ls.l, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		c->ls.l = n;
+		c->cap = ncap;
+	}
+	l = &c->ls.l[c->ls.n];
+	memset(l, 0, sizeof(*l));
+	snprintf(l->name, sizeof(l->name), "%.63s", name);
+	if (root_read_small(c->r, rel, l->back_path, sizeof(l->back_path)) < 0)
+		l->back_path[0] = '\0';
+	snprintf(rel, sizeof(rel), "sys/class/block/%s/dev", name);
+	if (root_read_small(c->r, rel, val, sizeof(val)) < 0 ||
+	    parse_devnum(val, &l->major, &l->minor) < 0)
+		return 0; /* detached meanwhile */
+	if (loop_status(c->r, l) < 0)
+		loop_sysfs(c->r, l);
+	c->ls.n++;
+	return 0;
+}
+
 int safety_loops_load(const struct root *r, struct safety_loops *ret_loops)
 {
-	struct safety_loops ls = { 0 };
-	unsigned cap = 0;
-	struct dirent *de;
-	DIR *d;
-	int fd, ret = 0;
+	struct loops_scan c = { .r = r };
+	int fd, ret;
 
 	fd = root_openat(r, "sys/class/block", O_RDONLY | O_DIRECTORY);
 	if (fd < 0) {
-		*ret_loops = ls;
+		*ret_loops = c.ls;
 		return fd == -ENOENT ? 0 : fd;
 	}
-	d = fdopendir(fd);
-	if (!d) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	while ((de = readdir(d))) {
-		struct safety_loop *l;
-		char rel[PATH_MAX], val[32];
-
-		if (strncmp(de->d_name, "loop", 4) != 0 || !name_ok(de->d_name))
-			continue;
-		/* loop/ exists while the device is bound to a backing */
-		snprintf(rel, sizeof(rel), "sys/class/block/%s/loop/backing_file", de->d_name);
-		if (faccessat(r->dirfd, rel, F_OK, 0) < 0)
-			continue;
-		if (ls.n == cap) {
-			unsigned ncap = cap ? cap * 2 : 16;
-			struct safety_loop *n = realloc(ls.l, ncap * sizeof(*n));
-
-			if (!n) {
-				ret = -ENOMEM;
-				break;
-			}
-			ls.l = n;
-			cap = ncap;
-		}
-		l = &ls.l[ls.n];
-		memset(l, 0, sizeof(*l));
-		snprintf(l->name, sizeof(l->name), "%.63s", de->d_name);
-		if (root_read_small(r, rel, l->back_path, sizeof(l->back_path)) < 0)
-			l->back_path[0] = '\0';
-		snprintf(rel, sizeof(rel), "sys/class/block/%s/dev", de->d_name);
-		if (root_read_small(r, rel, val, sizeof(val)) < 0 ||
-		    parse_devnum(val, &l->major, &l->minor) < 0)
-			continue; /* detached meanwhile */
-		if (loop_status(r, l) < 0)
-			loop_sysfs(r, l);
-		ls.n++;
-	}
-	closedir(d);
+	ret = root_for_each_entry_fd(fd, loop_entry, &c);
 	if (ret < 0) {
-		free(ls.l);
+		free(c.ls.l);
 		return ret;
 	}
-	*ret_loops = ls;
+	*ret_loops = c.ls;
 	return 0;
 }
 
@@ -511,65 +514,94 @@ static const char *role_name(const struct safety_dev *d)
 					     : "its holder";
 }
 
-int safety_mountinfo_find(const char *buf, size_t len, const struct safety_family *f, char *why,
-			  size_t why_size)
+/* What a line of a /proc table is checked against, and where a refusal says why. */
+struct line_check {
+	const struct safety_family *f;
+	char *why;
+	size_t why_size;
+};
+
+/*
+ * Calls fn on each non-empty line of buf, split into tokens, with its
+ * number (from 1); the first non-zero return is returned: 1 when a device
+ * of the family is in use, -EBADMSG for a malformed line (why set).
+ */
+static int each_line(const char *buf, size_t len, const struct line_check *c,
+		     int (*fn)(const struct line_check *c, const char *const *tok, const size_t *tl,
+			       unsigned n, unsigned line))
 {
 	const char *p = buf, *end = buf + len;
 	unsigned line = 0;
+	int r;
 
 	while (p < end) {
 		const char *tok[TOK_MAX];
 		size_t tl[TOK_MAX];
-		const struct safety_dev *d;
-		unsigned n, sep;
+		unsigned n;
 
 		line++;
 		n = next_line(&p, end, tok, tl);
 		if (!n)
 			continue;
-		/* id parent maj:min root mountpoint options [optional...] - fstype source superopts */
-		for (sep = 5; sep < n; sep++)
-			if (tl[sep] == 1 && tok[sep][0] == '-')
-				break;
-		if (n < 6 || sep + 2 >= n)
-			return why_set(why, why_size, -EBADMSG, "mountinfo line %u: malformed",
-				       line);
-		d = family_by_devnum(f, tok[2], tl[2]);
-		if (!d)
-			d = family_by_path(f, tok[sep + 2], tl[sep + 2]);
-		if (d)
-			return why_set(why, why_size, 1,
-				       "%s %s (/dev/%s) is mounted on %.*s (%.*s)", role_name(d),
-				       d->name, d->name, (int)(tl[4] > 200 ? 200 : tl[4]), tok[4],
-				       (int)(tl[sep + 1] > 32 ? 32 : tl[sep + 1]), tok[sep + 1]);
+		r = fn(c, tok, tl, n, line);
+		if (r)
+			return r;
 	}
+	return 0;
+}
+
+static int mountinfo_line(const struct line_check *c, const char *const *tok, const size_t *tl,
+			  unsigned n, unsigned line)
+{
+	const struct safety_dev *d;
+	unsigned sep;
+
+	/* id parent maj:min root mountpoint options [optional...] - fstype source superopts */
+	for (sep = 5; sep < n; sep++)
+		if (tl[sep] == 1 && tok[sep][0] == '-')
+			break;
+	if (n < 6 || sep + 2 >= n)
+		return why_set(c->why, c->why_size, -EBADMSG, "mountinfo line %u: malformed", line);
+	d = family_by_devnum(c->f, tok[2], tl[2]);
+	if (!d)
+		d = family_by_path(c->f, tok[sep + 2], tl[sep + 2]);
+	if (d)
+		return why_set(c->why, c->why_size, 1, "%s %s (/dev/%s) is mounted on %.*s (%.*s)",
+			       role_name(d), d->name, d->name, (int)(tl[4] > 200 ? 200 : tl[4]),
+			       tok[4], (int)(tl[sep + 1] > 32 ? 32 : tl[sep + 1]), tok[sep + 1]);
+	return 0;
+}
+
+int safety_mountinfo_find(const char *buf, size_t len, const struct safety_family *f, char *why,
+			  size_t why_size)
+{
+	const struct line_check c = { f, why, why_size };
+
+	return each_line(buf, len, &c, mountinfo_line);
+}
+
+static int swaps_line(const struct line_check *c, const char *const *tok, const size_t *tl,
+		      unsigned n, unsigned line)
+{
+	const struct safety_dev *d;
+
+	if (line == 1 && tl[0] == 8 && strncmp(tok[0], "Filename", 8) == 0)
+		return 0;
+	if (n < 2)
+		return why_set(c->why, c->why_size, -EBADMSG, "swaps line %u: malformed", line);
+	d = family_by_path(c->f, tok[0], tl[0]);
+	if (d)
+		return why_set(c->why, c->why_size, 1, "%s %s is in use as swap (/proc/swaps)",
+			       role_name(d), d->name);
 	return 0;
 }
 
 int safety_swaps_find(const char *buf, size_t len, const struct safety_family *f, char *why,
 		      size_t why_size)
 {
-	const char *p = buf, *end = buf + len;
-	unsigned line = 0;
+	const struct line_check c = { f, why, why_size };
 
-	while (p < end) {
-		const char *tok[TOK_MAX];
-		size_t tl[TOK_MAX];
-		const struct safety_dev *d;
-		unsigned n;
-
-		line++;
-		n = next_line(&p, end, tok, tl);
-		if (!n || (line == 1 && tl[0] == 8 && strncmp(tok[0], "Filename", 8) == 0))
-			continue;
-		if (n < 2)
-			return why_set(why, why_size, -EBADMSG, "swaps line %u: malformed", line);
-		d = family_by_path(f, tok[0], tl[0]);
-		if (d)
-			return why_set(why, why_size, 1, "%s %s is in use as swap (/proc/swaps)",
-				       role_name(d), d->name);
-	}
-	return 0;
+	return each_line(buf, len, &c, swaps_line);
 }
 
 /* Reads ROOT/rel whole into pf; -errno with why set. */

@@ -34,7 +34,7 @@ for o in $(cat "$tmp/opts1"); do
 	grep -q -- "\*$o\*" "$man1" || miss "iotriage.1.scd: $o (in --help) is not described"
 done
 # fio's aliases are accepted without being in bench --help: the parser's table
-sed -n 's/^[[:space:]]*{ "\([a-z_-]*\)", O_[A-Z_]*, K_[A-Z]* },.*/--\1/p' \
+sed -n 's/^[[:space:]]*{ "\([a-z_-]*\)", O_[A-Z_]*, K_[A-Z]*, apply_[a-z]* },.*/--\1/p' \
 	"$SRCDIR/src/workers/fioopts.c" >>"$tmp/opts1"
 # the page may name the daemon's options (iotriaged --core-only)
 "$IOTRIAGED" --help | longopts >>"$tmp/opts1"
