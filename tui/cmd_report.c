@@ -183,8 +183,8 @@ static int from_socket(const struct report_args *a, struct report_data *d)
 		snprintf(req, sizeof(req), "{\"cmd\":\"history\",\"since\":0}\n");
 	r = daemon_conn_send(&c, req, strlen(req));
 	if (r == 0)
-		r = daemon_conn_line(&c, IOT_PROTO_MAX_HISTORY_REPLY, IOT_PROTO_CLIENT_TIMEOUT_MS * 3,
-				&line, &len);
+		r = daemon_conn_line(&c, IOT_PROTO_MAX_HISTORY_REPLY,
+				     IOT_PROTO_CLIENT_TIMEOUT_MS * 3, &line, &len);
 	if (r == 0 && mj_parse(line, len, &root) < 0)
 		r = -EPROTO;
 	arr = mj_get(root, "samples");
@@ -196,7 +196,8 @@ static int from_socket(const struct report_args *a, struct report_data *d)
 		r = -EPROTO;
 	} else if (r < 0) {
 		cli_error("report", "%s: history: %s", a->o.socket,
-			  r == -EPROTO ? "malformed reply" : daemon_conn_strerror(r, why, sizeof(why)));
+			  r == -EPROTO ? "malformed reply"
+				       : daemon_conn_strerror(r, why, sizeof(why)));
 	}
 	n = r == 0 ? json_object_array_length(arr) : 0;
 	for (size_t i = 0; i < n && r == 0; i++)

@@ -383,7 +383,8 @@ static int daemon_exchange(struct daemon_conn *c, const char *req, struct strbuf
 
 	r = daemon_conn_send(c, req, strlen(req));
 	if (r == 0)
-		r = daemon_conn_line(c, IOT_PROTO_MAX_REPLY, IOT_PROTO_CLIENT_TIMEOUT_MS, &line, &len);
+		r = daemon_conn_line(c, IOT_PROTO_MAX_REPLY, IOT_PROTO_CLIENT_TIMEOUT_MS, &line,
+				     &len);
 	if (r < 0)
 		return r;
 	sb_reset(sb);
@@ -446,7 +447,8 @@ int suggest_daemon_sample(struct daemon_conn *c, struct strbuf *ret_reply, json_
 	}
 	if (r < 0) {
 		snprintf(why, why_size, "%s: %s", step,
-			 r == -EPROTO ? "malformed reply" : daemon_conn_strerror(r, err, sizeof(err)));
+			 r == -EPROTO ? "malformed reply"
+				      : daemon_conn_strerror(r, err, sizeof(err)));
 		goto fail;
 	}
 	if (!json_object_get_boolean(ok) || !json_object_object_get_ex(root, "sample", &sample) ||
