@@ -206,6 +206,44 @@ bool ui_key_is_global(int ch)
 	}
 }
 
+bool ui_key_move(int ch, int page, int *ret_delta, bool *ret_to_end)
+{
+	int delta;
+	bool to_end = false;
+
+	switch (ch) {
+	case KEY_UP:
+	case 'k':
+		delta = -1;
+		break;
+	case KEY_DOWN:
+	case 'j':
+		delta = 1;
+		break;
+	case KEY_PPAGE:
+		delta = -page;
+		break;
+	case KEY_NPAGE:
+		delta = page;
+		break;
+	case KEY_HOME:
+	case 'g':
+		delta = -1;
+		to_end = true;
+		break;
+	case KEY_END:
+	case 'G':
+		delta = 1;
+		to_end = true;
+		break;
+	default:
+		return false;
+	}
+	*ret_delta = delta;
+	*ret_to_end = to_end;
+	return true;
+}
+
 /* '+' '-': a longer or shorter interval, or why not on the footer. */
 static unsigned key_interval(struct ui *ui, int ch, int64_t now_ns)
 {
@@ -228,8 +266,11 @@ static unsigned key_focus(struct ui *ui, int delta)
 static unsigned key_loop(struct ui *ui, int ch, int64_t now_ns)
 {
 	struct panel *p = &ui->panels[ui->focus];
-	int page = p->visible > 1 ? p->visible : 1;
+	int delta;
+	bool to_end;
 
+	if (ui_key_move(ch, p->visible > 1 ? p->visible : 1, &delta, &to_end))
+		return key_move(ui, delta, to_end);
 	switch (ch) {
 	case 'q':
 	case 'Q':
@@ -265,22 +306,6 @@ static unsigned key_loop(struct ui *ui, int ch, int64_t now_ns)
 	case KEY_BTAB:
 	case KEY_LEFT:
 		return key_focus(ui, -1);
-	case KEY_UP:
-	case 'k':
-		return key_move(ui, -1, false);
-	case KEY_DOWN:
-	case 'j':
-		return key_move(ui, 1, false);
-	case KEY_PPAGE:
-		return key_move(ui, -page, false);
-	case KEY_NPAGE:
-		return key_move(ui, page, false);
-	case KEY_HOME:
-	case 'g':
-		return key_move(ui, -1, true);
-	case KEY_END:
-	case 'G':
-		return key_move(ui, 1, true);
 	case 12: /* Ctrl-L */
 		clearok(curscr, TRUE);
 		return UI_REDRAW;

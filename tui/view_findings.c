@@ -570,6 +570,8 @@ unsigned view_findings_fix(struct ui *ui)
 unsigned view_findings_key(struct ui *ui, int ch)
 {
 	struct findings_panel *fp = &ui->findings;
+	bool to_end;
+	int delta;
 
 	if (fp->ask != FINDINGS_ASK_NONE) {
 		bool undo = fp->ask == FINDINGS_ASK_UNDO;
@@ -590,18 +592,6 @@ unsigned view_findings_key(struct ui *ui, int ch)
 		fp->open = false;
 		fp->status[0] = '\0';
 		return UI_REDRAW;
-	case KEY_UP:
-	case 'k':
-		return select_row(ui, -1, false);
-	case KEY_DOWN:
-	case 'j':
-		return select_row(ui, 1, false);
-	case KEY_HOME:
-	case 'g':
-		return select_row(ui, -1, true);
-	case KEY_END:
-	case 'G':
-		return select_row(ui, 1, true);
 	case KEY_NPAGE:
 		fp->detail_top += LINES / 2 > 1 ? LINES / 2 : 1;
 		return UI_REDRAW;
@@ -615,6 +605,9 @@ unsigned view_findings_key(struct ui *ui, int ch)
 	case 'u':
 		return ask(ui, true);
 	}
+	/* PgUp/PgDn scroll the detail (above): a row at a time */
+	if (ui_key_move(ch, 1, &delta, &to_end))
+		return select_row(ui, delta, to_end);
 	if (ui_key_is_global(ch))
 		return UI_PASS;
 	/* time moves under the panel, the findings follow it */
