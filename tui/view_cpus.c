@@ -396,48 +396,32 @@ static void softirq_cell(const struct model_cpu *c, char *buf, size_t size)
 	}
 }
 
-/* A percentage or rate column's value of a CPU; -1: intr/s unknown. */
-static double col_value(const struct model *m, const struct model_cpu *c, int k)
+/* The percentage and rate columns' values of a CPU; intr/s -1 unknown. */
+static void col_values(const struct model *m, const struct model_cpu *c, double *v)
 {
-	switch (k) {
-	case C_USR:
-		return c->usr;
-	case C_NICE:
-		return c->nice;
-	case C_SYS:
-		return c->sys;
-	case C_STEAL:
-		return c->steal;
-	case C_GUEST:
-		return c->guest + c->gnice;
-	case C_IOWAIT:
-		return c->iowait;
-	case C_IRQ:
-		return c->irq;
-	case C_SOFT:
-		return c->soft;
-	case C_IDLE:
-		return c->idle;
-	case C_INTR:
-		return c->has_intr ? c->intr_s
-				   : (c->cpu < 0 && m->has_intr_all ? m->intr_all_s : -1);
-	}
-	return 0;
+	v[C_USR] = c->usr;
+	v[C_NICE] = c->nice;
+	v[C_SYS] = c->sys;
+	v[C_STEAL] = c->steal;
+	v[C_GUEST] = c->guest + c->gnice;
+	v[C_IOWAIT] = c->iowait;
+	v[C_IRQ] = c->irq;
+	v[C_SOFT] = c->soft;
+	v[C_IDLE] = c->idle;
+	v[C_INTR] = c->has_intr ? c->intr_s : (c->cpu < 0 && m->has_intr_all ? m->intr_all_s : -1);
 }
 
 /* Column k of a CPU's row at x; a high %irq or %soft warns (the hot row
  * has its own colour). */
 static void draw_cell(const struct ui *ui, const struct cpus_layout *l, const struct model_cpu *c,
-		      int k, int y, int x, int base)
+		      int k, double v, int y, int x, int base)
 {
-	const struct model *m = &ui->model;
 	int w = col_w(k, l->cpu_w, l->compact);
 	char buf[MODEL_REASON_MAX + 16];
-	double v;
 	int attr = 0;
 
 	if (k >= C_BUSY) {
-		turbo_cell(m, c->cpu, k, buf, sizeof(buf));
+		turbo_cell(&ui->model, c->cpu, k, buf, sizeof(buf));
 		ui_put(y, x, w, base, buf);
 		return;
 	}
@@ -446,7 +430,6 @@ static void draw_cell(const struct ui *ui, const struct cpus_layout *l, const st
 		ui_put(y, x, w, base, buf);
 		return;
 	}
-	v = col_value(m, c, k);
 	if (k == C_INTR && v < 0) {
 		ui_put(y, x, w, base, "       -");
 		return;
@@ -465,6 +448,7 @@ static void draw_row(const struct ui *ui, const struct cpus_layout *l, const str
 	const struct model *m = &ui->model;
 	char buf[MODEL_REASON_MAX + 16];
 	int x = r.x + l->cpu_w + 1;
+	double v[C__COUNT] = { 0 };
 
 	if (c->hot)
 		base = ui_mix(base, ui_attr(ui, PAIR_HOT));
@@ -480,10 +464,11 @@ static void draw_row(const struct ui *ui, const struct cpus_layout *l, const str
 		ui_put(y, x, r.w - (x - r.x), base | A_DIM, buf);
 		return;
 	}
+	col_values(m, c, v);
 	for (int k = C_USR; k < C__COUNT; k++) {
 		if (!l->want[k])
 			continue;
-		draw_cell(ui, l, c, k, y, x, base);
+		draw_cell(ui, l, c, k, v[k], y, x, base);
 		x += col_w(k, l->cpu_w, l->compact) + 1;
 	}
 	if (l->bar_w >= BAR_MIN)
