@@ -109,6 +109,17 @@ void draw_text_bar(struct draw_text *t, int attr, const char *fmt, ...)
 	va_end(ap);
 }
 
+int draw_cut(const char *p, int n, int w)
+{
+	int k;
+
+	if (n <= w)
+		return n;
+	for (k = w; k > 0 && p[k] != ' '; k--)
+		;
+	return k ? k : w;
+}
+
 void draw_text_wrap(struct draw_text *t, int attr, int indent, const char *first, const char *text)
 {
 	int tw = t->r.w - indent;
@@ -118,15 +129,8 @@ void draw_text_wrap(struct draw_text *t, int attr, int indent, const char *first
 		tw = 20;
 	do {
 		char line[1024];
-		int n = (int)strlen(p);
+		int n = draw_cut(p, (int)strlen(p), tw);
 
-		if (n > tw) {
-			n = tw;
-			while (n > 0 && p[n] != ' ')
-				n--;
-			if (n == 0)
-				n = tw;
-		}
 		if (first)
 			snprintf(line, sizeof(line), "%s%.*s", first, n, p);
 		else

@@ -59,6 +59,10 @@ void draw_text_bar(struct draw_text *t, int attr, const char *fmt, ...)
  * least), each line indented; the first line starts with first instead of
  * the indent's spaces when given (a label). Empty text is one line. */
 void draw_text_wrap(struct draw_text *t, int attr, int indent, const char *first, const char *text);
+/* Of the n bytes at p, those that go on a line w columns wide: all when
+ * they fit, else up to the last space within w (a word is not cut), else
+ * w (one word longer than the line). */
+int draw_cut(const char *p, int n, int w);
 
 /* "pre3-20 of 41post": what a scrolled list shows of its lines, from top
  * (0-based) h lines tall. */

@@ -146,7 +146,7 @@ struct ui {
 	enum panel_id focus;
 	bool paused;
 	bool help;
-	int help_top;
+	struct scroll help_scroll;
 	bool editing;	 /* '/' typed: keys go to the filter line */
 	bool jumping;	 /* replay's 'b' typed: the edit line is a time to jump to */
 	bool edit_procs; /* the edit line is the processes view's filter */
@@ -259,7 +259,7 @@ struct view_ops {
 	void (*free)(struct ui *ui);
 };
 
-/* The help screen over the whole terminal, scrolled to ui->help_top (arrows,
+/* The help screen over the whole terminal, scrolled to ui->help_scroll (arrows,
  * PgUp/PgDn; any other key closes it) (view_help.c). */
 extern const struct view_ops view_help;
 /* The findings panel (view_findings.c): findings and suggestions, apply and
@@ -316,6 +316,10 @@ void view_findings_free(struct ui *ui);
 /* Whether ch is one of the loop's global keys (quit, help, pause, interval,
  * redraw) that a view over the tables leaves to the loop (UI_PASS). */
 bool ui_key_is_global(int ch);
+/* Whether ch moves a selection, and how: Up/k and Down/j a row, PgUp/PgDn
+ * a page, Home/g and End/G to the first or last (*ret_to_end, *ret_delta's
+ * sign the direction). */
+bool ui_key_move(int ch, int page, int *ret_delta, bool *ret_to_end);
 /* Whether ch is a time key (< > , . b i n; replay's t T too), which the
  * findings panel leaves to the loop: the findings follow the time. */
 bool ui_key_is_time(const struct ui *ui, int ch);

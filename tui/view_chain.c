@@ -135,6 +135,122 @@ static const struct model_cpu *cpu_of(const struct model *m, int cpu)
 	return NULL;
 }
 
+/* The optional columns of a disk's chain: BLOCK time on the CPU, a
+ * queue's own, its device p99 (both ops when the width has room). */
+struct disk_cols {
+	bool block_time, queue_time, queue_lat, both;
+};
+
+static struct disk_cols disk_cols_choose(const struct model *m, const struct model_mq_disk *d,
+					 int w)
+{
+	struct disk_cols k = { false };
+
+	for (size_t i = 0; i < m->ncpus; i++)
+		k.block_time |= m->cpus[i].trace.has_soft;
+	for (size_t i = 0; i < d->nqueues; i++) {
+		k.queue_time |= d->queues[i].has_qtime;
+		k.queue_lat |= d->queues[i].has_p99[0] || d->queues[i].has_p99[1];
+	}
+	/* the queue's device p99 in ms: reads' and writes' when the width
+	 * has room (78 columns before BLOCK%), else the busier op's */
+	k.both = k.queue_lat && 78 + (k.block_time ? 7 : 0) + (k.queue_time ? 8 : 0) + 14 <= w;
+	return k;
+}
+
+/* The title line (title) and the trace's latency line under it; returns
+ * the next row. */
+static int draw_disk_top(struct ui *ui, struct rect r, const struct model_disk *dr,
+			 const char *title)
+{
+	char lat[320];
+	int y = r.y;
+
+	draw_line(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), title);
+	lat_line(dr, lat, sizeof(lat));
+	if (lat[0])
+		ui_put(y++, r.x, r.w, 0, lat);
+	return y;
+}
+
+/* A queue's row: hctx, CPUs, its interrupt and where it landed, that
+ * CPU's load, then the optional columns k chose. */
+static void disk_queue_row(const struct model *m, const struct model_mq_queue *q, int hot_cpu,
+			   const struct disk_cols *k, struct chain_row *row)
+{
+	bool on_hot = q->cpu >= 0 && q->cpu == hot_cpu;
+	char rate[16], on[16], load[16], blk[16], busy[16];
+	char *t = row->text;
+	size_t size = sizeof(row->text);
+
+	row->key = q->valid ? q->irq_s : -1;
+	row->key2 = -(double)q->hctx;
+	row->hot = on_hot;
+	if (q->valid)
+		ui_fmt_num(rate, sizeof(rate), 8, q->irq_s);
+	else
+		snprintf(rate, sizeof(rate), "%8s", q->has_irq ? "-" : "");
+	if (q->cpu >= 0)
+		snprintf(on, sizeof(on), "%d%s", q->cpu, on_hot ? " HOT" : "");
+	else
+		on[0] = '\0';
+	if (q->has_load) {
+		ui_fmt_num(load, sizeof(load), 10, q->cpu_irq + q->cpu_soft);
+		ui_fmt_num(busy, sizeof(busy), 6, q->cpu_busy);
+	} else {
+		snprintf(load, sizeof(load), "%10s", q->cpu >= 0 ? "-" : "");
+		snprintf(busy, sizeof(busy), "%6s", q->cpu >= 0 ? "-" : "");
+	}
+	if (q->has_block)
+		ui_fmt_num(blk, sizeof(blk), 8, q->block_s);
+	else
+		snprintf(blk, sizeof(blk), "%8s", q->cpu >= 0 ? "-" : "");
+	snprintf(t, size, "%4u %-11.11s %-6.6s %-9.9s %s %-8.8s %s %s %s", q->hctx, q->cpu_list,
+		 q->irq, q->irq_name, rate, on, load, blk, busy);
+	if (k->block_time) {
+		/* the BLOCK softirq's time on the CPU it landed on */
+		const struct model_cpu *mc = q->cpu >= 0 ? cpu_of(m, q->cpu) : NULL;
+
+		if (mc && mc->trace.has_soft)
+			str_cat(t, size, " %6.2f", mc->trace.soft_pct[MODEL_SOFT_BLOCK]);
+		else
+			str_cat(t, size, " %6s", q->cpu >= 0 ? "-" : "");
+	}
+	if (k->queue_time) {
+		/* this queue's own completions' BLOCK time, wherever they ran */
+		if (q->has_qtime)
+			str_cat(t, size, " %7.2f", q->qblock_pct);
+		else
+			str_cat(t, size, " %7s", "-");
+	}
+	for (int op = k->both ? 0 : -1; k->queue_lat && op < (k->both ? 2 : 0); op++) {
+		char cell[16];
+
+		p99_cell(q, op, cell, sizeof(cell));
+		str_cat(t, size, "%s", cell);
+	}
+}
+
+/* A disk without blk-mq queues in the sample: why. */
+static void draw_disk_none(struct ui *ui, struct rect r, const struct model_disk *dr,
+			   const char *aw)
+{
+	const struct model *m = &ui->model;
+	char buf[320];
+	int y;
+
+	snprintf(buf, sizeof(buf), "> %s%s", ui->chain.disk, aw);
+	y = draw_disk_top(ui, r, dr, buf);
+	ui_put(y, r.x, r.w, A_DIM,
+	       m->blkmq_bad[0]	   ? m->blkmq_bad
+	       : !m->has_rates	   ? "  waiting for a second sample..."
+	       : !m->blkmq.present ? "  not in the sample: an iotriaged older than the "
+				     "blk-mq section"
+				   : "  no blk-mq hardware queues: a partition, a "
+				     "bio-based device (md, dm) or no mq/ in sysfs");
+	ui->chain.scroll.nlines = 0;
+}
+
 static void disk_chain_draw(struct ui *ui, struct rect r)
 {
 	const struct model *m = &ui->model;
@@ -144,53 +260,30 @@ static void disk_chain_draw(struct ui *ui, struct rect r)
 	long hot = model_hot_cpu(m);
 	int hot_cpu = hot >= 0 ? m->cpus[hot].cpu : -1;
 	struct chain_row *rows;
-	char buf[320], aw[96] = "", lat[320];
-	bool block_time = false, queue_time = false, queue_lat = false, both;
-	int y = r.y;
+	struct disk_cols k;
+	char buf[320], aw[96] = "";
+	int y;
 
 	/* the disk's await first: at 80 columns the title is cut on the right */
 	if (dr && dr->valid)
 		snprintf(aw, sizeof(aw), " r_await %.2f w_await %.2f ms %%util %.2f;",
 			 dr->v[MD_RAWAIT], dr->v[MD_WAWAIT], dr->v[MD_UTIL]);
 	if (!d) {
-		snprintf(buf, sizeof(buf), "> %s%s", c->disk, aw);
-		draw_line(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
-		lat_line(dr, lat, sizeof(lat));
-		if (lat[0])
-			ui_put(y++, r.x, r.w, 0, lat);
-		ui_put(y, r.x, r.w, A_DIM,
-		       m->blkmq_bad[0]	   ? m->blkmq_bad
-		       : !m->has_rates	   ? "  waiting for a second sample..."
-		       : !m->blkmq.present ? "  not in the sample: an iotriaged older than the "
-					     "blk-mq section"
-					   : "  no blk-mq hardware queues: a partition, a "
-					     "bio-based device (md, dm) or no mq/ in sysfs");
-		c->scroll.nlines = 0;
+		draw_disk_none(ui, r, dr, aw);
 		return;
 	}
 	snprintf(buf, sizeof(buf), "> %s%s %zu hctx%s%s%s, %zu %s", d->disk, aw, d->nr_hw_queues,
 		 d->controller[0] ? " of " : "", d->controller,
 		 d->controller[0] ? "" : " (not NVMe: no interrupt per queue)", d->nqueues,
 		 d->controller[0] ? "fired" : "listed");
-	draw_line(y++, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
-	lat_line(dr, lat, sizeof(lat));
-	if (lat[0])
-		ui_put(y++, r.x, r.w, 0, lat);
-	for (size_t i = 0; i < m->ncpus; i++)
-		block_time |= m->cpus[i].trace.has_soft;
-	for (size_t i = 0; i < d->nqueues; i++) {
-		queue_time |= d->queues[i].has_qtime;
-		queue_lat |= d->queues[i].has_p99[0] || d->queues[i].has_p99[1];
-	}
-	/* the queue's device p99 in ms: reads' and writes' when the width
-	 * has room (78 columns before BLOCK%), else the busier op's */
-	both = queue_lat && 78 + (block_time ? 7 : 0) + (queue_time ? 8 : 0) + 14 <= r.w;
+	y = draw_disk_top(ui, r, dr, buf);
+	k = disk_cols_choose(m, d, r.w);
 	snprintf(buf, sizeof(buf), "%4s %-11s %-6s %-9s %8s %-8s %10s %8s %6s%s%s%s", "hctx",
 		 "CPUs", "IRQ", "queue", "irq/s", "on CPU", "%irq+%soft", "BLOCK/s", "busy%",
-		 block_time ? " BLOCK%" : "", queue_time ? " qBLOCK%" : "",
-		 both	     ? "  r_p99  w_p99"
-		 : queue_lat ? "    p99"
-			     : "");
+		 k.block_time ? " BLOCK%" : "", k.queue_time ? " qBLOCK%" : "",
+		 k.both	       ? "  r_p99  w_p99"
+		 : k.queue_lat ? "    p99"
+			       : "");
 	ui_put(y++, r.x, r.w, A_BOLD, buf);
 	if (d->nqueues == 0) {
 		c->scroll.nlines = 0;
@@ -202,59 +295,8 @@ static void disk_chain_draw(struct ui *ui, struct rect r)
 	if (!rows)
 		return;
 	for (size_t i = 0; i < d->nqueues; i++) {
-		const struct model_mq_queue *q = &d->queues[i];
-		bool on_hot = q->cpu >= 0 && q->cpu == hot_cpu;
-		char rate[16], on[16], load[16], blk[16], busy[16];
-		char *t = rows[i].text;
-		size_t size = sizeof(rows[i].text);
-
-		rows[i].key = q->valid ? q->irq_s : -1;
-		rows[i].key2 = -(double)q->hctx;
 		rows[i].pos = i;
-		rows[i].hot = on_hot;
-		if (q->valid)
-			ui_fmt_num(rate, sizeof(rate), 8, q->irq_s);
-		else
-			snprintf(rate, sizeof(rate), "%8s", q->has_irq ? "-" : "");
-		if (q->cpu >= 0)
-			snprintf(on, sizeof(on), "%d%s", q->cpu, on_hot ? " HOT" : "");
-		else
-			on[0] = '\0';
-		if (q->has_load) {
-			ui_fmt_num(load, sizeof(load), 10, q->cpu_irq + q->cpu_soft);
-			ui_fmt_num(busy, sizeof(busy), 6, q->cpu_busy);
-		} else {
-			snprintf(load, sizeof(load), "%10s", q->cpu >= 0 ? "-" : "");
-			snprintf(busy, sizeof(busy), "%6s", q->cpu >= 0 ? "-" : "");
-		}
-		if (q->has_block)
-			ui_fmt_num(blk, sizeof(blk), 8, q->block_s);
-		else
-			snprintf(blk, sizeof(blk), "%8s", q->cpu >= 0 ? "-" : "");
-		snprintf(t, size, "%4u %-11.11s %-6.6s %-9.9s %s %-8.8s %s %s %s", q->hctx,
-			 q->cpu_list, q->irq, q->irq_name, rate, on, load, blk, busy);
-		if (block_time) {
-			/* the BLOCK softirq's time on the CPU it landed on */
-			const struct model_cpu *mc = q->cpu >= 0 ? cpu_of(m, q->cpu) : NULL;
-
-			if (mc && mc->trace.has_soft)
-				str_cat(t, size, " %6.2f", mc->trace.soft_pct[MODEL_SOFT_BLOCK]);
-			else
-				str_cat(t, size, " %6s", q->cpu >= 0 ? "-" : "");
-		}
-		if (queue_time) {
-			/* this queue's own completions' BLOCK time, wherever they ran */
-			if (q->has_qtime)
-				str_cat(t, size, " %7.2f", q->qblock_pct);
-			else
-				str_cat(t, size, " %7s", "-");
-		}
-		for (int op = both ? 0 : -1; queue_lat && op < (both ? 2 : 0); op++) {
-			char cell[16];
-
-			p99_cell(q, op, cell, sizeof(cell));
-			str_cat(t, size, "%s", cell);
-		}
+		disk_queue_row(m, &d->queues[i], hot_cpu, &k, &rows[i]);
 	}
 	chain_rows_draw(ui, r, y, rows, d->nqueues);
 	free(rows);

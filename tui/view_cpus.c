@@ -307,31 +307,181 @@ static void draw_bar(const struct ui *ui, int y, int x, int w, int base, const s
 	draw_meter(ui, y, x, w, base, seg, sizeof(seg) / sizeof(seg[0]), c->hot);
 }
 
+/* The columns chosen for this draw (cols_choose), what each row is drawn to. */
+struct cpus_layout {
+	bool want[C__COUNT];
+	int cpu_w; /* the CPU column's width */
+	bool compact;
+	bool job;  /* some core takes the bench job's interrupts */
+	int bar_w; /* the load bar's, shown from BAR_MIN */
+};
+
+static void draw_cpus_title(struct ui *ui, struct rect r)
+{
+	const struct panel *p = &ui->panels[PANEL_CPUS];
+	const struct model *m = &ui->model;
+	bool pin;
+	int sort = effective_sort(ui, &pin);
+	char label[64];
+
+	if (p->sort == SORT_AUTO)
+		snprintf(label, sizeof(label), "%s",
+			 pin ? "%irq+%soft, hot first" : "cpu (none hot)");
+	else
+		snprintf(label, sizeof(label), "%s", cpus_sorts[sort]);
+	draw_title(ui, PANEL_CPUS, r, "CPUs", label, p->norder ? p->norder - 1 : 0,
+		   m->ncpus ? m->ncpus - 1 : 0, 0);
+}
+
+/* The columns that fit width w: the guest and turbostat ones only when the
+ * sample has them, %iowait compact when the mpstat columns need it. */
+static void cols_choose(const struct model *m, int w, struct cpus_layout *l)
+{
+	const struct model_turbo *t = &m->sections.turbo;
+	bool have[C__COUNT];
+	int need;
+
+	l->job = model_worker_has_irq_cpus(m);
+	l->cpu_w = l->job ? CPU_JOB_W : cols[C_CPU].width;
+	for (int c = 0; c < C__COUNT; c++) {
+		have[c] = true;
+		l->want[c] = false;
+	}
+	have[C_GUEST] = false;
+	for (size_t i = 0; i < m->ncpus; i++)
+		have[C_GUEST] |= m->cpus[i].valid && m->cpus[i].guest + m->cpus[i].gnice > 0;
+	have[C_BUSY] = t->present && t->any_busy;
+	have[C_BZY] = t->present && t->any_bzy;
+	have[C_DEEP] = t->present && t->any_deep;
+	/* compact: the mpstat columns need all their width, the CPU column's included */
+	need = l->cpu_w + 1;
+	for (int c = C_USR; c <= C_IDLE; c++)
+		need += have[c] ? cols[c].width + 1 : 0;
+	l->compact = need > w;
+	l->bar_w = pick(w, l->cpu_w, l->compact, have, l->want);
+}
+
+static void draw_cols_header(int y, int x, const struct cpus_layout *l)
+{
+	for (int c = 0; c < C__COUNT; c++) {
+		char lab[24];
+		int w = col_w(c, l->cpu_w, l->compact);
+
+		if (!l->want[c])
+			continue;
+		snprintf(lab, sizeof(lab),
+			 c == C_CPU || c == C_SOFTIRQ || c == C_DEEP ? "%-*s" : "%*s", w,
+			 col_label(c, l->compact));
+		ui_put(y, x, w, A_BOLD, lab);
+		x += w + 1;
+	}
+	if (l->bar_w >= BAR_MIN)
+		ui_put(y, x, l->bar_w, A_BOLD, "load");
+}
+
+/* The softirq column: the vectors' time with --trace, else the hottest
+ * vector and its rate. */
+static void softirq_cell(const struct model_cpu *c, char *buf, size_t size)
+{
+	char num[16];
+
+	if (soft_time) {
+		model_trace_soft_split(&c->trace, 1, softv_w, buf, size);
+		return;
+	}
+	buf[0] = '\0';
+	if (c->hot_soft[0]) {
+		ui_fmt_num(num, sizeof(num), 7, c->hot_soft_s);
+		snprintf(buf, size, "%-8.8s%s", c->hot_soft, num);
+	}
+}
+
+/* The percentage and rate columns' values of a CPU; intr/s -1 unknown. */
+static void col_values(const struct model *m, const struct model_cpu *c, double *v)
+{
+	v[C_USR] = c->usr;
+	v[C_NICE] = c->nice;
+	v[C_SYS] = c->sys;
+	v[C_STEAL] = c->steal;
+	v[C_GUEST] = c->guest + c->gnice;
+	v[C_IOWAIT] = c->iowait;
+	v[C_IRQ] = c->irq;
+	v[C_SOFT] = c->soft;
+	v[C_IDLE] = c->idle;
+	v[C_INTR] = c->has_intr ? c->intr_s : (c->cpu < 0 && m->has_intr_all ? m->intr_all_s : -1);
+}
+
+/* Column k of a CPU's row at x; a high %irq or %soft warns (the hot row
+ * has its own colour). */
+static void draw_cell(const struct ui *ui, const struct cpus_layout *l, const struct model_cpu *c,
+		      int k, double v, int y, int x, int base)
+{
+	int w = col_w(k, l->cpu_w, l->compact);
+	char buf[MODEL_REASON_MAX + 16];
+	int attr = 0;
+
+	if (k >= C_BUSY) {
+		turbo_cell(&ui->model, c->cpu, k, buf, sizeof(buf));
+		ui_put(y, x, w, base, buf);
+		return;
+	}
+	if (k == C_SOFTIRQ) {
+		softirq_cell(c, buf, sizeof(buf));
+		ui_put(y, x, w, base, buf);
+		return;
+	}
+	if (k == C_INTR && v < 0) {
+		ui_put(y, x, w, base, "       -");
+		return;
+	}
+	if ((k == C_IRQ || k == C_SOFT) && v >= MODEL_HOT_PCT && !c->hot)
+		attr = ui_attr(ui, PAIR_WARN);
+	ui_fmt_num(buf, sizeof(buf), w, v);
+	ui_put(y, x, w, ui_mix(base, attr), buf);
+}
+
+/* One CPU's row at y: its name (HOT, job), its columns and load bar, or
+ * why it has no rates. */
+static void draw_row(const struct ui *ui, const struct cpus_layout *l, const struct model_cpu *c,
+		     int y, struct rect r, int base)
+{
+	const struct model *m = &ui->model;
+	char buf[MODEL_REASON_MAX + 16];
+	int x = r.x + l->cpu_w + 1;
+	double v[C__COUNT] = { 0 };
+
+	if (c->hot)
+		base = ui_mix(base, ui_attr(ui, PAIR_HOT));
+	ui_fill(y, r.x, r.w, base);
+	snprintf(buf, sizeof(buf), "%s%s%s", c->name, c->hot ? " HOT" : "",
+		 l->job && model_worker_irq_on_cpu(m, c->cpu) ? " job" : "");
+	ui_put(y, r.x, l->cpu_w, base | A_BOLD, buf);
+	if (!m->has_rates || !c->valid) {
+		snprintf(buf, sizeof(buf), "(no rates: %s)",
+			 !m->has_rates	? "waiting for a second sample"
+			 : c->reason[0] ? c->reason
+					: "offline");
+		ui_put(y, x, r.w - (x - r.x), base | A_DIM, buf);
+		return;
+	}
+	col_values(m, c, v);
+	for (int k = C_USR; k < C__COUNT; k++) {
+		if (!l->want[k])
+			continue;
+		draw_cell(ui, l, c, k, v[k], y, x, base);
+		x += col_w(k, l->cpu_w, l->compact) + 1;
+	}
+	if (l->bar_w >= BAR_MIN)
+		draw_bar(ui, y, x, l->bar_w, base, c);
+}
+
 static void cpus_draw(struct ui *ui, struct rect r)
 {
 	struct panel *p = &ui->panels[PANEL_CPUS];
 	const struct model *m = &ui->model;
-	bool focused = ui->focus == PANEL_CPUS;
-	bool want[C__COUNT] = { false }, have[C__COUNT];
-	const struct model_turbo *t = &m->sections.turbo;
-	bool job = model_worker_has_irq_cpus(m);
-	int cpu_w = job ? CPU_JOB_W : cols[C_CPU].width;
-	bool compact;
-	int bar_w, x;
+	struct cpus_layout l;
 
-	{
-		bool pin;
-		int sort = effective_sort(ui, &pin);
-		char label[64];
-
-		if (p->sort == SORT_AUTO)
-			snprintf(label, sizeof(label), "%s",
-				 pin ? "%irq+%soft, hot first" : "cpu (none hot)");
-		else
-			snprintf(label, sizeof(label), "%s", cpus_sorts[sort]);
-		draw_title(ui, PANEL_CPUS, r, "CPUs", label, p->norder ? p->norder - 1 : 0,
-			   m->ncpus ? m->ncpus - 1 : 0, 0);
-	}
+	draw_cpus_title(ui, r);
 	/* a big host's heat map under the title, the table below it */
 	if (ui->heat.alloc > 0 && r.h >= 2 + ui->heat.alloc) {
 		view_heat.draw(ui, (struct rect){ r.y + 1, r.x, ui->heat.alloc, r.w });
@@ -343,38 +493,8 @@ static void cpus_draw(struct ui *ui, struct rect r)
 	if (r.h < 2)
 		return;
 	soft_time = any_soft_time(m);
-	for (int c = 0; c < C__COUNT; c++)
-		have[c] = true;
-	have[C_GUEST] = false;
-	for (size_t i = 0; i < m->ncpus; i++)
-		have[C_GUEST] |= m->cpus[i].valid && m->cpus[i].guest + m->cpus[i].gnice > 0;
-	have[C_BUSY] = t->present && t->any_busy;
-	have[C_BZY] = t->present && t->any_bzy;
-	have[C_DEEP] = t->present && t->any_deep;
-	/* compact: the mpstat columns need all their width, the CPU column's included */
-	{
-		int need = cpu_w + 1;
-
-		for (int c = C_USR; c <= C_IDLE; c++)
-			need += have[c] ? cols[c].width + 1 : 0;
-		compact = need > r.w;
-	}
-	bar_w = pick(r.w, cpu_w, compact, have, want);
-	x = r.x;
-	for (int c = 0; c < C__COUNT; c++) {
-		char lab[24];
-		int w = col_w(c, cpu_w, compact);
-
-		if (!want[c])
-			continue;
-		snprintf(lab, sizeof(lab),
-			 c == C_CPU || c == C_SOFTIRQ || c == C_DEEP ? "%-*s" : "%*s", w,
-			 col_label(c, compact));
-		ui_put(r.y + 1, x, w, A_BOLD, lab);
-		x += w + 1;
-	}
-	if (bar_w >= BAR_MIN)
-		ui_put(r.y + 1, x, bar_w, A_BOLD, "load");
+	cols_choose(m, r.w, &l);
+	draw_cols_header(r.y + 1, r.x, &l);
 	/* --trace: the selected CPU's split in full, under the header */
 	if (soft_time && r.h >= 4) {
 		draw_detail(ui, r.y + 2, r);
@@ -394,70 +514,9 @@ static void cpus_draw(struct ui *ui, struct rect r)
 	p->top = draw_follow(p->top, p->sel, (size_t)p->visible);
 	for (int row = 0; row < p->visible && p->top + (size_t)row < p->norder; row++) {
 		size_t idx = p->top + (size_t)row;
-		const struct model_cpu *c = &m->cpus[p->order[idx]];
-		int y = r.y + 2 + row;
-		int base = focused && idx == p->sel ? A_REVERSE : 0;
-		double v[C__COUNT] = { 0 };
-		char buf[MODEL_REASON_MAX + 16];
 
-		if (c->hot)
-			base = ui_mix(base, ui_attr(ui, PAIR_HOT));
-		ui_fill(y, r.x, r.w, base);
-		snprintf(buf, sizeof(buf), "%s%s%s", c->name, c->hot ? " HOT" : "",
-			 job && model_worker_irq_on_cpu(m, c->cpu) ? " job" : "");
-		ui_put(y, r.x, cpu_w, base | A_BOLD, buf);
-		x = r.x + cpu_w + 1;
-		if (!m->has_rates || !c->valid) {
-			snprintf(buf, sizeof(buf), "(no rates: %s)",
-				 !m->has_rates	? "waiting for a second sample"
-				 : c->reason[0] ? c->reason
-						: "offline");
-			ui_put(y, x, r.w - (x - r.x), base | A_DIM, buf);
-			continue;
-		}
-		v[C_USR] = c->usr;
-		v[C_NICE] = c->nice;
-		v[C_SYS] = c->sys;
-		v[C_STEAL] = c->steal;
-		v[C_GUEST] = c->guest + c->gnice;
-		v[C_IOWAIT] = c->iowait;
-		v[C_IRQ] = c->irq;
-		v[C_SOFT] = c->soft;
-		v[C_IDLE] = c->idle;
-		v[C_INTR] =
-		    c->has_intr ? c->intr_s : (c->cpu < 0 && m->has_intr_all ? m->intr_all_s : -1);
-		for (int k = C_USR; k < C__COUNT; k++) {
-			if (!want[k])
-				continue;
-			if (k >= C_BUSY) {
-				turbo_cell(m, c->cpu, k, buf, sizeof(buf));
-				ui_put(y, x, cols[k].width, base, buf);
-			} else if (k == C_SOFTIRQ && soft_time) {
-				model_trace_soft_split(&c->trace, 1, softv_w, buf, sizeof(buf));
-				ui_put(y, x, softv_w, base, buf);
-			} else if (k == C_SOFTIRQ) {
-				char num[16];
-
-				buf[0] = '\0';
-				if (c->hot_soft[0]) {
-					ui_fmt_num(num, sizeof(num), 7, c->hot_soft_s);
-					snprintf(buf, sizeof(buf), "%-8.8s%s", c->hot_soft, num);
-				}
-				ui_put(y, x, cols[k].width, base, buf);
-			} else if (k == C_INTR && v[k] < 0) {
-				ui_put(y, x, cols[k].width, base, "       -");
-			} else {
-				int attr = 0;
-
-				if ((k == C_IRQ || k == C_SOFT) && v[k] >= MODEL_HOT_PCT && !c->hot)
-					attr = ui_attr(ui, PAIR_WARN);
-				ui_fmt_num(buf, sizeof(buf), col_w(k, cpu_w, compact), v[k]);
-				ui_put(y, x, col_w(k, cpu_w, compact), ui_mix(base, attr), buf);
-			}
-			x += col_w(k, cpu_w, compact) + 1;
-		}
-		if (bar_w >= BAR_MIN)
-			draw_bar(ui, y, x, bar_w, base, c);
+		draw_row(ui, &l, &m->cpus[p->order[idx]], r.y + 2 + row, r,
+			 ui->focus == PANEL_CPUS && idx == p->sel ? A_REVERSE : 0);
 	}
 }
 

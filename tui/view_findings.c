@@ -250,51 +250,38 @@ static const char *why_empty(const struct ui *ui, char *buf, size_t size)
 	return NULL;
 }
 
-void view_findings_draw(struct ui *ui, struct rect r)
+static void draw_findings_title(struct ui *ui, struct rect r)
 {
-	struct findings_panel *fp = &ui->findings;
 	const struct model_advice *a = &ui->model.advice;
-	struct row *v = NULL;
-	size_t n = rows_build(ui, &v);
+	size_t napplied = ui->findings.napplied;
 	char buf[512];
-	const char *why;
-	int y = r.y, list_h, lines;
-	size_t sel_line = 0;
 
-	if (fp->napplied)
+	if (napplied)
 		snprintf(buf, sizeof(buf),
 			 "> Findings (%zu)  Suggestions (%zu)  Applied here (%zu)", a->nfindings,
-			 a->nsuggestions, fp->napplied);
+			 a->nsuggestions, napplied);
 	else
 		snprintf(buf, sizeof(buf), "> Findings (%zu)  Suggestions (%zu)", a->nfindings,
 			 a->nsuggestions);
-	draw_line(y, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
-	y++;
-	keep_selection(fp, v, n);
-	why = why_empty(ui, buf, sizeof(buf));
-	if (why) {
-		struct draw_text o = { .r = { y, r.x, r.y + r.h - y, r.w } };
+	draw_line(r.y, r.x, r.w, ui_attr(ui, PAIR_TITLE), buf);
+}
 
-		draw_text_wrap(&o, A_BOLD, 2, NULL, why);
-		y += o.line;
-		if (n == 0) {
-			free(v);
-			return;
-		}
-	} else if (a->nfindings == 0) {
-		ui_put(y++, r.x, r.w, ui_mix(A_BOLD, ui_attr(ui, PAIR_GOOD)),
-		       "  No findings: nothing stands out on this host (no hot core, no "
-		       "saturated or slow disk).");
-	}
-	if (n == 0) {
-		free(v);
-		return;
-	}
+/* Whether row i starts a kind: a heading line goes before it. */
+static bool starts_kind(const struct row *v, size_t i)
+{
+	return i == 0 || v[i].kind != v[i - 1].kind;
+}
 
-	/* the list: a heading before each kind, one line per row */
-	lines = (int)n;
+/* The list's height from y (half the panel at most when the detail has
+ * room), scrolled so the selected row shows. */
+static int list_place(struct findings_panel *fp, const struct row *v, size_t n, struct rect r,
+		      int y)
+{
+	int lines = (int)n, list_h;
+	size_t sel_line = 0;
+
 	for (size_t i = 0; i < n; i++)
-		if (i == 0 || v[i].kind != v[i - 1].kind)
+		if (starts_kind(v, i))
 			lines++; /* its heading */
 	list_h = r.y + r.h - y;
 	if (list_h > lines)
@@ -302,7 +289,7 @@ void view_findings_draw(struct ui *ui, struct rect r)
 	if (list_h > (r.h - 1) / 2 && (r.h - 1) / 2 >= 4)
 		list_h = (r.h - 1) / 2;
 	for (size_t i = 0, line = 0; i < n; i++, line++) {
-		if (i == 0 || v[i].kind != v[i - 1].kind)
+		if (starts_kind(v, i))
 			line++;
 		if (i == fp->sel)
 			sel_line = line;
@@ -311,10 +298,31 @@ void view_findings_draw(struct ui *ui, struct rect r)
 		fp->top = sel_line > 0 ? sel_line - 1 : 0;
 	if (sel_line >= fp->top + (size_t)list_h)
 		fp->top = sel_line - (size_t)list_h + 1;
-	for (size_t i = 0, line = 0; i < n; i++, line++) {
-		int row_y;
+	return list_h;
+}
 
-		if (i == 0 || v[i].kind != v[i - 1].kind) {
+/* A row of the list: severity, id ("*" applied here), reason. */
+static void draw_list_row(struct ui *ui, const struct row *w, int y, struct rect r, bool sel)
+{
+	int base = sel ? (int)A_REVERSE : 0;
+	char id[MODEL_ADV_ID_MAX + 16];
+
+	ui_fill(y, r.x, r.w, base);
+	ui_put(y, r.x + 2, 8, ui_mix(base | A_BOLD, draw_severity_attr(ui, w->sev)), w->severity);
+	snprintf(id, sizeof(id), "%s%s", w->id, w->applied ? " *" : "");
+	ui_put(y, r.x + 11, 28, base | A_BOLD, id);
+	ui_put(y, r.x + 40, r.w - 40, base, w->reason);
+}
+
+/* The list in list_h lines from y: a heading before each kind, one line
+ * per row, from the line fp->top. */
+static void draw_list(struct ui *ui, const struct row *v, size_t n, struct rect r, int y,
+		      int list_h)
+{
+	const struct findings_panel *fp = &ui->findings;
+
+	for (size_t i = 0, line = 0; i < n; i++, line++) {
+		if (starts_kind(v, i)) {
 			const char *head = v[i].kind == ROW_FINDING ? "Findings"
 					   : v[i].kind == ROW_SUGGESTION
 					       ? "Suggestions"
@@ -327,20 +335,63 @@ void view_findings_draw(struct ui *ui, struct rect r)
 		}
 		if (line < fp->top || line >= fp->top + (size_t)list_h)
 			continue;
-		row_y = y + (int)(line - fp->top);
-		{
-			int base = i == fp->sel ? (int)A_REVERSE : 0;
-			char id[MODEL_ADV_ID_MAX + 16];
-
-			ui_fill(row_y, r.x, r.w, base);
-			ui_put(row_y, r.x + 2, 8,
-			       ui_mix(base | A_BOLD, draw_severity_attr(ui, v[i].sev)),
-			       v[i].severity);
-			snprintf(id, sizeof(id), "%s%s", v[i].id, v[i].applied ? " *" : "");
-			ui_put(row_y, r.x + 11, 28, base | A_BOLD, id);
-			ui_put(row_y, r.x + 40, r.w - 40, base, v[i].reason);
-		}
+		draw_list_row(ui, &v[i], y + (int)(line - fp->top), r, i == fp->sel);
 	}
+}
+
+/* The selected row's detail under a rule at y, scrolled with PgUp/PgDn. */
+static void draw_detail(struct ui *ui, const struct row *s, struct rect r, int y)
+{
+	struct findings_panel *fp = &ui->findings;
+	struct draw_text o = { .r = { y + 1, r.x, r.y + r.h - y - 1, r.w } };
+	struct draw_text count = { .r = { 0, 0, 0, r.w } }; /* h 0: counts, draws nothing */
+	char buf[512];
+
+	mvhline(y, r.x, ui->utf8 ? ACS_HLINE : '-', r.w);
+	detail(ui, &count, s);
+	/* never scrolled past the end (a shorter row is selected now) */
+	if (fp->detail_top > count.line - o.r.h)
+		fp->detail_top = count.line - o.r.h;
+	if (fp->detail_top < 0)
+		fp->detail_top = 0;
+	o.top = fp->detail_top;
+	detail(ui, &o, s);
+	if (o.line > o.r.h) {
+		draw_range(buf, sizeof(buf), " ", fp->detail_top, o.r.h, o.line,
+			   " lines (PgUp/PgDn) ");
+		ui_put(y, r.x + r.w - (int)strlen(buf) - 1, (int)strlen(buf), A_BOLD, buf);
+	}
+}
+
+void view_findings_draw(struct ui *ui, struct rect r)
+{
+	struct findings_panel *fp = &ui->findings;
+	const struct model_advice *a = &ui->model.advice;
+	struct row *v = NULL;
+	size_t n = rows_build(ui, &v);
+	char buf[512];
+	const char *why;
+	int y = r.y + 1, list_h;
+
+	draw_findings_title(ui, r);
+	keep_selection(fp, v, n);
+	why = why_empty(ui, buf, sizeof(buf));
+	if (why) {
+		struct draw_text o = { .r = { y, r.x, r.y + r.h - y, r.w } };
+
+		draw_text_wrap(&o, A_BOLD, 2, NULL, why);
+		y += o.line;
+	} else if (a->nfindings == 0) {
+		ui_put(y++, r.x, r.w, ui_mix(A_BOLD, ui_attr(ui, PAIR_GOOD)),
+		       "  No findings: nothing stands out on this host (no hot core, no "
+		       "saturated or slow disk).");
+	}
+	if (n == 0) {
+		free(v);
+		return;
+	}
+	list_h = list_place(fp, v, n, r, y);
+	draw_list(ui, v, n, r, y, list_h);
 	if (!a->nsuggestions && !fp->napplied && a->nfindings && y + list_h < r.y + r.h) {
 		ui_put(y + list_h, r.x, r.w, A_DIM,
 		       "  No suggestion: nothing here is safe to change automatically (see the "
@@ -348,28 +399,8 @@ void view_findings_draw(struct ui *ui, struct rect r)
 		list_h++;
 	}
 	y += list_h;
-
-	/* the selected row's detail, scrolled with PgUp/PgDn */
-	if (y + 2 <= r.y + r.h) {
-		struct draw_text o = { .r = { y + 1, r.x, r.y + r.h - y - 1, r.w } };
-		struct draw_text count = { .r = { 0, 0, 0, r.w } }; /* h 0: counts, draws nothing */
-		const struct row *s = &v[fp->sel];
-
-		mvhline(y, r.x, ui->utf8 ? ACS_HLINE : '-', r.w);
-		detail(ui, &count, s);
-		/* never scrolled past the end (a shorter row is selected now) */
-		if (fp->detail_top > count.line - o.r.h)
-			fp->detail_top = count.line - o.r.h;
-		if (fp->detail_top < 0)
-			fp->detail_top = 0;
-		o.top = fp->detail_top;
-		detail(ui, &o, s);
-		if (o.line > o.r.h) {
-			draw_range(buf, sizeof(buf), " ", fp->detail_top, o.r.h, o.line,
-				   " lines (PgUp/PgDn) ");
-			ui_put(y, r.x + r.w - (int)strlen(buf) - 1, (int)strlen(buf), A_BOLD, buf);
-		}
-	}
+	if (y + 2 <= r.y + r.h)
+		draw_detail(ui, &v[fp->sel], r, y);
 	free(v);
 }
 
@@ -539,6 +570,8 @@ unsigned view_findings_fix(struct ui *ui)
 unsigned view_findings_key(struct ui *ui, int ch)
 {
 	struct findings_panel *fp = &ui->findings;
+	bool to_end;
+	int delta;
 
 	if (fp->ask != FINDINGS_ASK_NONE) {
 		bool undo = fp->ask == FINDINGS_ASK_UNDO;
@@ -559,18 +592,6 @@ unsigned view_findings_key(struct ui *ui, int ch)
 		fp->open = false;
 		fp->status[0] = '\0';
 		return UI_REDRAW;
-	case KEY_UP:
-	case 'k':
-		return select_row(ui, -1, false);
-	case KEY_DOWN:
-	case 'j':
-		return select_row(ui, 1, false);
-	case KEY_HOME:
-	case 'g':
-		return select_row(ui, -1, true);
-	case KEY_END:
-	case 'G':
-		return select_row(ui, 1, true);
 	case KEY_NPAGE:
 		fp->detail_top += LINES / 2 > 1 ? LINES / 2 : 1;
 		return UI_REDRAW;
@@ -584,6 +605,9 @@ unsigned view_findings_key(struct ui *ui, int ch)
 	case 'u':
 		return ask(ui, true);
 	}
+	/* PgUp/PgDn scroll the detail (above): a row at a time */
+	if (ui_key_move(ch, 1, &delta, &to_end))
+		return select_row(ui, delta, to_end);
 	if (ui_key_is_global(ch))
 		return UI_PASS;
 	/* time moves under the panel, the findings follow it */

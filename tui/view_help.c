@@ -28,20 +28,22 @@ static void entry(struct draw_text *o, const char *label, const char *text)
 	draw_text_wrap(o, 0, LABEL_W + 3, first, text);
 }
 
+/* A table's entries, up to its { NULL } (none when h is NULL). */
+static void entries(struct draw_text *o, const char *const (*h)[2])
+{
+	for (size_t i = 0; h && h[i][0]; i++)
+		entry(o, h[i][0], h[i][1]);
+}
+
 /* Each view's keys, help's own first, then the loop's; the replay's last. */
 static void keys(struct draw_text *o)
 {
 	for (size_t v = 0; ui_views[v]; v++) {
-		const char *const(*h)[2] = ui_views[v]->help;
-
-		for (size_t i = 0; h && h[i][0]; i++)
-			entry(o, h[i][0], h[i][1]);
+		entries(o, ui_views[v]->help);
 		if (ui_views[v] == &view_help)
-			for (size_t i = 0; ui_keys_help[i][0]; i++)
-				entry(o, ui_keys_help[i][0], ui_keys_help[i][1]);
+			entries(o, ui_keys_help);
 	}
-	for (size_t i = 0; ui_time_keys_help[i][0]; i++)
-		entry(o, ui_time_keys_help[i][0], ui_time_keys_help[i][1]);
+	entries(o, ui_time_keys_help);
 }
 
 /* The whole text into o; returns its lines. */
@@ -67,32 +69,25 @@ static int text(struct ui *ui, struct draw_text *o)
 	      "seconds since it started; once ended its result stays 30 s marked done");
 	draw_text_line(o, 0, "");
 	draw_text_line(o, A_BOLD, "CPUs: mpstat -u and -I SUM, per core");
-	for (size_t i = 0; model_cpu_help[i][0]; i++)
-		entry(o, model_cpu_help[i][0], model_cpu_help[i][1]);
+	entries(o, model_cpu_help);
 	entry(o, "job",
 	      "takes the bench job's device interrupts (handlers named after it, e.g. "
 	      "nvme0q3); loop, dm and devices whose handlers are not named after them "
 	      "show none");
-	for (size_t i = 0; model_turbo_help[i][0]; i++)
-		entry(o, model_turbo_help[i][0], model_turbo_help[i][1]);
+	entries(o, model_turbo_help);
 	draw_text_line(o, 0, "");
 	draw_text_line(o, A_BOLD, "IRQs: /proc/interrupts lines that fired (mpstat -I CPU)");
-	for (size_t i = 0; model_irq_help[i][0]; i++)
-		entry(o, model_irq_help[i][0], model_irq_help[i][1]);
-	for (size_t i = 0; model_nic_help[i][0]; i++)
-		entry(o, model_nic_help[i][0], model_nic_help[i][1]);
+	entries(o, model_irq_help);
+	entries(o, model_nic_help);
 	draw_text_line(o, 0, "");
 	draw_text_line(o, A_BOLD, "Header: the lines under the title");
-	for (size_t i = 0; model_header_help[i][0]; i++)
-		entry(o, model_header_help[i][0], model_header_help[i][1]);
+	entries(o, model_header_help);
 	draw_text_line(o, 0, "");
 	draw_text_line(o, A_BOLD, "Processes (p): pidstat -d columns, per process (thread group)");
-	for (size_t i = 0; model_proc_help[i][0]; i++)
-		entry(o, model_proc_help[i][0], model_proc_help[i][1]);
+	entries(o, model_proc_help);
 	draw_text_line(o, 0, "");
 	draw_text_line(o, A_BOLD, "cgroups (c): cgroup v2 io.stat and io.pressure, per cgroup");
-	for (size_t i = 0; model_cgroup_help[i][0]; i++)
-		entry(o, model_cgroup_help[i][0], model_cgroup_help[i][1]);
+	entries(o, model_cgroup_help);
 	draw_text_line(o, 0, "");
 	draw_text_line(o, A_BOLD,
 		       "Findings (f): the advisor of iotriage suggest, on the same sample");
@@ -128,9 +123,8 @@ static void help_draw(struct ui *ui, struct rect r)
 
 	r.h--;
 	total = text(ui, &o);
-	if (ui->help_top > total - r.h)
-		ui->help_top = total - r.h > 0 ? total - r.h : 0;
-	o = (struct draw_text){ .r = r, .top = ui->help_top };
+	draw_scroll_fit(&ui->help_scroll, total, r.h);
+	o = (struct draw_text){ .r = r, .top = ui->help_scroll.top };
 	text(ui, &o);
 	ui_put(r.y + r.h, r.x, r.w, ui_attr(ui, PAIR_HEADER),
 	       " help: arrows/PgUp/PgDn scroll, any other key returns");
@@ -139,21 +133,16 @@ static void help_draw(struct ui *ui, struct rect r)
 static unsigned help_key(struct ui *ui, int ch)
 {
 	switch (ch) {
+	case ' ':
+		ch = KEY_NPAGE;
+		/* fall through */
 	case KEY_UP:
 	case 'k':
-		ui->help_top = ui->help_top > 0 ? ui->help_top - 1 : 0;
-		return UI_REDRAW;
 	case KEY_DOWN:
 	case 'j':
-		ui->help_top++;
-		return UI_REDRAW;
 	case KEY_PPAGE:
-		ui->help_top = ui->help_top > LINES - 2 ? ui->help_top - (LINES - 2) : 0;
-		return UI_REDRAW;
 	case KEY_NPAGE:
-	case ' ':
-		ui->help_top += LINES - 2;
-		return UI_REDRAW;
+		return draw_scroll_key(&ui->help_scroll, ch, LINES - 2);
 	case KEY_F(10):
 		return UI_QUIT;
 	}
@@ -163,7 +152,7 @@ static unsigned help_key(struct ui *ui, int ch)
 
 static void help_open(struct ui *ui)
 {
-	ui->help_top = 0;
+	ui->help_scroll.top = 0;
 }
 
 const struct view_ops view_help = {

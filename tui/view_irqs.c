@@ -304,25 +304,37 @@ static void group_time(const struct model *m, const struct model_irq_groups *gs,
 		snprintf(buf, size, "%*s", W_TIME, "-");
 }
 
-static void irqs_draw(struct ui *ui, struct rect r)
+/* Where the columns go at this width: the handler time with --trace, the
+ * affinities when they fit. */
+struct irqs_cols {
+	bool timed;
+	int wt; /* the time column and its space, 0 without */
+	bool aff;
+	int x, w;  /* the panel's */
+	int x_dev; /* the device column's x */
+	int x_aff; /* the affinities' (aff) */
+	int x_on;  /* the CPUs it landed on */
+};
+
+static struct irqs_cols cols_place(const struct model *m, struct rect r)
 {
-	struct panel *p = &ui->panels[PANEL_IRQS];
-	const struct model *m = &ui->model;
-	bool focused = ui->focus == PANEL_IRQS;
-	bool timed = any_time(m);
-	int wt = timed ? W_TIME + 1 : 0; /* the time column and its space */
-	bool aff = r.w >= W_IRQ + W_TOTAL + wt + W_DEV + 2 * W_AFF + W_ONCPUS + 5;
-	int x_dev = r.x + W_IRQ + 1 + W_TOTAL + 1 + wt;
-	int x_on = x_dev + W_DEV + 1 + (aff ? 2 * (W_AFF + 1) : 0);
-	char hdr[256];
-	int nics;
-	/* the NIC lines lead the order (drawn above the header), the table follows */
-	size_t nn = ui->irqs_nic_rows <= p->norder ? ui->irqs_nic_rows : p->norder;
-	size_t nlines = p->norder - nn;
+	struct irqs_cols c = { .timed = any_time(m), .x = r.x, .w = r.w };
+
+	c.wt = c.timed ? W_TIME + 1 : 0;
+	c.aff = r.w >= W_IRQ + W_TOTAL + c.wt + W_DEV + 2 * W_AFF + W_ONCPUS + 5;
+	c.x_dev = r.x + W_IRQ + 1 + W_TOTAL + 1 + c.wt;
+	c.x_on = c.x_dev + W_DEV + 1 + (c.aff ? 2 * (W_AFF + 1) : 0);
+	c.x_aff = c.x_on - 2 * (W_AFF + 1);
+	return c;
+}
+
+/* The title: the lines shown (rows when grouped by device). */
+static void draw_irqs_title(struct ui *ui, struct rect r, size_t nlines)
+{
+	const struct panel *p = &ui->panels[PANEL_IRQS];
+	char label[48];
 
 	if (ui->irqg.groups.ngroups) {
-		char label[48];
-
 		/* the counts are rows: say that lines are grouped */
 		snprintf(label, sizeof(label), "%s, by device (Enter expands)",
 			 irqs_sorts[p->sort]);
@@ -331,6 +343,96 @@ static void irqs_draw(struct ui *ui, struct rect r)
 		draw_title(ui, PANEL_IRQS, r, "IRQs", irqs_sorts[p->sort], nlines,
 			   nlines + ui->irqs_hidden, ui->irqs_hidden);
 	}
+}
+
+static void draw_cols_header(int y, const struct irqs_cols *c)
+{
+	char hdr[256];
+
+	if (c->timed)
+		snprintf(hdr, sizeof(hdr), "%-*s %*s %*s %-*s", W_IRQ, "IRQ", W_TOTAL, "total/s",
+			 W_TIME, "%cpu", W_DEV, "device");
+	else
+		snprintf(hdr, sizeof(hdr), "%-*s %*s %-*s", W_IRQ, "IRQ", W_TOTAL, "total/s", W_DEV,
+			 "device");
+	ui_put(y, c->x, c->w, A_BOLD, hdr);
+	if (c->aff) {
+		snprintf(hdr, sizeof(hdr), "%-*s %-*s", W_AFF, "affinity", W_AFF, "effective");
+		ui_put(y, c->x_aff, 2 * (W_AFF + 1), A_BOLD, hdr);
+	}
+	ui_put(y, c->x_on, c->w - (c->x_on - c->x), A_BOLD, "on CPUs (/s)");
+}
+
+/* A device's group: "[64]", its total, "+ nvme0" (- expanded), its spread. */
+static void draw_group_row(const struct ui *ui, const struct irqs_cols *c,
+			   const struct model_irq_group *g, int y, int base)
+{
+	int xs = c->aff ? c->x_aff : c->x_on;
+	char num[16], line[256];
+
+	snprintf(line, sizeof(line), "[%zu]", g->n);
+	ui_put(y, c->x, W_IRQ, base | A_BOLD, line);
+	ui_fmt_num(num, sizeof(num), W_TOTAL, g->total_s);
+	ui_put(y, c->x + W_IRQ + 1, W_TOTAL, base, num);
+	if (c->timed) {
+		group_time(&ui->model, &ui->irqg.groups, g, num, sizeof(num));
+		ui_put(y, c->x_dev - c->wt, W_TIME, base, num);
+	}
+	snprintf(line, sizeof(line), "%s %s", expanded(ui, g->name) ? "-" : "+", g->name);
+	ui_put(y, c->x_dev, W_DEV, base | A_BOLD, line);
+	group_spread(g, line, sizeof(line));
+	ui_put(y, xs, c->w - (xs - c->x), base, line);
+}
+
+/* An interrupt line i of the model: its total, time, device (indented
+ * under its expanded group), affinities and the CPUs it landed on. */
+static void draw_line_row(const struct ui *ui, const struct irqs_cols *c, size_t i, int y, int base)
+{
+	const struct model_irq *q = &ui->model.irqs[i];
+	char num[16], line[256];
+
+	ui_put(y, c->x, W_IRQ, base | A_BOLD, q->name);
+	if (q->valid)
+		ui_fmt_num(num, sizeof(num), W_TOTAL, q->total_s);
+	else
+		snprintf(num, sizeof(num), "%*s", W_TOTAL, "-");
+	ui_put(y, c->x + W_IRQ + 1, W_TOTAL, base, num);
+	if (c->timed) {
+		time_cell(q, num, sizeof(num));
+		ui_put(y, c->x_dev - c->wt, W_TIME, base, num);
+	}
+	if (ui->irqg.groups.ngroups && ui->irqg.groups.group_of[i] >= 0) {
+		/* a line of an expanded group, indented under it */
+		snprintf(line, sizeof(line), "  %s", q->actions);
+		ui_put(y, c->x_dev, W_DEV, base, line);
+	} else {
+		ui_put(y, c->x_dev, W_DEV, base, q->actions[0] ? q->actions : q->chip);
+	}
+	if (c->aff) {
+		ui_put(y, c->x_aff, W_AFF, base,
+		       q->has_smp   ? q->smp_list
+		       : q->numeric ? "n/a"
+				    : "");
+		ui_put(y, c->x_aff + W_AFF + 1, W_AFF, base,
+		       q->has_eff   ? q->eff_list
+		       : q->numeric ? "n/a"
+				    : "");
+	}
+	landed(q, line, sizeof(line), c->w - (c->x_on - c->x));
+	ui_put(y, c->x_on, c->w - (c->x_on - c->x), base, line);
+}
+
+static void irqs_draw(struct ui *ui, struct rect r)
+{
+	struct panel *p = &ui->panels[PANEL_IRQS];
+	const struct model *m = &ui->model;
+	struct irqs_cols c;
+	int nics;
+	/* the NIC lines lead the order (drawn above the header), the table follows */
+	size_t nn = ui->irqs_nic_rows <= p->norder ? ui->irqs_nic_rows : p->norder;
+	size_t nlines = p->norder - nn;
+
+	draw_irqs_title(ui, r, nlines);
 	/* the NICs' lines under the title, leaving the header and a row */
 	nics = view_nics_lines(ui);
 	if (nics > r.h - 3)
@@ -342,18 +444,8 @@ static void irqs_draw(struct ui *ui, struct rect r)
 	}
 	if (r.h < 2)
 		return;
-	if (timed)
-		snprintf(hdr, sizeof(hdr), "%-*s %*s %*s %-*s", W_IRQ, "IRQ", W_TOTAL, "total/s",
-			 W_TIME, "%cpu", W_DEV, "device");
-	else
-		snprintf(hdr, sizeof(hdr), "%-*s %*s %-*s", W_IRQ, "IRQ", W_TOTAL, "total/s", W_DEV,
-			 "device");
-	ui_put(r.y + 1, r.x, r.w, A_BOLD, hdr);
-	if (aff) {
-		snprintf(hdr, sizeof(hdr), "%-*s %-*s", W_AFF, "affinity", W_AFF, "effective");
-		ui_put(r.y + 1, x_on - 2 * (W_AFF + 1), 2 * (W_AFF + 1), A_BOLD, hdr);
-	}
-	ui_put(r.y + 1, x_on, r.w - (x_on - r.x), A_BOLD, "on CPUs (/s)");
+	c = cols_place(m, r);
+	draw_cols_header(r.y + 1, &c);
 	p->visible = r.h - 2;
 	if (p->visible <= 0)
 		return;
@@ -371,64 +463,15 @@ static void irqs_draw(struct ui *ui, struct rect r)
 		p->top = 0;
 	for (int row = 0; row < p->visible && p->top + (size_t)row < nlines; row++) {
 		size_t idx = nn + p->top + (size_t)row;
-		const struct model_irq *q;
 		int y = r.y + 2 + row;
-		int base = focused && idx == p->sel ? A_REVERSE : 0;
-		char num[16], line[256];
+		int base = ui->focus == PANEL_IRQS && idx == p->sel ? A_REVERSE : 0;
 
 		ui_fill(y, r.x, r.w, base);
-		if (p->order[idx] >= m->nirqs) {
-			const struct model_irq_group *g =
-			    &ui->irqg.groups.groups[p->order[idx] - m->nirqs];
-			bool open = expanded(ui, g->name);
-
-			snprintf(line, sizeof(line), "[%zu]", g->n);
-			ui_put(y, r.x, W_IRQ, base | A_BOLD, line);
-			ui_fmt_num(num, sizeof(num), W_TOTAL, g->total_s);
-			ui_put(y, r.x + W_IRQ + 1, W_TOTAL, base, num);
-			if (timed) {
-				group_time(m, &ui->irqg.groups, g, num, sizeof(num));
-				ui_put(y, x_dev - wt, W_TIME, base, num);
-			}
-			snprintf(line, sizeof(line), "%s %s", open ? "-" : "+", g->name);
-			ui_put(y, x_dev, W_DEV, base | A_BOLD, line);
-			group_spread(g, line, sizeof(line));
-			ui_put(y, aff ? x_on - 2 * (W_AFF + 1) : x_on,
-			       r.w - ((aff ? x_on - 2 * (W_AFF + 1) : x_on) - r.x), base, line);
-			continue;
-		}
-		q = &m->irqs[p->order[idx]];
-		ui_put(y, r.x, W_IRQ, base | A_BOLD, q->name);
-		if (q->valid)
-			ui_fmt_num(num, sizeof(num), W_TOTAL, q->total_s);
+		if (p->order[idx] >= m->nirqs)
+			draw_group_row(ui, &c, &ui->irqg.groups.groups[p->order[idx] - m->nirqs], y,
+				       base);
 		else
-			snprintf(num, sizeof(num), "%*s", W_TOTAL, "-");
-		ui_put(y, r.x + W_IRQ + 1, W_TOTAL, base, num);
-		if (timed) {
-			time_cell(q, num, sizeof(num));
-			ui_put(y, x_dev - wt, W_TIME, base, num);
-		}
-		if (ui->irqg.groups.ngroups && ui->irqg.groups.group_of[p->order[idx]] >= 0) {
-			/* a line of an expanded group, indented under it */
-			snprintf(line, sizeof(line), "  %s", q->actions);
-			ui_put(y, x_dev, W_DEV, base, line);
-		} else {
-			ui_put(y, x_dev, W_DEV, base, q->actions[0] ? q->actions : q->chip);
-		}
-		if (aff) {
-			int xa = x_on - 2 * (W_AFF + 1);
-
-			ui_put(y, xa, W_AFF, base,
-			       q->has_smp   ? q->smp_list
-			       : q->numeric ? "n/a"
-					    : "");
-			ui_put(y, xa + W_AFF + 1, W_AFF, base,
-			       q->has_eff   ? q->eff_list
-			       : q->numeric ? "n/a"
-					    : "");
-		}
-		landed(q, line, sizeof(line), r.w - (x_on - r.x));
-		ui_put(y, x_on, r.w - (x_on - r.x), base, line);
+			draw_line_row(ui, &c, p->order[idx], y, base);
 	}
 }
 

@@ -64,15 +64,8 @@ static void wrap_text(struct draw_text *o, int x, int attr, const char *text, bo
 		int indent = 0;
 
 		while (clause > 0 || first) {
-			int n = clause, avail = w - indent;
+			int n = draw_cut(p, clause, w - indent);
 
-			if (n > avail) {
-				n = avail;
-				while (n > 0 && p[n] != ' ')
-					n--;
-				if (n == 0)
-					n = avail;
-			}
 			if (!first)
 				o->line++;
 			put_at(o, x + indent, attr, p, n);
