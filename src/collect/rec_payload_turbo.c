@@ -114,6 +114,98 @@ void rec_payload_turbo_pack(const struct turbo_raw *t, struct strbuf *o)
 	rec_payload_end(o, at);
 }
 
+/* The 'i' line: the probe's vendor, model, units and idle states. */
+static void unpack_turbo_info(struct rec_text *r, struct turbo_info *in)
+{
+	rec_text_s(r, in->vendor, sizeof(in->vendor));
+	in->family = r_u32(r);
+	in->model = r_u32(r);
+	in->intel_server = r_b(r);
+	in->base_mhz = r_d(r);
+	in->energy_unit_j = r_d(r);
+	in->dram_energy_unit_j = r_d(r);
+	in->time_unit_s = r_d(r);
+	in->tdp_w = r_d(r);
+	in->tj_max_c = r_int(r);
+	for (int k = 0; k < 3; k++)
+		in->perf_energy_scale_j[k] = r_d(r);
+	for (int k = 0; k < 3; k++)
+		in->powercap_range_uj[k] = rec_text_u(r);
+	in->nidle = r_u32(r);
+	if (in->nidle > TURBO_IDLE_MAX)
+		r->bad = true;
+	for (int k = 0; k < TURBO_IDLE_MAX; k++)
+		rec_text_s(r, in->idle_names[k], sizeof(in->idle_names[k]));
+}
+
+/* A 'c' line: one CPU's counters appended. 0 or -ENOMEM (r->bad past the bound). */
+static int unpack_turbo_cpu(struct rec_text *r, struct turbo_raw *t)
+{
+	struct turbo_cpu_raw *c;
+
+	if (t->ncpu >= REC_PAYLOAD_TURBO_MAX) {
+		r->bad = true;
+		return 0;
+	}
+	if (grow((void **)&t->cpus, &t->cpu_cap, t->ncpu + 1, sizeof(*t->cpus)) < 0)
+		return -ENOMEM;
+	c = &t->cpus[t->ncpu++];
+	memset(c, 0, sizeof(*c));
+	c->cpu = r_int(r);
+	c->core_id = r_int(r);
+	c->pkg_id = r_int(r);
+	c->first_in_core = r_b(r);
+	c->first_in_pkg = r_b(r);
+	c->core_idx = r_int(r);
+	c->err = r_int(r);
+	rec_text_s(r, c->reason, sizeof(c->reason));
+	c->have = r_u32(r);
+	c->tsc = rec_text_u(r);
+	c->aperf = rec_text_u(r);
+	c->mperf = rec_text_u(r);
+	c->smi = rec_text_u(r);
+	c->c3 = rec_text_u(r);
+	c->c6 = rec_text_u(r);
+	c->c7 = rec_text_u(r);
+	c->core_energy = rec_text_u(r);
+	c->core_temp_mc = r_int(r);
+	c->cur_khz = r_u32(r);
+	for (int k = 0; k < TURBO_IDLE_MAX; k++)
+		c->idle_us[k] = rec_text_u(r);
+	return 0;
+}
+
+/* A 'p' line: one package's counters appended. 0 or -ENOMEM (r->bad past the bound). */
+static int unpack_turbo_pkg(struct rec_text *r, struct turbo_raw *t)
+{
+	struct turbo_pkg_raw *p;
+
+	if (t->npkg >= REC_PAYLOAD_TURBO_MAX) {
+		r->bad = true;
+		return 0;
+	}
+	if (grow((void **)&t->pkgs, &t->pkg_cap, t->npkg + 1, sizeof(*t->pkgs)) < 0)
+		return -ENOMEM;
+	p = &t->pkgs[t->npkg++];
+	memset(p, 0, sizeof(*p));
+	p->pkg_id = r_int(r);
+	p->cpu = r_int(r);
+	p->err = r_int(r);
+	rec_text_s(r, p->reason, sizeof(p->reason));
+	p->have = r_u32(r);
+	p->pc2 = rec_text_u(r);
+	p->pc3 = rec_text_u(r);
+	p->pc6 = rec_text_u(r);
+	p->pc7 = rec_text_u(r);
+	p->e_pkg = rec_text_u(r);
+	p->e_cores = rec_text_u(r);
+	p->e_dram = rec_text_u(r);
+	p->pkg_perf = rec_text_u(r);
+	p->dram_perf = rec_text_u(r);
+	p->pkg_temp_mc = r_int(r);
+	return 0;
+}
+
 int rec_payload_turbo_unpack(struct rec_text *r, struct turbo_raw **pt)
 {
 	struct turbo_raw *t = *pt;
@@ -144,25 +236,7 @@ int rec_payload_turbo_unpack(struct rec_text *r, struct turbo_raw **pt)
 							    : TE_MSR32;
 			break;
 		case 'i':
-			rec_text_s(r, in->vendor, sizeof(in->vendor));
-			in->family = r_u32(r);
-			in->model = r_u32(r);
-			in->intel_server = r_b(r);
-			in->base_mhz = r_d(r);
-			in->energy_unit_j = r_d(r);
-			in->dram_energy_unit_j = r_d(r);
-			in->time_unit_s = r_d(r);
-			in->tdp_w = r_d(r);
-			in->tj_max_c = r_int(r);
-			for (int k = 0; k < 3; k++)
-				in->perf_energy_scale_j[k] = r_d(r);
-			for (int k = 0; k < 3; k++)
-				in->powercap_range_uj[k] = rec_text_u(r);
-			in->nidle = r_u32(r);
-			if (in->nidle > TURBO_IDLE_MAX)
-				r->bad = true;
-			for (int k = 0; k < TURBO_IDLE_MAX; k++)
-				rec_text_s(r, in->idle_names[k], sizeof(in->idle_names[k]));
+			unpack_turbo_info(r, in);
 			break;
 		case 'f':
 			i = rec_text_u(r);
@@ -183,68 +257,14 @@ int rec_payload_turbo_unpack(struct rec_text *r, struct turbo_raw **pt)
 			rec_text_s(r, in->src[i].detail, sizeof(in->src[i].detail));
 			rec_text_s(r, in->src[i].reason, sizeof(in->src[i].reason));
 			break;
-		case 'c': {
-			struct turbo_cpu_raw *c;
-
-			if (t->ncpu >= REC_PAYLOAD_TURBO_MAX) {
-				r->bad = true;
-				break;
-			}
-			if (grow((void **)&t->cpus, &t->cpu_cap, t->ncpu + 1, sizeof(*t->cpus)) < 0)
+		case 'c':
+			if (unpack_turbo_cpu(r, t) < 0)
 				return -ENOMEM;
-			c = &t->cpus[t->ncpu++];
-			memset(c, 0, sizeof(*c));
-			c->cpu = r_int(r);
-			c->core_id = r_int(r);
-			c->pkg_id = r_int(r);
-			c->first_in_core = r_b(r);
-			c->first_in_pkg = r_b(r);
-			c->core_idx = r_int(r);
-			c->err = r_int(r);
-			rec_text_s(r, c->reason, sizeof(c->reason));
-			c->have = r_u32(r);
-			c->tsc = rec_text_u(r);
-			c->aperf = rec_text_u(r);
-			c->mperf = rec_text_u(r);
-			c->smi = rec_text_u(r);
-			c->c3 = rec_text_u(r);
-			c->c6 = rec_text_u(r);
-			c->c7 = rec_text_u(r);
-			c->core_energy = rec_text_u(r);
-			c->core_temp_mc = r_int(r);
-			c->cur_khz = r_u32(r);
-			for (int k = 0; k < TURBO_IDLE_MAX; k++)
-				c->idle_us[k] = rec_text_u(r);
 			break;
-		}
-		case 'p': {
-			struct turbo_pkg_raw *p;
-
-			if (t->npkg >= REC_PAYLOAD_TURBO_MAX) {
-				r->bad = true;
-				break;
-			}
-			if (grow((void **)&t->pkgs, &t->pkg_cap, t->npkg + 1, sizeof(*t->pkgs)) < 0)
+		case 'p':
+			if (unpack_turbo_pkg(r, t) < 0)
 				return -ENOMEM;
-			p = &t->pkgs[t->npkg++];
-			memset(p, 0, sizeof(*p));
-			p->pkg_id = r_int(r);
-			p->cpu = r_int(r);
-			p->err = r_int(r);
-			rec_text_s(r, p->reason, sizeof(p->reason));
-			p->have = r_u32(r);
-			p->pc2 = rec_text_u(r);
-			p->pc3 = rec_text_u(r);
-			p->pc6 = rec_text_u(r);
-			p->pc7 = rec_text_u(r);
-			p->e_pkg = rec_text_u(r);
-			p->e_cores = rec_text_u(r);
-			p->e_dram = rec_text_u(r);
-			p->pkg_perf = rec_text_u(r);
-			p->dram_perf = rec_text_u(r);
-			p->pkg_temp_mc = r_int(r);
 			break;
-		}
 		default:
 			break; /* a later version's line */
 		}

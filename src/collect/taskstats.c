@@ -498,21 +498,13 @@ static int db_threads(struct taskstats_collector *tc, const struct root *r, stru
 	return 0;
 }
 
-int taskstats_collect(struct taskstats_collector *tc, const struct root *r, struct proc_table *t)
+/* Every process's /proc/PID/io and stat into t; procfs says what failed. */
+static void collect_procfs(struct taskstats_collector *tc, const struct root *r,
+			   struct proc_table *t)
 {
 	char where[48] = "";
 	char disp[256];
-	const char *what = NULL;
-	size_t ncand = 0;
 	int e;
-
-	t->n = 0;
-	t->carried = false;
-	t->unreadable = t->queried = t->answered = t->vanished = 0;
-	status_set(&t->procfs, 0, NULL);
-	status_set(&t->taskstats, 0, NULL);
-	tc->live = r->path[0] == '\0';
-	t->delayacct = read_delayacct(r);
 
 	if (!tc->iofd_budget_set) {
 		tc->iofd_budget_set = true;
@@ -529,6 +521,14 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 			 "/proc/PID/io of %u process(es) not readable (ptrace access denied)",
 			 t->unreadable);
 	}
+}
+
+/* Live: the genl socket opened once; a tree: its recorded answers there.
+ * t->taskstats says why not. */
+static void taskstats_source_status(struct taskstats_collector *tc, const struct root *r,
+				    struct proc_table *t)
+{
+	char disp[256];
 
 	if (tc->live && !tc->opened) {
 		tc->opened = true;
@@ -548,6 +548,13 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 			close(dfd);
 		}
 	}
+}
+
+/* The rows worth a question into tc->order, most bytes moved first, at
+ * most TASKSTATS_MAX_QUERIES live: their number, or -ENOMEM. */
+static ssize_t rank_candidates(struct taskstats_collector *tc, const struct proc_table *t)
+{
+	size_t ncand = 0;
 
 	if (grow((void **)&tc->order, &tc->order_cap, t->n, sizeof(*tc->order)) < 0)
 		return -ENOMEM;
@@ -563,6 +570,17 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 		if (ncand > TASKSTATS_MAX_QUERIES)
 			ncand = TASKSTATS_MAX_QUERIES;
 	}
+	return (ssize_t)ncand;
+}
+
+/* Asks taskstats about the ncand ranked rows, names the ones that did IO,
+ * and falls back to /proc for every row when a question failed. 0 or -ENOMEM. */
+static int ask_ranked(struct taskstats_collector *tc, const struct root *r, struct proc_table *t,
+		      size_t ncand)
+{
+	const char *what = NULL;
+	int e;
+
 	/* with accounting off every delay is 0 and the group answer has no bytes:
 	 * asking would cost a round trip per process for nothing */
 	if (t->delayacct == 0 && !t->taskstats.err)
@@ -598,30 +616,38 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 			t->rows[i].source = PROC_SRC_PROCFS;
 		}
 	}
-	/* processes that started and ended since the last sample (live only) */
-	if (tc->live && !tc->open_err) {
-		size_t len = strlen(t->taskstats.reason);
+	return 0;
+}
 
-		e = taskstats_exits_collect(tc, r, t);
-		if (e >= 0)
-			e = taskstats_credit_apply(tc, t);
-		tc->nexits = 0; /* used: the next scan starts a new interval */
-		if (e < 0)
-			return e;
-		if (!t->taskstats.err && tc->exit_err)
-			snprintf(t->taskstats.reason + len, sizeof(t->taskstats.reason) - len,
-				 "%sno exit notices (%s): processes that start and end between "
-				 "samples are not seen",
-				 len ? "; " : "", netlink_hint(tc->exit_err));
-		else if (!t->taskstats.err && tc->exit_lost)
-			snprintf(t->taskstats.reason + len, sizeof(t->taskstats.reason) - len,
-				 "%sexit notices dropped %u time(s) (socket full, or 8192 groups "
-				 "between two scans)",
-				 len ? "; " : "", tc->exit_lost);
-	}
-	if (tc->live && !tc->open_err && t->unreadable) {
-		size_t len = strlen(t->procfs.reason);
+/* Live: processes that started and ended since the last sample credited,
+ * and the bytes of unreadable /proc/PID/io asked of taskstats. 0 or -errno. */
+static int collect_live_extras(struct taskstats_collector *tc, const struct root *r,
+			       struct proc_table *t)
+{
+	size_t len;
+	int e;
 
+	if (!tc->live || tc->open_err)
+		return 0;
+	len = strlen(t->taskstats.reason);
+	e = taskstats_exits_collect(tc, r, t);
+	if (e >= 0)
+		e = taskstats_credit_apply(tc, t);
+	tc->nexits = 0; /* used: the next scan starts a new interval */
+	if (e < 0)
+		return e;
+	if (!t->taskstats.err && tc->exit_err)
+		snprintf(t->taskstats.reason + len, sizeof(t->taskstats.reason) - len,
+			 "%sno exit notices (%s): processes that start and end between "
+			 "samples are not seen",
+			 len ? "; " : "", netlink_hint(tc->exit_err));
+	else if (!t->taskstats.err && tc->exit_lost)
+		snprintf(t->taskstats.reason + len, sizeof(t->taskstats.reason) - len,
+			 "%sexit notices dropped %u time(s) (socket full, or 8192 groups "
+			 "between two scans)",
+			 len ? "; " : "", tc->exit_lost);
+	if (t->unreadable) {
+		len = strlen(t->procfs.reason);
 		e = ts_io_fill(tc, r, t);
 		if (e < 0)
 			return e;
@@ -629,6 +655,32 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 			 ": their bytes from taskstats, asked for those that ran (%u thread(s))",
 			 t->ts_io_asked);
 	}
+	return 0;
+}
+
+int taskstats_collect(struct taskstats_collector *tc, const struct root *r, struct proc_table *t)
+{
+	ssize_t ncand;
+	int e;
+
+	t->n = 0;
+	t->carried = false;
+	t->unreadable = t->queried = t->answered = t->vanished = 0;
+	status_set(&t->procfs, 0, NULL);
+	status_set(&t->taskstats, 0, NULL);
+	tc->live = r->path[0] == '\0';
+	t->delayacct = read_delayacct(r);
+
+	collect_procfs(tc, r, t);
+	taskstats_source_status(tc, r, t);
+	ncand = rank_candidates(tc, t);
+	if (ncand < 0)
+		return (int)ncand;
+	e = ask_ranked(tc, r, t, (size_t)ncand);
+	if (e >= 0)
+		e = collect_live_extras(tc, r, t);
+	if (e < 0)
+		return e;
 	if (!tc->who) {
 		tc->who = calloc(1, sizeof(*tc->who));
 		if (!tc->who)

@@ -112,12 +112,139 @@ static bool probe_msr(struct turbo_info *in, const struct msr_dev *d, uint32_t a
 	return true;
 }
 
+/* TSC, APERF and MPERF: the clock columns, all three or none. */
+static void probe_msr_clocks(struct turbo_info *in, struct plan *p, const struct msr_dev *d)
+{
+	p->msr_tsc = probe_msr(in, d, MSR_IA32_TSC, "TSC", TC_TSC_MHZ, NULL);
+	p->msr_aperf = probe_msr(in, d, MSR_IA32_APERF, "APERF", TC__COUNT, NULL);
+	p->msr_mperf = probe_msr(in, d, MSR_IA32_MPERF, "MPERF", TC__COUNT, NULL);
+	if (p->msr_tsc && p->msr_aperf && p->msr_mperf) {
+		set_col(in, TC_AVG_MHZ, TV_MSR, "MSR 0xE8 APERF / interval");
+		set_col(in, TC_BUSY, TV_MSR, "MSR 0xE7 MPERF / MSR 0x10 TSC");
+		set_col(in, TC_BZY_MHZ, TV_MSR, "MSR 0xE8 APERF / MSR 0xE7 MPERF");
+		set_col(in, TC_C1, TV_MSR, "TSC - MPERF - core C3/C6/C7 (derived as turbostat)");
+	} else {
+		p->msr_tsc = p->msr_aperf = p->msr_mperf = false;
+		in->src[TC_TSC_MHZ].via = TV_NONE;
+		for (int c = TC_AVG_MHZ; c <= TC_TSC_MHZ; c++)
+			col_why(in, (enum turbo_col)c, "MSR TSC/APERF/MPERF not all readable");
+		col_why(in, TC_C1, "MSR TSC/APERF/MPERF not all readable");
+	}
+}
+
+/* Intel: the bus clock, SMIs, core and package C-states, the DTS temperatures. */
+static void probe_intel_msrs(struct turbo_info *in, struct plan *p, const struct msr_dev *d)
+{
+	uint64_t v = 0;
+
+	in->intel_server = intel_server_model(in->model);
+	/* Nehalem/Westmere run a 133.33 MHz bus clock, later cores 100 MHz */
+	if (probe_msr(in, d, MSR_PLATFORM_INFO, "PLATFORM_INFO", TC__COUNT, &v)) {
+		static const unsigned nhm[] = { 0x1a, 0x1e, 0x1f, 0x25, 0x2c, 0x2e, 0x2f };
+		double bclk = 100.0;
+
+		for (size_t i = 0; i < sizeof(nhm) / sizeof(nhm[0]); i++)
+			if (nhm[i] == in->model)
+				bclk = 400.0 / 3;
+		in->base_mhz = (double)((v >> 8) & 0xff) * bclk;
+	}
+	p->msr_smi = probe_msr(in, d, MSR_SMI_COUNT, "SMI_COUNT", TC_SMI, NULL);
+	p->msr_c3 = probe_msr(in, d, MSR_CORE_C3_RESIDENCY, "CORE_C3_RESIDENCY", TC_C3, NULL);
+	p->msr_c6 = probe_msr(in, d, MSR_CORE_C6_RESIDENCY, "CORE_C6_RESIDENCY", TC_C6, NULL);
+	p->msr_c7 = probe_msr(in, d, MSR_CORE_C7_RESIDENCY, "CORE_C7_RESIDENCY", TC_C7, NULL);
+	p->msr_pc2 = probe_msr(in, d, MSR_PKG_C2_RESIDENCY, "PKG_C2_RESIDENCY", TC_PC2, NULL);
+	p->msr_pc3 = probe_msr(in, d, MSR_PKG_C3_RESIDENCY, "PKG_C3_RESIDENCY", TC_PC3, NULL);
+	p->msr_pc6 = probe_msr(in, d, MSR_PKG_C6_RESIDENCY, "PKG_C6_RESIDENCY", TC_PC6, NULL);
+	if (!in->intel_server)
+		p->msr_pc7 =
+		    probe_msr(in, d, MSR_PKG_C7_RESIDENCY, "PKG_C7_RESIDENCY", TC_PC7, NULL);
+	else
+		col_why(in, TC_PC7, "no package C7 on this server model (turbostat)");
+	in->tj_max_c = 100; /* turbostat's default when the target is unreadable */
+	if (probe_msr(in, d, MSR_IA32_TEMPERATURE_TARGET, "TEMPERATURE_TARGET", TC__COUNT, &v) &&
+	    ((v >> 16) & 0xff))
+		in->tj_max_c = (int)((v >> 16) & 0xff);
+	p->msr_coretmp =
+	    probe_msr(in, d, MSR_IA32_THERM_STATUS, "IA32_THERM_STATUS", TC_CORETMP, NULL);
+	p->msr_pkgtmp = probe_msr(in, d, MSR_IA32_PACKAGE_THERM_STATUS, "PACKAGE_THERM_STATUS",
+				  TC_PKGTMP, NULL);
+}
+
+/* Intel RAPL: the units, the TDP, the energy and throttling counters. */
+static void probe_intel_rapl(struct turbo_info *in, struct plan *p, const struct msr_dev *d)
+{
+	uint64_t v = 0;
+
+	if (probe_msr(in, d, MSR_RAPL_POWER_UNIT, "RAPL_POWER_UNIT", TC__COUNT, &v)) {
+		double power_unit = 1.0 / (double)(1u << (v & 0xf));
+
+		/* Silvermont counts energy in uJ units, everyone else in 1/2^ESU J */
+		if (in->model == 0x37 || in->model == 0x4d)
+			in->energy_unit_j = (double)(1u << ((v >> 8) & 0x1f)) / 1e6;
+		else
+			in->energy_unit_j = 1.0 / (double)(1ull << ((v >> 8) & 0x1f));
+		in->dram_energy_unit_j = in->intel_server ? 15.3 / 1e6 : in->energy_unit_j;
+		/* turbostat: a time unit field of 0 means the default 0xA */
+		in->time_unit_s =
+		    1.0 / (double)(1u << (((v >> 16) & 0xf) ? ((v >> 16) & 0xf) : 0xa));
+		in->tdp_w = 135.0;
+		if (probe_msr(in, d, MSR_PKG_POWER_INFO, "PKG_POWER_INFO", TC__COUNT, &v) &&
+		    (v & 0x7fff))
+			in->tdp_w = (double)(v & 0x7fff) * power_unit;
+		p->msr_e_pkg =
+		    probe_msr(in, d, MSR_PKG_ENERGY_STATUS, "PKG_ENERGY_STATUS", TC_PKGWATT, NULL);
+		p->msr_e_dram = probe_msr(in, d, MSR_DRAM_ENERGY_STATUS, "DRAM_ENERGY_STATUS",
+					  TC_RAMWATT, NULL);
+		if (!in->intel_server)
+			p->msr_e_cores = probe_msr(in, d, MSR_PP0_ENERGY_STATUS,
+						   "PP0_ENERGY_STATUS", TC_CORWATT, NULL);
+		else
+			col_why(in, TC_CORWATT, "no PP0 core energy on this server model");
+		if (in->intel_server) {
+			p->msr_pkg_perf = probe_msr(in, d, MSR_PKG_PERF_STATUS, "PKG_PERF_STATUS",
+						    TC_PKG_PCT, NULL);
+			p->msr_dram_perf = probe_msr(in, d, MSR_DRAM_PERF_STATUS,
+						     "DRAM_PERF_STATUS", TC_RAM_PCT, NULL);
+		}
+	} else {
+		col_why(in, TC_PKGWATT, "no RAPL units");
+	}
+}
+
+/* AMD (and Hygon): no C-state or DTS MSRs; RAPL's units and energy counters. */
+static void probe_amd_msrs(struct turbo_info *in, struct plan *p, const struct msr_dev *d)
+{
+	uint64_t v = 0;
+
+	const char *na = "not an Intel MSR on this CPU (turbostat reads cpuidle instead)";
+
+	col_why(in, TC_SMI, "no SMI counter MSR on AMD");
+	for (int c = TC_C3; c <= TC_C7; c++)
+		col_why(in, (enum turbo_col)c, na);
+	for (int c = TC_PC2; c <= TC_PC7; c++)
+		col_why(in, (enum turbo_col)c, "no package C-state residency MSR on AMD");
+	col_why(in, TC_CORETMP, "no DTS MSR on AMD");
+	col_why(in, TC_PKGTMP, "no DTS MSR on AMD");
+	if (probe_msr(in, d, MSR_AMD_RAPL_POWER_UNIT, "RAPL_PWR_UNIT", TC__COUNT, &v)) {
+		in->energy_unit_j = ldexp(1.0, -(int)((v >> 8) & 0x1f));
+		in->dram_energy_unit_j = in->energy_unit_j;
+		in->time_unit_s = ldexp(1.0, -(int)((v >> 16) & 0xf));
+		in->tdp_w = 280.0; /* turbostat: max stock TDP of Fam17h+ server parts */
+		p->msr_e_pkg = probe_msr(in, d, MSR_AMD_PKG_ENERGY_STATUS, "PKG_ENERGY_STAT",
+					 TC_PKGWATT, NULL);
+		p->amd_core_energy = probe_msr(in, d, MSR_AMD_CORE_ENERGY_STATUS,
+					       "CORE_ENERGY_STAT (per core)", TC_CORWATT, NULL);
+	}
+	col_why(in, TC_RAMWATT, "no DRAM energy MSR on AMD");
+	col_why(in, TC_PKG_PCT, "no RAPL perf status MSR on AMD");
+	col_why(in, TC_RAM_PCT, "no RAPL perf status MSR on AMD");
+}
+
 static void probe_msrs(struct turbo_collector *tc, const struct root *r, int cpu)
 {
 	struct turbo_info *in = &tc->info;
 	struct plan *p = &tc->plan;
 	struct msr_dev d;
-	uint64_t v = 0;
 	char why[IOT_REASON_MAX];
 	int e;
 
@@ -139,119 +266,12 @@ static void probe_msrs(struct turbo_collector *tc, const struct root *r, int cpu
 		return;
 	}
 	set_family(in, TF_MSR, 0, NULL);
-	p->msr_tsc = probe_msr(in, &d, MSR_IA32_TSC, "TSC", TC_TSC_MHZ, NULL);
-	p->msr_aperf = probe_msr(in, &d, MSR_IA32_APERF, "APERF", TC__COUNT, NULL);
-	p->msr_mperf = probe_msr(in, &d, MSR_IA32_MPERF, "MPERF", TC__COUNT, NULL);
-	if (p->msr_tsc && p->msr_aperf && p->msr_mperf) {
-		set_col(in, TC_AVG_MHZ, TV_MSR, "MSR 0xE8 APERF / interval");
-		set_col(in, TC_BUSY, TV_MSR, "MSR 0xE7 MPERF / MSR 0x10 TSC");
-		set_col(in, TC_BZY_MHZ, TV_MSR, "MSR 0xE8 APERF / MSR 0xE7 MPERF");
-		set_col(in, TC_C1, TV_MSR, "TSC - MPERF - core C3/C6/C7 (derived as turbostat)");
-	} else {
-		p->msr_tsc = p->msr_aperf = p->msr_mperf = false;
-		in->src[TC_TSC_MHZ].via = TV_NONE;
-		for (int c = TC_AVG_MHZ; c <= TC_TSC_MHZ; c++)
-			col_why(in, (enum turbo_col)c, "MSR TSC/APERF/MPERF not all readable");
-		col_why(in, TC_C1, "MSR TSC/APERF/MPERF not all readable");
-	}
+	probe_msr_clocks(in, p, &d);
 	if (is_intel(in)) {
-		in->intel_server = intel_server_model(in->model);
-		/* Nehalem/Westmere run a 133.33 MHz bus clock, later cores 100 MHz */
-		if (probe_msr(in, &d, MSR_PLATFORM_INFO, "PLATFORM_INFO", TC__COUNT, &v)) {
-			static const unsigned nhm[] = { 0x1a, 0x1e, 0x1f, 0x25, 0x2c, 0x2e, 0x2f };
-			double bclk = 100.0;
-
-			for (size_t i = 0; i < sizeof(nhm) / sizeof(nhm[0]); i++)
-				if (nhm[i] == in->model)
-					bclk = 400.0 / 3;
-			in->base_mhz = (double)((v >> 8) & 0xff) * bclk;
-		}
-		p->msr_smi = probe_msr(in, &d, MSR_SMI_COUNT, "SMI_COUNT", TC_SMI, NULL);
-		p->msr_c3 =
-		    probe_msr(in, &d, MSR_CORE_C3_RESIDENCY, "CORE_C3_RESIDENCY", TC_C3, NULL);
-		p->msr_c6 =
-		    probe_msr(in, &d, MSR_CORE_C6_RESIDENCY, "CORE_C6_RESIDENCY", TC_C6, NULL);
-		p->msr_c7 =
-		    probe_msr(in, &d, MSR_CORE_C7_RESIDENCY, "CORE_C7_RESIDENCY", TC_C7, NULL);
-		p->msr_pc2 =
-		    probe_msr(in, &d, MSR_PKG_C2_RESIDENCY, "PKG_C2_RESIDENCY", TC_PC2, NULL);
-		p->msr_pc3 =
-		    probe_msr(in, &d, MSR_PKG_C3_RESIDENCY, "PKG_C3_RESIDENCY", TC_PC3, NULL);
-		p->msr_pc6 =
-		    probe_msr(in, &d, MSR_PKG_C6_RESIDENCY, "PKG_C6_RESIDENCY", TC_PC6, NULL);
-		if (!in->intel_server)
-			p->msr_pc7 = probe_msr(in, &d, MSR_PKG_C7_RESIDENCY, "PKG_C7_RESIDENCY",
-					       TC_PC7, NULL);
-		else
-			col_why(in, TC_PC7, "no package C7 on this server model (turbostat)");
-		in->tj_max_c = 100; /* turbostat's default when the target is unreadable */
-		if (probe_msr(in, &d, MSR_IA32_TEMPERATURE_TARGET, "TEMPERATURE_TARGET", TC__COUNT,
-			      &v) &&
-		    ((v >> 16) & 0xff))
-			in->tj_max_c = (int)((v >> 16) & 0xff);
-		p->msr_coretmp =
-		    probe_msr(in, &d, MSR_IA32_THERM_STATUS, "IA32_THERM_STATUS", TC_CORETMP, NULL);
-		p->msr_pkgtmp = probe_msr(in, &d, MSR_IA32_PACKAGE_THERM_STATUS,
-					  "PACKAGE_THERM_STATUS", TC_PKGTMP, NULL);
-		if (probe_msr(in, &d, MSR_RAPL_POWER_UNIT, "RAPL_POWER_UNIT", TC__COUNT, &v)) {
-			double power_unit = 1.0 / (double)(1u << (v & 0xf));
-
-			/* Silvermont counts energy in uJ units, everyone else in 1/2^ESU J */
-			if (in->model == 0x37 || in->model == 0x4d)
-				in->energy_unit_j = (double)(1u << ((v >> 8) & 0x1f)) / 1e6;
-			else
-				in->energy_unit_j = 1.0 / (double)(1ull << ((v >> 8) & 0x1f));
-			in->dram_energy_unit_j = in->intel_server ? 15.3 / 1e6 : in->energy_unit_j;
-			/* turbostat: a time unit field of 0 means the default 0xA */
-			in->time_unit_s =
-			    1.0 / (double)(1u << (((v >> 16) & 0xf) ? ((v >> 16) & 0xf) : 0xa));
-			in->tdp_w = 135.0;
-			if (probe_msr(in, &d, MSR_PKG_POWER_INFO, "PKG_POWER_INFO", TC__COUNT,
-				      &v) &&
-			    (v & 0x7fff))
-				in->tdp_w = (double)(v & 0x7fff) * power_unit;
-			p->msr_e_pkg = probe_msr(in, &d, MSR_PKG_ENERGY_STATUS, "PKG_ENERGY_STATUS",
-						 TC_PKGWATT, NULL);
-			p->msr_e_dram = probe_msr(in, &d, MSR_DRAM_ENERGY_STATUS,
-						  "DRAM_ENERGY_STATUS", TC_RAMWATT, NULL);
-			if (!in->intel_server)
-				p->msr_e_cores = probe_msr(in, &d, MSR_PP0_ENERGY_STATUS,
-							   "PP0_ENERGY_STATUS", TC_CORWATT, NULL);
-			else
-				col_why(in, TC_CORWATT, "no PP0 core energy on this server model");
-			if (in->intel_server) {
-				p->msr_pkg_perf = probe_msr(in, &d, MSR_PKG_PERF_STATUS,
-							    "PKG_PERF_STATUS", TC_PKG_PCT, NULL);
-				p->msr_dram_perf = probe_msr(in, &d, MSR_DRAM_PERF_STATUS,
-							     "DRAM_PERF_STATUS", TC_RAM_PCT, NULL);
-			}
-		} else {
-			col_why(in, TC_PKGWATT, "no RAPL units");
-		}
+		probe_intel_msrs(in, p, &d);
+		probe_intel_rapl(in, p, &d);
 	} else if (turbo_is_amd_rapl(in)) {
-		const char *na = "not an Intel MSR on this CPU (turbostat reads cpuidle instead)";
-
-		col_why(in, TC_SMI, "no SMI counter MSR on AMD");
-		for (int c = TC_C3; c <= TC_C7; c++)
-			col_why(in, (enum turbo_col)c, na);
-		for (int c = TC_PC2; c <= TC_PC7; c++)
-			col_why(in, (enum turbo_col)c, "no package C-state residency MSR on AMD");
-		col_why(in, TC_CORETMP, "no DTS MSR on AMD");
-		col_why(in, TC_PKGTMP, "no DTS MSR on AMD");
-		if (probe_msr(in, &d, MSR_AMD_RAPL_POWER_UNIT, "RAPL_PWR_UNIT", TC__COUNT, &v)) {
-			in->energy_unit_j = ldexp(1.0, -(int)((v >> 8) & 0x1f));
-			in->dram_energy_unit_j = in->energy_unit_j;
-			in->time_unit_s = ldexp(1.0, -(int)((v >> 16) & 0xf));
-			in->tdp_w = 280.0; /* turbostat: max stock TDP of Fam17h+ server parts */
-			p->msr_e_pkg = probe_msr(in, &d, MSR_AMD_PKG_ENERGY_STATUS,
-						 "PKG_ENERGY_STAT", TC_PKGWATT, NULL);
-			p->amd_core_energy =
-			    probe_msr(in, &d, MSR_AMD_CORE_ENERGY_STATUS,
-				      "CORE_ENERGY_STAT (per core)", TC_CORWATT, NULL);
-		}
-		col_why(in, TC_RAMWATT, "no DRAM energy MSR on AMD");
-		col_why(in, TC_PKG_PCT, "no RAPL perf status MSR on AMD");
-		col_why(in, TC_RAM_PCT, "no RAPL perf status MSR on AMD");
+		probe_amd_msrs(in, p, &d);
 	} else {
 		snprintf(why, sizeof(why), "model-specific MSRs not known for %s family %u",
 			 in->vendor[0] ? in->vendor : "unknown vendor", in->family);
