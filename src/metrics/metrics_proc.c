@@ -242,6 +242,102 @@ static const struct proc_raw *prev_row(const struct proc_table *pt, const struct
 	return p;
 }
 
+/* What a process did over the interval: bytes read, written and cancelled
+ * (less its reaped children's, counted on their own rows), the bytes of
+ * children it reaped, and its block IO delay. */
+struct io_delta {
+	uint64_t r, w, c, gone;
+	uint64_t delay_ns, count;
+	bool dly;
+};
+
+/* p is prev_row()'s (or a zero row for a process that started: started). */
+static void io_delta(const struct proc_raw *p, const struct proc_raw *c, bool started,
+		     struct io_delta *d)
+{
+	uint64_t dd, dn;
+
+	/* bytes of one kind in both rows (a process whose /proc/PID/io
+	 * was refused has taskstats' thread sums, and a first answer is a
+	 * baseline), else no IO rate this interval */
+	if (c->io_unknown || (!started && (p->io_unknown || p->io_taskstats != c->io_taskstats))) {
+		d->r = d->w = d->c = 0;
+	} else if (!delta(p->read_bytes, c->read_bytes, &d->r) ||
+		   !delta(p->write_bytes, c->write_bytes, &d->w) ||
+		   !delta(p->cancelled_write_bytes, c->cancelled_write_bytes, &d->c)) {
+		/* went back (a thread's bytes gone with it): no IO rate;
+		 * its CPU time is still the process's */
+		d->r = d->w = d->c = 0;
+	}
+	/* the children's IO the kernel folded in at wait(): already shown
+	 * on the children's own rows (doc/netlink.md, double count) */
+	dd = reaped(p->reaped_read_bytes, c->reaped_read_bytes);
+	d->r -= dd < d->r ? dd : d->r;
+	dn = reaped(p->reaped_write_bytes, c->reaped_write_bytes);
+	d->w -= dn < d->w ? dn : d->w;
+	d->gone = dd + dn;
+	dd = reaped(p->reaped_cancelled_bytes, c->reaped_cancelled_bytes);
+	d->c -= dd < d->c ? dd : d->c;
+	d->gone += dd;
+	d->delay_ns = d->count = 0;
+	d->dly = c->has_delay && p->has_delay &&
+		 delta(p->blkio_delay_ns, c->blkio_delay_ns, &d->delay_ns) &&
+		 delta(p->blkio_count, c->blkio_count, &d->count);
+}
+
+/* A new row for process c (started: absent from the previous sample), or
+ * NULL without memory. */
+static struct proc_metrics *proc_row_add(struct workload_metrics *x, const struct proc_raw *c,
+					 bool started)
+{
+	struct proc_metrics *m;
+
+	if (grow((void **)&x->procs, &x->procs_cap, x->nprocs + 1, sizeof(*x->procs)) < 0)
+		return NULL;
+	m = &x->procs[x->nprocs++];
+	memset(m, 0, sizeof(*m));
+	m->pid = c->pid;
+	memcpy(m->comm, c->comm, sizeof(m->comm));
+	m->source = c->source;
+	m->started = started;
+	m->exited = c->exited;
+	return m;
+}
+
+/* The busiest processes that did no IO: a CPU culprit is a row too. */
+static int add_cpu_only_rows(const struct proc_table *pt, const struct proc_table *ct,
+			     uint64_t itv_cs, const struct cpu_only *busy,
+			     struct workload_metrics *x)
+{
+	struct proc_raw zero = { 0 };
+
+	for (size_t k = 0; k < busy->n; k++) {
+		const struct proc_raw *c = &ct->rows[busy->row[k]];
+		const struct proc_raw *p = prev_row(pt, c);
+		uint64_t dcpu[3];
+		struct proc_metrics *m;
+
+		if (!p) {
+			zero.has_stat = c->has_stat;
+			p = &zero;
+		}
+		m = proc_row_add(x, c, p == &zero);
+		if (!m)
+			return -ENOMEM;
+		if (cpu_delta(p, c, dcpu))
+			cpu_rates(m, dcpu, itv_cs);
+		if (p->has_sched && c->has_sched && c->runq_ns >= p->runq_ns) {
+			/* ns over the interval's itv_cs * 10^7 ns, in percent */
+			m->has_runq = true;
+			m->runq_pct = (double)(c->runq_ns - p->runq_ns) / ((double)itv_cs * 1e5);
+		}
+		who_copy(m, c);
+		m->role = busy->role[k];
+		m->group = busy->group[k];
+	}
+	return 0;
+}
+
 static int procs_compute(const struct proc_table *pt, const struct proc_table *ct, uint64_t itv_cs,
 			 struct workload_metrics *x)
 {
@@ -262,10 +358,11 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 	for (size_t i = 0; i < ct->n; i++) {
 		const struct proc_raw *c = &ct->rows[i];
 		const struct proc_raw *p = prev_row(pt, c);
-		uint64_t dr, dw, dc, dd = 0, dn = 0, dgone, dcpu[3] = { 0, 0, 0 };
+		uint64_t dcpu[3] = { 0, 0, 0 };
 		struct proc_metrics *m;
 		struct proc_role role;
-		bool dly, cpu;
+		struct io_delta d;
+		bool cpu;
 		ssize_t g;
 
 		/* a PID absent before started during the interval: all its IO is ours */
@@ -273,64 +370,32 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 			zero.has_stat = c->has_stat;
 			p = &zero;
 		}
-		/* bytes of one kind in both rows (a process whose /proc/PID/io
-		 * was refused has taskstats' thread sums, and a first answer is a
-		 * baseline), else no IO rate this interval */
-		if (c->io_unknown ||
-		    (p != &zero && (p->io_unknown || p->io_taskstats != c->io_taskstats))) {
-			dr = dw = dc = 0;
-		} else if (!delta(p->read_bytes, c->read_bytes, &dr) ||
-			   !delta(p->write_bytes, c->write_bytes, &dw) ||
-			   !delta(p->cancelled_write_bytes, c->cancelled_write_bytes, &dc)) {
-			/* went back (a thread's bytes gone with it): no IO rate;
-			 * its CPU time is still the process's */
-			dr = dw = dc = 0;
-		}
-		/* the children's IO the kernel folded in at wait(): already shown
-		 * on the children's own rows (doc/netlink.md, double count) */
-		dd = reaped(p->reaped_read_bytes, c->reaped_read_bytes);
-		dr -= dd < dr ? dd : dr;
-		dn = reaped(p->reaped_write_bytes, c->reaped_write_bytes);
-		dw -= dn < dw ? dn : dw;
-		dgone = dd + dn;
-		dd = reaped(p->reaped_cancelled_bytes, c->reaped_cancelled_bytes);
-		dc -= dd < dc ? dd : dc;
-		dgone += dd;
-		dd = dn = 0;
-		dly = c->has_delay && p->has_delay &&
-		      delta(p->blkio_delay_ns, c->blkio_delay_ns, &dd) &&
-		      delta(p->blkio_count, c->blkio_count, &dn);
+		io_delta(p, c, p == &zero, &d);
 		cpu = cpu_delta(p, c, dcpu);
-		if (!dr && !dw && !dc && !dd && !(cpu && dcpu[0] + dcpu[1]))
+		if (!d.r && !d.w && !d.c && !d.delay_ns && !(cpu && dcpu[0] + dcpu[1]))
 			continue;
 		dbrole_of(c->comm, c->has_who, c->cmdline, c->user, c->unit, &role);
-		g = group_add(x, c, &role, per_s(dr, itv_cs) / 1024.0, per_s(dw, itv_cs) / 1024.0,
-			      dly ? (double)dd / ((double)itv_cs * 1e5) : 0,
+		g = group_add(x, c, &role, per_s(d.r, itv_cs) / 1024.0, per_s(d.w, itv_cs) / 1024.0,
+			      d.dly ? (double)d.delay_ns / ((double)itv_cs * 1e5) : 0,
 			      cpu ? per_s(dcpu[0] + dcpu[1], itv_cs) : 0);
 		if (g < 0)
 			return -ENOMEM;
-		if (!dr && !dw && !dc && !dd) {
+		if (!d.r && !d.w && !d.c && !d.delay_ns) {
 			cpu_only_add(&busy, i, (size_t)g, &role, dcpu[0] + dcpu[1]);
 			continue;
 		}
-		if (grow((void **)&x->procs, &x->procs_cap, x->nprocs + 1, sizeof(*x->procs)) < 0)
+		m = proc_row_add(x, c, p == &zero);
+		if (!m)
 			return -ENOMEM;
-		m = &x->procs[x->nprocs++];
-		memset(m, 0, sizeof(*m));
-		m->pid = c->pid;
-		memcpy(m->comm, c->comm, sizeof(m->comm));
-		m->source = c->source;
-		m->started = p == &zero;
-		m->exited = c->exited;
-		m->rkb_s = per_s(dr, itv_cs) / 1024.0;
-		m->wkb_s = per_s(dw, itv_cs) / 1024.0;
-		m->ckb_s = per_s(dc, itv_cs) / 1024.0;
-		m->reaped_kb_s = per_s(dgone, itv_cs) / 1024.0;
-		m->has_delay = dly;
-		if (dly) {
+		m->rkb_s = per_s(d.r, itv_cs) / 1024.0;
+		m->wkb_s = per_s(d.w, itv_cs) / 1024.0;
+		m->ckb_s = per_s(d.c, itv_cs) / 1024.0;
+		m->reaped_kb_s = per_s(d.gone, itv_cs) / 1024.0;
+		m->has_delay = d.dly;
+		if (d.dly) {
 			/* ns over an interval of itv_cs * 10^7 ns, in percent */
-			m->io_delay = (double)dd / ((double)itv_cs * 1e5);
-			m->blkio_s = per_s(dn, itv_cs);
+			m->io_delay = (double)d.delay_ns / ((double)itv_cs * 1e5);
+			m->blkio_s = per_s(d.count, itv_cs);
 		}
 		if (cpu)
 			cpu_rates(m, dcpu, itv_cs);
@@ -338,38 +403,7 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		m->role = role;
 		m->group = (size_t)g;
 	}
-	/* the busiest that did no IO: a CPU culprit is a row too */
-	for (size_t k = 0; k < busy.n; k++) {
-		const struct proc_raw *c = &ct->rows[busy.row[k]];
-		const struct proc_raw *p = prev_row(pt, c);
-		uint64_t dcpu[3];
-		struct proc_metrics *m;
-
-		if (!p) {
-			zero.has_stat = c->has_stat;
-			p = &zero;
-		}
-		if (grow((void **)&x->procs, &x->procs_cap, x->nprocs + 1, sizeof(*x->procs)) < 0)
-			return -ENOMEM;
-		m = &x->procs[x->nprocs++];
-		memset(m, 0, sizeof(*m));
-		m->pid = c->pid;
-		memcpy(m->comm, c->comm, sizeof(m->comm));
-		m->source = c->source;
-		m->started = p == &zero;
-		m->exited = c->exited;
-		if (cpu_delta(p, c, dcpu))
-			cpu_rates(m, dcpu, itv_cs);
-		if (p->has_sched && c->has_sched && c->runq_ns >= p->runq_ns) {
-			/* ns over the interval's itv_cs * 10^7 ns, in percent */
-			m->has_runq = true;
-			m->runq_pct = (double)(c->runq_ns - p->runq_ns) / ((double)itv_cs * 1e5);
-		}
-		who_copy(m, c);
-		m->role = busy.role[k];
-		m->group = busy.group[k];
-	}
-	return 0;
+	return add_cpu_only_rows(pt, ct, itv_cs, &busy, x);
 }
 
 /* ---- database servers' threads ---- */
