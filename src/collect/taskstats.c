@@ -27,6 +27,7 @@
 #include "treewrite.h"
 #include "taskstats.h"
 #include "taskstats_int.h"
+#include "src_status.h"
 
 /* TASKSTATS_CMD_GET of one id: attr says whether a process or a thread. */
 static struct nl_msg *request(int family, int attr, uint32_t id)
@@ -134,20 +135,6 @@ void taskstats_collector_free(struct taskstats_collector *tc)
 }
 
 /* ---- collect ---- */
-
-static void __attribute__((format(printf, 3, 4)))
-status_set(struct src_status *st, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	st->err = err;
-	st->reason[0] = '\0';
-	if (err == 0 || !fmt)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(st->reason, sizeof(st->reason), fmt, ap);
-	va_end(ap);
-}
 
 static int cmp_pid(const void *a, const void *b)
 {
@@ -459,7 +446,7 @@ static int db_threads(struct taskstats_collector *tc, const struct root *r, stru
 	int e;
 
 	t->nthreads = 0;
-	status_set(&t->threads_status, 0, NULL);
+	src_status_set(&t->threads_status, 0, NULL);
 	t->roles_why[0] = '\0';
 	for (size_t i = 0; i < t->n && servers < PROC_DB_SERVERS_MAX; i++) {
 		const struct proc_raw *p = &t->rows[i];
@@ -513,7 +500,7 @@ static void collect_procfs(struct taskstats_collector *tc, const struct root *r,
 	e = taskstats_scan_procfs(tc, r, t, where, sizeof(where));
 	if (e < 0) {
 		root_display(r, where[0] ? where : "proc/PID/io", disp, sizeof(disp));
-		status_set(&t->procfs, e, "%s: %s", disp, strerror(-e));
+		src_status_set(&t->procfs, e, "%s: %s", disp, strerror(-e));
 		t->n = 0;
 	} else if (t->unreadable) {
 		/* partial: say so, but the source works */
@@ -535,15 +522,16 @@ static void taskstats_source_status(struct taskstats_collector *tc, const struct
 		tc->open_err = netlink_open_genl(TASKSTATS_GENL_NAME, &tc->conn);
 	}
 	if (tc->live && tc->open_err) {
-		status_set(&t->taskstats, tc->open_err, "genl family " TASKSTATS_GENL_NAME ": %s%s",
-			   netlink_hint(tc->open_err), "; bytes from /proc/PID/io");
+		src_status_set(&t->taskstats, tc->open_err,
+			       "genl family " TASKSTATS_GENL_NAME ": %s%s",
+			       netlink_hint(tc->open_err), "; bytes from /proc/PID/io");
 	} else if (!tc->live) {
 		int dfd = root_openat(r, "netlink/taskstats", O_RDONLY | O_DIRECTORY);
 
 		if (dfd < 0) {
 			root_display(r, "netlink/taskstats", disp, sizeof(disp));
-			status_set(&t->taskstats, dfd, "%s: no recorded answers (%s)", disp,
-				   strerror(-dfd));
+			src_status_set(&t->taskstats, dfd, "%s: no recorded answers (%s)", disp,
+				       strerror(-dfd));
 		} else {
 			close(dfd);
 		}
@@ -596,9 +584,11 @@ static int ask_ranked(struct taskstats_collector *tc, const struct root *r, stru
 		if (e < 0) {
 			snprintf(pid, sizeof(pid), "%d", p->pid);
 			if (e == -EBADMSG && what)
-				status_set(&t->taskstats, e, "answer for pid %s: %s", pid, what);
+				src_status_set(&t->taskstats, e, "answer for pid %s: %s", pid,
+					       what);
 			else
-				status_set(&t->taskstats, e, "pid %s: %s", pid, netlink_hint(e));
+				src_status_set(&t->taskstats, e, "pid %s: %s", pid,
+					       netlink_hint(e));
 		}
 	}
 	/* bytes-only rows that did IO still get a name */
@@ -666,8 +656,8 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 	t->n = 0;
 	t->carried = false;
 	t->unreadable = t->queried = t->answered = t->vanished = 0;
-	status_set(&t->procfs, 0, NULL);
-	status_set(&t->taskstats, 0, NULL);
+	src_status_set(&t->procfs, 0, NULL);
+	src_status_set(&t->taskstats, 0, NULL);
 	tc->live = r->path[0] == '\0';
 	t->delayacct = read_delayacct(r);
 
@@ -773,7 +763,7 @@ int taskstats_threads_collect(struct taskstats_collector *tc, const struct root 
 	t->n = 0;
 	t->vanished = 0;
 	t->truncated = false;
-	status_set(&t->status, 0, NULL);
+	src_status_set(&t->status, 0, NULL);
 	tc->live = r->path[0] == '\0';
 	t->delayacct = read_delayacct(r);
 	if (tc->live && !tc->opened) {
@@ -781,8 +771,8 @@ int taskstats_threads_collect(struct taskstats_collector *tc, const struct root 
 		tc->open_err = netlink_open_genl(TASKSTATS_GENL_NAME, &tc->conn);
 	}
 	if (tc->live && tc->open_err) {
-		status_set(&t->status, tc->open_err, "genl family " TASKSTATS_GENL_NAME ": %s",
-			   netlink_hint(tc->open_err));
+		src_status_set(&t->status, tc->open_err, "genl family " TASKSTATS_GENL_NAME ": %s",
+			       netlink_hint(tc->open_err));
 		return 0;
 	}
 	snprintf(rel, sizeof(rel), "proc/%d/task", pid);
@@ -791,8 +781,8 @@ int taskstats_threads_collect(struct taskstats_collector *tc, const struct root 
 		return e;
 	if (e < 0) {
 		root_display(r, rel, disp, sizeof(disp));
-		status_set(&t->status, e, "%s: %s", disp,
-			   e == -ENOENT ? "no such process" : strerror(-e));
+		src_status_set(&t->status, e, "%s: %s", disp,
+			       e == -ENOENT ? "no such process" : strerror(-e));
 		return 0;
 	}
 	if (t->n)
@@ -812,9 +802,11 @@ int taskstats_threads_collect(struct taskstats_collector *tc, const struct root 
 		}
 		if (e < 0) {
 			if (e == -EBADMSG && what)
-				status_set(&t->status, e, "answer for thread %d: %s", p->pid, what);
+				src_status_set(&t->status, e, "answer for thread %d: %s", p->pid,
+					       what);
 			else
-				status_set(&t->status, e, "thread %d: %s", p->pid, netlink_hint(e));
+				src_status_set(&t->status, e, "thread %d: %s", p->pid,
+					       netlink_hint(e));
 			t->n = 0;
 			return 0;
 		}

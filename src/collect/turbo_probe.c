@@ -22,25 +22,10 @@
 #include "msr.h"
 #include "procfile.h"
 #include "scan.h"
+#include "src_status.h"
 #include "treewrite.h"
 #include "turbo.h"
 #include "turbo_int.h"
-
-static void set_family(struct turbo_info *in, enum turbo_family f, int err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void set_family(struct turbo_info *in, enum turbo_family f, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	in->sources[f].err = err;
-	in->sources[f].reason[0] = '\0';
-	if (!fmt)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(in->sources[f].reason, sizeof(in->sources[f].reason), fmt, ap);
-	va_end(ap);
-}
 
 static void set_col(struct turbo_info *in, enum turbo_col c, enum turbo_via via, const char *detail)
 {
@@ -258,14 +243,14 @@ static void probe_msrs(struct turbo_collector *tc, const struct root *r, int cpu
 		const char *what =
 		    !tc->live && e == -ENOENT ? "not recorded in this tree" : msr_strerror(e);
 
-		set_family(in, TF_MSR, e, "%s: %s", path, what);
+		src_status_set(&in->sources[TF_MSR], e, "%s: %s", path, what);
 		snprintf(why, sizeof(why), "%s: %s", path, what);
 		for (int c = 0; c < TC__COUNT; c++)
 			if (c != TC_IRQ)
 				col_why(in, (enum turbo_col)c, why);
 		return;
 	}
-	set_family(in, TF_MSR, 0, NULL);
+	src_status_set(&in->sources[TF_MSR], 0, NULL);
 	probe_msr_clocks(in, p, &d);
 	if (is_intel(in)) {
 		probe_intel_msrs(in, p, &d);
@@ -328,13 +313,14 @@ static void probe_perf(struct turbo_collector *tc, const struct root *r, int cpu
 	bool any = false;
 
 	if (!tc->live) {
-		set_family(in, TF_PERF, -EOPNOTSUPP, "perf events count on the live host only");
+		src_status_set(&in->sources[TF_PERF], -EOPNOTSUPP,
+			       "perf events count on the live host only");
 		return;
 	}
 	tc->perf_msr_type = perf_type(r, "msr");
 	if (tc->perf_msr_type < 0) {
-		set_family(in, TF_PERF, -ENOENT,
-			   "no perf msr PMU (/sys/bus/event_source/devices/msr)");
+		src_status_set(&in->sources[TF_PERF], -ENOENT,
+			       "no perf msr PMU (/sys/bus/event_source/devices/msr)");
 	} else {
 		for (int i = 0; i < PERF__THREAD; i++) {
 			long fd;
@@ -358,7 +344,7 @@ static void probe_perf(struct turbo_collector *tc, const struct root *r, int cpu
 					 fd == -EACCES || fd == -EPERM
 					     ? " (needs CAP_PERFMON or perf_event_paranoid <= 0)"
 					     : "");
-				set_family(in, TF_PERF, (int)fd, "%s", why);
+				src_status_set(&in->sources[TF_PERF], (int)fd, "%s", why);
 				col_why(in, i == PERF_TSC ? TC_TSC_MHZ : TC_AVG_MHZ, why);
 				continue;
 			}
@@ -415,7 +401,7 @@ static void probe_perf(struct turbo_collector *tc, const struct root *r, int cpu
 		}
 	}
 	if (any)
-		set_family(in, TF_PERF, 0, NULL);
+		src_status_set(&in->sources[TF_PERF], 0, NULL);
 }
 
 /* powercap: intel-rapl:P is package P's zone, intel-rapl:P:N its "core"/"dram" subzones. */
@@ -477,7 +463,7 @@ static int hwmon_found(const char *dev, const char *driver, void *ctx)
 	struct turbo_info *in = &tc->info;
 	struct plan *p = &tc->plan;
 
-	set_family(in, TF_HWMON, 0, NULL);
+	src_status_set(&in->sources[TF_HWMON], 0, NULL);
 	if (in->src[TC_PKGTMP].via == TV_NONE) {
 		set_col(in, TC_PKGTMP, TV_SYSFS,
 			strcmp(driver, "k10temp") == 0 ? "hwmon k10temp Tctl" : "hwmon coretemp");
@@ -502,7 +488,7 @@ static void probe_sysfs(struct turbo_collector *tc, const struct root *r, int cp
 	/* cpufreq: the governor's last request, not a measured average */
 	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", cpu);
 	if (turbo_read_small_u64(r, rel, &v) == 0) {
-		set_family(in, TF_CPUFREQ, 0, NULL);
+		src_status_set(&in->sources[TF_CPUFREQ], 0, NULL);
 		if (in->src[TC_BZY_MHZ].via == TV_NONE) {
 			set_col(in, TC_BZY_MHZ, TV_SYSFS, "cpufreq scaling_cur_freq");
 			snprintf(
@@ -511,7 +497,8 @@ static void probe_sysfs(struct turbo_collector *tc, const struct root *r, int cp
 			p->cur_khz = true;
 		}
 	} else {
-		set_family(in, TF_CPUFREQ, -ENOENT, "no cpufreq in sysfs (no driver, or a VM)");
+		src_status_set(&in->sources[TF_CPUFREQ], -ENOENT,
+			       "no cpufreq in sysfs (no driver, or a VM)");
 		col_why(in, TC_BZY_MHZ, "no cpufreq in sysfs");
 	}
 
@@ -526,13 +513,13 @@ static void probe_sysfs(struct turbo_collector *tc, const struct root *r, int cp
 		in->nidle = k + 1;
 	}
 	if (in->nidle) {
-		set_family(in, TF_CPUIDLE, 0, NULL);
+		src_status_set(&in->sources[TF_CPUIDLE], 0, NULL);
 		p->idle = true;
 		for (int c = TC_C3; c <= TC_C7; c++)
 			col_why(in, (enum turbo_col)c,
 				"cpuidle residency is reported per state instead (C1% ...)");
 	} else {
-		set_family(in, TF_CPUIDLE, -ENOENT, "no cpuidle states in sysfs");
+		src_status_set(&in->sources[TF_CPUIDLE], -ENOENT, "no cpuidle states in sysfs");
 	}
 
 	/* powercap energy_uj: a wrapping uJ counter per zone */
@@ -555,15 +542,16 @@ static void probe_sysfs(struct turbo_collector *tc, const struct root *r, int cp
 		set_col(in, energy_col[e], TV_SYSFS, buf);
 	}
 	if (p->powercap[E_PKG] || p->powercap[E_CORES] || p->powercap[E_DRAM]) {
-		set_family(in, TF_POWERCAP, 0, NULL);
+		src_status_set(&in->sources[TF_POWERCAP], 0, NULL);
 		if (!in->tdp_w)
 			in->tdp_w = turbo_is_amd_rapl(in) ? 280.0 : 135.0;
 	} else {
-		set_family(in, TF_POWERCAP, -ENOENT, "no /sys/class/powercap/intel-rapl zones");
+		src_status_set(&in->sources[TF_POWERCAP], -ENOENT,
+			       "no /sys/class/powercap/intel-rapl zones");
 	}
 
 	/* hwmon coretemp (Intel) or k10temp (AMD) */
-	set_family(in, TF_HWMON, -ENOENT, "no coretemp or k10temp hwmon device");
+	src_status_set(&in->sources[TF_HWMON], -ENOENT, "no coretemp or k10temp hwmon device");
 	turbo_hwmon_for_each(r, hwmon_found, tc);
 	if (!p->hwmon_pkg)
 		col_why(in, TC_PKGTMP, "no coretemp/k10temp hwmon");

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "grow.h"
+#include "metrics_rate.h"
 #include "metrics_proc.h"
 #include "snapshot.h"
 
@@ -42,11 +43,6 @@ void metrics_proc_free(struct workload_metrics *x)
 	free(x->nic_irqs);
 	metrics_cgroup_free(&x->cgroups);
 	free(x);
-}
-
-static double per_s(uint64_t delta, uint64_t itv_cs)
-{
-	return (double)delta * 100.0 / (double)itv_cs;
 }
 
 /* Counter pair -> delta; false when it went back (PID reuse, reset). */
@@ -90,9 +86,9 @@ static bool cpu_delta(const struct proc_raw *p, const struct proc_raw *c, uint64
 static void cpu_rates(struct proc_metrics *m, const uint64_t d[3], uint64_t itv_cs)
 {
 	m->has_cpu = true;
-	m->usr_pct = per_s(d[0] > d[2] ? d[0] - d[2] : 0, itv_cs);
-	m->sys_pct = per_s(d[1], itv_cs);
-	m->cpu_pct = per_s(d[0] + d[1], itv_cs);
+	m->usr_pct = metrics_per_s(d[0] > d[2] ? d[0] - d[2] : 0, itv_cs);
+	m->sys_pct = metrics_per_s(d[1], itv_cs);
+	m->cpu_pct = metrics_per_s(d[0] + d[1], itv_cs);
 }
 
 static void who_copy(struct proc_metrics *m, const struct proc_raw *c)
@@ -375,9 +371,10 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		if (!d.r && !d.w && !d.c && !d.delay_ns && !(cpu && dcpu[0] + dcpu[1]))
 			continue;
 		dbrole_of(c->comm, c->has_who, c->cmdline, c->user, c->unit, &role);
-		g = group_add(x, c, &role, per_s(d.r, itv_cs) / 1024.0, per_s(d.w, itv_cs) / 1024.0,
+		g = group_add(x, c, &role, metrics_per_s(d.r, itv_cs) / 1024.0,
+			      metrics_per_s(d.w, itv_cs) / 1024.0,
 			      d.dly ? (double)d.delay_ns / ((double)itv_cs * 1e5) : 0,
-			      cpu ? per_s(dcpu[0] + dcpu[1], itv_cs) : 0);
+			      cpu ? metrics_per_s(dcpu[0] + dcpu[1], itv_cs) : 0);
 		if (g < 0)
 			return -ENOMEM;
 		if (!d.r && !d.w && !d.c && !d.delay_ns) {
@@ -387,15 +384,15 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		m = proc_row_add(x, c, p == &zero);
 		if (!m)
 			return -ENOMEM;
-		m->rkb_s = per_s(d.r, itv_cs) / 1024.0;
-		m->wkb_s = per_s(d.w, itv_cs) / 1024.0;
-		m->ckb_s = per_s(d.c, itv_cs) / 1024.0;
-		m->reaped_kb_s = per_s(d.gone, itv_cs) / 1024.0;
+		m->rkb_s = metrics_per_s(d.r, itv_cs) / 1024.0;
+		m->wkb_s = metrics_per_s(d.w, itv_cs) / 1024.0;
+		m->ckb_s = metrics_per_s(d.c, itv_cs) / 1024.0;
+		m->reaped_kb_s = metrics_per_s(d.gone, itv_cs) / 1024.0;
 		m->has_delay = d.dly;
 		if (d.dly) {
 			/* ns over an interval of itv_cs * 10^7 ns, in percent */
 			m->io_delay = (double)d.delay_ns / ((double)itv_cs * 1e5);
-			m->blkio_s = per_s(d.count, itv_cs);
+			m->blkio_s = metrics_per_s(d.count, itv_cs);
 		}
 		if (cpu)
 			cpu_rates(m, dcpu, itv_cs);
@@ -495,8 +492,8 @@ static int threads_compute(const struct proc_table *pt, const struct proc_table 
 			m->tid = th->tid;
 		}
 		m->n++;
-		m->rkb_s += per_s(dr, itv_cs) / 1024.0;
-		m->wkb_s += per_s(dw, itv_cs) / 1024.0;
+		m->rkb_s += metrics_per_s(dr, itv_cs) / 1024.0;
+		m->wkb_s += metrics_per_s(dw, itv_cs) / 1024.0;
 	}
 	if (x->ntroles > 1)
 		qsort(x->troles, x->ntroles, sizeof(*x->troles), cmp_trole);
@@ -537,28 +534,6 @@ static int rank(const struct workload_metrics *x, enum proc_order by, size_t a, 
 	return (p->pid > q->pid) - (p->pid < q->pid);
 }
 
-/* Top PROC_TOP_N rows into out by insertion: linear in the row count. */
-static size_t top_n(const struct workload_metrics *x, enum proc_order by, size_t *out)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < x->nprocs; i++) {
-		size_t j;
-
-		if (order_value(&x->procs[i], by) <= 0)
-			continue;
-		if (k == PROC_TOP_N && rank(x, by, i, out[k - 1]) >= 0)
-			continue;
-		j = k < PROC_TOP_N ? k++ : k - 1;
-		while (j > 0 && rank(x, by, i, out[j - 1]) < 0) {
-			out[j] = out[j - 1];
-			j--;
-		}
-		out[j] = i;
-	}
-	return k;
-}
-
 static double group_value(const struct proc_group *g, int by)
 {
 	if (by == BY_DELAY)
@@ -579,19 +554,34 @@ static int group_rank(const struct workload_metrics *x, enum proc_order by, size
 	return strcmp(x->groups[a].key, x->groups[b].key);
 }
 
-static size_t group_top_n(const struct workload_metrics *x, enum proc_order by, size_t *out)
+static double proc_value_at(const struct workload_metrics *x, enum proc_order by, size_t i)
+{
+	return order_value(&x->procs[i], by);
+}
+
+static double group_value_at(const struct workload_metrics *x, enum proc_order by, size_t i)
+{
+	return group_value(&x->groups[i], by);
+}
+
+/* The top PROC_TOP_N of n rows (value > 0) into out by insertion, linear
+ * in n; rank_fn < 0 when row a ranks before row b. Their number. */
+static size_t
+top_n(const struct workload_metrics *x, enum proc_order by, size_t n,
+      double (*value_fn)(const struct workload_metrics *, enum proc_order, size_t),
+      int (*rank_fn)(const struct workload_metrics *, enum proc_order, size_t, size_t), size_t *out)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < x->ngroups; i++) {
+	for (size_t i = 0; i < n; i++) {
 		size_t j;
 
-		if (group_value(&x->groups[i], by) <= 0)
+		if (value_fn(x, by, i) <= 0)
 			continue;
-		if (k == PROC_TOP_N && group_rank(x, by, i, out[k - 1]) >= 0)
+		if (k == PROC_TOP_N && rank_fn(x, by, i, out[k - 1]) >= 0)
 			continue;
 		j = k < PROC_TOP_N ? k++ : k - 1;
-		while (j > 0 && group_rank(x, by, i, out[j - 1]) < 0) {
+		while (j > 0 && rank_fn(x, by, i, out[j - 1]) < 0) {
 			out[j] = out[j - 1];
 			j--;
 		}
@@ -602,13 +592,13 @@ static size_t group_top_n(const struct workload_metrics *x, enum proc_order by, 
 
 static void tops(struct workload_metrics *x)
 {
-	x->nby_io = top_n(x, BY_IO, x->by_io);
-	x->nby_delay = top_n(x, BY_DELAY, x->by_delay);
-	x->nby_cpu = top_n(x, BY_CPU, x->by_cpu);
-	x->nby_runq = top_n(x, BY_RUNQ, x->by_runq);
-	x->ng_by_io = group_top_n(x, BY_IO, x->g_by_io);
-	x->ng_by_delay = group_top_n(x, BY_DELAY, x->g_by_delay);
-	x->ng_by_cpu = group_top_n(x, BY_CPU, x->g_by_cpu);
+	x->nby_io = top_n(x, BY_IO, x->nprocs, proc_value_at, rank, x->by_io);
+	x->nby_delay = top_n(x, BY_DELAY, x->nprocs, proc_value_at, rank, x->by_delay);
+	x->nby_cpu = top_n(x, BY_CPU, x->nprocs, proc_value_at, rank, x->by_cpu);
+	x->nby_runq = top_n(x, BY_RUNQ, x->nprocs, proc_value_at, rank, x->by_runq);
+	x->ng_by_io = top_n(x, BY_IO, x->ngroups, group_value_at, group_rank, x->g_by_io);
+	x->ng_by_delay = top_n(x, BY_DELAY, x->ngroups, group_value_at, group_rank, x->g_by_delay);
+	x->ng_by_cpu = top_n(x, BY_CPU, x->ngroups, group_value_at, group_rank, x->g_by_cpu);
 }
 
 static int irq_row_of(const struct rate_table *rt, uint32_t irq, size_t *ret)
@@ -671,14 +661,14 @@ static int nics_compute(const struct nic_table *pt, const struct nic_table *ct, 
 				   delta(a->tx_dropped, b->tx_dropped, &d[7]);
 		}
 		if (m->valid) {
-			m->rxpck_s = per_s(d[0], itv_cs);
-			m->txpck_s = per_s(d[1], itv_cs);
-			m->rxkb_s = per_s(d[2], itv_cs) / 1024.0;
-			m->txkb_s = per_s(d[3], itv_cs) / 1024.0;
-			m->rxerr_s = per_s(d[4], itv_cs);
-			m->txerr_s = per_s(d[5], itv_cs);
-			m->rxdrop_s = per_s(d[6], itv_cs);
-			m->txdrop_s = per_s(d[7], itv_cs);
+			m->rxpck_s = metrics_per_s(d[0], itv_cs);
+			m->txpck_s = metrics_per_s(d[1], itv_cs);
+			m->rxkb_s = metrics_per_s(d[2], itv_cs) / 1024.0;
+			m->txkb_s = metrics_per_s(d[3], itv_cs) / 1024.0;
+			m->rxerr_s = metrics_per_s(d[4], itv_cs);
+			m->txerr_s = metrics_per_s(d[5], itv_cs);
+			m->rxdrop_s = metrics_per_s(d[6], itv_cs);
+			m->txdrop_s = metrics_per_s(d[7], itv_cs);
 		}
 irqs:
 		m->irq_off = x->nnic_irqs;
