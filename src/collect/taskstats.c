@@ -7,6 +7,7 @@
  * /proc, taskstats_parse.c decodes both sources' bytes (pure).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "taskstats.h"
 #include "taskstats_int.h"
 #include "src_status.h"
+#include "pidrows.h"
 
 /* TASKSTATS_CMD_GET of one id: attr says whether a process or a thread. */
 static struct nl_msg *request(int family, int attr, uint32_t id)
@@ -93,19 +95,7 @@ int proc_table_copy(struct proc_table *dst, const struct proc_table *src)
 
 const struct proc_raw *proc_table_find(const struct proc_table *t, int32_t pid)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid].pid == pid)
-			return &t->rows[mid];
-		if (t->rows[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return pidrows_find(t->rows, t->n, sizeof(*t->rows), offsetof(struct proc_raw, pid), pid);
 }
 
 void taskstats_collector_free(struct taskstats_collector *tc)
@@ -151,19 +141,8 @@ void proc_table_sort(struct proc_table *t)
 
 static const struct proc_seen *seen_find(const struct taskstats_collector *tc, int32_t pid)
 {
-	size_t lo = 0, hi = tc->nseen;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tc->seen[mid].pid == pid)
-			return &tc->seen[mid];
-		if (tc->seen[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return pidrows_find(tc->seen, tc->nseen, sizeof(*tc->seen), offsetof(struct proc_seen, pid),
+			    pid);
 }
 
 static uint64_t io_total(const struct proc_raw *p)

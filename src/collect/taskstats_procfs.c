@@ -6,6 +6,7 @@
  * asks the kernel nothing over netlink (taskstats.c does).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "str.h"
 #include "taskstats.h"
 #include "taskstats_int.h"
+#include "pidrows.h"
 /* Reads fd from offset 0 into buf (NUL-terminated); stat: the file is one
  * line, complete at its newline. Length or -errno. */
 static ssize_t read_fd(int fd, char *buf, size_t size, bool stat)
@@ -58,19 +60,8 @@ static int cmp_iofd(const void *a, const void *b)
 
 static struct io_fd *iofd_find(struct taskstats_collector *tc, int32_t pid)
 {
-	size_t lo = 0, hi = tc->niofd;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tc->iofd[mid].pid == pid)
-			return &tc->iofd[mid];
-		if (tc->iofd[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return pidrows_find(tc->iofd, tc->niofd, sizeof(*tc->iofd), offsetof(struct io_fd, pid),
+			    pid);
 }
 
 size_t taskstats_iofd_budget(void)

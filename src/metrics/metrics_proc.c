@@ -765,20 +765,30 @@ static uint64_t cad_interval(const struct snapshot *prev, const struct snapshot 
 	return itv_cs;
 }
 
+/* *pm, allocated on first use, into *ret; -EINVAL without an interval. */
+static int workload_metrics_get(uint64_t itv_cs, struct workload_metrics **pm,
+				struct workload_metrics **ret)
+{
+	if (!itv_cs)
+		return -EINVAL;
+	if (!*pm) {
+		*pm = calloc(1, sizeof(**pm));
+		if (!*pm)
+			return -ENOMEM;
+	}
+	*ret = *pm;
+	return 0;
+}
+
 int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur, uint64_t itv_cs,
 			 const struct rate_table *irq, struct workload_metrics **pm)
 {
-	struct workload_metrics *x = *pm;
+	struct workload_metrics *x;
 	int e;
 
-	if (!itv_cs)
-		return -EINVAL;
-	if (!x) {
-		x = calloc(1, sizeof(*x));
-		if (!x)
-			return -ENOMEM;
-		*pm = x;
-	}
+	e = workload_metrics_get(itv_cs, pm, &x);
+	if (e < 0)
+		return e;
 	/* a sample that skipped a source (snapshot.cadence) keeps the last
 	 * read's rates */
 	if (!cur->cadence[CAD_NICS].carried)
@@ -845,17 +855,12 @@ int metrics_proc_threads(const struct thread_table *prev, const struct thread_ta
 {
 	struct proc_table p = { .rows = prev->rows, .n = prev->n, .procfs = prev->status };
 	struct proc_table c = { .rows = cur->rows, .n = cur->n, .procfs = cur->status };
-	struct workload_metrics *x = *pm;
+	struct workload_metrics *x;
 	int e;
 
-	if (!itv_cs)
-		return -EINVAL;
-	if (!x) {
-		x = calloc(1, sizeof(*x));
-		if (!x)
-			return -ENOMEM;
-		*pm = x;
-	}
+	e = workload_metrics_get(itv_cs, pm, &x);
+	if (e < 0)
+		return e;
 	x->nby_io = x->nby_delay = x->nby_cpu = x->nby_runq = 0;
 	x->ng_by_io = x->ng_by_delay = x->ng_by_cpu = 0;
 	/* another process behind the same number is not a rate */
