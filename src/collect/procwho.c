@@ -17,7 +17,7 @@
 #include "procwho.h"
 #include "unitname.h"
 #include "scan.h"
-#include "pidrows.h"
+#include "rowfind.h"
 
 /* etc/passwd bigger than this is not read: the uid's digits instead */
 #define PASSWD_MAX (4u << 20)
@@ -336,7 +336,7 @@ static bool who_read(struct procwho_cache *c, const struct root *r, const struct
 
 static const struct procwho_entry *cache_find(const struct procwho_cache *c, int32_t pid)
 {
-	return pidrows_find(c->e, c->n, sizeof(*c->e), offsetof(struct procwho_entry, pid), pid);
+	return rowfind_i32(c->e, c->n, sizeof(*c->e), offsetof(struct procwho_entry, pid), pid);
 }
 
 static void apply(struct proc_raw *p, const struct procwho_entry *e)

@@ -29,7 +29,7 @@
 #include "taskstats.h"
 #include "taskstats_int.h"
 #include "src_status.h"
-#include "pidrows.h"
+#include "rowfind.h"
 
 /* TASKSTATS_CMD_GET of one id: attr says whether a process or a thread. */
 static struct nl_msg *request(int family, int attr, uint32_t id)
@@ -95,7 +95,7 @@ int proc_table_copy(struct proc_table *dst, const struct proc_table *src)
 
 const struct proc_raw *proc_table_find(const struct proc_table *t, int32_t pid)
 {
-	return pidrows_find(t->rows, t->n, sizeof(*t->rows), offsetof(struct proc_raw, pid), pid);
+	return rowfind_i32(t->rows, t->n, sizeof(*t->rows), offsetof(struct proc_raw, pid), pid);
 }
 
 void taskstats_collector_free(struct taskstats_collector *tc)
@@ -141,8 +141,8 @@ void proc_table_sort(struct proc_table *t)
 
 static const struct proc_seen *seen_find(const struct taskstats_collector *tc, int32_t pid)
 {
-	return pidrows_find(tc->seen, tc->nseen, sizeof(*tc->seen), offsetof(struct proc_seen, pid),
-			    pid);
+	return rowfind_i32(tc->seen, tc->nseen, sizeof(*tc->seen), offsetof(struct proc_seen, pid),
+			   pid);
 }
 
 static uint64_t io_total(const struct proc_raw *p)

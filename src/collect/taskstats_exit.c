@@ -33,7 +33,7 @@
 #include "grow.h"
 #include "procfile.h"
 #include "taskstats.h"
-#include "pidrows.h"
+#include "rowfind.h"
 
 /* ---- the registered socket ---- */
 
@@ -261,8 +261,8 @@ int taskstats_exits_collect(struct taskstats_collector *tc, const struct root *r
 
 static struct reap_credit *credit_find(struct taskstats_collector *tc, int32_t pid)
 {
-	return pidrows_find(tc->credits, tc->ncredits, sizeof(*tc->credits),
-			    offsetof(struct reap_credit, pid), pid);
+	return rowfind_i32(tc->credits, tc->ncredits, sizeof(*tc->credits),
+			   offsetof(struct reap_credit, pid), pid);
 }
 
 static struct reap_credit *credit_get(struct taskstats_collector *tc, int32_t pid)

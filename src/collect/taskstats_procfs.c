@@ -25,7 +25,7 @@
 #include "str.h"
 #include "taskstats.h"
 #include "taskstats_int.h"
-#include "pidrows.h"
+#include "rowfind.h"
 /* Reads fd from offset 0 into buf (NUL-terminated); stat: the file is one
  * line, complete at its newline. Length or -errno. */
 static ssize_t read_fd(int fd, char *buf, size_t size, bool stat)
@@ -60,8 +60,8 @@ static int cmp_iofd(const void *a, const void *b)
 
 static struct io_fd *iofd_find(struct taskstats_collector *tc, int32_t pid)
 {
-	return pidrows_find(tc->iofd, tc->niofd, sizeof(*tc->iofd), offsetof(struct io_fd, pid),
-			    pid);
+	return rowfind_i32(tc->iofd, tc->niofd, sizeof(*tc->iofd), offsetof(struct io_fd, pid),
+			   pid);
 }
 
 size_t taskstats_iofd_budget(void)

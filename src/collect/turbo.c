@@ -24,6 +24,7 @@
 #include "msr.h"
 #include "procfile.h"
 #include "treewrite.h"
+#include "rowfind.h"
 #include "scan.h"
 #include "turbo.h"
 #include "turbo_int.h"
@@ -173,19 +174,8 @@ static int topo_id(const struct root *r, int cpu, const char *what, int fallback
 
 static struct cpu_state *find_cpu(struct turbo_collector *tc, int cpu)
 {
-	size_t lo = 0, hi = tc->ncpu;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (tc->cpus[mid].cpu == cpu)
-			return &tc->cpus[mid];
-		if (tc->cpus[mid].cpu < cpu)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return rowfind_i32(tc->cpus, tc->ncpu, sizeof(*tc->cpus), offsetof(struct cpu_state, cpu),
+			   cpu);
 }
 
 static struct pkg_state *find_pkg(struct turbo_collector *tc, int pkg)
