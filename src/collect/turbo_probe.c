@@ -301,22 +301,15 @@ static int perf_type(const struct root *r, const char *pmu)
 	return (int)v;
 }
 
-static void probe_perf(struct turbo_collector *tc, const struct root *r, int cpu)
+/* The perf msr PMU's tsc, aperf, mperf and smi events, for the columns the
+ * MSRs left without a source. */
+static void probe_perf_msr(struct turbo_collector *tc, const struct root *r, int cpu)
 {
 	static const char *const thread_ev[PERF__THREAD] = { "tsc", "aperf", "mperf", "smi" };
-	static const char *const energy_ev[E__COUNT] = { "energy-pkg", "energy-cores",
-							 "energy-ram" };
-	static const enum turbo_col energy_col[E__COUNT] = { TC_PKGWATT, TC_CORWATT, TC_RAMWATT };
 	struct turbo_info *in = &tc->info;
 	struct plan *p = &tc->plan;
-	char why[IOT_REASON_MAX], rel[160], buf[64];
-	bool any = false;
+	char why[IOT_REASON_MAX];
 
-	if (!tc->live) {
-		src_status_set(&in->sources[TF_PERF], -EOPNOTSUPP,
-			       "perf events count on the live host only");
-		return;
-	}
 	tc->perf_msr_type = perf_type(r, "msr");
 	if (tc->perf_msr_type < 0) {
 		src_status_set(&in->sources[TF_PERF], -ENOENT,
@@ -350,7 +343,6 @@ static void probe_perf(struct turbo_collector *tc, const struct root *r, int cpu
 			}
 			close((int)fd);
 			p->perf_thread[i] = true;
-			any = true;
 		}
 	}
 	/* perf only fills what the MSRs could not; unused events are not opened */
@@ -371,12 +363,25 @@ static void probe_perf(struct turbo_collector *tc, const struct root *r, int cpu
 		set_col(in, TC_SMI, TV_PERF, "perf msr/smi/");
 	else
 		p->perf_thread[PERF_SMI] = false;
-	any = p->perf_thread[PERF_TSC] || p->perf_thread[PERF_APERF] || p->perf_thread[PERF_SMI];
+}
+
+/* The perf power PMU's energy events, for the energy columns without a
+ * source: how many are usable, or -ENOENT without the PMU. */
+static int probe_perf_power(struct turbo_collector *tc, const struct root *r)
+{
+	static const char *const energy_ev[E__COUNT] = { "energy-pkg", "energy-cores",
+							 "energy-ram" };
+	static const enum turbo_col energy_col[E__COUNT] = { TC_PKGWATT, TC_CORWATT, TC_RAMWATT };
+	struct turbo_info *in = &tc->info;
+	struct plan *p = &tc->plan;
+	char why[IOT_REASON_MAX], rel[160], buf[64];
+	int n = 0;
+
 	tc->perf_power_type = perf_type(r, "power");
 	if (tc->perf_power_type < 0) {
 		for (int i = 0; i < E__COUNT; i++)
 			col_why(in, energy_col[i], "no perf power PMU");
-		return;
+		return -ENOENT;
 	}
 	for (int i = 0; i < E__COUNT; i++) {
 		if (in->src[energy_col[i]].via != TV_NONE)
@@ -397,10 +402,30 @@ static void probe_perf(struct turbo_collector *tc, const struct root *r, int cpu
 		if (p->perf_energy[i]) {
 			snprintf(why, sizeof(why), "perf power/%s/", energy_ev[i]);
 			set_col(in, energy_col[i], TV_PERF, why);
-			any = true;
+			n++;
 		}
 	}
-	if (any)
+	return n;
+}
+
+static void probe_perf(struct turbo_collector *tc, const struct root *r, int cpu)
+{
+	struct turbo_info *in = &tc->info;
+	struct plan *p = &tc->plan;
+	bool any;
+	int n;
+
+	if (!tc->live) {
+		src_status_set(&in->sources[TF_PERF], -EOPNOTSUPP,
+			       "perf events count on the live host only");
+		return;
+	}
+	probe_perf_msr(tc, r, cpu);
+	any = p->perf_thread[PERF_TSC] || p->perf_thread[PERF_APERF] || p->perf_thread[PERF_SMI];
+	n = probe_perf_power(tc, r);
+	if (n < 0)
+		return;
+	if (any || n > 0)
 		src_status_set(&in->sources[TF_PERF], 0, NULL);
 }
 
