@@ -9,11 +9,9 @@
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <linux/taskstats.h>

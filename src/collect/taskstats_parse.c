@@ -5,22 +5,16 @@
  * /proc/PID/schedstat. Pure over (buf, len): opens nothing, keeps nothing.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <linux/taskstats.h>
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
-#include "grow.h"
 #include "scan.h"
-#include "str.h"
 #include "taskstats.h"
 /* ---- pure decoding ---- */
 

@@ -8,17 +8,11 @@
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-#include <linux/taskstats.h>
-#include <netlink/attr.h>
-#include <netlink/genl/genl.h>
-#include <netlink/msg.h>
 
 #include "grow.h"
 #include "scan.h"

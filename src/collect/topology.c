@@ -8,15 +8,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "grow.h"
-#include "treewrite.h"
 #include "topology.h"
 #include "topology_int.h"
 #include "str.h"

@@ -9,12 +9,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,7 +20,6 @@
 #include "grow.h"
 #include "msr.h"
 #include "procfile.h"
-#include "treewrite.h"
 #include "rowfind.h"
 #include "scan.h"
 #include "turbo.h"

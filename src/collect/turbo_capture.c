@@ -7,20 +7,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/perf_event.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include "grow.h"
 #include "msr.h"
-#include "procfile.h"
-#include "scan.h"
 #include "treewrite.h"
 #include "turbo.h"
 #include "turbo_int.h"

@@ -14,16 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include "grow.h"
 #include "msr.h"
 #include "procfile.h"
 #include "scan.h"
 #include "src_status.h"
-#include "treewrite.h"
 #include "turbo.h"
 #include "turbo_int.h"
 
