@@ -24,6 +24,7 @@
 #include "grow.h"
 #include "treewrite.h"
 #include "scan.h"
+#include "src_status.h"
 
 /* ---- pure parsing ---- */
 
@@ -277,17 +278,6 @@ const struct cgroup_raw *cgroup_table_find(const struct cgroup_table *t, const c
 }
 
 /* ---- collect ---- */
-
-static void __attribute__((format(printf, 3, 4)))
-status_set(struct src_status *st, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	st->err = err;
-	va_start(ap, fmt);
-	vsnprintf(st->reason, sizeof(st->reason), fmt, ap);
-	va_end(ap);
-}
 
 /* One file of a cgroup directory, whole, NUL-terminated. Length or -errno
  * (-ROOT_ENOTREG not a regular file, -EFBIG too big for buf). In a tree
@@ -550,10 +540,11 @@ static void find_top(struct cgroup_collector *cc, const struct root *r)
 			cc->io_enabled = true;
 		} else if (dfd < 0) {
 			root_display(r, "sys/fs/cgroup", disp, sizeof(disp));
-			status_set(&cc->status, dfd,
-				   "%s: no cgroup v2 hierarchy (cgroup.controllers): %s; no cgroup "
-				   "v1 blkio (blkio/" CGROUP_BLKIO_BYTES "): %s",
-				   disp, strerror(-dfd), strerror(-bfd));
+			src_status_set(
+			    &cc->status, dfd,
+			    "%s: no cgroup v2 hierarchy (cgroup.controllers): %s; no cgroup "
+			    "v1 blkio (blkio/" CGROUP_BLKIO_BYTES "): %s",
+			    disp, strerror(-dfd), strerror(-bfd));
 			return;
 		}
 	}
@@ -582,7 +573,7 @@ static int walk_top(struct walk *w, const struct root *r, int top_fd, const char
 	if (dfd < 0) {
 		e = -errno;
 		root_display(r, top, disp, sizeof(disp));
-		status_set(&w->t->status, e, "%s: %s", disp, strerror(-e));
+		src_status_set(&w->t->status, e, "%s: %s", disp, strerror(-e));
 		return 0;
 	}
 	w->path[0] = '\0';
@@ -659,14 +650,16 @@ int cgroup_collect_cc(struct cgroup_collector *cc, const struct root *r, struct 
 	merge_rows(t);
 	root_display(r, t->top, disp, sizeof(disp));
 	if (!t->io_enabled)
-		status_set(&t->status, 0,
-			   "%s: the io controller is neither in cgroup v2 nor a cgroup v1 blkio "
-			   "hierarchy: io.pressure only",
-			   disp);
+		src_status_set(
+		    &t->status, 0,
+		    "%s: the io controller is neither in cgroup v2 nor a cgroup v1 blkio "
+		    "hierarchy: io.pressure only",
+		    disp);
 	else if (t->skipped)
-		status_set(&t->status, 0,
-			   "%s: %u cgroup(s) or file(s) not read (limits: %d cgroups, depth %d)",
-			   disp, t->skipped, CGROUP_MAX, CGROUP_DEPTH_MAX);
+		src_status_set(
+		    &t->status, 0,
+		    "%s: %u cgroup(s) or file(s) not read (limits: %d cgroups, depth %d)", disp,
+		    t->skipped, CGROUP_MAX, CGROUP_DEPTH_MAX);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include "pressure.h"
 #include "scan.h"
+#include "src_status.h"
 
 static const char *const names[PSI__COUNT] = { "io", "cpu", "irq" };
 
@@ -119,16 +120,6 @@ int pressure_parse(const char *buf, size_t len, struct psi_raw *ret)
 	return 0;
 }
 
-static void __attribute__((format(printf, 2, 3)))
-reason(struct src_status *st, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(st->reason, sizeof(st->reason), fmt, ap);
-	va_end(ap);
-}
-
 static const char *const paths[PSI__COUNT] = { "proc/pressure/io", "proc/pressure/cpu",
 					       "proc/pressure/irq" };
 
@@ -160,13 +151,13 @@ void pressure_collect_pf(const struct root *r, struct procfile pf[PSI__COUNT],
 			n = pressure_parse(pf[i].buf, pf[i].len, x);
 		if (n < 0) {
 			root_display(r, rel, disp, sizeof(disp));
-			x->status.err = n;
-			reason(&x->status, "%s: %s%s", disp,
-			       n == -EBADMSG ? "malformed" : strerror(-n),
-			       n == -EOPNOTSUPP ? " (PSI disabled: boot with psi=1)"
-			       : n == -ENOENT && i == PSI_IRQ
-				   ? " (needs kernel >= 6.1 with CONFIG_IRQ_TIME_ACCOUNTING)"
-				   : "");
+			src_status_set(
+			    &x->status, n, "%s: %s%s", disp,
+			    n == -EBADMSG ? "malformed" : strerror(-n),
+			    n == -EOPNOTSUPP ? " (PSI disabled: boot with psi=1)"
+			    : n == -ENOENT && i == PSI_IRQ
+				? " (needs kernel >= 6.1 with CONFIG_IRQ_TIME_ACCOUNTING)"
+				: "");
 		}
 	}
 }

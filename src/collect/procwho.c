@@ -5,6 +5,7 @@
  * target's mmap lock: cheap, but not something to do 10,000 times a second.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "procwho.h"
 #include "unitname.h"
 #include "scan.h"
+#include "rowfind.h"
 
 /* etc/passwd bigger than this is not read: the uid's digits instead */
 #define PASSWD_MAX (4u << 20)
@@ -334,19 +336,7 @@ static bool who_read(struct procwho_cache *c, const struct root *r, const struct
 
 static const struct procwho_entry *cache_find(const struct procwho_cache *c, int32_t pid)
 {
-	size_t lo = 0, hi = c->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->e[mid].pid == pid)
-			return &c->e[mid];
-		if (c->e[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return rowfind_i32(c->e, c->n, sizeof(*c->e), offsetof(struct procwho_entry, pid), pid);
 }
 
 static void apply(struct proc_raw *p, const struct procwho_entry *e)

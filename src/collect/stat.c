@@ -9,6 +9,7 @@
 #include "grow.h"
 #include "stat.h"
 #include "scan.h"
+#include "rowfind.h"
 
 static int parse_cpu_line(struct cursor *c, struct cpu_raw *cr, struct parse_error *err)
 {
@@ -146,20 +147,8 @@ int stat_raw_copy(struct stat_raw *dst, const struct stat_raw *src)
 
 const struct cpu_raw *stat_find_cpu(const struct stat_raw *t, int cpu)
 {
-	size_t lo = 0, hi = t->ncpu;
-
 	if (cpu == IOT_CPU_ALL)
 		return &t->all;
 	/* cpus are sorted (checked by the parser) */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->cpus[mid].cpu == cpu)
-			return &t->cpus[mid];
-		if (t->cpus[mid].cpu < cpu)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return rowfind_i32(t->cpus, t->ncpu, sizeof(*t->cpus), offsetof(struct cpu_raw, cpu), cpu);
 }

@@ -3,15 +3,15 @@
  * Who does the IO. Every sample reads /proc/PID/io for every process (three
  * syscalls each) and asks taskstats only about the processes whose bytes
  * moved, because one taskstats question per PID per second is what makes
- * iotop expensive. Parsing of both sources is pure over bytes.
+ * iotop expensive. This file asks and ranks; taskstats_procfs.c reads
+ * /proc, taskstats_parse.c decodes both sources' bytes (pure).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <linux/taskstats.h>
@@ -25,177 +25,9 @@
 #include "scan.h"
 #include "treewrite.h"
 #include "taskstats.h"
-
-/* ---- pure decoding ---- */
-
-static const struct nla_policy ts_policy[TASKSTATS_TYPE_MAX + 1] = {
-	[TASKSTATS_TYPE_PID] = { .type = NLA_U32 },
-	[TASKSTATS_TYPE_TGID] = { .type = NLA_U32 },
-	[TASKSTATS_TYPE_STATS] = { .type = NLA_UNSPEC },
-	[TASKSTATS_TYPE_AGGR_PID] = { .type = NLA_NESTED },
-	[TASKSTATS_TYPE_AGGR_TGID] = { .type = NLA_NESTED },
-};
-
-/* The v1..v3 prefix of struct taskstats reaches cancelled_write_bytes; older
- * kernels without IO accounting send less and are refused. */
-#define TS_MIN_LEN (offsetof(struct taskstats, cancelled_write_bytes) + sizeof(__u64))
-
-/* The one TASKSTATS_CMD_NEW message in buf, its top-level attributes in tb. */
-static int parse_top(const void *buf, size_t len, struct nlattr **tb, const char **what)
-{
-	const struct nlmsghdr *h;
-	int r;
-
-	r = netlink_genl_first(buf, len, TASKSTATS_CMD_NEW, &h, what);
-	if (r < 0)
-		return r;
-	/* libnl's parsers take non-const pointers but do not write */
-	if (genlmsg_parse((struct nlmsghdr *)h, 0, tb, TASKSTATS_TYPE_MAX, ts_policy) < 0)
-		return netlink_bad(what, "attribute shorter than its type");
-	return 0;
-}
-
-/* The struct taskstats of a nested AGGR_* part into *ts (the prefix this
- * build knows; newer kernels append fields), its length in *ret_len. */
-static int parse_stats(const struct nlattr *stats, struct taskstats *ts, size_t *ret_len,
-		       const char **what)
-{
-	size_t n;
-
-	if (!stats)
-		return netlink_bad(what, "no TASKSTATS_TYPE_STATS");
-	n = (size_t)nla_len(stats);
-	if (n < TS_MIN_LEN)
-		return netlink_bad(what,
-				   "struct taskstats shorter than version 3 (no IO accounting)");
-	memset(ts, 0, sizeof(*ts));
-	memcpy(ts, nla_data(stats), n < sizeof(*ts) ? n : sizeof(*ts));
-	*ret_len = n;
-	return 0;
-}
-
-int taskstats_parse(const void *buf, size_t len, struct taskstats_answer *ret, const char **what)
-{
-	struct nlattr *tb[TASKSTATS_TYPE_MAX + 1], *in[TASKSTATS_TYPE_MAX + 1], *agg;
-	struct taskstats_answer a = { 0 };
-	struct taskstats ts;
-	size_t n;
-	int r;
-
-	r = parse_top(buf, len, tb, what);
-	if (r < 0)
-		return r;
-	agg = tb[TASKSTATS_TYPE_AGGR_TGID];
-	a.tgid = agg != NULL;
-	if (!agg)
-		agg = tb[TASKSTATS_TYPE_AGGR_PID];
-	if (!agg)
-		return netlink_bad(what, "no TASKSTATS_TYPE_AGGR_TGID/PID");
-	r = nla_parse_nested(in, TASKSTATS_TYPE_MAX, agg, ts_policy);
-	if (r < 0)
-		return netlink_bad(what, "nested attribute shorter than its type");
-	if (a.tgid ? !in[TASKSTATS_TYPE_TGID] : !in[TASKSTATS_TYPE_PID])
-		return netlink_bad(what, "no TASKSTATS_TYPE_TGID/PID");
-	a.pid = nla_get_u32(in[a.tgid ? TASKSTATS_TYPE_TGID : TASKSTATS_TYPE_PID]);
-	r = parse_stats(in[TASKSTATS_TYPE_STATS], &ts, &n, what);
-	if (r < 0)
-		return r;
-	a.version = ts.version;
-	memcpy(a.comm, ts.ac_comm, sizeof(a.comm) - 1);
-	a.comm[sizeof(a.comm) - 1] = '\0';
-	a.read_bytes = ts.read_bytes;
-	a.write_bytes = ts.write_bytes;
-	a.cancelled_write_bytes = ts.cancelled_write_bytes;
-	a.blkio_count = ts.blkio_count;
-	a.blkio_delay_ns = ts.blkio_delay_total;
-	*ret = a;
-	return 0;
-}
-
-/* ac_tgid came with version 12: before it a thread cannot be placed */
-#define TS_TGID_END (offsetof(struct taskstats, ac_tgid) + sizeof(__u32))
-
-int taskstats_exit_parse(const void *buf, size_t len, struct taskstats_exit_msg *ret,
-			 const char **what)
-{
-	struct nlattr *tb[TASKSTATS_TYPE_MAX + 1], *in[TASKSTATS_TYPE_MAX + 1];
-	struct taskstats_exit_msg m = { 0 };
-	struct taskstats ts;
-	size_t n;
-	int r;
-
-	r = parse_top(buf, len, tb, what);
-	if (r < 0)
-		return r;
-	/* the thread's own counters: AGGR_PID; AGGR_TGID (group delays, no
-	 * bytes) only says the whole multi-threaded group ended with it */
-	if (!tb[TASKSTATS_TYPE_AGGR_PID])
-		return netlink_bad(what, "no TASKSTATS_TYPE_AGGR_PID");
-	if (tb[TASKSTATS_TYPE_AGGR_TGID]) {
-		r = nla_parse_nested(in, TASKSTATS_TYPE_MAX, tb[TASKSTATS_TYPE_AGGR_TGID],
-				     ts_policy);
-		if (r < 0 || !in[TASKSTATS_TYPE_TGID])
-			return netlink_bad(what, "TASKSTATS_TYPE_AGGR_TGID without its TGID");
-		m.group_dead = true;
-		m.tgid = nla_get_u32(in[TASKSTATS_TYPE_TGID]);
-	}
-	r = nla_parse_nested(in, TASKSTATS_TYPE_MAX, tb[TASKSTATS_TYPE_AGGR_PID], ts_policy);
-	if (r < 0)
-		return netlink_bad(what, "nested attribute shorter than its type");
-	if (!in[TASKSTATS_TYPE_PID])
-		return netlink_bad(what, "no TASKSTATS_TYPE_PID");
-	m.pid = nla_get_u32(in[TASKSTATS_TYPE_PID]);
-	r = parse_stats(in[TASKSTATS_TYPE_STATS], &ts, &n, what);
-	if (r < 0)
-		return r;
-	if (!m.group_dead) {
-		/* a single-threaded group, or one thread of a group that goes on */
-		if (n < TS_TGID_END)
-			return netlink_bad(what,
-					   "struct taskstats without ac_tgid (before version 12)");
-		m.tgid = ts.ac_tgid;
-		m.group_dead = m.tgid == m.pid; /* its leader: no other thread left */
-	}
-	m.ppid = ts.ac_ppid;
-	if (!m.pid || !m.tgid)
-		return netlink_bad(what, "pid or tgid 0");
-	memcpy(m.comm, ts.ac_comm, sizeof(m.comm) - 1);
-	m.read_bytes = ts.read_bytes;
-	m.write_bytes = ts.write_bytes;
-	m.cancelled_write_bytes = ts.cancelled_write_bytes;
-	*ret = m;
-	return 0;
-}
-
-int taskstats_procio_parse(const char *buf, size_t len, struct proc_raw *ret)
-{
-	static const char *const keys[] = { "read_bytes:", "write_bytes:",
-					    "cancelled_write_bytes:" };
-	uint64_t v[3] = { 0 };
-	unsigned seen = 0;
-	struct cursor c;
-
-	cursor_init(&c, buf, len);
-	while (!cursor_eof(&c)) {
-		const char *tok;
-		size_t n = scan_token(&c, &tok);
-
-		for (unsigned i = 0; n && i < 3; i++) {
-			if (strlen(keys[i]) != n || memcmp(tok, keys[i], n) != 0)
-				continue;
-			if (scan_u64(&c, &v[i]) < 0 || !scan_at_eol(&c))
-				return -EBADMSG;
-			seen |= 1u << i;
-		}
-		scan_next_line(&c);
-	}
-	if (seen != 7)
-		return -EBADMSG;
-	ret->read_bytes = v[0];
-	ret->write_bytes = v[1];
-	ret->cancelled_write_bytes = v[2];
-	return 0;
-}
+#include "taskstats_int.h"
+#include "src_status.h"
+#include "rowfind.h"
 
 /* TASKSTATS_CMD_GET of one id: attr says whether a process or a thread. */
 static struct nl_msg *request(int family, int attr, uint32_t id)
@@ -261,19 +93,7 @@ int proc_table_copy(struct proc_table *dst, const struct proc_table *src)
 
 const struct proc_raw *proc_table_find(const struct proc_table *t, int32_t pid)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid].pid == pid)
-			return &t->rows[mid];
-		if (t->rows[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return rowfind_i32(t->rows, t->n, sizeof(*t->rows), offsetof(struct proc_raw, pid), pid);
 }
 
 void taskstats_collector_free(struct taskstats_collector *tc)
@@ -304,20 +124,6 @@ void taskstats_collector_free(struct taskstats_collector *tc)
 
 /* ---- collect ---- */
 
-static void __attribute__((format(printf, 3, 4)))
-status_set(struct src_status *st, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	st->err = err;
-	st->reason[0] = '\0';
-	if (err == 0 || !fmt)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(st->reason, sizeof(st->reason), fmt, ap);
-	va_end(ap);
-}
-
 static int cmp_pid(const void *a, const void *b)
 {
 	const struct proc_raw *x = a, *y = b;
@@ -331,296 +137,10 @@ void proc_table_sort(struct proc_table *t)
 		qsort(t->rows, t->n, sizeof(*t->rows), cmp_pid);
 }
 
-/* Reads fd from offset 0 into buf (NUL-terminated); stat: the file is one
- * line, complete at its newline. Length or -errno. */
-static ssize_t read_fd(int fd, char *buf, size_t size, bool stat)
-{
-	ssize_t n, got = 0;
-
-	while ((size_t)got + 1 < size) {
-		n = pread(fd, buf + got, size - 1 - (size_t)got, got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += n;
-		/* cancelled_write_bytes is /proc/PID/io's last line (since 2.6.20):
-		 * once it is complete the EOF read is a syscall per process saved */
-		buf[got] = '\0';
-		if (buf[got - 1] == '\n' && (stat || strstr(buf, "\ncancelled_write_bytes:")))
-			break;
-	}
-	buf[got] = '\0';
-	return got;
-}
-
-static int cmp_iofd(const void *a, const void *b)
-{
-	const struct io_fd *x = a, *y = b;
-
-	return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-static struct io_fd *iofd_find(struct taskstats_collector *tc, int32_t pid)
-{
-	size_t lo = 0, hi = tc->niofd;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tc->iofd[mid].pid == pid)
-			return &tc->iofd[mid];
-		if (tc->iofd[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-/* Processes whose descriptors are kept open between samples (two each:
- * io and stat): a quarter of the soft RLIMIT_NOFILE, less a margin for
- * everything else the process opens, at most 4096. */
-static size_t iofd_budget(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
-		return 0;
-	if (rl.rlim_cur < 512)
-		return 0;
-	return (rl.rlim_cur - 256) / 4 < 4096 ? (rl.rlim_cur - 256) / 4 : 4096;
-}
-
-static void iofd_keep(struct taskstats_collector *tc, const struct proc_raw *row, int fd, int sfd)
-{
-	if (fd < 0 && sfd < 0)
-		return;
-	if (tc->niofd_next >= tc->iofd_budget ||
-	    grow((void **)&tc->iofd_next, &tc->iofd_next_cap, tc->niofd_next + 1,
-		 sizeof(*tc->iofd_next)) < 0) {
-		if (fd >= 0)
-			close(fd);
-		if (sfd >= 0)
-			close(sfd);
-		return;
-	}
-	tc->iofd_next[tc->niofd_next++] =
-	    (struct io_fd){ .pid = row->pid,
-			    .fd = fd,
-			    .sfd = sfd,
-			    .ticks = row->utime_ticks + row->stime_ticks,
-			    .runq_ns = row->runq_ns,
-			    .has_sched = row->has_sched };
-}
-
-/*
- * /proc/PID/NAME of one process into buf, through *fd: the descriptor of
- * the previous sample is re-read with pread (one syscall instead of open,
- * read, close): it stays bound to the process it was opened for, so once
- * that process is gone it answers ESRCH, even when the number now names
- * another process, and is reopened. *fd is left open on success (-1 on
- * failure). Length or -errno.
- */
-static ssize_t read_kept(const struct root *r, int32_t pid, const char *name, int *fd, char *buf,
-			 size_t size)
-{
-	bool stat = strcmp(name, "stat") == 0;
-	char rel[32];
-	ssize_t n;
-
-	if (*fd >= 0) {
-		n = read_fd(*fd, buf, size, stat);
-		if (n >= 0)
-			return n;
-		close(*fd);
-		*fd = -1;
-	}
-	/* through the root: in a recorded tree proc/PID/io may be a FIFO or a
-	 * symlink out of it, and must not block or leave the tree */
-	snprintf(rel, sizeof(rel), "proc/%d/%s", pid, name);
-	*fd = root_openat(r, rel, O_RDONLY);
-	if (*fd < 0) {
-		n = *fd;
-		*fd = -1;
-		return n;
-	}
-	n = read_fd(*fd, buf, size, stat);
-	if (n < 0) {
-		close(*fd);
-		*fd = -1;
-	}
-	return n;
-}
-
-/* After a scan: close the descriptors of processes not seen, keep the rest. */
-static void iofd_swap(struct taskstats_collector *tc)
-{
-	struct io_fd *tmp = tc->iofd;
-	size_t cap = tc->iofd_cap;
-
-	for (size_t i = 0; i < tc->niofd; i++) {
-		if (tc->iofd[i].fd >= 0)
-			close(tc->iofd[i].fd);
-		if (tc->iofd[i].sfd >= 0)
-			close(tc->iofd[i].sfd);
-	}
-	if (tc->niofd_next)
-		qsort(tc->iofd_next, tc->niofd_next, sizeof(*tc->iofd_next), cmp_iofd);
-	tc->iofd = tc->iofd_next;
-	tc->iofd_cap = tc->iofd_next_cap;
-	tc->niofd = tc->niofd_next;
-	tc->iofd_next = tmp;
-	tc->iofd_next_cap = cap;
-	tc->niofd_next = 0;
-}
-
-static bool parse_pid(const char *s, int32_t *ret)
-{
-	int64_t v = 0;
-
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > INT32_MAX / 10)
-			return false;
-		v = v * 10 + (*s - '0');
-	}
-	if (v <= 0 || v > INT32_MAX)
-		return false;
-	*ret = (int32_t)v;
-	return true;
-}
-
-struct procfs_scan {
-	struct taskstats_collector *tc;
-	const struct root *r;
-	struct proc_table *t;
-	char *path_for_msg;
-	size_t msg_size;
-	unsigned ok;
-	int err; /* a refusal, or the first malformed file */
-};
-
-/*
- * The run-queue wait of row (its stat read): /proc/PID/schedstat when its
- * CPU time moved since the last scan (old: that scan's, NULL new) or it is
- * new, else the last value carried (it did not run, so it did not wait).
- * Opened and closed: a third descriptor kept per process would cost more
- * than the few processes that run each interval.
- */
-static void read_sched(const struct root *r, const struct io_fd *old, struct proc_raw *row)
-{
-	char buf[128], rel[40];
-	ssize_t n;
-	int fd;
-
-	if (!row->has_stat)
-		return;
-	if (old && old->has_sched && old->ticks == row->utime_ticks + row->stime_ticks) {
-		row->has_sched = true;
-		row->runq_ns = old->runq_ns;
-		return;
-	}
-	snprintf(rel, sizeof(rel), "proc/%d/schedstat", row->pid);
-	fd = root_openat(r, rel, O_RDONLY);
-	if (fd < 0)
-		return;
-	n = read_fd(fd, buf, sizeof(buf), false);
-	close(fd);
-	if (n > 0)
-		(void)taskstats_schedstat_parse(buf, (size_t)n, row);
-}
-
-static int scan_pid(int dfd, const char *name, unsigned char type, void *ctx)
-{
-	struct procfs_scan *s = ctx;
-	struct proc_table *t = s->t;
-	struct proc_raw row = { 0 };
-	char buf[512], sbuf[1024], rel[32];
-	struct io_fd *old;
-	int fd = -1, sfd = -1;
-	ssize_t n, ns;
-
-	if (!parse_pid(name, &row.pid))
-		return 0;
-	old = iofd_find(s->tc, row.pid);
-	if (old) {
-		fd = old->fd;
-		sfd = old->sfd;
-		old->fd = old->sfd = -1;
-	}
-	snprintf(rel, sizeof(rel), "%d/io", row.pid);
-	n = read_kept(s->r, row.pid, "io", &fd, buf, sizeof(buf));
-	/* stat is world-readable: the CPU time of a process whose io is refused */
-	ns = read_kept(s->r, row.pid, "stat", &sfd, sbuf, sizeof(sbuf));
-	if (ns > 0)
-		(void)taskstats_stat_parse(sbuf, (size_t)ns, &row);
-	read_sched(s->r, old, &row);
-	iofd_keep(s->tc, &row, fd, sfd);
-	if (n == -ENOENT || n == -ESRCH) {
-		t->vanished++; /* exited since readdir: no row, no stale data */
-		return 0;
-	}
-	if (n == -EACCES || n == -EPERM) {
-		t->unreadable++;
-		s->err = (int)n;
-		if (!row.has_stat)
-			return 0;
-		row.io_unknown = true;
-	} else if (n < 0 || taskstats_procio_parse(buf, (size_t)n, &row) < 0) {
-		/* a malformed file is that process's problem, not the table's */
-		if (!s->err) {
-			s->err = n < 0 ? (int)n : -EBADMSG;
-			snprintf(s->path_for_msg, s->msg_size, "%s", rel);
-		}
-		return 0;
-	}
-	row.source = PROC_SRC_PROCFS;
-	if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
-		return -ENOMEM;
-	t->rows[t->n++] = row;
-	s->ok++;
-	return 0;
-}
-
-static int scan_procfs(struct taskstats_collector *tc, const struct root *r, struct proc_table *t,
-		       char *path_for_msg, size_t msg_size)
-{
-	struct procfs_scan s = { tc, r, t, path_for_msg, msg_size, 0, 0 };
-	int e;
-
-	e = root_for_each_entry(r, "proc", scan_pid, &s);
-	if (e < 0)
-		return e;
-	iofd_swap(tc);
-	proc_table_sort(t);
-	/* nothing readable at all is a source failure; some refusals are a note */
-	if (!s.ok && s.err)
-		return s.err;
-	/* a /proc without a single process: a tree recorded without them */
-	if (!s.ok && !t->vanished)
-		return -ENOENT;
-	return 0;
-}
-
 static const struct proc_seen *seen_find(const struct taskstats_collector *tc, int32_t pid)
 {
-	size_t lo = 0, hi = tc->nseen;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tc->seen[mid].pid == pid)
-			return &tc->seen[mid];
-		if (tc->seen[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return rowfind_i32(tc->seen, tc->nseen, sizeof(*tc->seen), offsetof(struct proc_seen, pid),
+			   pid);
 }
 
 static uint64_t io_total(const struct proc_raw *p)
@@ -676,122 +196,6 @@ static int8_t read_delayacct(const struct root *r)
 	return v[0] == '0' ? 0 : 1;
 }
 
-int taskstats_stat_comm(const char *buf, size_t len, char *ret, size_t size)
-{
-	const char *open_p = memchr(buf, '(', len), *close_p = NULL;
-	size_t n;
-
-	if (!open_p || size == 0)
-		return -EBADMSG;
-	for (const char *q = buf + len; q > open_p; q--) {
-		if (q[-1] == ')') {
-			close_p = q - 1;
-			break;
-		}
-	}
-	if (!close_p)
-		return -EBADMSG;
-	n = (size_t)(close_p - open_p - 1);
-	if (n > size - 1)
-		n = size - 1;
-	memcpy(ret, open_p + 1, n);
-	ret[n] = '\0';
-	return (int)n;
-}
-
-#define PF_KTHREAD_FLAG 0x00200000u /* include/linux/sched.h PF_KTHREAD */
-
-int taskstats_schedstat_parse(const char *buf, size_t len, struct proc_raw *ret)
-{
-	const char *p = buf, *end = buf + len;
-	uint64_t v[2];
-
-	for (int k = 0; k < 2; k++) {
-		while (p < end && *p == ' ')
-			p++;
-		if (p >= end || *p < '0' || *p > '9')
-			return -EBADMSG;
-		v[k] = 0;
-		for (; p < end && *p >= '0' && *p <= '9'; p++) {
-			if (v[k] > (UINT64_MAX - 9) / 10)
-				return -EBADMSG;
-			v[k] = v[k] * 10 + (uint64_t)(*p - '0');
-		}
-		if (p >= end || (*p != ' ' && *p != '\n'))
-			return -EBADMSG;
-	}
-	ret->runq_ns = v[1];
-	ret->has_sched = true;
-	return 0;
-}
-
-int taskstats_stat_parse(const char *buf, size_t len, struct proc_raw *ret)
-{
-	char comm[PROC_COMM_MAX];
-	const char *close_p = NULL;
-	uint64_t v[44] = { 0 }; /* v[k]: field k (1-based, proc(5)) from 3 on */
-	const char *tok;
-	unsigned k = 3;
-	struct cursor c;
-
-	if (taskstats_stat_comm(buf, len, comm, sizeof(comm)) < 0)
-		return -EBADMSG;
-	for (const char *q = buf + len; q > buf; q--) {
-		if (q[-1] == ')') {
-			close_p = q;
-			break;
-		}
-	}
-	cursor_init(&c, close_p, len - (size_t)(close_p - buf));
-	/* field 3 is the state letter: skipped as a token */
-	if (!scan_token(&c, &tok))
-		return -EBADMSG;
-	for (k = 4; k < 44; k++) {
-		if (scan_at_eol(&c))
-			break;
-		/* some fields are signed (priority, nice, tty_nr): those read
-		 * 0, none of them is used */
-		scan_blanks(&c);
-		if (c.p < c.end && *c.p == '-') {
-			if (!scan_token(&c, &tok))
-				return -EBADMSG;
-			continue;
-		}
-		if (scan_u64(&c, &v[k]) < 0)
-			return -EBADMSG;
-	}
-	/* starttime (22) is the last one this reader needs to trust */
-	if (k <= 22)
-		return -EBADMSG;
-	memcpy(ret->comm, comm, sizeof(comm));
-	ret->kthread = (v[9] & PF_KTHREAD_FLAG) != 0;
-	ret->utime_ticks = v[14];
-	ret->stime_ticks = v[15];
-	ret->start_ticks = v[22];
-	ret->gtime_ticks = k > 43 ? v[43] : 0;
-	ret->has_stat = true;
-	return 0;
-}
-
-static void read_comm(const struct root *r, struct proc_raw *p)
-{
-	char rel[32], stat[512]; /* pid, then a name of at most 64 bytes in "(...)" */
-	int n;
-
-	snprintf(rel, sizeof(rel), "proc/%d/comm", p->pid);
-	if (root_read_small(r, rel, p->comm, sizeof(p->comm)) >= 0)
-		return;
-	/* no comm file (a kernel before 2.6.33, a recorded tree without it):
-	 * /proc/PID/stat carries the same name, where pidstat reads it */
-	p->comm[0] = '\0';
-	snprintf(rel, sizeof(rel), "proc/%d/stat", p->pid);
-	n = root_read_small(r, rel, stat, sizeof(stat));
-	if (n > 0)
-		(void)taskstats_stat_comm(stat, (size_t)n, p->comm, sizeof(p->comm));
-}
-
-/* The answer about one process (attr TGID) or thread (PID) into tc->reply:
- * asked live, or the tree's file rel; kept under capture. Bytes or -errno. */
 static int ask(struct taskstats_collector *tc, const struct root *r, int attr, int32_t id,
 	       const char *rel)
 {
@@ -1019,7 +423,7 @@ static int db_threads(struct taskstats_collector *tc, const struct root *r, stru
 	int e;
 
 	t->nthreads = 0;
-	status_set(&t->threads_status, 0, NULL);
+	src_status_set(&t->threads_status, 0, NULL);
 	t->roles_why[0] = '\0';
 	for (size_t i = 0; i < t->n && servers < PROC_DB_SERVERS_MAX; i++) {
 		const struct proc_raw *p = &t->rows[i];
@@ -1058,30 +462,22 @@ static int db_threads(struct taskstats_collector *tc, const struct root *r, stru
 	return 0;
 }
 
-int taskstats_collect(struct taskstats_collector *tc, const struct root *r, struct proc_table *t)
+/* Every process's /proc/PID/io and stat into t; procfs says what failed. */
+static void collect_procfs(struct taskstats_collector *tc, const struct root *r,
+			   struct proc_table *t)
 {
 	char where[48] = "";
 	char disp[256];
-	const char *what = NULL;
-	size_t ncand = 0;
 	int e;
-
-	t->n = 0;
-	t->carried = false;
-	t->unreadable = t->queried = t->answered = t->vanished = 0;
-	status_set(&t->procfs, 0, NULL);
-	status_set(&t->taskstats, 0, NULL);
-	tc->live = r->path[0] == '\0';
-	t->delayacct = read_delayacct(r);
 
 	if (!tc->iofd_budget_set) {
 		tc->iofd_budget_set = true;
-		tc->iofd_budget = iofd_budget();
+		tc->iofd_budget = taskstats_iofd_budget();
 	}
-	e = scan_procfs(tc, r, t, where, sizeof(where));
+	e = taskstats_scan_procfs(tc, r, t, where, sizeof(where));
 	if (e < 0) {
 		root_display(r, where[0] ? where : "proc/PID/io", disp, sizeof(disp));
-		status_set(&t->procfs, e, "%s: %s", disp, strerror(-e));
+		src_status_set(&t->procfs, e, "%s: %s", disp, strerror(-e));
 		t->n = 0;
 	} else if (t->unreadable) {
 		/* partial: say so, but the source works */
@@ -1089,25 +485,41 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 			 "/proc/PID/io of %u process(es) not readable (ptrace access denied)",
 			 t->unreadable);
 	}
+}
+
+/* Live: the genl socket opened once; a tree: its recorded answers there.
+ * t->taskstats says why not. */
+static void taskstats_source_status(struct taskstats_collector *tc, const struct root *r,
+				    struct proc_table *t)
+{
+	char disp[256];
 
 	if (tc->live && !tc->opened) {
 		tc->opened = true;
 		tc->open_err = netlink_open_genl(TASKSTATS_GENL_NAME, &tc->conn);
 	}
 	if (tc->live && tc->open_err) {
-		status_set(&t->taskstats, tc->open_err, "genl family " TASKSTATS_GENL_NAME ": %s%s",
-			   netlink_hint(tc->open_err), "; bytes from /proc/PID/io");
+		src_status_set(&t->taskstats, tc->open_err,
+			       "genl family " TASKSTATS_GENL_NAME ": %s%s",
+			       netlink_hint(tc->open_err), "; bytes from /proc/PID/io");
 	} else if (!tc->live) {
 		int dfd = root_openat(r, "netlink/taskstats", O_RDONLY | O_DIRECTORY);
 
 		if (dfd < 0) {
 			root_display(r, "netlink/taskstats", disp, sizeof(disp));
-			status_set(&t->taskstats, dfd, "%s: no recorded answers (%s)", disp,
-				   strerror(-dfd));
+			src_status_set(&t->taskstats, dfd, "%s: no recorded answers (%s)", disp,
+				       strerror(-dfd));
 		} else {
 			close(dfd);
 		}
 	}
+}
+
+/* The rows worth a question into tc->order, most bytes moved first, at
+ * most TASKSTATS_MAX_QUERIES live: their number, or -ENOMEM. */
+static ssize_t rank_candidates(struct taskstats_collector *tc, const struct proc_table *t)
+{
+	size_t ncand = 0;
 
 	if (grow((void **)&tc->order, &tc->order_cap, t->n, sizeof(*tc->order)) < 0)
 		return -ENOMEM;
@@ -1123,6 +535,17 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 		if (ncand > TASKSTATS_MAX_QUERIES)
 			ncand = TASKSTATS_MAX_QUERIES;
 	}
+	return (ssize_t)ncand;
+}
+
+/* Asks taskstats about the ncand ranked rows, names the ones that did IO,
+ * and falls back to /proc for every row when a question failed. 0 or -ENOMEM. */
+static int ask_ranked(struct taskstats_collector *tc, const struct root *r, struct proc_table *t,
+		      size_t ncand)
+{
+	const char *what = NULL;
+	int e;
+
 	/* with accounting off every delay is 0 and the group answer has no bytes:
 	 * asking would cost a round trip per process for nothing */
 	if (t->delayacct == 0 && !t->taskstats.err)
@@ -1138,9 +561,11 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 		if (e < 0) {
 			snprintf(pid, sizeof(pid), "%d", p->pid);
 			if (e == -EBADMSG && what)
-				status_set(&t->taskstats, e, "answer for pid %s: %s", pid, what);
+				src_status_set(&t->taskstats, e, "answer for pid %s: %s", pid,
+					       what);
 			else
-				status_set(&t->taskstats, e, "pid %s: %s", pid, netlink_hint(e));
+				src_status_set(&t->taskstats, e, "pid %s: %s", pid,
+					       netlink_hint(e));
 		}
 	}
 	/* bytes-only rows that did IO still get a name */
@@ -1148,7 +573,7 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 		struct proc_raw *p = &t->rows[tc->order[k].row];
 
 		if (!p->comm[0] && (io_total(p) || p->source == PROC_SRC_TASKSTATS))
-			read_comm(r, p);
+			taskstats_read_comm(r, p);
 	}
 	if (t->taskstats.err) {
 		/* a half-asked sample mixes sources: fall back for all of it */
@@ -1158,30 +583,38 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 			t->rows[i].source = PROC_SRC_PROCFS;
 		}
 	}
-	/* processes that started and ended since the last sample (live only) */
-	if (tc->live && !tc->open_err) {
-		size_t len = strlen(t->taskstats.reason);
+	return 0;
+}
 
-		e = taskstats_exits_collect(tc, r, t);
-		if (e >= 0)
-			e = taskstats_credit_apply(tc, t);
-		tc->nexits = 0; /* used: the next scan starts a new interval */
-		if (e < 0)
-			return e;
-		if (!t->taskstats.err && tc->exit_err)
-			snprintf(t->taskstats.reason + len, sizeof(t->taskstats.reason) - len,
-				 "%sno exit notices (%s): processes that start and end between "
-				 "samples are not seen",
-				 len ? "; " : "", netlink_hint(tc->exit_err));
-		else if (!t->taskstats.err && tc->exit_lost)
-			snprintf(t->taskstats.reason + len, sizeof(t->taskstats.reason) - len,
-				 "%sexit notices dropped %u time(s) (socket full, or 8192 groups "
-				 "between two scans)",
-				 len ? "; " : "", tc->exit_lost);
-	}
-	if (tc->live && !tc->open_err && t->unreadable) {
-		size_t len = strlen(t->procfs.reason);
+/* Live: processes that started and ended since the last sample credited,
+ * and the bytes of unreadable /proc/PID/io asked of taskstats. 0 or -errno. */
+static int collect_live_extras(struct taskstats_collector *tc, const struct root *r,
+			       struct proc_table *t)
+{
+	size_t len;
+	int e;
 
+	if (!tc->live || tc->open_err)
+		return 0;
+	len = strlen(t->taskstats.reason);
+	e = taskstats_exits_collect(tc, r, t);
+	if (e >= 0)
+		e = taskstats_credit_apply(tc, t);
+	tc->nexits = 0; /* used: the next scan starts a new interval */
+	if (e < 0)
+		return e;
+	if (!t->taskstats.err && tc->exit_err)
+		snprintf(t->taskstats.reason + len, sizeof(t->taskstats.reason) - len,
+			 "%sno exit notices (%s): processes that start and end between "
+			 "samples are not seen",
+			 len ? "; " : "", netlink_hint(tc->exit_err));
+	else if (!t->taskstats.err && tc->exit_lost)
+		snprintf(t->taskstats.reason + len, sizeof(t->taskstats.reason) - len,
+			 "%sexit notices dropped %u time(s) (socket full, or 8192 groups "
+			 "between two scans)",
+			 len ? "; " : "", tc->exit_lost);
+	if (t->unreadable) {
+		len = strlen(t->procfs.reason);
 		e = ts_io_fill(tc, r, t);
 		if (e < 0)
 			return e;
@@ -1189,6 +622,32 @@ int taskstats_collect(struct taskstats_collector *tc, const struct root *r, stru
 			 ": their bytes from taskstats, asked for those that ran (%u thread(s))",
 			 t->ts_io_asked);
 	}
+	return 0;
+}
+
+int taskstats_collect(struct taskstats_collector *tc, const struct root *r, struct proc_table *t)
+{
+	ssize_t ncand;
+	int e;
+
+	t->n = 0;
+	t->carried = false;
+	t->unreadable = t->queried = t->answered = t->vanished = 0;
+	src_status_set(&t->procfs, 0, NULL);
+	src_status_set(&t->taskstats, 0, NULL);
+	tc->live = r->path[0] == '\0';
+	t->delayacct = read_delayacct(r);
+
+	collect_procfs(tc, r, t);
+	taskstats_source_status(tc, r, t);
+	ncand = rank_candidates(tc, t);
+	if (ncand < 0)
+		return (int)ncand;
+	e = ask_ranked(tc, r, t, (size_t)ncand);
+	if (e >= 0)
+		e = collect_live_extras(tc, r, t);
+	if (e < 0)
+		return e;
 	if (!tc->who) {
 		tc->who = calloc(1, sizeof(*tc->who));
 		if (!tc->who)
@@ -1258,7 +717,7 @@ static int add_thread(int dfd, const char *name, unsigned char type, void *ctx)
 	struct thread_table *t = ctx;
 	struct proc_raw row = { 0 };
 
-	if (!parse_pid(name, &row.pid))
+	if (!taskstats_parse_pid(name, &row.pid))
 		return 0;
 	if (t->n == TASKSTATS_MAX_THREADS) {
 		t->truncated = true;
@@ -1281,7 +740,7 @@ int taskstats_threads_collect(struct taskstats_collector *tc, const struct root 
 	t->n = 0;
 	t->vanished = 0;
 	t->truncated = false;
-	status_set(&t->status, 0, NULL);
+	src_status_set(&t->status, 0, NULL);
 	tc->live = r->path[0] == '\0';
 	t->delayacct = read_delayacct(r);
 	if (tc->live && !tc->opened) {
@@ -1289,8 +748,8 @@ int taskstats_threads_collect(struct taskstats_collector *tc, const struct root 
 		tc->open_err = netlink_open_genl(TASKSTATS_GENL_NAME, &tc->conn);
 	}
 	if (tc->live && tc->open_err) {
-		status_set(&t->status, tc->open_err, "genl family " TASKSTATS_GENL_NAME ": %s",
-			   netlink_hint(tc->open_err));
+		src_status_set(&t->status, tc->open_err, "genl family " TASKSTATS_GENL_NAME ": %s",
+			       netlink_hint(tc->open_err));
 		return 0;
 	}
 	snprintf(rel, sizeof(rel), "proc/%d/task", pid);
@@ -1299,8 +758,8 @@ int taskstats_threads_collect(struct taskstats_collector *tc, const struct root 
 		return e;
 	if (e < 0) {
 		root_display(r, rel, disp, sizeof(disp));
-		status_set(&t->status, e, "%s: %s", disp,
-			   e == -ENOENT ? "no such process" : strerror(-e));
+		src_status_set(&t->status, e, "%s: %s", disp,
+			       e == -ENOENT ? "no such process" : strerror(-e));
 		return 0;
 	}
 	if (t->n)
@@ -1320,9 +779,11 @@ int taskstats_threads_collect(struct taskstats_collector *tc, const struct root 
 		}
 		if (e < 0) {
 			if (e == -EBADMSG && what)
-				status_set(&t->status, e, "answer for thread %d: %s", p->pid, what);
+				src_status_set(&t->status, e, "answer for thread %d: %s", p->pid,
+					       what);
 			else
-				status_set(&t->status, e, "thread %d: %s", p->pid, netlink_hint(e));
+				src_status_set(&t->status, e, "thread %d: %s", p->pid,
+					       netlink_hint(e));
 			t->n = 0;
 			return 0;
 		}

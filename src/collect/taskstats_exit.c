@@ -16,6 +16,7 @@
  * taskstats.c.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@
 #include "grow.h"
 #include "procfile.h"
 #include "taskstats.h"
+#include "rowfind.h"
 
 /* ---- the registered socket ---- */
 
@@ -259,19 +261,8 @@ int taskstats_exits_collect(struct taskstats_collector *tc, const struct root *r
 
 static struct reap_credit *credit_find(struct taskstats_collector *tc, int32_t pid)
 {
-	size_t lo = 0, hi = tc->ncredits;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tc->credits[mid].pid == pid)
-			return &tc->credits[mid];
-		if (tc->credits[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return rowfind_i32(tc->credits, tc->ncredits, sizeof(*tc->credits),
+			   offsetof(struct reap_credit, pid), pid);
 }
 
 static struct reap_credit *credit_get(struct taskstats_collector *tc, int32_t pid)

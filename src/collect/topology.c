@@ -3,20 +3,19 @@
  * Collects the topology under the root: /proc/irq, /sys/kernel/irq, PCI
  * functions with MSI vectors, NICs, block queues, CPU sets, irqbalance.
  * Reads only; a file that is absent is recorded as missing, never zeroed.
+ * topology_capture.c copies the same files into a recorded tree.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "grow.h"
-#include "treewrite.h"
 #include "topology.h"
+#include "topology_int.h"
 #include "str.h"
 
 /* ---- pure helpers ---- */
@@ -283,28 +282,12 @@ static int named_entry(int dfd, const char *name, unsigned char type, void *ctx)
 	return name[0] == '.' ? 0 : w->fn(name, w->ctx);
 }
 
-/* Calls fn with the name of every entry of the directory rel under r. */
-static int for_each_entry(const struct root *r, const char *rel,
-			  int (*fn)(const char *name, void *ctx), void *ctx)
+int topology_for_each_name(const struct root *r, const char *rel,
+			   int (*fn)(const char *name, void *ctx), void *ctx)
 {
 	struct named_walk w = { fn, ctx };
 
 	return root_for_each_entry(r, rel, named_entry, &w);
-}
-
-static bool parse_uint(const char *s, uint32_t *ret)
-{
-	unsigned long v = 0;
-
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (!isdigit((unsigned char)*s) || v > 100000000)
-			return false;
-		v = v * 10 + (unsigned long)(*s - '0');
-	}
-	*ret = (uint32_t)v;
-	return true;
 }
 
 struct collect_ctx {
@@ -321,7 +304,7 @@ static int add_irq(const char *name, void *ctx)
 	struct topology *t = c->t;
 	uint32_t irq;
 
-	if (!parse_uint(name, &irq))
+	if (!str_u32(name, &irq))
 		return 0;
 	if (grow((void **)&t->irqs, &t->irqs_cap, t->nirqs + 1, sizeof(*t->irqs)) < 0)
 		return -ENOMEM;
@@ -466,7 +449,7 @@ static int add_msi(const char *name, void *ctx)
 	struct topo_dev *d = c->dev;
 	uint32_t irq, *n;
 
-	if (!parse_uint(name, &irq))
+	if (!str_u32(name, &irq))
 		return 0;
 	n = realloc(d->irqs, (d->nirqs + 1) * sizeof(*d->irqs));
 	if (!n)
@@ -499,7 +482,7 @@ static bool subdir_name(const struct root *r, const char *rel, int (*fn)(const c
 {
 	c->count = 0;
 	c->first[0] = '\0';
-	return for_each_entry(r, rel, fn, c) >= 0 && c->count > 0;
+	return topology_for_each_name(r, rel, fn, c) >= 0 && c->count > 0;
 }
 
 static int add_dev(const char *name, void *ctx)
@@ -517,7 +500,7 @@ static int add_dev(const char *name, void *ctx)
 	str_copy(d.pci, sizeof(d.pci), name);
 	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/msi_irqs", name);
 	c->dev = &d;
-	e = for_each_entry(r, rel, add_msi, c);
+	e = topology_for_each_name(r, rel, add_msi, c);
 	if (e == -ENOMEM) {
 		free(d.irqs);
 		return e;
@@ -615,7 +598,7 @@ static int add_net(const char *name, void *ctx)
 		n.dev = dev_by_pci(t, pci);
 	snprintf(rel, sizeof(rel), "sys/class/net/%s/queues", name);
 	c->count = 0;
-	if (for_each_entry(r, rel, rx_queue, c) < 0)
+	if (topology_for_each_name(r, rel, rx_queue, c) < 0)
 		add_missing(t, "/sys/class/net/IF/queues");
 	n.rx_queues = c->count;
 	snprintf(rel, sizeof(rel), "sys/class/net/%s/queues/rx-0/rps_cpus", name);
@@ -674,7 +657,7 @@ static int add_block(const char *name, void *ctx)
 	b.rq_affinity = read_long(r, rel);
 	snprintf(rel, sizeof(rel), "sys/block/%s/mq", name);
 	c->count = 0;
-	if (for_each_entry(r, rel, count_entry, c) >= 0)
+	if (topology_for_each_name(r, rel, count_entry, c) >= 0)
 		b.nr_hw_queues = c->count;
 	if (grow((void **)&t->blocks, &t->blocks_cap, t->nblocks + 1, sizeof(*t->blocks)) < 0)
 		return -ENOMEM;
@@ -706,7 +689,7 @@ static int link_block(const char *name, void *ctx)
 	return 0;
 }
 
-static bool comm_is_irqbalance(const struct root *r, const char *pid)
+bool topology_comm_is_irqbalance(const struct root *r, const char *pid)
 {
 	char rel[600], comm[32];
 
@@ -720,7 +703,7 @@ static int find_irqbalance(const char *name, void *ctx)
 	struct topo_irqbalance *ib = &c->t->irqbalance;
 	uint32_t pid;
 
-	if (ib->running || !parse_uint(name, &pid) || !comm_is_irqbalance(c->r, name))
+	if (ib->running || !str_u32(name, &pid) || !topology_comm_is_irqbalance(c->r, name))
 		return 0;
 	ib->running = true;
 	ib->pid = (int)pid;
@@ -752,7 +735,7 @@ static void collect_irqbalance(const struct root *r, struct topo_hint *h, struct
 
 	if (h && h->irqbalance_pid > 0) {
 		snprintf(pid, sizeof(pid), "%d", h->irqbalance_pid);
-		if (comm_is_irqbalance(r, pid)) {
+		if (topology_comm_is_irqbalance(r, pid)) {
 			ib->running = true;
 			ib->pid = h->irqbalance_pid;
 			t->has_irqbalance = true;
@@ -763,7 +746,7 @@ static void collect_irqbalance(const struct root *r, struct topo_hint *h, struct
 		h->rescan_wait--;
 		t->has_irqbalance = true;
 	} else if (!ib->running) {
-		t->has_irqbalance = for_each_entry(r, "proc", find_irqbalance, &c) >= 0;
+		t->has_irqbalance = topology_for_each_name(r, "proc", find_irqbalance, &c) >= 0;
 		if (h && ib->running) {
 			h->rescan_every = h->rescan_wait = 0;
 		} else if (h) {
@@ -803,7 +786,7 @@ static int count_node(const char *name, void *ctx)
 	struct collect_ctx *c = ctx;
 	uint32_t n;
 
-	if (strncmp(name, "node", 4) == 0 && parse_uint(name + 4, &n))
+	if (strncmp(name, "node", 4) == 0 && str_u32(name + 4, &n))
 		c->count++;
 	return 0;
 }
@@ -861,10 +844,10 @@ int topology_collect_hint(const struct root *r, struct topo_hint *h, struct topo
 		cmdline_cpus(r, t);
 	if (!t->has_isolated)
 		add_missing(t, "/sys/devices/system/cpu/isolated");
-	if (for_each_entry(r, "sys/devices/system/node", count_node, &c) >= 0)
+	if (topology_for_each_name(r, "sys/devices/system/node", count_node, &c) >= 0)
 		t->nr_nodes = (int)c.count;
 
-	e = for_each_entry(r, "proc/irq", add_irq, &c);
+	e = topology_for_each_name(r, "proc/irq", add_irq, &c);
 	if (e == -ENOMEM)
 		goto nomem;
 	if (e < 0)
@@ -874,7 +857,7 @@ int topology_collect_hint(const struct root *r, struct topo_hint *h, struct topo
 	for (size_t i = 0; i < t->nirqs; i++)
 		fill_irq(r, t, &t->irqs[i]);
 
-	e = for_each_entry(r, "sys/bus/pci/devices", add_dev, &c);
+	e = topology_for_each_name(r, "sys/bus/pci/devices", add_dev, &c);
 	if (e == -ENOMEM)
 		goto nomem;
 	if (e < 0)
@@ -886,16 +869,16 @@ int topology_collect_hint(const struct root *r, struct topo_hint *h, struct topo
 					t->irqs[i].dev = (int)d;
 	guess_managed(t);
 
-	e = for_each_entry(r, "sys/class/net", add_net, &c);
+	e = topology_for_each_name(r, "sys/class/net", add_net, &c);
 	if (e == -ENOMEM)
 		goto nomem;
 	v = read_long(r, "proc/sys/net/core/rps_sock_flow_entries");
 	t->rps_sock_flow_entries = v;
 
-	e = for_each_entry(r, "sys/block", add_block, &c);
+	e = topology_for_each_name(r, "sys/block", add_block, &c);
 	if (e == -ENOMEM)
 		goto nomem;
-	if (for_each_entry(r, "sys/dev/block", link_block, &c) < 0 && t->nblocks)
+	if (topology_for_each_name(r, "sys/dev/block", link_block, &c) < 0 && t->nblocks)
 		add_missing(t, "/sys/dev/block");
 
 	collect_irqbalance(r, h, t);
@@ -952,320 +935,4 @@ const struct topo_block *topology_block(const struct topology *t, const char *na
 		if (sysfs_name_is(t->blocks[i].name, name))
 			return &t->blocks[i];
 	return NULL;
-}
-
-/* ---- recording (iotriage capture) ---- */
-
-/* Paths of sysfs entries: a clipped one simply fails to open. */
-static void __attribute__((format(printf, 3, 4)))
-path_fmt(char *buf, size_t size, const char *f, ...)
-{
-	va_list ap;
-
-	va_start(ap, f);
-	vsnprintf(buf, size, f, ap);
-	va_end(ap);
-}
-
-struct cap_ctx {
-	const struct root *src;
-	int dfd;
-	unsigned files;
-	char base[300]; /* the directory being walked */
-	char buf[65536];
-};
-
-/* Copies one small file (sysfs attributes, /proc/irq); absent is not an error. */
-static void cap_copy(struct cap_ctx *c, const char *rel)
-{
-	mode_t mode;
-	ssize_t n;
-	int fd;
-
-	fd = root_openat(c->src, rel, O_RDONLY);
-	if (fd < 0)
-		return;
-	n = read(fd, c->buf, sizeof(c->buf));
-	mode = treewrite_copy_mode(fd);
-	close(fd);
-	if (n >= 0 && treewrite_write_mode(c->dfd, rel, c->buf, (size_t)n, mode) == 0)
-		c->files++;
-}
-
-/* Re-creates a sysfs link with the same target text (topology reads only the text). */
-static void cap_link(struct cap_ctx *c, const char *rel)
-{
-	char target[512];
-	ssize_t n = root_readlink(c->src, rel, target, sizeof(target) - 1);
-
-	if (n <= 0)
-		return;
-	target[n] = '\0';
-	if (treewrite_symlink(c->dfd, rel, target) == 0)
-		c->files++;
-}
-
-static void cap_files(struct cap_ctx *c, const char *dir, const char *const *names, size_t n)
-{
-	char rel[600];
-
-	for (size_t i = 0; i < n; i++) {
-		path_fmt(rel, sizeof(rel), "%s/%s", dir, names[i]);
-		cap_copy(c, rel);
-	}
-}
-
-static int cap_irq(const char *name, void *ctx)
-{
-	static const char *const files[] = { "smp_affinity_list", "smp_affinity",
-					     "effective_affinity_list", "affinity_hint", "node" };
-	struct cap_ctx *c = ctx;
-	char dir[600];
-	uint32_t irq;
-
-	if (!parse_uint(name, &irq))
-		return 0;
-	path_fmt(dir, sizeof(dir), "%s/%s", c->base, name);
-	cap_files(c, dir, files, sizeof(files) / sizeof(files[0]));
-	return 0;
-}
-
-static int cap_kirq(const char *name, void *ctx)
-{
-	static const char *const files[] = { "actions", "chip_name", "hwirq",
-					     "name",	"type",	     "per_cpu_count" };
-	struct cap_ctx *c = ctx;
-	char dir[600];
-
-	path_fmt(dir, sizeof(dir), "%s/%s", c->base, name);
-	cap_files(c, dir, files, sizeof(files) / sizeof(files[0]));
-	return 0;
-}
-
-static int cap_plain(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char rel[600];
-
-	path_fmt(rel, sizeof(rel), "%s/%s", c->base, name);
-	cap_copy(c, rel);
-	return 0;
-}
-
-static int cap_uevent(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char rel[600];
-
-	/* net/eth0, nvme/nvme0, host0: the child's presence is what counts */
-	if (strncmp(c->base + strlen(c->base) - 4, "/net", 4) != 0 &&
-	    strncmp(c->base + strlen(c->base) - 5, "/nvme", 5) != 0 &&
-	    !(strncmp(name, "host", 4) == 0 && isdigit((unsigned char)name[4])))
-		return 0;
-	path_fmt(rel, sizeof(rel), "%s/%s/uevent", c->base, name);
-	cap_copy(c, rel);
-	return 0;
-}
-
-static int cap_pci(const char *name, void *ctx)
-{
-	static const char *const files[] = { "numa_node", "local_cpulist" };
-	struct cap_ctx *c = ctx;
-	char dir[300], saved[300];
-	int fd;
-
-	path_fmt(dir, sizeof(dir), "sys/bus/pci/devices/%s", name);
-	path_fmt(saved, sizeof(saved), "%s/msi_irqs", dir);
-	fd = root_openat(c->src, saved, O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return 0; /* no MSI vectors: not the advisor's business */
-	close(fd);
-	memcpy(saved, c->base, sizeof(saved));
-	cap_files(c, dir, files, sizeof(files) / sizeof(files[0]));
-	path_fmt(c->base, sizeof(c->base), "%s/msi_irqs", dir);
-	for_each_entry(c->src, c->base, cap_plain, c);
-	path_fmt(c->base, sizeof(c->base), "%s/driver", dir);
-	cap_link(c, c->base);
-	path_fmt(c->base, sizeof(c->base), "%s/net", dir);
-	for_each_entry(c->src, c->base, cap_uevent, c);
-	path_fmt(c->base, sizeof(c->base), "%s/nvme", dir);
-	for_each_entry(c->src, c->base, cap_uevent, c);
-	path_fmt(c->base, sizeof(c->base), "%s", dir);
-	for_each_entry(c->src, c->base, cap_uevent, c);
-	memcpy(c->base, saved, sizeof(saved));
-	return 0;
-}
-
-static int cap_rxq(const char *name, void *ctx)
-{
-	static const char *const files[] = { "rps_cpus", "rps_flow_cnt" };
-	struct cap_ctx *c = ctx;
-	char dir[600];
-
-	if (strncmp(name, "rx-", 3) != 0)
-		return 0;
-	path_fmt(dir, sizeof(dir), "%s/%s", c->base, name);
-	cap_files(c, dir, files, sizeof(files) / sizeof(files[0]));
-	return 0;
-}
-
-static int cap_net(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char saved[300];
-
-	memcpy(saved, c->base, sizeof(saved));
-	path_fmt(c->base, sizeof(c->base), "sys/class/net/%s/device", name);
-	cap_link(c, c->base);
-	path_fmt(c->base, sizeof(c->base), "sys/class/net/%s/queues", name);
-	for_each_entry(c->src, c->base, cap_rxq, c);
-	memcpy(c->base, saved, sizeof(saved));
-	return 0;
-}
-
-static int cap_devblock(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char rel[600];
-
-	path_fmt(rel, sizeof(rel), "sys/dev/block/%s", name);
-	cap_link(c, rel);
-	return 0;
-}
-
-static int cap_node(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char rel[600];
-	uint32_t n;
-
-	if (strncmp(name, "node", 4) != 0 || !parse_uint(name + 4, &n))
-		return 0;
-	path_fmt(rel, sizeof(rel), "sys/devices/system/node/%s/cpulist", name);
-	cap_copy(c, rel);
-	return 0;
-}
-
-static int cap_mq(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char rel[600];
-
-	path_fmt(rel, sizeof(rel), "%s/%s/cpu_list", c->base, name);
-	cap_copy(c, rel);
-	return 0;
-}
-
-static int cap_block(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char saved[300];
-
-	memcpy(saved, c->base, sizeof(saved));
-	path_fmt(c->base, sizeof(c->base), "sys/block/%s/mq", name);
-	for_each_entry(c->src, c->base, cap_mq, c);
-	memcpy(c->base, saved, sizeof(saved));
-	return 0;
-}
-
-/* irqbalance's comm and cmdline, and only the IRQBALANCE_* part of its
- * environment: a recording must not carry anything else a daemon inherited. */
-static int cap_irqbalance(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char rel[600];
-	size_t out = 0;
-	ssize_t n;
-	int fd;
-
-	if (!isdigit((unsigned char)name[0]) || !comm_is_irqbalance(c->src, name))
-		return 0;
-	path_fmt(rel, sizeof(rel), "proc/%s/comm", name);
-	cap_copy(c, rel);
-	path_fmt(rel, sizeof(rel), "proc/%s/cmdline", name);
-	cap_copy(c, rel);
-	path_fmt(rel, sizeof(rel), "proc/%s/environ", name);
-	fd = root_openat(c->src, rel, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, c->buf, sizeof(c->buf));
-	close(fd);
-	for (ssize_t i = 0; n > 0 && i < n;) {
-		size_t len = strnlen(c->buf + i, (size_t)(n - i));
-
-		if (len >= 11 && strncmp(c->buf + i, "IRQBALANCE_", 11) == 0) {
-			memmove(c->buf + out, c->buf + i, len);
-			out += len;
-			c->buf[out++] = '\0';
-		}
-		i += (ssize_t)len + 1;
-	}
-	if (treewrite_write(c->dfd, rel, c->buf, out) == 0)
-		c->files++;
-	return 0;
-}
-
-/* The kernel command line reduced to its isolcpus= and nohz_full= words:
- * what topology_collect reads when the sysfs lists are absent, and nothing
- * else a boot line may carry. */
-static void cap_cmdline(struct cap_ctx *c)
-{
-	size_t out = 0;
-	ssize_t n;
-	int fd;
-
-	fd = root_openat(c->src, "proc/cmdline", O_RDONLY);
-	if (fd < 0)
-		return;
-	n = read(fd, c->buf, sizeof(c->buf) - 1);
-	close(fd);
-	for (ssize_t i = 0; n > 0 && i < n;) {
-		ssize_t e = i;
-
-		while (e < n && !isspace((unsigned char)c->buf[e]))
-			e++;
-		if ((e - i > 9 && strncmp(c->buf + i, "isolcpus=", 9) == 0) ||
-		    (e - i > 10 && strncmp(c->buf + i, "nohz_full=", 10) == 0)) {
-			if (out)
-				c->buf[out++] = ' ';
-			memmove(c->buf + out, c->buf + i, (size_t)(e - i));
-			out += (size_t)(e - i);
-		}
-		i = e + 1;
-	}
-	if (n >= 0) {
-		c->buf[out++] = '\n';
-		if (treewrite_write(c->dfd, "proc/cmdline", c->buf, out) == 0)
-			c->files++;
-	}
-}
-
-int topology_capture(const struct root *src, int dfd, unsigned *ret_files)
-{
-	struct cap_ctx *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return -ENOMEM;
-	c->src = src;
-	c->dfd = dfd;
-	path_fmt(c->base, sizeof(c->base), "proc/irq");
-	for_each_entry(src, c->base, cap_irq, c);
-	path_fmt(c->base, sizeof(c->base), "sys/kernel/irq");
-	for_each_entry(src, c->base, cap_kirq, c);
-	/* root only, with debugfs mounted: the authoritative managed flag */
-	path_fmt(c->base, sizeof(c->base), "sys/kernel/debug/irq/irqs");
-	for_each_entry(src, c->base, cap_plain, c);
-	for_each_entry(src, "sys/bus/pci/devices", cap_pci, c);
-	for_each_entry(src, "sys/class/net", cap_net, c);
-	cap_copy(c, "proc/sys/net/core/rps_sock_flow_entries");
-	for_each_entry(src, "sys/dev/block", cap_devblock, c);
-	for_each_entry(src, "sys/devices/system/node", cap_node, c);
-	for_each_entry(src, "sys/block", cap_block, c);
-	for_each_entry(src, "proc", cap_irqbalance, c);
-	cap_cmdline(c);
-	cap_copy(c, "etc/default/irqbalance");
-	cap_copy(c, "etc/sysconfig/irqbalance");
-	*ret_files = c->files;
-	free(c);
-	return 0;
 }

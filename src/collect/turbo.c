@@ -1,20 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Collecting turbostat's counters. At the first sample every column gets a
- * source, tried in the order MSR (what turbostat reads), perf msr/power PMU,
- * sysfs (cpufreq, cpuidle, powercap, hwmon); the fds stay open so later
- * samples are preads only. No arithmetic here beyond decoding register
- * fields: rates, percentages and watts are in metrics_turbo.c.
+ * Collecting turbostat's counters. At the first sample turbo_probe.c gives
+ * every column a source (MSR, perf msr/power PMU, sysfs); here the fds are
+ * opened from its plan and stay open, so later samples are preads only (the
+ * MSRs of a sample in one batch). No arithmetic here beyond decoding
+ * register fields: rates, percentages and watts are in metrics_turbo.c.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,85 +20,10 @@
 #include "grow.h"
 #include "msr.h"
 #include "procfile.h"
-#include "treewrite.h"
+#include "rowfind.h"
 #include "scan.h"
 #include "turbo.h"
-
-enum { PERF_TSC, PERF_APERF, PERF_MPERF, PERF_SMI, PERF__THREAD };
-enum { E_PKG, E_CORES, E_DRAM, E__COUNT };
-
-struct cpu_state {
-	int cpu;
-	int core_id, pkg_id;
-	struct msr_dev msr;
-	int perf_fd[PERF__THREAD];
-	/* the events in one group led by perf_fd[perf_lead] (-1: none), read
-	 * by one read() (PERF_FORMAT_GROUP): a read of another CPU's counters
-	 * is a cross-CPU call (a VM exit here), once per group instead of once
-	 * per counter; perf_slot: the value's place in it, -1 read alone */
-	int perf_lead;
-	int perf_slot[PERF__THREAD];
-	int khz_fd;
-	int idle_fd[TURBO_IDLE_MAX];
-	int temp_fd; /* hwmon coretemp "Core N" of this CPU's core */
-};
-
-struct pkg_state {
-	int pkg_id;
-	int perf_fd[E__COUNT];
-	int powercap_fd[E__COUNT];
-	int temp_fd; /* hwmon "Package id N" or k10temp Tctl */
-};
-
-/* What each reading does, decided by the probe. */
-struct plan {
-	bool msr_tsc, msr_aperf, msr_mperf, msr_smi, msr_c3, msr_c6, msr_c7, msr_coretmp;
-	bool msr_pc2, msr_pc3, msr_pc6, msr_pc7, msr_pkgtmp;
-	bool msr_e_pkg, msr_e_cores, msr_e_dram, msr_pkg_perf, msr_dram_perf;
-	bool amd_core_energy;
-	bool perf_thread[PERF__THREAD];
-	bool perf_energy[E__COUNT];
-	bool powercap[E__COUNT];
-	bool cur_khz, idle, hwmon_core, hwmon_pkg;
-};
-
-/* Where a batched MSR value lands once read. */
-enum sink_kind {
-	SK_U64,
-	SK_U32,	  /* a 32-bit counter in a 64-bit register (SMI, RAPL) */
-	SK_THERM, /* a DTS readout: degrees below TjMax in bits 22:16 */
-};
-
-struct sink {
-	enum sink_kind kind;
-	uint32_t addr;
-	uint64_t *dst;
-	int32_t *temp_mc;
-	uint32_t *have;
-	uint32_t bit;
-	struct turbo_cpu_raw *c; /* whose row fails on error; NULL: package k */
-	struct turbo_pkg_raw *k;
-};
-
-struct turbo_collector {
-	bool live; /* the root is "/": perf events and timestamps mean something */
-	struct turbo_info info;
-	struct plan plan;
-	int perf_msr_type, perf_power_type;
-	uint64_t perf_msr_cfg[PERF__THREAD], perf_power_cfg[E__COUNT];
-	struct cpu_state *cpus; /* sorted by cpu */
-	size_t ncpu, cpu_cap;
-	struct pkg_state *pkgs;
-	size_t npkg, pkg_cap;
-	struct msr_batch batch; /* every MSR read of a sample, one submission */
-	struct sink *sinks;	/* where each batch op's value goes, same index */
-	int *core_map;		/* open addressing (pkg, core) -> 1 + index of its first CPU */
-	size_t core_map_cap;
-	size_t nsinks, sink_cap;
-	bool oom;
-	int *online; /* the online set of the last sample, to notice hotplug */
-	size_t nonline, online_cap;
-};
+#include "turbo_int.h"
 
 static const char *const family_names[TURBO_NSOURCES] = {
 	[TF_MSR] = "msr",	  [TF_PERF] = "perf",	      [TF_CPUFREQ] = "cpufreq",
@@ -111,40 +33,6 @@ static const char *const family_names[TURBO_NSOURCES] = {
 const char *turbo_source_name(unsigned i)
 {
 	return i < TURBO_NSOURCES ? family_names[i] : "?";
-}
-
-static void set_family(struct turbo_info *in, enum turbo_family f, int err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void set_family(struct turbo_info *in, enum turbo_family f, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	in->sources[f].err = err;
-	in->sources[f].reason[0] = '\0';
-	if (!fmt)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(in->sources[f].reason, sizeof(in->sources[f].reason), fmt, ap);
-	va_end(ap);
-}
-
-static void set_col(struct turbo_info *in, enum turbo_col c, enum turbo_via via, const char *detail)
-{
-	in->src[c].via = via;
-	snprintf(in->src[c].detail, sizeof(in->src[c].detail), "%.95s", detail);
-	in->src[c].reason[0] = '\0';
-}
-
-/* Appends "; why" to an unavailable column's reason (each source tried says why not). */
-static void col_why(struct turbo_info *in, enum turbo_col c, const char *why)
-{
-	struct turbo_source *s = &in->src[c];
-	size_t len = strlen(s->reason);
-
-	if (s->via != TV_NONE)
-		return;
-	snprintf(s->reason + len, sizeof(s->reason) - len, "%s%s", len ? "; " : "", why);
 }
 
 /* ---- /proc/cpuinfo ---- */
@@ -249,7 +137,7 @@ static int read_i64_fd(int fd, int64_t *ret)
 	return 0;
 }
 
-static int read_small_u64(const struct root *r, const char *rel, uint64_t *ret)
+int turbo_read_small_u64(const struct root *r, const char *rel, uint64_t *ret)
 {
 	int fd = root_openat(r, rel, O_RDONLY), e;
 
@@ -275,26 +163,15 @@ static int topo_id(const struct root *r, int cpu, const char *what, int fallback
 	uint64_t v;
 
 	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/topology/%s", cpu, what);
-	if (read_small_u64(r, rel, &v) < 0 || v > 1u << 20)
+	if (turbo_read_small_u64(r, rel, &v) < 0 || v > 1u << 20)
 		return fallback;
 	return (int)v;
 }
 
 static struct cpu_state *find_cpu(struct turbo_collector *tc, int cpu)
 {
-	size_t lo = 0, hi = tc->ncpu;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (tc->cpus[mid].cpu == cpu)
-			return &tc->cpus[mid];
-		if (tc->cpus[mid].cpu < cpu)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return rowfind_i32(tc->cpus, tc->ncpu, sizeof(*tc->cpus), offsetof(struct cpu_state, cpu),
+			   cpu);
 }
 
 static struct pkg_state *find_pkg(struct turbo_collector *tc, int pkg)
@@ -355,577 +232,9 @@ static long perf_open_group(int type, uint64_t config, int cpu, int group_fd, ui
 	return fd < 0 ? -errno : fd;
 }
 
-static long perf_open(int type, uint64_t config, int cpu)
+long turbo_perf_open(int type, uint64_t config, int cpu)
 {
 	return perf_open_group(type, config, cpu, -1, 0);
-}
-
-/* ---- the probe: one source per column ---- */
-
-static bool intel_server_model(unsigned model)
-{
-	/* turbostat's platforms with the fixed 15.3 uJ DRAM energy unit: HSX, BDX,
-	 * SKX, ICX, SPR, EMR, GNR, KNL, KNM (the *_features tables with
-	 * has_fixed_rapl_unit). They also have no PP0 (core) energy counter. */
-	static const unsigned m[] = { 0x3f, 0x4f, 0x56, 0x55, 0x6a, 0x6c,
-				      0x8f, 0xcf, 0xad, 0xae, 0x57, 0x85 };
-
-	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
-		if (m[i] == model)
-			return true;
-	return false;
-}
-
-static bool is_intel(const struct turbo_info *in)
-{
-	return strcmp(in->vendor, "GenuineIntel") == 0 && in->family == 6;
-}
-
-static bool is_amd_rapl(const struct turbo_info *in)
-{
-	return (strcmp(in->vendor, "AuthenticAMD") == 0 ||
-		strcmp(in->vendor, "HygonGenuine") == 0) &&
-	       in->family >= 0x17;
-}
-
-/* Tries one MSR on the probe CPU: true if readable; else the column learns why. */
-static bool probe_msr(struct turbo_info *in, const struct msr_dev *d, uint32_t addr,
-		      const char *name, enum turbo_col col, uint64_t *ret)
-{
-	char why[IOT_REASON_MAX];
-	uint64_t v;
-	int r;
-
-	r = msr_read(d, addr, &v);
-	if (r < 0) {
-		snprintf(why, sizeof(why), "MSR 0x%X %s: %s", addr, name, msr_strerror(r));
-		if (col < TC__COUNT)
-			col_why(in, col, why);
-		return false;
-	}
-	if (ret)
-		*ret = v;
-	if (col < TC__COUNT) {
-		snprintf(why, sizeof(why), "MSR 0x%X %s", addr, name);
-		set_col(in, col, TV_MSR, why);
-	}
-	return true;
-}
-
-static void probe_msrs(struct turbo_collector *tc, const struct root *r, int cpu)
-{
-	struct turbo_info *in = &tc->info;
-	struct plan *p = &tc->plan;
-	struct msr_dev d;
-	uint64_t v = 0;
-	char why[IOT_REASON_MAX];
-	int e;
-
-	e = msr_open(r, cpu, &d);
-	if (e < 0) {
-		char path[160];
-
-		snprintf(why, sizeof(why), "dev/cpu/%d/msr", cpu);
-		root_display(r, why, path, sizeof(path));
-		/* in a recorded tree a missing file says nothing about the host's driver */
-		const char *what =
-		    !tc->live && e == -ENOENT ? "not recorded in this tree" : msr_strerror(e);
-
-		set_family(in, TF_MSR, e, "%s: %s", path, what);
-		snprintf(why, sizeof(why), "%s: %s", path, what);
-		for (int c = 0; c < TC__COUNT; c++)
-			if (c != TC_IRQ)
-				col_why(in, (enum turbo_col)c, why);
-		return;
-	}
-	set_family(in, TF_MSR, 0, NULL);
-	p->msr_tsc = probe_msr(in, &d, MSR_IA32_TSC, "TSC", TC_TSC_MHZ, NULL);
-	p->msr_aperf = probe_msr(in, &d, MSR_IA32_APERF, "APERF", TC__COUNT, NULL);
-	p->msr_mperf = probe_msr(in, &d, MSR_IA32_MPERF, "MPERF", TC__COUNT, NULL);
-	if (p->msr_tsc && p->msr_aperf && p->msr_mperf) {
-		set_col(in, TC_AVG_MHZ, TV_MSR, "MSR 0xE8 APERF / interval");
-		set_col(in, TC_BUSY, TV_MSR, "MSR 0xE7 MPERF / MSR 0x10 TSC");
-		set_col(in, TC_BZY_MHZ, TV_MSR, "MSR 0xE8 APERF / MSR 0xE7 MPERF");
-		set_col(in, TC_C1, TV_MSR, "TSC - MPERF - core C3/C6/C7 (derived as turbostat)");
-	} else {
-		p->msr_tsc = p->msr_aperf = p->msr_mperf = false;
-		in->src[TC_TSC_MHZ].via = TV_NONE;
-		for (int c = TC_AVG_MHZ; c <= TC_TSC_MHZ; c++)
-			col_why(in, (enum turbo_col)c, "MSR TSC/APERF/MPERF not all readable");
-		col_why(in, TC_C1, "MSR TSC/APERF/MPERF not all readable");
-	}
-	if (is_intel(in)) {
-		in->intel_server = intel_server_model(in->model);
-		/* Nehalem/Westmere run a 133.33 MHz bus clock, later cores 100 MHz */
-		if (probe_msr(in, &d, MSR_PLATFORM_INFO, "PLATFORM_INFO", TC__COUNT, &v)) {
-			static const unsigned nhm[] = { 0x1a, 0x1e, 0x1f, 0x25, 0x2c, 0x2e, 0x2f };
-			double bclk = 100.0;
-
-			for (size_t i = 0; i < sizeof(nhm) / sizeof(nhm[0]); i++)
-				if (nhm[i] == in->model)
-					bclk = 400.0 / 3;
-			in->base_mhz = (double)((v >> 8) & 0xff) * bclk;
-		}
-		p->msr_smi = probe_msr(in, &d, MSR_SMI_COUNT, "SMI_COUNT", TC_SMI, NULL);
-		p->msr_c3 =
-		    probe_msr(in, &d, MSR_CORE_C3_RESIDENCY, "CORE_C3_RESIDENCY", TC_C3, NULL);
-		p->msr_c6 =
-		    probe_msr(in, &d, MSR_CORE_C6_RESIDENCY, "CORE_C6_RESIDENCY", TC_C6, NULL);
-		p->msr_c7 =
-		    probe_msr(in, &d, MSR_CORE_C7_RESIDENCY, "CORE_C7_RESIDENCY", TC_C7, NULL);
-		p->msr_pc2 =
-		    probe_msr(in, &d, MSR_PKG_C2_RESIDENCY, "PKG_C2_RESIDENCY", TC_PC2, NULL);
-		p->msr_pc3 =
-		    probe_msr(in, &d, MSR_PKG_C3_RESIDENCY, "PKG_C3_RESIDENCY", TC_PC3, NULL);
-		p->msr_pc6 =
-		    probe_msr(in, &d, MSR_PKG_C6_RESIDENCY, "PKG_C6_RESIDENCY", TC_PC6, NULL);
-		if (!in->intel_server)
-			p->msr_pc7 = probe_msr(in, &d, MSR_PKG_C7_RESIDENCY, "PKG_C7_RESIDENCY",
-					       TC_PC7, NULL);
-		else
-			col_why(in, TC_PC7, "no package C7 on this server model (turbostat)");
-		in->tj_max_c = 100; /* turbostat's default when the target is unreadable */
-		if (probe_msr(in, &d, MSR_IA32_TEMPERATURE_TARGET, "TEMPERATURE_TARGET", TC__COUNT,
-			      &v) &&
-		    ((v >> 16) & 0xff))
-			in->tj_max_c = (int)((v >> 16) & 0xff);
-		p->msr_coretmp =
-		    probe_msr(in, &d, MSR_IA32_THERM_STATUS, "IA32_THERM_STATUS", TC_CORETMP, NULL);
-		p->msr_pkgtmp = probe_msr(in, &d, MSR_IA32_PACKAGE_THERM_STATUS,
-					  "PACKAGE_THERM_STATUS", TC_PKGTMP, NULL);
-		if (probe_msr(in, &d, MSR_RAPL_POWER_UNIT, "RAPL_POWER_UNIT", TC__COUNT, &v)) {
-			double power_unit = 1.0 / (double)(1u << (v & 0xf));
-
-			/* Silvermont counts energy in uJ units, everyone else in 1/2^ESU J */
-			if (in->model == 0x37 || in->model == 0x4d)
-				in->energy_unit_j = (double)(1u << ((v >> 8) & 0x1f)) / 1e6;
-			else
-				in->energy_unit_j = 1.0 / (double)(1ull << ((v >> 8) & 0x1f));
-			in->dram_energy_unit_j = in->intel_server ? 15.3 / 1e6 : in->energy_unit_j;
-			/* turbostat: a time unit field of 0 means the default 0xA */
-			in->time_unit_s =
-			    1.0 / (double)(1u << (((v >> 16) & 0xf) ? ((v >> 16) & 0xf) : 0xa));
-			in->tdp_w = 135.0;
-			if (probe_msr(in, &d, MSR_PKG_POWER_INFO, "PKG_POWER_INFO", TC__COUNT,
-				      &v) &&
-			    (v & 0x7fff))
-				in->tdp_w = (double)(v & 0x7fff) * power_unit;
-			p->msr_e_pkg = probe_msr(in, &d, MSR_PKG_ENERGY_STATUS, "PKG_ENERGY_STATUS",
-						 TC_PKGWATT, NULL);
-			p->msr_e_dram = probe_msr(in, &d, MSR_DRAM_ENERGY_STATUS,
-						  "DRAM_ENERGY_STATUS", TC_RAMWATT, NULL);
-			if (!in->intel_server)
-				p->msr_e_cores = probe_msr(in, &d, MSR_PP0_ENERGY_STATUS,
-							   "PP0_ENERGY_STATUS", TC_CORWATT, NULL);
-			else
-				col_why(in, TC_CORWATT, "no PP0 core energy on this server model");
-			if (in->intel_server) {
-				p->msr_pkg_perf = probe_msr(in, &d, MSR_PKG_PERF_STATUS,
-							    "PKG_PERF_STATUS", TC_PKG_PCT, NULL);
-				p->msr_dram_perf = probe_msr(in, &d, MSR_DRAM_PERF_STATUS,
-							     "DRAM_PERF_STATUS", TC_RAM_PCT, NULL);
-			}
-		} else {
-			col_why(in, TC_PKGWATT, "no RAPL units");
-		}
-	} else if (is_amd_rapl(in)) {
-		const char *na = "not an Intel MSR on this CPU (turbostat reads cpuidle instead)";
-
-		col_why(in, TC_SMI, "no SMI counter MSR on AMD");
-		for (int c = TC_C3; c <= TC_C7; c++)
-			col_why(in, (enum turbo_col)c, na);
-		for (int c = TC_PC2; c <= TC_PC7; c++)
-			col_why(in, (enum turbo_col)c, "no package C-state residency MSR on AMD");
-		col_why(in, TC_CORETMP, "no DTS MSR on AMD");
-		col_why(in, TC_PKGTMP, "no DTS MSR on AMD");
-		if (probe_msr(in, &d, MSR_AMD_RAPL_POWER_UNIT, "RAPL_PWR_UNIT", TC__COUNT, &v)) {
-			in->energy_unit_j = ldexp(1.0, -(int)((v >> 8) & 0x1f));
-			in->dram_energy_unit_j = in->energy_unit_j;
-			in->time_unit_s = ldexp(1.0, -(int)((v >> 16) & 0xf));
-			in->tdp_w = 280.0; /* turbostat: max stock TDP of Fam17h+ server parts */
-			p->msr_e_pkg = probe_msr(in, &d, MSR_AMD_PKG_ENERGY_STATUS,
-						 "PKG_ENERGY_STAT", TC_PKGWATT, NULL);
-			p->amd_core_energy =
-			    probe_msr(in, &d, MSR_AMD_CORE_ENERGY_STATUS,
-				      "CORE_ENERGY_STAT (per core)", TC_CORWATT, NULL);
-		}
-		col_why(in, TC_RAMWATT, "no DRAM energy MSR on AMD");
-		col_why(in, TC_PKG_PCT, "no RAPL perf status MSR on AMD");
-		col_why(in, TC_RAM_PCT, "no RAPL perf status MSR on AMD");
-	} else {
-		snprintf(why, sizeof(why), "model-specific MSRs not known for %s family %u",
-			 in->vendor[0] ? in->vendor : "unknown vendor", in->family);
-		for (int c = TC_SMI; c < TC__COUNT; c++)
-			if (c != TC_C1 && c != TC_IRQ)
-				col_why(in, (enum turbo_col)c, why);
-	}
-	msr_close(&d);
-}
-
-/* "event=0x02" (perf sysfs event syntax) -> config. */
-static int perf_event_cfg(const struct root *r, const char *pmu, const char *ev, uint64_t *ret)
-{
-	char rel[160], buf[64];
-	uint64_t v = 0;
-
-	snprintf(rel, sizeof(rel), "sys/bus/event_source/devices/%s/events/%s", pmu, ev);
-	if (root_read_small(r, rel, buf, sizeof(buf)) < 0)
-		return -ENOENT;
-	if (strncmp(buf, "event=0x", 8) != 0)
-		return -EINVAL;
-	for (const char *p = buf + 8; *p; p++) {
-		int d = *p >= '0' && *p <= '9'	 ? *p - '0'
-			: *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
-						 : -1;
-		if (d < 0 || v >> 60)
-			return -EINVAL;
-		v = v << 4 | (uint64_t)d;
-	}
-	*ret = v;
-	return 0;
-}
-
-static int perf_type(const struct root *r, const char *pmu)
-{
-	char rel[96];
-	uint64_t v;
-
-	snprintf(rel, sizeof(rel), "sys/bus/event_source/devices/%s/type", pmu);
-	if (read_small_u64(r, rel, &v) < 0 || v > INT32_MAX)
-		return -ENOENT;
-	return (int)v;
-}
-
-static void probe_perf(struct turbo_collector *tc, const struct root *r, int cpu)
-{
-	static const char *const thread_ev[PERF__THREAD] = { "tsc", "aperf", "mperf", "smi" };
-	static const char *const energy_ev[E__COUNT] = { "energy-pkg", "energy-cores",
-							 "energy-ram" };
-	static const enum turbo_col energy_col[E__COUNT] = { TC_PKGWATT, TC_CORWATT, TC_RAMWATT };
-	struct turbo_info *in = &tc->info;
-	struct plan *p = &tc->plan;
-	char why[IOT_REASON_MAX], rel[160], buf[64];
-	bool any = false;
-
-	if (!tc->live) {
-		set_family(in, TF_PERF, -EOPNOTSUPP, "perf events count on the live host only");
-		return;
-	}
-	tc->perf_msr_type = perf_type(r, "msr");
-	if (tc->perf_msr_type < 0) {
-		set_family(in, TF_PERF, -ENOENT,
-			   "no perf msr PMU (/sys/bus/event_source/devices/msr)");
-	} else {
-		for (int i = 0; i < PERF__THREAD; i++) {
-			long fd;
-
-			if (perf_event_cfg(r, "msr", thread_ev[i], &tc->perf_msr_cfg[i]) < 0) {
-				snprintf(why, sizeof(why), "perf msr PMU has no %s event",
-					 thread_ev[i]);
-				if (i == PERF_TSC)
-					col_why(in, TC_TSC_MHZ, why);
-				else if (i == PERF_SMI)
-					col_why(in, TC_SMI, why);
-				else
-					for (int c = TC_AVG_MHZ; c <= TC_BZY_MHZ; c++)
-						col_why(in, (enum turbo_col)c, why);
-				continue;
-			}
-			fd = perf_open(tc->perf_msr_type, tc->perf_msr_cfg[i], cpu);
-			if (fd < 0) {
-				snprintf(why, sizeof(why), "perf msr/%s/: %s%s", thread_ev[i],
-					 strerror((int)-fd),
-					 fd == -EACCES || fd == -EPERM
-					     ? " (needs CAP_PERFMON or perf_event_paranoid <= 0)"
-					     : "");
-				set_family(in, TF_PERF, (int)fd, "%s", why);
-				col_why(in, i == PERF_TSC ? TC_TSC_MHZ : TC_AVG_MHZ, why);
-				continue;
-			}
-			close((int)fd);
-			p->perf_thread[i] = true;
-			any = true;
-		}
-	}
-	/* perf only fills what the MSRs could not; unused events are not opened */
-	if (in->src[TC_TSC_MHZ].via == TV_NONE && p->perf_thread[PERF_TSC])
-		set_col(in, TC_TSC_MHZ, TV_PERF, "perf msr/tsc/");
-	else
-		p->perf_thread[PERF_TSC] = false;
-	if (in->src[TC_AVG_MHZ].via == TV_NONE && in->src[TC_TSC_MHZ].via != TV_NONE &&
-	    p->perf_thread[PERF_APERF] && p->perf_thread[PERF_MPERF]) {
-		set_col(in, TC_AVG_MHZ, TV_PERF, "perf msr/aperf/ / interval");
-		set_col(in, TC_BUSY, TV_PERF, "perf msr/mperf/ / tsc");
-		set_col(in, TC_BZY_MHZ, TV_PERF, "perf msr/aperf/ / msr/mperf/");
-		set_col(in, TC_C1, TV_PERF, "tsc - mperf (derived as turbostat)");
-	} else {
-		p->perf_thread[PERF_APERF] = p->perf_thread[PERF_MPERF] = false;
-	}
-	if (in->src[TC_SMI].via == TV_NONE && p->perf_thread[PERF_SMI])
-		set_col(in, TC_SMI, TV_PERF, "perf msr/smi/");
-	else
-		p->perf_thread[PERF_SMI] = false;
-	any = p->perf_thread[PERF_TSC] || p->perf_thread[PERF_APERF] || p->perf_thread[PERF_SMI];
-	tc->perf_power_type = perf_type(r, "power");
-	if (tc->perf_power_type < 0) {
-		for (int i = 0; i < E__COUNT; i++)
-			col_why(in, energy_col[i], "no perf power PMU");
-		return;
-	}
-	for (int i = 0; i < E__COUNT; i++) {
-		if (in->src[energy_col[i]].via != TV_NONE)
-			continue;
-		if (perf_event_cfg(r, "power", energy_ev[i], &tc->perf_power_cfg[i]) < 0) {
-			snprintf(why, sizeof(why), "perf power PMU has no %s event", energy_ev[i]);
-			col_why(in, energy_col[i], why);
-			continue;
-		}
-		snprintf(rel, sizeof(rel), "sys/bus/event_source/devices/power/events/%s.scale",
-			 energy_ev[i]);
-		if (root_read_small(r, rel, buf, sizeof(buf)) <= 0) {
-			col_why(in, energy_col[i], "perf power event without .scale");
-			continue;
-		}
-		in->perf_energy_scale_j[i] = strtod(buf, NULL);
-		p->perf_energy[i] = in->perf_energy_scale_j[i] > 0;
-		if (p->perf_energy[i]) {
-			snprintf(why, sizeof(why), "perf power/%s/", energy_ev[i]);
-			set_col(in, energy_col[i], TV_PERF, why);
-			any = true;
-		}
-	}
-	if (any)
-		set_family(in, TF_PERF, 0, NULL);
-}
-
-/* powercap: intel-rapl:P is package P's zone, intel-rapl:P:N its "core"/"dram" subzones. */
-static int powercap_zone(const struct root *r, int pkg, int e, char *rel, size_t size)
-{
-	char name[32], path[96];
-
-	if (e == E_PKG) {
-		snprintf(rel, size, "sys/class/powercap/intel-rapl:%d", pkg);
-		snprintf(path, sizeof(path), "%s/name", rel);
-		if (root_read_small(r, path, name, sizeof(name)) < 0)
-			return -ENOENT;
-		return strncmp(name, "package-", 8) == 0 ? 0 : -ENOENT;
-	}
-	for (int sub = 0; sub < 8; sub++) {
-		snprintf(rel, size, "sys/class/powercap/intel-rapl:%d:%d", pkg, sub);
-		snprintf(path, sizeof(path), "%s/name", rel);
-		if (root_read_small(r, path, name, sizeof(name)) < 0)
-			break;
-		if (strcmp(name, e == E_CORES ? "core" : "dram") == 0)
-			return 0;
-	}
-	return -ENOENT;
-}
-
-struct hwmon_walk {
-	const struct root *r;
-	int (*fn)(const char *dev, const char *driver, void *ctx);
-	void *ctx;
-};
-
-static int hwmon_entry(int dfd, const char *name, unsigned char type, void *ctx)
-{
-	struct hwmon_walk *w = ctx;
-	char rel[80], driver[64];
-
-	if (strncmp(name, "hwmon", 5) != 0)
-		return 0;
-	snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/name", name);
-	if (root_read_small(w->r, rel, driver, sizeof(driver)) <= 0 ||
-	    (strcmp(driver, "coretemp") != 0 && strcmp(driver, "k10temp") != 0))
-		return 0;
-	return w->fn(name, driver, w->ctx);
-}
-
-/* Calls fn for each coretemp (Intel) or k10temp (AMD) hwmon device, with
- * its directory's name ("hwmon3") and its driver's; stops as the walk does. */
-static int hwmon_for_each(const struct root *r,
-			  int (*fn)(const char *dev, const char *driver, void *ctx), void *ctx)
-{
-	struct hwmon_walk w = { r, fn, ctx };
-
-	return root_for_each_entry(r, "sys/class/hwmon", hwmon_entry, &w);
-}
-
-static int hwmon_found(const char *dev, const char *driver, void *ctx)
-{
-	struct turbo_collector *tc = ctx;
-	struct turbo_info *in = &tc->info;
-	struct plan *p = &tc->plan;
-
-	set_family(in, TF_HWMON, 0, NULL);
-	if (in->src[TC_PKGTMP].via == TV_NONE) {
-		set_col(in, TC_PKGTMP, TV_SYSFS,
-			strcmp(driver, "k10temp") == 0 ? "hwmon k10temp Tctl" : "hwmon coretemp");
-		p->hwmon_pkg = true;
-	}
-	if (strcmp(driver, "coretemp") == 0 && in->src[TC_CORETMP].via == TV_NONE) {
-		set_col(in, TC_CORETMP, TV_SYSFS, "hwmon coretemp");
-		p->hwmon_core = true;
-	}
-	return 0;
-}
-
-static void probe_sysfs(struct turbo_collector *tc, const struct root *r, int cpu)
-{
-	static const enum turbo_col energy_col[E__COUNT] = { TC_PKGWATT, TC_CORWATT, TC_RAMWATT };
-	static const char *const energy_name[E__COUNT] = { "package", "core", "dram" };
-	struct turbo_info *in = &tc->info;
-	struct plan *p = &tc->plan;
-	char rel[160], buf[64];
-	uint64_t v;
-
-	/* cpufreq: the governor's last request, not a measured average */
-	snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", cpu);
-	if (read_small_u64(r, rel, &v) == 0) {
-		set_family(in, TF_CPUFREQ, 0, NULL);
-		if (in->src[TC_BZY_MHZ].via == TV_NONE) {
-			set_col(in, TC_BZY_MHZ, TV_SYSFS, "cpufreq scaling_cur_freq");
-			snprintf(
-			    in->src[TC_BZY_MHZ].reason, sizeof(in->src[TC_BZY_MHZ].reason),
-			    "instantaneous cpufreq value, not turbostat's APERF/MPERF average");
-			p->cur_khz = true;
-		}
-	} else {
-		set_family(in, TF_CPUFREQ, -ENOENT, "no cpufreq in sysfs (no driver, or a VM)");
-		col_why(in, TC_BZY_MHZ, "no cpufreq in sysfs");
-	}
-
-	/* cpuidle: per-CPU residency per idle state, turbostat --show sysfs */
-	in->nidle = 0;
-	for (unsigned k = 0; k < TURBO_IDLE_MAX; k++) {
-		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/cpuidle/state%u/name", cpu,
-			 k);
-		if (root_read_small(r, rel, buf, sizeof(buf)) <= 0)
-			break;
-		snprintf(in->idle_names[k], sizeof(in->idle_names[k]), "%.15s", buf);
-		in->nidle = k + 1;
-	}
-	if (in->nidle) {
-		set_family(in, TF_CPUIDLE, 0, NULL);
-		p->idle = true;
-		for (int c = TC_C3; c <= TC_C7; c++)
-			col_why(in, (enum turbo_col)c,
-				"cpuidle residency is reported per state instead (C1% ...)");
-	} else {
-		set_family(in, TF_CPUIDLE, -ENOENT, "no cpuidle states in sysfs");
-	}
-
-	/* powercap energy_uj: a wrapping uJ counter per zone */
-	for (int e = 0; e < E__COUNT; e++) {
-		if (in->src[energy_col[e]].via != TV_NONE)
-			continue;
-		if (powercap_zone(r, 0, e, rel, sizeof(rel)) < 0) {
-			snprintf(buf, sizeof(buf), "no powercap %s zone", energy_name[e]);
-			col_why(in, energy_col[e], buf);
-			continue;
-		}
-		strncat(rel, "/max_energy_range_uj", sizeof(rel) - strlen(rel) - 1);
-		if (read_small_u64(r, rel, &in->powercap_range_uj[e]) < 0 ||
-		    !in->powercap_range_uj[e]) {
-			col_why(in, energy_col[e], "powercap zone without max_energy_range_uj");
-			continue;
-		}
-		p->powercap[e] = true;
-		snprintf(buf, sizeof(buf), "powercap %s energy_uj", energy_name[e]);
-		set_col(in, energy_col[e], TV_SYSFS, buf);
-	}
-	if (p->powercap[E_PKG] || p->powercap[E_CORES] || p->powercap[E_DRAM]) {
-		set_family(in, TF_POWERCAP, 0, NULL);
-		if (!in->tdp_w)
-			in->tdp_w = is_amd_rapl(in) ? 280.0 : 135.0;
-	} else {
-		set_family(in, TF_POWERCAP, -ENOENT, "no /sys/class/powercap/intel-rapl zones");
-	}
-
-	/* hwmon coretemp (Intel) or k10temp (AMD) */
-	set_family(in, TF_HWMON, -ENOENT, "no coretemp or k10temp hwmon device");
-	hwmon_for_each(r, hwmon_found, tc);
-	if (!p->hwmon_pkg)
-		col_why(in, TC_PKGTMP, "no coretemp/k10temp hwmon");
-	if (!p->hwmon_core)
-		col_why(in, TC_CORETMP, "no coretemp hwmon");
-}
-
-struct hwmon_find {
-	const struct root *r;
-	const char *label;
-	char pkg_label[32];
-	int k10_index, k10;
-	int found;
-};
-
-static int hwmon_find_input(const char *dev, const char *driver, void *ctx)
-{
-	struct hwmon_find *f = ctx;
-	char rel[160], buf[64];
-	bool right_pkg = false;
-	int hit = -1;
-
-	if (!f->label) {
-		if (strcmp(driver, "k10temp") == 0 && f->k10++ == f->k10_index) {
-			snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp1_input", dev);
-			f->found = root_openat(f->r, rel, O_RDONLY);
-		}
-		return f->found >= 0;
-	}
-	if (strcmp(driver, "coretemp") != 0)
-		return 0;
-	/* one coretemp device per package: find ours, then the label in it */
-	for (int i = 1; i < 256; i++) {
-		snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp%d_label", dev, i);
-		if (root_read_small(f->r, rel, buf, sizeof(buf)) < 0) {
-			if (i > 2)
-				break;
-			continue;
-		}
-		if (strcmp(buf, f->pkg_label) == 0)
-			right_pkg = true;
-		if (strcmp(buf, f->label) == 0)
-			hit = i;
-	}
-	if (right_pkg && hit > 0) {
-		snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp%d_input", dev, hit);
-		f->found = root_openat(f->r, rel, O_RDONLY);
-	}
-	return f->found >= 0;
-}
-
-/* The hwmon temperature input whose label is `label` ("Package id 0",
- * "Core 3"; NULL: k10temp's Tctl of the pkg-th k10temp device). */
-static int hwmon_open(const struct root *r, const char *label, int pkg, int k10_index)
-{
-	struct hwmon_find f = { .r = r, .label = label, .k10_index = k10_index, .found = -ENOENT };
-	int e;
-
-	snprintf(f.pkg_label, sizeof(f.pkg_label), "Package id %d", pkg);
-	e = hwmon_for_each(r, hwmon_find_input, &f);
-	return e < 0 ? e : f.found;
-}
-
-static void probe(struct turbo_collector *tc, const struct root *r, int cpu)
-{
-	struct turbo_info *in = &tc->info;
-	struct procfile pf;
-
-	memset(in, 0, sizeof(*in));
-	for (int c = 0; c < TC__COUNT; c++)
-		in->src[c].via = TV_NONE;
-	procfile_init(&pf, "proc/cpuinfo");
-	if (procfile_read(&pf, r) < 0 || turbo_cpuinfo_parse(pf.buf, pf.len, in) < 0)
-		snprintf(in->vendor, sizeof(in->vendor), "%s", "");
-	procfile_free(&pf);
-	set_col(in, TC_IRQ, TV_PROC, "/proc/interrupts, all lines per CPU");
-	probe_msrs(tc, r, cpu);
-	probe_perf(tc, r, cpu);
-	probe_sysfs(tc, r, cpu);
-	for (int c = 0; c < TC__COUNT; c++)
-		if (in->src[c].via == TV_NONE && !in->src[c].reason[0])
-			snprintf(in->src[c].reason, sizeof(in->src[c].reason), "no source");
 }
 
 /* ---- per-CPU and per-package fds ---- */
@@ -965,7 +274,7 @@ static int add_cpu(struct turbo_collector *tc, const struct root *r, int cpu,
 			s->perf_slot[i] = n++;
 		} else {
 			/* a PMU that refuses groups: the event alone */
-			fd = perf_open(tc->perf_msr_type, tc->perf_msr_cfg[i], cpu);
+			fd = turbo_perf_open(tc->perf_msr_type, tc->perf_msr_cfg[i], cpu);
 		}
 		s->perf_fd[i] = fd < 0 ? -1 : (int)fd;
 	}
@@ -983,7 +292,7 @@ static int add_cpu(struct turbo_collector *tc, const struct root *r, int cpu,
 		char label[32];
 
 		snprintf(label, sizeof(label), "Core %d", s->core_id);
-		s->temp_fd = hwmon_open(r, label, s->pkg_id, 0);
+		s->temp_fd = turbo_hwmon_open(r, label, s->pkg_id, 0);
 	}
 	*ret = s;
 	return 0;
@@ -1004,11 +313,11 @@ static int add_pkg(struct turbo_collector *tc, const struct root *r, int pkg, in
 	for (int e = 0; e < E__COUNT; e++) {
 		s->perf_fd[e] = s->powercap_fd[e] = -1;
 		if (p->perf_energy[e]) {
-			long fd = perf_open(tc->perf_power_type, tc->perf_power_cfg[e], cpu);
+			long fd = turbo_perf_open(tc->perf_power_type, tc->perf_power_cfg[e], cpu);
 
 			s->perf_fd[e] = fd < 0 ? -1 : (int)fd;
 		}
-		if (p->powercap[e] && powercap_zone(r, pkg, e, rel, sizeof(rel)) == 0) {
+		if (p->powercap[e] && turbo_powercap_zone(r, pkg, e, rel, sizeof(rel)) == 0) {
 			strncat(rel, "/energy_uj", sizeof(rel) - strlen(rel) - 1);
 			s->powercap_fd[e] = root_openat(r, rel, O_RDONLY);
 		}
@@ -1017,8 +326,8 @@ static int add_pkg(struct turbo_collector *tc, const struct root *r, int pkg, in
 		char label[32];
 
 		snprintf(label, sizeof(label), "Package id %d", pkg);
-		s->temp_fd =
-		    hwmon_open(r, is_amd_rapl(&tc->info) ? NULL : label, pkg, (int)tc->npkg - 1);
+		s->temp_fd = turbo_hwmon_open(r, turbo_is_amd_rapl(&tc->info) ? NULL : label, pkg,
+					      (int)tc->npkg - 1);
 	}
 	return 0;
 }
@@ -1289,8 +598,8 @@ static void read_pkg(struct turbo_collector *tc, const struct pkg_state *ps,
 					     .k = k });
 		if (p->msr_e_pkg)
 			rdp(tc, d,
-			    is_amd_rapl(&tc->info) ? MSR_AMD_PKG_ENERGY_STATUS
-						   : MSR_PKG_ENERGY_STATUS,
+			    turbo_is_amd_rapl(&tc->info) ? MSR_AMD_PKG_ENERGY_STATUS
+							 : MSR_PKG_ENERGY_STATUS,
 			    &k->e_pkg, TP_E_PKG, true, k);
 		if (p->msr_e_cores)
 			rdp(tc, d, MSR_PP0_ENERGY_STATUS, &k->e_cores, TP_E_CORES, true, k);
@@ -1379,7 +688,7 @@ int turbo_collect(struct turbo_collector **tcp, const struct root *r, const stru
 			return -ENOMEM;
 		}
 		tc->live = r->path[0] == '\0';
-		probe(tc, r, stat->ncpu ? stat->cpus[0].cpu : 0);
+		turbo_probe(tc, r, stat->ncpu ? stat->cpus[0].cpu : 0);
 		*tcp = tc;
 	}
 	if (!raw) {
@@ -1504,179 +813,3 @@ int turbo_raw_copy(struct turbo_raw **dst, const struct turbo_raw *src)
 }
 
 /* ---- capture: the files and registers above, into a recorded tree ---- */
-
-/* Copies one small file (sysfs values are a page at most). */
-static int cap_copy(const struct root *src, int dfd, const char *rel, unsigned *files)
-{
-	char buf[4096];
-	mode_t mode;
-	ssize_t n;
-	int in, e = 0;
-
-	in = root_openat(src, rel, O_RDONLY);
-	if (in < 0)
-		return in;
-	n = read(in, buf, sizeof(buf));
-	e = n < 0 ? -errno : 0;
-	mode = treewrite_copy_mode(in);
-	close(in);
-	if (e < 0)
-		return e;
-	e = treewrite_write_mode(dfd, rel, buf, (size_t)n, mode);
-	if (!e)
-		(*files)++;
-	return e;
-}
-
-/* Registers a recording keeps: every one turbo reads on any vendor. */
-static const uint32_t cap_regs[] = {
-	MSR_IA32_TSC,
-	MSR_SMI_COUNT,
-	MSR_PLATFORM_INFO,
-	MSR_IA32_MPERF,
-	MSR_IA32_APERF,
-	MSR_IA32_THERM_STATUS,
-	MSR_IA32_TEMPERATURE_TARGET,
-	MSR_IA32_PACKAGE_THERM_STATUS,
-	MSR_PKG_C3_RESIDENCY,
-	MSR_PKG_C6_RESIDENCY,
-	MSR_PKG_C7_RESIDENCY,
-	MSR_CORE_C3_RESIDENCY,
-	MSR_CORE_C6_RESIDENCY,
-	MSR_CORE_C7_RESIDENCY,
-	MSR_PKG_C2_RESIDENCY,
-	MSR_RAPL_POWER_UNIT,
-	MSR_PKG_ENERGY_STATUS,
-	MSR_PKG_PERF_STATUS,
-	MSR_PKG_POWER_INFO,
-	MSR_DRAM_ENERGY_STATUS,
-	MSR_DRAM_PERF_STATUS,
-	MSR_PP0_ENERGY_STATUS,
-	MSR_AMD_RAPL_POWER_UNIT,
-	MSR_AMD_CORE_ENERGY_STATUS,
-	MSR_AMD_PKG_ENERGY_STATUS,
-};
-
-/* dev/cpu/N/msr -> a sparse file, each readable register at 8 x address. */
-static void cap_msr(const struct root *src, int dfd, int cpu, unsigned *files)
-{
-	char rel[48];
-	struct msr_dev d;
-	bool any = false;
-	int out;
-
-	if (msr_open(src, cpu, &d) < 0)
-		return;
-	snprintf(rel, sizeof(rel), "dev/cpu/%d/msr", cpu);
-	out = treewrite_create(dfd, rel, 0600);
-	if (out < 0) {
-		msr_close(&d);
-		return;
-	}
-	for (size_t i = 0; i < sizeof(cap_regs) / sizeof(cap_regs[0]); i++) {
-		uint64_t v;
-		unsigned char le[8];
-
-		/* unimplemented registers stay holes: they read back as zero */
-		if (msr_read(&d, cap_regs[i], &v) < 0)
-			continue;
-		for (int b = 0; b < 8; b++)
-			le[b] = (unsigned char)(v >> (8 * b));
-		if (pwrite(out, le, 8, (off_t)msr_offset(true, cap_regs[i])) == 8)
-			any = true;
-	}
-	close(out);
-	msr_close(&d);
-	if (any)
-		(*files)++;
-}
-
-struct turbo_cap {
-	const struct root *src;
-	int dfd;
-	unsigned files;
-};
-
-static int cap_hwmon(const char *dev, const char *driver, void *ctx)
-{
-	struct turbo_cap *c = ctx;
-	char rel[160];
-
-	snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/name", dev);
-	cap_copy(c->src, c->dfd, rel, &c->files);
-	for (int i = 1; i < 256; i++) {
-		snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp%d_input", dev, i);
-		if (cap_copy(c->src, c->dfd, rel, &c->files) < 0 && i > 2)
-			break;
-		snprintf(rel, sizeof(rel), "sys/class/hwmon/%.32s/temp%d_label", dev, i);
-		cap_copy(c->src, c->dfd, rel, &c->files);
-	}
-	return 0;
-}
-
-static int cap_cpu(int dfd, const char *name, unsigned char type, void *ctx)
-{
-	static const char *const per_cpu[] = { "topology/core_id", "topology/physical_package_id",
-					       "cpufreq/scaling_cur_freq" };
-	struct turbo_cap *c = ctx;
-	char rel[160], *end;
-	long cpu;
-
-	if (strncmp(name, "cpu", 3) != 0)
-		return 0;
-	cpu = strtol(name + 3, &end, 10);
-	if (end == name + 3 || *end || cpu < 0 || cpu > 1 << 20)
-		return 0;
-	for (size_t i = 0; i < sizeof(per_cpu) / sizeof(per_cpu[0]); i++) {
-		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%ld/%s", cpu, per_cpu[i]);
-		cap_copy(c->src, c->dfd, rel, &c->files);
-	}
-	for (unsigned k = 0; k < TURBO_IDLE_MAX; k++) {
-		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%ld/cpuidle/state%u/name",
-			 cpu, k);
-		if (cap_copy(c->src, c->dfd, rel, &c->files) < 0)
-			break;
-		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%ld/cpuidle/state%u/time",
-			 cpu, k);
-		cap_copy(c->src, c->dfd, rel, &c->files);
-	}
-	cap_msr(c->src, c->dfd, (int)cpu, &c->files);
-	return 0;
-}
-
-int turbo_capture(const struct root *src, int dfd, unsigned *ret_files)
-{
-	static const char *const zone_files[] = { "name", "energy_uj", "max_energy_range_uj" };
-	struct turbo_cap c = { src, dfd, 0 };
-	char rel[160];
-
-	cap_copy(src, dfd, "proc/cpuinfo", &c.files);
-	root_for_each_entry(src, "sys/devices/system/cpu", cap_cpu, &c);
-	for (int pkg = 0; pkg < 64; pkg++) {
-		bool any = false;
-
-		for (int sub = -1; sub < 8; sub++) {
-			bool zone = false;
-
-			for (size_t i = 0; i < sizeof(zone_files) / sizeof(zone_files[0]); i++) {
-				if (sub < 0)
-					snprintf(rel, sizeof(rel),
-						 "sys/class/powercap/intel-rapl:%d/%s", pkg,
-						 zone_files[i]);
-				else
-					snprintf(rel, sizeof(rel),
-						 "sys/class/powercap/intel-rapl:%d:%d/%s", pkg, sub,
-						 zone_files[i]);
-				zone = cap_copy(src, dfd, rel, &c.files) == 0 || zone;
-			}
-			any = any || zone;
-			if (!zone && sub >= 0)
-				break;
-		}
-		if (!any)
-			break;
-	}
-	hwmon_for_each(src, cap_hwmon, &c);
-	*ret_files = c.files;
-	return 0;
-}

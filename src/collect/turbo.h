@@ -86,10 +86,7 @@ struct turbo_info {
 	int tj_max_c;	    /* MSR_IA32_TEMPERATURE_TARGET, 0 unknown */
 	double perf_energy_scale_j[3]; /* power PMU .scale of pkg, cores, ram */
 	uint64_t powercap_range_uj[3]; /* powercap max_energy_range_uj of pkg, core, dram */
-	struct {
-		int err; /* 0 usable, else -errno */
-		char reason[IOT_REASON_MAX];
-	} sources[TURBO_NSOURCES];
+	struct src_status sources[TURBO_NSOURCES]; /* err 0: usable */
 	unsigned nidle; /* cpuidle states (sysfs fallback for C-states) */
 	char idle_names[TURBO_IDLE_MAX][16];
 	struct turbo_source src[TC__COUNT];

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "metrics_rate.h"
 #include "metrics_cgroup.h"
 #include "unitname.h"
 
@@ -22,11 +23,6 @@ void metrics_cgroup_free(struct cgroup_metrics_set *x)
 	free(x->devs);
 	free(x->scratch);
 	memset(x, 0, sizeof(*x));
-}
-
-static double per_s(uint64_t d, uint64_t itv_cs)
-{
-	return (double)d * 100.0 / (double)itv_cs;
 }
 
 static const struct cgroup_io *dev_find(const struct cgroup_table *t, const struct cgroup_raw *g,
@@ -50,12 +46,12 @@ static bool dev_rates(const struct cgroup_io *a, const struct cgroup_io *b, uint
 	m->major = b->major;
 	m->minor = b->minor;
 	m->has_discard = a->has_discard && b->has_discard;
-	m->rkb_s = per_s(b->rbytes - a->rbytes, itv_cs) / 1024.0;
-	m->wkb_s = per_s(b->wbytes - a->wbytes, itv_cs) / 1024.0;
-	m->r_s = per_s(b->rios - a->rios, itv_cs);
-	m->w_s = per_s(b->wios - a->wios, itv_cs);
-	m->dkb_s = m->has_discard ? per_s(b->dbytes - a->dbytes, itv_cs) / 1024.0 : 0;
-	m->d_s = m->has_discard ? per_s(b->dios - a->dios, itv_cs) : 0;
+	m->rkb_s = metrics_per_s(b->rbytes - a->rbytes, itv_cs) / 1024.0;
+	m->wkb_s = metrics_per_s(b->wbytes - a->wbytes, itv_cs) / 1024.0;
+	m->r_s = metrics_per_s(b->rios - a->rios, itv_cs);
+	m->w_s = metrics_per_s(b->wios - a->wios, itv_cs);
+	m->dkb_s = m->has_discard ? metrics_per_s(b->dbytes - a->dbytes, itv_cs) / 1024.0 : 0;
+	m->d_s = m->has_discard ? metrics_per_s(b->dios - a->dios, itv_cs) : 0;
 	return true;
 }
 

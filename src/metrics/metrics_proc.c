@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "grow.h"
+#include "metrics_rate.h"
 #include "metrics_proc.h"
 #include "snapshot.h"
 
@@ -42,11 +43,6 @@ void metrics_proc_free(struct workload_metrics *x)
 	free(x->nic_irqs);
 	metrics_cgroup_free(&x->cgroups);
 	free(x);
-}
-
-static double per_s(uint64_t delta, uint64_t itv_cs)
-{
-	return (double)delta * 100.0 / (double)itv_cs;
 }
 
 /* Counter pair -> delta; false when it went back (PID reuse, reset). */
@@ -90,9 +86,9 @@ static bool cpu_delta(const struct proc_raw *p, const struct proc_raw *c, uint64
 static void cpu_rates(struct proc_metrics *m, const uint64_t d[3], uint64_t itv_cs)
 {
 	m->has_cpu = true;
-	m->usr_pct = per_s(d[0] > d[2] ? d[0] - d[2] : 0, itv_cs);
-	m->sys_pct = per_s(d[1], itv_cs);
-	m->cpu_pct = per_s(d[0] + d[1], itv_cs);
+	m->usr_pct = metrics_per_s(d[0] > d[2] ? d[0] - d[2] : 0, itv_cs);
+	m->sys_pct = metrics_per_s(d[1], itv_cs);
+	m->cpu_pct = metrics_per_s(d[0] + d[1], itv_cs);
 }
 
 static void who_copy(struct proc_metrics *m, const struct proc_raw *c)
@@ -242,6 +238,102 @@ static const struct proc_raw *prev_row(const struct proc_table *pt, const struct
 	return p;
 }
 
+/* What a process did over the interval: bytes read, written and cancelled
+ * (less its reaped children's, counted on their own rows), the bytes of
+ * children it reaped, and its block IO delay. */
+struct io_delta {
+	uint64_t r, w, c, gone;
+	uint64_t delay_ns, count;
+	bool dly;
+};
+
+/* p is prev_row()'s (or a zero row for a process that started: started). */
+static void io_delta(const struct proc_raw *p, const struct proc_raw *c, bool started,
+		     struct io_delta *d)
+{
+	uint64_t dd, dn;
+
+	/* bytes of one kind in both rows (a process whose /proc/PID/io
+	 * was refused has taskstats' thread sums, and a first answer is a
+	 * baseline), else no IO rate this interval */
+	if (c->io_unknown || (!started && (p->io_unknown || p->io_taskstats != c->io_taskstats))) {
+		d->r = d->w = d->c = 0;
+	} else if (!delta(p->read_bytes, c->read_bytes, &d->r) ||
+		   !delta(p->write_bytes, c->write_bytes, &d->w) ||
+		   !delta(p->cancelled_write_bytes, c->cancelled_write_bytes, &d->c)) {
+		/* went back (a thread's bytes gone with it): no IO rate;
+		 * its CPU time is still the process's */
+		d->r = d->w = d->c = 0;
+	}
+	/* the children's IO the kernel folded in at wait(): already shown
+	 * on the children's own rows (doc/netlink.md, double count) */
+	dd = reaped(p->reaped_read_bytes, c->reaped_read_bytes);
+	d->r -= dd < d->r ? dd : d->r;
+	dn = reaped(p->reaped_write_bytes, c->reaped_write_bytes);
+	d->w -= dn < d->w ? dn : d->w;
+	d->gone = dd + dn;
+	dd = reaped(p->reaped_cancelled_bytes, c->reaped_cancelled_bytes);
+	d->c -= dd < d->c ? dd : d->c;
+	d->gone += dd;
+	d->delay_ns = d->count = 0;
+	d->dly = c->has_delay && p->has_delay &&
+		 delta(p->blkio_delay_ns, c->blkio_delay_ns, &d->delay_ns) &&
+		 delta(p->blkio_count, c->blkio_count, &d->count);
+}
+
+/* A new row for process c (started: absent from the previous sample), or
+ * NULL without memory. */
+static struct proc_metrics *proc_row_add(struct workload_metrics *x, const struct proc_raw *c,
+					 bool started)
+{
+	struct proc_metrics *m;
+
+	if (grow((void **)&x->procs, &x->procs_cap, x->nprocs + 1, sizeof(*x->procs)) < 0)
+		return NULL;
+	m = &x->procs[x->nprocs++];
+	memset(m, 0, sizeof(*m));
+	m->pid = c->pid;
+	memcpy(m->comm, c->comm, sizeof(m->comm));
+	m->source = c->source;
+	m->started = started;
+	m->exited = c->exited;
+	return m;
+}
+
+/* The busiest processes that did no IO: a CPU culprit is a row too. */
+static int add_cpu_only_rows(const struct proc_table *pt, const struct proc_table *ct,
+			     uint64_t itv_cs, const struct cpu_only *busy,
+			     struct workload_metrics *x)
+{
+	struct proc_raw zero = { 0 };
+
+	for (size_t k = 0; k < busy->n; k++) {
+		const struct proc_raw *c = &ct->rows[busy->row[k]];
+		const struct proc_raw *p = prev_row(pt, c);
+		uint64_t dcpu[3];
+		struct proc_metrics *m;
+
+		if (!p) {
+			zero.has_stat = c->has_stat;
+			p = &zero;
+		}
+		m = proc_row_add(x, c, p == &zero);
+		if (!m)
+			return -ENOMEM;
+		if (cpu_delta(p, c, dcpu))
+			cpu_rates(m, dcpu, itv_cs);
+		if (p->has_sched && c->has_sched && c->runq_ns >= p->runq_ns) {
+			/* ns over the interval's itv_cs * 10^7 ns, in percent */
+			m->has_runq = true;
+			m->runq_pct = (double)(c->runq_ns - p->runq_ns) / ((double)itv_cs * 1e5);
+		}
+		who_copy(m, c);
+		m->role = busy->role[k];
+		m->group = busy->group[k];
+	}
+	return 0;
+}
+
 static int procs_compute(const struct proc_table *pt, const struct proc_table *ct, uint64_t itv_cs,
 			 struct workload_metrics *x)
 {
@@ -262,10 +354,11 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 	for (size_t i = 0; i < ct->n; i++) {
 		const struct proc_raw *c = &ct->rows[i];
 		const struct proc_raw *p = prev_row(pt, c);
-		uint64_t dr, dw, dc, dd = 0, dn = 0, dgone, dcpu[3] = { 0, 0, 0 };
+		uint64_t dcpu[3] = { 0, 0, 0 };
 		struct proc_metrics *m;
 		struct proc_role role;
-		bool dly, cpu;
+		struct io_delta d;
+		bool cpu;
 		ssize_t g;
 
 		/* a PID absent before started during the interval: all its IO is ours */
@@ -273,64 +366,33 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 			zero.has_stat = c->has_stat;
 			p = &zero;
 		}
-		/* bytes of one kind in both rows (a process whose /proc/PID/io
-		 * was refused has taskstats' thread sums, and a first answer is a
-		 * baseline), else no IO rate this interval */
-		if (c->io_unknown ||
-		    (p != &zero && (p->io_unknown || p->io_taskstats != c->io_taskstats))) {
-			dr = dw = dc = 0;
-		} else if (!delta(p->read_bytes, c->read_bytes, &dr) ||
-			   !delta(p->write_bytes, c->write_bytes, &dw) ||
-			   !delta(p->cancelled_write_bytes, c->cancelled_write_bytes, &dc)) {
-			/* went back (a thread's bytes gone with it): no IO rate;
-			 * its CPU time is still the process's */
-			dr = dw = dc = 0;
-		}
-		/* the children's IO the kernel folded in at wait(): already shown
-		 * on the children's own rows (doc/netlink.md, double count) */
-		dd = reaped(p->reaped_read_bytes, c->reaped_read_bytes);
-		dr -= dd < dr ? dd : dr;
-		dn = reaped(p->reaped_write_bytes, c->reaped_write_bytes);
-		dw -= dn < dw ? dn : dw;
-		dgone = dd + dn;
-		dd = reaped(p->reaped_cancelled_bytes, c->reaped_cancelled_bytes);
-		dc -= dd < dc ? dd : dc;
-		dgone += dd;
-		dd = dn = 0;
-		dly = c->has_delay && p->has_delay &&
-		      delta(p->blkio_delay_ns, c->blkio_delay_ns, &dd) &&
-		      delta(p->blkio_count, c->blkio_count, &dn);
+		io_delta(p, c, p == &zero, &d);
 		cpu = cpu_delta(p, c, dcpu);
-		if (!dr && !dw && !dc && !dd && !(cpu && dcpu[0] + dcpu[1]))
+		if (!d.r && !d.w && !d.c && !d.delay_ns && !(cpu && dcpu[0] + dcpu[1]))
 			continue;
 		dbrole_of(c->comm, c->has_who, c->cmdline, c->user, c->unit, &role);
-		g = group_add(x, c, &role, per_s(dr, itv_cs) / 1024.0, per_s(dw, itv_cs) / 1024.0,
-			      dly ? (double)dd / ((double)itv_cs * 1e5) : 0,
-			      cpu ? per_s(dcpu[0] + dcpu[1], itv_cs) : 0);
+		g = group_add(x, c, &role, metrics_per_s(d.r, itv_cs) / 1024.0,
+			      metrics_per_s(d.w, itv_cs) / 1024.0,
+			      d.dly ? (double)d.delay_ns / ((double)itv_cs * 1e5) : 0,
+			      cpu ? metrics_per_s(dcpu[0] + dcpu[1], itv_cs) : 0);
 		if (g < 0)
 			return -ENOMEM;
-		if (!dr && !dw && !dc && !dd) {
+		if (!d.r && !d.w && !d.c && !d.delay_ns) {
 			cpu_only_add(&busy, i, (size_t)g, &role, dcpu[0] + dcpu[1]);
 			continue;
 		}
-		if (grow((void **)&x->procs, &x->procs_cap, x->nprocs + 1, sizeof(*x->procs)) < 0)
+		m = proc_row_add(x, c, p == &zero);
+		if (!m)
 			return -ENOMEM;
-		m = &x->procs[x->nprocs++];
-		memset(m, 0, sizeof(*m));
-		m->pid = c->pid;
-		memcpy(m->comm, c->comm, sizeof(m->comm));
-		m->source = c->source;
-		m->started = p == &zero;
-		m->exited = c->exited;
-		m->rkb_s = per_s(dr, itv_cs) / 1024.0;
-		m->wkb_s = per_s(dw, itv_cs) / 1024.0;
-		m->ckb_s = per_s(dc, itv_cs) / 1024.0;
-		m->reaped_kb_s = per_s(dgone, itv_cs) / 1024.0;
-		m->has_delay = dly;
-		if (dly) {
+		m->rkb_s = metrics_per_s(d.r, itv_cs) / 1024.0;
+		m->wkb_s = metrics_per_s(d.w, itv_cs) / 1024.0;
+		m->ckb_s = metrics_per_s(d.c, itv_cs) / 1024.0;
+		m->reaped_kb_s = metrics_per_s(d.gone, itv_cs) / 1024.0;
+		m->has_delay = d.dly;
+		if (d.dly) {
 			/* ns over an interval of itv_cs * 10^7 ns, in percent */
-			m->io_delay = (double)dd / ((double)itv_cs * 1e5);
-			m->blkio_s = per_s(dn, itv_cs);
+			m->io_delay = (double)d.delay_ns / ((double)itv_cs * 1e5);
+			m->blkio_s = metrics_per_s(d.count, itv_cs);
 		}
 		if (cpu)
 			cpu_rates(m, dcpu, itv_cs);
@@ -338,38 +400,7 @@ static int procs_compute(const struct proc_table *pt, const struct proc_table *c
 		m->role = role;
 		m->group = (size_t)g;
 	}
-	/* the busiest that did no IO: a CPU culprit is a row too */
-	for (size_t k = 0; k < busy.n; k++) {
-		const struct proc_raw *c = &ct->rows[busy.row[k]];
-		const struct proc_raw *p = prev_row(pt, c);
-		uint64_t dcpu[3];
-		struct proc_metrics *m;
-
-		if (!p) {
-			zero.has_stat = c->has_stat;
-			p = &zero;
-		}
-		if (grow((void **)&x->procs, &x->procs_cap, x->nprocs + 1, sizeof(*x->procs)) < 0)
-			return -ENOMEM;
-		m = &x->procs[x->nprocs++];
-		memset(m, 0, sizeof(*m));
-		m->pid = c->pid;
-		memcpy(m->comm, c->comm, sizeof(m->comm));
-		m->source = c->source;
-		m->started = p == &zero;
-		m->exited = c->exited;
-		if (cpu_delta(p, c, dcpu))
-			cpu_rates(m, dcpu, itv_cs);
-		if (p->has_sched && c->has_sched && c->runq_ns >= p->runq_ns) {
-			/* ns over the interval's itv_cs * 10^7 ns, in percent */
-			m->has_runq = true;
-			m->runq_pct = (double)(c->runq_ns - p->runq_ns) / ((double)itv_cs * 1e5);
-		}
-		who_copy(m, c);
-		m->role = busy.role[k];
-		m->group = busy.group[k];
-	}
-	return 0;
+	return add_cpu_only_rows(pt, ct, itv_cs, &busy, x);
 }
 
 /* ---- database servers' threads ---- */
@@ -461,8 +492,8 @@ static int threads_compute(const struct proc_table *pt, const struct proc_table 
 			m->tid = th->tid;
 		}
 		m->n++;
-		m->rkb_s += per_s(dr, itv_cs) / 1024.0;
-		m->wkb_s += per_s(dw, itv_cs) / 1024.0;
+		m->rkb_s += metrics_per_s(dr, itv_cs) / 1024.0;
+		m->wkb_s += metrics_per_s(dw, itv_cs) / 1024.0;
 	}
 	if (x->ntroles > 1)
 		qsort(x->troles, x->ntroles, sizeof(*x->troles), cmp_trole);
@@ -503,28 +534,6 @@ static int rank(const struct workload_metrics *x, enum proc_order by, size_t a, 
 	return (p->pid > q->pid) - (p->pid < q->pid);
 }
 
-/* Top PROC_TOP_N rows into out by insertion: linear in the row count. */
-static size_t top_n(const struct workload_metrics *x, enum proc_order by, size_t *out)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < x->nprocs; i++) {
-		size_t j;
-
-		if (order_value(&x->procs[i], by) <= 0)
-			continue;
-		if (k == PROC_TOP_N && rank(x, by, i, out[k - 1]) >= 0)
-			continue;
-		j = k < PROC_TOP_N ? k++ : k - 1;
-		while (j > 0 && rank(x, by, i, out[j - 1]) < 0) {
-			out[j] = out[j - 1];
-			j--;
-		}
-		out[j] = i;
-	}
-	return k;
-}
-
 static double group_value(const struct proc_group *g, int by)
 {
 	if (by == BY_DELAY)
@@ -545,19 +554,34 @@ static int group_rank(const struct workload_metrics *x, enum proc_order by, size
 	return strcmp(x->groups[a].key, x->groups[b].key);
 }
 
-static size_t group_top_n(const struct workload_metrics *x, enum proc_order by, size_t *out)
+static double proc_value_at(const struct workload_metrics *x, enum proc_order by, size_t i)
+{
+	return order_value(&x->procs[i], by);
+}
+
+static double group_value_at(const struct workload_metrics *x, enum proc_order by, size_t i)
+{
+	return group_value(&x->groups[i], by);
+}
+
+/* The top PROC_TOP_N of n rows (value > 0) into out by insertion, linear
+ * in n; rank_fn < 0 when row a ranks before row b. Their number. */
+static size_t
+top_n(const struct workload_metrics *x, enum proc_order by, size_t n,
+      double (*value_fn)(const struct workload_metrics *, enum proc_order, size_t),
+      int (*rank_fn)(const struct workload_metrics *, enum proc_order, size_t, size_t), size_t *out)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < x->ngroups; i++) {
+	for (size_t i = 0; i < n; i++) {
 		size_t j;
 
-		if (group_value(&x->groups[i], by) <= 0)
+		if (value_fn(x, by, i) <= 0)
 			continue;
-		if (k == PROC_TOP_N && group_rank(x, by, i, out[k - 1]) >= 0)
+		if (k == PROC_TOP_N && rank_fn(x, by, i, out[k - 1]) >= 0)
 			continue;
 		j = k < PROC_TOP_N ? k++ : k - 1;
-		while (j > 0 && group_rank(x, by, i, out[j - 1]) < 0) {
+		while (j > 0 && rank_fn(x, by, i, out[j - 1]) < 0) {
 			out[j] = out[j - 1];
 			j--;
 		}
@@ -568,13 +592,13 @@ static size_t group_top_n(const struct workload_metrics *x, enum proc_order by, 
 
 static void tops(struct workload_metrics *x)
 {
-	x->nby_io = top_n(x, BY_IO, x->by_io);
-	x->nby_delay = top_n(x, BY_DELAY, x->by_delay);
-	x->nby_cpu = top_n(x, BY_CPU, x->by_cpu);
-	x->nby_runq = top_n(x, BY_RUNQ, x->by_runq);
-	x->ng_by_io = group_top_n(x, BY_IO, x->g_by_io);
-	x->ng_by_delay = group_top_n(x, BY_DELAY, x->g_by_delay);
-	x->ng_by_cpu = group_top_n(x, BY_CPU, x->g_by_cpu);
+	x->nby_io = top_n(x, BY_IO, x->nprocs, proc_value_at, rank, x->by_io);
+	x->nby_delay = top_n(x, BY_DELAY, x->nprocs, proc_value_at, rank, x->by_delay);
+	x->nby_cpu = top_n(x, BY_CPU, x->nprocs, proc_value_at, rank, x->by_cpu);
+	x->nby_runq = top_n(x, BY_RUNQ, x->nprocs, proc_value_at, rank, x->by_runq);
+	x->ng_by_io = top_n(x, BY_IO, x->ngroups, group_value_at, group_rank, x->g_by_io);
+	x->ng_by_delay = top_n(x, BY_DELAY, x->ngroups, group_value_at, group_rank, x->g_by_delay);
+	x->ng_by_cpu = top_n(x, BY_CPU, x->ngroups, group_value_at, group_rank, x->g_by_cpu);
 }
 
 static int irq_row_of(const struct rate_table *rt, uint32_t irq, size_t *ret)
@@ -637,14 +661,14 @@ static int nics_compute(const struct nic_table *pt, const struct nic_table *ct, 
 				   delta(a->tx_dropped, b->tx_dropped, &d[7]);
 		}
 		if (m->valid) {
-			m->rxpck_s = per_s(d[0], itv_cs);
-			m->txpck_s = per_s(d[1], itv_cs);
-			m->rxkb_s = per_s(d[2], itv_cs) / 1024.0;
-			m->txkb_s = per_s(d[3], itv_cs) / 1024.0;
-			m->rxerr_s = per_s(d[4], itv_cs);
-			m->txerr_s = per_s(d[5], itv_cs);
-			m->rxdrop_s = per_s(d[6], itv_cs);
-			m->txdrop_s = per_s(d[7], itv_cs);
+			m->rxpck_s = metrics_per_s(d[0], itv_cs);
+			m->txpck_s = metrics_per_s(d[1], itv_cs);
+			m->rxkb_s = metrics_per_s(d[2], itv_cs) / 1024.0;
+			m->txkb_s = metrics_per_s(d[3], itv_cs) / 1024.0;
+			m->rxerr_s = metrics_per_s(d[4], itv_cs);
+			m->txerr_s = metrics_per_s(d[5], itv_cs);
+			m->rxdrop_s = metrics_per_s(d[6], itv_cs);
+			m->txdrop_s = metrics_per_s(d[7], itv_cs);
 		}
 irqs:
 		m->irq_off = x->nnic_irqs;
@@ -741,20 +765,30 @@ static uint64_t cad_interval(const struct snapshot *prev, const struct snapshot 
 	return itv_cs;
 }
 
+/* *pm, allocated on first use, into *ret; -EINVAL without an interval. */
+static int workload_metrics_get(uint64_t itv_cs, struct workload_metrics **pm,
+				struct workload_metrics **ret)
+{
+	if (!itv_cs)
+		return -EINVAL;
+	if (!*pm) {
+		*pm = calloc(1, sizeof(**pm));
+		if (!*pm)
+			return -ENOMEM;
+	}
+	*ret = *pm;
+	return 0;
+}
+
 int metrics_proc_compute(const struct snapshot *prev, const struct snapshot *cur, uint64_t itv_cs,
 			 const struct rate_table *irq, struct workload_metrics **pm)
 {
-	struct workload_metrics *x = *pm;
+	struct workload_metrics *x;
 	int e;
 
-	if (!itv_cs)
-		return -EINVAL;
-	if (!x) {
-		x = calloc(1, sizeof(*x));
-		if (!x)
-			return -ENOMEM;
-		*pm = x;
-	}
+	e = workload_metrics_get(itv_cs, pm, &x);
+	if (e < 0)
+		return e;
 	/* a sample that skipped a source (snapshot.cadence) keeps the last
 	 * read's rates */
 	if (!cur->cadence[CAD_NICS].carried)
@@ -821,17 +855,12 @@ int metrics_proc_threads(const struct thread_table *prev, const struct thread_ta
 {
 	struct proc_table p = { .rows = prev->rows, .n = prev->n, .procfs = prev->status };
 	struct proc_table c = { .rows = cur->rows, .n = cur->n, .procfs = cur->status };
-	struct workload_metrics *x = *pm;
+	struct workload_metrics *x;
 	int e;
 
-	if (!itv_cs)
-		return -EINVAL;
-	if (!x) {
-		x = calloc(1, sizeof(*x));
-		if (!x)
-			return -ENOMEM;
-		*pm = x;
-	}
+	e = workload_metrics_get(itv_cs, pm, &x);
+	if (e < 0)
+		return e;
 	x->nby_io = x->nby_delay = x->nby_cpu = x->nby_runq = 0;
 	x->ng_by_io = x->ng_by_delay = x->ng_by_cpu = 0;
 	/* another process behind the same number is not a rate */

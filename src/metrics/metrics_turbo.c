@@ -217,6 +217,87 @@ static void put_watts(struct turbo_row *row, enum turbo_col c, double w, double 
 		row->suspect |= BIT(c);
 }
 
+/* Core C3/C6/C7 residencies of c's core (counted on its first thread) into
+ * cst; the row's columns and the sums on the core's first thread. */
+static void row_core_cstates(const struct turbo_cpu_raw *c, const struct turbo_cpu_raw *core_p,
+			     const struct turbo_cpu_raw *core_c, double tsc, bool have_tsc,
+			     struct turbo_row *row, struct sums *s, double cst[3])
+{
+	double d;
+
+	if (core_c && core_p && !core_c->err && !core_p->err) {
+		static const uint32_t bits[3] = { TR_C3, TR_C6, TR_C7 };
+		static const enum turbo_col cols[3] = { TC_C3, TC_C6, TC_C7 };
+		const uint64_t cc[3] = { core_c->c3, core_c->c6, core_c->c7 };
+		const uint64_t pc[3] = { core_p->c3, core_p->c6, core_p->c7 };
+
+		for (int k = 0; k < 3; k++) {
+			if (!(core_c->have & core_p->have & bits[k]) || !delta64(cc[k], pc[k], &d))
+				continue;
+			cst[k] = d;
+			if (c->first_in_core && have_tsc) {
+				set(row, cols[k], 100.0 * d / tsc);
+				s->ncores[k]++;
+				if (k == 0)
+					s->c3 += d;
+				else if (k == 1)
+					s->c6 += d;
+				else
+					s->c7 += d;
+			}
+		}
+	}
+}
+
+/* The counters beside the clocks: IRQs, SMIs, core temperature and energy,
+ * idle states' residency. */
+static void row_counters(const struct snapshot *ps, const struct snapshot *cs,
+			 const struct turbo_cpu_raw *p, const struct turbo_cpu_raw *c, double itv,
+			 struct turbo_metrics *m, struct turbo_row *row, struct sums *s)
+{
+	const struct turbo_info *in = &m->info;
+	double d;
+
+	if (in->src[TC_IRQ].via == TV_PROC && !ps->status[SRC_INTERRUPTS].err &&
+	    !cs->status[SRC_INTERRUPTS].err && irq_count(&ps->irqs, &cs->irqs, c->cpu, m, &d)) {
+		set(row, TC_IRQ, d);
+		s->irq += d;
+		s->nirq++;
+	}
+	if (c->have & p->have & TR_SMI) {
+		/* MSR_SMI_COUNT is 32 bits wide */
+		d = (double)((uint32_t)c->smi - (uint32_t)p->smi);
+		set(row, TC_SMI, d);
+		s->smi += d;
+		s->nsmi++;
+	}
+	if (c->first_in_core && (c->have & TR_CORETMP)) {
+		set(row, TC_CORETMP, c->core_temp_mc / 1000);
+		if (!s->have_core_tmp || row->v[TC_CORETMP] > s->core_tmp)
+			s->core_tmp = row->v[TC_CORETMP];
+		s->have_core_tmp = true;
+	}
+	if (c->first_in_core && (c->have & p->have & TR_CORE_ENERGY)) {
+		d = delta_wrap32(c->core_energy, p->core_energy) * in->energy_unit_j;
+		set(row, TC_CORWATT, d / itv);
+		if (itv >= m->joule_range_s)
+			row->suspect |= BIT(TC_CORWATT);
+		s->cor_w += d / itv;
+		s->n_cor_w++;
+	}
+	if (c->have & p->have & TR_IDLE) {
+		row->nidle = in->nidle;
+		for (unsigned k = 0; k < in->nidle; k++) {
+			if (!delta64(c->idle_us[k], p->idle_us[k], &d))
+				d = 0;
+			/* turbostat --show sysfs: usec / interval / 10000 */
+			row->idle_pct[k] = d / itv / 10000.0;
+			s->idle_us[k] += d;
+		}
+		s->nidle_cpus++;
+	}
+}
+
 /* One CPU's row. core_p/core_c: raw of the first thread of its core, prev/cur. */
 static void compute_row(const struct snapshot *ps, const struct snapshot *cs,
 			const struct turbo_cpu_raw *p, const struct turbo_cpu_raw *c,
@@ -224,7 +305,7 @@ static void compute_row(const struct snapshot *ps, const struct snapshot *cs,
 			double itv, struct turbo_metrics *m, struct turbo_row *row, struct sums *s)
 {
 	const struct turbo_info *in = &m->info;
-	double tsc = 0, aperf = 0, mperf = 0, d;
+	double tsc = 0, aperf = 0, mperf = 0;
 	double cst[3] = { 0, 0, 0 };
 	bool have_tsc, have_freq;
 	bool core_cstates = (m->cols & (BIT(TC_C3) | BIT(TC_C6) | BIT(TC_C7))) != 0;
@@ -273,28 +354,7 @@ static void compute_row(const struct snapshot *ps, const struct snapshot *cs,
 		set(row, TC_BZY_MHZ, c->cur_khz / 1000.0);
 	}
 	/* core residency counters live on the first thread of the core */
-	if (core_c && core_p && !core_c->err && !core_p->err) {
-		static const uint32_t bits[3] = { TR_C3, TR_C6, TR_C7 };
-		static const enum turbo_col cols[3] = { TC_C3, TC_C6, TC_C7 };
-		const uint64_t cc[3] = { core_c->c3, core_c->c6, core_c->c7 };
-		const uint64_t pc[3] = { core_p->c3, core_p->c6, core_p->c7 };
-
-		for (int k = 0; k < 3; k++) {
-			if (!(core_c->have & core_p->have & bits[k]) || !delta64(cc[k], pc[k], &d))
-				continue;
-			cst[k] = d;
-			if (c->first_in_core && have_tsc) {
-				set(row, cols[k], 100.0 * d / tsc);
-				s->ncores[k]++;
-				if (k == 0)
-					s->c3 += d;
-				else if (k == 1)
-					s->c6 += d;
-				else
-					s->c7 += d;
-			}
-		}
-	}
+	row_core_cstates(c, core_p, core_c, tsc, have_tsc, row, s, cst);
 	/* CPU%c1: what is neither C0 nor a deeper core state; counter reads are
 	 * not atomic, so an overshoot shows 0 rather than a negative number.
 	 * Without the core's residencies (its first thread failed, or changed
@@ -316,44 +376,7 @@ static void compute_row(const struct snapshot *ps, const struct snapshot *cs,
 		s->c1 += c1;
 		s->nc1++;
 	}
-	if (in->src[TC_IRQ].via == TV_PROC && !ps->status[SRC_INTERRUPTS].err &&
-	    !cs->status[SRC_INTERRUPTS].err && irq_count(&ps->irqs, &cs->irqs, c->cpu, m, &d)) {
-		set(row, TC_IRQ, d);
-		s->irq += d;
-		s->nirq++;
-	}
-	if (c->have & p->have & TR_SMI) {
-		/* MSR_SMI_COUNT is 32 bits wide */
-		d = (double)((uint32_t)c->smi - (uint32_t)p->smi);
-		set(row, TC_SMI, d);
-		s->smi += d;
-		s->nsmi++;
-	}
-	if (c->first_in_core && (c->have & TR_CORETMP)) {
-		set(row, TC_CORETMP, c->core_temp_mc / 1000);
-		if (!s->have_core_tmp || row->v[TC_CORETMP] > s->core_tmp)
-			s->core_tmp = row->v[TC_CORETMP];
-		s->have_core_tmp = true;
-	}
-	if (c->first_in_core && (c->have & p->have & TR_CORE_ENERGY)) {
-		d = delta_wrap32(c->core_energy, p->core_energy) * in->energy_unit_j;
-		set(row, TC_CORWATT, d / itv);
-		if (itv >= m->joule_range_s)
-			row->suspect |= BIT(TC_CORWATT);
-		s->cor_w += d / itv;
-		s->n_cor_w++;
-	}
-	if (c->have & p->have & TR_IDLE) {
-		row->nidle = in->nidle;
-		for (unsigned k = 0; k < in->nidle; k++) {
-			if (!delta64(c->idle_us[k], p->idle_us[k], &d))
-				d = 0;
-			/* turbostat --show sysfs: usec / interval / 10000 */
-			row->idle_pct[k] = d / itv / 10000.0;
-			s->idle_us[k] += d;
-		}
-		s->nidle_cpus++;
-	}
+	row_counters(ps, cs, p, c, itv, m, row, s);
 }
 
 static void compute_pkg(const struct turbo_raw *prt, const struct turbo_raw *crt,
@@ -476,6 +499,47 @@ static int cmp_row(const void *a, const void *b)
 	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
+/* How long a 32-bit energy counter lasts, and the columns with a source. */
+static void set_ranges_and_cols(const struct turbo_raw *crt, struct turbo_metrics *m)
+{
+	/* turbostat: seconds until the 32-bit energy counter wraps at TDP */
+	m->joule_range_s = INFINITY;
+	if (crt->energy_kind == TE_MSR32 && m->info.tdp_w > 0 && m->info.energy_unit_j > 0)
+		m->joule_range_s = 4294967295.0 * m->info.energy_unit_j / m->info.tdp_w;
+	else if (crt->energy_kind == TE_POWERCAP && m->info.tdp_w > 0 &&
+		 m->info.powercap_range_uj[0])
+		m->joule_range_s = (double)m->info.powercap_range_uj[0] / 1e6 / m->info.tdp_w;
+	for (int c = 0; c < TC__COUNT; c++)
+		if (m->info.src[c].via != TV_NONE)
+			m->cols |= BIT(c);
+}
+
+/* CPUs that went offline: a row that says so, never silently dropped.
+ * Both readings are sorted by CPU, so the hint walks them in step. */
+static void add_offline_rows(const struct turbo_raw *prt, const struct turbo_raw *crt,
+			     struct turbo_metrics *m)
+{
+	size_t hint = 0;
+
+	for (size_t i = 0; i < prt->ncpu; i++) {
+		struct turbo_row *row;
+		size_t h = hint;
+
+		if (find_cpu_raw(crt, prt->cpus[i].cpu, &h) >= 0) {
+			hint = h;
+			continue;
+		}
+		row = &m->rows[m->nrows++];
+		memset(row, 0, sizeof(*row));
+		row->cpu = prt->cpus[i].cpu;
+		row->core = prt->cpus[i].core_id;
+		row->pkg = prt->cpus[i].pkg_id;
+		row->valid = true;
+		row_invalid(row, "went offline during the interval", "");
+		m->invalid_rows++;
+	}
+}
+
 int turbo_compute(const struct snapshot *ps, const struct snapshot *cs, uint64_t itv_cs,
 		  struct turbo_metrics *m)
 {
@@ -506,16 +570,7 @@ int turbo_compute(const struct snapshot *ps, const struct snapshot *cs, uint64_t
 	}
 	m->info = crt->info;
 	m->interval_s = itv;
-	/* turbostat: seconds until the 32-bit energy counter wraps at TDP */
-	m->joule_range_s = INFINITY;
-	if (crt->energy_kind == TE_MSR32 && m->info.tdp_w > 0 && m->info.energy_unit_j > 0)
-		m->joule_range_s = 4294967295.0 * m->info.energy_unit_j / m->info.tdp_w;
-	else if (crt->energy_kind == TE_POWERCAP && m->info.tdp_w > 0 &&
-		 m->info.powercap_range_uj[0])
-		m->joule_range_s = (double)m->info.powercap_range_uj[0] / 1e6 / m->info.tdp_w;
-	for (int c = 0; c < TC__COUNT; c++)
-		if (m->info.src[c].via != TV_NONE)
-			m->cols |= BIT(c);
+	set_ranges_and_cols(crt, m);
 	if (grow((void **)&m->rows, &m->rows_cap, crt->ncpu + prt->ncpu, sizeof(*m->rows)) < 0 ||
 	    grow((void **)&m->pidx, &m->pidx_cap, crt->ncpu + 1, sizeof(*m->pidx)) < 0)
 		return -ENOMEM;
@@ -562,26 +617,7 @@ int turbo_compute(const struct snapshot *ps, const struct snapshot *cs, uint64_t
 		if (!row->valid)
 			m->invalid_rows++;
 	}
-	/* CPUs that went offline: a row that says so, never silently dropped.
-	 * Both readings are sorted by CPU, so the hint walks them in step. */
-	hint = 0;
-	for (size_t i = 0; i < prt->ncpu; i++) {
-		struct turbo_row *row;
-		size_t h = hint;
-
-		if (find_cpu_raw(crt, prt->cpus[i].cpu, &h) >= 0) {
-			hint = h;
-			continue;
-		}
-		row = &m->rows[m->nrows++];
-		memset(row, 0, sizeof(*row));
-		row->cpu = prt->cpus[i].cpu;
-		row->core = prt->cpus[i].core_id;
-		row->pkg = prt->cpus[i].pkg_id;
-		row->valid = true;
-		row_invalid(row, "went offline during the interval", "");
-		m->invalid_rows++;
-	}
+	add_offline_rows(prt, crt, m);
 	compute_summary(&s, itv, &m->info, &m->summary);
 	if (m->nrows > 1)
 		qsort(m->rows, m->nrows, sizeof(*m->rows), cmp_row);
