@@ -414,17 +414,13 @@ static void put_dir(struct worker_run *w, struct strbuf *sb, enum job_ddir d, do
 	/* have_final is the thread's until it is joined, which ends the active states */
 	if (!state_active(atomic_load(&w->state)) && w->have_final) {
 		sb_fixed2(sb, w->final_iops[d]);
-		sb_puts(sb, ",\"bw_bytes\":");
-		sb_fixed2(sb, w->final_bw[d]);
+		sb_kv_fixed2(sb, ",\"bw_bytes\":", w->final_bw[d]);
 	} else {
 		sb_fixed2(sb, secs > 0 ? (double)ios / secs : 0.0);
-		sb_puts(sb, ",\"bw_bytes\":");
-		sb_fixed2(sb, secs > 0 ? (double)bytes / secs : 0.0);
+		sb_kv_fixed2(sb, ",\"bw_bytes\":", secs > 0 ? (double)bytes / secs : 0.0);
 	}
-	sb_puts(sb, ",\"iops_now\":");
-	sb_fixed2(sb, w->now_iops[d]);
-	sb_puts(sb, ",\"bw_bytes_now\":");
-	sb_fixed2(sb, w->now_bw[d]);
+	sb_kv_fixed2(sb, ",\"iops_now\":", w->now_iops[d]);
+	sb_kv_fixed2(sb, ",\"bw_bytes_now\":", w->now_bw[d]);
 	/*
 	 * A copy of the live buckets: threads keep adding while it is taken, so
 	 * the count is that of the copy, never the counters' (which run ahead).
@@ -498,11 +494,10 @@ static void put_worker(struct daemon *d, struct strbuf *sb, bool full, bool even
 			  phase - 1, w->spec.nsweep);
 	else
 		sb_puts(sb, ",\"phase\":\"run\"");
-	sb_puts(sb, ",\"elapsed_s\":");
-	sb_fixed2(sb, (double)((state_active(state) ? clock_mono_ns() : w->end_ns) - w->start_ns) /
-			  1e9);
-	sb_puts(sb, ",\"runtime_s\":");
-	sb_fixed2(sb, secs);
+	sb_kv_fixed2(sb, ",\"elapsed_s\":",
+		     (double)((state_active(state) ? clock_mono_ns() : w->end_ns) - w->start_ns) /
+			 1e9);
+	sb_kv_fixed2(sb, ",\"runtime_s\":", secs);
 	/* what the job was given: --ramp_time + --runtime, or null (until --size is done) */
 	sb_puts(sb, ",\"planned_s\":");
 	if (w->spec.runtime_ns) /* per sweep point; the precondition pass is not timed */

@@ -74,10 +74,8 @@ static void encode_disk(struct strbuf *sb, const struct disk_metrics *d, const s
 	sb_putc(sb, '{');
 	sb_json_key(sb, "disk_device");
 	sb_json_str(sb, d->name);
-	sb_puts(sb, ",\"major\":");
-	sb_u64(sb, d->major);
-	sb_puts(sb, ",\"minor\":");
-	sb_u64(sb, d->minor);
+	sb_kv_u64(sb, ",\"major\":", d->major);
+	sb_kv_u64(sb, ",\"minor\":", d->minor);
 	if (d->dm_name[0]) {
 		sb_puts(sb, ",\"dm_name\":");
 		sb_json_str(sb, d->dm_name);
@@ -87,8 +85,7 @@ static void encode_disk(struct strbuf *sb, const struct disk_metrics *d, const s
 		encode_slaves(sb, raw->slaves);
 	if (raw && raw->iostats == 0)
 		sb_puts(sb, ",\"iostats\":false");
-	sb_puts(sb, ",\"in_flight\":");
-	sb_u64(sb, d->in_flight);
+	sb_kv_u64(sb, ",\"in_flight\":", d->in_flight);
 	if (!d->valid) {
 		sb_puts(sb, ",\"valid\":false,\"reason\":");
 		sb_json_str(sb, d->reason);
@@ -152,8 +149,7 @@ static void encode_cpu(struct strbuf *sb, const struct cpu_metrics *c, bool with
 		sb_json_str(sb, c->reason);
 		/* /proc/interrupts does not depend on the /proc/stat row */
 		if (with_intr && c->has_intr_s) {
-			sb_puts(sb, ",\"intr/s\":");
-			sb_fixed2(sb, c->intr_s);
+			sb_kv_fixed2(sb, ",\"intr/s\":", c->intr_s);
 		}
 		sb_putc(sb, '}');
 		return;
@@ -296,8 +292,7 @@ static void encode_rates(struct strbuf *sb, const char *key, const struct rate_t
 			sb_puts(sb, ",\"valid\":false},");
 			continue;
 		}
-		sb_puts(sb, ",\"total/s\":");
-		sb_fixed2(sb, rr->total_s);
+		sb_kv_fixed2(sb, ",\"total/s\":", rr->total_s);
 		if (row->percpu_counts) {
 			sb_puts(sb, ",\"cpus\":{");
 			for (size_t k = 0; k < rt->ncpu; k++) {
@@ -383,8 +378,7 @@ static void encode_events(struct strbuf *sb, const struct encode_event *ev, size
 void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m,
 		   const struct encode_opts *o)
 {
-	sb_puts(sb, "{\"version\":");
-	sb_u64(sb, IOT_JSON_VERSION);
+	sb_kv_u64(sb, "{\"version\":", IOT_JSON_VERSION);
 	if (o && o->host) {
 		sb_puts(sb, ",\"host\":");
 		sb_json_str(sb, o->host);
@@ -393,12 +387,9 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 		sb_puts(sb, ",\"mode\":");
 		sb_json_str(sb, o->mode);
 	}
-	sb_puts(sb, ",\"sample\":");
-	sb_u64(sb, cur->id);
-	sb_puts(sb, ",\"timestamp_ms\":");
-	sb_i64(sb, cur->real_ns / 1000000);
-	sb_puts(sb, ",\"uptime_cs\":");
-	sb_u64(sb, cur->uptime.uptime_cs);
+	sb_kv_u64(sb, ",\"sample\":", cur->id);
+	sb_kv_i64(sb, ",\"timestamp_ms\":", cur->real_ns / 1000000);
+	sb_kv_u64(sb, ",\"uptime_cs\":", cur->uptime.uptime_cs);
 	sb_putc(sb, ',');
 	encode_sources(sb, cur);
 	encode_cadence(sb, cur);
@@ -408,8 +399,7 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 		sb_json_close(sb, '}');
 		return;
 	}
-	sb_puts(sb, "\"interval_ms\":");
-	sb_u64(sb, m->itv_cs * 10);
+	sb_kv_u64(sb, "\"interval_ms\":", m->itv_cs * 10);
 	sb_putc(sb, ',');
 	sb_json_key(sb, "disks");
 	sb_putc(sb, '[');
@@ -454,8 +444,7 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 		sb_json_key(sb, "numa");
 		sb_putc(sb, '[');
 		for (size_t i = 0; i < cur->numa.n; i++) {
-			sb_puts(sb, "{\"node\":");
-			sb_i64(sb, cur->numa.rows[i].node);
+			sb_kv_i64(sb, "{\"node\":", cur->numa.rows[i].node);
 			sb_puts(sb, ",\"cpus\":");
 			sb_json_str(sb, cur->numa.rows[i].cpu_list);
 			sb_puts(sb, "},");

@@ -15,8 +15,7 @@
 static void encode_queue(struct strbuf *sb, const struct blkmq_queue *q,
 			 const struct blkmq_metrics *b)
 {
-	sb_puts(sb, "{\"hctx\":");
-	sb_u64(sb, q->hctx);
+	sb_kv_u64(sb, "{\"hctx\":", q->hctx);
 	sb_puts(sb, ",\"cpu_list\":");
 	sb_json_str(sb, q->cpu_list);
 	if (b->has_irq) {
@@ -27,26 +26,19 @@ static void encode_queue(struct strbuf *sb, const struct blkmq_queue *q,
 		if (!b->irq_valid) {
 			sb_puts(sb, ",\"valid\":false");
 		} else {
-			sb_puts(sb, ",\"irq/s\":");
-			sb_fixed2(sb, b->irq_s);
+			sb_kv_fixed2(sb, ",\"irq/s\":", b->irq_s);
 		}
 	}
 	if (b->cpu >= 0) {
-		sb_puts(sb, ",\"cpu\":\"");
-		sb_i64(sb, b->cpu);
-		sb_puts(sb, "\",\"cpu_irq/s\":");
-		sb_fixed2(sb, b->cpu_irq_s);
+		sb_kv_i64(sb, ",\"cpu\":\"", b->cpu);
+		sb_kv_fixed2(sb, "\",\"cpu_irq/s\":", b->cpu_irq_s);
 		if (b->cpu_valid) {
-			sb_puts(sb, ",\"cpu_irq\":");
-			sb_fixed2(sb, b->cpu_irq);
-			sb_puts(sb, ",\"cpu_soft\":");
-			sb_fixed2(sb, b->cpu_soft);
-			sb_puts(sb, ",\"cpu_busy\":");
-			sb_fixed2(sb, b->cpu_busy);
+			sb_kv_fixed2(sb, ",\"cpu_irq\":", b->cpu_irq);
+			sb_kv_fixed2(sb, ",\"cpu_soft\":", b->cpu_soft);
+			sb_kv_fixed2(sb, ",\"cpu_busy\":", b->cpu_busy);
 		}
 		if (b->has_block) {
-			sb_puts(sb, ",\"BLOCK/s\":");
-			sb_fixed2(sb, b->block_s);
+			sb_kv_fixed2(sb, ",\"BLOCK/s\":", b->block_s);
 		}
 	}
 	sb_puts(sb, "},");
@@ -75,8 +67,7 @@ void encode_blkmq(struct strbuf *sb, const struct snapshot *cur, const struct me
 			sb_puts(sb, ",\"controller\":");
 			sb_json_str(sb, ctrl);
 		}
-		sb_puts(sb, ",\"nr_hw_queues\":");
-		sb_u64(sb, end - i);
+		sb_kv_u64(sb, ",\"nr_hw_queues\":", end - i);
 		sb_puts(sb, ",\"queues\":[");
 		for (size_t k = i; k < end; k++) {
 			const struct blkmq_metrics *b = &m->mq[k];

@@ -12,24 +12,19 @@ static void encode_block_probe(struct strbuf *sb, const struct trace_raw *raw,
 			       const struct trace_metrics *m)
 {
 	if (raw->block_sample) {
-		sb_puts(sb, ",\"sampled\":");
-		sb_u64(sb, raw->block_sample);
+		sb_kv_u64(sb, ",\"sampled\":", raw->block_sample);
 	}
 	if (m && m->has_lat_dropped) {
-		sb_puts(sb, ",\"lat_dropped\":");
-		sb_u64(sb, m->lat_dropped);
+		sb_kv_u64(sb, ",\"lat_dropped\":", m->lat_dropped);
 	}
 	if (raw->lat_slots) {
-		sb_puts(sb, ",\"lat_slots\":");
-		sb_u64(sb, raw->lat_slots);
+		sb_kv_u64(sb, ",\"lat_slots\":", raw->lat_slots);
 	}
 	if (m && m->has_cg) {
-		sb_puts(sb, ",\"cg_dropped\":");
-		sb_u64(sb, m->cg_dropped);
+		sb_kv_u64(sb, ",\"cg_dropped\":", m->cg_dropped);
 	}
 	if (m && m->hctx_dropped) {
-		sb_puts(sb, ",\"hctx_dropped\":");
-		sb_u64(sb, m->hctx_dropped);
+		sb_kv_u64(sb, ",\"hctx_dropped\":", m->hctx_dropped);
 	}
 }
 
@@ -49,22 +44,17 @@ static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 			sb_printf(sb, "%.4f", m->probe_cpu_pct[k]);
 		}
 		if (p->over_budget) {
-			sb_puts(sb, ",\"over_budget\":");
-			sb_u64(sb, p->over_budget);
+			sb_kv_u64(sb, ",\"over_budget\":", p->over_budget);
 		}
 		if (p->backing_off) {
-			sb_puts(sb, ",\"off_s\":");
-			sb_fixed2(sb, (double)p->off_ns / 1e9);
-			sb_puts(sb, ",\"back_in_s\":");
-			sb_fixed2(sb, (double)p->back_in_ns / 1e9);
+			sb_kv_fixed2(sb, ",\"off_s\":", (double)p->off_ns / 1e9);
+			sb_kv_fixed2(sb, ",\"back_in_s\":", (double)p->back_in_ns / 1e9);
 		}
 		if (k == TRACE_BLOCK)
 			encode_block_probe(sb, raw, m);
 		if (p->has_run) {
-			sb_puts(sb, ",\"run_ns\":");
-			sb_u64(sb, p->run_ns);
-			sb_puts(sb, ",\"run_cnt\":");
-			sb_u64(sb, p->run_cnt);
+			sb_kv_u64(sb, ",\"run_ns\":", p->run_ns);
+			sb_kv_u64(sb, ",\"run_cnt\":", p->run_cnt);
 		}
 		sb_puts(sb, "},");
 	}
@@ -76,20 +66,13 @@ static void encode_lat(struct strbuf *sb, const struct trace_lat_metrics *l)
 {
 	int top = -1;
 
-	sb_puts(sb, "{\"count\":");
-	sb_u64(sb, l->count);
-	sb_puts(sb, ",\"mean_us\":");
-	sb_fixed2(sb, l->mean_us);
-	sb_puts(sb, ",\"p50_us\":");
-	sb_fixed2(sb, l->p50_us);
-	sb_puts(sb, ",\"p90_us\":");
-	sb_fixed2(sb, l->p90_us);
-	sb_puts(sb, ",\"p99_us\":");
-	sb_fixed2(sb, l->p99_us);
-	sb_puts(sb, ",\"p99.9_us\":");
-	sb_fixed2(sb, l->p999_us);
-	sb_puts(sb, ",\"max_us\":");
-	sb_fixed2(sb, l->max_us);
+	sb_kv_u64(sb, "{\"count\":", l->count);
+	sb_kv_fixed2(sb, ",\"mean_us\":", l->mean_us);
+	sb_kv_fixed2(sb, ",\"p50_us\":", l->p50_us);
+	sb_kv_fixed2(sb, ",\"p90_us\":", l->p90_us);
+	sb_kv_fixed2(sb, ",\"p99_us\":", l->p99_us);
+	sb_kv_fixed2(sb, ",\"p99.9_us\":", l->p999_us);
+	sb_kv_fixed2(sb, ",\"max_us\":", l->max_us);
 	/* the log2 buckets up to the last one that holds an IO */
 	for (int i = 0; i < TRACE_HIST_SLOTS; i++)
 		if (l->slots[i])
@@ -106,12 +89,9 @@ static void encode_lat(struct strbuf *sb, const struct trace_lat_metrics *l)
 /* ,"p50_us":..,"p99_us":..,"max_us":.. of a latency */
 static void encode_p50_p99_max(struct strbuf *sb, const struct trace_lat_metrics *l)
 {
-	sb_puts(sb, ",\"p50_us\":");
-	sb_fixed2(sb, l->p50_us);
-	sb_puts(sb, ",\"p99_us\":");
-	sb_fixed2(sb, l->p99_us);
-	sb_puts(sb, ",\"max_us\":");
-	sb_fixed2(sb, l->max_us);
+	sb_kv_fixed2(sb, ",\"p50_us\":", l->p50_us);
+	sb_kv_fixed2(sb, ",\"p99_us\":", l->p99_us);
+	sb_kv_fixed2(sb, ",\"max_us\":", l->max_us);
 }
 
 /* ,"q_p50_us":..,"q_p99_us":.. of the time queued, when measured (has)
@@ -120,10 +100,8 @@ static void encode_queued(struct strbuf *sb, bool has, const struct trace_lat_me
 {
 	if (!has || !q->count)
 		return;
-	sb_puts(sb, ",\"q_p50_us\":");
-	sb_fixed2(sb, q->p50_us);
-	sb_puts(sb, ",\"q_p99_us\":");
-	sb_fixed2(sb, q->p99_us);
+	sb_kv_fixed2(sb, ",\"q_p50_us\":", q->p50_us);
+	sb_kv_fixed2(sb, ",\"q_p99_us\":", q->p99_us);
 }
 
 /* A disk's hardware queues that completed IO in the interval, from *j on
@@ -149,17 +127,15 @@ static void encode_hctx(struct strbuf *sb, const struct trace_metrics *m,
 			open = false;
 		}
 		if (!open) {
-			sb_puts(sb, "{\"hctx\":");
-			sb_u64(sb, h->hctx);
+			sb_kv_u64(sb, "{\"hctx\":", h->hctx);
 			sb_putc(sb, ',');
 			open = true;
 		}
 		sb_json_key(sb, trace_op_name(h->op));
-		sb_puts(sb, "{\"count_s\":");
-		sb_fixed2(sb, h->count_s);
+		sb_kv_fixed2(sb, "{\"count_s\":", h->count_s);
 		encode_p50_p99_max(sb, &h->lat);
-		sb_puts(sb, ",\"remote_pct\":");
-		sb_fixed2(sb, 100.0 * (double)h->remote / (double)h->lat.count);
+		sb_kv_fixed2(sb,
+			     ",\"remote_pct\":", 100.0 * (double)h->remote / (double)h->lat.count);
 		sb_puts(sb, "},");
 	}
 	if (open) {
@@ -178,10 +154,8 @@ static void encode_flush(struct strbuf *sb, const struct trace_metrics *m,
 	const struct trace_lat_metrics *l = &d->lat[TRACE_OP_FLUSH][TRACE_LAT_DEVICE];
 	const struct trace_lat_metrics *q = &d->lat[TRACE_OP_FLUSH][TRACE_LAT_QUEUED];
 
-	sb_puts(sb, ",\"flush\":{\"count\":");
-	sb_u64(sb, l->count);
-	sb_puts(sb, ",\"count_s\":");
-	sb_fixed2(sb, (double)l->count / m->itv_s);
+	sb_kv_u64(sb, ",\"flush\":{\"count\":", l->count);
+	sb_kv_fixed2(sb, ",\"count_s\":", (double)l->count / m->itv_s);
 	encode_p50_p99_max(sb, l);
 	encode_queued(sb, d->has[TRACE_OP_FLUSH][TRACE_LAT_QUEUED], q);
 	sb_putc(sb, '}');
@@ -202,25 +176,17 @@ static void encode_cgroups(struct strbuf *sb, const struct trace_metrics *m)
 			continue;
 		sb_puts(sb, "{\"path\":");
 		sb_json_str(sb, g->path);
-		sb_puts(sb, ",\"cgroup_id\":");
-		sb_u64(sb, g->cgid);
+		sb_kv_u64(sb, ",\"cgroup_id\":", g->cgid);
 		sb_puts(sb, ",\"disk\":");
 		sb_json_str(sb, g->name);
-		sb_puts(sb, ",\"major\":");
-		sb_u64(sb, g->major);
-		sb_puts(sb, ",\"minor\":");
-		sb_u64(sb, g->minor);
-		sb_puts(sb, ",\"count\":");
-		sb_u64(sb, d->count);
-		sb_puts(sb, ",\"count_s\":");
-		sb_fixed2(sb, g->count_s);
+		sb_kv_u64(sb, ",\"major\":", g->major);
+		sb_kv_u64(sb, ",\"minor\":", g->minor);
+		sb_kv_u64(sb, ",\"count\":", d->count);
+		sb_kv_fixed2(sb, ",\"count_s\":", g->count_s);
 		encode_queued(sb, g->has[TRACE_LAT_QUEUED], q);
-		sb_puts(sb, ",\"d_mean_us\":");
-		sb_fixed2(sb, d->mean_us);
-		sb_puts(sb, ",\"d_p50_us\":");
-		sb_fixed2(sb, d->p50_us);
-		sb_puts(sb, ",\"d_p99_us\":");
-		sb_fixed2(sb, d->p99_us);
+		sb_kv_fixed2(sb, ",\"d_mean_us\":", d->mean_us);
+		sb_kv_fixed2(sb, ",\"d_p50_us\":", d->p50_us);
+		sb_kv_fixed2(sb, ",\"d_p99_us\":", d->p99_us);
 		sb_puts(sb, "},");
 	}
 	sb_json_close(sb, ']');
@@ -238,15 +204,12 @@ static void encode_disks(struct strbuf *sb, const struct trace_metrics *m)
 
 		sb_puts(sb, "{\"disk\":");
 		sb_json_str(sb, d->name);
-		sb_puts(sb, ",\"major\":");
-		sb_u64(sb, d->major);
-		sb_puts(sb, ",\"minor\":");
-		sb_u64(sb, d->minor);
-		sb_puts(sb, ",\"completed\":");
-		sb_u64(sb, d->completed);
+		sb_kv_u64(sb, ",\"major\":", d->major);
+		sb_kv_u64(sb, ",\"minor\":", d->minor);
+		sb_kv_u64(sb, ",\"completed\":", d->completed);
 		if (d->completed) {
-			sb_puts(sb, ",\"remote_pct\":");
-			sb_fixed2(sb, 100.0 * (double)d->remote / (double)d->completed);
+			sb_kv_fixed2(sb, ",\"remote_pct\":",
+				     100.0 * (double)d->remote / (double)d->completed);
 		}
 		sb_puts(sb, ",\"lat\":{");
 		for (int op = 0; op < TRACE_OP__COUNT; op++) {
@@ -289,11 +252,9 @@ static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
 		 * no time (offline, or hotplug slots a VM never fills) */
 		if (any <= 0)
 			continue;
-		sb_puts(sb, "{\"cpu\":");
-		sb_u64(sb, c);
+		sb_kv_u64(sb, "{\"cpu\":", c);
 		if (m->on[TRACE_HARDIRQ]) {
-			sb_puts(sb, ",\"hard_us_s\":");
-			sb_fixed2(sb, m->hard_us_s[c]);
+			sb_kv_fixed2(sb, ",\"hard_us_s\":", m->hard_us_s[c]);
 		}
 		if (m->on[TRACE_SOFTIRQ]) {
 			sb_puts(sb, ",\"soft_us_s\":{");
@@ -318,12 +279,9 @@ static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
 			us += m->irq_us_s[i * nc + c];
 			cnt += m->irq_cnt_s[i * nc + c];
 		}
-		sb_puts(sb, "{\"irq\":");
-		sb_u64(sb, m->irq[i]);
-		sb_puts(sb, ",\"us_s\":");
-		sb_fixed2(sb, us);
-		sb_puts(sb, ",\"count_s\":");
-		sb_fixed2(sb, cnt);
+		sb_kv_u64(sb, "{\"irq\":", m->irq[i]);
+		sb_kv_fixed2(sb, ",\"us_s\":", us);
+		sb_kv_fixed2(sb, ",\"count_s\":", cnt);
 		sb_puts(sb, ",\"cpus_us_s\":[");
 		for (size_t c = 0; c < nc; c++) {
 			sb_fixed2(sb, m->irq_us_s[i * nc + c]);
@@ -345,33 +303,25 @@ static void encode_queues(struct strbuf *sb, const struct trace_metrics *m)
 		for (size_t i = 0; i < m->nnapi; i++) {
 			const struct trace_napi_metrics *q = &m->napi[i];
 
-			sb_puts(sb, "{\"napi_id\":");
-			sb_u64(sb, q->napi_id);
+			sb_kv_u64(sb, "{\"napi_id\":", q->napi_id);
 			sb_puts(sb, ",\"dev\":");
 			sb_json_str(sb, q->dev);
 			if (q->dev[0]) {
-				sb_puts(sb, ",\"ifindex\":");
-				sb_u64(sb, q->ifindex);
+				sb_kv_u64(sb, ",\"ifindex\":", q->ifindex);
 			}
 			if (q->netns) {
-				sb_puts(sb, ",\"netns\":");
-				sb_u64(sb, q->netns);
+				sb_kv_u64(sb, ",\"netns\":", q->netns);
 			}
 			sb_puts(sb, q->foreign ? ",\"host\":false" : ",\"host\":true");
 			if (q->irq >= 0) {
-				sb_puts(sb, ",\"irq\":");
-				sb_u64(sb, (uint64_t)q->irq);
+				sb_kv_u64(sb, ",\"irq\":", (uint64_t)q->irq);
 			}
 			if (q->index >= 0) {
-				sb_puts(sb, ",\"queue\":");
-				sb_u64(sb, (uint64_t)q->index);
+				sb_kv_u64(sb, ",\"queue\":", (uint64_t)q->index);
 			}
-			sb_puts(sb, ",\"us_s\":");
-			sb_fixed2(sb, q->us_s);
-			sb_puts(sb, ",\"polls_s\":");
-			sb_fixed2(sb, q->polls_s);
-			sb_puts(sb, ",\"packets_s\":");
-			sb_fixed2(sb, q->packets_s);
+			sb_kv_fixed2(sb, ",\"us_s\":", q->us_s);
+			sb_kv_fixed2(sb, ",\"polls_s\":", q->polls_s);
+			sb_kv_fixed2(sb, ",\"packets_s\":", q->packets_s);
 			sb_puts(sb, "},");
 		}
 		sb_json_close(sb, ']');
@@ -384,16 +334,11 @@ static void encode_queues(struct strbuf *sb, const struct trace_metrics *m)
 
 			sb_puts(sb, "{\"disk\":");
 			sb_json_str(sb, q->name);
-			sb_puts(sb, ",\"major\":");
-			sb_u64(sb, q->major);
-			sb_puts(sb, ",\"minor\":");
-			sb_u64(sb, q->minor);
-			sb_puts(sb, ",\"hctx\":");
-			sb_u64(sb, q->hctx);
-			sb_puts(sb, ",\"us_s\":");
-			sb_fixed2(sb, q->us_s);
-			sb_puts(sb, ",\"completed_s\":");
-			sb_fixed2(sb, q->completed_s);
+			sb_kv_u64(sb, ",\"major\":", q->major);
+			sb_kv_u64(sb, ",\"minor\":", q->minor);
+			sb_kv_u64(sb, ",\"hctx\":", q->hctx);
+			sb_kv_fixed2(sb, ",\"us_s\":", q->us_s);
+			sb_kv_fixed2(sb, ",\"completed_s\":", q->completed_s);
 			sb_puts(sb, "},");
 		}
 		sb_json_close(sb, ']');
@@ -411,8 +356,7 @@ void encode_trace(struct strbuf *sb, const char *why, const struct trace_raw *ra
 		sb_puts(sb, "},");
 		return;
 	}
-	sb_puts(sb, "\"available\":true,\"budget_pct\":");
-	sb_fixed2(sb, raw->budget_pct);
+	sb_kv_fixed2(sb, "\"available\":true,\"budget_pct\":", raw->budget_pct);
 	sb_putc(sb, ',');
 	if (!raw->stats) {
 		sb_puts(sb, "\"stats_reason\":");
@@ -421,14 +365,12 @@ void encode_trace(struct strbuf *sb, const char *why, const struct trace_raw *ra
 	}
 	if (m ? m->rows_dropped : raw->rows_dropped) {
 		/* impossible rows left out (a damaged recording's, a map's) */
-		sb_puts(sb, "\"rows_dropped\":");
-		sb_u64(sb, m ? m->rows_dropped : raw->rows_dropped);
+		sb_kv_u64(sb, "\"rows_dropped\":", m ? m->rows_dropped : raw->rows_dropped);
 		sb_putc(sb, ',');
 	}
 	encode_probes(sb, raw, m);
 	if (m) {
-		sb_puts(sb, "\"interval_ms\":");
-		sb_fixed2(sb, m->itv_s * 1000.0);
+		sb_kv_fixed2(sb, "\"interval_ms\":", m->itv_s * 1000.0);
 		sb_putc(sb, ',');
 		encode_time(sb, m);
 		if (m->on[TRACE_BLOCK])

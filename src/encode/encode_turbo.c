@@ -33,12 +33,9 @@ static void encode_row(struct strbuf *sb, const struct turbo_row *row, const str
 	if (row->cpu < 0) {
 		sb_puts(sb, "\"Package\":\"-\",\"Core\":\"-\",\"CPU\":\"-\"");
 	} else {
-		sb_puts(sb, "\"Package\":");
-		sb_i64(sb, row->pkg);
-		sb_puts(sb, ",\"Core\":");
-		sb_i64(sb, row->core);
-		sb_puts(sb, ",\"CPU\":");
-		sb_i64(sb, row->cpu);
+		sb_kv_i64(sb, "\"Package\":", row->pkg);
+		sb_kv_i64(sb, ",\"Core\":", row->core);
+		sb_kv_i64(sb, ",\"CPU\":", row->cpu);
 	}
 	if (!row->valid) {
 		sb_puts(sb, ",\"valid\":false,\"reason\":");

@@ -627,10 +627,8 @@ void encode_workload_sections(struct strbuf *sb, const struct snapshot *cur,
 void encode_workload_threads(struct strbuf *sb, const struct thread_table *cur,
 			     const struct workload_metrics *x, uint64_t itv_ms)
 {
-	sb_puts(sb, "{\"pid\":");
-	sb_u64(sb, (uint64_t)cur->pid);
-	sb_puts(sb, ",\"interval_ms\":");
-	sb_u64(sb, itv_ms);
+	sb_kv_u64(sb, "{\"pid\":", (uint64_t)cur->pid);
+	sb_kv_u64(sb, ",\"interval_ms\":", itv_ms);
 	sb_puts(sb, ",\"sources\":{");
 	status(sb, "taskstats", &cur->status);
 	sb_json_close(sb, '}');

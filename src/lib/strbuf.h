@@ -52,6 +52,26 @@ void sb_u64(struct strbuf *sb, uint64_t v);
 void sb_i64(struct strbuf *sb, int64_t v);
 /* Exactly what printf("%.2f") prints; "null" for NaN/inf (JSON has neither). */
 void sb_fixed2(struct strbuf *sb, double v);
+/* A literal (a JSON key and its punctuation: ",\"count\":") and a number
+ * after it, the encoders' most common pair. */
+static inline void sb_kv_u64(struct strbuf *sb, const char *lit, uint64_t v)
+{
+	sb_puts(sb, lit);
+	sb_u64(sb, v);
+}
+
+static inline void sb_kv_i64(struct strbuf *sb, const char *lit, int64_t v)
+{
+	sb_puts(sb, lit);
+	sb_i64(sb, v);
+}
+
+static inline void sb_kv_fixed2(struct strbuf *sb, const char *lit, double v)
+{
+	sb_puts(sb, lit);
+	sb_fixed2(sb, v);
+}
+
 /* A JSON string literal, escaped. */
 void sb_json_str(struct strbuf *sb, const char *s);
 /* "key": (the key is emitted verbatim, so it must need no escaping) */

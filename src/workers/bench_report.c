@@ -373,10 +373,8 @@ static void json_header(struct strbuf *sb, int64_t real_ns)
 		strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", &tm);
 	sb_puts(sb, "{\"iotriage version\":");
 	sb_json_str(sb, "iotriage-" IOTRIAGE_VERSION);
-	sb_puts(sb, ",\"timestamp\":");
-	sb_i64(sb, real_ns / 1000000000);
-	sb_puts(sb, ",\"timestamp_ms\":");
-	sb_i64(sb, real_ns / 1000000);
+	sb_kv_i64(sb, ",\"timestamp\":", real_ns / 1000000000);
+	sb_kv_i64(sb, ",\"timestamp_ms\":", real_ns / 1000000);
 	sb_puts(sb, ",\"time\":");
 	sb_json_str(sb, tbuf);
 }
