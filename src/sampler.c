@@ -230,11 +230,6 @@ void sampler_want(struct sampler *s, unsigned cad_mask)
 	s->wanted = cad_mask;
 }
 
-void sampler_want_procs(struct sampler *s, bool want)
-{
-	sampler_want(s, want ? 1u << CAD_PROCS : 0);
-}
-
 const char *sampler_cad_name(enum cad_src k)
 {
 	return encode_cadence_name(k);

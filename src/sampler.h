@@ -244,10 +244,9 @@ void sampler_put_topology(struct sampler *s, struct topology *t);
 /*
  * The optional sources a client is looking at (iotriaged: a subscriber
  * asked for them), 1u << CAD_* bits: every sample reads them, whatever the
- * cadence. sampler_want_procs(s, b) is sampler_want() of CAD_PROCS alone.
+ * cadence.
  */
 void sampler_want(struct sampler *s, unsigned cad_mask);
-void sampler_want_procs(struct sampler *s, bool want);
 
 /* "processes", "turbostat", "nics", "cgroups", "pressure": the JSON's names. */
 const char *sampler_cad_name(enum cad_src k);

@@ -971,51 +971,6 @@ static int said_changed(const struct suggestion *s, struct apply_result *res)
 	return -ESTALE;
 }
 
-int apply_by_id(const char *root_dir, const char *state_dir, const struct snapshot *cur,
-		const struct metrics *m, const char *id, const struct advise_action *expect,
-		size_t nexpect, struct apply_result *ret)
-{
-	struct apply_result res = { 0 };
-	struct advice adv = { 0 };
-	const struct suggestion *s;
-	struct topology t;
-	struct root r;
-	int e;
-
-	e = root_open_said(root_dir, &r, &res);
-	if (e < 0) {
-		*ret = res;
-		return e;
-	}
-	e = topology_collect(&r, &t);
-	if (e == 0) {
-		e = advise_run(&(struct advise_input){ .cur = cur, .m = m, .t = &t }, &adv);
-		topology_free(&t);
-	}
-	if (e < 0) {
-		snprintf(res.message, sizeof(res.message), "advise: %s", strerror(-e));
-		goto out;
-	}
-	s = advice_suggestion(&adv, id);
-	if (!s) {
-		e = -ENOENT;
-		snprintf(res.message, sizeof(res.message),
-			 "%.*s: no such suggestion now (%zu suggested now): run iotriage suggest",
-			 ADV_ID_MAX, id, adv.nsuggestions);
-		goto out;
-	}
-	if (expect && !writes_match(s, expect, nexpect)) {
-		e = said_changed(s, &res);
-		goto out;
-	}
-	e = apply_journaled(&r, state_dir, s, &res);
-out:
-	advice_free(&adv);
-	root_close(&r);
-	*ret = res;
-	return e;
-}
-
 /* A person's words for what changed at path since the advice read was:
  * "IRQ 24's affinity", "/sys/block/sda/queue/nr_requests". */
 static void changed_text(const char *path, char *buf, size_t size)

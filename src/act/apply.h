@@ -84,25 +84,16 @@ int apply_undo(const struct root *r, int state_fd, const char *id, struct apply_
 int apply_list(int state_fd, char (*ret_ids)[ADV_ID_MAX], size_t max);
 
 /*
- * The whole path for a caller that holds a sample (the daemon, the CLI):
- * reads the topology under root_dir, advises on (cur, m), and applies the
- * suggestion id if it is a current one (-ENOENT otherwise). With expect
- * (nexpect writes: path, root-relative, and value), only if the suggestion
- * writes exactly those, in that order: what a person confirmed on a screen
- * is what is written, or nothing (-ESTALE, the message says what it is
- * now). state_dir as in apply_state_open(). *ret always says what happened.
- */
-int apply_by_id(const char *root_dir, const char *state_dir, const struct snapshot *cur,
-		const struct metrics *m, const char *id, const struct advise_action *expect,
-		size_t nexpect, struct apply_result *ret);
-/*
  * Applies s, a suggestion its caller has already judged and shown (the
  * daemon's published advice, the one its clients saw), without reading the
  * topology or advising again: only if each action's file still holds the
  * value the advice read there (its undo value), else -ESTALE, nothing
  * written, the message naming the first that changed ("IRQ 24's affinity
- * changed since the suggestion (now 0-3, it read 0-7)"). With expect as
- * apply_by_id()'s (-ESTALE, "changed since it was shown"). state_dir as in
+ * changed since the suggestion (now 0-3, it read 0-7)"). With expect
+ * (nexpect writes: path, root-relative, and value), only if s writes
+ * exactly those, in that order: what a person confirmed on a screen is
+ * what is written, or nothing (-ESTALE, "changed since it was shown",
+ * the message says what it is now). state_dir as in
  * apply_state_open(). *ret always says what happened.
  */
 int apply_shown(const char *root_dir, const char *state_dir, const struct suggestion *s,

@@ -123,17 +123,6 @@ int pressure_parse(const char *buf, size_t len, struct psi_raw *ret)
 static const char *const paths[PSI__COUNT] = { "proc/pressure/io", "proc/pressure/cpu",
 					       "proc/pressure/irq" };
 
-void pressure_collect(const struct root *r, struct pressure_raw *p)
-{
-	struct procfile pf[PSI__COUNT];
-
-	for (int i = 0; i < PSI__COUNT; i++)
-		procfile_init(&pf[i], NULL);
-	pressure_collect_pf(r, pf, p);
-	for (int i = 0; i < PSI__COUNT; i++)
-		procfile_free(&pf[i]);
-}
-
 void pressure_collect_pf(const struct root *r, struct procfile pf[PSI__COUNT],
 			 struct pressure_raw *p)
 {

@@ -43,10 +43,9 @@ const char *pressure_name(enum psi_res r);
  */
 int pressure_parse(const char *buf, size_t len, struct psi_raw *ret);
 
-/* Reads the three files under r into p (statuses included). */
-void pressure_collect(const struct root *r, struct pressure_raw *p);
-/* The same through pf[] (procfile_init()ed to NULL paths: this sets them),
- * whose descriptors stay open from one sample to the next. */
+/* Reads the three files under r into p (statuses included) through pf[]
+ * (procfile_init()ed to NULL paths: this sets them), whose descriptors stay
+ * open from one sample to the next. */
 void pressure_collect_pf(const struct root *r, struct procfile pf[PSI__COUNT],
 			 struct pressure_raw *p);
 

@@ -45,16 +45,6 @@ static struct nl_msg *request(int family, int attr, uint32_t id)
 	return msg;
 }
 
-struct nl_msg *taskstats_request(int family, uint32_t tgid)
-{
-	return request(family, TASKSTATS_CMD_ATTR_TGID, tgid);
-}
-
-struct nl_msg *taskstats_request_thread(int family, uint32_t tid)
-{
-	return request(family, TASKSTATS_CMD_ATTR_PID, tid);
-}
-
 /* ---- tables ---- */
 
 void proc_table_free(struct proc_table *t)

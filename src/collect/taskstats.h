@@ -172,12 +172,6 @@ struct taskstats_exit_msg {
 int taskstats_exit_parse(const void *buf, size_t len, struct taskstats_exit_msg *ret,
 			 const char **what);
 
-/* Builds the TASKSTATS_CMD_GET request for a thread group; NULL on ENOMEM. */
-struct nl_msg *taskstats_request(int family, uint32_t tgid);
-/* The same for one thread (TASKSTATS_CMD_ATTR_PID): its answer carries the
- * thread's IO bytes too. */
-struct nl_msg *taskstats_request_thread(int family, uint32_t tid);
-
 /* Threads of one process, asked one by one ("per thread where asked"). */
 #define TASKSTATS_MAX_THREADS 1024
 struct thread_table {
