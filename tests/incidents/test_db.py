@@ -159,6 +159,7 @@ def neighbour(d, tmp, pg, disk, screens):
             f["id"], f["severity"], f["reason"], f["who"],
             ", ".join("%s %s %.0f%%" % (x["unit"], x["resource"], x["some%"])
                       for x in victims(doc)[:3])))
+        print("    the fix it gives: %s" % f["detail"][f["detail"].find("Fix:"):][:400])
         # the live view at 80x24: cause, culprit and victim in its headline
         t0 = time.monotonic()
         s = Screen(tmp, [IOTRIAGE, "--socket", d.sock])
