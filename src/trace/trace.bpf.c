@@ -563,9 +563,10 @@ struct {
  * so two requests of a chunk never share a slot, the chunk's 64 KiB
  * block placed by the Fibonacci hash of its address. A chunk's requests
  * in flight then lie on two or three pages of the array, not scattered
- * over its 2 MiB: measured 0.43-0.58x biolatency -D where the hash of
- * each address gave 0.64-0.71x in the same runs (doc/PERFORMANCE.md),
- * the difference likely the TLB's and caches' misses on the slots. */
+ * over its 2 MiB: measured 0.43-0.67x (median 0.48x) biolatency -D where
+ * the hash of each address gave 0.64-0.71x in the same runs
+ * (doc/PERFORMANCE.md), the difference likely the TLB's and caches'
+ * misses on the slots. */
 static __always_inline __u32 rq_shift(void)
 {
 	__u32 size = bpf_core_type_size(struct request);
