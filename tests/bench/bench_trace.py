@@ -29,6 +29,22 @@ def progs():
             for p in json.loads(r.stdout or "[]")}
 
 
+def prog_ids(pid):
+    """The BPF programs process pid holds (its fds' fdinfo): on a shared
+    machine other sessions load the same programs under the same names."""
+    ids = set()
+    d = "/proc/%d/fdinfo" % pid
+    for fd in os.listdir(d):
+        try:
+            with open(os.path.join(d, fd)) as f:
+                for line in f:
+                    if line.startswith("prog_id:"):
+                        ids.add(int(line.split()[1]))
+        except OSError:
+            pass
+    return ids
+
+
 def cpu_ms(pid):
     with open("/proc/%d/stat" % pid) as f:
         f = f.read().rsplit(")", 1)[1].split()
@@ -42,7 +58,8 @@ def start_tool(argv):
     line = t.stdout.readline()
     if not line.startswith("Tracing"):
         sys.exit("%s: %r" % (argv[0], line))
-    return t, [i for i in progs() if i not in before]
+    mine = prog_ids(t.pid)
+    return t, [i for i in progs() if i not in before and i in mine]
 
 
 def main():
@@ -89,7 +106,8 @@ def main():
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         if win.stdout.readline().strip() != "ready":
             sys.exit("trace_window: tracing unavailable")
-        ours = {i: n for i, (n, _, _) in progs().items() if i not in before}
+        mine = prog_ids(win.pid)
+        ours = {i: n for i, (n, _, _) in progs().items() if i not in before and i in mine}
         if not a.tools_first:
             start_tools()
         fio = subprocess.Popen(["fio", "--name=bench", "--thread", "--filename=" + loop,
