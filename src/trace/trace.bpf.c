@@ -767,6 +767,16 @@ int BPF_PROG(blk_complete, struct request *rq, int error, unsigned int nr_bytes)
 		__sync_fetch_and_add(&hlat_dropped, w);
 		return 0;
 	}
+	/* a disk of one queue: its disk's rows are the queue's, the row only
+	 * says so (TRACE_HLAT_MIRROR), no atomic add on a line the CPUs share;
+	 * a disk whose queues grew from one (a reset): its row counts again */
+	if (rq->q->nr_hw_queues == 1) {
+		if (hrow->count != TRACE_HLAT_MIRROR)
+			hrow->count = TRACE_HLAT_MIRROR;
+		return 0;
+	}
+	if (hrow->count == TRACE_HLAT_MIRROR)
+		hrow->count = 0;
 	/* no count: the reader takes the buckets' sum (trace_hlat_take) */
 	__sync_fetch_and_add(&hrow->slots[dslot & (TRACE_HIST_SLOTS - 1)], w);
 	__sync_fetch_and_add(&hrow->sum_ns, delta * w);
