@@ -107,6 +107,11 @@ struct trace_hlat_row {
 	__u64 slots[TRACE_HIST_SLOTS];
 };
 
+/* hlat's count on a disk of one hardware queue: the row stands for the
+ * disk's (dev, op) row's device stage, which has the same IOs, and is
+ * not updated (the reader copies that row: trace_hlat_take) */
+#define TRACE_HLAT_MIRROR (~0ull)
+
 static inline __u64 trace_hlat_key(__u32 dev, __u32 hctx, __u32 op)
 {
 	return (__u64)dev << 32 | (__u64)hctx << 8 | (op + 1);

@@ -212,6 +212,8 @@ bool trace_ios_ok(uint64_t n, uint64_t dt_ns, uint32_t weight);
  * or a queue number out of range and rows whose buckets overflow a
  * counter are left out; a row's count is its buckets' sum and its remote
  * at most that; two slots of one key are merged (saturating); sorted.
+ * A disk of one queue's row (TRACE_HLAT_MIRROR) takes the device stage
+ * of the disk's row in r->lat, which must have been read before.
  * Returns the rows kept, or -ENOMEM (r->hlat then empty).
  */
 int trace_hlat_take(const struct trace_hlat_row *rows, size_t n, struct trace_raw *r);

@@ -60,9 +60,25 @@ static void cg_add(void *dst, const void *src)
 	hist_add(d->slots, &d->count, &d->sum_ns, x->slots, x->count, x->sum_ns);
 }
 
+/* A disk of one queue's row (TRACE_HLAT_MIRROR): the device stage of
+ * its disk's (dev, op) row in r->lat, the same IOs; NULL when none */
+static const struct trace_lat_raw *hlat_mirror(const struct trace_raw *r, uint32_t major,
+					       uint32_t minor, uint8_t op)
+{
+	for (size_t i = 0; i < r->nlat; i++) {
+		const struct trace_lat_raw *d = &r->lat[i];
+
+		if (d->major == major && d->minor == minor && d->op == op &&
+		    d->kind == TRACE_LAT_DEVICE)
+			return d;
+	}
+	return NULL;
+}
+
 /* One slot as a row, false when it holds nothing to keep: free, its key
  * out of range, no IO yet, or impossible (trace_lat_check; counted). */
-static bool hlat_decode(const struct trace_hlat_row *x, struct trace_lat_raw *l, uint64_t *bad)
+static bool hlat_decode(const struct trace_hlat_row *x, const struct trace_raw *r,
+			struct trace_lat_raw *l, uint64_t *bad)
 {
 	uint32_t op1 = (uint32_t)(x->key & 0xff), hctx = (uint32_t)(x->key >> 8 & 0xffffff);
 	uint32_t dev = (uint32_t)(x->key >> 32);
@@ -75,6 +91,17 @@ static bool hlat_decode(const struct trace_hlat_row *x, struct trace_lat_raw *l,
 	l->hctx = hctx;
 	l->op = (uint8_t)(op1 - 1);
 	l->kind = TRACE_LAT_DEVICE;
+	if (x->count == TRACE_HLAT_MIRROR) {
+		const struct trace_lat_raw *d = hlat_mirror(r, l->major, l->minor, l->op);
+
+		if (!d)
+			return false;
+		memcpy(l->slots, d->slots, sizeof(l->slots));
+		l->count = d->count;
+		l->sum_ns = d->sum_ns;
+		l->remote = d->remote;
+		return l->count != 0;
+	}
 	memcpy(l->slots, x->slots, sizeof(l->slots));
 	/* the buckets are the truth: an IO's adds are not one atomic step, so
 	 * a read may catch count or remote ahead or behind its bucket */
@@ -98,14 +125,14 @@ int trace_hlat_take(const struct trace_hlat_row *rows, size_t n, struct trace_ra
 	if (n > TRACE_MAX_HLAT)
 		n = TRACE_MAX_HLAT; /* the map's size: a longer table is not one */
 	for (size_t i = 0; i < n; i++)
-		k += hlat_decode(&rows[i], &(struct trace_lat_raw){ 0 }, &bad);
+		k += hlat_decode(&rows[i], r, &(struct trace_lat_raw){ 0 }, &bad);
 	a = realloc(r->hlat, (k ? k : 1) * sizeof(*r->hlat));
 	if (!a)
 		return -ENOMEM;
 	r->hlat = a;
 	r->rows_dropped += bad; /* counted once, in the first pass */
 	for (size_t i = 0; i < n && r->nhlat < k; i++)
-		r->nhlat += hlat_decode(&rows[i], &r->hlat[r->nhlat], &(uint64_t){ 0 });
+		r->nhlat += hlat_decode(&rows[i], r, &r->hlat[r->nhlat], &(uint64_t){ 0 });
 	/* a key in two slots (the probe never does it; a map is input) */
 	r->nhlat = trace_rows_merge(r->hlat, r->nhlat, sizeof(*r->hlat), trace_lat_cmp, hlat_add);
 	return (int)r->nhlat;

@@ -11,7 +11,7 @@ per 100k events, its share of one CPU, and the user-space CPU of the reader;
 and each of our block programs' ns a run, and the block probe's sampling
 (1 in N requests) at each read.
 Usage: bench_trace.py [--seconds N] [--iodepth N] [--budget PCT] [--sample N]
-                      [--no-tools] [BUILDDIR]
+                      [--no-tools] [--tools-first] [BUILDDIR]
 """
 import argparse
 import json
@@ -29,6 +29,22 @@ def progs():
             for p in json.loads(r.stdout or "[]")}
 
 
+def prog_ids(pid):
+    """The BPF programs process pid holds (its fds' fdinfo): on a shared
+    machine other sessions load the same programs under the same names."""
+    ids = set()
+    d = "/proc/%d/fdinfo" % pid
+    for fd in os.listdir(d):
+        try:
+            with open(os.path.join(d, fd)) as f:
+                for line in f:
+                    if line.startswith("prog_id:"):
+                        ids.add(int(line.split()[1]))
+        except OSError:
+            pass
+    return ids
+
+
 def cpu_ms(pid):
     with open("/proc/%d/stat" % pid) as f:
         f = f.read().rsplit(")", 1)[1].split()
@@ -42,7 +58,8 @@ def start_tool(argv):
     line = t.stdout.readline()
     if not line.startswith("Tracing"):
         sys.exit("%s: %r" % (argv[0], line))
-    return t, [i for i in progs() if i not in before]
+    mine = prog_ids(t.pid)
+    return t, [i for i in progs() if i not in before and i in mine]
 
 
 def main():
@@ -54,6 +71,8 @@ def main():
     ap.add_argument("--sample", default="1",
                     help="the block probe times 1 in N requests from the start (a power of two)")
     ap.add_argument("--no-tools", action="store_true", help="our probes alone")
+    ap.add_argument("--tools-first", action="store_true",
+                    help="attach the tools before ours (their programs run first)")
     ap.add_argument("builddir", nargs="?", default="build")
     a = ap.parse_args()
     if os.geteuid():
@@ -67,19 +86,30 @@ def main():
                           text=True, check=True).stdout.strip()
     procs, fio = [], None
     try:
+        tools = {}
+
+        def start_tools():
+            for argv in () if a.no_tools else (["softirqs", "600", "1"],
+                                                ["hardirqs", "600", "1"],
+                                                ["biolatency", "-D", "600", "1"]):
+                t, ids = start_tool(argv)
+                procs.append(t)
+                tools[argv[0]] = (t, ids)
+
+        # the programs on one tracepoint run in the order they were attached:
+        # the first meets the request's cold cache lines, the later ones warm
+        if a.tools_first:
+            start_tools()
         before = set(progs())
         win = subprocess.Popen([os.path.join(a.builddir, "tests/integration/trace_window"),
                                 "--budget", a.budget, "--sample", a.sample],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         if win.stdout.readline().strip() != "ready":
             sys.exit("trace_window: tracing unavailable")
-        ours = {i: n for i, (n, _, _) in progs().items() if i not in before}
-        tools = {}
-        for argv in () if a.no_tools else (["softirqs", "600", "1"], ["hardirqs", "600", "1"],
-                                            ["biolatency", "-D", "600", "1"]):
-            t, ids = start_tool(argv)
-            procs.append(t)
-            tools[argv[0]] = (t, ids)
+        mine = prog_ids(win.pid)
+        ours = {i: n for i, (n, _, _) in progs().items() if i not in before and i in mine}
+        if not a.tools_first:
+            start_tools()
         fio = subprocess.Popen(["fio", "--name=bench", "--thread", "--filename=" + loop,
                                 "--rw=randread",
                                 "--bs=4k", "--ioengine=libaio", "--direct=1",
@@ -140,10 +170,12 @@ def main():
         ev = [i for i in ids if "exit" in p0.get(i, ("",))[0] or
               "complete" in p0.get(i, ("",))[0]]
         row(tool, ids, ev, c1[tool] - c0[tool])
-    for i, n in sorted(ours.items(), key=lambda x: x[1]):
-        if n.startswith("blk_"):
-            ns, cnt = d([i], 1), d([i], 2)
-            print("  %-20s %10d runs/s %6.0f ns/run" % (n, cnt / wall, ns / cnt if cnt else 0))
+    blk = sorted((n, i) for i, n in ours.items() if n.startswith("blk_"))
+    if "biolatency" in tools:
+        blk += sorted(("biolatency " + p0[i][0], i) for i in tools["biolatency"][1] if i in p0)
+    for n, i in blk:
+        ns, cnt = d([i], 1), d([i], 2)
+        print("  %-30s %10d runs/s %6.0f ns/run" % (n, cnt / wall, ns / cnt if cnt else 0))
     allo = [i for i in ours]
     allt = [i for _, (_, ids) in tools.items() for i in ids]
     print("ours, all probes: %.3f %% of one CPU in the kernel + %.3f %% reading (user+sys);"
