@@ -148,9 +148,8 @@ static void encode_cpu(struct strbuf *sb, const struct cpu_metrics *c, bool with
 		sb_puts(sb, ",\"valid\":false,\"reason\":");
 		sb_json_str(sb, c->reason);
 		/* /proc/interrupts does not depend on the /proc/stat row */
-		if (with_intr && c->has_intr_s) {
+		if (with_intr && c->has_intr_s)
 			sb_kv_fixed2(sb, ",\"intr/s\":", c->intr_s);
-		}
 		sb_putc(sb, '}');
 		return;
 	}

@@ -37,9 +37,8 @@ static void encode_queue(struct strbuf *sb, const struct blkmq_queue *q,
 			sb_kv_fixed2(sb, ",\"cpu_soft\":", b->cpu_soft);
 			sb_kv_fixed2(sb, ",\"cpu_busy\":", b->cpu_busy);
 		}
-		if (b->has_block) {
+		if (b->has_block)
 			sb_kv_fixed2(sb, ",\"BLOCK/s\":", b->block_s);
-		}
 	}
 	sb_puts(sb, "},");
 }

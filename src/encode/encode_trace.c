@@ -11,21 +11,16 @@
 static void encode_block_probe(struct strbuf *sb, const struct trace_raw *raw,
 			       const struct trace_metrics *m)
 {
-	if (raw->block_sample) {
+	if (raw->block_sample)
 		sb_kv_u64(sb, ",\"sampled\":", raw->block_sample);
-	}
-	if (m && m->has_lat_dropped) {
+	if (m && m->has_lat_dropped)
 		sb_kv_u64(sb, ",\"lat_dropped\":", m->lat_dropped);
-	}
-	if (raw->lat_slots) {
+	if (raw->lat_slots)
 		sb_kv_u64(sb, ",\"lat_slots\":", raw->lat_slots);
-	}
-	if (m && m->has_cg) {
+	if (m && m->has_cg)
 		sb_kv_u64(sb, ",\"cg_dropped\":", m->cg_dropped);
-	}
-	if (m && m->hctx_dropped) {
+	if (m && m->hctx_dropped)
 		sb_kv_u64(sb, ",\"hctx_dropped\":", m->hctx_dropped);
-	}
 }
 
 static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
@@ -43,9 +38,8 @@ static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 			sb_puts(sb, ",\"cpu_pct\":");
 			sb_printf(sb, "%.4f", m->probe_cpu_pct[k]);
 		}
-		if (p->over_budget) {
+		if (p->over_budget)
 			sb_kv_u64(sb, ",\"over_budget\":", p->over_budget);
-		}
 		if (p->backing_off) {
 			sb_kv_fixed2(sb, ",\"off_s\":", (double)p->off_ns / 1e9);
 			sb_kv_fixed2(sb, ",\"back_in_s\":", (double)p->back_in_ns / 1e9);
@@ -253,9 +247,8 @@ static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
 		if (any <= 0)
 			continue;
 		sb_kv_u64(sb, "{\"cpu\":", c);
-		if (m->on[TRACE_HARDIRQ]) {
+		if (m->on[TRACE_HARDIRQ])
 			sb_kv_fixed2(sb, ",\"hard_us_s\":", m->hard_us_s[c]);
-		}
 		if (m->on[TRACE_SOFTIRQ]) {
 			sb_puts(sb, ",\"soft_us_s\":{");
 			for (unsigned v = 0; v < TRACE_NR_SOFTIRQS; v++) {
@@ -306,19 +299,15 @@ static void encode_queues(struct strbuf *sb, const struct trace_metrics *m)
 			sb_kv_u64(sb, "{\"napi_id\":", q->napi_id);
 			sb_puts(sb, ",\"dev\":");
 			sb_json_str(sb, q->dev);
-			if (q->dev[0]) {
+			if (q->dev[0])
 				sb_kv_u64(sb, ",\"ifindex\":", q->ifindex);
-			}
-			if (q->netns) {
+			if (q->netns)
 				sb_kv_u64(sb, ",\"netns\":", q->netns);
-			}
 			sb_puts(sb, q->foreign ? ",\"host\":false" : ",\"host\":true");
-			if (q->irq >= 0) {
+			if (q->irq >= 0)
 				sb_kv_u64(sb, ",\"irq\":", (uint64_t)q->irq);
-			}
-			if (q->index >= 0) {
+			if (q->index >= 0)
 				sb_kv_u64(sb, ",\"queue\":", (uint64_t)q->index);
-			}
 			sb_kv_fixed2(sb, ",\"us_s\":", q->us_s);
 			sb_kv_fixed2(sb, ",\"polls_s\":", q->polls_s);
 			sb_kv_fixed2(sb, ",\"packets_s\":", q->packets_s);

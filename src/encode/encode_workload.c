@@ -492,9 +492,8 @@ static void cg_row(struct strbuf *sb, const struct snapshot *cur,
 	sb_puts(sb, "{\"path\":");
 	sb_json_str(sb, path);
 	sb_putc(sb, ',');
-	if (m->valid) {
+	if (m->valid)
 		cg_rates(sb, m->rkb_s, m->wkb_s, m->r_s, m->w_s, m->dkb_s, m->d_s);
-	}
 	if (m->some_valid || m->full_valid || m->res_valid[CG_RES_CPU] ||
 	    m->res_valid[CG_RES_MEM]) {
 		sb_json_key(sb, "pressure");

@@ -412,15 +412,12 @@ static void compute_pkg(const struct turbo_raw *prt, const struct turbo_raw *crt
 			s->pkg_tmp = row->v[TC_PKGTMP];
 		s->have_pkg_tmp = true;
 	}
-	if ((kc->have & kp->have & TP_E_PKG) && energy_j(crt, 0, kc->e_pkg, kp->e_pkg, &d)) {
+	if ((kc->have & kp->have & TP_E_PKG) && energy_j(crt, 0, kc->e_pkg, kp->e_pkg, &d))
 		put_watts(row, TC_PKGWATT, d / itv, &s->pkg_w, &s->n_pkg_w, suspect);
-	}
-	if ((kc->have & kp->have & TP_E_CORES) && energy_j(crt, 1, kc->e_cores, kp->e_cores, &d)) {
+	if ((kc->have & kp->have & TP_E_CORES) && energy_j(crt, 1, kc->e_cores, kp->e_cores, &d))
 		put_watts(row, TC_CORWATT, d / itv, &s->cor_w, &s->n_cor_w, suspect);
-	}
-	if ((kc->have & kp->have & TP_E_DRAM) && energy_j(crt, 2, kc->e_dram, kp->e_dram, &d)) {
+	if ((kc->have & kp->have & TP_E_DRAM) && energy_j(crt, 2, kc->e_dram, kp->e_dram, &d))
 		put_watts(row, TC_RAMWATT, d / itv, &s->ram_w, &s->n_ram_w, suspect);
-	}
 	/* PKG_% / RAM_%: time throttled by RAPL, in RAPL time units */
 	if (kc->have & kp->have & TP_PKG_PERF) {
 		d = 100.0 * delta_wrap32(kc->pkg_perf, kp->pkg_perf) * in->time_unit_s / itv;
