@@ -80,6 +80,5 @@ void encode_blkmq(struct strbuf *sb, const struct snapshot *cur, const struct me
 		sb_puts(sb, "},");
 		i = end;
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 }

@@ -52,8 +52,7 @@ static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 		}
 		sb_puts(sb, "},");
 	}
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 }
 
 static void encode_lat(struct strbuf *sb, const struct trace_lat_metrics *l)
@@ -116,8 +115,7 @@ static void encode_hctx(struct strbuf *sb, const struct trace_metrics *m,
 		if (h->major != d->major || h->minor != d->minor)
 			break;
 		if (open && h->hctx != h[-1].hctx) {
-			sb_json_close(sb, '}');
-			sb_putc(sb, ',');
+			sb_json_end(sb, '}');
 			open = false;
 		}
 		if (!open) {
@@ -133,8 +131,7 @@ static void encode_hctx(struct strbuf *sb, const struct trace_metrics *m,
 		sb_puts(sb, "},");
 	}
 	if (open) {
-		sb_json_close(sb, '}');
-		sb_putc(sb, ',');
+		sb_json_end(sb, '}');
 	}
 	sb_json_close(sb, ']');
 }
@@ -183,8 +180,7 @@ static void encode_cgroups(struct strbuf *sb, const struct trace_metrics *m)
 		sb_kv_fixed2(sb, ",\"d_p99_us\":", d->p99_us);
 		sb_puts(sb, "},");
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 }
 
 static void encode_disks(struct strbuf *sb, const struct trace_metrics *m)
@@ -218,8 +214,7 @@ static void encode_disks(struct strbuf *sb, const struct trace_metrics *m)
 				encode_lat(sb, &d->lat[op][k]);
 				sb_putc(sb, ',');
 			}
-			sb_json_close(sb, '}');
-			sb_putc(sb, ',');
+			sb_json_end(sb, '}');
 		}
 		sb_json_close(sb, '}');
 		if (d->has[TRACE_OP_FLUSH][TRACE_LAT_DEVICE])
@@ -228,8 +223,7 @@ static void encode_disks(struct strbuf *sb, const struct trace_metrics *m)
 			encode_hctx(sb, m, d, &j);
 		sb_puts(sb, "},");
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 }
 
 static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
@@ -260,8 +254,7 @@ static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
 		}
 		sb_puts(sb, "},");
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 	if (!m->on[TRACE_HARDIRQ])
 		return;
 	sb_puts(sb, "\"irqs\":[");
@@ -283,8 +276,7 @@ static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
 		sb_json_close(sb, ']');
 		sb_puts(sb, "},");
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 }
 
 /* per-queue softirq load: "napi" (NET_RX by NAPI) and "blk_queues" (BLOCK
@@ -313,8 +305,7 @@ static void encode_queues(struct strbuf *sb, const struct trace_metrics *m)
 			sb_kv_fixed2(sb, ",\"packets_s\":", q->packets_s);
 			sb_puts(sb, "},");
 		}
-		sb_json_close(sb, ']');
-		sb_putc(sb, ',');
+		sb_json_end(sb, ']');
 	}
 	if (m->has_blkq) {
 		sb_puts(sb, "\"blk_queues\":[");
@@ -330,8 +321,7 @@ static void encode_queues(struct strbuf *sb, const struct trace_metrics *m)
 			sb_kv_fixed2(sb, ",\"completed_s\":", q->completed_s);
 			sb_puts(sb, "},");
 		}
-		sb_json_close(sb, ']');
-		sb_putc(sb, ',');
+		sb_json_end(sb, ']');
 	}
 }
 
@@ -368,6 +358,5 @@ void encode_trace(struct strbuf *sb, const char *why, const struct trace_raw *ra
 			encode_cgroups(sb, m);
 		encode_queues(sb, m);
 	}
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 }
