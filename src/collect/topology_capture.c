@@ -8,7 +8,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,17 +18,6 @@
 #include "topology.h"
 #include "topology_int.h"
 #include "treewrite.h"
-
-/* Paths of sysfs entries: a clipped one simply fails to open. */
-static void __attribute__((format(printf, 3, 4)))
-path_fmt(char *buf, size_t size, const char *f, ...)
-{
-	va_list ap;
-
-	va_start(ap, f);
-	vsnprintf(buf, size, f, ap);
-	va_end(ap);
-}
 
 /* Which entries of a directory to copy, and what of each. */
 struct cap_spec {
@@ -87,7 +75,7 @@ static void cap_files(struct cap_ctx *c, const char *dir, const char *const *nam
 	char rel[600];
 
 	for (size_t i = 0; names[i]; i++) {
-		path_fmt(rel, sizeof(rel), "%s/%s", dir, names[i]);
+		str_fmt(rel, sizeof(rel), "%s/%s", dir, names[i]);
 		cap_copy(c, rel);
 	}
 }
@@ -106,7 +94,7 @@ static int cap_entry(const char *name, void *ctx)
 
 	if (strncmp(name, s->prefix, plen) != 0 || (s->numbered && !str_u32(name + plen, &n)))
 		return 0;
-	path_fmt(rel, sizeof(rel), "%s/%s", c->base, name);
+	str_fmt(rel, sizeof(rel), "%s/%s", c->base, name);
 	if (s->copy)
 		cap_copy(c, rel);
 	if (s->link)
@@ -114,11 +102,11 @@ static int cap_entry(const char *name, void *ctx)
 	if (s->files)
 		cap_files(c, rel, s->files);
 	if (s->link_in) {
-		path_fmt(in, sizeof(in), "%s/%s", rel, s->link_in);
+		str_fmt(in, sizeof(in), "%s/%s", rel, s->link_in);
 		cap_link(c, in);
 	}
 	if (s->sub) {
-		path_fmt(in, sizeof(in), "%s/%s", rel, s->sub);
+		str_fmt(in, sizeof(in), "%s/%s", rel, s->sub);
 		cap_walk(c, in, cap_entry, s->sub_spec);
 	}
 	return 0;
@@ -132,7 +120,7 @@ static void cap_walk(struct cap_ctx *c, const char *dir, int (*cb)(const char *,
 	char saved[sizeof(c->base)];
 
 	memcpy(saved, c->base, sizeof(saved));
-	path_fmt(c->base, sizeof(c->base), "%s", dir);
+	str_fmt(c->base, sizeof(c->base), "%s", dir);
 	c->spec = spec;
 	topology_for_each_name(c->src, c->base, cb, c);
 	c->spec = saved_spec;
@@ -177,19 +165,19 @@ static int cap_pci(const char *name, void *ctx)
 	char dir[300], rel[600];
 	int fd;
 
-	path_fmt(dir, sizeof(dir), "sys/bus/pci/devices/%s", name);
-	path_fmt(rel, sizeof(rel), "%s/msi_irqs", dir);
+	str_fmt(dir, sizeof(dir), "sys/bus/pci/devices/%s", name);
+	str_fmt(rel, sizeof(rel), "%s/msi_irqs", dir);
 	fd = root_openat(c->src, rel, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return 0; /* no MSI vectors: not the advisor's business */
 	close(fd);
 	cap_files(c, dir, files);
 	cap_walk(c, rel, cap_entry, &cap_any);
-	path_fmt(rel, sizeof(rel), "%s/driver", dir);
+	str_fmt(rel, sizeof(rel), "%s/driver", dir);
 	cap_link(c, rel);
-	path_fmt(rel, sizeof(rel), "%s/net", dir);
+	str_fmt(rel, sizeof(rel), "%s/net", dir);
 	cap_walk(c, rel, cap_entry, &cap_uevent);
-	path_fmt(rel, sizeof(rel), "%s/nvme", dir);
+	str_fmt(rel, sizeof(rel), "%s/nvme", dir);
 	cap_walk(c, rel, cap_entry, &cap_uevent);
 	cap_walk(c, dir, cap_entry, &cap_host);
 	return 0;
@@ -207,11 +195,11 @@ static int cap_irqbalance(const char *name, void *ctx)
 
 	if (!isdigit((unsigned char)name[0]) || !topology_comm_is_irqbalance(c->src, name))
 		return 0;
-	path_fmt(rel, sizeof(rel), "proc/%s/comm", name);
+	str_fmt(rel, sizeof(rel), "proc/%s/comm", name);
 	cap_copy(c, rel);
-	path_fmt(rel, sizeof(rel), "proc/%s/cmdline", name);
+	str_fmt(rel, sizeof(rel), "proc/%s/cmdline", name);
 	cap_copy(c, rel);
-	path_fmt(rel, sizeof(rel), "proc/%s/environ", name);
+	str_fmt(rel, sizeof(rel), "proc/%s/environ", name);
 	fd = root_openat(c->src, rel, O_RDONLY);
 	if (fd < 0)
 		return 0;
