@@ -23,11 +23,10 @@ static void encode_queue(struct strbuf *sb, const struct blkmq_queue *q,
 		sb_json_str(sb, b->irq);
 		sb_puts(sb, ",\"irq_name\":");
 		sb_json_str(sb, b->irq_name);
-		if (!b->irq_valid) {
+		if (!b->irq_valid)
 			sb_puts(sb, ",\"valid\":false");
-		} else {
+		else
 			sb_kv_fixed2(sb, ",\"irq/s\":", b->irq_s);
-		}
 	}
 	if (b->cpu >= 0) {
 		sb_kv_i64(sb, ",\"cpu\":\"", b->cpu);
