@@ -6,20 +6,7 @@
  * advice's lookups. Pure: reads only its arguments. doc/advise.md is its
  * reference.
  */
-#include <stdarg.h>
-
 #include "advise_int.h"
-
-/* Appends to a fixed text buffer; truncates quietly (the text is a message). */
-/* snprintf into a fixed label; clipping a long device name is acceptable. */
-void fmt(char *buf, size_t size, const char *f, ...)
-{
-	va_list ap;
-
-	va_start(ap, f);
-	vsnprintf(buf, size, f, ap);
-	va_end(ap);
-}
 
 const char *advise_severity_name(enum advise_severity s)
 {
@@ -211,10 +198,10 @@ static int find_trace_off(struct ctx *c)
 		if (!tm->off[k])
 			continue;
 		if (tm->over_budget[k])
-			fmt(off, sizeof(off), "off %.0f s (over its %g %% budget)", tm->off_s[k],
-			    tm->budget_pct);
+			str_fmt(off, sizeof(off), "off %.0f s (over its %g %% budget)",
+				tm->off_s[k], tm->budget_pct);
 		else
-			fmt(off, sizeof(off), "off (trace.probes.%s.reason says why)", name);
+			str_fmt(off, sizeof(off), "off (trace.probes.%s.reason says why)", name);
 		for (size_t i = 0; i < c->a->nfindings; i++) {
 			struct finding *g = &c->a->findings[i];
 			bool uses = k == TRACE_BLOCK ? g->kind == FIND_DISK_SATURATED ||

@@ -63,7 +63,6 @@ struct soft_shares {
 };
 
 /* advise.c */
-void __attribute__((format(printf, 3, 4))) fmt(char *buf, size_t size, const char *f, ...);
 struct finding *add_finding(struct advice *a, enum finding_kind kind, enum advise_severity sev,
 			    const char *subject);
 struct suggestion *add_suggestion(struct advice *a, const char *id, enum advise_severity sev,

@@ -99,11 +99,11 @@ static int hot_irq_shares(struct ctx *c, const struct cpu_metrics *cm, struct fi
 		act = irq_actions(c, row, ti);
 		sh[nsh].rate = rate;
 		if (row->numeric && ti && ti->dev >= 0)
-			fmt(sh[nsh].label, sizeof(sh[nsh].label), "IRQ %s %s [%s %s]", row->label,
-			    act, t->devs[ti->dev].name, t->devs[ti->dev].pci);
+			str_fmt(sh[nsh].label, sizeof(sh[nsh].label), "IRQ %s %s [%s %s]",
+				row->label, act, t->devs[ti->dev].name, t->devs[ti->dev].pci);
 		else
-			fmt(sh[nsh].label, sizeof(sh[nsh].label), "%s%s %s",
-			    row->numeric ? "IRQ " : "", row->label, act);
+			str_fmt(sh[nsh].label, sizeof(sh[nsh].label), "%s%s %s",
+				row->numeric ? "IRQ " : "", row->label, act);
 		nsh++;
 		/* measured: the lines that take 1% of the core's irq+soft time, not
 		 * those with the most interrupts */
@@ -207,10 +207,10 @@ static void hot_time_text(const struct ctx *c, const struct cpu_metrics *cm, dou
 		const struct irq_row *row = cur_irq_row(c, tm->irq[top]);
 		const char *act = row ? irq_actions(c, row, topology_irq(c->t, tm->irq[top])) : "";
 
-		fmt(line, sizeof(line), "IRQ %u%s%s", tm->irq[top], act[0] ? " " : "", act);
+		str_fmt(line, sizeof(line), "IRQ %u%s%s", tm->irq[top], act[0] ? " " : "", act);
 	}
 	if (soft[v] > 0)
-		fmt(vec, sizeof(vec), "%s softirq", trace_softirq_name(v));
+		str_fmt(vec, sizeof(vec), "%s softirq", trace_softirq_name(v));
 	snprintf(f->reason, sizeof(f->reason),
 		 "cpu%d %.0f%% in %s%s%s (measured): hardirq %.2f%% + softirq %.2f%% (peers' "
 		 "median %.2f%%); mpstat %%irq %.2f + %%soft %.2f",
@@ -297,9 +297,9 @@ static void hot_napi_text(const struct ctx *c, const struct cpu_metrics *cm, str
 	if (own / netrx * 100 < ADV_NAPI_SHARE_PCT || (ti && ti->managed))
 		return;
 	if (best->index >= 0)
-		fmt(queue, sizeof(queue), "rx-%d", best->index);
+		str_fmt(queue, sizeof(queue), "rx-%d", best->index);
 	else
-		fmt(queue, sizeof(queue), "NAPI %u", best->napi_id);
+		str_fmt(queue, sizeof(queue), "NAPI %u", best->napi_id);
 	str_cat(f->detail, sizeof(f->detail),
 		"NET_RX on cpu%d is mostly one queue: %s %s NET_RX %.1f%% of a CPU (NAPI %u, IRQ "
 		"%d, %.0f%% of the core's NET_RX time); moving IRQ %d moves its polls. ",

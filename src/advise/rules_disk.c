@@ -24,11 +24,11 @@ static struct suggestion *queue_write(struct ctx *c, const struct finding *f,
 	char sid[ADV_ID_MAX], path[160], tail[40];
 	struct suggestion *s;
 
-	fmt(sid, sizeof(sid), "%s-%s", qw->id, disk);
+	str_fmt(sid, sizeof(sid), "%s-%s", qw->id, disk);
 	s = add_suggestion(c->a, sid, ADV_INFO, f->id);
 	if (!s)
 		return NULL;
-	fmt(tail, sizeof(tail), "/queue/%s", qw->file);
+	str_fmt(tail, sizeof(tail), "/queue/%s", qw->file);
 	if (!device_path(path, sizeof(path), "sys/block/", KNAME_DISK, disk, tail) ||
 	    !add_action(s, path, value, undo))
 		return NULL;
@@ -226,7 +226,7 @@ int suggest_rq_affinity(struct ctx *c, const struct finding *hot, const struct c
 		if (c->block_timed && !rq_runs_remote(c, b, remote, local, ADV_TEXT_MAX))
 			continue;
 		if (!s) {
-			fmt(id, sizeof(id), "rq-affinity-%s", g->label);
+			str_fmt(id, sizeof(id), "rq-affinity-%s", g->label);
 			s = add_suggestion(c->a, id, hot->severity, hot->id);
 			if (!s)
 				return -ENOMEM;
@@ -283,7 +283,7 @@ static int disk_iostats_off(struct ctx *c, const struct disk_metrics *d)
 	s = add_suggestion(c->a, "", ADV_INFO, f->id);
 	if (!s)
 		return -ENOMEM;
-	fmt(s->id, sizeof(s->id), "iostats-%s", d->name);
+	str_fmt(s->id, sizeof(s->id), "iostats-%s", d->name);
 	if (!add_action(s, path, "1", "0"))
 		return -ENOMEM;
 	snprintf(s->reason, sizeof(s->reason), "%s does not account IO (queue/iostats = 0)",
@@ -515,7 +515,8 @@ int find_members(struct ctx *c)
 		f = add_finding(c->a, FIND_MEMBER_IMBALANCE, ADV_WARNING, raw->name);
 		if (!f)
 			return -ENOMEM;
-		fmt(f->id, sizeof(f->id), "member-imbalance-%s-%s", raw->name, mem[worst]->name);
+		str_fmt(f->id, sizeof(f->id), "member-imbalance-%s-%s", raw->name,
+			mem[worst]->name);
 		snprintf(f->reason, sizeof(f->reason),
 			 "%s%s%s%s member %s: await %.2f ms vs %.2f ms median of the other %zu "
 			 "members, util %.2f%% vs %.2f%%: one member holds back every stripe",

@@ -275,7 +275,7 @@ int suggest_spread(struct ctx *c, const struct finding *hot, int cpu, double cpu
 			g->label);
 		return 0;
 	}
-	fmt(id, sizeof(id), "irq-spread-%s", g->label);
+	str_fmt(id, sizeof(id), "irq-spread-%s", g->label);
 	s = add_suggestion(c->a, id, hot->severity, hot->id);
 	if (!s || spread_actions(c, s, g, &targets, &tl) < 0)
 		return -ENOMEM;
@@ -383,7 +383,7 @@ static int suggest_irq_move(struct ctx *c, const struct finding *hot, const stru
 			g->irq);
 		return 0;
 	}
-	fmt(id, sizeof(id), "irq-move-%u", g->irq);
+	str_fmt(id, sizeof(id), "irq-move-%u", g->irq);
 	s = add_suggestion(c->a, id, hot->severity, hot->id);
 	if (!s)
 		return -ENOMEM;

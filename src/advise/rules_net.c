@@ -46,22 +46,22 @@ static void channels_missing(const struct snapshot *cur, const char *ifname, cha
 	const struct nic_raw *nr;
 
 	if (!nt) {
-		fmt(buf, size, "NIC settings not sampled");
+		str_fmt(buf, size, "NIC settings not sampled");
 	} else if (nt->rtnl.err) {
-		fmt(buf, size, "no link list: %s",
-		    nt->rtnl.err == -ENOENT ? "netlink/rtnl/links.bin not recorded"
-					    : netlink_hint(nt->rtnl.err));
+		str_fmt(buf, size, "no link list: %s",
+			nt->rtnl.err == -ENOENT ? "netlink/rtnl/links.bin not recorded"
+						: netlink_hint(nt->rtnl.err));
 	} else if (!(nr = nic_table_find(nt, ifname))) {
-		fmt(buf, size, "%s is not in the link list", ifname);
+		str_fmt(buf, size, "%s is not in the link list", ifname);
 	} else if (nt->ethtool.err) {
-		fmt(buf, size, "ethtool netlink: %s",
-		    nt->ethtool.err == -ENOENT
-			? "family not offered (kernel < 5.6), or netlink/ethtool/ not recorded"
-			: netlink_hint(nt->ethtool.err));
+		str_fmt(buf, size, "ethtool netlink: %s",
+			nt->ethtool.err == -ENOENT
+			    ? "family not offered (kernel < 5.6), or netlink/ethtool/ not recorded"
+			    : netlink_hint(nt->ethtool.err));
 	} else {
-		fmt(buf, size, "%s",
-		    nr->channels_status.reason[0] ? nr->channels_status.reason
-						  : "channels: no answer");
+		str_fmt(buf, size, "%s",
+			nr->channels_status.reason[0] ? nr->channels_status.reason
+						      : "channels: no answer");
 	}
 }
 
@@ -179,12 +179,12 @@ static int suggest_channels(struct ctx *c, const struct finding *hot, int cpu,
 			n->ifname);
 		return 0;
 	}
-	fmt(id, sizeof(id), "channels-%s", n->ifname);
+	str_fmt(id, sizeof(id), "channels-%s", n->ifname);
 	s = add_suggestion(c->a, id, ADV_WARNING, hot->id);
 	if (!s)
 		return -ENOMEM;
-	fmt(v, sizeof(v), "%u", want);
-	fmt(u, sizeof(u), "%u", ch.combined);
+	str_fmt(v, sizeof(v), "%u", want);
+	str_fmt(u, sizeof(u), "%u", ch.combined);
 	if (!add_action(s, path, v, u))
 		return -ENOMEM;
 	snprintf(s->reason, sizeof(s->reason),
@@ -240,7 +240,7 @@ static int suggest_rps(struct ctx *c, const struct finding *hot, int cpu, const 
 	device_cpus(t, n->dev, &targets, note, sizeof(note));
 	if (cpuset_count(&targets) < 2)
 		return 0;
-	fmt(id, sizeof(id), "rps-%s", n->ifname);
+	str_fmt(id, sizeof(id), "rps-%s", n->ifname);
 	s = add_suggestion(c->a, id, ADV_WARNING, hot->id);
 	if (!s)
 		return -ENOMEM;

@@ -43,7 +43,7 @@ int find_writeback(struct ctx *c)
 	f = add_finding(c->a, FIND_WRITEBACK_THROTTLED, ADV_WARNING, "writeback");
 	if (!f)
 		return -ENOMEM;
-	fmt(f->id, sizeof(f->id), "writeback-throttled");
+	str_fmt(f->id, sizeof(f->id), "writeback-throttled");
 	snprintf(f->reason, sizeof(f->reason),
 		 "dirty page cache %s: nr_dirty %llu kB + nr_writeback %llu kB = %llu kB, past "
 		 "%llu kB where writers are throttled (nr_dirty_background_threshold %llu kB, "

@@ -227,11 +227,8 @@ void cgroup_table_free(struct cgroup_table *t)
 {
 	if (!t)
 		return;
-	free(t->rows);
-	free(t->io);
-	t->rows = NULL;
-	t->io = NULL;
-	t->n = t->cap = t->nio = t->io_cap = 0;
+	grow_free((void **)&t->rows, &t->n, &t->cap);
+	grow_free((void **)&t->io, &t->nio, &t->io_cap);
 }
 
 int cgroup_table_copy(struct cgroup_table *dst, const struct cgroup_table *src)

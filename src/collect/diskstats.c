@@ -119,10 +119,7 @@ void disk_table_free(struct disk_table *t)
 		return;
 	free(t->rows);
 	free(t->keys);
-	t->rows = NULL;
-	t->keys = NULL;
-	t->n = t->cap = 0;
-	t->nkeys = t->keys_cap = 0;
+	memset(t, 0, sizeof(*t));
 }
 
 int disk_table_copy(struct disk_table *dst, const struct disk_table *src)

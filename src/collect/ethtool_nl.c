@@ -274,9 +274,7 @@ void nic_table_free(struct nic_table *t)
 {
 	if (!t)
 		return;
-	free(t->rows);
-	t->rows = NULL;
-	t->n = t->cap = 0;
+	grow_free((void **)&t->rows, &t->n, &t->cap);
 }
 
 int nic_table_copy(struct nic_table *dst, const struct nic_table *src)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cpuset.h"
+#include "grow.h"
 #include "rec_payload.h"
 #include "rec_text.h"
 #include "strbuf.h"
@@ -114,6 +115,26 @@ static inline size_t rec_open(struct strbuf *o, uint16_t tag)
 }
 
 /* ---- reading ---- */
+
+/* A new row, zeroed, at the end of an array of at most max (*n rows of
+ * *cap): NULL when out of memory, or when the record holds more than max
+ * (then r->bad). */
+static inline void *rec_row(struct rec_text *r, void **arr, size_t *n, size_t *cap, size_t size,
+			    size_t max)
+{
+	void *row;
+
+	if (*n >= max) {
+		r->bad = true;
+		return NULL;
+	}
+	if (grow(arr, cap, *n + 1, size) < 0)
+		return NULL;
+	row = (char *)*arr + *n * size;
+	memset(row, 0, size);
+	(*n)++;
+	return row;
+}
 static inline int64_t r_i(struct rec_text *r)
 {
 	const char *s;

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
 #include "rec_payload.h"
 #include "rec_payload_int.h"
 #include "rec_text.h"
@@ -152,31 +151,16 @@ int rec_payload_pack_topology_memo(const struct topology *t, struct rec_payload_
 	return out->err;
 }
 
-/* Room for one more row of a topology table, bounded. */
-static int topo_row(void **arr, size_t *n, size_t *cap, size_t size, struct rec_text *r)
-{
-	if (*n >= REC_PAYLOAD_TOPO_MAX) {
-		r->bad = true;
-		return -EBADMSG;
-	}
-	if (grow(arr, cap, *n + 1, size) < 0)
-		return -ENOMEM;
-	memset((char *)*arr + *n * size, 0, size);
-	(*n)++;
-	return 0;
-}
-
 /* A 'd' line: a device and its vectors (bounded across the record). 0 or -errno. */
 static int unpack_topo_dev(struct rec_text *r, struct topology *t)
 {
 	struct topo_dev *d;
 	uint64_t n;
-	int e;
 
-	e = topo_row((void **)&t->devs, &t->ndevs, &t->devs_cap, sizeof(*t->devs), r);
-	if (e < 0)
-		return e;
-	d = &t->devs[t->ndevs - 1];
+	d = rec_row(r, (void **)&t->devs, &t->ndevs, &t->devs_cap, sizeof(*t->devs),
+		    REC_PAYLOAD_TOPO_MAX);
+	if (!d)
+		return r->bad ? -EBADMSG : -ENOMEM;
 	rec_text_s(r, d->pci, sizeof(d->pci));
 	rec_text_s(r, d->driver, sizeof(d->driver));
 	d->kind = (enum topo_dev_kind)(rec_text_u(r) % (TOPO_DEV_SCSI + 1));
@@ -207,12 +191,11 @@ static int unpack_topo_dev(struct rec_text *r, struct topology *t)
 static int unpack_topo_irq(struct rec_text *r, struct topology *t)
 {
 	struct topo_irq *q;
-	int e;
 
-	e = topo_row((void **)&t->irqs, &t->nirqs, &t->irqs_cap, sizeof(*t->irqs), r);
-	if (e < 0)
-		return e;
-	q = &t->irqs[t->nirqs - 1];
+	q = rec_row(r, (void **)&t->irqs, &t->nirqs, &t->irqs_cap, sizeof(*t->irqs),
+		    REC_PAYLOAD_TOPO_MAX);
+	if (!q)
+		return r->bad ? -EBADMSG : -ENOMEM;
 	q->irq = r_u32(r);
 	q->has_smp = r_b(r);
 	q->has_eff = r_b(r);
@@ -240,12 +223,11 @@ static int unpack_topo_irq(struct rec_text *r, struct topology *t)
 static int unpack_topo_net(struct rec_text *r, struct topology *t)
 {
 	struct topo_net *n;
-	int e;
 
-	e = topo_row((void **)&t->nets, &t->nnets, &t->nets_cap, sizeof(*t->nets), r);
-	if (e < 0)
-		return e;
-	n = &t->nets[t->nnets - 1];
+	n = rec_row(r, (void **)&t->nets, &t->nnets, &t->nets_cap, sizeof(*t->nets),
+		    REC_PAYLOAD_TOPO_MAX);
+	if (!n)
+		return r->bad ? -EBADMSG : -ENOMEM;
 	rec_text_s(r, n->ifname, sizeof(n->ifname));
 	n->dev = r_int(r);
 	n->rx_queues = r_u32(r);
@@ -261,12 +243,11 @@ static int unpack_topo_net(struct rec_text *r, struct topology *t)
 static int unpack_topo_block(struct rec_text *r, struct topology *t)
 {
 	struct topo_block *b;
-	int e;
 
-	e = topo_row((void **)&t->blocks, &t->nblocks, &t->blocks_cap, sizeof(*t->blocks), r);
-	if (e < 0)
-		return e;
-	b = &t->blocks[t->nblocks - 1];
+	b = rec_row(r, (void **)&t->blocks, &t->nblocks, &t->blocks_cap, sizeof(*t->blocks),
+		    REC_PAYLOAD_TOPO_MAX);
+	if (!b)
+		return r->bad ? -EBADMSG : -ENOMEM;
 	rec_text_s(r, b->name, sizeof(b->name));
 	b->dev = r_int(r);
 	rec_text_s(r, b->scheduler, sizeof(b->scheduler));

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
 #include "rec_payload.h"
 #include "rec_payload_int.h"
 #include "rec_text.h"
@@ -143,14 +142,10 @@ static int unpack_turbo_cpu(struct rec_text *r, struct turbo_raw *t)
 {
 	struct turbo_cpu_raw *c;
 
-	if (t->ncpu >= REC_PAYLOAD_TURBO_MAX) {
-		r->bad = true;
-		return 0;
-	}
-	if (grow((void **)&t->cpus, &t->cpu_cap, t->ncpu + 1, sizeof(*t->cpus)) < 0)
-		return -ENOMEM;
-	c = &t->cpus[t->ncpu++];
-	memset(c, 0, sizeof(*c));
+	c = rec_row(r, (void **)&t->cpus, &t->ncpu, &t->cpu_cap, sizeof(*t->cpus),
+		    REC_PAYLOAD_TURBO_MAX);
+	if (!c)
+		return r->bad ? 0 : -ENOMEM;
 	c->cpu = r_int(r);
 	c->core_id = r_int(r);
 	c->pkg_id = r_int(r);
@@ -180,14 +175,10 @@ static int unpack_turbo_pkg(struct rec_text *r, struct turbo_raw *t)
 {
 	struct turbo_pkg_raw *p;
 
-	if (t->npkg >= REC_PAYLOAD_TURBO_MAX) {
-		r->bad = true;
-		return 0;
-	}
-	if (grow((void **)&t->pkgs, &t->pkg_cap, t->npkg + 1, sizeof(*t->pkgs)) < 0)
-		return -ENOMEM;
-	p = &t->pkgs[t->npkg++];
-	memset(p, 0, sizeof(*p));
+	p = rec_row(r, (void **)&t->pkgs, &t->npkg, &t->pkg_cap, sizeof(*t->pkgs),
+		    REC_PAYLOAD_TURBO_MAX);
+	if (!p)
+		return r->bad ? 0 : -ENOMEM;
 	p->pkg_id = r_int(r);
 	p->cpu = r_int(r);
 	p->err = r_int(r);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
+#include "numa.h"
 #include "rec_payload.h"
 #include "rec_payload_int.h"
 #include "rec_text.h"
@@ -140,14 +140,14 @@ int rec_payload_procs_unpack(struct rec_text *r, struct proc_table *t)
 	while (!r->bad && rec_text_line(r)) {
 		struct proc_raw *p;
 
-		if (t->carried || t->n >= REC_PAYLOAD_PROCS_MAX) {
+		if (t->carried) {
 			r->bad = true;
 			break;
 		}
-		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
-			return -ENOMEM;
-		p = &t->rows[t->n++];
-		memset(p, 0, sizeof(*p));
+		p = rec_row(r, (void **)&t->rows, &t->n, &t->cap, sizeof(*t->rows),
+			    REC_PAYLOAD_PROCS_MAX);
+		if (!p)
+			return r->bad ? -EBADMSG : -ENOMEM;
 		/* ascending but for a pid reused in the interval (an exited row
 		 * and a live one): kept as recorded, only bounded */
 		gap = r_i(r);
@@ -354,14 +354,10 @@ int rec_payload_cgroups_unpack(struct rec_text *r, struct cgroup_table *t)
 		char k = rec_text_kind(r);
 
 		if (k == 'g') {
-			if (t->n >= CGROUP_MAX) {
-				r->bad = true;
-				break;
-			}
-			if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
-				return -ENOMEM;
-			g = &t->rows[t->n++];
-			memset(g, 0, sizeof(*g));
+			g = rec_row(r, (void **)&t->rows, &t->n, &t->cap, sizeof(*t->rows),
+				    CGROUP_MAX);
+			if (!g)
+				return r->bad ? -EBADMSG : -ENOMEM;
 			rec_text_s(r, g->path, sizeof(g->path));
 			g->has_stat = r_b(r);
 			g->has_psi = r_b(r);
@@ -380,13 +376,14 @@ int rec_payload_cgroups_unpack(struct rec_text *r, struct cgroup_table *t)
 		} else if (k == 'i') {
 			struct cgroup_io *io;
 
-			if (!g || g->nio >= CGROUP_DEVS_MAX || t->nio >= REC_PAYLOAD_CGIO_MAX) {
+			if (!g || g->nio >= CGROUP_DEVS_MAX) {
 				r->bad = true;
 				break;
 			}
-			if (grow((void **)&t->io, &t->io_cap, t->nio + 1, sizeof(*t->io)) < 0)
-				return -ENOMEM;
-			io = &t->io[t->nio++];
+			io = rec_row(r, (void **)&t->io, &t->nio, &t->io_cap, sizeof(*t->io),
+				     REC_PAYLOAD_CGIO_MAX);
+			if (!io)
+				return r->bad ? -EBADMSG : -ENOMEM;
 			g->nio++;
 			io->major = r_u32(r);
 			io->minor = r_u32(r);
@@ -479,14 +476,10 @@ int rec_payload_nics_unpack(struct rec_text *r, struct nic_table *t)
 
 		if (rec_text_kind(r) != 'n')
 			continue;
-		if (t->n >= REC_PAYLOAD_NICS_MAX) {
-			r->bad = true;
-			break;
-		}
-		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
-			return -ENOMEM;
-		n = &t->rows[t->n++];
-		memset(n, 0, sizeof(*n));
+		n = rec_row(r, (void **)&t->rows, &t->n, &t->cap, sizeof(*t->rows),
+			    REC_PAYLOAD_NICS_MAX);
+		if (!n)
+			return r->bad ? -EBADMSG : -ENOMEM;
 		s = &n->stats;
 		ch = &n->channels;
 		co = &n->coalesce;
@@ -561,15 +554,11 @@ int rec_payload_blkmq_unpack(struct rec_text *r, struct blkmq_table *t)
 {
 	t->n = 0;
 	while (!r->bad && rec_text_line(r)) {
-		struct blkmq_queue *q;
+		struct blkmq_queue *q = rec_row(r, (void **)&t->rows, &t->n, &t->cap,
+						sizeof(*t->rows), REC_PAYLOAD_BLKMQ_MAX);
 
-		if (t->n >= REC_PAYLOAD_BLKMQ_MAX) {
-			r->bad = true;
-			break;
-		}
-		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
-			return -ENOMEM;
-		q = &t->rows[t->n++];
+		if (!q)
+			return r->bad ? -EBADMSG : -ENOMEM;
 		rec_text_s(r, q->disk, sizeof(q->disk));
 		q->hctx = r_u32(r);
 		rec_text_s(r, q->cpu_list, sizeof(q->cpu_list));
@@ -593,15 +582,11 @@ int rec_payload_numa_unpack(struct rec_text *r, struct numa_table *t)
 {
 	t->n = 0;
 	while (!r->bad && rec_text_line(r)) {
-		struct numa_node *x;
+		struct numa_node *x =
+		    rec_row(r, (void **)&t->rows, &t->n, &t->cap, sizeof(*t->rows), NUMA_NODES_MAX);
 
-		if (t->n >= 1024) { /* NUMA_NODES_MAX */
-			r->bad = true;
-			break;
-		}
-		if (grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) < 0)
-			return -ENOMEM;
-		x = &t->rows[t->n++];
+		if (!x)
+			return r->bad ? -EBADMSG : -ENOMEM;
 		x->node = r_int(r);
 		rec_text_s(r, x->cpu_list, sizeof(x->cpu_list));
 	}

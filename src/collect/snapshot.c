@@ -69,15 +69,13 @@ void snapshot_collector_close(struct snapshot_collector *c)
 	for (int i = 0; i < SRC__COUNT; i++)
 		if (c->pf[i].rel)
 			procfile_free(&c->pf[i]);
-	free(c->blk);
-	c->blk = NULL;
+	grow_free((void **)&c->blk, &c->nblk, &c->blk_cap);
 	blkmq_table_free(&c->mq);
 	numa_table_free(&c->numa);
 	turbo_collector_free(c->turbo);
 	c->turbo = NULL;
 	workload_collector_free(c->workload);
 	c->workload = NULL;
-	c->nblk = c->blk_cap = 0;
 	root_close(&c->root);
 }
 

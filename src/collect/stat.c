@@ -127,9 +127,7 @@ void stat_raw_free(struct stat_raw *t)
 {
 	if (!t)
 		return;
-	free(t->cpus);
-	t->cpus = NULL;
-	t->ncpu = t->cap = 0;
+	grow_free((void **)&t->cpus, &t->ncpu, &t->cap);
 }
 
 int stat_raw_copy(struct stat_raw *dst, const struct stat_raw *src)

@@ -51,12 +51,8 @@ void proc_table_free(struct proc_table *t)
 {
 	if (!t)
 		return;
-	free(t->rows);
-	t->rows = NULL;
-	t->n = t->cap = 0;
-	free(t->threads);
-	t->threads = NULL;
-	t->nthreads = t->threads_cap = 0;
+	grow_free((void **)&t->rows, &t->n, &t->cap);
+	grow_free((void **)&t->threads, &t->nthreads, &t->threads_cap);
 }
 
 int proc_table_copy(struct proc_table *dst, const struct proc_table *src)
@@ -666,9 +662,7 @@ void thread_table_free(struct thread_table *t)
 {
 	if (!t)
 		return;
-	free(t->rows);
-	t->rows = NULL;
-	t->n = t->cap = 0;
+	grow_free((void **)&t->rows, &t->n, &t->cap);
 }
 
 static int ask_thread(struct taskstats_collector *tc, const struct root *r, struct proc_raw *p,

@@ -368,12 +368,8 @@ void taskstats_exits_free(struct taskstats_collector *tc)
 {
 	if (tc->exit_opened && !tc->exit_err)
 		netlink_close(&tc->exit_conn);
-	free(tc->exits);
-	tc->exits = NULL;
-	tc->nexits = tc->exits_cap = 0;
+	grow_free((void **)&tc->exits, &tc->nexits, &tc->exits_cap);
 	free(tc->exit_slots);
 	tc->exit_slots = NULL;
-	free(tc->credits);
-	tc->credits = NULL;
-	tc->ncredits = tc->credits_cap = 0;
+	grow_free((void **)&tc->credits, &tc->ncredits, &tc->credits_cap);
 }

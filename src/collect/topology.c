@@ -295,6 +295,7 @@ struct collect_ctx {
 	struct topology *t;
 	struct topo_dev *dev; /* msi_irqs: the device being filled */
 	unsigned count;
+	const char *prefix; /* count_entry: the names counted begin so */
 	char first[IOT_NAME_MAX];
 };
 
@@ -568,11 +569,11 @@ static int dev_by_pci(const struct topology *t, const char *pci)
 	return -1;
 }
 
-static int rx_queue(const char *name, void *ctx)
+static int count_entry(const char *name, void *ctx)
 {
 	struct collect_ctx *c = ctx;
 
-	if (strncmp(name, "rx-", 3) == 0)
+	if (strncmp(name, c->prefix, strlen(c->prefix)) == 0)
 		c->count++;
 	return 0;
 }
@@ -598,7 +599,8 @@ static int add_net(const char *name, void *ctx)
 		n.dev = dev_by_pci(t, pci);
 	snprintf(rel, sizeof(rel), "sys/class/net/%s/queues", name);
 	c->count = 0;
-	if (topology_for_each_name(r, rel, rx_queue, c) < 0)
+	c->prefix = "rx-";
+	if (topology_for_each_name(r, rel, count_entry, c) < 0)
 		add_missing(t, "/sys/class/net/IF/queues");
 	n.rx_queues = c->count;
 	snprintf(rel, sizeof(rel), "sys/class/net/%s/queues/rx-0/rps_cpus", name);
@@ -619,15 +621,6 @@ static int add_net(const char *name, void *ctx)
 	if (grow((void **)&t->nets, &t->nets_cap, t->nnets + 1, sizeof(*t->nets)) < 0)
 		return -ENOMEM;
 	t->nets[t->nnets++] = n;
-	return 0;
-}
-
-static int count_entry(const char *name, void *ctx)
-{
-	struct collect_ctx *c = ctx;
-
-	(void)name;
-	c->count++;
 	return 0;
 }
 
@@ -657,6 +650,7 @@ static int add_block(const char *name, void *ctx)
 	b.rq_affinity = read_long(r, rel);
 	snprintf(rel, sizeof(rel), "sys/block/%s/mq", name);
 	c->count = 0;
+	c->prefix = "";
 	if (topology_for_each_name(r, rel, count_entry, c) >= 0)
 		b.nr_hw_queues = c->count;
 	if (grow((void **)&t->blocks, &t->blocks_cap, t->nblocks + 1, sizeof(*t->blocks)) < 0)

@@ -8,7 +8,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,22 +19,24 @@
 #include "topology_int.h"
 #include "treewrite.h"
 
-/* Paths of sysfs entries: a clipped one simply fails to open. */
-static void __attribute__((format(printf, 3, 4)))
-path_fmt(char *buf, size_t size, const char *f, ...)
-{
-	va_list ap;
-
-	va_start(ap, f);
-	vsnprintf(buf, size, f, ap);
-	va_end(ap);
-}
+/* Which entries of a directory to copy, and what of each. */
+struct cap_spec {
+	const char *prefix;		 /* the entry's name starts so, */
+	bool numbered;			 /* and goes on with a number only */
+	bool copy;			 /* the entry is a file: copy it */
+	bool link;			 /* the entry is a link: re-create it */
+	const char *const *files;	 /* files in it to copy, to a NULL */
+	const char *link_in;		 /* a link in it to re-create */
+	const char *sub;		 /* a directory in it to walk, */
+	const struct cap_spec *sub_spec; /* by this spec */
+};
 
 struct cap_ctx {
 	const struct root *src;
 	int dfd;
 	unsigned files;
-	char base[300]; /* the directory being walked */
+	const struct cap_spec *spec; /* of the directory being walked */
+	char base[300];		     /* the directory being walked */
 	char buf[65536];
 };
 
@@ -69,166 +70,116 @@ static void cap_link(struct cap_ctx *c, const char *rel)
 		c->files++;
 }
 
-static void cap_files(struct cap_ctx *c, const char *dir, const char *const *names, size_t n)
+static void cap_files(struct cap_ctx *c, const char *dir, const char *const *names)
 {
 	char rel[600];
 
-	for (size_t i = 0; i < n; i++) {
-		path_fmt(rel, sizeof(rel), "%s/%s", dir, names[i]);
+	for (size_t i = 0; names[i]; i++) {
+		str_fmt(rel, sizeof(rel), "%s/%s", dir, names[i]);
 		cap_copy(c, rel);
 	}
 }
 
-static int cap_irq(const char *name, void *ctx)
-{
-	static const char *const files[] = { "smp_affinity_list", "smp_affinity",
-					     "effective_affinity_list", "affinity_hint", "node" };
-	struct cap_ctx *c = ctx;
-	char dir[600];
-	uint32_t irq;
+static void cap_walk(struct cap_ctx *c, const char *dir, int (*cb)(const char *, void *),
+		     const struct cap_spec *spec);
 
-	if (!str_u32(name, &irq))
+/* One entry of the directory being walked, as its spec says. */
+static int cap_entry(const char *name, void *ctx)
+{
+	struct cap_ctx *c = ctx;
+	const struct cap_spec *s = c->spec;
+	size_t plen = strlen(s->prefix);
+	char rel[600], in[600];
+	uint32_t n;
+
+	if (strncmp(name, s->prefix, plen) != 0 || (s->numbered && !str_u32(name + plen, &n)))
 		return 0;
-	path_fmt(dir, sizeof(dir), "%s/%s", c->base, name);
-	cap_files(c, dir, files, sizeof(files) / sizeof(files[0]));
+	str_fmt(rel, sizeof(rel), "%s/%s", c->base, name);
+	if (s->copy)
+		cap_copy(c, rel);
+	if (s->link)
+		cap_link(c, rel);
+	if (s->files)
+		cap_files(c, rel, s->files);
+	if (s->link_in) {
+		str_fmt(in, sizeof(in), "%s/%s", rel, s->link_in);
+		cap_link(c, in);
+	}
+	if (s->sub) {
+		str_fmt(in, sizeof(in), "%s/%s", rel, s->sub);
+		cap_walk(c, in, cap_entry, s->sub_spec);
+	}
 	return 0;
 }
 
-static int cap_kirq(const char *name, void *ctx)
+/* Walks dir with an entry callback (cap_entry: by spec), the caller's walk kept. */
+static void cap_walk(struct cap_ctx *c, const char *dir, int (*cb)(const char *, void *),
+		     const struct cap_spec *spec)
 {
-	static const char *const files[] = { "actions", "chip_name", "hwirq",
-					     "name",	"type",	     "per_cpu_count" };
-	struct cap_ctx *c = ctx;
-	char dir[600];
+	const struct cap_spec *saved_spec = c->spec;
+	char saved[sizeof(c->base)];
 
-	path_fmt(dir, sizeof(dir), "%s/%s", c->base, name);
-	cap_files(c, dir, files, sizeof(files) / sizeof(files[0]));
-	return 0;
+	memcpy(saved, c->base, sizeof(saved));
+	str_fmt(c->base, sizeof(c->base), "%s", dir);
+	c->spec = spec;
+	topology_for_each_name(c->src, c->base, cb, c);
+	c->spec = saved_spec;
+	memcpy(c->base, saved, sizeof(saved));
 }
 
-static int cap_plain(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char rel[600];
-
-	path_fmt(rel, sizeof(rel), "%s/%s", c->base, name);
-	cap_copy(c, rel);
-	return 0;
-}
-
-static int cap_uevent(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char rel[600];
-
-	/* net/eth0, nvme/nvme0, host0: the child's presence is what counts */
-	if (strncmp(c->base + strlen(c->base) - 4, "/net", 4) != 0 &&
-	    strncmp(c->base + strlen(c->base) - 5, "/nvme", 5) != 0 &&
-	    !(strncmp(name, "host", 4) == 0 && isdigit((unsigned char)name[4])))
-		return 0;
-	path_fmt(rel, sizeof(rel), "%s/%s/uevent", c->base, name);
-	cap_copy(c, rel);
-	return 0;
-}
+static const struct cap_spec cap_any = { .prefix = "", .copy = true };
+static const struct cap_spec cap_irq = {
+	.prefix = "",
+	.numbered = true,
+	.files = (const char *const[]){ "smp_affinity_list", "smp_affinity",
+					"effective_affinity_list", "affinity_hint", "node", NULL }
+};
+static const struct cap_spec cap_kirq = { .prefix = "",
+					  .files = (const char *const[]){ "actions", "chip_name",
+									  "hwirq", "name", "type",
+									  "per_cpu_count", NULL } };
+/* net/eth0, nvme/nvme0, host0: the child's presence is what counts */
+static const struct cap_spec cap_uevent = { .prefix = "",
+					    .files = (const char *const[]){ "uevent", NULL } };
+static const struct cap_spec cap_host = { .prefix = "host",
+					  .numbered = true,
+					  .files = (const char *const[]){ "uevent", NULL } };
+static const struct cap_spec cap_rxq = {
+	.prefix = "rx-", .files = (const char *const[]){ "rps_cpus", "rps_flow_cnt", NULL }
+};
+static const struct cap_spec cap_devblock = { .prefix = "", .link = true };
+static const struct cap_spec cap_node = { .prefix = "node",
+					  .numbered = true,
+					  .files = (const char *const[]){ "cpulist", NULL } };
+static const struct cap_spec cap_net = {
+	.prefix = "", .link_in = "device", .sub = "queues", .sub_spec = &cap_rxq
+};
+static const struct cap_spec cap_mq = { .prefix = "",
+					.files = (const char *const[]){ "cpu_list", NULL } };
+static const struct cap_spec cap_block = { .prefix = "", .sub = "mq", .sub_spec = &cap_mq };
 
 static int cap_pci(const char *name, void *ctx)
 {
-	static const char *const files[] = { "numa_node", "local_cpulist" };
+	static const char *const files[] = { "numa_node", "local_cpulist", NULL };
 	struct cap_ctx *c = ctx;
-	char dir[300], saved[300];
+	char dir[300], rel[600];
 	int fd;
 
-	path_fmt(dir, sizeof(dir), "sys/bus/pci/devices/%s", name);
-	path_fmt(saved, sizeof(saved), "%s/msi_irqs", dir);
-	fd = root_openat(c->src, saved, O_RDONLY | O_DIRECTORY);
+	str_fmt(dir, sizeof(dir), "sys/bus/pci/devices/%s", name);
+	str_fmt(rel, sizeof(rel), "%s/msi_irqs", dir);
+	fd = root_openat(c->src, rel, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return 0; /* no MSI vectors: not the advisor's business */
 	close(fd);
-	memcpy(saved, c->base, sizeof(saved));
-	cap_files(c, dir, files, sizeof(files) / sizeof(files[0]));
-	path_fmt(c->base, sizeof(c->base), "%s/msi_irqs", dir);
-	topology_for_each_name(c->src, c->base, cap_plain, c);
-	path_fmt(c->base, sizeof(c->base), "%s/driver", dir);
-	cap_link(c, c->base);
-	path_fmt(c->base, sizeof(c->base), "%s/net", dir);
-	topology_for_each_name(c->src, c->base, cap_uevent, c);
-	path_fmt(c->base, sizeof(c->base), "%s/nvme", dir);
-	topology_for_each_name(c->src, c->base, cap_uevent, c);
-	path_fmt(c->base, sizeof(c->base), "%s", dir);
-	topology_for_each_name(c->src, c->base, cap_uevent, c);
-	memcpy(c->base, saved, sizeof(saved));
-	return 0;
-}
-
-static int cap_rxq(const char *name, void *ctx)
-{
-	static const char *const files[] = { "rps_cpus", "rps_flow_cnt" };
-	struct cap_ctx *c = ctx;
-	char dir[600];
-
-	if (strncmp(name, "rx-", 3) != 0)
-		return 0;
-	path_fmt(dir, sizeof(dir), "%s/%s", c->base, name);
-	cap_files(c, dir, files, sizeof(files) / sizeof(files[0]));
-	return 0;
-}
-
-static int cap_net(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char saved[300];
-
-	memcpy(saved, c->base, sizeof(saved));
-	path_fmt(c->base, sizeof(c->base), "sys/class/net/%s/device", name);
-	cap_link(c, c->base);
-	path_fmt(c->base, sizeof(c->base), "sys/class/net/%s/queues", name);
-	topology_for_each_name(c->src, c->base, cap_rxq, c);
-	memcpy(c->base, saved, sizeof(saved));
-	return 0;
-}
-
-static int cap_devblock(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char rel[600];
-
-	path_fmt(rel, sizeof(rel), "sys/dev/block/%s", name);
+	cap_files(c, dir, files);
+	cap_walk(c, rel, cap_entry, &cap_any);
+	str_fmt(rel, sizeof(rel), "%s/driver", dir);
 	cap_link(c, rel);
-	return 0;
-}
-
-static int cap_node(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char rel[600];
-	uint32_t n;
-
-	if (strncmp(name, "node", 4) != 0 || !str_u32(name + 4, &n))
-		return 0;
-	path_fmt(rel, sizeof(rel), "sys/devices/system/node/%s/cpulist", name);
-	cap_copy(c, rel);
-	return 0;
-}
-
-static int cap_mq(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char rel[600];
-
-	path_fmt(rel, sizeof(rel), "%s/%s/cpu_list", c->base, name);
-	cap_copy(c, rel);
-	return 0;
-}
-
-static int cap_block(const char *name, void *ctx)
-{
-	struct cap_ctx *c = ctx;
-	char saved[300];
-
-	memcpy(saved, c->base, sizeof(saved));
-	path_fmt(c->base, sizeof(c->base), "sys/block/%s/mq", name);
-	topology_for_each_name(c->src, c->base, cap_mq, c);
-	memcpy(c->base, saved, sizeof(saved));
+	str_fmt(rel, sizeof(rel), "%s/net", dir);
+	cap_walk(c, rel, cap_entry, &cap_uevent);
+	str_fmt(rel, sizeof(rel), "%s/nvme", dir);
+	cap_walk(c, rel, cap_entry, &cap_uevent);
+	cap_walk(c, dir, cap_entry, &cap_host);
 	return 0;
 }
 
@@ -244,11 +195,11 @@ static int cap_irqbalance(const char *name, void *ctx)
 
 	if (!isdigit((unsigned char)name[0]) || !topology_comm_is_irqbalance(c->src, name))
 		return 0;
-	path_fmt(rel, sizeof(rel), "proc/%s/comm", name);
+	str_fmt(rel, sizeof(rel), "proc/%s/comm", name);
 	cap_copy(c, rel);
-	path_fmt(rel, sizeof(rel), "proc/%s/cmdline", name);
+	str_fmt(rel, sizeof(rel), "proc/%s/cmdline", name);
 	cap_copy(c, rel);
-	path_fmt(rel, sizeof(rel), "proc/%s/environ", name);
+	str_fmt(rel, sizeof(rel), "proc/%s/environ", name);
 	fd = root_openat(c->src, rel, O_RDONLY);
 	if (fd < 0)
 		return 0;
@@ -312,20 +263,17 @@ int topology_capture(const struct root *src, int dfd, unsigned *ret_files)
 		return -ENOMEM;
 	c->src = src;
 	c->dfd = dfd;
-	path_fmt(c->base, sizeof(c->base), "proc/irq");
-	topology_for_each_name(src, c->base, cap_irq, c);
-	path_fmt(c->base, sizeof(c->base), "sys/kernel/irq");
-	topology_for_each_name(src, c->base, cap_kirq, c);
+	cap_walk(c, "proc/irq", cap_entry, &cap_irq);
+	cap_walk(c, "sys/kernel/irq", cap_entry, &cap_kirq);
 	/* root only, with debugfs mounted: the authoritative managed flag */
-	path_fmt(c->base, sizeof(c->base), "sys/kernel/debug/irq/irqs");
-	topology_for_each_name(src, c->base, cap_plain, c);
-	topology_for_each_name(src, "sys/bus/pci/devices", cap_pci, c);
-	topology_for_each_name(src, "sys/class/net", cap_net, c);
+	cap_walk(c, "sys/kernel/debug/irq/irqs", cap_entry, &cap_any);
+	cap_walk(c, "sys/bus/pci/devices", cap_pci, NULL);
+	cap_walk(c, "sys/class/net", cap_entry, &cap_net);
 	cap_copy(c, "proc/sys/net/core/rps_sock_flow_entries");
-	topology_for_each_name(src, "sys/dev/block", cap_devblock, c);
-	topology_for_each_name(src, "sys/devices/system/node", cap_node, c);
-	topology_for_each_name(src, "sys/block", cap_block, c);
-	topology_for_each_name(src, "proc", cap_irqbalance, c);
+	cap_walk(c, "sys/dev/block", cap_entry, &cap_devblock);
+	cap_walk(c, "sys/devices/system/node", cap_entry, &cap_node);
+	cap_walk(c, "sys/block", cap_entry, &cap_block);
+	cap_walk(c, "proc", cap_irqbalance, NULL);
 	cap_cmdline(c);
 	cap_copy(c, "etc/default/irqbalance");
 	cap_copy(c, "etc/sysconfig/irqbalance");

@@ -176,9 +176,7 @@ void request_free(struct request *rq)
 		return;
 	json_object_put(rq->root);
 	free(rq->id);
-	rq->root = NULL;
-	rq->id = NULL;
-	rq->cmd = NULL;
+	memset(rq, 0, sizeof(*rq));
 }
 
 int request_get_int(const struct request *rq, const char *key, int64_t min, int64_t max, int64_t *v)

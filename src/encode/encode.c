@@ -148,9 +148,8 @@ static void encode_cpu(struct strbuf *sb, const struct cpu_metrics *c, bool with
 		sb_puts(sb, ",\"valid\":false,\"reason\":");
 		sb_json_str(sb, c->reason);
 		/* /proc/interrupts does not depend on the /proc/stat row */
-		if (with_intr && c->has_intr_s) {
+		if (with_intr && c->has_intr_s)
 			sb_kv_fixed2(sb, ",\"intr/s\":", c->intr_s);
-		}
 		sb_putc(sb, '}');
 		return;
 	}
@@ -311,8 +310,7 @@ static void encode_rates(struct strbuf *sb, const char *key, const struct rate_t
 			encode_affinity(sb, rr, aff);
 		sb_puts(sb, "},");
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 }
 
 static const char *const cad_key[CAD__COUNT] = {
@@ -371,8 +369,7 @@ static void encode_events(struct strbuf *sb, const struct encode_event *ev, size
 		sb_json_str(sb, ev[i].by);
 		sb_puts(sb, "},");
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 }
 
 void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m,
@@ -417,8 +414,7 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 		encode_disk(sb, &m->disks[i], raw);
 		sb_putc(sb, ',');
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 	if (m->cpu_valid) {
 		sb_json_key(sb, "cpu-load");
 		sb_putc(sb, '[');
@@ -449,8 +445,7 @@ void encode_sample(struct strbuf *sb, const struct snapshot *cur, const struct m
 			sb_json_str(sb, cur->numa.rows[i].cpu_list);
 			sb_puts(sb, "},");
 		}
-		sb_json_close(sb, ']');
-		sb_putc(sb, ',');
+		sb_json_end(sb, ']');
 	}
 	encode_turbo(sb, m->turbo);
 	encode_workload_sections(sb, cur, m);

@@ -23,11 +23,10 @@ static void encode_queue(struct strbuf *sb, const struct blkmq_queue *q,
 		sb_json_str(sb, b->irq);
 		sb_puts(sb, ",\"irq_name\":");
 		sb_json_str(sb, b->irq_name);
-		if (!b->irq_valid) {
+		if (!b->irq_valid)
 			sb_puts(sb, ",\"valid\":false");
-		} else {
+		else
 			sb_kv_fixed2(sb, ",\"irq/s\":", b->irq_s);
-		}
 	}
 	if (b->cpu >= 0) {
 		sb_kv_i64(sb, ",\"cpu\":\"", b->cpu);
@@ -37,9 +36,8 @@ static void encode_queue(struct strbuf *sb, const struct blkmq_queue *q,
 			sb_kv_fixed2(sb, ",\"cpu_soft\":", b->cpu_soft);
 			sb_kv_fixed2(sb, ",\"cpu_busy\":", b->cpu_busy);
 		}
-		if (b->has_block) {
+		if (b->has_block)
 			sb_kv_fixed2(sb, ",\"BLOCK/s\":", b->block_s);
-		}
 	}
 	sb_puts(sb, "},");
 }
@@ -81,6 +79,5 @@ void encode_blkmq(struct strbuf *sb, const struct snapshot *cur, const struct me
 		sb_puts(sb, "},");
 		i = end;
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 }

@@ -19,6 +19,7 @@
 #include "irqtab.h"
 #include "metrics_proc.h"
 #include "metrics_turbo.h"
+#include "text.h"
 
 #define SECTOR_BYTES 512 /* /proc/diskstats sectors are 512 bytes whatever the device */
 #define USER_HZ	     100 /* /proc/stat ticks: USER_HZ is 100 on every Linux ABI */
@@ -133,42 +134,13 @@ static void family(struct om *o, const char *name, const char *type, const char 
 	sb_printf(o->sb, "# HELP %s%s %s\n# TYPE %s%s %s\n", name, sfx, help, name, sfx, type);
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not one. */
-static size_t utf8_seq(const unsigned char *s, size_t left)
-{
-	size_t n;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (left < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, beyond U+10FFFF */
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 /* A label value: \\, \" and \n escaped (both formats' rules), control bytes
  * and invalid UTF-8 (a hostile recorded tree's device name) as U+FFFD. */
 static void label_value(struct strbuf *sb, const char *v)
 {
 	const unsigned char *s = (const unsigned char *)v;
 	size_t left = strlen(v);
+	uint32_t cp;
 
 	while (left) {
 		size_t run = 0, n;
@@ -183,7 +155,7 @@ static void label_value(struct strbuf *sb, const char *v)
 			left -= run;
 			continue;
 		}
-		n = utf8_seq(s, left);
+		n = text_utf8_seq((const char *)s, left, &cp);
 
 		if (n == 0 || (n == 1 && (s[0] < 0x20 || s[0] == 0x7f))) {
 			if (n == 1 && s[0] == '\n')

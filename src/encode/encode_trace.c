@@ -11,21 +11,16 @@
 static void encode_block_probe(struct strbuf *sb, const struct trace_raw *raw,
 			       const struct trace_metrics *m)
 {
-	if (raw->block_sample) {
+	if (raw->block_sample)
 		sb_kv_u64(sb, ",\"sampled\":", raw->block_sample);
-	}
-	if (m && m->has_lat_dropped) {
+	if (m && m->has_lat_dropped)
 		sb_kv_u64(sb, ",\"lat_dropped\":", m->lat_dropped);
-	}
-	if (raw->lat_slots) {
+	if (raw->lat_slots)
 		sb_kv_u64(sb, ",\"lat_slots\":", raw->lat_slots);
-	}
-	if (m && m->has_cg) {
+	if (m && m->has_cg)
 		sb_kv_u64(sb, ",\"cg_dropped\":", m->cg_dropped);
-	}
-	if (m && m->hctx_dropped) {
+	if (m && m->hctx_dropped)
 		sb_kv_u64(sb, ",\"hctx_dropped\":", m->hctx_dropped);
-	}
 }
 
 static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
@@ -43,9 +38,8 @@ static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 			sb_puts(sb, ",\"cpu_pct\":");
 			sb_printf(sb, "%.4f", m->probe_cpu_pct[k]);
 		}
-		if (p->over_budget) {
+		if (p->over_budget)
 			sb_kv_u64(sb, ",\"over_budget\":", p->over_budget);
-		}
 		if (p->backing_off) {
 			sb_kv_fixed2(sb, ",\"off_s\":", (double)p->off_ns / 1e9);
 			sb_kv_fixed2(sb, ",\"back_in_s\":", (double)p->back_in_ns / 1e9);
@@ -58,8 +52,7 @@ static void encode_probes(struct strbuf *sb, const struct trace_raw *raw,
 		}
 		sb_puts(sb, "},");
 	}
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 }
 
 static void encode_lat(struct strbuf *sb, const struct trace_lat_metrics *l)
@@ -122,8 +115,7 @@ static void encode_hctx(struct strbuf *sb, const struct trace_metrics *m,
 		if (h->major != d->major || h->minor != d->minor)
 			break;
 		if (open && h->hctx != h[-1].hctx) {
-			sb_json_close(sb, '}');
-			sb_putc(sb, ',');
+			sb_json_end(sb, '}');
 			open = false;
 		}
 		if (!open) {
@@ -139,8 +131,7 @@ static void encode_hctx(struct strbuf *sb, const struct trace_metrics *m,
 		sb_puts(sb, "},");
 	}
 	if (open) {
-		sb_json_close(sb, '}');
-		sb_putc(sb, ',');
+		sb_json_end(sb, '}');
 	}
 	sb_json_close(sb, ']');
 }
@@ -189,8 +180,7 @@ static void encode_cgroups(struct strbuf *sb, const struct trace_metrics *m)
 		sb_kv_fixed2(sb, ",\"d_p99_us\":", d->p99_us);
 		sb_puts(sb, "},");
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 }
 
 static void encode_disks(struct strbuf *sb, const struct trace_metrics *m)
@@ -224,8 +214,7 @@ static void encode_disks(struct strbuf *sb, const struct trace_metrics *m)
 				encode_lat(sb, &d->lat[op][k]);
 				sb_putc(sb, ',');
 			}
-			sb_json_close(sb, '}');
-			sb_putc(sb, ',');
+			sb_json_end(sb, '}');
 		}
 		sb_json_close(sb, '}');
 		if (d->has[TRACE_OP_FLUSH][TRACE_LAT_DEVICE])
@@ -234,8 +223,7 @@ static void encode_disks(struct strbuf *sb, const struct trace_metrics *m)
 			encode_hctx(sb, m, d, &j);
 		sb_puts(sb, "},");
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 }
 
 static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
@@ -253,9 +241,8 @@ static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
 		if (any <= 0)
 			continue;
 		sb_kv_u64(sb, "{\"cpu\":", c);
-		if (m->on[TRACE_HARDIRQ]) {
+		if (m->on[TRACE_HARDIRQ])
 			sb_kv_fixed2(sb, ",\"hard_us_s\":", m->hard_us_s[c]);
-		}
 		if (m->on[TRACE_SOFTIRQ]) {
 			sb_puts(sb, ",\"soft_us_s\":{");
 			for (unsigned v = 0; v < TRACE_NR_SOFTIRQS; v++) {
@@ -267,8 +254,7 @@ static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
 		}
 		sb_puts(sb, "},");
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 	if (!m->on[TRACE_HARDIRQ])
 		return;
 	sb_puts(sb, "\"irqs\":[");
@@ -290,8 +276,7 @@ static void encode_time(struct strbuf *sb, const struct trace_metrics *m)
 		sb_json_close(sb, ']');
 		sb_puts(sb, "},");
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 }
 
 /* per-queue softirq load: "napi" (NET_RX by NAPI) and "blk_queues" (BLOCK
@@ -306,26 +291,21 @@ static void encode_queues(struct strbuf *sb, const struct trace_metrics *m)
 			sb_kv_u64(sb, "{\"napi_id\":", q->napi_id);
 			sb_puts(sb, ",\"dev\":");
 			sb_json_str(sb, q->dev);
-			if (q->dev[0]) {
+			if (q->dev[0])
 				sb_kv_u64(sb, ",\"ifindex\":", q->ifindex);
-			}
-			if (q->netns) {
+			if (q->netns)
 				sb_kv_u64(sb, ",\"netns\":", q->netns);
-			}
 			sb_puts(sb, q->foreign ? ",\"host\":false" : ",\"host\":true");
-			if (q->irq >= 0) {
+			if (q->irq >= 0)
 				sb_kv_u64(sb, ",\"irq\":", (uint64_t)q->irq);
-			}
-			if (q->index >= 0) {
+			if (q->index >= 0)
 				sb_kv_u64(sb, ",\"queue\":", (uint64_t)q->index);
-			}
 			sb_kv_fixed2(sb, ",\"us_s\":", q->us_s);
 			sb_kv_fixed2(sb, ",\"polls_s\":", q->polls_s);
 			sb_kv_fixed2(sb, ",\"packets_s\":", q->packets_s);
 			sb_puts(sb, "},");
 		}
-		sb_json_close(sb, ']');
-		sb_putc(sb, ',');
+		sb_json_end(sb, ']');
 	}
 	if (m->has_blkq) {
 		sb_puts(sb, "\"blk_queues\":[");
@@ -341,8 +321,7 @@ static void encode_queues(struct strbuf *sb, const struct trace_metrics *m)
 			sb_kv_fixed2(sb, ",\"completed_s\":", q->completed_s);
 			sb_puts(sb, "},");
 		}
-		sb_json_close(sb, ']');
-		sb_putc(sb, ',');
+		sb_json_end(sb, ']');
 	}
 }
 
@@ -379,6 +358,5 @@ void encode_trace(struct strbuf *sb, const char *why, const struct trace_raw *ra
 			encode_cgroups(sb, m);
 		encode_queues(sb, m);
 	}
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 }

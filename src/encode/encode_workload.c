@@ -115,8 +115,7 @@ static void proc_row(struct strbuf *sb, const struct proc_metrics *p)
 	} else if (p->role.claimed) {
 		sb_puts(sb, "\"role_claimed\":true,");
 	}
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 }
 
 static void group_row(struct strbuf *sb, const struct proc_group *g)
@@ -142,8 +141,7 @@ static void group_row(struct strbuf *sb, const struct proc_group *g)
 	kv(sb, "kB_wr/s", g->wkb_s);
 	kv(sb, "cpu_pct", g->cpu_pct);
 	kv(sb, "io_delay%", g->io_delay);
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 }
 
 /* "key":[rows], the processes' (or with groups, the groups') rows idx[0..n) */
@@ -158,8 +156,7 @@ static void top_list(struct strbuf *sb, const char *key, const struct workload_m
 		else
 			proc_row(sb, &em->procs[idx[i]]);
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 }
 
 /* "db_threads": the database servers' busiest threads by role */
@@ -179,11 +176,9 @@ static void db_threads(struct strbuf *sb, const struct workload_metrics *em)
 		kvu(sb, "count", m->n);
 		kv(sb, "kB_rd/s", m->rkb_s);
 		kv(sb, "kB_wr/s", m->wkb_s);
-		sb_json_close(sb, '}');
-		sb_putc(sb, ',');
+		sb_json_end(sb, '}');
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 	if (em->threads_why[0])
 		kvs(sb, "db_threads_note", em->threads_why);
 }
@@ -229,8 +224,7 @@ static void encode_procs(struct strbuf *sb, const struct workload_raw *x,
 			sb_putc(sb, ',');
 		}
 		kvu(sb, "cpu_us", t->scan_cpu_ns / 1000);
-		sb_json_close(sb, '}');
-		sb_putc(sb, ',');
+		sb_json_end(sb, '}');
 	}
 	if (em && em->procs_valid) {
 		kvu(sb, "exited", em->exited);
@@ -246,8 +240,7 @@ static void encode_procs(struct strbuf *sb, const struct workload_raw *x,
 		if (em->ntroles || em->threads_why[0])
 			db_threads(sb, em);
 	}
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 }
 
 static void channels(struct strbuf *sb, const struct nic_raw *n)
@@ -269,8 +262,7 @@ static void channels(struct strbuf *sb, const struct nic_raw *n)
 	kvu(sb, "tx_max", c->tx_max);
 	kvu(sb, "other_max", c->other_max);
 	kvu(sb, "combined_max", c->combined_max);
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 }
 
 static void coalesce(struct strbuf *sb, const struct nic_raw *n)
@@ -296,8 +288,7 @@ static void coalesce(struct strbuf *sb, const struct nic_raw *n)
 		sb_puts(sb, c->adaptive_rx ? "\"adaptive-rx\":true," : "\"adaptive-rx\":false,");
 	if (c->has_adaptive_tx)
 		sb_puts(sb, c->adaptive_tx ? "\"adaptive-tx\":true," : "\"adaptive-tx\":false,");
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 }
 
 static void nic_irqs(struct strbuf *sb, const struct snapshot *cur, const struct nic_raw *n,
@@ -326,11 +317,9 @@ static void nic_irqs(struct strbuf *sb, const struct snapshot *cur, const struct
 				}
 			}
 		}
-		sb_json_close(sb, '}');
-		sb_putc(sb, ',');
+		sb_json_end(sb, '}');
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 }
 
 static void encode_nics(struct strbuf *sb, const struct snapshot *cur, const struct metrics *m,
@@ -373,11 +362,9 @@ static void encode_nics(struct strbuf *sb, const struct snapshot *cur, const str
 			coalesce(sb, n);
 		}
 		nic_irqs(sb, cur, n, em, nm, m);
-		sb_json_close(sb, '}');
-		sb_putc(sb, ',');
+		sb_json_end(sb, '}');
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 }
 
 static void psi_line(struct strbuf *sb, const char *key, const struct psi_line *l, bool valid,
@@ -393,8 +380,7 @@ static void psi_line(struct strbuf *sb, const char *key, const struct psi_line *
 	kvu(sb, "total", l->total_us);
 	if (valid)
 		kv(sb, "stall%", pct);
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 }
 
 static void encode_pressure(struct strbuf *sb, const struct workload_raw *x,
@@ -418,11 +404,9 @@ static void encode_pressure(struct strbuf *sb, const struct workload_raw *x,
 		sb_putc(sb, '{');
 		psi_line(sb, "some", &r->some, pm && pm->some_valid, pm ? pm->some_pct : 0);
 		psi_line(sb, "full", &r->full, pm && pm->full_valid, pm ? pm->full_pct : 0);
-		sb_json_close(sb, '}');
-		sb_putc(sb, ',');
+		sb_json_end(sb, '}');
 	}
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 }
 
 static void encode_writeback(struct strbuf *sb, const struct workload_raw *x,
@@ -455,11 +439,9 @@ static void encode_writeback(struct strbuf *sb, const struct workload_raw *x,
 		for (int i = 0; i < WB__COUNT; i++)
 			if (w->has_sysctl[i])
 				kvu(sb, writeback_sysctl_name((enum wb_sysctl)i), w->sysctl[i]);
-		sb_json_close(sb, '}');
-		sb_putc(sb, ',');
+		sb_json_end(sb, '}');
 	}
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 }
 
 static void cg_rates(struct strbuf *sb, double rkb, double wkb, double r, double w, double dkb,
@@ -492,9 +474,8 @@ static void cg_row(struct strbuf *sb, const struct snapshot *cur,
 	sb_puts(sb, "{\"path\":");
 	sb_json_str(sb, path);
 	sb_putc(sb, ',');
-	if (m->valid) {
+	if (m->valid)
 		cg_rates(sb, m->rkb_s, m->wkb_s, m->r_s, m->w_s, m->dkb_s, m->d_s);
-	}
 	if (m->some_valid || m->full_valid || m->res_valid[CG_RES_CPU] ||
 	    m->res_valid[CG_RES_MEM]) {
 		sb_json_key(sb, "pressure");
@@ -510,11 +491,9 @@ static void cg_row(struct strbuf *sb, const struct snapshot *cur,
 			sb_putc(sb, '{');
 			kv(sb, "some%", m->res_some[r]);
 			kv(sb, "full%", m->res_full[r]);
-			sb_json_close(sb, '}');
-			sb_putc(sb, ',');
+			sb_json_end(sb, '}');
 		}
-		sb_json_close(sb, '}');
-		sb_putc(sb, ',');
+		sb_json_end(sb, '}');
 	}
 	if (m->valid) {
 		sb_json_key(sb, "devices");
@@ -534,14 +513,11 @@ static void cg_row(struct strbuf *sb, const struct snapshot *cur,
 				sb_putc(sb, ',');
 			}
 			cg_rates(sb, d->rkb_s, d->wkb_s, d->r_s, d->w_s, d->dkb_s, d->d_s);
-			sb_json_close(sb, '}');
-			sb_putc(sb, ',');
+			sb_json_end(sb, '}');
 		}
-		sb_json_close(sb, ']');
-		sb_putc(sb, ',');
+		sb_json_end(sb, ']');
 	}
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 }
 
 /* Who waits: the cgroups that stalled longest this interval, flat across
@@ -567,11 +543,9 @@ static void encode_victims(struct strbuf *sb, const struct cgroup_table *t,
 		sb_putc(sb, ',');
 		kv(sb, "some%", v->some_pct);
 		kv(sb, "full%", v->full_pct);
-		sb_json_close(sb, '}');
-		sb_putc(sb, ',');
+		sb_json_end(sb, '}');
 	}
-	sb_json_close(sb, ']');
-	sb_putc(sb, ',');
+	sb_json_end(sb, ']');
 }
 
 static void encode_cgroups(struct strbuf *sb, const struct snapshot *cur,
@@ -594,8 +568,7 @@ static void encode_cgroups(struct strbuf *sb, const struct snapshot *cur,
 		sb_putc(sb, '[');
 		for (size_t i = 0; i < em->cgroups.ntop; i++)
 			cg_row(sb, cur, &em->cgroups, &em->cgroups.rows[em->cgroups.top[i]]);
-		sb_json_close(sb, ']');
-		sb_putc(sb, ',');
+		sb_json_end(sb, ']');
 		encode_victims(sb, t, &em->cgroups);
 	}
 	if (t->psi_top[0]) {
@@ -606,8 +579,7 @@ static void encode_cgroups(struct strbuf *sb, const struct snapshot *cur,
 	}
 	/* 1: the v1 blkio hierarchy's throttle counters, each cgroup's own IO */
 	kvu(sb, "version", cgroup_top_is_blkio(t->top) ? 1 : 2);
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 }
 
 void encode_workload_sections(struct strbuf *sb, const struct snapshot *cur,
@@ -631,8 +603,7 @@ void encode_workload_threads(struct strbuf *sb, const struct thread_table *cur,
 	sb_kv_u64(sb, ",\"interval_ms\":", itv_ms);
 	sb_puts(sb, ",\"sources\":{");
 	status(sb, "taskstats", &cur->status);
-	sb_json_close(sb, '}');
-	sb_putc(sb, ',');
+	sb_json_end(sb, '}');
 	sb_json_key(sb, "delay_accounting");
 	sb_puts(sb, cur->delayacct == 0	 ? "\"off\","
 		    : cur->delayacct > 0 ? "\"on\","
@@ -646,14 +617,12 @@ void encode_workload_threads(struct strbuf *sb, const struct thread_table *cur,
 		sb_putc(sb, '[');
 		for (size_t i = 0; i < x->nby_io; i++)
 			proc_row(sb, &x->procs[x->by_io[i]]);
-		sb_json_close(sb, ']');
-		sb_putc(sb, ',');
+		sb_json_end(sb, ']');
 		sb_json_key(sb, "top_delay");
 		sb_putc(sb, '[');
 		for (size_t i = 0; i < x->nby_delay; i++)
 			proc_row(sb, &x->procs[x->by_delay[i]]);
-		sb_json_close(sb, ']');
-		sb_putc(sb, ',');
+		sb_json_end(sb, ']');
 	}
 	sb_json_close(sb, '}');
 }

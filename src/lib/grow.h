@@ -58,4 +58,13 @@ static inline int grow_copy(void **arr, size_t *cap, const void *src, size_t n, 
 	return 0;
 }
 
+/* Frees an array grown by grow(), its count and capacity back to 0: a
+ * table emptied for good. */
+static inline void grow_free(void **arr, size_t *n, size_t *cap)
+{
+	free(*arr);
+	*arr = NULL;
+	*n = *cap = 0;
+}
+
 #endif

@@ -517,6 +517,19 @@ int recreader_decode(struct recreader *r, const struct fidx *f)
 	return 0;
 }
 
+/* Frame f skipped, for why; broken: the delta chain breaks there (the next
+ * frame must be a key frame). */
+static void skip_frame(struct recreader *r, const struct fidx *f, const char *why, bool broken)
+{
+	problem(r, "%s: frame %" PRIu64 " (sample %" PRIu64 ") %s, skipped", r->segs[r->cur].name,
+		f->num, f->id, why);
+	if (broken) {
+		r->need_key = true;
+		r->have_prev = false;
+	}
+	r->pos++;
+}
+
 int recreader_next(struct recreader *r, struct recframe *ret)
 {
 	for (;;) {
@@ -543,43 +556,22 @@ int recreader_next(struct recreader *r, struct recframe *ret)
 			r->have_prev = false;
 		}
 		if (f->bad) {
-			problem(r,
-				"%s: frame %" PRIu64 " (sample %" PRIu64 ") fails its CRC, skipped",
-				r->segs[r->cur].name, f->num, f->id);
-			r->need_key = true;
-			r->have_prev = false;
-			r->pos++;
+			skip_frame(r, f, "fails its CRC", true);
 			continue;
 		}
 		if (f->unknown) {
-			problem(r,
-				"%s: frame %" PRIu64 " (sample %" PRIu64
-				") of an unknown kind, skipped",
-				r->segs[r->cur].name, f->num, f->id);
-			r->need_key = true;
-			r->have_prev = false;
-			r->pos++;
+			skip_frame(r, f, "of an unknown kind", true);
 			continue;
 		}
 		if (!f->key && (r->need_key || !r->have_prev)) {
-			problem(r,
-				"%s: frame %" PRIu64 " (sample %" PRIu64
-				") depends on a lost frame, skipped",
-				r->segs[r->cur].name, f->num, f->id);
-			r->pos++;
+			skip_frame(r, f, "depends on a lost frame", false);
 			continue;
 		}
 		e = recreader_decode(r, f);
 		if (e == -ENOMEM)
 			return e;
 		if (e < 0) {
-			problem(r,
-				"%s: frame %" PRIu64 " (sample %" PRIu64
-				") does not decompress, skipped",
-				r->segs[r->cur].name, f->num, f->id);
-			r->need_key = true;
-			r->have_prev = false;
-			r->pos++;
+			skip_frame(r, f, "does not decompress", true);
 			continue;
 		}
 		if ((f->key && r->need_key && (r->pos > 0 || f->gap)) || f->dropped)

@@ -33,6 +33,15 @@ bool str_u32(const char *s, uint32_t *ret)
 	return true;
 }
 
+void str_fmt(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}
+
 void str_cat(char *buf, size_t size, const char *fmt, ...)
 {
 	size_t len = strnlen(buf, size);

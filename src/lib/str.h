@@ -2,7 +2,7 @@
 /*
  * Fixed-size C strings: the one copy-with-truncation helper the fixed
  * buffers of findings, topology labels and journal entries share, one
- * printf-append, and the
+ * printf and one printf-append, and the
  * number a directory entry's name is (an IRQ, a queue).
  */
 #ifndef IOTRIAGE_STR_H
@@ -18,6 +18,11 @@
  * still useful; never for paths or anything compared afterwards.
  */
 void str_copy(char *dst, size_t size, const char *src);
+
+/* printf's output into buf[size], truncated as snprintf does: for ids,
+ * labels and sysfs paths, where a clipped one is acceptable (a clipped
+ * path simply fails to open). */
+void str_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Appends printf's output to the NUL-terminated text in buf[size],
  * truncating as snprintf does; nothing when buf is already full. For

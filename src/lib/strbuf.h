@@ -86,6 +86,14 @@ static inline void sb_json_close(struct strbuf *sb, char close)
 	sb_putc(sb, close);
 }
 
+/* Closes a member's object or array, and leaves the ',' that the next
+ * member of its parent follows. */
+static inline void sb_json_end(struct strbuf *sb, char close)
+{
+	sb_json_close(sb, close);
+	sb_putc(sb, ',');
+}
+
 /* Returns a NUL-terminated view (never NULL once anything was appended). */
 const char *sb_cstr(struct strbuf *sb);
 

@@ -7,6 +7,7 @@
  * no arithmetic beyond picking the busiest CPU. No I/O, no clock.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "grow.h"
 #include "metrics.h"
 #include "metrics_blkmq.h"
+#include "rowfind.h"
 
 bool metrics_blkmq_controller(const char *disk, char *buf, size_t size)
 {
@@ -71,32 +73,9 @@ static int index_queues(const struct snapshot *cur, const struct rate_table *rt,
 /* Column of cpu in a rate table (ascending CPU ids), -1 none. */
 static long column_of(const struct rate_table *rt, int cpu)
 {
-	size_t lo = 0, hi = rt->ncpu;
+	const int *id = rowfind_i32(rt->cpu_ids, rt->ncpu, sizeof(*rt->cpu_ids), 0, cpu);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (rt->cpu_ids[mid] < cpu)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < rt->ncpu && rt->cpu_ids[lo] == cpu ? (long)lo : -1;
-}
-
-static const struct cpu_metrics *cpu_row(const struct metrics *m, int cpu)
-{
-	size_t lo = 0, hi = m->ncpu;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->cpus[mid].cpu < cpu)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->ncpu && m->cpus[lo].cpu == cpu ? &m->cpus[lo] : NULL;
+	return id ? id - rt->cpu_ids : -1;
 }
 
 static long find_disk(const struct metrics *m, const char *name, long hint)
@@ -174,7 +153,9 @@ int metrics_blkmq_compute(const struct snapshot *cur, struct metrics *m)
 				}
 		}
 		if (b->cpu >= 0) {
-			const struct cpu_metrics *cm = cpu_row(m, b->cpu);
+			const struct cpu_metrics *cm =
+			    rowfind_i32(m->cpus, m->ncpu, sizeof(*m->cpus),
+					offsetof(struct cpu_metrics, cpu), b->cpu);
 			long col = block ? column_of(soft, b->cpu) : -1;
 
 			if (cm && cm->valid) {

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "grow.h"
 #include "irqtab.h"
 #include "metrics_turbo.h"
+#include "rowfind.h"
 
 static const char *const col_names[TC__COUNT] = {
 	[TC_AVG_MHZ] = "Avg_MHz", [TC_BUSY] = "Busy%",	    [TC_BZY_MHZ] = "Bzy_MHz",
@@ -61,24 +63,19 @@ static double delta_wrap32(uint64_t cur, uint64_t prev)
 static int find_cpu_raw(const struct turbo_raw *t, int cpu, size_t *hint)
 {
 	size_t i = *hint;
+	const struct turbo_cpu_raw *c;
 
 	if (i < t->ncpu && t->cpus[i].cpu == cpu) {
 		*hint = i + 1;
 		return (int)i;
 	}
 	/* readings are sorted by CPU: binary search when the hint misses */
-	for (size_t lo = 0, hi = t->ncpu; lo < hi;) {
-		i = lo + (hi - lo) / 2;
-		if (t->cpus[i].cpu == cpu) {
-			*hint = i + 1;
-			return (int)i;
-		}
-		if (t->cpus[i].cpu < cpu)
-			lo = i + 1;
-		else
-			hi = i;
-	}
-	return -1;
+	c = rowfind_i32(t->cpus, t->ncpu, sizeof(*t->cpus), offsetof(struct turbo_cpu_raw, cpu),
+			cpu);
+	if (!c)
+		return -1;
+	*hint = (size_t)(c - t->cpus) + 1;
+	return (int)(c - t->cpus);
 }
 
 static const struct turbo_pkg_raw *find_pkg_raw(const struct turbo_raw *t, int pkg)
@@ -415,15 +412,12 @@ static void compute_pkg(const struct turbo_raw *prt, const struct turbo_raw *crt
 			s->pkg_tmp = row->v[TC_PKGTMP];
 		s->have_pkg_tmp = true;
 	}
-	if ((kc->have & kp->have & TP_E_PKG) && energy_j(crt, 0, kc->e_pkg, kp->e_pkg, &d)) {
+	if ((kc->have & kp->have & TP_E_PKG) && energy_j(crt, 0, kc->e_pkg, kp->e_pkg, &d))
 		put_watts(row, TC_PKGWATT, d / itv, &s->pkg_w, &s->n_pkg_w, suspect);
-	}
-	if ((kc->have & kp->have & TP_E_CORES) && energy_j(crt, 1, kc->e_cores, kp->e_cores, &d)) {
+	if ((kc->have & kp->have & TP_E_CORES) && energy_j(crt, 1, kc->e_cores, kp->e_cores, &d))
 		put_watts(row, TC_CORWATT, d / itv, &s->cor_w, &s->n_cor_w, suspect);
-	}
-	if ((kc->have & kp->have & TP_E_DRAM) && energy_j(crt, 2, kc->e_dram, kp->e_dram, &d)) {
+	if ((kc->have & kp->have & TP_E_DRAM) && energy_j(crt, 2, kc->e_dram, kp->e_dram, &d))
 		put_watts(row, TC_RAMWATT, d / itv, &s->ram_w, &s->n_ram_w, suspect);
-	}
 	/* PKG_% / RAM_%: time throttled by RAPL, in RAPL time units */
 	if (kc->have & kp->have & TP_PKG_PERF) {
 		d = 100.0 * delta_wrap32(kc->pkg_perf, kp->pkg_perf) * in->time_unit_s / itv;

@@ -683,9 +683,7 @@ static void nics_free(struct model_nics *x)
 {
 	for (size_t i = 0; i < x->n; i++)
 		free(x->v[i].irqs);
-	free(x->v);
-	x->v = NULL;
-	x->n = x->cap = 0;
+	grow_free((void **)&x->v, &x->n, &x->cap);
 }
 
 static int decode_nics(struct json_object *doc, struct model_nics *x, struct ctx *c)
