@@ -70,73 +70,9 @@ struct sampler_cad {
  * so only that first sample's advice is on the older one. */
 #define SAMPLER_TOPO_IDLE_NS (300 * INT64_C(1000000000))
 
-struct sampler {
-	struct snapshot_collector col;
-	struct snapshot snap[2]; /* swapped each tick: no copy, storage reused */
-	unsigned cur;		 /* index of the current snapshot in snap[] */
-	uint64_t ticks;		 /* samples taken (successful or not) */
-	int last_err;		 /* snapshot_collector_sample()'s result for the current sample */
-	bool have_metrics;	 /* m is of (previous, current) */
-	bool itv_from_clock;	 /* /proc/uptime unusable: interval from CLOCK_MONOTONIC */
-	struct metrics m;
-	struct strbuf json; /* the current sample's document, no newline */
-	char *host;
-	char *mode;
-	bool all_disks;
-	bool advise;
-	bool steady;
-	bool topo_given;
-	bool have_topo;	 /* topo holds a topology read at topo_ns */
-	int64_t topo_ns; /* CLOCK_MONOTONIC of the snapshot it was read with */
-	struct topology topo;
-	struct topo_hint topo_hint; /* irqbalance between topology reads */
-	struct advice adv;	    /* of the current sample when advise_ok, steadied by hold */
-	struct advise_hold hold;    /* findings rise and clear with hysteresis */
-	bool advise_ok;
-	/* the CPU budget: the optional sources' cadence (enum cad_src) */
-	double budget_pct;
-	long interval_ms;
-	unsigned wanted; /* 1u << CAD_*: a client looks at it (sampler_want) */
-	unsigned pinned; /* read every sample now: wanted, or a finding needs it */
-	unsigned busy;	 /* of pinned: a disk or the CPUs are busy (sampler.c busy_needs) */
-	struct sampler_cad cad[CAD__COUNT];
-	int64_t base_cpu_ns; /* of a sample without the optional reads (moving average) */
-	int64_t tick_cpu_ns; /* of the last sample, everything included */
-	/* the current sample is a recording's: the cadence and the topology
-	 * are the recording's */
-	bool recorded;
-	/* replay with a topology read at replay time (sampler_replay_advise):
-	 * kept for the samples that recorded none */
-	bool topo_fallback;
-	/* the frame being replayed is of format 3 or later: its topology is
-	 * the one recorded with it or none (a daemon that had not read it
-	 * yet), never the fallback */
-	bool topo_recorded;
-	struct strbuf rec_topo; /* the topology record last put, to skip an unchanged one */
-	struct rec_payload_memo rec_memo; /* sampler_pack's records of unchanged parts */
-	/* --trace: the stage (NULL when off or unavailable: trace_why says
-	 * why), its reads beside snap[], the metrics of the last two */
-	bool trace_wanted;
-	struct trace *trace;
-	char trace_why[IOT_REASON_MAX];
-	struct trace_raw traw[2];
-	struct trace_metrics tm;
-	bool have_tm; /* tm is this sample's interval (the advice used it) */
-	bool tm_ok;
-	struct strbuf rec_trace; /* sampler_pack's trace record */
-	/* a replayed frame's trace record: whether it had one, and whether
-	 * it says tracing was unavailable (why) */
-	bool rec_has_trace;
-	bool rec_trace_off;
-	char rec_trace_why[IOT_REASON_MAX];
-	/* replayed trace rows left out as impossible, summed over the frames
-	 * (trace.rows_dropped; replay says it once) */
-	uint64_t rec_trace_dropped;
-	/* applies and undos through the daemon: noted until the next sample
-	 * (ev_pending), then that sample's (ev), recorded with it */
-	struct encode_event ev_pending[ENCODE_EVENTS_MAX], ev[ENCODE_EVENTS_MAX];
-	size_t nev_pending, nev;
-};
+/* The sampler is opaque: sampler.c alone knows its fields; its callers
+ * go through the functions below. */
+struct sampler;
 
 /*
  * Opens the root and prepares an empty sampler; takes no sample. Returns 0 or
@@ -266,6 +202,24 @@ void sampler_cadence(const int64_t cost_ns[CAD__COUNT], unsigned pinned, int64_t
 		     int64_t budget_ns, uint32_t ret_every[CAD__COUNT]);
 
 /* The metrics of (previous, current), NULL until two samples exist. */
+/* The root every source is read under (the daemon's recorder and
+ * topology thread read the same tree). */
+const struct root *sampler_root(const struct sampler *s);
+/* Whether the caller hands the topology in (sampler_put_topology) or the
+ * sampler reads it itself between samples (the daemon's thread failed). */
+void sampler_set_topo_given(struct sampler *s, bool given);
+/* Whether the last interval came from CLOCK_MONOTONIC (/proc/uptime did
+ * not move, as in a recorded tree). */
+bool sampler_interval_from_clock(const struct sampler *s);
+/* What the samples cost (the daemon's status, cpu_budget): the last
+ * sample's CPU time, the moving average without the optional reads, the
+ * sources read every sample now (1u << CAD_*) and each source's cadence. */
+struct sampler_cost {
+	int64_t tick_cpu_ns, base_cpu_ns;
+	unsigned pinned;
+	const struct sampler_cad *cad; /* [CAD__COUNT] */
+};
+void sampler_cost(const struct sampler *s, struct sampler_cost *ret);
 const struct metrics *sampler_metrics(const struct sampler *s);
 
 /* With --trace: the stage's read of the current sample (counters since it

@@ -112,18 +112,20 @@ static unsigned wanted(const struct daemon *d)
 
 void loop_status_cost(struct daemon *d, struct strbuf *sb)
 {
-	const struct sampler *s = d->sampler;
-	const struct sampler_cad *p = &s->cad[CAD_PROCS];
+	struct sampler_cost s;
+	const struct sampler_cad *p;
 	unsigned w = wanted(d);
 	bool first = true;
 
+	sampler_cost(d->sampler, &s);
+	p = &s.cad[CAD_PROCS];
 	sb_printf(sb,
 		  ",\"cpu_budget\":{\"pct\":%g,\"budget_us\":%lld,\"sample_us\":%lld,"
 		  "\"base_us\":%lld,\"scan_us\":%lld,\"scan_every\":%u,\"scan_age\":%u,"
 		  "\"scan_reason\":",
 		  d->args.cpu_budget_pct,
 		  (long long)(d->args.cpu_budget_pct * (double)d->args.interval_ms * 10),
-		  (long long)(s->tick_cpu_ns / 1000), (long long)(s->base_cpu_ns / 1000),
+		  (long long)(s.tick_cpu_ns / 1000), (long long)(s.base_cpu_ns / 1000),
 		  (long long)(p->cost_ns / 1000), p->every, p->age);
 	if (p->why)
 		sb_json_str(sb, p->why);
@@ -133,7 +135,7 @@ void loop_status_cost(struct daemon *d, struct strbuf *sb)
 	/* every optional source the daemon reads, by the same rule */
 	sb_puts(sb, ",\"sources\":{");
 	for (int k = 0; k < CAD__COUNT; k++) {
-		const struct sampler_cad *c = &s->cad[k];
+		const struct sampler_cad *c = &s.cad[k];
 
 		if (d->args.core_only)
 			break;
@@ -146,7 +148,7 @@ void loop_status_cost(struct daemon *d, struct strbuf *sb)
 		else
 			sb_puts(sb, "null");
 		sb_puts(sb, w & (1u << k) ? ",\"wanted\":true" : ",\"wanted\":false");
-		sb_puts(sb, s->pinned & (1u << k) ? ",\"pinned\":true}" : ",\"pinned\":false}");
+		sb_puts(sb, s.pinned & (1u << k) ? ",\"pinned\":true}" : ",\"pinned\":false}");
 	}
 	sb_puts(sb, "}}");
 }

@@ -481,7 +481,7 @@ static int daemon_start(struct daemon *d, char *caps, size_t size)
 			/* advice still works, read in the loop between samples */
 			daemon_log(LOG_WARNING, "topology thread: %s; reading it between samples",
 				   strerror(-r));
-			d->sampler->topo_given = false;
+			sampler_set_topo_given(d->sampler, false);
 		}
 	}
 	return 0;

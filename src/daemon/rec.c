@@ -232,7 +232,7 @@ int rec_start(struct daemon *d)
 		return -ENOMEM;
 	}
 	/* the recorded host's boot: a tree under --root carries its own */
-	if (root_read_small(&d->sampler->col.root, "proc/sys/kernel/random/boot_id", boot,
+	if (root_read_small(sampler_root(d->sampler), "proc/sys/kernel/random/boot_id", boot,
 			    sizeof(boot)) < 0)
 		boot[0] = '\0';
 	gethostname(host, sizeof(host) - 1);

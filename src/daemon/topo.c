@@ -161,8 +161,8 @@ int topo_reader_start(struct daemon *d)
 	if (!t)
 		return -ENOMEM;
 	t->w.kind = WATCH_TOPOLOGY;
-	t->root = d->sampler->col.root;
-	t->root.dirfd = fcntl(d->sampler->col.root.dirfd, F_DUPFD_CLOEXEC, 0);
+	t->root = *sampler_root(d->sampler);
+	t->root.dirfd = fcntl(t->root.dirfd, F_DUPFD_CLOEXEC, 0);
 	t->want = true; /* the first at once */
 	atomic_init(&t->fate, TOPO_RUNNING);
 	t->period_ns = SAMPLER_TOPO_NS;

@@ -96,7 +96,7 @@ static void test_first_then_rates(void **state)
 	m = sampler_metrics(s);
 	assert_non_null(m);
 	assert_int_equal(m->itv_cs, 200);
-	assert_false(s->itv_from_clock);
+	assert_false(sampler_interval_from_clock(s));
 	assert_int_equal(m->ndisks, 1);
 	assert_true(m->disks[0].valid);
 	assert_true(m->disks[0].r_s > 99.99 && m->disks[0].r_s < 100.01);
@@ -109,7 +109,7 @@ static void test_first_then_rates(void **state)
 
 	/* unchanged tree: /proc/uptime stands still, the clock gives the interval */
 	assert_int_equal(sampler_tick(s), 0);
-	assert_true(s->itv_from_clock);
+	assert_true(sampler_interval_from_clock(s));
 	m = sampler_metrics(s);
 	assert_non_null(m);
 	assert_true(m->itv_cs >= 1);
