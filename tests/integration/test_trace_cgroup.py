@@ -58,7 +58,7 @@ def prog_ids(name):
     return {p["id"] for p in json.loads(r.stdout or "[]") if p.get("name") == name}
 
 
-def snapshot(iotriage, start, ms=12000):
+def snapshot(iotriage, start, ms=8000):
     """iotriage snapshot --trace over ms, start() run once its programs are
     loaded (a new blk_complete) and its first read taken; the load must end
     inside the window (a loaded machine: else the test says so). Returns

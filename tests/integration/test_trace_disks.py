@@ -56,7 +56,7 @@ def main():
         ndisks = len(os.listdir("/sys/block"))
         print("%d loop devices, %d block devices" % (len(loops), ndisks), flush=True)
         before = prog_ids("blk_complete")
-        p = subprocess.Popen([iotriage, "snapshot", "--trace", "--json", "--interval", "8000"],
+        p = subprocess.Popen([iotriage, "snapshot", "--trace", "--json", "--interval", "5000"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         # loaded (the tables sized then: a new blk_complete) and the first
         # read taken right after
