@@ -142,6 +142,7 @@ until screen_has '^  %util +percentage of time the device had IO in flight'; do
 	top=$(line_at 1)
 	T send-keys -t emb NPage
 	screen_wait emb top_is_not "$top" || fail "PgDn does not scroll the help"
+	screen_settle emb || fail "the help's page does not settle"
 	n=$((n + 1))
 done
 [ -n "$disks_seen" ] || screen_has '^Disks: iostat -x' || fail "the help has no Disks part"

@@ -77,6 +77,21 @@ screen_wait() {
 	return 1
 }
 screen_has() { grep -Eq -- "$1" "$tmp/screen"; }
+# screen_settle WINDOW: the screen as it stands once two captures 0.1 s
+# apart are the same (a frame caught while it is being written, its top
+# line new and the rest old, is not judged)
+screen_settle() {
+	n=0
+	T capture-pane -p -t "$1" >"$tmp/screen" 2>/dev/null
+	while [ $n -lt $((WAIT * 10)) ]; do
+		sleep 0.1
+		T capture-pane -p -t "$1" >"$tmp/screen.next" 2>/dev/null
+		cmp -s "$tmp/screen" "$tmp/screen.next" && return 0
+		mv "$tmp/screen.next" "$tmp/screen"
+		n=$((n + 1))
+	done
+	return 1
+}
 screen_lacks() { ! grep -Eq -- "$1" "$tmp/screen"; }
 # wait_for WINDOW REGEX: the screen matches within $WAIT s
 wait_for() { screen_wait "$1" screen_has "$2"; }
