@@ -90,7 +90,10 @@ static void cap_msr(const struct root *src, int dfd, int cpu, unsigned *files)
 		uint64_t v;
 		unsigned char le[8];
 
-		/* unimplemented registers stay holes: they read back as zero */
+		/* a register the host lacks (EIO) is left a hole, and a hole
+		 * reads back as zero, not as absent: a column live says is
+		 * unavailable replays as 0 (doc/turbostat.md, "Deliberate
+		 * differences"; make-trees.py writes every register instead) */
 		if (msr_read(&d, cap_regs[i], &v) < 0)
 			continue;
 		for (int b = 0; b < 8; b++)
