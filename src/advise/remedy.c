@@ -134,15 +134,25 @@ static void io_throttle(const struct ctx *c, struct finding *f, const struct cul
 		const char *file = v1 ? (writes ? "blkio.throttle.write_bps_device"
 						: "blkio.throttle.read_bps_device")
 				      : "io.max";
-		char moves[CULPRIT_PIDS_MAX * 80] = "", back[CULPRIT_PIDS_MAX * 64] = "";
+		char moves[CULPRIT_PIDS_MAX * 12 + 128], back[CULPRIT_PIDS_MAX * 12 + 128];
 
-		/* cgroup.procs takes one pid a write */
-		for (size_t i = 0; i < w.n; i++) {
-			str_cat(moves, sizeof(moves),
-				" && echo %d > /%s/iotriage-throttle/cgroup.procs", w.pid[i],
-				ct->top);
-			str_cat(back, sizeof(back), "echo %d > /%s/cgroup.procs && ", w.pid[i],
-				ct->top);
+		/* cgroup.procs takes one pid a write: a group's as one loop, so
+		 * the command stays short enough to be whole in the detail */
+		if (w.n == 1) {
+			snprintf(moves, sizeof(moves),
+				 " && echo %d > /%s/iotriage-throttle/cgroup.procs", w.pid[0],
+				 ct->top);
+			snprintf(back, sizeof(back), "echo %d > /%s/cgroup.procs && ", w.pid[0],
+				 ct->top);
+		} else {
+			snprintf(
+			    moves, sizeof(moves),
+			    " && for p in %s; do echo $p > /%s/iotriage-throttle/cgroup.procs; "
+			    "done",
+			    w.pids, ct->top);
+			snprintf(back, sizeof(back),
+				 "for p in %s; do echo $p > /%s/cgroup.procs; done && ", w.pids,
+				 ct->top);
 		}
 		str_cat(f->detail, sizeof(f->detail),
 			" Fix: %s %s in no unit and %s's scheduler (%s) ignores IO "

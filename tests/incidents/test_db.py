@@ -28,6 +28,7 @@ host. Needs root, fio, tmux, PostgreSQL; MariaDB's part is skipped with a
 note where it is not installed. Exits 77 otherwise.
 """
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -142,9 +143,15 @@ def neighbour(d, tmp, pg, disk, screens):
         f = doc["findings"][0]
         pids = fio_pids()
         check("UNIT" not in f["detail"], "neighbour: a placeholder unit: %r" % f["detail"])
-        check(any(("ionice -c3 -p %d" % p) in f["detail"] or ("echo %d > " % p) in f["detail"]
-                  for p in pids),
+        # the pids the fix acts on (ionice's list, the loop's, or one echo)
+        fix = f["detail"][f["detail"].find("Fix:"):]
+        named = set()
+        for m in re.finditer(r"(?:ionice -c3 -p|for p in|&& echo) ([0-9][0-9 ]*)", fix):
+            named |= {int(x) for x in m.group(1).split()}
+        check(named & set(pids),
               "neighbour: the fix does not name a fio pid %s: %r" % (pids, f["detail"]))
+        check("(undo: " in fix and fix.rstrip().endswith(")."),
+              "neighbour: the fix is cut short: %r" % fix)
         # the commit path: when the disk's flushes are slow beside its
         # writes (the kernel's own counters in the same sample), it is said
         disk_row = [x for x in doc.get("disks", []) if x.get("name") == disk]
@@ -196,6 +203,11 @@ def cpu_queries(d, pg, tmp):
         doc = wait_doc(d, "cpu: cpu_saturated with postgres named", lambda x: any(
             y["kind"] == "cpu_saturated" and "postgres" in y["culprit"]
             for y in x["findings"]))
+        # a run-queue wait needs two reads of a process's schedstat: the
+        # backends that just started have one in the finding's first sample
+        doc = wait_doc(d, "cpu: no process waits for a CPU (top_runq empty) under saturation",
+                       lambda x: any(y["kind"] == "cpu_saturated" for y in x["findings"]) and
+                       (x.get("processes") or {}).get("top_runq"))
         f = [y for y in doc["findings"] if y["kind"] == "cpu_saturated"][0]
         top = (doc.get("processes") or {}).get("top_runq") or []
         check(top, "cpu: no process waits for a CPU (top_runq empty) under saturation")

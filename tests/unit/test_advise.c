@@ -1392,6 +1392,64 @@ static void test_group_remedy(void **state)
 	unload(&sc);
 }
 
+/* A group of eight writers outside any unit: the cgroup command moves
+ * each (one loop) and is whole in the detail, its undo included. */
+static void test_group_io_remedy(void **state)
+{
+	struct proc_group groups[1] = {
+		{ .key = "cmd\x1f"
+			 "fio\x1f/\x1froot",
+		  .comm = "fio",
+		  .has_who = true,
+		  .user = "root",
+		  .unit = "/",
+		  .cmdline = "fio --name=neighbour --numjobs=8",
+		  .n = 8,
+		  .pid = 14840,
+		  .wkb_s = 512000 },
+	};
+	struct proc_metrics rows[8];
+	struct workload_metrics *x, saved;
+	const struct finding *f;
+	struct scenario sc;
+	const char *fix;
+	char dir[512];
+
+	(void)state;
+	memset(rows, 0, sizeof(rows));
+	for (int i = 0; i < 8; i++) {
+		rows[i].pid = 14840 + i;
+		snprintf(rows[i].comm, sizeof(rows[i].comm), "fio");
+		rows[i].wkb_s = 64000;
+		rows[i].has_who = true;
+		snprintf(rows[i].user, sizeof(rows[i].user), "root");
+		snprintf(rows[i].unit, sizeof(rows[i].unit), "/");
+	}
+	snprintf(dir, sizeof(dir), "%s/victims", FIXTURES_DIR);
+	load_dir(dir, 500, &sc);
+	x = sc.m.workload;
+	saved = *x;
+	x->procs = rows;
+	x->nprocs = 8;
+	x->procs_valid = true;
+	x->groups = groups;
+	x->ngroups = 1;
+	x->ng_by_io = 1;
+	x->g_by_io[0] = 0;
+	readvise(&sc);
+	f = advice_finding(&sc.a, "disk-saturated-sda");
+	assert_non_null(f);
+	fix =
+	    strstr(f->detail, "Fix: fio x8 (pids 14840 14841 14842 14843 14844 14845 14846 14847)");
+	assert_non_null(fix);
+	assert_non_null(strstr(fix, "&& for p in 14840 14841 14842 14843 14844 14845 14846 14847; "
+				    "do echo $p > /sys/fs/cgroup/blkio/iotriage-throttle/"
+				    "cgroup.procs; done (undo: for p in 14840"));
+	assert_non_null(strstr(fix, "rmdir /sys/fs/cgroup/blkio/iotriage-throttle)."));
+	*x = saved;
+	unload(&sc);
+}
+
 static void test_steal(void **state)
 {
 	const struct finding *f;
@@ -1984,6 +2042,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_impostor),
 		cmocka_unit_test(test_cpu_groups),
 		cmocka_unit_test(test_group_remedy),
+		cmocka_unit_test(test_group_io_remedy),
 		cmocka_unit_test(test_steal),
 		cmocka_unit_test(test_nvme_managed),
 		cmocka_unit_test(test_nic_single_queue),
